@@ -1,0 +1,1 @@
+"""Activities: decode the JSON input, call one library function, encode the result."""

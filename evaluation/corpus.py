@@ -1,0 +1,195 @@
+"""Read a corpus: a JSONL file of documents or a folder of ``.md`` / ``.txt`` files.
+
+A JSONL row is ``{"id", "text", "title"?, "source_uri"?, "metadata"?}`` (the ElectriPy corpus format).
+A form feed (``\\f``) in ``text`` separates pages, as ``pdftotext`` writes them: page n is the n-th
+segment, so ``report.pdf#page=41`` can be judged. In a folder, a document's id is its path relative
+to the folder, with ``/`` separators; other file types are ignored.
+
+Every row is checked before anything is returned: all problems are raised together, each with its
+line and the fix, so nothing is dropped without a word.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from .errors import CorpusError
+
+PAGE_BREAK = "\f"
+FOLDER_SUFFIXES = (".md", ".markdown", ".txt")
+_ROW_FIELDS = ("id", "text", "title", "source_uri", "metadata")
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    text: str
+    title: str | None = None
+    source_uri: str | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def pages(self) -> tuple[str, ...] | None:
+        """The document's pages (1-based by position), or None when its text has no page breaks."""
+        if PAGE_BREAK not in self.text:
+            return None
+        return tuple(self.text.split(PAGE_BREAK))
+
+
+@dataclass(frozen=True)
+class CorpusProblem:
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line is not None else self.message
+
+
+@dataclass(frozen=True)
+class Corpus:
+    source: str
+    documents: tuple[Document, ...]
+    sha256: str  # of the raw bytes read, in reading order: the index fingerprint builds on it
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def __iter__(self) -> Iterator[Document]:
+        return iter(self.documents)
+
+    @property
+    def ids(self) -> frozenset[str]:
+        return frozenset(d.id for d in self.documents)
+
+    def get(self, doc_id: str) -> Document | None:
+        return self._by_id.get(doc_id)
+
+    @property
+    def _by_id(self) -> dict[str, Document]:
+        cached = self.__dict__.get("_by_id_cache")
+        if cached is None:
+            cached = {d.id: d for d in self.documents}
+            object.__setattr__(self, "_by_id_cache", cached)
+        return cached
+
+
+def read_corpus(source: str | Path) -> Corpus:
+    """Read every document of ``source``; raise one ``CorpusError`` listing every bad row."""
+    path = Path(source)
+    if not path.exists():
+        raise CorpusError(
+            f"{path}: no such corpus. Give a JSONL file of {{\"id\", \"text\"}} rows "
+            "or a folder of .md / .txt files."
+        )
+    if path.is_dir():
+        documents, problems, digest = _read_folder(path)
+    else:
+        documents, problems, digest = _read_jsonl(path)
+    if not documents and not problems:
+        problems.append(CorpusProblem(None, "the corpus holds no documents; add rows or files to it"))
+    if problems:
+        raise CorpusError(_summarise(path, problems), problems=problems)
+    return Corpus(source=str(path), documents=tuple(documents), sha256=digest)
+
+
+def check_corpus(source: str | Path) -> list[CorpusProblem]:
+    """Every problem ``read_corpus`` would raise, as a list (empty when the corpus is fine)."""
+    try:
+        read_corpus(source)
+    except CorpusError as err:
+        return list(getattr(err, "problems", None) or [CorpusProblem(None, str(err))])
+    return []
+
+
+def _summarise(path: Path, problems: list[CorpusProblem]) -> str:
+    head = f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the corpus; fix them and run again:"
+    return "\n".join([head, *(f"  {p}" for p in problems)])
+
+
+def _read_jsonl(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
+    documents: list[Document] = []
+    problems: list[CorpusProblem] = []
+    first_line: dict[str, int] = {}
+    text = raw.decode("utf-8-sig", errors="replace")
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as err:
+            problems.append(CorpusProblem(number, f"not valid JSON ({err.msg} at column {err.colno}); "
+                                                  'each line must be one object like {"id": "a", "text": "..."}'))
+            continue
+        if not isinstance(row, dict):
+            problems.append(CorpusProblem(number, 'not an object; each line must be one object like {"id": "a", "text": "..."}'))
+            continue
+        document, row_problems = _document_from_row(row, number)
+        problems.extend(row_problems)
+        if document is None:
+            continue
+        if document.id in first_line:
+            problems.append(CorpusProblem(number, f'id "{document.id}" is used again (first on line '
+                                                  f"{first_line[document.id]}); ids must be unique"))
+            continue
+        first_line[document.id] = number
+        documents.append(document)
+    return documents, problems, digest
+
+
+def _document_from_row(row: dict, number: int) -> tuple[Document | None, list[CorpusProblem]]:
+    from difflib import get_close_matches
+
+    problems = []
+    for name in row:
+        if name not in _ROW_FIELDS:
+            close = get_close_matches(name, _ROW_FIELDS, n=1)
+            hint = f' Did you mean "{close[0]}"?' if close else f" Fields are: {', '.join(_ROW_FIELDS)}."
+            problems.append(CorpusProblem(number, f'"{name}" is not a field.{hint}'))
+    doc_id, text = row.get("id"), row.get("text")
+    if not isinstance(doc_id, str) or not doc_id.strip():
+        problems.append(CorpusProblem(number, 'needs "id", a non-empty string, for example "id": "guide.md"'))
+    if not isinstance(text, str) or not text.strip():
+        problems.append(CorpusProblem(number, 'needs "text", a non-empty string with the document\'s words'))
+    for name in ("title", "source_uri"):
+        if row.get(name) is not None and not isinstance(row[name], str):
+            problems.append(CorpusProblem(number, f'"{name}" must be a string, for example "{name}": "..."'))
+    if row.get("metadata") is not None and not isinstance(row["metadata"], dict):
+        problems.append(CorpusProblem(number, '"metadata" must be an object, for example "metadata": {"lang": "en"}'))
+    if problems:
+        return None, problems
+    return Document(id=doc_id, text=text, title=row.get("title"), source_uri=row.get("source_uri"),
+                    metadata=row.get("metadata") or {}), []
+
+
+def _read_folder(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
+    hasher = hashlib.sha256()
+    documents: list[Document] = []
+    problems: list[CorpusProblem] = []
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES
+                   and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    for file in files:
+        doc_id = file.relative_to(path).as_posix()
+        raw = file.read_bytes()
+        hasher.update(doc_id.encode() + b"\0" + raw + b"\0")
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError as err:
+            problems.append(CorpusProblem(None, f"{doc_id}: not UTF-8 (byte {err.start}); save it as UTF-8"))
+            continue
+        if not text.strip():
+            problems.append(CorpusProblem(None, f"{doc_id}: the file is empty; add its text or remove it"))
+            continue
+        documents.append(Document(id=doc_id, text=text, title=_first_heading(text), source_uri=file.as_uri()))
+    return documents, problems, hasher.hexdigest()
+
+
+def _first_heading(text: str) -> str | None:
+    for line in text.splitlines():
+        if line.startswith("#"):
+            return line.lstrip("#").strip() or None
+    return None

@@ -1,0 +1,1 @@
+"""Orchestrators: timers, fan-out and fan-in over the library. Deterministic, no I/O."""
