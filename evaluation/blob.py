@@ -1,0 +1,180 @@
+"""Azure Blob Storage behind three small calls: read a blob, write a new blob, list blob names.
+
+This is the only module that imports ``azure.storage.blob``, ``azure.identity`` or ``azure.core``, and
+it imports them inside functions so the rest of the library loads without them. Azure's exceptions
+stop here: an absent blob becomes ``FileNotFoundError`` (callers treat it like a missing file), and
+everything else becomes a ``StoreError`` whose sentence names the address and the fix.
+
+Addresses:
+
+- ``https://<account>.blob.core.windows.net/<container>/<prefix...>``: signed in with the credential
+  given, else ``DefaultAzureCredential``.
+- ``http://127.0.0.1:10000/devstoreaccount1/<container>/<prefix...>``: path style, the account first,
+  as Azurite serves it. Without a connection string, the development account's well-known key is used
+  (published by Microsoft; the same as ``UseDevelopmentStorage=true``).
+- With a connection string, the account and endpoint come from it and the address gives only the
+  container and the prefix (its account must be the connection string's).
+"""
+from __future__ import annotations
+
+import contextlib
+import ipaddress
+import logging
+from dataclasses import dataclass
+from typing import Any, Iterator
+from urllib.parse import unquote, urlsplit
+
+from .errors import StoreError
+
+log = logging.getLogger(__name__)
+
+DEV_ACCOUNT = "devstoreaccount1"
+# Azurite's development account key: public, documented by Microsoft, accepted only by the emulator.
+DEV_ACCOUNT_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+
+
+@dataclass(frozen=True)
+class BlobAddress:
+    """A parsed Blob address: where the account answers, the container, and the path inside it."""
+
+    text: str
+    account_url: str  # https://<account>.blob.core.windows.net, or http://host:port/<account> (path style)
+    account: str
+    container: str
+    path: str         # blob name or prefix, without leading or trailing "/"; may be ""
+
+    @property
+    def path_style(self) -> bool:
+        return self.account_url.rstrip("/").endswith("/" + self.account)
+
+
+def _is_path_style(host: str) -> bool:
+    """Azurite and other emulators answer on an IP or a plain host name, with the account in the path."""
+    if ".blob." in host:
+        return False
+    try:
+        ipaddress.ip_address(host)
+        return True
+    except ValueError:
+        return "." not in host  # localhost, or a compose service name such as "azurite"
+
+
+def parse_address(address: str) -> BlobAddress:
+    """Split a Blob address into account, container and path; a sentence when it is not one."""
+    parts = urlsplit(address)
+    host = parts.hostname or ""
+    segments = [unquote(s) for s in parts.path.split("/") if s]
+    if parts.scheme not in ("http", "https") or not host:
+        raise StoreError(f"{address}: not a Blob address; use https://<account>.blob.core.windows.net/"
+                         "<container>/<path> or an Azurite address http://127.0.0.1:<port>/devstoreaccount1/<container>")
+    origin = f"{parts.scheme}://{parts.netloc}"
+    if _is_path_style(host):
+        if len(segments) < 2:
+            raise StoreError(f"{address}: an emulator address names the account then the container, "
+                             f"for example {origin}/{DEV_ACCOUNT}/runs")
+        account, container, rest = segments[0], segments[1], segments[2:]
+        account_url = f"{origin}/{account}"
+    else:
+        if not segments:
+            raise StoreError(f"{address}: the address names no container; add it after the host, "
+                             f"for example {origin}/runs")
+        account, container, rest = host.split(".", 1)[0], segments[0], segments[1:]
+        account_url = origin
+    return BlobAddress(text=address, account_url=account_url, account=account, container=container,
+                       path="/".join(rest))
+
+
+def container_client(address: BlobAddress, *, connection_string: str | None = None,
+                     credential: object | None = None) -> Any:
+    """A ``ContainerClient`` for the address's container, signed in as the module docstring says."""
+    from azure.storage.blob import BlobServiceClient
+
+    if connection_string:
+        try:
+            service = BlobServiceClient.from_connection_string(connection_string)
+        except ValueError as err:
+            raise StoreError(f"the storage connection string cannot be used ({err}); copy it again "
+                             "from the storage account's Access keys page") from err
+        if service.account_name and service.account_name != address.account:
+            raise StoreError(f"{address.text}: the address names account {address.account!r} but the "
+                             f"connection string is for {service.account_name!r}; use one account for both")
+    elif credential is not None:
+        service = BlobServiceClient(address.account_url, credential=credential)
+    elif address.path_style and address.account == DEV_ACCOUNT:
+        service = BlobServiceClient(address.account_url,
+                                    credential={"account_name": DEV_ACCOUNT, "account_key": DEV_ACCOUNT_KEY})
+    elif address.path_style:
+        raise StoreError(f"{address.text}: an emulator account other than {DEV_ACCOUNT} needs its "
+                         "connection string; set AZURE_STORAGE_CONNECTION_STRING")
+    else:
+        from azure.identity import DefaultAzureCredential
+
+        service = BlobServiceClient(address.account_url, credential=DefaultAzureCredential())
+    return service.get_container_client(address.container)
+
+
+@contextlib.contextmanager
+def _translated(where: str) -> Iterator[None]:
+    """Azure's errors as sentences; ``ResourceNotFoundError`` for a blob passes on as FileNotFoundError."""
+    from azure.core.exceptions import (ClientAuthenticationError, HttpResponseError, ResourceNotFoundError,
+                                       ServiceRequestError)
+
+    try:
+        yield
+    except ResourceNotFoundError as err:
+        if getattr(err, "error_code", None) == "ContainerNotFound":
+            raise StoreError(f"{where}: the container does not exist; create it (the infra deploy does) "
+                             "or check the address") from err
+        raise FileNotFoundError(f"{where}: no such blob") from err
+    except ClientAuthenticationError as err:
+        raise StoreError(f"{where}: not signed in or not allowed ({_first_line(err)}); sign in with "
+                         "`az login` and hold 'Storage Blob Data Contributor', or set "
+                         "AZURE_STORAGE_CONNECTION_STRING") from err
+    except ServiceRequestError as err:
+        raise StoreError(f"{where}: cannot reach the storage account ({_first_line(err)}); check the "
+                         "address, and for Azurite that the emulator is running") from err
+    except HttpResponseError as err:
+        raise StoreError(f"{where}: the storage service refused the request "
+                         f"({err.status_code} {getattr(err, 'error_code', None) or _first_line(err)})") from err
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
+def read_blob(container: Any, name: str) -> bytes:
+    """The bytes of blob ``name``; ``FileNotFoundError`` when it is absent."""
+    with _translated(f"{container.url}/{name}"):
+        return container.download_blob(name).readall()
+
+
+def write_new_blob(container: Any, name: str, data: bytes) -> bool:
+    """Upload ``data`` as ``name`` in one request, never over an existing blob; False when it existed."""
+    from azure.core.exceptions import ResourceExistsError
+
+    with _translated(f"{container.url}/{name}"):
+        try:
+            container.upload_blob(name, data, overwrite=False)
+        except ResourceExistsError:
+            return False
+    return True
+
+
+def list_blob_names(container: Any, prefix: str) -> list[str]:
+    """Names of every blob whose name starts with ``prefix``."""
+    with _translated(f"{container.url}/{prefix}"):
+        return list(container.list_blob_names(name_starts_with=prefix))
+
+
+def read_blob_bytes(address: str, *, connection_string: str | None = None) -> bytes:
+    """The bytes of the blob at ``address``; ``FileNotFoundError`` when it is absent."""
+    parsed = parse_address(address)
+    if not parsed.path:
+        raise StoreError(f"{address}: the address names a container but no blob; add the blob's name")
+    client = container_client(parsed, connection_string=connection_string)
+    with client:
+        try:
+            return read_blob(client, parsed.path)
+        except FileNotFoundError as err:
+            raise FileNotFoundError(f"{address}: no such blob") from err

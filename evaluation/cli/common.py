@@ -1,0 +1,66 @@
+"""Pieces the subcommands share: engine options, building the embedded target, a progress bar."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable
+
+from ..errors import UsageError
+
+
+def add_chunking_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("chunking and models (the index fingerprint includes these)")
+    group.add_argument("--chunking", default="structure", help="structure (default), fixed or recursive")
+    group.add_argument("--chunk-size", type=int, default=200, help="words per chunk at most (default 200)")
+    group.add_argument("--chunk-overlap", type=int, default=40, help="words carried over (default 40)")
+    group.add_argument("--models", help="embedding models, comma-separated (default: every bundled one)")
+    group.add_argument("--threads", type=int, default=None, help="CPU threads for the models")
+
+
+def index_settings(args: argparse.Namespace):
+    from ..chunking import ChunkSettings
+    from ..embedded_index import IndexSettings
+
+    models = tuple(m.strip() for m in args.models.split(",") if m.strip()) if args.models else None
+    if models is not None:
+        from ..models import EMBEDDER_NAMES
+
+        unknown = [m for m in models if m not in EMBEDDER_NAMES]
+        if unknown:
+            raise UsageError(f"unknown model(s) {', '.join(unknown)}; bundled: {', '.join(EMBEDDER_NAMES)}")
+    return IndexSettings(chunking=ChunkSettings(strategy=args.chunking, size=args.chunk_size,
+                                                overlap=args.chunk_overlap), models=models)
+
+
+def default_index_dir(corpus: str) -> Path:
+    return Path(".index") / Path(corpus).stem
+
+
+class ProgressBar:
+    """A tqdm bar on stderr that any stage can drive with (done, total, label); silent when quiet."""
+
+    def __init__(self, quiet: bool = False) -> None:
+        self.quiet = quiet or not sys.stderr
+        self._bar = None
+        self._stage = None
+
+    def __call__(self, done: int, total: int, label: str) -> None:
+        if self.quiet:
+            return
+        from tqdm import tqdm
+
+        if self._bar is None or self._bar.total != total:
+            self.close()
+            self._bar = tqdm(total=total, file=sys.stderr, unit="step", leave=False, dynamic_ncols=True)
+        self._bar.set_description_str(label[:48], refresh=False)
+        self._bar.update(done - self._bar.n)
+
+    def stage(self) -> Callable[[str, int, int], None]:
+        """Adapter for index building, whose callbacks are (stage, done, total)."""
+        return lambda stage, done, total: self(done, total, stage)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None

@@ -1,0 +1,180 @@
+"""The embedded search engine as a ``Target``: BM25, exact dense search, hybrid and reranked hybrid.
+
+Setups offered over an index with models M (each model alone, and every larger set fused):
+
+- ``keyword``: BM25 alone.
+- ``vector``: cosine similarity, exact (float32 matmul over every chunk: no approximate index whose
+  misses could be mistaken for the setup's); several models fused by RRF.
+- ``hybrid``: BM25 and the models' lists fused by reciprocal rank fusion (k = 60), not reranked.
+- ``hybrid_rerank``: the cross-encoder rescoring the top ``rerank_candidates`` hybrid results (all
+  models), best logit first; deeper results keep their hybrid order.
+
+Every list that is fused is ``fusion_candidates`` deep. Equal scores are ordered by position in the
+index (document order, then chunk number).
+
+Work is never done twice in a batch: each question is embedded once per model and each
+(question, chunk) pair scored by the cross-encoder once for the life of the target; BM25 queries are
+scored together. ``search`` (one question, as a caller sees it) uses none of those caches.
+"""
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+from .embedded_index import OpenedIndex, bm25_tokenize, open_index
+from .fusion import RRF_K, rrf
+from .target import Hit, Setup
+
+ENGINE = "embedded"
+Ranked = list[tuple[int, float]]  # (chunk position in the index, score), best first
+
+
+class EmbeddedTarget:
+    """Searches one opened index. One instance per run: its caches live as long as it does."""
+
+    def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = 30,
+                 fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True) -> None:
+        self.index = index if isinstance(index, OpenedIndex) else open_index(index)
+        self.name = name
+        self.rerank_candidates = rerank_candidates
+        self.fusion_candidates = fusion_candidates
+        self.threads = threads
+        self._use_cross_encoder = cross_encoder
+        self._query_vectors: dict[tuple[str, str], np.ndarray] = {}
+        self._pair_scores: dict[tuple[str, int], float] = {}
+
+    # -- describing -------------------------------------------------------------------------
+    def describe(self) -> dict:
+        manifest = self.index.manifest
+        described = {
+            "name": self.name,
+            "engine": ENGINE,
+            "collection": Path(manifest["corpus"]["source"]).name,
+            "chunks": len(self.index.chunks),
+            "documents": manifest["corpus"]["documents"],
+            "models": manifest["models"],
+            "index": str(self.index.folder),
+            "fingerprint": manifest["fingerprint"],
+            "chunking": manifest["chunking"],
+            "bm25": manifest["bm25"],
+            "rrf_k": RRF_K,
+            "fusion_candidates": self.fusion_candidates,
+        }
+        if self._use_cross_encoder:
+            described["cross_encoder"] = self._cross_encoder().info.to_dict()
+            described["rerank_candidates"] = self.rerank_candidates
+        return described
+
+    def setups(self) -> list[Setup]:
+        models = self.index.models
+        options = {"rrf_k": RRF_K, "fusion_candidates": self.fusion_candidates}
+        found = [Setup(self.name, ENGINE, "keyword")]
+        subsets = [combo for size in range(1, len(models) + 1) for combo in itertools.combinations(models, size)]
+        found += [Setup(self.name, ENGINE, "vector", combo, options=options) for combo in subsets]
+        found += [Setup(self.name, ENGINE, "hybrid", combo, options=options) for combo in subsets]
+        if models and self._use_cross_encoder:
+            from .models import CROSS_ENCODER_NAME
+
+            found.append(Setup(self.name, ENGINE, "hybrid", tuple(models), ranker="cross-encoder",
+                               options={**options, "rerank_candidates": self.rerank_candidates,
+                                        "cross_encoder": CROSS_ENCODER_NAME}))
+        return found
+
+    def holds(self, doc_ids: Iterable[str]) -> set[str]:
+        held = self.index.doc_ids
+        return {d for d in doc_ids if d in held}
+
+    # -- searching --------------------------------------------------------------------------
+    def search(self, setup: Setup, question: str, depth: int) -> list[Hit]:
+        return self._hits(self._rank(setup, [question], depth, cached=False)[0])
+
+    def search_batch(self, setup: Setup, questions: Sequence[str], depth: int) -> list[list[Hit]]:
+        return [self._hits(r) for r in self._rank(setup, list(questions), depth, cached=True)]
+
+    def _hits(self, ranked: Ranked) -> list[Hit]:
+        chunks = self.index.chunks
+        return [Hit(id=chunks[i].id, doc_id=chunks[i].doc_id, page=chunks[i].page, score=s, text=chunks[i].text)
+                for i, s in ranked]
+
+    def _rank(self, setup: Setup, questions: list[str], depth: int, *, cached: bool) -> list[Ranked]:
+        if setup.target != self.name or setup.engine != ENGINE:
+            raise ValueError(f"setup {setup.key} is not one of target {self.name}'s")
+        if setup.retrieval == "keyword" and setup.ranker is None:
+            return self._keyword(questions, depth)
+        pool = self.fusion_candidates if setup.ranker is None else max(self.fusion_candidates, self.rerank_candidates)
+        lists_per_question: list[list[Ranked]] = [[] for _ in questions]
+        if setup.retrieval == "hybrid":
+            for per_q, ranked in zip(lists_per_question, self._keyword(questions, pool)):
+                per_q.append(ranked)
+        for model in setup.models:
+            for per_q, ranked in zip(lists_per_question, self._dense(model, questions, pool, cached=cached)):
+                per_q.append(ranked)
+        if len(lists_per_question[0]) == 1:
+            fused = [lists[0] for lists in lists_per_question]
+        else:
+            fused = [rrf([[i for i, _ in ranked] for ranked in lists], k=RRF_K) for lists in lists_per_question]
+        if setup.ranker == "cross-encoder":
+            return self._rerank(questions, fused, depth, cached=cached)
+        return [ranked[:depth] for ranked in fused]
+
+    def _keyword(self, questions: list[str], depth: int) -> list[Ranked]:
+        n = len(self.index.chunks)
+        # Ask for more than depth so equal scores at the cut can be put in index order.
+        k = min(n, depth + 32)
+        documents, scores = self.index.bm25.retrieve(bm25_tokenize(questions), k=k, show_progress=False)
+        out = []
+        for row_ids, row_scores in zip(documents.tolist(), scores.tolist()):
+            ranked = sorted(((i, s) for i, s in zip(row_ids, row_scores) if s > 0), key=lambda p: (-p[1], p[0]))
+            out.append(ranked[:depth])
+        return out
+
+    def _dense(self, model: str, questions: list[str], depth: int, *, cached: bool) -> list[Ranked]:
+        queries = self._embed_queries(model, questions, cached=cached)
+        scores = queries @ np.asarray(self.index.vectors[model]).T  # (questions, chunks), cosine
+        k = min(depth, scores.shape[1])
+        out = []
+        for row in scores:
+            top = np.argpartition(-row, k - 1)[:k] if k < row.shape[0] else np.arange(row.shape[0])
+            order = sorted(top.tolist(), key=lambda i: (-row[i], i))
+            out.append([(i, float(row[i])) for i in order])
+        return out
+
+    def _embed_queries(self, model: str, questions: list[str], *, cached: bool) -> np.ndarray:
+        from .models import load_embedder
+
+        embedder = load_embedder(model, threads=self.threads)
+        if not cached:
+            return embedder.embed_queries(questions)
+        todo = list(dict.fromkeys(q for q in questions if (model, q) not in self._query_vectors))
+        if todo:
+            for q, vector in zip(todo, embedder.embed_queries(todo)):
+                self._query_vectors[(model, q)] = vector
+        return np.stack([self._query_vectors[(model, q)] for q in questions])
+
+    def _cross_encoder(self):
+        from .models import load_cross_encoder
+
+        return load_cross_encoder(threads=self.threads)
+
+    def _rerank(self, questions: list[str], fused: list[Ranked], depth: int, *, cached: bool) -> list[Ranked]:
+        chunks = self.index.chunks
+        candidates = [[i for i, _ in ranked[: self.rerank_candidates]] for ranked in fused]
+        pairs = [(q, i) for q, ids in zip(questions, candidates) for i in ids]
+        if cached:
+            todo = list(dict.fromkeys(p for p in pairs if p not in self._pair_scores))
+            if todo:
+                logits = self._cross_encoder().score_pairs([(q, chunks[i].indexed_text) for q, i in todo])
+                self._pair_scores.update(zip(todo, map(float, logits)))
+            score_of = self._pair_scores
+        else:
+            logits = self._cross_encoder().score_pairs([(q, chunks[i].indexed_text) for q, i in pairs])
+            score_of = dict(zip(pairs, map(float, logits)))
+        out = []
+        for q, ids, ranked in zip(questions, candidates, fused):
+            position = {i: p for p, i in enumerate(ids)}
+            reranked = sorted(((i, score_of[(q, i)]) for i in ids), key=lambda p: (-p[1], position[p[0]]))
+            out.append((reranked + ranked[len(ids):])[:depth])
+        return out

@@ -1,0 +1,272 @@
+"""Keep reports and the golden files they were made from, in a folder or a Blob container.
+
+Layout under the store's root (a folder, or a container and prefix):
+
+    retrieval/runs/<run id>/report.json     one file a run, written whole and never overwritten
+    golden_dataset/<sha256>.jsonl           each version of the golden file, kept once
+
+The golden file is written before its report, and only when its bytes hash to the report's
+``golden.sha256``; so every stored report can find the golden file it was scored against. Run ids
+sort by time (see ``new_run_id``), so "newest first" is the ids in descending order.
+
+``RunStore`` owns every rule; ``LocalStore`` and ``BlobStore`` only read, write and list relative paths.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import json
+import os
+import random
+import re
+import secrets
+import tempfile
+from abc import ABC, abstractmethod
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from .errors import StoreError
+from .sources import is_blob_address
+
+REPORT_FORMAT = 1
+RUNS_DIR = "retrieval/runs"
+GOLDEN_DIR = "golden_dataset"
+REPORT_NAME = "report.json"
+LATEST = "latest"
+
+_RUN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+
+
+def new_run_id(created_at: datetime, rng: random.Random | None = None) -> str:
+    """``20261130T012433123Z-3f9a1c``: UTC time to the millisecond, then 24 random bits.
+
+    Ids sort by time as strings; the random part keeps two runs of the same millisecond apart. Naive
+    datetimes are taken as UTC. Without ``rng`` the random part comes from ``secrets``.
+    """
+    moment = created_at.astimezone(timezone.utc) if created_at.tzinfo else created_at
+    suffix = rng.getrandbits(24) if rng is not None else secrets.randbits(24)
+    return f"{moment:%Y%m%dT%H%M%S}{moment.microsecond // 1000:03d}Z-{suffix:06x}"
+
+
+def check_run_id(run_id: str) -> str:
+    """``run_id`` when it is safe as one folder or blob name; a ``StoreError`` otherwise.
+
+    Allowed: letters, digits, ``.``, ``_`` and ``-``, at most 128, not starting with ``.``, and not the
+    word ``latest`` (which always means the newest run).
+    """
+    if not isinstance(run_id, str) or not run_id:
+        raise StoreError("a run id cannot be empty; `runs list` shows the ids in a store")
+    if run_id == LATEST:
+        raise StoreError(f"{LATEST!r} is not a run id of its own: it always names the newest run")
+    if not _RUN_ID.fullmatch(run_id):
+        raise StoreError(f"{run_id!r} is not a run id: use letters, digits, '.', '_' and '-' (at most 128, "
+                         "not starting with '.'), so it names one folder and nothing outside it")
+    return run_id
+
+
+def report_bytes(report: dict[str, Any]) -> bytes:
+    """The exact bytes a report is kept as: compact UTF-8 JSON, keys in the report's own order."""
+    try:
+        text = json.dumps(report, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError) as err:
+        raise StoreError(f"report {report.get('id')!r} is not plain JSON ({err}); "
+                         "a report holds only dicts, lists, strings, finite numbers, booleans and null") from err
+    return (text + "\n").encode("utf-8")
+
+
+class RunStore(ABC):
+    """Where reports are kept. Subclasses implement ``_read``, ``_write_new`` and ``_list``."""
+
+    address: str
+
+    # -- storage: paths are relative to the store's root, with "/" separators --------------------
+    @abstractmethod
+    def _read(self, path: str) -> bytes:
+        """The bytes at ``path``; ``FileNotFoundError`` when absent."""
+
+    @abstractmethod
+    def _write_new(self, path: str, data: bytes) -> bool:
+        """Write ``data`` whole at ``path`` unless something is there already; False when it was."""
+
+    @abstractmethod
+    def _list(self, prefix: str) -> list[str]:
+        """Every file path under ``prefix`` (a folder path ending in "/")."""
+
+    # -- the rules -------------------------------------------------------------------------------
+    def save(self, report: dict[str, Any], golden_raw: bytes | None = None) -> str:
+        """Keep ``report`` (and its golden file, when given); the path of the report written.
+
+        Everything is checked before anything is written; the golden file goes first, so a report is
+        never kept without it. A run id already in the store is refused, never overwritten.
+        """
+        if report.get("format") != REPORT_FORMAT:
+            raise StoreError(f"report format {report.get('format')!r} cannot be kept; "
+                             f"this version keeps format {REPORT_FORMAT}")
+        run_id = check_run_id(report.get("id", ""))
+        data = report_bytes(report)
+        golden_path = None
+        if golden_raw is not None:
+            expected = (report.get("golden") or {}).get("sha256")
+            actual = hashlib.sha256(golden_raw).hexdigest()
+            if actual != expected:
+                raise StoreError(f"run {run_id}: the golden file given hashes to {actual[:12]}… but the "
+                                 f"report was made from {str(expected)[:12]}…; pass the bytes the run read")
+            golden_path = f"{GOLDEN_DIR}/{actual}.jsonl"
+        report_path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
+        if golden_path is not None:
+            self._write_new(golden_path, golden_raw)  # already kept: same name, same bytes
+        if not self._write_new(report_path, data):
+            raise StoreError(f"run {run_id} is already in the store {self.address}; "
+                             "a run is kept once, so make a new id with new_run_id")
+        return self._full(report_path)
+
+    def ids(self) -> list[str]:
+        """Every run id in the store, newest first."""
+        found = set()
+        for path in self._list(f"{RUNS_DIR}/"):
+            parts = path[len(RUNS_DIR) + 1:].split("/")
+            if len(parts) == 2 and parts[1] == REPORT_NAME and _RUN_ID.fullmatch(parts[0]):
+                found.add(parts[0])
+        return sorted(found, reverse=True)
+
+    def get(self, run_id: str) -> dict[str, Any]:
+        """The report of ``run_id``, or of the newest run for ``"latest"``."""
+        if run_id == LATEST:
+            ids = self.ids()
+            if not ids:
+                raise StoreError(f"the store {self.address} holds no runs yet; save one with `evaluate`")
+            run_id = ids[0]
+        check_run_id(run_id)
+        path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
+        try:
+            raw = self._read(path)
+        except FileNotFoundError as err:
+            raise StoreError(self._unknown_run(run_id)) from err
+        try:
+            report = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise StoreError(f"{self._full(path)}: not a readable report ({err})") from err
+        found = report.get("format") if isinstance(report, dict) else None
+        if found != REPORT_FORMAT:
+            raise StoreError(f"{self._full(path)}: report format {found!r} is not {REPORT_FORMAT}; "
+                             "read it with the version that wrote it")
+        return report
+
+    def history(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
+        """A page of runs, newest first: id, time, golden file, collections, each setup's found@10.
+
+        ``found_10`` maps each setup key to how many questions had a relevant result in the top 10,
+        or None for a setup that failed.
+        """
+        if limit < 0 or offset < 0:
+            raise StoreError(f"limit and offset count runs and cannot be negative (got {limit}, {offset})")
+        return [_history_row(self.get(run_id)) for run_id in self.ids()[offset:offset + limit]]
+
+    def golden(self, sha256: str) -> bytes:
+        """The golden file kept under ``sha256``."""
+        if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+            raise StoreError(f"{sha256!r} is not a sha256: give the 64 lowercase hex digits of a report's golden.sha256")
+        try:
+            return self._read(f"{GOLDEN_DIR}/{sha256}.jsonl")
+        except FileNotFoundError as err:
+            raise StoreError(f"the store {self.address} keeps no golden file {sha256[:12]}…; "
+                             "it is kept only when the run was saved with its golden bytes") from err
+
+    def _unknown_run(self, run_id: str) -> str:
+        close = difflib.get_close_matches(run_id, self.ids(), n=1)
+        hint = f" Did you mean {close[0]}?" if close else ""
+        return (f"no run {run_id!r} in the store {self.address}; `runs list --store {self.address}` "
+                f"shows the runs it holds.{hint}")
+
+    def _full(self, path: str) -> str:
+        return f"{self.address.rstrip('/')}/{path}"
+
+
+def _history_row(report: dict[str, Any]) -> dict[str, Any]:
+    golden = report.get("golden") or {}
+    return {
+        "id": report.get("id"),
+        "created_at": report.get("created_at"),
+        "golden": {"sha256": golden.get("sha256"), "source": golden.get("source"),
+                   "questions": golden.get("questions")},
+        "collections": list(report.get("collections") or []),
+        "found_10": {s["key"]: (s["summary"]["counts"]["10"] if s.get("summary") else None)
+                     for s in report.get("setups") or []},
+    }
+
+
+class LocalStore(RunStore):
+    """A store in a local folder; each file is written to a temporary name and renamed into place."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.address = str(self.root)
+
+    def _read(self, path: str) -> bytes:
+        return (self.root / path).read_bytes()
+
+    def _write_new(self, path: str, data: bytes) -> bool:
+        target = self.root / path
+        if target.exists():
+            return False
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(handle, "wb") as out:
+                out.write(data)
+            os.replace(temp, target)  # readers see the whole file or none of it
+        except BaseException:
+            Path(temp).unlink(missing_ok=True)
+            raise
+        return True
+
+    def _list(self, prefix: str) -> list[str]:
+        if not self.root.is_dir():
+            raise StoreError(f"{self.root}: no run store there (the folder does not exist); "
+                             "check --store, or save a run to create it")
+        base = self.root / prefix
+        if not base.is_dir():
+            return []
+        return [p.relative_to(self.root).as_posix() for p in base.rglob("*") if p.is_file()]
+
+
+class BlobStore(RunStore):
+    """A store in a Blob container under ``prefix``; each file is one upload that never overwrites."""
+
+    def __init__(self, container_client: Any, prefix: str = "") -> None:
+        self.container = container_client
+        self.prefix = prefix.strip("/")
+        self.address = "/".join(p for p in (container_client.url.rstrip("/"), self.prefix) if p)
+
+    def _name(self, path: str) -> str:
+        return f"{self.prefix}/{path}" if self.prefix else path
+
+    def _read(self, path: str) -> bytes:
+        from .blob import read_blob
+
+        return read_blob(self.container, self._name(path))
+
+    def _write_new(self, path: str, data: bytes) -> bool:
+        from .blob import write_new_blob
+
+        return write_new_blob(self.container, self._name(path), data)
+
+    def _list(self, prefix: str) -> list[str]:
+        from .blob import list_blob_names
+
+        skip = len(self._name(""))
+        return [name[skip:] for name in list_blob_names(self.container, self._name(prefix))]
+
+
+def open_store(address: str, *, connection_string: str | None = None,
+               credential: object | None = None) -> RunStore:
+    """The store at ``address``: a folder, a Blob address or an Azurite address (see ``evaluation.blob``)."""
+    if not is_blob_address(address):
+        return LocalStore(Path(address))
+    from .blob import container_client, parse_address
+
+    parsed = parse_address(address)
+    client = container_client(parsed, connection_string=connection_string, credential=credential)
+    return BlobStore(client, parsed.path)

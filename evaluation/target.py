@@ -1,0 +1,93 @@
+"""What a search target is: the embedded engine and an Azure AI Search index both implement ``Target``.
+
+A target describes itself, lists the setups it can do, searches one question with one setup the way
+a caller would (nothing cached), searches many questions in a batch (sharing work between them), and
+says which expected documents it still holds.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+# Retrieval methods, and the rankers that may reorder what they find.
+RETRIEVALS = ("keyword", "vector", "hybrid")
+RANKERS = {None: "", "semantic": "semantic", "cross-encoder": "rerank"}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One result as it came back: a chunk (or a whole document, for targets without chunks)."""
+
+    id: str
+    doc_id: str
+    page: int | None
+    score: float
+    text: str = ""  # the chunk's words, for judging by evidence; never written to a report
+
+    def to_row(self) -> list:
+        """The compact form a report keeps: ``[id, doc_id, page, score]``."""
+        return [self.id, self.doc_id, self.page, round(float(self.score), 6)]
+
+
+@dataclass(frozen=True)
+class Setup:
+    """One way of searching one target: a retrieval method, the models it uses, and a ranker."""
+
+    target: str
+    engine: str
+    retrieval: str                  # one of RETRIEVALS
+    models: tuple[str, ...] = ()    # embedding models (or vector fields) used, sorted
+    ranker: str | None = None       # None, "semantic" or "cross-encoder"
+    options: Mapping[str, Any] = field(default_factory=dict)  # e.g. {"rrf_k": 60, "rerank_candidates": 50}
+
+    @property
+    def method(self) -> str:
+        suffix = RANKERS[self.ranker]
+        return f"{self.retrieval}_{suffix}" if suffix else self.retrieval
+
+    @property
+    def key(self) -> str:
+        """Stable, readable: ``<target>.<method>.<models or words>``."""
+        words = "+".join(self.models) if self.models else "bm25"
+        return f"{self.target}.{self.method}.{words}"
+
+    @property
+    def method_label(self) -> str:
+        models = " + ".join(self.models)
+        fused = " (fused, RRF k=%s)" % self.options.get("rrf_k", 60)
+        label = {
+            "keyword": "Keyword (BM25)",
+            "vector": f"Vector: {models}" + (fused if len(self.models) > 1 else ""),
+            "hybrid": f"Hybrid: BM25 + {models}" + fused,
+        }[self.retrieval]
+        if self.ranker == "semantic":
+            label += ", semantic ranker"
+        elif self.ranker == "cross-encoder":
+            label += f", reranked by {self.options.get('cross_encoder', 'a cross-encoder')}" \
+                     f" (top {self.options.get('rerank_candidates')})"
+        return label
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"key": self.key, "target": self.target, "engine": self.engine, "method": self.method,
+                "method_label": self.method_label, "retrieval": self.retrieval,
+                "models": list(self.models), "ranker": self.ranker, "options": dict(self.options)}
+
+
+@runtime_checkable
+class Target(Protocol):
+    name: str
+
+    def describe(self) -> dict[str, Any]:
+        """``{name, engine, collection, chunks, models, ...}`` for the report."""
+
+    def setups(self) -> list[Setup]:
+        """Every setup this target can do."""
+
+    def search(self, setup: Setup, question: str, depth: int) -> list[Hit]:
+        """One question, as a caller sees it: query embedding and reranking included, no cache."""
+
+    def search_batch(self, setup: Setup, questions: Sequence[str], depth: int) -> list[list[Hit]]:
+        """Many questions at once; may share work between them. Same results as ``search``."""
+
+    def holds(self, doc_ids: Iterable[str]) -> set[str]:
+        """Which of ``doc_ids`` this target holds."""
