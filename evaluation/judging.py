@@ -34,27 +34,38 @@ def judge(question: Question, hits: Sequence[Hit], by: str) -> Outcome:
     """The positions at which each of the question's expected units was first found."""
     if by not in GRAINS:
         raise ValueError(f"unknown grain {by!r}; use one of {', '.join(GRAINS)}")
-    matchers = _matchers(question, by)
+    if by == "evidence" and question.usable_evidence:
+        return _judge_evidence(question, hits)
+    # Units keyed by what a hit offers, so each hit costs a dictionary look-up or two.
+    by_key: dict[object, list[int]] = {}
+    if by == "chunk":
+        units = list(dict.fromkeys(question.expected))
+        for unit, chunk_id in enumerate(units):
+            by_key.setdefault(chunk_id, []).append(unit)
+        keys_of = lambda hit: (hit.id,)  # noqa: E731
+    else:
+        units = list(dict.fromkeys(question.expected_items))
+        for unit, item in enumerate(units):
+            by_key.setdefault(item.doc_id if item.page is None else (item.doc_id, item.page), []).append(unit)
+        keys_of = lambda hit: (hit.doc_id, (hit.doc_id, hit.page))  # noqa: E731
     first: dict[int, int] = {}
     for position, hit in enumerate(hits, start=1):
-        for unit, matches in enumerate(matchers):
-            if unit not in first and matches(hit):
-                first[unit] = position
-        if len(first) == len(matchers):
+        for key in keys_of(hit):
+            for unit in by_key.get(key, ()):
+                first.setdefault(unit, position)
+        if len(first) == len(units):
             break
-    return Outcome(question_id=question.id, positions=tuple(sorted(first.values())), relevant=len(matchers))
+    return Outcome(question_id=question.id, positions=tuple(sorted(first.values())), relevant=len(units))
 
 
-def _matchers(question: Question, by: str) -> list:
-    if by == "evidence" and question.usable_evidence:
-        quotes = [fold(q) for q in question.usable_evidence]
-        return [lambda hit, q=q: q in fold(hit.text) for q in quotes]
-    if by == "chunk":
-        return [lambda hit, e=e: hit.id == e for e in question.expected]
-    matchers = []
-    for item in question.expected_items:
-        if item.page is None:
-            matchers.append(lambda hit, d=item.doc_id: hit.doc_id == d)
-        else:
-            matchers.append(lambda hit, d=item.doc_id, p=item.page: hit.doc_id == d and hit.page == p)
-    return matchers
+def _judge_evidence(question: Question, hits: Sequence[Hit]) -> Outcome:
+    quotes = list(dict.fromkeys(fold(q) for q in question.usable_evidence))
+    first: dict[int, int] = {}
+    for position, hit in enumerate(hits, start=1):
+        text = fold(hit.text)
+        for unit, quote in enumerate(quotes):
+            if unit not in first and quote in text:
+                first[unit] = position
+        if len(first) == len(quotes):
+            break
+    return Outcome(question_id=question.id, positions=tuple(sorted(first.values())), relevant=len(quotes))

@@ -1,0 +1,445 @@
+"""Cut documents into chunks: what search engines index and what a golden file's expected results name.
+
+Strategies (``ChunkSettings.strategy``):
+
+- ``structure`` (default): a section is the text under a Markdown heading (ATX ``#`` or setext
+  ``===``/``---``; ``#`` lines inside fenced code are not headings). A section of up to ``size`` words
+  is one chunk; a longer one is cut at paragraphs, then sentences, then lines, then words. A fenced
+  code block is kept whole when it fits in one chunk with the overlap, and cut at lines otherwise.
+  A heading with no words under it cuts nothing: it stays in the path of its subsections, and when
+  it has none its line is kept as text at the start of the next section.
+- ``fixed``: windows of ``size`` words, blind to structure.
+- ``recursive``: LangChain-style cuts at ``"\\n\\n"``, then ``"\\n"``, then ``". "``, then ``" "``.
+
+Every strategy then packs its pieces greedily up to ``size`` words, each chunk after the first of a
+section (``structure``) or page (the others) starting with the last ``overlap`` words of the one
+before. A last piece under ``size / 4`` new words joins the chunk before it when that stays within
+``size * 1.25`` words.
+
+Guarantees, for every strategy and document:
+
+- ids are ``<doc id>:<n>``, n counting from 0 in document order, on across pages;
+- no chunk is empty or straddles a page; ``page`` is 1-based, None when the text has no form feed;
+- no chunk holds more than ``int(size * 1.25)`` words (words are split on whitespace, so there is
+  nothing unbreakable); only a chunk holding a whole code block or a merged tail goes past ``size``;
+- chunk text is verbatim document text: every word and punctuation mark is kept as written;
+- every word is in some chunk's text, or in its ``headings`` for the heading lines ``structure`` lifts;
+- evidence: a quote of at most ``overlap`` words copied from one page of a document, and for
+  ``structure`` from one section's body (not across a heading line), is a substring of some chunk's
+  text once both have their whitespace folded (``fold_whitespace``);
+- the same document and settings always give the same chunks.
+"""
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+from difflib import get_close_matches
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
+
+from .corpus import PAGE_BREAK, Document
+from .errors import UsageError
+
+STRATEGIES = ("structure", "fixed", "recursive")
+MIN_SIZE = 20
+TINY_TAIL = 0.25  # a last piece with fewer new words than this share of size joins the chunk before it
+STRETCH = 1.25    # how far past size a chunk may grow, to keep a code block whole or take in a tiny tail
+
+_WORD = re.compile(r"\S+")
+_LINE_END = re.compile(r"[\n\f]")
+_BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
+_ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t\r]*")
+_SETEXT_UNDERLINE = re.compile(r" {0,3}(={2,}|-{2,})[ \t\r]*")
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
+_NOT_PARAGRAPH_TEXT = re.compile(r" {4}|\t|\s*(?:[-*+>|<]|\d{1,9}[.)])(?:\s|$)")
+_SENTENCE_END = re.compile(r"[.!?][\"'”’)\]*_`]*$")
+_ITEM_START = re.compile(r"(?:[-*+]|\d{1,9}[.)])$|[|<>]")  # list item, table row, HTML, blockquote
+_OPENERS = "([{\"'“‘*_`"
+_ABBREVIATIONS = frozenset({"e.g.", "i.e.", "cf.", "vs.", "viz.", "approx.", "al.", "fig.", "no.",
+                            "mr.", "mrs.", "ms.", "dr.", "st."})
+
+Span = tuple[int, int]  # [start, end) over characters, or over a segment's words
+
+
+@dataclass(frozen=True)
+class ChunkSettings:
+    strategy: str = "structure"
+    size: int = 200     # target maximum chunk length in words (whitespace-separated tokens)
+    overlap: int = 40   # words repeated from the end of the previous chunk of the same section/page
+
+    def __post_init__(self) -> None:
+        if self.strategy not in STRATEGIES:
+            close = get_close_matches(str(self.strategy), STRATEGIES, n=1)
+            hint = f' Did you mean "{close[0]}"?' if close else ""
+            raise UsageError(f'Chunking strategy "{self.strategy}" is not known.{hint} '
+                             f"Use one of: {', '.join(STRATEGIES)}.")
+        if not _is_int(self.size) or self.size < MIN_SIZE:
+            raise UsageError(f"Chunk size must be a whole number of words, at least {MIN_SIZE} "
+                             f"(got {self.size!r}); raise it.")
+        if not _is_int(self.overlap) or not 0 <= self.overlap < self.size // 2:
+            raise UsageError(f"Chunk overlap must be a whole number of words from 0 to {self.size // 2 - 1}, "
+                             f"under half the size of {self.size} (got {self.overlap!r}); lower it or raise the size.")
+
+    @property
+    def max_words(self) -> int:
+        """The most words any chunk may hold."""
+        return int(self.size * STRETCH)
+
+    def to_dict(self) -> dict:
+        return {"strategy": self.strategy, "size": self.size, "overlap": self.overlap}
+
+    @classmethod
+    def from_dict(cls, data: Mapping) -> ChunkSettings:
+        """The settings ``to_dict`` wrote; an unknown key raises ``UsageError`` naming the closest one."""
+        for key in data:
+            if key not in ("strategy", "size", "overlap"):
+                close = get_close_matches(str(key), ("strategy", "size", "overlap"), n=1)
+                hint = f' Did you mean "{close[0]}"?' if close else ""
+                raise UsageError(f'"{key}" is not a chunking setting.{hint} Settings are: strategy, size, overlap.')
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    id: str                          # f"{doc_id}:{n}"
+    doc_id: str
+    n: int
+    text: str                        # the chunk's own text (no heading prefix)
+    headings: tuple[str, ...] = ()   # Markdown heading path of its section, outermost first
+    page: int | None = None
+    title: str | None = None         # the document's title, if any
+
+    @property
+    def indexed_text(self) -> str:
+        """What engines index and models embed: "Title — H1 > H2" on the first line, then the text."""
+        context = _context_line(self.title, self.headings)
+        return f"{context}\n{self.text}" if context else self.text
+
+
+def fold_whitespace(text: str) -> str:
+    """``text`` with every run of whitespace made one space, as evidence quotes are matched."""
+    return " ".join(text.split())
+
+
+def chunk_corpus(corpus: Iterable[Document], settings: ChunkSettings = ChunkSettings()) -> list[Chunk]:
+    """Every document's chunks, documents in corpus order."""
+    return [chunk for document in corpus for chunk in chunk_document(document, settings)]
+
+
+def chunk_document(document: Document, settings: ChunkSettings = ChunkSettings()) -> list[Chunk]:
+    """The document's chunks in order, by the guarantees in this module's docstring."""
+    text = document.text
+    outline = _Outline.of(text)
+    words = [m.span() for m in _WORD.finditer(text)]
+    if settings.strategy == "structure":
+        sections = _sections(outline, words)
+    else:
+        sections = [(None, words)]
+    chunks: list[Chunk] = []
+    for headings, section_words in sections:
+        for page, segment in _by_page(text, section_words):
+            for lo, hi in _pack(_units(settings, text, segment, outline), settings):
+                n = len(chunks)
+                path = headings if headings is not None else outline.path_at(segment[lo][0])
+                chunks.append(Chunk(id=f"{document.id}:{n}", doc_id=document.id, n=n,
+                                    text=_verbatim(text, segment[lo:hi]), headings=path, page=page,
+                                    title=document.title))
+    return chunks
+
+
+def split_sentences(text: str) -> list[str]:
+    """``text`` cut where ``structure`` may cut a paragraph: at sentence ends and list items."""
+    words = [m.span() for m in _WORD.finditer(text)]
+    if not words:
+        return []
+    cut = _sentence_cuts(text, words)
+    starts = [0, *(i for i in range(1, len(words)) if cut(i)), len(words)]
+    return [_verbatim(text, words[a:b]) for a, b in zip(starts, starts[1:])]
+
+
+# --- Markdown outline ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Heading:
+    start: int    # first character of its line (the title line, for setext)
+    end: int      # end of its last line
+    level: int
+    title: str
+
+
+@dataclass(frozen=True)
+class _Outline:
+    """The headings that cut, their paths, the headings with no words under them, and the code fences."""
+    headings: tuple[_Heading, ...]          # those with words under them, in order
+    paths: tuple[tuple[str, ...], ...]      # the heading path of each of ``headings``
+    empty: tuple[_Heading, ...]             # those with no words under them: kept as text
+    fences: tuple[Span, ...]                # fenced code blocks, fence lines included
+
+    @classmethod
+    def of(cls, text: str) -> _Outline:
+        found, fences = _scan(text)
+        body = [m.start() for m in _WORD.finditer(text) if _find(m.start(), found) is None]
+        kept, empty = [], []
+        for i, heading in enumerate(found):
+            scope_end = next((h.start for h in found[i + 1:] if h.level <= heading.level), len(text))
+            has_words = bisect.bisect_left(body, scope_end) > bisect.bisect_left(body, heading.end)
+            (kept if has_words else empty).append(heading)
+        return cls(tuple(kept), tuple(_paths(kept)), tuple(empty), tuple(fences))
+
+    def path_at(self, position: int) -> tuple[str, ...]:
+        """The heading path in force at a character position (a heading line is under itself)."""
+        i = bisect.bisect_right(self._starts(self.headings), position) - 1
+        return self.paths[i] if i >= 0 else ()
+
+    def heading_at(self, position: int) -> int | None:
+        """Index of the kept heading whose line holds the position, if any."""
+        return _find(position, self.headings, self._starts(self.headings))
+
+    def in_empty_heading(self, position: int) -> bool:
+        return _find(position, self.empty, self._starts(self.empty)) is not None
+
+    def fence_at(self, position: int) -> int | None:
+        return _find(position, [_Heading(a, b, 0, "") for a, b in self.fences], self._starts(self.fences))
+
+    def _starts(self, spans: Sequence) -> list[int]:
+        # Looked up once per word: keep each sorted start list instead of rebuilding it.
+        cache = self.__dict__.setdefault("_cache", {})
+        key = id(spans)
+        if key not in cache:
+            cache[key] = [s.start if isinstance(s, _Heading) else s[0] for s in spans]
+        return cache[key]
+
+
+def _scan(text: str) -> tuple[list[_Heading], list[Span]]:
+    """Find ATX and setext headings outside fenced code, and the fenced code blocks."""
+    headings: list[_Heading] = []
+    fences: list[Span] = []
+    fence: tuple[str, int, int] | None = None      # marker character, marker length, block start
+    block_start = True                             # the line begins a block (after blank, heading, ...)
+    title_line: tuple[int, str] | None = None      # a one-line paragraph a setext underline may promote
+    for start, end, line_end in _lines(text):
+        line = text[start:end]
+        if fence is not None:
+            if re.fullmatch(rf" {{0,3}}{re.escape(fence[0])}{{{fence[1]},}}[ \t\r]*", line):
+                fences.append((fence[2], end))
+                fence, block_start = None, True
+            continue
+        opening = _FENCE.fullmatch(line)
+        if opening and not (opening.group(1)[0] == "`" and "`" in opening.group(2)):
+            fence, title_line = (opening.group(1)[0], len(opening.group(1)), start), None
+            continue
+        atx = _ATX.fullmatch(line)
+        if not line.strip():
+            block_start, title_line = True, None
+        elif title_line and _SETEXT_UNDERLINE.fullmatch(line):
+            level = 1 if line.strip()[0] == "=" else 2
+            headings.append(_Heading(title_line[0], end, level, title_line[1]))
+            block_start, title_line = True, None
+        elif atx and atx.group(2):
+            headings.append(_Heading(start, end, len(atx.group(1)), atx.group(2).strip()))
+            block_start, title_line = True, None
+        else:
+            title_line = (start, line.strip()) if block_start and not _NOT_PARAGRAPH_TEXT.match(line) else None
+            block_start = False
+        if line_end == PAGE_BREAK:
+            block_start, title_line = True, None
+    if fence is not None:  # an unclosed fence runs to the end, as in CommonMark
+        fences.append((fence[2], len(text)))
+    return headings, fences
+
+
+def _lines(text: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, line ending) of each line; a form feed ends a line as a newline does."""
+    start = 0
+    for match in _LINE_END.finditer(text):
+        yield start, match.start(), match.group()
+        start = match.end()
+    yield start, len(text), ""
+
+
+def _body_word_starts(text: str, headings: Sequence[_Heading]) -> list[int]:
+    return [m.start() for m in _WORD.finditer(text) if not _inside(m.start(), headings)]
+
+
+def _inside(position: int, headings: Sequence[_Heading]) -> bool:
+    i = bisect.bisect_right([h.start for h in headings], position) - 1
+    return i >= 0 and position < headings[i].end
+
+
+def _paths(headings: Sequence[_Heading]) -> Iterator[tuple[str, ...]]:
+    stack: list[_Heading] = []
+    for heading in headings:
+        while stack and stack[-1].level >= heading.level:
+            stack.pop()
+        stack.append(heading)
+        yield tuple(h.title for h in stack)
+
+
+def _sections(outline: _Outline, words: list[Span]) -> list[tuple[tuple[str, ...], list[Span]]]:
+    """Each section with words, as (heading path, its words); heading lines are left out.
+
+    Lines of empty headings (always at the end of a section) move to the start of the next
+    section with words, or stay at the end of the last one.
+    """
+    starts = [h.start for h in outline.headings]
+    raw: list[tuple[tuple[str, ...], list[Span]]] = [((), [])] + [(p, []) for p in outline.paths]
+    for word in words:
+        i = bisect.bisect_right(starts, word[0]) - 1
+        if i < 0 or word[0] >= outline.headings[i].end:
+            raw[i + 1][1].append(word)
+    sections: list[tuple[tuple[str, ...], list[Span]]] = []
+    carried: list[Span] = []
+    for path, section_words in raw:
+        body = [w for w in section_words if not outline.in_empty_heading(w[0])]
+        if not body:
+            carried += section_words
+            continue
+        cut = section_words.index(body[-1]) + 1
+        sections.append((path, carried + section_words[:cut]))
+        carried = section_words[cut:]
+    if carried and sections:
+        sections[-1][1].extend(carried)
+    elif carried:
+        sections.append(((), carried))
+    return sections
+
+
+def _by_page(text: str, words: list[Span]) -> Iterator[tuple[int | None, list[Span]]]:
+    """Runs of consecutive words on one page, with the page number (None without form feeds)."""
+    if PAGE_BREAK not in text:
+        if words:
+            yield None, words
+        return
+    breaks = [m.start() for m in re.finditer(PAGE_BREAK, text)]
+    run: list[Span] = []
+    page = 0
+    for word in words:
+        word_page = bisect.bisect_right(breaks, word[0]) + 1
+        if run and word_page != page:
+            yield page, run
+            run = []
+        run.append(word)
+        page = word_page
+    if run:
+        yield page, run
+
+
+# --- pieces and packing --------------------------------------------------------------------------
+
+def _units(settings: ChunkSettings, text: str, words: list[Span], outline: _Outline) -> list[Span]:
+    """The segment cut into pieces (spans over ``words``) that packing may not cut further."""
+    most = settings.size - settings.overlap  # a piece this long always fits after a carried overlap
+    if settings.strategy == "fixed":
+        return [(i, i + 1) for i in range(len(words))]
+    if settings.strategy == "recursive":
+        cuts = [_gap_test(text, words, lambda gap: "\n\n" in gap), _gap_test(text, words, lambda gap: "\n" in gap),
+                lambda i: text[words[i - 1][1] - 1] == "." and text[words[i - 1][1]] == " "]
+        return list(_split(0, len(words), cuts, most))
+    units: list[Span] = []
+    for lo, hi, fenced in _blocks(text, words, outline):
+        if fenced and hi - lo <= settings.size and settings.overlap + hi - lo <= settings.max_words:
+            units.append((lo, hi))
+        elif fenced:
+            units += _split(lo, hi, [_gap_test(text, words, lambda gap: "\n" in gap)], most)
+        else:
+            units += _split(lo, hi, [_sentence_cuts(text, words), _gap_test(text, words, lambda gap: "\n" in gap)], most)
+    return units
+
+
+def _blocks(text: str, words: list[Span], outline: _Outline) -> Iterator[tuple[int, int, bool]]:
+    """Paragraphs and whole fenced code blocks, as (first word, end word, is fenced code)."""
+    lo = 0
+    for i in range(1, len(words) + 1):
+        if i < len(words):
+            fence = outline.fence_at(words[i][0])
+            same_fence = fence == outline.fence_at(words[i - 1][0])
+            gap = text[words[i - 1][1]:words[i][0]]
+            if same_fence and (fence is not None or not _BLANK_LINE.search(gap)) and gap.isspace():
+                continue
+        yield lo, i, outline.fence_at(words[lo][0]) is not None
+        lo = i
+
+
+def _split(lo: int, hi: int, cuts: Sequence[Callable[[int], bool]], most: int) -> Iterator[Span]:
+    """Cut words [lo, hi) into pieces of at most ``most`` words: at the first kind of cut found in
+    the span, then the finer kinds, and at last into single words."""
+    if hi - lo <= most:
+        yield lo, hi
+    elif not cuts:
+        yield from ((i, i + 1) for i in range(lo, hi))
+    else:
+        bounds = [lo, *(i for i in range(lo + 1, hi) if cuts[0](i)), hi]
+        for a, b in zip(bounds, bounds[1:]):
+            yield from _split(a, b, cuts[1:], most)
+
+
+def _pack(units: list[Span], settings: ChunkSettings) -> list[Span]:
+    """Pack pieces greedily into chunks of up to ``size`` words, each new chunk starting with the
+    last ``overlap`` words of the previous one.
+
+    A chunk only closes once it is longer than the overlap, so each starts past the one before and
+    consecutive chunks share exactly ``overlap`` words: that is what keeps short quotes whole.
+    """
+    if not units:
+        return []
+    start = end = units[0][0]
+    spans: list[Span] = []
+    for lo, hi in units:
+        if end == start or hi - start <= settings.size or end - start <= settings.overlap:
+            end = hi
+        else:
+            spans.append((start, end))
+            start, end = end - settings.overlap, hi
+    spans.append((start, end))
+    if len(spans) > 1:
+        (first, last_end), (_, end) = spans[-2], spans[-1]
+        if end - last_end < settings.size * TINY_TAIL and end - first <= settings.max_words:
+            spans[-2:] = [(first, end)]
+    return spans
+
+
+def _gap_test(text: str, words: list[Span], test: Callable[[str], bool]) -> Callable[[int], bool]:
+    """A cut test on the whitespace before word i."""
+    return lambda i: test(text[words[i - 1][1]:words[i][0]])
+
+
+def _sentence_cuts(text: str, words: list[Span]) -> Callable[[int], bool]:
+    """Cut before word i when word i-1 ends a sentence, or word i starts a list item or table row."""
+    def starts_line(i: int) -> bool:
+        return i == 0 or "\n" in text[words[i - 1][1]:words[i][0]]
+
+    def cut(i: int) -> bool:
+        before, word = text[slice(*words[i - 1])], text[slice(*words[i])]
+        if starts_line(i) and _ITEM_START.match(word):
+            return True
+        if not _SENTENCE_END.search(before) or (starts_line(i - 1) and _ITEM_START.match(before)):
+            return False
+        core = before.lower().lstrip(_OPENERS)
+        if core in _ABBREVIATIONS or re.fullmatch(r"[a-z]\.", core):
+            return False
+        return not word.lstrip(_OPENERS)[:1].islower()
+
+    return cut
+
+
+def _verbatim(text: str, words: Sequence[Span]) -> str:
+    """The document text the words span, as written; words not adjacent in it join by a newline."""
+    parts: list[str] = []
+    run_start = words[0][0]
+    for previous, word in zip(words, words[1:]):
+        if not text[previous[1]:word[0]].isspace():
+            parts.append(text[run_start:previous[1]])
+            run_start = word[0]
+    parts.append(text[run_start:words[-1][1]])
+    return "\n".join(parts)
+
+
+def _context_line(title: str | None, headings: tuple[str, ...]) -> str:
+    title = fold_whitespace(title) if title else ""
+    if title and headings and title.casefold() == fold_whitespace(headings[0]).casefold():
+        title = ""
+    return " — ".join(part for part in (title, " > ".join(headings)) if part)
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,114 @@
+"""``runs list | show | export``: read the reports a run store keeps.
+
+``--store`` is a folder, a Blob address or an Azurite address. For Blob, the connection string comes
+from ``AZURE_STORAGE_CONNECTION_STRING`` when it is set (read here, at the edge, and nowhere else);
+otherwise Azure sign-in is used (Azurite: the development account).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
+EXPORT_FORMATS = ("csv", "trec", "all")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    runs = subparsers.add_parser("runs", help="list, show and export the runs a store keeps",
+                                 description=__doc__.splitlines()[0])
+    actions = runs.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
+
+    listing = actions.add_parser("list", help="the runs in a store, newest first")
+    _store_argument(listing)
+    listing.add_argument("--limit", type=_count, default=20, help="how many runs (default 20)")
+    listing.add_argument("--offset", type=_count, default=0, help="how many of the newest to skip")
+    listing.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    listing.set_defaults(handler=list_runs)
+
+    show = actions.add_parser("show", help="one run's report")
+    show.add_argument("run_id", metavar="ID", help="a run id, or 'latest'")
+    _store_argument(show)
+    show.add_argument("--json", action="store_true", help="print the report as JSON")
+    show.set_defaults(handler=show_run)
+
+    export = actions.add_parser("export", help="one run's results as CSV tables and TREC files")
+    export.add_argument("run_id", metavar="ID", help="a run id, or 'latest'")
+    _store_argument(export)
+    export.add_argument("--out", required=True, type=Path, help="folder to write into (made if absent)")
+    export.add_argument("--format", choices=EXPORT_FORMATS, default="all", help="what to write (default all)")
+    export.add_argument("--by", choices=("doc", "chunk", "page"), default=None,
+                        help="grain of the TREC units (default: the report's; needed for evidence reports)")
+    export.set_defaults(handler=export_run)
+
+
+def _store_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--store", required=True,
+                        help="a folder, https://<account>.blob.core.windows.net/<container>/<prefix>, "
+                             "or http://127.0.0.1:<port>/devstoreaccount1/<container>/<prefix>")
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of runs (0 or more)")
+    return value
+
+
+def _open(args: argparse.Namespace):
+    from ..store import open_store
+
+    return open_store(args.store, connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
+
+
+def list_runs(args: argparse.Namespace) -> int:
+    store = _open(args)
+    rows = store.history(limit=args.limit, offset=args.offset)
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+    if not rows:
+        print(f"No runs in {store.address}" + (f" after the newest {args.offset}." if args.offset else "."))
+        return 0
+    table = [["id", "created", "golden", "questions", "collections", "best found@10"]]
+    for row in rows:
+        ran = {k: v for k, v in row["found_10"].items() if v is not None}
+        best = max(ran, key=lambda k: (ran[k], k)) if ran else None
+        table.append([row["id"], row["created_at"] or "", (row["golden"]["sha256"] or "")[:12],
+                      str(row["golden"]["questions"]), ", ".join(row["collections"]),
+                      f"{ran[best]} {best}" if best else "none ran"])
+    widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
+    for r in table:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return 0
+
+
+def show_run(args: argparse.Namespace) -> int:
+    report = _open(args).get(args.run_id)
+    if args.json:
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        from ..render import render_report
+
+        print(render_report(report))
+    return 0
+
+
+def export_run(args: argparse.Namespace) -> int:
+    from ..trec import export_csv, export_questions_csv, export_trec
+
+    report = _open(args).get(args.run_id)
+    args.out.mkdir(parents=True, exist_ok=True)
+    stem = args.out / report["id"]
+    written = []
+    if args.format in ("trec", "all"):  # first: it may refuse (evidence), and then nothing is written
+        written += export_trec(report, f"{stem}.run.trec", f"{stem}.qrels.trec", by=args.by)
+    if args.format in ("csv", "all"):
+        written += [export_csv(report, f"{stem}.setups.csv"), export_questions_csv(report, f"{stem}.questions.csv")]
+    for path in written:
+        print(path)
+    return 0

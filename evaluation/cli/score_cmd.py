@@ -1,0 +1,43 @@
+"""``score``: score a TREC run file (any tool's) against a golden file, one summary per run tag."""
+from __future__ import annotations
+
+import argparse
+import json
+
+from ..metrics import CUTOFFS
+
+GRAINS = ("doc", "chunk", "page", "evidence")  # as evaluation.judging.GRAINS; evidence is refused there
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    score = subparsers.add_parser("score", help="score a TREC run against a golden file",
+                                  description=__doc__.split(": ", 1)[1])
+    score.add_argument("--golden", required=True, help="the golden file (a path or a Blob address)")
+    score.add_argument("--run", required=True, help="a TREC run: `qid Q0 docno rank score tag` lines")
+    score.add_argument("--by", choices=GRAINS, default="doc", help="what counts as found (default doc)")
+    score.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    score.set_defaults(handler=score_file)
+
+
+def score_file(args: argparse.Namespace) -> int:
+    from ..golden import read_golden
+    from ..trec import read_trec_run, score_run
+
+    scored = score_run(read_golden(args.golden), read_trec_run(args.run), by=args.by)
+    if args.json:
+        print(json.dumps(scored, indent=2, ensure_ascii=False))
+    elif not scored:
+        print(f"{args.run} holds no results.")
+    else:
+        print(render_scores(scored))
+    return 0
+
+
+def render_scores(scored: dict[str, dict]) -> str:
+    """A table, one row per run tag: found@k as count/questions, MRR and nDCG@10 to 4 places."""
+    header = ["run", *[f"@{k}" for k in CUTOFFS], "MRR", "nDCG@10"]
+    rows = [[tag, *[f"{s['counts'][str(k)]}/{s['questions']}" for k in CUTOFFS], f"{s['mrr']:.4f}",
+             f"{s['ndcg_10']:.4f}"] for tag, s in scored.items()]
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+                     for r in [header, ["-" * w for w in widths], *rows])

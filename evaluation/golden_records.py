@@ -1,0 +1,125 @@
+"""The golden file's records: a question, what answers it, and the file the questions came from.
+
+Records are plain frozen values; reading and checking live in ``golden_scan`` and ``golden_check``.
+Import them from ``evaluation.golden``.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .golden_wording import quoted
+
+PAGE_MARK = "#page="
+LAST_PAGE = 999_999_999
+WORDS_IN_A_USABLE_QUOTE = 3
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+@dataclass(frozen=True)
+class ExpectedItem:
+    """One entry of ``expected``: a document, or one page of it (``page`` counts from 1)."""
+
+    doc_id: str
+    page: int | None = None
+
+    def __str__(self) -> str:
+        return self.doc_id if self.page is None else f"{self.doc_id}{PAGE_MARK}{self.page}"
+
+
+def parse_expected(item: str) -> ExpectedItem:
+    """``"report.pdf#page=41"`` -> ``ExpectedItem("report.pdf", 41)``; ``str()`` of it gives ``item`` back.
+
+    Raises ``ValueError`` saying what is wrong and how to write it, for exactly the items the
+    schema's ``expectedItem`` pattern rejects.
+    """
+    if not isinstance(item, str):
+        raise ValueError(f"an expected item must be a string like \"report.pdf#page=41\", not {type(item).__name__}")
+    if _CONTROL.search(item):
+        raise ValueError(f"{quoted(item)} holds a line break or another control character; "
+                         "write the document id on one line")
+    doc_id, mark, page = item.partition(PAGE_MARK)
+    if not doc_id.strip():
+        raise ValueError(f"{quoted(item)} names no document; write its id first, "
+                         f"as in \"report.pdf\" or \"report.pdf{PAGE_MARK}41\"")
+    if doc_id != doc_id.strip():
+        raise ValueError(f"{quoted(item)} has a space at the start or end of the document id; "
+                         f"write {quoted(doc_id.strip() + mark + page)}")
+    if not mark:
+        return ExpectedItem(doc_id)
+    return ExpectedItem(doc_id, _page_number(item, doc_id, page))
+
+
+def _page_number(item: str, doc_id: str, page: str) -> int:
+    example = f"{doc_id}{PAGE_MARK}"
+    if not re.fullmatch(r"-?[0-9]+", page):
+        raise ValueError(f"{quoted(item)} has no page number after \"{PAGE_MARK}\"; "
+                         f"write a whole number from 1, as in {quoted(example + '41')}")
+    digits = page.lstrip("-").lstrip("0")
+    if not digits or page.startswith("-"):
+        shown = f"-{digits}" if digits else "0"
+        raise ValueError(f"{quoted(item)} names page {shown}; pages count from 1, as in {quoted(example + '1')}")
+    if len(digits) > len(str(LAST_PAGE)):
+        raise ValueError(f"{quoted(item)} names a page past {LAST_PAGE}; check the page number")
+    if digits != page:
+        raise ValueError(f"{quoted(item)} writes the page with a leading zero; write {quoted(example + digits)}")
+    return int(digits)
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question of a golden file, as written; ``id`` defaults to ``q<line>``."""
+
+    id: str
+    question: str
+    expected: tuple[str, ...]
+    reference: str | None = None
+    evidence: tuple[str, ...] = ()
+    hint: str | None = None
+    draft: bool = False
+    line: int | None = None  # 1-based line in the file it was read from
+
+    @property
+    def expected_items(self) -> tuple[ExpectedItem, ...]:
+        """``expected`` parsed; raises ``ValueError`` on an item a checked file cannot hold."""
+        return tuple(parse_expected(item) for item in self.expected)
+
+    @property
+    def labelled(self) -> bool:
+        """True when the question names the documents that answer it."""
+        return bool(self.expected)
+
+    @property
+    def usable_evidence(self) -> tuple[str, ...]:
+        """The evidence quotes of three words or more; shorter ones match too much to mean anything."""
+        return tuple(quote for quote in self.evidence if len(quote.split()) >= WORDS_IN_A_USABLE_QUOTE)
+
+
+@dataclass(frozen=True)
+class GoldenProblem:
+    """A mistake or a warning: ``line`` is 1-based, None for the whole file."""
+
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line is not None else self.message
+
+
+@dataclass(frozen=True)
+class Golden:
+    """A golden file read: its usable questions, and every row that could not be read (``problems``)."""
+
+    source: str
+    sha256: str  # hashlib.sha256(raw).hexdigest()
+    raw: bytes = field(repr=False)
+    questions: tuple[Question, ...]  # every row with a question, drafts included
+    unfilled: tuple[Question, ...]  # template rows with no question yet: skipped
+    drafts: tuple[Question, ...]  # questions marked "draft": true (also in ``questions``)
+    problems: tuple[GoldenProblem, ...]  # rows with an error: not in ``questions``
+    format: str  # "jsonl" or "bedrock"
+
+    @property
+    def labelled(self) -> tuple[Question, ...]:
+        """The questions that name their expected documents: the ones a run can score."""
+        return tuple(q for q in self.questions if q.labelled)

@@ -1,0 +1,125 @@
+"""The golden row schema (``schemas/golden_row.schema.json``) and its errors, said as sentences.
+
+The schema is the one truth about a row's shape; this module only translates what
+``jsonschema`` finds into a sentence that names the field and shows a right example.
+"""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from difflib import get_close_matches
+from functools import cache
+from importlib.resources import files
+from typing import TYPE_CHECKING, Any, Iterable
+
+from .golden_records import parse_expected
+from .golden_wording import json_kind, quoted
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
+
+FIELDS = ("id", "question", "expected", "reference", "evidence", "hint", "draft")
+_KINDS = {  # field -> (what it must be, an example of the right one)
+    "id": ("a string", '"id": "q7"'),
+    "question": ("a string", '"question": "How often are keys rotated?"'),
+    "expected": ("a list of document ids", '"expected": ["report.pdf#page=41"]'),
+    "reference": ("a string", '"reference": "Every 90 days."'),
+    "evidence": ("a quote or a list of quotes", '"evidence": ["keys are rotated every 90 days"]'),
+    "hint": ("a string", '"hint": "Key management. Signing keys are rotated..."'),
+    "draft": ("true or false", '"draft": true'),
+}
+_NEEDS = {
+    "question": 'needs "question", for example "question": "How often are keys rotated?"',
+    "expected": 'needs "expected", the documents that answer the question, '
+                'for example "expected": ["report.pdf#page=41"]',
+}
+_EMPTY_QUESTION = ('"question" is empty; write the question '
+                   '(only a template row, which keeps its "hint", may leave it empty)')
+
+
+@cache
+def row_schema() -> dict[str, Any]:
+    """The golden row schema shipped in the package."""
+    text = files(__package__).joinpath("schemas/golden_row.schema.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@cache
+def _validator() -> Draft202012Validator:
+    # Imported here: jsonschema takes ~0.2 s to import, and most commands never read a golden file.
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator(row_schema())
+
+
+def unknown_field(name: str, fields: Iterable[str]) -> str:
+    """``"expeted" is not a field. Did you mean "expected"?`` (or the list of fields when none is close)."""
+    fields = tuple(fields)
+    close = get_close_matches(name.lower(), fields, n=1)
+    if close:
+        return f'{quoted(name)} is not a field. Did you mean "{close[0]}"?'
+    return f"{quoted(name)} is not a field. Fields are: {', '.join(fields)}."
+
+
+def row_errors(row: dict[str, Any], line: int) -> list[str]:
+    """Every way ``row`` breaks the schema, one sentence each, in field order."""
+    found: list[tuple[int, int, str]] = []  # (field rank, item, sentence): unknown fields rank first
+    for error in _validator().iter_errors(row):
+        found.extend(_sentences(error, row, line))
+    sentences = [sentence for _, _, sentence in sorted(found, key=lambda f: (f[0], f[1]))]
+    return list(dict.fromkeys(sentences))
+
+
+def _sentences(error: ValidationError, row: dict[str, Any], line: int) -> list[tuple[int, int, str]]:
+    path = list(error.absolute_path)
+    name = path[0] if path else None
+    rank = FIELDS.index(name) if name in FIELDS else -1
+    item = path[1] if len(path) > 1 and isinstance(path[1], int) else -1
+    kind = error.validator
+    if kind == "additionalProperties":
+        return [(-1, position, unknown_field(key, FIELDS))
+                for position, key in enumerate(row) if key not in FIELDS]
+    if "then" in error.relative_schema_path:
+        return [(FIELDS.index("question"), 0, _EMPTY_QUESTION)]
+    if kind == "required":
+        suggested = {(get_close_matches(key.lower(), FIELDS, n=1) or [None])[0] for key in row if key not in FIELDS}
+        return [(FIELDS.index(missing), 0, _NEEDS[missing]) for missing in error.validator_value
+                if missing not in row and missing not in suggested]  # the typo's sentence already says it
+    if kind == "uniqueItems":
+        return [(rank, 0, sentence) for sentence in _duplicates(error.instance)]
+    return [(rank, item, _field_sentence(name, item, kind, error.instance, line))]
+
+
+def _field_sentence(name: str | None, item: int, kind: Any, value: Any, line: int) -> str:
+    must, example = _KINDS.get(str(name), ("", ""))
+    if name == "expected" and item >= 0:
+        if kind == "pattern":
+            try:
+                parse_expected(value)
+            except ValueError as err:
+                return f'in "expected", {err}'
+        return f'"expected" item {item + 1} must be a string, not {json_kind(value)}; for example "report.pdf#page=41"'
+    if name == "expected" and kind == "minItems":
+        return f'"expected" is empty; name the documents that answer the question, for example {example}'
+    if name == "expected" and isinstance(value, str):
+        return f'"expected" must be a list, not a string; for example "expected": [{quoted(value)}]'
+    if name == "evidence" and isinstance(value, list):
+        position, bad = next((i, v) for i, v in enumerate(value) if not isinstance(v, str))
+        return f'"evidence" item {position + 1} must be a string (a quote), not {json_kind(bad)}; for example {example}'
+    if name == "id" and kind == "pattern":
+        return f'"id" is blank; give the question a name like "q{line}", or leave "id" out to use "q{line}"'
+    return f'"{name}" must be {must}, not {json_kind(value)}; for example {example}'
+
+
+def _duplicates(items: list[Any]) -> list[str]:
+    counts = Counter(json.dumps(item, sort_keys=True, ensure_ascii=False) for item in items)
+    sentences = []
+    for text, count in counts.items():
+        if count > 1:
+            value = json.loads(text)
+            shown = quoted(value) if isinstance(value, str) else text
+            times = "twice" if count == 2 else f"{count} times"
+            sentences.append(f'{shown} is in "expected" {times}; name each document or page once')
+    # jsonschema also calls 1 and 1.0 the same, which JSON text does not
+    return sentences or ['"expected" names the same item more than once; name each document or page once']

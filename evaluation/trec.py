@@ -1,0 +1,215 @@
+"""A report's results as CSV tables and TREC files, and TREC runs scored against a golden file.
+
+TREC files are how other tools (trec_eval, pytrec_eval, ir_measures, ranx) read a run:
+
+    run     qid Q0 docno rank score tag        (tag = the setup key)
+    qrels   qid 0 docno 1                      (one line per expected unit)
+
+A docno is the unit judged at the report's grain (``by``):
+
+- ``doc``: the document id. Each document is written once per question, at its first hit (later
+  chunks of it are dropped, so positions can move up against the report's, which count chunks). An
+  expected page, ``x.pdf#page=4``, stays that docno, and a hit on that page is written as it.
+- ``chunk``: the chunk id.
+- ``page``: ``doc#page=N`` for a hit with a page, else the document id. An expected document without a
+  page is written as the bare document id, which trec_eval will not match with any of its pages.
+- ``evidence``: refused. Quotes are not TREC units; export at ``doc`` instead.
+
+TREC fields are split on whitespace, so ``%`` and whitespace inside an id are written as ``%25``,
+``%20``, ... and ``read_trec_run`` reads them back.
+"""
+from __future__ import annotations
+
+import csv
+import logging
+import math
+import re
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+from urllib.parse import unquote
+
+from .errors import EvaluationError, GoldenFileError
+from .judging import judge
+from .metrics import CUTOFFS, outcome_arrays, score_matrix, summarise
+from .sources import read_bytes
+from .target import Hit
+
+log = logging.getLogger(__name__)
+
+TREC_GRAINS = ("doc", "chunk", "page")
+_PAGE = re.compile(r"(.+)#page=(\d+)")
+_ESCAPE = re.compile(r"[%\s]")
+
+Run = dict[str, dict[str, list[Hit]]]  # tag -> question id -> hits, best first
+
+
+# -- CSV ------------------------------------------------------------------------------------------
+
+def export_csv(report: Mapping[str, Any], path: str | Path) -> Path:
+    """One row per setup, in rank order (failed setups last): found@k shares, MRR, nDCG@10, times."""
+    header = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
+              "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
+    rows = []
+    for setup in sorted(report["setups"], key=lambda s: (s.get("rank") is None, s.get("rank") or 0)):
+        summary = setup.get("summary") or {}
+        found = summary.get("found") or {}
+        rows.append([setup.get("rank"), setup["key"], setup.get("method_label"), summary.get("questions"),
+                     *[found.get(str(k)) for k in CUTOFFS], summary.get("mrr"), summary.get("ndcg_10"),
+                     summary.get("median_ms"), summary.get("p95_ms"), summary.get("timed"), setup.get("error")])
+    return _write_csv(path, header, rows)
+
+
+def export_questions_csv(report: Mapping[str, Any], path: str | Path) -> Path:
+    """One row per (setup, question): the position of the first relevant result, empty when none."""
+    rows = [[setup["key"], qid, (setup.get("ranks") or {}).get(qid)]
+            for setup in report["setups"] for qid in report["question_ids"]]
+    return _write_csv(path, ["key", "question_id", "first_relevant"], rows)
+
+
+def _write_csv(path: str | Path, header: list[str], rows: Iterable[list]) -> Path:
+    path = Path(path)
+    with path.open("w", encoding="utf-8", newline="") as out:
+        writer = csv.writer(out)
+        writer.writerow(header)
+        writer.writerows([["" if v is None else v for v in row] for row in rows])
+    return path
+
+
+# -- TREC export ----------------------------------------------------------------------------------
+
+def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str | Path, *,
+                by: str | None = None) -> tuple[Path, Path]:
+    """Write every setup's results as a TREC run and the questions' expected units as qrels.
+
+    ``by`` defaults to the report's grain (see the module docstring). Scores are synthetic,
+    ``depth - rank + 1``, strictly descending, so trec_eval's own sort (score, then docno) keeps our
+    order exactly. Failed setups, and questions a setup returned nothing for, write no lines.
+    """
+    by = by or report.get("by", "doc")
+    if by == "evidence":
+        raise EvaluationError("a report judged by evidence cannot be written as TREC files: quotes are not "
+                              "TREC units; export it at document grain (--by doc)")
+    if by not in TREC_GRAINS:
+        raise EvaluationError(f"unknown grain {by!r} for TREC files; use one of {', '.join(TREC_GRAINS)}")
+    depth = int(report["depth"])
+    questions = {q["id"]: q for q in report["questions"]}
+    run_lines = []
+    for setup in report["setups"]:
+        if setup.get("error"):
+            continue
+        for qid in report["question_ids"]:
+            pages = _expected_pages(questions[qid]["expected"]) if qid in questions else set()
+            units = _units((setup.get("results") or {}).get(qid) or [], by, pages)
+            run_lines += [f"{_escape(qid)} Q0 {_escape(u)} {rank} {depth - rank + 1} {_escape(setup['key'])}"
+                          for rank, u in enumerate(units, start=1)]
+    qrel_lines = [f"{_escape(q['id'])} 0 {_escape(e)} 1" for q in report["questions"] for e in dict.fromkeys(q["expected"])]
+    run_path, qrels_path = Path(run_path), Path(qrels_path)
+    run_path.write_text("".join(line + "\n" for line in run_lines), encoding="utf-8")
+    qrels_path.write_text("".join(line + "\n" for line in qrel_lines), encoding="utf-8")
+    return run_path, qrels_path
+
+
+def _expected_pages(expected: Sequence[str]) -> set[tuple[str, int]]:
+    return {(m.group(1), int(m.group(2))) for m in map(_PAGE.fullmatch, expected) if m}
+
+
+def _units(rows: Sequence[Sequence[Any]], by: str, expected_pages: set[tuple[str, int]]) -> list[str]:
+    """The docnos of a result list at grain ``by``, each kept at its first position."""
+    units: dict[str, None] = {}
+    for chunk_id, doc_id, page, _score in rows:
+        if by == "chunk":
+            unit = chunk_id
+        elif page is not None and (by == "page" or (doc_id, page) in expected_pages):
+            unit = f"{doc_id}#page={page}"
+        else:
+            unit = doc_id
+        units.setdefault(unit)
+    return list(units)
+
+
+def _escape(text: str) -> str:
+    return _ESCAPE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8")), str(text))
+
+
+# -- TREC import and scoring ----------------------------------------------------------------------
+
+def read_trec_run(path: str | Path) -> Run:
+    """Every tag's results per question, from a TREC run file (a path or a Blob address).
+
+    Order: score descending, then the rank column ascending as written (trec_eval itself breaks
+    ties by docno; runs written by ``export_trec`` have no ties). A docno ``a.pdf#page=3`` is a hit on
+    page 3 of ``a.pdf``. A bad line, or a docno twice for one question and tag, is an
+    ``EvaluationError`` naming the file and the line.
+    """
+    try:
+        text = read_bytes(path).decode("utf-8-sig")
+    except FileNotFoundError as err:
+        raise EvaluationError(f"{path}: no such run file") from err
+    except UnicodeDecodeError as err:
+        raise EvaluationError(f"{path}: not UTF-8 text ({err}); a TREC run is a text file") from err
+    rows: dict[str, dict[str, list[tuple[float, int, str]]]] = {}
+    seen: dict[tuple[str, str, str], int] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        where = f"{path}: line {number}"
+        if len(fields) != 6:
+            raise EvaluationError(f"{where}: {len(fields)} fields; a TREC run line is "
+                                  "`qid Q0 docno rank score tag`")
+        qid, _, docno, rank_text, score_text, tag = (unquote(f) if "%" in f else f for f in fields)
+        try:
+            rank, score = int(rank_text), float(score_text)
+        except ValueError as err:
+            raise EvaluationError(f"{where}: rank {rank_text!r} must be a whole number and score "
+                                  f"{score_text!r} a number") from err
+        if not math.isfinite(score):
+            raise EvaluationError(f"{where}: score {score_text!r} is not a finite number")
+        if (tag, qid, docno) in seen:
+            raise EvaluationError(f"{where}: {docno} is already ranked for {qid} by {tag} "
+                                  f"(line {seen[tag, qid, docno]}); keep each docno once per question")
+        seen[tag, qid, docno] = number
+        rows.setdefault(tag, {}).setdefault(qid, []).append((score, rank, docno))
+    return {tag: {qid: [_hit(docno, score) for score, _, docno in sorted(found, key=lambda r: (-r[0], r[1]))]
+                  for qid, found in per_question.items()}
+            for tag, per_question in rows.items()}
+
+
+def _hit(docno: str, score: float) -> Hit:
+    match = _PAGE.fullmatch(docno)
+    if match:
+        return Hit(id=docno, doc_id=match.group(1), page=int(match.group(2)), score=score)
+    return Hit(id=docno, doc_id=docno, page=None, score=score)
+
+
+def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: str = "doc") -> dict[str, dict]:
+    """Each tag's summary on the golden file's labelled questions, judged like a report's setups.
+
+    A labelled question absent from the run counts as nothing found. The summary is
+    ``metrics.summarise``'s, except ``mrr`` and ``ndcg_10`` at full precision (the report rounds them
+    to 4 places), plus ``per_question``: ``{qid: {first, rr, ndcg_10}}``, so any comparison can be
+    recomputed. Judging by evidence is refused: a TREC run carries no text to find quotes in.
+    """
+    if by == "evidence":
+        raise EvaluationError("a TREC run carries no text, so evidence quotes cannot be judged in it; "
+                              "score it by doc, chunk or page")
+    questions = list(golden.labelled)
+    if not questions:
+        raise GoldenFileError(f"{golden.source}: no question has expected documents yet, so there is "
+                              "nothing to score; fill in \"expected\" and run again")
+    known = {q.id for q in questions}
+    scored = {}
+    for tag, per_question in run.items():
+        strangers = sorted(set(per_question) - known)
+        if strangers:
+            log.warning("run %s answers %d question(s) that are not labelled in %s (left out): %s",
+                        tag, len(strangers), golden.source, ", ".join(strangers[:10]))
+        outcomes = [judge(q, per_question.get(q.id, ()), by) for q in questions]
+        scores = score_matrix(*outcome_arrays(outcomes))
+        summary = summarise(outcomes)
+        summary["mrr"] = float(scores["rr"].mean())
+        summary["ndcg_10"] = float(scores["ndcg_10"].mean())
+        summary["per_question"] = {o.question_id: {"first": o.first, "rr": float(rr), "ndcg_10": float(nd)}
+                                   for o, rr, nd in zip(outcomes, scores["rr"], scores["ndcg_10"])}
+        scored[tag] = summary
+    return scored

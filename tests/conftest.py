@@ -1,0 +1,183 @@
+"""Shared fixtures. ``azurite``: the Blob emulator on 127.0.0.1, started once per test session."""
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+AZURITE_CANDIDATES = (
+    Path("/opt/azurite/node_modules/.bin/azurite-blob"),
+    Path.home() / ".cache/azurite-3.37.0/node_modules/.bin/azurite-blob",
+)
+DEV_ACCOUNT = "devstoreaccount1"
+DEV_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+START_TIMEOUT_S = 20.0
+
+
+@dataclass(frozen=True)
+class Azurite:
+    blob_endpoint: str  # http://127.0.0.1:<port>/devstoreaccount1
+
+    @property
+    def connection_string(self) -> str:
+        return (f"DefaultEndpointsProtocol=http;AccountName={DEV_ACCOUNT};AccountKey={DEV_KEY};"
+                f"BlobEndpoint={self.blob_endpoint};")
+
+    def address(self, container: str, prefix: str = "") -> str:
+        return "/".join(p for p in (self.blob_endpoint, container, prefix.strip("/")) if p)
+
+    def new_container(self) -> str:
+        """A fresh container (tests share one emulator, so each takes its own)."""
+        from azure.storage.blob import BlobServiceClient
+
+        name = f"t{uuid.uuid4().hex[:20]}"
+        with BlobServiceClient.from_connection_string(self.connection_string) as service:
+            service.create_container(name)
+        return name
+
+
+def _find_azurite() -> str | None:
+    if os.environ.get("AZURITE_BLOB"):
+        return os.environ["AZURITE_BLOB"]
+    for candidate in AZURITE_CANDIDATES:
+        if os.access(candidate, os.X_OK):
+            return str(candidate)
+    return shutil.which("azurite-blob")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture(scope="session")
+def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Azurite]:
+    binary = _find_azurite()
+    if binary is None:
+        message = "Azurite not found: set AZURITE_BLOB or `npm install azurite@3.37.0` (see .ci/run)"
+        if os.environ.get("REQUIRE_AZURITE") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    port = _free_port()
+    workspace = tmp_path_factory.mktemp("azurite")
+    log_path = workspace / "azurite.log"
+    with log_path.open("wb") as log:
+        process = subprocess.Popen(
+            [binary, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--location", str(workspace),
+             "--inMemoryPersistence", "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
+            stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while not _answers(port):
+            if process.poll() is not None or time.monotonic() > deadline:
+                output = log_path.read_text(errors="replace")[-2000:]
+                pytest.fail(f"Azurite did not start on 127.0.0.1:{port} within {START_TIMEOUT_S:g} s:\n{output}")
+            time.sleep(0.1)
+        yield Azurite(blob_endpoint=f"http://127.0.0.1:{port}/{DEV_ACCOUNT}")
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# -- hand-made reports ------------------------------------------------------------------------------
+
+GOLDEN_RAW = (b'{"id": "q1", "question": "Where is A?", "expected": ["doc-a"]}\n'
+              b'{"id": "q2", "question": "What is on page four?", "expected": ["report.pdf#page=4"]}\n'
+              b'{"id": "q3", "question": "Where is C?", "expected": ["doc-c"]}\n')
+QUESTIONS = {"q1": ["doc-a"], "q2": ["report.pdf#page=4"], "q3": ["doc-c"]}
+SETUPS = {
+    # results as units, best first: "doc" or "doc#page=N" (each becomes one chunk row)
+    "local.keyword.bm25": {"q1": ["doc-a", "doc-b"], "q2": ["report.pdf#page=2", "report.pdf#page=4"],
+                           "q3": ["doc-b"]},
+    "local.vector.bge-small": {"q1": ["doc-b", "doc-c", "doc-a"], "q2": ["report.pdf#page=4"],
+                               "q3": ["doc-c", "doc-a"]},
+    "local.hybrid.bge-small": None,  # failed
+}
+
+
+def build_report(run_id: str = "20261130T012433123Z-000001", *, created_at: str = "2026-11-30T01:24:33.123000Z",
+                 golden_raw: bytes = GOLDEN_RAW, questions: dict | None = None, setups: dict | None = None,
+                 by: str = "doc", depth: int = 20) -> dict:
+    """A small report in the store's format 1. Positions are found by a rule written out here
+    (a hit matches an expected "doc" by document, an expected "doc#page=N" by document and page),
+    so tests do not lean on ``evaluation.judging`` to make their inputs."""
+    import hashlib
+
+    from evaluation.metrics import Outcome, summarise
+
+    questions = QUESTIONS if questions is None else questions
+    setups = SETUPS if setups is None else setups
+    entries = []
+    for key, results in setups.items():
+        target, method = key.split(".")[:2]
+        entry = {"key": key, "target": target, "engine": "embedded", "method": method,
+                 "method_label": method.title(), "models": [], "ranks": {}, "results": {}, "times_ms": [],
+                 "error": None, "summary": None, "rank": None, "neighbours": []}
+        if results is None:
+            entry["error"] = "RuntimeError: the index is gone"
+            entries.append(entry)
+            continue
+        outcomes = []
+        for qid, expected in questions.items():
+            units = results.get(qid, [])
+            rows = []
+            for n, unit in enumerate(units):
+                doc, _, page = unit.partition("#page=")
+                rows.append([f"{doc}:{n}", doc, int(page) if page else None, round(1.0 - n / 100, 6)])
+            positions = sorted({next(i for i, row in enumerate(rows, 1) if _matches(row, e))
+                                for e in expected if any(_matches(row, e) for row in rows)})
+            entry["ranks"][qid] = positions[0] if positions else None
+            entry["results"][qid] = rows
+            outcomes.append(Outcome(qid, tuple(positions), len(expected)))
+        entry["times_ms"] = [5.0, 7.0, 6.0]
+        entry["summary"] = summarise(outcomes, entry["times_ms"])
+        entries.append(entry)
+    ran = sorted((e for e in entries if e["summary"]), key=lambda e: (-e["summary"]["counts"]["10"], e["key"]))
+    for rank, entry in enumerate(ran, start=1):
+        entry["rank"] = rank
+    return {
+        "format": 1, "id": run_id, "created_at": created_at,
+        "golden": {"source": "golden.jsonl", "sha256": hashlib.sha256(golden_raw).hexdigest(),
+                   "questions": len(questions), "labelled": len(questions), "unfilled": 0, "drafts": 0},
+        "collections": ["docs"], "depth": depth, "by": by,
+        "question_ids": list(questions),
+        "questions": [{"id": qid, "question": f"Question {qid}?", "expected": list(e)} for qid, e in questions.items()],
+        "rules": {"balance_points": 4, "time_points": 8},
+        "targets": {"local": {"name": "local", "engine": "embedded", "collection": "docs", "chunks": 9, "models": []}},
+        "missing": {},
+        "picks": {"finds_the_most": ran[0]["key"] if ran else None, "best_for_balance": None, "best_for_time": None},
+        "frontier": [e["key"] for e in ran],
+        "setups": entries,
+    }
+
+
+def _matches(row: list, expected: str) -> bool:
+    doc, _, page = expected.partition("#page=")
+    return row[1] == doc and (not page or row[2] == int(page))
+
+
+@pytest.fixture
+def make_report():
+    """``make_report(run_id=..., setups=..., questions=...)``: see ``build_report``."""
+    return build_report

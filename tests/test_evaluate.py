@@ -1,0 +1,143 @@
+"""evaluate() over hand-made targets: ranks, a failing setup, missing documents, selection, saving."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from evaluation.errors import UsageError
+from evaluation.evaluate import evaluate, select_setups
+from evaluation.golden import Question, read_golden
+from evaluation.target import Hit, Setup
+
+
+class ListTarget:
+    """A target whose setups return fixed result lists: enough to check the flow, not the engine."""
+
+    engine = "test"
+
+    def __init__(self, name, answers, held, broken=()):
+        self.name, self.answers, self.held, self.broken = name, answers, set(held), set(broken)
+        self.calls = []
+
+    def describe(self):
+        return {"name": self.name, "engine": self.engine, "collection": "docs", "chunks": 9, "models": []}
+
+    def setups(self):
+        return [Setup(self.name, self.engine, "keyword"), Setup(self.name, self.engine, "vector", ("m",)),
+                Setup(self.name, self.engine, "hybrid", ("m",))]
+
+    def _results(self, setup, question):
+        if setup.method in self.broken:
+            raise RuntimeError("the service said no")
+        docs = self.answers[setup.method].get(question, [])
+        return [Hit(id=f"{d}:0", doc_id=d, page=None, score=1.0 / (i + 1)) for i, d in enumerate(docs)]
+
+    def search(self, setup, question, depth):
+        self.calls.append(("search", setup.key, question))
+        return self._results(setup, question)[:depth]
+
+    def search_batch(self, setup, questions, depth):
+        self.calls.append(("batch", setup.key, tuple(questions)))
+        return [self._results(setup, q)[:depth] for q in questions]
+
+    def holds(self, doc_ids):
+        return {d for d in doc_ids if d in self.held}
+
+
+def write_golden(tmp_path, rows):
+    path = tmp_path / "golden.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def golden(tmp_path):
+    return write_golden(tmp_path, [
+        {"id": "a", "question": "where is alpha", "expected": ["alpha"]},
+        {"id": "b", "question": "where is beta", "expected": ["beta"]},
+        {"id": "c", "question": "where is gamma", "expected": ["gamma"]},
+    ])
+
+
+ANSWERS = {
+    "keyword": {"where is alpha": ["alpha"], "where is beta": ["x", "beta"], "where is gamma": []},
+    "vector": {"where is alpha": ["x", "y", "alpha"], "where is beta": ["beta"], "where is gamma": ["gamma"]},
+    "hybrid": {"where is alpha": ["alpha"], "where is beta": ["beta"], "where is gamma": ["gamma"]},
+}
+
+
+def test_every_setup_is_ranked_and_the_report_has_the_contracted_keys(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    report = evaluate(target, golden, timed=2)
+    assert set(report) >= {"format", "id", "created_at", "golden", "collections", "depth", "question_ids",
+                           "rules", "targets", "missing", "picks", "frontier", "by", "setups"}
+    assert report["format"] == 1 and report["question_ids"] == ["a", "b", "c"]
+    by_key = {s["key"]: s for s in report["setups"]}
+    assert by_key["t.keyword.bm25"]["ranks"] == {"a": 1, "b": 2, "c": None}
+    assert by_key["t.vector.m"]["ranks"] == {"a": 3, "b": 1, "c": 1}
+    assert by_key["t.hybrid.m"]["summary"]["counts"]["1"] == 3
+    assert report["picks"]["finds_the_most"] == "t.hybrid.m"
+    assert [s["rank"] for s in report["setups"]] == [1, 2, 3]
+    assert all(s["summary"]["timed"] == 2 and len(s["times_ms"]) == 2 for s in report["setups"])
+    assert set(report["setups"][0]) >= {"key", "target", "engine", "method", "method_label", "models", "ranks",
+                                        "times_ms", "error", "summary", "rank", "neighbours"}
+
+
+def test_one_warm_up_then_a_batch_then_timed_single_searches(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    evaluate(target, golden, only=["keyword"], timed=2)
+    kinds = [call[0] for call in target.calls]
+    assert kinds == ["search", "batch", "search", "search"]
+
+
+def test_a_failing_setup_is_reported_and_never_picked_and_the_others_run(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"hybrid"})
+    report = evaluate(target, golden)
+    broken = next(s for s in report["setups"] if s["key"] == "t.hybrid.m")
+    assert broken["error"] == "RuntimeError: the service said no"
+    assert broken["rank"] is None and broken["summary"] is None
+    assert "t.hybrid.m" not in report["picks"].values()
+    assert report["picks"]["finds_the_most"] == "t.vector.m"
+
+
+def test_a_missing_document_is_warned_at_once_and_kept_and_its_question_stays(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
+    warnings = []
+    report = evaluate(target, golden, warn=warnings.append)
+    assert report["missing"] == {"t": {"documents": ["gamma"], "questions": {"c": ["gamma"]}}}
+    assert any("gamma" in w and "c" in w for w in warnings)
+    assert report["question_ids"] == ["a", "b", "c"]
+
+
+def test_only_and_skip_select_setups_and_a_typo_is_named(golden):
+    target = ListTarget("t", ANSWERS, held=set())
+    assert [s.key for _, s in select_setups([target], only=["vector,hybrid"], skip=["hybrid"])] == ["t.vector.m"]
+    assert [s.key for _, s in select_setups([target], only=["t.*.m"], skip=())] == ["t.vector.m", "t.hybrid.m"]
+    with pytest.raises(UsageError, match='"hybird" matches no setup. Did you mean "hybrid"?'):
+        select_setups([target], only=["hybird"], skip=())
+
+
+def test_the_report_is_saved_with_its_golden_file(golden, tmp_path):
+    from evaluation.store import open_store
+
+    store = open_store(str(tmp_path / "store"))
+    report = evaluate(ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, save_to=store)
+    assert store.get("latest") == json.loads(json.dumps(report))
+    assert store.golden(report["golden"]["sha256"]) == golden.read_bytes()
+
+
+def test_judging_by_chunk_uses_chunk_ids(tmp_path):
+    path = write_golden(tmp_path, [{"id": "a", "question": "where is alpha", "expected": ["alpha:0"]}])
+    report = evaluate(ListTarget("t", ANSWERS, held={"alpha"}), path, by="chunk", only=["keyword"])
+    assert report["setups"][0]["ranks"] == {"a": 1}
+
+
+def test_two_runs_in_the_same_second_get_different_ids(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    from datetime import datetime, timezone
+
+    moment = datetime(2026, 11, 30, 1, 2, 3, tzinfo=timezone.utc)
+    first = evaluate(target, golden, only=["keyword"], created_at=moment)
+    second = evaluate(target, golden, only=["keyword"], created_at=moment)
+    assert first["id"] != second["id"]

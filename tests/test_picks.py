@@ -1,0 +1,95 @@
+"""Ranking and picks on hand-made setups: found@10 counts and median times written out."""
+import pytest
+
+from evaluation.picks import allowed_shortfall, choose_picks, frontier, neighbours, rank_setups
+
+
+def setup(key, found10, found1=0, median=10.0, questions=25, error=None, **shape):
+    entry = {"key": key, "target": shape.get("target", "local"), "engine": shape.get("engine", "embedded"),
+             "retrieval": shape.get("retrieval", "hybrid"), "ranker": shape.get("ranker"),
+             "models": shape.get("models", []), "error": error}
+    entry["summary"] = None if error else {
+        "questions": questions, "counts": {"1": found1, "3": found1, "5": found1, "10": found10, "20": found10},
+        "median_ms": median}
+    return entry
+
+
+def picks_of(setups, **rules):
+    return choose_picks(rank_setups(setups), **rules)
+
+
+def test_ranks_by_found_at_10_then_found_at_1_then_median_time_then_key():
+    setups = [setup("d", 20, 5, 1.0), setup("c", 21, 5, 9.0), setup("b", 21, 6, 9.0), setup("a", 21, 6, 9.0),
+              setup("e", 21, 6, 3.0)]
+    assert [s["key"] for s in rank_setups(setups)] == ["e", "a", "b", "c", "d"]
+    assert [s["rank"] for s in setups] == [5, 4, 3, 2, 1]
+
+
+def test_balance_is_inclusive_at_four_points_counted_in_whole_questions():
+    # 25 questions: 96% = 24/25 is the most, 92% = 23/25 is exactly 4 points (1 question) fewer.
+    setups = [setup("best", 24, median=100.0), setup("edge", 23, median=20.0), setup("below", 22, median=5.0)]
+    picks = picks_of(setups, balance=4, time_points=8)
+    assert allowed_shortfall(4, 25) == 1  # 4 * 25 / 100 = 1
+    assert picks["finds_the_most"] == "best"
+    assert picks["best_for_balance"] == "edge"
+    assert allowed_shortfall(8, 25) == 2  # 8 * 25 / 100 = 2: 22/25 is in
+    assert picks["best_for_time"] == "below"
+
+
+def test_points_that_do_not_make_a_whole_question_allow_none():
+    # 20 questions: 4 points is 0.8 of a question -> 0 questions allowed.
+    assert allowed_shortfall(4, 20) == 0
+    setups = [setup("best", 19, median=50.0, questions=20), setup("one-less", 18, median=1.0, questions=20)]
+    picks = picks_of(setups, balance=4, time_points=8)
+    assert picks["best_for_balance"] == "best"
+    assert allowed_shortfall(8, 20) == 1  # 8 * 20 / 100 = 1.6 -> 1
+    assert picks["best_for_time"] == "one-less"
+
+
+def test_shortfall_is_exact_at_fifty_questions():
+    assert allowed_shortfall(4, 50) == 2  # 4 * 50 / 100 = 2 exactly, no float drift
+
+
+def test_all_three_picks_may_be_one_setup():
+    picks = picks_of([setup("only", 10, median=3.0), setup("slow", 5, median=9.0)])
+    assert picks == {"finds_the_most": "only", "best_for_balance": "only", "best_for_time": "only"}
+
+
+def test_equal_times_within_reach_go_to_the_better_ranked_setup():
+    setups = [setup("top", 24, 10, median=8.0), setup("tied-b", 23, 9, median=2.0), setup("tied-a", 23, 9, median=2.0)]
+    picks = picks_of(setups)
+    assert picks["best_for_balance"] == "tied-a"  # same found and time: key breaks the tie in rank
+
+
+def test_a_failing_setup_is_never_ranked_nor_picked():
+    setups = [setup("broken", 0, error="RuntimeError: boom"), setup("works", 3, median=50.0)]
+    picks = picks_of(setups)
+    assert set(picks.values()) == {"works"}
+    assert setups[0]["rank"] is None
+
+
+def test_nothing_ran_means_no_picks():
+    assert picks_of([setup("broken", 0, error="x")]) == {
+        "finds_the_most": None, "best_for_balance": None, "best_for_time": None}
+
+
+def test_frontier_keeps_setups_nothing_beats_on_both_found_and_time():
+    setups = [setup("most", 24, median=100.0), setup("fast", 20, median=2.0), setup("dominated", 19, median=50.0),
+              setup("middle", 22, median=30.0)]
+    assert frontier(rank_setups(setups)) == ["most", "middle", "fast"]
+
+
+def test_neighbours_are_one_change_away():
+    hybrid_both = setup("local.hybrid.a+b", 1, models=["a", "b"])
+    hybrid_a = setup("local.hybrid.a", 1, models=["a"])
+    reranked = setup("local.hybrid_rerank.a+b", 1, models=["a", "b"], ranker="cross-encoder")
+    vector_both = setup("local.vector.a+b", 1, models=["a", "b"], retrieval="vector")
+    azure = setup("idx.hybrid.a+b", 1, models=["a", "b"], target="idx", engine="azure-ai-search")
+    everything = [hybrid_both, hybrid_a, reranked, vector_both, azure]
+    assert neighbours(hybrid_both, everything) == ["local.hybrid.a", "local.hybrid_rerank.a+b", "idx.hybrid.a+b"]
+    assert neighbours(hybrid_a, everything) == ["local.hybrid.a+b"]
+
+
+def test_negative_points_are_refused():
+    with pytest.raises(ValueError):
+        allowed_shortfall(-1, 10)

@@ -1,0 +1,209 @@
+"""The run store: the same rules in a folder and in a Blob container (Azurite)."""
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import re
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from evaluation.errors import StoreError
+from evaluation.sources import read_bytes
+from evaluation.store import LocalStore, check_run_id, new_run_id, open_store, report_bytes
+
+from conftest import GOLDEN_RAW
+
+T0 = datetime(2026, 11, 30, 1, 24, 33, 123456, tzinfo=timezone.utc)
+
+
+@pytest.fixture(params=["local", pytest.param("blob", marks=pytest.mark.azurite)])
+def store(request, tmp_path):
+    if request.param == "local":
+        (tmp_path / "store").mkdir()
+        return LocalStore(tmp_path / "store")
+    azurite = request.getfixturevalue("azurite")
+    # No connection string: an Azurite address signs in with the development account's key.
+    return open_store(azurite.address(azurite.new_container(), "team-a/evals"))
+
+
+def run_ids(count: int) -> list[str]:
+    """Ids a second apart, oldest first."""
+    rng = random.Random(3)
+    return [new_run_id(T0 + timedelta(seconds=n), rng) for n in range(count)]
+
+
+def kept_goldens(store) -> list[str]:
+    return sorted(store._list("golden_dataset/"))
+
+
+# -- round trip -----------------------------------------------------------------------------------
+
+def test_a_report_comes_back_exactly_as_it_was_saved(store, make_report):
+    report = make_report()
+    path = store.save(report, GOLDEN_RAW)
+
+    assert path.endswith(f"retrieval/runs/{report['id']}/report.json")
+    assert json.dumps(store.get(report["id"])) == json.dumps(report)
+    assert read_bytes(path) == report_bytes(report)  # the path returned is readable where it says
+
+
+def test_a_report_with_unicode_and_floats_round_trips(store, make_report):
+    report = make_report()
+    report["questions"][0]["question"] = "Où est l’index ? 指数"
+    report["setups"][0]["times_ms"] = [0.1 + 0.2, 1e-7, 12345.678901234]
+
+    store.save(report)
+
+    assert json.dumps(store.get(report["id"])) == json.dumps(report)
+
+
+# -- golden file ----------------------------------------------------------------------------------
+
+def test_the_golden_file_is_kept_once_per_version(store, make_report):
+    other_raw = GOLDEN_RAW + b'{"id": "q4", "question": "And D?", "expected": ["doc-d"]}\n'
+    first, second, third = run_ids(3)
+
+    store.save(make_report(first), GOLDEN_RAW)
+    store.save(make_report(second), GOLDEN_RAW)
+    store.save(make_report(third, golden_raw=other_raw), other_raw)
+
+    sha, other_sha = hashlib.sha256(GOLDEN_RAW).hexdigest(), hashlib.sha256(other_raw).hexdigest()
+    assert kept_goldens(store) == sorted([f"golden_dataset/{sha}.jsonl", f"golden_dataset/{other_sha}.jsonl"])
+    assert store.golden(sha) == GOLDEN_RAW
+    assert store.golden(other_sha) == other_raw
+
+
+def test_a_golden_file_that_does_not_match_the_report_is_refused_and_nothing_is_written(store, make_report):
+    report = make_report()
+
+    with pytest.raises(StoreError, match="hashes to"):
+        store.save(report, GOLDEN_RAW + b"\n")
+
+    assert store.ids() == []
+    assert kept_goldens(store) == []
+
+
+def test_a_golden_file_not_kept_is_a_sentence(store):
+    with pytest.raises(StoreError, match="keeps no golden file"):
+        store.golden("0" * 64)
+    with pytest.raises(StoreError, match="64 lowercase hex"):
+        store.golden("../../etc/passwd")
+
+
+# -- ids, latest, history -------------------------------------------------------------------------
+
+def test_ids_are_newest_first_and_latest_is_the_newest(store, make_report):
+    oldest, middle, newest = run_ids(3)
+    for run_id in (middle, newest, oldest):  # saved out of order
+        store.save(make_report(run_id))
+
+    assert store.ids() == [newest, middle, oldest]
+    assert store.get("latest")["id"] == newest
+
+
+def test_history_pages_through_runs_newest_first(store, make_report):
+    ids = run_ids(3)
+    for run_id in ids:
+        store.save(make_report(run_id))
+
+    first_page, second_page = store.history(limit=2), store.history(limit=2, offset=2)
+
+    assert [row["id"] for row in first_page] == [ids[2], ids[1]]
+    assert [row["id"] for row in second_page] == [ids[0]]
+    assert store.history(limit=2, offset=3) == []
+    row = first_page[0]
+    assert row["golden"] == {"sha256": hashlib.sha256(GOLDEN_RAW).hexdigest(), "source": "golden.jsonl",
+                             "questions": 3}
+    assert row["collections"] == ["docs"]
+    # bm25 finds q1 and q2 in its top 10 (2), the vector setup all three (3), the hybrid failed.
+    assert row["found_10"] == {"local.keyword.bm25": 2, "local.vector.bge-small": 3, "local.hybrid.bge-small": None}
+
+
+def test_a_run_id_is_saved_once_and_never_overwritten(store, make_report):
+    report = make_report()
+    store.save(report)
+    changed = make_report()
+    changed["depth"] = 5
+
+    with pytest.raises(StoreError, match="already in the store"):
+        store.save(changed)
+
+    assert store.get(report["id"])["depth"] == 20
+
+
+def test_an_unknown_run_names_the_store_and_suggests_runs_list(store, make_report):
+    store.save(make_report("20261130T012433123Z-000001"))
+
+    with pytest.raises(StoreError) as caught:
+        store.get("20261130T012433123Z-000002")
+
+    message = str(caught.value)
+    assert store.address in message
+    assert "runs list" in message
+    assert "Did you mean 20261130T012433123Z-000001?" in message
+
+
+def test_latest_in_an_empty_store_is_a_sentence(store):
+    with pytest.raises(StoreError, match="holds no runs yet"):
+        store.get("latest")
+
+
+@pytest.mark.parametrize("bad", ["a/b", "a\\b", ".x", "..", "", "latest", "a b"])
+def test_ids_that_could_leave_their_folder_are_refused_everywhere(store, make_report, bad):
+    with pytest.raises(StoreError):
+        check_run_id(bad)
+    with pytest.raises(StoreError):
+        store.save(make_report(bad))
+    if bad != "latest":
+        with pytest.raises(StoreError):
+            store.get(bad)
+    assert store.ids() == []
+
+
+def test_a_report_that_is_not_plain_json_is_refused(store, make_report):
+    report = make_report()
+    report["setups"][0]["summary"]["mrr"] = float("nan")
+
+    with pytest.raises(StoreError, match="not plain JSON"):
+        store.save(report)
+
+
+# -- run ids --------------------------------------------------------------------------------------
+
+def test_a_run_id_is_the_time_to_the_millisecond_and_random_hex():
+    assert new_run_id(T0, random.Random(0)) == f"20261130T012433123Z-{random.Random(0).getrandbits(24):06x}"
+    assert re.fullmatch(r"\d{8}T\d{9}Z-[0-9a-f]{6}", new_run_id(T0))
+
+
+def test_two_run_ids_made_in_the_same_second_differ_and_sort_by_time():
+    rng = random.Random(1)
+    same_moment = [new_run_id(T0, rng), new_run_id(T0, rng)]
+    later_in_the_second = new_run_id(T0 + timedelta(milliseconds=1), rng)
+
+    assert same_moment[0] != same_moment[1]
+    assert new_run_id(T0) != new_run_id(T0)  # from secrets: 24 random bits each
+    assert max(same_moment) < later_in_the_second
+
+
+def test_a_run_id_is_made_in_utc_whatever_the_zone_given():
+    paris = timezone(timedelta(hours=1))
+    assert new_run_id(T0.astimezone(paris), random.Random(0)) == new_run_id(T0, random.Random(0))
+
+
+# -- local specifics ------------------------------------------------------------------------------
+
+def test_a_missing_local_store_folder_is_a_sentence(tmp_path):
+    with pytest.raises(StoreError, match="folder does not exist"):
+        LocalStore(tmp_path / "nowhere").ids()
+
+
+def test_saving_creates_the_local_folder_and_leaves_no_temporary_files(tmp_path, make_report):
+    store = open_store(str(tmp_path / "new"))
+    report = make_report()
+
+    store.save(report, GOLDEN_RAW)
+
+    files = sorted(p.relative_to(tmp_path / "new").as_posix() for p in (tmp_path / "new").rglob("*") if p.is_file())
+    assert files == [f"golden_dataset/{report['golden']['sha256']}.jsonl", f"retrieval/runs/{report['id']}/report.json"]
