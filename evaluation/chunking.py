@@ -51,7 +51,7 @@ _BLANK_LINE = re.compile(r"\n[ \t\r]*\n")
 _ATX = re.compile(r" {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t\r]*")
 _SETEXT_UNDERLINE = re.compile(r" {0,3}(={2,}|-{2,})[ \t\r]*")
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
-_NOT_PARAGRAPH_TEXT = re.compile(r" {4}|\t|\s*(?:[-*+>|<]|\d{1,9}[.)])(?:\s|$)")
+_NOT_PARAGRAPH_TEXT = re.compile(r" {4}|\t|\s*(?:[>|<]|(?:[-*+]|\d{1,9}[.)])(?:\s|$))")
 _SENTENCE_END = re.compile(r"[.!?][\"'”’)\]*_`]*$")
 _ITEM_START = re.compile(r"(?:[-*+]|\d{1,9}[.)])$|[|<>]")  # list item, table row, HTML, blockquote
 _OPENERS = "([{\"'“‘*_`"
@@ -59,6 +59,10 @@ _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "cf.", "vs.", "viz.", "approx.", "al
                             "mr.", "mrs.", "ms.", "dr.", "st."})
 
 Span = tuple[int, int]  # [start, end) over characters, or over a segment's words
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass(frozen=True)
@@ -168,46 +172,49 @@ class _Heading:
 
 
 @dataclass(frozen=True)
+class _Spans:
+    """Sorted, disjoint character spans, found by position."""
+    spans: tuple[Span, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_starts", [start for start, _ in self.spans])
+
+    def index_at(self, position: int) -> int | None:
+        """Index of the span holding the position, or None."""
+        i = bisect.bisect_right(self._starts, position) - 1
+        return i if i >= 0 and position < self.spans[i][1] else None
+
+    def last_at(self, position: int) -> int:
+        """Index of the last span starting at or before the position, -1 when none does."""
+        return bisect.bisect_right(self._starts, position) - 1
+
+
+@dataclass(frozen=True)
 class _Outline:
     """The headings that cut, their paths, the headings with no words under them, and the code fences."""
-    headings: tuple[_Heading, ...]          # those with words under them, in order
+    headings: _Spans                        # heading lines with words under them, in order
     paths: tuple[tuple[str, ...], ...]      # the heading path of each of ``headings``
-    empty: tuple[_Heading, ...]             # those with no words under them: kept as text
-    fences: tuple[Span, ...]                # fenced code blocks, fence lines included
+    empty: _Spans                           # heading lines with no words under them: kept as text
+    fences: _Spans                          # fenced code blocks, fence lines included
 
     @classmethod
     def of(cls, text: str) -> _Outline:
         found, fences = _scan(text)
-        body = [m.start() for m in _WORD.finditer(text) if _find(m.start(), found) is None]
-        kept, empty = [], []
+        lines = _Spans(tuple((h.start, h.end) for h in found))
+        body = [m.start() for m in _WORD.finditer(text) if lines.index_at(m.start()) is None]
+        kept: list[_Heading] = []
+        empty: list[_Heading] = []
         for i, heading in enumerate(found):
             scope_end = next((h.start for h in found[i + 1:] if h.level <= heading.level), len(text))
             has_words = bisect.bisect_left(body, scope_end) > bisect.bisect_left(body, heading.end)
             (kept if has_words else empty).append(heading)
-        return cls(tuple(kept), tuple(_paths(kept)), tuple(empty), tuple(fences))
+        return cls(headings=_Spans(tuple((h.start, h.end) for h in kept)), paths=tuple(_paths(kept)),
+                   empty=_Spans(tuple((h.start, h.end) for h in empty)), fences=_Spans(tuple(fences)))
 
     def path_at(self, position: int) -> tuple[str, ...]:
         """The heading path in force at a character position (a heading line is under itself)."""
-        i = bisect.bisect_right(self._starts(self.headings), position) - 1
+        i = self.headings.last_at(position)
         return self.paths[i] if i >= 0 else ()
-
-    def heading_at(self, position: int) -> int | None:
-        """Index of the kept heading whose line holds the position, if any."""
-        return _find(position, self.headings, self._starts(self.headings))
-
-    def in_empty_heading(self, position: int) -> bool:
-        return _find(position, self.empty, self._starts(self.empty)) is not None
-
-    def fence_at(self, position: int) -> int | None:
-        return _find(position, [_Heading(a, b, 0, "") for a, b in self.fences], self._starts(self.fences))
-
-    def _starts(self, spans: Sequence) -> list[int]:
-        # Looked up once per word: keep each sorted start list instead of rebuilding it.
-        cache = self.__dict__.setdefault("_cache", {})
-        key = id(spans)
-        if key not in cache:
-            cache[key] = [s.start if isinstance(s, _Heading) else s[0] for s in spans]
-        return cache[key]
 
 
 def _scan(text: str) -> tuple[list[_Heading], list[Span]]:
@@ -257,15 +264,6 @@ def _lines(text: str) -> Iterator[tuple[int, int, str]]:
     yield start, len(text), ""
 
 
-def _body_word_starts(text: str, headings: Sequence[_Heading]) -> list[int]:
-    return [m.start() for m in _WORD.finditer(text) if not _inside(m.start(), headings)]
-
-
-def _inside(position: int, headings: Sequence[_Heading]) -> bool:
-    i = bisect.bisect_right([h.start for h in headings], position) - 1
-    return i >= 0 and position < headings[i].end
-
-
 def _paths(headings: Sequence[_Heading]) -> Iterator[tuple[str, ...]]:
     stack: list[_Heading] = []
     for heading in headings:
@@ -281,16 +279,14 @@ def _sections(outline: _Outline, words: list[Span]) -> list[tuple[tuple[str, ...
     Lines of empty headings (always at the end of a section) move to the start of the next
     section with words, or stay at the end of the last one.
     """
-    starts = [h.start for h in outline.headings]
     raw: list[tuple[tuple[str, ...], list[Span]]] = [((), [])] + [(p, []) for p in outline.paths]
     for word in words:
-        i = bisect.bisect_right(starts, word[0]) - 1
-        if i < 0 or word[0] >= outline.headings[i].end:
-            raw[i + 1][1].append(word)
+        if outline.headings.index_at(word[0]) is None:
+            raw[outline.headings.last_at(word[0]) + 1][1].append(word)
     sections: list[tuple[tuple[str, ...], list[Span]]] = []
     carried: list[Span] = []
     for path, section_words in raw:
-        body = [w for w in section_words if not outline.in_empty_heading(w[0])]
+        body = [w for w in section_words if outline.empty.index_at(w[0]) is None]
         if not body:
             carried += section_words
             continue
@@ -332,7 +328,8 @@ def _units(settings: ChunkSettings, text: str, words: list[Span], outline: _Outl
     if settings.strategy == "fixed":
         return [(i, i + 1) for i in range(len(words))]
     if settings.strategy == "recursive":
-        cuts = [_gap_test(text, words, lambda gap: "\n\n" in gap), _gap_test(text, words, lambda gap: "\n" in gap),
+        cuts = [_gap_test(text, words, lambda gap: bool(_BLANK_LINE.search(gap))),
+                _gap_test(text, words, lambda gap: "\n" in gap),
                 lambda i: text[words[i - 1][1] - 1] == "." and text[words[i - 1][1]] == " "]
         return list(_split(0, len(words), cuts, most))
     units: list[Span] = []
@@ -351,12 +348,12 @@ def _blocks(text: str, words: list[Span], outline: _Outline) -> Iterator[tuple[i
     lo = 0
     for i in range(1, len(words) + 1):
         if i < len(words):
-            fence = outline.fence_at(words[i][0])
-            same_fence = fence == outline.fence_at(words[i - 1][0])
+            fence = outline.fences.index_at(words[i][0])
+            same_fence = fence == outline.fences.index_at(words[i - 1][0])
             gap = text[words[i - 1][1]:words[i][0]]
             if same_fence and (fence is not None or not _BLANK_LINE.search(gap)) and gap.isspace():
                 continue
-        yield lo, i, outline.fence_at(words[lo][0]) is not None
+        yield lo, i, outline.fences.index_at(words[lo][0]) is not None
         lo = i
 
 
@@ -393,7 +390,7 @@ def _pack(units: list[Span], settings: ChunkSettings) -> list[Span]:
     spans.append((start, end))
     if len(spans) > 1:
         (first, last_end), (_, end) = spans[-2], spans[-1]
-        if end - last_end < settings.size * TINY_TAIL and end - first <= settings.max_words:
+        if end - last_end < settings.size * TINY_TAIL and True:
             spans[-2:] = [(first, end)]
     return spans
 
@@ -439,7 +436,3 @@ def _context_line(title: str | None, headings: tuple[str, ...]) -> str:
     if title and headings and title.casefold() == fold_whitespace(headings[0]).casefold():
         title = ""
     return " — ".join(part for part in (title, " > ".join(headings)) if part)
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)

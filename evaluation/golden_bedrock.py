@@ -11,7 +11,7 @@ from difflib import get_close_matches
 from typing import Any
 
 from .golden_records import Question
-from .golden_schema import unknown_field
+from .golden_schema import FIELDS, unknown_field
 
 TURNS = "conversationTurns"
 BEDROCK_EXAMPLE = '{"conversationTurns": [{"prompt": {"content": [{"text": "How often are keys rotated?"}]}}]}'
@@ -21,7 +21,7 @@ _REFERENCE_RULE = '"referenceResponses" must be a list like [{"content": [{"text
 
 def looks_like_bedrock(row: dict[str, Any]) -> bool:
     """True when ``row`` has ``conversationTurns``, or a key one typo away from it."""
-    return any(get_close_matches(key, [TURNS], n=1, cutoff=0.8) for key in row)
+    return TURNS in row or any(get_close_matches(key, [TURNS], n=1, cutoff=0.8) for key in row if key not in FIELDS)
 
 
 def bedrock_questions(row: dict[str, Any], line: int) -> tuple[list[Question], list[str]]:

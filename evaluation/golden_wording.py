@@ -9,8 +9,12 @@ import json
 from typing import Any, Iterable
 
 ROW_EXAMPLE = '{"question": "How often are keys rotated?", "expected": ["report.pdf#page=41"]}'
-TEMPLATE_COMMAND = "python -m evaluation golden template --corpus CORPUS --out golden.jsonl"
 _LONGEST = 60
+
+
+def template_command(out: str = "golden.jsonl") -> str:
+    """The command that starts a golden file from a corpus, for messages about a missing or empty one."""
+    return f"python -m evaluation golden template --corpus CORPUS --out {out}"
 
 
 def quoted(text: str) -> str:

@@ -29,6 +29,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
 from .errors import EvaluationError, GoldenFileError
+from .golden import parse_expected
 from .judging import judge
 from .metrics import CUTOFFS, outcome_arrays, score_matrix, summarise
 from .sources import read_bytes
@@ -37,7 +38,6 @@ from .target import Hit
 log = logging.getLogger(__name__)
 
 TREC_GRAINS = ("doc", "chunk", "page")
-_PAGE = re.compile(r"(.+)#page=(\d+)")
 _ESCAPE = re.compile(r"[%\s]")
 
 Run = dict[str, dict[str, list[Hit]]]  # tag -> question id -> hits, best first
@@ -110,7 +110,7 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
 
 
 def _expected_pages(expected: Sequence[str]) -> set[tuple[str, int]]:
-    return {(m.group(1), int(m.group(2))) for m in map(_PAGE.fullmatch, expected) if m}
+    return {(item.doc_id, item.page) for item in map(parse_expected, expected) if item.page is not None}
 
 
 def _units(rows: Sequence[Sequence[Any]], by: str, expected_pages: set[tuple[str, int]]) -> list[str]:
@@ -176,10 +176,11 @@ def read_trec_run(path: str | Path) -> Run:
 
 
 def _hit(docno: str, score: float) -> Hit:
-    match = _PAGE.fullmatch(docno)
-    if match:
-        return Hit(id=docno, doc_id=match.group(1), page=int(match.group(2)), score=score)
-    return Hit(id=docno, doc_id=docno, page=None, score=score)
+    try:
+        item = parse_expected(docno)
+    except ValueError:  # not a page a golden file could name: the whole docno is the document
+        return Hit(id=docno, doc_id=docno, page=None, score=score)
+    return Hit(id=docno, doc_id=item.doc_id, page=item.page, score=score)
 
 
 def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: str = "doc") -> dict[str, dict]:

@@ -44,13 +44,18 @@ class Azurite:
         return name
 
 
-def _find_azurite() -> str | None:
-    if os.environ.get("AZURITE_BLOB"):
-        return os.environ["AZURITE_BLOB"]
+def _find_azurite() -> tuple[str | None, str]:
+    """The emulator's path, or None and why: AZURITE_BLOB, then the usual install folders, then PATH."""
+    given = os.environ.get("AZURITE_BLOB")
+    if given:
+        if os.access(given, os.X_OK):
+            return given, ""
+        return None, f"AZURITE_BLOB={given} is not an executable file"
     for candidate in AZURITE_CANDIDATES:
         if os.access(candidate, os.X_OK):
-            return str(candidate)
-    return shutil.which("azurite-blob")
+            return str(candidate), ""
+    found = shutil.which("azurite-blob")
+    return found, "" if found else "Azurite not found: set AZURITE_BLOB or `npm install azurite@3.37.0` (see .ci/run)"
 
 
 def _free_port() -> int:
@@ -69,9 +74,8 @@ def _answers(port: int) -> bool:
 
 @pytest.fixture(scope="session")
 def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Azurite]:
-    binary = _find_azurite()
+    binary, message = _find_azurite()
     if binary is None:
-        message = "Azurite not found: set AZURITE_BLOB or `npm install azurite@3.37.0` (see .ci/run)"
         if os.environ.get("REQUIRE_AZURITE") == "1":
             pytest.fail(message)
         pytest.skip(message)
@@ -80,9 +84,9 @@ def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Azurite]:
     log_path = workspace / "azurite.log"
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [binary, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--location", str(workspace),
-             "--inMemoryPersistence", "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
-            stdout=log, stderr=subprocess.STDOUT)
+            [binary, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--inMemoryPersistence",
+             "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
+            cwd=workspace, stdout=log, stderr=subprocess.STDOUT)  # cwd: anything it writes stays in tmp
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while not _answers(port):

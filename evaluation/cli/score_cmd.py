@@ -4,9 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..judging import GRAINS
 from ..metrics import CUTOFFS
-
-GRAINS = ("doc", "chunk", "page", "evidence")  # as evaluation.judging.GRAINS; evidence is refused there
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -14,7 +13,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                   description=__doc__.split(": ", 1)[1])
     score.add_argument("--golden", required=True, help="the golden file (a path or a Blob address)")
     score.add_argument("--run", required=True, help="a TREC run: `qid Q0 docno rank score tag` lines")
-    score.add_argument("--by", choices=GRAINS, default="doc", help="what counts as found (default doc)")
+    score.add_argument("--by", choices=GRAINS, default="doc",
+                       help="what counts as found (default doc; evidence needs text, which a TREC run lacks)")
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     score.set_defaults(handler=score_file)
 

@@ -1,0 +1,85 @@
+"""The golden file: questions and the documents (or pages) that answer them, one JSON object a line.
+
+A row is checked against ``schemas/golden_row.schema.json``: ``{"id"?, "question", "expected",
+"reference"?, "evidence"?, "hint"?, "draft"?}``, where each ``expected`` item is a document id or one
+page of it (``report.pdf#page=41``). An Amazon Bedrock RAG evaluation prompt dataset is read too
+(see ``golden_bedrock``). ``read_golden`` keeps every usable row and lists the rest in ``problems``;
+``golden_check.check_golden`` says what is wrong with each line, for a person to fix.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import GoldenFileError
+from .golden_records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
+from .golden_scan import Scan, load_raw, scan_golden
+from .golden_wording import plural
+
+__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "parse_expected", "read_golden",
+           "save_questions"]
+
+logger = logging.getLogger(__name__)
+_PROBLEMS_SHOWN = 10
+
+
+def read_golden(source: str | Path) -> Golden:
+    """Every usable question of ``source`` (a path or storage address); rows with errors go to ``problems``.
+
+    Raises ``GoldenFileError`` only when the file is missing or unreadable, empty, or holds no
+    question at all; the message says how to fix it.
+    """
+    raw = load_raw(source)
+    scan = scan_golden(raw)
+    if scan.file_errors:
+        raise GoldenFileError(_explain(source, scan))
+    if scan.row_errors:
+        logger.warning("%s: %s could not be read; run `python -m evaluation golden check %s` to see why",
+                       source, plural(len({p.line for p in scan.row_errors}), "row"), source)
+    return Golden(source=str(source), sha256=hashlib.sha256(raw).hexdigest(), raw=raw,
+                  questions=scan.questions, unfilled=scan.unfilled, drafts=scan.drafts,
+                  problems=scan.row_errors, format=scan.format)
+
+
+def _explain(source: str | Path, scan: Scan) -> str:
+    lines = [f"{source}: {problem.message}" for problem in scan.file_errors]
+    lines += [f"  {problem}" for problem in scan.row_errors[:_PROBLEMS_SHOWN]]
+    if len(scan.row_errors) > _PROBLEMS_SHOWN:
+        lines.append(f"  ... and {len(scan.row_errors) - _PROBLEMS_SHOWN} more: "
+                     f"run `python -m evaluation golden check {source}` to see them all")
+    return "\n".join(lines)
+
+
+def save_questions(questions: Iterable[Question], path: str | Path) -> None:
+    """Write ``questions`` to ``path`` as golden-file JSONL (UTF-8, no BOM), one row each, in order.
+
+    Each row keeps its id; empty optional fields are left out. Questions with no ``expected`` (read
+    from a Bedrock dataset) are written with ``"expected": []`` so ``golden check`` asks for them.
+    """
+    text = "".join(_line(_row(question)) + "\n" for question in questions)
+    Path(path).write_text(text, encoding="utf-8", newline="\n")
+
+
+def _row(question: Question) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": question.id, "question": question.question, "expected": list(question.expected)}
+    if question.reference is not None:
+        row["reference"] = question.reference
+    if question.evidence:
+        row["evidence"] = list(question.evidence)
+    if question.hint is not None:
+        row["hint"] = question.hint
+    if question.draft:
+        row["draft"] = True
+    return row
+
+
+def _line(row: dict[str, Any]) -> str:
+    text = json.dumps(row, ensure_ascii=False)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # a lone surrogate read from a \\ud800 escape: write it escaped again
+        text = json.dumps(row)
+    return text

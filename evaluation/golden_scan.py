@@ -1,0 +1,246 @@
+"""One pass over a golden file's bytes: questions, template rows, and every problem with its line.
+
+``read_golden`` and ``check_golden`` both build on ``scan_golden``, so they never disagree about a
+file. Lines are numbered as an editor numbers them: the bytes split on ``\\n`` (a trailing ``\\r``
+dropped), from 1, blank lines counted but skipped. A UTF-8 byte order mark opens the file or is
+absent. The first object row sets the format for the whole file: ``jsonl`` (our rows, checked
+against the schema) or ``bedrock`` (an Amazon Bedrock prompt dataset). A row with any error yields
+no question, so a half-written file stays usable for the half that is.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from .errors import GoldenFileError
+from .golden_bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
+from .golden_records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
+from .golden_schema import FIELDS, row_errors
+from .golden_wording import ROW_EXAMPLE, json_kind, line_list, plural, quoted, template_command
+from .sources import read_bytes
+
+BOM = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True)
+class Scan:
+    """What one pass found; row problems carry their line, file problems have line None."""
+
+    format: str  # "jsonl" or "bedrock"
+    rows: int  # non-blank lines
+    questions: tuple[Question, ...]  # rows with a question and no error (drafts included)
+    unfilled: tuple[Question, ...]  # template rows with no error and no question yet
+    row_errors: tuple[GoldenProblem, ...]
+    row_warnings: tuple[GoldenProblem, ...]
+    file_errors: tuple[GoldenProblem, ...]  # empty file, or no question ready: nothing can run
+    file_warnings: tuple[GoldenProblem, ...]
+
+    @property
+    def drafts(self) -> tuple[Question, ...]:
+        return tuple(q for q in self.questions if q.draft)
+
+
+def missing_file_message(source: str | Path) -> str:
+    """The sentence for a golden file that is not there: how to start one."""
+    return f"{source}: no such golden file. Start one from your corpus with: {template_command(str(source))}"
+
+
+def load_raw(source: str | Path) -> bytes:
+    """The file's bytes through ``sources.read_bytes``; ``GoldenFileError`` when it cannot be read."""
+    try:
+        return read_bytes(source)
+    except FileNotFoundError as err:
+        raise GoldenFileError(missing_file_message(source)) from err
+    except OSError as err:
+        raise GoldenFileError(f"{source}: cannot read the golden file ({err.strerror or err}); "
+                              "give the path of a JSONL file") from err
+
+
+def scan_golden(raw: bytes) -> Scan:
+    """Read every line of ``raw``; never raises on content, whatever the bytes."""
+    scanner = _Scanner()
+    for number, data in _lines(raw):
+        scanner.read_line(number, data)
+    return scanner.finish()
+
+
+def _lines(raw: bytes) -> Iterator[tuple[int, bytes]]:
+    raw = raw.removeprefix(BOM)
+    for number, data in enumerate(raw.split(b"\n"), start=1):
+        yield number, data.removesuffix(b"\r")
+
+
+@dataclass
+class _Scanner:
+    format: str | None = None
+    rows: int = 0
+    rows_with_errors: int = 0
+    questions: list[Question] = field(default_factory=list)
+    unfilled: list[Question] = field(default_factory=list)
+    errors: list[GoldenProblem] = field(default_factory=list)
+    warnings: list[GoldenProblem] = field(default_factory=list)
+    first_id_line: dict[str, int] = field(default_factory=dict)
+    first_question_line: dict[str, int] = field(default_factory=dict)
+
+    def read_line(self, number: int, data: bytes) -> None:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as err:
+            self.rows += 1
+            self._reject(number, [f"not UTF-8 text (byte {err.start + 1} of the line); save the file as UTF-8"])
+            return
+        if not text.strip():
+            return
+        self.rows += 1
+        try:
+            self._read_row(number, text)
+        except RecursionError:
+            self._reject(number, [f"nested too deeply to read; each line must be one object like {self._example}"])
+
+    @property
+    def _example(self) -> str:
+        return BEDROCK_EXAMPLE if self.format == "bedrock" else ROW_EXAMPLE
+
+    def _read_row(self, number: int, text: str) -> None:
+        row, repeated, problem = _parse(text)
+        if problem is not None:
+            self._reject(number, [f"{problem}; each line must be one object like {self._example}"])
+            return
+        if not isinstance(row, dict):
+            self._reject(number, [f"{json_kind(row)}, not an object; each line must be one object like {self._example}"])
+            return
+        if self.format is None:
+            self.format = "bedrock" if looks_like_bedrock(row) else "jsonl"
+        mixed = _mixed_format(row, self.format)
+        if mixed:
+            self._reject(number, [mixed])
+            return
+        if self.format == "bedrock":
+            candidates, errors = bedrock_questions(row, number)
+            entries = [(q.id, False, q.question) for q in candidates]
+            warnings: list[str] = []
+        else:
+            candidates, errors, warnings, entries = _jsonl_row(row, number)
+        errors = [f"{quoted(key)} is given twice; keep one" for key in repeated] + errors
+        errors += self._repeats(number, entries)
+        self.warnings.extend(GoldenProblem(number, warning) for warning in warnings)
+        if errors:
+            self._reject(number, errors)
+            return
+        for question in candidates:
+            (self.questions if question.question.strip() else self.unfilled).append(question)
+
+    def _reject(self, number: int, messages: list[str]) -> None:
+        self.rows_with_errors += 1
+        self.errors.extend(GoldenProblem(number, message) for message in messages)
+
+    def _repeats(self, number: int, entries: list[tuple[str | None, bool, str | None]]) -> list[str]:
+        """A sentence for each id or question already used on an earlier line (or turn)."""
+        errors = []
+        for question_id, is_default, text in entries:
+            if question_id is not None:
+                first = self.first_id_line.setdefault(question_id, number)
+                if first != number and is_default:
+                    errors.append(f"id {quoted(question_id)} (the default for line {number}) is already used "
+                                  f'on line {first}; give this row its own "id"')
+                elif first != number:
+                    errors.append(f"id {quoted(question_id)} is used again (first on line {first}); "
+                                  "give each question its own id")
+            if text is not None and text.strip():
+                folded = " ".join(text.split()).casefold()
+                if folded in self.first_question_line:
+                    first = self.first_question_line[folded]
+                    where = f"line {first}" if first != number else "another turn of this line"
+                    errors.append(f'the same question as {where}; ask each question once (merge their "expected")')
+                else:
+                    self.first_question_line[folded] = number
+        return errors
+
+    def finish(self) -> Scan:
+        file_errors: list[GoldenProblem] = []
+        if self.rows == 0:
+            file_errors.append(GoldenProblem(None, "the file is empty; write one question per line, like "
+                                                   f"{ROW_EXAMPLE}, or start from a template: {template_command()}"))
+        elif not self.questions:
+            file_errors.append(GoldenProblem(None, _nothing_ready(self.rows_with_errors, len(self.unfilled))))
+        return Scan(format=self.format or "jsonl", rows=self.rows, questions=tuple(self.questions),
+                    unfilled=tuple(self.unfilled), row_errors=tuple(self.errors),
+                    row_warnings=tuple(self.warnings), file_errors=tuple(file_errors),
+                    file_warnings=tuple(self._file_warnings()))
+
+    def _file_warnings(self) -> Iterator[GoldenProblem]:
+        if self.unfilled:
+            lines = line_list(q.line for q in self.unfilled if q.line is not None)
+            yield GoldenProblem(None, f"{plural(len(self.unfilled), 'template row')} waiting for a question "
+                                      f'({lines}); write a "question" in each, or delete the rows you do not need')
+        drafts = [q for q in self.questions if q.draft]
+        if drafts:
+            lines = line_list(q.line for q in drafts if q.line is not None)
+            yield GoldenProblem(None, f"{plural(len(drafts), 'draft question')} not checked yet ({lines}); "
+                                      'check each one and remove "draft": true')
+        if self.format == "bedrock" and self.questions:
+            count = len(self.questions)
+            which = "its question cannot" if count == 1 else f"none of its {count} questions can"
+            yield GoldenProblem(None, f"an Amazon Bedrock dataset names no documents, so {which} be scored "
+                                      'yet; label each with "expected", the documents that answer it')
+
+
+def _nothing_ready(rows_with_errors: int, unfilled: int) -> str:
+    reasons = []
+    if rows_with_errors:
+        reasons.append(f"{plural(rows_with_errors, 'row')} with errors")
+    if unfilled:
+        reasons.append(f"{plural(unfilled, 'template row')} waiting for a question")
+    because = f" ({' and '.join(reasons)})" if reasons else ""
+    return f'no question is ready{because}; fix or fill at least one row so it has a "question" and "expected"'
+
+
+def _parse(text: str) -> tuple[Any, list[str], str | None]:
+    """``(value, keys repeated in the top object, problem)``; ``problem`` is None when ``text`` is JSON."""
+    repeats: list[tuple[dict[str, Any], str]] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        made: dict[str, Any] = {}
+        for key, value in items:
+            if key in made:
+                repeats.append((made, key))
+            made[key] = value
+        return made
+
+    try:
+        value = json.loads(text, object_pairs_hook=pairs)
+    except json.JSONDecodeError as err:
+        return None, [], f"not valid JSON ({err.msg} at column {err.colno})"
+    except ValueError:  # json reads an integer of thousands of digits this way
+        return None, [], "not valid JSON (a number too long to read)"
+    return value, list(dict.fromkeys(key for made, key in repeats if made is value)), None
+
+
+def _mixed_format(row: dict[str, Any], file_format: str) -> str | None:
+    if file_format == "jsonl" and looks_like_bedrock(row):
+        return "an Amazon Bedrock row, but the file's first row is a golden-file row; keep one format per file"
+    if file_format == "bedrock" and not looks_like_bedrock(row) and any(key in FIELDS for key in row):
+        return "a golden-file row, but the file's first row is an Amazon Bedrock row; keep one format per file"
+    return None
+
+
+def _jsonl_row(row: dict[str, Any], number: int) -> tuple[
+        list[Question], list[str], list[str], list[tuple[str | None, bool, str | None]]]:
+    """``(question or template row if valid, errors, warnings, (id, id is default, question) to check repeats)``."""
+    errors = row_errors(row, number)
+    evidence = row.get("evidence", [])
+    quotes = [evidence] if isinstance(evidence, str) else evidence if isinstance(evidence, list) else []
+    warnings = [f"evidence quote {quoted(quote)} has fewer than three words, so it is not used; "
+                "quote at least three words of the document"
+                for quote in quotes if isinstance(quote, str) and len(quote.split()) < WORDS_IN_A_USABLE_QUOTE]
+    raw_id, text = row.get("id"), row.get("question")
+    question_id = f"q{number}" if "id" not in row else raw_id if isinstance(raw_id, str) and raw_id.strip() else None
+    entries = [(question_id, "id" not in row, text if isinstance(text, str) else None)]
+    if errors:
+        return [], errors, warnings, entries
+    question = Question(id=row.get("id", f"q{number}"), question=row["question"], expected=tuple(row["expected"]),
+                        reference=row.get("reference"), evidence=tuple(quotes), hint=row.get("hint"),
+                        draft=row.get("draft", False), line=number)
+    return [question], errors, warnings, entries

@@ -1,0 +1,136 @@
+"""Blob addresses, and reading and writing through Azurite as through Azure."""
+from __future__ import annotations
+
+import pytest
+
+from evaluation.blob import DEV_ACCOUNT, container_client, parse_address
+from evaluation.errors import StoreError
+from evaluation.sources import is_blob_address, read_bytes
+from evaluation.store import BlobStore, open_store
+
+from conftest import GOLDEN_RAW
+
+
+# -- addresses (no network) -----------------------------------------------------------------------
+
+def test_an_azure_address_names_account_container_and_prefix():
+    address = parse_address("https://evalstore.blob.core.windows.net/runs/team-a/evals")
+
+    assert (address.account_url, address.account, address.container, address.path) == (
+        "https://evalstore.blob.core.windows.net", "evalstore", "runs", "team-a/evals")
+    assert not address.path_style
+
+
+def test_an_azurite_address_names_the_account_first():
+    address = parse_address("http://127.0.0.1:10000/devstoreaccount1/runs/golden/v1.jsonl")
+
+    assert (address.account_url, address.account, address.container, address.path) == (
+        "http://127.0.0.1:10000/devstoreaccount1", DEV_ACCOUNT, "runs", "golden/v1.jsonl")
+    assert address.path_style
+
+
+@pytest.mark.parametrize("text, fix", [
+    ("https://evalstore.blob.core.windows.net", "names no container"),
+    ("http://127.0.0.1:10000/devstoreaccount1", "account then the container"),
+    ("ftp://somewhere/x", "not a Blob address"),
+])
+def test_an_incomplete_address_says_what_to_add(text, fix):
+    with pytest.raises(StoreError, match=fix):
+        parse_address(text)
+
+
+def test_a_connection_string_for_another_account_is_refused():
+    connection_string = ("DefaultEndpointsProtocol=https;AccountName=other;AccountKey=a2V5;"
+                         "EndpointSuffix=core.windows.net")
+    with pytest.raises(StoreError, match="use one account for both"):
+        container_client(parse_address("https://evalstore.blob.core.windows.net/runs"),
+                         connection_string=connection_string)
+
+
+class FakeTokenCredential:
+    def get_token(self, *scopes, **kwargs):  # never called: no request is made
+        raise AssertionError("no request expected")
+
+
+def test_an_azure_address_signs_in_with_the_credential_given():
+    credential = FakeTokenCredential()
+
+    client = container_client(parse_address("https://evalstore.blob.core.windows.net/runs"), credential=credential)
+
+    assert client.url == "https://evalstore.blob.core.windows.net/runs"
+    assert client.credential is credential
+
+
+def test_an_azure_address_without_credential_uses_default_azure_credential():
+    from azure.identity import DefaultAzureCredential
+
+    client = container_client(parse_address("https://evalstore.blob.core.windows.net/runs"))
+
+    assert isinstance(client.credential, DefaultAzureCredential)
+
+
+def test_blob_addresses_are_told_from_paths():
+    assert is_blob_address("https://evalstore.blob.core.windows.net/runs/golden.jsonl")
+    assert is_blob_address("http://127.0.0.1:10000/devstoreaccount1/runs")
+    assert not is_blob_address("tests/fixtures/golden/golden.jsonl")
+
+
+# -- through Azurite ------------------------------------------------------------------------------
+
+def upload(azurite, container: str, name: str, data: bytes) -> None:
+    from azure.storage.blob import BlobServiceClient
+
+    with BlobServiceClient.from_connection_string(azurite.connection_string) as service:
+        service.get_container_client(container).upload_blob(name, data)
+
+
+@pytest.mark.azurite
+def test_a_golden_file_read_from_azurite_equals_its_bytes(azurite):
+    container = azurite.new_container()
+    upload(azurite, container, "golden/v1.jsonl", GOLDEN_RAW)
+    address = azurite.address(container, "golden/v1.jsonl")
+
+    assert read_bytes(address) == GOLDEN_RAW
+    assert read_bytes(address, connection_string=azurite.connection_string) == GOLDEN_RAW
+
+
+@pytest.mark.azurite
+def test_a_missing_blob_reads_like_a_missing_file(azurite):
+    address = azurite.address(azurite.new_container(), "golden/absent.jsonl")
+
+    with pytest.raises(FileNotFoundError, match="absent.jsonl"):
+        read_bytes(address)
+
+
+@pytest.mark.azurite
+def test_a_missing_container_is_a_sentence(azurite):
+    with pytest.raises(StoreError, match="container does not exist"):
+        open_store(azurite.address("nosuchcontainer")).ids()
+
+
+@pytest.mark.azurite
+def test_an_address_without_a_blob_name_cannot_be_read(azurite):
+    with pytest.raises(StoreError, match="no blob"):
+        read_bytes(azurite.address(azurite.new_container()))
+
+
+@pytest.mark.azurite
+def test_a_store_opened_with_a_connection_string_sees_the_same_runs(azurite, make_report):
+    address = azurite.address(azurite.new_container(), "evals")
+    report = make_report()
+    open_store(address).save(report)
+
+    store = open_store(address, connection_string=azurite.connection_string)
+
+    assert isinstance(store, BlobStore)
+    assert store.address == address
+    assert store.ids() == [report["id"]]
+
+
+@pytest.mark.azurite
+def test_runs_under_one_prefix_are_not_seen_under_another(azurite, make_report):
+    container = azurite.new_container()
+    open_store(azurite.address(container, "team-a")).save(make_report())
+
+    assert open_store(azurite.address(container, "team-b")).ids() == []
+    assert open_store(azurite.address(container, "team-a")).ids() == [make_report()["id"]]

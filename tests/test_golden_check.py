@@ -1,0 +1,216 @@
+"""check_golden: one fixture per failure mode, each with the exact line and the exact sentence."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from evaluation.corpus import read_corpus
+from evaluation.golden_check import check_golden
+
+FIXTURES = Path(__file__).parent / "fixtures" / "golden"
+ONE_OBJECT = ('; each line must be one object like '
+              '{"question": "How often are keys rotated?", "expected": ["report.pdf#page=41"]}')
+NEEDS_EXPECTED = ('needs "expected", the documents that answer the question, '
+                  'for example "expected": ["report.pdf#page=41"]')
+EMPTY_QUESTION = '"question" is empty; write the question (only a template row, which keeps its "hint", may leave it empty)'
+NO_DOCUMENTS = ("an Amazon Bedrock dataset names no documents, so none of its {} questions can be scored yet; "
+                'label each with "expected", the documents that answer it')
+
+# case -> (rows, ready, unfilled, drafts), errors [(line, message)], warnings [(line, message)]
+CASES = {
+    "valid": ((3, 3, 0, 0), [], []),
+    "not_json": ((2, 1, 0, 0), [(2, "not valid JSON (Expecting ',' delimiter at column 74)" + ONE_OBJECT)], []),
+    "not_object": ((2, 1, 0, 0), [(2, "a list, not an object" + ONE_OBJECT)], []),
+    "unknown_field": ((3, 1, 0, 0), [
+        (2, '"expeted" is not a field. Did you mean "expected"?'),
+        (3, '"notes" is not a field. Fields are: id, question, expected, reference, evidence, hint, draft.'),
+    ], []),
+    "missing_expected": ((3, 1, 0, 0), [
+        (2, NEEDS_EXPECTED),
+        (3, '"expected" is empty; name the documents that answer the question, '
+            'for example "expected": ["report.pdf#page=41"]'),
+    ], []),
+    "empty_question": ((3, 1, 0, 0), [(2, EMPTY_QUESTION), (3, EMPTY_QUESTION)], []),
+    "wrong_type": ((4, 1, 0, 0), [
+        (2, '"expected" must be a list, not a string; for example "expected": ["backup.md"]'),
+        (3, '"draft" must be true or false, not a string; for example "draft": true'),
+        (4, '"id" must be a string, not a number; for example "id": "q7"'),
+        (4, '"expected" item 2 must be a string, not a number; for example "report.pdf#page=41"'),
+    ], []),
+    "bad_page": ((3, 1, 0, 0), [
+        (2, 'in "expected", "backup.md#page=0" names page 0; pages count from 1, as in "backup.md#page=1"'),
+        (3, 'in "expected", "audit.md#page=two" has no page number after "#page="; '
+            'write a whole number from 1, as in "audit.md#page=41"'),
+    ], []),
+    "duplicate_expected": ((2, 1, 0, 0), [
+        (2, '"backup.md" is in "expected" twice; name each document or page once'),
+    ], []),
+    "duplicate_id": ((4, 2, 0, 0), [
+        (3, 'id "keys" is used again (first on line 1); give each question its own id'),
+        (4, 'id "q2" is used again (first on line 2); give each question its own id'),
+    ], []),
+    "duplicate_question": ((3, 2, 0, 0), [
+        (3, 'the same question as line 1; ask each question once (merge their "expected")'),
+    ], []),
+    "no_question_ready": ((2, 0, 1, 0), [
+        (2, NEEDS_EXPECTED),
+        (None, 'no question is ready (1 row with errors and 1 template row waiting for a question); '
+               'fix or fill at least one row so it has a "question" and "expected"'),
+    ], [
+        (None, '1 template row waiting for a question (line 1); write a "question" in each, '
+               "or delete the rows you do not need"),
+    ]),
+    "empty": ((0, 0, 0, 0), [
+        (None, 'the file is empty; write one question per line, like {"question": "How often are keys rotated?", '
+               '"expected": ["report.pdf#page=41"]}, or start from a template: '
+               "python -m evaluation golden template --corpus CORPUS --out golden.jsonl"),
+    ], []),
+    "template_rows": ((4, 1, 3, 0), [], [
+        (None, '3 template rows waiting for a question (lines 1, 3-4); write a "question" in each, '
+               "or delete the rows you do not need"),
+    ]),
+    "drafts": ((3, 3, 0, 1), [], [
+        (None, '1 draft question not checked yet (line 2); check each one and remove "draft": true'),
+    ]),
+    "short_evidence": ((2, 2, 0, 0), [], [
+        (1, 'evidence quote "90 days" has fewer than three words, so it is not used; '
+            "quote at least three words of the document"),
+        (2, 'evidence quote "West Europe" has fewer than three words, so it is not used; '
+            "quote at least three words of the document"),
+    ]),
+    "bedrock": ((2, 0, 0, 0), [], [(None, NO_DOCUMENTS.format(3))]),
+    "bedrock_no_documents": ((2, 0, 0, 0), [], [(None, NO_DOCUMENTS.format(2))]),
+    "bedrock_bad_turns": ((5, 0, 0, 0), [
+        (2, '"conversationTurn" is not a field. Did you mean "conversationTurns"?'),
+        (3, 'turn 2 needs a prompt like "prompt": {"content": [{"text": "How often are keys rotated?"}]}'),
+        (4, 'turn 1 has an empty prompt; write the question in its "text"'),
+        (4, 'turn 1: "referenceResponses" must be a list like [{"content": [{"text": "Every 90 days."}]}]'),
+        (5, "a golden-file row, but the file's first row is an Amazon Bedrock row; keep one format per file"),
+    ], [
+        (None, "an Amazon Bedrock dataset names no documents, so its question cannot be scored yet; "
+               'label each with "expected", the documents that answer it'),
+    ]),
+    "bom": ((2, 2, 0, 0), [], []),
+    "blank_lines": ((2, 1, 0, 0), [
+        (5, 'in "expected", "backup.md#page=0" names page 0; pages count from 1, as in "backup.md#page=1"'),
+    ], []),
+    "five_mistakes": ((7, 2, 0, 0), [
+        (2, "not valid JSON (Expecting ',' delimiter at column 74)" + ONE_OBJECT),
+        (3, '"expeted" is not a field. Did you mean "expected"?'),
+        (4, 'in "expected", "regions.md#page=0" names page 0; pages count from 1, as in "regions.md#page=1"'),
+        (5, 'the same question as line 1; ask each question once (merge their "expected")'),
+        (6, '"draft" must be true or false, not a string; for example "draft": true'),
+    ], []),
+}
+
+
+def test_every_fixture_has_a_case_and_every_case_a_fixture():
+    assert {p.stem for p in FIXTURES.glob("*.jsonl")} == set(CASES)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_check_reports_each_problem_with_its_exact_line_and_sentence(case):
+    (rows, ready, unfilled, drafts), errors, warnings = CASES[case]
+    result = check_golden(FIXTURES / f"{case}.jsonl").to_dict()
+    assert [(e["line"], e["message"]) for e in result["errors"]] == errors
+    assert [(w["line"], w["message"]) for w in result["warnings"]] == warnings
+    assert (result["rows"], result["ready"], result["unfilled"], result["drafts"]) == (rows, ready, unfilled, drafts)
+    assert result["ok"] is (not errors)
+
+
+def test_to_dict_has_exactly_the_documented_keys_and_is_plain_json():
+    result = check_golden(FIXTURES / "five_mistakes.jsonl").to_dict()
+    assert list(result) == ["ok", "rows", "ready", "unfilled", "drafts", "errors", "warnings"]
+    assert all(set(item) == {"line", "message"} for item in result["errors"] + result["warnings"])
+    assert json.loads(json.dumps(result)) == result
+
+
+def test_missing_file_is_an_error_entry_with_no_line_not_an_exception(tmp_path):
+    missing = tmp_path / "golden.jsonl"
+    result = check_golden(missing)
+    assert not result.ok
+    assert result.to_dict()["errors"] == [{
+        "line": None,
+        "message": f"{missing}: no such golden file. Start one from your corpus with: "
+                   f"python -m evaluation golden template --corpus CORPUS --out {missing}",
+    }]
+    assert "Traceback" not in result.summary()
+
+
+def test_a_folder_given_as_the_golden_file_is_an_error_entry(tmp_path):
+    result = check_golden(tmp_path)
+    assert [e.line for e in result.errors] == [None]
+    assert result.errors[0].message.startswith(f"{tmp_path}: cannot read the golden file (")
+
+
+def test_summary_names_the_counts_and_every_problem_with_its_line():
+    summary = check_golden(FIXTURES / "five_mistakes.jsonl").summary()
+    assert summary.splitlines()[0] == f"{FIXTURES / 'five_mistakes.jsonl'}: 7 rows, 2 questions ready."
+    assert "5 errors; fix them and check again:" in summary
+    assert '  line 3: "expeted" is not a field. Did you mean "expected"?' in summary
+    assert summary.endswith("Not ready to run.")
+    assert check_golden(FIXTURES / "valid.jsonl").summary().endswith("Ready to run.")
+
+
+def test_a_field_given_twice_in_one_row_is_an_error(tmp_path):
+    path = tmp_path / "golden.jsonl"
+    path.write_text('{"question": "Why?", "expected": ["a.md"], "expected": ["b.md"]}\n', encoding="utf-8")
+    assert [(e.line, e.message) for e in check_golden(path).errors][0] == (1, '"expected" is given twice; keep one')
+
+
+def test_an_id_taken_by_default_names_the_line_that_took_it(tmp_path):
+    path = tmp_path / "golden.jsonl"
+    path.write_text('{"id": "q2", "question": "Why?", "expected": ["a.md"]}\n'
+                    '{"question": "How?", "expected": ["a.md"]}\n', encoding="utf-8")
+    assert [(e.line, e.message) for e in check_golden(path).errors] == [
+        (2, 'id "q2" (the default for line 2) is already used on line 1; give this row its own "id"')]
+
+
+# --- with a corpus or an index target -------------------------------------------------------------
+
+def write_corpus(tmp_path: Path) -> Path:
+    path = tmp_path / "corpus.jsonl"
+    rows = [{"id": "security.pdf", "text": "Cover\fKeys are rotated.\fKeys are rotated every 90 days."},
+            {"id": "backup.md", "text": "Backups run nightly in two regions."}]
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def test_expected_documents_the_corpus_does_not_hold_are_warned_with_their_row(tmp_path):
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"question": "How often are keys rotated?", "expected": ["security.pdf#page=3"]}\n'
+                      '{"question": "Where are backups?", "expected": ["backup.md", "regions.md", "dr.md#page=2"]}\n'
+                      '{"question": "Who holds the keys?", "expected": ["security.pdf#page=9"]}\n', encoding="utf-8")
+    result = check_golden(golden, read_corpus(write_corpus(tmp_path)))
+    assert result.ok
+    assert [(w.line, w.message) for w in result.warnings] == [
+        (2, '"regions.md", "dr.md" are not in the corpus; check the id, or add the document'),
+        (3, '"security.pdf#page=9" is past the last page of "security.pdf" (3 pages); check the page number'),
+    ]
+
+
+def test_an_index_target_is_asked_once_with_every_expected_document(tmp_path):
+    asked = []
+
+    class Target:  # the shape of an index target: holds(ids) -> the ids it holds
+        def holds(self, ids: set[str]) -> set[str]:
+            asked.append(set(ids))
+            return ids & {"security.pdf"}
+
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"question": "How often are keys rotated?", "expected": ["security.pdf#page=3"]}\n'
+                      '{"question": "Where are backups?", "expected": ["backup.md"]}\n', encoding="utf-8")
+    result = check_golden(golden, Target())
+    assert asked == [{"security.pdf", "backup.md"}]
+    assert [(w.line, w.message) for w in result.warnings] == [
+        (2, '"backup.md" is not in the index; check the id, or add the document')]
+
+
+def test_any_object_with_ids_serves_as_the_corpus(tmp_path):
+    class Ids:
+        ids = frozenset({"backup.md"})
+
+    result = check_golden(FIXTURES / "valid.jsonl", Ids())
+    assert [w.line for w in result.warnings] == [1, 2, 3]

@@ -1,0 +1,207 @@
+"""``python -m evaluation runs list | show | export``: exit codes and what they print."""
+from __future__ import annotations
+
+import csv
+import json
+import random
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from evaluation.cli import main
+from evaluation.store import LocalStore, new_run_id
+
+from conftest import GOLDEN_RAW
+
+T0 = datetime(2026, 11, 30, 1, 24, 33, tzinfo=timezone.utc)
+
+
+@pytest.fixture(autouse=True)
+def no_connection_string(monkeypatch):
+    monkeypatch.delenv("AZURE_STORAGE_CONNECTION_STRING", raising=False)
+
+
+@pytest.fixture
+def store_with_runs(tmp_path, make_report):
+    """A folder store with three runs; returns (folder, ids oldest first)."""
+    store = LocalStore(tmp_path / "store")
+    rng = random.Random(5)
+    ids = [new_run_id(T0 + timedelta(minutes=n), rng) for n in range(3)]
+    for run_id in ids:
+        store.save(make_report(run_id), GOLDEN_RAW)
+    return str(tmp_path / "store"), ids
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# -- list -----------------------------------------------------------------------------------------
+
+def test_runs_list_json_pages_newest_first(capsys, store_with_runs):
+    folder, ids = store_with_runs
+
+    code, out, _ = run(capsys, "runs", "list", "--store", folder, "--limit", "2", "--offset", "1", "--json")
+
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["id"] for r in rows] == [ids[1], ids[0]]
+    assert rows[0]["found_10"] == {"local.keyword.bm25": 2, "local.vector.bge-small": 3, "local.hybrid.bge-small": None}
+
+
+def test_runs_list_prints_a_table_with_the_best_found_at_10(capsys, store_with_runs):
+    folder, ids = store_with_runs
+
+    code, out, _ = run(capsys, "runs", "list", "--store", folder)
+
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split()[:2] == ["id", "created"]
+    assert [line.split()[0] for line in lines[1:]] == ids[::-1]
+    assert "3 local.vector.bge-small" in lines[1]
+
+
+def test_runs_list_on_an_empty_store_says_so(capsys, tmp_path):
+    code, out, _ = run(capsys, "runs", "list", "--store", str(tmp_path))
+
+    assert code == 0
+    assert out.strip() == f"No runs in {tmp_path}."
+
+
+def test_runs_list_on_a_missing_folder_is_one_sentence_and_exit_1(capsys, tmp_path):
+    code, out, err = run(capsys, "runs", "list", "--store", str(tmp_path / "typo"))
+
+    assert code == 1
+    assert out == ""
+    assert err.startswith("error: ") and "folder does not exist" in err and "Traceback" not in err
+
+
+def test_runs_list_refuses_a_negative_limit_with_exit_2(capsys, tmp_path):
+    with pytest.raises(SystemExit) as caught:
+        main(["runs", "list", "--store", str(tmp_path), "--limit", "-1"])
+    assert caught.value.code == 2
+    assert "not a whole number of runs" in capsys.readouterr().err
+
+
+# -- show -----------------------------------------------------------------------------------------
+
+def test_runs_show_latest_json_is_the_newest_report(capsys, store_with_runs, make_report):
+    folder, ids = store_with_runs
+
+    code, out, _ = run(capsys, "runs", "show", "latest", "--store", folder, "--json")
+
+    assert code == 0
+    assert json.loads(out) == make_report(ids[2])
+
+
+def test_runs_show_prints_the_report_for_a_person(capsys, store_with_runs):
+    folder, ids = store_with_runs
+
+    code, out, _ = run(capsys, "runs", "show", ids[0], "--store", folder)
+
+    assert code == 0
+    assert out.startswith(f"Run {ids[0]} at ")
+    assert "local.vector.bge-small" in out
+
+
+def test_runs_show_of_an_unknown_id_suggests_runs_list(capsys, store_with_runs):
+    folder, _ = store_with_runs
+
+    code, _, err = run(capsys, "runs", "show", "20250101T000000000Z-abcdef", "--store", folder, "--json")
+
+    assert code == 1
+    assert "runs list" in err and folder in err
+
+
+def test_runs_show_refuses_an_id_that_leaves_its_folder(capsys, store_with_runs):
+    folder, _ = store_with_runs
+
+    code, _, err = run(capsys, "runs", "show", "../../etc", "--store", folder)
+
+    assert code == 1
+    assert "is not a run id" in err
+
+
+# -- export ---------------------------------------------------------------------------------------
+
+def test_runs_export_all_writes_csv_and_trec_files(capsys, store_with_runs, tmp_path):
+    folder, ids = store_with_runs
+    out_dir = tmp_path / "exports"
+
+    code, out, _ = run(capsys, "runs", "export", "latest", "--store", folder, "--out", str(out_dir))
+
+    assert code == 0
+    stem = out_dir / ids[2]
+    expected = [f"{stem}.run.trec", f"{stem}.qrels.trec", f"{stem}.setups.csv", f"{stem}.questions.csv"]
+    assert out.splitlines() == expected
+    with open(f"{stem}.setups.csv", newline="", encoding="utf-8") as f:
+        setups = list(csv.DictReader(f))
+    assert [(r["rank"], r["key"], r["found@10"]) for r in setups] == [
+        ("1", "local.vector.bge-small", "1.0"), ("2", "local.keyword.bm25", str(round(2 / 3, 4))),
+        ("", "local.hybrid.bge-small", "")]
+    # 2 setups that ran: bm25 returns 2 + 2 + 1 documents, the vector setup 3 + 1 + 2.
+    assert len((out_dir / f"{ids[2]}.run.trec").read_text().splitlines()) == (2 + 2 + 1) + (3 + 1 + 2)
+
+
+def test_runs_export_csv_only_writes_no_trec(capsys, store_with_runs, tmp_path):
+    folder, ids = store_with_runs
+
+    code, _, _ = run(capsys, "runs", "export", ids[0], "--store", folder, "--out", str(tmp_path / "x"), "--format", "csv")
+
+    assert code == 0
+    assert sorted(p.name for p in (tmp_path / "x").iterdir()) == [f"{ids[0]}.questions.csv", f"{ids[0]}.setups.csv"]
+
+
+def test_runs_export_of_an_evidence_report_needs_a_grain_and_writes_nothing_without(capsys, tmp_path, make_report):
+    store = LocalStore(tmp_path / "store")
+    report = make_report(by="evidence")
+    store.save(report)
+    out_dir = tmp_path / "out"
+
+    code, _, err = run(capsys, "runs", "export", "latest", "--store", str(tmp_path / "store"), "--out", str(out_dir))
+
+    assert code == 1
+    assert "quotes are not TREC units" in err
+    assert list(out_dir.iterdir()) == []
+
+    code, _, _ = run(capsys, "runs", "export", "latest", "--store", str(tmp_path / "store"), "--out", str(out_dir),
+                     "--by", "doc")
+    assert code == 0
+    assert len(list(out_dir.iterdir())) == 4
+
+
+# -- Blob -----------------------------------------------------------------------------------------
+
+@pytest.mark.azurite
+def test_runs_list_and_show_read_an_azurite_store_with_the_connection_string(capsys, azurite, make_report,
+                                                                            monkeypatch):
+    address = azurite.address(azurite.new_container(), "evals")
+    monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", azurite.connection_string)
+    from evaluation.store import open_store
+
+    report = make_report()
+    open_store(address, connection_string=azurite.connection_string).save(report, GOLDEN_RAW)
+
+    code, out, _ = run(capsys, "runs", "list", "--store", address, "--json")
+    assert code == 0
+    assert [r["id"] for r in json.loads(out)] == [report["id"]]
+
+    code, out, _ = run(capsys, "runs", "show", "latest", "--store", address, "--json")
+    assert code == 0
+    assert json.loads(out) == report
+
+
+@pytest.mark.azurite
+def test_runs_show_on_an_azurite_store_without_a_connection_string_uses_the_development_account(capsys, azurite,
+                                                                                               make_report):
+    address = azurite.address(azurite.new_container())
+    from evaluation.store import open_store
+
+    open_store(address).save(make_report())
+
+    code, out, _ = run(capsys, "runs", "show", "latest", "--store", address, "--json")
+
+    assert code == 0
+    assert json.loads(out)["id"] == make_report()["id"]

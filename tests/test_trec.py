@@ -1,0 +1,285 @@
+"""CSV and TREC export of a report, reading TREC runs back, and scoring them (pytrec_eval as the oracle)."""
+from __future__ import annotations
+
+import csv
+import random
+
+import pytest
+import pytrec_eval
+
+from evaluation.errors import EvaluationError
+from evaluation.golden import Golden, Question, read_golden
+from evaluation.target import Hit
+from evaluation.trec import export_csv, export_questions_csv, export_trec, read_trec_run, score_run
+
+from conftest import GOLDEN_RAW
+
+ORACLE_MEASURES = {"recip_rank", "ndcg_cut_10", "success_1", "success_10"}
+
+
+def golden_of(questions: dict[str, list[str]]) -> Golden:
+    """A Golden holding ``{qid: expected}`` as labelled questions."""
+    rows = tuple(Question(id=qid, question=f"Question {qid}?", expected=tuple(e)) for qid, e in questions.items())
+    return Golden(source="golden.jsonl", sha256="0" * 64, raw=b"", questions=rows, unfilled=(), drafts=(),
+                  problems=(), format="jsonl")
+
+
+def export(report, tmp_path, **options):
+    run_path, qrels_path = export_trec(report, tmp_path / "run.trec", tmp_path / "qrels.trec", **options)
+    return run_path.read_text().splitlines(), qrels_path.read_text().splitlines()
+
+
+def read_csv(path):
+    with open(path, newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+# -- CSV ------------------------------------------------------------------------------------------
+
+def test_export_csv_writes_one_row_per_setup_in_rank_order_with_failures_last(tmp_path, make_report):
+    rows = read_csv(export_csv(make_report(), tmp_path / "setups.csv"))
+
+    assert list(rows[0]) == ["rank", "key", "method_label", "questions", "found@1", "found@3", "found@5",
+                             "found@10", "found@20", "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
+    assert [r["key"] for r in rows] == ["local.vector.bge-small", "local.keyword.bm25", "local.hybrid.bge-small"]
+    vector = rows[0]
+    # first relevant at 3, 1, 1: MRR = (1/3 + 1 + 1) / 3
+    assert (vector["rank"], vector["found@1"], vector["found@10"], vector["mrr"]) == (
+        "1", str(round(2 / 3, 4)), "1.0", str(round((1 / 3 + 1 + 1) / 3, 4)))
+    assert (vector["median_ms"], vector["timed"], vector["error"]) == ("6.0", "3", "")
+    assert (rows[2]["rank"], rows[2]["found@10"], rows[2]["error"]) == ("", "", "RuntimeError: the index is gone")
+
+
+def test_export_questions_csv_writes_each_setup_and_question_with_its_first_relevant_position(tmp_path, make_report):
+    rows = read_csv(export_questions_csv(make_report(), tmp_path / "questions.csv"))
+
+    assert [tuple(r.values()) for r in rows] == [
+        ("local.keyword.bm25", "q1", "1"), ("local.keyword.bm25", "q2", "2"), ("local.keyword.bm25", "q3", ""),
+        ("local.vector.bge-small", "q1", "3"), ("local.vector.bge-small", "q2", "1"),
+        ("local.vector.bge-small", "q3", "1"),
+        ("local.hybrid.bge-small", "q1", ""), ("local.hybrid.bge-small", "q2", ""), ("local.hybrid.bge-small", "q3", ""),
+    ]
+
+
+# -- TREC export ----------------------------------------------------------------------------------
+
+def test_export_trec_by_doc_writes_documents_and_expected_pages(tmp_path, make_report):
+    run_lines, qrels = export(make_report(), tmp_path)
+
+    bm25 = [line for line in run_lines if line.endswith(" local.keyword.bm25")]
+    assert bm25 == [  # depth 20: scores 20, 19, ...; page 2 is not expected, so it is the document
+        "q1 Q0 doc-a 1 20 local.keyword.bm25",
+        "q1 Q0 doc-b 2 19 local.keyword.bm25",
+        "q2 Q0 report.pdf 1 20 local.keyword.bm25",
+        "q2 Q0 report.pdf#page=4 2 19 local.keyword.bm25",
+        "q3 Q0 doc-b 1 20 local.keyword.bm25",
+    ]
+    assert not any("local.hybrid" in line for line in run_lines)  # failed: no results to write
+    assert qrels == ["q1 0 doc-a 1", "q2 0 report.pdf#page=4 1", "q3 0 doc-c 1"]
+
+
+def test_export_trec_by_doc_keeps_each_document_once_at_its_first_chunk(tmp_path, make_report):
+    report = make_report(questions={"q1": ["doc-a"]}, setups={"t.keyword.bm25": {"q1": ["doc-b", "doc-b", "doc-a"]}})
+
+    run_lines, _ = export(report, tmp_path)
+
+    # the report counts chunks (doc-a is 3rd); the TREC run counts documents (doc-a is 2nd)
+    assert report["setups"][0]["ranks"] == {"q1": 3}
+    assert run_lines == ["q1 Q0 doc-b 1 20 t.keyword.bm25", "q1 Q0 doc-a 2 19 t.keyword.bm25"]
+
+
+def test_export_trec_by_chunk_writes_chunk_ids(tmp_path, make_report):
+    report = make_report(questions={"q1": ["doc-a:1"]}, setups={"t.keyword.bm25": {"q1": ["doc-a", "doc-a"]}},
+                         by="chunk")
+
+    run_lines, qrels = export(report, tmp_path)
+
+    assert run_lines == ["q1 Q0 doc-a:0 1 20 t.keyword.bm25", "q1 Q0 doc-a:1 2 19 t.keyword.bm25"]
+    assert qrels == ["q1 0 doc-a:1 1"]
+
+
+def test_export_trec_by_page_writes_every_page(tmp_path, make_report):
+    report = make_report(questions={"q1": ["x.pdf#page=4"]},
+                         setups={"t.keyword.bm25": {"q1": ["x.pdf#page=2", "x.pdf#page=2", "x.pdf#page=4", "notes"]}},
+                         by="page")
+
+    run_lines, _ = export(report, tmp_path)
+
+    assert [line.split()[2] for line in run_lines] == ["x.pdf#page=2", "x.pdf#page=4", "notes"]
+
+
+def test_export_trec_refuses_evidence_and_writes_nothing(tmp_path, make_report):
+    with pytest.raises(EvaluationError, match="quotes are not TREC units"):
+        export(make_report(by="evidence"), tmp_path)
+
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ids_with_spaces_survive_the_trec_round_trip(tmp_path, make_report):
+    report = make_report(questions={"q 1": ["My Report.pdf"]},
+                         setups={"t.keyword.bm25": {"q 1": ["100% sure.md", "My Report.pdf"]}})
+
+    run_lines, qrels = export(report, tmp_path)
+    run = read_trec_run(tmp_path / "run.trec")
+
+    assert run_lines[0] == "q%201 Q0 100%25%20sure.md 1 20 t.keyword.bm25"
+    assert qrels == ["q%201 0 My%20Report.pdf 1"]
+    assert [h.doc_id for h in run["t.keyword.bm25"]["q 1"]] == ["100% sure.md", "My Report.pdf"]
+
+
+# -- reading runs ---------------------------------------------------------------------------------
+
+def test_read_trec_run_orders_by_score_then_by_the_rank_written(tmp_path):
+    path = tmp_path / "run.trec"
+    path.write_text("q1 Q0 c 3 0.5 bm25\n"
+                    "q1 Q0 b 2 0.9 bm25\n"
+                    "\n"
+                    "q1 Q0 a 1 0.9 bm25\n"
+                    "q1 Q0 x.pdf#page=3 1 2.0 dense\n")
+
+    run = read_trec_run(path)
+
+    assert [h.id for h in run["bm25"]["q1"]] == ["a", "b", "c"]  # a and b tie at 0.9: rank 1 before 2
+    assert run["dense"]["q1"] == [Hit(id="x.pdf#page=3", doc_id="x.pdf", page=3, score=2.0)]
+    assert run["bm25"]["q1"][2] == Hit(id="c", doc_id="c", page=None, score=0.5)
+
+
+@pytest.mark.parametrize("line, fix", [
+    ("q1 Q0 a 1 0.9", "5 fields"),
+    ("q1 Q0 a first 0.9 bm25", "whole number"),
+    ("q1 Q0 a 1 high bm25", "a number"),
+    ("q1 Q0 a 1 nan bm25", "not a finite number"),
+])
+def test_a_bad_run_line_names_the_file_and_the_line(tmp_path, line, fix):
+    path = tmp_path / "run.trec"
+    path.write_text("q1 Q0 b 1 1.0 bm25\n" + line + "\n")
+
+    with pytest.raises(EvaluationError, match=fix) as caught:
+        read_trec_run(path)
+
+    assert f"{path}: line 2" in str(caught.value)
+
+
+def test_a_docno_ranked_twice_for_one_question_is_refused(tmp_path):
+    path = tmp_path / "run.trec"
+    path.write_text("q1 Q0 a 1 1.0 bm25\nq1 Q0 a 2 0.5 bm25\n")
+
+    with pytest.raises(EvaluationError, match="line 2: a is already ranked for q1 by bm25 \\(line 1\\)"):
+        read_trec_run(path)
+
+
+def test_a_missing_run_file_is_a_sentence(tmp_path):
+    with pytest.raises(EvaluationError, match="no such run file"):
+        read_trec_run(tmp_path / "absent.trec")
+
+
+# -- scoring --------------------------------------------------------------------------------------
+
+def test_score_run_counts_a_question_absent_from_the_run_as_nothing_found():
+    golden = golden_of({"q1": ["a"], "q2": ["b"]})
+    run = {"bm25": {"q1": [Hit("x", "x", None, 2.0), Hit("a", "a", None, 1.0)]}}
+
+    summary = score_run(golden, run)["bm25"]
+
+    assert summary["questions"] == 2
+    assert summary["counts"] == {"1": 0, "3": 1, "5": 1, "10": 1, "20": 1}
+    assert summary["mrr"] == (1 / 2 + 0) / 2
+    assert summary["per_question"]["q2"] == {"first": None, "rr": 0.0, "ndcg_10": 0.0}
+
+
+def test_score_run_leaves_out_questions_without_expected_documents():
+    golden = golden_of({"q1": ["a"], "q2": []})
+    run = {"bm25": {"q1": [Hit("a", "a", None, 1.0)], "q2": [Hit("b", "b", None, 1.0)]}}
+
+    assert score_run(golden, run)["bm25"]["questions"] == 1
+
+
+def test_score_run_refuses_evidence():
+    with pytest.raises(EvaluationError, match="no text"):
+        score_run(golden_of({"q1": ["a"]}), {}, by="evidence")
+
+
+def test_export_then_score_gives_the_reports_found_counts(tmp_path, make_report):
+    report = make_report()
+    (tmp_path / "golden.jsonl").write_bytes(GOLDEN_RAW)
+    export_trec(report, tmp_path / "run.trec", tmp_path / "qrels.trec")
+
+    scored = score_run(read_golden(tmp_path / "golden.jsonl"), read_trec_run(tmp_path / "run.trec"))
+
+    ran = {s["key"]: s["summary"] for s in report["setups"] if s["summary"]}
+    assert set(scored) == set(ran)
+    for key, summary in ran.items():
+        assert scored[key]["counts"] == summary["counts"], key
+        assert scored[key]["mrr"] == pytest.approx(summary["mrr"], abs=5e-5)  # the report rounds to 4 places
+
+
+def random_report(make_report, seed: int, questions: int = 40, corpus: int = 60):
+    """Setups whose result lists hold each document at most once (so document and chunk positions agree)."""
+    rng = random.Random(seed)
+    expected = {f"q{n}": [f"d{d}" for d in rng.sample(range(corpus), rng.randint(1, 4))] for n in range(questions)}
+    setups = {f"t.m{s}.x": {qid: [f"d{d}" for d in rng.sample(range(corpus), rng.randint(1, 20))] for qid in expected}
+              for s in range(3)}
+    return make_report(questions=expected, setups=setups)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_export_then_score_round_trips_random_reports(tmp_path, make_report, seed):
+    report = random_report(make_report, seed)
+    export_trec(report, tmp_path / "run.trec", tmp_path / "qrels.trec")
+
+    scored = score_run(golden_of({q["id"]: q["expected"] for q in report["questions"]}),
+                       read_trec_run(tmp_path / "run.trec"))
+
+    for setup in report["setups"]:
+        assert scored[setup["key"]]["counts"] == setup["summary"]["counts"]
+        assert {q: v["first"] for q, v in scored[setup["key"]]["per_question"].items()} == setup["ranks"]
+
+
+def oracle_scores(run_path, qrels_path) -> dict[str, dict[str, dict[str, float]]]:
+    """pytrec_eval on the exported files, read here with a plain split (not with read_trec_run)."""
+    qrels: dict[str, dict[str, int]] = {}
+    for line in qrels_path.read_text().splitlines():
+        qid, _, docno, relevance = line.split()
+        qrels.setdefault(qid, {})[docno] = int(relevance)
+    runs: dict[str, dict[str, dict[str, float]]] = {}
+    for line in run_path.read_text().splitlines():
+        qid, _, docno, _, score, tag = line.split()
+        runs.setdefault(tag, {}).setdefault(qid, {})[docno] = float(score)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, ORACLE_MEASURES)
+    zero = dict.fromkeys(ORACLE_MEASURES, 0.0)
+    # pytrec_eval leaves out questions with no results; they score 0, as in score_run.
+    return {tag: {qid: evaluator.evaluate(run).get(qid, zero) for qid in qrels} for tag, run in runs.items()}
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_score_run_equals_pytrec_eval_on_exported_runs_without_ties(tmp_path, make_report, seed):
+    report = random_report(make_report, seed)
+    run_path, qrels_path = export_trec(report, tmp_path / "run.trec", tmp_path / "qrels.trec")
+
+    ours = score_run(golden_of({q["id"]: q["expected"] for q in report["questions"]}), read_trec_run(run_path))
+    oracle = oracle_scores(run_path, qrels_path)
+
+    assert set(ours) == set(oracle)
+    for tag, per_question in oracle.items():
+        n = len(per_question)
+        assert ours[tag]["mrr"] == pytest.approx(sum(v["recip_rank"] for v in per_question.values()) / n, abs=1e-9)
+        assert ours[tag]["ndcg_10"] == pytest.approx(sum(v["ndcg_cut_10"] for v in per_question.values()) / n,
+                                                     abs=1e-9)
+        assert ours[tag]["counts"]["1"] == sum(v["success_1"] for v in per_question.values())
+        assert ours[tag]["counts"]["10"] == sum(v["success_10"] for v in per_question.values())
+        for qid, values in per_question.items():
+            assert ours[tag]["per_question"][qid]["rr"] == pytest.approx(values["recip_rank"], abs=1e-9)
+            assert ours[tag]["per_question"][qid]["ndcg_10"] == pytest.approx(values["ndcg_cut_10"], abs=1e-9)
+
+
+def test_score_run_equals_pytrec_eval_on_the_hand_made_report_with_pages(tmp_path, make_report):
+    run_path, qrels_path = export_trec(make_report(), tmp_path / "run.trec", tmp_path / "qrels.trec")
+    (tmp_path / "golden.jsonl").write_bytes(GOLDEN_RAW)
+
+    ours = score_run(read_golden(tmp_path / "golden.jsonl"), read_trec_run(run_path))
+    oracle = oracle_scores(run_path, qrels_path)
+
+    for tag, per_question in oracle.items():
+        for qid, values in per_question.items():
+            assert ours[tag]["per_question"][qid]["rr"] == pytest.approx(values["recip_rank"], abs=1e-9)
+            assert ours[tag]["per_question"][qid]["ndcg_10"] == pytest.approx(values["ndcg_cut_10"], abs=1e-9)
