@@ -3,30 +3,36 @@
 Strategies (``ChunkSettings.strategy``):
 
 - ``structure`` (default): a section is the text under a Markdown heading (ATX ``#`` or setext
-  ``===``/``---``; ``#`` lines inside fenced code are not headings). A section of up to ``size`` words
-  is one chunk; a longer one is cut at paragraphs, then sentences, then lines, then words. A fenced
-  code block is kept whole when it fits in one chunk with the overlap, and cut at lines otherwise.
-  A heading with no words under it cuts nothing: it stays in the path of its subsections, and when
-  it has none its line is kept as text at the start of the next section.
-- ``fixed``: windows of ``size`` words, blind to structure.
-- ``recursive``: LangChain-style cuts at ``"\\n\\n"``, then ``"\\n"``, then ``". "``, then ``" "``.
+  ``===``/``---``; ``#`` lines inside fenced code are not headings), and each chunk carries its
+  section's heading path. A section of up to ``size`` words is one chunk, however short; a longer
+  one is cut at blank lines, then sentence ends (not after "e.g." or inside "1.2.3") and list items,
+  then line breaks, then words. A fenced code block is kept whole when it fits in one chunk with
+  the overlap (always, for a block of up to ``size`` words while ``overlap <= size / 4``), and is
+  cut at its lines otherwise. A heading with no words under it cuts nothing: it stays in the path
+  of its subsections, and when it has none its line becomes text at the start of the next section.
+- ``fixed``: windows of ``size`` words, blind to structure; the path is the one at the window start.
+- ``recursive``: LangChain-style cuts at ``"\\n\\n"``, then ``"\\n"``, then ``". "``, then ``" "``,
+  blind to headings. Unlike LangChain, the overlap is counted in words, not whole pieces.
 
 Every strategy then packs its pieces greedily up to ``size`` words, each chunk after the first of a
 section (``structure``) or page (the others) starting with the last ``overlap`` words of the one
-before. A last piece under ``size / 4`` new words joins the chunk before it when that stays within
-``size * 1.25`` words.
+before. A last piece of fewer than ``size / 4`` new words joins the chunk before it when that stays
+within ``size * 1.25`` words.
 
 Guarantees, for every strategy and document:
 
-- ids are ``<doc id>:<n>``, n counting from 0 in document order, on across pages;
+- ids are ``<doc id>:<n>``, n counting from 0 in document order and on across pages;
 - no chunk is empty or straddles a page; ``page`` is 1-based, None when the text has no form feed;
-- no chunk holds more than ``int(size * 1.25)`` words (words are split on whitespace, so there is
-  nothing unbreakable); only a chunk holding a whole code block or a merged tail goes past ``size``;
-- chunk text is verbatim document text: every word and punctuation mark is kept as written;
-- every word is in some chunk's text, or in its ``headings`` for the heading lines ``structure`` lifts;
+- no chunk holds more than ``int(size * 1.25)`` words; words are split on whitespace, so there is
+  nothing unbreakable. Only a chunk holding a whole code block or a merged tail goes past ``size``;
+- chunk text is the document's text as written, every word and punctuation mark kept (only the
+  line of an empty heading moved to the next section is joined to it by a newline);
+- every word is in some chunk's text, except heading markup (``#``, setext underlines) and, in
+  ``structure``, the titles of headings, which are in the chunks' ``headings``;
 - evidence: a quote of at most ``overlap`` words copied from one page of a document, and for
   ``structure`` from one section's body (not across a heading line), is a substring of some chunk's
-  text once both have their whitespace folded (``fold_whitespace``);
+  text once both have their whitespace folded (``fold_whitespace``). Consecutive chunks of a section
+  or page share exactly ``overlap`` words, so a quote that short always fits whole in one of them;
 - the same document and settings always give the same chunks.
 """
 from __future__ import annotations
@@ -40,6 +46,9 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 from .corpus import PAGE_BREAK, Document
 from .errors import UsageError
 
+# Bump when a change to the rules below would cut the same text differently: it is part of the
+# index fingerprint, so an index built by older rules is rebuilt, never silently reused.
+RULES_VERSION = 1
 STRATEGIES = ("structure", "fixed", "recursive")
 MIN_SIZE = 20
 TINY_TAIL = 0.25  # a last piece with fewer new words than this share of size joins the chunk before it
@@ -81,8 +90,8 @@ class ChunkSettings:
             raise UsageError(f"Chunk size must be a whole number of words, at least {MIN_SIZE} "
                              f"(got {self.size!r}); raise it.")
         if not _is_int(self.overlap) or not 0 <= self.overlap < self.size // 2:
-            raise UsageError(f"Chunk overlap must be a whole number of words from 0 to {self.size // 2 - 1}, "
-                             f"under half the size of {self.size} (got {self.overlap!r}); lower it or raise the size.")
+            raise UsageError(f"Chunk overlap must be a whole number of words from 0 to {self.size // 2 - 1}, under "
+                             f"half the size of {self.size} (got {self.overlap!r}); lower it or raise the size.")
 
     @property
     def max_words(self) -> int:
@@ -99,7 +108,8 @@ class ChunkSettings:
             if key not in ("strategy", "size", "overlap"):
                 close = get_close_matches(str(key), ("strategy", "size", "overlap"), n=1)
                 hint = f' Did you mean "{close[0]}"?' if close else ""
-                raise UsageError(f'"{key}" is not a chunking setting.{hint} Settings are: strategy, size, overlap.')
+                raise UsageError(f'"{key}" is not a chunking setting.{hint} '
+                                 "Settings are: strategy, size, overlap.")
         return cls(**data)
 
 
@@ -152,7 +162,8 @@ def chunk_document(document: Document, settings: ChunkSettings = ChunkSettings()
 
 
 def split_sentences(text: str) -> list[str]:
-    """``text`` cut where ``structure`` may cut a paragraph: at sentence ends and list items."""
+    """``text`` cut where ``structure`` cuts a long paragraph first: after a sentence's end (not after an
+    abbreviation such as "e.g." or an initial) and before a list item, table row, HTML or quote line."""
     words = [m.span() for m in _WORD.finditer(text)]
     if not words:
         return []
@@ -324,22 +335,23 @@ def _by_page(text: str, words: list[Span]) -> Iterator[tuple[int | None, list[Sp
 
 def _units(settings: ChunkSettings, text: str, words: list[Span], outline: _Outline) -> list[Span]:
     """The segment cut into pieces (spans over ``words``) that packing may not cut further."""
-    most = settings.size - settings.overlap  # a piece this long always fits after a carried overlap
     if settings.strategy == "fixed":
         return [(i, i + 1) for i in range(len(words))]
+    most = settings.size - settings.overlap  # a piece this long always fits after a carried overlap
+    new_line = _gap_test(text, words, lambda gap: "\n" in gap)
     if settings.strategy == "recursive":
-        cuts = [_gap_test(text, words, lambda gap: bool(_BLANK_LINE.search(gap))),
-                _gap_test(text, words, lambda gap: "\n" in gap),
-                lambda i: text[words[i - 1][1] - 1] == "." and text[words[i - 1][1]] == " "]
-        return list(_split(0, len(words), cuts, most))
+        blank_line = _gap_test(text, words, lambda gap: bool(_BLANK_LINE.search(gap)))
+        period_space = _gap_test(text, words, lambda gap: gap[0] == " ")
+        full_stop = lambda i: text[words[i - 1][1] - 1] == "." and period_space(i)  # noqa: E731
+        return list(_split(0, len(words), [blank_line, new_line, full_stop], most))
     units: list[Span] = []
     for lo, hi, fenced in _blocks(text, words, outline):
         if fenced and hi - lo <= settings.size and settings.overlap + hi - lo <= settings.max_words:
             units.append((lo, hi))
         elif fenced:
-            units += _split(lo, hi, [_gap_test(text, words, lambda gap: "\n" in gap)], most)
+            units += _split(lo, hi, [new_line], most)
         else:
-            units += _split(lo, hi, [_sentence_cuts(text, words), _gap_test(text, words, lambda gap: "\n" in gap)], most)
+            units += _split(lo, hi, [_sentence_cuts(text, words), new_line], most)
     return units
 
 
@@ -390,7 +402,7 @@ def _pack(units: list[Span], settings: ChunkSettings) -> list[Span]:
     spans.append((start, end))
     if len(spans) > 1:
         (first, last_end), (_, end) = spans[-2], spans[-1]
-        if end - last_end < settings.size * TINY_TAIL and True:
+        if end - last_end < settings.size * TINY_TAIL and end - first <= settings.max_words:
             spans[-2:] = [(first, end)]
     return spans
 

@@ -27,7 +27,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .chunking import Chunk, ChunkSettings, chunk_corpus
+from .chunking import RULES_VERSION, Chunk, ChunkSettings, chunk_corpus
 from .corpus import Corpus, read_corpus
 from .errors import SearchIndexError
 
@@ -56,7 +56,7 @@ def fingerprint(corpus_sha256: str, settings: IndexSettings) -> str:
 
     models = {name: load_embedder(name).info.sha256 for name in settings.resolved_models()}
     payload = {"format": INDEX_FORMAT, "corpus": corpus_sha256, "chunking": settings.chunking.to_dict(),
-               "bm25": BM25_SETTINGS, "models": models}
+               "chunking_rules": RULES_VERSION, "bm25": BM25_SETTINGS, "models": models}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 

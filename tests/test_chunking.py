@@ -103,15 +103,24 @@ def corpus():
     return read_corpus(SAMPLES)
 
 
+@pytest.fixture(scope="module")
+def chunked(corpus):
+    """Each setting's chunks of the sample corpus, by document id, computed once."""
+    by_settings = {}
+    for settings in ALL_SETTINGS:
+        by_settings[settings] = {d.id: chunk_document(d, settings) for d in corpus}
+    return by_settings
+
+
 def words(chunk: Chunk) -> list[str]:
     return chunk.text.split()
 
 
-def test_ids_count_from_zero_in_each_document_and_keep_the_document_id(corpus):
+def test_ids_count_from_zero_in_each_document_and_keep_the_document_id(corpus, chunked):
     for settings in ALL_SETTINGS:
-        chunks = chunk_corpus(corpus, settings)
         for document in corpus:
-            own = [c for c in chunks if c.doc_id == document.id]
+            own = chunked[settings][document.id]
+            assert all(c.doc_id == document.id for c in own)
             assert [c.n for c in own] == list(range(len(own)))
             assert [c.id for c in own] == [f"{document.id}:{n}" for n in range(len(own))]
             assert all(c.title == document.title for c in own)
@@ -163,32 +172,41 @@ def test_indexed_text_puts_title_and_path_first_without_repeating_the_title(corp
     assert plain.indexed_text == "Short plain note."
 
 
-def test_no_chunk_holds_more_than_a_quarter_over_size(corpus):
-    for settings in ALL_SETTINGS:
-        longest = max(len(words(c)) for c in chunk_corpus(corpus, settings))
+def test_no_chunk_holds_more_than_a_quarter_over_size(chunked):
+    for settings, by_document in chunked.items():
+        longest = max(len(words(c)) for chunks in by_document.values() for c in chunks)
         assert longest <= settings.size * 1.25, settings
 
 
-def test_no_chunk_is_empty(corpus):
-    for settings in ALL_SETTINGS:
-        assert all(words(c) for c in chunk_corpus(corpus, settings)), settings
+def test_no_chunk_is_empty(chunked):
+    for settings, by_document in chunked.items():
+        assert all(words(c) for chunks in by_document.values() for c in chunks), settings
 
 
-def test_every_word_of_every_document_is_in_a_chunk(corpus):
+def test_a_tiny_last_piece_joins_the_chunk_before_it_when_that_stays_within_a_quarter_over(corpus):
+    readme = corpus.get("cloudpickle").text
+    intro = Document("intro.txt", readme[readme.index("`cloudpickle` makes"):readme.index("\n\n\nInstallation")])
+    # Its paragraphs hold 20, 25, 31, 15, 12 and 26 words.
+    merged = chunk_document(intro, ChunkSettings(size=110, overlap=20))
+    assert [len(words(c)) for c in merged] == [20 + 25 + 31 + 15 + 12 + 26]  # 26 new < 110 / 4; 129 <= 137
+    kept_apart = chunk_document(intro, ChunkSettings(size=100, overlap=20))
+    assert [len(words(c)) for c in kept_apart] == [20 + 25 + 31 + 15, 20 + 12 + 26]  # 12 + 26 new >= 100 / 4
+
+
+def test_every_word_of_every_document_is_in_a_chunk(corpus, chunked):
     heading_markup = re.compile(r"#{1,6}|={2,}|-{2,}")  # ATX markers and setext underlines
     for settings in ALL_SETTINGS:
         for document in corpus:
-            chunks = chunk_document(document, settings)
+            chunks = chunked[settings][document.id]
             kept = Counter(w for c in chunks for w in [*words(c), *" ".join(c.headings).split()])
             needed = Counter(w for w in document.text.split() if not heading_markup.fullmatch(w))
             assert not needed - kept, (settings, document.id)
 
 
-def test_consecutive_chunks_of_a_section_share_exactly_the_overlap(corpus):
-    for settings in ALL_SETTINGS:
+def test_consecutive_chunks_of_a_section_share_exactly_the_overlap(chunked):
+    for settings, by_document in chunked.items():
         pairs = 0
-        for document in corpus:
-            chunks = chunk_document(document, settings)
+        for chunks in by_document.values():
             for a, b in zip(chunks, chunks[1:]):
                 # No two neighbouring sections of the sample corpus share a heading path.
                 if a.page == b.page and (settings.strategy != "structure" or a.headings == b.headings):
@@ -267,11 +285,11 @@ def _touches_heading_line(text: str, start: int, end: int) -> bool:
 @pytest.mark.parametrize("settings", [ChunkSettings(strategy=s) for s in STRATEGIES]
                          + [ChunkSettings(strategy=s, size=20, overlap=9) for s in STRATEGIES],
                          ids=lambda s: f"{s.strategy}-{s.size}-{s.overlap}")
-def test_a_quote_no_longer_than_the_overlap_is_found_in_a_chunk(corpus, settings):
+def test_a_quote_no_longer_than_the_overlap_is_found_in_a_chunk(corpus, chunked, settings):
     rng = random.Random(20240611)
     checked = 0
     for document in corpus:
-        texts = [fold_whitespace(c.text) for c in chunk_document(document, settings)]
+        texts = [fold_whitespace(c.text) for c in chunked[settings][document.id]]
         spans = [m.span() for m in re.finditer(r"\S+", document.text)]
         for _ in range(200):
             length = rng.randint(3, min(10, settings.overlap))
@@ -286,9 +304,9 @@ def test_a_quote_no_longer_than_the_overlap_is_found_in_a_chunk(corpus, settings
     assert checked > 2000
 
 
-def test_chunking_is_deterministic(corpus):
-    for settings in ALL_SETTINGS:
-        assert chunk_corpus(corpus, settings) == chunk_corpus(corpus, settings)
+def test_chunking_is_deterministic_and_chunk_corpus_keeps_document_order(corpus, chunked):
+    for settings in (ALL_SETTINGS[0], ALL_SETTINGS[-1]):
+        assert chunk_corpus(corpus, settings) == [c for d in corpus for c in chunked[settings][d.id]]
     reversed_order = chunk_corpus(list(corpus)[::-1])
     assert sorted(reversed_order, key=lambda c: c.id) == sorted(chunk_corpus(corpus), key=lambda c: c.id)
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -162,7 +163,7 @@ def test_save_then_read_gives_the_same_questions(tmp_path_factory, written):
     save_questions(written, path)
     golden = read_golden(path)
     assert golden.problems == ()
-    assert [q.__class__(**{**q.__dict__, "line": None}) for q in golden.questions] == written
+    assert [replace(q, line=None) for q in golden.questions] == written
 
 
 # --- parse_expected and the schema pattern ----------------------------------------------------------

@@ -1,0 +1,155 @@
+"""Fuzz: random bytes, mutated rows and random objects never crash check_golden or read_golden.
+
+Beyond "no unhandled exception" (``read_golden`` may raise ``GoldenFileError`` only), every case
+checks that the two agree: the same rows fail, the same questions are ready, and ``read_golden``
+raises exactly when ``check_golden`` reports a whole-file error. Runs are derandomized, so CI sees
+the same cases every time; ``CASES_RUN`` counts them and the last test reports the total.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evaluation.errors import GoldenFileError
+from evaluation.golden import read_golden
+from evaluation.golden_check import check_golden
+
+FIXTURES = Path(__file__).parent / "fixtures" / "golden"
+SEED_LINES = [line for case in ("valid", "bedrock", "template_rows", "drafts", "short_evidence")
+              for line in (FIXTURES / f"{case}.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+KEYS = ["id", "question", "expected", "reference", "evidence", "hint", "draft", "conversationTurns",
+        "expeted", "Question", "prompt", "content", "text", "referenceResponses", ""]
+CASES_RUN: dict[str, int] = {}
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12)
+    | st.sampled_from(["report.pdf#page=0", "a.md#page=1", "#page=2", " a.md", "x#page=01", "", "   "]),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.sampled_from(KEYS) | st.text(max_size=6),
+                                                                inner, max_size=4),
+    max_leaves=12,
+)
+
+
+def exercise(raw: bytes, folder: Path) -> None:
+    """Feed ``raw`` to both readers; assert they agree and never raise anything unplanned."""
+    path = folder / "golden.jsonl"
+    path.write_bytes(raw)
+    result = check_golden(path)
+    as_dict = result.to_dict()
+    assert json.loads(json.dumps(as_dict)) == as_dict
+    result.summary().encode("utf-8")  # printable, whatever the file held
+    line_count = raw.count(b"\n") + 1
+    assert all(p.line is None or 1 <= p.line <= line_count for p in result.errors + result.warnings)
+    try:
+        golden = read_golden(path)
+    except GoldenFileError as err:
+        assert str(err)
+        assert any(p.line is None for p in result.errors)
+        return
+    assert not any(p.line is None for p in result.errors)
+    assert [p.line for p in golden.problems] == [p.line for p in result.errors]
+    assert len(golden.labelled) == result.ready
+    assert len({q.id for q in golden.questions + golden.unfilled}) == len(golden.questions + golden.unfilled)
+    for question in golden.labelled:
+        question.expected_items  # a row that passed holds only items that parse
+
+
+def run_cases(name: str, strategy: st.SearchStrategy[bytes], examples: int, folder: Path) -> int:
+    """Run ``examples`` derandomized cases of ``strategy`` through ``exercise``; return how many ran."""
+    ran = 0
+
+    @settings(max_examples=examples, deadline=None, database=None, derandomize=True,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+    @given(strategy)
+    def one(raw: bytes) -> None:
+        nonlocal ran
+        ran += 1
+        exercise(raw, folder)
+
+    one()
+    CASES_RUN[name] = ran
+    return ran
+
+
+# --- strategies -------------------------------------------------------------------------------------
+
+def _mutate_row(row: dict[str, Any], draw: Callable[..., Any]) -> Any:
+    """One structural change to a parsed row: drop, rename or retype a key, or poke inside a value."""
+    keys = list(row)
+    action = draw(st.sampled_from(["drop", "rename", "retype", "poke", "add"]))
+    if action == "add" or not keys:
+        return {**row, draw(st.sampled_from(KEYS) | st.text(max_size=8)): draw(json_values)}
+    key = draw(st.sampled_from(keys))
+    if action == "drop":
+        return {k: v for k, v in row.items() if k != key}
+    if action == "rename":
+        new = draw(st.sampled_from(KEYS) | st.text(max_size=8))
+        return {(new if k == key else k): v for k, v in row.items()}
+    if action == "retype":
+        return {**row, key: draw(json_values)}
+    value = row[key]
+    if isinstance(value, list) and value:
+        at = draw(st.integers(0, len(value) - 1))
+        return {**row, key: [*value[:at], draw(json_values), *value[at:]]}
+    if isinstance(value, str):
+        return {**row, key: draw(st.sampled_from(["", " ", value + "#page=0", value * 2, value.upper()]))}
+    return {**row, key: [value, value]}
+
+
+@st.composite
+def mutated_files(draw: Callable[..., Any]) -> bytes:
+    """A file of seed rows, some changed structurally, some cut or spliced with junk as text."""
+    lines = []
+    for _ in range(draw(st.integers(1, 6))):
+        line = draw(st.sampled_from(SEED_LINES))
+        how = draw(st.sampled_from(["keep", "row", "row", "truncate", "junk", "blank", "duplicate"]))
+        if how == "row":
+            line = json.dumps(_mutate_row(json.loads(line), draw), ensure_ascii=draw(st.booleans()))
+        elif how == "truncate":
+            line = line[: draw(st.integers(0, len(line)))]
+        elif how == "junk":
+            at = draw(st.integers(0, len(line)))
+            line = line[:at] + draw(st.text(max_size=6) | st.sampled_from(['"', "}", "{", ",", "\\", "\x00"])) + line[at:]
+        elif how == "blank":
+            line = draw(st.sampled_from(["", "  ", "\t"]))
+        elif how == "duplicate" and lines:
+            line = lines[-1]
+        lines.append(line)
+    text = draw(st.sampled_from(["\n", "\r\n"])).join(lines)
+    raw = text.encode("utf-8", "surrogatepass")
+    return (b"\xef\xbb\xbf" if draw(st.booleans()) else b"") + raw
+
+
+random_objects = st.lists(st.dictionaries(st.sampled_from(KEYS), json_values, max_size=6), min_size=1, max_size=4).map(
+    lambda rows: "\n".join(json.dumps(row) for row in rows).encode("utf-8"))
+random_bytes = st.binary(max_size=300) | st.lists(st.binary(max_size=40), max_size=6).map(b"\n".join)
+
+
+# --- tests ------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("fuzz")
+
+
+def test_random_bytes_never_crash_the_readers(folder):
+    assert run_cases("random bytes", random_bytes, 500, folder) >= 500
+
+
+def test_mutated_rows_never_crash_the_readers(folder):
+    assert run_cases("mutated rows", mutated_files(), 800, folder) >= 800
+
+
+def test_random_objects_never_crash_the_readers(folder):
+    assert run_cases("random objects", random_objects, 500, folder) >= 500
+
+
+def test_the_fuzz_ran_at_least_1500_cases():
+    total = sum(CASES_RUN.values())
+    print(f"golden fuzz cases run: {CASES_RUN} total {total}")
+    assert total >= 1500 or len(CASES_RUN) < 3  # run alone (-k), this test has nothing to count
