@@ -11,7 +11,7 @@ from difflib import get_close_matches
 from typing import Any
 
 from .golden_records import Question
-from .golden_schema import FIELDS, unknown_field
+from .golden_schema import FIELDS, closest_field, unknown_field
 
 TURNS = "conversationTurns"
 BEDROCK_EXAMPLE = '{"conversationTurns": [{"prompt": {"content": [{"text": "How often are keys rotated?"}]}}]}'
@@ -28,7 +28,7 @@ def bedrock_questions(row: dict[str, Any], line: int) -> tuple[list[Question], l
     """The questions of one Bedrock row, and a sentence for each thing wrong with it."""
     errors = [unknown_field(key, [TURNS]) for key in row if key != TURNS]
     if TURNS not in row:
-        if not any(get_close_matches(key, [TURNS], n=1) for key in row):
+        if TURNS not in {closest_field(key, [TURNS]) for key in row}:  # else the typo's sentence says it
             errors.append(f'needs "{TURNS}", as every row of an Amazon Bedrock dataset does, '
                           f"for example {BEDROCK_EXAMPLE}")
         return [], errors

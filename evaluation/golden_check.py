@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Protocol, runtime_checkable
+from typing import Any, Iterable, Protocol, runtime_checkable
 
 from .errors import GoldenFileError
-from .corpus import Document
+from .corpus import Corpus
 from .golden_records import ExpectedItem, GoldenProblem, Question
 from .golden_scan import load_raw, scan_golden
 from .golden_wording import plural, quoted
@@ -126,7 +126,6 @@ def _corpus_warnings(questions: tuple[Question, ...],
         held, where = set(corpus.ids) & wanted, "the corpus"
     else:
         raise TypeError(f"corpus must have .ids or .holds(ids), not {type(corpus).__name__}")
-    get = getattr(corpus, "get", None)
     warnings = []
     for question in questions:
         items = question.expected_items
@@ -136,16 +135,16 @@ def _corpus_warnings(questions: tuple[Question, ...],
             verb = "is" if len(missing) == 1 else "are"
             warnings.append(GoldenProblem(question.line, f"{names} {verb} not in {where}; "
                                                          "check the id, or add the document"))
-        if callable(get):
-            warnings += [GoldenProblem(question.line, message) for message in _pages_past_end(items, get)]
+        if isinstance(corpus, Corpus):  # only a corpus has the text to count pages in
+            warnings += [GoldenProblem(question.line, message) for message in _pages_past_end(items, corpus)]
     return warnings
 
 
-def _pages_past_end(items: Iterable[ExpectedItem], get: Callable[[str], Document | None]) -> list[str]:
+def _pages_past_end(items: Iterable[ExpectedItem], corpus: Corpus) -> list[str]:
     """A sentence for each ``doc#page=N`` past the document's last page (a text with no page breaks is one page)."""
     messages = []
     for item in items:
-        document = get(item.doc_id) if item.page is not None else None
+        document = corpus.get(item.doc_id) if item.page is not None else None
         if document is None:
             continue
         count = len(document.pages or (document.text,))

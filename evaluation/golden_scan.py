@@ -2,8 +2,8 @@
 
 ``read_golden`` and ``check_golden`` both build on ``scan_golden``, so they never disagree about a
 file. Lines are numbered as an editor numbers them: the bytes split on ``\\n`` (a trailing ``\\r``
-dropped), from 1, blank lines counted but skipped. A UTF-8 byte order mark opens the file or is
-absent. The first object row sets the format for the whole file: ``jsonl`` (our rows, checked
+dropped), from 1, blank lines counted but skipped. A UTF-8 byte order mark at the start of a line
+is skipped. The first object row sets the format for the whole file: ``jsonl`` (our rows, checked
 against the schema) or ``bedrock`` (an Amazon Bedrock prompt dataset). A row with any error yields
 no question, so a half-written file stays usable for the half that is.
 """
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterator, NamedTuple
 
 from .errors import GoldenFileError
 from .golden_bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
@@ -67,9 +67,17 @@ def scan_golden(raw: bytes) -> Scan:
 
 
 def _lines(raw: bytes) -> Iterator[tuple[int, bytes]]:
-    raw = raw.removeprefix(BOM)
     for number, data in enumerate(raw.split(b"\n"), start=1):
-        yield number, data.removesuffix(b"\r")
+        # A byte order mark is read wherever a line starts: files joined with `cat` keep theirs.
+        yield number, data.removeprefix(BOM).removesuffix(b"\r")
+
+
+class _Claim(NamedTuple):
+    """What a row claims that no other row may: its id and its question."""
+
+    id: str | None
+    id_is_default: bool
+    question: str | None
 
 
 @dataclass
@@ -119,12 +127,12 @@ class _Scanner:
             return
         if self.format == "bedrock":
             candidates, errors = bedrock_questions(row, number)
-            entries = [(q.id, False, q.question) for q in candidates]
+            claims = [_Claim(q.id, False, q.question) for q in candidates]
             warnings: list[str] = []
         else:
-            candidates, errors, warnings, entries = _jsonl_row(row, number)
+            candidates, errors, warnings, claims = _jsonl_row(row, number)
         errors = [f"{quoted(key)} is given twice; keep one" for key in repeated] + errors
-        errors += self._repeats(number, entries)
+        errors += self._repeats(number, claims)
         self.warnings.extend(GoldenProblem(number, warning) for warning in warnings)
         if errors:
             self._reject(number, errors)
@@ -136,10 +144,10 @@ class _Scanner:
         self.rows_with_errors += 1
         self.errors.extend(GoldenProblem(number, message) for message in messages)
 
-    def _repeats(self, number: int, entries: list[tuple[str | None, bool, str | None]]) -> list[str]:
+    def _repeats(self, number: int, claims: list[_Claim]) -> list[str]:
         """A sentence for each id or question already used on an earlier line (or turn)."""
         errors = []
-        for question_id, is_default, text in entries:
+        for question_id, is_default, text in claims:
             if question_id is not None:
                 first = self.first_id_line.setdefault(question_id, number)
                 if first != number and is_default:
@@ -226,9 +234,8 @@ def _mixed_format(row: dict[str, Any], file_format: str) -> str | None:
     return None
 
 
-def _jsonl_row(row: dict[str, Any], number: int) -> tuple[
-        list[Question], list[str], list[str], list[tuple[str | None, bool, str | None]]]:
-    """``(question or template row if valid, errors, warnings, (id, id is default, question) to check repeats)``."""
+def _jsonl_row(row: dict[str, Any], number: int) -> tuple[list[Question], list[str], list[str], list[_Claim]]:
+    """``(the question or template row if the row is valid, errors, warnings, claims)``."""
     errors = row_errors(row, number)
     evidence = row.get("evidence", [])
     quotes = [evidence] if isinstance(evidence, str) else evidence if isinstance(evidence, list) else []
@@ -237,10 +244,10 @@ def _jsonl_row(row: dict[str, Any], number: int) -> tuple[
                 for quote in quotes if isinstance(quote, str) and len(quote.split()) < WORDS_IN_A_USABLE_QUOTE]
     raw_id, text = row.get("id"), row.get("question")
     question_id = f"q{number}" if "id" not in row else raw_id if isinstance(raw_id, str) and raw_id.strip() else None
-    entries = [(question_id, "id" not in row, text if isinstance(text, str) else None)]
+    claims = [_Claim(question_id, "id" not in row, text if isinstance(text, str) else None)]
     if errors:
-        return [], errors, warnings, entries
+        return [], errors, warnings, claims
     question = Question(id=row.get("id", f"q{number}"), question=row["question"], expected=tuple(row["expected"]),
                         reference=row.get("reference"), evidence=tuple(quotes), hint=row.get("hint"),
                         draft=row.get("draft", False), line=number)
-    return [question], errors, warnings, entries
+    return [question], errors, warnings, claims

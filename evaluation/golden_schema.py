@@ -53,12 +53,19 @@ def _validator() -> Draft202012Validator:
     return Draft202012Validator(row_schema())
 
 
+def closest_field(name: str, fields: Iterable[str]) -> str | None:
+    """The field ``name`` is most likely a typo of (case aside), or None when none is close."""
+    by_lower = {field.lower(): field for field in fields}
+    close = get_close_matches(name.lower(), list(by_lower), n=1)
+    return by_lower[close[0]] if close else None
+
+
 def unknown_field(name: str, fields: Iterable[str]) -> str:
     """``"expeted" is not a field. Did you mean "expected"?`` (or the list of fields when none is close)."""
     fields = tuple(fields)
-    close = get_close_matches(name.lower(), fields, n=1)
+    close = closest_field(name, fields)
     if close:
-        return f'{quoted(name)} is not a field. Did you mean "{close[0]}"?'
+        return f'{quoted(name)} is not a field. Did you mean "{close}"?'
     return f"{quoted(name)} is not a field. Fields are: {', '.join(fields)}."
 
 
@@ -83,7 +90,7 @@ def _sentences(error: ValidationError, row: dict[str, Any], line: int) -> list[t
     if "then" in error.relative_schema_path:
         return [(FIELDS.index("question"), 0, _EMPTY_QUESTION)]
     if kind == "required":
-        suggested = {(get_close_matches(key.lower(), FIELDS, n=1) or [None])[0] for key in row if key not in FIELDS}
+        suggested = {closest_field(key, FIELDS) for key in row if key not in FIELDS}
         return [(FIELDS.index(missing), 0, _NEEDS[missing]) for missing in error.validator_value
                 if missing not in row and missing not in suggested]  # the typo's sentence already says it
     if kind == "uniqueItems":
@@ -108,17 +115,17 @@ def _field_sentence(name: str | None, item: int, kind: Any, value: Any, line: in
         position, bad = next((i, v) for i, v in enumerate(value) if not isinstance(v, str))
         return f'"evidence" item {position + 1} must be a string (a quote), not {json_kind(bad)}; for example {example}'
     if name == "id" and kind == "pattern":
-        return f'"id" is blank; give the question a name like "q{line}", or leave "id" out to use "q{line}"'
+        return f'"id" is blank; give the question a name, or leave "id" out to use "q{line}"'
     return f'"{name}" must be {must}, not {json_kind(value)}; for example {example}'
 
 
 def _duplicates(items: list[Any]) -> list[str]:
-    counts = Counter(json.dumps(item, sort_keys=True, ensure_ascii=False) for item in items)
+    counts = Counter(json.dumps(item, sort_keys=True) for item in items)
     sentences = []
     for text, count in counts.items():
         if count > 1:
             value = json.loads(text)
-            shown = quoted(value) if isinstance(value, str) else text
+            shown = quoted(value) if isinstance(value, str) else text if len(text) <= 60 else text[:59] + "…"
             times = "twice" if count == 2 else f"{count} times"
             sentences.append(f'{shown} is in "expected" {times}; name each document or page once')
     # jsonschema also calls 1 and 1.0 the same, which JSON text does not

