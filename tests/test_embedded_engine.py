@@ -29,6 +29,11 @@ def target(sample_index):
     return EmbeddedTarget(open_index(sample_index))
 
 
+def package(hit):
+    """The sample's document ids are ``<package>/<section>``."""
+    return hit.doc_id.split("/", 1)[0]
+
+
 def setup_by_key(target, key):
     return next(s for s in target.setups() if s.key == key)
 
@@ -46,12 +51,12 @@ def test_a_question_answered_by_a_known_document_comes_back_on_top_for_every_set
     question = "How do I parse an XML document into a Python dictionary?"
     for setup in target.setups():
         hits = target.search(setup, question, 20)
-        assert "xmltodict" in [h.doc_id for h in hits[:3]], setup.key
+        assert "xmltodict" in [package(h) for h in hits[:3]], setup.key
 
 
 def test_bm25_ranks_the_document_holding_an_exact_rare_term_first(target):
     hits = target.search(setup_by_key(target, "local.keyword.bm25"), "ManagedIdentityCredential", 20)
-    assert hits[0].doc_id == "azure-identity"
+    assert package(hits[0]) == "azure-identity"
     assert all(h.score > 0 for h in hits)  # a chunk without any query term is no result
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
@@ -79,7 +84,7 @@ def test_hybrid_is_rrf_of_keyword_and_vector_lists(target):
 def test_the_cross_encoder_puts_the_relevant_passage_first(target):
     question = "How can I detect the character encoding of a file of unknown bytes?"
     hits = target.search(setup_by_key(target, "local.hybrid_rerank.bge-small+minilm-l6"), question, 20)
-    assert hits[0].doc_id == "charset-normalizer"
+    assert package(hits[0]) == "charset-normalizer"
     reranked = hits[: target.rerank_candidates]
     assert [h.score for h in reranked] == sorted((h.score for h in reranked), reverse=True)
 
