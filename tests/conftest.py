@@ -185,3 +185,16 @@ def _matches(row: list, expected: str) -> bool:
 def make_report():
     """``make_report(run_id=..., setups=..., questions=...)``: see ``build_report``."""
     return build_report
+
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+
+
+@pytest.fixture(scope="session")
+def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shipped sample corpus indexed once per test session with the real bundled models."""
+    from evaluation.embedded_index import build_index
+
+    folder = tmp_path_factory.mktemp("engine") / "index"
+    build_index(SAMPLES / "corpus.jsonl", folder)
+    return folder

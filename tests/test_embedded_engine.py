@@ -18,13 +18,6 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
 @pytest.fixture(scope="session")
-def sample_index(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("engine") / "index"
-    build_index(SAMPLES / "corpus.jsonl", folder)
-    return folder
-
-
-@pytest.fixture(scope="session")
 def target(sample_index):
     return EmbeddedTarget(open_index(sample_index))
 

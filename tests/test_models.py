@@ -93,6 +93,7 @@ def test_embedder_keeps_order_across_sorted_batches_of_mixed_length(embedder):
     together = embedder.embed_documents(MIXED, batch_size=2)
     alone = np.vstack([embedder.embed_documents([text]) for text in MIXED])
     np.testing.assert_allclose(together, alone, atol=1e-5)
+    np.testing.assert_allclose(embedder.embed_documents(MIXED), alone, atol=1e-5)  # one batch of 32
     # and the rows are not interchangeable: each text's nearest row is its own
     assert (together @ alone.T).argmax(axis=1).tolist() == list(range(len(MIXED)))
 
