@@ -134,8 +134,9 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question]) -> di
 
 
 def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip: Iterable[str]) -> list[tuple[Target, Setup]]:
-    """Every setup of every target, filtered: a pattern is a glob on the key (``local.hybrid*``) or a
-    word equal to one part of it (target, method or models: ``hybrid``, ``bm25``)."""
+    """Every setup of every target, filtered: a pattern is a glob on the key (``local.hybrid*``), or
+    whole parts of it in a row (``hybrid``, ``bm25``, ``hybrid.bge-small``), or a retrieval method
+    (``hybrid`` also selects ``hybrid_rerank``)."""
     every = [(t, s) for t in targets for s in t.setups()]
     keys = [s.key for _, s in every]
     only, skip = _patterns(only), _patterns(skip)
@@ -162,7 +163,9 @@ def _patterns(values: Iterable[str] | None) -> list[str]:
 def _matches(pattern: str, setup: Setup) -> bool:
     if any(ch in pattern for ch in "*?["):
         return fnmatch.fnmatchcase(setup.key, pattern)
-    return pattern == setup.key or pattern in setup.key.split(".") or pattern == setup.retrieval
+    wanted, parts = pattern.split("."), setup.key.split(".")
+    in_a_row = any(parts[i:i + len(wanted)] == wanted for i in range(len(parts) - len(wanted) + 1))
+    return in_a_row or pattern == setup.retrieval
 
 
 def _timed_sample(questions: list[Question], settings: EvaluationSettings) -> list[Question]:

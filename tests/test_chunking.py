@@ -13,7 +13,8 @@ from evaluation.chunking import (STRATEGIES, Chunk, ChunkSettings, chunk_corpus,
 from evaluation.corpus import Document, read_corpus
 from evaluation.errors import UsageError
 
-SAMPLES = Path(__file__).resolve().parents[1] / "samples" / "corpus.jsonl"
+# Whole package READMEs (the shipped sample splits them by section): long, real Markdown.
+SAMPLES = Path(__file__).resolve().parent / "fixtures" / "corpus" / "readmes.jsonl"
 ALL_SETTINGS = [ChunkSettings(strategy=s, size=size, overlap=overlap)
                 for s in STRATEGIES for size, overlap in ((200, 40), (60, 10), (20, 9))]
 
