@@ -35,8 +35,8 @@ def make_inputs(questions: int, results: int, seed: int = 0):
     for n in range(questions):
         expected = tuple(rng.sample(corpus, rng.randint(1, 3)))
         ranking = rng.sample(corpus, results)
-        if rng.random() < 0.7:  # most questions find something somewhere
-            ranking[rng.randrange(results)] = expected[0]
+        if rng.random() < 0.7 and expected[0] not in ranking:  # most questions find something
+            ranking[rng.randrange(results)] = expected[0]  # (each document once: no duplicates)
         golden.append(Question(id=f"q{n}", question=f"question {n}", expected=expected))
         runs.append([Hit(id=d, doc_id=d, page=None, score=float(results - i)) for i, d in enumerate(ranking)])
     return golden, runs

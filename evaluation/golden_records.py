@@ -6,6 +6,7 @@ Import them from ``evaluation.golden``.
 from __future__ import annotations
 
 import re
+from functools import cached_property
 from dataclasses import dataclass, field
 
 from .golden_wording import quoted
@@ -79,7 +80,7 @@ class Question:
     draft: bool = False
     line: int | None = None  # 1-based line in the file it was read from
 
-    @property
+    @cached_property  # judged once per setup per question: parse once
     def expected_items(self) -> tuple[ExpectedItem, ...]:
         """``expected`` parsed; raises ``ValueError`` on an item a checked file cannot hold."""
         return tuple(parse_expected(item) for item in self.expected)
