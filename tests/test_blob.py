@@ -134,3 +134,17 @@ def test_runs_under_one_prefix_are_not_seen_under_another(azurite, make_report):
 
     assert open_store(azurite.address(container, "team-b")).ids() == []
     assert open_store(azurite.address(container, "team-a")).ids() == [make_report()["id"]]
+
+
+@pytest.mark.azurite
+def test_read_golden_reads_a_blob_address_through_the_same_code(azurite):
+    import hashlib
+
+    from evaluation.golden import read_golden
+
+    container = azurite.new_container()
+    upload(azurite, container, "golden_dataset/incoming/golden.jsonl", GOLDEN_RAW)
+    golden = read_golden(azurite.address(container, "golden_dataset/incoming/golden.jsonl"))
+    assert golden.raw == GOLDEN_RAW
+    assert golden.sha256 == hashlib.sha256(GOLDEN_RAW).hexdigest()
+    assert golden.questions
