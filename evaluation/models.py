@@ -242,6 +242,9 @@ class _Graph:
         options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # Idle worker threads would spin for a while after each call, stealing the cores from the
+        # next model's call (a fused setup alternates two models): let them sleep instead.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3  # errors only: its warnings are not actionable for a user
         try:
             self.session = ort.InferenceSession(data, options, providers=["CPUExecutionProvider"])
