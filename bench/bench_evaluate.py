@@ -78,6 +78,10 @@ def main() -> None:
         summary = s["summary"] or {}
         print(f"  {s['key']:45} median {summary.get('median_ms')} ms, p95 {summary.get('p95_ms')} ms")
 
+    from evaluation.render import render_table
+
+    print(render_table(report))
+
     import bench_metrics
 
     golden, runs = bench_metrics.make_inputs(10_000, 100)
