@@ -184,7 +184,7 @@ def _read_folder(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
         if not text.strip():
             problems.append(CorpusProblem(None, f"{doc_id}: the file is empty; add its text or remove it"))
             continue
-        documents.append(Document(id=doc_id, text=text, title=_first_heading(text), source_uri=file.as_uri()))
+        documents.append(Document(id=doc_id, text=text, title=_first_heading(text), source_uri=file.resolve().as_uri()))
     return documents, problems, hasher.hexdigest()
 
 

@@ -43,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(levelname)s %(name)s: %(message)s")
+    # bm25s sets its own logger to DEBUG at import; keep its chatter to what the user asked for.
+    logging.getLogger("bm25s").setLevel(logging.INFO if args.verbose else logging.WARNING)
     try:
         return int(args.handler(args) or 0)
     except UsageError as err:

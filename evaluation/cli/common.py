@@ -28,7 +28,11 @@ def index_settings(args: argparse.Namespace):
 
         unknown = [m for m in models if m not in EMBEDDER_NAMES]
         if unknown:
-            raise UsageError(f"unknown model(s) {', '.join(unknown)}; bundled: {', '.join(EMBEDDER_NAMES)}")
+            from difflib import get_close_matches
+
+            close = get_close_matches(unknown[0], EMBEDDER_NAMES, n=1)
+            hint = f' Did you mean "{close[0]}"?' if close else ""
+            raise UsageError(f"unknown model(s) {', '.join(unknown)}.{hint} Bundled: {', '.join(EMBEDDER_NAMES)}")
     return IndexSettings(chunking=ChunkSettings(strategy=args.chunking, size=args.chunk_size,
                                                 overlap=args.chunk_overlap), models=models)
 
