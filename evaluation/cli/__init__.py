@@ -41,10 +41,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "handler", None) is None:
         parser.print_help(sys.stderr)
         return 2
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(levelname)s %(name)s: %(message)s")
-    # bm25s sets its own logger to DEBUG at import; keep its chatter to what the user asked for.
-    logging.getLogger("bm25s").setLevel(logging.INFO if args.verbose else logging.WARNING)
+    level = logging.INFO if args.verbose else logging.WARNING
+    handler = logging.StreamHandler()
+    # The level sits on the handler too: bm25s sets its own logger to DEBUG when it is imported.
+    handler.setLevel(level)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", handlers=[handler])
     try:
         return int(args.handler(args) or 0)
     except UsageError as err:
