@@ -40,27 +40,37 @@ def judge(question: Question, hits: Sequence[Hit], by: str) -> Outcome:
         return _judge_evidence(question, hits)
     # list.index finds each unit's first hit in C: judging costs microseconds a question.
     if by == "chunk":
-        units: list = list(dict.fromkeys(question.expected))
+        units: tuple = _unique(question.expected)
         keys = list(map(_ID, hits))
-    else:
-        items = list(dict.fromkeys(question.expected_items))
-        doc_ids = list(map(_DOC_ID, hits))
-        if any(item.page is not None for item in items):
-            pages = list(zip(doc_ids, map(_PAGE, hits)))
-            units = [(item.doc_id, item.page) if item.page is not None else item.doc_id for item in items]
-            return _first_positions(question.id, units, lambda unit: pages if isinstance(unit, tuple) else doc_ids)
-        units, keys = [item.doc_id for item in items], doc_ids
-    return _first_positions(question.id, units, lambda unit: keys)
+        return _outcome(question.id, [_position(keys, unit) for unit in units], len(units))
+    items = _unique(question.expected_items)
+    doc_ids = list(map(_DOC_ID, hits))
+    pages: list | None = None
+    found = []
+    for item in items:
+        if item.page is None:
+            found.append(_position(doc_ids, item.doc_id))
+        else:
+            if pages is None:
+                pages = list(zip(doc_ids, map(_PAGE, hits)))
+            found.append(_position(pages, (item.doc_id, item.page)))
+    return _outcome(question.id, found, len(items))
 
 
-def _first_positions(question_id: str, units: list, keys_for) -> Outcome:
-    positions = []
-    for unit in units:
-        try:
-            positions.append(keys_for(unit).index(unit) + 1)
-        except ValueError:
-            continue
-    return Outcome(question_id=question_id, positions=tuple(sorted(positions)), relevant=len(units))
+def _unique(values: tuple) -> tuple:
+    return values if len(values) < 2 else tuple(dict.fromkeys(values))
+
+
+def _position(keys: list, unit: object) -> int | None:
+    try:
+        return keys.index(unit) + 1
+    except ValueError:
+        return None
+
+
+def _outcome(question_id: str, found: list, relevant: int) -> Outcome:
+    return Outcome(question_id=question_id, positions=tuple(sorted(p for p in found if p is not None)),
+                   relevant=relevant)
 
 
 def _judge_evidence(question: Question, hits: Sequence[Hit]) -> Outcome:

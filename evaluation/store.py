@@ -197,6 +197,7 @@ def _history_row(report: dict[str, Any]) -> dict[str, Any]:
         "collections": list(report.get("collections") or []),
         "found_10": {s["key"]: (s["summary"]["counts"]["10"] if s.get("summary") else None)
                      for s in report.get("setups") or []},
+        "picks": dict(report.get("picks") or {}),
     }
 
 

@@ -74,10 +74,11 @@ def list_runs(args: argparse.Namespace) -> int:
     if not rows:
         print(f"No runs in {store.address}" + (f" after the newest {args.offset}." if args.offset else "."))
         return 0
-    table = [["id", "created", "golden", "questions", "collections", "best found@10"]]
+    table = [["id", "created", "golden", "questions", "collections", "finds the most (found@10)"]]
     for row in rows:
         ran = {k: v for k, v in row["found_10"].items() if v is not None}
-        best = max(ran, key=lambda k: (ran[k], k)) if ran else None
+        # The report's own pick (its rank rule breaks ties); older rows without picks: the most found.
+        best = row["picks"].get("finds_the_most") or (max(ran, key=lambda k: (ran[k], k)) if ran else None)
         table.append([row["id"], row["created_at"] or "", (row["golden"]["sha256"] or "")[:12],
                       str(row["golden"]["questions"]), ", ".join(row["collections"]),
                       f"{ran[best]} {best}" if best else "none ran"])
