@@ -65,6 +65,10 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth,
                                   timed=timed, seed=seed)
     targets = [targets] if isinstance(targets, Target) else list(targets)
+    names = [t.name for t in targets]
+    if len(set(names)) != len(names):
+        raise UsageError(f"two targets share a name ({', '.join(names)}); setup keys start with the "
+                         "target's name, so give each target its own")
     golden = golden if isinstance(golden, Golden) else read_golden(golden)
     warn = warn or log.warning
     questions = list(golden.labelled)
@@ -87,6 +91,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     tracker = _Tracker(progress, total)
     results = [run_setup(target, setup, questions, timed_questions, settings, tracker) for target, setup in chosen]
 
+    described = {t.name: t.describe() for t in targets}
     ranked = rank_setups(results)
     for result in results:
         result["neighbours"] = neighbours(result, results)
@@ -98,7 +103,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
                    "questions": len(golden.questions), "labelled": len(questions),
                    "unfilled": len(golden.unfilled), "drafts": len(golden.drafts),
                    "problems": [{"line": p.line, "message": p.message} for p in golden.problems]},
-        "collections": sorted({t.describe()["collection"] for t in targets}),
+        "collections": sorted({d["collection"] for d in described.values()}),
         "depth": settings.depth,
         "by": settings.by,
         "question_ids": [q.id for q in questions],
@@ -107,7 +112,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         "rules": {"balance_points": settings.balance, "time_points": settings.time_points,
                   "rank_by": ["found@10", "found@1", "median_ms", "key"], "timed": settings.timed,
                   "seed": settings.seed},
-        "targets": {t.name: t.describe() for t in targets},
+        "targets": described,
         "missing": missing,
         "picks": choose_picks(ranked, balance=settings.balance, time_points=settings.time_points),
         "frontier": frontier(ranked),

@@ -141,3 +141,21 @@ def test_two_runs_in_the_same_second_get_different_ids(golden):
     first = evaluate(target, golden, only=["keyword"], created_at=moment)
     second = evaluate(target, golden, only=["keyword"], created_at=moment)
     assert first["id"] != second["id"]
+
+
+def test_two_targets_with_one_name_are_refused_before_any_search(golden):
+    first, second = ListTarget("t", ANSWERS, held=set()), ListTarget("t", ANSWERS, held=set())
+    with pytest.raises(UsageError, match="two targets share a name"):
+        evaluate([first, second], golden)
+    assert first.calls == [] and second.calls == []
+
+
+def test_two_targets_are_ranked_together_and_neighbours_cross_engines(golden):
+    class OtherEngine(ListTarget):
+        engine = "other"
+
+    report = evaluate([ListTarget("a", ANSWERS, held={"alpha", "beta", "gamma"}),
+                       OtherEngine("b", ANSWERS, held={"alpha", "beta", "gamma"})], golden)
+    assert len(report["setups"]) == 6 and set(report["targets"]) == {"a", "b"}
+    by_key = {s["key"]: s for s in report["setups"]}
+    assert "b.hybrid.m" in by_key["a.hybrid.m"]["neighbours"]
