@@ -34,9 +34,5 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
-class SetupError(EvaluationError):
-    """One setup failed to search; the run goes on without it."""
-
-
 class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""
