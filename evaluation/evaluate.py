@@ -202,6 +202,8 @@ def run_setup(target: Target, setup: Setup, questions: Sequence[Question], timed
         target.search(setup, questions[0].question, settings.depth)  # warm-up, untimed
         tracker.advance(1, setup.key)
         batches = target.search_batch(setup, [q.question for q in questions], settings.depth)
+        if len(batches) != len(questions):  # a silent zip would score the wrong results
+            raise RuntimeError(f"the batch search gave {len(batches)} result lists for {len(questions)} questions")
         tracker.advance(len(questions), setup.key)
         times = []
         for question in timed_questions:

@@ -159,3 +159,13 @@ def test_two_targets_are_ranked_together_and_neighbours_cross_engines(golden):
     assert len(report["setups"]) == 6 and set(report["targets"]) == {"a", "b"}
     by_key = {s["key"]: s for s in report["setups"]}
     assert "b.hybrid.m" in by_key["a.hybrid.m"]["neighbours"]
+
+
+def test_a_batch_that_loses_a_question_fails_that_setup_instead_of_scoring_the_wrong_results(golden):
+    class ShortBatch(ListTarget):
+        def search_batch(self, setup, questions, depth):
+            return super().search_batch(setup, questions, depth)[:-1]
+
+    report = evaluate(ShortBatch("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, only=["keyword"])
+    assert report["setups"][0]["error"] == "RuntimeError: the batch search gave 2 result lists for 3 questions"
+    assert report["picks"]["finds_the_most"] is None
