@@ -1,0 +1,28 @@
+"""The README's first two commands stay true: the main job parses and its files exist; CI runs the tests."""
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from evaluation.cli import build_parser
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def readme_commands() -> list[str]:
+    block = (ROOT / "README.md").read_text(encoding="utf-8").split("```bash", 1)[1].split("```", 1)[0]
+    return [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def test_the_main_job_command_parses_and_names_files_the_repo_ships():
+    main_job = readme_commands()[0]
+    assert main_job.startswith("python3 -m pip install -r requirements.txt && python3 -m evaluation evaluate ")
+    words = shlex.split(main_job.split("&&", 1)[1])[3:]
+    args = build_parser().parse_args(words)
+    assert (ROOT / args.corpus).is_file() and (ROOT / args.golden).is_file()
+
+
+def test_the_test_command_is_what_ci_runs():
+    assert readme_commands()[1] == "bash .ci/run"
+    assert "python3 -m pytest -q" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert "(python3 -m pytest -q)" in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[5]
