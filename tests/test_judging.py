@@ -1,0 +1,56 @@
+"""What counts as found at each grain, with positions as results came back."""
+from __future__ import annotations
+
+import pytest
+
+from evaluation.golden import Question
+from evaluation.judging import judge
+from evaluation.target import Hit
+
+
+def hit(chunk_id, page=None, text=""):
+    return Hit(id=chunk_id, doc_id=chunk_id.rsplit(":", 1)[0], page=page, score=0.0, text=text)
+
+
+HITS = [hit("a.md:0", text="Nothing here."), hit("r.pdf:3", page=2, text="Keys are rotated every 90 days by the vault."),
+        hit("a.md:4", text="Install with pip install a."), hit("r.pdf:9", page=5, text="Retention is seven years.")]
+
+
+def question(expected, evidence=()):
+    return Question(id="q", question="?", expected=tuple(expected), evidence=tuple(evidence))
+
+
+def test_doc_grain_counts_any_chunk_of_an_expected_document_once_at_its_first_hit():
+    outcome = judge(question(["a.md", "r.pdf"]), HITS, "doc")
+    assert outcome.positions == (1, 2) and outcome.relevant == 2
+
+
+def test_an_expected_page_counts_only_chunks_of_that_page():
+    assert judge(question(["r.pdf#page=5"]), HITS, "doc").positions == (4,)
+    assert judge(question(["r.pdf#page=5"]), HITS, "page").positions == (4,)
+    assert judge(question(["r.pdf#page=7"]), HITS, "page").positions == ()
+
+
+def test_chunk_grain_needs_the_chunk_id():
+    outcome = judge(question(["a.md:4", "a.md:9"]), HITS, "chunk")
+    assert outcome.positions == (3,) and outcome.relevant == 2
+
+
+def test_evidence_grain_finds_a_quote_with_case_and_spacing_folded():
+    outcome = judge(question(["r.pdf"], evidence=["keys are  ROTATED every 90 days"]), HITS, "evidence")
+    assert outcome.positions == (2,) and outcome.relevant == 1
+
+
+def test_evidence_grain_without_usable_quotes_falls_back_to_documents():
+    short = question(["r.pdf"], evidence=["90 days"])  # under three words: not used
+    assert judge(short, HITS, "evidence").positions == judge(short, HITS, "doc").positions == (2,)
+
+
+def test_no_results_means_nothing_found():
+    outcome = judge(question(["a.md"]), [], "doc")
+    assert outcome.positions == () and outcome.first is None and outcome.relevant == 1
+
+
+def test_an_unknown_grain_is_refused():
+    with pytest.raises(ValueError, match="unknown grain"):
+        judge(question(["a.md"]), HITS, "sentence")
