@@ -40,11 +40,10 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
-from difflib import get_close_matches
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .corpus import PAGE_BREAK, Document
-from .errors import UsageError
+from .errors import UsageError, did_you_mean
 
 # Bump when a change to the rules below would cut the same text differently: it is part of the
 # index fingerprint, so an index built by older rules is rebuilt, never silently reused.
@@ -82,8 +81,7 @@ class ChunkSettings:
 
     def __post_init__(self) -> None:
         if self.strategy not in STRATEGIES:
-            close = get_close_matches(str(self.strategy), STRATEGIES, n=1)
-            hint = f' Did you mean "{close[0]}"?' if close else ""
+            hint = did_you_mean(str(self.strategy), STRATEGIES)
             raise UsageError(f'Chunking strategy "{self.strategy}" is not known.{hint} '
                              f"Use one of: {', '.join(STRATEGIES)}.")
         if not _is_int(self.size) or self.size < MIN_SIZE:
@@ -106,8 +104,7 @@ class ChunkSettings:
         """The settings ``to_dict`` wrote; an unknown key raises ``UsageError`` naming the closest one."""
         for key in data:
             if key not in ("strategy", "size", "overlap"):
-                close = get_close_matches(str(key), ("strategy", "size", "overlap"), n=1)
-                hint = f' Did you mean "{close[0]}"?' if close else ""
+                hint = did_you_mean(str(key), ("strategy", "size", "overlap"))
                 raise UsageError(f'"{key}" is not a chunking setting.{hint} '
                                  "Settings are: strategy, size, overlap.")
         return cls(**data)

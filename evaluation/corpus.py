@@ -13,10 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from .errors import CorpusError
+from .errors import CorpusError, LineProblem, did_you_mean
 
 PAGE_BREAK = "\f"
 FOLDER_SUFFIXES = (".md", ".markdown", ".txt")
@@ -39,13 +40,7 @@ class Document:
         return tuple(self.text.split(PAGE_BREAK))
 
 
-@dataclass(frozen=True)
-class CorpusProblem:
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.message}" if self.line is not None else self.message
+CorpusProblem = LineProblem  # a bad row of a corpus
 
 
 @dataclass(frozen=True)
@@ -67,13 +62,9 @@ class Corpus:
     def get(self, doc_id: str) -> Document | None:
         return self._by_id.get(doc_id)
 
-    @property
+    @cached_property
     def _by_id(self) -> dict[str, Document]:
-        cached = self.__dict__.get("_by_id_cache")
-        if cached is None:
-            cached = {d.id: d for d in self.documents}
-            object.__setattr__(self, "_by_id_cache", cached)
-        return cached
+        return {d.id: d for d in self.documents}
 
 
 def read_corpus(source: str | Path) -> Corpus:
@@ -142,13 +133,10 @@ def _read_jsonl(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
 
 
 def _document_from_row(row: dict, number: int) -> tuple[Document | None, list[CorpusProblem]]:
-    from difflib import get_close_matches
-
     problems = []
     for name in row:
         if name not in _ROW_FIELDS:
-            close = get_close_matches(name, _ROW_FIELDS, n=1)
-            hint = f' Did you mean "{close[0]}"?' if close else f" Fields are: {', '.join(_ROW_FIELDS)}."
+            hint = did_you_mean(name, _ROW_FIELDS) or f" Fields are: {', '.join(_ROW_FIELDS)}."
             problems.append(CorpusProblem(number, f'"{name}" is not a field.{hint}'))
     doc_id, text = row.get("id"), row.get("text")
     if not isinstance(doc_id, str) or not doc_id.strip():

@@ -5,6 +5,27 @@ and the fix. The command line prints ``str(err)`` and nothing else.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from difflib import get_close_matches
+from typing import Iterable
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    """One problem with an input file: ``line`` is 1-based, None for the whole file."""
+
+    line: int | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.message}" if self.line is not None else self.message
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """`` Did you mean "x"?`` naming the closest of ``choices``, or "" when none is close."""
+    close = get_close_matches(word, list(choices), n=1)
+    return f' Did you mean "{close[0]}"?' if close else ""
+
 
 class EvaluationError(Exception):
     """Base of every error this library raises on purpose."""

@@ -13,11 +13,10 @@ import random
 import time
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from .errors import GoldenFileError, UsageError
+from .errors import GoldenFileError, UsageError, did_you_mean
 from .golden import Golden, Question, read_golden
 from .judging import GRAINS, judge
 from .metrics import summarise
@@ -42,9 +41,7 @@ class EvaluationSettings:
 
     def __post_init__(self) -> None:
         if self.by not in GRAINS:
-            close = get_close_matches(self.by, GRAINS, n=1)
-            hint = f' Did you mean "{close[0]}"?' if close else ""
-            raise UsageError(f'"{self.by}" is not a grain; use one of {", ".join(GRAINS)}.{hint}')
+            raise UsageError(f'"{self.by}" is not a grain; use one of {", ".join(GRAINS)}.{did_you_mean(self.by, GRAINS)}')
         if self.depth < 20:
             raise UsageError(f"depth {self.depth} is too shallow: found@20 needs at least 20 results")
         if self.timed < 0 or self.balance < 0 or self.time_points < 0:
@@ -147,8 +144,7 @@ def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip
     only, skip = _patterns(only), _patterns(skip)
     for pattern in (only or []) + skip:
         if not any(_matches(pattern, s) for _, s in every):
-            close = get_close_matches(pattern, keys + sorted({s.method for _, s in every}), n=1)
-            hint = f' Did you mean "{close[0]}"?' if close else ""
+            hint = did_you_mean(pattern, keys + sorted({s.method for _, s in every}))
             raise UsageError(f'"{pattern}" matches no setup.{hint} Setups: {", ".join(keys)}')
     chosen = [(t, s) for t, s in every
               if (not only or any(_matches(p, s) for p in only)) and not any(_matches(p, s) for p in skip)]

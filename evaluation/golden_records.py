@@ -6,9 +6,10 @@ Import them from ``evaluation.golden``.
 from __future__ import annotations
 
 import re
-from functools import cached_property
 from dataclasses import dataclass, field
+from functools import cached_property
 
+from .errors import LineProblem
 from .golden_wording import quoted
 
 PAGE_MARK = "#page="
@@ -96,15 +97,7 @@ class Question:
         return tuple(quote for quote in self.evidence if len(quote.split()) >= WORDS_IN_A_USABLE_QUOTE)
 
 
-@dataclass(frozen=True)
-class GoldenProblem:
-    """A mistake or a warning: ``line`` is 1-based, None for the whole file."""
-
-    line: int | None
-    message: str
-
-    def __str__(self) -> str:
-        return f"line {self.line}: {self.message}" if self.line is not None else self.message
+GoldenProblem = LineProblem  # a mistake or a warning in a golden file
 
 
 @dataclass(frozen=True)

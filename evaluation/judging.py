@@ -14,22 +14,21 @@ Positions count results as they come back (1-based); the target's order decides 
 """
 from __future__ import annotations
 
-import re
 from operator import attrgetter
 from typing import Sequence
 
+from .chunking import fold_whitespace
 from .golden import Question
 from .metrics import Outcome
 from .target import Hit
 
 GRAINS = ("doc", "chunk", "page", "evidence")
-_SPACE = re.compile(r"\s+")
 _ID, _DOC_ID, _PAGE = attrgetter("id"), attrgetter("doc_id"), attrgetter("page")
 
 
 def fold(text: str) -> str:
     """Case and whitespace folded, so a quote copied from a document matches its chunk."""
-    return _SPACE.sub(" ", text).strip().casefold()
+    return fold_whitespace(text).casefold()
 
 
 def judge(question: Question, hits: Sequence[Hit], by: str) -> Outcome:

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from ..errors import UsageError
+from ..errors import UsageError, did_you_mean
 
 
 def add_chunking_options(parser: argparse.ArgumentParser) -> None:
@@ -28,11 +28,8 @@ def index_settings(args: argparse.Namespace):
 
         unknown = [m for m in models if m not in EMBEDDER_NAMES]
         if unknown:
-            from difflib import get_close_matches
-
-            close = get_close_matches(unknown[0], EMBEDDER_NAMES, n=1)
-            hint = f' Did you mean "{close[0]}"?' if close else ""
-            raise UsageError(f"unknown model(s) {', '.join(unknown)}.{hint} Bundled: {', '.join(EMBEDDER_NAMES)}")
+            raise UsageError(f"unknown model(s) {', '.join(unknown)}.{did_you_mean(unknown[0], EMBEDDER_NAMES)} "
+                             f"Bundled: {', '.join(EMBEDDER_NAMES)}")
     return IndexSettings(chunking=ChunkSettings(strategy=args.chunking, size=args.chunk_size,
                                                 overlap=args.chunk_overlap), models=models)
 
