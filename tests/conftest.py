@@ -198,3 +198,12 @@ def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("engine") / "index"
     build_index(SAMPLES / "corpus.jsonl", folder)
     return folder
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    """``python -m evaluation ARGV`` in-process: (exit code, stdout, stderr)."""
+    from evaluation.cli import main
+
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err

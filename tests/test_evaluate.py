@@ -7,7 +7,7 @@ import pytest
 
 from evaluation.errors import UsageError
 from evaluation.evaluate import evaluate, select_setups
-from evaluation.golden import Question, read_golden
+
 from evaluation.target import Hit, Setup
 
 

@@ -11,7 +11,7 @@ import pytest
 from evaluation.cli import main
 from evaluation.store import LocalStore, new_run_id
 
-from conftest import GOLDEN_RAW
+from conftest import GOLDEN_RAW, run_cli as run
 
 T0 = datetime(2026, 11, 30, 1, 24, 33, tzinfo=timezone.utc)
 
@@ -30,12 +30,6 @@ def store_with_runs(tmp_path, make_report):
     for run_id in ids:
         store.save(make_report(run_id), GOLDEN_RAW)
     return str(tmp_path / "store"), ids
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 # -- list -----------------------------------------------------------------------------------------

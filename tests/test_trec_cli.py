@@ -7,7 +7,7 @@ import pytest
 
 from evaluation.cli import main
 
-from conftest import GOLDEN_RAW
+from conftest import GOLDEN_RAW, run_cli as run
 
 
 @pytest.fixture
@@ -21,12 +21,6 @@ def files(tmp_path):
                    "q1 Q0 doc-b 1 3.0 dense\n"
                    "q1 Q0 doc-a 2 2.0 dense\n")
     return str(golden), str(run)
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_score_json_gives_each_run_tag_its_summary(capsys, files):
