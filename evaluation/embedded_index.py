@@ -22,6 +22,7 @@ import os
 import shutil
 import tempfile
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -52,9 +53,9 @@ class IndexSettings:
 
 
 def fingerprint(corpus_sha256: str, settings: IndexSettings) -> str:
-    from .models import load_embedder
+    from .models import model_info
 
-    models = {name: load_embedder(name).info.sha256 for name in settings.resolved_models()}
+    models = {name: model_info(name).sha256 for name in settings.resolved_models()}
     payload = {"format": INDEX_FORMAT, "corpus": corpus_sha256, "chunking": settings.chunking.to_dict(),
                "chunking_rules": RULES_VERSION, "bm25": BM25_SETTINGS, "models": models}
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
@@ -127,14 +128,16 @@ def _write_chunks(path: Path, chunks: Sequence[Chunk]) -> None:
 def bm25_tokenize(texts: Sequence[str]) -> list[list[str]]:
     """The one tokenizer for documents and queries, so both sides stem and drop stopwords alike."""
     import bm25s
-    import Stemmer
 
-    stemmer = _stemmer_cache.get("english") or _stemmer_cache.setdefault("english", Stemmer.Stemmer("english"))
-    return bm25s.tokenize(list(texts), stopwords=BM25_SETTINGS["stopwords"], stemmer=stemmer,
+    return bm25s.tokenize(list(texts), stopwords=BM25_SETTINGS["stopwords"], stemmer=_stemmer(),
                           return_ids=False, show_progress=False)
 
 
-_stemmer_cache: dict = {}
+@lru_cache(maxsize=1)
+def _stemmer():
+    import Stemmer
+
+    return Stemmer.Stemmer(BM25_SETTINGS["stemmer"])
 
 
 def _build_bm25(folder: Path, texts: Sequence[str]) -> None:

@@ -64,7 +64,9 @@ class EmbeddedTarget:
             "fusion_candidates": self.fusion_candidates,
         }
         if self._use_cross_encoder:
-            described["cross_encoder"] = self._cross_encoder().info.to_dict()
+            from .models import CROSS_ENCODER_NAME, model_info
+
+            described["cross_encoder"] = model_info(CROSS_ENCODER_NAME).to_dict()  # described, not loaded
             described["rerank_candidates"] = self.rerank_candidates
         return described
 

@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .errors import ModelError, UsageError
+from .errors import ModelError, UsageError, did_you_mean
 
 log = logging.getLogger(__name__)
 
@@ -212,6 +212,21 @@ def _source(file: _PackageFile) -> str:
     return f"{file.distribution}=={version}:{file.module}/{file.path}"
 
 
+def model_info(name: str) -> ModelInfo:
+    """How model ``name`` describes itself, from its spec alone: no file is read, nothing is loaded.
+
+    ``sha256`` is the value its .onnx file must have; loading refuses any other, so this is the
+    loaded model's too. The index fingerprint and a target's description use this, so neither
+    pays for a model session it does not need.
+    """
+    if name not in _SPECS:
+        names = (*EMBEDDER_NAMES, CROSS_ENCODER_NAME)
+        raise UsageError(f"unknown model {name!r}.{did_you_mean(str(name), names)} Bundled: {', '.join(names)}")
+    spec = _SPECS[name]
+    return ModelInfo(name=spec.name, kind=spec.kind, source=_source(spec.onnx), sha256=_expected_sha256(spec)[0],
+                     dimensions=spec.dimensions, pooling=spec.pooling, max_tokens=spec.max_tokens)
+
+
 def available_embedders() -> tuple[str, ...]:
     """Names in EMBEDDER_NAMES whose model and tokenizer files are installed (nothing is loaded)."""
     return tuple(name for name in EMBEDDER_NAMES
@@ -325,25 +340,34 @@ def _texts(texts: Sequence[str], what: str) -> list[str]:
 
 # --- the models --------------------------------------------------------------------------------
 
-class Embedder:
+class _LoadedModel:
+    """What both kinds share: the checked .onnx file in a session, its tokenizer file, its info."""
+
+    def __init__(self, spec: _ModelSpec, *, threads: int) -> None:
+        self._tokenizer_path = _require(spec.tokenizer, spec.name)
+        data, sha256, self._path = _read_checked(spec)
+        self._spec = spec
+        self._graph = _Graph(data, self._path, threads=threads)
+        self.threads = threads
+        self.info = model_info(spec.name)
+        self.name = spec.name
+        log.info("loaded %s from %s (sha256 %s, %d threads)", self.name, self._path, sha256[:12], threads)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.name!r}, threads={self.threads})"
+
+
+class Embedder(_LoadedModel):
     """A sentence embedder: float32 unit vectors, one row per text, in the caller's order."""
 
     def __init__(self, spec: _ModelSpec, *, threads: int) -> None:
-        tokenizer_path = _require(spec.tokenizer, spec.name)
-        data, sha256, path = _read_checked(spec)
-        self._spec = spec
-        self._graph = _Graph(data, path, threads=threads)
+        super().__init__(spec, threads=threads)
         shape = self._graph.output.shape
         if len(shape) != 3 or shape[-1] != spec.dimensions:
-            raise ModelError(f"{path}: first output {self._graph.output.name} has shape {shape}, "
+            raise ModelError(f"{self._path}: first output {self._graph.output.name} has shape {shape}, "
                              f"expected (batch, sequence, {spec.dimensions})")
-        self._tokenizer = _tokenizer(tokenizer_path, max_tokens=spec.max_tokens)
-        self.threads = threads
-        self.info = ModelInfo(name=spec.name, kind=spec.kind, source=_source(spec.onnx), sha256=sha256,
-                              dimensions=spec.dimensions, pooling=spec.pooling, max_tokens=spec.max_tokens)
-        self.name = spec.name
+        self._tokenizer = _tokenizer(self._tokenizer_path, max_tokens=spec.max_tokens)
         self.dimensions = int(spec.dimensions)
-        log.info("loaded %s from %s (sha256 %s, %d threads)", self.name, path, sha256[:12], threads)
 
     def _vectors(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
         hidden = self._graph.run(ids, mask, types)
@@ -371,25 +395,14 @@ class Embedder:
         prefix = self._spec.query_prefix
         return self._embed([prefix + t for t in _texts(texts, "embed_queries")], batch_size, None)
 
-    def __repr__(self) -> str:
-        return f"Embedder({self.name!r}, threads={self.threads})"
 
-
-class CrossEncoder:
+class CrossEncoder(_LoadedModel):
     """Scores (query, passage) pairs: one float32 logit each, higher is more relevant."""
 
     def __init__(self, spec: _ModelSpec, *, threads: int) -> None:
-        tokenizer_path = _require(spec.tokenizer, spec.name)
-        data, sha256, path = _read_checked(spec)
-        self._spec = spec
-        self._graph = _Graph(data, path, threads=threads)
-        self._tokenizer = _tokenizer(tokenizer_path, max_tokens=spec.max_tokens, pairs=True)
-        self._query_tokenizer = _tokenizer(tokenizer_path, max_tokens=_MAX_QUERY_TOKENS)
-        self.threads = threads
-        self.info = ModelInfo(name=spec.name, kind=spec.kind, source=_source(spec.onnx), sha256=sha256,
-                              dimensions=None, pooling=None, max_tokens=spec.max_tokens)
-        self.name = spec.name
-        log.info("loaded %s from %s (sha256 %s, %d threads)", self.name, path, sha256[:12], threads)
+        super().__init__(spec, threads=threads)
+        self._tokenizer = _tokenizer(self._tokenizer_path, max_tokens=spec.max_tokens, pairs=True)
+        self._query_tokenizer = _tokenizer(self._tokenizer_path, max_tokens=_MAX_QUERY_TOKENS)
 
     def _clip_query(self, query: str) -> str:
         """The query cut to _MAX_QUERY_TOKENS tokens, at a token boundary of the original text."""
@@ -423,9 +436,6 @@ class CrossEncoder:
         if not isinstance(query, str):
             raise TypeError(f"score: query is {type(query).__name__}, not str")
         return self.score_pairs([(query, p) for p in _texts(passages, "score")], batch_size=batch_size)
-
-    def __repr__(self) -> str:
-        return f"CrossEncoder({self.name!r}, threads={self.threads})"
 
 
 # --- loading -----------------------------------------------------------------------------------
