@@ -20,9 +20,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _machine import describe_machine, peak_rss_mib  # noqa: E402
-from evaluation import models  # noqa: E402
-from evaluation.embedded_index import build_index, open_index  # noqa: E402
-from evaluation.embedded_target import EmbeddedTarget  # noqa: E402
+from evaluation.engine import models  # noqa: E402
+from evaluation.engine.index import build_index, open_index  # noqa: E402
+from evaluation.engine.target import EmbeddedTarget  # noqa: E402
 from evaluation.evaluate import evaluate  # noqa: E402
 
 spent: dict[str, float] = {"embedding documents": 0.0, "embedding questions": 0.0, "reranking": 0.0}
@@ -78,7 +78,7 @@ def main() -> None:
         summary = s["summary"] or {}
         print(f"  {s['key']:45} median {summary.get('median_ms')} ms, p95 {summary.get('p95_ms')} ms")
 
-    from evaluation.render import render_table
+    from evaluation.report.text import render_table
 
     print(render_table(report))
 

@@ -21,8 +21,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _machine import describe_machine  # noqa: E402
 from evaluation.golden import Question  # noqa: E402
-from evaluation.judging import judge  # noqa: E402
-from evaluation.metrics import summarise  # noqa: E402
+from evaluation.scoring.judging import judge  # noqa: E402
+from evaluation.scoring.metrics import summarise  # noqa: E402
 from evaluation.target import Hit  # noqa: E402
 
 MEASURES = {"recip_rank", "ndcg_cut_10", "success_1", "success_3", "success_5", "success_10", "success_20"}

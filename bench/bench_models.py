@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from _machine import describe_machine  # noqa: E402
-from evaluation import models  # noqa: E402
+from evaluation.engine import models  # noqa: E402
 
 BATCH = 32
 SHORT_TOKENS = 64

@@ -1,7 +1,58 @@
 """Retrieval evaluation: which way of searching should this collection use?
 
 The library owns every rule of the product; the Function App and the command line only call it.
+The names below are its public face. Each loads on first use, so ``import evaluation`` pulls in no
+model runtime, no BM25 engine and no Azure SDK (``python -m evaluation golden check`` stays fast).
+
+    from evaluation import EmbeddedTarget, build_index, open_index, evaluate
+    build_index("corpus.jsonl", ".index/corpus")
+    report = evaluate(EmbeddedTarget(open_index(".index/corpus")), "golden.jsonl", save_to="runs")
+    print(report["picks"])
 """
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from .evaluate import evaluate  # eager and light: otherwise importing the module evaluation.evaluate
+                                 # would put the module where the function belongs
+
 __version__ = "0.1.0"
+
+_PUBLIC = {
+    # one run in its three steps (evaluate, the three in a loop, is imported above)
+    "plan_run": ".steps", "run_setup": ".steps", "assemble_report": ".steps",
+    # the golden file
+    "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
+    "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
+    # where runs live
+    "open_store": ".store",
+    # what is searched
+    "Target": ".target", "Setup": ".target", "Hit": ".target",
+    "EmbeddedTarget": ".engine", "build_index": ".engine", "open_index": ".engine",
+    # errors
+    "EvaluationError": ".errors", "GoldenFileError": ".errors", "CorpusError": ".errors",
+    "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
+}
+__all__ = sorted([*_PUBLIC, "evaluate"])
+
+if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
+    from .engine import EmbeddedTarget, build_index, open_index
+    from .errors import (CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError, StoreError,
+                         UsageError)
+    from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
+    from .steps import assemble_report, plan_run, run_setup
+    from .store import open_store
+    from .target import Hit, Setup, Target
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _PUBLIC:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

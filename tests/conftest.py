@@ -128,7 +128,7 @@ def build_report(run_id: str = "20261130T012433123Z-000001", *, created_at: str 
     so tests do not lean on ``evaluation.judging`` to make their inputs."""
     import hashlib
 
-    from evaluation.metrics import Outcome, summarise
+    from evaluation.scoring.metrics import Outcome, summarise
 
     questions = QUESTIONS if questions is None else questions
     setups = SETUPS if setups is None else setups
@@ -193,7 +193,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 @pytest.fixture(scope="session")
 def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The shipped sample corpus indexed once per test session with the real bundled models."""
-    from evaluation.embedded_index import build_index
+    from evaluation.engine.index import build_index
 
     folder = tmp_path_factory.mktemp("engine") / "index"
     build_index(SAMPLES / "corpus.jsonl", folder)

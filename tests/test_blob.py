@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.blob import DEV_ACCOUNT, container_client, parse_address
+from evaluation.store.blob import DEV_ACCOUNT, container_client, parse_address
 from evaluation.errors import StoreError
-from evaluation.sources import is_blob_address, read_bytes
+from evaluation.store.sources import is_blob_address, read_bytes
 from evaluation.store import BlobStore, open_store
 
 from conftest import GOLDEN_RAW

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.chunking import (STRATEGIES, Chunk, ChunkSettings, chunk_corpus, chunk_document,
+from evaluation.engine.chunking import (STRATEGIES, Chunk, ChunkSettings, chunk_corpus, chunk_document,
                                  fold_whitespace, split_sentences)
-from evaluation.corpus import Document, read_corpus
+from evaluation.engine.corpus import Document, read_corpus
 from evaluation.errors import UsageError
 
 # Whole package READMEs (the shipped sample splits them by section): long, real Markdown.

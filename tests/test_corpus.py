@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from evaluation.corpus import check_corpus, read_corpus
+from evaluation.engine.corpus import check_corpus, read_corpus
 from evaluation.errors import CorpusError
 
 

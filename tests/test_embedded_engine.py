@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.embedded_index import IndexSettings, build_index, open_index
-from evaluation.embedded_target import EmbeddedTarget
+from evaluation.engine.index import IndexSettings, build_index, open_index
+from evaluation.engine.target import EmbeddedTarget
 from evaluation.errors import CorpusError, SearchIndexError
 from evaluation.golden import read_golden
 
@@ -63,7 +63,7 @@ def test_batch_search_gives_the_same_results_as_one_at_a_time(target):
 
 
 def test_hybrid_is_rrf_of_keyword_and_vector_lists(target):
-    from evaluation.fusion import rrf
+    from evaluation.engine.fusion import rrf
 
     question = "retry policy with exponential backoff"
     hybrid = target.search(setup_by_key(target, "local.hybrid.bge-small"), question, 20)
@@ -83,7 +83,7 @@ def test_the_cross_encoder_puts_the_relevant_passage_first(target):
 
 
 def test_each_question_is_embedded_once_per_model_and_each_pair_scored_once(sample_index, monkeypatch):
-    from evaluation import models
+    from evaluation.engine import models
 
     target = EmbeddedTarget(open_index(sample_index))
     questions = [q.question for q in read_golden(SAMPLES / "golden.jsonl").labelled[:4]]
@@ -136,7 +136,7 @@ def test_a_changed_corpus_is_noticed_and_an_unchanged_one_reuses_the_index(tmp_p
 
 
 def test_other_chunking_settings_make_another_index(tmp_path):
-    from evaluation.chunking import ChunkSettings
+    from evaluation.engine.chunking import ChunkSettings
 
     corpus = tmp_path / "c.jsonl"
     corpus.write_text(json.dumps({"id": "a", "text": "Install the package with pip. " * 50}) + "\n", encoding="utf-8")

@@ -1,4 +1,4 @@
-from evaluation.fusion import RRF_K, rrf
+from evaluation.engine.fusion import RRF_K, rrf
 
 
 def test_rrf_scores_are_the_sum_of_reciprocal_ranks_with_k_60():

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.corpus import read_corpus
-from evaluation.golden_check import check_golden
+from evaluation.engine.corpus import read_corpus
+from evaluation.golden.check import check_golden
 
 FIXTURES = Path(__file__).parent / "fixtures" / "golden"
 ONE_OBJECT = ('; each line must be one object like '

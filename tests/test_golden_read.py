@@ -13,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from evaluation.errors import GoldenFileError
 from evaluation.golden import ExpectedItem, GoldenProblem, Question, parse_expected, read_golden, save_questions
-from evaluation.golden_schema import row_schema
+from evaluation.golden.schema import row_schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "golden"
 

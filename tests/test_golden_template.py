@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.corpus import read_corpus
+from evaluation.engine.corpus import read_corpus
 from evaluation.errors import GoldenFileError, UsageError
 from evaluation.golden import read_golden
-from evaluation.golden_check import check_golden
-from evaluation.golden_template import golden_template
+from evaluation.golden.check import check_golden
+from evaluation.golden.template import golden_template
 
 WORDS = " ".join(f"w{i}" for i in range(30))  # 30 words: enough to write a question about
 

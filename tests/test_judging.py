@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from evaluation.golden import Question
-from evaluation.judging import judge
+from evaluation.scoring.judging import judge
 from evaluation.target import Hit
 
 

@@ -6,7 +6,7 @@ import ir_measures
 import pytest
 from ir_measures import RR, Success, nDCG
 
-from evaluation.metrics import Outcome, landed_bucket, summarise
+from evaluation.scoring.metrics import Outcome, landed_bucket, summarise
 
 
 def outcome_from(ranking, relevant, qid="q"):

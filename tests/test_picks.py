@@ -1,7 +1,7 @@
 """Ranking and picks on hand-made setups: found@10 counts and median times written out."""
 import pytest
 
-from evaluation.picks import allowed_shortfall, choose_picks, frontier, neighbours, rank_setups
+from evaluation.scoring.picks import allowed_shortfall, choose_picks, frontier, neighbours, rank_setups
 
 
 def setup(key, found10, found1=0, median=10.0, questions=25, error=None, **shape):

@@ -26,3 +26,23 @@ def test_the_test_command_is_what_ci_runs():
     assert readme_commands()[1] == "bash .ci/run"
     assert "python3 -m pytest -q" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "(python3 -m pytest -q)" in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[5]
+
+
+def test_the_library_example_uses_public_names_with_arguments_they_take():
+    import ast
+    import inspect
+
+    import evaluation
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    snippet = text.split("## Using the library", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    tree = ast.parse(snippet)
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    assert imported and imported <= set(evaluation.__all__)
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
+             and isinstance(node.func, ast.Name) and node.func.id in imported]
+    assert {call.func.id for call in calls} == imported
+    for call in calls:
+        # every call binds to the real signature: a renamed keyword or a dropped argument fails here
+        inspect.signature(getattr(evaluation, call.func.id)).bind(
+            *[None] * len(call.args), **{kw.arg: None for kw in call.keywords})

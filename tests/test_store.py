@@ -10,7 +10,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from evaluation.errors import StoreError
-from evaluation.sources import read_bytes
+from evaluation.store.sources import read_bytes
 from evaluation.store import LocalStore, check_run_id, new_run_id, open_store, report_bytes
 
 from conftest import GOLDEN_RAW

@@ -10,7 +10,7 @@ import pytrec_eval
 from evaluation.errors import EvaluationError
 from evaluation.golden import Golden, Question, read_golden
 from evaluation.target import Hit
-from evaluation.trec import export_csv, export_questions_csv, export_trec, read_trec_run, score_run
+from evaluation.report.trec import export_csv, export_questions_csv, export_trec, read_trec_run, score_run
 
 from conftest import GOLDEN_RAW
 

@@ -19,12 +19,12 @@ def add_chunking_options(parser: argparse.ArgumentParser) -> None:
 
 
 def index_settings(args: argparse.Namespace):
-    from ..chunking import ChunkSettings
-    from ..embedded_index import IndexSettings
+    from ..engine.chunking import ChunkSettings
+    from ..engine.index import IndexSettings
 
     models = tuple(m.strip() for m in args.models.split(",") if m.strip()) if args.models else None
     if models is not None:
-        from ..models import EMBEDDER_NAMES
+        from ..engine.models import EMBEDDER_NAMES
 
         unknown = [m for m in models if m not in EMBEDDER_NAMES]
         if unknown:

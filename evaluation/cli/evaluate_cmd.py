@@ -8,7 +8,7 @@ import re
 import sys
 
 from ..errors import UsageError
-from ..metrics import CUTOFFS
+from ..scoring.metrics import CUTOFFS
 from .common import ProgressBar, add_chunking_options, default_index_dir, index_settings
 
 _FAIL_UNDER = re.compile(r"^(found@(\d+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
@@ -72,8 +72,8 @@ def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]
 
 
 def build_targets(args: argparse.Namespace, bar: ProgressBar):
-    from ..embedded_index import build_index, open_index
-    from ..embedded_target import EmbeddedTarget
+    from ..engine.index import build_index, open_index
+    from ..engine.target import EmbeddedTarget
 
     if args.corpus:
         folder = args.index_dir or default_index_dir(args.corpus)
@@ -85,7 +85,7 @@ def build_targets(args: argparse.Namespace, bar: ProgressBar):
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluate import evaluate
-    from ..render import render_report
+    from ..report.text import render_report
 
     rules = parse_fail_under(args.fail_under)
     bar = ProgressBar(args.quiet)

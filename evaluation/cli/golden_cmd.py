@@ -11,9 +11,9 @@ import json
 import sys
 from typing import Any, Callable
 
-from ..corpus import read_corpus
-from ..golden_check import check_golden
-from ..golden_template import golden_template
+from ..engine.corpus import read_corpus
+from ..golden.check import check_golden
+from ..golden.template import golden_template
 
 
 def register(subparsers: Any) -> None:

@@ -21,7 +21,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..embedded_index import build_index
+    from ..engine.index import build_index
 
     bar = ProgressBar(args.quiet)
     started = time.perf_counter()

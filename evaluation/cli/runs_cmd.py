@@ -93,14 +93,14 @@ def show_run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
     else:
-        from ..render import render_report
+        from ..report.text import render_report
 
         print(render_report(report))
     return 0
 
 
 def export_run(args: argparse.Namespace) -> int:
-    from ..trec import export_csv, export_questions_csv, export_trec
+    from ..report.trec import export_csv, export_questions_csv, export_trec
 
     report = _open(args).get(args.run_id)
     args.out.mkdir(parents=True, exist_ok=True)

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from ..judging import GRAINS
-from ..metrics import CUTOFFS
+from ..scoring.judging import GRAINS
+from ..scoring.metrics import CUTOFFS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,7 +21,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def score_file(args: argparse.Namespace) -> int:
     from ..golden import read_golden
-    from ..trec import read_trec_run, score_run
+    from ..report.trec import read_trec_run, score_run
 
     scored = score_run(read_golden(args.golden), read_trec_run(args.run), by=args.by)
     if args.json:

@@ -10,8 +10,8 @@ from __future__ import annotations
 from difflib import get_close_matches
 from typing import Any
 
-from .golden_records import Question
-from .golden_schema import FIELDS, closest_field, unknown_field
+from .records import Question
+from .schema import FIELDS, closest_field, unknown_field
 
 TURNS = "conversationTurns"
 BEDROCK_EXAMPLE = '{"conversationTurns": [{"prompt": {"content": [{"text": "How often are keys rotated?"}]}}]}'

@@ -17,7 +17,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from .errors import CorpusError, LineProblem, did_you_mean
+from ..errors import CorpusError, LineProblem, did_you_mean
 
 PAGE_BREAK = "\f"
 FOLDER_SUFFIXES = (".md", ".markdown", ".txt")

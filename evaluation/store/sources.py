@@ -1,7 +1,7 @@
 """Read the bytes of a file named by a path or a storage address, through one function.
 
 ``read_bytes`` is how the golden file and other inputs are read, so a Blob address works wherever a
-path does. Paths are local files; Blob addresses go through ``evaluation.blob`` (see its docstring for
+path does. Paths are local files; Blob addresses go through ``evaluation.store.blob`` (see its docstring for
 the address forms and how each signs in).
 """
 from __future__ import annotations

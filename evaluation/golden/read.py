@@ -1,10 +1,10 @@
 """The golden file: questions and the documents (or pages) that answer them, one JSON object a line.
 
-A row is checked against ``schemas/golden_row.schema.json``: ``{"id"?, "question", "expected",
+A row is checked against ``golden_row.schema.json``: ``{"id"?, "question", "expected",
 "reference"?, "evidence"?, "hint"?, "draft"?}``, where each ``expected`` item is a document id or one
 page of it (``report.pdf#page=41``). An Amazon Bedrock RAG evaluation prompt dataset is read too
-(see ``golden_bedrock``). ``read_golden`` keeps every usable row and lists the rest in ``problems``;
-``golden_check.check_golden`` says what is wrong with each line, for a person to fix.
+(see ``bedrock``). ``read_golden`` keeps every usable row and lists the rest in ``problems``;
+``check.check_golden`` says what is wrong with each line, for a person to fix.
 """
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ import logging
 from pathlib import Path
 from typing import Any, Iterable
 
-from .errors import GoldenFileError
-from .golden_records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
-from .golden_scan import Scan, load_raw, scan_golden
-from .golden_wording import plural
+from ..errors import GoldenFileError
+from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
+from .scan import Scan, load_raw, scan_golden
+from .wording import plural
 
 __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "parse_expected", "read_golden",
            "save_questions"]

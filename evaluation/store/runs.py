@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from .errors import StoreError
+from ..errors import StoreError
 from .sources import is_blob_address
 
 REPORT_FORMAT = 1
@@ -266,7 +266,7 @@ class BlobStore(RunStore):
 
 def open_store(address: str, *, connection_string: str | None = None,
                credential: object | None = None) -> RunStore:
-    """The store at ``address``: a folder, a Blob address or an Azurite address (see ``evaluation.blob``)."""
+    """The store at ``address``: a folder, a Blob address or an Azurite address (see ``evaluation.store.blob``)."""
     if not is_blob_address(address):
         return LocalStore(Path(address))
     from .blob import container_client, parse_address

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Protocol, runtime_checkable
 
-from .errors import GoldenFileError
-from .corpus import Corpus
-from .golden_records import ExpectedItem, GoldenProblem, Question
-from .golden_scan import load_raw, scan_golden
-from .golden_wording import plural, quoted
+from ..errors import GoldenFileError
+from ..engine.corpus import Corpus
+from .records import ExpectedItem, GoldenProblem, Question
+from .scan import load_raw, scan_golden
+from .wording import plural, quoted
 
 
 @runtime_checkable

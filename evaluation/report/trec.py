@@ -28,12 +28,12 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
-from .errors import EvaluationError, GoldenFileError
-from .golden import parse_expected
-from .judging import judge
-from .metrics import CUTOFFS, outcome_arrays, score_matrix, summarise
-from .sources import read_bytes
-from .target import Hit
+from ..errors import EvaluationError, GoldenFileError
+from ..golden import parse_expected
+from ..scoring.judging import judge
+from ..scoring.metrics import CUTOFFS, outcome_arrays, score_matrix, summarise
+from ..store.sources import read_bytes
+from ..target import Hit
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """The golden file's records: a question, what answers it, and the file the questions came from.
 
-Records are plain frozen values; reading and checking live in ``golden_scan`` and ``golden_check``.
+Records are plain frozen values; reading and checking live in ``scan`` and ``check``.
 Import them from ``evaluation.golden``.
 """
 from __future__ import annotations
@@ -9,8 +9,8 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from .errors import LineProblem
-from .golden_wording import quoted
+from ..errors import LineProblem
+from .wording import quoted
 
 PAGE_MARK = "#page="
 LAST_PAGE = 999_999_999

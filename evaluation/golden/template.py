@@ -9,10 +9,10 @@ import random
 from pathlib import Path
 from typing import Literal
 
-from .corpus import Corpus, read_corpus
-from .errors import GoldenFileError, UsageError
-from .golden import save_questions
-from .golden_records import PAGE_MARK, Question
+from ..engine.corpus import Corpus, read_corpus
+from ..errors import GoldenFileError, UsageError
+from .read import save_questions
+from .records import PAGE_MARK, Question
 
 HINT_WORDS = 25
 NEAR_EMPTY_WORDS = 20  # a page with fewer words (a cover, a blank page) cannot answer a question

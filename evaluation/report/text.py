@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .metrics import CUTOFFS
+from ..scoring.metrics import CUTOFFS
 
 _PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
                 ("best_for_time", "Best for time"))

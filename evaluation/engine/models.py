@@ -32,7 +32,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from .errors import ModelError, UsageError, did_you_mean
+from ..errors import ModelError, UsageError, did_you_mean
 
 log = logging.getLogger(__name__)
 
@@ -187,7 +187,7 @@ def _expected_sha256(spec: _ModelSpec) -> tuple[str, str]:
             listed = (table.get(spec.checksums_key) or {}).get(Path(spec.onnx.path).name)
             if isinstance(listed, str) and listed:
                 return listed.lower(), str(listing)
-    return spec.sha256, "the value pinned in evaluation/models.py"
+    return spec.sha256, "the value pinned in evaluation/engine/models.py"
 
 
 def _read_checked(spec: _ModelSpec) -> tuple[bytes, str, Path]:

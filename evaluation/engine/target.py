@@ -24,9 +24,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from .embedded_index import OpenedIndex, bm25_tokenize, open_index
+from .index import OpenedIndex, bm25_tokenize, open_index
 from .fusion import RRF_K, rrf
-from .target import Hit, Setup
+from ..target import Hit, Setup
 
 ENGINE = "embedded"
 Ranked = list[tuple[int, float]]  # (chunk position in the index, score), best first

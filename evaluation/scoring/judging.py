@@ -17,10 +17,10 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Sequence
 
-from .chunking import fold_whitespace
-from .golden import Question
+from ..engine.chunking import fold_whitespace
+from ..golden import Question
 from .metrics import Outcome
-from .target import Hit
+from ..target import Hit
 
 GRAINS = ("doc", "chunk", "page", "evidence")
 _ID, _DOC_ID, _PAGE = attrgetter("id"), attrgetter("doc_id"), attrgetter("page")

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
-from .errors import StoreError
+from ..errors import StoreError
 
 log = logging.getLogger(__name__)
 

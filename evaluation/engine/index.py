@@ -30,7 +30,7 @@ import numpy as np
 
 from .chunking import RULES_VERSION, Chunk, ChunkSettings, chunk_corpus
 from .corpus import Corpus, read_corpus
-from .errors import SearchIndexError
+from ..errors import SearchIndexError
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""The golden row schema (``schemas/golden_row.schema.json``) and its errors, said as sentences.
+"""The golden row schema (``golden_row.schema.json`` beside this module) and its errors, said as sentences.
 
 The schema is the one truth about a row's shape; this module only translates what
 ``jsonschema`` finds into a sentence that names the field and shows a right example.
@@ -12,8 +12,8 @@ from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Iterable
 
-from .golden_records import parse_expected
-from .golden_wording import json_kind, quoted
+from .records import parse_expected
+from .wording import json_kind, quoted
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -41,7 +41,7 @@ _EMPTY_QUESTION = ('"question" is empty; write the question '
 @cache
 def row_schema() -> dict[str, Any]:
     """The golden row schema shipped in the package."""
-    text = files(__package__).joinpath("schemas/golden_row.schema.json").read_text(encoding="utf-8")
+    text = files(__package__).joinpath("golden_row.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple
 
-from .errors import GoldenFileError
-from .golden_bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
-from .golden_records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
-from .golden_schema import FIELDS, row_errors
-from .golden_wording import ROW_EXAMPLE, json_kind, line_list, plural, quoted, template_command
-from .sources import read_bytes
+from ..errors import GoldenFileError
+from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
+from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
+from .schema import FIELDS, row_errors
+from .wording import ROW_EXAMPLE, json_kind, line_list, plural, quoted, template_command
+from ..store.sources import read_bytes
 
 BOM = b"\xef\xbb\xbf"
 

@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .corpus import PAGE_BREAK, Document
-from .errors import UsageError, did_you_mean
+from ..errors import UsageError, did_you_mean
 
 # Bump when a change to the rules below would cut the same text differently: it is part of the
 # index fingerprint, so an index built by older rules is rebuilt, never silently reused.

@@ -1,0 +1,22 @@
+"""The embedded search engine: corpus, chunking, bundled models, the index folder, fusion, and the
+``EmbeddedTarget`` that searches it (BM25, exact dense, hybrid, hybrid reranked by a cross-encoder).
+
+Names load on first use, so importing the package costs nothing until an index is built or opened.
+"""
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_LAZY = {
+    "EmbeddedTarget": ".target",
+    "IndexSettings": ".index", "OpenedIndex": ".index", "build_index": ".index", "open_index": ".index",
+    "ChunkSettings": ".chunking", "Corpus": ".corpus", "read_corpus": ".corpus", "rrf": ".fusion",
+}
+__all__ = sorted(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_LAZY[name], __name__), name)

@@ -1,0 +1,14 @@
+"""The golden file: its schema, reading it, checking it line by line, and writing templates for it.
+
+``read_golden`` keeps every usable row and lists the rest as problems; ``check_golden`` says what is
+wrong with each line for a person to fix; ``golden_template`` drafts rows from a corpus.
+"""
+from __future__ import annotations
+
+from .check import GoldenCheck, check_golden
+from .read import read_golden, save_questions
+from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
+from .template import golden_template
+
+__all__ = ["ExpectedItem", "Golden", "GoldenCheck", "GoldenProblem", "Question", "check_golden",
+           "golden_template", "parse_expected", "read_golden", "save_questions"]

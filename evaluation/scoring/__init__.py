@@ -1,0 +1,2 @@
+"""Scoring: judging results against the expected answers at a grain, the metrics, and the ranking
+and picks. Pure functions over plain data; no search engine is needed to use them."""

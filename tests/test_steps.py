@@ -1,0 +1,129 @@
+"""The three steps of a run (plan_run, run_setup, assemble_report), each crossing a JSON boundary as a
+Durable activity's input and output do, give the report evaluate() gives."""
+from __future__ import annotations
+
+import itertools
+import json
+from datetime import datetime, timezone
+
+import pytest
+
+from evaluation import assemble_report, evaluate, plan_run, run_setup
+from evaluation.errors import UsageError
+from evaluation.steps import failed_entry
+
+from fakes import ANSWERS, ListTarget, write_golden
+
+MOMENT = datetime(2026, 11, 30, 1, 2, 3, 456000, tzinfo=timezone.utc)
+
+
+def ticking_clock(step_s: float = 0.001):
+    """A clock that moves ``step_s`` a call, so two runs measure exactly the same times."""
+    ticks = itertools.count()
+    return lambda: next(ticks) * step_s
+
+
+def through_json(value):
+    return json.loads(json.dumps(value))
+
+
+def steps_report(targets, golden, **options):
+    by_name = {t.name: t for t in targets}
+    plan = through_json(plan_run(targets, golden, created_at=MOMENT, run_id="run-1", **options))
+    entries = [through_json(run_setup(by_name[s["target"]], plan, s["key"], clock=ticking_clock()))
+               for s in through_json(plan)["setups"]]
+    return through_json(assemble_report(through_json(plan), entries))
+
+
+@pytest.fixture
+def golden(tmp_path):
+    return write_golden(tmp_path, [
+        {"id": "a", "question": "where is alpha", "expected": ["alpha"]},
+        {"id": "b", "question": "where is beta", "expected": ["beta"], "evidence": ["beta lives here"]},
+        {"id": "c", "question": "where is gamma", "expected": ["gamma"]},
+    ])
+
+
+def test_the_steps_apart_give_the_report_evaluate_gives(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"}, broken={"hybrid"})
+    whole = evaluate(target, golden, created_at=MOMENT, run_id="run-1", timed=2, clock=ticking_clock())
+    apart = steps_report([target], golden, timed=2)  # each search takes one tick in both: times agree
+    assert through_json(whole) == apart
+
+
+def test_the_plan_is_plain_json_and_names_every_chosen_setup_with_its_target(golden):
+    plan = plan_run(ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, only=["keyword", "vector"],
+                    created_at=MOMENT, timed=1, seed=3)
+    assert through_json(plan) == plan
+    assert [(s["key"], s["target"]) for s in plan["setups"]] == [("t.keyword.bm25", "t"), ("t.vector.m", "t")]
+    assert plan["created_at"] == "2026-11-30T01:02:03.456000Z" and plan["run_id"].startswith("20261130T010203456Z-")
+    assert plan["golden"]["labelled"] == 3 and len(plan["timed_question_ids"]) == 1
+    assert plan["questions"][1] == {"id": "b", "question": "where is beta", "expected": ["beta"],
+                                    "evidence": ["beta lives here"]}
+
+
+def test_a_setup_key_not_in_the_plan_is_refused_with_the_closest_key(golden):
+    target = ListTarget("t", ANSWERS, held=set())
+    plan = plan_run(target, golden, created_at=MOMENT)
+    with pytest.raises(UsageError, match='Did you mean "t.hybrid.m"'):
+        run_setup(target, plan, "t.hybird.m")
+
+
+def test_a_setup_the_target_no_longer_offers_is_that_setups_error(golden):
+    plan = plan_run(ListTarget("t", ANSWERS, held=set()), golden, created_at=MOMENT)
+
+    class Fewer(ListTarget):
+        def setups(self):
+            return super().setups()[:1]
+
+    entry = run_setup(Fewer("t", ANSWERS, held=set()), plan, "t.hybrid.m")
+    assert entry["error"] == "LookupError: target t offers no setup t.hybrid.m any more"
+    assert entry["summary"] is None and entry["rank"] is None
+
+
+def test_assemble_needs_one_entry_per_planned_setup_and_leaves_its_inputs_alone(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    plan = plan_run(target, golden, created_at=MOMENT)
+    entries = [run_setup(target, plan, s["key"]) for s in plan["setups"]]
+    with pytest.raises(UsageError, match=r"missing \['t.hybrid.m'\]"):
+        assemble_report(plan, entries[:2])
+    with pytest.raises(UsageError, match=r"given twice \['t.keyword.bm25'\]"):
+        assemble_report(plan, entries + entries[:1])
+    before = through_json(entries)
+    report = assemble_report(plan, list(reversed(entries)))
+    assert through_json(entries) == before  # ranks and neighbours are set on copies
+    assert [s["rank"] for s in report["setups"]] == [1, 2, 3]
+
+
+def test_a_failed_entry_from_the_plan_is_never_picked(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    plan = plan_run(target, golden, created_at=MOMENT)
+    entries = [run_setup(target, plan, s["key"]) for s in plan["setups"] if s["key"] != "t.hybrid.m"]
+    entries.append(failed_entry(plan, "t.hybrid.m", "ActivityFailed: retries exhausted"))
+    report = assemble_report(plan, entries)
+    failed = next(s for s in report["setups"] if s["key"] == "t.hybrid.m")
+    assert failed["error"] == "ActivityFailed: retries exhausted" and failed["method_label"]
+    assert "t.hybrid.m" not in report["picks"].values()
+
+
+@pytest.mark.slow
+def test_on_the_shipped_sample_the_steps_apart_equal_evaluate(sample_index):
+    from evaluation import EmbeddedTarget, open_index
+    from conftest import SAMPLES
+
+    target = EmbeddedTarget(open_index(sample_index), cross_encoder=False)
+    options = dict(only=["local.keyword.bm25", "local.vector.minilm-l6"], timed=3)
+    whole = evaluate(target, SAMPLES / "golden.jsonl", created_at=MOMENT, run_id="run-1", clock=ticking_clock(),
+                     **options)
+    apart = steps_report([target], SAMPLES / "golden.jsonl", **options)
+    assert sorted(s["key"] for s in apart["setups"]) == ["local.keyword.bm25", "local.vector.minilm-l6"]
+    assert apart["setups"][0]["summary"]["questions"] == 36
+    assert through_json(whole) == apart
+
+
+def test_evaluate_times_as_many_questions_by_default_as_a_plan_does():
+    import importlib
+
+    whole, steps = importlib.import_module("evaluation.evaluate"), importlib.import_module("evaluation.steps")
+
+    assert whole.DEFAULT_TIMED == steps.DEFAULT_TIMED == 50
