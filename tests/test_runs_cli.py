@@ -42,7 +42,7 @@ def test_runs_list_json_pages_newest_first(capsys, store_with_runs):
     assert code == 0
     rows = json.loads(out)
     assert [r["id"] for r in rows] == [ids[1], ids[0]]
-    assert rows[0]["found_10"] == {"local.keyword.bm25": 2, "local.vector.bge-small": 3, "local.hybrid.bge-small": None}
+    assert rows[0]["found_10"] == {"local.keyword.bm25": 2, "local.dense.bge-small": 3, "local.hybrid.bge-small": None}
 
 
 def test_runs_list_prints_a_table_with_the_best_found_at_10(capsys, store_with_runs):
@@ -54,7 +54,7 @@ def test_runs_list_prints_a_table_with_the_best_found_at_10(capsys, store_with_r
     lines = out.splitlines()
     assert lines[0].split()[:2] == ["id", "created"]
     assert [line.split()[0] for line in lines[1:]] == ids[::-1]
-    assert "3 local.vector.bge-small" in lines[1]
+    assert "3 local.dense.bge-small" in lines[1]
 
 
 def test_runs_list_on_an_empty_store_says_so(capsys, tmp_path):
@@ -97,7 +97,7 @@ def test_runs_show_prints_the_report_for_a_person(capsys, store_with_runs):
 
     assert code == 0
     assert out.startswith(f"Run {ids[0]} at ")
-    assert "local.vector.bge-small" in out
+    assert "local.dense.bge-small" in out
 
 
 def test_runs_show_of_an_unknown_id_suggests_runs_list(capsys, store_with_runs):
@@ -133,7 +133,7 @@ def test_runs_export_all_writes_csv_and_trec_files(capsys, store_with_runs, tmp_
     with open(f"{stem}.setups.csv", newline="", encoding="utf-8") as f:
         setups = list(csv.DictReader(f))
     assert [(r["rank"], r["key"], r["found@10"]) for r in setups] == [
-        ("1", "local.vector.bge-small", "1.0"), ("2", "local.keyword.bm25", str(round(2 / 3, 4))),
+        ("1", "local.dense.bge-small", "1.0"), ("2", "local.keyword.bm25", str(round(2 / 3, 4))),
         ("", "local.hybrid.bge-small", "")]
     # 2 setups that ran: bm25 returns 2 + 2 + 1 documents, the vector setup 3 + 1 + 2.
     assert len((out_dir / f"{ids[2]}.run.trec").read_text().splitlines()) == (2 + 2 + 1) + (3 + 1 + 2)

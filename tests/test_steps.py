@@ -52,10 +52,10 @@ def test_the_steps_apart_give_the_report_evaluate_gives(golden):
 
 
 def test_the_plan_is_plain_json_and_names_every_chosen_setup_with_its_target(golden):
-    plan = plan_run(ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, only=["keyword", "vector"],
+    plan = plan_run(ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, only=["keyword", "dense"],
                     created_at=MOMENT, timed=1, seed=3)
     assert through_json(plan) == plan
-    assert [(s["key"], s["target"]) for s in plan["setups"]] == [("t.keyword.bm25", "t"), ("t.vector.m", "t")]
+    assert [(s["key"], s["target"]) for s in plan["setups"]] == [("t.keyword.bm25", "t"), ("t.dense.m", "t")]
     assert plan["created_at"] == "2026-11-30T01:02:03.456000Z" and plan["run_id"].startswith("20261130T010203456Z-")
     assert plan["golden"]["labelled"] == 3 and len(plan["timed_question_ids"]) == 1
     assert plan["questions"][1] == {"id": "b", "question": "where is beta", "expected": ["beta"],
@@ -112,11 +112,11 @@ def test_on_the_shipped_sample_the_steps_apart_equal_evaluate(sample_index):
     from conftest import SAMPLES
 
     target = EmbeddedTarget(open_index(sample_index), cross_encoder=False)
-    options = dict(only=["local.keyword.bm25", "local.vector.minilm-l6"], timed=3)
+    options = dict(only=["local.keyword.bm25", "local.dense.minilm-l6"], timed=3)
     whole = evaluate(target, SAMPLES / "golden.jsonl", created_at=MOMENT, run_id="run-1", clock=ticking_clock(),
                      **options)
     apart = steps_report([target], SAMPLES / "golden.jsonl", **options)
-    assert sorted(s["key"] for s in apart["setups"]) == ["local.keyword.bm25", "local.vector.minilm-l6"]
+    assert sorted(s["key"] for s in apart["setups"]) == ["local.dense.minilm-l6", "local.keyword.bm25"]
     assert apart["setups"][0]["summary"]["questions"] == 36
     assert through_json(whole) == apart
 

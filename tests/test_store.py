@@ -119,7 +119,7 @@ def test_history_pages_through_runs_newest_first(store, make_report):
                              "questions": 3}
     assert row["collections"] == ["docs"]
     # bm25 finds q1 and q2 in its top 10 (2), the vector setup all three (3), the hybrid failed.
-    assert row["found_10"] == {"local.keyword.bm25": 2, "local.vector.bge-small": 3, "local.hybrid.bge-small": None}
+    assert row["found_10"] == {"local.keyword.bm25": 2, "local.dense.bge-small": 3, "local.hybrid.bge-small": None}
 
 
 def test_a_run_id_is_saved_once_and_never_overwritten(store, make_report):

@@ -41,7 +41,7 @@ def test_export_csv_writes_one_row_per_setup_in_rank_order_with_failures_last(tm
 
     assert list(rows[0]) == ["rank", "key", "method_label", "questions", "found@1", "found@3", "found@5",
                              "found@10", "found@20", "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
-    assert [r["key"] for r in rows] == ["local.vector.bge-small", "local.keyword.bm25", "local.hybrid.bge-small"]
+    assert [r["key"] for r in rows] == ["local.dense.bge-small", "local.keyword.bm25", "local.hybrid.bge-small"]
     vector = rows[0]
     # first relevant at 3, 1, 1: MRR = (1/3 + 1 + 1) / 3
     assert (vector["rank"], vector["found@1"], vector["found@10"], vector["mrr"]) == (
@@ -55,8 +55,8 @@ def test_export_questions_csv_writes_each_setup_and_question_with_its_first_rele
 
     assert [tuple(r.values()) for r in rows] == [
         ("local.keyword.bm25", "q1", "1"), ("local.keyword.bm25", "q2", "2"), ("local.keyword.bm25", "q3", ""),
-        ("local.vector.bge-small", "q1", "3"), ("local.vector.bge-small", "q2", "1"),
-        ("local.vector.bge-small", "q3", "1"),
+        ("local.dense.bge-small", "q1", "3"), ("local.dense.bge-small", "q2", "1"),
+        ("local.dense.bge-small", "q3", "1"),
         ("local.hybrid.bge-small", "q1", ""), ("local.hybrid.bge-small", "q2", ""), ("local.hybrid.bge-small", "q3", ""),
     ]
 

@@ -17,7 +17,7 @@ _FAIL_UNDER = re.compile(r"^(found@(\d+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate", help="search every golden question every way the collection can be searched",
-        description="Run every setup (keyword, vector per model and fused, hybrid, hybrid reranked) on the "
+        description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked) on the "
                     "golden file's labelled questions; print the ranked table and the three picks.")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
@@ -26,7 +26,7 @@ def register(subparsers) -> None:
     parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
     parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in")
     parser.add_argument("--only", action="append", help="run only these setups (glob on the key, or a word: "
-                                                        "hybrid, vector, bm25, a model); repeatable")
+                                                        "hybrid, dense, bm25, a model); repeatable")
     parser.add_argument("--skip", action="append", default=[], help="leave these setups out; repeatable")
     parser.add_argument("--balance", type=float, default=4, help="points for best_for_balance (default 4)")
     parser.add_argument("--time", type=float, default=8, dest="time_points",

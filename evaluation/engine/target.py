@@ -3,10 +3,10 @@
 Setups offered over an index with models M (each model alone, and every larger set fused):
 
 - ``keyword``: BM25 alone.
-- ``vector``: cosine similarity, exact (float32 matmul over every chunk: no approximate index whose
+- ``dense``: cosine similarity, exact (float32 matmul over every chunk: no approximate index whose
   misses could be mistaken for the setup's); several models fused by RRF.
 - ``hybrid``: BM25 and the models' lists fused by reciprocal rank fusion (k = 60), not reranked.
-- ``hybrid_rerank``: the cross-encoder rescoring the top ``rerank_candidates`` hybrid results (all
+- ``hybrid_reranked``: the cross-encoder rescoring the top ``rerank_candidates`` hybrid results (all
   models), best logit first; deeper results keep their hybrid order.
 
 Every list that is fused is ``fusion_candidates`` deep. Equal scores are ordered by position in the
@@ -75,7 +75,7 @@ class EmbeddedTarget:
         options = {"rrf_k": RRF_K, "fusion_candidates": self.fusion_candidates}
         found = [Setup(self.name, ENGINE, "keyword")]
         subsets = [combo for size in range(1, len(models) + 1) for combo in itertools.combinations(models, size)]
-        found += [Setup(self.name, ENGINE, "vector", combo, options=options) for combo in subsets]
+        found += [Setup(self.name, ENGINE, "dense", combo, options=options) for combo in subsets]
         found += [Setup(self.name, ENGINE, "hybrid", combo, options=options) for combo in subsets]
         if models and self._use_cross_encoder:
             from .models import CROSS_ENCODER_NAME
