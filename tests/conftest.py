@@ -191,11 +191,13 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 
 @pytest.fixture(scope="session")
-def sample_index(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The shipped sample corpus indexed once per test session with the real bundled models."""
+def sample_index() -> Path:
+    """The shipped sample corpus indexed with the real bundled models, kept in the checkout's ignored
+    ``.index/`` between test sessions: ``build_index`` reuses it only while its fingerprint (corpus
+    bytes, chunking, models' checksums) matches, and rebuilds it otherwise. Tests only read it."""
     from evaluation.engine.index import build_index
 
-    folder = tmp_path_factory.mktemp("engine") / "index"
+    folder = SAMPLES.parent / ".index" / "test-sample"
     build_index(SAMPLES / "corpus.jsonl", folder)
     return folder
 
