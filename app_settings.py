@@ -1,0 +1,80 @@
+"""The Function App's settings, read once from the environment into a frozen record.
+
+This is the only module of the app that reads ``os.environ``; the library never does. Every setting
+here also appears in the README's settings table, in ``local.settings.example.json`` and in the Bicep
+``appSettings`` (``tests/test_infra.py`` checks the Bicep against this module).
+"""
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+
+class SettingsError(ValueError):
+    """An app setting holds a value the app cannot use; the message names the setting and the fix."""
+
+
+@dataclass(frozen=True)
+class AppSettings:
+    storage_account_url: str | None       # EVALUATION_STORAGE_ACCOUNT_URL: https://<acct>.blob.core.windows.net
+    storage_connection_string: str | None  # EVALUATION_STORAGE_CONNECTION_STRING: local/Azurite only
+    container: str                        # EVALUATION_CONTAINER: holds <collection>/golden.jsonl
+    targets_json: str                     # EVALUATION_TARGETS: collection -> target specs (parsed by the library)
+    debounce_seconds: int                 # EVALUATION_DEBOUNCE_SECONDS: durable timer before a run
+    only: tuple[str, ...]                 # EVALUATION_ONLY: setup patterns to run (empty: all)
+    skip: tuple[str, ...]                 # EVALUATION_SKIP: setup patterns to leave out
+    by: str                               # EVALUATION_BY: grain (doc, chunk, page, evidence)
+    timed: int                            # EVALUATION_TIMED: questions timed one by one per setup
+    index_cache: Path                     # EVALUATION_INDEX_CACHE: where embedded indexes are downloaded
+    search_endpoint: str | None           # AZURE_SEARCH_ENDPOINT: default Azure AI Search endpoint
+    openai_endpoint: str | None           # AZURE_OPENAI_ENDPOINT: query embeddings without a vectorizer
+    openai_embedding_deployment: str | None  # AZURE_OPENAI_EMBEDDING_DEPLOYMENT
+    admin_role: str                       # EVALUATION_ADMIN_ROLE: app role allowed to download golden files
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str] | None = None) -> AppSettings:
+        env = os.environ if environ is None else environ
+
+        def text(name: str, default: str | None = None) -> str | None:
+            value = env.get(name, "").strip()
+            return value or default
+
+        return cls(
+            storage_account_url=text("EVALUATION_STORAGE_ACCOUNT_URL"),
+            storage_connection_string=text("EVALUATION_STORAGE_CONNECTION_STRING"),
+            container=text("EVALUATION_CONTAINER", "collections"),
+            targets_json=text("EVALUATION_TARGETS", "{}"),
+            debounce_seconds=_whole_number(env, "EVALUATION_DEBOUNCE_SECONDS", 60),
+            only=_patterns(text("EVALUATION_ONLY", "")),
+            skip=_patterns(text("EVALUATION_SKIP", "")),
+            by=text("EVALUATION_BY", "doc"),
+            timed=_whole_number(env, "EVALUATION_TIMED", 50),
+            index_cache=Path(text("EVALUATION_INDEX_CACHE",
+                                  str(Path(tempfile.gettempdir()) / "retrieval-eval-indexes"))),
+            search_endpoint=text("AZURE_SEARCH_ENDPOINT"),
+            openai_endpoint=text("AZURE_OPENAI_ENDPOINT"),
+            openai_embedding_deployment=text("AZURE_OPENAI_EMBEDDING_DEPLOYMENT"),
+            admin_role=text("EVALUATION_ADMIN_ROLE", "admin"),
+        )
+
+
+def _patterns(value: str) -> tuple[str, ...]:
+    return tuple(p.strip() for p in value.split(",") if p.strip())
+
+
+def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value != int(value) or value < 0:
+        raise SettingsError(f"the app setting {name}={raw!r} must be a whole number of 0 or more "
+                            f"(default {default}); fix it in the Function App's configuration")
+    return int(value)
