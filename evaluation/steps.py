@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import fnmatch
 import logging
+import math
 import random
 import time
 from dataclasses import asdict, dataclass
@@ -47,12 +48,23 @@ class EvaluationSettings:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        if self.by not in GRAINS:
-            raise UsageError(f'"{self.by}" is not a grain; use one of {", ".join(GRAINS)}.{did_you_mean(self.by, GRAINS)}')
+        """Refuse any setting a run could not finish with, before the first search."""
+        if not isinstance(self.by, str) or self.by not in GRAINS:
+            raise UsageError(f'"{self.by}" is not a grain; use one of {", ".join(GRAINS)}.'
+                             f'{did_you_mean(str(self.by), GRAINS)}')
+        for name, value in (("balance", self.balance), ("time points", self.time_points)):
+            # nan passes every comparison, and the picks would fail on it after every setup had run
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise UsageError(f"{name} must be a finite number of percentage points, not {value!r}")
+            if value < 0:
+                raise UsageError(f"{name} must be zero or more percentage points, not {value!r}")
+        for name, value in (("depth", self.depth), ("timed questions", self.timed), ("seed", self.seed)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise UsageError(f"{name} must be a whole number, not {value!r}")
         if self.depth < 20:
             raise UsageError(f"depth {self.depth} is too shallow: found@20 needs at least 20 results")
-        if self.timed < 0 or self.balance < 0 or self.time_points < 0:
-            raise UsageError("timed questions, balance and time points must be zero or more")
+        if self.timed < 0:
+            raise UsageError(f"timed questions must be zero or more, not {self.timed}")
 
 
 # -- step 1: the plan ---------------------------------------------------------------------------------

@@ -1,27 +1,61 @@
-"""Reciprocal rank fusion (Cormack, Clarke and Buettcher, 2009), the way Azure AI Search fuses hybrid.
+"""Reciprocal rank fusion (Cormack, Clarke and Buettcher, 2009), the way Azure AI Search fuses hybrid,
+and the one top-k cut every ranked list of the embedded engine goes through.
 
     score(d) = sum over the ranked lists that hold d of 1 / (k + rank of d in that list)
 
 with 1-based ranks and k = 60. Scores are the only input that matters, never the raw BM25 or cosine
-values, so lists of different kinds fuse fairly. Equal fused scores keep the order of the first list
-that holds them (then the second, ...), so fusion is deterministic.
+values, so lists of different kinds fuse fairly.
+
+Ties: the sums are exact (rational arithmetic), so two items tie exactly when their reciprocal ranks
+add up to the same number, whatever order the lists come in or the terms are added in. Items with
+equal scores are ordered by the item itself: for the engine, a chunk's position in the index. So the
+fused list does not depend on the order of the input lists, and ``top_k`` applies the same rule
+(equal scores in index order, also across the cut) to the BM25 and dense lists before they are fused.
 """
 from __future__ import annotations
 
-from typing import Hashable, Sequence, TypeVar
+from fractions import Fraction
+from typing import Sequence, TypeVar
+
+import numpy as np
 
 RRF_K = 60
-T = TypeVar("T", bound=Hashable)
+T = TypeVar("T")  # hashable and ordered: chunk positions (ints) in the engine
 
 
 def rrf(rankings: Sequence[Sequence[T]], k: int = RRF_K) -> list[tuple[T, float]]:
-    """Fuse ranked lists of ids into one, best first, as ``(id, fused score)`` pairs."""
-    if k <= 0:
-        raise ValueError("k must be positive")
-    scores: dict[T, float] = {}
-    first_seen: dict[T, tuple[int, int]] = {}
-    for list_number, ranking in enumerate(rankings):
+    """Fuse ranked lists of ids into one, best first, as ``(id, fused score)`` pairs.
+
+    The score is the exact sum rounded once to a float; equal exact sums are ordered by id.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise ValueError(f"k must be a positive whole number, not {k!r}")
+    sums: dict[T, Fraction] = {}
+    for ranking in rankings:
         for rank, item in enumerate(ranking, start=1):
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
-            first_seen.setdefault(item, (list_number, rank))
-    return sorted(scores.items(), key=lambda pair: (-pair[1], first_seen[pair[0]]))
+            sums[item] = sums.get(item, 0) + Fraction(1, k + rank)
+    ordered = sorted(sums.items(), key=lambda pair: (-pair[1], pair[0]))
+    return [(item, float(total)) for item, total in ordered]
+
+
+def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """The ``k`` best positions of ``scores`` as ``(position, score)``, best first.
+
+    Equal scores are in position order, and so are ties at the cut: of several positions tied for the
+    last place, the earliest ones are kept. Exact; costs one partition of ``scores``.
+    """
+    scores = np.asarray(scores)
+    n = scores.shape[0]
+    k = min(k, n)
+    if k <= 0:
+        return []
+    if k < n:
+        kth = np.partition(scores, n - k)[n - k]  # the k-th largest score
+        above = np.flatnonzero(scores > kth)
+        tied = np.flatnonzero(scores == kth)[: k - above.shape[0]]  # flatnonzero is in position order
+        chosen = np.concatenate((above, tied))
+    else:
+        chosen = np.arange(n)
+    # lexsort sorts by its last key first: score descending, then position ascending
+    order = chosen[np.lexsort((chosen, -scores[chosen]))]
+    return [(int(i), float(scores[i])) for i in order]

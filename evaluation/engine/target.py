@@ -6,15 +6,18 @@ Setups offered over an index with models M (each model alone, and every larger s
 - ``dense``: cosine similarity, exact (float32 matmul over every chunk: no approximate index whose
   misses could be mistaken for the setup's); several models fused by RRF.
 - ``hybrid``: BM25 and the models' lists fused by reciprocal rank fusion (k = 60), not reranked.
-- ``hybrid_reranked``: the cross-encoder rescoring the top ``rerank_candidates`` hybrid results (all
-  models), best logit first; deeper results keep their hybrid order.
+- ``hybrid_reranked``: for each set of models as ``hybrid`` (each model alone, and all fused), the
+  cross-encoder rescoring the top ``rerank_candidates`` hybrid results, best logit first; deeper
+  results keep their hybrid order.
 
 Every list that is fused is ``fusion_candidates`` deep. Equal scores are ordered by position in the
-index (document order, then chunk number).
+index (document order, then chunk number), at every cut: BM25, dense, fusion and reranking
+(``fusion.top_k`` and ``fusion.rrf`` hold the rule).
 
 Work is never done twice in a batch: each question is embedded once per model and each
-(question, chunk) pair scored by the cross-encoder once for the life of the target; BM25 queries are
-scored together. ``search`` (one question, as a caller sees it) uses none of those caches.
+(question, chunk) pair scored by the cross-encoder once for the life of the target, however many
+reranked setups hold that chunk among their candidates. ``search`` (one question, as a caller sees
+it, and the path that is timed) reads and fills none of those caches.
 """
 from __future__ import annotations
 
@@ -25,7 +28,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from .index import OpenedIndex, bm25_tokenize, open_index
-from .fusion import RRF_K, rrf
+from .fusion import RRF_K, rrf, top_k
 from ..target import Hit, Setup
 
 ENGINE = "embedded"
@@ -80,9 +83,9 @@ class EmbeddedTarget:
         if models and self._use_cross_encoder:
             from .models import CROSS_ENCODER_NAME
 
-            found.append(Setup(self.name, ENGINE, "hybrid", tuple(models), ranker="cross-encoder",
-                               options={**options, "rerank_candidates": self.rerank_candidates,
-                                        "cross_encoder": CROSS_ENCODER_NAME}))
+            reranked = {**options, "rerank_candidates": self.rerank_candidates, "cross_encoder": CROSS_ENCODER_NAME}
+            found += [Setup(self.name, ENGINE, "hybrid", combo, ranker="cross-encoder", options=reranked)
+                      for combo in subsets]
         return found
 
     def holds(self, doc_ids: Iterable[str]) -> set[str]:
@@ -123,26 +126,24 @@ class EmbeddedTarget:
         return [ranked[:depth] for ranked in fused]
 
     def _keyword(self, questions: list[str], depth: int) -> list[Ranked]:
-        n = len(self.index.chunks)
-        # Ask for more than depth so equal scores at the cut can be put in index order.
-        k = min(n, depth + 32)
-        documents, scores = self.index.bm25.retrieve(bm25_tokenize(questions), k=k, show_progress=False)
+        # Every chunk's score, then one exact cut: asking bm25s for its top k would let it choose
+        # among chunks tied at the cut, and the tie rule is index order.
+        bm25 = self.index.bm25
         out = []
-        for row_ids, row_scores in zip(documents.tolist(), scores.tolist()):
-            ranked = sorted(((i, s) for i, s in zip(row_ids, row_scores) if s > 0), key=lambda p: (-p[1], p[0]))
-            out.append(ranked[:depth])
+        for tokens in bm25_tokenize(questions):
+            ids = bm25.get_tokens_ids(tokens)  # words the index never saw drop out
+            if not ids:
+                out.append([])
+                continue
+            scores = bm25.get_scores_from_ids(ids)
+            matched = int(np.count_nonzero(scores > 0))  # a chunk without any query word is no result
+            out.append(top_k(scores, min(depth, matched)))
         return out
 
     def _dense(self, model: str, questions: list[str], depth: int, *, cached: bool) -> list[Ranked]:
         queries = self._embed_queries(model, questions, cached=cached)
         scores = queries @ np.asarray(self.index.vectors[model]).T  # (questions, chunks), cosine
-        k = min(depth, scores.shape[1])
-        out = []
-        for row in scores:
-            top = np.argpartition(-row, k - 1)[:k] if k < row.shape[0] else np.arange(row.shape[0])
-            order = sorted(top.tolist(), key=lambda i: (-row[i], i))
-            out.append([(i, float(row[i])) for i in order])
-        return out
+        return [top_k(row, depth) for row in scores]
 
     def _embed_queries(self, model: str, questions: list[str], *, cached: bool) -> np.ndarray:
         from .models import load_embedder
@@ -176,7 +177,6 @@ class EmbeddedTarget:
             score_of = dict(zip(pairs, map(float, logits)))
         out = []
         for q, ids, ranked in zip(questions, candidates, fused):
-            position = {i: p for p, i in enumerate(ids)}
-            reranked = sorted(((i, score_of[(q, i)]) for i in ids), key=lambda p: (-p[1], position[p[0]]))
+            reranked = sorted(((i, score_of[(q, i)]) for i in ids), key=lambda p: (-p[1], p[0]))
             out.append((reranked + ranked[len(ids):])[:depth])
         return out
