@@ -27,8 +27,20 @@ def test_doc_grain_counts_any_chunk_of_an_expected_document_once_at_its_first_hi
 
 def test_an_expected_page_counts_only_chunks_of_that_page():
     assert judge(question(["r.pdf#page=5"]), HITS, "doc").positions == (4,)
-    assert judge(question(["r.pdf#page=5"]), HITS, "page").positions == (4,)
-    assert judge(question(["r.pdf#page=7"]), HITS, "page").positions == ()
+    assert judge(question(["r.pdf#page=7"]), HITS, "doc").positions == ()
+
+
+def test_there_is_no_page_grain_since_doc_judges_expected_pages_already():
+    with pytest.raises(ValueError, match="unknown grain 'page'"):
+        judge(question(["r.pdf#page=5"]), HITS, "page")
+
+
+def test_one_hit_holding_two_units_gives_both_its_position():
+    # the chunk of r.pdf page 2 is a chunk of r.pdf and of its page 2; both quotes are in it
+    both = judge(question(["r.pdf", "r.pdf#page=2"]), HITS, "doc")
+    assert both.positions == (2, 2) and both.relevant == 2
+    quotes = question(["r.pdf"], evidence=["keys are rotated every", "every 90 days by the vault"])
+    assert judge(quotes, HITS, "evidence").positions == (2, 2)
 
 
 def test_chunk_grain_needs_the_chunk_id():

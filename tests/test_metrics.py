@@ -1,12 +1,16 @@
-"""Metrics against an external oracle (ir_measures over pytrec_eval) and by hand on edge cases."""
+"""Metrics against an external oracle (ir_measures and pytrec_eval) and by hand on edge cases."""
 import math
 import random
 
 import ir_measures
 import pytest
-from ir_measures import RR, Success, nDCG
+import pytrec_eval
+from ir_measures import R, RR, Success, nDCG
 
-from evaluation.scoring.metrics import Outcome, landed_bucket, summarise
+from evaluation.golden import Question
+from evaluation.scoring.judging import judge
+from evaluation.scoring.metrics import CUTOFFS, Outcome, landed_bucket, summarise
+from evaluation.target import Hit
 
 
 def outcome_from(ranking, relevant, qid="q"):
@@ -32,13 +36,14 @@ def test_metrics_equal_the_oracle_on_runs_without_ties(seed):
     qrels, run, outcomes = random_case(random.Random(seed))
     # ir_measures leaves out questions with no results; score them as 0 like we do by giving the
     # oracle an entry per question (an empty ranking counts 0 in every measure).
-    oracle = ir_measures.calc_aggregate([RR, nDCG @ 10, Success @ 1, Success @ 3, Success @ 5, Success @ 10,
-                                         Success @ 20], qrels, {q: r or {"none": 0.0} for q, r in run.items()})
+    measures = [RR, nDCG @ 10, *(Success @ k for k in CUTOFFS), *(R @ k for k in CUTOFFS)]
+    oracle = ir_measures.calc_aggregate(measures, qrels, {q: r or {"none": 0.0} for q, r in run.items()})
     ours = summarise(outcomes)
     assert ours["mrr"] == pytest.approx(round(oracle[RR], 4), abs=1e-4)
     assert ours["ndcg_10"] == pytest.approx(round(oracle[nDCG @ 10], 4), abs=1e-4)
-    for k in (1, 3, 5, 10, 20):
+    for k in CUTOFFS:
         assert ours["found"][str(k)] == pytest.approx(oracle[Success @ k], abs=1e-4)
+        assert ours["recall"][str(k)] == pytest.approx(oracle[R @ k], abs=1e-4)
 
 
 def test_ndcg_by_hand_two_relevant_found_at_1_and_3():
@@ -89,3 +94,137 @@ def test_counts_shares_and_landed_on_four_questions():
                                           (None, "not in top 20")])
 def test_landed_buckets_edges(first, bucket):
     assert landed_bucket(first) == bucket
+
+
+# -- several chunks of one document, ties, more than ten relevant -----------------------------------
+
+PER_QUESTION = {"recip_rank", "ndcg_cut_10", *(f"success_{k}" for k in CUTOFFS), *(f"recall_{k}" for k in CUTOFFS)}
+PYTREC_MEASURES = {"recip_rank", "ndcg_cut.10", "success." + ",".join(map(str, CUTOFFS)),
+                   "recall." + ",".join(map(str, CUTOFFS))}
+
+
+def chunk_results(rng, documents: int, pages: dict[str, int]) -> list[Hit]:
+    """A target's result list: chunks of a few documents each (so a document comes back several times),
+    scores drawn from three values (so they tie), in the order the target returned them."""
+    hits = []
+    for n in range(rng.randint(0, 40)):
+        doc = f"d{rng.randrange(documents)}"
+        page = rng.randint(1, pages[doc]) if doc in pages else None
+        hits.append(Hit(id=f"{doc}:{n}", doc_id=doc, page=page, score=rng.choice([0.5, 0.7, 0.9])))
+    return hits
+
+
+def as_trec(question: Question, hits: list[Hit]) -> dict[str, float]:
+    """The run trec_eval would need to see what the report sees: at each position, the expected unit
+    first found there as its docno, any other result under its chunk id (not relevant); scores strictly
+    decreasing in the order the results came back, so trec_eval keeps that order."""
+    wanted = [(e, e.partition("#page=")) for e in question.expected]
+    seen, run = set(), {}
+    for position, hit in enumerate(hits, start=1):
+        docno = hit.id
+        for unit, (doc, _, page) in wanted:
+            if unit not in seen and hit.doc_id == doc and (not page or hit.page == int(page)):
+                seen.add(unit)
+                docno = unit
+                break
+        run[docno] = float(1000 - position)
+    return run
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_doc_grain_equals_pytrec_eval_with_several_chunks_per_document_ties_and_15_relevant(seed):
+    rng = random.Random(seed)
+    documents = 60
+    pages = {f"d{n}": rng.randint(2, 6) for n in range(0, documents, 4)}  # every fourth document has pages
+    questions, results = [], []
+    for n in range(150):
+        relevant = rng.sample(range(documents), 15 if n % 2 == 0 else rng.randint(1, 15))
+        # a document with pages is expected as one of its pages (never as itself and a page: one
+        # result would then hold two units, the case where we differ from trec_eval on purpose)
+        expected = tuple(f"d{d}#page={rng.randint(1, pages[f'd{d}'])}" if f"d{d}" in pages else f"d{d}"
+                         for d in relevant)
+        questions.append(Question(id=f"q{n}", question="?", expected=expected))
+        results.append(chunk_results(rng, documents, pages))
+    outcomes = [judge(q, hits, "doc") for q, hits in zip(questions, results)]
+    assert any(len({h.doc_id for h in hits}) < len(hits) for hits in results)  # a document several times
+    assert any(len({h.score for h in hits}) < len(hits) for hits in results)  # tied scores
+    qrels = {q.id: {unit: 1 for unit in q.expected} for q in questions}
+    run = {q.id: as_trec(q, hits) or {"none": 0.0} for q, hits in zip(questions, results)}
+    oracle = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES).evaluate(run)
+    ours = summarise(outcomes)
+    n = len(questions)
+    assert ours["mrr"] == pytest.approx(round(sum(v["recip_rank"] for v in oracle.values()) / n, 4), abs=1e-4)
+    assert ours["ndcg_10"] == pytest.approx(round(sum(v["ndcg_cut_10"] for v in oracle.values()) / n, 4), abs=1e-4)
+    for k in CUTOFFS:
+        assert ours["counts"][str(k)] == sum(v[f"success_{k}"] for v in oracle.values())
+        assert ours["recall"][str(k)] == pytest.approx(round(sum(v[f"recall_{k}"] for v in oracle.values()) / n, 4),
+                                                       abs=1e-4)
+    from evaluation.scoring.metrics import outcome_arrays, score_matrix
+
+    per_question = score_matrix(*outcome_arrays(outcomes))
+    for i, question in enumerate(questions):  # and question by question, at full precision
+        assert per_question["ndcg_10"][i] == pytest.approx(oracle[question.id]["ndcg_cut_10"], abs=1e-12)
+        assert per_question["rr"][i] == pytest.approx(oracle[question.id]["recip_rank"], abs=1e-12)
+
+
+# -- the ideal: what a perfect ranking scores ------------------------------------------------------
+
+def perfect(outcome_positions, relevant):
+    return summarise([Outcome("q", outcome_positions, relevant)])
+
+
+def test_a_perfect_ranking_scores_one_when_one_result_holds_two_units():
+    # evidence: two quotes in the chunk at position 1. The result counts once in the DCG, so the ideal
+    # counts it once too: 1 / 1. (trec_eval's ideal would count two results: 1 / (1 + 1/log2(3)) = 0.613.)
+    summary = perfect((1, 1), 2)
+    assert summary["ndcg_10"] == 1.0 and summary["mrr"] == 1.0 and summary["recall"]["1"] == 1.0
+
+
+def test_a_unit_not_found_still_needs_a_result_of_its_own_in_the_ideal():
+    # two quotes at position 1, a third never found: needed = 1 + 1, DCG = 1, ideal = 1 + 1/log2(3)
+    assert perfect((1, 1), 3)["ndcg_10"] == round(1 / (1 + 1 / math.log2(3)), 4)
+    assert perfect((1, 1), 3)["recall"]["20"] == round(2 / 3, 4)
+
+
+def test_units_found_together_lower_down_score_as_one_result_there():
+    # two quotes in the chunk at position 3: DCG = 1/log2(4) = 0.5, ideal = 1 (one result needed)
+    assert perfect((3, 3), 2)["ndcg_10"] == 0.5
+
+
+def test_with_more_than_ten_units_the_ideal_is_ten_results():
+    # 15 documents expected, found at 1..15: the top ten hold ten of them, as many as fit: nDCG 1
+    summary = perfect(tuple(range(1, 16)), 15)
+    assert summary["ndcg_10"] == 1.0
+    assert summary["recall"]["10"] == round(10 / 15, 4) and summary["recall"]["20"] == 1.0
+
+
+@pytest.mark.parametrize("by", ["doc", "chunk", "evidence"])
+def test_a_perfect_ranking_scores_one_at_every_grain(by):
+    """Random questions and a ranking that puts, for each, results holding every unit on top."""
+    rng = random.Random(5)
+    outcomes = []
+    for n in range(200):
+        docs = [f"d{d}" for d in rng.sample(range(30), rng.randint(1, 14))]
+        if by == "chunk":
+            expected = tuple(f"{d}:{rng.randint(0, 3)}" for d in docs)
+            hits = [Hit(id=e, doc_id=e.split(":")[0], page=None, score=1.0) for e in expected]
+            question = Question(id=f"q{n}", question="?", expected=expected)
+        elif by == "doc":
+            # a document and one of its pages both expected: one chunk of that page holds both
+            expected = tuple(docs) + tuple(f"{d}#page=2" for d in docs[: rng.randint(0, len(docs))])
+            hits = [Hit(id=f"{d}:0", doc_id=d, page=2, score=1.0) for d in docs]
+            question = Question(id=f"q{n}", question="?", expected=expected)
+        else:
+            # quotes spread over chunks, several in one chunk
+            quotes = [f"quote number {n} {q} here" for q in range(rng.randint(1, 12))]
+            cuts = sorted(rng.sample(range(1, len(quotes)), rng.randint(0, len(quotes) - 1))) if len(quotes) > 1 else []
+            groups = [quotes[a:b] for a, b in zip([0, *cuts], [*cuts, len(quotes)])]
+            hits = [Hit(id=f"c{i}", doc_id=f"d{i}", page=None, score=1.0, text=" ... ".join(g))
+                    for i, g in enumerate(groups)]
+            question = Question(id=f"q{n}", question="?", expected=("d0",), evidence=tuple(quotes))
+        rng.shuffle(hits)
+        hits += [Hit(id="other:0", doc_id="other", page=None, score=0.0, text="nothing")]
+        outcomes.append(judge(question, hits, by))
+    summary = summarise(outcomes)
+    assert summary["found"]["1"] == 1.0 and summary["mrr"] == 1.0 and summary["ndcg_10"] == 1.0
+    assert summary["recall"]["20"] == 1.0

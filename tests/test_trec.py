@@ -14,7 +14,7 @@ from evaluation.report.trec import export_csv, export_questions_csv, export_trec
 
 from conftest import GOLDEN_RAW
 
-ORACLE_MEASURES = {"recip_rank", "ndcg_cut_10", "success_1", "success_10"}
+ORACLE_MEASURES = {"recip_rank", "ndcg_cut_10", "success_1", "success_10", "recall_1", "recall_10"}
 
 
 def golden_of(questions: dict[str, list[str]]) -> Golden:
@@ -40,13 +40,16 @@ def test_export_csv_writes_one_row_per_setup_in_rank_order_with_failures_last(tm
     rows = read_csv(export_csv(make_report(), tmp_path / "setups.csv"))
 
     assert list(rows[0]) == ["rank", "key", "method_label", "questions", "found@1", "found@3", "found@5",
-                             "found@10", "found@20", "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
+                             "found@10", "found@20", "recall@1", "recall@3", "recall@5", "recall@10", "recall@20",
+                             "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
     assert [r["key"] for r in rows] == ["local.dense.bge-small", "local.keyword.bm25", "local.hybrid.bge-small"]
     vector = rows[0]
     # first relevant at 3, 1, 1: MRR = (1/3 + 1 + 1) / 3
     assert (vector["rank"], vector["found@1"], vector["found@10"], vector["mrr"]) == (
         "1", str(round(2 / 3, 4)), "1.0", str(round((1 / 3 + 1 + 1) / 3, 4)))
     assert (vector["median_ms"], vector["timed"], vector["error"]) == ("6.0", "3", "")
+    # one expected document per question: recall@k is found@k
+    assert (vector["recall@1"], vector["recall@10"]) == (vector["found@1"], "1.0")
     assert (rows[2]["rank"], rows[2]["found@10"], rows[2]["error"]) == ("", "", "RuntimeError: the index is gone")
 
 
@@ -98,14 +101,9 @@ def test_export_trec_by_chunk_writes_chunk_ids(tmp_path, make_report):
     assert qrels == ["q1 0 doc-a:1 1"]
 
 
-def test_export_trec_by_page_writes_every_page(tmp_path, make_report):
-    report = make_report(questions={"q1": ["x.pdf#page=4"]},
-                         setups={"t.keyword.bm25": {"q1": ["x.pdf#page=2", "x.pdf#page=2", "x.pdf#page=4", "notes"]}},
-                         by="page")
-
-    run_lines, _ = export(report, tmp_path)
-
-    assert [line.split()[2] for line in run_lines] == ["x.pdf#page=2", "x.pdf#page=4", "notes"]
+def test_export_trec_refuses_the_page_grain_which_doc_covers(tmp_path, make_report):
+    with pytest.raises(EvaluationError, match="unknown grain 'page'.*doc#page=N at doc"):
+        export(make_report(), tmp_path, by="page")
 
 
 def test_export_trec_refuses_evidence_and_writes_nothing(tmp_path, make_report):
@@ -129,19 +127,43 @@ def test_ids_with_spaces_survive_the_trec_round_trip(tmp_path, make_report):
 
 # -- reading runs ---------------------------------------------------------------------------------
 
-def test_read_trec_run_orders_by_score_then_by_the_rank_written(tmp_path):
+def test_read_trec_run_orders_ties_as_trec_eval_does_by_score_then_docno_descending(tmp_path):
     path = tmp_path / "run.trec"
     path.write_text("q1 Q0 c 3 0.5 bm25\n"
-                    "q1 Q0 b 2 0.9 bm25\n"
-                    "\n"
                     "q1 Q0 a 1 0.9 bm25\n"
+                    "\n"
+                    "q1 Q0 b 2 0.9 bm25\n"
                     "q1 Q0 x.pdf#page=3 1 2.0 dense\n")
 
     run = read_trec_run(path)
 
-    assert [h.id for h in run["bm25"]["q1"]] == ["a", "b", "c"]  # a and b tie at 0.9: rank 1 before 2
+    assert [h.id for h in run["bm25"]["q1"]] == ["b", "a", "c"]  # a and b tie at 0.9: "b" > "a"; ranks ignored
     assert run["dense"]["q1"] == [Hit(id="x.pdf#page=3", doc_id="x.pdf", page=3, score=2.0)]
     assert run["bm25"]["q1"][2] == Hit(id="c", doc_id="c", page=None, score=0.5)
+
+
+def test_trec_eval_compares_docnos_as_written_in_the_file(tmp_path):
+    # "a b" is written "a%20b"; "%" (0x25) sorts after "!" (0x21), so trec_eval puts it first among ties
+    path = tmp_path / "run.trec"
+    path.write_text("q1 Q0 a! 1 1.0 t\nq1 Q0 a%20b 2 1.0 t\n")
+
+    assert [h.id for h in read_trec_run(path)["t"]["q1"]] == ["a b", "a!"]
+
+
+def test_read_trec_run_can_follow_the_rank_column_instead(tmp_path):
+    path = tmp_path / "run.trec"
+    path.write_text("q1 Q0 c 3 0.5 bm25\nq1 Q0 a 1 0.9 bm25\nq1 Q0 b 2 0.9 bm25\nq1 Q0 d 2 0.1 bm25\n")
+
+    run = read_trec_run(path, order="rank")
+
+    assert [h.id for h in run["bm25"]["q1"]] == ["a", "b", "d", "c"]  # rank 2 twice: line order
+
+
+def test_an_unknown_order_is_refused_with_the_closest_one(tmp_path):
+    path = tmp_path / "run.trec"
+    path.write_text("q1 Q0 a 1 1.0 t\n")
+    with pytest.raises(EvaluationError, match='Did you mean "rank"'):
+        read_trec_run(path, order="ranks")
 
 
 @pytest.mark.parametrize("line, fix", [
@@ -184,7 +206,8 @@ def test_score_run_counts_a_question_absent_from_the_run_as_nothing_found():
     assert summary["questions"] == 2
     assert summary["counts"] == {"1": 0, "3": 1, "5": 1, "10": 1, "20": 1}
     assert summary["mrr"] == (1 / 2 + 0) / 2
-    assert summary["per_question"]["q2"] == {"first": None, "rr": 0.0, "ndcg_10": 0.0}
+    assert summary["per_question"]["q2"] == {"first": None, "rr": 0.0, "ndcg_10": 0.0, "recall_10": 0.0}
+    assert summary["recall"]["3"] == (1 + 0) / 2
 
 
 def test_score_run_leaves_out_questions_without_expected_documents():
@@ -283,3 +306,46 @@ def test_score_run_equals_pytrec_eval_on_the_hand_made_report_with_pages(tmp_pat
         for qid, values in per_question.items():
             assert ours[tag]["per_question"][qid]["rr"] == pytest.approx(values["recip_rank"], abs=1e-9)
             assert ours[tag]["per_question"][qid]["ndcg_10"] == pytest.approx(values["ndcg_cut_10"], abs=1e-9)
+
+
+def random_run_with_ties(path, seed: int, questions: int = 60, corpus: int = 80) -> dict[str, list[str]]:
+    """A TREC run whose scores come from four values (many ties, the rank column shuffled so it
+    disagrees), two tags, and 15 expected documents for every other question; the golden ``expected``."""
+    rng = random.Random(seed)
+    expected = {f"q{n}": [f"doc{d}" for d in rng.sample(range(corpus), 15 if n % 2 else rng.randint(1, 15))]
+                for n in range(questions)}
+    lines = []
+    for tag in ("bm25", "dense"):
+        for qid in expected:
+            docs = rng.sample(range(corpus), rng.randint(0, 40))
+            ranks = list(range(1, len(docs) + 1))
+            rng.shuffle(ranks)
+            lines += [f"{qid} Q0 doc{d} {rank} {rng.choice([1, 2, 2.5, 3])} {tag}" for d, rank in zip(docs, ranks)]
+    rng.shuffle(lines)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return expected
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_score_run_equals_pytrec_eval_on_random_runs_with_ties_and_15_relevant(tmp_path, seed):
+    run_path = tmp_path / "run.trec"
+    expected = random_run_with_ties(run_path, seed)
+    qrels_path = tmp_path / "qrels.trec"
+    qrels_path.write_text("".join(f"{qid} 0 {d} 1\n" for qid, docs in expected.items() for d in docs))
+
+    ours = score_run(golden_of(expected), read_trec_run(run_path))
+    oracle = oracle_scores(run_path, qrels_path)
+
+    assert set(ours) == set(oracle) == {"bm25", "dense"}
+    for tag, per_question in oracle.items():
+        n = len(per_question)
+        for measure, key in (("recip_rank", "mrr"), ("ndcg_cut_10", "ndcg_10")):
+            assert ours[tag][key] == pytest.approx(sum(v[measure] for v in per_question.values()) / n, abs=1e-12)
+        for k in (1, 10):
+            assert ours[tag]["counts"][str(k)] == sum(v[f"success_{k}"] for v in per_question.values())
+            assert ours[tag]["recall"][str(k)] == pytest.approx(
+                sum(v[f"recall_{k}"] for v in per_question.values()) / n, abs=1e-12)
+        for qid, values in per_question.items():
+            assert ours[tag]["per_question"][qid]["rr"] == pytest.approx(values["recip_rank"], abs=1e-12)
+            assert ours[tag]["per_question"][qid]["ndcg_10"] == pytest.approx(values["ndcg_cut_10"], abs=1e-12)
+            assert ours[tag]["per_question"][qid]["recall_10"] == pytest.approx(values["recall_10"], abs=1e-12)

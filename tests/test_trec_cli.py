@@ -87,3 +87,16 @@ def test_score_with_an_unknown_grain_exits_2(capsys, files):
         main(["score", "--golden", golden, "--run", trec, "--by", "sentence"])
 
     assert caught.value.code == 2
+
+
+def test_score_orders_ties_like_trec_eval_unless_told_to_follow_the_rank_column(capsys, files, tmp_path):
+    golden, _ = files
+    tied = tmp_path / "tied.trec"
+    # doc-a and doc-z tie at 1.0; the file ranks doc-a first, trec_eval puts doc-z ("z" > "a") first
+    tied.write_text("q1 Q0 doc-a 1 1.0 t\nq1 Q0 doc-z 2 1.0 t\n")
+
+    _, out, _ = run(capsys, "score", "--golden", golden, "--run", str(tied), "--json")
+    _, by_rank, _ = run(capsys, "score", "--golden", golden, "--run", str(tied), "--json", "--order", "rank")
+
+    assert json.loads(out)["t"]["per_question"]["q1"]["first"] == 2
+    assert json.loads(by_rank)["t"]["per_question"]["q1"]["first"] == 1

@@ -8,6 +8,7 @@ import re
 import sys
 
 from ..errors import UsageError
+from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
 from .common import ProgressBar, add_chunking_options, default_index_dir, index_settings
 
@@ -31,8 +32,9 @@ def register(subparsers) -> None:
     parser.add_argument("--balance", type=float, default=4, help="points for best_for_balance (default 4)")
     parser.add_argument("--time", type=float, default=8, dest="time_points",
                         help="points for best_for_time (default 8)")
-    parser.add_argument("--by", default="doc", choices=["doc", "chunk", "page", "evidence"],
-                        help="what counts as found (default doc)")
+    parser.add_argument("--by", default="doc", choices=GRAINS,
+                        help="what counts as found: doc (a document, or the page expected), chunk or evidence "
+                             "(default doc)")
     parser.add_argument("--depth", type=int, default=20, help="results per question (default 20)")
     parser.add_argument("--timed", type=int, default=50, help="questions timed per setup (default 50)")
     parser.add_argument("--rerank-candidates", type=int, default=30,

@@ -38,7 +38,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _store_argument(export)
     export.add_argument("--out", required=True, type=Path, help="folder to write into (made if absent)")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="all", help="what to write (default all)")
-    export.add_argument("--by", choices=("doc", "chunk", "page"), default=None,
+    export.add_argument("--by", choices=("doc", "chunk"), default=None,
                         help="grain of the TREC units (default: the report's; needed for evidence reports)")
     export.set_defaults(handler=export_run)
 

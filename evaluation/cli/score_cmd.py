@@ -15,6 +15,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--run", required=True, help="a TREC run: `qid Q0 docno rank score tag` lines")
     score.add_argument("--by", choices=GRAINS, default="doc",
                        help="what counts as found (default doc; evidence needs text, which a TREC run lacks)")
+    score.add_argument("--order", choices=("trec_eval", "rank"), default="trec_eval",
+                       help="how each question's results are ordered: trec_eval (default: score descending, "
+                            "then docno descending, as trec_eval does) or rank (the rank column as written)")
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     score.set_defaults(handler=score_file)
 
@@ -23,7 +26,7 @@ def score_file(args: argparse.Namespace) -> int:
     from ..golden import read_golden
     from ..report.trec import read_trec_run, score_run
 
-    scored = score_run(read_golden(args.golden), read_trec_run(args.run), by=args.by)
+    scored = score_run(read_golden(args.golden), read_trec_run(args.run, order=args.order), by=args.by)
     if args.json:
         print(json.dumps(scored, indent=2, ensure_ascii=False))
     elif not scored:

@@ -11,12 +11,15 @@ A docno is the unit judged at the report's grain (``by``):
   chunks of it are dropped, so positions can move up against the report's, which count chunks). An
   expected page, ``x.pdf#page=4``, stays that docno, and a hit on that page is written as it.
 - ``chunk``: the chunk id.
-- ``page``: ``doc#page=N`` for a hit with a page, else the document id. An expected document without a
-  page is written as the bare document id, which trec_eval will not match with any of its pages.
 - ``evidence``: refused. Quotes are not TREC units; export at ``doc`` instead.
 
 TREC fields are split on whitespace, so ``%`` and whitespace inside an id are written as ``%25``,
 ``%20``, ... and ``read_trec_run`` reads them back.
+
+Reading a run orders each question's results as trec_eval does: score descending, then docno
+descending (byte order of the docno as written in the file), whatever the rank column says; with
+``order="rank"``, by the rank column instead (then the line order). So ``score`` gives trec_eval's
+numbers on any run, ties included (``scoring.metrics`` says where its metrics equal trec_eval's).
 """
 from __future__ import annotations
 
@@ -28,16 +31,17 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
-from ..errors import EvaluationError, GoldenFileError
+from ..errors import EvaluationError, GoldenFileError, did_you_mean
 from ..golden import parse_expected
 from ..scoring.judging import judge
-from ..scoring.metrics import CUTOFFS, outcome_arrays, score_matrix, summarise
+from ..scoring.metrics import CUTOFFS, outcome_arrays, recall_matrix, score_matrix, summarise
 from ..store.sources import read_bytes
 from ..target import Hit
 
 log = logging.getLogger(__name__)
 
-TREC_GRAINS = ("doc", "chunk", "page")
+TREC_GRAINS = ("doc", "chunk")
+ORDERS = ("trec_eval", "rank")
 _ESCAPE = re.compile(r"[%\s]")
 
 Run = dict[str, dict[str, list[Hit]]]  # tag -> question id -> hits, best first
@@ -46,16 +50,18 @@ Run = dict[str, dict[str, list[Hit]]]  # tag -> question id -> hits, best first
 # -- CSV ------------------------------------------------------------------------------------------
 
 def export_csv(report: Mapping[str, Any], path: str | Path) -> Path:
-    """One row per setup, in rank order (failed setups last): found@k shares, MRR, nDCG@10, times."""
+    """One row per setup, in rank order (failed setups last): found@k and recall@k shares, MRR, nDCG@10,
+    times."""
     header = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
-              "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
+              *[f"recall@{k}" for k in CUTOFFS], "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
     rows = []
     for setup in sorted(report["setups"], key=lambda s: (s.get("rank") is None, s.get("rank") or 0)):
         summary = setup.get("summary") or {}
-        found = summary.get("found") or {}
+        found, recall = summary.get("found") or {}, summary.get("recall") or {}
         rows.append([setup.get("rank"), setup["key"], setup.get("method_label"), summary.get("questions"),
-                     *[found.get(str(k)) for k in CUTOFFS], summary.get("mrr"), summary.get("ndcg_10"),
-                     summary.get("median_ms"), summary.get("p95_ms"), summary.get("timed"), setup.get("error")])
+                     *[found.get(str(k)) for k in CUTOFFS], *[recall.get(str(k)) for k in CUTOFFS],
+                     summary.get("mrr"), summary.get("ndcg_10"), summary.get("median_ms"), summary.get("p95_ms"),
+                     summary.get("timed"), setup.get("error")])
     return _write_csv(path, header, rows)
 
 
@@ -90,7 +96,8 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
         raise EvaluationError("a report judged by evidence cannot be written as TREC files: quotes are not "
                               "TREC units; export it at document grain (--by doc)")
     if by not in TREC_GRAINS:
-        raise EvaluationError(f"unknown grain {by!r} for TREC files; use one of {', '.join(TREC_GRAINS)}")
+        raise EvaluationError(f"unknown grain {by!r} for TREC files; use one of {', '.join(TREC_GRAINS)} "
+                              "(a page named in expected is written as doc#page=N at doc)")
     depth = int(report["depth"])
     questions = {q["id"]: q for q in report["questions"]}
     run_lines = []
@@ -119,7 +126,7 @@ def _units(rows: Sequence[Sequence[Any]], by: str, expected_pages: set[tuple[str
     for chunk_id, doc_id, page, _score in rows:
         if by == "chunk":
             unit = chunk_id
-        elif page is not None and (by == "page" or (doc_id, page) in expected_pages):
+        elif page is not None and (doc_id, page) in expected_pages:
             unit = f"{doc_id}#page={page}"
         else:
             unit = doc_id
@@ -133,21 +140,26 @@ def _escape(text: str) -> str:
 
 # -- TREC import and scoring ----------------------------------------------------------------------
 
-def read_trec_run(path: str | Path) -> Run:
+def read_trec_run(path: str | Path, *, order: str = "trec_eval") -> Run:
     """Every tag's results per question, from a TREC run file (a path or a Blob address).
 
-    Order: score descending, then the rank column ascending as written (trec_eval itself breaks
-    ties by docno; runs written by ``export_trec`` have no ties). A docno ``a.pdf#page=3`` is a hit on
-    page 3 of ``a.pdf``. A bad line, or a docno twice for one question and tag, is an
-    ``EvaluationError`` naming the file and the line.
+    ``order="trec_eval"`` (default): score descending, then docno descending as written in the file,
+    trec_eval's own sort, so ties come out as trec_eval ranks them and the rank column is ignored.
+    ``order="rank"``: the rank column ascending, then the line order, for runs whose ranks are
+    meant to decide (scores then play no part). A docno ``a.pdf#page=3`` is a hit on page 3 of
+    ``a.pdf``. A bad line, or a docno twice for one question and tag (which trec_eval and pytrec_eval
+    refuse too), is an ``EvaluationError`` naming the file and the line.
     """
+    if order not in ORDERS:
+        raise EvaluationError(f"unknown order {order!r} for a TREC run; use one of {', '.join(ORDERS)}"
+                              f"{did_you_mean(str(order), ORDERS)}")
     try:
         text = read_bytes(path).decode("utf-8-sig")
     except FileNotFoundError as err:
         raise EvaluationError(f"{path}: no such run file") from err
     except UnicodeDecodeError as err:
         raise EvaluationError(f"{path}: not UTF-8 text ({err}); a TREC run is a text file") from err
-    rows: dict[str, dict[str, list[tuple[float, int, str]]]] = {}
+    rows: dict[str, dict[str, list[tuple[float, str, int, int, str]]]] = {}
     seen: dict[tuple[str, str, str], int] = {}
     for number, line in enumerate(text.splitlines(), start=1):
         fields = line.split()
@@ -157,6 +169,7 @@ def read_trec_run(path: str | Path) -> Run:
         if len(fields) != 6:
             raise EvaluationError(f"{where}: {len(fields)} fields; a TREC run line is "
                                   "`qid Q0 docno rank score tag`")
+        raw_docno = fields[2]
         qid, _, docno, rank_text, score_text, tag = (unquote(f) if "%" in f else f for f in fields)
         try:
             rank, score = int(rank_text), float(score_text)
@@ -169,9 +182,14 @@ def read_trec_run(path: str | Path) -> Run:
             raise EvaluationError(f"{where}: {docno} is already ranked for {qid} by {tag} "
                                   f"(line {seen[tag, qid, docno]}); keep each docno once per question")
         seen[tag, qid, docno] = number
-        rows.setdefault(tag, {}).setdefault(qid, []).append((score, rank, docno))
-    return {tag: {qid: [_hit(docno, score) for score, _, docno in sorted(found, key=lambda r: (-r[0], r[1]))]
-                  for qid, found in per_question.items()}
+        rows.setdefault(tag, {}).setdefault(qid, []).append((score, raw_docno, rank, number, docno))
+    if order == "trec_eval":
+        # both descending: trec_eval compares docnos with strcmp, and for UTF-8 text byte order is
+        # code point order, which is how Python compares strings
+        arrange = lambda found: sorted(found, key=lambda r: (r[0], r[1]), reverse=True)  # noqa: E731
+    else:
+        arrange = lambda found: sorted(found, key=lambda r: (r[2], r[3]))  # noqa: E731
+    return {tag: {qid: [_hit(r[4], r[0]) for r in arrange(found)] for qid, found in per_question.items()}
             for tag, per_question in rows.items()}
 
 
@@ -187,13 +205,14 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
     """Each tag's summary on the golden file's labelled questions, judged like a report's setups.
 
     A labelled question absent from the run counts as nothing found. The summary is
-    ``metrics.summarise``'s, except ``mrr`` and ``ndcg_10`` at full precision (the report rounds them
-    to 4 places), plus ``per_question``: ``{qid: {first, rr, ndcg_10}}``, so any comparison can be
-    recomputed. Judging by evidence is refused: a TREC run carries no text to find quotes in.
+    ``metrics.summarise``'s, except ``mrr``, ``ndcg_10`` and ``recall`` at full precision (the report
+    rounds them to 4 places), plus ``per_question``: ``{qid: {first, rr, ndcg_10, recall_10}}``, so any
+    comparison can be recomputed. Judging by evidence is refused: a TREC run carries no text to find
+    quotes in.
     """
     if by == "evidence":
         raise EvaluationError("a TREC run carries no text, so evidence quotes cannot be judged in it; "
-                              "score it by doc, chunk or page")
+                              "score it by doc or chunk")
     questions = list(golden.labelled)
     if not questions:
         raise GoldenFileError(f"{golden.source}: no question has expected documents yet, so there is "
@@ -207,10 +226,13 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
                         tag, len(strangers), golden.source, ", ".join(strangers[:10]))
         outcomes = [judge(q, per_question.get(q.id, ()), by) for q in questions]
         scores = score_matrix(*outcome_arrays(outcomes))
+        recall = recall_matrix(outcomes)
         summary = summarise(outcomes)
         summary["mrr"] = float(scores["rr"].mean())
         summary["ndcg_10"] = float(scores["ndcg_10"].mean())
-        summary["per_question"] = {o.question_id: {"first": o.first, "rr": float(rr), "ndcg_10": float(nd)}
-                                   for o, rr, nd in zip(outcomes, scores["rr"], scores["ndcg_10"])}
+        summary["recall"] = {str(k): float(shares.mean()) for k, shares in recall.items()}
+        summary["per_question"] = {o.question_id: {"first": o.first, "rr": float(rr), "ndcg_10": float(nd),
+                                                   "recall_10": float(r10)}
+                                   for o, rr, nd, r10 in zip(outcomes, scores["rr"], scores["ndcg_10"], recall[10])}
         scored[tag] = summary
     return scored

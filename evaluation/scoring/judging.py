@@ -1,16 +1,19 @@
 """Judge results against a question's expected answers, at one grain.
 
 Grains:
-- ``doc``: a hit is relevant when it is any chunk of an expected document (for an expected page,
-  ``report.pdf#page=41``, a chunk of that page).
+- ``doc``: a hit is relevant when it is any chunk of an expected document; for an expected page,
+  ``report.pdf#page=41``, a chunk of that page.
 - ``chunk``: a hit is relevant when its id is an expected chunk id (``guide.md:3``).
-- ``page``: like ``doc``, with each expected page judged by its page; an expected document without a
-  page counts any of its pages.
 - ``evidence``: a hit is relevant when its text holds one of the row's quotes of three or more words
   (case and spacing folded). A row without usable evidence falls back to ``doc``.
 
-Each expected unit (document, page, chunk or quote) counts once, at the first hit that matches it.
-Positions count results as they come back (1-based); the target's order decides ties.
+(There is no ``page`` grain: pages are judged at ``doc`` already, whenever ``expected`` names one.)
+
+Each expected unit (document, page, chunk or quote) counts once, at the first hit that matches it;
+one hit may match several units (two quotes in one chunk), which then share its position (see
+``metrics`` for how that is scored). Positions count results as they come back (1-based), one per
+result, so later chunks of a document already found take up positions without counting; the
+target's order decides ties.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ from ..golden import Question
 from .metrics import Outcome
 from ..target import Hit
 
-GRAINS = ("doc", "chunk", "page", "evidence")
+GRAINS = ("doc", "chunk", "evidence")
 _ID, _DOC_ID, _PAGE = attrgetter("id"), attrgetter("doc_id"), attrgetter("page")
 
 
