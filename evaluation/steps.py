@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from .errors import GoldenFileError, UsageError, did_you_mean
-from .golden import Golden, Question, read_golden
+from .golden import Golden, Question, explain_problems, question_sha256, read_golden, run_problems
 from .scoring.judging import GRAINS, judge
 from .scoring.metrics import summarise
 from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
@@ -76,9 +76,10 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              warn: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Everything a run needs before its first search, as plain JSON data (see the module docstring).
 
-    Raises ``GoldenFileError`` when no question is labelled and ``UsageError`` for settings or setup
-    patterns that do not fit. Expected documents a target does not hold are warned and kept under
-    ``missing``; their questions stay in.
+    Raises ``GoldenFileError`` when the golden file has any error (every one listed by line, as
+    ``golden check`` lists them: ``check_golden(...).ok`` is False exactly when this refuses), and
+    ``UsageError`` for settings or setup patterns that do not fit, all before any search. Expected
+    documents a target does not hold are warned and kept under ``missing``; their questions stay in.
     """
     settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth,
                                   timed=timed, seed=seed)
@@ -89,18 +90,14 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
                          "target's name, so give each target its own")
     golden = golden if isinstance(golden, Golden) else read_golden(golden)
     warn = warn or log.warning
+    problems = run_problems(golden)
+    if problems:
+        raise GoldenFileError(explain_problems(golden.source, problems))
     questions = list(golden.labelled)
-    if not questions:
-        raise GoldenFileError(f"{golden.source}: no question has expected documents yet; "
-                              "fill in \"expected\" and run again (see `python -m evaluation golden check`)")
-    for problem in golden.problems:
-        warn(f"{golden.source}: line {problem.line}: {problem.message} (row left out of this run)")
 
-    missing = find_missing(targets, questions)
+    missing = find_missing(targets, questions, settings.by)
     for target_name, gone in missing.items():
-        warn(f"{target_name} no longer holds {len(gone['documents'])} expected document(s): "
-             f"{', '.join(gone['documents'][:10])}{' ...' if len(gone['documents']) > 10 else ''}; "
-             f"questions that can no longer be found there: {', '.join(gone['questions'])}")
+        warn(_missing_sentence(target_name, gone))
     chosen = select_setups(targets, only=only, skip=skip)
     moment = _utc(created_at)
     return {
@@ -110,8 +107,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         "settings": asdict(settings),
         "golden": {"source": golden.source, "sha256": golden.sha256, "format": golden.format,
                    "questions": len(golden.questions), "labelled": len(questions),
-                   "unfilled": len(golden.unfilled), "drafts": len(golden.drafts),
-                   "problems": [{"line": p.line, "message": p.message} for p in golden.problems]},
+                   "unfilled": len(golden.unfilled), "drafts": len(golden.drafts)},
         "questions": [_question_row(q) for q in questions],
         "timed_question_ids": [q.id for q in _timed_sample(questions, settings)],
         "setups": [setup.to_dict() for _, setup in chosen],
@@ -129,8 +125,10 @@ def _utc(moment: datetime | str | None) -> datetime:
 
 
 def _question_row(question: Question) -> dict[str, Any]:
+    """A question as the plan carries it to the searches: with its text and quotes. The report keeps
+    only ``id``, ``expected`` and ``sha256`` (see ``assemble_report``)."""
     return {"id": question.id, "question": question.question, "expected": list(question.expected),
-            "evidence": list(question.evidence)}
+            "evidence": list(question.evidence), "sha256": question_sha256(question.question)}
 
 
 def _plan_questions(plan: dict[str, Any]) -> list[Question]:
@@ -138,18 +136,53 @@ def _plan_questions(plan: dict[str, Any]) -> list[Question]:
                      evidence=tuple(row.get("evidence") or ())) for row in plan["questions"]]
 
 
-def find_missing(targets: Sequence[Target], questions: Sequence[Question]) -> dict[str, dict]:
-    """Per target, the expected documents it does not hold and the questions that lose them."""
-    wanted = sorted({item.doc_id for q in questions for item in q.expected_items})
+def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc") -> dict[str, dict]:
+    """Per target, the expected items it does not hold, like with like, and the questions they touch.
+
+    At ``chunk`` the expected chunk ids are looked up among the target's chunks (``holds_chunks``; a
+    target without it is not checked); at every other grain the documents of the expected items
+    (``r.pdf#page=4`` is ``r.pdf``). ``{"unit": "chunk" | "document", "documents": [absent ids],
+    "questions": {id: [its absent ids]}`` for questions none of whose expected items is held (lost),
+    ``"partly": {id: [its absent ids]}`` for questions that still hold some}``; targets missing
+    nothing are left out.
+    """
+    by_chunk = by == "chunk"
+    units = {q.id: list(dict.fromkeys(q.expected if by_chunk else (i.doc_id for i in q.expected_items)))
+             for q in questions}
+    wanted = sorted({u for found in units.values() for u in found})
     missing = {}
     for target in targets:
-        absent = set(wanted) - set(target.holds(wanted))
+        if by_chunk:
+            holds_chunks = getattr(target, "holds_chunks", None)
+            if holds_chunks is None:
+                log.info("target %s cannot say which chunks it holds; expected chunks are not checked", target.name)
+                continue
+            held = set(holds_chunks(wanted))
+        else:
+            held = set(target.holds(wanted))
+        absent = [u for u in wanted if u not in held]
         if not absent:
             continue
-        lost = {q.id: sorted({i.doc_id for i in q.expected_items} & absent) for q in questions}
-        missing[target.name] = {"documents": sorted(absent),
-                                "questions": {qid: docs for qid, docs in lost.items() if docs}}
+        lost, partly = {}, {}
+        for q in questions:
+            gone = [u for u in units[q.id] if u not in held]
+            if gone:
+                (lost if len(gone) == len(units[q.id]) else partly)[q.id] = gone
+        missing[target.name] = {"unit": "chunk" if by_chunk else "document", "documents": absent,
+                                "questions": lost, "partly": partly}
     return missing
+
+
+def _missing_sentence(target_name: str, gone: dict[str, Any]) -> str:
+    absent = gone["documents"]
+    kind = f"{gone['unit']}{'s' if len(absent) != 1 else ''}"
+    sentence = (f"{target_name} no longer holds {len(absent)} expected {kind}: "
+                f"{', '.join(absent[:10])}{' ...' if len(absent) > 10 else ''}")
+    if gone["questions"]:
+        sentence += f"; questions that can no longer be found there: {', '.join(gone['questions'])}"
+    if gone["partly"]:
+        sentence += f"; questions that lost some of theirs: {', '.join(gone['partly'])}"
+    return sentence
 
 
 def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip: Iterable[str]) -> list[tuple[Target, Setup]]:
@@ -297,7 +330,10 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
         "depth": settings["depth"],
         "by": settings["by"],
         "question_ids": [q["id"] for q in questions],
-        "questions": [{"id": q["id"], "question": q["question"], "expected": list(q["expected"])} for q in questions],
+        # ids, expected ids and a hash, never a question's or a reference's text: who may read runs
+        # need not be who may read the golden file (kept apart, as golden_dataset/<sha256>.jsonl)
+        "questions": [{"id": q["id"], "expected": list(q["expected"]),
+                       "sha256": q.get("sha256") or question_sha256(q["question"])} for q in questions],
         "timed_question_ids": list(plan["timed_question_ids"]),
         "rules": {"balance_points": settings["balance"], "time_points": settings["time_points"],
                   "rank_by": ["found@10", "found@1", "median_ms", "key"], "timed": settings["timed"],

@@ -2,7 +2,7 @@
 
 A target describes itself, lists the setups it can do, searches one question with one setup the way
 a caller would (nothing cached), searches many questions in a batch (sharing work between them), and
-says which expected documents it still holds.
+says which expected documents (and, optionally, chunks) it still holds.
 """
 from __future__ import annotations
 
@@ -93,3 +93,7 @@ class Target(Protocol):
 
     def holds(self, doc_ids: Iterable[str]) -> set[str]:
         """Which of ``doc_ids`` this target holds."""
+
+    # Optional, left out of the protocol so targets without chunks still are Targets:
+    # ``holds_chunks(chunk_ids) -> set[str]``, which of ``chunk_ids`` (``doc:N``) the target holds.
+    # Judging by chunk checks expected chunk ids with it; a target without it is not checked.

@@ -110,6 +110,7 @@ GOLDEN_RAW = (b'{"id": "q1", "question": "Where is A?", "expected": ["doc-a"]}\n
               b'{"id": "q2", "question": "What is on page four?", "expected": ["report.pdf#page=4"]}\n'
               b'{"id": "q3", "question": "Where is C?", "expected": ["doc-c"]}\n')
 QUESTIONS = {"q1": ["doc-a"], "q2": ["report.pdf#page=4"], "q3": ["doc-c"]}
+TEXTS = {"q1": "Where is A?", "q2": "What is on page four?", "q3": "Where is C?"}  # GOLDEN_RAW's questions
 SETUPS = {
     # results as units, best first: "doc" or "doc#page=N" (each becomes one chunk row)
     "local.keyword.bm25": {"q1": ["doc-a", "doc-b"], "q2": ["report.pdf#page=2", "report.pdf#page=4"],
@@ -166,7 +167,10 @@ def build_report(run_id: str = "20261130T012433123Z-000001", *, created_at: str 
                    "questions": len(questions), "labelled": len(questions), "unfilled": 0, "drafts": 0},
         "collections": ["docs"], "depth": depth, "by": by,
         "question_ids": list(questions),
-        "questions": [{"id": qid, "question": f"Question {qid}?", "expected": list(e)} for qid, e in questions.items()],
+        # a report names each question by id and the sha256 of its text; it never holds the text
+        "questions": [{"id": qid, "expected": list(e),
+                       "sha256": hashlib.sha256(TEXTS.get(qid, f"Question {qid}?").encode()).hexdigest()}
+                      for qid, e in questions.items()],
         "rules": {"balance_points": 4, "time_points": 8},
         "targets": {"local": {"name": "local", "engine": "embedded", "collection": "docs", "chunks": 9, "models": []}},
         "missing": {},

@@ -39,6 +39,9 @@ class ListTarget:
     def holds(self, doc_ids):
         return {d for d in doc_ids if d in self.held}
 
+    def holds_chunks(self, chunk_ids):
+        return {c for c in chunk_ids if c.rsplit(":", 1)[0] in self.held and c.endswith(":0")}
+
 
 def write_golden(tmp_path, rows):
     path = tmp_path / "golden.jsonl"

@@ -1,13 +1,16 @@
 """evaluate() over hand-made targets: ranks, a failing setup, missing documents, selection, saving."""
 from __future__ import annotations
 
+import hashlib
 import json
+from pathlib import Path
 
 import pytest
 
-from evaluation.errors import UsageError
+from evaluation.errors import GoldenFileError, UsageError
 from evaluation.evaluate import evaluate
-from evaluation.steps import select_setups
+from evaluation.golden import check_golden
+from evaluation.steps import plan_run, select_setups
 
 from fakes import ANSWERS, ListTarget, write_golden
 
@@ -59,8 +62,10 @@ def test_a_missing_document_is_warned_at_once_and_kept_and_its_question_stays(go
     target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
     warnings = []
     report = evaluate(target, golden, warn=warnings.append)
-    assert report["missing"] == {"t": {"documents": ["gamma"], "questions": {"c": ["gamma"]}}}
-    assert any("gamma" in w and "c" in w for w in warnings)
+    assert report["missing"] == {"t": {"unit": "document", "documents": ["gamma"], "questions": {"c": ["gamma"]},
+                                       "partly": {}}}
+    assert warnings == ["t no longer holds 1 expected document: gamma; questions that can no longer be found "
+                        "there: c"]
     assert report["question_ids"] == ["a", "b", "c"]
 
 
@@ -123,3 +128,109 @@ def test_a_batch_that_loses_a_question_fails_that_setup_instead_of_scoring_the_w
     report = evaluate(ShortBatch("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, only=["keyword"])
     assert report["setups"][0]["error"] == "RuntimeError: the batch search gave 2 result lists for 3 questions"
     assert report["picks"]["finds_the_most"] is None
+
+
+# -- missing documents, like with like ------------------------------------------------------------
+
+def test_a_question_that_still_holds_one_of_its_documents_is_partly_held_not_lost(tmp_path):
+    path = write_golden(tmp_path, [
+        {"id": "two", "question": "where is alpha", "expected": ["alpha", "gamma#page=2"]},
+        {"id": "gone", "question": "where is gamma", "expected": ["gamma", "delta"]},
+        {"id": "fine", "question": "where is beta", "expected": ["beta"]},
+    ])
+    warnings = []
+    report = evaluate(ListTarget("t", ANSWERS, held={"alpha", "beta"}), path, warn=warnings.append)
+    assert report["missing"]["t"] == {"unit": "document", "documents": ["delta", "gamma"],
+                                      "questions": {"gone": ["gamma", "delta"]}, "partly": {"two": ["gamma"]}}
+    assert warnings == ["t no longer holds 2 expected documents: delta, gamma; questions that can no longer be "
+                        "found there: gone; questions that lost some of theirs: two"]
+
+
+def test_at_chunk_grain_expected_chunk_ids_are_looked_up_among_the_chunks(tmp_path):
+    # the target's chunks are "<doc>:0"; alpha:0 is held (and found), alpha:7 is not
+    path = write_golden(tmp_path, [{"id": "a", "question": "where is alpha", "expected": ["alpha:0", "alpha:7"]},
+                                   {"id": "b", "question": "where is beta", "expected": ["beta:0"]}])
+    report = evaluate(ListTarget("t", ANSWERS, held={"alpha", "beta"}), path, by="chunk", only=["keyword"])
+    assert report["missing"] == {"t": {"unit": "chunk", "documents": ["alpha:7"], "questions": {},
+                                       "partly": {"a": ["alpha:7"]}}}
+    assert report["setups"][0]["ranks"] == {"a": 1, "b": 2}
+
+
+def test_at_chunk_grain_a_target_that_cannot_list_its_chunks_reports_nothing_missing(tmp_path):
+    class NoChunks(ListTarget):
+        holds_chunks = None
+
+    path = write_golden(tmp_path, [{"id": "a", "question": "where is alpha", "expected": ["alpha:9"]}])
+    assert evaluate(NoChunks("t", ANSWERS, held=set()), path, by="chunk", only=["keyword"])["missing"] == {}
+
+
+# -- a golden file with errors starts nothing -----------------------------------------------------
+
+def test_a_golden_file_with_any_error_starts_no_run_and_every_problem_is_named_by_line(tmp_path):
+    path = tmp_path / "golden.jsonl"
+    path.write_text('{"id": "a", "question": "where is alpha", "expected": ["alpha"]}\n'
+                    '{"id": "b", "question": "where is beta", "expeted": ["beta"]}\n'
+                    'not json\n', encoding="utf-8")
+    target = ListTarget("t", ANSWERS, held={"alpha"})
+    with pytest.raises(GoldenFileError) as caught:
+        evaluate(target, path)
+    assert str(caught.value).splitlines() == [
+        f"{path}: 2 errors in the golden file, so no run starts; fix them and run again "
+        f"(`python -m evaluation golden check {path}` shows the same):",
+        '  line 2: "expeted" is not a field. Did you mean "expected"?',
+        "  line 3: not valid JSON (Expecting value at column 1); each line must be one object like "
+        '{"question": "How often are keys rotated?", "expected": ["report.pdf#page=41"]}',
+    ]
+    assert target.calls == []
+
+
+GOLDEN_FIXTURES = Path(__file__).parent / "fixtures" / "golden"
+
+
+@pytest.mark.parametrize("fixture", sorted(p.name for p in GOLDEN_FIXTURES.glob("*.jsonl")))
+def test_plan_run_refuses_exactly_the_golden_files_golden_check_finds_errors_in(fixture):
+    checked = check_golden(GOLDEN_FIXTURES / fixture)
+    target = ListTarget("t", ANSWERS, held=set())
+    try:
+        plan_run(target, GOLDEN_FIXTURES / fixture)
+    except GoldenFileError as err:
+        refused = str(err)
+    else:
+        refused = None
+    assert (refused is not None) == (not checked.ok)
+    for problem in checked.errors if refused else ():
+        assert problem.message in refused
+    assert target.calls == []
+
+
+# -- what a report holds ----------------------------------------------------------------------------
+
+def test_the_saved_report_holds_no_question_reference_or_quote_text(tmp_path):
+    rows = [{"id": "a", "question": "where is alpha", "expected": ["alpha"],
+             "reference": "Alpha lives in the first folder.", "evidence": ["alpha is kept in folder one"]},
+            {"id": "b", "question": "where is beta", "expected": ["beta"], "reference": "Beta is in the second."},
+            {"id": "c", "question": "where is gamma", "expected": ["gamma"]}]
+    path = write_golden(tmp_path, rows)
+    from evaluation.store import open_store
+
+    store = open_store(str(tmp_path / "store"))
+    report = evaluate(ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}), path, save_to=store, by="evidence")
+    saved = (tmp_path / "store" / "retrieval" / "runs" / report["id"] / "report.json").read_text(encoding="utf-8")
+    for row in rows:
+        for text in [row["question"], row.get("reference"), *row.get("evidence", [])]:
+            if text:
+                assert text not in saved and text.casefold() not in saved.casefold(), text
+    assert report["questions"] == [{"id": r["id"], "expected": r["expected"],
+                                    "sha256": hashlib.sha256(r["question"].encode()).hexdigest()} for r in rows]
+    assert store.golden(report["golden"]["sha256"]) == path.read_bytes()  # the text stays in the kept copy
+
+
+def test_settings_a_run_could_not_finish_with_are_refused_before_any_search(golden):
+    target = ListTarget("t", ANSWERS, held=set())
+    for options, message in [({"balance": float("nan")}, "balance must be a finite number"),
+                             ({"time_points": float("inf")}, "time points must be a finite number"),
+                             ({"balance": -1}, "zero or more"), ({"depth": 19}, "too shallow"),
+                             ({"timed": 2.5}, "timed questions must be a whole number")]:
+        with pytest.raises(UsageError, match=message):
+            evaluate(target, golden, **options)
+    assert target.calls == []

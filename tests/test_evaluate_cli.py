@@ -28,6 +28,49 @@ def test_the_main_job_prints_the_ranked_table_and_the_three_picks_and_saves_the_
     assert "Finds the most:" in capsys.readouterr().out
 
 
+def test_a_saved_report_holds_no_question_reference_or_evidence_text_from_the_golden_file(sample_index, tmp_path,
+                                                                                         capsys):
+    store = tmp_path / "runs"
+    assert main(["evaluate", "--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"),
+                 "--save-to", str(store), "--by", "evidence", *FAST]) == 0
+    capsys.readouterr()
+    [saved] = (store / "retrieval" / "runs").glob("*/report.json")
+    raw = saved.read_text(encoding="utf-8")
+    rows = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines()]
+    texts = [t for row in rows for t in [row["question"], row.get("reference"), *row.get("evidence", [])] if t]
+    assert len(texts) > 36 * 2
+    leaked = [t for t in texts if t in raw or json.dumps(t)[1:-1] in raw]
+    assert leaked == []
+    assert [q["id"] for q in json.loads(raw)["questions"]] == [row["id"] for row in rows]
+
+
+def test_questions_lists_each_question_with_its_text(sample_index, capsys):
+    code = main(["evaluate", "--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"), "--questions",
+                 *FAST])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "identity-managed-identity" in out and "Which Azure hosting services can my Python" in out
+
+
+def test_a_golden_file_with_errors_exits_1_naming_every_problem_before_any_search(sample_index, tmp_path, capsys):
+    golden = tmp_path / "golden.jsonl"
+    good = (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines()[0]
+    golden.write_text(good + '\n{"question": "Which?", "expected": []}\n{"question": "Why?"}\n', encoding="utf-8")
+    code = main(["evaluate", "--index", str(sample_index), "--golden", str(golden), *FAST])
+    out, err = capsys.readouterr()
+    assert code == 1 and out == ""
+    assert "2 errors in the golden file, so no run starts" in err
+    assert "line 2: \"expected\" is empty" in err and "line 3: needs \"expected\"" in err
+
+
+def test_a_balance_that_is_not_a_number_is_refused_before_any_search(sample_index, capsys):
+    code = main(["evaluate", "--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"),
+                 "--balance", "nan", *FAST])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert "balance must be a finite number of percentage points, not nan" in err
+
+
 def test_json_output_is_the_report(sample_index, capsys):
     code = main(["evaluate", "--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"), "--json", *FAST])
     report = json.loads(capsys.readouterr().out)

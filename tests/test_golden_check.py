@@ -15,8 +15,8 @@ ONE_OBJECT = ('; each line must be one object like '
 NEEDS_EXPECTED = ('needs "expected", the documents that answer the question, '
                   'for example "expected": ["report.pdf#page=41"]')
 EMPTY_QUESTION = '"question" is empty; write the question (only a template row, which keeps its "hint", may leave it empty)'
-NO_DOCUMENTS = ("an Amazon Bedrock dataset names no documents, so none of its {} questions can be scored yet; "
-                'label each with "expected", the documents that answer it')
+NO_DOCUMENTS = ("no question is ready: an Amazon Bedrock dataset names no documents, so none of its {} questions "
+                'can be scored yet; label each with "expected", the documents that answer it')
 
 # case -> (rows, ready, unfilled, drafts), errors [(line, message)], warnings [(line, message)]
 CASES = {
@@ -80,18 +80,18 @@ CASES = {
         (2, 'evidence quote "West Europe" has fewer than three words, so it is not used; '
             "quote at least three words of the document"),
     ]),
-    "bedrock": ((2, 0, 0, 0), [], [(None, NO_DOCUMENTS.format(3))]),
-    "bedrock_no_documents": ((2, 0, 0, 0), [], [(None, NO_DOCUMENTS.format(2))]),
+    # a file that reads, but in which no question can be scored, is not ready to run: an error
+    "bedrock": ((2, 0, 0, 0), [(None, NO_DOCUMENTS.format(3))], []),
+    "bedrock_no_documents": ((2, 0, 0, 0), [(None, NO_DOCUMENTS.format(2))], []),
     "bedrock_bad_turns": ((5, 0, 0, 0), [
         (2, '"conversationTurn" is not a field. Did you mean "conversationTurns"?'),
         (3, 'turn 2 needs a prompt like "prompt": {"content": [{"text": "How often are keys rotated?"}]}'),
         (4, 'turn 1 has an empty prompt; write the question in its "text"'),
         (4, 'turn 1: "referenceResponses" must be a list like [{"content": [{"text": "Every 90 days."}]}]'),
         (5, "a golden-file row, but the file's first row is an Amazon Bedrock row; keep one format per file"),
-    ], [
-        (None, "an Amazon Bedrock dataset names no documents, so its question cannot be scored yet; "
-               'label each with "expected", the documents that answer it'),
-    ]),
+        (None, "no question is ready: an Amazon Bedrock dataset names no documents, so its question cannot be "
+               'scored yet; label each with "expected", the documents that answer it'),
+    ], []),
     "bom": ((2, 2, 0, 0), [], []),
     "blank_lines": ((2, 1, 0, 0), [
         (5, 'in "expected", "backup.md#page=0" names page 0; pages count from 1, as in "backup.md#page=1"'),
@@ -214,3 +214,9 @@ def test_any_object_with_ids_serves_as_the_corpus(tmp_path):
 
     result = check_golden(FIXTURES / "valid.jsonl", Ids())
     assert [w.line for w in result.warnings] == [1, 2, 3]
+
+
+def test_a_file_whose_questions_have_no_expected_is_not_ready_and_says_so():
+    summary = check_golden(FIXTURES / "bedrock.jsonl").summary()
+    assert "1 error; fix it and check again:" in summary
+    assert summary.endswith("Not ready to run.")

@@ -100,6 +100,42 @@ def test_runs_show_prints_the_report_for_a_person(capsys, store_with_runs):
     assert "local.dense.bge-small" in out
 
 
+def test_runs_show_questions_reads_the_texts_from_the_kept_golden_file(capsys, store_with_runs):
+    folder, ids = store_with_runs
+
+    code, out, _ = run(capsys, "runs", "show", ids[0], "--store", folder, "--questions")
+
+    assert code == 0
+    table = out.split("\n\n")[-1].splitlines()
+    assert table[0].split() == ["question", "local.dense.bge-small", "text"]
+    # first relevant position of the pick (finds_the_most, which is also every other pick here)
+    assert [line.split()[:2] for line in table[2:5]] == [["q1", "3"], ["q2", "1"], ["q3", "1"]]
+    assert table[2].endswith("Where is A?") and table[3].endswith("What is on page four?")
+
+
+def test_runs_show_questions_without_a_kept_golden_file_shows_ids_only(capsys, tmp_path, make_report):
+    LocalStore(tmp_path / "store").save(make_report())  # saved without its golden file
+
+    code, out, _ = run(capsys, "runs", "show", "latest", "--store", str(tmp_path / "store"), "--questions")
+
+    assert code == 0
+    table = out.split("\n\n")[-1].splitlines()
+    assert table[0].split() == ["question", "local.dense.bge-small"]
+    assert "no golden copy was found" in table[-1] and "Where is A?" not in out
+
+
+def test_runs_show_questions_shows_no_text_whose_hash_is_not_the_reports(capsys, tmp_path, make_report):
+    store = LocalStore(tmp_path / "store")
+    report = make_report()
+    report["questions"][0]["sha256"] = "0" * 64  # q1's text in the kept file is not the question it ran
+    store.save(report, GOLDEN_RAW)
+
+    code, out, _ = run(capsys, "runs", "show", "latest", "--store", str(tmp_path / "store"), "--questions")
+
+    assert code == 0
+    assert "Where is A?" not in out and "(not in the kept golden file)" in out and "Where is C?" in out
+
+
 def test_runs_show_of_an_unknown_id_suggests_runs_list(capsys, store_with_runs):
     folder, _ = store_with_runs
 

@@ -2,6 +2,7 @@
 Durable activity's input and output do, give the report evaluate() gives."""
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 from datetime import datetime, timezone
@@ -59,7 +60,8 @@ def test_the_plan_is_plain_json_and_names_every_chosen_setup_with_its_target(gol
     assert plan["created_at"] == "2026-11-30T01:02:03.456000Z" and plan["run_id"].startswith("20261130T010203456Z-")
     assert plan["golden"]["labelled"] == 3 and len(plan["timed_question_ids"]) == 1
     assert plan["questions"][1] == {"id": "b", "question": "where is beta", "expected": ["beta"],
-                                    "evidence": ["beta lives here"]}
+                                    "evidence": ["beta lives here"],
+                                    "sha256": hashlib.sha256("where is beta".encode()).hexdigest()}
 
 
 def test_a_setup_key_not_in_the_plan_is_refused_with_the_closest_key(golden):

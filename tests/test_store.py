@@ -51,8 +51,8 @@ def test_a_report_comes_back_exactly_as_it_was_saved(store, make_report):
 
 def test_a_report_with_unicode_and_floats_round_trips(store, make_report):
     report = make_report()
-    report["questions"][0]["question"] = "Où est l’index ? 指数"
-    report["questions"][1]["question"] = "A lone surrogate read from an escape: \ud800"
+    report["questions"][0]["expected"] = ["Où est l’index ? 指数.md"]
+    report["questions"][1]["expected"] = ["a lone surrogate read from an escape: \ud800.md"]
     report["setups"][0]["times_ms"] = [0.1 + 0.2, 1e-7, 12345.678901234]
 
     store.save(report)

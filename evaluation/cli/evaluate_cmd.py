@@ -42,6 +42,8 @@ def register(subparsers) -> None:
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5; repeatable")
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    parser.add_argument("--questions", action="store_true",
+                        help="also list each question, where the picks found it, and its text")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_chunking_options(parser)
     parser.set_defaults(handler=run)
@@ -87,7 +89,8 @@ def build_targets(args: argparse.Namespace, bar: ProgressBar):
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluate import evaluate
-    from ..report.text import render_report
+    from ..golden import question_texts, read_golden
+    from ..report.text import render_questions, render_report
 
     rules = parse_fail_under(args.fail_under)
     bar = ProgressBar(args.quiet)
@@ -96,9 +99,10 @@ def run(args: argparse.Namespace) -> int:
         from ..store import open_store
 
         save_to = open_store(save_to, connection_string=os.environ.get("AZURE_STORAGE_CONNECTION_STRING"))
+    golden = read_golden(args.golden)
     try:
         targets = build_targets(args, bar)
-        report = evaluate(targets, args.golden, save_to=save_to, only=args.only, skip=args.skip,
+        report = evaluate(targets, golden, save_to=save_to, only=args.only, skip=args.skip,
                           balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
                           timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr))
     finally:
@@ -107,6 +111,9 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         print(render_report(report))
+        if args.questions:
+            print()
+            print(render_questions(report, question_texts(golden.raw)))
         if args.save_to:
             print(f"\nSaved as run {report['id']} in {args.save_to}")
     missed = missed_thresholds(report, rules)

@@ -31,6 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("run_id", metavar="ID", help="a run id, or 'latest'")
     _store_argument(show)
     show.add_argument("--json", action="store_true", help="print the report as JSON")
+    show.add_argument("--questions", action="store_true",
+                      help="also list each question, where the picks found it, and its text when the store "
+                           "keeps the golden file (a report holds no text)")
     show.set_defaults(handler=show_run)
 
     export = actions.add_parser("export", help="one run's results as CSV tables and TREC files")
@@ -89,14 +92,29 @@ def list_runs(args: argparse.Namespace) -> int:
 
 
 def show_run(args: argparse.Namespace) -> int:
-    report = _open(args).get(args.run_id)
+    store = _open(args)
+    report = store.get(args.run_id)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
-    else:
-        from ..report.text import render_report
+        return 0
+    from ..report.text import render_questions, render_report
 
-        print(render_report(report))
+    print(render_report(report))
+    if args.questions:
+        print()
+        print(render_questions(report, kept_question_texts(store, report)))
     return 0
+
+
+def kept_question_texts(store, report: dict) -> dict[str, str] | None:
+    """The question texts of the golden file a report was made from, when the store keeps it."""
+    from ..errors import StoreError
+    from ..golden import question_texts
+
+    try:
+        return question_texts(store.golden(report["golden"]["sha256"]))
+    except StoreError:
+        return None
 
 
 def export_run(args: argparse.Namespace) -> int:

@@ -194,6 +194,10 @@ class OpenedIndex:
     def doc_ids(self) -> frozenset[str]:
         return frozenset(c.doc_id for c in self.chunks)
 
+    @property
+    def chunk_ids(self) -> frozenset[str]:
+        return frozenset(c.id for c in self.chunks)
+
 
 def open_index(folder: str | Path, *, corpus: str | Path | None = None) -> OpenedIndex:
     """Open a built index read-only. Given ``corpus``, refuse when it changed since the build."""

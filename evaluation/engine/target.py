@@ -92,6 +92,10 @@ class EmbeddedTarget:
         held = self.index.doc_ids
         return {d for d in doc_ids if d in held}
 
+    def holds_chunks(self, chunk_ids: Iterable[str]) -> set[str]:
+        held = self.index.chunk_ids
+        return {c for c in chunk_ids if c in held}
+
     # -- searching --------------------------------------------------------------------------
     def search(self, setup: Setup, question: str, depth: int) -> list[Hit]:
         return self._hits(self._rank(setup, [question], depth, cached=False)[0])

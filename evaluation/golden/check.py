@@ -8,18 +8,21 @@ Counts, as ``to_dict`` gives them:
 - ``unfilled``: template rows still waiting for a question (skipped by a run);
 - ``drafts``: ready-to-read questions marked ``"draft": true``.
 
-Errors stop a run (``ok`` is False); warnings do not. ``line`` is 1-based, None for the whole file.
+Errors stop a run (``ok`` is False: ``plan_run`` refuses exactly those files, through
+``run_problems``); warnings do not. "No question is ready" is an error, also for a file that reads
+but whose questions have no ``expected`` (an Amazon Bedrock dataset before it is labelled).
+``line`` is 1-based, None for the whole file.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Protocol, runtime_checkable
+from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 
 from ..errors import GoldenFileError
 from ..engine.corpus import Corpus
-from .records import ExpectedItem, GoldenProblem, Question
-from .scan import load_raw, scan_golden
+from .records import ExpectedItem, Golden, GoldenProblem, Question
+from .scan import _nothing_ready, load_raw, scan_golden, unlabelled_problem
 from .wording import plural, quoted
 
 
@@ -78,12 +81,7 @@ class GoldenCheck:
         if self.warnings:
             lines.append(f"{plural(len(self.warnings), 'warning')}:")
             lines += [f"  {problem}" for problem in self.warnings]
-        if not self.ok:
-            lines.append("Not ready to run.")
-        elif self.ready:
-            lines.append("Ready to run.")
-        else:
-            lines.append('Nothing stops a run, but no question can be scored until one has "expected".')
+        lines.append("Ready to run." if self.ok else "Not ready to run.")  # ok implies a question is ready
         return "\n".join(lines)
 
 
@@ -107,10 +105,28 @@ def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | N
     warnings = list(scan.row_warnings)
     if corpus is not None:
         warnings += _corpus_warnings(scan.questions, corpus)
+    unlabelled = unlabelled_problem(scan.questions, scan.format)
     return GoldenCheck(source=str(source), rows=scan.rows, ready=sum(q.labelled for q in scan.questions),
                        unfilled=len(scan.unfilled), drafts=len(scan.drafts),
-                       errors=scan.row_errors + scan.file_errors,
+                       errors=scan.row_errors + scan.file_errors + ((unlabelled,) if unlabelled else ()),
                        warnings=_in_line_order(warnings) + scan.file_warnings, format=scan.format)
+
+
+def run_problems(golden: Golden) -> tuple[GoldenProblem, ...]:
+    """Every error ``check_golden`` reports for the file ``golden`` was read from: its rows' errors, and
+    "no question is ready" when none is labelled. A run starts only when this is empty."""
+    if not golden.questions:  # read_golden refuses such a file; a Golden made by hand can be empty
+        return (GoldenProblem(None, _nothing_ready(len({p.line for p in golden.problems}), len(golden.unfilled))),)
+    unlabelled = unlabelled_problem(golden.questions, golden.format)
+    return tuple(golden.problems) + ((unlabelled,) if unlabelled else ())
+
+
+def explain_problems(source: str, problems: Sequence[GoldenProblem]) -> str:
+    """One message naming every problem by line, as ``golden check`` prints them, with the fix."""
+    head = (f"{source}: {plural(len(problems), 'error')} in the golden file, so no run starts; fix "
+            f"{'it' if len(problems) == 1 else 'them'} and run again (`python -m evaluation golden check "
+            f"{source}` shows the same):")
+    return "\n".join([head, *(f"  {problem}" for problem in problems)])
 
 
 def _in_line_order(problems: Iterable[GoldenProblem]) -> tuple[GoldenProblem, ...]:

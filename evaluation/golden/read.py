@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import GoldenFileError
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from .scan import Scan, load_raw, scan_golden
-from .wording import plural
 
-__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "parse_expected", "read_golden",
-           "save_questions"]
+__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "parse_expected", "question_texts",
+           "read_golden", "save_questions"]
 
-logger = logging.getLogger(__name__)
 _PROBLEMS_SHOWN = 10
 
 
@@ -30,15 +27,13 @@ def read_golden(source: str | Path) -> Golden:
     """Every usable question of ``source`` (a path or storage address); rows with errors go to ``problems``.
 
     Raises ``GoldenFileError`` only when the file is missing or unreadable, empty, or holds no
-    question at all; the message says how to fix it.
+    question at all; the message says how to fix it. A file with errors still reads (so it can be
+    converted or scored), but no run starts on it: ``plan_run`` refuses it, listing every problem.
     """
     raw = load_raw(source)
     scan = scan_golden(raw)
     if scan.file_errors:
         raise GoldenFileError(_explain(source, scan))
-    if scan.row_errors:
-        logger.warning("%s: %s could not be read; run `python -m evaluation golden check %s` to see why",
-                       source, plural(len({p.line for p in scan.row_errors}), "row"), source)
     return Golden(source=str(source), sha256=hashlib.sha256(raw).hexdigest(), raw=raw,
                   questions=scan.questions, unfilled=scan.unfilled, drafts=scan.drafts,
                   problems=scan.row_errors, format=scan.format)
@@ -51,6 +46,12 @@ def _explain(source: str | Path, scan: Scan) -> str:
         lines.append(f"  ... and {len(scan.row_errors) - _PROBLEMS_SHOWN} more: "
                      f"run `python -m evaluation golden check {source}` to see them all")
     return "\n".join(lines)
+
+
+def question_texts(raw: bytes) -> dict[str, str]:
+    """``{question id: question text}`` of a golden file's bytes (a kept copy, ``golden_dataset/<sha256>.jsonl``):
+    what a view of a report shows beside the ids, since the report itself holds no text."""
+    return {question.id: question.question for question in scan_golden(raw).questions}
 
 
 def save_questions(questions: Iterable[Question], path: str | Path) -> None:

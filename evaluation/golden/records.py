@@ -5,6 +5,7 @@ Import them from ``evaluation.golden``.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -95,6 +96,13 @@ class Question:
     def usable_evidence(self) -> tuple[str, ...]:
         """The evidence quotes of three words or more; shorter ones match too much to mean anything."""
         return tuple(quote for quote in self.evidence if len(quote.split()) >= WORDS_IN_A_USABLE_QUOTE)
+
+
+def question_sha256(text: str) -> str:
+    """The hex sha256 of a question's text as UTF-8: how a report names a question without holding it,
+    and how two runs on different golden files find the questions they share. A lone surrogate (read
+    from a ``\\ud800`` escape) is encoded as its three bytes ("surrogatepass"), so every text has one."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 GoldenProblem = LineProblem  # a mistake or a warning in a golden file

@@ -5,14 +5,15 @@ file. Lines are numbered as an editor numbers them: the bytes split on ``\\n`` (
 dropped), from 1, blank lines counted but skipped. A UTF-8 byte order mark at the start of a line
 is skipped. The first object row sets the format for the whole file: ``jsonl`` (our rows, checked
 against the schema) or ``bedrock`` (an Amazon Bedrock prompt dataset). A row with any error yields
-no question, so a half-written file stays usable for the half that is.
+no question, so a half-written file can still be read and converted; but any error stops a run
+(``check.run_problems``).
 """
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator, NamedTuple
+from typing import Any, Iterator, NamedTuple, Sequence
 
 from ..errors import GoldenFileError
 from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
@@ -188,11 +189,20 @@ class _Scanner:
             lines = line_list(q.line for q in drafts if q.line is not None)
             yield GoldenProblem(None, f"{plural(len(drafts), 'draft question')} not checked yet ({lines}); "
                                       'check each one and remove "draft": true')
-        if self.format == "bedrock" and self.questions:
-            count = len(self.questions)
-            which = "its question cannot" if count == 1 else f"none of its {count} questions can"
-            yield GoldenProblem(None, f"an Amazon Bedrock dataset names no documents, so {which} be scored "
-                                      'yet; label each with "expected", the documents that answer it')
+
+
+def unlabelled_problem(questions: Sequence[Question], file_format: str) -> GoldenProblem | None:
+    """The error for a file whose questions all lack ``expected`` (an unlabelled Amazon Bedrock
+    dataset): it reads, and converts with ``save_questions``, but no run can score it. None otherwise."""
+    if not questions or any(q.labelled for q in questions):
+        return None
+    count = len(questions)
+    if file_format == "bedrock":
+        which = "its question cannot" if count == 1 else f"none of its {count} questions can"
+        return GoldenProblem(None, f"no question is ready: an Amazon Bedrock dataset names no documents, so {which} "
+                                   'be scored yet; label each with "expected", the documents that answer it')
+    return GoldenProblem(None, f"no question is ready: none of the {plural(count, 'question')} has \"expected\" yet; "
+                               "name the documents that answer at least one")
 
 
 def _nothing_ready(rows_with_errors: int, unfilled: int) -> str:

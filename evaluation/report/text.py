@@ -1,8 +1,9 @@
 """Plain-text views of a report: the ranked table and the picks, as a person reads them."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
+from ..golden import question_sha256
 from ..scoring.metrics import CUTOFFS
 
 _PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
@@ -70,6 +71,47 @@ def render_report(report: dict[str, Any]) -> str:
     if report.get("missing"):
         parts.append("")
         for target, gone in report["missing"].items():
-            parts.append(f"Missing on {target}: {', '.join(gone['documents'])} "
-                         f"(questions {', '.join(gone['questions'])})")
+            parts.append(f"Missing on {target}: {', '.join(gone['documents'])}{_touched(gone)}")
     return "\n".join(parts)
+
+
+def _touched(gone: dict[str, Any]) -> str:
+    said = []
+    if gone.get("questions"):
+        said.append(f"lost: {', '.join(gone['questions'])}")
+    if gone.get("partly"):
+        said.append(f"partly held: {', '.join(gone['partly'])}")
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def render_questions(report: dict[str, Any], texts: Mapping[str, str] | None = None, *, width: int = 60) -> str:
+    """One row per question: where each pick found its first relevant result, and the question's text.
+
+    The report holds no text; ``texts`` (``{id: text}``, read from the kept golden copy) supplies it,
+    and a text is shown only when its sha256 is the one the report recorded for that id. Without
+    ``texts`` the table is ids and positions alone.
+    """
+    picks = [key for key in dict.fromkeys(report["picks"].values()) if key is not None]
+    ranks = {s["key"]: s.get("ranks") or {} for s in report["setups"]}
+    header = ["question", *picks]
+    shown = texts is not None
+    if shown:
+        header.append("text")
+    rows = []
+    for question in report["questions"]:
+        qid = question["id"]
+        cells = [qid, *[str(ranks[key].get(qid) or "-") for key in picks]]
+        if shown:
+            text = texts.get(qid)
+            if text is None or question_sha256(text) != question.get("sha256"):
+                text = "(not in the kept golden file)"
+            cells.append(text if len(text) <= width else text[: width - 1] + "…")
+        rows.append(cells)
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    numbers = set(range(1, 1 + len(picks)))
+    lines = ["  ".join(c.rjust(w) if i in numbers else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in [header, ["-" * w for w in widths], *rows]]
+    note = "first relevant position per pick (- = not in the results)"
+    if not shown:
+        note += "; question texts are not in a report, and no golden copy was found to read them from"
+    return "\n".join([*lines, note])
