@@ -79,6 +79,20 @@ def test_frontier_keeps_setups_nothing_beats_on_both_found_and_time():
     assert frontier(rank_setups(setups)) == ["most", "middle", "fast"]
 
 
+def test_frontier_keeps_every_setup_tied_on_both_found_and_time():
+    # "twin-a" and "twin-b" find 22 in 30 ms each: neither beats the other, so both stay; "slower"
+    # ties them on found but not on time, so it is beaten
+    setups = [setup("most", 24, median=100.0), setup("twin-b", 22, median=30.0), setup("twin-a", 22, median=30.0),
+              setup("slower", 22, median=31.0), setup("fast", 20, median=2.0)]
+    assert frontier(rank_setups(setups)) == ["most", "twin-a", "twin-b", "fast"]
+
+
+def test_a_setup_that_times_nothing_is_beaten_by_an_equal_one_that_does():
+    # no median counts as slowest (infinite): equal found@10 and a measured time beat it
+    setups = [setup("timed", 22, median=30.0), setup("untimed", 22, median=None)]
+    assert frontier(rank_setups(setups)) == ["timed"]
+
+
 def test_neighbours_are_one_change_away():
     hybrid_both = setup("local.hybrid.a+b", 1, models=["a", "b"])
     hybrid_a = setup("local.hybrid.a", 1, models=["a"])
