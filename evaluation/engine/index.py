@@ -8,9 +8,11 @@ Folder layout (``format`` 1)::
                          English Snowball stemmer, English stopwords)
     vectors/<model>.npy  float32 (chunks, dimensions), unit rows, in chunk order
 
-The fingerprint hashes the corpus bytes, the chunking settings, the BM25 settings and each model's
-sha256: ``build_index`` does nothing when the folder already holds an index with the same
-fingerprint, and ``open_index`` can say when the corpus changed since. A build writes into a
+The fingerprint hashes everything that changes the index's bytes or a query's vector (``identity``
+lists it: corpus bytes, chunking, the indexed text, BM25 settings, each model's files and settings,
+the versions of bm25s, PyStemmer, tokenizers and onnxruntime): ``build_index`` does nothing when the
+folder already holds an index with the same fingerprint. ``open_index`` refuses an index built with
+other models or software than are installed, and can say when the corpus changed since. A build writes into a
 temporary sibling folder and swaps it in at the end, so a stopped build never leaves half an index.
 """
 from __future__ import annotations
@@ -30,6 +32,7 @@ import numpy as np
 
 from .chunking import RULES_VERSION, Chunk, ChunkSettings, chunk_corpus
 from .corpus import Corpus, read_corpus
+from .identity import differences, fingerprint_payload, rebuild_command, software_versions
 from ..errors import SearchIndexError
 
 log = logging.getLogger(__name__)
@@ -53,11 +56,10 @@ class IndexSettings:
 
 
 def fingerprint(corpus_sha256: str, settings: IndexSettings) -> str:
-    from .models import model_info
-
-    models = {name: model_info(name).sha256 for name in settings.resolved_models()}
-    payload = {"format": INDEX_FORMAT, "corpus": corpus_sha256, "chunking": settings.chunking.to_dict(),
-               "chunking_rules": RULES_VERSION, "bm25": BM25_SETTINGS, "models": models}
+    """sha256 of everything that changes the index's bytes or a query's vector (see ``identity``)."""
+    payload = fingerprint_payload(index_format=INDEX_FORMAT, corpus_sha256=corpus_sha256,
+                                  chunking=settings.chunking.to_dict(), chunking_rules=RULES_VERSION,
+                                  bm25=BM25_SETTINGS, models=settings.resolved_models())
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -81,7 +83,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
     folder = Path(folder)
     wanted = fingerprint(corpus.sha256, settings)
     existing = read_manifest(folder)
-    if existing and existing.get("fingerprint") == wanted:
+    if existing and existing.get("fingerprint") == wanted and not differences(existing):
         log.info("index in %s is current (fingerprint %s)", folder, wanted[:12])
         return {**existing, "reused": True}
     if folder.exists() and any(folder.iterdir()) and existing is None:
@@ -107,6 +109,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             "chunking": settings.chunking.to_dict(),
             "bm25": BM25_SETTINGS,
             "models": model_infos,
+            "software": software_versions(),
             "chunks": len(chunks),
         }
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
@@ -210,6 +213,11 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None) -> Opene
                                f"`python -m evaluation index CORPUS --out {folder}`")
     if manifest.get("format") != INDEX_FORMAT:
         raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT}; rebuild it")
+    changed = differences(manifest)  # the questions must meet the chunks' own models, tokenizers and stemmer
+    if changed:
+        shown = "; ".join(changed[:4]) + (f"; and {len(changed) - 4} more" if len(changed) > 4 else "")
+        raise SearchIndexError(f"{folder}: built with other models or software than are installed now "
+                               f"({shown}); rebuild it with `{rebuild_command(manifest, folder)}`")
     if corpus is not None:
         current = read_corpus(corpus)
         if current.sha256 != manifest["corpus"]["sha256"]:

