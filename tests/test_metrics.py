@@ -228,3 +228,29 @@ def test_a_perfect_ranking_scores_one_at_every_grain(by):
     summary = summarise(outcomes)
     assert summary["found"]["1"] == 1.0 and summary["mrr"] == 1.0 and summary["ndcg_10"] == 1.0
     assert summary["recall"]["20"] == 1.0
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_evidence_grain_equals_pytrec_eval_where_each_chunk_holds_at_most_one_quote(seed):
+    rng = random.Random(seed)
+    qrels, run, outcomes = {}, {}, []
+    for n in range(120):
+        quotes = [f"quote {n} number {q} here" for q in range(rng.randint(1, 15))]
+        hits, docnos = [], {}
+        for position in range(1, rng.randint(0, 30) + 1):
+            held = rng.choice([None, *quotes])  # a chunk holds one quote, or none; repeats are allowed
+            hits.append(Hit(id=f"c{position}", doc_id="d", page=None, score=1.0, text=f"text {held or 'nothing'} text"))
+            unit = held if held and held not in docnos.values() else f"c{position}"
+            docnos[position] = unit
+        question = Question(id=f"q{n}", question="?", expected=("d",), evidence=tuple(quotes))
+        outcomes.append(judge(question, hits, "evidence"))
+        qrels[question.id] = {q: 1 for q in quotes}
+        run[question.id] = {unit: float(1000 - p) for p, unit in docnos.items()} or {"none": 0.0}
+    oracle = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES).evaluate(run)
+    ours, n = summarise(outcomes), len(outcomes)
+    assert ours["mrr"] == pytest.approx(round(sum(v["recip_rank"] for v in oracle.values()) / n, 4), abs=1e-4)
+    assert ours["ndcg_10"] == pytest.approx(round(sum(v["ndcg_cut_10"] for v in oracle.values()) / n, 4), abs=1e-4)
+    for k in CUTOFFS:
+        assert ours["counts"][str(k)] == sum(v[f"success_{k}"] for v in oracle.values())
+        assert ours["recall"][str(k)] == pytest.approx(round(sum(v[f"recall_{k}"] for v in oracle.values()) / n, 4),
+                                                       abs=1e-4)

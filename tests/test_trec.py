@@ -349,3 +349,37 @@ def test_score_run_equals_pytrec_eval_on_random_runs_with_ties_and_15_relevant(t
             assert ours[tag]["per_question"][qid]["rr"] == pytest.approx(values["recip_rank"], abs=1e-12)
             assert ours[tag]["per_question"][qid]["ndcg_10"] == pytest.approx(values["ndcg_cut_10"], abs=1e-12)
             assert ours[tag]["per_question"][qid]["recall_10"] == pytest.approx(values["recall_10"], abs=1e-12)
+
+
+def test_score_counts_a_page_docno_for_its_expected_document():
+    golden = golden_of({"q1": ["x.pdf"]})
+    run = {"t": {"q1": [Hit("y", "y", None, 2.0), Hit("x.pdf#page=3", "x.pdf", 3, 1.0)]}}
+
+    assert score_run(golden, run)["t"]["per_question"]["q1"]["first"] == 2
+
+
+def test_at_chunk_grain_the_reports_numbers_are_trec_evals_on_its_export(tmp_path):
+    from evaluation.evaluate import evaluate
+    from fakes import ListTarget, write_golden
+
+    rng = random.Random(11)
+    rows, answers = [], {"keyword": {}, "dense": {}, "hybrid": {}}
+    for n in range(40):
+        question = f"question {n}"
+        expected = [f"d{d}:0" for d in rng.sample(range(60), rng.randint(1, 15))]
+        rows.append({"id": f"q{n}", "question": question, "expected": expected})
+        for method in answers:  # ListTarget returns chunk "<doc>:0" for each document it lists
+            answers[method][question] = [f"d{d}" for d in rng.sample(range(60), rng.randint(0, 30))]
+    report = evaluate(ListTarget("t", answers, held={f"d{d}" for d in range(60)}), write_golden(tmp_path, rows),
+                      by="chunk")
+    run_path, qrels_path = export_trec(report, tmp_path / "run.trec", tmp_path / "qrels.trec")
+
+    oracle = oracle_scores(run_path, qrels_path)
+    for setup in report["setups"]:
+        per_question = {qid: oracle[setup["key"]].get(qid) for qid in report["question_ids"]}
+        n = len(per_question)
+        summary = setup["summary"]
+        assert summary["mrr"] == round(sum(v["recip_rank"] for v in per_question.values()) / n, 4)
+        assert summary["ndcg_10"] == round(sum(v["ndcg_cut_10"] for v in per_question.values()) / n, 4)
+        assert summary["counts"]["10"] == sum(v["success_10"] for v in per_question.values())
+        assert summary["recall"]["10"] == round(sum(v["recall_10"] for v in per_question.values()) / n, 4)
