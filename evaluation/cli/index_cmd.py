@@ -12,7 +12,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("index", help="build the embedded index of a corpus into a folder",
                                    description="Build the embedded index (BM25 + bundled embedding models) "
                                                "of a corpus. Does nothing when the folder already holds the "
-                                               "same index (same corpus bytes and settings).")
+                                               "same index (same corpus bytes, settings, models and the software "
+                                               "that tokenises and embeds).")
     parser.add_argument("corpus", help="a JSONL file of {id, text} rows or a folder of .md/.txt files")
     parser.add_argument("--out", required=True, help="the index folder")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
