@@ -439,3 +439,25 @@ class TinyBackend:
 
     def embed(self, deployment: str, text: str) -> list[float]:
         return _bag(text)
+
+
+def example_options(**overrides) -> dict:
+    """A target spec for the example index: Azure OpenAI serves titleVector (no vectorizer)."""
+    return {"name": "search", "engine": "azure_search", "endpoint": ENDPOINT, "index": "docs-index",
+            "api_key_env": "AZURE_SEARCH_KEY",
+            "azure_openai": {"endpoint": OPENAI_ENDPOINT, "deployment": "embed", "dimensions": 3}, **overrides}
+
+
+def example_target(fake: FakeAzureSearch | None = None, *, sleep: Callable[[float], None] | None = None,
+                   api_key: str | None = API_KEY, credential=None, **overrides):
+    """(target, fake): the example index behind the fake, signed in with the admin key by default."""
+    from evaluation.azure_search import AzureSearchTarget
+
+    fake = fake or FakeAzureSearch(example_definition(), TinyBackend(), deployments=["embed"])
+    options = example_options(**overrides)
+    if api_key is None:
+        options.pop("api_key_env", None)
+    target = AzureSearchTarget.from_options("search", options, api_key=api_key, openai_api_key=api_key,
+                                            credential=credential, transport=fake,
+                                            sleep=sleep or (lambda seconds: None))
+    return target, fake
