@@ -83,6 +83,7 @@ class _Fault:
     headers: dict[str, str]
     body: dict
     times: int
+    after: int = 0  # matching requests to let through first
 
 
 class FakeAzureSearch(HttpTransport):
@@ -99,12 +100,13 @@ class FakeAzureSearch(HttpTransport):
         self._fields = {f["name"]: f for f in definition["fields"]}
 
     # -- what tests use ---------------------------------------------------------------------------
-    def fail(self, path_contains: str, status: int, *, times: int = 1, headers: dict | None = None,
+    def fail(self, path_contains: str, status: int, *, times: int = 1, after: int = 0, headers: dict | None = None,
              code: str = "", message: str = "") -> None:
-        """Answer the next ``times`` requests whose path contains ``path_contains`` with ``status``."""
+        """Answer ``times`` requests whose path contains ``path_contains`` with ``status``, once ``after``
+        such requests have gone through."""
         self._faults.append(_Fault(path_contains, status, dict(headers or {}),
                                    {"error": {"code": code or str(status), "message": message or f"HTTP {status}"}},
-                                   times))
+                                   times, after))
 
     @property
     def searches(self) -> list[Recorded]:
@@ -131,6 +133,9 @@ class FakeAzureSearch(HttpTransport):
         self.requests.append(recorded)
         for fault in self._faults:
             if fault.times > 0 and fault.path_contains in recorded.path:
+                if fault.after > 0:
+                    fault.after -= 1
+                    continue
                 fault.times -= 1
                 return _response(request, fault.status, fault.body, fault.headers)
         if not self._authorised(recorded, url.netloc):
@@ -391,7 +396,7 @@ def example_definition(*, semantic: bool = True, vectorizer: bool = True, name: 
     return definition
 
 
-def _bag(text: str) -> list[float]:
+def bag_vector(text: str) -> list[float]:
     """A 3-number embedding: word counts in three buckets by word length, unit length."""
     counts = [0.0, 0.0, 0.0]
     for word in re.findall(r"\w+", text.lower()):
@@ -427,10 +432,10 @@ class TinyBackend:
 
     def similarity(self, field_name: str, vector: Sequence[float]) -> list[float]:
         source = "chunk" if field_name == "contentVector" else "title"
-        return [sum(a * b for a, b in zip(_bag(d[source]), vector)) for d in self.documents]
+        return [sum(a * b for a, b in zip(bag_vector(d[source]), vector)) for d in self.documents]
 
     def vectorize(self, field_name: str, text: str) -> list[float]:
-        return _bag(text)
+        return bag_vector(text)
 
     def semantic(self, text: str, position: int) -> float:
         words = set(re.findall(r"\w+", text.lower()))
@@ -438,7 +443,7 @@ class TinyBackend:
         return round(4.0 * len(words & tokens) / max(1, len(words)), 6)
 
     def embed(self, deployment: str, text: str) -> list[float]:
-        return _bag(text)
+        return bag_vector(text)
 
 
 def example_options(**overrides) -> dict:

@@ -132,5 +132,6 @@ class SearchService:
 
 
 def _first_line(err: Exception) -> str:
-    message = getattr(err, "message", None) or str(err)
+    """The service's own message (the REST error body's ``error.message``) where there is one."""
+    message = getattr(getattr(err, "error", None), "message", None) or getattr(err, "message", None) or str(err)
     return " ".join(str(message).split("\n")[0].split()) or type(err).__name__
