@@ -466,3 +466,67 @@ def example_target(fake: FakeAzureSearch | None = None, *, sleep: Callable[[floa
                                             credential=credential, transport=fake,
                                             sleep=sleep or (lambda seconds: None))
     return target, fake
+
+
+# -- the shipped sample as an Azure AI Search index (the end-to-end test) ---------------------------
+
+SAMPLE_INDEX = "sample-index"
+
+
+def sample_definition() -> dict:
+    """The sample corpus's chunks as an index: contentVector holds bge-small vectors and has a vectorizer
+    (the fake embeds the text with bge-small, as the index's vectorizer would); contentVectorMini holds
+    minilm-l6 vectors and has none (the target embeds questions with the bundled minilm-l6)."""
+    definition = example_definition(name=SAMPLE_INDEX, dimensions=384)
+    for spec in definition["fields"]:
+        if spec["name"] == "titleVector":
+            spec["name"] = "contentVectorMini"
+    definition["vectorSearch"]["vectorizers"] = [{"name": "bge", "kind": "customWebApi",
+                                                  "customWebApiParameters": {"uri": "https://embed.example/bge"}}]
+    definition["vectorSearch"]["profiles"][0]["vectorizer"] = "bge"
+    return definition
+
+
+class SampleBackend:
+    """Scores like the embedded engine over the same chunks: its BM25 and its stored vectors."""
+
+    def __init__(self, index) -> None:
+        import threading
+
+        import numpy as np
+
+        self._np = np
+        self.index = index
+        self.documents = [{"chunk_id": c.id, "parent_id": c.doc_id, "title": c.title, "page": c.page,
+                           "chunk": c.indexed_text} for c in index.chunks]
+        self.vectors = {"contentVector": np.asarray(index.vectors["bge-small"], dtype=np.float32),
+                        "contentVectorMini": np.asarray(index.vectors["minilm-l6"], dtype=np.float32)}
+        self._bge: dict[str, list[float]] = {}
+        self._lock = threading.Lock()
+
+    def keyword(self, text: str) -> list[tuple[int, float]]:
+        from evaluation.engine.index import bm25_tokenize
+
+        with self._lock:
+            ids, scores = self.index.bm25.retrieve(bm25_tokenize([text]), k=len(self.documents), show_progress=False)
+        pairs = [(int(i), float(s)) for i, s in zip(ids[0].tolist(), scores[0].tolist()) if s > 0]
+        return sorted(pairs, key=lambda item: (-item[1], item[0]))
+
+    def similarity(self, field_name: str, vector: Sequence[float]) -> list[float]:
+        return (self.vectors[field_name] @ self._np.asarray(vector, dtype=self._np.float32)).tolist()
+
+    def vectorize(self, field_name: str, text: str) -> list[float]:
+        from evaluation.engine.models import load_embedder
+
+        with self._lock:
+            if text not in self._bge:
+                self._bge[text] = load_embedder("bge-small").embed_queries([text])[0].tolist()
+            return self._bge[text]
+
+    def semantic(self, text: str, position: int) -> float:
+        similarity = float(self.vectors["contentVector"][position] @ self._np.asarray(self.vectorize("", text),
+                                                                                     dtype=self._np.float32))
+        return round(4.0 * max(0.0, similarity), 6)
+
+    def embed(self, deployment: str, text: str) -> list[float]:
+        raise AssertionError("the sample index needs no Azure OpenAI deployment")
