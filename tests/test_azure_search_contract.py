@@ -348,3 +348,29 @@ def test_the_description_has_a_state_that_changes_with_the_documents_or_the_defi
     other = example_target(FakeAzureSearch(changed, TinyBackend(), deployments=["embed"]))[0]
     assert other.describe()["state"] != described["state"]
     json.dumps(described)  # plain JSON, for the plan and the report
+
+
+def test_a_setup_run_twice_on_one_target_counts_only_its_own_requests(tmp_path):
+    target, fake = example_target()
+    golden = write_golden(tmp_path, [{"id": "q1", "question": QUESTION, "expected": ["guide.md"]},
+                                     {"id": "q2", "question": "retention", "expected": ["report.pdf"]}])
+    plan = plan_run([target], golden, only=["search.keyword.bm25"], timed=1)
+    first = run_setup(target, plan, "search.keyword.bm25")
+    again = run_setup(target, plan, "search.keyword.bm25")
+    # warm-up 1 + batch 2 + timed 1, each run
+    assert (first["requests"], again["requests"]) == (1 + 2 + 1, 1 + 2 + 1)
+    assert target.counters("search.keyword.bm25")["requests"] == 2 * (1 + 2 + 1)
+
+
+def test_the_text_report_names_what_a_target_left_out_and_which_setups_were_retried(make_report):
+    from evaluation.report.text import render_report
+
+    report = make_report()
+    report["targets"]["search"] = {"name": "search", "engine": "azure_search", "collection": "docs-index",
+                                   "left_out": [{"what": "keyword_semantic, hybrid_semantic",
+                                                 "reason": "the index has no semantic configuration"}]}
+    report["setups"][0].update(requests=7, retries=2)
+    text = render_report(report)
+    assert ("Left out on search: keyword_semantic, hybrid_semantic (the index has no semantic configuration)"
+            in text.splitlines())
+    assert f"  {report['setups'][0]['key']}: 2 retries in 7 requests" in text.splitlines()

@@ -199,3 +199,18 @@ def test_default_fields_follow_the_usual_names_and_a_plain_index_uses_its_key_as
 
 def test_the_endpoint_keeps_no_trailing_slash():
     assert AzureSearchOptions.parse({"endpoint": ENDPOINT + "/", "index": "docs-index"}).endpoint == ENDPOINT
+
+
+def test_the_readme_lists_every_target_option_and_every_search_flag():
+    from pathlib import Path
+
+    from evaluation.azure_search.options import _KEYS
+    from evaluation.cli import build_parser
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Azure AI Search as a target", 1)[1].split("\n## ", 1)[0]
+    table = {line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")}
+    assert table >= set(_KEYS) - {"name", "engine"}
+    evaluate = build_parser()._subparsers._group_actions[0].choices["evaluate"]
+    flags = {option for action in evaluate._actions for option in action.option_strings if option.startswith("--search")}
+    assert flags == {flag for flag in flags if flag in section}
