@@ -374,3 +374,13 @@ def test_the_text_report_names_what_a_target_left_out_and_which_setups_were_retr
     assert ("Left out on search: keyword_semantic, hybrid_semantic (the index has no semantic configuration)"
             in text.splitlines())
     assert f"  {report['setups'][0]['key']}: 2 retries in 7 requests" in text.splitlines()
+
+
+def test_each_vector_query_brings_at_least_the_depth_asked_for():
+    target, fake = example_target(vector_k=10)
+    for setup in target.setups():
+        if setup.retrieval != "keyword":
+            target.search(setup, QUESTION, 20)
+            top = fake.searches[-1].body["top"]
+            # vector_k 10 is raised to the top asked for: 20, or 30 where the cross-encoder takes 30
+            assert [q["k"] for q in fake.searches[-1].body["vectorQueries"]] == [top] * len(setup.models), setup.key

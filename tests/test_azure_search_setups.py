@@ -214,3 +214,18 @@ def test_the_readme_lists_every_target_option_and_every_search_flag():
     evaluate = build_parser()._subparsers._group_actions[0].choices["evaluate"]
     flags = {option for action in evaluate._actions for option in action.option_strings if option.startswith("--search")}
     assert flags == {flag for flag in flags if flag in section}
+
+
+def test_a_default_field_must_be_retrievable_to_be_read():
+    definition = example_definition()
+    next(f for f in definition["fields"] if f["name"] == "chunk")["retrievable"] = False
+    definition["fields"].append({"name": "content", "type": "Edm.String", "searchable": True, "retrievable": True})
+    fields = resolve_fields(IndexShape.read(definition), FieldNames(), where="t")
+    assert fields.text == "content"
+
+
+def test_a_profile_naming_a_vectorizer_the_index_does_not_define_has_none():
+    definition = example_definition()
+    definition["vectorSearch"]["vectorizers"] = []  # the profile still says "openai"
+    shape = IndexShape.read(definition)
+    assert [(v.name, v.vectorizer) for v in shape.vector_fields] == [("contentVector", None), ("titleVector", None)]
