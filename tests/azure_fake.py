@@ -26,6 +26,7 @@ from typing import Any, Callable, Protocol, Sequence
 from urllib.parse import parse_qs, unquote, urlparse
 
 from azure.core.credentials import AccessToken
+from azure.core.exceptions import ServiceRequestError
 from azure.core.pipeline.transport import HttpTransport
 from azure.core.rest._http_response_impl import HttpResponseImpl
 from azure.core.utils import CaseInsensitiveDict
@@ -102,8 +103,8 @@ class FakeAzureSearch(HttpTransport):
     # -- what tests use ---------------------------------------------------------------------------
     def fail(self, path_contains: str, status: int, *, times: int = 1, after: int = 0, headers: dict | None = None,
              code: str = "", message: str = "") -> None:
-        """Answer ``times`` requests whose path contains ``path_contains`` with ``status``, once ``after``
-        such requests have gone through."""
+        """Answer ``times`` requests whose path contains ``path_contains`` with ``status`` (0: the
+        connection fails), once ``after`` such requests have gone through."""
         self._faults.append(_Fault(path_contains, status, dict(headers or {}),
                                    {"error": {"code": code or str(status), "message": message or f"HTTP {status}"}},
                                    times, after))
@@ -137,6 +138,8 @@ class FakeAzureSearch(HttpTransport):
                     fault.after -= 1
                     continue
                 fault.times -= 1
+                if fault.status == 0:  # the connection itself failed
+                    raise ServiceRequestError("Connection refused")
                 return _response(request, fault.status, fault.body, fault.headers)
         if not self._authorised(recorded, url.netloc):
             return _response(request, 401, {"error": {"code": "Unauthorized", "message": "Access denied"}})

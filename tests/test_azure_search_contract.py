@@ -241,6 +241,19 @@ def test_a_search_still_throttled_after_the_retries_fails_with_a_sentence():
     assert target.counters(keyword.key) == {"requests": 3, "retries": 2}
 
 
+def test_a_failed_connection_is_retried_and_one_that_stays_down_says_to_check_the_endpoint():
+    waits = []
+    target, fake = example_target(sleep=waits.append, max_retries=1)
+    keyword = target.setups()[0]
+    fake.fail("/docs/search.post.search", 0)
+    assert [h.id for h in target.search(keyword, QUESTION, 20)] == ["o'brien:0", "guide:0"]
+    assert waits == [1.0]
+    fake.fail("/docs/search.post.search", 0, times=2)
+    with pytest.raises(SearchServiceError, match=f"cannot reach Azure AI Search at {ENDPOINT} to search index "
+                                                 "docs-index: Connection refused; check the endpoint address"):
+        target.search(keyword, QUESTION, 20)
+
+
 class _Clock:
     """A clock only the retry waits move: a search's time is then exactly what it waited."""
 
