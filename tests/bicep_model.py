@@ -113,15 +113,18 @@ def functions(node: Any, function_type: str) -> list[dict[str, Any]]:
             and item["function"].get("type") == function_type]
 
 
+_JOINERS = {"property_accessor": ".", "nested_resource_accessor": "::"}
+
+
 def accessor_path(node: Any) -> str | None:
-    """``a.b.c`` for a chain of property accessors (``identity.properties.clientId``), else None."""
+    """``a.b.c`` / ``a::b.id`` for a chain of accessors (``identity.properties.clientId``), else None."""
     if isinstance(node, str):
         return node
     if isinstance(node, dict) and isinstance(node.get("operator"), dict) \
-            and node["operator"].get("type") == "property_accessor":
+            and node["operator"].get("type") in _JOINERS:
         operands = node["operator"]["operands"]
         left, right = accessor_path(operands["operand_1"]), accessor_path(operands["operand_2"])
-        return f"{left}.{right}" if left and right else None
+        return f"{left}{_JOINERS[node['operator']['type']]}{right}" if left and right else None
     return None
 
 
