@@ -13,14 +13,19 @@ import pytest
 from app_env import ROOT, app_sources, settings_read
 from bicep_model import MAIN, module_calls, resolve, resources, variables
 
-# Read by the code, deliberately not set in Azure.
-LOCAL_ONLY = {
-    "EVALUATION_STORAGE_CONNECTION_STRING": "local/Azurite only: a connection string carries the account key, and "
-                                            "no secret is set in Azure; there the app signs in with its identity "
-                                            "at EVALUATION_STORAGE_ACCOUNT_URL",
+# Read by the code, deliberately never set in Azure by the Bicep: the deployment holds no secret.
+NOT_SET_IN_AZURE = {
+    "EVALUATION_STORAGE_CONNECTION_STRING": "local/Azurite only: a connection string carries the account key; "
+                                            "in Azure the app signs in with its identity at "
+                                            "EVALUATION_STORAGE_ACCOUNT_URL",
     "AzureWebJobsStorage": "the host's connection string for Azurite when run locally; in Azure the identity-based "
                            "AzureWebJobsStorage__* settings replace it",
+    "AZURE_SEARCH_API_KEY": "prefix of optional Azure AI Search API keys that a target spec names in api_key_env; "
+                            "the app signs in to search with its identity (Search Index Data Reader, Reader), so "
+                            "the Bicep sets no key; a team that must use one sets it itself",
 }
+# Settings read by prefix (AZURE_SEARCH_API_KEY_DOCS, ...): a name that starts with one is known.
+PREFIXES = {"AZURE_SEARCH_API_KEY"}
 # Set in the Bicep for the Functions host or the Azure SDK; the app's code need not read them.
 PLATFORM = {
     "AzureWebJobsStorage__accountName": "the host and Durable Functions reach their storage as the identity",
@@ -81,9 +86,9 @@ def test_the_scan_reads_app_settings_py_and_every_other_app_module():
 
 def test_every_setting_the_app_reads_is_set_in_the_bicep():
     code = settings_read()
-    missing = {name: where for name, where in code.items() if name not in bicep_settings() and name not in LOCAL_ONLY}
+    missing = {name: where for name, where in code.items() if name not in bicep_settings() and name not in NOT_SET_IN_AZURE}
     assert not missing, ("read by the app but not set in infra/main.bicep (add them to the appSettings object, "
-                         f"or to LOCAL_ONLY with the reason): {missing}")
+                         f"or to NOT_SET_IN_AZURE with the reason): {missing}")
 
 
 def test_every_bicep_setting_is_read_by_the_app_or_is_for_the_host():
@@ -91,9 +96,9 @@ def test_every_bicep_setting_is_read_by_the_app_or_is_for_the_host():
     assert not stale, f"set in infra/main.bicep but read by nothing: {sorted(stale)}"
 
 
-def test_local_only_settings_stay_out_of_azure():
-    assert not set(LOCAL_ONLY) & set(bicep_settings())
-    assert "EVALUATION_STORAGE_CONNECTION_STRING" in settings_read(), "LOCAL_ONLY names a setting nobody reads"
+def test_settings_never_set_in_azure_stay_out_of_the_bicep():
+    assert not set(NOT_SET_IN_AZURE) & set(bicep_settings())
+    assert "EVALUATION_STORAGE_CONNECTION_STRING" in settings_read(), "the exception names a setting nobody reads"
 
 
 def test_the_settings_object_is_what_the_function_app_gets():
@@ -119,22 +124,27 @@ def readme_setting_names(text: str) -> set[str] | None:
             for row in lines[number + 2:]:
                 if not row.lstrip().startswith("|"):
                     break
-                names |= set(re.findall(r"`([^`]+)`", row.strip().strip("|").split("|")[0]))
+                names |= {name.rstrip("*") for name in re.findall(r"`([^`]+)`", row.strip().strip("|").split("|")[0])}
             return names
     return None
+
+
+def unknown(names: set[str], known: set[str]) -> list[str]:
+    return sorted(name for name in names if name not in known and not any(name.startswith(p) for p in PREFIXES))
 
 
 def readme_problems(names: set[str], code: set[str]) -> list[str]:
     problems = [f"{name} is read by the app but missing from the README settings table" for name in sorted(code - names)]
     problems += [f"{name} is in the README settings table but nothing reads it" for name in
-                 sorted(names - code - set(PLATFORM) - set(LOCAL_ONLY))]
+                 unknown(names, code | set(PLATFORM) | set(NOT_SET_IN_AZURE))]
     return problems
 
 
 def local_settings_problems(values: dict[str, str], code: set[str]) -> list[str]:
-    problems = [f"{name} is read by the app but missing from local.settings.example.json" for name in sorted(code - set(values))]
+    missing = code - set(values) - PREFIXES  # a prefix is an example's business, not a must
+    problems = [f"{name} is read by the app but missing from local.settings.example.json" for name in sorted(missing)]
     problems += [f"{name} is in local.settings.example.json but nothing reads it" for name in
-                 sorted(set(values) - code - set(PLATFORM) - set(LOCAL_ONLY) - set(LOCAL_HOST))]
+                 unknown(set(values), code | set(PLATFORM) | set(NOT_SET_IN_AZURE) | set(LOCAL_HOST))]
     return problems
 
 
@@ -158,14 +168,17 @@ def test_local_settings_example_agrees_with_the_code():
 def test_the_readme_and_local_settings_checks_catch_a_missing_or_stale_setting():
     readme = ("| setting | meaning |\n|---|---|\n"
               "| `AzureWebJobsStorage__accountName` (Azure) / `AzureWebJobsStorage` (local) | host |\n"
-              "| `EVALUATION_CONTAINER` | container |\n| `EVALUATION_GONE` | renamed |\n\nafter the table `NOT_A_ROW`\n")
+              "| `EVALUATION_CONTAINER` | container |\n| `EVALUATION_GONE` | renamed |\n"
+              "| `AZURE_SEARCH_API_KEY*` | keys by prefix |\n\nafter the table `NOT_A_ROW`\n")
     names = readme_setting_names(readme)
-    assert names == {"AzureWebJobsStorage__accountName", "AzureWebJobsStorage", "EVALUATION_CONTAINER", "EVALUATION_GONE"}
+    assert names == {"AzureWebJobsStorage__accountName", "AzureWebJobsStorage", "EVALUATION_CONTAINER", "EVALUATION_GONE",
+                     "AZURE_SEARCH_API_KEY"}
     assert readme_problems(names, {"EVALUATION_CONTAINER", "EVALUATION_BY"}) == [
         "EVALUATION_BY is read by the app but missing from the README settings table",
         "EVALUATION_GONE is in the README settings table but nothing reads it"]
     assert readme_setting_names("no table here\n| a | b |\n|---|---|\n") is None
-    assert local_settings_problems({"FUNCTIONS_WORKER_RUNTIME": "python", "EVALUATION_GONE": "x"}, {"EVALUATION_BY"}) == [
+    assert local_settings_problems({"FUNCTIONS_WORKER_RUNTIME": "python", "EVALUATION_GONE": "x",
+                                    "AZURE_SEARCH_API_KEY_DOCS": ""}, {"EVALUATION_BY", "AZURE_SEARCH_API_KEY"}) == [
         "EVALUATION_BY is read by the app but missing from local.settings.example.json",
         "EVALUATION_GONE is in local.settings.example.json but nothing reads it"]
 
