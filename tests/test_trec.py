@@ -383,3 +383,15 @@ def test_at_chunk_grain_the_reports_numbers_are_trec_evals_on_its_export(tmp_pat
         assert summary["ndcg_10"] == round(sum(v["ndcg_cut_10"] for v in per_question.values()) / n, 4)
         assert summary["counts"]["10"] == sum(v["success_10"] for v in per_question.values())
         assert summary["recall"]["10"] == round(sum(v["recall_10"] for v in per_question.values()) / n, 4)
+
+
+def test_score_run_says_when_rows_of_the_golden_file_are_left_out(caplog):
+    from evaluation.golden import GoldenProblem
+
+    golden = Golden(source="golden.jsonl", sha256="0" * 64, raw=b"",
+                    questions=(Question(id="q1", question="?", expected=("a",)),), unfilled=(), drafts=(),
+                    problems=(GoldenProblem(2, "not valid JSON"),), format="jsonl")
+
+    score_run(golden, {"t": {"q1": [Hit("a", "a", None, 1.0)]}})
+
+    assert "1 row(s) with errors are left out of the scores" in caplog.text

@@ -213,6 +213,9 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
     if by == "evidence":
         raise EvaluationError("a TREC run carries no text, so evidence quotes cannot be judged in it; "
                               "score it by doc or chunk")
+    if getattr(golden, "problems", ()):
+        log.warning("%s: %d row(s) with errors are left out of the scores; `python -m evaluation golden check %s` "
+                    "says why", golden.source, len({p.line for p in golden.problems}), golden.source)
     questions = list(golden.labelled)
     if not questions:
         raise GoldenFileError(f"{golden.source}: no question has expected documents yet, so there is "
