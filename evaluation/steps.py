@@ -59,10 +59,11 @@ class EvaluationSettings:
             raise UsageError(f"depth {self.depth} is too shallow: found@20 needs at least 20 results")
         if self.timed < 0 or self.balance < 0 or self.time_points < 0:
             raise UsageError("timed questions, balance and time points must be zero or more")
-        if not 0 < self.alpha < 1:
-            raise UsageError(f"alpha {self.alpha:g} is not a probability between 0 and 1; 0.05 is usual")
-        if self.resamples < 100:
-            raise UsageError(f"{self.resamples} resamples are too few for an interval; use 1000 or more")
+        self.significance  # checks alpha and resamples
+
+    @property
+    def significance(self) -> SignificanceSettings:
+        return SignificanceSettings(alpha=self.alpha, resamples=self.resamples, seed=self.seed)
 
 
 # -- step 1: the plan ---------------------------------------------------------------------------------
@@ -293,8 +294,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
         result["versus_top"] = None
     questions = plan["questions"]
     question_ids = [q["id"] for q in questions]
-    significance = SignificanceSettings(alpha=settings.get("alpha", 0.05), resamples=settings.get("resamples", 10_000),
-                                        seed=settings["seed"])
+    significance = EvaluationSettings(**settings).significance  # plans made before alpha get the defaults
     picks = choose_picks(ranked, balance=settings["balance"], time_points=settings["time_points"])
     compare_with_top(ranked, question_ids, significance)
     return {

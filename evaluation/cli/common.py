@@ -65,3 +65,22 @@ class ProgressBar:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+STORE_CONNECTION_STRING = "AZURE_STORAGE_CONNECTION_STRING"  # read here, at the edge; runs_cmd reads the same
+
+
+def open_run_store(address: str):
+    """The run store at ``address`` (a folder, a Blob or an Azurite address), signed in as ``runs`` does."""
+    import os
+
+    from ..store import open_store
+
+    return open_store(address, connection_string=os.environ.get(STORE_CONNECTION_STRING) or None)
+
+
+def add_significance_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="a difference with a Holm-adjusted p-value at or under this is significant (default 0.05)")
+    parser.add_argument("--resamples", type=int, default=10_000,
+                        help="bootstrap resamples and random sign flips per comparison (default 10000)")

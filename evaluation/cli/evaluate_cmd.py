@@ -9,7 +9,8 @@ import sys
 
 from ..errors import UsageError
 from ..scoring.metrics import CUTOFFS
-from .common import ProgressBar, add_chunking_options, default_index_dir, index_settings
+from .common import (ProgressBar, add_chunking_options, add_significance_options, default_index_dir, index_settings,
+                     open_run_store)
 
 _FAIL_UNDER = re.compile(r"^(found@(\d+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 
@@ -39,7 +40,14 @@ def register(subparsers) -> None:
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5; repeatable")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
+                                                         "(read before this run is saved)")
+    parser.add_argument("--baseline-store", metavar="STORE", help="the store holding --baseline (default: --save-to)")
+    parser.add_argument("--fail-on-regression", action="store_true",
+                        help="exit 1 when a setup's found@10 is significantly lower than in --baseline")
+    add_significance_options(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout "
+                                                            "(the comparison with --baseline goes to stderr)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_chunking_options(parser)
     parser.set_defaults(handler=run)
@@ -88,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     from ..report.text import render_report
 
     rules = parse_fail_under(args.fail_under)
+    baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
     save_to = args.save_to
     if save_to and save_to.startswith(("http://", "https://")):
@@ -98,7 +107,8 @@ def run(args: argparse.Namespace) -> int:
         targets = build_targets(args, bar)
         report = evaluate(targets, args.golden, save_to=save_to, only=args.only, skip=args.skip,
                           balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
-                          timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr))
+                          timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
+                          alpha=args.alpha, resamples=args.resamples)
     finally:
         bar.close()
     if args.json:
@@ -110,4 +120,25 @@ def run(args: argparse.Namespace) -> int:
     missed = missed_thresholds(report, rules)
     for sentence in missed:
         print(f"fail-under: {sentence}", file=sys.stderr)
-    return 1 if missed else 0
+    regressed = 0
+    if baseline is not None:
+        from ..report.compare import compare_reports, render_comparison
+        from .compare_cmd import gate
+
+        comparison = compare_reports(baseline, report, alpha=args.alpha, resamples=args.resamples)
+        print("\n" + render_comparison(comparison), file=sys.stderr if args.json else sys.stdout)
+        regressed = gate(comparison, args.fail_on_regression)
+    return 1 if missed or regressed else 0
+
+
+def read_baseline(args: argparse.Namespace) -> dict | None:
+    """The --baseline report, from --baseline-store or else --save-to; None without --baseline."""
+    if args.baseline is None:
+        if args.fail_on_regression:
+            raise UsageError("--fail-on-regression needs a run to compare with: add --baseline RUN (or latest)")
+        return None
+    store = args.baseline_store or args.save_to
+    if not store:
+        raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE, "
+                         "or --save-to STORE when this run is kept in the same store")
+    return open_run_store(store).get(args.baseline)

@@ -25,6 +25,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from ..errors import UsageError
 from .significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
 
 METRICS = ("found@10", "mrr", "ndcg_10")
@@ -41,9 +42,9 @@ class SignificanceSettings:
 
     def __post_init__(self) -> None:
         if not 0 < self.alpha < 1:
-            raise ValueError(f"alpha is a probability between 0 and 1 (exclusive), not {self.alpha}")
+            raise UsageError(f"alpha {self.alpha:g} is not a probability between 0 and 1; 0.05 is usual")
         if self.resamples < 100:
-            raise ValueError(f"resamples must be at least 100 for a usable interval, not {self.resamples}")
+            raise UsageError(f"{self.resamples} resamples are too few for an interval; use 1000 or more")
 
     @property
     def level(self) -> float:
@@ -107,6 +108,12 @@ def versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, Any]], qu
     over ``alpha`` (the difference is within noise; ``p_holm <= alpha`` is significant).
     """
     results = {o["key"]: paired(reference, o, question_ids, settings) for o in others if o["key"] != reference["key"]}
+    return correct_for_many(results, settings)
+
+
+def correct_for_many(results: dict[str, dict[str, Any]], settings: SignificanceSettings) -> dict[str, dict[str, Any]]:
+    """Add ``p_holm`` per metric (Holm across ``results``, one family per metric) and ``tied`` to each of
+    ``paired``'s results, in place; returns ``results``."""
     for metric in METRICS:
         keys = [k for k, r in results.items() if r[metric] is not None]
         for key, adjusted in zip(keys, holm([results[k][metric]["p"] for k in keys])):
