@@ -24,6 +24,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from .answers.stale import stale_warnings
 from .errors import GoldenFileError, UsageError, did_you_mean
 from .golden import Golden, Question, read_golden
 from .scoring.comparison import SignificanceSettings, compare_with_top, pick_ties
@@ -78,7 +79,8 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
 
     Raises ``GoldenFileError`` when no question is labelled and ``UsageError`` for settings or setup
     patterns that do not fit. Expected documents a target does not hold are warned and kept under
-    ``missing``; their questions stay in.
+    ``missing``; their questions stay in. At ``by="evidence"``, evidence quotes that no chunk of their
+    expected documents holds are warned about too (on targets that can give their chunk texts).
     """
     settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth,
                                   timed=timed, seed=seed, alpha=alpha, resamples=resamples)
@@ -101,6 +103,10 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         warn(f"{target_name} no longer holds {len(gone['documents'])} expected document(s): "
              f"{', '.join(gone['documents'][:10])}{' ...' if len(gone['documents']) > 10 else ''}; "
              f"questions that can no longer be found there: {', '.join(gone['questions'])}")
+    if settings.by == "evidence":  # a quote no chunk holds would score 0 without a word
+        for target in targets:
+            for sentence in stale_warnings(target, golden.source, questions):
+                warn(sentence)
     chosen = select_setups(targets, only=only, skip=skip)
     moment = _utc(created_at)
     return {

@@ -19,6 +19,7 @@ LAYERS = [
     {"golden"},
     {"scoring"},
     {"report"},
+    {"answers"},
     {"steps"},
     {"evaluate"},
     {"cli", "__main__"},

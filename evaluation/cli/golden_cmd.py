@@ -27,7 +27,11 @@ def register(subparsers: Any) -> None:
                                 description="Check every line of a golden file; exit 1 when there are errors.")
     check.add_argument("file", metavar="FILE", help="the golden file (JSONL, or an Amazon Bedrock dataset)")
     check.add_argument("--json", action="store_true", help="print the result as JSON")
-    check.add_argument("--corpus", metavar="CORPUS", help="also warn about expected documents not in this corpus")
+    against = check.add_mutually_exclusive_group()
+    against.add_argument("--corpus", metavar="CORPUS", help="also warn about expected documents not in this corpus, "
+                                                            "and evidence quotes none of their chunks holds")
+    against.add_argument("--index", metavar="DIR", help="the same against an index built by `python -m evaluation "
+                                                        "index` (its own chunks)")
     check.set_defaults(handler=_check)
 
     template = commands.add_parser("template", help="write rows to fill in from a corpus",
@@ -44,8 +48,18 @@ def register(subparsers: Any) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    corpus = read_corpus(args.corpus) if args.corpus else None
+    if args.index:
+        from ..engine.index import open_index
+        from ..engine.target import EmbeddedTarget
+
+        corpus = EmbeddedTarget(open_index(args.index), cross_encoder=False)
+    else:
+        corpus = read_corpus(args.corpus) if args.corpus else None
     result = check_golden(args.file, corpus)
+    if corpus is not None and result.ready:
+        from ..answers.stale import stale_evidence
+
+        result = result.with_warnings(stale.problem() for stale in stale_evidence(corpus, args.file))
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
     return 0 if result.ok else 1
 
