@@ -33,13 +33,19 @@ _PUBLIC = {
     # errors
     "EvaluationError": ".errors", "GoldenFileError": ".errors", "CorpusError": ".errors",
     "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
+    "AnswerError": ".errors",
+    # the answer tools
+    "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
+    "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .engine import EmbeddedTarget, build_index, open_index
-    from .errors import (CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError, StoreError,
-                         UsageError)
+    from .answers import (ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
+                          suggest_expected)
+    from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError,
+                         StoreError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .steps import assemble_report, plan_run, run_setup
     from .store import open_store

@@ -55,5 +55,10 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
+class AnswerError(EvaluationError):
+    """Written answers cannot be scored: a bad answers file, a judge's score outside 0..1, or a judge
+    service that refused or did not answer."""
+
+
 class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""

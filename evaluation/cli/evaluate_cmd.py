@@ -9,7 +9,7 @@ import sys
 
 from ..errors import UsageError
 from ..scoring.metrics import CUTOFFS
-from .common import (ProgressBar, add_chunking_options, add_significance_options, default_index_dir, index_settings,
+from .common import (ProgressBar, add_chunking_options, add_significance_options, open_embedded_target,
                      open_run_store)
 
 _FAIL_UNDER = re.compile(r"^(found@(\d+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
@@ -80,15 +80,7 @@ def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]
 
 
 def build_targets(args: argparse.Namespace, bar: ProgressBar):
-    from ..engine.index import build_index, open_index
-    from ..engine.target import EmbeddedTarget
-
-    if args.corpus:
-        folder = args.index_dir or default_index_dir(args.corpus)
-        build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads)
-    else:
-        folder = args.index
-    return [EmbeddedTarget(open_index(folder), rerank_candidates=args.rerank_candidates, threads=args.threads)]
+    return [open_embedded_target(args, bar)]
 
 
 def run(args: argparse.Namespace) -> int:
