@@ -6,9 +6,11 @@ answer* finds the document that holds it far more often than a search with the q
 what is being evaluated, so it must not label itself). Each such question becomes a draft row
 (``"draft": true``) naming the documents of the top results, for a person to check and un-draft.
 
-The file written holds every row of the golden file in line order: labelled questions and template
-rows as they were, suggestions as drafts, questions with neither a reference nor a result as they
-were (``"expected": []``, which ``golden check`` asks for). It is never written over an existing file.
+The file written holds every readable row of the golden file in line order: labelled questions and
+template rows as they were, suggestions as drafts, questions with neither a reference nor a result
+as they were (``"expected": []``, which ``golden check`` asks for); rows with errors are left out and
+``left_out`` names their lines. It is never written over an existing file. (A JSONL golden file
+needs ``expected`` on every row, so in practice the questions to label come from Bedrock files.)
 
 Measured on the shipped sample (its 36 reference answers, the labels removed): the default setup,
 hybrid over both bundled models, proposes the labelled section first for 30 of 36 and within its
@@ -23,7 +25,7 @@ from typing import Any
 
 from ..errors import UsageError
 from ..golden import Golden, Question, read_golden, save_questions
-from ..golden.wording import plural
+from ..golden.wording import line_list, plural
 from ..target import Setup, Target
 from .setups import choose_setup
 
@@ -40,11 +42,13 @@ class Suggestions:
     labelled: int  # questions that already named their documents (left as they were)
     without_reference: tuple[str, ...]  # no reference answer to search with: left without expected
     no_result: tuple[str, ...]  # the search with the reference found nothing
+    left_out: tuple[int, ...] = ()  # lines with errors (not read, so not written): `golden check` says why
     path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return {"setup": self.setup, "path": self.path, "suggested": list(self.suggested), "labelled": self.labelled,
-                "without_reference": list(self.without_reference), "no_result": list(self.no_result)}
+                "without_reference": list(self.without_reference), "no_result": list(self.no_result),
+                "left_out_lines": list(self.left_out)}
 
     def summary(self) -> str:
         lines = [f"Proposed expected documents for {plural(len(self.suggested), 'question')} by searching "
@@ -56,6 +60,9 @@ class Suggestions:
                          + (" ..." if len(self.without_reference) > 10 else ""))
         if self.no_result:
             lines.append(f"No result for: {', '.join(self.no_result)}")
+        if self.left_out:
+            lines.append(f"{line_list(self.left_out).capitalize()} {'has' if len(self.left_out) == 1 else 'have'} "
+                         "errors and was left out; `python -m evaluation golden check` says why.")
         if self.path:
             lines.append(f"Wrote {plural(len(self.rows), 'row')} to {self.path}; the proposals are drafts "
                          '("draft": true): check each, fix "expected", remove "draft", then run '
@@ -90,4 +97,5 @@ def suggest_expected(target: Target, golden: Golden | str | Path, out: str | Pat
         labelled=sum(q.labelled for q in golden.questions),
         without_reference=tuple(q.id for q in golden.questions if not q.labelled and not (q.reference or "").strip()),
         no_result=tuple(q.id for q in to_search if q.id not in proposals),
+        left_out=tuple(sorted({p.line for p in golden.problems if p.line is not None})),
         path=str(out) if out is not None else None)
