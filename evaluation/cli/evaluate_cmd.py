@@ -36,6 +36,8 @@ def register(subparsers) -> None:
                         help="what counts as found (default doc)")
     parser.add_argument("--depth", type=int, default=20, help="results per question (default 20)")
     parser.add_argument("--timed", type=int, default=50, help="questions timed per setup (default 50)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the timed sample and of the significance tests' resampling (default 0)")
     parser.add_argument("--rerank-candidates", type=int, default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
@@ -100,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
         report = evaluate(targets, args.golden, save_to=save_to, only=args.only, skip=args.skip,
                           balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
                           timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
-                          alpha=args.alpha, resamples=args.resamples)
+                          seed=args.seed, alpha=args.alpha, resamples=args.resamples)
     finally:
         bar.close()
     if args.json:

@@ -19,7 +19,9 @@ exchangeable on every question, so each non-zero ``d_i`` is as likely to be ``+|
   i-th smallest (0-based) by ``m - i``, carry the running maximum, cap at 1.
 
 numpy only: scipy would do the same (``binomtest``, ``permutation_test``, ``bootstrap``; the tests use
-it as the oracle) but adds tens of megabytes and a slow import to a Function App for four small loops.
+it as the oracle), but measured here (a shared 2-core machine) it is 113 MB installed and
+``import scipy.stats`` took 3.8-4.3 s after numpy's 0.4-0.5 s: a Function App's cold start would pay
+that for four small loops.
 """
 from __future__ import annotations
 
