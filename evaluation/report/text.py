@@ -20,9 +20,10 @@ def _ms(value: float | None) -> str:
 
 
 def _p(value: float | None) -> str:
+    """Two decimals from 0.1; three significant digits below, so 0.0502 does not read as 0.05."""
     if value is None:
         return "-"
-    return f"{value:.2f}" if value >= 0.01 else f"{value:.0e}"
+    return f"{value:.2f}" if value >= 0.1 else f"{value:.3g}" if value >= 0.001 else f"{value:.0e}"
 
 
 def _versus_cells(setup: dict[str, Any]) -> list[str]:
@@ -117,7 +118,7 @@ def render_versus_top(report: dict[str, Any]) -> str:
         return ""
     level = f"{significance['interval'] * 100:g}%"
     out = [f"Versus the top ({rows[0]['versus_top']['top']}), paired on the same questions; "
-           f"{level} bootstrap intervals, Holm-corrected p-values:"]
+           f"{level} bootstrap intervals (each on its own), Holm-corrected p-values:"]
     for s in rows:
         versus = s["versus_top"]
         parts = []
@@ -130,7 +131,7 @@ def render_versus_top(report: dict[str, Any]) -> str:
             lo, hi = (v * scale for v in m["interval"])
             parts.append(f"{label} {m['difference'] * scale:+.{digits}f}{unit} [{lo:+.{digits}f}, {hi:+.{digits}f}] "
                          f"p {_p(m['p_holm'])}")
-        verdict = "within noise" if versus["tied"] else "significantly different"
+        verdict = "found@10 within noise" if versus["tied"] else "found@10 significantly different"
         out.append(f"  {s['key']}: {'; '.join(parts)} ({verdict})")
     return "\n".join(out)
 

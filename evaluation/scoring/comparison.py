@@ -56,7 +56,7 @@ class SignificanceSettings:
                 "tests": {"found@10": "exact sign-flip permutation (two-sided, paired by question)",
                           "mrr": "sign-flip permutation (exact up to 2**m <= resamples, else seeded)",
                           "ndcg_10": "sign-flip permutation (exact up to 2**m <= resamples, else seeded)"},
-                "interval_method": "paired bootstrap, percentile",
+                "interval_method": "paired bootstrap, percentile (each interval on its own, not corrected)",
                 "correction": "Holm, across the setups compared with the same setup, metric by metric"}
 
 
