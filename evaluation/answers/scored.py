@@ -99,7 +99,8 @@ def answer_report(questions: Golden | str | Path | Iterable[Question], answers: 
     if not chosen:
         raise UsageError(f"name at least one metric: {', '.join(METRICS)}")
     ids = [q.id for q in asked]
-    unknown = [qid for qid in answers if qid not in set(ids)]
+    known = set(ids)
+    unknown = [qid for qid in answers if qid not in known]
     if unknown:
         raise AnswerError(f"answers name {plural(len(unknown), 'question')} the golden file does not have: "
                           f"{', '.join(quoted(q) for q in unknown[:5])}.{did_you_mean(unknown[0], ids)} "
