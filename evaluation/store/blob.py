@@ -161,6 +161,12 @@ def write_new_blob(container: Any, name: str, data: bytes) -> bool:
     return True
 
 
+def blob_exists(container: Any, name: str) -> bool:
+    """Whether blob ``name`` exists (False in a container that does not)."""
+    with _translated(f"{container.url}/{name}"):
+        return bool(container.get_blob_client(name).exists())
+
+
 def list_blob_names(container: Any, prefix: str) -> list[str]:
     """Names of every blob whose name starts with ``prefix``."""
     with _translated(f"{container.url}/{prefix}"):
