@@ -313,9 +313,11 @@ def _chart(report: dict[str, Any], ran: list[dict[str, Any]], picks: dict[str, l
             continue
         points.append(ChartPoint(key=setup["key"], rank=setup["rank"], found_10=found, median_ms=time_ms,
                                  method=setup.get("method"), picks=tuple(picks.get(setup["key"], ()))))
+    note = (f'<p class="muted small">Not drawn (no timed search): {", ".join(_t(k) for k in undrawn)}.</p>'
+            if undrawn else "")
     if not points:
         return ('<section id="chart"><h2>Found against time</h2><p class="muted">No setup has both found@10 and a '
-                "timed search, so there is nothing to draw.</p></section>")
+                f"timed search, so there is nothing to draw.</p>{note}</section>")
     frontier = [k for k in report.get("frontier") or [] if isinstance(k, str)]
     methods = sorted({p.method for p in points if p.method}, key=lambda m: list(METHOD_COLOURS).index(m)
                      if m in METHOD_COLOURS else 99)
@@ -334,8 +336,6 @@ def _chart(report: dict[str, Any], ran: list[dict[str, Any]], picks: dict[str, l
     if len(drawn_frontier) == 1:
         frontier_words = (f" The frontier is one setup, {_t(drawn_frontier[0])}: every other setup is slower "
                           "and finds no more.")
-    note = (f'<p class="muted small">Not drawn (no timed search): {", ".join(_t(k) for k in undrawn)}.</p>'
-            if undrawn else "")
     return ('<section id="chart"><h2>Found against time</h2>'
             '<p class="muted">Each point is a setup, numbered by its rank in the table. Up is more questions '
             "found in the top 10; left is faster. Points up and to the left are the ones worth a look.</p>"

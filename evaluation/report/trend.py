@@ -58,7 +58,11 @@ def collect_trend(store: RunStore, report: dict[str, Any], *, runs: int = DEFAUL
 
     mine = trend_point(report)
     older: list[dict[str, Any]] = []
-    candidates = [run_id for run_id in store.ids() if run_id < str(report.get("id"))][:scan]
+    try:
+        ids = store.ids()
+    except StoreError:  # a folder store not made yet: the first run saved there creates it
+        ids = []
+    candidates = [run_id for run_id in ids if run_id < str(report.get("id"))][:scan]
     for run_id in candidates:
         if len(older) >= runs - 1:
             break
