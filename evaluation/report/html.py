@@ -116,6 +116,12 @@ def _plain(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def _when(stamp: Any) -> str:
+    """``2026-11-30T17:09:20.138Z`` as ``2026-11-30 17:09 UTC``; anything else as it is."""
+    match = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(\.\d+)?)?(Z|\+00:00)", str(stamp or ""))
+    return f"{match.group(1)} {match.group(2)} UTC" if match else str(stamp or "")
+
+
 def _words(name: str) -> str:
     return name.replace("_", " ")
 
@@ -217,7 +223,7 @@ def _header(report: dict[str, Any], collection: str) -> str:
             f'from <code>{_t(golden.get("source", "?"))}</code>, sha256 <code title="{attr(sha)}">{_t(sha[:12])}…</code>'
             f' · collection <strong>{_t(collection)}</strong>')
     when = report.get("created_at")
-    run_line = (f'Run <code>{_t(report.get("id", "?"))}</code>' + (f" at {_t(when)}" if when else "")
+    run_line = (f'Run <code>{_t(report.get("id", "?"))}</code>' + (f" at {_t(_when(when))}" if when else "")
                 + f' · judged by <strong>{_t(report.get("by", "doc"))}</strong>'
                 + (f', {_t(report["depth"])} results deep' if report.get("depth") else ""))
     problems = golden.get("problems") or []
@@ -339,7 +345,8 @@ def _chart(report: dict[str, Any], ran: list[dict[str, Any]], picks: dict[str, l
     return ('<section id="chart"><h2>Found against time</h2>'
             '<p class="muted">Each point is a setup, numbered by its rank in the table. Up is more questions '
             "found in the top 10; left is faster. Points up and to the left are the ones worth a look.</p>"
-            f'<figure class="chart-grid"><div class="chart-wrap">{scatter(points, frontier)}'
+            f'<figure class="chart-grid"><div class="chart-wrap"><div class="scroll">{scatter(points, frontier)}</div>'
+            '<p class="narrow-only muted small">Slide the chart sideways to see every point.</p>'
             f'<ul class="legend">{legend}</ul></div>'
             f'<ol class="chart-key">{key_list}</ol>'
             "<figcaption>Time is the median of searches made one at a time, as a caller would. Points that "
@@ -413,12 +420,12 @@ def _trend(points: Sequence[dict[str, Any]], ran: list[dict[str, Any]]) -> str:
         keys += [k for k in point.get("found_10") or {} if k not in keys]
     head = ["<th>setup</th>"]
     for point, changed in zip(points, changes):
-        stamp = str(point.get("created_at") or point.get("id") or "")
-        day, _, clock = stamp.partition("T")
+        stamp = _when(point.get("created_at")) or str(point.get("id") or "")
+        day, _, clock = stamp.partition(" ")
         cls = ' class="num changed"' if changed else ' class="num"'
         mark = (f'<br><span title="index changed: {attr(", ".join(changed))}">▲ index changed</span>'
                 if changed else "")
-        head.append(f'<th{cls} title="{attr(point.get("id", ""))}">{_t(day)}<br>{_t(clock[:5])}{mark}</th>')
+        head.append(f'<th{cls} title="{attr(point.get("id", ""))}">{_t(day)}<br>{_t(clock)}{mark}</th>')
     head.append("<th>trend</th>")
     shares = [v for p in points for v in (p.get("found_10") or {}).values() if _num(v) is not None]
     floor = max(0.0, math.floor((min(shares, default=0.0) - 0.05) * 10) / 10)
@@ -586,7 +593,7 @@ def _hard_questions(report: dict[str, Any], ran: list[dict[str, Any]], questions
     body = "".join(
         f'<tr data-question="{attr(qid)}"><td>{_question(qid, questions)}</td>'
         f'<td class="num">{found} of {len(ran)}</td><td class="num">{best if best else "–"}</td>'
-        f'<td class="small">{_t(", ".join(str(e) for e in expected.get(qid, [])))}</td></tr>'
+        f'<td class="expected">{_t(", ".join(str(e) for e in expected.get(qid, [])))}</td></tr>'
         for found, qid, best in rows)
     note = ("Question text is shown from the kept golden file." if questions else
             "Questions are named by their id in the golden file; the report keeps no question text.")

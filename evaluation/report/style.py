@@ -42,7 +42,10 @@ figure { margin: 8px 0 0; }
               align-items: start; }
 .chart-grid figcaption { grid-column: 1 / -1; }
 @media (max-width: 900px) { .chart-grid { grid-template-columns: minmax(0, 1fr); } }
-svg.chart { width: 100%; height: auto; display: block; }
+.chart-wrap > .scroll { overflow-x: auto; }
+.narrow-only { display: none; }
+@media (max-width: 700px) { .narrow-only { display: block; } }
+svg.chart { width: 100%; min-width: 600px; height: auto; display: block; }
 ol.chart-key { margin: 10px 0 0; padding-left: 28px; font-size: 13px; }
 ol.chart-key li { margin: 0 0 7px; }
 ol.chart-key li::marker { font-weight: 700; color: var(--muted); }
@@ -85,6 +88,7 @@ td.setup .label { display: block; color: var(--muted); font-size: 12.5px; }
        vertical-align: 0; }
 td.main, th.main { background: #eef3fb; font-weight: 650; }
 td.setup { min-width: 340px; }
+@media (max-width: 600px) { td.setup { min-width: 230px; } main { padding: 14px 14px 40px; } }
 td.setup a.key, .chart-key a.key, details a.key { text-decoration: none; }
 td.setup a.key:hover, .chart-key a.key:hover, details a.key:hover { text-decoration: underline; }
 td.setup .badges { display: block; margin-top: 2px; }
@@ -112,6 +116,7 @@ dl.facts dt { color: var(--muted); }
 dl.facts dd { margin: 0; font-variant-numeric: tabular-nums; word-break: break-word; }
 ul.plain { margin: 4px 0; padding-left: 18px; font-size: 13.5px; }
 .qtext { color: var(--muted); }
+td.expected { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 12px; }
 
 dl.glossary { display: grid; grid-template-columns: minmax(120px, max-content) 1fr; gap: 6px 18px; }
 dl.glossary dt { font-weight: 600; }
