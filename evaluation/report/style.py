@@ -124,18 +124,21 @@ dl.glossary dd { margin: 0; }
 footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
 
 .page-nav { background: #17233a; color: #e8edf6; font-size: 14px; }
-.page-nav .inner { max-width: 1180px; margin: 0 auto; padding: 10px 28px; display: flex; flex-wrap: wrap;
-                   gap: 8px 22px; align-items: baseline; }
+.page-nav .inner { max-width: 1180px; margin: 0 auto; padding: 9px 28px; display: flex; flex-wrap: wrap;
+                   gap: 6px 22px; align-items: baseline; }
 .page-nav a { color: #bcd4ff; }
 .page-nav .title { font-weight: 700; color: #fff; }
-.page-nav details { position: relative; }
-.page-nav summary { cursor: pointer; }
-.page-nav ol { margin: 6px 0 0; padding: 8px 12px 8px 30px; background: #fff; color: var(--ink); border-radius: 8px;
-               box-shadow: 0 6px 24px rgba(0, 0, 0, .25); position: absolute; z-index: 5; min-width: 340px; }
-.page-nav ol a { color: var(--accent); }
+.page-nav .who { margin-left: auto; color: #aab6c8; font-size: 13px; }
+.page-nav details.menu { position: relative; }
+.page-nav details.menu summary { cursor: pointer; color: #bcd4ff; }
+.page-nav details.menu ol { margin: 6px 0 0; padding: 8px 14px 8px 40px; background: #fff; color: var(--ink);
+                            border-radius: 8px; box-shadow: 0 6px 24px rgba(0, 0, 0, .25); position: absolute;
+                            z-index: 5; min-width: 360px; line-height: 1.9; }
+.page-nav details.menu ol a { color: var(--accent); }
+.page-nav details.menu ol a[aria-current] { font-weight: 700; color: var(--ink); }
+.page-nav details.menu li.pager { list-style: none; margin-left: -26px; border-top: 1px solid var(--line);
+                                  margin-top: 4px; padding-top: 2px; font-size: 13px; color: var(--muted); }
 .page-nav .older { background: #fff3cd; color: #4d3b00; }
 .page-nav .older a { color: #1f4f99; font-weight: 600; }
-.page-nav .pager { font-size: 13px; padding: 4px 0 0; }
-
 @media print { .page-nav { display: none; } details.setup { break-inside: avoid; } thead th { position: static; } }
 """

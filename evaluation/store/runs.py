@@ -207,7 +207,7 @@ class RunStore(ABC):
         """
         if limit < 0 or offset < 0:
             raise StoreError(f"limit and offset count runs and cannot be negative (got {limit}, {offset})")
-        return [_history_row(self.get(run_id)) for run_id in self.ids()[offset:offset + limit]]
+        return [history_row(self.get(run_id)) for run_id in self.ids()[offset:offset + limit]]
 
     def golden(self, sha256: str) -> bytes:
         """The golden file kept under ``sha256``."""
@@ -229,7 +229,8 @@ class RunStore(ABC):
         return f"{self.address.rstrip('/')}/{path}"
 
 
-def _history_row(report: dict[str, Any]) -> dict[str, Any]:
+def history_row(report: dict[str, Any]) -> dict[str, Any]:
+    """What a list of runs shows of ``report`` (see ``RunStore.history``)."""
     golden = report.get("golden") or {}
     return {
         "id": report.get("id"),
