@@ -23,16 +23,16 @@ from .principal import Caller
 from .runs import ApiError, all_runs, find_run, links
 
 MENU_SIZE = 12
-_RUN_TIME = re.compile(r"(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})\d{2}\d{3}Z(-.*)?")
+_RUN_TIME = re.compile(r"(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\d{3}Z(-.*)?")
 
 
 def when(run_id: str) -> str:
-    """The time a run id carries (``2026-11-30 17:09 UTC``), or the id when it carries none."""
+    """The time a run id carries (``2026-11-30 17:09:20 UTC``), or the id when it carries none."""
     match = _RUN_TIME.fullmatch(run_id)
     if not match:
         return run_id
-    year, month, day, hour, minute = match.groups()[:5]
-    return f"{year}-{month}-{day} {hour}:{minute} UTC"
+    year, month, day, hour, minute, second = match.groups()[:6]
+    return f"{year}-{month}-{day} {hour}:{minute}:{second} UTC"
 
 
 def _here(**params: Any) -> str:

@@ -273,7 +273,7 @@ def test_the_evaluate_page_shows_the_newest_run_and_a_menu_of_the_older_ones(app
     menu = re.findall(r'<li value="\d+" data-run="([^"]+)" data-collection="([^"]+)"><a href="([^"]+)"', page)
     assert [(c, r) for r, c, _ in menu] == NEWEST_FIRST[1:]
     assert menu[0][2] == f"?run={FAQ[1]}"
-    assert "faq · 2026-11-04 09:00 UTC" in page  # named by collection and time
+    assert "faq · 2026-11-04 09:00:00 UTC" in page  # named by collection and time
     # q3 is named by id (keyword misses it); its text is for admins only
     assert 'data-question="q3"' in page
     assert "older run" not in page and "Question q3?" not in page and "Where is C?" not in page
@@ -284,8 +284,8 @@ def test_an_older_run_on_screen_says_so_with_a_way_back_to_the_newest(app):
 
     page = response.get_body().decode()
     assert f"Run <code>{FAQ[0]}</code>" in page
-    assert ("You are looking at an older run (faq · 2026-11-02 09:00 UTC). "
-            '<a class="back" href="?collection=faq">Back to the newest run</a> (faq · 2026-11-04 09:00 UTC)') in page
+    assert ("You are looking at an older run (faq · 2026-11-02 09:00:00 UTC). "
+            '<a class="back" href="?collection=faq">Back to the newest run</a> (faq · 2026-11-04 09:00:00 UTC)') in page
 
 
 def test_an_admin_sees_question_text_from_the_kept_golden_file_and_a_download_link(app):

@@ -62,7 +62,7 @@ def sample_runs(sample_index, tmp_path_factory):
     it short), saved to a folder store as ``evaluate --save-to`` saves them: (store, older, newer)."""
     from evaluation import EmbeddedTarget, evaluate, open_index
 
-    store = LocalStore(tmp_path_factory.mktemp("browser") / "store")
+    store = LocalStore(tmp_path_factory.mktemp("browser") / "collections" / "sample")
     target = EmbeddedTarget(open_index(sample_index))
     runs = [evaluate(target, SAMPLES / "golden.jsonl", save_to=store, skip=["hybrid_reranked"], timed=8)
             for _ in range(2)]
@@ -163,3 +163,42 @@ def test_on_a_phone_sized_window_the_page_reads_without_sideways_scrolling(brows
     finally:
         context.close()
     assert len(requested) == 1
+
+
+def test_the_evaluate_page_on_an_older_run_says_so_and_offers_the_way_back(browser, sample_runs, tmp_path):
+    """The Function App's page, as the route answers a signed-in person, opened from a file."""
+    import base64
+    import json
+
+    import azure.functions as func
+
+    from api import routes, site
+    from app_settings import AppSettings
+    from evaluation.store.collections import LocalCollections
+
+    store, older, newest = sample_runs
+    who = base64.b64encode(json.dumps({"auth_typ": "aad", "claims": [
+        {"typ": "name", "val": "Rita Reader"}, {"typ": "preferred_username", "val": "rita@contoso.test"}]}).encode())
+    request = func.HttpRequest("GET", f"http://localhost/api/evaluate?run={older['id']}",
+                               headers={"X-MS-CLIENT-PRINCIPAL": who.decode()}, params={"run": older["id"]},
+                               body=b"")
+    settings = AppSettings.from_environ({"WEBSITE_AUTH_ENABLED": "True"})
+    with site.use(settings=settings, collections=LocalCollections(Path(store.root).parent)):
+        response = routes.evaluate_page.build().get_user_function()(request)
+    assert response.status_code == 200
+    path = tmp_path / "evaluate.html"
+    path.write_bytes(response.get_body())
+
+    context, page, requested = _open(browser, path)
+    try:
+        note = page.locator(".page-nav .older")
+        assert note.is_visible() and "You are looking at an older run" in note.inner_text()
+        assert page.locator(".page-nav a.back").get_attribute("href") == "?"
+        assert page.locator(".page-nav details.menu li[data-run]").count() == 1  # the one older run
+        assert page.locator("svg.chart g.point").count() == len([s for s in older["setups"] if s["summary"]])
+        page.locator("details.menu").evaluate("element => element.open = true")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "evaluate-page-older-run.png"))
+    finally:
+        context.close()
+    assert requested == [path.as_uri()]

@@ -117,9 +117,9 @@ def _plain(value: Any, limit: int = 160) -> str:
 
 
 def _when(stamp: Any) -> str:
-    """``2026-11-30T17:09:20.138Z`` as ``2026-11-30 17:09 UTC``; anything else as it is."""
-    match = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2}(\.\d+)?)?(Z|\+00:00)", str(stamp or ""))
-    return f"{match.group(1)} {match.group(2)} UTC" if match else str(stamp or "")
+    """``2026-11-30T17:09:20.138Z`` as ``2026-11-30 17:09:20 UTC``; anything else as it is."""
+    match = re.fullmatch(r"(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?(\.\d+)?(Z|\+00:00)", str(stamp or ""))
+    return f"{match.group(1)} {match.group(2)}{match.group(3) or ''} UTC" if match else str(stamp or "")
 
 
 def _words(name: str) -> str:
@@ -349,8 +349,9 @@ def _chart(report: dict[str, Any], ran: list[dict[str, Any]], picks: dict[str, l
             '<p class="narrow-only muted small">Slide the chart sideways to see every point.</p>'
             f'<ul class="legend">{legend}</ul></div>'
             f'<ol class="chart-key">{key_list}</ol>'
-            "<figcaption>Time is the median of searches made one at a time, as a caller would. Points that "
-            "would cover each other are moved apart by a few pixels; the table has the exact numbers."
+            "<figcaption>Time is the median of searches made one at a time, as a caller would. A point that "
+            "would cover another is moved up or down, with a thin line to its true place; the table has the "
+            "exact numbers."
             f"{frontier_words}</figcaption></figure>{note}</section>")
 
 

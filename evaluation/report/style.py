@@ -58,6 +58,8 @@ svg.chart .tick { fill: var(--muted); font-size: 11px; }
 svg.chart .axis { fill: var(--ink); font-size: 12.5px; }
 svg.chart .frontier { fill: none; stroke: #38404f; stroke-width: 1.6; stroke-dasharray: 5 4; }
 svg.chart .point circle { stroke: #fff; stroke-width: 1.5; }
+svg.chart .leader { stroke: #38404f; stroke-width: 1; }
+svg.chart .true-spot { fill: #38404f; }
 svg.chart .point .ring { fill: none; stroke: #1d2330; stroke-width: 2; }
 svg.chart .point .rank { fill: #fff; font-size: 10px; font-weight: 700; pointer-events: none; }
 svg.chart .point:hover circle { stroke: #1d2330; }
@@ -129,16 +131,16 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
 .page-nav a { color: #bcd4ff; }
 .page-nav .title { font-weight: 700; color: #fff; }
 .page-nav .who { margin-left: auto; color: #aab6c8; font-size: 13px; }
-.page-nav details.menu { position: relative; }
 .page-nav details.menu summary { cursor: pointer; color: #bcd4ff; }
-.page-nav details.menu ol { margin: 6px 0 0; padding: 8px 14px 8px 40px; background: #fff; color: var(--ink);
-                            border-radius: 8px; box-shadow: 0 6px 24px rgba(0, 0, 0, .25); position: absolute;
-                            z-index: 5; min-width: 360px; line-height: 1.9; }
+.page-nav details.menu[open] { flex-basis: 100%; order: 5; }
+.page-nav details.menu ol { margin: 8px 0 4px; padding: 8px 14px 8px 40px; background: #fff; color: var(--ink);
+                            border-radius: 8px; line-height: 1.9; columns: 3 280px; column-gap: 36px; }
 .page-nav details.menu ol a { color: var(--accent); }
 .page-nav details.menu ol a[aria-current] { font-weight: 700; color: var(--ink); }
-.page-nav details.menu li.pager { list-style: none; margin-left: -26px; border-top: 1px solid var(--line);
-                                  margin-top: 4px; padding-top: 2px; font-size: 13px; color: var(--muted); }
+.page-nav details.menu li.pager { list-style: none; margin-left: -26px; column-span: all; font-size: 13px;
+                                  color: var(--muted); border-top: 1px solid var(--line); padding-top: 2px; }
 .page-nav .older { background: #fff3cd; color: #4d3b00; }
+.page-nav .older .inner { display: block; }
 .page-nav .older a { color: #1f4f99; font-weight: 600; }
 @media print { .page-nav { display: none; } details.setup { break-inside: avoid; } thead th { position: static; } }
 """

@@ -61,17 +61,17 @@ def _log_ticks(lo: float, hi: float) -> list[float]:
 
 
 def _time_domain(times: Sequence[float]) -> tuple[float, float]:
-    lo, hi = min(times), max(times)
-    lo_edge = 10.0 ** math.floor(math.log10(lo))
-    hi_edge = 10.0 ** math.ceil(math.log10(hi))
-    # Tighten to a half decade where that still holds every point, so the points use the width.
-    if lo >= 3 * lo_edge:
-        lo_edge *= 3
-    if hi <= hi_edge / 3 * 1.0001 and hi_edge / 3 > lo_edge:
-        hi_edge /= 3
-    if hi_edge <= lo_edge:
-        hi_edge = lo_edge * 10
-    return lo_edge, hi_edge
+    """Round ends (1, 3 or 10 times a power of ten) with room around the fastest and slowest point."""
+    def down(value: float) -> float:
+        edge = 10.0 ** math.floor(math.log10(value))
+        return 3 * edge if value >= 3 * edge else edge
+
+    def up(value: float) -> float:
+        edge = 10.0 ** math.floor(math.log10(value))
+        return edge if value <= edge * 1.0001 else 3 * edge if value <= 3 * edge else 10 * edge
+
+    lo, hi = down(min(times) / 1.3), up(max(times) * 1.3)
+    return (lo, hi) if hi > lo else (lo, lo * 10)
 
 
 def _found_domain(shares: Sequence[float]) -> tuple[float, float, float]:
@@ -130,7 +130,12 @@ def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, width: int
         path = " ".join(f"{x(p.median_ms):.1f},{y(p.found_10):.1f}" for p in line)
         out.append(f'<polyline class="frontier" points="{path}"/>')
     # points, worst rank first so the best is drawn on top
-    placed = _dodge([(x(p.median_ms), y(p.found_10)) for p in points])
+    true_spots = [(x(p.median_ms), y(p.found_10)) for p in points]
+    placed = _dodge(true_spots)
+    for (tx, ty), (px, py) in zip(true_spots, placed):
+        if (tx, ty) != (px, py):  # a moved point keeps a thin line to where it truly is
+            out.append(f'<line class="leader" x1="{tx:.1f}" y1="{ty:.1f}" x2="{px:.1f}" y2="{py:.1f}"/>'
+                       f'<circle class="true-spot" cx="{tx:.1f}" cy="{ty:.1f}" r="2.2"/>')
     order = sorted(range(len(points)), key=lambda i: -points[i].rank)
     for i in order:
         p, (px, py) = points[i], placed[i]
@@ -153,8 +158,9 @@ def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, width: int
 
 
 def _dodge(spots: list[tuple[float, float]], radius: float = 9) -> list[tuple[float, float]]:
-    """Nudge points that would cover each other apart vertically by whole radii (the table keeps the
-    exact numbers); points further apart than a diameter are left where they are."""
+    """Nudge points that would cover each other apart vertically by whole diameters, first come first
+    placed; points further apart than a diameter are left where they are. The chart draws a line from a
+    moved point to its true place, and the table keeps the exact numbers."""
     placed: list[tuple[float, float]] = []
     for sx, sy in spots:
         dy, step = 0.0, 0
