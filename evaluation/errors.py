@@ -55,5 +55,10 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
+class SearchServiceError(EvaluationError):
+    """An Azure AI Search service (or the embeddings deployment beside it) refused a request or cannot
+    be reached; the message says what to check (role, key, index name, endpoint)."""
+
+
 class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""
