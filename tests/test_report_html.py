@@ -294,6 +294,20 @@ def test_a_report_from_a_newer_version_shows_what_it_adds(make_report):
     assert "keyword + semantic ranker" in text
 
 
+def test_throttling_retries_and_setups_an_index_cannot_do_are_shown(make_report):
+    report = make_report(setups=THREE)
+    report["setups"][0].update(requests=7, retries=2)
+    report["targets"]["search"] = {"name": "search", "engine": "azure_search", "endpoint": "https://s.search.windows.net",
+                                   "index": "docs", "state": "c" * 64,
+                                   "left_out": [{"what": "keyword_semantic", "reason": "no semantic configuration"}]}
+
+    text = Elements(render_html(report)).text
+
+    assert "requests 7 retried after throttling 2 (the times include the waits)" in text
+    assert "Setups left out because the index cannot do them: on search: keyword_semantic (no semantic configuration)" in text
+    assert "index docs, endpoint https://s.search.windows.net, index state cccccccccccc" in text
+
+
 def test_a_report_with_only_the_required_keys_renders(make_report):
     bare = {"format": 1, "id": "r1", "setups": [{"key": "t.keyword.bm25", "summary": {
         "questions": 2, "counts": {"10": 1}, "found": {"10": 0.5}, "median_ms": None}}]}

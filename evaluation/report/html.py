@@ -40,7 +40,8 @@ METHOD_NAMES = {"keyword": "keyword (BM25)", "keyword_semantic": "keyword + sema
 LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463d")
 # Setup keys the page reads itself; any other key a newer report adds is shown in the setup's detail.
 _KNOWN_SETUP_KEYS = {"key", "target", "engine", "method", "method_label", "retrieval", "models", "ranker",
-                     "options", "ranks", "results", "times_ms", "error", "summary", "rank", "neighbours"}
+                     "options", "ranks", "results", "times_ms", "error", "summary", "rank", "neighbours",
+                     "requests", "retries"}
 _KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "found", "mrr", "ndcg_10", "landed", "median_ms",
                        "p95_ms", "recall"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -174,6 +175,7 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
     parts = [
         _header(report, collection),
         _missing(report),
+        _left_out(report),
         _picks(report, setups),
         _chart(report, ran, picks),
         _table(report, ran, failed, picks),
@@ -247,6 +249,20 @@ def _missing(report: dict[str, Any]) -> str:
     return ('<section class="note warn" id="missing"><strong>Expected documents the index no longer holds.</strong> '
             "Their questions stay in the run and cannot be found there, so every setup loses them alike:"
             f"<ul>{''.join(items)}</ul></section>")
+
+
+def _left_out(report: dict[str, Any]) -> str:
+    """What a target's index cannot do, so a setup absent from the table is never a silent absence."""
+    items = []
+    for name, described in sorted((report.get("targets") or {}).items()):
+        for item in (described.get("left_out") or []) if isinstance(described, dict) else []:
+            if isinstance(item, dict):
+                items.append(f"<li>on <strong>{_t(name)}</strong>: {_t(item.get('what', '?'))} "
+                             f"({_t(item.get('reason', 'no reason given'))})</li>")
+    if not items:
+        return ""
+    return ('<section class="note" id="left-out"><strong>Setups left out</strong> because the index cannot do '
+            f"them:<ul>{''.join(items)}</ul></section>")
 
 
 def _picks(report: dict[str, Any], setups: list[dict[str, Any]]) -> str:
@@ -511,6 +527,11 @@ def _times(setup: dict[str, Any], summary: dict[str, Any]) -> str:
              ("median", f"{_ms(summary.get('median_ms'))} ms"), ("p95", f"{_ms(summary.get('p95_ms'))} ms")]
     if times:
         facts += [("fastest", f"{_ms(min(times))} ms"), ("slowest", f"{_ms(max(times))} ms")]
+    if isinstance(setup.get("requests"), int):
+        facts.append(("requests", str(setup["requests"])))
+    if isinstance(setup.get("retries"), int):  # throttled requests sent again; the times include the waits
+        facts.append(("retried after throttling", f"{setup['retries']} (the times include the waits)"
+                      if setup["retries"] else "0"))
     return ("<div><h3>Times</h3><dl class=\"facts\">"
             + "".join(f"<dt>{_t(a)}</dt><dd>{b}</dd>" for a, b in facts) + "</dl></div>")
 
