@@ -175,18 +175,20 @@ def test_time_is_on_a_log_axis_and_more_found_is_higher(make_report):
     assert set(by_found) == {1.0, 0.67, 0.33}
 
 
-def test_points_that_would_cover_each_other_are_moved_apart_with_a_line_to_their_true_place(make_report):
+def test_points_that_share_a_spot_stay_there_and_each_keeps_its_own_number(make_report):
     # keyword and dense both found 2 of 3 at a median of 6 ms: the same spot
     same = {"local.keyword.bm25": THREE["local.keyword.bm25"], "local.dense.bge-small": THREE["local.keyword.bm25"]}
     report = make_report(setups=same)
 
     elements = Elements(render_html(report))
 
-    circles = [(float(a["cx"]), float(a["cy"])) for t, a in elements.tags if t == "circle" and "fill" in a]
-    leaders = elements.having("line", "leader")
-    assert len(circles) == 2 and circles[0][0] == circles[1][0]
-    assert abs(circles[0][1] - circles[1][1]) == pytest.approx(2 * 9)  # one diameter apart
-    assert len(leaders) == 1 and float(leaders[0]["y1"]) in {c[1] for c in circles}
+    circles = {(a["cx"], a["cy"]) for t, a in elements.tags if t == "circle" and "fill" in a}
+    labels = [a for a in elements.having("text", "rank-label")]
+    assert len(circles) == 1  # drawn where the numbers put them: one spot
+    assert sorted(a["data-key"] for a in labels) == sorted(same)
+    spots = {(a["x"], a["y"]) for a in labels}
+    assert len(spots) == 2  # two numbers, two places
+    assert elements.having("line", "leader") == []  # right and left of the spot: near enough to need no line
 
 
 def test_the_frontier_is_joined_in_time_order_and_the_picks_are_ringed(make_report):

@@ -123,6 +123,11 @@ def _when(stamp: Any) -> str:
     return f"{match.group(1)} {match.group(2)}{match.group(3) or ''} UTC" if match else str(stamp or "")
 
 
+def _key(key: str) -> str:
+    """A setup key for the page, allowed to wrap after each "." and "+" (never inside a model's name)."""
+    return _t(key).replace(".", ".<wbr>").replace("+", "+<wbr>")
+
+
 def _words(name: str) -> str:
     return name.replace("_", " ")
 
@@ -351,7 +356,7 @@ def _chart(report: dict[str, Any], ran: list[dict[str, Any]], picks: dict[str, l
     legend += '<li><span class="swatch ring"></span>a pick</li>'
     key_list = "".join(
         f'<li value="{p.rank}" data-key="{attr(p.key)}"><span class="dot" style="background:{method_colour(p.method)}">'
-        f'</span><a class="key" href="#setup-{attr(p.key)}">{_t(p.key)}</a>'
+        f'</span><a class="key" href="#setup-{attr(p.key)}">{_key(p.key)}</a>'
         f'<span class="numbers">found@10 {_pct(p.found_10)} · median {_ms(p.median_ms)} ms</span></li>'
         for p in sorted(points, key=lambda p: p.rank))
     frontier_words = ""
@@ -359,15 +364,16 @@ def _chart(report: dict[str, Any], ran: list[dict[str, Any]], picks: dict[str, l
         frontier_words = (f" The frontier is one setup, {_t(drawn_frontier[0])}: every other setup is slower "
                           "and finds no more.")
     return ('<section id="chart"><h2>Found against time</h2>'
-            '<p class="muted">Each point is a setup, numbered by its rank in the table. Up is more questions '
-            "found in the top 10; left is faster. Points up and to the left are the ones worth a look.</p>"
-            f'<figure class="chart-grid"><div class="chart-wrap"><div class="scroll">{scatter(points, frontier)}</div>'
+            '<p class="muted">Each point is a setup, numbered by its rank in the table and coloured by its method. '
+            "Up is more questions found in the top 10; left is faster. Points up and to the left are the ones "
+            "worth a look.</p>"
+            f'<figure class="chart-grid{" many" if len(points) > 10 else ""}"><div class="chart-wrap"><div class="scroll">{scatter(points, frontier)}</div>'
             '<p class="narrow-only muted small">Slide the chart sideways to see every point.</p>'
             f'<ul class="legend">{legend}</ul></div>'
             f'<ol class="chart-key">{key_list}</ol>'
-            "<figcaption>Time is the median of searches made one at a time, as a caller would. A point that "
-            "would cover another is moved up or down, with a thin line to its true place; the table has the "
-            "exact numbers."
+            "<figcaption>Time is the median of searches made one at a time, as a caller would. Every point is "
+            "where its numbers put it; where points crowd, their numbers sit a little away with a thin line "
+            "to the point, and the table has the exact numbers."
             f"{frontier_words}</figcaption></figure>{note}</section>")
 
 

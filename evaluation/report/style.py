@@ -41,6 +41,9 @@ figure { margin: 8px 0 0; }
 .chart-grid { display: grid; grid-template-columns: minmax(0, 820px) minmax(240px, 300px); gap: 8px 24px;
               align-items: start; }
 .chart-grid figcaption { grid-column: 1 / -1; }
+.chart-grid.many { grid-template-columns: minmax(0, 900px); }
+.chart-grid.many ol.chart-key { columns: 3 250px; column-gap: 28px; }
+.chart-grid.many ol.chart-key li { break-inside: avoid; }
 @media (max-width: 900px) { .chart-grid { grid-template-columns: minmax(0, 1fr); } }
 .chart-wrap > .scroll { overflow-x: auto; }
 .narrow-only { display: none; }
@@ -49,7 +52,7 @@ svg.chart { width: 100%; min-width: 600px; height: auto; display: block; }
 ol.chart-key { margin: 10px 0 0; padding-left: 28px; font-size: 13px; }
 ol.chart-key li { margin: 0 0 7px; }
 ol.chart-key li::marker { font-weight: 700; color: var(--muted); }
-ol.chart-key .key { font-size: 12.5px; word-break: break-all; }
+ol.chart-key .key { font-size: 12.5px; }
 ol.chart-key .numbers { display: block; color: var(--muted); font-size: 12px; padding-left: 16px; }
 svg.chart .plot { fill: #fbfcfd; stroke: var(--line); }
 svg.chart .grid { stroke: #e6e9ef; stroke-width: 1; }
@@ -58,11 +61,12 @@ svg.chart .tick { fill: var(--muted); font-size: 11px; }
 svg.chart .axis { fill: var(--ink); font-size: 12.5px; }
 svg.chart .frontier { fill: none; stroke: #38404f; stroke-width: 1.6; stroke-dasharray: 5 4; }
 svg.chart .point circle { stroke: #fff; stroke-width: 1.5; }
-svg.chart .leader { stroke: #38404f; stroke-width: 1; }
-svg.chart .true-spot { fill: #38404f; }
+svg.chart .leader { stroke: #6b7383; stroke-width: 0.8; }
+svg.chart .rank-label { fill: var(--ink); font-size: 11px; font-weight: 700; paint-order: stroke; stroke: #fff;
+                        stroke-width: 3px; }
 svg.chart .point .ring { fill: none; stroke: #1d2330; stroke-width: 2; }
-svg.chart .point .rank { fill: #fff; font-size: 10px; font-weight: 700; pointer-events: none; }
 svg.chart .point:hover circle { stroke: #1d2330; }
+svg.chart .point circle:not(.ring) { fill-opacity: .88; }
 svg.chart .pick-label { fill: var(--ink); font-size: 12px; font-weight: 600; paint-order: stroke;
                         stroke: #fff; stroke-width: 3px; }
 figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }

@@ -129,16 +129,12 @@ def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, width: int
     if len(line) > 1:
         path = " ".join(f"{x(p.median_ms):.1f},{y(p.found_10):.1f}" for p in line)
         out.append(f'<polyline class="frontier" points="{path}"/>')
-    # points, worst rank first so the best is drawn on top
-    true_spots = [(x(p.median_ms), y(p.found_10)) for p in points]
-    placed = _dodge(true_spots)
-    for (tx, ty), (px, py) in zip(true_spots, placed):
-        if (tx, ty) != (px, py):  # a moved point keeps a thin line to where it truly is
-            out.append(f'<line class="leader" x1="{tx:.1f}" y1="{ty:.1f}" x2="{px:.1f}" y2="{py:.1f}"/>'
-                       f'<circle class="true-spot" cx="{tx:.1f}" cy="{ty:.1f}" r="2.2"/>')
+    # points where they truly are, worst rank first so the best is drawn on top; the rank numbers and
+    # the pick names go beside them where they cover nothing, with a thin line when they had to go further
+    spots = [(x(p.median_ms), y(p.found_10)) for p in points]
     order = sorted(range(len(points)), key=lambda i: -points[i].rank)
     for i in order:
-        p, (px, py) = points[i], placed[i]
+        p, (px, py) = points[i], spots[i]
         on_frontier = p.key in frontier
         tip = (f"#{p.rank} {p.key}: found@10 {p.found_10 * 100:.1f}%, median {_fmt_ms(p.median_ms)} ms"
                + (", on the frontier" if on_frontier else "") + "".join(f", {label}" for label in p.picks))
@@ -146,62 +142,71 @@ def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, width: int
                    f'data-key="{attr(p.key)}" data-rank="{p.rank}" data-found10="{p.found_10:.4f}" '
                    f'data-median-ms="{p.median_ms:g}">'
                    f'<title>{escape(tip)}</title>'
-                   + (f'<circle class="ring" cx="{px:.1f}" cy="{py:.1f}" r="13"/>' if p.picks else "")
-                   + f'<circle cx="{px:.1f}" cy="{py:.1f}" r="9" fill="{method_colour(p.method)}"/>'
-                   f'<text class="rank" x="{px:.1f}" y="{py + 3.5:.1f}" text-anchor="middle">{p.rank}</text></g>')
-    labels = [(placed[i][0], placed[i][1], " · ".join(p.picks)) for i, p in enumerate(points) if p.picks]
+                   + (f'<circle class="ring" cx="{px:.1f}" cy="{py:.1f}" r="{RADIUS + 4}"/>' if p.picks else "")
+                   + f'<circle cx="{px:.1f}" cy="{py:.1f}" r="{RADIUS}" fill="{method_colour(p.method)}"/></g>')
     box = (left, top, left + plot_w, top + plot_h)
-    for lx, ly, anchor, text in _place_labels(labels, placed, box):
-        out.append(f'<text class="pick-label" x="{lx:.1f}" y="{ly:.1f}" text-anchor="{anchor}">{escape(text)}</text>')
+    placer = _Labels(spots, box)
+    by_rank = sorted(range(len(points)), key=lambda i: points[i].rank)
+    for i in by_rank:
+        placer.place(spots[i], str(points[i].rank), "rank-label", _RANK_CHAR_W, data_key=points[i].key)
+    for i in by_rank:
+        if points[i].picks:
+            placer.place(spots[i], " · ".join(points[i].picks), "pick-label", _PICK_CHAR_W, far=True)
+    out += placer.drawn
     out.append("</svg>")
     return "".join(out)
 
 
-def _dodge(spots: list[tuple[float, float]], radius: float = 9) -> list[tuple[float, float]]:
-    """Nudge points that would cover each other apart vertically by whole diameters, first come first
-    placed; points further apart than a diameter are left where they are. The chart draws a line from a
-    moved point to its true place, and the table keeps the exact numbers."""
-    placed: list[tuple[float, float]] = []
-    for sx, sy in spots:
-        dy, step = 0.0, 0
-        while any(abs(sx - px) < 2 * radius - 1 and abs(sy + dy - py) < 2 * radius - 1 for px, py in placed):
-            step += 1
-            dy = radius * 2 * ((step + 1) // 2) * (1 if step % 2 else -1)
-        placed.append((sx, sy + dy))
-    return placed
+RADIUS = 6.5
+_RANK_CHAR_W = 7.0   # px per digit of an 11 px bold number (6.7 measured), rounded up
+_PICK_CHAR_W = 6.9   # px per character of a 12 px semi-bold label (measured in Chromium: "finds the most" is 94 px)
 
 
-_CHAR_W = 6.9   # px per character of a 12 px semi-bold label (measured in Chromium: "finds the most" is 94 px)
-_LABEL_H = 14
+class _Labels:
+    """Places short labels beside points without covering a point, another label or the plot's edge.
 
+    Each label tries spots around its point, nearest first (right, left, above, below, the diagonals),
+    then the same further out; a label placed further than its neighbourhood gets a thin line to its
+    point. When nothing fits, the label goes to its first spot anyway (a crowded chart still names every
+    point; the table has the numbers)."""
 
-def _place_labels(labels: list[tuple[float, float, str]], dots: list[tuple[float, float]],
-                  box: tuple[float, float, float, float]) -> list[tuple[float, float, str, str]]:
-    """Each pick label beside its point where it covers no point and no other label and stays in the plot:
-    right, left, above, below, then further out; (x, y, text-anchor, text)."""
-    taken: list[tuple[float, float, float, float]] = [(dx - 14, dy - 14, dx + 14, dy + 14) for dx, dy in dots]
-    x0, y0, x1, y1 = box
-    out = []
-    for px, py, text in labels:
-        w = len(text) * _CHAR_W
+    def __init__(self, points: list[tuple[float, float]], box: tuple[float, float, float, float]) -> None:
+        self.box = box
+        pad = RADIUS + 4.5  # a pick's ring
+        self.taken = [(px - pad, py - pad, px + pad, py + pad) for px, py in points]
+        self.drawn: list[str] = []
+
+    def _fits(self, rect: tuple[float, float, float, float]) -> bool:
+        x0, y0, x1, y1 = self.box
+        inside = rect[0] >= x0 + 2 and rect[2] <= x1 - 2 and rect[1] >= y0 + 2 and rect[3] <= y1 - 2
+        return inside and all(rect[2] <= a or rect[0] >= c or rect[3] <= b or rect[1] >= d for a, b, c, d in self.taken)
+
+    def place(self, point: tuple[float, float], text: str, cls: str, char_w: float, *, far: bool = False,
+              data_key: str | None = None) -> None:
+        px, py = point
+        w, h = len(text) * char_w, 12.0
+        rings = (17, 32, 50, 72) if far else (13, 24, 38, 54)  # the first ring clears a pick's ring (11.5)
         tries = []
-        for lift in (0, -16, 16, -32, 32, -48, 48):
-            tries += [(px + 17, py + 4 + lift, "start"), (px - 17, py + 4 + lift, "end")]
-        tries += [(px, py - 20, "middle"), (px, py + 28, "middle")]
+        for ring in rings:
+            for dx, dy in ((1, 0), (-1, 0), (0, -1), (0, 1), (1, -1), (-1, -1), (1, 1), (-1, 1)):
+                cx, cy = px + dx * (ring + w / 2 if dx else 0), py + dy * (ring + h / 2 - 2 if dy else 0)
+                tries.append((cx, cy, ring))
         chosen = tries[0]
-        for lx, ly, anchor in tries:
-            left_x = lx if anchor == "start" else lx - w if anchor == "end" else lx - w / 2
-            rect = (left_x, ly - 11, left_x + w, ly + 3)
-            inside = rect[0] >= x0 + 2 and rect[2] <= x1 - 2 and rect[1] >= y0 + 2 and rect[3] <= y1 - 2
-            clear = all(rect[2] < a or rect[0] > c or rect[3] < b or rect[1] > d for a, b, c, d in taken)
-            if inside and clear:
-                chosen = (lx, ly, anchor)
+        gap = 4.0  # between two labels, so "3" and "21" never read as "321"
+        for cx, cy, ring in tries:
+            if self._fits((cx - w / 2 - gap, cy - h / 2, cx + w / 2 + gap, cy + h / 2)):
+                chosen = (cx, cy, ring)
                 break
-        lx, ly, anchor = chosen
-        left_x = lx if anchor == "start" else lx - w if anchor == "end" else lx - w / 2
-        taken.append((left_x, ly - 11, left_x + w, ly + 3))
-        out.append((lx, ly, anchor, text))
-    return out
+        cx, cy, ring = chosen
+        self.taken.append((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
+        if ring > rings[0]:
+            # the line runs from the point's edge to the label's nearest edge
+            lx = min(max(px, cx - w / 2), cx + w / 2)
+            ly = min(max(py, cy - h / 2), cy + h / 2)
+            self.drawn.append(f'<line class="leader" x1="{px:.1f}" y1="{py:.1f}" x2="{lx:.1f}" y2="{ly:.1f}"/>')
+        key = f' data-key="{attr(data_key)}"' if data_key else ""
+        self.drawn.append(f'<text class="{cls}"{key} x="{cx:.1f}" y="{cy + 4:.1f}" text-anchor="middle">'
+                          f"{escape(text)}</text>")
 
 
 def sparkline(values: Sequence[float | None], changes: Sequence[bool], *, floor: float = 0.0,
