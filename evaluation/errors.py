@@ -60,5 +60,10 @@ class AnswerError(EvaluationError):
     service that refused or did not answer."""
 
 
+class SearchServiceError(EvaluationError):
+    """An Azure AI Search service (or the embeddings deployment beside it) refused a request or cannot
+    be reached; the message says what to check (role, key, index name, endpoint)."""
+
+
 class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""

@@ -32,7 +32,7 @@ from .scoring.judging import GRAINS, judge
 from .scoring.metrics import outcome_arrays, score_matrix, summarise
 from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
 from .store.runs import REPORT_FORMAT, new_run_id
-from .target import Setup, Target
+from .target import COUNTERS, Counted, Setup, Target
 
 log = logging.getLogger(__name__)
 
@@ -215,10 +215,28 @@ def planned_setup(plan: dict[str, Any], setup_key: str) -> dict[str, Any]:
     raise UsageError(f'"{setup_key}" is not a setup of this plan.{did_you_mean(setup_key, keys)}')
 
 
-def failed_entry(plan: dict[str, Any], setup_key: str, error: str) -> dict[str, Any]:
-    """The report entry of a setup that could not run: its error, no rank, never picked."""
+def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
+                 counts: dict[str, int] | None = None) -> dict[str, Any]:
+    """The report entry of a setup that could not run: its error, no rank, never picked. ``counts``
+    (requests, retries) are kept when the target counted them."""
     return {**copy.deepcopy(planned_setup(plan, setup_key)), "ranks": {}, "ndcg_10": {}, "results": {},
-            "times_ms": [], "error": error, "summary": None, "rank": None, "neighbours": [], "versus_top": None}
+            "times_ms": [], "error": error, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
+            **(counts or {})}
+
+
+def _counters(target: Target, setup_key: str) -> dict[str, int] | None:
+    """The target's running counts for the setup, when it keeps any (see ``target.Counted``)."""
+    if not isinstance(target, Counted):
+        return None
+    given = target.counters(setup_key)
+    return {name: int(given.get(name, 0)) for name in COUNTERS}
+
+
+def _counted_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, int] | None:
+    after = _counters(target, setup_key)
+    if before is None or after is None:
+        return None
+    return {name: after[name] - before[name] for name in COUNTERS}
 
 
 def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
@@ -226,9 +244,11 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     """One setup's run, as the report's entry. Failures become ``error``, never exceptions.
 
     One untimed warm-up search, every question in one batch (the ranks), then the plan's timed
-    questions one at a time as a caller would (the times). ``progress`` gets (done, total, key).
-    Per question the entry keeps ``ranks`` (position of the first relevant result, None when none),
-    ``ndcg_10`` (the question's nDCG@10, which paired comparisons need) and ``results``.
+    questions one at a time as a caller would (the times, retries after throttling included).
+    ``progress`` gets (done, total, key). Per question the entry keeps ``ranks`` (position of the first
+    relevant result, None when none), ``ndcg_10`` (the question's nDCG@10, which paired comparisons
+    need) and ``results``. A target that counts its requests (``target.Counted``) has this setup's
+    ``requests`` and ``retries`` put in the entry.
     """
     planned_setup(plan, setup_key)
     settings = EvaluationSettings(**plan["settings"])
@@ -243,7 +263,9 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
         if progress:
             progress(done, total, setup_key)
 
+    before = None
     try:
+        before = _counters(target, setup_key)
         setup = next((s for s in target.setups() if s.key == setup_key), None)
         if setup is None:
             raise LookupError(f"target {target.name} offers no setup {setup_key} any more")
@@ -262,9 +284,11 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
         advance(total - done)  # the bar still reaches the end
-        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}")
+        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
+                            counts=_safe_counted_since(target, setup_key, before))
     entry = {**setup.to_dict(), "ranks": {}, "ndcg_10": {}, "results": {}, "times_ms": times, "error": None,
-             "summary": None, "rank": None, "neighbours": [], "versus_top": None}
+             "summary": None, "rank": None, "neighbours": [], "versus_top": None,
+             **(_counted_since(target, setup_key, before) or {})}
     outcomes = []
     for question, hits in zip(questions, batches):
         outcome = judge(question, hits, settings.by)
@@ -275,6 +299,13 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     entry["ndcg_10"] = {q.id: round(float(value), 6) for q, value in zip(questions, ndcg)}
     entry["summary"] = summarise(outcomes, times)
     return entry
+
+
+def _safe_counted_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, int] | None:
+    try:
+        return _counted_since(target, setup_key, before)
+    except Exception:  # noqa: BLE001 - the setup's own error is the one to report
+        return None
 
 
 # -- step 3: the report -------------------------------------------------------------------------------

@@ -58,6 +58,11 @@ def render_table(report: dict[str, Any]) -> str:
     if compared:
         out.append(f"(@10 vs top: questions found in the top 10 minus the top's; p: paired exact test, "
                    f"Holm-corrected; * significant at {report['significance']['alpha']:g})")
+    retried = [s for s in setups if s.get("retries")]
+    if retried:  # throttled requests were waited for and sent again; their times include the waits
+        out.append("")
+        out.append("Retried after throttling (times include the waits):")
+        out += [f"  {s['key']}: {s['retries']} retries in {s.get('requests', 0)} requests" for s in retried]
     failed = [s for s in setups if s.get("error")]
     if failed:
         out.append("")
@@ -150,4 +155,8 @@ def render_report(report: dict[str, Any]) -> str:
         for target, gone in report["missing"].items():
             parts.append(f"Missing on {target}: {', '.join(gone['documents'])} "
                          f"(questions {', '.join(gone['questions'])})")
+    left_out = [f"Left out on {name}: {item['what']} ({item['reason']})"
+                for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
+    if left_out:  # what a target's index cannot do, so a missing setup is never a silent one
+        parts += ["", *left_out]
     return "\n".join(parts)
