@@ -34,6 +34,8 @@ class AppSettings:
     openai_endpoint: str | None           # AZURE_OPENAI_ENDPOINT: query embeddings without a vectorizer
     openai_embedding_deployment: str | None  # AZURE_OPENAI_EMBEDDING_DEPLOYMENT
     admin_role: str                       # EVALUATION_ADMIN_ROLE: app role allowed to download golden files
+    app_service_auth: bool = False        # WEBSITE_AUTH_ENABLED (set by the platform when App Service
+                                          # authentication is on): only then is X-MS-CLIENT-PRINCIPAL trusted
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> AppSettings:
@@ -59,6 +61,7 @@ class AppSettings:
             openai_endpoint=text("AZURE_OPENAI_ENDPOINT"),
             openai_embedding_deployment=text("AZURE_OPENAI_EMBEDDING_DEPLOYMENT"),
             admin_role=text("EVALUATION_ADMIN_ROLE", "admin"),
+            app_service_auth=(text("WEBSITE_AUTH_ENABLED", "") or "").lower() == "true",
         )
 
 

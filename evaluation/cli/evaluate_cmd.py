@@ -10,7 +10,8 @@ import sys
 from ..errors import UsageError
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
-from .common import ProgressBar, add_chunking_options, default_index_dir, index_settings
+from .common import (ProgressBar, add_chunking_options, add_significance_options, open_embedded_target,
+                     open_run_store)
 
 _FAIL_UNDER = re.compile(r"^(found@(\d+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 
@@ -57,11 +58,20 @@ def register(subparsers) -> None:
                              "(default doc)")
     parser.add_argument("--depth", type=int, default=20, help="results per question (default 20)")
     parser.add_argument("--timed", type=int, default=50, help="questions timed per setup (default 50)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the timed sample and of the significance tests' resampling (default 0)")
     parser.add_argument("--rerank-candidates", type=int, default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5; repeatable")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
+                                                         "(read before this run is saved)")
+    parser.add_argument("--baseline-store", metavar="STORE", help="the store holding --baseline (default: --save-to)")
+    parser.add_argument("--fail-on-regression", action="store_true",
+                        help="exit 1 when a setup's found@10 is significantly lower than in --baseline")
+    add_significance_options(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout "
+                                                            "(the comparison with --baseline goes to stderr)")
     parser.add_argument("--questions", action="store_true",
                         help="also list each question, where the picks found it, and its text")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -106,16 +116,7 @@ def build_targets(args: argparse.Namespace, bar: ProgressBar):
                          "--search-endpoint with --search-index (Azure AI Search)")
     targets = []
     if args.corpus or args.index:
-        from ..engine.index import build_index, open_index
-        from ..engine.target import EmbeddedTarget
-
-        if args.corpus:
-            folder = args.index_dir or default_index_dir(args.corpus)
-            build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads)
-        else:
-            folder = args.index
-        targets.append(EmbeddedTarget(open_index(folder), rerank_candidates=args.rerank_candidates,
-                                      threads=args.threads))
+        targets.append(open_embedded_target(args, bar))
     if search_index:
         targets.append(azure_search_target(args))
     return targets
@@ -165,6 +166,7 @@ def run(args: argparse.Namespace) -> int:
     from ..report.text import render_questions, render_report
 
     rules = parse_fail_under(args.fail_under)
+    baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
     save_to = args.save_to
     if save_to and save_to.startswith(("http://", "https://")):
@@ -176,7 +178,8 @@ def run(args: argparse.Namespace) -> int:
         targets = build_targets(args, bar)
         report = evaluate(targets, golden, save_to=save_to, only=args.only, skip=args.skip,
                           balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
-                          timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr))
+                          timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
+                          seed=args.seed, alpha=args.alpha, resamples=args.resamples)
     finally:
         bar.close()
     if args.json:
@@ -191,4 +194,25 @@ def run(args: argparse.Namespace) -> int:
     missed = missed_thresholds(report, rules)
     for sentence in missed:
         print(f"fail-under: {sentence}", file=sys.stderr)
-    return 1 if missed else 0
+    regressed = 0
+    if baseline is not None:
+        from ..report.compare import compare_reports, render_comparison
+        from .compare_cmd import gate
+
+        comparison = compare_reports(baseline, report, alpha=args.alpha, resamples=args.resamples)
+        print("\n" + render_comparison(comparison), file=sys.stderr if args.json else sys.stdout)
+        regressed = gate(comparison, args.fail_on_regression)
+    return 1 if missed or regressed else 0
+
+
+def read_baseline(args: argparse.Namespace) -> dict | None:
+    """The --baseline report, from --baseline-store or else --save-to; None without --baseline."""
+    if args.baseline is None:
+        if args.fail_on_regression:
+            raise UsageError("--fail-on-regression needs a run to compare with: add --baseline RUN (or latest)")
+        return None
+    store = args.baseline_store or args.save_to
+    if not store:
+        raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE, "
+                         "or --save-to STORE when this run is kept in the same store")
+    return open_run_store(store).get(args.baseline)

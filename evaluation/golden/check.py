@@ -15,7 +15,7 @@ but whose questions have no ``expected`` (an Amazon Bedrock dataset before it is
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 
@@ -58,6 +58,11 @@ class GoldenCheck:
     def ok(self) -> bool:
         """True when nothing stops a run: no errors (warnings allowed)."""
         return not self.errors
+
+    def with_warnings(self, problems: Iterable[GoldenProblem]) -> GoldenCheck:
+        """This check with ``problems`` added to its warnings, in line order (checks made elsewhere, such as
+        stale evidence quotes, which need a search target this package does not know)."""
+        return replace(self, warnings=_in_line_order([*self.warnings, *problems]))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: ``{"ok", "rows", "ready", "unfilled", "drafts", "errors", "warnings"}``."""
