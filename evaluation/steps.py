@@ -28,6 +28,7 @@ from .answers.stale import stale_warnings
 from .errors import GoldenFileError, UsageError, did_you_mean
 from .golden import Golden, Question, explain_problems, question_sha256, read_golden, run_problems
 from .scoring.comparison import SignificanceSettings, compare_with_top, pick_ties
+from .report.notes import missing_note
 from .scoring.judging import GRAINS, judge
 from .scoring.metrics import outcome_arrays, score_matrix, summarise
 from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
@@ -111,7 +112,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
 
     missing = find_missing(targets, questions, settings.by)
     for target_name, gone in missing.items():
-        warn(_missing_sentence(target_name, gone))
+        warn(missing_note(target_name, gone))
     if settings.by == "evidence":  # a quote no chunk holds would score 0 without a word
         for target in targets:
             for sentence in stale_warnings(target, golden.source, questions):
@@ -189,18 +190,6 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
         missing[target.name] = {"unit": "chunk" if by_chunk else "document", "documents": absent,
                                 "questions": lost, "partly": partly}
     return missing
-
-
-def _missing_sentence(target_name: str, gone: dict[str, Any]) -> str:
-    absent = gone["documents"]
-    kind = f"{gone['unit']}{'s' if len(absent) != 1 else ''}"
-    sentence = (f"{target_name} no longer holds {len(absent)} expected {kind}: "
-                f"{', '.join(absent[:10])}{' ...' if len(absent) > 10 else ''}")
-    if gone["questions"]:
-        sentence += f"; questions that can no longer be found there: {', '.join(gone['questions'])}"
-    if gone["partly"]:
-        sentence += f"; questions that lost some of theirs: {', '.join(gone['partly'])}"
-    return sentence
 
 
 def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip: Iterable[str]) -> list[tuple[Target, Setup]]:

@@ -123,7 +123,7 @@ SETUPS = {
 
 def build_report(run_id: str = "20261130T012433123Z-000001", *, created_at: str = "2026-11-30T01:24:33.123000Z",
                  golden_raw: bytes = GOLDEN_RAW, questions: dict | None = None, setups: dict | None = None,
-                 by: str = "doc", depth: int = 20) -> dict:
+                 by: str = "doc", depth: int = 20, with_text: bool = False) -> dict:
     """A small report in the store's format 1. Positions are found by a rule written out here
     (a hit matches an expected "doc" by document, an expected "doc#page=N" by document and page),
     so tests do not lean on ``evaluation.judging`` to make their inputs."""
@@ -167,10 +167,13 @@ def build_report(run_id: str = "20261130T012433123Z-000001", *, created_at: str 
                    "questions": len(questions), "labelled": len(questions), "unfilled": 0, "drafts": 0},
         "collections": ["docs"], "depth": depth, "by": by,
         "question_ids": list(questions),
-        # a report names each question by id and the sha256 of its text; it never holds the text
-        "questions": [{"id": qid, "expected": list(e),
-                       "sha256": hashlib.sha256(TEXTS.get(qid, f"Question {qid}?").encode()).hexdigest()}
-                      for qid, e in questions.items()],
+        # a report names each question by id and the sha256 of its text, never the text; ``with_text``
+        # makes one as reports were made before issue 8, with the text and no hash
+        "questions": ([{"id": qid, "question": f"Question {qid}?", "expected": list(e)} for qid, e in questions.items()]
+                      if with_text else
+                      [{"id": qid, "expected": list(e),
+                        "sha256": hashlib.sha256(TEXTS.get(qid, f"Question {qid}?").encode()).hexdigest()}
+                       for qid, e in questions.items()]),
         "rules": {"balance_points": 4, "time_points": 8},
         "targets": {"local": {"name": "local", "engine": "embedded", "collection": "docs", "chunks": 9, "models": []}},
         "missing": {},

@@ -94,8 +94,8 @@ def test_no_shared_question_is_a_sentence_not_a_crash(tmp_path):
 
 
 def test_reports_that_kept_question_text_are_hashed_and_those_with_neither_match_by_id(tmp_path, make_report):
-    older = make_report()  # questions kept as text, as reports did before the hash
-    same = make_report(run_id="20261130T012433123Z-000002")
+    older = make_report(with_text=True)  # questions kept as text, as reports did before the hash
+    same = make_report(run_id="20261130T012433123Z-000002", with_text=True)
     assert compare_reports(older, same)["questions"]["matched_by"] == "id and text hash"
     for row in same["questions"]:
         row["question"] += " (reworded)"

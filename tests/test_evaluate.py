@@ -158,7 +158,7 @@ def test_a_question_that_still_holds_one_of_its_documents_is_partly_held_not_los
     assert report["missing"]["t"] == {"unit": "document", "documents": ["delta", "gamma"],
                                       "questions": {"gone": ["gamma", "delta"]}, "partly": {"two": ["gamma"]}}
     assert warnings == ["t no longer holds 2 expected documents: delta, gamma; questions that can no longer be "
-                        "found there: gone; questions that lost some of theirs: two"]
+                        "found there: gone; questions that lost some of their expected documents: two"]
 
 
 def test_at_chunk_grain_expected_chunk_ids_are_looked_up_among_the_chunks(tmp_path):

@@ -68,7 +68,7 @@ THREE = {  # found@10: keyword 2 of 3 (q1 at 1, q2 at 2), dense 3 of 3, hybrid 1
 # -- what the page never holds --------------------------------------------------------------------
 
 def test_the_page_names_questions_by_id_and_holds_no_question_text(make_report):
-    report = make_report()  # its "questions" still hold text, as reports made before issue 8 do
+    report = make_report(with_text=True)  # its "questions" still hold text, as reports made before issue 8 do
     texts = [row["question"] for row in report["questions"]]
     assert texts == ["Question q1?", "Question q2?", "Question q3?"]
 
@@ -234,8 +234,8 @@ def test_the_ranked_table_has_found_at_every_cutoff_mrr_ndcg_and_times(make_repo
     elements = Elements(render_html(report))
     heads = [h for h in re.findall(r"<th[^>]*>([^<]+)</th>", render_html(report))]
 
-    assert heads[:11] == ["#", "setup", "found@1", "found@3", "found@5", "found@10", "found@20", "MRR", "nDCG@10",
-                          "median ms", "p95 ms"]
+    assert heads[:12] == ["#", "setup", "found@1", "found@3", "found@5", "found@10", "found@20", "recall@10", "MRR",
+                          "nDCG@10", "median ms", "p95 ms"]
     # keyword: q1 at 1, q2 at 2, q3 not found: MRR (1 + 1/2 + 0) / 3 = 0.500
     row = re.search(r'<tr class="ranked" data-key="local.keyword.bm25".*?</tr>', render_html(report)).group(0)
     assert "<td class=\"num\">0.500</td>" in row
@@ -274,7 +274,7 @@ def test_the_page_explains_each_number_with_the_names_other_tools_use(make_repor
 # -- reports from other versions --------------------------------------------------------------------
 
 def test_a_report_from_a_newer_version_shows_what_it_adds(make_report):
-    report = make_report(setups=THREE)
+    report = make_report(setups=THREE, with_text=True)
     for setup in report["setups"]:
         setup["summary"]["recall"] = {"1": 0.25, "10": 0.875}
         setup["difference_to_top"] = -0.0833

@@ -162,7 +162,7 @@ def azure_search_target(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluate import evaluate
-    from ..golden import question_texts, read_golden
+    from ..golden import read_golden
     from ..report.text import render_questions, render_report
 
     rules = parse_fail_under(args.fail_under)
@@ -188,7 +188,9 @@ def run(args: argparse.Namespace) -> int:
         print(render_report(report))
         if args.questions:
             print()
-            print(render_questions(report, question_texts(golden.raw)))
+            from ..report.html import question_texts
+
+            print(render_questions(report, question_texts(golden.raw, report)))
         if args.save_to:
             print(f"\nSaved as run {report['id']} in {args.save_to}")
     missed = missed_thresholds(report, rules)

@@ -109,10 +109,10 @@ def show_run(args: argparse.Namespace) -> int:
 def kept_question_texts(store, report: dict) -> dict[str, str] | None:
     """The question texts of the golden file a report was made from, when the store keeps it."""
     from ..errors import StoreError
-    from ..golden import question_texts
+    from ..report.html import question_texts
 
     try:
-        return question_texts(store.golden(report["golden"]["sha256"]))
+        return question_texts(store.golden(report["golden"]["sha256"]), report)
     except StoreError:
         return None
 

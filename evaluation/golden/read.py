@@ -17,8 +17,8 @@ from ..errors import GoldenFileError
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from .scan import Scan, load_raw, scan_golden
 
-__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "parse_expected", "question_texts",
-           "read_golden", "save_questions"]
+__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "parse_expected", "read_golden",
+           "save_questions"]
 
 _PROBLEMS_SHOWN = 10
 
@@ -46,12 +46,6 @@ def _explain(source: str | Path, scan: Scan) -> str:
         lines.append(f"  ... and {len(scan.row_errors) - _PROBLEMS_SHOWN} more: "
                      f"run `python -m evaluation golden check {source}` to see them all")
     return "\n".join(lines)
-
-
-def question_texts(raw: bytes) -> dict[str, str]:
-    """``{question id: question text}`` of a golden file's bytes (a kept copy, ``golden_dataset/<sha256>.jsonl``):
-    what a view of a report shows beside the ids, since the report itself holds no text."""
-    return {question.id: question.question for question in scan_golden(raw).questions}
 
 
 def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite: bool = True) -> None:

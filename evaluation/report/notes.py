@@ -3,7 +3,8 @@
 The words are the ones ``evaluate`` warns with before it searches, so the terminal, the HTML page and
 the runs routes say the same thing. Older and newer reports are both read: ``missing[target]`` holds
 ``documents`` and ``questions`` (question id -> the documents it lost, or a list of ids), and may hold
-``partly`` (questions that lost some but not all of their expected documents).
+``partly`` (questions that lost some but not all of their expected documents), and ``unit``
+("document", or "chunk" when a run judged by chunk looked expected chunk ids up).
 """
 from __future__ import annotations
 
@@ -32,12 +33,13 @@ def missing_note(target: str, gone: dict[str, Any], *, limit: int | None = 10) -
     """One sentence: what ``target`` no longer holds and which questions it costs."""
     documents = [str(d) for d in gone.get("documents") or []]
     lost, partly = _ids(gone.get("questions")), _ids(gone.get("partly"))
-    sentence = (f"{target} no longer holds {plural(len(documents), 'expected document')}: "
+    unit = "chunk" if gone.get("unit") == "chunk" else "document"  # at --by chunk, expected chunk ids
+    sentence = (f"{target} no longer holds {plural(len(documents), f'expected {unit}')}: "
                 f"{_listed(documents, limit)}")
     if lost:
         sentence += f"; questions that can no longer be found there: {_listed(lost, limit)}"
     if partly:
-        sentence += f"; questions that lost some of their expected documents: {_listed(partly, limit)}"
+        sentence += f"; questions that lost some of their expected {unit}s: {_listed(partly, limit)}"
     return sentence
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ..golden import question_sha256
 from ..scoring.metrics import CUTOFFS
+from .notes import missing_notes
 
 _PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
                 ("best_for_time", "Best for time"))
@@ -152,9 +152,7 @@ def render_report(report: dict[str, Any]) -> str:
         if section:
             parts += ["", section]
     if report.get("missing"):
-        parts.append("")
-        for target, gone in report["missing"].items():
-            parts.append(f"Missing on {target}: {', '.join(gone['documents'])}{_touched(gone)}")
+        parts += ["", *missing_notes(report)]
     left_out = [f"Left out on {name}: {item['what']} ({item['reason']})"
                 for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
     if left_out:  # what a target's index cannot do, so a missing setup is never a silent one
@@ -162,21 +160,12 @@ def render_report(report: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _touched(gone: dict[str, Any]) -> str:
-    said = []
-    if gone.get("questions"):
-        said.append(f"lost: {', '.join(gone['questions'])}")
-    if gone.get("partly"):
-        said.append(f"partly held: {', '.join(gone['partly'])}")
-    return f" ({'; '.join(said)})" if said else ""
-
-
 def render_questions(report: dict[str, Any], texts: Mapping[str, str] | None = None, *, width: int = 60) -> str:
     """One row per question: where each pick found its first relevant result, and the question's text.
 
-    The report holds no text; ``texts`` (``{id: text}``, read from the kept golden copy) supplies it,
-    and a text is shown only when its sha256 is the one the report recorded for that id. Without
-    ``texts`` the table is ids and positions alone.
+    The report holds no text; ``texts`` (``{id: text}`` from ``html.question_texts``, which keeps only
+    texts whose sha256 is the one the report recorded) supplies it. Without ``texts`` the table is ids
+    and positions alone.
     """
     picks = [key for key in dict.fromkeys(report["picks"].values()) if key is not None]
     ranks = {s["key"]: s.get("ranks") or {} for s in report["setups"]}
@@ -189,9 +178,7 @@ def render_questions(report: dict[str, Any], texts: Mapping[str, str] | None = N
         qid = question["id"]
         cells = [qid, *[str(ranks[key].get(qid) or "-") for key in picks]]
         if shown:
-            text = texts.get(qid)
-            if text is None or question_sha256(text) != question.get("sha256"):
-                text = "(not in the kept golden file)"
+            text = texts.get(qid) or "(not in the kept golden file)"
             cells.append(text if len(text) <= width else text[: width - 1] + "…")
         rows.append(cells)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
