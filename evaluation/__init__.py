@@ -33,17 +33,21 @@ _PUBLIC = {
     # errors
     "EvaluationError": ".errors", "GoldenFileError": ".errors", "CorpusError": ".errors",
     "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
+    "TargetConfigError": ".errors",
+    # which targets a collection searches (the Function App's configuration)
+    "TargetSpec": ".targets", "parse_target_specs": ".targets", "open_target": ".targets",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .engine import EmbeddedTarget, build_index, open_index
     from .errors import (CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError, StoreError,
-                         UsageError)
+                         TargetConfigError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .steps import assemble_report, plan_run, run_setup
     from .store import open_store
     from .target import Hit, Setup, Target
+    from .targets import TargetSpec, open_target, parse_target_specs
 
 
 def __getattr__(name: str) -> Any:

@@ -55,5 +55,9 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
+class TargetConfigError(EvaluationError):
+    """A target configuration (the EVALUATION_TARGETS setting or a targets.json) cannot be used."""
+
+
 class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""

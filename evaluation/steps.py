@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 from .errors import GoldenFileError, UsageError, did_you_mean
-from .golden import Golden, Question, read_golden
+from .golden import Golden, GoldenCheck, Question, read_golden
 from .scoring.judging import GRAINS, judge
-from .scoring.metrics import summarise
+from .scoring.metrics import summarise, timing_summary
 from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
 from .store.runs import REPORT_FORMAT, new_run_id
 from .target import Setup, Target
@@ -209,41 +209,86 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
 
     One untimed warm-up search, every question in one batch (the ranks), then the plan's timed
     questions one at a time as a caller would (the times). ``progress`` gets (done, total, key).
+    The same work as ``rank_setup`` then ``time_setup`` and ``with_times``, which the Function App
+    runs apart (ranks in parallel, timed passes one after another) for the same entry.
     """
     planned_setup(plan, setup_key)
-    settings = EvaluationSettings(**plan["settings"])
-    questions = _plan_questions(plan)
-    timed_ids = set(plan["timed_question_ids"])
-    timed_questions = [q for q in questions if q.id in timed_ids]
-    total, done = setup_steps(plan), 0
-
-    def advance(n: int) -> None:
-        nonlocal done
-        done += n
-        if progress:
-            progress(done, total, setup_key)
-
+    counter = _Counter(setup_steps(plan), setup_key, progress)
     try:
-        setup = next((s for s in target.setups() if s.key == setup_key), None)
-        if setup is None:
-            raise LookupError(f"target {target.name} offers no setup {setup_key} any more")
-        target.search(setup, questions[0].question, settings.depth)  # warm-up, untimed
-        advance(1)
-        batches = target.search_batch(setup, [q.question for q in questions], settings.depth)
-        if len(batches) != len(questions):  # a silent zip would score the wrong results
-            raise RuntimeError(f"the batch search gave {len(batches)} result lists for {len(questions)} questions")
-        advance(len(questions))
-        times = []
-        for question in timed_questions:
-            started = clock()
-            target.search(setup, question.question, settings.depth)
-            times.append(round((clock() - started) * 1000, 3))
-            advance(1)
+        setup = _find_setup(target, setup_key)
+        _warm_up(target, setup, plan)
+        counter.advance(1)
+        entry = _ranked_entry(target, setup, plan)
+        counter.advance(len(plan["questions"]))
+        times = _timed_pass(target, setup, plan, clock, counter)
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
-        advance(total - done)  # the bar still reaches the end
+        counter.finish()
         return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}")
-    entry = {**setup.to_dict(), "ranks": {}, "results": {}, "times_ms": times, "error": None, "summary": None,
+    return with_times(entry, times)
+
+
+def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
+               progress: Progress | None = None) -> dict[str, Any]:
+    """The ranks part of a setup's run: every question in one batch, judged; the entry without times.
+
+    Failures become the entry's ``error`` (as in ``run_setup``). ``times_ms`` stays empty and the
+    summary's time fields unset until ``with_times`` adds what ``time_setup`` measured.
+    ``progress`` gets (questions searched, questions, key) once the batch is back.
+    """
+    planned_setup(plan, setup_key)
+    try:
+        entry = _ranked_entry(target, _find_setup(target, setup_key), plan)
+    except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
+        log.warning("setup %s failed: %s", setup_key, err)
+        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}")
+    if progress:
+        progress(len(plan["questions"]), len(plan["questions"]), setup_key)
+    return entry
+
+
+def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
+               clock: Clock = time.perf_counter) -> list[float]:
+    """The times part of a setup's run: one untimed warm-up, then each of the plan's timed questions
+    searched alone as a caller would (query embedding and reranking included, nothing cached), in ms.
+
+    Raises what the search raises: the caller decides what a failed timed pass means (``run_setup``
+    and the Function App make it the setup's error). ``progress`` gets (done, 1 + timed, key).
+    Times are only comparable when nothing else searches on the same cores meanwhile: the caller
+    runs timed passes one after another.
+    """
+    planned_setup(plan, setup_key)
+    counter = _Counter(1 + len(plan["timed_question_ids"]), setup_key, progress)
+    setup = _find_setup(target, setup_key)
+    _warm_up(target, setup, plan)
+    counter.advance(1)
+    return _timed_pass(target, setup, plan, clock, counter)
+
+
+def with_times(entry: dict[str, Any], times_ms: Sequence[float]) -> dict[str, Any]:
+    """``entry`` from ``rank_setup`` with ``times_ms`` and the summary's time fields filled in (a copy)."""
+    if entry.get("error") is not None or entry.get("summary") is None:
+        raise UsageError(f"setup {entry.get('key')} has no ranks to add times to (it failed: {entry.get('error')})")
+    done = copy.deepcopy(entry)
+    done["times_ms"] = list(times_ms)
+    done["summary"].update(timing_summary(times_ms))
+    return done
+
+
+def _find_setup(target: Target, setup_key: str) -> Setup:
+    setup = next((s for s in target.setups() if s.key == setup_key), None)
+    if setup is None:
+        raise LookupError(f"target {target.name} offers no setup {setup_key} any more")
+    return setup
+
+
+def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any]) -> dict[str, Any]:
+    settings = EvaluationSettings(**plan["settings"])
+    questions = _plan_questions(plan)
+    batches = target.search_batch(setup, [q.question for q in questions], settings.depth)
+    if len(batches) != len(questions):  # a silent zip would score the wrong results
+        raise RuntimeError(f"the batch search gave {len(batches)} result lists for {len(questions)} questions")
+    entry = {**setup.to_dict(), "ranks": {}, "results": {}, "times_ms": [], "error": None, "summary": None,
              "rank": None, "neighbours": []}
     outcomes = []
     for question, hits in zip(questions, batches):
@@ -251,8 +296,43 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
         outcomes.append(outcome)
         entry["ranks"][question.id] = outcome.first
         entry["results"][question.id] = [hit.to_row() for hit in hits]
-    entry["summary"] = summarise(outcomes, times)
+    entry["summary"] = summarise(outcomes)
     return entry
+
+
+def _warm_up(target: Target, setup: Setup, plan: dict[str, Any]) -> None:
+    """One untimed search, so loading models and first-touch costs never land in a timed search."""
+    target.search(setup, plan["questions"][0]["question"], plan["settings"]["depth"])
+
+
+def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock, counter: _Counter) -> list[float]:
+    timed_ids = set(plan["timed_question_ids"])
+    depth = plan["settings"]["depth"]
+    times = []
+    for row in plan["questions"]:
+        if row["id"] not in timed_ids:
+            continue
+        started = clock()
+        target.search(setup, row["question"], depth)
+        times.append(round((clock() - started) * 1000, 3))
+        counter.advance(1)
+    return times
+
+
+class _Counter:
+    """Progress of one setup's steps, reported as (done, total, key)."""
+
+    def __init__(self, total: int, key: str, progress: Progress | None) -> None:
+        self.total, self.key, self.progress, self.done = total, key, progress, 0
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if self.progress:
+            self.progress(self.done, self.total, self.key)
+
+    def finish(self) -> None:
+        """The bar still reaches the end when a setup fails."""
+        self.advance(self.total - self.done)
 
 
 # -- step 3: the report -------------------------------------------------------------------------------
@@ -296,3 +376,35 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
     }
+
+
+# -- a run that cannot start --------------------------------------------------------------------------
+
+def refusal_report(reason: str, *, source: str, sha256: str, run_id: str, created_at: datetime | str,
+                   check: GoldenCheck | None = None, by: str = "doc", depth: int = 20, balance: float = 4,
+                   time_points: float = 8, timed: int = DEFAULT_TIMED, seed: int = 0) -> dict[str, Any]:
+    """The report of a run that could not start: no setup ran, nothing is picked, and ``refused``
+    says why (``reason``, a sentence) with every error of the golden file by line when ``check`` has
+    some. Warnings are left out (they may quote document text); errors name fields, ids and expected
+    documents only. Made by ``assemble_report`` from an empty plan, so it has every key a report has.
+    """
+    settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth, timed=timed,
+                                  seed=seed)
+    errors = [{"line": p.line, "message": p.message} for p in (check.errors if check else ())]
+    counts = ({"format": check.format, "questions": check.rows, "labelled": check.ready,
+               "unfilled": check.unfilled, "drafts": check.drafts} if check else {})
+    plan = {
+        "format": PLAN_FORMAT, "run_id": run_id,
+        "created_at": _utc(created_at).isoformat().replace("+00:00", "Z"),
+        "settings": asdict(settings),
+        "golden": {"source": source, "sha256": sha256, **counts, "problems": errors},
+        "questions": [], "timed_question_ids": [], "setups": [], "targets": {}, "missing": {},
+    }
+    report = assemble_report(plan, [])
+    report["refused"] = {"reason": reason, "errors": errors}
+    return report
+
+
+def golden_errors_reason(check: GoldenCheck) -> str:
+    """Why a run with this golden file is refused, in a sentence."""
+    return f"the golden file has {len(check.errors)} error(s); fix them (`python -m evaluation golden check`) and save it again"

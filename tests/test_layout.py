@@ -19,6 +19,7 @@ LAYERS = [
     {"golden"},
     {"scoring"},
     {"report"},
+    {"targets"},
     {"steps"},
     {"evaluate"},
     {"cli", "__main__"},

@@ -79,9 +79,10 @@ def list_runs(args: argparse.Namespace) -> int:
         ran = {k: v for k, v in row["found_10"].items() if v is not None}
         # The report's own pick (its rank rule breaks ties); older rows without picks: the most found.
         best = row["picks"].get("finds_the_most") or (max(ran, key=lambda k: (ran[k], k)) if ran else None)
+        outcome = (f"refused: {row['refused']}" if row.get("refused")
+                   else f"{ran[best]} {best}" if best else "none ran")
         table.append([row["id"], row["created_at"] or "", (row["golden"]["sha256"] or "")[:12],
-                      str(row["golden"]["questions"]), ", ".join(row["collections"]),
-                      f"{ran[best]} {best}" if best else "none ran"])
+                      str(row["golden"]["questions"]), ", ".join(row["collections"]), outcome])
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())

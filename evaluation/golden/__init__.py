@@ -5,10 +5,11 @@ wrong with each line for a person to fix; ``golden_template`` drafts rows from a
 """
 from __future__ import annotations
 
-from .check import GoldenCheck, check_golden
-from .read import read_golden, save_questions
+from .check import GoldenCheck, check_golden, check_golden_bytes
+from .read import golden_from_bytes, read_golden, save_questions
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from .template import golden_template
 
 __all__ = ["ExpectedItem", "Golden", "GoldenCheck", "GoldenProblem", "Question", "check_golden",
-           "golden_template", "parse_expected", "read_golden", "save_questions"]
+           "check_golden_bytes", "golden_from_bytes", "golden_template", "parse_expected", "read_golden",
+           "save_questions"]

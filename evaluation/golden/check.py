@@ -103,6 +103,12 @@ def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | N
     except GoldenFileError as err:
         return GoldenCheck(source=str(source), rows=0, ready=0, unfilled=0, drafts=0,
                            errors=(GoldenProblem(None, str(err)),), warnings=())
+    return check_golden_bytes(raw, source, corpus)
+
+
+def check_golden_bytes(raw: bytes, source: str | Path,
+                       corpus: HoldsDocuments | HasDocumentIds | None = None) -> GoldenCheck:
+    """``check_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
     scan = scan_golden(raw)
     warnings = list(scan.row_warnings)
     if corpus is not None:

@@ -19,8 +19,8 @@ from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expect
 from .scan import Scan, load_raw, scan_golden
 from .wording import plural
 
-__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "parse_expected", "read_golden",
-           "save_questions"]
+__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
+           "read_golden", "save_questions"]
 
 logger = logging.getLogger(__name__)
 _PROBLEMS_SHOWN = 10
@@ -32,7 +32,11 @@ def read_golden(source: str | Path) -> Golden:
     Raises ``GoldenFileError`` only when the file is missing or unreadable, empty, or holds no
     question at all; the message says how to fix it.
     """
-    raw = load_raw(source)
+    return golden_from_bytes(load_raw(source), source)
+
+
+def golden_from_bytes(raw: bytes, source: str | Path) -> Golden:
+    """``read_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
     scan = scan_golden(raw)
     if scan.file_errors:
         raise GoldenFileError(_explain(source, scan))

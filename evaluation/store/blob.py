@@ -178,3 +178,46 @@ def read_blob_bytes(address: str, *, connection_string: str | None = None) -> by
             return read_blob(client, parsed.path)
         except FileNotFoundError as err:
             raise FileNotFoundError(f"{address}: no such blob") from err
+
+
+def write_blob(container: Any, name: str, data: bytes) -> None:
+    """Upload ``data`` as ``name`` in one request, replacing whatever was there."""
+    with _translated(f"{container.url}/{name}"):
+        container.upload_blob(name, data, overwrite=True)
+
+
+def upload_file(container: Any, name: str, path: Any) -> None:
+    """Upload the local file at ``path`` as ``name`` (streamed; large files go in blocks), replacing it."""
+    with _translated(f"{container.url}/{name}"), open(path, "rb") as handle:
+        container.upload_blob(name, handle, overwrite=True)
+
+
+def download_file(container: Any, name: str, path: Any) -> None:
+    """Stream blob ``name`` into the local file at ``path``; ``FileNotFoundError`` when it is absent."""
+    with _translated(f"{container.url}/{name}"), open(path, "wb") as handle:
+        container.download_blob(name).readinto(handle)
+
+
+def delete_blobs(container: Any, names: list[str]) -> None:
+    """Delete every blob in ``names``; one already gone is no error."""
+    from azure.core.exceptions import ResourceNotFoundError
+
+    for name in names:
+        with _translated(f"{container.url}/{name}"):
+            try:
+                container.delete_blob(name)
+            except ResourceNotFoundError:
+                pass
+
+
+def blob_endpoint(connection_string: str) -> str:
+    """The Blob endpoint a connection string names (``https://<acct>.blob.core.windows.net``, or
+    Azurite's ``http://127.0.0.1:<port>/devstoreaccount1``), without a trailing "/"."""
+    from azure.storage.blob import BlobServiceClient
+
+    try:
+        service = BlobServiceClient.from_connection_string(connection_string)
+    except ValueError as err:
+        raise StoreError(f"the storage connection string cannot be used ({err}); copy it again "
+                         "from the storage account's Access keys page") from err
+    return service.url.rstrip("/")

@@ -119,11 +119,29 @@ class RunStore(ABC):
             golden_path = f"{GOLDEN_DIR}/{actual}.jsonl"
         report_path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
         if golden_path is not None:
-            self._write_new(golden_path, golden_raw)  # already kept: same name, same bytes
+            self.keep_golden(golden_raw)
         if not self._write_new(report_path, data):
             raise StoreError(f"run {run_id} is already in the store {self.address}; "
                              "a run is kept once, so make a new id with new_run_id")
         return self._full(report_path)
+
+    def keep_golden(self, golden_raw: bytes) -> str:
+        """Keep a golden file's bytes once, as ``golden_dataset/<sha256>.jsonl``; the path kept.
+
+        A version already kept is left as it is: the same name always holds the same bytes.
+        """
+        path = f"{GOLDEN_DIR}/{hashlib.sha256(golden_raw).hexdigest()}.jsonl"
+        self._write_new(path, golden_raw)
+        return self._full(path)
+
+    def has(self, run_id: str) -> bool:
+        """Whether the store keeps a report for ``run_id`` (a retried save can ask before saving)."""
+        check_run_id(run_id)
+        try:
+            self._read(f"{RUNS_DIR}/{run_id}/{REPORT_NAME}")
+        except FileNotFoundError:
+            return False
+        return True
 
     def ids(self) -> list[str]:
         """Every run id in the store, newest first."""
@@ -161,7 +179,8 @@ class RunStore(ABC):
         """A page of runs, newest first: id, time, golden file, collections, each setup's found@10.
 
         ``found_10`` maps each setup key to how many questions had a relevant result in the top 10,
-        or None for a setup that failed.
+        or None for a setup that failed. ``refused`` says why a run never started (its golden file
+        had errors), else None.
         """
         if limit < 0 or offset < 0:
             raise StoreError(f"limit and offset count runs and cannot be negative (got {limit}, {offset})")
@@ -198,6 +217,7 @@ def _history_row(report: dict[str, Any]) -> dict[str, Any]:
         "found_10": {s["key"]: (s["summary"]["counts"]["10"] if s.get("summary") else None)
                      for s in report.get("setups") or []},
         "picks": dict(report.get("picks") or {}),
+        "refused": (report.get("refused") or {}).get("reason"),
     }
 
 
