@@ -19,7 +19,7 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import GoldenFileError, UsageError, did_you_mean
 from .golden import Golden, GoldenCheck, Question, read_golden
@@ -273,6 +273,50 @@ def with_times(entry: dict[str, Any], times_ms: Sequence[float]) -> dict[str, An
     done["times_ms"] = list(times_ms)
     done["summary"].update(timing_summary(times_ms))
     return done
+
+
+def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
+                clock: Clock = time.perf_counter) -> dict[str, dict[str, Any]]:
+    """Every setup's timed pass, strictly one after another (``targets`` by name).
+
+    ``{key: {"times_ms": [...]}}``, or ``{key: {"error": "..."}}`` for a setup whose warm-up or timed
+    searches failed (that setup's failure, as in ``run_setup``; the others go on).
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for key in setup_keys:
+        target = targets[planned_setup(plan, key)["target"]]
+        try:
+            found[key] = {"times_ms": time_setup(target, plan, key, clock=clock)}
+        except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
+            log.warning("timing setup %s failed: %s", key, err)
+            found[key] = {"error": f"{type(err).__name__}: {err}"}
+    return found
+
+
+def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], times: Mapping[str, dict[str, Any]],
+                   failures: Mapping[str, str] = {}) -> list[dict[str, Any]]:
+    """One entry per planned setup, for ``assemble_report``, from the parts a split run made.
+
+    ``ranked``: ``rank_setup`` entries by key; ``times``: what ``time_setups`` gave; ``failures``: why
+    a setup's step never finished (a retried activity that still failed). A setup with no entry, an
+    entry with an error, or no times, is a ``failed_entry`` saying which.
+    """
+    entries = []
+    for planned in plan["setups"]:
+        key = planned["key"]
+        entry, timed = ranked.get(key), times.get(key)
+        if key in failures:
+            entries.append(failed_entry(plan, key, failures[key]))
+        elif entry is None:
+            entries.append(failed_entry(plan, key, "no ranks were kept for this setup"))
+        elif entry.get("error") is not None:
+            entries.append(copy.deepcopy(entry))
+        elif timed is None or "times_ms" not in timed:
+            why = (timed or {}).get("error") or "its timed pass never ran"
+            entries.append(failed_entry(plan, key, why))
+        else:
+            entries.append(with_times(entry, timed["times_ms"]))
+    return entries
 
 
 def _find_setup(target: Target, setup_key: str) -> Setup:

@@ -332,3 +332,9 @@ def _not_wired(spec: TargetSpec) -> EvaluationError:
     return TargetConfigError(f'{spec.source}: engine "{spec.engine}" cannot be opened by this build of the app '
                              '(the Azure AI Search target is not part of it yet); use "engine": "embedded" '
                              "or deploy a build that includes it")
+
+
+def opened_state(target: Target) -> str | None:
+    """The state an opened target holds, for a run to pin (embedded: its index's fingerprint)."""
+    described = target.describe()
+    return described.get("state") or described.get("fingerprint")

@@ -6,11 +6,13 @@ import json
 import os
 import re
 import sys
+import tempfile
 
 from ..errors import UsageError
 from ..scoring.metrics import CUTOFFS
 from .common import ProgressBar, add_chunking_options, default_index_dir, index_settings
 
+CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"  # Blob addresses; read here, at the edge
 _FAIL_UNDER = re.compile(r"^(found@(\d+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 
 
@@ -21,7 +23,10 @@ def register(subparsers) -> None:
                     "golden file's labelled questions; print the ranked table and the three picks.")
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
-    where.add_argument("--index", help="an index folder built by `python -m evaluation index`")
+    where.add_argument("--index", help="an index folder built by `python -m evaluation index`, or the Blob "
+                                       "address it was published to (fetched once into --index-cache)")
+    parser.add_argument("--index-cache", help="where a published index is fetched to "
+                                              "(default <tempdir>/retrieval-eval-indexes)")
     parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset)")
     parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
     parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in")
@@ -75,12 +80,22 @@ def build_targets(args: argparse.Namespace, bar: ProgressBar):
     from ..engine.index import build_index, open_index
     from ..engine.target import EmbeddedTarget
 
+    from ..store.sources import is_blob_address
+
+    described = None
     if args.corpus:
         folder = args.index_dir or default_index_dir(args.corpus)
         build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads)
+    elif is_blob_address(args.index):
+        from ..engine.published import fetch_index
+
+        cache = args.index_cache or os.path.join(tempfile.gettempdir(), "retrieval-eval-indexes")
+        folder = fetch_index(args.index, cache, connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
+        described = args.index.rstrip("/")
     else:
         folder = args.index
-    return [EmbeddedTarget(open_index(folder), rerank_candidates=args.rerank_candidates, threads=args.threads)]
+    return [EmbeddedTarget(open_index(folder), rerank_candidates=args.rerank_candidates, threads=args.threads,
+                           described_index=described)]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -93,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     if save_to and save_to.startswith(("http://", "https://")):
         from ..store import open_store
 
-        save_to = open_store(save_to, connection_string=os.environ.get("AZURE_STORAGE_CONNECTION_STRING"))
+        save_to = open_store(save_to, connection_string=os.environ.get(CONNECTION_STRING_VARIABLE))
     try:
         targets = build_targets(args, bar)
         report = evaluate(targets, args.golden, save_to=save_to, only=args.only, skip=args.skip,
