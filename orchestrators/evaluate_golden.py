@@ -37,7 +37,7 @@ RETRY = df.RetryOptions(first_retry_interval_in_milliseconds=5_000, max_number_o
 REASON_LENGTH = 300  # a failed step's reason, as kept in the report: its first line, cut here
 
 
-@bp.orchestration_trigger(context_name="context")
+@bp.orchestration_trigger(context_name="context", input_type=dict)
 def evaluate_golden(context: df.DurableOrchestrationContext) -> Generator[Any, Any, dict]:
     job = context.get_input()
     collection, sha256 = job["collection"], job["sha256"]
@@ -128,8 +128,8 @@ def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str
 
 def _reason(error: BaseException) -> str:
     """The first line of a failed step's reason (the extension appends the stack trace after it)."""
-    text = str(error).strip().splitlines()
-    return (text[0] if text else type(error).__name__)[:REASON_LENGTH]
+    lines = [line.strip() for line in str(error).strip().splitlines()]
+    return (lines[0] if lines else type(error).__name__)[:REASON_LENGTH]
 
 
 def _discard(context: df.DurableOrchestrationContext, run: dict) -> Generator[Any, Any, None]:
