@@ -145,6 +145,8 @@ class DurableHost:
         self.activity_log: list[tuple[str, str, Any]] = []  # (instance, activity, input) in the order run
         self.largest_payload = (0, "")  # bytes, what: the largest activity input or result seen
         self.starts: list[str] = []
+        self.requests: list[tuple[str, str]] = []  # (method, path) of every management call
+        self.hidden_once: set[str] = set()  # ids whose next status read says "no instance" (a race)
         self.server: ThreadingHTTPServer | None = None
 
     # -- the management API --------------------------------------------------------------------------
@@ -165,7 +167,8 @@ class DurableHost:
     def status(self, instance_id: str) -> tuple[int, dict[str, Any] | None]:
         with self.lock:
             inst = self.instances.get(instance_id)
-            if inst is None:
+            if inst is None or instance_id in self.hidden_once:
+                self.hidden_once.discard(instance_id)
                 return 404, None
             code = 202 if inst.status in RUNNING_STATES else 200
             return code, {"name": inst.name, "instanceId": inst.id, "runtimeStatus": inst.status,
@@ -323,6 +326,7 @@ class DurableHost:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:  # noqa: N802
+                host.requests.append(("GET", self.path))
                 parts = urlsplit(self.path).path.split("/")
                 if parts[1:3] == ["durabletask", "instances"] and len(parts) == 4:
                     self._send(*host.status(unquote(parts[3])))
@@ -330,6 +334,7 @@ class DurableHost:
                     self._send(404, None)
 
             def do_POST(self) -> None:  # noqa: N802
+                host.requests.append(("POST", self.path))
                 parts = urlsplit(self.path).path.split("/")
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if parts[1:3] == ["durabletask", "orchestrators"] and len(parts) == 5:

@@ -85,13 +85,16 @@ def parse_address(address: str) -> BlobAddress:
 
 
 def container_client(address: BlobAddress, *, connection_string: str | None = None,
-                     credential: object | None = None) -> Any:
-    """A ``ContainerClient`` for the address's container, signed in as the module docstring says."""
+                     credential: object | None = None, **options: Any) -> Any:
+    """A ``ContainerClient`` for the address's container, signed in as the module docstring says.
+
+    ``options`` go to the SDK's client (``retry_total=3``: fewer tries where the caller retries itself).
+    """
     from azure.storage.blob import BlobServiceClient
 
     if connection_string:
         try:
-            service = BlobServiceClient.from_connection_string(connection_string)
+            service = BlobServiceClient.from_connection_string(connection_string, **options)
         except ValueError as err:
             raise StoreError(f"the storage connection string cannot be used ({err}); copy it again "
                              "from the storage account's Access keys page") from err
@@ -99,17 +102,18 @@ def container_client(address: BlobAddress, *, connection_string: str | None = No
             raise StoreError(f"{address.text}: the address names account {address.account!r} but the "
                              f"connection string is for {service.account_name!r}; use one account for both")
     elif credential is not None:
-        service = BlobServiceClient(address.account_url, credential=credential)
+        service = BlobServiceClient(address.account_url, credential=credential, **options)
     elif address.path_style and address.account == DEV_ACCOUNT:
         service = BlobServiceClient(address.account_url,
-                                    credential={"account_name": DEV_ACCOUNT, "account_key": DEV_ACCOUNT_KEY})
+                                    credential={"account_name": DEV_ACCOUNT, "account_key": DEV_ACCOUNT_KEY},
+                                    **options)
     elif address.path_style:
         raise StoreError(f"{address.text}: an emulator account other than {DEV_ACCOUNT} needs its "
                          "connection string; set AZURE_STORAGE_CONNECTION_STRING")
     else:
         from azure.identity import DefaultAzureCredential
 
-        service = BlobServiceClient(address.account_url, credential=DefaultAzureCredential())
+        service = BlobServiceClient(address.account_url, credential=DefaultAzureCredential(), **options)
     return service.get_container_client(address.container)
 
 
