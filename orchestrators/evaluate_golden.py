@@ -32,7 +32,8 @@ from evaluation.store.runs import new_run_id
 
 bp = df.Blueprint()
 
-# A passing fault (storage, a model load, an instance recycled) gets two more tries, 5 s then 10 s later.
+# A passing fault (storage, a model load, an instance recycled) gets two more tries, each 5 s after the
+# failed one (Python's retry options carry no backoff: the extension's coefficient of 1 applies).
 RETRY = df.RetryOptions(first_retry_interval_in_milliseconds=5_000, max_number_of_attempts=3)
 REASON_LENGTH = 300  # a failed step's reason, as kept in the report: its first line, cut here
 

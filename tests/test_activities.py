@@ -221,3 +221,44 @@ def test_a_timed_pass_waits_for_ranking_to_finish_and_keeps_ranking_out(tmp_path
     assert sorted(order[:2]) == ["rank1 starts", "rank2 starts"]  # shared: both hold the cores at once
     assert order.index("timing starts") > max(order.index("rank1 ends"), order.index("rank2 ends"))
     assert order.index("rank3 starts") > order.index("timing ends")
+
+
+# -- with the shipped sample's index (no model runs: keyword only) -------------------------------------
+
+@pytest.fixture
+def sample_run(app, sample_index, monkeypatch):
+    import app_settings
+    from evaluation.engine.published import publish_index
+
+    publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
+    sample = (sample_index.parent.parent / "samples" / "golden.jsonl").read_bytes().splitlines(keepends=True)
+    data = b"".join(sample[:3])
+    app.save("docs/golden.jsonl", data)
+    sha = hashlib.sha256(data).hexdigest()
+    call("keep_golden", {"collection": "docs", "sha256": sha})
+    monkeypatch.setenv("EVALUATION_ONLY", "keyword")
+    app_settings.current_settings.cache_clear()
+    return {**RUN, "sha256": sha}
+
+
+def test_setup_patterns_that_match_nothing_are_refused_with_the_setups_there_are(app, sample_run, monkeypatch):
+    import app_settings
+
+    monkeypatch.setenv("EVALUATION_ONLY", "hybird")
+    app_settings.current_settings.cache_clear()
+
+    answer = call("plan_evaluation", {**sample_run, "state": None})
+
+    assert answer["refused"].startswith('"hybird" matches no setup. Did you mean "hybrid"?')
+
+
+def test_a_run_searches_the_index_version_it_planned_with_after_a_newer_one_is_published(app, sample_run, tmp_path):
+    from app_fixtures import publish_fake_index
+
+    planned = call("plan_evaluation", {**sample_run, "state": None})
+    assert planned == {"setups": ["local.keyword.bm25"]}
+    publish_fake_index(app, tmp_path / "newer", "indexes/docs", "9" * 64)  # an ingestion pipeline, mid-run
+
+    ranked = call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
+
+    assert ranked == {"key": "local.keyword.bm25", "ok": True}  # the newer "index" holds no chunks to open

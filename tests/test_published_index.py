@@ -170,3 +170,25 @@ def test_the_index_command_publishes_to_a_blob_address(where, capsys, monkeypatc
     assert published_fingerprint(address, connection_string=azurite.connection_string) == fingerprint
     current = json.loads(blob(azurite, container).download_blob(f"indexes/docs/{CURRENT}").readall())
     assert current == {"format": 1, "fingerprint": fingerprint}
+
+
+def test_a_publish_that_stops_half_way_leaves_the_current_version_current(where, tmp_path, monkeypatch):
+    import evaluation.store.blob as blob_module
+
+    azurite, container, address = where
+    publish_index(fake_index(tmp_path / "v1", FP1), address, connection_string=azurite.connection_string)
+    real_upload, uploads = blob_module.upload_file, []
+
+    def upload_then_fail(container_client, name, path):
+        uploads.append(name)
+        if len(uploads) == 2:
+            raise OSError("the network went away")
+        real_upload(container_client, name, path)
+
+    monkeypatch.setattr(blob_module, "upload_file", upload_then_fail)
+    with pytest.raises(OSError):
+        publish_index(fake_index(tmp_path / "v2", FP2, "beta"), address, connection_string=azurite.connection_string)
+
+    assert published_fingerprint(address, connection_string=azurite.connection_string) == FP1
+    with pytest.raises(SearchIndexError, match="was never published whole"):
+        fetch_index(address, tmp_path / "cache", fingerprint=FP2, connection_string=azurite.connection_string)

@@ -212,8 +212,10 @@ def test_a_refused_run_is_a_report_with_no_setups_and_every_golden_error(tmp_pat
     from evaluation.steps import golden_errors_reason, refusal_report
     from evaluation.store import LocalStore
 
-    raw = b'{"question": "Where?", "expeted": ["a"]}\n{"question": "Where else?", "expected": "b"}\n'
+    raw = (b'{"question": "Where?", "expeted": ["a"]}\n{"question": "Where else?", "expected": "b"}\n'
+           b'{"question": "Where now?", "expected": ["c"], "evidence": ["secret words"]}\n')
     check = check_golden_bytes(raw, "docs/golden.jsonl")
+    assert any("secret words" in w.message for w in check.warnings)
     report = refusal_report(golden_errors_reason(check), source="docs/golden.jsonl",
                             sha256=hashlib.sha256(raw).hexdigest(),
                             run_id="run-9", created_at=MOMENT, check=check)
@@ -223,8 +225,9 @@ def test_a_refused_run_is_a_report_with_no_setups_and_every_golden_error(tmp_pat
     normal = assemble_report(plan, [run_setup(target, plan, s["key"]) for s in plan["setups"]])
     assert set(report) == set(normal) | {"refused"}  # every key a report has, whatever the report becomes
     assert report["setups"] == [] and set(report["picks"].values()) == {None}
-    assert [e["line"] for e in report["refused"]["errors"]] == [1, 2, None]
-    assert report["refused"]["reason"].startswith("the golden file has 3 error(s)")
+    assert [e["line"] for e in report["refused"]["errors"]] == [1, 2]
+    assert report["refused"]["reason"].startswith("the golden file has 2 error(s)")
+    assert "secret words" not in json.dumps(report) and "Where" not in json.dumps(report)  # no warnings, no text
     store = LocalStore(tmp_path / "store")
     store.save(report, raw)
     assert store.history()[0]["refused"] == report["refused"]["reason"]

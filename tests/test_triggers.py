@@ -302,3 +302,16 @@ def test_an_index_never_published_answers_400_with_the_command(app):
     code, body, _ = post(app, {"collection": "docs"})
 
     assert code == 400 and "python -m evaluation index CORPUS --out" in body["error"]
+
+
+def test_storage_out_of_reach_answers_503_to_retry_later(published, monkeypatch):
+    import app_settings
+
+    closed = published.azurite.connection_string.replace(published.azurite.blob_endpoint.split("/")[2], "127.0.0.1:9")
+    monkeypatch.setenv("EVALUATION_STORAGE_CONNECTION_STRING", closed)
+    app_settings.current_settings.cache_clear()
+
+    code, body, _ = post(published, {"collection": "docs"})
+
+    assert code == 503 and "cannot reach the storage account" in body["error"]
+    assert published.host.requests == []
