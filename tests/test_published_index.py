@@ -97,8 +97,10 @@ def test_a_run_pinned_to_an_older_fingerprint_still_fetches_it_after_a_newer_pub
 def test_a_file_changed_after_publishing_is_refused_and_nothing_is_left_in_the_cache(where, tmp_path):
     azurite, container, address = where
     publish_index(fake_index(tmp_path / "built", FP1), address, connection_string=azurite.connection_string)
-    blob(azurite, container).upload_blob(f"indexes/docs/{FP1}/chunks.jsonl", b'{"id": "a:0", "text": "evil"}\n',
-                                         overwrite=True)
+    original = (tmp_path / "built" / "chunks.jsonl").read_bytes()
+    tampered = original.replace(b"alpha", b"omega")  # same size: only the sha256 tells them apart
+    assert len(tampered) == len(original) and tampered != original
+    blob(azurite, container).upload_blob(f"indexes/docs/{FP1}/chunks.jsonl", tampered, overwrite=True)
 
     with pytest.raises(SearchIndexError, match=f"{FP1[:12]}/chunks.jsonl does not match its checksum in files.json; "
                                                "publish the index again"):
@@ -126,7 +128,7 @@ def test_a_manifest_that_names_another_fingerprint_is_refused(where, tmp_path):
         fetch_index(address, tmp_path / "cache", connection_string=azurite.connection_string)
 
 
-@pytest.mark.parametrize("path", ["../outside.txt", "/etc/passwd", ".fetched"])
+@pytest.mark.parametrize("path", ["../outside.txt", "bm25/../../outside.txt", "/etc/passwd", ".fetched"])
 def test_a_listing_that_would_write_outside_the_folder_is_refused(where, tmp_path, path):
     azurite, container, address = where
     publish_index(fake_index(tmp_path / "built", FP1), address, connection_string=azurite.connection_string)

@@ -9,8 +9,8 @@ Layout under the index's address (``https://<acct>.blob.core.windows.net/indexes
 
 A version is written whole before ``current.json`` names it, and never changed after its
 ``files.json`` exists, so a run that pinned a fingerprint can still fetch it after a newer one is
-published (old versions stay until someone deletes them). A fetch checks every file's size and
-sha256 against ``files.json`` and the manifest's fingerprint against the version's name before the
+published (old versions stay until someone deletes them). A fetch checks every file's sha256
+against ``files.json`` and the manifest's fingerprint against the version's name before the
 folder is moved into place; a fetch that stops half way leaves nothing behind.
 """
 from __future__ import annotations
@@ -165,7 +165,7 @@ def _download(address: str, fingerprint: str, home: Path, folder: Path, connecti
                 except FileNotFoundError as err:
                     raise SearchIndexError(f"{address}: {fingerprint[:12]}/{item['path']} is listed but "
                                            "missing; publish the index again") from err
-                if local.stat().st_size != item["bytes"] or _sha256_file(local) != item["sha256"]:
+                if _sha256_file(local) != item["sha256"]:
                     raise SearchIndexError(f"{address}: {fingerprint[:12]}/{item['path']} does not match its "
                                            "checksum in files.json; publish the index again")
         manifest = read_manifest(staging)
