@@ -262,3 +262,46 @@ def test_a_run_searches_the_index_version_it_planned_with_after_a_newer_one_is_p
     ranked = call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
 
     assert ranked == {"key": "local.keyword.bm25", "ok": True}  # the newer "index" holds no chunks to open
+
+
+def hold_cores(alone: bool, order: list, seconds: float = 1.0) -> threading.Thread:
+    """Another activity holding this instance's cores (alone, or shared) for ``seconds``."""
+    import app_settings
+    from activities._shared import cores
+
+    def hold():
+        with cores(app_settings.current_settings(), alone=alone):
+            order.append("held")
+            time.sleep(seconds)
+            order.append("released")
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    while "held" not in order:
+        time.sleep(0.01)
+    return thread
+
+
+def test_ranking_waits_while_a_timed_pass_holds_the_cores(app, sample_run):
+    call("plan_evaluation", {**sample_run, "state": None})
+    order = []
+    timing = hold_cores(True, order)
+
+    call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
+    order.append("ranked")
+    timing.join()
+
+    assert order == ["held", "released", "ranked"]
+
+
+def test_a_timed_pass_waits_while_ranking_holds_the_cores(app, sample_run):
+    call("plan_evaluation", {**sample_run, "state": None})
+    call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
+    order = []
+    ranking = hold_cores(False, order)
+
+    answer = call("time_setups", {"collection": "docs", "run_id": RUN["run_id"], "keys": ["local.keyword.bm25"]})
+    order.append("timed")
+    ranking.join()
+
+    assert order == ["held", "released", "timed"] and answer == {"timed": 1, "failed": 0}
