@@ -12,7 +12,7 @@ from typing import Any
 
 from app_settings import AppSettings, SettingsError
 from evaluation.store.collections import TARGETS_NAME, CollectionFolder
-from evaluation.targets import TargetSpec, Trust, parse_target_specs, targets_for
+from evaluation.targets import SearchDefaults, TargetSpec, Trust, parse_target_specs, targets_for
 
 
 def account_url(settings: AppSettings) -> str:
@@ -52,12 +52,19 @@ def collection_folder(settings: AppSettings, collection: str) -> CollectionFolde
 
 
 def trust(settings: AppSettings) -> Trust:
-    """What a collection's targets.json may point at: this app's storage account and search endpoint."""
-    return Trust(storage_account_url=account_url(settings), search_endpoint=settings.search_endpoint)
+    """What a collection's targets.json may point at: this app's storage account, search and OpenAI endpoints."""
+    return Trust(storage_account_url=account_url(settings), search_endpoint=settings.search_endpoint,
+                 openai_endpoint=settings.openai_endpoint)
+
+
+def search_defaults(settings: AppSettings) -> SearchDefaults:
+    return SearchDefaults(search_endpoint=settings.search_endpoint, openai_endpoint=settings.openai_endpoint,
+                          openai_deployment=settings.openai_embedding_deployment)
 
 
 def collection_targets(settings: AppSettings, folder: CollectionFolder) -> tuple[TargetSpec, ...]:
     """The specs ``folder``'s collection searches (its targets.json, else EVALUATION_TARGETS)."""
-    configured = parse_target_specs(settings.targets_json, search_endpoint=settings.search_endpoint)
+    configured = parse_target_specs(settings.targets_json, defaults=search_defaults(settings))
     return targets_for(folder.name, configured, folder.targets_json(),
-                       targets_json_source=f"{folder.name}/{TARGETS_NAME}", trust=trust(settings))
+                       targets_json_source=f"{folder.name}/{TARGETS_NAME}", trust=trust(settings),
+                       defaults=search_defaults(settings))

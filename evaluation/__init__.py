@@ -30,19 +30,21 @@ _PUBLIC = {
     # what is searched
     "Target": ".target", "Setup": ".target", "Hit": ".target",
     "EmbeddedTarget": ".engine", "build_index": ".engine", "open_index": ".engine",
+    "AzureSearchTarget": ".azure_search",
     # errors
     "EvaluationError": ".errors", "GoldenFileError": ".errors", "CorpusError": ".errors",
     "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
-    "TargetConfigError": ".errors",
+    "SearchServiceError": ".errors", "TargetConfigError": ".errors",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".targets", "parse_target_specs": ".targets", "open_target": ".targets",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
+    from .azure_search import AzureSearchTarget
     from .engine import EmbeddedTarget, build_index, open_index
-    from .errors import (CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError, StoreError,
-                         TargetConfigError, UsageError)
+    from .errors import (CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError,
+                         SearchServiceError, StoreError, TargetConfigError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .steps import assemble_report, plan_run, run_setup
     from .store import open_store

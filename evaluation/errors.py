@@ -55,6 +55,11 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
+class SearchServiceError(EvaluationError):
+    """An Azure AI Search service (or the embeddings deployment beside it) refused a request or cannot
+    be reached; the message says what to check (role, key, index name, endpoint)."""
+
+
 class TargetConfigError(EvaluationError):
     """A target configuration (the EVALUATION_TARGETS setting or a targets.json) cannot be used."""
 

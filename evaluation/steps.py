@@ -27,7 +27,7 @@ from .scoring.judging import GRAINS, judge
 from .scoring.metrics import summarise, timing_summary
 from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
 from .store.runs import REPORT_FORMAT, new_run_id
-from .target import Setup, Target
+from .target import COUNTERS, Counted, Setup, Target
 
 log = logging.getLogger(__name__)
 
@@ -197,10 +197,27 @@ def planned_setup(plan: dict[str, Any], setup_key: str) -> dict[str, Any]:
     raise UsageError(f'"{setup_key}" is not a setup of this plan.{did_you_mean(setup_key, keys)}')
 
 
-def failed_entry(plan: dict[str, Any], setup_key: str, error: str) -> dict[str, Any]:
-    """The report entry of a setup that could not run: its error, no rank, never picked."""
+def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
+                 counts: dict[str, int] | None = None) -> dict[str, Any]:
+    """The report entry of a setup that could not run: its error, no rank, never picked. ``counts``
+    (requests, retries) are kept when the target counted them."""
     return {**copy.deepcopy(planned_setup(plan, setup_key)), "ranks": {}, "results": {}, "times_ms": [],
-            "error": error, "summary": None, "rank": None, "neighbours": []}
+            "error": error, "summary": None, "rank": None, "neighbours": [], **(counts or {})}
+
+
+def _counters(target: Target, setup_key: str) -> dict[str, int] | None:
+    """The target's running counts for the setup, when it keeps any (see ``target.Counted``)."""
+    if not isinstance(target, Counted):
+        return None
+    given = target.counters(setup_key)
+    return {name: int(given.get(name, 0)) for name in COUNTERS}
+
+
+def _counted_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, int] | None:
+    after = _counters(target, setup_key)
+    if before is None or after is None:
+        return None
+    return {name: after[name] - before[name] for name in COUNTERS}
 
 
 def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
@@ -208,13 +225,18 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     """One setup's run, as the report's entry. Failures become ``error``, never exceptions.
 
     One untimed warm-up search, every question in one batch (the ranks), then the plan's timed
-    questions one at a time as a caller would (the times). ``progress`` gets (done, total, key).
+    questions one at a time as a caller would (the times, retries after throttling included).
+    ``progress`` gets (done, total, key). A target that counts its requests (``target.Counted``) has
+    this setup's ``requests`` and ``retries`` put in the entry.
+
     The same work as ``rank_setup`` then ``time_setup`` and ``with_times``, which the Function App
     runs apart (ranks in parallel, timed passes one after another) for the same entry.
     """
     planned_setup(plan, setup_key)
     counter = _Counter(setup_steps(plan), setup_key, progress)
+    before = None
     try:
+        before = _counters(target, setup_key)
         setup = _find_setup(target, setup_key)
         _warm_up(target, setup, plan)
         counter.advance(1)
@@ -224,7 +246,9 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
         counter.finish()
-        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}")
+        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
+                            counts=_safe_counted_since(target, setup_key, before))
+    entry.update(_counted_since(target, setup_key, before) or {})
     return with_times(entry, times)
 
 
@@ -233,15 +257,20 @@ def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
     """The ranks part of a setup's run: every question in one batch, judged; the entry without times.
 
     Failures become the entry's ``error`` (as in ``run_setup``). ``times_ms`` stays empty and the
-    summary's time fields unset until ``with_times`` adds what ``time_setup`` measured.
-    ``progress`` gets (questions searched, questions, key) once the batch is back.
+    summary's time fields unset until ``with_times`` adds what ``time_setup`` measured. A counted
+    target's ``requests`` and ``retries`` are the batch's. ``progress`` gets (questions searched,
+    questions, key) once the batch is back.
     """
     planned_setup(plan, setup_key)
+    before = None
     try:
+        before = _counters(target, setup_key)
         entry = _ranked_entry(target, _find_setup(target, setup_key), plan)
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
-        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}")
+        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
+                            counts=_safe_counted_since(target, setup_key, before))
+    entry.update(_counted_since(target, setup_key, before) or {})
     if progress:
         progress(len(plan["questions"]), len(plan["questions"]), setup_key)
     return entry
@@ -265,14 +294,22 @@ def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress
     return _timed_pass(target, setup, plan, clock, counter)
 
 
-def with_times(entry: dict[str, Any], times_ms: Sequence[float]) -> dict[str, Any]:
-    """``entry`` from ``rank_setup`` with ``times_ms`` and the summary's time fields filled in (a copy)."""
+def with_times(entry: dict[str, Any], times_ms: Sequence[float],
+               counts: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """``entry`` from ``rank_setup`` with ``times_ms`` and the summary's time fields filled in (a copy);
+    ``counts`` (the timed pass's requests and retries) are added to the entry's."""
     if entry.get("error") is not None or entry.get("summary") is None:
         raise UsageError(f"setup {entry.get('key')} has no ranks to add times to (it failed: {entry.get('error')})")
     done = copy.deepcopy(entry)
     done["times_ms"] = list(times_ms)
     done["summary"].update(timing_summary(times_ms))
-    return done
+    return _add_counts(done, counts)
+
+
+def _add_counts(entry: dict[str, Any], counts: Mapping[str, int] | None) -> dict[str, Any]:
+    for name, value in (counts or {}).items():
+        entry[name] = entry.get(name, 0) + value
+    return entry
 
 
 def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
@@ -280,16 +317,20 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
     """Every setup's timed pass, strictly one after another (``targets`` by name).
 
     ``{key: {"times_ms": [...]}}``, or ``{key: {"error": "..."}}`` for a setup whose warm-up or timed
-    searches failed (that setup's failure, as in ``run_setup``; the others go on).
+    searches failed (that setup's failure, as in ``run_setup``; the others go on). A counted target's
+    ``requests`` and ``retries`` during the pass are given beside either.
     """
     found: dict[str, dict[str, Any]] = {}
     for key in setup_keys:
         target = targets[planned_setup(plan, key)["target"]]
+        before = None
         try:
+            before = _counters(target, key)
             found[key] = {"times_ms": time_setup(target, plan, key, clock=clock)}
+            found[key].update(_counted_since(target, key, before) or {})
         except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
             log.warning("timing setup %s failed: %s", key, err)
-            found[key] = {"error": f"{type(err).__name__}: {err}"}
+            found[key] = {"error": f"{type(err).__name__}: {err}", **(_safe_counted_since(target, key, before) or {})}
     return found
 
 
@@ -313,9 +354,10 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
             entries.append(copy.deepcopy(entry))
         elif timed is None or "times_ms" not in timed:
             why = (timed or {}).get("error") or "its timed pass never ran"
-            entries.append(failed_entry(plan, key, why))
+            counts = {name: entry[name] + (timed or {}).get(name, 0) for name in COUNTERS if name in entry}
+            entries.append(failed_entry(plan, key, why, counts=counts or None))
         else:
-            entries.append(with_times(entry, timed["times_ms"]))
+            entries.append(with_times(entry, timed["times_ms"], {n: timed[n] for n in COUNTERS if n in timed}))
     return entries
 
 
@@ -377,6 +419,13 @@ class _Counter:
     def finish(self) -> None:
         """The bar still reaches the end when a setup fails."""
         self.advance(self.total - self.done)
+
+
+def _safe_counted_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, int] | None:
+    try:
+        return _counted_since(target, setup_key, before)
+    except Exception:  # noqa: BLE001 - the setup's own error is the one to report
+        return None
 
 
 # -- step 3: the report -------------------------------------------------------------------------------

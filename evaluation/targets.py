@@ -14,12 +14,14 @@ collection, or the file), the key, and the fix, with the closest key for a typo.
 
 Whoever may save a golden file may write ``targets.json``, so a ``targets.json`` is trusted less than
 the app setting: its embedded indexes must live in the app's own storage account, its Azure AI
-Search endpoints must be ``https://<service>.search.windows.net`` or the app's ``AZURE_SEARCH_ENDPOINT``,
+Search endpoints must be ``https://<service>.search.windows.net`` or the app's ``AZURE_SEARCH_ENDPOINT``
+(and an Azure OpenAI endpoint ``https://<resource>.openai.azure.com`` or ``AZURE_OPENAI_ENDPOINT``),
 and it cannot name an API key. The app's managed identity never signs a request to anywhere else.
 
 Engines: ``embedded`` opens an index published to Blob (``python -m evaluation index CORPUS --out
-<address>``), fetched once per fingerprint into a local cache. ``azure_search`` is parsed and checked
-here; opening it plugs in where ``open_target`` and ``target_state`` say so.
+<address>``), fetched once per fingerprint into a local cache. ``azure_search`` takes the Azure AI
+Search target's own options (``evaluation.azure_search.options``), checked there; its state is the
+target's ``describe()["state"]``.
 """
 from __future__ import annotations
 
@@ -30,29 +32,21 @@ from pathlib import Path
 from typing import Any, Mapping
 from urllib.parse import urlsplit
 
-from .errors import EvaluationError, TargetConfigError, did_you_mean
+from .errors import TargetConfigError, did_you_mean
 from .target import Target
 
 ENGINES = ("embedded", "azure_search")
 SETTING = "EVALUATION_TARGETS"
 API_KEY_PREFIX = "AZURE_SEARCH_API_KEY"  # api_key_env may only name a setting that starts so
-FIELD_ROLES = ("id", "doc_id", "page", "text")
 _NAME = re.compile(r"[A-Za-z0-9_-]{1,40}")
 _SETTING_EXAMPLE = ('{"docs": [{"name": "local", "engine": "embedded", '
                     '"index": "https://<account>.blob.core.windows.net/indexes/docs"}]}')
 _FILE_EXAMPLE = '{"targets": [{"name": "local", "engine": "embedded", "index": "https://<account>.blob.core.windows.net/indexes/docs"}]}'
 
-# The keys each engine's spec takes: key -> (required, what it must be). The lead wires new Azure AI
-# Search options here and in ``_azure_search_spec`` when the Azure AI Search target lands.
-_KEYS: dict[str, dict[str, tuple[bool, str]]] = {
-    "embedded": {"name": (True, "a name"), "engine": (True, "an engine"), "index": (True, "a Blob address"),
-                 "rerank_candidates": (False, "a whole number from 1 to 1000"),
-                 "fusion_candidates": (False, "a whole number from 20 to 1000"),
-                 "cross_encoder": (False, "true or false")},
-    "azure_search": {"name": (True, "a name"), "engine": (True, "an engine"), "index": (True, "an index name"),
-                     "endpoint": (False, "an https address"), "api_key_env": (False, "a setting name or null"),
-                     "fields": (False, "an object of field names")},
-}
+# The keys an embedded spec takes: key -> required. An azure_search spec's keys are the Azure AI
+# Search target's options (evaluation.azure_search.options), checked there.
+_EMBEDDED_KEYS = {"name": True, "engine": True, "index": True, "rerank_candidates": False,
+                  "fusion_candidates": False, "cross_encoder": False}
 
 
 @dataclass(frozen=True)
@@ -67,34 +61,46 @@ class TargetSpec:
     fusion_candidates: int = 50
     cross_encoder: bool = True
     endpoint: str | None = None     # azure_search
-    api_key_env: str | None = None  # azure_search: the app setting holding an admin or query key
-    fields: Mapping[str, str] = field(default_factory=dict)  # azure_search: role -> field name
+    api_key_env: str | None = None  # azure_search: the app setting holding an admin key
+    options: Mapping[str, Any] = field(default_factory=dict)  # azure_search: the target's checked options
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON, to pin a run's targets in its working files (``from_dict`` reads it back)."""
-        return {**asdict(self), "fields": dict(self.fields)}
+        return {**asdict(self), "options": json.loads(json.dumps(self.options))}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> TargetSpec:
-        return cls(**{**data, "fields": dict(data.get("fields") or {})})
+        return cls(**{**data, "options": dict(data.get("options") or {})})
 
 
 @dataclass(frozen=True)
 class Trust:
-    """What a ``targets.json`` may point at: the app's own storage account, and its search endpoint."""
+    """What a ``targets.json`` may point at: the app's own storage account, its search endpoint and its
+    Azure OpenAI endpoint."""
 
     storage_account_url: str          # https://<acct>.blob.core.windows.net (or Azurite's account URL)
     search_endpoint: str | None = None
+    openai_endpoint: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchDefaults:
+    """The app's defaults for Azure AI Search specs: AZURE_SEARCH_ENDPOINT, and the embeddings deployment
+    (AZURE_OPENAI_ENDPOINT + AZURE_OPENAI_EMBEDDING_DEPLOYMENT) for vector fields without a vectorizer."""
+
+    search_endpoint: str | None = None
+    openai_endpoint: str | None = None
+    openai_deployment: str | None = None
 
 
 # -- parsing -------------------------------------------------------------------------------------------
 
 def parse_target_specs(value: str | bytes | Mapping[str, Any], *, source: str = SETTING,
-                       search_endpoint: str | None = None) -> dict[str, tuple[TargetSpec, ...]]:
+                       defaults: SearchDefaults = SearchDefaults()) -> dict[str, tuple[TargetSpec, ...]]:
     """The app setting's value: ``{collection: [spec, ...]}`` -> specs per collection.
 
-    ``search_endpoint`` (the app's ``AZURE_SEARCH_ENDPOINT``) fills in an Azure AI Search spec that
-    names no endpoint. Raises ``TargetConfigError`` for the first mistake, said as a sentence.
+    ``defaults`` fill in an Azure AI Search spec that names no endpoint or embeddings deployment.
+    Raises ``TargetConfigError`` for the first mistake, said as a sentence.
     """
     data = _json(value, source, _SETTING_EXAMPLE)
     if not isinstance(data, dict):
@@ -106,11 +112,12 @@ def parse_target_specs(value: str | bytes | Mapping[str, Any], *, source: str = 
         if not isinstance(items, list) or not items:
             raise TargetConfigError(f"{where} must be a non-empty list of target specs, for example "
                                     f"{_SETTING_EXAMPLE}")
-        specs[collection] = _specs(items, where, search_endpoint=search_endpoint, trust=None)
+        specs[collection] = _specs(items, where, defaults=defaults, trust=None)
     return specs
 
 
-def parse_collection_targets(value: str | bytes | Mapping[str, Any], *, source: str, trust: Trust) -> tuple[TargetSpec, ...]:
+def parse_collection_targets(value: str | bytes | Mapping[str, Any], *, source: str, trust: Trust,
+                             defaults: SearchDefaults | None = None) -> tuple[TargetSpec, ...]:
     """A ``targets.json``: ``{"targets": [spec, ...]}``, checked against ``trust`` (module docstring)."""
     data = _json(value, source, _FILE_EXAMPLE)
     if not isinstance(data, dict) or "targets" not in data:
@@ -123,14 +130,16 @@ def parse_collection_targets(value: str | bytes | Mapping[str, Any], *, source: 
     if not isinstance(items, list) or not items:
         raise TargetConfigError(f'{source}: "targets" must be a non-empty list of target specs, for example '
                                 f"{_FILE_EXAMPLE}")
-    return _specs(items, f"{source}: targets", search_endpoint=trust.search_endpoint, trust=trust)
+    defaults = defaults or SearchDefaults(search_endpoint=trust.search_endpoint)
+    return _specs(items, f"{source}: targets", defaults=defaults, trust=trust)
 
 
 def targets_for(collection: str, configured: Mapping[str, tuple[TargetSpec, ...]], targets_json: bytes | None,
-                *, targets_json_source: str, trust: Trust) -> tuple[TargetSpec, ...]:
+                *, targets_json_source: str, trust: Trust,
+                defaults: SearchDefaults | None = None) -> tuple[TargetSpec, ...]:
     """The specs ``collection`` searches: its ``targets.json`` when there is one, else the setting's entry."""
     if targets_json is not None:
-        return parse_collection_targets(targets_json, source=targets_json_source, trust=trust)
+        return parse_collection_targets(targets_json, source=targets_json_source, trust=trust, defaults=defaults)
     if collection in configured:
         return configured[collection]
     known = sorted(configured)
@@ -153,10 +162,10 @@ def _json(value: str | bytes | Mapping[str, Any], source: str, example: str) -> 
                                 f"write it like {example}") from err
 
 
-def _specs(items: list[Any], where: str, *, search_endpoint: str | None, trust: Trust | None) -> tuple[TargetSpec, ...]:
+def _specs(items: list[Any], where: str, *, defaults: SearchDefaults, trust: Trust | None) -> tuple[TargetSpec, ...]:
     specs: list[TargetSpec] = []
     for n, item in enumerate(items):
-        spec = _spec(item, f"{where}[{n}]", search_endpoint=search_endpoint, trust=trust)
+        spec = _spec(item, f"{where}[{n}]", defaults=defaults, trust=trust)
         if any(s.name == spec.name for s in specs):
             raise TargetConfigError(f'{where}[{n}]: the name "{spec.name}" is already used by another target '
                                     "of this collection; setup keys start with the name, so give each its own")
@@ -164,7 +173,7 @@ def _specs(items: list[Any], where: str, *, search_endpoint: str | None, trust: 
     return tuple(specs)
 
 
-def _spec(item: Any, where: str, *, search_endpoint: str | None, trust: Trust | None) -> TargetSpec:
+def _spec(item: Any, where: str, *, defaults: SearchDefaults, trust: Trust | None) -> TargetSpec:
     if not isinstance(item, dict):
         raise TargetConfigError(f"{where} must be an object like {json.dumps(json.loads(_FILE_EXAMPLE)['targets'][0])}")
     engine = item.get("engine")
@@ -172,15 +181,14 @@ def _spec(item: Any, where: str, *, search_endpoint: str | None, trust: Trust | 
         shown = "missing" if engine is None else f"{json.dumps(engine)}"
         hint = did_you_mean(engine, ENGINES) if isinstance(engine, str) else ""
         raise TargetConfigError(f'{where}: "engine" is {shown}; use "embedded" or "azure_search".{hint}')
-    keys = _KEYS[engine]
-    for key in item:
-        if key not in keys:
-            other = next((e for e in ENGINES if e != engine and key in _KEYS[e]), None)
-            why = f' (it belongs to an "{other}" target)' if other else ""
-            raise TargetConfigError(f'{where}: "{key}" is not a key of an "{engine}" target{why}.'
-                                    f'{did_you_mean(key, keys)} Keys: {", ".join(keys)}')
-    for key, (required, _) in keys.items():
-        if required and key not in item:
+    if engine == "embedded":
+        for key in item:
+            if key not in _EMBEDDED_KEYS:
+                why = ' (it belongs to an "azure_search" target)' if key in _azure_search_keys() else ""
+                raise TargetConfigError(f'{where}: "{key}" is not a key of an "embedded" target{why}.'
+                                        f'{did_you_mean(key, _EMBEDDED_KEYS)} Keys: {", ".join(_EMBEDDED_KEYS)}')
+    for key in ("name", "index"):
+        if key not in item:
             raise TargetConfigError(f'{where}: "{key}" is missing; {_needs(engine, key)}')
     name = item["name"]
     if not isinstance(name, str) or not _NAME.fullmatch(name):
@@ -189,7 +197,7 @@ def _spec(item: Any, where: str, *, search_endpoint: str | None, trust: Trust | 
                                 f"not {json.dumps(name)}")
     if engine == "embedded":
         return _embedded_spec(item, where, trust)
-    return _azure_search_spec(item, where, search_endpoint, trust)
+    return _azure_search_spec(item, where, defaults, trust)
 
 
 def _needs(engine: str, key: str) -> str:
@@ -199,7 +207,7 @@ def _needs(engine: str, key: str) -> str:
                 "`python -m evaluation index CORPUS --out <address>`)")
     if key == "index":
         return 'give the Azure AI Search index name, for example "docs-index"'
-    return f'add "{key}"'
+    return 'give each target a name, for example "local" (it starts every setup key)'
 
 
 def _whole(item: Mapping[str, Any], key: str, where: str, low: int, high: int, default: int) -> int:
@@ -240,49 +248,63 @@ def _embedded_spec(item: Mapping[str, Any], where: str, trust: Trust | None) -> 
                       cross_encoder=cross_encoder)
 
 
-def _azure_search_spec(item: Mapping[str, Any], where: str, search_endpoint: str | None,
+def _azure_search_keys() -> tuple[str, ...]:
+    from .azure_search.options import _KEYS
+
+    return _KEYS
+
+
+def _azure_search_spec(item: Mapping[str, Any], where: str, defaults: SearchDefaults,
                        trust: Trust | None) -> TargetSpec:
-    index = item["index"]
-    if not isinstance(index, str) or not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,127}", index):
-        raise TargetConfigError(f'{where}: "index" must be an Azure AI Search index name (lowercase letters, '
-                                f'digits and "-"), not {json.dumps(index)}')
-    endpoint = item.get("endpoint") or search_endpoint
-    if endpoint is None:
-        raise TargetConfigError(f'{where}: "endpoint" is missing and the app setting AZURE_SEARCH_ENDPOINT is not '
-                                'set; add "endpoint": "https://<service>.search.windows.net"')
-    endpoint = _search_endpoint(endpoint, where)
-    if trust is not None and not (endpoint.endswith(".search.windows.net")
-                                  or (trust.search_endpoint and _origin(endpoint) == _origin(trust.search_endpoint))):
-        raise TargetConfigError(f'{where}: "endpoint" must be an Azure AI Search service '
-                                "(https://<service>.search.windows.net) or the app's AZURE_SEARCH_ENDPOINT, not "
-                                f"{endpoint}; the app's identity signs requests to it")
-    api_key_env = item.get("api_key_env")
-    if api_key_env is not None:
+    """Checked by the Azure AI Search target's own options; then what the app allows on top."""
+    from .azure_search.options import AzureSearchOptions
+    from .errors import UsageError
+
+    options = dict(item)
+    if not options.get("endpoint"):
+        if not defaults.search_endpoint:
+            raise TargetConfigError(f'{where}: "endpoint" is missing and the app setting AZURE_SEARCH_ENDPOINT is '
+                                    'not set; add "endpoint": "https://<service>.search.windows.net"')
+        options["endpoint"] = defaults.search_endpoint
+    if "azure_openai" not in options and defaults.openai_endpoint and defaults.openai_deployment:
+        options["azure_openai"] = {"endpoint": defaults.openai_endpoint, "deployment": defaults.openai_deployment}
+    try:
+        parsed = AzureSearchOptions.parse(options, where=where)
+    except UsageError as err:
+        raise TargetConfigError(str(err)) from err
+    openai = parsed.azure_openai
+    if openai is not None and openai.api_key_env:
+        raise TargetConfigError(f"{where}: azure_openai.api_key_env cannot be used by the Function App: it signs in "
+                                "to Azure OpenAI with its managed identity (Cognitive Services OpenAI User); "
+                                "remove api_key_env from azure_openai")
+    if parsed.api_key_env is not None:
         if trust is not None:
             raise TargetConfigError(f'{where}: a targets.json cannot name "api_key_env"; the app signs in to '
                                     f"Azure AI Search with its identity, or configure the key in {SETTING}")
-        if not isinstance(api_key_env, str) or not re.fullmatch(API_KEY_PREFIX + r"[A-Z0-9_]*", api_key_env):
+        if not re.fullmatch(API_KEY_PREFIX + r"[A-Z0-9_]*", parsed.api_key_env):
             raise TargetConfigError(f'{where}: "api_key_env" must name an app setting starting with '
-                                    f'{API_KEY_PREFIX} (such as "{API_KEY_PREFIX}_DOCS"), not {json.dumps(api_key_env)}')
-    fields = item.get("fields", {})
-    if not isinstance(fields, dict) or any(not isinstance(v, str) or not v for v in fields.values()):
-        raise TargetConfigError(f'{where}: "fields" must map roles to field names, for example '
-                                '{"id": "chunk_id", "doc_id": "parent_id", "page": "page", "text": "chunk"}')
-    for role in fields:
-        if role not in FIELD_ROLES:
-            raise TargetConfigError(f'{where}: "{role}" is not a field role.{did_you_mean(role, FIELD_ROLES)} '
-                                    f"Roles: {', '.join(FIELD_ROLES)}")
-    return TargetSpec(name=item["name"], engine="azure_search", index=index, source=where, endpoint=endpoint,
-                      api_key_env=api_key_env, fields=dict(fields))
+                                    f'{API_KEY_PREFIX} (such as "{API_KEY_PREFIX}_DOCS"), not "{parsed.api_key_env}"')
+    if trust is not None:
+        if not (_is_service(parsed.endpoint, ".search.windows.net") or _same(parsed.endpoint, trust.search_endpoint)):
+            raise TargetConfigError(f'{where}: "endpoint" must be an Azure AI Search service '
+                                    "(https://<service>.search.windows.net) or the app's AZURE_SEARCH_ENDPOINT, not "
+                                    f"{parsed.endpoint}; the app's identity signs requests to it")
+        if openai is not None and not (_is_service(openai.endpoint, ".openai.azure.com")
+                                       or _same(openai.endpoint, trust.openai_endpoint)):
+            raise TargetConfigError(f"{where}: azure_openai.endpoint must be an Azure OpenAI resource "
+                                    "(https://<resource>.openai.azure.com) or the app's AZURE_OPENAI_ENDPOINT, not "
+                                    f"{openai.endpoint}; the app's identity signs requests to it")
+    return TargetSpec(name=item["name"], engine="azure_search", index=parsed.index, source=where,
+                      endpoint=parsed.endpoint, api_key_env=parsed.api_key_env, options=parsed.to_dict())
 
 
-def _search_endpoint(value: Any, where: str) -> str:
-    parts = urlsplit(value) if isinstance(value, str) else None
-    if (parts is None or parts.scheme != "https" or not parts.hostname or parts.username or parts.port
-            or parts.path not in ("", "/") or parts.query or parts.fragment):
-        raise TargetConfigError(f'{where}: "endpoint" must be an https address with nothing after the host, '
-                                f"such as https://<service>.search.windows.net, not {json.dumps(value)}")
-    return f"https://{parts.hostname.lower()}"
+def _is_service(url: str, suffix: str) -> bool:
+    parts = urlsplit(url)
+    return parts.scheme == "https" and (parts.hostname or "").endswith(suffix) and not parts.port
+
+
+def _same(url: str, other: str | None) -> bool:
+    return bool(other) and _origin(url) == _origin(other)
 
 
 def _origin(url: str) -> str:
@@ -291,17 +313,18 @@ def _origin(url: str) -> str:
 
 # -- opening -------------------------------------------------------------------------------------------
 
-def target_state(spec: TargetSpec, *, connection_string: str | None = None, credential: Any = None) -> str:
-    """What identifies the target's content now, cheaply: a changed index gives a new state.
+def target_state(spec: TargetSpec, *, connection_string: str | None = None, credential: Any = None,
+                 api_keys: Mapping[str, str] | None = None) -> str:
+    """What identifies the target's content now: a changed index gives a new state.
 
-    Embedded: the fingerprint of the index version published as current.
+    Embedded: the fingerprint of the index version published as current (one small read). Azure AI
+    Search: the target's ``describe()["state"]`` (its definition, document count and storage size).
     """
     if spec.engine == "embedded":
         from .engine.published import published_fingerprint
 
         return published_fingerprint(spec.index, connection_string=connection_string, credential=credential)
-    # azure_search plugs in here: the Azure AI Search target's describe()["state"].
-    raise _not_wired(spec)
+    return opened_state(_azure_search_target(spec, credential=credential, api_keys=api_keys, threads=None))
 
 
 def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None,
@@ -309,9 +332,10 @@ def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None
                 api_keys: Mapping[str, str] | None = None, threads: int | None = None) -> Target:
     """The target ``spec`` names, ready to search.
 
-    ``state`` pins what ``target_state`` returned when the run was planned (embedded: the index
-    version is fetched even if a newer one is published since). ``api_keys`` holds the values of the
-    settings Azure AI Search specs name in ``api_key_env``, read at the app's edge.
+    ``state`` pins what ``target_state`` (or ``opened_state``) gave when the run was planned: an
+    embedded index's version is fetched even if a newer one is published since; an Azure AI Search
+    index that changed since is refused (a ``SearchIndexError``: its own run covers the new state).
+    ``api_keys`` holds the values of the settings specs name in ``api_key_env``, read at the app's edge.
     """
     if spec.engine == "embedded":
         from .engine.index import open_index
@@ -323,15 +347,27 @@ def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None
         return EmbeddedTarget(open_index(folder), name=spec.name, rerank_candidates=spec.rerank_candidates,
                               fusion_candidates=spec.fusion_candidates, cross_encoder=spec.cross_encoder,
                               threads=threads, described_index=spec.index)
-    # azure_search plugs in here: AzureSearchTarget(endpoint=spec.endpoint, index=spec.index,
-    # fields=spec.fields, api key from api_keys[spec.api_key_env] or the credential), checked against state.
-    raise _not_wired(spec)
+    target = _azure_search_target(spec, credential=credential, api_keys=api_keys, threads=threads)
+    if state is not None and opened_state(target) != state:
+        from .errors import SearchIndexError
+
+        raise SearchIndexError(f"{spec.source}: index {spec.index} on {spec.endpoint} changed since this run was "
+                               "planned (its definition or documents); the run that covers the new state reports on it")
+    return target
 
 
-def _not_wired(spec: TargetSpec) -> EvaluationError:
-    return TargetConfigError(f'{spec.source}: engine "{spec.engine}" cannot be opened by this build of the app '
-                             '(the Azure AI Search target is not part of it yet); use "engine": "embedded" '
-                             "or deploy a build that includes it")
+def _azure_search_target(spec: TargetSpec, *, credential: Any, api_keys: Mapping[str, str] | None,
+                         threads: int | None) -> Target:
+    from .azure_search import AzureSearchTarget
+    from .errors import UsageError
+
+    api_key = (api_keys or {}).get(spec.api_key_env) if spec.api_key_env else None
+    try:
+        return AzureSearchTarget.from_options(spec.name, {"name": spec.name, "engine": spec.engine, **spec.options},
+                                              credential=credential, api_key=api_key, threads=threads,
+                                              where=spec.source)
+    except UsageError as err:  # a key the spec names but the app does not have
+        raise TargetConfigError(str(err)) from err
 
 
 def opened_state(target: Target) -> str | None:

@@ -16,6 +16,7 @@ LAYERS = [
     {"errors", "target"},
     {"store"},
     {"engine"},
+    {"azure_search"},  # reuses the engine's bundled models and cross-encoder
     {"golden"},
     {"scoring"},
     {"report"},
@@ -76,7 +77,8 @@ def test_the_layer_check_sees_relative_and_absolute_imports(tmp_path):
 
 
 def test_importing_the_library_loads_no_model_runtime_search_engine_or_azure_sdk():
-    code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, sys;"
+    code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, "
+            "evaluation.azure_search, sys;"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in {'onnxruntime','bm25s','azure'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

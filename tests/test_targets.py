@@ -7,8 +7,8 @@ import json
 import pytest
 
 from evaluation.errors import TargetConfigError
-from evaluation.targets import (TargetSpec, Trust, open_target, parse_collection_targets, parse_target_specs,
-                                target_state, targets_for)
+from evaluation.targets import (SearchDefaults, TargetSpec, Trust, open_target, parse_collection_targets,
+                                parse_target_specs, target_state, targets_for)
 
 ACCOUNT = "https://evalstore.blob.core.windows.net"
 INDEX = f"{ACCOUNT}/indexes/docs"
@@ -31,16 +31,21 @@ def test_the_setting_maps_each_collection_to_its_specs_with_defaults_filled_in()
     assert (local.name, local.engine, local.index, local.rerank_candidates, local.fusion_candidates,
             local.cross_encoder) == ("local", "embedded", INDEX, 50, 50, True)
     assert local.source == 'EVALUATION_TARGETS["docs"][0]'
-    assert (search.endpoint, search.index, search.fields["doc_id"]) == ("https://svc.search.windows.net", "docs-index",
-                                                                         "parent_id")
+    assert (search.endpoint, search.index, search.options["fields"]["doc_id"]) == (
+        "https://svc.search.windows.net", "docs-index", "parent_id")
+    assert search.options["rerank_candidates"] == 30  # the Azure AI Search target's own defaults
     assert specs["manuals"][0].rerank_candidates == 30
 
 
-def test_an_azure_search_spec_without_an_endpoint_takes_the_apps_default():
+def test_an_azure_search_spec_takes_the_apps_endpoint_and_embeddings_deployment_when_it_names_none():
+    defaults = SearchDefaults(search_endpoint="https://default.search.windows.net/",
+                              openai_endpoint="https://aoai.openai.azure.com", openai_deployment="embed")
     [spec] = parse_target_specs(setting(docs=[{k: v for k, v in SEARCH.items() if k != "endpoint"}]),
-                                search_endpoint="https://default.search.windows.net/")["docs"]
+                                defaults=defaults)["docs"]
 
     assert spec.endpoint == "https://default.search.windows.net"
+    assert spec.options["azure_openai"]["endpoint"] == "https://aoai.openai.azure.com"
+    assert spec.options["azure_openai"]["deployment"] == "embed"
 
 
 def test_an_empty_setting_configures_nothing_and_a_collection_without_targets_is_named():
@@ -72,13 +77,17 @@ def test_an_empty_setting_configures_nothing_and_a_collection_without_targets_is
                                                         r"not 0 \(default 30\)"),
     (setting(docs=[{**LOCAL, "rerank_candidates": True}]), "must be a whole number"),
     (setting(docs=[{**LOCAL, "cross_encoder": "no"}]), '"cross_encoder" must be true or false'),
-    (setting(docs=[{**SEARCH, "index": "Docs Index"}]), '"index" must be an Azure AI Search index name'),
-    (setting(docs=[{**SEARCH, "endpoint": "http://svc.search.windows.net"}]), '"endpoint" must be an https address'),
-    (setting(docs=[{**SEARCH, "endpoint": "https://svc.search.windows.net/indexes?x=1"}]), "nothing after the host"),
+    (setting(docs=[{**SEARCH, "index": "Docs Index"}]), r'\[0\]: index must be the name of an index on the service'),
+    (setting(docs=[{**SEARCH, "endpoint": "http://svc.search.windows.net"}]), "is not a service address"),
+    (setting(docs=[{**SEARCH, "endpoint": "https://svc.search.windows.net/indexes?x=1"}]), r"\(no path, no query\)"),
+    (setting(docs=[{**SEARCH, "vector_feilds": ["v"]}]), r'unknown option "vector_feilds"\. Did you mean "vector_fields"\?'),
+    (setting(docs=[{**SEARCH, "azure_openai": {"endpoint": "https://aoai.openai.azure.com", "deployment": "e",
+                                               "api_key_env": "AZURE_SEARCH_API_KEY_X"}}]),
+     "signs in to Azure OpenAI with its managed identity"),
     (setting(docs=[{k: v for k, v in SEARCH.items() if k != "endpoint"}]), "AZURE_SEARCH_ENDPOINT is not set"),
     (setting(docs=[{**SEARCH, "api_key_env": "EVALUATION_STORAGE_CONNECTION_STRING"}]),
      '"api_key_env" must name an app setting starting with AZURE_SEARCH_API_KEY'),
-    (setting(docs=[{**SEARCH, "fields": {"doc": "parent_id"}}]), r'"doc" is not a field role\. Did you mean "doc_id"\?'),
+    (setting(docs=[{**SEARCH, "fields": {"doc": "parent_id"}}]), r'fields has no role "doc"\. Did you mean "doc_id"\?'),
 ])
 def test_a_setting_mistake_is_a_sentence_naming_where_and_the_fix(value, says):
     with pytest.raises(TargetConfigError, match=says):
@@ -108,6 +117,8 @@ def test_a_targets_json_replaces_the_settings_entry_for_its_collection():
      r"https://attacker.blob.core.windows.net"),
     ([{**SEARCH, "endpoint": "https://search.attacker.example"}], '"endpoint" must be an Azure AI Search service'),
     ([{**SEARCH, "api_key_env": "AZURE_SEARCH_API_KEY"}], 'a targets.json cannot name "api_key_env"'),
+    ([{**SEARCH, "azure_openai": {"endpoint": "https://aoai.attacker.example", "deployment": "e"}}],
+     "azure_openai.endpoint must be an Azure OpenAI resource"),
 ])
 def test_a_targets_json_may_point_only_where_the_apps_identity_belongs(targets, says):
     with pytest.raises(TargetConfigError, match=says):
@@ -142,14 +153,55 @@ def test_a_spec_goes_through_json_and_back_unchanged():
 
 # -- opening ----------------------------------------------------------------------------------------------
 
-def test_an_azure_search_spec_says_plainly_that_this_build_cannot_open_it(tmp_path):
-    [spec] = parse_target_specs(setting(docs=[SEARCH]))["docs"]
+@pytest.fixture
+def fake_search(monkeypatch):
+    """The Azure AI Search target behind the fake service (tests/azure_fake.py), whatever opens it."""
+    from azure_fake import FakeAzureSearch, TinyBackend, example_definition
+    from evaluation.azure_search import AzureSearchTarget
 
-    with pytest.raises(TargetConfigError, match=r'EVALUATION_TARGETS\["docs"\]\[0\]: engine "azure_search" cannot be '
-                                                r"opened by this build"):
-        open_target(spec, cache=tmp_path)
-    with pytest.raises(TargetConfigError, match="cannot be opened by this build"):
-        target_state(spec)
+    fake = FakeAzureSearch(example_definition(), TinyBackend(), deployments=["embed"])
+    made = AzureSearchTarget.from_options.__func__
+    monkeypatch.setattr(AzureSearchTarget, "from_options",
+                        classmethod(lambda cls, *args, **kwargs: made(cls, *args, transport=fake, **kwargs)))
+    return fake
+
+
+def test_an_azure_search_spec_opens_the_target_with_the_key_its_setting_holds(tmp_path, fake_search):
+    from azure_fake import API_KEY, ENDPOINT
+
+    [spec] = parse_target_specs(setting(docs=[{**SEARCH, "endpoint": ENDPOINT, "api_key_env": "AZURE_SEARCH_API_KEY",
+                                               "fields": {}}]))["docs"]
+
+    target = open_target(spec, cache=tmp_path, api_keys={"AZURE_SEARCH_API_KEY": API_KEY})
+    state = target_state(spec, api_keys={"AZURE_SEARCH_API_KEY": API_KEY})
+
+    assert target.name == "search" and state == target.describe()["state"] and len(state) == 64
+    assert {s.method for s in target.setups()} >= {"keyword", "keyword_semantic"}
+    assert all(r.headers["api-key"] == API_KEY for r in fake_search.requests)
+
+
+def test_an_azure_search_spec_whose_key_setting_is_empty_says_which_to_set(tmp_path, fake_search):
+    from azure_fake import ENDPOINT
+
+    [spec] = parse_target_specs(setting(docs=[{**SEARCH, "endpoint": ENDPOINT, "api_key_env": "AZURE_SEARCH_API_KEY",
+                                               "fields": {}}]))["docs"]
+
+    with pytest.raises(TargetConfigError, match="api_key_env names AZURE_SEARCH_API_KEY, but it holds no key"):
+        open_target(spec, cache=tmp_path, api_keys={})
+
+
+def test_an_azure_search_index_that_changed_since_the_run_was_planned_is_refused(tmp_path, fake_search):
+    from azure_fake import API_KEY, ENDPOINT
+    from evaluation.errors import SearchIndexError
+
+    [spec] = parse_target_specs(setting(docs=[{**SEARCH, "endpoint": ENDPOINT, "api_key_env": "AZURE_SEARCH_API_KEY",
+                                               "fields": {}}]))["docs"]
+    keys = {"AZURE_SEARCH_API_KEY": API_KEY}
+    planned = target_state(spec, api_keys=keys)
+
+    assert open_target(spec, cache=tmp_path, state=planned, api_keys=keys).name == "search"
+    with pytest.raises(SearchIndexError, match="changed since this run was planned"):
+        open_target(spec, cache=tmp_path, state="0" * 64, api_keys=keys)
 
 
 @pytest.mark.azurite

@@ -103,7 +103,8 @@ def _check_and_state(folder: CollectionFolder, settings: AppSettings) -> tuple[s
         raise Refusal(400, f"{folder.address(GOLDEN_NAME)} has {len(check.errors)} error(s); fix them and call again",
                       [{"line": p.line, "message": p.message} for p in check.errors])
     specs = collection_targets(settings, folder)
-    state = {spec.name: target_state(spec, connection_string=settings.storage_connection_string) for spec in specs}
+    state = {spec.name: target_state(spec, connection_string=settings.storage_connection_string,
+                                     api_keys=settings.search_api_keys) for spec in specs}
     return hashlib.sha256(raw).hexdigest(), state
 
 

@@ -19,14 +19,34 @@ _FAIL_UNDER = re.compile(r"^(found@(\d+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate", help="search every golden question every way the collection can be searched",
-        description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked) on the "
-                    "golden file's labelled questions; print the ranked table and the three picks.")
-    where = parser.add_mutually_exclusive_group(required=True)
+        description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked; on Azure AI "
+                    "Search also the semantic ranker) on the golden file's labelled questions; print the ranked "
+                    "table and the three picks. Name at least one target: the embedded engine (--corpus or "
+                    "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
+    where = parser.add_mutually_exclusive_group()
     where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help="an index folder built by `python -m evaluation index`, or the Blob "
                                        "address it was published to (fetched once into --index-cache)")
     parser.add_argument("--index-cache", help="where a published index is fetched to "
                                               "(default <tempdir>/retrieval-eval-indexes)")
+    search = parser.add_argument_group("Azure AI Search (beside or instead of the embedded engine)")
+    search.add_argument("--search-endpoint", metavar="URL",
+                        help="the service, https://<service>.search.windows.net (default: $AZURE_SEARCH_ENDPOINT "
+                             "when --search-index is given)")
+    search.add_argument("--search-index", metavar="NAME", help="the index to search")
+    search.add_argument("--search-key-env", metavar="VAR",
+                        help="the environment variable holding an admin key (default: sign in with Microsoft "
+                             "Entra ID through DefaultAzureCredential)")
+    search.add_argument("--search-name", default="search", metavar="NAME",
+                        help="the target's name, which starts its setup keys (default search)")
+    search.add_argument("--search-fields", metavar="ROLE=FIELD,...",
+                        help="index fields holding id, doc_id, page, text, e.g. doc_id=parent_id,text=chunk "
+                             "(default: found by the usual names)")
+    search.add_argument("--search-query-vectors", metavar="FIELD=SOURCE,...",
+                        help="where a vector field's query vector comes from: vectorizer, azure_openai, or a "
+                             "bundled model (bge-small, minilm-l6); default: the index's vectorizer, else "
+                             "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
+                             "of the field's dimensions")
     parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset)")
     parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
     parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in")
@@ -77,25 +97,77 @@ def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]
 
 
 def build_targets(args: argparse.Namespace, bar: ProgressBar):
-    from ..engine.index import build_index, open_index
-    from ..engine.target import EmbeddedTarget
+    """The targets the arguments name: the embedded engine, an Azure AI Search index, or both."""
+    search_index = getattr(args, "search_index", None)
+    search_endpoint = getattr(args, "search_endpoint", None)
+    if search_endpoint and not search_index:
+        raise UsageError("--search-endpoint needs --search-index: the name of the index to search")
+    if not (args.corpus or args.index or search_index):
+        raise UsageError("name at least one target: --corpus or --index (the embedded engine), and/or "
+                         "--search-endpoint with --search-index (Azure AI Search)")
+    targets = []
+    if args.corpus or args.index:
+        from ..engine.index import build_index, open_index
+        from ..engine.target import EmbeddedTarget
 
-    from ..store.sources import is_blob_address
+        from ..store.sources import is_blob_address
 
-    described = None
-    if args.corpus:
-        folder = args.index_dir or default_index_dir(args.corpus)
-        build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads)
-    elif is_blob_address(args.index):
-        from ..engine.published import fetch_index
+        described = None
+        if args.corpus:
+            folder = args.index_dir or default_index_dir(args.corpus)
+            build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads)
+        elif is_blob_address(args.index):
+            from ..engine.published import fetch_index
 
-        cache = args.index_cache or os.path.join(tempfile.gettempdir(), "retrieval-eval-indexes")
-        folder = fetch_index(args.index, cache, connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
-        described = args.index.rstrip("/")
-    else:
-        folder = args.index
-    return [EmbeddedTarget(open_index(folder), rerank_candidates=args.rerank_candidates, threads=args.threads,
-                           described_index=described)]
+            cache = args.index_cache or os.path.join(tempfile.gettempdir(), "retrieval-eval-indexes")
+            folder = fetch_index(args.index, cache,
+                                 connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
+            described = args.index.rstrip("/")
+        else:
+            folder = args.index
+        targets.append(EmbeddedTarget(open_index(folder), rerank_candidates=args.rerank_candidates,
+                                      threads=args.threads, described_index=described))
+    if search_index:
+        targets.append(azure_search_target(args))
+    return targets
+
+
+def _pairs(value: str | None, flag: str) -> dict[str, str]:
+    pairs = {}
+    for item in (value or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, found = item.partition("=")
+        if not sep or not name.strip() or not found.strip():
+            raise UsageError(f'{flag} "{value}" is not NAME=VALUE,... (e.g. doc_id=parent_id,text=chunk)')
+        pairs[name.strip()] = found.strip()
+    return pairs
+
+
+def azure_search_target(args: argparse.Namespace):
+    """The Azure AI Search target the flags name. The command line is an edge: it reads the key from the
+    variable --search-key-env names, and the endpoint and Azure OpenAI settings from the environment."""
+    from ..azure_search.target import AzureSearchTarget
+
+    endpoint = args.search_endpoint or os.environ.get("AZURE_SEARCH_ENDPOINT")
+    if not endpoint:
+        raise UsageError("--search-index needs --search-endpoint (or AZURE_SEARCH_ENDPOINT): "
+                         "https://<service>.search.windows.net")
+    options: dict = {"endpoint": endpoint, "index": args.search_index, "rerank_candidates": args.rerank_candidates}
+    key = None
+    if args.search_key_env:
+        options["api_key_env"] = args.search_key_env
+        key = os.environ.get(args.search_key_env)
+    if args.search_fields:
+        options["fields"] = _pairs(args.search_fields, "--search-fields")
+    if args.search_query_vectors:
+        options["query_vectors"] = _pairs(args.search_query_vectors, "--search-query-vectors")
+    openai_endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT")
+    openai_deployment = os.environ.get("AZURE_OPENAI_EMBEDDING_DEPLOYMENT")
+    if openai_endpoint and openai_deployment:
+        options["azure_openai"] = {"endpoint": openai_endpoint, "deployment": openai_deployment}
+    return AzureSearchTarget.from_options(args.search_name, options, api_key=key, threads=args.threads,
+                                          where="--search-* flags")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -35,6 +35,11 @@ def render_table(report: dict[str, Any]) -> str:
         return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     out = [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    retried = [s for s in setups if s.get("retries")]
+    if retried:  # throttled requests were waited for and sent again; their times include the waits
+        out.append("")
+        out.append("Retried after throttling (times include the waits):")
+        out += [f"  {s['key']}: {s['retries']} retries in {s.get('requests', 0)} requests" for s in retried]
     failed = [s for s in setups if s.get("error")]
     if failed:
         out.append("")
@@ -85,4 +90,8 @@ def render_report(report: dict[str, Any]) -> str:
         for target, gone in report["missing"].items():
             parts.append(f"Missing on {target}: {', '.join(gone['documents'])} "
                          f"(questions {', '.join(gone['questions'])})")
+    left_out = [f"Left out on {name}: {item['what']} ({item['reason']})"
+                for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
+    if left_out:  # what a target's index cannot do, so a missing setup is never a silent one
+        parts += ["", *left_out]
     return "\n".join(parts)
