@@ -231,3 +231,36 @@ def test_a_refused_run_is_a_report_with_no_setups_and_every_golden_error(tmp_pat
     store = LocalStore(tmp_path / "store")
     store.save(report, raw)
     assert store.history()[0]["refused"] == report["refused"]["reason"]
+
+
+class CountingTarget(ListTarget):
+    """A target that counts its requests per setup (``target.Counted``): one per question searched."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sent = {}
+
+    def counters(self, setup_key):
+        return {"requests": self.sent.get(setup_key, 0), "retries": 0}
+
+    def search(self, setup, question, depth):
+        self.sent[setup.key] = self.sent.get(setup.key, 0) + 1
+        return super().search(setup, question, depth)
+
+    def search_batch(self, setup, questions, depth):
+        self.sent[setup.key] = self.sent.get(setup.key, 0) + len(questions)
+        return super().search_batch(setup, questions, depth)
+
+
+def test_request_counts_add_up_the_same_whether_a_setup_runs_whole_or_split(golden):
+    from evaluation.steps import finish_entries, rank_setup, time_setups
+
+    plan = through_json(plan_run(ListTarget("t", ANSWERS, held={"alpha"}), golden, created_at=MOMENT, timed=2))
+    keys = [s["key"] for s in plan["setups"]]
+    whole = [run_setup(CountingTarget("t", ANSWERS, held={"alpha"}), plan, k, clock=ticking_clock()) for k in keys]
+    target = CountingTarget("t", ANSWERS, held={"alpha"})
+    ranked = {k: rank_setup(target, plan, k) for k in keys}
+    split = finish_entries(plan, ranked, time_setups({"t": target}, plan, keys, clock=ticking_clock()))
+
+    assert [e["requests"] for e in whole] == [1 + 3 + 2] * 3  # warm-up, the batch's 3 questions, 2 timed
+    assert through_json(split) == through_json(whole)
