@@ -37,6 +37,8 @@ class AppSettings:
     openai_endpoint: str | None           # AZURE_OPENAI_ENDPOINT: query embeddings without a vectorizer
     openai_embedding_deployment: str | None  # AZURE_OPENAI_EMBEDDING_DEPLOYMENT
     admin_role: str                       # EVALUATION_ADMIN_ROLE: app role allowed to download golden files
+    app_service_auth: bool = False        # WEBSITE_AUTH_ENABLED (set by the platform when App Service
+                                          # authentication is on): only then is X-MS-CLIENT-PRINCIPAL trusted
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
@@ -64,6 +66,7 @@ class AppSettings:
             openai_endpoint=text("AZURE_OPENAI_ENDPOINT"),
             openai_embedding_deployment=text("AZURE_OPENAI_EMBEDDING_DEPLOYMENT"),
             admin_role=text("EVALUATION_ADMIN_ROLE", "admin"),
+            app_service_auth=(text("WEBSITE_AUTH_ENABLED", "") or "").lower() == "true",
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )

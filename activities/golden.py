@@ -6,6 +6,7 @@ import hashlib
 import azure.durable_functions as df
 
 from activities._shared import folder_of, report_name
+from evaluation.evaluate import save_report as keep_report
 from evaluation.golden import check_golden_bytes
 from evaluation.steps import golden_errors_reason, refusal_report
 from evaluation.store.collections import GOLDEN_NAME
@@ -54,5 +55,5 @@ def refuse_run(job: dict) -> dict:
                             sha256=job["sha256"], run_id=job["run_id"], created_at=job["created_at"],
                             check=check if not check.ok else None, by=settings.by, timed=settings.timed)
     if not folder.store.has(job["run_id"]):  # a retried activity saved it already
-        folder.store.save(report, raw)
+        keep_report(folder.store, report, raw)  # with its report.html
     return {"report": report_name(folder, job["run_id"])}

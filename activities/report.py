@@ -4,6 +4,7 @@ from __future__ import annotations
 import azure.durable_functions as df
 
 from activities._shared import PLAN, TIMES, entry_name, folder_of, report_name
+from evaluation.evaluate import save_report as keep_report
 from evaluation.steps import assemble_report, finish_entries
 
 bp = df.Blueprint()
@@ -25,7 +26,7 @@ def save_report(job: dict) -> dict:
     if now != job["sha256"]:
         return {"saved": False, "sha256": now}
     if not folder.store.has(run_id):  # a retried activity saved it already
-        folder.store.save(report, folder.kept_golden(job["sha256"]))
+        keep_report(folder.store, report, folder.kept_golden(job["sha256"]))  # with its report.html
     return {"saved": True, "report": report_name(folder, run_id)}
 
 

@@ -26,7 +26,7 @@ _PUBLIC = {
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
     # where runs live
-    "open_store": ".store",
+    "open_store": ".store", "save_report": ".evaluate", "render_html": ".report.html",
     # what is searched
     "Target": ".target", "Setup": ".target", "Hit": ".target",
     "EmbeddedTarget": ".engine", "build_index": ".engine", "open_index": ".engine",
@@ -47,6 +47,8 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
                          SearchServiceError, StoreError, TargetConfigError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .steps import assemble_report, plan_run, run_setup
+    from .evaluate import save_report
+    from .report.html import render_html
     from .store import open_store
     from .target import Hit, Setup, Target
     from .targets import TargetSpec, open_target, parse_target_specs

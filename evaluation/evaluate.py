@@ -4,6 +4,9 @@ One run is the three steps of ``steps`` in a loop: plan (golden file, setups, ti
 documents), run each setup (an untimed warm-up, every labelled question in a batch for the ranks, then
 a sample searched one at a time as a caller would, nothing cached, for the times), assemble the report.
 A setup whose search fails is reported with its error, never picked, and the others go on.
+
+``save_report`` keeps a report in a store with its golden file and its page (``report.html``, rendered
+here because the store sits below the report package and keeps bytes only).
 """
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 if TYPE_CHECKING:
     from .golden import Golden
     from .steps import Clock, Progress
+    from .store import RunStore
     from .target import Target
 
 # This module is imported by ``evaluation/__init__.py`` (a submodule named like the function would
@@ -54,5 +58,19 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     report = assemble_report(plan, entries)
     if save_to is not None:
         store = open_store(save_to) if isinstance(save_to, (str, Path)) else save_to
-        store.save(report, golden.raw)
+        save_report(store, report, golden.raw)
     return report
+
+
+def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | None = None) -> str:
+    """Keep ``report`` in ``store`` with its golden file and its ``report.html``; the report's path.
+
+    The page holds this run and the older runs the store keeps on the same golden file, named by
+    question id only (anyone who may read runs may read it). The store's rules hold: everything is
+    checked first, nothing is written over.
+    """
+    from .report.html import render_html
+    from .report.trend import collect_trend
+
+    page = render_html(report, history=collect_trend(store, report))
+    return store.save(report, golden_raw, html=page)

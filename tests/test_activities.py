@@ -33,7 +33,8 @@ def call(name, job):
 # -- the collection folder ----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("blob, collection", [
-    ("docs/golden.jsonl", "docs"), ("team a/docs/golden.jsonl", "team a/docs"), ("golden.jsonl", None),
+    ("docs/golden.jsonl", "docs"), ("team a docs/golden.jsonl", "team a docs"), ("golden.jsonl", None),
+    ("team-a/docs/golden.jsonl", None),  # collections are top-level folders only
     ("docs/Golden.jsonl", None), ("docs/golden.jsonl/x", None), ("a//b/golden.jsonl", None),
     ("../golden.jsonl", None), ("a/./golden.jsonl", None),
 ])
@@ -169,7 +170,7 @@ def test_save_report_saves_once_even_when_the_activity_is_retried(app, tmp_path)
 
     name = f"docs/retrieval/runs/{RUN['run_id']}/report.json"
     assert first == retried == {"saved": True, "report": name}
-    assert app.names("docs/retrieval/") == [name]
+    assert app.names("docs/retrieval/") == [name.replace(".json", ".html"), name]  # the page beside it
     report = json.loads(app.read(name))
     assert report["golden"]["sha256"] == SHA and report["picks"]["finds_the_most"].startswith("t.")
 

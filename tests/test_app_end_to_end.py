@@ -66,7 +66,7 @@ def save_and_deliver(app: App, data: bytes, event_id: str) -> str:
 
 
 def reports(app: App) -> list[dict]:
-    return [json.loads(app.read(name)) for name in app.names("docs/retrieval/runs/")]
+    return [json.loads(app.read(name)) for name in app.names("docs/retrieval/runs/") if name.endswith(".json")]
 
 
 def outcomes(app: App) -> list[str]:
@@ -82,7 +82,8 @@ def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sampl
 
     [report] = reports(sample_app)
     assert sample_app.names("docs/") == sorted([
-        "docs/golden.jsonl", f"docs/golden_dataset/{sha}.jsonl", f"docs/retrieval/runs/{report['id']}/report.json"])
+        "docs/golden.jsonl", f"docs/golden_dataset/{sha}.jsonl", f"docs/retrieval/runs/{report['id']}/report.html",
+        f"docs/retrieval/runs/{report['id']}/report.json"])
     assert sample_app.read(f"docs/golden_dataset/{sha}.jsonl") == data  # working files are gone too
     assert report["golden"]["sha256"] == sha and report["golden"]["labelled"] == 8
     assert [s["key"] for s in report["setups"] if s["error"]] == []

@@ -32,6 +32,12 @@ def test_a_number_setting_that_is_not_a_whole_number_is_named_with_its_default(v
         AppSettings.from_environ({"EVALUATION_DEBOUNCE_SECONDS": value})
 
 
+@pytest.mark.parametrize("value, trusted", [("True", True), ("true", True), ("False", False), ("", False), ("1", False)])
+def test_signed_in_callers_are_trusted_only_when_the_platform_says_authentication_is_on(value, trusted):
+    assert AppSettings.from_environ({"WEBSITE_AUTH_ENABLED": value}).app_service_auth is trusted
+    assert AppSettings.from_environ({}).app_service_auth is False
+
+
 # -- the three places a setting is written agree ------------------------------------------------------
 
 import json  # noqa: E402
@@ -39,6 +45,7 @@ import re  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST_ONLY = {"FUNCTIONS_WORKER_RUNTIME"}  # the Functions host's own, not the app's
+PLATFORM_SET = {"WEBSITE_AUTH_ENABLED"}  # set by App Service itself when authentication is on, never by us
 
 
 def readme_settings() -> dict[str, str]:
@@ -61,7 +68,7 @@ def read_names() -> set[str]:
 def test_every_setting_the_app_reads_is_in_the_readme_table_and_the_example_settings():
     table = readme_settings()
     example = json.loads((ROOT / "local.settings.example.json").read_text(encoding="utf-8"))["Values"]
-    assert read_names() <= set(table)
+    assert read_names() - PLATFORM_SET <= set(table)
     assert set(example) - HOST_ONLY == {n.rstrip("*") for n in table} - {"AzureWebJobsStorage__accountName"}
 
 

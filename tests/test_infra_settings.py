@@ -20,6 +20,8 @@ NOT_SET_IN_AZURE = {
                                             "EVALUATION_STORAGE_ACCOUNT_URL",
     "AzureWebJobsStorage": "the host's connection string for Azurite when run locally; in Azure the identity-based "
                            "AzureWebJobsStorage__* settings replace it",
+    "WEBSITE_AUTH_ENABLED": "set by App Service itself while App Service authentication is on; the app reads it "
+                            "to know whether the X-MS-CLIENT-PRINCIPAL header came from the platform (api/principal.py)",
     "AZURE_SEARCH_API_KEY": "prefix of optional Azure AI Search API keys that a target spec names in api_key_env; "
                             "the app signs in to search with its identity (Search Index Data Reader, Reader), so "
                             "the Bicep sets no key; a team that must use one sets it itself",

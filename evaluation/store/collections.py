@@ -1,52 +1,136 @@
-"""A collection's folder in a Blob container: its golden file, its targets, its runs and the files a run
-works with while it runs.
+"""Collections: the top-level folders of a container (or a local folder), each a collection's home.
 
-Layout under ``<collection>/`` (the collection's name may hold "/", as ``team-a/docs``)::
+``<container>/<collection>/`` holds the collection's files::
 
     golden.jsonl                                  what a team saves; a save starts a run
     targets.json                                  optional: {"targets": [...]} for this collection
     retrieval/runs/<run id>/report.json           the reports (``RunStore``, rooted at the folder)
     golden_dataset/<sha256>.jsonl                 each golden version a run read, kept once
     golden_dataset/runs_in_progress/<run id>/     a running run's plan (it holds question text),
-                                                  resolved targets, per-setup entries and times
+                                                  pinned targets, per-setup entries and times
 
-Working files live beside the golden copies, never under ``retrieval/runs/``: whoever may read runs
-reads there, and a run's plan holds the questions' text. Entries and times hold ids and scores
-only. The app deletes a run's working files when the run ends (``discard``); a run stopped half way
-leaves them, so a lifecycle rule on ``golden_dataset/runs_in_progress/`` can age them out.
+``Collections`` lists the folders and opens each one's ``RunStore``; ``newest_runs`` merges their runs,
+newest first, each named by its collection. A collection name given by a caller of the routes is only
+ever one of the folder names listed, so it never builds a path by itself.
+
+``CollectionFolder`` is one collection's files as the Function App reads and writes them. Working
+files live beside the golden copies, never under ``retrieval/runs/``: whoever may read runs reads
+there, and a run's plan holds the questions' text. Entries and times hold ids and scores only. The
+app deletes a run's working files when the run ends (``discard_work``); a run stopped half way leaves
+them, so a lifecycle rule on ``*/golden_dataset/runs_in_progress/`` can age them out.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import re
-from typing import Any
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
 
-from ..errors import StoreError
-from .runs import GOLDEN_DIR, BlobStore, check_run_id
+from ..errors import StoreError, did_you_mean
+from .runs import GOLDEN_DIR, BlobStore, LocalStore, RunStore, check_run_id
+
+
+@dataclass(frozen=True, order=True)
+class RunRef:
+    """One run of one collection. Sorted: by run id (time), then collection."""
+
+    run_id: str
+    collection: str
+
+
+class Collections(ABC):
+    """The collections of a container or folder, and the run store of each."""
+
+    address: str
+
+    @abstractmethod
+    def names(self) -> list[str]:
+        """Every collection (top-level folder), sorted."""
+
+    @abstractmethod
+    def _open(self, name: str) -> RunStore:
+        """The store of the folder ``name`` (already checked to be listed)."""
+
+    def store(self, name: str) -> RunStore:
+        """The run store of the collection ``name``; a ``StoreError`` naming the collections otherwise."""
+        names = self.names()
+        if name not in names:
+            raise StoreError(f"no collection {name!r} in {self.address}.{did_you_mean(name, names)} "
+                             f"Collections: {', '.join(names) or 'none yet'}")
+        return self._open(name)
+
+    def stores(self, only: str | None = None) -> list[tuple[str, RunStore]]:
+        """(name, store) of every collection, or of ``only``."""
+        if only is not None:
+            return [(only, self.store(only))]
+        return [(name, self._open(name)) for name in self.names()]
+
+
+def newest_runs(stores: Iterable[tuple[str, RunStore]]) -> list[RunRef]:
+    """Every run of every store given, newest first (run ids sort by time; a tie by collection)."""
+    refs = [RunRef(run_id, name) for name, store in stores for run_id in store.ids()]
+    return sorted(refs, reverse=True)
+
+
+class LocalCollections(Collections):
+    """Collections as the sub-folders of a local folder."""
+
+    def __init__(self, root: Path | str) -> None:
+        self.root = Path(root)
+        self.address = str(self.root)
+
+    def names(self) -> list[str]:
+        if not self.root.is_dir():
+            raise StoreError(f"{self.root}: no such folder; it should hold one folder per collection")
+        return sorted(p.name for p in self.root.iterdir() if p.is_dir() and not p.name.startswith("."))
+
+    def _open(self, name: str) -> RunStore:
+        return LocalStore(self.root / name)
+
+
+class BlobCollections(Collections):
+    """Collections as the top-level folders of a Blob container."""
+
+    def __init__(self, container_client: Any) -> None:
+        self.container = container_client
+        self.address = container_client.url.rstrip("/")
+
+    def names(self) -> list[str]:
+        from .blob import list_folders
+
+        return sorted(list_folders(self.container))
+
+    def _open(self, name: str) -> RunStore:
+        return BlobStore(self.container, name)
+
+
+# -- one collection's files, as the Function App uses them ----------------------------------------------
 
 GOLDEN_NAME = "golden.jsonl"
 TARGETS_NAME = "targets.json"
 WORK_DIR = f"{GOLDEN_DIR}/runs_in_progress"
 
-_SEGMENT = re.compile(r"[^/\x00-\x1f\x7f]+")
+_NAME = re.compile(r"[^/\x00-\x1f\x7f]+")
 
 
 def check_collection_name(name: str) -> str:
-    """``name`` when it can name a folder of blobs: "/"-separated parts, none empty, ".", ".." or with
-    control characters, at most 512 characters; a ``StoreError`` saying so otherwise."""
-    parts = name.split("/") if isinstance(name, str) else [""]
-    if (not name or len(name) > 512 or not all(_SEGMENT.fullmatch(p) for p in parts)
-            or any(p in (".", "..") for p in parts)):
-        raise StoreError(f"{name!r} cannot name a collection: use a folder path of the container such as "
-                         "\"docs\" or \"team-a/docs\" (no empty, \".\" or \"..\" parts, no control "
-                         "characters, at most 512 characters)")
+    """``name`` when it can name a collection: one top-level folder of the container (the routes list
+    collections as top-level folders), not "." or "..", no "/" or control characters, at most 512
+    characters; a ``StoreError`` saying so otherwise."""
+    if (not isinstance(name, str) or not name or len(name) > 512 or not _NAME.fullmatch(name)
+            or name in (".", "..")):
+        raise StoreError(f"{name!r} cannot name a collection: use the name of a top-level folder of the container, "
+                         "such as \"docs\" (no \"/\", not \".\" or \"..\", no control characters, at most 512 "
+                         "characters)")
     return name
 
 
 def collection_of(blob_name: str) -> str | None:
     """The collection whose golden file ``blob_name`` is (``docs/golden.jsonl`` -> ``docs``); None for
-    any other blob, and for a golden file at the container's root (it belongs to no collection)."""
+    any other blob, for a golden file at the container's root, and for one in a deeper folder."""
     folder, slash, file_name = blob_name.rpartition("/")
     if file_name != GOLDEN_NAME or not slash:
         return None
