@@ -45,7 +45,6 @@ import re  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST_ONLY = {"FUNCTIONS_WORKER_RUNTIME"}  # the Functions host's own, not the app's
-PLATFORM_SET = {"WEBSITE_AUTH_ENABLED"}  # set by App Service itself when authentication is on, never by us
 
 
 def readme_settings() -> dict[str, str]:
@@ -68,7 +67,7 @@ def read_names() -> set[str]:
 def test_every_setting_the_app_reads_is_in_the_readme_table_and_the_example_settings():
     table = readme_settings()
     example = json.loads((ROOT / "local.settings.example.json").read_text(encoding="utf-8"))["Values"]
-    assert read_names() - PLATFORM_SET <= set(table)
+    assert read_names() <= set(table)
     assert set(example) - HOST_ONLY == {n.rstrip("*") for n in table} - {"AzureWebJobsStorage__accountName"}
 
 
