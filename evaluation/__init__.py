@@ -35,6 +35,10 @@ _PUBLIC = {
     "EvaluationError": ".errors", "GoldenFileError": ".errors", "CorpusError": ".errors",
     "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
     "SearchServiceError": ".errors", "TargetConfigError": ".errors",
+    "AnswerError": ".errors",
+    # the answer tools
+    "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
+    "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".targets", "parse_target_specs": ".targets", "open_target": ".targets",
 }
@@ -43,7 +47,9 @@ __all__ = sorted([*_PUBLIC, "evaluate"])
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .azure_search import AzureSearchTarget
     from .engine import EmbeddedTarget, build_index, open_index
-    from .errors import (CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError,
+    from .answers import (ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
+                          suggest_expected)
+    from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError,
                          SearchServiceError, StoreError, TargetConfigError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .steps import assemble_report, plan_run, run_setup

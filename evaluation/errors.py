@@ -55,6 +55,11 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
+class AnswerError(EvaluationError):
+    """Written answers cannot be scored: a bad answers file, a judge's score outside 0..1, or a judge
+    service that refused or did not answer."""
+
+
 class SearchServiceError(EvaluationError):
     """An Azure AI Search service (or the embeddings deployment beside it) refused a request or cannot
     be reached; the message says what to check (role, key, index name, endpoint)."""

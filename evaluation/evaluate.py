@@ -31,7 +31,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              time_points: float = 8, by: str = "doc", depth: int = 20, progress: Progress | None = None,
              timed: int = DEFAULT_TIMED, seed: int = 0, created_at: datetime | None = None,
              run_id: str | None = None, warn: Callable[[str], None] | None = None,
-             clock: Clock = time.perf_counter) -> dict[str, Any]:
+             clock: Clock = time.perf_counter, alpha: float = 0.05, resamples: int = 10_000) -> dict[str, Any]:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
     ``save_to`` is a ``RunStore`` or a store address; the report is saved there when given.
@@ -44,7 +44,8 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     targets = [targets] if isinstance(targets, Target) else list(targets)
     golden = golden if isinstance(golden, Golden) else read_golden(golden)
     plan = plan_run(targets, golden, only=only, skip=skip, balance=balance, time_points=time_points, by=by,
-                    depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn)
+                    depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
+                    alpha=alpha, resamples=resamples)
     by_name = {t.name: t for t in targets}
     per_setup = setup_steps(plan)
     total = per_setup * len(plan["setups"])

@@ -65,3 +65,69 @@ class ProgressBar:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+STORE_CONNECTION_STRING = "AZURE_STORAGE_CONNECTION_STRING"  # read here, at the edge; runs_cmd reads the same
+
+
+def open_run_store(address: str):
+    """The run store at ``address`` (a folder, a Blob or an Azurite address), signed in as ``runs`` does."""
+    import os
+
+    from ..store import open_store
+
+    return open_store(address, connection_string=os.environ.get(STORE_CONNECTION_STRING) or None)
+
+
+def add_significance_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="a difference with a Holm-adjusted p-value at or under this is significant (default 0.05)")
+    parser.add_argument("--resamples", type=int, default=10_000,
+                        help="bootstrap resamples and random sign flips per comparison (default 10000)")
+
+
+INDEX_HELP = ("an index folder built by `python -m evaluation index`, or the Blob address it was published to "
+              "(fetched once into --index-cache)")
+
+
+def add_index_cache_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--index-cache", help="where a published index is fetched to "
+                                              "(default <tempdir>/retrieval-eval-indexes)")
+
+
+def add_target_options(parser: argparse.ArgumentParser) -> None:
+    """``--corpus`` or ``--index`` (one is required), as ``evaluate`` takes them, with the engine options."""
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
+    where.add_argument("--index", help=INDEX_HELP)
+    add_index_cache_option(parser)
+    parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
+    parser.add_argument("--rerank-candidates", type=int, default=30,
+                        help="hybrid results the cross-encoder rescores (default 30)")
+    add_chunking_options(parser)
+
+
+def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
+    """The embedded engine over ``--index`` (a folder, or a published index's Blob address, fetched once
+    into ``--index-cache`` and described by its address), or over ``--corpus`` indexed first."""
+    import os
+    import tempfile
+
+    from ..engine.index import build_index, open_index
+    from ..engine.target import EmbeddedTarget
+    from ..store.sources import is_blob_address
+
+    described = None
+    if args.corpus:
+        folder = args.index_dir or default_index_dir(args.corpus)
+        build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads)
+    elif is_blob_address(args.index):
+        from ..engine.published import fetch_index
+
+        cache = getattr(args, "index_cache", None) or os.path.join(tempfile.gettempdir(), "retrieval-eval-indexes")
+        folder = fetch_index(args.index, cache, connection_string=os.environ.get(STORE_CONNECTION_STRING) or None)
+        described = args.index.rstrip("/")
+    else:
+        folder = args.index
+    return EmbeddedTarget(open_index(folder), rerank_candidates=args.rerank_candidates, threads=args.threads,
+                          described_index=described)

@@ -6,13 +6,12 @@ import json
 import os
 import re
 import sys
-import tempfile
 
 from ..errors import UsageError
 from ..scoring.metrics import CUTOFFS
-from .common import ProgressBar, add_chunking_options, default_index_dir, index_settings
+from .common import (INDEX_HELP, ProgressBar, add_chunking_options, add_index_cache_option,
+                     add_significance_options, open_embedded_target, open_run_store)
 
-CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"  # Blob addresses; read here, at the edge
 _FAIL_UNDER = re.compile(r"^(found@(\d+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 
 
@@ -25,10 +24,8 @@ def register(subparsers) -> None:
                     "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
-    where.add_argument("--index", help="an index folder built by `python -m evaluation index`, or the Blob "
-                                       "address it was published to (fetched once into --index-cache)")
-    parser.add_argument("--index-cache", help="where a published index is fetched to "
-                                              "(default <tempdir>/retrieval-eval-indexes)")
+    where.add_argument("--index", help=INDEX_HELP)
+    add_index_cache_option(parser)
     search = parser.add_argument_group("Azure AI Search (beside or instead of the embedded engine)")
     search.add_argument("--search-endpoint", metavar="URL",
                         help="the service, https://<service>.search.windows.net (default: $AZURE_SEARCH_ENDPOINT "
@@ -60,11 +57,20 @@ def register(subparsers) -> None:
                         help="what counts as found (default doc)")
     parser.add_argument("--depth", type=int, default=20, help="results per question (default 20)")
     parser.add_argument("--timed", type=int, default=50, help="questions timed per setup (default 50)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the timed sample and of the significance tests' resampling (default 0)")
     parser.add_argument("--rerank-candidates", type=int, default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5; repeatable")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
+                                                         "(read before this run is saved)")
+    parser.add_argument("--baseline-store", metavar="STORE", help="the store holding --baseline (default: --save-to)")
+    parser.add_argument("--fail-on-regression", action="store_true",
+                        help="exit 1 when a setup's found@10 is significantly lower than in --baseline")
+    add_significance_options(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout "
+                                                            "(the comparison with --baseline goes to stderr)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_chunking_options(parser)
     parser.set_defaults(handler=run)
@@ -107,26 +113,7 @@ def build_targets(args: argparse.Namespace, bar: ProgressBar):
                          "--search-endpoint with --search-index (Azure AI Search)")
     targets = []
     if args.corpus or args.index:
-        from ..engine.index import build_index, open_index
-        from ..engine.target import EmbeddedTarget
-
-        from ..store.sources import is_blob_address
-
-        described = None
-        if args.corpus:
-            folder = args.index_dir or default_index_dir(args.corpus)
-            build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads)
-        elif is_blob_address(args.index):
-            from ..engine.published import fetch_index
-
-            cache = args.index_cache or os.path.join(tempfile.gettempdir(), "retrieval-eval-indexes")
-            folder = fetch_index(args.index, cache,
-                                 connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
-            described = args.index.rstrip("/")
-        else:
-            folder = args.index
-        targets.append(EmbeddedTarget(open_index(folder), rerank_candidates=args.rerank_candidates,
-                                      threads=args.threads, described_index=described))
+        targets.append(open_embedded_target(args, bar))
     if search_index:
         targets.append(azure_search_target(args))
     return targets
@@ -175,17 +162,19 @@ def run(args: argparse.Namespace) -> int:
     from ..report.text import render_report
 
     rules = parse_fail_under(args.fail_under)
+    baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
     save_to = args.save_to
     if save_to and save_to.startswith(("http://", "https://")):
         from ..store import open_store
 
-        save_to = open_store(save_to, connection_string=os.environ.get(CONNECTION_STRING_VARIABLE))
+        save_to = open_store(save_to, connection_string=os.environ.get("AZURE_STORAGE_CONNECTION_STRING"))
     try:
         targets = build_targets(args, bar)
         report = evaluate(targets, args.golden, save_to=save_to, only=args.only, skip=args.skip,
                           balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
-                          timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr))
+                          timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
+                          seed=args.seed, alpha=args.alpha, resamples=args.resamples)
     finally:
         bar.close()
     if args.json:
@@ -197,4 +186,25 @@ def run(args: argparse.Namespace) -> int:
     missed = missed_thresholds(report, rules)
     for sentence in missed:
         print(f"fail-under: {sentence}", file=sys.stderr)
-    return 1 if missed else 0
+    regressed = 0
+    if baseline is not None:
+        from ..report.compare import compare_reports, render_comparison
+        from .compare_cmd import gate
+
+        comparison = compare_reports(baseline, report, alpha=args.alpha, resamples=args.resamples)
+        print("\n" + render_comparison(comparison), file=sys.stderr if args.json else sys.stdout)
+        regressed = gate(comparison, args.fail_on_regression)
+    return 1 if missed or regressed else 0
+
+
+def read_baseline(args: argparse.Namespace) -> dict | None:
+    """The --baseline report, from --baseline-store or else --save-to; None without --baseline."""
+    if args.baseline is None:
+        if args.fail_on_regression:
+            raise UsageError("--fail-on-regression needs a run to compare with: add --baseline RUN (or latest)")
+        return None
+    store = args.baseline_store or args.save_to
+    if not store:
+        raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE, "
+                         "or --save-to STORE when this run is kept in the same store")
+    return open_run_store(store).get(args.baseline)

@@ -12,7 +12,7 @@ Errors stop a run (``ok`` is False); warnings do not. ``line`` is 1-based, None 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Protocol, runtime_checkable
 
@@ -55,6 +55,11 @@ class GoldenCheck:
     def ok(self) -> bool:
         """True when nothing stops a run: no errors (warnings allowed)."""
         return not self.errors
+
+    def with_warnings(self, problems: Iterable[GoldenProblem]) -> GoldenCheck:
+        """This check with ``problems`` added to its warnings, in line order (checks made elsewhere, such as
+        stale evidence quotes, which need a search target this package does not know)."""
+        return replace(self, warnings=_in_line_order([*self.warnings, *problems]))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: ``{"ok", "rows", "ready", "unfilled", "drafts", "errors", "warnings"}``."""
