@@ -1,7 +1,8 @@
-"""Pieces the subcommands share: engine options, building the embedded target, a progress bar."""
+"""Pieces the subcommands share: engine options, argument types that refuse bad values, a progress bar."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Callable
@@ -15,7 +16,42 @@ def add_chunking_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--chunk-size", type=int, default=200, help="words per chunk at most (default 200)")
     group.add_argument("--chunk-overlap", type=int, default=40, help="words carried over (default 40)")
     group.add_argument("--models", help="embedding models, comma-separated (default: every bundled one)")
-    group.add_argument("--threads", type=int, default=None, help="CPU threads for the models")
+    group.add_argument("--threads", type=whole(1), default=None, help="CPU threads for the models")
+
+
+def whole(minimum: int) -> Callable[[str], int]:
+    """An argparse type: a whole number of at least ``minimum``, else a sentence (exit 2)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text} is too small: give a whole number of at least {minimum}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def points(text: str) -> float:
+    """An argparse type: a finite number of points, 0 or more (``nan`` and ``inf`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of points") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a number of points: give a finite number, 0 or more "
+                                         "(points of found@10, e.g. 4)")
+    return value
+
+
+def setup_pattern(text: str) -> str:
+    """An argparse type for --only / --skip: at least one non-empty pattern (comma-separated)."""
+    if not any(part.strip() for part in text.split(",")):
+        raise argparse.ArgumentTypeError(f"{text!r} names no setup; give a pattern such as hybrid, bm25, "
+                                         "bge-small or local.dense.*")
+    return text
 
 
 def index_settings(args: argparse.Namespace):
@@ -35,7 +71,8 @@ def index_settings(args: argparse.Namespace):
 
 
 def default_index_dir(corpus: str) -> Path:
-    return Path(".index") / Path(corpus).stem
+    """``.index/<corpus name>``: named from the resolved path, so ``.`` is never ``.index`` itself."""
+    return Path(".index") / (Path(corpus).resolve().stem.lstrip(".") or "corpus")
 
 
 class ProgressBar:
