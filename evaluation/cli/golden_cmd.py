@@ -27,7 +27,14 @@ def register(subparsers: Any) -> None:
                                 description="Check every line of a golden file; exit 1 when there are errors.")
     check.add_argument("file", metavar="FILE", help="the golden file (JSONL, or an Amazon Bedrock dataset)")
     check.add_argument("--json", action="store_true", help="print the result as JSON")
-    check.add_argument("--corpus", metavar="CORPUS", help="also warn about expected documents not in this corpus")
+    against = check.add_mutually_exclusive_group()
+    against.add_argument("--corpus", metavar="CORPUS",
+                         help="also warn about labels this corpus cannot match: documents it does not hold, pages "
+                              "of documents without pages or past the last one")
+    against.add_argument("--index", metavar="DIR",
+                         help="the same against an index folder, which also knows its chunk ids")
+    check.add_argument("--by", choices=("doc", "chunk", "page", "evidence"), default="doc",
+                       help="the grain the run will judge at, for the warnings (default doc)")
     check.set_defaults(handler=_check)
 
     template = commands.add_parser("template", help="write rows to fill in from a corpus",
@@ -45,7 +52,11 @@ def register(subparsers: Any) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     corpus = read_corpus(args.corpus) if args.corpus else None
-    result = check_golden(args.file, corpus)
+    if args.index:
+        from ..engine.index import open_index
+
+        corpus = open_index(args.index)
+    result = check_golden(args.file, corpus, by=args.by)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
     return 0 if result.ok else 1
 
