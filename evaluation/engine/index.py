@@ -119,8 +119,9 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         log.warning("%s: the index is damaged (%s); building it again", folder, damage)
 
     chunks = chunk_corpus(corpus, settings.chunking)
-    _clean_stale_staging(folder)
-    staging = _make_staging(folder)
+    where = folder.resolve()  # staging and swapping work beside the folder, whatever path named it
+    _clean_stale_staging(where)
+    staging = _make_staging(where)
     try:
         _write_marker(staging, wanted)  # first: a staging folder left by a killed build is known as ours
         _write_chunks(staging / "chunks.jsonl", chunks)
@@ -142,7 +143,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             "files": _describe_files(staging),
         }
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-        _swap_in(staging, folder)
+        _swap_in(staging, where)
     except OSError as err:
         shutil.rmtree(staging, ignore_errors=True)
         raise SearchIndexError(f"{folder}: cannot write the index ({err.strerror or err}); "
@@ -165,6 +166,9 @@ def check_destination(folder: str | Path, corpus: str | Path | None = None) -> N
     if folder.exists() and not folder.is_dir():
         raise SearchIndexError(f"{folder}: a file, not a folder; give a new folder for the index, "
                                f"for example {INDEXES_FOLDER}/<name>")
+    if where == Path.cwd().resolve() or where in Path.cwd().resolve().parents:
+        raise SearchIndexError(f"{folder}: the current folder (or one holding it); an index replaces its folder "
+                               f"when rebuilt, so give a new folder, for example {INDEXES_FOLDER}/<name>")
     if where.name == INDEXES_FOLDER:
         raise SearchIndexError(f"{folder}: {INDEXES_FOLDER} keeps one index per corpus in its own folder; "
                                f"give {folder}/<name>")
