@@ -9,6 +9,8 @@ from typing import Callable
 
 from ..errors import UsageError, did_you_mean
 
+MAX_THREADS = 256  # more only makes the model runtime start thousands of idle threads
+
 
 def add_chunking_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("chunking and models (the index fingerprint includes these)")
@@ -16,11 +18,12 @@ def add_chunking_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--chunk-size", type=int, default=200, help="words per chunk at most (default 200)")
     group.add_argument("--chunk-overlap", type=int, default=40, help="words carried over (default 40)")
     group.add_argument("--models", help="embedding models, comma-separated (default: every bundled one)")
-    group.add_argument("--threads", type=whole(1), default=None, help="CPU threads for the models")
+    group.add_argument("--threads", type=whole(1, MAX_THREADS), default=None,
+                       help=f"CPU threads for the models (1 to {MAX_THREADS})")
 
 
-def whole(minimum: int) -> Callable[[str], int]:
-    """An argparse type: a whole number of at least ``minimum``, else a sentence (exit 2)."""
+def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``minimum`` (to ``maximum``), else a sentence (exit 2)."""
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -28,6 +31,8 @@ def whole(minimum: int) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{text} is too small: give a whole number of at least {minimum}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{text} is too large: give a whole number of at most {maximum}")
         return value
 
     parse.__name__ = "whole number"

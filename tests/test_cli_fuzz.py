@@ -1,0 +1,258 @@
+"""Fuzz the command line: argument lists built from the real parser's flags, with hostile values, on a
+two-document corpus. Every run must end in exit code 0, 1 or 2 with no traceback and without the
+last-resort handler (which would mean an error nobody turned into a sentence), and touch nothing
+outside its temp folder: an audit hook records, and refuses, every write outside it, every
+connection to a host other than 127.0.0.1 and every subprocess.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import socket
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from evaluation.cli import build_parser, main
+
+CORPUS = ('{"id": "alpha.md", "text": "Alpha explains how to install the package with pip and configure retries."}\n'
+          '{"id": "beta.md", "text": "Beta covers managed identity sign in for storage accounts and keys.\\fPage two."}\n')
+GOLDEN = ('{"id": "q1", "question": "How do I install the package?", "expected": ["alpha.md"]}\n'
+          '{"id": "q2", "question": "How do I sign in with a managed identity?", "expected": ["beta.md#page=1"]}\n')
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+CLOSED = _closed_port()
+NUMBERS = ["0", "1", "2", "-1", "20", "30", "50", "0.5", "nan", "inf", "-inf", "1e999", "x", "", " 3", "99999999999999999999"]
+PATHS = ["corpus.jsonl", "golden.jsonl", "idx", "store", "docs", ".", "..", "", " ", "afile", "afile/sub", "missing/deeper/x",
+         ".index", ".index/corpus", "idx/inner", "idx/chunks.jsonl", "empty", "-", "x" * 300, "a\udcffb", "golden.jsonl/..",
+         "~", "store/retrieval/runs", "run.trec", "docs/a.md"]
+ADDRESSES = ["https://acct.blob.core.windows.net", "HTTPS://acct.blob.core.windows.net/runs",
+             "https://acct.blob.core.windows.net/runs", "https://acct.blob.core.windows.net/Runs", "http://[::1/x",
+             f"http://127.0.0.1:{CLOSED}/devstoreaccount1/runs", "ftp://x/y", "https://evil.example.com/runs",
+             "http://127.0.0.1:99999/devstoreaccount1/runs", "https://acct.blob.core.windows.net/runs?sig=x"]
+POOLS: dict[str, list[str]] = {
+    "corpus": PATHS, "index": PATHS, "index_dir": PATHS, "file": PATHS, "run": PATHS,
+    "golden": PATHS + ADDRESSES, "save_to": PATHS + ADDRESSES, "store": PATHS + ADDRESSES, "out": PATHS + ADDRESSES,
+    "run_id": ["latest", "../x", "", "20990101T000000000Z-aaaaaa", "RUN", ".hidden", "a/b", "LATEST"],
+    "only": ["keyword", "hybrid", "dense", "bm25", "bge-small", "local.*", "", ",", "*", "nothing", "hybrid_reranked",
+             "[", "local.dense.bge-small", "keyword,dense"],
+    "fail_under": ["found@10=0.8", "found@10=80", "found@010=0.8", "mrr=0.5", "ndcg@10=1", "recall@10=0.5",
+                   "found@10=nan", "=", "found@7=0.1", "", "FOUND@1=0"],
+    "models": ["bge-small", "minilm-l6", "bge-small,minilm-l6", "", ",", "nope", "BGE-SMALL"],
+    "threads": ["1", "2", "0", "-1", "x", "300"],
+    "chunking": ["structure", "fixed", "recursive", "structur", ""],
+    "n": NUMBERS, "seed": NUMBERS, "limit": NUMBERS, "offset": NUMBERS, "balance": NUMBERS, "time_points": NUMBERS,
+    "depth": NUMBERS, "timed": NUMBERS, "rerank_candidates": NUMBERS, "chunk_size": NUMBERS, "chunk_overlap": NUMBERS,
+}
+POOLS["skip"] = POOLS["only"]
+HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
+# Values that make sense for a flag: drawn as often as the hostile ones, so runs also get deep.
+GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "file": ["golden.jsonl"],
+        "run": ["run.trec"], "golden": ["golden.jsonl"], "save_to": ["store", "runs2"], "store": ["store"],
+        "out": ["out", "idx2", "golden2.jsonl"], "run_id": ["latest", "RUN"], "only": ["keyword", "dense", "hybrid"],
+        "skip": ["hybrid_reranked"], "fail_under": ["found@10=0.5"], "models": ["bge-small"], "threads": ["1"],
+        "chunking": ["structure", "fixed"], "n": ["2"], "seed": ["1"], "limit": ["5"], "offset": ["0"],
+        "balance": ["4"], "time_points": ["8"], "depth": ["20"], "timed": ["1"], "rerank_candidates": ["5"],
+        "chunk_size": ["50"], "chunk_overlap": ["5"]}
+
+
+# -- the real parser's commands and flags ----------------------------------------------------------
+
+def commands(parser: argparse.ArgumentParser | None = None, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], argparse.ArgumentParser]:
+    """Every leaf command of the real parser, by its words: ("evaluate",), ("golden", "check"), ..."""
+    parser = parser or build_parser()
+    found = {}
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                found.update(commands(sub, prefix + (name,)))
+    return found or {prefix: parser}
+
+
+def flags(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+    return [a for a in parser._actions if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))]
+
+
+def test_every_flag_of_every_command_has_values_to_fuzz():
+    unfuzzed = {(words, a.dest) for words, p in commands().items() for a in flags(p)
+                if a.nargs != 0 and not a.choices and a.dest not in POOLS}
+    assert unfuzzed == set()
+    assert {words[0] for words in commands()} >= {"evaluate", "index", "golden", "runs", "score"}
+
+
+@st.composite
+def argument_lists(draw: Any) -> list[str]:
+    words, parser = draw(st.sampled_from(sorted(commands().items())))
+    argv = list(words)
+    for action in flags(parser):
+        wanted = 0.9 if action.required or not action.option_strings else 0.35
+        if not draw(st.booleans() if wanted < 0.5 else st.sampled_from([True] * 9 + [False])):
+            continue
+        repeats = draw(st.integers(1, 2)) if isinstance(action, argparse._AppendAction) else 1
+        for _ in range(repeats):
+            if action.nargs == 0:
+                argv.append(action.option_strings[0])
+                continue
+            if action.choices:
+                good, hostile = [str(c) for c in action.choices], HOSTILE_CHOICES
+            else:
+                good, hostile = GOOD.get(action.dest, POOLS[action.dest]), POOLS[action.dest]
+            value = draw(st.sampled_from(good) | st.sampled_from(hostile))
+            argv += [draw(st.sampled_from(action.option_strings)), value] if action.option_strings else [value]
+    return argv
+
+
+# -- the guard: writes, connections and subprocesses --------------------------------------------------
+
+class Guard:
+    """An audit hook (they cannot be removed, so it only acts while ``root`` is set)."""
+
+    root: Path | None = None
+    violations: list[str] = []
+    _installed = False
+
+    @classmethod
+    def install(cls) -> None:
+        if not cls._installed:
+            sys.addaudithook(cls._hook)
+            cls._installed = True
+
+    @classmethod
+    def _inside(cls, path: Any) -> bool:
+        if isinstance(path, int) or path is None:
+            return True
+        path = os.fsdecode(path) if isinstance(path, bytes) else str(path)
+        try:
+            resolved = Path(os.path.abspath(path)).resolve()
+        except (OSError, ValueError):
+            return True  # nothing can be made at a path that cannot be resolved
+        return resolved == cls.root or cls.root in resolved.parents or (
+            resolved.suffix == ".pyc" and resolved.parent.name == "__pycache__")  # Python's own byte code
+
+    @classmethod
+    def _hook(cls, event: str, args: tuple) -> None:
+        if cls.root is None:
+            return
+        refuse = None
+        if event == "open":
+            path, mode, flags_ = args
+            writes = (mode is not None and any(c in str(mode) for c in "wax+")) or (
+                mode is None and isinstance(flags_, int)
+                and flags_ & (os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND))
+            if writes and not cls._inside(path):
+                refuse = f"write {path!r}"
+        elif event in ("os.mkdir", "os.remove", "os.rmdir", "shutil.rmtree", "os.truncate", "os.chmod", "os.utime",
+                       "os.symlink", "os.link"):
+            if not cls._inside(args[0]) or (event in ("os.symlink", "os.link") and not cls._inside(args[1])):
+                refuse = f"{event} {args[0]!r}"
+        elif event == "os.rename":
+            if not (cls._inside(args[0]) and cls._inside(args[1])):
+                refuse = f"rename {args[0]!r} -> {args[1]!r}"
+        elif event in ("socket.connect", "socket.getaddrinfo"):
+            host = args[1][0] if event == "socket.connect" and isinstance(args[1], tuple) else args[0]
+            host = host.decode() if isinstance(host, bytes) else host
+            if event == "socket.connect" and not isinstance(args[1], tuple):
+                host = "127.0.0.1"  # a Unix socket path
+            if str(host) not in ("127.0.0.1", "localhost", "::1"):
+                refuse = f"{event} {host!r}"
+        elif event == "subprocess.Popen":
+            refuse = f"subprocess {args[1]!r}"
+        if refuse:
+            cls.violations.append(refuse)
+            raise PermissionError(13, f"refused by the fuzz test's guard: {refuse}")
+
+
+# -- the world: a two-document corpus, its index, a store with one run ------------------------------
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("fuzz-world")
+    (base / "corpus.jsonl").write_text(CORPUS, encoding="utf-8")
+    (base / "golden.jsonl").write_text(GOLDEN, encoding="utf-8")
+    (base / "afile").write_text("a file, not a folder", encoding="utf-8")
+    (base / "empty").mkdir()
+    (base / "docs").mkdir()
+    (base / "docs" / "a.md").write_text("# Alpha\n\nAlpha explains how to install the package.", encoding="utf-8")
+    (base / "run.trec").write_text("q1 Q0 alpha.md 1 2.0 mine\nq2 Q0 beta.md#page=1 1 2.0 mine\n", encoding="utf-8")
+    here = os.getcwd()
+    os.chdir(base)
+    try:
+        assert main(["index", "corpus.jsonl", "--out", "idx", "--quiet"]) == 0
+        assert main(["evaluate", "--corpus", "corpus.jsonl", "--golden", "golden.jsonl", "--save-to", "store",
+                     "--only", "keyword", "--quiet", "--json"]) == 0
+    finally:
+        os.chdir(here)
+    return base
+
+
+CASES = {"runs": 0, "by_code": {}}
+
+
+@settings(max_examples=150, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(argv=argument_lists())
+def test_hostile_argument_lists_end_in_a_sentence_and_touch_nothing_outside_their_folder(world, tmp_path_factory, monkeypatch, capsys, argv):
+    monkeypatch.delenv("AZURE_STORAGE_CONNECTION_STRING", raising=False)
+    example = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp(), prefix="fuzz-case-")).resolve()
+    cwd = example / "world"
+    shutil.copytree(world, cwd, symlinks=True)
+    (example / "systmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(example / "systmp"))  # fallbacks and error files land inside
+    store = cwd / "store" / "retrieval" / "runs"
+    argv = [next(p.name for p in store.iterdir()) if a == "RUN" else a for a in argv]
+    monkeypatch.chdir(cwd)
+    Guard.install()
+    Guard.violations = []
+    Guard.root = example
+    try:
+        code = main(argv)
+    except SystemExit as done:  # argparse refusing a flag
+        code = done.code
+    finally:
+        Guard.root = None
+    out, err = capsys.readouterr()
+
+    CASES["runs"] += 1
+    CASES["by_code"][code] = CASES["by_code"].get(code, 0) + 1
+    assert code in (0, 1, 2), (argv, code, err[-2000:])
+    assert "Traceback" not in out + err, (argv, err[-2000:])
+    assert "does not expect" not in err, (argv, err, [p.read_text() for p in (example / "systmp").glob("*error*")])
+    assert Guard.violations == [], (argv, Guard.violations)
+    shutil.rmtree(example, ignore_errors=True)
+
+
+def test_the_guard_refuses_writes_outside_connections_elsewhere_and_subprocesses(tmp_path):
+    import subprocess
+
+    Guard.install()
+    Guard.violations = []
+    Guard.root = tmp_path.resolve()
+    outside = Path(tempfile.gettempdir()) / "fuzz-guard-outside.txt"
+    try:
+        (tmp_path / "inside.txt").write_text("fine", encoding="utf-8")
+        with pytest.raises(PermissionError):
+            outside.write_text("no", encoding="utf-8")
+        with pytest.raises(PermissionError):
+            socket.getaddrinfo("example.com", 443)
+        with pytest.raises(PermissionError):
+            subprocess.run(["true"])
+    finally:
+        Guard.root = None
+    assert not outside.exists() and len(Guard.violations) == 3
+
+
+def test_the_fuzz_ran_every_exit_code():
+    print(f"CLI fuzz: {CASES}")
+    assert CASES["runs"] == 0 or set(CASES["by_code"]) == {0, 1, 2}
