@@ -133,3 +133,28 @@ def test_a_template_destination_that_cannot_be_written_is_a_sentence(capsys, cor
 
     assert code == code_wanted and says in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_azure_sign_in_warnings_stay_quiet_unless_verbose(capsys, caplog, monkeypatch):
+    import logging
+
+    from evaluation.cli import score_cmd
+    from evaluation.errors import StoreError
+
+    def signs_in_and_fails(args: argparse.Namespace) -> int:
+        for credential in ("EnvironmentCredential", "ManagedIdentityCredential", "AzureCliCredential"):
+            logging.getLogger("azure.identity._credentials.default").warning("%s.get_token failed", credential)
+        raise StoreError("https://acct.blob.core.windows.net/runs: not signed in or not allowed")
+
+    monkeypatch.setattr(score_cmd, "score_file", signs_in_and_fails)
+    monkeypatch.setattr(logging.getLogger("azure"), "level", logging.NOTSET)  # restored after the test
+    caplog.set_level(logging.DEBUG)
+
+    code, _, err = exit_code(capsys, "score", "--golden", "g.jsonl", "--run", "r.trec")
+    assert code == 1 and err.splitlines() == ["error: https://acct.blob.core.windows.net/runs: not signed in or not allowed"]
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("azure")] == []
+
+    code, _, err = exit_code(capsys, "-v", "score", "--golden", "g.jsonl", "--run", "r.trec")
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("azure")] == [
+        "EnvironmentCredential.get_token failed", "ManagedIdentityCredential.get_token failed",
+        "AzureCliCredential.get_token failed"]

@@ -308,3 +308,14 @@ def test_the_cut_offs_a_stored_summary_must_hold_are_the_metrics_own():
     from evaluation.store import shape
 
     assert shape.CUTOFFS == tuple(str(k) for k in CUTOFFS)
+
+
+def test_an_unsaved_run_never_replaces_an_earlier_unsaved_file(tmp_path, make_report):
+    from evaluation.store.runs import keep_unsaved
+
+    report = make_report()
+    first = keep_unsaved(report, [tmp_path])
+    second = keep_unsaved({**report, "created_at": "later"}, [tmp_path])
+
+    assert (first.name, second.name) == (f"unsaved-run-{report['id']}.json", f"unsaved-run-{report['id']}-1.json")
+    assert json.loads(first.read_text(encoding="utf-8")) == report
