@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from evaluation.cli import build_parser, main
@@ -37,15 +37,20 @@ CLOSED = _closed_port()
 NUMBERS = ["0", "1", "2", "-1", "20", "30", "50", "0.5", "nan", "inf", "-inf", "1e999", "x", "", " 3", "99999999999999999999"]
 PATHS = ["corpus.jsonl", "golden.jsonl", "idx", "store", "docs", ".", "..", "", " ", "afile", "afile/sub", "missing/deeper/x",
          ".index", ".index/corpus", "idx/inner", "idx/chunks.jsonl", "empty", "-", "x" * 300, "a\udcffb", "golden.jsonl/..",
-         "~", "store/retrieval/runs", "run.trec", "docs/a.md"]
-ADDRESSES = ["https://acct.blob.core.windows.net", "HTTPS://acct.blob.core.windows.net/runs",
-             "https://acct.blob.core.windows.net/runs", "https://acct.blob.core.windows.net/Runs", "http://[::1/x",
+         "~", "store/retrieval/runs", "run.trec", "docs/a.md", "bad.jsonl", "badgolden.jsonl", "damaged", "legacy"]
+# Addresses that never leave the machine: malformed ones, 127.0.0.1 on a closed port, and, for stores,
+# Azure addresses of the account "acct", which the connection string below sends to that closed port.
+ADDRESSES = ["https://acct.blob.core.windows.net", "https://acct.blob.core.windows.net/Runs", "http://[::1/x",
              f"http://127.0.0.1:{CLOSED}/devstoreaccount1/runs", "ftp://x/y", "https://evil.example.com/runs",
              "http://127.0.0.1:99999/devstoreaccount1/runs", "https://acct.blob.core.windows.net/runs?sig=x"]
+STORE_ADDRESSES = ADDRESSES + ["HTTPS://acct.blob.core.windows.net/runs", "https://acct.blob.core.windows.net/runs"]
+CONNECTION_STRING = ("DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=a2V5;"
+                     f"BlobEndpoint=http://127.0.0.1:{CLOSED}/acct;")
 POOLS: dict[str, list[str]] = {
     "corpus": PATHS, "index": PATHS, "index_dir": PATHS, "file": PATHS, "run": PATHS,
-    "golden": PATHS + ADDRESSES, "save_to": PATHS + ADDRESSES, "store": PATHS + ADDRESSES, "out": PATHS + ADDRESSES,
-    "run_id": ["latest", "../x", "", "20990101T000000000Z-aaaaaa", "RUN", ".hidden", "a/b", "LATEST"],
+    "golden": PATHS + ADDRESSES, "save_to": PATHS + STORE_ADDRESSES, "store": PATHS + STORE_ADDRESSES,
+    "out": PATHS + STORE_ADDRESSES,
+    "run_id": ["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"] + [f"20990101T000000000Z-{c * 6}" for c in "abcdef"],
     "only": ["keyword", "hybrid", "dense", "bm25", "bge-small", "local.*", "", ",", "*", "nothing", "hybrid_reranked",
              "[", "local.dense.bge-small", "keyword,dense"],
     "fail_under": ["found@10=0.8", "found@10=80", "found@010=0.8", "mrr=0.5", "ndcg@10=1", "recall@10=0.5",
@@ -61,7 +66,7 @@ HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
 # Values that make sense for a flag: drawn as often as the hostile ones, so runs also get deep.
 GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "file": ["golden.jsonl"],
         "run": ["run.trec"], "golden": ["golden.jsonl"], "save_to": ["store", "runs2"], "store": ["store"],
-        "out": ["out", "idx2", "golden2.jsonl"], "run_id": ["latest", "RUN"], "only": ["keyword", "dense", "hybrid"],
+        "out": ["out", "idx2", "golden2.jsonl"], "run_id": ["RUN"] + [f"20990101T000000000Z-{c * 6}" for c in "bcde"], "only": ["keyword", "dense", "hybrid"],
         "skip": ["hybrid_reranked"], "fail_under": ["found@10=0.5"], "models": ["bge-small"], "threads": ["1"],
         "chunking": ["structure", "fixed"], "n": ["2"], "seed": ["1"], "limit": ["5"], "offset": ["0"],
         "balance": ["4"], "time_points": ["8"], "depth": ["20"], "timed": ["1"], "rerank_candidates": ["5"],
@@ -109,7 +114,9 @@ def argument_lists(draw: Any) -> list[str]:
                 good, hostile = [str(c) for c in action.choices], HOSTILE_CHOICES
             else:
                 good, hostile = GOOD.get(action.dest, POOLS[action.dest]), POOLS[action.dest]
-            value = draw(st.sampled_from(good) | st.sampled_from(hostile))
+            # Mostly sensible values with a few hostile ones, so a hostile value also meets a run that
+            # gets all the way through (a rule read only after every setup has run, say).
+            value = draw(st.sampled_from(hostile) if draw(st.integers(0, 9)) < 3 else st.sampled_from(good))
             argv += [draw(st.sampled_from(action.option_strings)), value] if action.option_strings else [value]
     return argv
 
@@ -194,6 +201,27 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
                      "--only", "keyword", "--quiet", "--json"]) == 0
     finally:
         os.chdir(here)
+    # Hostile things a careless user leaves around: a corpus and golden file with values no reader
+    # takes, a damaged index, an index from before the marker, reports damaged in every way.
+    (base / "bad.jsonl").write_text(CORPUS + '{"id": "x#page=2", "text": "bad \\ud800 page", "metadata": {"n": NaN}}\n'
+                                    '{"id": "gamma.md", "text": "Gamma \\ud800 lone"}\n', encoding="utf-8")
+    (base / "badgolden.jsonl").write_text(GOLDEN + '{"question": "Lone \\ud800?", "expected": ["alpha.md"]}\n'
+                                          '{"question": "NaN?", "expected": ["alpha.md"], "draft": NaN}\n', encoding="utf-8")
+    shutil.copytree(base / "idx", base / "damaged")
+    vectors = next((base / "damaged" / "vectors").iterdir())
+    vectors.write_bytes(vectors.read_bytes()[:-64])
+    (base / "legacy").mkdir()
+    (base / "legacy" / "manifest.json").write_text('{"format": 1, "fingerprint": "' + "a" * 64 + '"}', encoding="utf-8")
+    runs = base / "store" / "retrieval" / "runs"
+    good = next(runs.iterdir())
+    report = (good / "report.json").read_text(encoding="utf-8")
+    for name, text in (("20990101T000000000Z-aaaaaa", "{not json"),
+                       ("20990101T000000000Z-bbbbbb", report.replace('"setups":[', '"setups":["x",', 1)),
+                       ("20990101T000000000Z-cccccc", report.replace(good.name, "../../escaped")),
+                       ("20990101T000000000Z-dddddd", report.replace('"counts":{', '"counts":{"x":"y",', 1))):
+        (runs / name).mkdir()
+        (runs / name / "report.json").write_text(text.replace(good.name, name), encoding="utf-8")  # its folder's id
+    (runs / "20990101T000000000Z-eeeeee" / "report.json").mkdir(parents=True)
     return base
 
 
@@ -203,15 +231,37 @@ CASES = {"runs": 0, "by_code": {}}
 @settings(max_examples=150, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(argv=argument_lists())
+# The probes that found the failures, run every time beside the random ones.
+@example(argv=["evaluate", "--index", "idx", "--golden", "golden.jsonl", "--only", "keyword", "--fail-under", "found@010=0.5"])
+@example(argv=["evaluate", "--index", "idx", "--golden", "golden.jsonl", "--balance", "nan", "--save-to", "runs2"])
+@example(argv=["evaluate", "--index", "damaged", "--golden", "golden.jsonl", "--only", "dense"])
+@example(argv=["evaluate", "--index", "legacy", "--golden", "golden.jsonl"])
+@example(argv=["evaluate", "--corpus", ".", "--golden", "golden.jsonl", "--only", "keyword", "--save-to", "afile"])
+@example(argv=["evaluate", "--corpus", "corpus.jsonl", "--golden", "golden.jsonl", "--index-dir", "afile"])
+@example(argv=["evaluate", "--index", "idx", "--golden", "golden.jsonl", "--only", "keyword", "--save-to", "http://[::1/x"])
+@example(argv=["index", "bad.jsonl", "--out", "idx2"])
+@example(argv=["index", "corpus.jsonl", "--out", "."])
+@example(argv=["index", "docs", "--out", "docs"])
+@example(argv=["index", "corpus.jsonl", "--out", "afile/sub"])
+@example(argv=["golden", "check", "badgolden.jsonl", "--index", "idx", "--by", "chunk"])
+@example(argv=["golden", "template", "--corpus", "corpus.jsonl", "--out", "corpus.jsonl", "--force"])
+@example(argv=["golden", "template", "--corpus", "corpus.jsonl", "--out", "missing/deeper/x"])
+@example(argv=["runs", "list", "--store", "store"])
+@example(argv=["runs", "show", "20990101T000000000Z-bbbbbb", "--store", "store"])
+@example(argv=["runs", "show", "20990101T000000000Z-dddddd", "--store", "store"])
+@example(argv=["runs", "show", "latest", "--store", "store", "--json"])
+@example(argv=["runs", "export", "20990101T000000000Z-cccccc", "--store", "store", "--out", "out"])
+@example(argv=["runs", "export", "RUN", "--store", "store", "--out", "afile"])
+@example(argv=["score", "--golden", "golden.jsonl", "--run", "store"])
 def test_hostile_argument_lists_end_in_a_sentence_and_touch_nothing_outside_their_folder(world, tmp_path_factory, monkeypatch, capsys, argv):
-    monkeypatch.delenv("AZURE_STORAGE_CONNECTION_STRING", raising=False)
+    monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", CONNECTION_STRING)
     example = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp(), prefix="fuzz-case-")).resolve()
     cwd = example / "world"
     shutil.copytree(world, cwd, symlinks=True)
     (example / "systmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(example / "systmp"))  # fallbacks and error files land inside
     store = cwd / "store" / "retrieval" / "runs"
-    argv = [next(p.name for p in store.iterdir()) if a == "RUN" else a for a in argv]
+    argv = [min(p.name for p in store.iterdir()) if a == "RUN" else a for a in argv]  # the good run sorts first
     monkeypatch.chdir(cwd)
     Guard.install()
     Guard.violations = []

@@ -75,6 +75,17 @@ def test_the_index_never_goes_over_or_around_its_corpus(tmp_path, out, monkeypat
     assert files_under(tmp_path) == before
 
 
+def test_rebuilding_an_index_never_deletes_a_corpus_kept_inside_it(tmp_path, corpus):
+    folder = tmp_path / "index"
+    build_index(corpus, folder, BM25_ONLY)
+    inside = folder / "corpus.jsonl"
+    inside.write_text(CORPUS + '{"id": "gamma.md", "text": "Gamma is new."}\n', encoding="utf-8")
+
+    with pytest.raises(SearchIndexError, match="is inside it, and building an index there would replace it"):
+        build_index(inside, folder, BM25_ONLY)
+    assert inside.read_text(encoding="utf-8").endswith('"Gamma is new."}\n')
+
+
 @pytest.mark.parametrize("out", [".", ".."])
 def test_the_current_folder_or_one_holding_it_is_never_the_index(tmp_path, corpus, monkeypatch, out):
     empty = tmp_path / "empty"

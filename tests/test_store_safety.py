@@ -284,6 +284,22 @@ def test_export_names_its_files_after_the_checked_folder_id_and_writes_nothing_o
     assert sorted(tmp_path.rglob("*")) == before
 
 
+def test_export_file_names_come_from_the_folder_id_even_if_a_store_let_another_id_through(store_with_runs, capsys,
+                                                                                        tmp_path, monkeypatch):
+    store, ids = store_with_runs
+    trusting = LocalStore.get
+
+    def get_without_the_id_check(self, run_id):
+        return {**trusting(self, run_id), "id": "../../escaped"}
+
+    monkeypatch.setattr(LocalStore, "get", get_without_the_id_check)
+    code, _, _ = run_cli(capsys, "runs", "export", ids[0], "--store", str(store.root), "--out", str(tmp_path / "a" / "out"))
+
+    assert code == 0
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if "escaped" in p.name) == []
+    assert sorted(p.name for p in (tmp_path / "a" / "out").iterdir())[0].startswith(ids[0])
+
+
 @pytest.mark.parametrize("argv, says", [
     (["runs", "show", "RUN", "--store", "STORE"], "report.json: cannot be read (a folder, not a file)"),
     (["runs", "export", "latest", "--store", "STORE", "--out", "AFILE"], "a file, not a folder; give a folder for --out"),
