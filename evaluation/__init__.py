@@ -33,13 +33,14 @@ _PUBLIC = {
     # errors
     "EvaluationError": ".errors", "GoldenFileError": ".errors", "CorpusError": ".errors",
     "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
+    "RunNotSavedError": ".errors",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .engine import EmbeddedTarget, build_index, open_index
-    from .errors import (CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError, StoreError,
-                         UsageError)
+    from .errors import (CorpusError, EvaluationError, GoldenFileError, ModelError, RunNotSavedError,
+                         SearchIndexError, StoreError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .steps import assemble_report, plan_run, run_setup
     from .store import open_store

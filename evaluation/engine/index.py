@@ -202,7 +202,8 @@ def index_damage(folder: str | Path, manifest: dict | None, *, hashes: bool = Fa
         return f"{MANIFEST} lists no files"
     for name, expected in sorted(files.items()):
         path = folder / name
-        if not isinstance(expected, dict) or not path.is_file() or ".." in Path(name).parts:
+        if (not isinstance(expected, dict) or Path(name).is_absolute() or ".." in Path(name).parts
+                or not path.is_file()):  # a manifest names files inside its own folder only
             return f"{name} is missing"
         size = path.stat().st_size
         if size != expected.get("bytes"):
