@@ -275,3 +275,15 @@ def test_staging_folders_of_dead_builds_are_removed_by_the_next_build_and_nothin
     assert alive.exists() and (not_ours / "notes.txt").exists()
     assert sorted(p.name for p in tmp_path.iterdir() if ".building-" in p.name or ".old-" in p.name) == [
         alive.name, not_ours.name]
+
+
+@pytest.mark.parametrize("name", ["../corpus.jsonl", "/etc/hostname"])
+def test_a_manifest_naming_files_outside_its_folder_is_damage(tmp_path, corpus, name):
+    folder = tmp_path / "index"
+    build_index(corpus, folder, BM25_ONLY)
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"][name] = {"bytes": 1, "sha256": "0" * 64}
+    (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+    with pytest.raises(SearchIndexError, match=f"damaged \\({name} is missing\\)"):
+        open_index(folder)
