@@ -26,23 +26,33 @@ _PUBLIC = {
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
     # where runs live
-    "open_store": ".store",
+    "open_store": ".store", "save_report": ".evaluate", "render_html": ".report.html",
     # what is searched
     "Target": ".target", "Setup": ".target", "Hit": ".target",
     "EmbeddedTarget": ".engine", "build_index": ".engine", "open_index": ".engine",
+    "AzureSearchTarget": ".azure_search",
     # errors
     "EvaluationError": ".errors", "GoldenFileError": ".errors", "CorpusError": ".errors",
     "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
-    "RunNotSavedError": ".errors",
+    "RunNotSavedError": ".errors", "SearchServiceError": ".errors",
+    "AnswerError": ".errors",
+    # the answer tools
+    "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
+    "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
+    from .azure_search import AzureSearchTarget
     from .engine import EmbeddedTarget, build_index, open_index
-    from .errors import (CorpusError, EvaluationError, GoldenFileError, ModelError, RunNotSavedError,
-                         SearchIndexError, StoreError, UsageError)
+    from .answers import (ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
+                          suggest_expected)
+    from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, ModelError, RunNotSavedError,
+                         SearchIndexError, SearchServiceError, StoreError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .steps import assemble_report, plan_run, run_setup
+    from .evaluate import save_report
+    from .report.html import render_html
     from .store import open_store
     from .target import Hit, Setup, Target
 

@@ -66,5 +66,15 @@ class RunNotSavedError(StoreError):
         self.cause = cause
 
 
+class AnswerError(EvaluationError):
+    """Written answers cannot be scored: a bad answers file, a judge's score outside 0..1, or a judge
+    service that refused or did not answer."""
+
+
+class SearchServiceError(EvaluationError):
+    """An Azure AI Search service (or the embeddings deployment beside it) refused a request or cannot
+    be reached; the message says what to check (role, key, index name, endpoint)."""
+
+
 class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""

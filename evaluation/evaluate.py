@@ -5,6 +5,9 @@ documents), run each setup (an untimed warm-up, every labelled question in a bat
 a sample searched one at a time as a caller would, nothing cached, for the times), assemble the report.
 A setup whose search fails is reported with its error, never picked, and the others go on.
 
+``save_report`` keeps a report in a store with its golden file and its page (``report.html``, rendered
+here because the store sits below the report package and keeps bytes only).
+
 A run is never lost to its store: the store is checked (``RunStore.check``) before the first search,
 and when saving still fails at the end the report is written to a local file and
 ``RunNotSavedError`` carries it and that file's path.
@@ -19,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 if TYPE_CHECKING:
     from .golden import Golden
     from .steps import Clock, Progress
+    from .store import RunStore
     from .target import Target
 
 # This module is imported by ``evaluation/__init__.py`` (a submodule named like the function would
@@ -31,7 +35,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              time_points: float = 8, by: str = "doc", depth: int = 20, progress: Progress | None = None,
              timed: int = DEFAULT_TIMED, seed: int = 0, created_at: datetime | None = None,
              run_id: str | None = None, warn: Callable[[str], None] | None = None,
-             clock: Clock = time.perf_counter,
+             clock: Clock = time.perf_counter, alpha: float = 0.05, resamples: int = 10_000,
              fallback_dirs: Sequence[str | Path] | None = None) -> dict[str, Any]:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
@@ -52,7 +56,8 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         store.check()
     golden = golden if isinstance(golden, Golden) else read_golden(golden)
     plan = plan_run(targets, golden, only=only, skip=skip, balance=balance, time_points=time_points, by=by,
-                    depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn)
+                    depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
+                    alpha=alpha, resamples=resamples)
     by_name = {t.name: t for t in targets}
     per_setup = setup_steps(plan)
     total = per_setup * len(plan["setups"])
@@ -74,9 +79,23 @@ def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: 
     from .store.runs import keep_unsaved
 
     try:
-        store.save(report, golden_raw)
+        save_report(store, report, golden_raw)
     except Exception as err:  # noqa: BLE001 - whatever failed, the finished run is kept
         kept = keep_unsaved(report, fallback_dirs if fallback_dirs is not None else [Path.cwd()])
         where = f"the report is kept in {kept}" if kept else "no local folder took the report either"
         raise RunNotSavedError(f"run {report.get('id')} could not be saved in {getattr(store, 'address', store)} "
                                f"({err}); {where}", report=report, kept=kept, cause=err) from err
+
+
+def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | None = None) -> str:
+    """Keep ``report`` in ``store`` with its golden file and its ``report.html``; the report's path.
+
+    The page holds this run and the older runs the store keeps on the same golden file, named by
+    question id only (anyone who may read runs may read it). The store's rules hold: everything is
+    checked first, nothing is written over.
+    """
+    from .report.html import render_html
+    from .report.trend import collect_trend
+
+    page = render_html(report, history=collect_trend(store, report))
+    return store.save(report, golden_raw, html=page)

@@ -4,7 +4,9 @@ go through the same code:
 1. ``plan_run``: read the golden file, choose the setups, sample the timed questions, look up the
    expected documents on every target. The plan is everything the other two steps need.
 2. ``run_setup``: one setup's searches on one target (a Durable activity each), as the report's entry.
-3. ``assemble_report``: rank the entries, name the picks, the frontier and each setup's neighbours.
+3. ``assemble_report``: rank the entries, name the picks, the frontier and each setup's neighbours,
+   compare every setup with the top on the same questions (``versus_top``) and say which faster
+   setups are tied with each pick within noise (``ties``; see ``scoring.comparison``).
 
 ``evaluate`` is the three in a loop. A setup's key (``<target>.<method>.<models>``) is how a plan names
 a setup, so an activity given a key finds the setup again on the target it opens.
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import hashlib
 import logging
 import random
 import time
@@ -21,13 +24,15 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
+from .answers.stale import stale_warnings
 from .errors import GoldenFileError, UsageError, did_you_mean
 from .golden import Golden, Question, read_golden
+from .scoring.comparison import SignificanceSettings, compare_with_top, pick_ties
 from .scoring.judging import GRAINS, judge
-from .scoring.metrics import summarise
+from .scoring.metrics import outcome_arrays, score_matrix, summarise
 from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
 from .store.runs import REPORT_FORMAT, new_run_id
-from .target import Setup, Target
+from .target import COUNTERS, Counted, Setup, Target
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +49,9 @@ class EvaluationSettings:
     by: str = "doc"
     depth: int = 20
     timed: int = DEFAULT_TIMED  # questions timed one by one per setup (a seeded sample when more)
-    seed: int = 0
+    seed: int = 0  # the timed sample's and the significance tests' resampling
+    alpha: float = 0.05  # a difference with a Holm-adjusted p-value at or under this is significant
+    resamples: int = 10_000  # bootstrap resamples and random sign flips per comparison
 
     def __post_init__(self) -> None:
         if self.by not in GRAINS:
@@ -53,6 +60,11 @@ class EvaluationSettings:
             raise UsageError(f"depth {self.depth} is too shallow: found@20 needs at least 20 results")
         if self.timed < 0 or self.balance < 0 or self.time_points < 0:
             raise UsageError("timed questions, balance and time points must be zero or more")
+        self.significance  # checks alpha and resamples
+
+    @property
+    def significance(self) -> SignificanceSettings:
+        return SignificanceSettings(alpha=self.alpha, resamples=self.resamples, seed=self.seed)
 
 
 # -- step 1: the plan ---------------------------------------------------------------------------------
@@ -61,15 +73,17 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              only: Iterable[str] | None = None, skip: Iterable[str] = (), balance: float = 4,
              time_points: float = 8, by: str = "doc", depth: int = 20, timed: int = DEFAULT_TIMED,
              seed: int = 0, created_at: datetime | str | None = None, run_id: str | None = None,
-             warn: Callable[[str], None] | None = None) -> dict[str, Any]:
+             warn: Callable[[str], None] | None = None, alpha: float = 0.05,
+             resamples: int = 10_000) -> dict[str, Any]:
     """Everything a run needs before its first search, as plain JSON data (see the module docstring).
 
     Raises ``GoldenFileError`` when no question is labelled and ``UsageError`` for settings or setup
     patterns that do not fit. Expected documents a target does not hold are warned and kept under
-    ``missing``; their questions stay in.
+    ``missing``; their questions stay in. At ``by="evidence"``, evidence quotes that no chunk of their
+    expected documents holds are warned about too (on targets that can give their chunk texts).
     """
     settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth,
-                                  timed=timed, seed=seed)
+                                  timed=timed, seed=seed, alpha=alpha, resamples=resamples)
     targets = [targets] if isinstance(targets, Target) else list(targets)
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
@@ -89,6 +103,10 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         warn(f"{target_name} no longer holds {len(gone['documents'])} expected document(s): "
              f"{', '.join(gone['documents'][:10])}{' ...' if len(gone['documents']) > 10 else ''}; "
              f"questions that can no longer be found there: {', '.join(gone['questions'])}")
+    if settings.by == "evidence":  # a quote no chunk holds would score 0 without a word
+        for target in targets:
+            for sentence in stale_warnings(target, golden.source, questions):
+                warn(sentence)
     chosen = select_setups(targets, only=only, skip=skip)
     moment = _utc(created_at)
     return {
@@ -197,10 +215,28 @@ def planned_setup(plan: dict[str, Any], setup_key: str) -> dict[str, Any]:
     raise UsageError(f'"{setup_key}" is not a setup of this plan.{did_you_mean(setup_key, keys)}')
 
 
-def failed_entry(plan: dict[str, Any], setup_key: str, error: str) -> dict[str, Any]:
-    """The report entry of a setup that could not run: its error, no rank, never picked."""
-    return {**copy.deepcopy(planned_setup(plan, setup_key)), "ranks": {}, "results": {}, "times_ms": [],
-            "error": error, "summary": None, "rank": None, "neighbours": []}
+def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
+                 counts: dict[str, int] | None = None) -> dict[str, Any]:
+    """The report entry of a setup that could not run: its error, no rank, never picked. ``counts``
+    (requests, retries) are kept when the target counted them."""
+    return {**copy.deepcopy(planned_setup(plan, setup_key)), "ranks": {}, "ndcg_10": {}, "results": {},
+            "times_ms": [], "error": error, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
+            **(counts or {})}
+
+
+def _counters(target: Target, setup_key: str) -> dict[str, int] | None:
+    """The target's running counts for the setup, when it keeps any (see ``target.Counted``)."""
+    if not isinstance(target, Counted):
+        return None
+    given = target.counters(setup_key)
+    return {name: int(given.get(name, 0)) for name in COUNTERS}
+
+
+def _counted_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, int] | None:
+    after = _counters(target, setup_key)
+    if before is None or after is None:
+        return None
+    return {name: after[name] - before[name] for name in COUNTERS}
 
 
 def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
@@ -208,7 +244,11 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     """One setup's run, as the report's entry. Failures become ``error``, never exceptions.
 
     One untimed warm-up search, every question in one batch (the ranks), then the plan's timed
-    questions one at a time as a caller would (the times). ``progress`` gets (done, total, key).
+    questions one at a time as a caller would (the times, retries after throttling included).
+    ``progress`` gets (done, total, key). Per question the entry keeps ``ranks`` (position of the first
+    relevant result, None when none), ``ndcg_10`` (the question's nDCG@10, which paired comparisons
+    need) and ``results``. A target that counts its requests (``target.Counted``) has this setup's
+    ``requests`` and ``retries`` put in the entry.
     """
     planned_setup(plan, setup_key)
     settings = EvaluationSettings(**plan["settings"])
@@ -223,7 +263,9 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
         if progress:
             progress(done, total, setup_key)
 
+    before = None
     try:
+        before = _counters(target, setup_key)
         setup = next((s for s in target.setups() if s.key == setup_key), None)
         if setup is None:
             raise LookupError(f"target {target.name} offers no setup {setup_key} any more")
@@ -242,17 +284,28 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
         advance(total - done)  # the bar still reaches the end
-        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}")
-    entry = {**setup.to_dict(), "ranks": {}, "results": {}, "times_ms": times, "error": None, "summary": None,
-             "rank": None, "neighbours": []}
+        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
+                            counts=_safe_counted_since(target, setup_key, before))
+    entry = {**setup.to_dict(), "ranks": {}, "ndcg_10": {}, "results": {}, "times_ms": times, "error": None,
+             "summary": None, "rank": None, "neighbours": [], "versus_top": None,
+             **(_counted_since(target, setup_key, before) or {})}
     outcomes = []
     for question, hits in zip(questions, batches):
         outcome = judge(question, hits, settings.by)
         outcomes.append(outcome)
         entry["ranks"][question.id] = outcome.first
         entry["results"][question.id] = [hit.to_row() for hit in hits]
+    ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"]
+    entry["ndcg_10"] = {q.id: round(float(value), 6) for q, value in zip(questions, ndcg)}
     entry["summary"] = summarise(outcomes, times)
     return entry
+
+
+def _safe_counted_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, int] | None:
+    try:
+        return _counted_since(target, setup_key, before)
+    except Exception:  # noqa: BLE001 - the setup's own error is the one to report
+        return None
 
 
 # -- step 3: the report -------------------------------------------------------------------------------
@@ -275,7 +328,12 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
     ranked = rank_setups(results)
     for result in results:
         result["neighbours"] = neighbours(result, results)
+        result["versus_top"] = None
     questions = plan["questions"]
+    question_ids = [q["id"] for q in questions]
+    significance = EvaluationSettings(**settings).significance  # plans made before alpha get the defaults
+    picks = choose_picks(ranked, balance=settings["balance"], time_points=settings["time_points"])
+    compare_with_top(ranked, question_ids, significance)
     return {
         "format": REPORT_FORMAT,
         "id": plan["run_id"],
@@ -284,15 +342,24 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
         "collections": sorted({d["collection"] for d in plan["targets"].values()}),
         "depth": settings["depth"],
         "by": settings["by"],
-        "question_ids": [q["id"] for q in questions],
-        "questions": [{"id": q["id"], "question": q["question"], "expected": list(q["expected"])} for q in questions],
+        "question_ids": question_ids,
+        # the question's text stays out of a report: its sha256 lets two runs find the questions they share
+        "questions": [{"id": q["id"], "expected": list(q["expected"]), "sha256": question_sha256(q["question"])}
+                      for q in questions],
         "timed_question_ids": list(plan["timed_question_ids"]),
         "rules": {"balance_points": settings["balance"], "time_points": settings["time_points"],
                   "rank_by": ["found@10", "found@1", "median_ms", "key"], "timed": settings["timed"],
                   "seed": settings["seed"]},
         "targets": copy.deepcopy(plan["targets"]),
         "missing": copy.deepcopy(plan["missing"]),
-        "picks": choose_picks(ranked, balance=settings["balance"], time_points=settings["time_points"]),
+        "picks": picks,
+        "significance": significance.describe(),
+        "ties": pick_ties(picks, ranked, question_ids, significance),
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
     }
+
+
+def question_sha256(text: str) -> str:
+    """The hex sha256 of a question's text in UTF-8 (a lone surrogate read from an escape kept as is)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

@@ -25,10 +25,18 @@ class Hit:
     page: int | None
     score: float
     text: str = ""  # the chunk's words, for judging by evidence; never written to a report
+    # A second-stage ranker's score, when one reordered the results: Azure AI Search's semantic ranker
+    # (@search.rerankerScore, 0-4) or the cross-encoder on an Azure target (a logit). ``score`` then
+    # stays the first stage's (@search.score). A setup's ``options`` name both scales.
+    reranker_score: float | None = None
 
     def to_row(self) -> list:
-        """The compact form a report keeps: ``[id, doc_id, page, score]``."""
-        return [self.id, self.doc_id, self.page, round(float(self.score), 6)]
+        """The compact form a report keeps: ``[id, doc_id, page, score]``, and ``reranker_score`` as a
+        fifth element when there is one (readers take the first four and ignore the rest)."""
+        row = [self.id, self.doc_id, self.page, round(float(self.score), 6)]
+        if self.reranker_score is not None:
+            row.append(round(float(self.reranker_score), 6))
+        return row
 
 
 @dataclass(frozen=True)
@@ -93,3 +101,17 @@ class Target(Protocol):
 
     def holds(self, doc_ids: Iterable[str]) -> set[str]:
         """Which of ``doc_ids`` this target holds."""
+
+
+# What a run copies from a target's counters into a setup's report entry.
+COUNTERS = ("requests", "retries")
+
+
+@runtime_checkable
+class Counted(Protocol):
+    """Optional beside ``Target``: a target that calls a service counts, per setup key, the requests it
+    sent and the retries it made (after throttling); ``run_setup`` puts the setup's share of each of
+    ``COUNTERS`` into its entry. The embedded engine and test fakes need not have it."""
+
+    def counters(self, setup_key: str) -> Mapping[str, int]:
+        """Running totals for ``setup_key`` since the target was made."""

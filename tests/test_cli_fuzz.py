@@ -61,8 +61,28 @@ POOLS: dict[str, list[str]] = {
     "n": NUMBERS, "seed": NUMBERS, "limit": NUMBERS, "offset": NUMBERS, "balance": NUMBERS, "time_points": NUMBERS,
     "depth": NUMBERS, "timed": NUMBERS, "rerank_candidates": NUMBERS, "chunk_size": NUMBERS, "chunk_overlap": NUMBERS,
 }
+RUN_IDS = ["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"] + [f"20990101T000000000Z-{c * 6}" for c in "abcdef"]
+# Services only ever on 127.0.0.1 (a closed port) or malformed: a valid Azure AI Search or Azure OpenAI
+# address would sign in and leave the machine, which the guard refuses.
+LOCAL_ENDPOINTS = [f"http://127.0.0.1:{CLOSED}/v1", "", "x", "ftp://x", "http://[::1"]
+POOLS.update({
+    "alpha": ["0.05", "0", "1", "nan", "-0.1", "x", "0.5", "inf"], "resamples": NUMBERS + ["100", "1000001"],
+    "answers": PATHS + ["answers.jsonl"], "api_key_env": ["EVALUATION_JUDGE_API_KEY", "", "NOPE", "PATH"],
+    "api_version": ["2024-10-21", "", "x"], "baseline": RUN_IDS, "current": RUN_IDS, "baseline_store": PATHS + STORE_ADDRESSES,
+    "client_id": ["", "abc"], "endpoint": LOCAL_ENDPOINTS, "metrics": ["correctness", "", ",", "nope", "correctness,faithfulness"],
+    "model": ["gpt", "", " "], "propose": NUMBERS, "retries": NUMBERS + ["11"], "timeout": NUMBERS + ["601"],
+    "search_endpoint": ["", "x", f"http://127.0.0.1:{CLOSED}", "https://evil.example.com",
+                        "https://svc.search.windows.net.evil.com"],
+    "search_index": ["idx", "", "docs-index"], "search_key_env": ["FUZZ_SEARCH_KEY", "", "NOPE"],
+    "search_name": ["search", "", "local", "a.b"], "search_fields": ["", "doc_id=parent_id", "x", "=", "a=b,c"],
+    "search_query_vectors": ["", "vector=bge-small", "x", "=", "v=nope"],
+    "setup": ["local.keyword.bm25", "", "nope", "local.hybrid_reranked.bge-small+minilm-l6"],
+    "unanswerable": PATHS + ["unanswerable.txt"],
+})
 POOLS["skip"] = POOLS["only"]
 HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
+# Choices that would sign in to Azure (a managed identity) are left out: they would leave the machine.
+CHOICES = {"auth": ["auto", "key", "none"], "api": ["auto", "openai"]}
 # Values that make sense for a flag: drawn as often as the hostile ones, so runs also get deep.
 GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "file": ["golden.jsonl"],
         "run": ["run.trec"], "golden": ["golden.jsonl"], "save_to": ["store", "runs2"], "store": ["store"],
@@ -70,7 +90,10 @@ GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx
         "skip": ["hybrid_reranked"], "fail_under": ["found@10=0.5"], "models": ["bge-small"], "threads": ["1"],
         "chunking": ["structure", "fixed"], "n": ["2"], "seed": ["1"], "limit": ["5"], "offset": ["0"],
         "balance": ["4"], "time_points": ["8"], "depth": ["20"], "timed": ["1"], "rerank_candidates": ["5"],
-        "chunk_size": ["50"], "chunk_overlap": ["5"]}
+        "chunk_size": ["50"], "chunk_overlap": ["5"], "alpha": ["0.05"], "resamples": ["100"],
+        "answers": ["answers.jsonl"], "baseline": ["RUN"], "current": ["RUN"], "baseline_store": ["store"],
+        "endpoint": LOCAL_ENDPOINTS[:1], "metrics": ["correctness"], "model": ["gpt"], "propose": ["1"],
+        "retries": ["0"], "timeout": ["1"], "setup": ["local.keyword.bm25"], "unanswerable": ["unanswerable.txt"]}
 
 
 # -- the real parser's commands and flags ----------------------------------------------------------
@@ -111,7 +134,7 @@ def argument_lists(draw: Any) -> list[str]:
                 argv.append(action.option_strings[0])
                 continue
             if action.choices:
-                good, hostile = [str(c) for c in action.choices], HOSTILE_CHOICES
+                good, hostile = CHOICES.get(action.dest, [str(c) for c in action.choices]), HOSTILE_CHOICES
             else:
                 good, hostile = GOOD.get(action.dest, POOLS[action.dest]), POOLS[action.dest]
             # Mostly sensible values with a few hostile ones, so a hostile value also meets a run that
@@ -138,8 +161,8 @@ class Guard:
 
     @classmethod
     def _inside(cls, path: Any) -> bool:
-        if isinstance(path, int) or path is None:
-            return True
+        if isinstance(path, int) or path is None or path in (os.devnull, b"/dev/null"):
+            return True  # a descriptor already open, or the null device: nothing is touched
         path = os.fsdecode(path) if isinstance(path, bytes) else str(path)
         try:
             resolved = Path(os.path.abspath(path)).resolve()
@@ -175,7 +198,9 @@ class Guard:
             if str(host) not in ("127.0.0.1", "localhost", "::1"):
                 refuse = f"{event} {host!r}"
         elif event == "subprocess.Popen":
-            refuse = f"subprocess {args[1]!r}"
+            command = list(args[1]) if isinstance(args[1], (list, tuple)) else [args[1]]
+            if Path(str(command[0])).name != "uname":  # platform.uname(), for the Azure SDK's user agent
+                refuse = f"subprocess {args[1]!r}"
         if refuse:
             cls.violations.append(refuse)
             raise PermissionError(13, f"refused by the fuzz test's guard: {refuse}")
@@ -193,6 +218,9 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (base / "docs").mkdir()
     (base / "docs" / "a.md").write_text("# Alpha\n\nAlpha explains how to install the package.", encoding="utf-8")
     (base / "run.trec").write_text("q1 Q0 alpha.md 1 2.0 mine\nq2 Q0 beta.md#page=1 1 2.0 mine\n", encoding="utf-8")
+    (base / "answers.jsonl").write_text('{"id": "q1", "answer": "Use pip."}\n{"id": "q2", "answer": "Sign in."}\n',
+                                        encoding="utf-8")
+    (base / "unanswerable.txt").write_text("What is the capital of Mars?\n", encoding="utf-8")
     here = os.getcwd()
     os.chdir(base)
     try:
@@ -255,10 +283,15 @@ CASES = {"runs": 0, "by_code": {}}
 @example(argv=["score", "--golden", "golden.jsonl", "--run", "store"])
 def test_hostile_argument_lists_end_in_a_sentence_and_touch_nothing_outside_their_folder(world, tmp_path_factory, monkeypatch, capsys, argv):
     monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", CONNECTION_STRING)
+    monkeypatch.setenv("FUZZ_SEARCH_KEY", "not-a-key")
+    for name in ("AZURE_SEARCH_ENDPOINT", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_EMBEDDING_DEPLOYMENT",
+                 "EVALUATION_JUDGE_ENDPOINT", "EVALUATION_JUDGE_MODEL", "EVALUATION_JUDGE_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
     example = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp(), prefix="fuzz-case-")).resolve()
     cwd = example / "world"
     shutil.copytree(world, cwd, symlinks=True)
     (example / "systmp").mkdir()
+    monkeypatch.setenv("HOME", str(example))  # what a sign-in library caches stays in the temp folder
     monkeypatch.setattr(tempfile, "tempdir", str(example / "systmp"))  # fallbacks and error files land inside
     store = cwd / "store" / "retrieval" / "runs"
     argv = [min(p.name for p in store.iterdir()) if a == "RUN" else a for a in argv]  # the good run sorts first

@@ -81,6 +81,21 @@ def test_the_report_is_saved_with_its_golden_file(golden, tmp_path):
     assert store.golden(report["golden"]["sha256"]) == golden.read_bytes()
 
 
+def test_the_saved_run_has_its_page_which_names_questions_by_id_and_shows_older_runs(golden, tmp_path):
+    from evaluation.store import open_store
+
+    store = open_store(str(tmp_path / "store"))
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    first = evaluate(target, golden, save_to=store)
+    second = evaluate(target, golden, save_to=store)
+
+    page = store.page(second["id"]).decode("utf-8")
+    assert "where is alpha" not in page and "where is gamma" not in page
+    assert 'data-question="c"' in page  # keyword finds nothing for "where is gamma": question c, by id
+    assert f'title="{first["id"]}"' in page and f'title="{second["id"]}"' in page  # both runs, run by run
+    assert f'title="{second["id"]}"' not in store.page(first["id"]).decode("utf-8")
+
+
 def test_judging_by_chunk_uses_chunk_ids(tmp_path):
     path = write_golden(tmp_path, [{"id": "a", "question": "where is alpha", "expected": ["alpha:0"]}])
     report = evaluate(ListTarget("t", ANSWERS, held={"alpha"}), path, by="chunk", only=["keyword"])

@@ -16,9 +16,11 @@ LAYERS = [
     {"errors", "target", "jsonl"},
     {"store"},
     {"engine"},
+    {"azure_search"},  # reuses the engine's bundled models and cross-encoder
     {"golden"},
     {"scoring"},
     {"report"},
+    {"answers"},
     {"steps"},
     {"evaluate"},
     {"cli", "__main__"},
@@ -71,12 +73,14 @@ def test_no_module_imports_a_higher_layer(path):
 
 def test_the_layer_check_sees_relative_and_absolute_imports(tmp_path):
     assert _imported_parts(ROOT / "golden" / "scan.py") >= {"errors", "store"}
-    assert _imported_parts(ROOT / "cli" / "evaluate_cmd.py") >= {"evaluate", "engine", "errors"}
+    assert _imported_parts(ROOT / "cli" / "evaluate_cmd.py") >= {"evaluate", "scoring", "errors"}
+    assert _imported_parts(ROOT / "cli" / "common.py") >= {"engine", "errors"}
 
 
 def test_importing_the_library_loads_no_model_runtime_search_engine_or_azure_sdk():
-    code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, sys;"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in {'onnxruntime','bm25s','azure'}))")
+    code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, "
+            "evaluation.azure_search, evaluation.answers, evaluation.steps, sys;"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in {'onnxruntime','bm25s','azure','httpx'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -46,3 +46,30 @@ def test_the_library_example_uses_public_names_with_arguments_they_take():
         # every call binds to the real signature: a renamed keyword or a dropped argument fails here
         inspect.signature(getattr(evaluation, call.func.id)).bind(
             *[None] * len(call.args), **{kw.arg: None for kw in call.keywords})
+
+
+def test_the_report_command_in_the_readme_parses():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    line = next(line for line in text.splitlines() if line.startswith("python3 -m evaluation report "))
+    words = shlex.split(line.split("#", 1)[0].replace("ID|latest", "latest").replace("[--with-questions]", "--with-questions"))
+    args = build_parser().parse_args(words[3:])
+    assert (args.run_id, args.out, args.with_questions) == ("latest", "report.html", True)
+
+
+def test_the_routes_table_lists_every_route_the_app_registers_with_its_caller():
+    import re
+
+    import azure.functions as func
+
+    from api import routes
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = dict(re.findall(r"^\| `GET /api/([^`?]+)[^`]*` \| ([^|]+) \|", text, flags=re.M))
+    registered = {}
+    for route in (routes.evaluate_page, routes.list_evaluations, routes.get_evaluation,
+                  routes.get_evaluation_report, routes.get_evaluation_golden):
+        trigger = route.build().get_trigger()
+        registered[trigger.route] = trigger.auth_level
+    assert set(table) == set(registered)
+    for path, caller in table.items():  # "function key" rows are function level, the rest check a sign-in
+        assert (registered[path] == func.AuthLevel.FUNCTION) == (caller.strip() == "function key"), path

@@ -3,6 +3,7 @@ Durable activity's input and output do, give the report evaluate() gives."""
 from __future__ import annotations
 
 import itertools
+import math
 import json
 from datetime import datetime, timezone
 
@@ -127,3 +128,26 @@ def test_evaluate_times_as_many_questions_by_default_as_a_plan_does():
     whole, steps = importlib.import_module("evaluation.evaluate"), importlib.import_module("evaluation.steps")
 
     assert whole.DEFAULT_TIMED == steps.DEFAULT_TIMED == 50
+
+
+def test_the_report_keeps_each_questions_text_hash_and_never_its_text(golden):
+    import hashlib
+
+    report = steps_report([ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})], golden)
+    assert report["questions"][1] == {"id": "b", "expected": ["beta"],
+                                      "sha256": hashlib.sha256("where is beta".encode("utf-8")).hexdigest()}
+    assert "where is" not in json.dumps({k: v for k, v in report.items() if k != "setups"})
+
+
+def test_the_report_compares_every_setup_with_the_top_and_says_which_faster_setups_are_tied(golden):
+    report = steps_report([ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})], golden, seed=4)
+    top, *rest = report["setups"]
+    assert top["key"] == report["picks"]["finds_the_most"] == "t.hybrid.m" and top["versus_top"] is None
+    keyword = next(s for s in rest if s["key"] == "t.keyword.bm25")
+    # keyword misses gamma, which hybrid finds: 0 better, 1 worse, exact p = 2 / 2 = 1
+    assert keyword["versus_top"]["found@10"] | {"interval": None} == {
+        "difference": round(-1 / 3, 6), "interval": None, "better": 0, "worse": 1, "p": 1.0, "p_holm": 1.0}
+    assert keyword["ndcg_10"] == {"a": 1.0, "b": round(1 / math.log2(3), 6), "c": 0.0}  # beta second: 1/log2(2+1)
+    assert report["significance"]["seed"] == 4 and report["significance"]["alpha"] == 0.05
+    assert set(report["ties"]) == set(report["picks"])
+    assert report["ties"]["finds_the_most"]["pick"] == "t.hybrid.m"

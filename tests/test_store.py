@@ -93,6 +93,63 @@ def test_a_golden_file_not_kept_is_a_sentence(store):
         store.golden("../../etc/passwd")
 
 
+# -- the page beside the report --------------------------------------------------------------------
+
+PAGE = "<!doctype html><title>run</title><p>Où est l’index ? 指数</p>\n"
+
+
+def test_the_page_is_kept_beside_the_report_and_read_back_as_its_bytes(store, make_report):
+    report = make_report()
+
+    path = store.save(report, GOLDEN_RAW, html=PAGE)
+
+    assert read_bytes(path.replace("report.json", "report.html")) == PAGE.encode("utf-8")
+    assert store.page(report["id"]) == PAGE.encode("utf-8")
+    assert store.page("latest") == PAGE.encode("utf-8")
+
+
+def test_a_run_saved_without_a_page_has_none_and_an_unknown_run_is_a_sentence(store, make_report):
+    store.save(make_report("20261130T012433123Z-000001"))
+
+    assert store.page("20261130T012433123Z-000001") is None
+    with pytest.raises(StoreError, match="no run '20261130T012433123Z-000002'"):
+        store.page("20261130T012433123Z-000002")
+
+
+def test_a_kept_run_gets_no_page_later_and_its_page_is_never_written_over(store, make_report):
+    without, with_page = run_ids(2)
+    store.save(make_report(without))
+    store.save(make_report(with_page), html=PAGE)
+
+    with pytest.raises(StoreError, match="already in the store"):
+        store.save(make_report(without), html=PAGE)
+    with pytest.raises(StoreError, match="already in the store"):
+        store.save(make_report(with_page), html="<p>another page</p>")
+
+    assert store.page(without) is None  # a page now would not be the page of the report kept
+    assert store.page(with_page) == PAGE.encode("utf-8")
+
+
+def test_a_page_left_by_a_save_that_stopped_before_its_report_is_kept_and_the_report_saved(store, make_report):
+    report = make_report()
+    store._write_new(f"retrieval/runs/{report['id']}/report.html", b"<p>first attempt</p>")
+
+    store.save(report, html=PAGE)
+
+    assert store.get(report["id"])["id"] == report["id"]
+    assert store.page(report["id"]) == b"<p>first attempt</p>"
+
+
+def test_a_page_that_is_not_text_is_refused_before_anything_is_written(store, make_report):
+    with pytest.raises(StoreError, match="must be the HTML text"):
+        store.save(make_report(), GOLDEN_RAW, html=PAGE.encode("utf-8"))
+    with pytest.raises(StoreError, match="not UTF-8 text"):
+        store.save(make_report(), GOLDEN_RAW, html="<p>\ud800</p>")
+
+    assert store.ids() == []
+    assert kept_goldens(store) == []
+
+
 # -- ids, latest, history -------------------------------------------------------------------------
 
 def test_ids_are_newest_first_and_latest_is_the_newest(store, make_report):

@@ -20,7 +20,8 @@ from typing import Sequence
 
 from ..errors import EvaluationError, UsageError
 
-_COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "score_cmd")
+_COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "report_cmd", "compare_cmd", "score_cmd",
+                    "answers_cmd")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -10,6 +10,7 @@ from typing import Callable
 from ..errors import UsageError, did_you_mean
 
 MAX_THREADS = 256  # more only makes the model runtime start thousands of idle threads
+MAX_RESAMPLES = 1_000_000  # 100 times the default; more only makes a run look hung
 
 
 def add_chunking_options(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +49,32 @@ def points(text: str) -> float:
     if not math.isfinite(value) or value < 0:
         raise argparse.ArgumentTypeError(f"{text} is not a number of points: give a finite number, 0 or more "
                                          "(points of found@10, e.g. 4)")
+    return value
+
+
+def seconds(maximum: float) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds over 0, at most ``maximum`` (nothing waits for ever)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if not 0 < value <= maximum:  # also False for nan
+            raise argparse.ArgumentTypeError(f"{text} is not a number of seconds over 0 and at most {maximum:g}")
+        return value
+
+    parse.__name__ = "seconds"
+    return parse
+
+
+def probability(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1 (``nan`` refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:  # also False for nan
+        raise argparse.ArgumentTypeError(f"{text} is not a probability between 0 and 1; 0.05 is usual")
     return value
 
 
@@ -107,3 +134,56 @@ class ProgressBar:
         if self._bar is not None:
             self._bar.close()
             self._bar = None
+
+
+STORE_CONNECTION_STRING = "AZURE_STORAGE_CONNECTION_STRING"  # read here, at the edge; runs_cmd reads the same
+
+
+def open_run_store(address: str, *, check: bool = False):
+    """The run store at ``address`` (a folder, a Blob or an Azurite address), signed in as ``runs`` does;
+    with ``check``, proven writable now (``RunStore.check``): seconds before a run's first search."""
+    import os
+
+    from ..store import open_store
+
+    store = open_store(address, connection_string=os.environ.get(STORE_CONNECTION_STRING) or None)
+    if check:
+        store.check()
+    return store
+
+
+def add_significance_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--alpha", type=probability, default=0.05,
+                        help="a difference with a Holm-adjusted p-value at or under this is significant (default 0.05)")
+    parser.add_argument("--resamples", type=whole(100, MAX_RESAMPLES), default=10_000,
+                        help=f"bootstrap resamples and random sign flips per comparison (default 10000, "
+                             f"from 100 to {MAX_RESAMPLES})")
+
+
+def add_target_options(parser: argparse.ArgumentParser) -> None:
+    """``--corpus`` or ``--index`` (one is required), as ``evaluate`` takes them, with the engine options."""
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
+    where.add_argument("--index", help="an index folder built by `python -m evaluation index`")
+    parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
+    parser.add_argument("--rerank-candidates", type=whole(1), default=30,
+                        help="hybrid results the cross-encoder rescores (default 30)")
+    parser.add_argument("--verify", action="store_true",
+                        help="check every index file against its sha256 first (sizes are always checked)")
+    add_chunking_options(parser)
+
+
+def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
+    """The embedded engine over ``--index``, or over ``--corpus`` indexed first (reused while unchanged)."""
+    from ..engine.index import build_index, open_index
+    from ..engine.target import EmbeddedTarget
+
+    verify = getattr(args, "verify", False)
+    if args.corpus:
+        folder = args.index_dir or default_index_dir(args.corpus)
+        build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads,
+                    verify=verify)
+        index = open_index(folder)  # just built, or just checked by build_index
+    else:
+        index = open_index(args.index, verify=verify)
+    return EmbeddedTarget(index, rerank_candidates=args.rerank_candidates, threads=args.threads)

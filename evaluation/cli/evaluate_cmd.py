@@ -10,8 +10,8 @@ import tempfile
 
 from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.metrics import CUTOFFS
-from .common import (ProgressBar, add_chunking_options, default_index_dir, index_settings, points, setup_pattern,
-                     whole)
+from .common import (ProgressBar, add_chunking_options, add_significance_options, open_embedded_target,
+                     open_run_store, points, setup_pattern, whole)
 
 _FAIL_UNDER = re.compile(r"^(found@([0-9]+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 
@@ -19,11 +19,31 @@ _FAIL_UNDER = re.compile(r"^(found@([0-9]+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate", help="search every golden question every way the collection can be searched",
-        description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked) on the "
-                    "golden file's labelled questions; print the ranked table and the three picks.")
-    where = parser.add_mutually_exclusive_group(required=True)
+        description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked; on Azure AI "
+                    "Search also the semantic ranker) on the golden file's labelled questions; print the ranked "
+                    "table and the three picks. Name at least one target: the embedded engine (--corpus or "
+                    "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
+    where = parser.add_mutually_exclusive_group()
     where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help="an index folder built by `python -m evaluation index`")
+    search = parser.add_argument_group("Azure AI Search (beside or instead of the embedded engine)")
+    search.add_argument("--search-endpoint", metavar="URL",
+                        help="the service, https://<service>.search.windows.net (default: $AZURE_SEARCH_ENDPOINT "
+                             "when --search-index is given)")
+    search.add_argument("--search-index", metavar="NAME", help="the index to search")
+    search.add_argument("--search-key-env", metavar="VAR",
+                        help="the environment variable holding an admin key (default: sign in with Microsoft "
+                             "Entra ID through DefaultAzureCredential)")
+    search.add_argument("--search-name", default="search", metavar="NAME",
+                        help="the target's name, which starts its setup keys (default search)")
+    search.add_argument("--search-fields", metavar="ROLE=FIELD,...",
+                        help="index fields holding id, doc_id, page, text, e.g. doc_id=parent_id,text=chunk "
+                             "(default: found by the usual names)")
+    search.add_argument("--search-query-vectors", metavar="FIELD=SOURCE,...",
+                        help="where a vector field's query vector comes from: vectorizer, azure_openai, or a "
+                             "bundled model (bge-small, minilm-l6); default: the index's vectorizer, else "
+                             "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
+                             "of the field's dimensions")
     parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset)")
     parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
     parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in "
@@ -40,13 +60,23 @@ def register(subparsers) -> None:
                         help="points for best_for_time (default 8)")
     parser.add_argument("--by", default="doc", choices=["doc", "chunk", "page", "evidence"],
                         help="what counts as found (default doc)")
-    parser.add_argument("--depth", type=whole(20), default=20, help="results per question (default 20, at least 20)")
+    parser.add_argument("--depth", type=whole(20, 1000), default=20,
+                        help="results per question (default 20, from 20 to 1000)")
     parser.add_argument("--timed", type=whole(0), default=50, help="questions timed per setup (default 50)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the timed sample and of the significance tests' resampling (default 0)")
     parser.add_argument("--rerank-candidates", type=whole(1), default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5; repeatable")
-    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout")
+    parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
+                                                         "(read before this run is saved)")
+    parser.add_argument("--baseline-store", metavar="STORE", help="the store holding --baseline (default: --save-to)")
+    parser.add_argument("--fail-on-regression", action="store_true",
+                        help="exit 1 when a setup's found@10 is significantly lower than in --baseline")
+    add_significance_options(parser)
+    parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout "
+                                                            "(the comparison with --baseline goes to stderr)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_chunking_options(parser)
     parser.set_defaults(handler=run)
@@ -90,27 +120,58 @@ def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]
 
 
 def build_targets(args: argparse.Namespace, bar: ProgressBar):
-    from ..engine.index import build_index, open_index
-    from ..engine.target import EmbeddedTarget
+    """The targets the arguments name: the embedded engine, an Azure AI Search index, or both."""
+    search_index = getattr(args, "search_index", None)
+    search_endpoint = getattr(args, "search_endpoint", None)
+    if search_endpoint and not search_index:
+        raise UsageError("--search-endpoint needs --search-index: the name of the index to search")
+    if not (args.corpus or args.index or search_index):
+        raise UsageError("name at least one target: --corpus or --index (the embedded engine), and/or "
+                         "--search-endpoint with --search-index (Azure AI Search)")
+    targets = []
+    if args.corpus or args.index:
+        targets.append(open_embedded_target(args, bar))
+    if search_index:
+        targets.append(azure_search_target(args))
+    return targets
 
-    if args.corpus:
-        folder = args.index_dir or default_index_dir(args.corpus)
-        build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads,
-                    verify=args.verify)
-        index = open_index(folder)  # just built, or just checked by build_index
-    else:
-        index = open_index(args.index, verify=args.verify)
-    return [EmbeddedTarget(index, rerank_candidates=args.rerank_candidates, threads=args.threads)]
+
+def _pairs(value: str | None, flag: str) -> dict[str, str]:
+    pairs = {}
+    for item in (value or "").split(","):
+        if not item.strip():
+            continue
+        name, sep, found = item.partition("=")
+        if not sep or not name.strip() or not found.strip():
+            raise UsageError(f'{flag} "{value}" is not NAME=VALUE,... (e.g. doc_id=parent_id,text=chunk)')
+        pairs[name.strip()] = found.strip()
+    return pairs
 
 
-def open_checked_store(address: str):
-    """The store at ``address``, checked writable now: seconds before the first search, not after the last."""
-    from ..store import is_blob_address, open_store
+def azure_search_target(args: argparse.Namespace):
+    """The Azure AI Search target the flags name. The command line is an edge: it reads the key from the
+    variable --search-key-env names, and the endpoint and Azure OpenAI settings from the environment."""
+    from ..azure_search.target import AzureSearchTarget
 
-    connection_string = os.environ.get("AZURE_STORAGE_CONNECTION_STRING") if is_blob_address(address) else None
-    store = open_store(address, connection_string=connection_string or None)
-    store.check()
-    return store
+    endpoint = args.search_endpoint or os.environ.get("AZURE_SEARCH_ENDPOINT")
+    if not endpoint:
+        raise UsageError("--search-index needs --search-endpoint (or AZURE_SEARCH_ENDPOINT): "
+                         "https://<service>.search.windows.net")
+    options: dict = {"endpoint": endpoint, "index": args.search_index, "rerank_candidates": args.rerank_candidates}
+    key = None
+    if args.search_key_env:
+        options["api_key_env"] = args.search_key_env
+        key = os.environ.get(args.search_key_env)
+    if args.search_fields:
+        options["fields"] = _pairs(args.search_fields, "--search-fields")
+    if args.search_query_vectors:
+        options["query_vectors"] = _pairs(args.search_query_vectors, "--search-query-vectors")
+    openai_endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT")
+    openai_deployment = os.environ.get("AZURE_OPENAI_EMBEDDING_DEPLOYMENT")
+    if openai_endpoint and openai_deployment:
+        options["azure_openai"] = {"endpoint": openai_endpoint, "deployment": openai_deployment}
+    return AzureSearchTarget.from_options(args.search_name, options, api_key=key, threads=args.threads,
+                                          where="--search-* flags")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,7 +179,8 @@ def run(args: argparse.Namespace) -> int:
     from ..report.text import render_report
 
     rules = parse_fail_under(args.fail_under)
-    store = open_checked_store(args.save_to) if args.save_to else None
+    store = open_run_store(args.save_to, check=True) if args.save_to else None  # seconds, not after the run
+    baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
     unsaved = None
     try:
@@ -126,6 +188,7 @@ def run(args: argparse.Namespace) -> int:
         report = evaluate(targets, args.golden, save_to=store, only=args.only, skip=args.skip,
                           balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
                           timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
+                          seed=args.seed, alpha=args.alpha, resamples=args.resamples,
                           fallback_dirs=[os.getcwd(), tempfile.gettempdir()])
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = err.report, err
@@ -143,4 +206,25 @@ def run(args: argparse.Namespace) -> int:
     missed = missed_thresholds(report, rules)
     for sentence in missed:
         print(f"fail-under: {sentence}", file=sys.stderr)
-    return 1 if missed else 0
+    regressed = 0
+    if baseline is not None:
+        from ..report.compare import compare_reports, render_comparison
+        from .compare_cmd import gate
+
+        comparison = compare_reports(baseline, report, alpha=args.alpha, resamples=args.resamples)
+        print("\n" + render_comparison(comparison), file=sys.stderr if args.json else sys.stdout)
+        regressed = gate(comparison, args.fail_on_regression)
+    return 1 if missed or regressed else 0
+
+
+def read_baseline(args: argparse.Namespace) -> dict | None:
+    """The --baseline report, from --baseline-store or else --save-to; None without --baseline."""
+    if args.baseline is None:
+        if args.fail_on_regression:
+            raise UsageError("--fail-on-regression needs a run to compare with: add --baseline RUN (or latest)")
+        return None
+    store = args.baseline_store or args.save_to
+    if not store:
+        raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE, "
+                         "or --save-to STORE when this run is kept in the same store")
+    return open_run_store(store).get(args.baseline)

@@ -1,8 +1,10 @@
-"""``python -m evaluation golden``: check a golden file, or write a template to fill in.
+"""``python -m evaluation golden``: check a golden file, write a template, propose labels, find a cut-off.
 
-``golden check FILE [--json] [--corpus CORPUS]`` prints what is wrong, line by line (exit 0 when
-nothing stops a run, 1 when there are errors). ``golden template --corpus CORPUS --out FILE`` writes
-rows to fill in, one per sampled document or page.
+``golden check FILE [--json] [--corpus CORPUS | --index DIR]`` prints what is wrong, line by line
+(exit 0 when nothing stops a run, 1 when there are errors). ``golden template --corpus CORPUS --out
+FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index DIR
+--out FILE`` proposes expected documents from reference answers as draft rows. ``golden cutoff FILE
+--index DIR`` finds the relevance below which the top result is more likely a near miss.
 """
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ import sys
 from typing import Any, Callable
 
 from ..engine.corpus import read_corpus
+from ..scoring.judging import GRAINS
+from .common import ProgressBar, add_target_options, open_embedded_target
 from ..golden.check import check_golden
 from ..golden.template import golden_template
 
@@ -29,10 +33,11 @@ def register(subparsers: Any) -> None:
     check.add_argument("--json", action="store_true", help="print the result as JSON")
     against = check.add_mutually_exclusive_group()
     against.add_argument("--corpus", metavar="CORPUS",
-                         help="also warn about labels this corpus cannot match: documents it does not hold, pages "
-                              "of documents without pages or past the last one")
-    against.add_argument("--index", metavar="DIR",
-                         help="the same against an index folder, which also knows its chunk ids")
+                         help="also warn about labels this corpus cannot match (documents it does not hold, pages "
+                              "of documents without pages or past the last one) and evidence quotes none of "
+                              "their chunks holds")
+    against.add_argument("--index", metavar="DIR", help="the same against an index built by `python -m evaluation "
+                                                        "index` (its own chunks, so chunk ids too)")
     check.add_argument("--by", choices=("doc", "chunk", "page", "evidence"), default="doc",
                        help="the grain the run will judge at, for the warnings (default doc)")
     check.set_defaults(handler=_check)
@@ -49,14 +54,48 @@ def register(subparsers: Any) -> None:
     template.add_argument("--force", action="store_true", help="replace FILE if it exists")
     template.set_defaults(handler=_template)
 
+    suggest = commands.add_parser("suggest", help="propose expected documents from reference answers, as drafts",
+                                  description="For rows with a reference answer and no expected documents (an "
+                                              "Amazon Bedrock dataset), search with the reference answer and write "
+                                              'every row to a new file, the proposals as "draft": true rows to check.')
+    suggest.add_argument("file", metavar="FILE", help="the golden file (JSONL, or an Amazon Bedrock dataset)")
+    suggest.add_argument("--out", metavar="FILE", required=True, help="the file to write (never an existing one)")
+    suggest.add_argument("--setup", metavar="KEY", help="the setup to search with (default: hybrid, every model)")
+    suggest.add_argument("--propose", type=_at_least_one, default=1,
+                         help="documents proposed per question, best first (default 1)")
+    suggest.add_argument("--json", action="store_true", help="print what was proposed as JSON")
+    suggest.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_target_options(suggest)
+    suggest.set_defaults(handler=_suggest)
+
+    cutoff = commands.add_parser("cutoff", help="the relevance below which the top result is more likely a near miss",
+                                 description="Search each question once and find the top-result score that best "
+                                             "separates answers from near misses: decline to answer below it.")
+    cutoff.add_argument("file", metavar="FILE", help="the golden file")
+    cutoff.add_argument("--unanswerable", metavar="FILE",
+                        help="questions the collection cannot answer (one a line, or JSONL with \"question\")")
+    cutoff.add_argument("--setup", metavar="KEY", help="the setup whose scores to cut (default: the reranked "
+                                                       "hybrid, else dense, else keyword)")
+    cutoff.add_argument("--by", choices=GRAINS, default="doc", help="what counts as the answer (default doc)")
+    cutoff.add_argument("--json", action="store_true", help="print the result as JSON")
+    cutoff.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_target_options(cutoff)
+    cutoff.set_defaults(handler=_cutoff)
+
 
 def _check(args: argparse.Namespace) -> int:
-    corpus = read_corpus(args.corpus) if args.corpus else None
     if args.index:
         from ..engine.index import open_index
+        from ..engine.target import EmbeddedTarget
 
-        corpus = open_index(args.index)
+        corpus = EmbeddedTarget(open_index(args.index), cross_encoder=False)
+    else:
+        corpus = read_corpus(args.corpus) if args.corpus else None
     result = check_golden(args.file, corpus, by=args.by)
+    if corpus is not None and result.ready:
+        from ..answers.stale import stale_evidence
+
+        result = result.with_warnings(stale.problem() for stale in stale_evidence(corpus, args.file))
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
     return 0 if result.ok else 1
 
@@ -65,6 +104,33 @@ def _template(args: argparse.Namespace) -> int:
     rows = golden_template(args.corpus, args.out, n=args.n, seed=args.seed, by=args.by, overwrite=args.force)
     print(f"wrote {len(rows)} template rows to {args.out}; write a question in each, "
           f"then run: python -m evaluation golden check {args.out}")
+    return 0
+
+
+def _suggest(args: argparse.Namespace) -> int:
+    from ..answers.suggest import suggest_expected
+
+    bar = ProgressBar(args.quiet)
+    try:
+        target = open_embedded_target(args, bar)
+    finally:
+        bar.close()
+    found = suggest_expected(target, args.file, args.out, setup=args.setup, propose=args.propose)
+    print(json.dumps(found.to_dict(), indent=2) if args.json else found.summary())
+    return 0
+
+
+def _cutoff(args: argparse.Namespace) -> int:
+    from ..answers.cutoff import answer_cutoff, read_unanswerable
+
+    unanswerable = read_unanswerable(args.unanswerable) if args.unanswerable else []
+    bar = ProgressBar(args.quiet)
+    try:
+        target = open_embedded_target(args, bar)
+    finally:
+        bar.close()
+    found = answer_cutoff(target, args.file, unanswerable, setup=args.setup, by=args.by)
+    print(json.dumps(found.to_dict(), indent=2) if args.json else found.summary())
     return 0
 
 

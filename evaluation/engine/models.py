@@ -233,6 +233,12 @@ def available_embedders() -> tuple[str, ...]:
                  if _find(_SPECS[name].onnx) is not None and _find(_SPECS[name].tokenizer) is not None)
 
 
+def cross_encoder_available() -> bool:
+    """Whether the cross-encoder's model and tokenizer files are installed (nothing is loaded)."""
+    spec = _SPECS[CROSS_ENCODER_NAME]
+    return _find(spec.onnx) is not None and _find(spec.tokenizer) is not None
+
+
 # --- running a graph ---------------------------------------------------------------------------
 
 def _resolve_threads(threads: int | None) -> int:

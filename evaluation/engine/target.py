@@ -89,6 +89,15 @@ class EmbeddedTarget:
         held = self.index.doc_ids
         return {d for d in doc_ids if d in held}
 
+    def chunk_texts(self, doc_ids: Iterable[str]) -> dict[str, list[str]]:
+        """Each held document's chunk texts, in order (the text evidence quotes are judged against)."""
+        wanted = set(doc_ids)
+        found: dict[str, list[str]] = {}
+        for chunk in self.index.chunks:
+            if chunk.doc_id in wanted:
+                found.setdefault(chunk.doc_id, []).append(chunk.text)
+        return found
+
     # -- searching --------------------------------------------------------------------------
     def search(self, setup: Setup, question: str, depth: int) -> list[Hit]:
         return self._hits(self._rank(setup, [question], depth, cached=False)[0])

@@ -13,7 +13,7 @@ Errors stop a run (``ok`` is False); warnings do not. ``line`` is 1-based, None 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Protocol, runtime_checkable
 
@@ -56,6 +56,11 @@ class GoldenCheck:
     def ok(self) -> bool:
         """True when nothing stops a run: no errors (warnings allowed)."""
         return not self.errors
+
+    def with_warnings(self, problems: Iterable[GoldenProblem]) -> GoldenCheck:
+        """This check with ``problems`` added to its warnings, in line order (checks made elsewhere, such as
+        stale evidence quotes, which need a search target this package does not know)."""
+        return replace(self, warnings=_in_line_order([*self.warnings, *problems]))
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON: ``{"ok", "rows", "ready", "unfilled", "drafts", "errors", "warnings"}``."""
@@ -145,6 +150,8 @@ class _Labels:
 
     @classmethod
     def of(cls, source: Any, wanted: set[str]) -> _Labels:
+        if isinstance(getattr(source, "index", None), HasChunks):  # an embedded target: its index knows more
+            source = source.index
         if isinstance(source, Corpus):
             return cls("the corpus", frozenset(source.ids),
                        {d.id: (len(d.pages) if d.pages else None) for d in source})

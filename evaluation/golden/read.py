@@ -53,14 +53,21 @@ def _explain(source: str | Path, scan: Scan) -> str:
     return "\n".join(lines)
 
 
-def save_questions(questions: Iterable[Question], path: str | Path) -> None:
+def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite: bool = True) -> None:
     """Write ``questions`` to ``path`` as golden-file JSONL (UTF-8, no BOM), one row each, in order.
 
     Each row keeps its id; empty optional fields are left out. Questions with no ``expected`` (read
     from a Bedrock dataset) are written with ``"expected": []`` so ``golden check`` asks for them.
+    With ``overwrite=False`` an existing file is refused (``GoldenFileError``), checked and created
+    in one step so nothing written in between is lost.
     """
     text = "".join(_line(_row(question)) + "\n" for question in questions)
-    Path(path).write_text(text, encoding="utf-8", newline="\n")
+    try:
+        with open(path, "w" if overwrite else "x", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+    except FileExistsError as err:
+        raise GoldenFileError(f"{path} already exists and may hold checked rows; it is never written over: "
+                              "choose another file") from err
 
 
 def _row(question: Question) -> dict[str, Any]:

@@ -1,4 +1,6 @@
-"""Plain-text views of a report: the ranked table and the picks, as a person reads them."""
+"""Plain-text views of a report: the ranked table, the picks and the ties within noise beside them,
+and each setup against the top, as a person reads them. Reports made before the comparisons were
+added render without them."""
 from __future__ import annotations
 
 from typing import Any
@@ -17,9 +19,27 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else (f"{value:.0f}" if value >= 10 else f"{value:.1f}")
 
 
+def _p(value: float | None) -> str:
+    """Two decimals from 0.1; three significant digits below, so 0.0502 does not read as 0.05."""
+    if value is None:
+        return "-"
+    return f"{value:.2f}" if value >= 0.1 else f"{value:.3g}" if value >= 0.001 else f"{value:.0e}"
+
+
+def _versus_cells(setup: dict[str, Any]) -> list[str]:
+    """found@10 against the top, in questions, and its Holm-adjusted p-value ("" for reports without)."""
+    versus = setup.get("versus_top")
+    if versus is None:
+        return ["top", ""] if setup.get("rank") == 1 else ["", ""]
+    found = versus["found@10"]
+    return [f"{found['better'] - found['worse']:+d}", _p(found["p_holm"]) + ("" if versus["tied"] else " *")]
+
+
 def render_table(report: dict[str, Any]) -> str:
     setups = report["setups"]
-    header = ["#", "setup", *[f"@{k}" for k in CUTOFFS], "MRR", "nDCG@10", "median ms", "p95 ms"]
+    compared = bool(report.get("significance"))  # reports made before the comparisons have none
+    header = ["#", "setup", *[f"@{k}" for k in CUTOFFS], "MRR", "nDCG@10", "median ms", "p95 ms",
+              *(["@10 vs top", "p"] if compared else [])]
     rows = []
     for s in setups:
         summary = s.get("summary")
@@ -27,7 +47,7 @@ def render_table(report: dict[str, Any]) -> str:
             continue
         rows.append([str(s["rank"]), s["key"], *[_pct(summary["found"][str(k)]) for k in CUTOFFS],
                      f"{summary['mrr']:.3f}", f"{summary['ndcg_10']:.3f}", _ms(summary["median_ms"]),
-                     _ms(summary["p95_ms"])])
+                     _ms(summary["p95_ms"]), *(_versus_cells(s) if compared else [])])
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
     right = set(range(2, len(header)))
 
@@ -35,6 +55,14 @@ def render_table(report: dict[str, Any]) -> str:
         return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
 
     out = [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    if compared:
+        out.append(f"(@10 vs top: questions found in the top 10 minus the top's; p: paired exact test, "
+                   f"Holm-corrected; * significant at {report['significance']['alpha']:g})")
+    retried = [s for s in setups if s.get("retries")]
+    if retried:  # throttled requests were waited for and sent again; their times include the waits
+        out.append("")
+        out.append("Retried after throttling (times include the waits):")
+        out += [f"  {s['key']}: {s['retries']} retries in {s.get('requests', 0)} requests" for s in retried]
     failed = [s for s in setups if s.get("error")]
     if failed:
         out.append("")
@@ -61,15 +89,74 @@ def render_picks(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def render_ties(report: dict[str, Any]) -> str:
+    """One line per pick: the fastest faster setup tied with it within noise, or that none is."""
+    ties = report.get("ties")
+    if not ties:
+        return ""
+    significance = report["significance"]
+    out = [f"Within noise (found@10, paired exact test, Holm-corrected, alpha {significance['alpha']:g}):"]
+    for name, label in _PICK_LABELS:
+        tie = ties.get(name)
+        if tie is None:
+            continue
+        if not tie["faster"]:
+            out.append(f"  {label + ':':18} no setup is faster than {tie['pick']}")
+            continue
+        if not tie["tied"]:
+            out.append(f"  {label + ':':18} none of the {len(tie['faster'])} faster setup(s) is tied with "
+                       f"{tie['pick']}: each finds significantly less")
+            continue
+        row = next(r for r in tie["faster"] if r["key"] == tie["with"])
+        others = [r["key"] for r in tie["faster"] if r["tied"] and r["key"] != tie["with"]]
+        out.append(f"  {label + ':':18} {tie['pick']} is tied with faster {row['key']} "
+                   f"({_ms(row['median_ms'])} vs {_ms(tie['median_ms'])} ms; found@10 {row['better'] - row['worse']:+d} "
+                   f"question(s), p {_p(row['p_holm'])})" + (f"; also tied: {', '.join(others)}" if others else ""))
+    return "\n".join(out)
+
+
+def render_versus_top(report: dict[str, Any]) -> str:
+    """Each setup against the top: differences with their intervals and Holm-adjusted p-values."""
+    significance = report.get("significance")
+    rows = [s for s in report["setups"] if s.get("versus_top")]
+    if not significance or not rows:
+        return ""
+    level = f"{significance['interval'] * 100:g}%"
+    out = [f"Versus the top ({rows[0]['versus_top']['top']}), paired on the same questions; "
+           f"{level} bootstrap intervals (each on its own), Holm-corrected p-values:"]
+    for s in rows:
+        versus = s["versus_top"]
+        parts = []
+        for metric, label, scale, unit in (("found@10", "found@10", 100, " points"), ("mrr", "MRR", 1, ""),
+                                           ("ndcg_10", "nDCG@10", 1, "")):
+            m = versus.get(metric)
+            if m is None:
+                continue
+            digits = 1 if scale == 100 else 3
+            lo, hi = (v * scale for v in m["interval"])
+            parts.append(f"{label} {m['difference'] * scale:+.{digits}f}{unit} [{lo:+.{digits}f}, {hi:+.{digits}f}] "
+                         f"p {_p(m['p_holm'])}")
+        verdict = "found@10 within noise" if versus["tied"] else "found@10 significantly different"
+        out.append(f"  {s['key']}: {'; '.join(parts)} ({verdict})")
+    return "\n".join(out)
+
+
 def render_report(report: dict[str, Any]) -> str:
     golden = report["golden"]
     head = (f"Run {report['id']} at {report['created_at']}: {golden['labelled']} labelled question(s) from "
             f"{golden['source']} (sha256 {golden['sha256'][:12]}), judged by {report['by']}, "
             f"{report['depth']} results deep")
     parts = [head, "", render_table(report), "", render_picks(report)]
+    for section in (render_ties(report), render_versus_top(report)):
+        if section:
+            parts += ["", section]
     if report.get("missing"):
         parts.append("")
         for target, gone in report["missing"].items():
             parts.append(f"Missing on {target}: {', '.join(gone['documents'])} "
                          f"(questions {', '.join(gone['questions'])})")
+    left_out = [f"Left out on {name}: {item['what']} ({item['reason']})"
+                for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
+    if left_out:  # what a target's index cannot do, so a missing setup is never a silent one
+        parts += ["", *left_out]
     return "\n".join(parts)

@@ -124,7 +124,7 @@ def _expected_pages(expected: Sequence[str]) -> set[tuple[str, int]]:
 def _units(rows: Sequence[Sequence[Any]], by: str, expected_pages: set[tuple[str, int]]) -> list[str]:
     """The docnos of a result list at grain ``by``, each kept at its first position."""
     units: dict[str, None] = {}
-    for chunk_id, doc_id, page, _score in rows:
+    for chunk_id, doc_id, page, *_scores in rows:  # [id, doc_id, page, score, reranker score?]
         if by == "chunk":
             unit = chunk_id
         elif page is not None and (by == "page" or (doc_id, page) in expected_pages):

@@ -1,7 +1,8 @@
 """Azure Blob Storage behind three small calls: read a blob, write a new blob, list blob names.
 
-This is the only module that imports ``azure.storage.blob``, ``azure.identity`` or ``azure.core``, and
-it imports them inside functions so the rest of the library loads without them. Azure's exceptions
+This is the only module that imports ``azure.storage.blob`` (and, with ``answers/azure_token.py`` for
+the judge's tokens, ``azure.identity`` or ``azure.core``), and it imports them inside functions so the
+rest of the library loads without them. Azure's exceptions
 stop here: an absent blob becomes ``FileNotFoundError`` (callers treat it like a missing file), and
 everything else becomes a ``StoreError`` whose sentence names the address and the fix.
 
@@ -239,10 +240,49 @@ def check_writable(container: Any, probe_name: str) -> None:
             log.info("could not delete the write check %s: %s", probe_name, _first_line(err))
 
 
+def blob_exists(container: Any, name: str) -> bool:
+    """Whether blob ``name`` exists (False in a container that does not)."""
+    with _translated(f"{container.url}/{name}"):
+        return bool(container.get_blob_client(name).exists())
+
+
 def list_blob_names(container: Any, prefix: str) -> list[str]:
     """Names of every blob whose name starts with ``prefix``."""
     with _translated(f"{container.url}/{prefix}"):
         return list(container.list_blob_names(name_starts_with=prefix))
+
+
+def list_folders(container: Any, prefix: str = "") -> list[str]:
+    """Names of the folders directly under ``prefix`` (blob name prefixes up to the next "/"), without it."""
+    with _translated(f"{container.url}/{prefix}"):
+        return [item.name[len(prefix):].rstrip("/") for item in container.walk_blobs(name_starts_with=prefix or None,
+                                                                                    delimiter="/")
+                if item.name.endswith("/")]
+
+
+def open_container(container: str, *, account_url: str | None = None, connection_string: str | None = None,
+                   credential: object | None = None) -> Any:
+    """A ``ContainerClient`` for ``container`` in an account named by its URL (signed in with ``credential``,
+    else ``DefaultAzureCredential``) or by a connection string (local and Azurite only)."""
+    from azure.storage.blob import BlobServiceClient
+
+    options = client_options()
+    if connection_string:
+        try:
+            service = BlobServiceClient.from_connection_string(connection_string, **options)
+        except ValueError as err:
+            raise StoreError(f"the storage connection string cannot be used ({err}); copy it again "
+                             "from the storage account's Access keys page") from err
+    elif account_url:
+        if credential is None:
+            from azure.identity import DefaultAzureCredential
+
+            credential = DefaultAzureCredential()
+        service = BlobServiceClient(account_url, credential=credential, **options)
+    else:
+        raise StoreError("no storage account named: give its URL (https://<account>.blob.core.windows.net) "
+                         "or, locally, a connection string")
+    return service.get_container_client(container)
 
 
 def read_blob_bytes(address: str, *, connection_string: str | None = None) -> bytes:

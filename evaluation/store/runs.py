@@ -3,11 +3,15 @@
 Layout under the store's root (a folder, or a container and prefix):
 
     retrieval/runs/<run id>/report.json     one file a run, written whole and never overwritten
+    retrieval/runs/<run id>/report.html     the page people read, when the saver rendered one
     golden_dataset/<sha256>.jsonl           each version of the golden file, kept once
 
 The golden file is written before its report, and only when its bytes hash to the report's
-``golden.sha256``; so every stored report can find the golden file it was scored against. Run ids
-sort by time (see ``new_run_id``), so "newest first" is the ids in descending order.
+``golden.sha256``; so every stored report can find the golden file it was scored against. The page
+goes before ``report.json`` too, so a run that is listed has its page (runs saved before pages
+existed have none). The store keeps the page's bytes and never renders one: the report package sits
+above it (``evaluation.evaluate.save_report`` renders and saves). Run ids sort by time (see
+``new_run_id``), so "newest first" is the ids in descending order.
 
 ``RunStore`` owns every rule; ``LocalStore`` and ``BlobStore`` only read, write and list relative paths.
 
@@ -41,6 +45,7 @@ REPORT_FORMAT = 1
 RUNS_DIR = "retrieval/runs"
 GOLDEN_DIR = "golden_dataset"
 REPORT_NAME = "report.json"
+PAGE_NAME = "report.html"
 LATEST = "latest"
 
 _RUN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
@@ -113,18 +118,33 @@ class RunStore(ABC):
         """Prove that ``save`` can write here, or raise ``StoreError`` saying why; call before a run's
         first search, so a problem with the store costs seconds, not a run. Leaves nothing behind."""
 
-    # -- the rules -------------------------------------------------------------------------------
-    def save(self, report: dict[str, Any], golden_raw: bytes | None = None) -> str:
-        """Keep ``report`` (and its golden file, when given); the path of the report written.
+    @abstractmethod
+    def _exists(self, path: str) -> bool:
+        """Whether a file is kept at ``path``."""
 
-        Everything is checked before anything is written; the golden file goes first, so a report is
-        never kept without it. A run id already in the store is refused, never overwritten.
+    # -- the rules -------------------------------------------------------------------------------
+    def save(self, report: dict[str, Any], golden_raw: bytes | None = None, *, html: str | None = None) -> str:
+        """Keep ``report`` (and its golden file and its page, when given); the path of the report written.
+
+        Everything is checked before anything is written. The golden file goes first and the page
+        (``html``, the rendered ``report.html``) second, so a report is never kept without either. A run
+        id already in the store is refused, never overwritten; a page left by a save of this run that
+        stopped before its report is kept as it is (files are never written over).
         """
         if report.get("format") != REPORT_FORMAT:
             raise StoreError(f"report format {report.get('format')!r} cannot be kept; "
                              f"this version keeps format {REPORT_FORMAT}")
         run_id = check_run_id(report.get("id", ""))
         data = report_bytes(report)
+        page = None
+        if html is not None:
+            if not isinstance(html, str):
+                raise StoreError(f"run {run_id}: the page must be the HTML text (str), not {type(html).__name__}")
+            try:
+                page = html.encode("utf-8")
+            except UnicodeEncodeError as err:
+                raise StoreError(f"run {run_id}: the page is not UTF-8 text ({err.reason} at character "
+                                 f"{err.start}); render it with evaluation.report.html") from err
         golden_path = None
         if golden_raw is not None:
             expected = (report.get("golden") or {}).get("sha256")
@@ -134,12 +154,19 @@ class RunStore(ABC):
                                  f"report was made from {str(expected)[:12]}…; pass the bytes the run read")
             golden_path = f"{GOLDEN_DIR}/{actual}.jsonl"
         report_path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
+        if self._exists(report_path):
+            raise StoreError(self._already_kept(run_id))
         if golden_path is not None:
             self._write_new(golden_path, golden_raw)  # already kept: same name, same bytes
+        if page is not None:
+            self._write_new(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}", page)
         if not self._write_new(report_path, data):
-            raise StoreError(f"run {run_id} is already in the store {self.address}; "
-                             "a run is kept once, so make a new id with new_run_id")
+            raise StoreError(self._already_kept(run_id))
         return self._full(report_path)
+
+    def _already_kept(self, run_id: str) -> str:
+        return (f"run {run_id} is already in the store {self.address}; "
+                "a run is kept once, so make a new id with new_run_id")
 
     def ids(self) -> list[str]:
         """Every run id in the store, newest first."""
@@ -151,7 +178,8 @@ class RunStore(ABC):
         return sorted(found, reverse=True)
 
     def resolve(self, run_id: str) -> str:
-        """``run_id`` checked, or the newest run's id for ``"latest"``: the id to name files after."""
+        """``run_id`` checked, or the newest run's id for ``"latest"`` (a ``StoreError`` when there is
+        none): the id to name files after."""
         if run_id == LATEST:
             ids = self.ids()
             if not ids:
@@ -184,6 +212,17 @@ class RunStore(ABC):
             raise StoreError(f"{where}: not a report this version can read ({problem})")
         return report
 
+    def page(self, run_id: str) -> bytes | None:
+        """The ``report.html`` kept with ``run_id`` (or the newest run for ``"latest"``); None when the
+        run was saved without one. An unknown run is a ``StoreError``, as in ``get``."""
+        run_id = self.resolve(run_id)
+        try:
+            return self._read(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}")
+        except FileNotFoundError:
+            if not self._exists(f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"):
+                raise StoreError(self._unknown_run(run_id)) from None
+            return None
+
     def history(self, limit: int = 20, offset: int = 0,
                 on_skip: Callable[[str, str], None] | None = None) -> list[dict[str, Any]]:
         """A page of runs, newest first: id, time, golden file, collections, each setup's found@10.
@@ -198,7 +237,7 @@ class RunStore(ABC):
         rows = []
         for run_id in self.ids()[offset:offset + limit]:
             try:
-                rows.append(_history_row(self.get(run_id)))
+                rows.append(history_row(self.get(run_id)))
             except StoreError as err:
                 on_skip(run_id, str(err))
         return rows
@@ -223,7 +262,8 @@ class RunStore(ABC):
         return f"{self.address.rstrip('/')}/{path}"
 
 
-def _history_row(report: dict[str, Any]) -> dict[str, Any]:
+def history_row(report: dict[str, Any]) -> dict[str, Any]:
+    """What a list of runs shows of ``report`` (see ``RunStore.history``)."""
     golden = report.get("golden") or {}
     return {
         "id": report.get("id"),
@@ -271,6 +311,9 @@ class LocalStore(RunStore):
             Path(temp).unlink(missing_ok=True)
             raise
         return True
+
+    def _exists(self, path: str) -> bool:
+        return (self.root / path).is_file()
 
     def _list(self, prefix: str) -> list[str]:
         if not self.root.is_dir():
@@ -322,6 +365,11 @@ class BlobStore(RunStore):
         from .blob import write_new_blob
 
         return write_new_blob(self.container, self._name(path), data)
+
+    def _exists(self, path: str) -> bool:
+        from .blob import blob_exists
+
+        return blob_exists(self.container, self._name(path))
 
     def _list(self, prefix: str) -> list[str]:
         from .blob import list_blob_names

@@ -1,0 +1,148 @@
+"""The read-only HTTP routes over the runs, as one Functions blueprint (registered in function_app.py).
+
+    GET /api/evaluate                                   the Evaluate page (newest run, older runs menu)
+    GET /api/v1/evaluations?limit=20&offset=0           runs across collections, newest first
+    GET /api/v1/evaluations/{run}                       one run (or `latest`) with missing_notes, golden_download
+    GET /api/v1/evaluations/{run}/report.html           the run's page
+    GET /api/v1/evaluations/{run}/golden                the exact golden file the run read: admins, as people
+
+Every route takes ``?collection=NAME`` to name the collection (see ``api.runs``).
+
+Who may call what:
+- The JSON routes and report.html are for programs and scripts that may read runs: function level
+  (the host checks the key). A run holds scores and ids, never question text.
+- The Evaluate page is for people in a browser, who carry no key: anonymous at the host, and answered
+  only to a caller signed in through App Service authentication (401 otherwise).
+- The golden file holds the questions: anonymous at the host, so a browser can fetch it, and given only to
+  a caller App Service authentication signed in as a person holding the admin app role
+  (``EVALUATION_ADMIN_ROLE``). A function key names no one, so a key alone gets 403.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from typing import Any
+
+import azure.functions as func
+
+from . import site
+from .page import error_page, evaluate_page as render_evaluate_page
+from .principal import read_caller
+from .runs import (MAX_LIMIT, ApiError, find_run, golden_file, read_report, run_document, runs_page,
+                   whole_number)
+
+log = logging.getLogger(__name__)
+bp = func.Blueprint()
+
+# A page and a report fetch nothing and run no script; say so to the browser as well.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
+                               "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
+}
+
+
+def _json(data: Any, status: int = 200) -> func.HttpResponse:
+    return func.HttpResponse(json.dumps(data, ensure_ascii=False), status_code=status,
+                             mimetype="application/json", charset="utf-8",
+                             headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"})
+
+
+def _problem(error: ApiError) -> func.HttpResponse:
+    return _json({"error": error.message, "status": error.status}, error.status)
+
+
+def _html(text: str, status: int = 200, *, cache: str = "no-store") -> func.HttpResponse:
+    return func.HttpResponse(text, status_code=status, mimetype="text/html", charset="utf-8",
+                             headers={**PAGE_HEADERS, "Cache-Control": cache})
+
+
+def _collection(req: func.HttpRequest) -> str | None:
+    return req.params.get("collection") or None
+
+
+def _caller(req: func.HttpRequest):
+    return read_caller(req.headers, trusted=site.settings().app_service_auth)
+
+
+@bp.function_name("evaluate_page")
+@bp.route(route="evaluate", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+def evaluate_page(req: func.HttpRequest) -> func.HttpResponse:
+    caller = _caller(req)
+    if not caller.signed_in:
+        return _html(error_page(401, "The Evaluate page is for people signed in to this app: "
+                                     + caller.why_not_person + "."), 401)
+    try:
+        menu_page = whole_number(req.params.get("page"), "page", 1, lowest=1)
+        page = render_evaluate_page(site.collections(), caller, site.settings().admin_role, run=req.params.get("run"),
+                             collection=_collection(req), menu_page=menu_page)
+    except ApiError as err:
+        return _html(error_page(err.status, err.message + " "), err.status)
+    return _html(page)
+
+
+@bp.function_name("list_evaluations")
+@bp.route(route="v1/evaluations", methods=["GET"], auth_level=func.AuthLevel.FUNCTION)
+def list_evaluations(req: func.HttpRequest) -> func.HttpResponse:
+    try:
+        limit = whole_number(req.params.get("limit"), "limit", 20, lowest=1, highest=MAX_LIMIT)
+        offset = whole_number(req.params.get("offset"), "offset", 0, lowest=0)
+        return _json(runs_page(site.collections(), limit=limit, offset=offset, collection=_collection(req)))
+    except ApiError as err:
+        return _problem(err)
+
+
+@bp.function_name("get_evaluation")
+@bp.route(route="v1/evaluations/{run}", methods=["GET"], auth_level=func.AuthLevel.FUNCTION)
+def get_evaluation(req: func.HttpRequest) -> func.HttpResponse:
+    try:
+        shelf = site.collections()
+        ref = find_run(shelf, req.route_params.get("run", ""), _collection(req))
+        return _json(run_document(shelf, ref, _caller(req), site.settings().admin_role))
+    except ApiError as err:
+        return _problem(err)
+
+
+@bp.function_name("get_evaluation_report")
+@bp.route(route="v1/evaluations/{run}/report.html", methods=["GET"], auth_level=func.AuthLevel.FUNCTION)
+def get_evaluation_report(req: func.HttpRequest) -> func.HttpResponse:
+    from evaluation.errors import StoreError
+    from evaluation.report.html import render_html
+    from evaluation.report.trend import collect_trend
+
+    try:
+        shelf = site.collections()
+        ref = find_run(shelf, req.route_params.get("run", ""), _collection(req))
+        store = shelf.store(ref.collection)
+        kept = store.page(ref.run_id)
+        if kept is None:  # kept before runs had pages: the same page, rendered now (ids only, never text)
+            report = read_report(shelf, ref)
+            text = render_html(report, history=collect_trend(store, report))
+        else:
+            text = kept.decode("utf-8", "replace")
+    except ApiError as err:
+        return _html(error_page(err.status, err.message), err.status)
+    except StoreError as err:
+        return _html(error_page(500, str(err)), 500)
+    # a run never changes once kept, so its page may be cached by the caller (named runs only)
+    cache = "private, max-age=3600" if req.route_params.get("run") != "latest" else "no-store"
+    return _html(text, cache=cache)
+
+
+@bp.function_name("get_evaluation_golden")
+@bp.route(route="v1/evaluations/{run}/golden", methods=["GET"], auth_level=func.AuthLevel.ANONYMOUS)
+def get_evaluation_golden(req: func.HttpRequest) -> func.HttpResponse:
+    caller = _caller(req)
+    allowed, reason = caller.may_download_golden(site.settings().admin_role)
+    if not allowed:  # before looking anything up: a refused caller learns nothing about the runs
+        return _problem(ApiError(403, f"golden files go only to an admin signed in as a person: {reason}"))
+    try:
+        shelf = site.collections()
+        ref = find_run(shelf, req.route_params.get("run", ""), _collection(req))
+        found = golden_file(shelf, ref)
+    except ApiError as err:
+        return _problem(err)
+    log.info("golden file %s of run %s (%s) given to %s", found.sha256[:12], ref.run_id, ref.collection, caller.name)
+    return func.HttpResponse(found.data, status_code=200, mimetype="application/x-ndjson", headers={
+        "Content-Disposition": f'attachment; filename="{found.filename}"', "ETag": f'"{found.sha256}"',
+        "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"})

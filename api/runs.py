@@ -1,0 +1,169 @@
+"""What the routes say about runs, without HTTP: finding a run, a page of runs, one run as JSON.
+
+Runs live per collection (``<container>/<collection>/retrieval/runs/<id>/``). A route names a run by
+its id and, optionally, its collection (``?collection=docs``); ``latest`` is the newest run of the
+collection given, or of all of them. A run id alone is looked up in every collection (ids carry the
+time and 24 random bits, so two collections sharing one is unlikely, and answered with 409 if it
+happens). Every link the routes give names the collection, so it never needs the lookup.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from evaluation.errors import StoreError
+from evaluation.report.notes import missing_notes
+from evaluation.store import LATEST, check_run_id
+from evaluation.store.collections import Collections, RunRef, newest_runs
+from evaluation.store.runs import history_row
+
+from .principal import Caller
+
+MAX_LIMIT = 100
+PREFIX = "/api"
+
+
+class ApiError(Exception):
+    """A refusal with its HTTP status and a sentence for the caller."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+def links(ref: RunRef) -> dict[str, str]:
+    query = urlencode({"collection": ref.collection})
+    base = f"{PREFIX}/v1/evaluations/{ref.run_id}"
+    return {"self": f"{base}?{query}", "report_html": f"{base}/report.html?{query}",
+            "golden": f"{base}/golden?{query}",
+            "page": f"{PREFIX}/evaluate?{urlencode({'collection': ref.collection, 'run': ref.run_id})}"}
+
+
+def whole_number(text: str | None, name: str, default: int, *, lowest: int, highest: int | None = None) -> int:
+    """A query parameter as a whole number in range; ``ApiError`` 400 naming it otherwise."""
+    if text is None or text == "":
+        return default
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < lowest or (highest is not None and value > highest):
+        span = f"from {lowest} to {highest}" if highest is not None else f"of {lowest} or more"
+        raise ApiError(400, f"{name}={text!r} must be a whole number {span}")
+    return value
+
+
+def collection_stores(shelf: Collections, collection: str | None):
+    try:
+        return shelf.stores(collection)
+    except StoreError as err:
+        raise ApiError(404 if collection else 503, str(err)) from err
+
+
+def all_runs(shelf: Collections, collection: str | None = None) -> list[RunRef]:
+    """Every run, newest first, of ``collection`` or of every collection."""
+    try:
+        return newest_runs(collection_stores(shelf, collection))
+    except StoreError as err:
+        raise ApiError(503, str(err)) from err
+
+
+def find_run(shelf: Collections, run: str, collection: str | None = None) -> RunRef:
+    """The run a route names; ``ApiError`` 404 (none), 409 (one id in two collections) or 400 (bad id)."""
+    if run == LATEST:
+        refs = all_runs(shelf, collection)
+        if not refs:
+            where = f"collection {collection!r}" if collection else "any collection"
+            raise ApiError(404, f"no runs in {where} yet; a run starts when golden.jsonl is saved")
+        return refs[0]
+    try:
+        check_run_id(run)
+    except StoreError as err:
+        raise ApiError(400, str(err)) from err
+    holders = [RunRef(run, name) for name, store in collection_stores(shelf, collection) if run in _ids(store)]
+    if not holders:
+        where = f"collection {collection!r}" if collection else "any collection"
+        raise ApiError(404, f"no run {run!r} in {where}; GET {PREFIX}/v1/evaluations lists the runs")
+    if len(holders) > 1:
+        names = ", ".join(ref.collection for ref in holders)
+        raise ApiError(409, f"run {run!r} is in more than one collection ({names}); add ?collection=NAME")
+    return holders[0]
+
+
+def _ids(store) -> list[str]:
+    try:
+        return store.ids()
+    except StoreError as err:
+        raise ApiError(503, str(err)) from err
+
+
+def read_report(shelf: Collections, ref: RunRef) -> dict[str, Any]:
+    try:
+        return shelf.store(ref.collection).get(ref.run_id)
+    except StoreError as err:
+        raise ApiError(500, str(err)) from err
+
+
+def without_question_text(report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` with no question or reference text: reports saved before runs stopped keeping it have it,
+    and these routes answer anyone who may read runs."""
+    report = copy.deepcopy(report)
+    for row in report.get("questions") or []:
+        if isinstance(row, dict):
+            for field in ("question", "reference", "evidence", "hint"):
+                row.pop(field, None)
+    return report
+
+
+def runs_page(shelf: Collections, *, limit: int, offset: int, collection: str | None) -> dict[str, Any]:
+    """A page of runs across collections, newest first, each with its collection and links."""
+    refs = all_runs(shelf, collection)
+    rows = []
+    for ref in refs[offset:offset + limit]:
+        row: dict[str, Any]
+        try:
+            row = history_row(shelf.store(ref.collection).get(ref.run_id))
+        except StoreError as err:  # one unreadable report does not hide the others
+            row = {"id": ref.run_id, "error": str(err)}
+        rows.append({"collection": ref.collection, **row, "links": links(ref)})
+    query = {"limit": limit, **({"collection": collection} if collection else {})}
+    more = offset + limit < len(refs)
+    return {"runs": rows, "total": len(refs), "limit": limit, "offset": offset,
+            "next": f"{PREFIX}/v1/evaluations?{urlencode({**query, 'offset': offset + limit})}" if more else None}
+
+
+def golden_download(caller: Caller, admin_role: str, ref: RunRef) -> dict[str, Any]:
+    allowed, reason = caller.may_download_golden(admin_role)
+    found = {"allowed": allowed, "reason": reason}
+    if allowed:
+        found["url"] = links(ref)["golden"]
+    return found
+
+
+def run_document(shelf: Collections, ref: RunRef, caller: Caller, admin_role: str) -> dict[str, Any]:
+    """One run as the routes give it: the report (no question text), its collection, the missing
+    documents in words, whether this caller may download its golden file, and links."""
+    report = without_question_text(read_report(shelf, ref))
+    return {**report, "collection": ref.collection, "missing_notes": missing_notes(report, limit=None),
+            "golden_download": golden_download(caller, admin_role, ref), "links": links(ref)}
+
+
+@dataclass(frozen=True)
+class GoldenFile:
+    data: bytes
+    sha256: str
+    filename: str
+
+
+def golden_file(shelf: Collections, ref: RunRef) -> GoldenFile:
+    """The exact golden file the run read, as the store kept it; ``ApiError`` 404 when no copy was kept."""
+    report = read_report(shelf, ref)
+    sha256 = str((report.get("golden") or {}).get("sha256") or "")
+    try:
+        data = shelf.store(ref.collection).golden(sha256)
+    except StoreError as err:
+        raise ApiError(404, f"run {ref.run_id} of {ref.collection}: {err}") from err
+    return GoldenFile(data=data, sha256=sha256, filename=f"{ref.collection}-golden-{sha256[:12]}.jsonl")

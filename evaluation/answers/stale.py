@@ -1,0 +1,119 @@
+"""``stale_evidence``: evidence quotes that no chunk of their question's expected documents holds any more.
+
+At ``--by evidence`` a result counts when its chunk's text holds one of the question's quotes (case and
+spacing folded, see ``scoring.judging``). A quote that was edited away in the document, or that now
+spans two chunks, can never be found, and its question silently scores 0 at that grain. This finds
+them before anyone searches: ``golden check --corpus/--index`` warns about them by line, and
+``evaluate --by evidence`` warns before the first search.
+
+Where the chunk texts come from:
+
+- a target with ``chunk_texts(doc_ids) -> {doc_id: [text, ...]}`` (the embedded engine's
+  ``EmbeddedTarget``): its own chunks;
+- a ``Corpus``: its documents chunked as ``evaluate --corpus`` chunks them by default
+  (``ChunkSettings()``), since no index says otherwise.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+
+from ..engine.chunking import ChunkSettings, chunk_document
+from ..engine.corpus import Corpus
+from ..errors import LineProblem
+from ..golden import Golden, Question
+from ..golden.scan import load_raw, scan_golden
+from ..golden.wording import plural, quoted
+from ..scoring.judging import fold
+
+
+@runtime_checkable
+class HoldsChunkTexts(Protocol):
+    """A target that can give the text of each chunk of a document."""
+
+    def chunk_texts(self, doc_ids: Iterable[str]) -> Mapping[str, Sequence[str]]: ...
+
+
+@dataclass(frozen=True)
+class StaleEvidence:
+    """One question's quotes that no chunk of its expected documents holds (``usable``: its quotes of 3+ words)."""
+
+    question_id: str
+    line: int | None
+    quotes: tuple[str, ...]
+    usable: int
+
+    @property
+    def scores_zero(self) -> bool:
+        """True when no quote of the question can be found: at ``--by evidence`` it always scores 0."""
+        return len(self.quotes) == self.usable
+
+    def message(self) -> str:
+        shown = ", ".join(quoted(q) for q in self.quotes)
+        what = ("none of its evidence quotes is" if self.scores_zero and self.usable > 1 else
+                "its evidence quote is" if self.scores_zero else
+                f"{len(self.quotes)} of its {self.usable} evidence quotes {'is' if len(self.quotes) == 1 else 'are'}")
+        effect = "so it always scores 0 at --by evidence" if self.scores_zero else "so it can score less at --by evidence"
+        return (f"question {quoted(self.question_id)}: {what} in any chunk of its expected documents any more "
+                f"({shown}), {effect}; copy the quote again from the document, or fix \"expected\"")
+
+    def problem(self) -> LineProblem:
+        """As a ``golden check`` warning on the question's line."""
+        return LineProblem(self.line, self.message())
+
+
+def stale_evidence(target: HoldsChunkTexts | Corpus, golden: Golden | str | Path | Iterable[Question]) -> tuple[StaleEvidence, ...]:
+    """Every labelled question with a usable quote that no chunk of its expected documents holds, in order.
+
+    A quote counts as held when one chunk's text holds it (case and spacing folded). An expected
+    document the target does not hold holds no quote.
+    """
+    questions = _questions(golden)
+    wanted = {item.doc_id for q in questions for item in q.expected_items}
+    texts = _chunk_texts(target, wanted)
+    folded = {doc_id: [fold(text) for text in chunks] for doc_id, chunks in texts.items()}
+    found = []
+    for question in questions:
+        quotes = list(dict.fromkeys(question.usable_evidence))
+        chunks = [text for doc_id in dict.fromkeys(i.doc_id for i in question.expected_items)
+                  for text in folded.get(doc_id, ())]
+        missing = tuple(q for q in quotes if not any(fold(q) in text for text in chunks))
+        if missing:
+            found.append(StaleEvidence(question.id, question.line, missing, len(quotes)))
+    return tuple(found)
+
+
+def _questions(golden: Golden | str | Path | Iterable[Question]) -> list[Question]:
+    if isinstance(golden, (str, Path)):  # every readable row, as `golden check` sees them (no logging)
+        questions = scan_golden(load_raw(golden)).questions
+    else:
+        questions = golden.questions if isinstance(golden, Golden) else golden
+    return [q for q in questions if q.labelled and q.usable_evidence]
+
+
+def _chunk_texts(target: HoldsChunkTexts | Corpus, doc_ids: set[str]) -> Mapping[str, Sequence[str]]:
+    if isinstance(target, Corpus):
+        settings = ChunkSettings()
+        return {doc_id: [c.text for c in chunk_document(document, settings)]
+                for doc_id in doc_ids if (document := target.get(doc_id)) is not None}
+    if isinstance(target, HoldsChunkTexts):
+        return target.chunk_texts(sorted(doc_ids))
+    raise TypeError(f"stale_evidence needs a Corpus or a target with chunk_texts(doc_ids), "
+                    f"not {type(target).__name__}")
+
+
+def stale_warnings(target: object, source: str, questions: Sequence[Question]) -> list[str]:
+    """``evaluate --by evidence``'s warnings for one target: a sentence per stale question, with its line
+    in ``source``; none when the target cannot give its chunk texts (it is then not checked)."""
+    if not isinstance(target, (HoldsChunkTexts, Corpus)):
+        return []
+    name = getattr(target, "name", "the corpus")
+    stale = stale_evidence(target, questions)
+    sentences = [f"{source}: line {s.line}: on {name}, {s.message()}" if s.line else f"{source}: on {name}, {s.message()}"
+                 for s in stale]
+    zero = sum(s.scores_zero for s in stale)
+    if zero:
+        sentences.append(f"{source}: {plural(zero, 'question')} cannot be found at all by evidence on {name}; "
+                         "run `python -m evaluation golden check` with --index to see them by line")
+    return sentences

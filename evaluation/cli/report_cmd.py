@@ -1,0 +1,72 @@
+"""``report RUN|latest --store STORE --out report.html``: one run as the HTML page people look at.
+
+The page is the one ``evaluate --save-to`` keeps beside the run, rendered again from the stored report
+and the store's older runs on the same golden file. It names questions by id; ``--with-questions``
+adds their text from the golden file the store kept for that run (the page then holds question text:
+give it only to people who may read the golden file).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import StoreError, UsageError
+from .runs_cmd import _open, _store_argument
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("report", help="one run as a self-contained HTML page",
+                                   description=__doc__.splitlines()[0])
+    parser.add_argument("run_id", metavar="RUN", help="a run id, or 'latest'")
+    _store_argument(parser)
+    parser.add_argument("--out", required=True, help="the HTML file to write (made or replaced), or - for stdout")
+    parser.add_argument("--with-questions", action="store_true",
+                        help="show question text read from the golden file the store kept for the run")
+    parser.set_defaults(handler=write_report)
+
+
+def write_report(args: argparse.Namespace) -> int:
+    from ..report.html import question_texts, render_html
+    from ..report.trend import collect_trend
+
+    store = _open(args)
+    report = store.get(args.run_id)
+    questions = None
+    if args.with_questions:
+        sha = (report.get("golden") or {}).get("sha256")
+        try:
+            questions = question_texts(store.golden(sha), report)
+        except StoreError as err:
+            raise StoreError(f"{err} (run {report['id']}); leave out --with-questions to name questions by id") from err
+    page = render_html(report, history=collect_trend(store, report), questions=questions)
+    if args.out == "-":
+        sys.stdout.write(page)
+        return 0
+    out = Path(args.out)
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; name the file to write, e.g. {out / 'report.html'}")
+    if not out.parent.exists():
+        raise UsageError(f"--out {out}: the folder {out.parent} does not exist; make it first")
+    _refuse_to_replace_an_input(out, args.store)
+    out.write_text(page, encoding="utf-8")
+    print(f"Wrote run {report['id']} to {out}")
+    return 0
+
+
+def _refuse_to_replace_an_input(out: Path, store: str) -> None:
+    """An output never replaces an input: nothing inside a local store (whose files are never written
+    over), and no existing file that is not an HTML page (a golden file, a corpus, a report.json)."""
+    from ..store import is_blob_address
+
+    if not is_blob_address(store) and Path(store).is_dir():
+        root = Path(store).resolve()
+        if root in out.resolve().parents:
+            raise UsageError(f"--out {out} is inside the store {store}, whose files are never written over; "
+                             "write the page somewhere else")
+    if out.is_file():
+        with out.open("rb") as handle:
+            start = handle.read(512).lstrip().lower()
+        if not start.startswith((b"<!doctype html", b"<html")):
+            raise UsageError(f"--out {out} exists and is not an HTML page; it may be an input (a golden file, a "
+                             "corpus), so write the page to another file")

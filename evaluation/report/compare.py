@@ -1,0 +1,198 @@
+"""Two runs side by side: which questions got worse or better per setup, and whether it is more than noise.
+
+``compare_reports(baseline, current)`` pairs the runs on the questions they share and each setup with
+the same key in both. A question is shared when its id and the sha256 of its text are the same in
+both reports (so a question reworded under the same id is a new question). Reports that kept the
+question's text rather than its hash are hashed here; reports with neither are matched by id only,
+and the comparison says so. A shared question whose ``expected`` changed is still compared, and
+listed under ``relabelled``: its differences may be the labels', not the setup's.
+
+Per setup: found@10 before and after, the paired difference with its interval and exact p-value,
+MRR and nDCG@10 the same way (see ``scoring.comparison``), Holm-corrected across the setups compared,
+and each question whose first relevant result moved (``worse``, ``better``). A setup *regressed* when
+its found@10 is lower than the baseline's with a Holm-adjusted p-value at or under ``alpha``;
+``regressions`` gives one sentence for each, which is what ``--fail-on-regression`` fails on.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Mapping
+
+from ..errors import UsageError
+from ..scoring.comparison import SignificanceSettings, correct_for_many, paired
+
+
+def _identities(report: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], bool]:
+    """Question id -> {sha256, expected}, and whether every question has a text hash."""
+    rows = report.get("questions") or [{"id": q} for q in report.get("question_ids") or []]
+    found, hashed = {}, True
+    for row in rows:
+        digest = row.get("sha256")
+        if digest is None and isinstance(row.get("question"), str):
+            digest = hashlib.sha256(row["question"].encode("utf-8", "surrogatepass")).hexdigest()
+        hashed = hashed and digest is not None
+        found[row["id"]] = {"sha256": digest, "expected": list(row.get("expected") or [])}
+    return found, hashed
+
+
+def shared_questions(baseline: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str, Any]:
+    """The questions two reports share, in the current run's order, and how they were matched."""
+    before, before_hashed = _identities(baseline)
+    after, after_hashed = _identities(current)
+    by_hash = before_hashed and after_hashed
+    shared = [q for q in after if q in before and (not by_hash or before[q]["sha256"] == after[q]["sha256"])]
+    reworded = [q for q in after if q in before and q not in shared]
+    return {
+        "matched_by": "id and text hash" if by_hash else "id only",
+        "ids": shared,
+        "only_in_baseline": len([q for q in before if q not in shared]),
+        "only_in_current": len([q for q in after if q not in shared]),
+        "reworded": reworded,
+        "relabelled": [q for q in shared if sorted(before[q]["expected"]) != sorted(after[q]["expected"])],
+    }
+
+
+def compare_reports(baseline: Mapping[str, Any], current: Mapping[str, Any], *, alpha: float = 0.05,
+                    resamples: int = 10_000, seed: int | None = None) -> dict[str, Any]:
+    """``current`` against ``baseline``, setup by setup, on their shared questions (see the module docstring).
+
+    ``seed`` defaults to the current run's. Raises ``UsageError`` when the runs judged at different
+    grains (their positions do not mean the same thing).
+    """
+    if baseline.get("by") != current.get("by"):
+        raise UsageError(f"run {baseline.get('id')} was judged by {baseline.get('by')} and run {current.get('id')} "
+                         f"by {current.get('by')}; positions at different grains cannot be compared: "
+                         "compare runs made with the same --by")
+    if seed is None:
+        seed = int((current.get("rules") or {}).get("seed") or 0)
+    settings = SignificanceSettings(alpha=alpha, resamples=resamples, seed=seed)
+    questions = shared_questions(baseline, current)
+    ids = questions["ids"]
+    before = {s["key"]: s for s in baseline.get("setups") or []}
+    after = {s["key"]: s for s in current.get("setups") or []}
+    not_compared: dict[str, str] = {}
+    results: dict[str, dict[str, Any]] = {}
+    for key in [*after, *(k for k in before if k not in after)]:
+        reason = _why_not(before.get(key), after.get(key), ids)
+        if reason:
+            not_compared[key] = reason
+            continue
+        results[key] = paired(before[key], after[key], ids, settings)
+    correct_for_many(results, settings)
+    setups = {}
+    for key, result in results.items():
+        found = result["found@10"]
+        significant = found["p_holm"] <= alpha
+        setups[key] = {
+            "baseline": _counts(before[key], ids), "current": _counts(after[key], ids), **result,
+            "regressed": significant and found["worse"] > found["better"],
+            "improved": significant and found["better"] > found["worse"],
+            **_moves(before[key]["ranks"], after[key]["ranks"], ids),
+        }
+    return {
+        "baseline": _identity(baseline), "current": _identity(current),
+        "questions": {**questions, "shared": len(ids)},
+        "significance": settings.describe(),
+        "setups": setups,
+        "not_compared": not_compared,
+    }
+
+
+def regressions(comparison: Mapping[str, Any]) -> list[str]:
+    """A sentence for each setup whose found@10 is significantly lower than in the baseline."""
+    out = []
+    for key, setup in comparison["setups"].items():
+        if setup["regressed"]:
+            found = setup["found@10"]
+            out.append(f"{key}: found@10 {setup['baseline']['found@10']} -> {setup['current']['found@10']} of "
+                       f"{setup['questions']} shared questions ({found['worse']} lost, {found['better']} gained; "
+                       f"p {found['p_holm']:.2g} after Holm, alpha {comparison['significance']['alpha']:g})")
+    return out
+
+
+def _identity(report: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": report.get("id"), "created_at": report.get("created_at"),
+            "golden_sha256": (report.get("golden") or {}).get("sha256")}
+
+
+def _why_not(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, ids: list[str]) -> str | None:
+    if before is None:
+        return "only in the current run"
+    if after is None:
+        return "only in the baseline run"
+    failed = [name for name, s in (("baseline", before), ("current", after)) if s.get("error") or not s.get("summary")]
+    if failed:
+        return f"failed in the {' and '.join(failed)} run"
+    if not ids:
+        return "no shared question"
+    return None
+
+
+def _counts(entry: Mapping[str, Any], ids: list[str]) -> dict[str, Any]:
+    ranks = entry.get("ranks") or {}
+    return {"found@10": sum(1 for q in ids if (ranks.get(q) or 0) and ranks[q] <= 10),
+            "mrr": round(sum(1 / ranks[q] for q in ids if ranks.get(q)) / len(ids), 4) if ids else 0.0}
+
+
+def _moves(before: Mapping[str, int | None], after: Mapping[str, int | None], ids: list[str]) -> dict[str, list]:
+    """Questions whose first relevant result moved down or was lost (``worse``), or moved up (``better``)."""
+    worse, better = [], []
+    for q in ids:
+        old, new = before.get(q), after.get(q)
+        if old == new:
+            continue
+        lost = new is None or (old is not None and new > old)
+        (worse if lost else better).append({"id": q, "before": old, "after": new})
+    return {"worse": worse, "better": better}
+
+
+def render_comparison(comparison: Mapping[str, Any]) -> str:
+    """The comparison for a person: what was shared, a row per setup, the questions that moved."""
+    base, cur, questions = comparison["baseline"], comparison["current"], comparison["questions"]
+    significance = comparison["significance"]
+    out = [f"Run {cur['id']} against baseline {base['id']}: {questions['shared']} shared question(s), matched by "
+           f"{questions['matched_by']}; {questions['only_in_baseline']} only in the baseline, "
+           f"{questions['only_in_current']} only in this run."]
+    if questions["matched_by"] == "id only":
+        out.append("  (a report here keeps no question text or hash: questions with the same id are taken as the same)")
+    if base["golden_sha256"] != cur["golden_sha256"]:
+        out.append(f"  The golden files differ ({str(base['golden_sha256'])[:12]} -> {str(cur['golden_sha256'])[:12]}).")
+    if questions["reworded"]:
+        out.append(f"  Reworded under the same id, so not shared: {', '.join(questions['reworded'])}")
+    if questions["relabelled"]:
+        out.append(f"  Expected documents changed for: {', '.join(questions['relabelled'])} "
+                   "(their differences may be the labels')")
+    if not questions["shared"]:
+        out.append("No question is shared, so nothing can be compared: the runs were made on different golden files.")
+    if comparison["setups"]:
+        header = ["setup", "found@10", "diff", "p", "MRR", "MRR diff [interval]", "worse", "better"]
+        rows = []
+        for key, s in comparison["setups"].items():
+            found, mrr = s["found@10"], s["mrr"]
+            mark = " regressed" if s["regressed"] else " improved" if s["improved"] else ""
+            rows.append([key, f"{s['baseline']['found@10']} -> {s['current']['found@10']}",
+                         f"{found['better'] - found['worse']:+d}", f"{found['p_holm']:.2g}{mark}",
+                         f"{s['baseline']['mrr']:.3f} -> {s['current']['mrr']:.3f}",
+                         f"{mrr['difference']:+.3f} [{mrr['interval'][0]:+.3f}, {mrr['interval'][1]:+.3f}]",
+                         str(len(s["worse"])), str(len(s["better"]))])
+        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+        out.append("")
+        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+        out.append(f"(p: paired exact test on found@10, Holm-corrected across setups; alpha {significance['alpha']:g}; "
+                   f"MRR intervals {significance['interval'] * 100:g}% paired bootstrap)")
+        for key, s in comparison["setups"].items():
+            for word in ("worse", "better"):
+                if s[word]:
+                    moved = ", ".join(f"{m['id']} ({_position(m['before'])} -> {_position(m['after'])})" for m in s[word])
+                    out.append(f"  {key} {word}: {moved}")
+    for key, reason in comparison["not_compared"].items():
+        out.append(f"  {key}: not compared ({reason})")
+    found = regressions(comparison)
+    out.append("")
+    out.append("Regressions (found@10 significantly lower): " + ("none" if not found else ""))
+    out += [f"  {sentence}" for sentence in found]
+    return "\n".join(out)
+
+
+def _position(rank: int | None) -> str:
+    return "not found" if rank is None else str(rank)

@@ -1,0 +1,184 @@
+"""Is a difference between two setups more than noise? Paired comparisons on the same questions.
+
+Per question, from a report entry:
+
+- found@10: 1 when ``ranks[id]`` (the position of the first relevant result) is 10 or better, else 0;
+- reciprocal rank: ``1 / ranks[id]``, 0 when nothing relevant came back (MRR is its mean);
+- nDCG@10: ``ndcg_10[id]`` as ``run_setup`` kept it (it needs every relevant position, which the
+  ranks alone do not hold; entries made before it was kept have no nDCG comparison).
+
+``paired`` compares one setup with a reference on the questions both ran: the difference of the
+means (other minus reference), its bootstrap interval, and a two-sided p-value (exact for found@10,
+sign-flip permutation for the others; see ``significance``). ``versus`` compares many setups with
+one reference and applies Holm's correction across them, metric by metric. A setup whose found@10
+differs from the reference's with a Holm-adjusted p-value over ``alpha`` is *tied* with it within
+noise; at ``alpha`` or under, the difference is significant.
+
+Randomness comes from ``numpy.random.default_rng([seed, 0])`` (bootstrap) and ``[seed, 1]`` (sign
+flips), made afresh for every pair: a pair's numbers depend on the seed and the two setups only,
+never on which other setups ran or in what order.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from ..errors import UsageError
+from .significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
+
+METRICS = ("found@10", "mrr", "ndcg_10")
+TIE_METRIC = "found@10"  # the metric the picks are made on
+
+
+@dataclass(frozen=True)
+class SignificanceSettings:
+    """How setups are compared: the level, the resamples, and the seed (the run's own)."""
+
+    alpha: float = 0.05
+    resamples: int = 10_000
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha < 1:
+            raise UsageError(f"alpha {self.alpha:g} is not a probability between 0 and 1; 0.05 is usual")
+        if self.resamples < 100:
+            raise UsageError(f"{self.resamples} resamples are too few for an interval; use 1000 or more")
+
+    @property
+    def level(self) -> float:
+        return 1 - self.alpha
+
+    def describe(self) -> dict[str, Any]:
+        """The report's ``significance``: the settings and, in words, what was computed."""
+        return {**asdict(self), "interval": round(self.level, 6), "tie_metric": TIE_METRIC,
+                "tests": {"found@10": "exact sign-flip permutation (two-sided, paired by question)",
+                          "mrr": "sign-flip permutation (exact up to 2**m <= resamples, else seeded)",
+                          "ndcg_10": "sign-flip permutation (exact up to 2**m <= resamples, else seeded)"},
+                "interval_method": "paired bootstrap, percentile (each interval on its own, not corrected)",
+                "correction": "Holm, across the setups compared with the same setup, metric by metric"}
+
+
+def question_values(entry: Mapping[str, Any], question_ids: Sequence[str]) -> dict[str, np.ndarray | None]:
+    """Per-question found@10, reciprocal rank and nDCG@10 of ``entry``, in ``question_ids`` order."""
+    ranks = entry.get("ranks") or {}
+    first = np.array([ranks.get(q) or 0 for q in question_ids], dtype=np.float64)
+    found = ((first > 0) & (first <= 10)).astype(np.float64)
+    rr = np.divide(1.0, first, out=np.zeros_like(first), where=first > 0)
+    kept = entry.get("ndcg_10")
+    ndcg = None
+    if isinstance(kept, Mapping) and all(q in kept for q in question_ids):
+        ndcg = np.array([kept[q] for q in question_ids], dtype=np.float64)
+    return {"found@10": found, "mrr": rr, "ndcg_10": ndcg}
+
+
+def paired(reference: Mapping[str, Any], other: Mapping[str, Any], question_ids: Sequence[str],
+           settings: SignificanceSettings) -> dict[str, Any]:
+    """``other`` against ``reference`` on ``question_ids``: per metric the difference of means (other minus
+    reference), its interval and p-value; for found@10 also how many questions each found alone."""
+    mine, theirs = question_values(other, question_ids), question_values(reference, question_ids)
+    n = len(question_ids)
+    metrics = [m for m in METRICS if mine[m] is not None and theirs[m] is not None]
+    differences = np.column_stack([mine[m] - theirs[m] for m in metrics]) if n else np.zeros((0, len(metrics)))
+    intervals = paired_bootstrap(differences, rng=np.random.default_rng([settings.seed, 0]),
+                                 resamples=settings.resamples, level=settings.level)
+    flips = np.random.default_rng([settings.seed, 1])
+    out: dict[str, Any] = {"questions": n}
+    for column, metric in enumerate(metrics):
+        d = differences[:, column]
+        result = {"difference": round(float(d.mean()) if n else 0.0, 6),
+                  "interval": [round(float(v), 6) for v in intervals[column]]}
+        if metric == "found@10":
+            better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+            result.update(better=better, worse=worse, p=exact_binary_p(better, worse))
+        else:
+            result["p"] = sign_flip_p(d, rng=flips, resamples=settings.resamples)
+        out[metric] = result
+    for metric in METRICS:
+        out.setdefault(metric, None)
+    return out
+
+
+def versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, Any]], question_ids: Sequence[str],
+           settings: SignificanceSettings) -> dict[str, dict[str, Any]]:
+    """Each of ``others`` against ``reference`` (``paired``), Holm-corrected across them per metric.
+
+    Each result gains ``p_holm`` per metric and ``tied``: True when found@10's Holm-adjusted p-value is
+    over ``alpha`` (the difference is within noise; ``p_holm <= alpha`` is significant).
+    """
+    results = {o["key"]: paired(reference, o, question_ids, settings) for o in others if o["key"] != reference["key"]}
+    return correct_for_many(results, settings)
+
+
+def correct_for_many(results: dict[str, dict[str, Any]], settings: SignificanceSettings) -> dict[str, dict[str, Any]]:
+    """Add ``p_holm`` per metric (Holm across ``results``, one family per metric) and ``tied`` to each of
+    ``paired``'s results, in place; returns ``results``."""
+    for metric in METRICS:
+        keys = [k for k, r in results.items() if r[metric] is not None]
+        for key, adjusted in zip(keys, holm([results[k][metric]["p"] for k in keys])):
+            results[key][metric]["p_holm"] = adjusted
+    for result in results.values():
+        result["tied"] = result[TIE_METRIC]["p_holm"] > settings.alpha
+    return results
+
+
+def compare_with_top(ranked: Sequence[dict[str, Any]], question_ids: Sequence[str],
+                     settings: SignificanceSettings) -> None:
+    """Set ``versus_top`` on every ranked entry: ``None`` on the top itself, else ``{"top", ...paired,
+    "tied"}`` with Holm across every setup compared with the top."""
+    if not ranked:
+        return
+    top = ranked[0]
+    compared = versus(top, ranked[1:], question_ids, settings)
+    top["versus_top"] = None
+    for entry in ranked[1:]:
+        entry["versus_top"] = {"top": top["key"], **compared[entry["key"]]}
+
+
+def pick_ties(picks: Mapping[str, str | None], ranked: Sequence[dict[str, Any]], question_ids: Sequence[str],
+              settings: SignificanceSettings) -> dict[str, dict[str, Any] | None]:
+    """For each pick, the setups faster than it (lower median time) and whether each is tied with it.
+
+    Every other setup that ran is compared with the pick (found@10, Holm across them all, as
+    ``versus``); the faster ones are listed fastest first. ``tied`` says whether any is tied within
+    noise and ``with`` names the fastest of those (None when none is).
+    """
+    by_key = {entry["key"]: entry for entry in ranked}
+    ties: dict[str, dict[str, Any] | None] = {}
+    for name, key in picks.items():
+        if key is None:
+            ties[name] = None
+            continue
+        pick = by_key[key]
+        median = _median(pick)
+        faster = sorted((e for e in ranked if _median(e) < median), key=lambda e: (_median(e), e["rank"]))
+        compared = _found_versus(pick, ranked, question_ids, settings)
+        rows = [{"key": e["key"], "median_ms": e["summary"]["median_ms"], **compared[e["key"]]} for e in faster]
+        tied = [row["key"] for row in rows if row["tied"]]
+        ties[name] = {"pick": key, "median_ms": pick["summary"]["median_ms"], "tied": bool(tied),
+                      "with": tied[0] if tied else None, "faster": rows}
+    return ties
+
+
+def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, Any]], question_ids: Sequence[str],
+                  settings: SignificanceSettings) -> dict[str, dict[str, Any]]:
+    """found@10 only (exact, no resampling): what ``pick_ties`` needs, for every other setup."""
+    base = question_values(reference, question_ids)["found@10"]
+    rows = {}
+    for other in others:
+        if other["key"] == reference["key"]:
+            continue
+        d = question_values(other, question_ids)["found@10"] - base
+        better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
+        rows[other["key"]] = {"difference": round(float(d.mean()) if len(d) else 0.0, 6), "better": better,
+                              "worse": worse, "p": exact_binary_p(better, worse)}
+    for key, adjusted in zip(rows, holm([row["p"] for row in rows.values()])):
+        rows[key]["p_holm"] = adjusted
+        rows[key]["tied"] = adjusted > settings.alpha
+    return rows
+
+
+def _median(entry: Mapping[str, Any]) -> float:
+    value = entry["summary"].get("median_ms")
+    return float("inf") if value is None else value

@@ -1,0 +1,114 @@
+"""Paired significance tests for two setups searched on the same questions.
+
+Every test takes per-question values of two setups, paired by question, and works on the
+differences ``d_i = other_i - reference_i``. The null hypothesis is that the two setups are
+exchangeable on every question, so each non-zero ``d_i`` is as likely to be ``+|d_i|`` as ``-|d_i|``.
+
+- ``exact_binary_p(better, worse)``: for a 0/1 metric (found@k) each non-zero ``d_i`` is +1 or -1. With
+  ``m = better + worse`` questions that differ, the number of +1s under the null is Binomial(m, 1/2),
+  so the two-sided p-value is ``sum of C(m, k) over k with |2k - m| >= |better - worse|, / 2**m``.
+  That is the exact sign-flip permutation test on ``sum(d)`` (and the exact McNemar test), computed
+  with integers: no sampling, no seed.
+- ``sign_flip_p(d, rng, resamples)``: the same test on real values (reciprocal rank, nDCG@10). Exact
+  over every sign pattern of the ``m`` non-zero differences when ``2**m <= resamples``; otherwise
+  ``resamples`` seeded random patterns, ``p = (1 + patterns at least as extreme) / (1 + resamples)``,
+  which is never 0 (Phipson and Smyth, 2010).
+- ``paired_bootstrap(d, rng, resamples, level)``: percentile interval of ``mean(d)`` over ``resamples``
+  resamplings of the questions with replacement (each resample keeps pairs together).
+- ``holm(p_values)``: Holm's step-down adjustment for a family of tests: sort ascending, multiply the
+  i-th smallest (0-based) by ``m - i``, carry the running maximum, cap at 1.
+
+numpy only: scipy would do the same (``binomtest``, ``permutation_test``, ``bootstrap``; the tests use
+it as the oracle), but measured here (a shared 2-core machine) it is 113 MB installed and
+``import scipy.stats`` took 3.8-4.3 s after numpy's 0.4-0.5 s: a Function App's cold start would pay
+that for four small loops.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from typing import Sequence
+
+import numpy as np
+
+# A sum of floats can differ from an equal sum in the last bits depending on its order: patterns
+# within this relative distance of the observed statistic count as "at least as extreme".
+_TOLERANCE = 1e-9
+_BLOCK_VALUES = 4_000_000  # floats held at once while resampling (about 32 MB)
+
+
+def exact_binary_p(better: int, worse: int) -> float:
+    """Two-sided exact sign-flip p-value for a 0/1 metric, from the questions that differ.
+
+    ``better``: questions the other setup found and the reference did not; ``worse``: the reverse.
+    ``exact_binary_p(0, 0) == 1``; ``exact_binary_p(0, 5) == 2 / 32``.
+    """
+    if better < 0 or worse < 0:
+        raise ValueError("better and worse count questions: zero or more")
+    m, gap = better + worse, abs(better - worse)
+    extreme = sum(math.comb(m, k) for k in range(m + 1) if abs(2 * k - m) >= gap)
+    return float(Fraction(extreme, 2 ** m))
+
+
+def sign_flip_p(differences: Sequence[float] | np.ndarray, *, rng: np.random.Generator,
+                resamples: int = 10_000) -> float:
+    """Two-sided sign-flip permutation p-value of ``sum(differences)`` (see the module docstring)."""
+    d = np.asarray(differences, dtype=np.float64)
+    d = d[d != 0]
+    m = d.shape[0]
+    if m == 0:
+        return 1.0
+    observed = abs(float(d.sum()))
+    bar = observed - _TOLERANCE * max(1.0, observed)
+    if 2 ** m <= resamples:
+        signs = ((np.arange(2 ** m)[:, None] >> np.arange(m)) & 1) * 2 - 1  # every pattern, once
+        extreme = int(np.count_nonzero(np.abs(signs @ d) >= bar))
+        return extreme / 2 ** m
+    extreme, done, total = 0, 0, float(d.sum())
+    block = max(1, _BLOCK_VALUES // m)
+    while done < resamples:
+        size = min(block, resamples - done)
+        # a pattern of signs s = 2b - 1 from bits b; sum(s * d) = 2 (b @ d) - sum(d), on float BLAS
+        packed = rng.integers(0, 256, size=(size, (m + 7) // 8), dtype=np.uint8)  # 8 fair bits a draw
+        bits = np.unpackbits(packed, axis=1, count=m).astype(np.float64)
+        extreme += int(np.count_nonzero(np.abs(2 * (bits @ d) - total) >= bar))
+        done += size
+    return (1 + extreme) / (1 + resamples)
+
+
+def paired_bootstrap(differences: Sequence | np.ndarray, *, rng: np.random.Generator, resamples: int = 10_000,
+                     level: float = 0.95) -> np.ndarray:
+    """Percentile interval of the mean of each column of ``differences`` (questions x metrics).
+
+    Returns an array of shape (metrics, 2): the ``(1 - level) / 2`` and ``(1 + level) / 2`` percentiles
+    (numpy's linear interpolation) of the resampled means. A 1-d input is one metric.
+    """
+    d = np.asarray(differences, dtype=np.float64)
+    d = d.reshape(-1, 1) if d.ndim == 1 else d
+    n, k = d.shape
+    if n == 0:
+        return np.zeros((k, 2))
+    means = np.empty((resamples, k))
+    columns = [np.ascontiguousarray(d[:, j]) for j in range(k)]  # gathering from 1-d arrays: no (size, n, k) copy
+    block = max(1, _BLOCK_VALUES // n)
+    done = 0
+    while done < resamples:
+        size = min(block, resamples - done)
+        picks = rng.integers(0, n, size=(size, n))  # the same resampled questions for every metric
+        for j, column in enumerate(columns):
+            means[done:done + size, j] = column[picks].mean(axis=1)
+        done += size
+    tail = (1 - level) / 2 * 100
+    return np.percentile(means, [tail, 100 - tail], axis=0).T
+
+
+def holm(p_values: Sequence[float | None]) -> list[float | None]:
+    """Holm-adjusted p-values, in the order given; ``None`` (no test) stays ``None`` and is not counted."""
+    tested = [(p, i) for i, p in enumerate(p_values) if p is not None]
+    m = len(tested)
+    adjusted: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, i) in enumerate(sorted(tested)):
+        running = max(running, min(1.0, (m - rank) * p))
+        adjusted[i] = running
+    return adjusted

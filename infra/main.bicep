@@ -1,0 +1,263 @@
+// The retrieval-evaluation Function App on Azure Functions Flex Consumption, signed in everywhere
+// with one user-assigned managed identity: no key, connection string or password is set anywhere.
+//
+// Deploy in two steps (infra/README.md): first everything but the Event Grid subscription, then,
+// once the code is published and the function `golden_changed` exists, again with
+// deployEventSubscription=true.
+targetScope = 'resourceGroup'
+
+@description('Short name of this environment (dev, test, prod): part of every resource name and tag.')
+@minLength(1)
+@maxLength(12)
+param environmentName string
+
+@description('Region for every resource; it must offer Flex Consumption (az functionapp list-flexconsumption-locations).')
+param location string = resourceGroup().location
+
+@description('Create the Event Grid subscription that calls golden_changed. Leave false until the code is published: Event Grid checks that the function exists.')
+param deployEventSubscription bool = false
+
+@description('Object id of a person (admin) who may save golden files and read runs in the collections container; empty for nobody.')
+param adminPrincipalId string = ''
+
+@description('Memory of one instance; a local run of the sample peaks at 730 MB, a 774-section corpus at 840 MB.')
+@allowed([
+  512
+  2048
+  4096
+])
+param instanceMemoryMB int = 2048
+
+@description('Most instances the app scales out to.')
+@minValue(40)
+@maxValue(1000)
+param maximumInstanceCount int = 40
+
+@description('Replication of the storage account that holds the host state, the collections and the runs.')
+@allowed([
+  'Standard_LRS'
+  'Standard_ZRS'
+  'Standard_GRS'
+  'Standard_GZRS'
+  'Standard_RAGRS'
+  'Standard_RAGZRS'
+])
+param storageSku string = 'Standard_LRS'
+
+@description('Container holding one folder per collection (<collection>/golden.jsonl) and its runs.')
+param collectionsContainerName string = 'collections'
+
+@description('Name of an Azure AI Search service the app evaluates; empty when every target is the embedded engine.')
+param searchServiceName string = ''
+
+@description('Resource group of that search service.')
+param searchResourceGroupName string = resourceGroup().name
+
+@description('Create the search service (Entra sign-in only, semantic ranker on the free plan) instead of using an existing one.')
+param createSearchService bool = false
+
+@description('Tier of a search service created here.')
+@allowed([
+  'basic'
+  'standard'
+  'standard2'
+  'standard3'
+])
+param searchSku string = 'basic'
+
+@description('Name of an Azure OpenAI account that embeds queries for vector fields without a vectorizer; empty for none.')
+param openAiAccountName string = ''
+
+@description('Resource group of that Azure OpenAI account.')
+param openAiResourceGroupName string = resourceGroup().name
+
+@description('Embedding deployment in that account.')
+param openAiEmbeddingDeployment string = ''
+
+@description('EVALUATION_TARGETS: collection name -> list of target specs (see the README).')
+param evaluationTargets object = {}
+
+@description('EVALUATION_DEBOUNCE_SECONDS: durable timer between a save and its run.')
+@minValue(0)
+param debounceSeconds int = 60
+
+@description('EVALUATION_ONLY: setup patterns to run, comma-separated; empty runs every setup.')
+param onlySetups string = ''
+
+@description('EVALUATION_SKIP: setup patterns to leave out. On Flex Consumption the cross-encoder took 13-19 s a search and found less, so hybrid_reranked is skipped by default.')
+param skipSetups string = 'hybrid_reranked'
+
+@description('EVALUATION_BY: what counts as found.')
+@allowed([
+  'doc'
+  'chunk'
+  'page'
+  'evidence'
+])
+param judgeBy string = 'doc'
+
+@description('EVALUATION_TIMED: questions timed one at a time per setup.')
+@minValue(0)
+param timedQuestions int = 50
+
+@description('EVALUATION_ADMIN_ROLE: app role a signed-in person needs to download a golden file.')
+param adminAppRole string = 'admin'
+
+// One token per subscription, resource group and environment: two environments never share a name.
+var token = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
+var tags = {
+  application: 'retrieval-evaluation'
+  environment: environmentName
+}
+var names = {
+  identity: 'id-reval-${environmentName}-${token}'
+  storage: take('streval${token}', 24)
+  workspace: 'log-reval-${environmentName}-${token}'
+  appInsights: 'appi-reval-${environmentName}-${token}'
+  plan: 'plan-reval-${environmentName}-${token}'
+  functionApp: 'func-reval-${environmentName}-${token}'
+  systemTopic: 'evgt-reval-${environmentName}-${token}'
+}
+var deploymentContainerName = 'app-package'
+var deadLetterContainerName = 'events-deadletter'
+var storageAccountUrl = 'https://${names.storage}.blob.${environment().suffixes.storage}'
+var searchEndpoint = empty(searchServiceName) ? '' : 'https://${searchServiceName}.search.windows.net'
+
+// User-assigned rather than system-assigned: it exists before the app, so every role below is in
+// place when the host first starts and when the first package is published, and its grants
+// survive deleting and re-creating the app.
+resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
+  name: names.identity
+  location: location
+  tags: tags
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  params: {
+    name: names.storage
+    location: location
+    tags: tags
+    sku: storageSku
+    containerNames: [
+      deploymentContainerName
+      collectionsContainerName
+      deadLetterContainerName
+    ]
+  }
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  params: {
+    workspaceName: names.workspace
+    appInsightsName: names.appInsights
+    location: location
+    tags: tags
+  }
+}
+
+module appRoles 'modules/app-roles.bicep' = {
+  name: 'app-roles'
+  params: {
+    storageAccountName: storage.outputs.name
+    collectionsContainerName: collectionsContainerName
+    appInsightsName: monitoring.outputs.name
+    principalId: identity.properties.principalId
+    adminPrincipalId: adminPrincipalId
+  }
+}
+
+module search 'modules/search.bicep' = if (!empty(searchServiceName)) {
+  name: 'search'
+  scope: resourceGroup(searchResourceGroupName)
+  params: {
+    name: searchServiceName
+    create: createSearchService
+    sku: searchSku
+    location: location
+    tags: tags
+    principalId: identity.properties.principalId
+  }
+}
+
+module openAi 'modules/openai.bicep' = if (!empty(openAiAccountName)) {
+  name: 'openai'
+  scope: resourceGroup(openAiResourceGroupName)
+  params: {
+    accountName: openAiAccountName
+    principalId: identity.properties.principalId
+  }
+}
+
+// Every app setting, in one place. The settings the Python code reads are checked against this
+// object by tests/test_infra_settings.py; the rest are read by the Functions host and the Azure SDK.
+var appSettings = {
+  // Host and Durable Functions storage through the identity (no AzureWebJobsStorage connection string).
+  AzureWebJobsStorage__accountName: storage.outputs.name
+  AzureWebJobsStorage__credential: 'managedidentity'
+  AzureWebJobsStorage__clientId: identity.properties.clientId
+  // DefaultAzureCredential in the app signs in as this identity (an app may hold several).
+  AZURE_CLIENT_ID: identity.properties.clientId
+  // Telemetry with Entra ingestion: the component refuses its instrumentation key alone.
+  APPLICATIONINSIGHTS_CONNECTION_STRING: monitoring.outputs.connectionString
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identity.properties.clientId};Authorization=AAD'
+  // The app's own settings (README table; app_settings.py).
+  EVALUATION_STORAGE_ACCOUNT_URL: storageAccountUrl
+  EVALUATION_CONTAINER: collectionsContainerName
+  EVALUATION_TARGETS: string(evaluationTargets)
+  EVALUATION_DEBOUNCE_SECONDS: string(debounceSeconds)
+  EVALUATION_ONLY: onlySetups
+  EVALUATION_SKIP: skipSetups
+  EVALUATION_BY: judgeBy
+  EVALUATION_TIMED: string(timedQuestions)
+  EVALUATION_INDEX_CACHE: '/tmp/retrieval-eval-indexes'
+  EVALUATION_ADMIN_ROLE: adminAppRole
+  AZURE_SEARCH_ENDPOINT: searchEndpoint
+  AZURE_OPENAI_ENDPOINT: empty(openAiAccountName) ? '' : openAi.outputs.endpoint
+  AZURE_OPENAI_EMBEDDING_DEPLOYMENT: openAiEmbeddingDeployment
+}
+
+module functionApp 'modules/function-app.bicep' = {
+  name: 'function-app'
+  params: {
+    name: names.functionApp
+    planName: names.plan
+    location: location
+    tags: tags
+    identityId: identity.id
+    deploymentContainerUrl: '${storageAccountUrl}/${deploymentContainerName}'
+    instanceMemoryMB: instanceMemoryMB
+    maximumInstanceCount: maximumInstanceCount
+    appSettings: appSettings
+  }
+  // The roles must hold before the host first reaches its storage and before the first publish.
+  dependsOn: [
+    appRoles
+    search
+    openAi
+  ]
+}
+
+module events 'modules/events.bicep' = {
+  name: 'events'
+  params: {
+    systemTopicName: names.systemTopic
+    location: location
+    tags: tags
+    storageAccountName: storage.outputs.name
+    collectionsContainerName: collectionsContainerName
+    deadLetterContainerName: deadLetterContainerName
+    functionAppName: functionApp.outputs.name
+    deploySubscription: deployEventSubscription
+  }
+}
+
+output functionAppName string = functionApp.outputs.name
+output storageAccountName string = storage.outputs.name
+output storageAccountUrl string = storageAccountUrl
+output collectionsContainerName string = collectionsContainerName
+output deadLetterContainerName string = deadLetterContainerName
+output systemTopicName string = events.outputs.systemTopicName
+output identityClientId string = identity.properties.clientId
+output searchEndpoint string = searchEndpoint

@@ -1,0 +1,204 @@
+"""The HTML report in a real browser: Debian's Chromium, driven headless by Playwright, opens the page kept
+beside a real run of the shipped sample and finds the picks, every chart point and the ranked table,
+with scripts off and nothing requested from the network. Screenshots go to tests/artifacts/ (ignored
+by git) for a person to look at.
+
+Chromium comes from apt (``apt-get install -y chromium``, as ``.ci/run`` does); Playwright drives that
+executable and never downloads a browser of its own. Without them the tests are skipped, and fail
+when ``REQUIRE_BROWSER=1`` (CI).
+"""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from evaluation.store import LocalStore
+
+SAMPLES = Path(__file__).resolve().parent.parent / "samples"
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+CHROMIUM_FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"]
+
+pytestmark = pytest.mark.slow
+
+
+def _chromium() -> str:
+    given = os.environ.get("CHROMIUM")
+    found = given or next((c for c in CHROMIUM_CANDIDATES if os.access(c, os.X_OK)), None) or shutil.which("chromium")
+    message = None
+    if not found or not os.access(found, os.X_OK):
+        message = "Chromium not found: `apt-get install -y chromium` (see .ci/run), or set CHROMIUM"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            message = "playwright is not installed: pip install -r requirements-dev.txt"
+    if message:
+        if os.environ.get("REQUIRE_BROWSER") == "1":
+            pytest.fail(message)
+        pytest.skip(message)
+    return found
+
+
+@pytest.fixture(scope="module")
+def browser():
+    executable = _chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@pytest.fixture(scope="module")
+def sample_runs(sample_index, tmp_path_factory):
+    """Two real runs of the shipped sample on the embedded engine (the reranked setups left out to keep
+    it short), saved to a folder store as ``evaluate --save-to`` saves them: (store, older, newer)."""
+    from evaluation import EmbeddedTarget, evaluate, open_index
+
+    store = LocalStore(tmp_path_factory.mktemp("browser") / "collections" / "sample")
+    target = EmbeddedTarget(open_index(sample_index))
+    runs = [evaluate(target, SAMPLES / "golden.jsonl", save_to=store, skip=["hybrid_reranked"], timed=8)
+            for _ in range(2)]
+    return store, runs[0], runs[1]
+
+
+def _open(browser, path: Path, *, width: int = 1280, height: int = 900, scripts: bool = False):
+    """A page on ``path`` in a fresh context; every request is recorded, and any that is not the file
+    itself is refused before it could leave the machine."""
+    context = browser.new_context(viewport={"width": width, "height": height}, java_script_enabled=scripts)
+    requested: list[str] = []
+    page = context.new_page()
+    page.on("request", lambda request: requested.append(request.url))
+    context.route("**/*", lambda route: route.continue_() if route.request.url == path.as_uri() else route.abort())
+    page.goto(path.as_uri())
+    return context, page, requested
+
+
+def _page_file(store, report) -> Path:
+    return Path(store.root) / "retrieval" / "runs" / report["id"] / "report.html"
+
+
+def _ms(value: float) -> str:
+    return f"{value:,.0f}" if value >= 10 else f"{value:.1f}" if value >= 1 else f"{value:.2f}"
+
+
+def test_the_kept_page_shows_picks_every_chart_point_and_the_ranked_table_and_fetches_nothing(browser, sample_runs):
+    store, older, report = sample_runs
+    ranked = [s for s in report["setups"] if s["summary"]]
+    by_key = {s["key"]: s for s in ranked}
+    context, page, requested = _open(browser, _page_file(store, report))
+    try:
+        # the picks: three cards naming the report's picks with their found@10 and median time
+        for name, key in report["picks"].items():
+            card = page.locator(f'article.pick[data-pick="{name}"]')
+            assert card.is_visible() and card.get_attribute("data-key") == key
+            summary = by_key[key]["summary"]
+            text = card.inner_text()
+            assert f"{summary['found']['10'] * 100:.0f}%" in text
+            assert f"{summary['counts']['10']} of {summary['questions']}" in text
+            assert _ms(summary["median_ms"]) in text
+
+        # every chart point: one per setup that ran, drawn inside the plot, carrying its numbers
+        plot = page.locator("svg.chart rect.plot").bounding_box()
+        points = page.locator("svg.chart g.point")
+        assert points.count() == len(ranked)
+        for i in range(points.count()):
+            point = points.nth(i)
+            setup = by_key[point.get_attribute("data-key")]
+            assert float(point.get_attribute("data-found10")) == pytest.approx(setup["summary"]["found"]["10"], abs=1e-4)
+            assert float(point.get_attribute("data-median-ms")) == pytest.approx(setup["summary"]["median_ms"], rel=1e-3)
+            box = point.locator("circle").last.bounding_box()
+            centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            assert plot["x"] <= centre[0] <= plot["x"] + plot["width"]
+            assert plot["y"] <= centre[1] <= plot["y"] + plot["height"]
+        assert {points.nth(i).get_attribute("data-key") for i in range(points.count())} == set(by_key)
+
+        # the ranked table: every setup in rank order, found@10 as the report has it
+        rows = page.locator("table.ranked tbody tr.ranked")
+        assert rows.count() == len(ranked)
+        for i, setup in enumerate(sorted(ranked, key=lambda s: s["rank"])):
+            row = rows.nth(i)
+            assert row.get_attribute("data-key") == setup["key"]
+            cells = row.locator("td")
+            assert cells.nth(0).inner_text().strip() == str(setup["rank"])
+            assert cells.nth(5).inner_text().strip() == f"{setup['summary']['found']['10'] * 100:.0f}%"
+
+        # run by run: both runs of this golden file
+        assert page.locator("#history table.trend thead th[title]").count() == 2
+
+        # no question text anywhere a reader could see it
+        visible = page.locator("body").inner_text()
+        questions = [line for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line]
+        import json
+        texts = [json.loads(line)["question"] for line in questions]
+        assert len(texts) == 36 and not [t for t in texts if t in visible]
+
+        # the page fits the window: no sideways scrolling at 1280 px
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "report-sample.png"), full_page=True)
+        page.locator("details.setup").first.evaluate("element => element.open = true")  # as a click would
+        page.locator("#setups").screenshot(path=str(ARTIFACTS / "report-sample-setups.png"))
+    finally:
+        context.close()
+    assert requested == [_page_file(store, report).as_uri()]
+
+
+def test_on_a_phone_sized_window_the_page_reads_without_sideways_scrolling(browser, sample_runs):
+    store, _, report = sample_runs
+    context, page, requested = _open(browser, _page_file(store, report), width=390, height=844)
+    try:
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        assert page.locator("article.pick").count() == 3
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "report-sample-phone.png"), full_page=True)
+    finally:
+        context.close()
+    assert len(requested) == 1
+
+
+def test_the_evaluate_page_on_an_older_run_says_so_and_offers_the_way_back(browser, sample_runs, tmp_path):
+    """The Function App's page, as the route answers a signed-in person, opened from a file."""
+    import base64
+    import json
+
+    import azure.functions as func
+
+    from api import routes, site
+    from app_settings import AppSettings
+    from evaluation.store.collections import LocalCollections
+
+    store, older, newest = sample_runs
+    who = base64.b64encode(json.dumps({"auth_typ": "aad", "claims": [
+        {"typ": "name", "val": "Rita Reader"}, {"typ": "preferred_username", "val": "rita@contoso.test"}]}).encode())
+    request = func.HttpRequest("GET", f"http://localhost/api/evaluate?run={older['id']}",
+                               headers={"X-MS-CLIENT-PRINCIPAL": who.decode()}, params={"run": older["id"]},
+                               body=b"")
+    settings = AppSettings.from_environ({"WEBSITE_AUTH_ENABLED": "True"})
+    with site.use(settings=settings, collections=LocalCollections(Path(store.root).parent)):
+        response = routes.evaluate_page.build().get_user_function()(request)
+    assert response.status_code == 200
+    path = tmp_path / "evaluate.html"
+    path.write_bytes(response.get_body())
+
+    context, page, requested = _open(browser, path)
+    try:
+        note = page.locator(".page-nav .older")
+        assert note.is_visible() and "You are looking at an older run" in note.inner_text()
+        assert page.locator(".page-nav a.back").get_attribute("href") == "?"
+        assert page.locator(".page-nav details.menu li[data-run]").count() == 1  # the one older run
+        assert page.locator("svg.chart g.point").count() == len([s for s in older["setups"] if s["summary"]])
+        page.locator("details.menu").evaluate("element => element.open = true")
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "evaluate-page-older-run.png"))
+    finally:
+        context.close()
+    assert requested == [path.as_uri()]

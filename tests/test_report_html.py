@@ -1,0 +1,389 @@
+"""The HTML report: what it shows, what it never holds (question text), and reports it must tolerate."""
+from __future__ import annotations
+
+import copy
+import hashlib
+import html
+import math
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from evaluation.report.html import question_texts, render_html, with_banner
+from evaluation.report.notes import missing_notes
+from evaluation.report.trend import collect_trend, index_changes, trend_point
+from evaluation.store import LocalStore
+
+from conftest import GOLDEN_RAW
+
+
+class Elements(HTMLParser):
+    """Every start tag of a page as (tag, attributes); the words a reader sees in ``text``."""
+
+    def __init__(self, page: str) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.page = page
+        self.feed(page)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+
+    @property
+    def text(self) -> str:
+        """Inline tags vanish, block tags become a space; no style, title or SVG text."""
+        body = re.sub(r"<(style|title|svg)\b.*?</\1>", " ", self.page, flags=re.S)
+        body = re.sub(r"</?(code|strong|span|small|a|em)\b[^>]*>", "", body)
+        return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", body))).strip()
+
+    def having(self, tag: str, cls: str | None = None, **attrs: str) -> list[dict[str, str]]:
+        found = []
+        for name, values in self.tags:
+            if name != tag or (cls and cls not in values.get("class", "").split()):
+                continue
+            if all(values.get(k.replace("_", "-")) == v for k, v in attrs.items()):
+                found.append(values)
+        return found
+
+
+def timed(report: dict, times: dict[str, list[float]]) -> dict:
+    """``report`` with the given searches' times (ms) per setup, and the medians they make."""
+    report = copy.deepcopy(report)
+    for setup in report["setups"]:
+        if setup["key"] in times and setup["summary"]:
+            setup["times_ms"] = times[setup["key"]]
+            ordered = sorted(times[setup["key"]])
+            setup["summary"]["median_ms"] = ordered[len(ordered) // 2]
+    return report
+
+
+THREE = {  # found@10: keyword 2 of 3 (q1 at 1, q2 at 2), dense 3 of 3, hybrid 1 of 3 (q1 at 1)
+    "local.keyword.bm25": {"q1": ["doc-a"], "q2": ["report.pdf#page=2", "report.pdf#page=4"], "q3": ["doc-b"]},
+    "local.dense.bge-small": {"q1": ["doc-a"], "q2": ["report.pdf#page=4"], "q3": ["doc-c"]},
+    "local.hybrid.bge-small": {"q1": ["doc-a"], "q2": [], "q3": []},
+}
+
+
+# -- what the page never holds --------------------------------------------------------------------
+
+def test_the_page_names_questions_by_id_and_holds_no_question_text(make_report):
+    report = make_report()  # its "questions" still hold text, as reports made before issue 8 do
+    texts = [row["question"] for row in report["questions"]]
+    assert texts == ["Question q1?", "Question q2?", "Question q3?"]
+
+    page = render_html(report)
+
+    assert not [text for text in texts if text in page]
+    # keyword misses q3 (its only result is doc-b) and the dense setup finds all three: q3 is named by id
+    assert Elements(page).having("tr", data_question="q3")
+
+
+def test_question_text_comes_only_from_the_golden_file_the_run_read(make_report):
+    report = make_report()
+
+    assert question_texts(GOLDEN_RAW, report) == {"q1": "Where is A?", "q2": "What is on page four?",
+                                                   "q3": "Where is C?"}
+    assert question_texts(GOLDEN_RAW + b"\n", report) == {}  # other bytes: another sha256
+    report["questions"][0]["sha256"] = hashlib.sha256("Where is A?".encode()).hexdigest()
+    report["questions"][1]["sha256"] = "0" * 64  # the golden copy's text is not the one the run scored
+    assert set(question_texts(GOLDEN_RAW, report)) == {"q1", "q3"}
+
+
+def test_question_text_is_shown_when_the_caller_passes_it(make_report):
+    report = make_report()
+
+    page = render_html(report, questions=question_texts(GOLDEN_RAW, report))
+
+    assert "Where is C?" in page
+
+
+def test_text_read_from_a_golden_file_or_an_index_is_escaped(make_report):
+    hostile = '<script>alert("q")</script>'
+    report = make_report(questions={hostile: ["doc-a"], "q2": ["doc-z"]})
+    report["setups"][0]["error"] = None
+    report["missing"] = {"local": {"documents": ["<img src=x onerror=alert(1)>"], "questions": {"q2": ["x"]}}}
+
+    page = render_html(report, questions={hostile: "</td><script>alert(2)</script>"})
+
+    tags = {tag for tag, _ in Elements(page).tags}
+    assert "script" not in tags and "img" not in tags
+    assert "&lt;script&gt;alert(&quot;q&quot;)&lt;/script&gt;" in page
+
+
+def test_the_page_refers_to_nothing_outside_itself(make_report):
+    page = render_html(make_report())
+    elements = Elements(page)
+
+    assert not [a for _, a in elements.tags if "src" in a]
+    assert not [a["href"] for _, a in elements.tags if "href" in a and not a["href"].startswith("#")]
+    assert "@import" not in page and "url(" not in page
+    assert {tag for tag, _ in elements.tags} & {"script", "link", "img", "iframe", "object"} == set()
+
+
+# -- what it shows --------------------------------------------------------------------------------
+
+def test_the_golden_line_names_the_questions_the_source_the_sha256_and_the_collection(make_report):
+    report = make_report()
+    text = Elements(render_html(report)).text
+
+    assert "Golden data: 3 labelled questions from golden.jsonl, sha256 " + report["golden"]["sha256"][:12] in text
+    assert "collection docs" in text
+
+
+def test_every_setup_that_ran_is_one_chart_point_and_one_ranked_row(make_report):
+    report = make_report(setups=THREE)
+
+    elements = Elements(render_html(report))
+
+    points = {p["data-key"]: p for p in elements.having("g", "point")}
+    assert set(points) == {"local.keyword.bm25", "local.dense.bge-small", "local.hybrid.bge-small"}
+    assert float(points["local.dense.bge-small"]["data-found10"]) == pytest.approx(3 / 3)
+    assert float(points["local.keyword.bm25"]["data-found10"]) == pytest.approx(2 / 3, abs=1e-4)
+    assert float(points["local.hybrid.bge-small"]["data-found10"]) == pytest.approx(1 / 3, abs=1e-4)
+    rows = [r["data-key"] for r in elements.having("tr", "ranked")]
+    assert rows == ["local.dense.bge-small", "local.keyword.bm25", "local.hybrid.bge-small"]
+
+
+def test_a_failed_setup_is_a_row_with_its_error_and_never_a_point(make_report):
+    report = make_report()  # local.hybrid.bge-small failed
+
+    page = render_html(report)
+    elements = Elements(page)
+
+    assert "local.hybrid.bge-small" not in {p["data-key"] for p in elements.having("g", "point")}
+    assert elements.having("tr", "failed", data_key="local.hybrid.bge-small")
+    assert "failed, never picked: RuntimeError: the index is gone" in elements.text
+
+
+def test_time_is_on_a_log_axis_and_more_found_is_higher(make_report):
+    # medians 1, 10 and 100 ms: on a log axis the two gaps are equal; on a linear one they are 1:10
+    report = timed(make_report(setups=THREE), {"local.keyword.bm25": [1.0], "local.dense.bge-small": [10.0],
+                                                "local.hybrid.bge-small": [100.0]})
+
+    elements = Elements(render_html(report))
+
+    circles = [a for t, a in elements.tags if t == "circle" and "fill" in a]
+    by_found = {round(float(p["data-found10"]), 2): p for p in elements.having("g", "point")}
+    assert len(circles) == 3
+    xs = sorted(float(c["cx"]) for c in circles)
+    assert xs[1] - xs[0] == pytest.approx(xs[2] - xs[1], abs=0.2)
+    ys = {float(c["cy"]): float(c["cx"]) for c in circles}
+    y_of = {x: y for y, x in ys.items()}
+    # dense (100%, 10 ms) above keyword (67%, 1 ms) above hybrid (33%, 100 ms): SVG y grows downwards
+    assert y_of[xs[1]] < y_of[xs[0]] < y_of[xs[2]]
+    assert set(by_found) == {1.0, 0.67, 0.33}
+
+
+def test_points_that_share_a_spot_stay_there_and_each_keeps_its_own_number(make_report):
+    # keyword and dense both found 2 of 3 at a median of 6 ms: the same spot
+    same = {"local.keyword.bm25": THREE["local.keyword.bm25"], "local.dense.bge-small": THREE["local.keyword.bm25"]}
+    report = make_report(setups=same)
+
+    elements = Elements(render_html(report))
+
+    circles = {(a["cx"], a["cy"]) for t, a in elements.tags if t == "circle" and "fill" in a}
+    labels = [a for a in elements.having("text", "rank-label")]
+    assert len(circles) == 1  # drawn where the numbers put them: one spot
+    assert sorted(a["data-key"] for a in labels) == sorted(same)
+    spots = {(a["x"], a["y"]) for a in labels}
+    assert len(spots) == 2  # two numbers, two places
+    assert elements.having("line", "leader") == []  # right and left of the spot: near enough to need no line
+
+
+def test_the_frontier_is_joined_in_time_order_and_the_picks_are_ringed(make_report):
+    report = timed(make_report(setups=THREE), {"local.keyword.bm25": [1.0], "local.dense.bge-small": [10.0],
+                                                "local.hybrid.bge-small": [100.0]})
+    report["frontier"] = ["local.dense.bge-small", "local.keyword.bm25"]  # as the report lists them: by rank
+    report["picks"] = {"finds_the_most": "local.dense.bge-small", "best_for_balance": "local.dense.bge-small",
+                       "best_for_time": "local.keyword.bm25"}
+
+    elements = Elements(render_html(report))
+
+    line = elements.having("polyline", "frontier")
+    assert len(line) == 1
+    xs = [float(pair.split(",")[0]) for pair in line[0]["points"].split()]
+    assert len(xs) == 2 and xs[0] < xs[1]  # keyword (1 ms) first
+    ringed = {p["data-key"] for p in elements.having("g", "pick")}
+    assert ringed == {"local.dense.bge-small", "local.keyword.bm25"}
+    cards = {c["data-pick"]: c["data-key"] for c in elements.having("article", "pick")}
+    assert cards == report["picks"]
+
+
+def test_each_pick_shows_its_found10_and_median_time(make_report):
+    report = timed(make_report(setups=THREE), {"local.keyword.bm25": [4.0, 6.0, 9.0],
+                                                "local.dense.bge-small": [40.0, 60.0, 80.0],
+                                                "local.hybrid.bge-small": [1.0]})
+    report["picks"] = {"finds_the_most": "local.dense.bge-small", "best_for_balance": "local.keyword.bm25",
+                       "best_for_time": "local.keyword.bm25"}
+
+    page = render_html(report)
+    cards = {name: Elements(card).text for name, card in
+             re.findall(r'<article class="pick" data-pick="(\w+)".*?>(.*?)</article>', page)}
+
+    # dense: 3 of 3 = 100%, median 60 ms; keyword: 2 of 3 = 67%, median 6.0 ms, 60 / 6 = 10 times faster
+    assert cards["finds_the_most"].startswith("Finds the most local.dense.bge-small")
+    assert "100% found@10 · 3 of 3" in cards["finds_the_most"] and "60 ms" in cards["finds_the_most"]
+    for name in ("best_for_balance", "best_for_time"):
+        assert "67% found@10 · 2 of 3" in cards[name] and "6.0 ms" in cards[name]
+        assert "Against finds the most: 1 question fewer found, 10× faster." in cards[name]
+
+
+def test_the_ranked_table_has_found_at_every_cutoff_mrr_ndcg_and_times(make_report):
+    report = make_report(setups=THREE)
+    elements = Elements(render_html(report))
+    heads = [h for h in re.findall(r"<th[^>]*>([^<]+)</th>", render_html(report))]
+
+    assert heads[:11] == ["#", "setup", "found@1", "found@3", "found@5", "found@10", "found@20", "MRR", "nDCG@10",
+                          "median ms", "p95 ms"]
+    # keyword: q1 at 1, q2 at 2, q3 not found: MRR (1 + 1/2 + 0) / 3 = 0.500
+    row = re.search(r'<tr class="ranked" data-key="local.keyword.bm25".*?</tr>', render_html(report)).group(0)
+    assert "<td class=\"num\">0.500</td>" in row
+    assert elements.having("tr", "ranked", data_key="local.keyword.bm25", data_rank="2")
+
+
+def test_missing_documents_are_named_in_the_words_evaluate_warns_with(make_report):
+    report = make_report()
+    report["missing"] = {"local": {"documents": ["doc-c", "doc-d"], "questions": {"q3": ["doc-c"]},
+                                   "partly": {"q2": ["doc-d"]}}}
+
+    notes = missing_notes(report)
+    text = Elements(render_html(report)).text
+
+    assert notes == ["local no longer holds 2 expected documents: doc-c, doc-d; questions that can no longer be "
+                     "found there: q3; questions that lost some of their expected documents: q2"]
+    assert notes[0] in text
+
+
+def test_missing_notes_read_question_lists_and_cut_long_lists():
+    report = {"missing": {"search": {"documents": [f"d{n}" for n in range(12)], "questions": ["q1"]}}}
+
+    assert missing_notes(report) == ["search no longer holds 12 expected documents: d0, d1, d2, d3, d4, d5, d6, d7, "
+                                     "d8, d9 ... and 2 more; questions that can no longer be found there: q1"]
+    assert missing_notes({"missing": {}}) == [] and missing_notes({}) == []
+
+
+def test_the_page_explains_each_number_with_the_names_other_tools_use(make_report):
+    text = Elements(render_html(make_report())).text
+
+    for words in ("hit rate@k", "recall@k", "Mean reciprocal rank", "Normalised discounted cumulative gain",
+                  "frontier", "p95"):
+        assert words in text
+
+
+# -- reports from other versions --------------------------------------------------------------------
+
+def test_a_report_from_a_newer_version_shows_what_it_adds(make_report):
+    report = make_report(setups=THREE)
+    for setup in report["setups"]:
+        setup["summary"]["recall"] = {"1": 0.25, "10": 0.875}
+        setup["difference_to_top"] = -0.0833
+        setup["p_value"] = 0.031
+        setup["method"] = "keyword_semantic" if setup["key"].endswith("bm25") else setup["method"]
+    report["picks"] = {"finds_the_most": {"key": "local.dense.bge-small", "tied": ["local.keyword.bm25"]},
+                       "best_for_balance": "local.keyword.bm25", "best_for_time": None}
+    for row in report["questions"]:
+        row.pop("question")
+        row["sha256"] = "0" * 64
+
+    page = render_html(report)
+    text = Elements(page).text
+
+    assert '<th class="num">recall@10</th>' in page and "88%" in text  # 0.875 rounds to 88%
+    assert "p value 0.031" in text and "difference to top -0.0833" in text
+    assert 'tied: ["local.keyword.bm25"]' in text
+    assert Elements(page).having("article", "pick", data_pick="finds_the_most", data_key="local.dense.bge-small")
+    assert "keyword + semantic ranker" in text
+
+
+def test_throttling_retries_and_setups_an_index_cannot_do_are_shown(make_report):
+    report = make_report(setups=THREE)
+    report["setups"][0].update(requests=7, retries=2)
+    report["targets"]["search"] = {"name": "search", "engine": "azure_search", "endpoint": "https://s.search.windows.net",
+                                   "index": "docs", "state": "c" * 64,
+                                   "left_out": [{"what": "keyword_semantic", "reason": "no semantic configuration"}]}
+
+    text = Elements(render_html(report)).text
+
+    assert "requests 7 retried after throttling 2 (the times include the waits)" in text
+    assert "Setups left out because the index cannot do them: on search: keyword_semantic (no semantic configuration)" in text
+    assert "index docs, endpoint https://s.search.windows.net, index state cccccccccccc" in text
+
+
+def test_a_report_with_only_the_required_keys_renders(make_report):
+    bare = {"format": 1, "id": "r1", "setups": [{"key": "t.keyword.bm25", "summary": {
+        "questions": 2, "counts": {"10": 1}, "found": {"10": 0.5}, "median_ms": None}}]}
+
+    page = render_html(bare)
+
+    assert "t.keyword.bm25" in page and "Not drawn (no timed search): t.keyword.bm25." in Elements(page).text
+    assert render_html({"format": 1, "id": "empty", "setups": []}).startswith("<!doctype html>")
+
+
+def test_numbers_a_report_cannot_hold_are_shown_as_a_dash(make_report):
+    report = make_report(setups=THREE)
+    report["setups"][0]["summary"]["mrr"] = math.inf
+    report["setups"][0]["summary"]["found"]["1"] = "n/a"
+
+    assert "–" in render_html(report)
+
+
+# -- the runs before this one ----------------------------------------------------------------------
+
+def _saved(store, make_report, run_id, *, golden=GOLDEN_RAW, state="a" * 64, setups=None):
+    report = make_report(run_id, golden_raw=golden, setups=setups)
+    report["targets"]["local"]["fingerprint"] = state
+    store.save(report)
+    return report
+
+
+def test_the_history_is_the_runs_on_the_same_golden_file_oldest_first_with_index_changes(tmp_path, make_report):
+    store = LocalStore(tmp_path)
+    other_golden = GOLDEN_RAW + b'{"id": "q4", "question": "And D?", "expected": ["doc-d"]}\n'
+    first = _saved(store, make_report, "20261101T000000000Z-000001")
+    _saved(store, make_report, "20261102T000000000Z-000002", golden=other_golden)
+    second = _saved(store, make_report, "20261103T000000000Z-000003", setups=THREE)
+    third = _saved(store, make_report, "20261104T000000000Z-000004", state="b" * 64)
+    _saved(store, make_report, "20261105T000000000Z-000005")  # newer than the run shown: not its history
+
+    points = collect_trend(store, third)
+
+    assert [p["id"] for p in points] == [first["id"], second["id"], third["id"]]
+    assert index_changes(points) == [[], [], ["local"]]
+    # keyword found@10: 2 of 3, then 2 of 3 again, then 2 of 3
+    assert [p["found_10"]["local.keyword.bm25"] for p in points] == [0.6667, 0.6667, 0.6667]
+    assert [p["found_10"]["local.hybrid.bge-small"] for p in points] == [None, 0.3333, None]
+    page = render_html(third, history=points)
+    elements = Elements(page)
+    heads = elements.having("th", "changed")
+    assert len(heads) == 1 and heads[0]["title"] == third["id"]
+    assert "▲ index changed" in elements.text
+    assert len(elements.having("tr", data_key="local.keyword.bm25")) == 2  # ranked table and history
+
+
+def test_the_history_keeps_the_newest_runs_and_reads_a_bounded_number(tmp_path, make_report):
+    store = LocalStore(tmp_path)
+    reports = [_saved(store, make_report, f"202611{day:02d}T000000000Z-0000{day:02d}") for day in range(1, 7)]
+
+    assert [p["id"] for p in collect_trend(store, reports[-1], runs=3)] == [r["id"] for r in reports[3:]]
+    assert [p["id"] for p in collect_trend(store, reports[-1], scan=2)] == [r["id"] for r in reports[3:]]
+
+
+def test_a_run_alone_says_so_and_a_store_not_made_yet_has_no_history(tmp_path, make_report):
+    report = make_report()
+
+    assert collect_trend(LocalStore(tmp_path / "not-yet"), report) == [trend_point(report)]
+    assert "This is the only run on this golden file in the store." in Elements(render_html(report)).text
+
+
+def test_an_index_state_counts_only_when_both_runs_know_it():
+    points = [{"index_state": {"a": "1", "b": None}}, {"index_state": {"a": "1", "b": "2"}},
+              {"index_state": {"a": "3", "c": "9"}}]
+
+    assert index_changes(points) == [[], [], ["a"]]
+
+
+def test_a_banner_goes_first_in_the_body(make_report):
+    page = with_banner(render_html(make_report()), '<nav class="page-nav">menu</nav>')
+
+    assert re.search(r"<body>\n<nav class=\"page-nav\">menu</nav>\n<main>", page)

@@ -1,0 +1,54 @@
+"""The text report: the comparison with the top in the table, and the ties beside the picks."""
+from __future__ import annotations
+
+from evaluation.report.text import render_report, render_table, render_ties
+from evaluation.scoring.comparison import SignificanceSettings, compare_with_top, pick_ties
+
+from test_significance import QUESTIONS, entry, ranked
+
+SETTINGS = SignificanceSettings(resamples=500)
+
+
+def report_of(*entries, picks):
+    ordered = ranked(*entries)
+    for e in ordered:
+        e.update(method_label=f"label of {e['key']}", error=None)
+        e["summary"].update(found={"1": 0, "3": 0, "5": 0, "10": e["summary"]["counts"]["10"] / 36, "20": 0},
+                            mrr=0.5, ndcg_10=0.5, p95_ms=e["summary"]["median_ms"])
+    compare_with_top(ordered, QUESTIONS, SETTINGS)
+    return {"id": "run", "created_at": "2026-11-30T00:00:00Z", "by": "doc", "depth": 20,
+            "golden": {"labelled": 36, "source": "golden.jsonl", "sha256": "0" * 64},
+            "rules": {"balance_points": 4, "time_points": 8}, "picks": picks, "setups": ordered,
+            "significance": SETTINGS.describe(), "ties": pick_ties(picks, ordered, QUESTIONS, SETTINGS), "missing": {}}
+
+
+def test_the_table_shows_each_setups_found_at_10_against_the_top_and_marks_significant_ones():
+    report = report_of(entry("top", [1] * 36, median=50.0), entry("close", [1] * 34 + [None] * 2, median=20.0),
+                       entry("poor", [1] * 20 + [None] * 16, median=1.0),
+                       picks={"finds_the_most": "top", "best_for_balance": "close", "best_for_time": "close"})
+    lines = {line.split()[1]: line for line in render_table(report).splitlines()[2:5]}
+    assert lines["top"].rstrip().endswith("top")
+    assert lines["close"].split()[-2:] == ["-2", "0.50"]  # p = 2 / 2**2 = 0.5, Holm: 0.5 * 1 (poor's is smaller)
+    assert lines["poor"].split()[-3:] == ["-16", "6e-05", "*"]  # 2 / 2**16 * 2 = 6.1e-05
+
+
+def test_each_pick_says_which_faster_setup_is_tied_with_it_or_that_none_is():
+    report = report_of(entry("top", [1] * 36, median=50.0), entry("close", [1] * 34 + [None] * 2, median=20.0),
+                       entry("poor", [1] * 20 + [None] * 16, median=1.0),
+                       picks={"finds_the_most": "top", "best_for_balance": "close", "best_for_time": "poor"})
+    text = render_ties(report)
+    assert "Finds the most:    top is tied with faster close (20 vs 50 ms; found@10 -2 question(s), p 0.50)" in text
+    assert "Best for balance:  none of the 1 faster setup(s) is tied with close: each finds significantly less" in text
+    assert "Best for time:     no setup is faster than poor" in text
+    assert text in render_report(report)
+
+
+def test_a_report_made_before_the_comparisons_renders_without_them():
+    report = report_of(entry("top", [1] * 36), picks={"finds_the_most": "top", "best_for_balance": "top",
+                                                        "best_for_time": "top"})
+    for key in ("significance", "ties"):
+        del report[key]
+    del report["setups"][0]["versus_top"]
+    text = render_report(report)
+    assert "Within noise" not in text and "Versus the top" not in text and "vs top" not in text
+    assert render_table(report).splitlines()[2].split()[-1] == "10"  # the row ends at p95 ms

@@ -1,0 +1,183 @@
+"""Paired tests, intervals and Holm's correction, with hand-checkable arithmetic and scipy as the oracle."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from evaluation.scoring.comparison import SignificanceSettings, compare_with_top, pick_ties, versus
+from evaluation.scoring.significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
+
+SETTINGS = SignificanceSettings(alpha=0.05, resamples=2000, seed=0)
+
+
+# -- the tests themselves ---------------------------------------------------------------------------
+
+def test_the_exact_found_test_counts_sign_patterns_by_hand():
+    assert exact_binary_p(0, 0) == 1.0  # nothing differs: every pattern is as extreme as none
+    assert exact_binary_p(0, 5) == 2 / 32  # only all-minus and all-plus of 2**5 patterns
+    # 1 better, 4 worse: m = 5, |b - w| = 3; k with |2k - 5| >= 3 are 0, 1, 4, 5: (1 + 5 + 5 + 1) / 32
+    assert exact_binary_p(1, 4) == 12 / 32
+    assert exact_binary_p(4, 1) == exact_binary_p(1, 4)  # two-sided
+
+
+@pytest.mark.parametrize("better,worse", [(0, 1), (2, 9), (7, 7), (3, 12), (0, 30), (40, 25)])
+def test_the_exact_found_test_agrees_with_scipys_binomial_test(better, worse):
+    assert exact_binary_p(better, worse) == pytest.approx(stats.binomtest(better, better + worse, 0.5).pvalue,
+                                                          rel=1e-12)
+
+
+def test_the_sign_flip_test_enumerates_every_pattern_when_few_questions_differ():
+    d = [0.5, 0.25, -0.125, 0.0, 1.0]  # 4 non-zero: 2**4 = 16 patterns; observed |sum| = 1.625
+    # |sum| >= 1.625 only for (+.5 +.25 +.125 +1) = 1.875, (+.5 +.25 -.125 +1) = 1.625 and their mirrors: 4/16
+    assert sign_flip_p(d, rng=np.random.default_rng(0), resamples=10_000) == 4 / 16
+    oracle = stats.permutation_test((np.array(d), np.zeros(5)), lambda x, y: np.mean(x - y), vectorized=False,
+                                    permutation_type="samples", n_resamples=np.inf, alternative="two-sided")
+    assert sign_flip_p(d, rng=np.random.default_rng(0)) == pytest.approx(oracle.pvalue)
+
+
+def test_the_exact_sign_flip_of_zeros_and_ones_is_the_exact_found_test():
+    d = [1.0] * 2 + [-1.0] * 9 + [0.0] * 25
+    assert sign_flip_p(d, rng=np.random.default_rng(0), resamples=4096) == pytest.approx(exact_binary_p(2, 9))
+
+
+def test_the_sampled_sign_flip_is_close_to_the_exact_value_and_never_zero():
+    d = [1.0] * 3 + [-1.0] * 17  # 20 differ: 2**20 > 5000 resamples, so patterns are drawn
+    sampled = sign_flip_p(d, rng=np.random.default_rng(1), resamples=5000)
+    assert sampled == pytest.approx(exact_binary_p(3, 17), abs=0.003)  # exact: 0.0026
+    assert sign_flip_p([5.0] * 40, rng=np.random.default_rng(1), resamples=200) == 1 / 201  # (1 + 0) / (1 + 200)
+
+
+def test_the_bootstrap_interval_of_a_constant_difference_is_that_difference():
+    interval = paired_bootstrap(np.column_stack([np.full(9, 0.25), np.zeros(9)]), rng=np.random.default_rng(3),
+                                resamples=500)
+    assert interval.tolist() == [[0.25, 0.25], [0.0, 0.0]]
+
+
+def test_holm_matches_a_hand_computation():
+    # sorted: 0.005 * 4 = 0.02, 0.01 * 3 = 0.03, 0.03 * 2 = 0.06, 0.04 * 1 = 0.04 -> carried up to 0.06
+    assert holm([0.01, 0.04, 0.03, 0.005]) == pytest.approx([0.03, 0.06, 0.06, 0.02])
+    assert holm([0.01, None, 0.04]) == pytest.approx([0.02, None, 0.04])  # None is no test: m = 2
+    assert holm([0.6, 0.7]) == [1.0, 1.0]  # capped at 1
+    assert holm([]) == []
+
+
+# -- setups compared with the top -------------------------------------------------------------------
+
+QUESTIONS = [f"q{i}" for i in range(36)]
+
+
+def entry(key, ranks, median=10.0, ndcg=None):
+    """A report entry as run_setup makes it, for the fields the comparison reads."""
+    ranks = dict(zip(QUESTIONS, ranks))
+    found = sum(1 for r in ranks.values() if r and r <= 10)
+    if ndcg is None:  # one relevant unit per question: nDCG@10 = 1 / log2(rank + 1)
+        ndcg = {q: (1 / math.log2(r + 1) if r and r <= 10 else 0.0) for q, r in ranks.items()}
+    return {"key": key, "ranks": ranks, "ndcg_10": ndcg, "error": None, "rank": None,
+            "summary": {"questions": 36, "counts": {"10": found, "1": sum(1 for r in ranks.values() if r == 1)},
+                        "median_ms": median}}
+
+
+def ranked(*entries):
+    for position, e in enumerate(entries, start=1):
+        e["rank"] = position
+    return list(entries)
+
+
+def test_identical_setups_are_never_significant():
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        ranks = [int(r) if r <= 20 else None for r in rng.integers(1, 30, size=36)]
+        a, b = entry("a", ranks), entry("b", list(ranks))
+        result = versus(a, [b], QUESTIONS, SETTINGS)["b"]
+        for metric in ("found@10", "mrr", "ndcg_10"):
+            assert result[metric]["difference"] == 0 and result[metric]["interval"] == [0.0, 0.0]
+            assert result[metric]["p"] == 1.0 and result[metric]["p_holm"] == 1.0
+        assert result["tied"] is True
+
+
+def test_a_large_real_difference_is_significant():
+    top = entry("top", [1] * 36)
+    weak = entry("weak", [1] * 6 + [None] * 30)  # 30 questions lost, none gained
+    result = versus(top, [weak], QUESTIONS, SETTINGS)["weak"]
+    assert result["found@10"]["worse"] == 30 and result["found@10"]["better"] == 0
+    assert result["found@10"]["difference"] == pytest.approx(-30 / 36, abs=1e-6)
+    assert result["found@10"]["p"] == pytest.approx(2 / 2 ** 30)  # all-minus or all-plus of 2**30
+    assert result["found@10"]["interval"][1] < 0 and result["mrr"]["interval"][1] < 0
+    assert result["mrr"]["p"] == pytest.approx(1 / 2001)  # no random pattern reaches |sum| = 30: (1 + 0) / (1 + 2000)
+    assert result["tied"] is False
+
+
+def test_holm_is_applied_across_the_setups_compared_with_the_top():
+    top = entry("top", [1] * 36)
+    five = entry("five", [1] * 31 + [None] * 5)  # p = 2 / 2**5 = 0.0625
+    six = entry("six", [1] * 30 + [None] * 6)  # p = 2 / 2**6 = 0.03125
+    ten = entry("ten", [1] * 26 + [None] * 10)  # p = 2 / 2**10 = 0.001953125
+    compare_with_top(ranked(top, five, six, ten), QUESTIONS, SETTINGS)
+    # by hand: 0.001953125 * 3 = 0.005859375; 0.03125 * 2 = 0.0625; 0.0625 * 1 = 0.0625 (max so far 0.0625)
+    assert ten["versus_top"]["found@10"]["p_holm"] == pytest.approx(0.005859375)
+    assert six["versus_top"]["found@10"]["p_holm"] == pytest.approx(0.0625)
+    assert five["versus_top"]["found@10"]["p_holm"] == pytest.approx(0.0625)
+    assert six["versus_top"]["found@10"]["p"] == pytest.approx(0.03125)  # significant alone, not after Holm
+    assert [e["versus_top"]["tied"] for e in (five, six, ten)] == [True, True, False]
+    assert top["versus_top"] is None and ten["versus_top"]["top"] == "top"
+
+
+def test_a_p_value_at_alpha_is_significant_and_just_over_it_is_within_noise():
+    top, five = entry("top", [1] * 36), entry("five", [1] * 31 + [None] * 5)  # p = 2 / 2**5 = 0.0625 exactly
+    assert versus(top, [five], QUESTIONS, SignificanceSettings(alpha=0.0625, resamples=200))["five"]["tied"] is False
+    assert versus(top, [five], QUESTIONS, SignificanceSettings(alpha=0.0624, resamples=200))["five"]["tied"] is True
+
+
+def test_the_same_seed_gives_the_same_p_values_and_intervals_twice():
+    rng = np.random.default_rng(5)
+    ndcg_a = {q: float(v) for q, v in zip(QUESTIONS, rng.random(36))}
+    ndcg_b = {q: float(v) for q, v in zip(QUESTIONS, rng.random(36))}  # 36 differ: 2**36 patterns, so drawn
+    a = entry("a", [1] * 36, ndcg=ndcg_a)
+    b = entry("b", [2] * 30 + [1] * 6, ndcg=ndcg_b)
+    first = versus(a, [b], QUESTIONS, SignificanceSettings(resamples=2000, seed=7))
+    again = versus(a, [b], QUESTIONS, SignificanceSettings(resamples=2000, seed=7))
+    other = versus(a, [b], QUESTIONS, SignificanceSettings(resamples=2000, seed=8))
+    assert first == again
+    assert first["b"]["ndcg_10"]["interval"] != other["b"]["ndcg_10"]["interval"]  # the seed is used
+
+
+def test_a_pair_gives_the_same_numbers_whatever_else_is_compared():
+    top, b, c = entry("top", [1] * 36), entry("b", [2] * 20 + [1] * 16), entry("c", [1] * 35 + [None])
+    alone = versus(top, [b], QUESTIONS, SETTINGS)["b"]
+    together = versus(top, [c, b], QUESTIONS, SETTINGS)["b"]
+    assert alone["mrr"]["interval"] == together["mrr"]["interval"] and alone["mrr"]["p"] == together["mrr"]["p"]
+
+
+def test_an_entry_without_per_question_ndcg_is_compared_on_the_rest():
+    old = entry("old", [1] * 36)
+    del old["ndcg_10"]
+    result = versus(entry("top", [1] * 36), [old], QUESTIONS, SETTINGS)["old"]
+    assert result["ndcg_10"] is None and result["found@10"]["p"] == 1.0
+
+
+# -- ties beside the picks --------------------------------------------------------------------------
+
+def test_each_pick_names_the_fastest_setup_tied_with_it_within_noise():
+    top = entry("top", [1] * 36, median=50.0)
+    close = entry("close", [1] * 34 + [None] * 2, median=20.0)  # 2 fewer: p = 2 / 4 = 0.5, tied
+    quick = entry("quick", [1] * 33 + [None] * 3, median=5.0)  # 3 fewer: p = 2 / 8 = 0.25, tied
+    poor = entry("poor", [1] * 20 + [None] * 16, median=1.0)  # 16 fewer: p = 2 / 65536, not tied
+    as_slow = entry("as-slow", [1] * 35 + [None], median=50.0)  # as slow as the top: not faster, not listed
+    ordered = ranked(top, as_slow, close, quick, poor)
+    ties = pick_ties({"finds_the_most": "top", "best_for_balance": "close", "best_for_time": "quick"}, ordered,
+                     QUESTIONS, SETTINGS)
+    assert [row["key"] for row in ties["finds_the_most"]["faster"]] == ["poor", "quick", "close"]  # fastest first
+    assert ties["finds_the_most"]["tied"] is True and ties["finds_the_most"]["with"] == "quick"
+    assert ties["best_for_balance"]["with"] == "quick"
+    # quick vs poor: 13 fewer, p = 2 / 2**13; Holm over the 4 setups compared with quick: * 4, under 0.05
+    poor_row = ties["best_for_time"]["faster"][0]
+    assert poor_row["p"] == pytest.approx(2 / 2 ** 13) and poor_row["p_holm"] == pytest.approx(4 * 2 / 2 ** 13)
+    assert ties["best_for_time"] == {"pick": "quick", "median_ms": 5.0, "tied": False, "with": None,
+                                     "faster": [poor_row]}
+
+
+def test_no_pick_no_ties():
+    assert pick_ties({"finds_the_most": None}, [], QUESTIONS, SETTINGS) == {"finds_the_most": None}
