@@ -41,6 +41,9 @@ def nothing_runs(monkeypatch):
     ("--depth", "10", "at least 20"),
     ("--timed", "-1", "at least 0"),
     ("--threads", "0", "at least 1"),
+    ("--depth", "5000", "at most 1000"),
+    ("--alpha", "nan", "not a probability"),
+    ("--resamples", "99999999999", "at most 1000000"),
     ("--only", "", "names no setup"),
     ("--only", " , ", "names no setup"),
     ("--skip", "", "names no setup"),
@@ -158,3 +161,35 @@ def test_azure_sign_in_warnings_stay_quiet_unless_verbose(capsys, caplog, monkey
     assert [r.getMessage() for r in caplog.records if r.name.startswith("azure")] == [
         "EnvironmentCredential.get_token failed", "ManagedIdentityCredential.get_token failed",
         "AzureCliCredential.get_token failed"]
+
+
+@pytest.mark.parametrize("flag, value, says", [
+    ("--timeout", "inf", "not a number of seconds over 0 and at most 600"),
+    ("--timeout", "nan", "not a number of seconds"),
+    ("--timeout", "0", "not a number of seconds"),
+    ("--retries", "100", "at most 10"),
+    ("--retries", "-1", "at least 0"),
+])
+def test_a_judge_that_could_be_waited_on_for_ever_is_refused(capsys, flag, value, says):
+    code, _, err = exit_code(capsys, "answers", "score", "--golden", "g.jsonl", "--answers", "a.jsonl", flag, value)
+    assert code == 2 and says in err
+
+
+def test_report_out_never_replaces_an_input(capsys, tmp_path, make_report):
+    from evaluation.store import LocalStore
+
+    store = LocalStore(tmp_path / "store")
+    store.save(make_report())
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"question": "Why?", "expected": ["a.md"]}\n', encoding="utf-8")
+    kept = store.root / "retrieval" / "runs" / make_report()["id"] / "report.json"
+    before = kept.read_bytes()
+
+    for out in (golden, kept):
+        code, _, err = exit_code(capsys, "report", "latest", "--store", str(store.root), "--out", str(out))
+        assert code == 2 and ("is not an HTML page" in err or "inside the store" in err)
+    assert golden.read_text(encoding="utf-8").startswith('{"question"') and kept.read_bytes() == before
+    code, _, _ = exit_code(capsys, "report", "latest", "--store", str(store.root), "--out", str(tmp_path / "page.html"))
+    assert code == 0
+    code, _, _ = exit_code(capsys, "report", "latest", "--store", str(store.root), "--out", str(tmp_path / "page.html"))
+    assert code == 0  # a page it wrote may be written again

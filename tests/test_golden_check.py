@@ -264,8 +264,10 @@ def test_an_index_knows_pages_and_chunk_ids_at_every_grain(tmp_path, index):
 
 def test_golden_check_with_an_index_at_chunk_grain_on_the_command_line(tmp_path, index, capsys):
     golden = tmp_path / "golden.jsonl"
-    golden.write_text('{"question": "Where are backups?", "expected": ["backup.md"]}\n', encoding="utf-8")
+    golden.write_text('{"question": "Where are backups?", "expected": ["backup.md"]}\n'
+                      '{"question": "Which chunk?", "expected": ["security.pdf:9"]}\n', encoding="utf-8")
 
     code, out, _ = run_cli(capsys, "golden", "check", str(golden), "--index", str(tmp_path / "index"), "--by", "chunk")
 
     assert code == 0 and 'line 1: "backup.md" is a document id, which a run at --by chunk never finds' in out
+    assert 'line 2: "security.pdf:9" is not a chunk of the index' in out  # only the index's chunks can tell
