@@ -126,7 +126,7 @@ def test_a_collection_without_targets_is_refused_with_the_sentence_and_nothing_w
 def test_a_targets_json_pointing_outside_the_apps_account_is_refused_naming_the_file(app):
     app.save("docs/golden.jsonl", GOLDEN)
     app.save("docs/targets.json", json.dumps({"targets": [
-        {"name": "local", "engine": "embedded", "index": "https://attacker.blob.core.windows.net/x/y"}]}).encode())
+        {"name": "local", "engine": "embedded", "index": "https://attacker.blob.core.windows.net/indexes/docs"}]}).encode())
     call("keep_golden", {"collection": "docs", "sha256": SHA})
 
     answer = call("plan_evaluation", {**RUN, "state": None})

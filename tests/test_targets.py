@@ -112,7 +112,7 @@ def test_a_targets_json_replaces_the_settings_entry_for_its_collection():
 
 
 @pytest.mark.parametrize("targets, says", [
-    ([{**LOCAL, "index": "https://attacker.blob.core.windows.net/x/y"}],
+    ([{**LOCAL, "index": "https://attacker.blob.core.windows.net/indexes/docs"}],
      r"\"index\" must be in the app's own storage account \(https://evalstore.blob.core.windows.net\), not "
      r"https://attacker.blob.core.windows.net"),
     ([{**SEARCH, "endpoint": "https://search.attacker.example"}], '"endpoint" must be an Azure AI Search service'),
