@@ -6,12 +6,15 @@ here also appears in the README's settings table, in ``local.settings.example.js
 """
 from __future__ import annotations
 
+import functools
 import math
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
+
+SEARCH_API_KEY_PREFIX = "AZURE_SEARCH_API_KEY"  # equals evaluation.targets.API_KEY_PREFIX (tested)
 
 
 class SettingsError(ValueError):
@@ -21,7 +24,7 @@ class SettingsError(ValueError):
 @dataclass(frozen=True)
 class AppSettings:
     storage_account_url: str | None       # EVALUATION_STORAGE_ACCOUNT_URL: https://<acct>.blob.core.windows.net
-    storage_connection_string: str | None  # EVALUATION_STORAGE_CONNECTION_STRING: local/Azurite only
+    storage_connection_string: str | None = field(repr=False)  # EVALUATION_STORAGE_CONNECTION_STRING: local only
     container: str                        # EVALUATION_CONTAINER: holds <collection>/golden.jsonl
     targets_json: str                     # EVALUATION_TARGETS: collection -> target specs (parsed by the library)
     debounce_seconds: int                 # EVALUATION_DEBOUNCE_SECONDS: durable timer before a run
@@ -36,6 +39,8 @@ class AppSettings:
     admin_role: str                       # EVALUATION_ADMIN_ROLE: app role allowed to download golden files
     app_service_auth: bool = False        # WEBSITE_AUTH_ENABLED (set by the platform when App Service
                                           # authentication is on): only then is X-MS-CLIENT-PRINCIPAL trusted
+    # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
+    search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> AppSettings:
@@ -62,7 +67,15 @@ class AppSettings:
             openai_embedding_deployment=text("AZURE_OPENAI_EMBEDDING_DEPLOYMENT"),
             admin_role=text("EVALUATION_ADMIN_ROLE", "admin"),
             app_service_auth=(text("WEBSITE_AUTH_ENABLED", "") or "").lower() == "true",
+            search_api_keys={name: value for name, value in env.items()
+                             if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )
+
+
+@functools.cache
+def current_settings() -> AppSettings:
+    """The app's settings, read from the environment once per process (tests clear the cache)."""
+    return AppSettings.from_environ()
 
 
 def _patterns(value: str) -> tuple[str, ...]:

@@ -1,9 +1,13 @@
-"""The Function App: wiring only. Blueprints for the Blob trigger, the evaluate_now route, the
-orchestrator and its activities are registered here as they are built; no logic lives in this file."""
+"""The Function App: wiring only. One blueprint per area; every rule lives in the library."""
 import azure.durable_functions as df
 import azure.functions as func
 
+from activities import golden, report, setups
 from api import bp as api_routes
+from orchestrators import evaluate_golden
+from triggers import evaluate_now, golden_changed
 
 app = df.DFApp(http_auth_level=func.AuthLevel.FUNCTION)
-app.register_functions(api_routes)
+for blueprint in (golden_changed.bp, evaluate_now.bp, evaluate_golden.bp, golden.bp, setups.bp, report.bp,
+                  api_routes):
+    app.register_functions(blueprint)

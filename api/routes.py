@@ -12,7 +12,8 @@ Who may call what:
 - The JSON routes and report.html are for programs and scripts that may read runs: function level
   (the host checks the key). A run holds scores and ids, never question text.
 - The Evaluate page is for people in a browser, who carry no key: anonymous at the host, and answered
-  only to a caller signed in through App Service authentication (401 otherwise).
+  only to a caller signed in through App Service authentication; anyone else is sent to sign in
+  (or gets 401 when App Service authentication is off).
 - The golden file holds the questions: anonymous at the host, so a browser can fetch it, and given only to
   a caller App Service authentication signed in as a person holding the admin app role
   (``EVALUATION_ADMIN_ROLE``). A function key names no one, so a key alone gets 403.
@@ -22,6 +23,7 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 import azure.functions as func
 
@@ -57,6 +59,14 @@ def _html(text: str, status: int = 200, *, cache: str = "no-store") -> func.Http
                              headers={**PAGE_HEADERS, "Cache-Control": cache})
 
 
+def sign_in_url(url: str) -> str:
+    """App Service authentication's Entra sign-in, coming back to the same page. Only the path and query
+    of ``url`` are kept, so the way back never leads to another site."""
+    parts = urlsplit(url)
+    back = parts.path + (f"?{parts.query}" if parts.query else "")
+    return "/.auth/login/aad?" + urlencode({"post_login_redirect_uri": back})
+
+
 def _collection(req: func.HttpRequest) -> str | None:
     return req.params.get("collection") or None
 
@@ -70,6 +80,9 @@ def _caller(req: func.HttpRequest):
 def evaluate_page(req: func.HttpRequest) -> func.HttpResponse:
     caller = _caller(req)
     if not caller.signed_in:
+        if site.settings().app_service_auth:  # a person in a browser: off to sign in, and back here
+            return func.HttpResponse(status_code=302, headers={"Location": sign_in_url(req.url),
+                                                               "Cache-Control": "no-store"})
         return _html(error_page(401, "The Evaluate page is for people signed in to this app: "
                                      + caller.why_not_person + "."), 401)
     try:

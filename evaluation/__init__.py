@@ -34,11 +34,13 @@ _PUBLIC = {
     # errors
     "EvaluationError": ".errors", "GoldenFileError": ".errors", "CorpusError": ".errors",
     "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
-    "SearchServiceError": ".errors",
+    "RunNotSavedError": ".errors", "SearchServiceError": ".errors", "TargetConfigError": ".errors",
     "AnswerError": ".errors",
     # the answer tools
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
     "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers",
+    # which targets a collection searches (the Function App's configuration)
+    "TargetSpec": ".targets", "parse_target_specs": ".targets", "open_target": ".targets",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
@@ -47,14 +49,15 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .engine import EmbeddedTarget, build_index, open_index
     from .answers import (ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)
-    from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, ModelError, SearchIndexError,
-                         SearchServiceError, StoreError, UsageError)
+    from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, ModelError, RunNotSavedError,
+                         SearchIndexError, SearchServiceError, StoreError, TargetConfigError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .steps import assemble_report, plan_run, run_setup
     from .evaluate import save_report
     from .report.html import render_html
     from .store import open_store
     from .target import Hit, Setup, Target
+    from .targets import TargetSpec, open_target, parse_target_specs
 
 
 def __getattr__(name: str) -> Any:

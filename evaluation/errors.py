@@ -55,6 +55,17 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
+class RunNotSavedError(StoreError):
+    """A finished run could not be saved; ``report`` holds it, ``kept`` the local file it was written to
+    instead (None when even that failed), ``cause`` why saving failed."""
+
+    def __init__(self, message: str, *, report: dict, kept: object | None, cause: BaseException) -> None:
+        super().__init__(message)
+        self.report = report
+        self.kept = kept
+        self.cause = cause
+
+
 class AnswerError(EvaluationError):
     """Written answers cannot be scored: a bad answers file, a judge's score outside 0..1, or a judge
     service that refused or did not answer."""
@@ -63,6 +74,10 @@ class AnswerError(EvaluationError):
 class SearchServiceError(EvaluationError):
     """An Azure AI Search service (or the embeddings deployment beside it) refused a request or cannot
     be reached; the message says what to check (role, key, index name, endpoint)."""
+
+
+class TargetConfigError(EvaluationError):
+    """A target configuration (the EVALUATION_TARGETS setting or a targets.json) cannot be used."""
 
 
 class UsageError(EvaluationError):

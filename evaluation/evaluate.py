@@ -7,6 +7,10 @@ A setup whose search fails is reported with its error, never picked, and the oth
 
 ``save_report`` keeps a report in a store with its golden file and its page (``report.html``, rendered
 here because the store sits below the report package and keeps bytes only).
+
+A run is never lost to its store: the store is checked (``RunStore.check``) before the first search,
+and when saving still fails at the end the report is written to a local file and
+``RunNotSavedError`` carries it and that file's path.
 """
 from __future__ import annotations
 
@@ -31,10 +35,14 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              time_points: float = 8, by: str = "doc", depth: int = 20, progress: Progress | None = None,
              timed: int = DEFAULT_TIMED, seed: int = 0, created_at: datetime | None = None,
              run_id: str | None = None, warn: Callable[[str], None] | None = None,
-             clock: Clock = time.perf_counter, alpha: float = 0.05, resamples: int = 10_000) -> dict[str, Any]:
+             clock: Clock = time.perf_counter, alpha: float = 0.05, resamples: int = 10_000,
+             fallback_dirs: Sequence[str | Path] | None = None) -> dict[str, Any]:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
-    ``save_to`` is a ``RunStore`` or a store address; the report is saved there when given.
+    ``save_to`` is a ``RunStore`` or a store address; it is checked before the first search and the
+    report is saved there at the end. When that save fails, the report is written as
+    ``unsaved-run-<id>.json`` in the first of ``fallback_dirs`` (default: the current folder) that
+    takes it, and ``RunNotSavedError`` is raised with the report and that path.
     """
     from .golden import Golden, read_golden
     from .steps import assemble_report, plan_run, run_setup, setup_steps
@@ -42,6 +50,10 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     from .target import Target
 
     targets = [targets] if isinstance(targets, Target) else list(targets)
+    store = None
+    if save_to is not None:
+        store = open_store(str(save_to)) if isinstance(save_to, (str, Path)) else save_to
+        store.check()
     golden = golden if isinstance(golden, Golden) else read_golden(golden)
     plan = plan_run(targets, golden, only=only, skip=skip, balance=balance, time_points=time_points, by=by,
                     depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
@@ -57,10 +69,22 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
 
         entries.append(run_setup(by_name[planned["target"]], plan, planned["key"], progress=step, clock=clock))
     report = assemble_report(plan, entries)
-    if save_to is not None:
-        store = open_store(save_to) if isinstance(save_to, (str, Path)) else save_to
-        save_report(store, report, golden.raw)
+    if store is not None:
+        _save(store, report, golden.raw, fallback_dirs)
     return report
+
+
+def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: Sequence[str | Path] | None) -> None:
+    from .errors import RunNotSavedError
+    from .store.runs import keep_unsaved
+
+    try:
+        save_report(store, report, golden_raw)
+    except Exception as err:  # noqa: BLE001 - whatever failed, the finished run is kept
+        kept = keep_unsaved(report, fallback_dirs if fallback_dirs is not None else [Path.cwd()])
+        where = f"the report is kept in {kept}" if kept else "no local folder took the report either"
+        raise RunNotSavedError(f"run {report.get('id')} could not be saved in {getattr(store, 'address', store)} "
+                               f"({err}); {where}", report=report, kept=kept, cause=err) from err
 
 
 def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | None = None) -> str:

@@ -22,15 +22,15 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .answers.stale import stale_warnings
 from .errors import GoldenFileError, UsageError, did_you_mean
-from .golden import Golden, Question, explain_problems, question_sha256, read_golden, run_problems
+from .golden import Golden, GoldenCheck, Question, explain_problems, question_sha256, read_golden, run_problems
 from .scoring.comparison import SignificanceSettings, compare_with_top, pick_ties
 from .report.notes import missing_note
 from .scoring.judging import GRAINS, judge
-from .scoring.metrics import outcome_arrays, score_matrix, summarise
+from .scoring.metrics import outcome_arrays, score_matrix, summarise, timing_summary
 from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
 from .store.runs import REPORT_FORMAT, new_run_id
 from .target import COUNTERS, Counted, Setup, Target
@@ -283,46 +283,154 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     relevant result, None when none), ``ndcg_10`` (the question's nDCG@10, which paired comparisons
     need) and ``results``. A target that counts its requests (``target.Counted``) has this setup's
     ``requests`` and ``retries`` put in the entry.
+
+    The same work as ``rank_setup`` then ``time_setup`` and ``with_times``, which the Function App
+    runs apart (ranks in parallel, timed passes one after another) for the same entry.
     """
     planned_setup(plan, setup_key)
-    settings = EvaluationSettings(**plan["settings"])
-    questions = _plan_questions(plan)
-    timed_ids = set(plan["timed_question_ids"])
-    timed_questions = [q for q in questions if q.id in timed_ids]
-    total, done = setup_steps(plan), 0
-
-    def advance(n: int) -> None:
-        nonlocal done
-        done += n
-        if progress:
-            progress(done, total, setup_key)
-
+    counter = _Counter(setup_steps(plan), setup_key, progress)
     before = None
     try:
         before = _counters(target, setup_key)
-        setup = next((s for s in target.setups() if s.key == setup_key), None)
-        if setup is None:
-            raise LookupError(f"target {target.name} offers no setup {setup_key} any more")
-        target.search(setup, questions[0].question, settings.depth)  # warm-up, untimed
-        advance(1)
-        batches = target.search_batch(setup, [q.question for q in questions], settings.depth)
-        if len(batches) != len(questions):  # a silent zip would score the wrong results
-            raise RuntimeError(f"the batch search gave {len(batches)} result lists for {len(questions)} questions")
-        advance(len(questions))
-        times = []
-        for question in timed_questions:
-            started = clock()
-            target.search(setup, question.question, settings.depth)
-            times.append(round((clock() - started) * 1000, 3))
-            advance(1)
+        setup = _find_setup(target, setup_key)
+        _warm_up(target, setup, plan)
+        counter.advance(1)
+        entry = _ranked_entry(target, setup, plan)
+        counter.advance(len(plan["questions"]))
+        times = _timed_pass(target, setup, plan, clock, counter)
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
-        advance(total - done)  # the bar still reaches the end
+        counter.finish()
         return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
                             counts=_safe_counted_since(target, setup_key, before))
-    entry = {**setup.to_dict(), "ranks": {}, "ndcg_10": {}, "results": {}, "times_ms": times, "error": None,
-             "summary": None, "rank": None, "neighbours": [], "versus_top": None,
-             **(_counted_since(target, setup_key, before) or {})}
+    entry.update(_counted_since(target, setup_key, before) or {})
+    return with_times(entry, times)
+
+
+def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
+               progress: Progress | None = None) -> dict[str, Any]:
+    """The ranks part of a setup's run: every question in one batch, judged; the entry without times.
+
+    Failures become the entry's ``error`` (as in ``run_setup``). ``times_ms`` stays empty and the
+    summary's time fields unset until ``with_times`` adds what ``time_setup`` measured. A counted
+    target's ``requests`` and ``retries`` are the batch's. ``progress`` gets (questions searched,
+    questions, key) once the batch is back.
+    """
+    planned_setup(plan, setup_key)
+    before = None
+    try:
+        before = _counters(target, setup_key)
+        entry = _ranked_entry(target, _find_setup(target, setup_key), plan)
+    except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
+        log.warning("setup %s failed: %s", setup_key, err)
+        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
+                            counts=_safe_counted_since(target, setup_key, before))
+    entry.update(_counted_since(target, setup_key, before) or {})
+    if progress:
+        progress(len(plan["questions"]), len(plan["questions"]), setup_key)
+    return entry
+
+
+def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
+               clock: Clock = time.perf_counter) -> list[float]:
+    """The times part of a setup's run: one untimed warm-up, then each of the plan's timed questions
+    searched alone as a caller would (query embedding and reranking included, nothing cached), in ms.
+
+    Raises what the search raises: the caller decides what a failed timed pass means (``run_setup``
+    and the Function App make it the setup's error). ``progress`` gets (done, 1 + timed, key).
+    Times are only comparable when nothing else searches on the same cores meanwhile: the caller
+    runs timed passes one after another.
+    """
+    planned_setup(plan, setup_key)
+    counter = _Counter(1 + len(plan["timed_question_ids"]), setup_key, progress)
+    setup = _find_setup(target, setup_key)
+    _warm_up(target, setup, plan)
+    counter.advance(1)
+    return _timed_pass(target, setup, plan, clock, counter)
+
+
+def with_times(entry: dict[str, Any], times_ms: Sequence[float],
+               counts: Mapping[str, int] | None = None) -> dict[str, Any]:
+    """``entry`` from ``rank_setup`` with ``times_ms`` and the summary's time fields filled in (a copy);
+    ``counts`` (the timed pass's requests and retries) are added to the entry's."""
+    if entry.get("error") is not None or entry.get("summary") is None:
+        raise UsageError(f"setup {entry.get('key')} has no ranks to add times to (it failed: {entry.get('error')})")
+    done = copy.deepcopy(entry)
+    done["times_ms"] = list(times_ms)
+    done["summary"].update(timing_summary(times_ms))
+    return _add_counts(done, counts)
+
+
+def _add_counts(entry: dict[str, Any], counts: Mapping[str, int] | None) -> dict[str, Any]:
+    for name, value in (counts or {}).items():
+        entry[name] = entry.get(name, 0) + value
+    return entry
+
+
+def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
+                clock: Clock = time.perf_counter) -> dict[str, dict[str, Any]]:
+    """Every setup's timed pass, strictly one after another (``targets`` by name).
+
+    ``{key: {"times_ms": [...]}}``, or ``{key: {"error": "..."}}`` for a setup whose warm-up or timed
+    searches failed (that setup's failure, as in ``run_setup``; the others go on). A counted target's
+    ``requests`` and ``retries`` during the pass are given beside either.
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for key in setup_keys:
+        target = targets[planned_setup(plan, key)["target"]]
+        before = None
+        try:
+            before = _counters(target, key)
+            found[key] = {"times_ms": time_setup(target, plan, key, clock=clock)}
+            found[key].update(_counted_since(target, key, before) or {})
+        except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
+            log.warning("timing setup %s failed: %s", key, err)
+            found[key] = {"error": f"{type(err).__name__}: {err}", **(_safe_counted_since(target, key, before) or {})}
+    return found
+
+
+def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], times: Mapping[str, dict[str, Any]],
+                   failures: Mapping[str, str] = {}) -> list[dict[str, Any]]:
+    """One entry per planned setup, for ``assemble_report``, from the parts a split run made.
+
+    ``ranked``: ``rank_setup`` entries by key; ``times``: what ``time_setups`` gave; ``failures``: why
+    a setup's step never finished (a retried activity that still failed). A setup with no entry, an
+    entry with an error, or no times, is a ``failed_entry`` saying which.
+    """
+    entries = []
+    for planned in plan["setups"]:
+        key = planned["key"]
+        entry, timed = ranked.get(key), times.get(key)
+        if key in failures:
+            entries.append(failed_entry(plan, key, failures[key]))
+        elif entry is None:
+            entries.append(failed_entry(plan, key, "no ranks were kept for this setup"))
+        elif entry.get("error") is not None:
+            entries.append(copy.deepcopy(entry))
+        elif timed is None or "times_ms" not in timed:
+            why = (timed or {}).get("error") or "its timed pass never ran"
+            counts = {name: entry[name] + (timed or {}).get(name, 0) for name in COUNTERS if name in entry}
+            entries.append(failed_entry(plan, key, why, counts=counts or None))
+        else:
+            entries.append(with_times(entry, timed["times_ms"], {n: timed[n] for n in COUNTERS if n in timed}))
+    return entries
+
+
+def _find_setup(target: Target, setup_key: str) -> Setup:
+    setup = next((s for s in target.setups() if s.key == setup_key), None)
+    if setup is None:
+        raise LookupError(f"target {target.name} offers no setup {setup_key} any more")
+    return setup
+
+
+def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any]) -> dict[str, Any]:
+    settings = EvaluationSettings(**plan["settings"])
+    questions = _plan_questions(plan)
+    batches = target.search_batch(setup, [q.question for q in questions], settings.depth)
+    if len(batches) != len(questions):  # a silent zip would score the wrong results
+        raise RuntimeError(f"the batch search gave {len(batches)} result lists for {len(questions)} questions")
+    entry = {**setup.to_dict(), "ranks": {}, "ndcg_10": {}, "results": {}, "times_ms": [], "error": None,
+             "summary": None, "rank": None, "neighbours": [], "versus_top": None}
     outcomes = []
     for question, hits in zip(questions, batches):
         outcome = judge(question, hits, settings.by)
@@ -331,8 +439,43 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
         entry["results"][question.id] = [hit.to_row() for hit in hits]
     ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"]
     entry["ndcg_10"] = {q.id: round(float(value), 6) for q, value in zip(questions, ndcg)}
-    entry["summary"] = summarise(outcomes, times)
+    entry["summary"] = summarise(outcomes)
     return entry
+
+
+def _warm_up(target: Target, setup: Setup, plan: dict[str, Any]) -> None:
+    """One untimed search, so loading models and first-touch costs never land in a timed search."""
+    target.search(setup, plan["questions"][0]["question"], plan["settings"]["depth"])
+
+
+def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock, counter: _Counter) -> list[float]:
+    timed_ids = set(plan["timed_question_ids"])
+    depth = plan["settings"]["depth"]
+    times = []
+    for row in plan["questions"]:
+        if row["id"] not in timed_ids:
+            continue
+        started = clock()
+        target.search(setup, row["question"], depth)
+        times.append(round((clock() - started) * 1000, 3))
+        counter.advance(1)
+    return times
+
+
+class _Counter:
+    """Progress of one setup's steps, reported as (done, total, key)."""
+
+    def __init__(self, total: int, key: str, progress: Progress | None) -> None:
+        self.total, self.key, self.progress, self.done = total, key, progress, 0
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if self.progress:
+            self.progress(self.done, self.total, self.key)
+
+    def finish(self) -> None:
+        """The bar still reaches the end when a setup fails."""
+        self.advance(self.total - self.done)
 
 
 def _safe_counted_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, int] | None:
@@ -394,3 +537,35 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
     }
+
+
+# -- a run that cannot start --------------------------------------------------------------------------
+
+def refusal_report(reason: str, *, source: str, sha256: str, run_id: str, created_at: datetime | str,
+                   check: GoldenCheck | None = None, by: str = "doc", depth: int = 20, balance: float = 4,
+                   time_points: float = 8, timed: int = DEFAULT_TIMED, seed: int = 0) -> dict[str, Any]:
+    """The report of a run that could not start: no setup ran, nothing is picked, and ``refused``
+    says why (``reason``, a sentence) with every error of the golden file by line when ``check`` has
+    some. Warnings are left out (they may quote document text); errors name fields, ids and expected
+    documents only. Made by ``assemble_report`` from an empty plan, so it has every key a report has.
+    """
+    settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth, timed=timed,
+                                  seed=seed)
+    errors = [{"line": p.line, "message": p.message} for p in (check.errors if check else ())]
+    counts = ({"format": check.format, "questions": check.rows, "labelled": check.ready,
+               "unfilled": check.unfilled, "drafts": check.drafts} if check else {})
+    plan = {
+        "format": PLAN_FORMAT, "run_id": run_id,
+        "created_at": _utc(created_at).isoformat().replace("+00:00", "Z"),
+        "settings": asdict(settings),
+        "golden": {"source": source, "sha256": sha256, **counts, "problems": errors},
+        "questions": [], "timed_question_ids": [], "setups": [], "targets": {}, "missing": {},
+    }
+    report = assemble_report(plan, [])
+    report["refused"] = {"reason": reason, "errors": errors}
+    return report
+
+
+def golden_errors_reason(check: GoldenCheck) -> str:
+    """Why a run with this golden file is refused, in a sentence."""
+    return f"the golden file has {len(check.errors)} error(s); fix them (`python -m evaluation golden check`) and save it again"

@@ -103,6 +103,9 @@ param timedQuestions int = 50
 @description('EVALUATION_ADMIN_ROLE: app role a signed-in person needs to download a golden file.')
 param adminAppRole string = 'admin'
 
+@description('Application (client) id of the Entra app registration people sign in to for the Evaluate page and golden downloads (App Service authentication); empty leaves sign-in off, and then no one can open the page or download a golden file.')
+param signInClientId string = ''
+
 // One token per subscription, resource group and environment: two environments never share a name.
 var token = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
 var tags = {
@@ -237,6 +240,14 @@ module functionApp 'modules/function-app.bicep' = {
     search
     openAi
   ]
+}
+
+module signIn 'modules/sign-in.bicep' = if (!empty(signInClientId)) {
+  name: 'sign-in'
+  params: {
+    functionAppName: functionApp.outputs.name
+    clientId: signInClientId
+  }
 }
 
 module events 'modules/events.bicep' = {

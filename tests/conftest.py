@@ -202,9 +202,11 @@ def sample_index() -> Path:
     """The shipped sample corpus indexed with the real bundled models, kept in the checkout's ignored
     ``.index/`` between test sessions: ``build_index`` reuses it only while its fingerprint (corpus
     bytes, chunking, models' checksums) matches, and rebuilds it otherwise. Tests only read it."""
-    from evaluation.engine.index import build_index
+    from evaluation.engine.index import MARKER, build_index
 
     folder = SAMPLES.parent / ".index" / "test-sample"
+    if folder.is_dir() and not (folder / MARKER).exists():
+        shutil.rmtree(folder)  # this fixture's own folder, built before indexes carried their marker
     build_index(SAMPLES / "corpus.jsonl", folder)
     return folder
 

@@ -95,7 +95,7 @@ def test_answers_are_read_from_jsonl_rows_or_one_json_object(tmp_path):
 @pytest.mark.parametrize("text,said", [
     ('{"id": "q1", "answer": "Yes."}\n{"id": "q2", "answr": "No."}\n', 'line 2: needs "id" and "answer" as text'),
     ('{"id": "q1", "answer": "Yes.", "source": []}\n', 'line 1: unknown field "source". Did you mean "sources"?'),
-    ('{"id": "q1", "answer": "Yes."}\nnot json\n', "line 2: not JSON"),
+    ('{"id": "q1", "answer": "Yes."}\nnot json\n', "line 2: not valid JSON"),
     ('{"id": "q1", "answer": "a"}\n{"id": "q1", "answer": "b"}\n', 'line 2: question "q1" is answered twice'),
 ])
 def test_a_bad_answers_file_names_the_line_and_the_fix(tmp_path, text, said):

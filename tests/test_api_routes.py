@@ -259,7 +259,7 @@ def test_without_app_service_authentication_no_sign_in_is_believed(tmp_path, mak
         page = call(routes.evaluate_page, "/api/evaluate", ADMIN)
 
     assert golden.status_code == 403 and "App Service authentication is off" in body(golden)["error"]
-    assert page.status_code == 401
+    assert page.status_code == 401 and "signed in" in page.get_body().decode()  # no sign-in to send them to
 
 
 # -- the Evaluate page ------------------------------------------------------------------------------------
@@ -296,10 +296,17 @@ def test_an_admin_sees_question_text_from_the_kept_golden_file_and_a_download_li
     assert "signed in as Ada Admin" in page
 
 
-def test_the_evaluate_page_is_for_signed_in_callers_only(app):
+def test_the_evaluate_page_sends_callers_who_are_not_signed_in_to_sign_in_and_back(app):
     for headers in ({}, KEY_ONLY):
-        response = call(routes.evaluate_page, "/api/evaluate", headers)
-        assert response.status_code == 401 and "signed in" in response.get_body().decode()
+        response = call(routes.evaluate_page, "/api/evaluate?run=x&collection=faq", headers)
+        assert response.status_code == 302 and response.get_body() == b""
+        assert response.headers["Location"] == ("/.auth/login/aad?post_login_redirect_uri="
+                                                "%2Fapi%2Fevaluate%3Frun%3Dx%26collection%3Dfaq")
+
+
+def test_the_way_back_from_sign_in_stays_on_this_site():
+    assert routes.sign_in_url("https://evil.example/api/evaluate?page=2") == \
+        "/.auth/login/aad?post_login_redirect_uri=%2Fapi%2Fevaluate%3Fpage%3D2"
 
 
 def test_the_menu_shows_older_runs_twelve_at_a_time(tmp_path, make_report):

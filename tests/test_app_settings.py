@@ -36,3 +36,68 @@ def test_a_number_setting_that_is_not_a_whole_number_is_named_with_its_default(v
 def test_signed_in_callers_are_trusted_only_when_the_platform_says_authentication_is_on(value, trusted):
     assert AppSettings.from_environ({"WEBSITE_AUTH_ENABLED": value}).app_service_auth is trusted
     assert AppSettings.from_environ({}).app_service_auth is False
+
+
+# -- the three places a setting is written agree ------------------------------------------------------
+
+import json  # noqa: E402
+import re  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+HOST_ONLY = {"FUNCTIONS_WORKER_RUNTIME"}  # the Functions host's own, not the app's
+
+
+def readme_settings() -> dict[str, str]:
+    """Setting name -> default, from the README's settings table."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8").split("### Settings", 1)[1].split("\n\n", 2)[2]
+    rows = {}
+    for line in text.split("\n\n", 1)[0].splitlines()[2:]:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        for name in re.findall(r"`([A-Za-z_]+\*?)`", cells[0]):
+            rows[name] = cells[2].strip("`")
+    return rows
+
+
+def read_names() -> set[str]:
+    """Every environment name app_settings.py reads."""
+    source = (ROOT / "app_settings.py").read_text(encoding="utf-8")
+    return set(re.findall(r'(?:text|_whole_number)\((?:env, )?"([A-Z_]+)"', source)) | {"AZURE_SEARCH_API_KEY*"}
+
+
+def test_every_setting_the_app_reads_is_in_the_readme_table_and_the_example_settings():
+    table = readme_settings()
+    example = json.loads((ROOT / "local.settings.example.json").read_text(encoding="utf-8"))["Values"]
+    assert read_names() <= set(table)
+    assert set(example) - HOST_ONLY == {n.rstrip("*") for n in table} - {"AzureWebJobsStorage__accountName"}
+
+
+def test_the_readme_table_gives_the_defaults_the_app_uses():
+    table, settings = readme_settings(), AppSettings.from_environ({})
+    assert table["EVALUATION_CONTAINER"] == settings.container
+    assert table["EVALUATION_TARGETS"] == settings.targets_json
+    assert table["EVALUATION_DEBOUNCE_SECONDS"] == str(settings.debounce_seconds)
+    assert table["EVALUATION_BY"] == settings.by and table["EVALUATION_TIMED"] == str(settings.timed)
+    assert table["EVALUATION_ADMIN_ROLE"] == settings.admin_role
+    assert table["EVALUATION_INDEX_CACHE"] == "<tempdir>/retrieval-eval-indexes"
+    assert settings.index_cache == Path(tempfile.gettempdir()) / "retrieval-eval-indexes"
+
+
+def test_search_keys_are_read_only_under_the_prefix_specs_may_name_and_kept_out_of_repr():
+    from app_settings import SEARCH_API_KEY_PREFIX
+    from evaluation.targets import API_KEY_PREFIX
+
+    settings = AppSettings.from_environ({"AZURE_SEARCH_API_KEY_DOCS": "k1", "OTHER_SECRET": "k2",
+                                         "EVALUATION_STORAGE_CONNECTION_STRING": "AccountKey=k3"})
+    assert SEARCH_API_KEY_PREFIX == API_KEY_PREFIX
+    assert settings.search_api_keys == {"AZURE_SEARCH_API_KEY_DOCS": "k1"}
+    assert "k1" not in repr(settings) and "k3" not in repr(settings)
+
+
+def test_host_json_holds_what_the_readme_says():
+    host = json.loads((ROOT / "host.json").read_text(encoding="utf-8"))
+    durable = host["extensions"]["durableTask"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert durable["hubName"] == "RetrievalEvaluation" and "task hub (`RetrievalEvaluation`)" in readme
+    assert durable["maxConcurrentActivityFunctions"] == 2 and "2 activities at once per instance" in readme
+    assert host["functionTimeout"] == "02:00:00" and "2-hour function timeout" in readme
+    assert host["extensionBundle"] == {"id": "Microsoft.Azure.Functions.ExtensionBundle", "version": "[4.*, 5.0.0)"}

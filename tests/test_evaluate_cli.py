@@ -81,10 +81,10 @@ def test_json_output_is_the_report(sample_index, capsys):
 
 def test_fail_under_exits_1_and_says_which_threshold_was_missed(sample_index, capsys):
     code = main(["evaluate", "--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"),
-                 "--fail-under", "found@1=1.01", "--fail-under", "found@20=0", *FAST])
+                 "--fail-under", "found@1=1", "--fail-under", "found@20=0", *FAST])
     err = capsys.readouterr().err
     assert code == 1
-    assert "fail-under: found@1 of" in err and "under 1.01" in err
+    assert "fail-under: found@1 of" in err and "under 1\n" in err
     assert "found@20" not in err
 
 

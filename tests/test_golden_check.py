@@ -9,6 +9,8 @@ import pytest
 from evaluation.engine.corpus import read_corpus
 from evaluation.golden.check import check_golden
 
+from conftest import run_cli
+
 FIXTURES = Path(__file__).parent / "fixtures" / "golden"
 ONE_OBJECT = ('; each line must be one object like '
               '{"question": "How often are keys rotated?", "expected": ["report.pdf#page=41"]}')
@@ -220,3 +222,58 @@ def test_a_file_whose_questions_have_no_expected_is_not_ready_and_says_so():
     summary = check_golden(FIXTURES / "bedrock.jsonl").summary()
     assert "1 error; fix it and check again:" in summary
     assert summary.endswith("Not ready to run.")
+
+
+# --- labels that cannot be found as written ---------------------------------------------------------
+
+LABELS = ('{"question": "What is on the cover?", "expected": ["backup.md#page=1"]}\n'
+          '{"question": "Which chunk says it?", "expected": ["backup.md:0"]}\n'
+          '{"question": "Where are the keys?", "expected": ["security.pdf#page=2", "backup.md"]}\n')
+
+
+def test_a_page_of_a_document_without_pages_is_warned_even_page_one(tmp_path):
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(LABELS, encoding="utf-8")
+
+    result = check_golden(golden, read_corpus(write_corpus(tmp_path)))
+
+    assert [(w.line, w.message) for w in result.warnings] == [
+        (1, '"backup.md#page=1" names a page of "backup.md", which has no pages (no form feed in its text), so it '
+            'is never found as written; name "backup.md" alone'),
+        (2, '"backup.md:0" is a chunk id, which a run at --by doc never finds as a document; name the document '
+            '"backup.md", or judge by chunk (--by chunk)'),
+    ]
+
+
+@pytest.fixture
+def index(tmp_path):
+    from evaluation.engine.index import IndexSettings, build_index, open_index
+
+    build_index(write_corpus(tmp_path), tmp_path / "index", IndexSettings(models=()))
+    return open_index(tmp_path / "index")
+
+
+def test_an_index_knows_pages_and_chunk_ids_at_every_grain(tmp_path, index):
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(LABELS + '{"question": "Which chunk of the cover?", "expected": ["security.pdf:0", "security.pdf:9"]}\n',
+                      encoding="utf-8")
+
+    by_doc = [(w.line, w.message[:40]) for w in check_golden(golden, index).warnings]
+    by_chunk = [(w.line, w.message[:40]) for w in check_golden(golden, index, by="chunk").warnings]
+
+    assert by_doc == [(1, '"backup.md#page=1" names a page of "back'), (2, '"backup.md:0" is a chunk id, which a run'),
+                      (4, '"security.pdf:0" is a chunk id, which a '), (4, '"security.pdf:9" is a chunk id, which a ')]
+    assert by_chunk == [(1, '"backup.md#page=1" names a page, which a'),
+                        (3, '"security.pdf#page=2" names a page, whic'), (3, '"backup.md" is a document id, which a ru'),
+                        (4, '"security.pdf:9" is not a chunk of the i')]
+
+
+def test_golden_check_with_an_index_at_chunk_grain_on_the_command_line(tmp_path, index, capsys):
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"question": "Where are backups?", "expected": ["backup.md"]}\n'
+                      '{"question": "Which chunk?", "expected": ["security.pdf:9"]}\n', encoding="utf-8")
+
+    code, out, _ = run_cli(capsys, "golden", "check", str(golden), "--index", str(tmp_path / "index"), "--by", "chunk")
+
+    assert code == 0 and 'line 1: "backup.md" is a document id, which a run at --by chunk never finds' in out
+    assert 'line 2: "security.pdf:9" is not a chunk of the index' in out  # only the index's chunks can tell

@@ -166,15 +166,15 @@ def test_pathological_lines_become_one_sentence_each(raw, message, folder):
     assert errors[0].line == 1 and errors[0].message.startswith(message)
 
 
-def test_lone_surrogates_read_print_and_save(folder):
-    raw = (rb'{"question": "Why \ud800?", "expected": ["a.md"], "expeted\udfff": 1}' + b"\n"
-           rb'{"question": "How \udfff?", "expected": ["b.md"]}')
+def test_lone_surrogate_escapes_are_refused_with_their_line(folder):
+    raw = (rb'{"question": "Why \ud800?", "expected": ["a.md"]}' + b"\n"
+           rb'{"question": "Fine \ud83d\ude00?", "expected": ["b.md"]}' + b"\n"
+           rb'{"question": "How?", "expected": ["c.md"], "expeted\udfff": 1}')
     exercise(raw, folder)
     result = check_golden(folder / "golden.jsonl")
-    assert [(e.line, e.message) for e in result.errors] == [(1, '"expeted\\udfff" is not a field. Did you mean "expected"?')]
-    question = read_golden(folder / "golden.jsonl").questions[0]
-    save_questions([question], folder / "saved.jsonl")
-    assert read_golden(folder / "saved.jsonl").questions[0].question == "How \udfff?"
+    assert [(e.line, e.message[:23]) for e in result.errors] == [(1, "holds the escape \\ud800"),
+                                                                  (3, "holds the escape \\udfff")]
+    assert [q.question for q in read_golden(folder / "golden.jsonl").questions] == ["Fine \U0001F600?"]
 
 
 def test_the_fuzz_ran_at_least_1500_cases():

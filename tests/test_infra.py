@@ -278,6 +278,29 @@ def test_the_subscription_waits_for_the_second_deployment():
     assert values.get("deployEventSubscription", {"value": False})["value"] is False
 
 
+# -- sign-in for people ---------------------------------------------------------------------------------------
+
+def test_people_sign_in_with_entra_while_keys_and_event_grid_still_reach_the_functions():
+    config = one("Microsoft.Web/sites/config")
+    assert config.body["name"] == "authsettingsV2" and config.body["parent"] == "app"
+    properties = config.body["properties"]
+    assert properties["platform"]["enabled"] is True
+    # nothing required at the platform: a required sign-in would refuse function keys and Event Grid
+    assert properties["globalValidation"] == {"requireAuthentication": False,
+                                              "unauthenticatedClientAction": "AllowAnonymous"}
+    entra = properties["identityProviders"]["azureActiveDirectory"]
+    assert entra["enabled"] is True and entra["registration"]["clientId"] == "clientId"
+    assert "clientSecretSettingName" not in entra["registration"]  # no secret: an ID-token sign-in
+    assert properties["login"]["tokenStore"]["enabled"] is False
+
+
+def test_sign_in_is_configured_only_when_an_app_registration_is_given():
+    call = module_calls()["signIn"]
+    assert call["path"].name == "sign-in.bicep"
+    assert parameters(MAIN)["signInClientId"]["default"] == ""
+    assert "signInClientId" in json.dumps(call["condition"]) and call["params"]["clientId"] == "signInClientId"
+
+
 # -- parameters and secrets ------------------------------------------------------------------------------------
 
 def test_the_parameters_file_sets_only_parameters_main_declares_and_every_required_one():

@@ -128,7 +128,16 @@ def test_the_kept_page_shows_picks_every_chart_point_and_the_ranked_table_and_fe
             assert row.get_attribute("data-key") == setup["key"]
             cells = row.locator("td")
             assert cells.nth(0).inner_text().strip() == str(setup["rank"])
-            assert cells.nth(5).inner_text().strip() == f"{setup['summary']['found']['10'] * 100:.0f}%"
+            found10 = cells.nth(5).inner_text().strip().splitlines()
+            assert found10[0] == f"{setup['summary']['found']['10'] * 100:.0f}%"
+            # under it, the paired test against the top: "the top", or the difference and whether it is noise
+            versus = setup.get("versus_top")
+            if setup["rank"] == 1:
+                assert found10[1:] == ["the top"]
+            else:
+                q = versus["found@10"]["better"] - versus["found@10"]["worse"]
+                assert found10[1].startswith(f"{q:+d} q, p ")
+                assert found10[2] == ("within noise" if versus["tied"] else "a real difference")
 
         # run by run: both runs of this golden file
         assert page.locator("#history table.trend thead th[title]").count() == 2

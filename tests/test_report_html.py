@@ -387,3 +387,49 @@ def test_a_banner_goes_first_in_the_body(make_report):
     page = with_banner(render_html(make_report()), '<nav class="page-nav">menu</nav>')
 
     assert re.search(r"<body>\n<nav class=\"page-nav\">menu</nav>\n<main>", page)
+
+
+def _with_significance(report: dict, *, tied: bool) -> dict:
+    """``report`` with the paired-test fields assemble_report writes: the second setup one question
+    behind the top (better 0, worse 1), Holm p as given, and the pick's tie entry."""
+    report = copy.deepcopy(report)
+    ranked = sorted((s for s in report["setups"] if s["summary"]), key=lambda s: s["rank"])
+    top, second = ranked[0], ranked[1]
+    second["versus_top"] = {"top": top["key"], "questions": 3, "tied": tied,
+                            "found@10": {"difference": -1 / 3, "interval": [-1.0, 0.0], "better": 0, "worse": 1,
+                                         "p": 1.0 if tied else 0.01, "p_holm": 1.0 if tied else 0.02},
+                            "mrr": {"difference": -0.25, "interval": [-0.5, 0.0], "p": 0.5, "p_holm": 0.5}}
+    top["versus_top"] = None
+    report["significance"] = {"alpha": 0.05}
+    report["ties"] = {name: {"pick": top["key"], "tied": tied, "with": second["key"] if tied else None,
+                             "faster": [second["key"]] if tied else []}
+                      for name in ("finds_the_most", "best_for_balance", "best_for_time")}
+    return report, top["key"], second["key"]
+
+
+def test_the_ranked_table_says_whether_each_setup_is_within_noise_of_the_top(make_report):
+    report, top, second = _with_significance(make_report(), tied=True)
+    page = Elements(render_html(report))
+    rows = re.findall(r'<tr class="ranked" data-key="([^"]+)".*?<td class="num main"[^>]*>(.*?)</td>', page.page,
+                      flags=re.S)
+    by_key = {key: html.unescape(re.sub(r"<[^>]+>", " ", cell)) for key, cell in rows}
+    assert by_key[top].split() == ["100%", "the", "top"]
+    assert "-1 q, p 1.00" in by_key[second] and "within noise" in by_key[second]
+    real, _, second_key = _with_significance(make_report(), tied=False)
+    cell = re.search(rf'<tr class="ranked" data-key="{re.escape(second_key)}".*?<td class="num main"[^>]*>(.*?)</td>',
+                     render_html(real), flags=re.S)
+    assert 'class="vs real"' in cell.group(1) and "p 0.02" in cell.group(1) and "a real difference" in cell.group(1)
+
+
+def test_a_pick_tied_with_a_faster_setup_names_it_and_one_that_is_not_says_so(make_report):
+    report, top, second = _with_significance(make_report(), tied=True)
+    card = re.search(r'<article class="pick" data-pick="finds_the_most".*?</article>', render_html(report), flags=re.S)
+    assert "Within noise of a faster setup" in card.group(0) and second in card.group(0)
+    report, _, _ = _with_significance(make_report(), tied=False)
+    card = re.search(r'<article class="pick" data-pick="finds_the_most".*?</article>', render_html(report), flags=re.S)
+    assert "No faster setup is tied with it within noise" in card.group(0)
+
+
+def test_a_report_without_significance_shows_no_vs_top_column(make_report):
+    page = render_html(make_report())
+    assert 'class="vs' not in page and 'class="tie' not in page

@@ -235,3 +235,24 @@ def test_runs_show_on_an_azurite_store_without_a_connection_string_uses_the_deve
 
     assert code == 0
     assert json.loads(out)["id"] == make_report()["id"]
+
+
+def test_a_refused_run_says_so_in_the_list_and_shows_its_errors(capsys, tmp_path):
+    import hashlib
+
+    from evaluation.golden import check_golden_bytes
+    from evaluation.steps import golden_errors_reason, refusal_report
+
+    raw = b'{"question": "Where?", "expeted": ["a"]}\n'
+    check = check_golden_bytes(raw, "docs/golden.jsonl")
+    report = refusal_report(golden_errors_reason(check), source="docs/golden.jsonl",
+                            sha256=hashlib.sha256(raw).hexdigest(), run_id="20261130T012433000Z-000001",
+                            created_at=T0, check=check)
+    LocalStore(tmp_path / "store").save(report, raw)
+
+    code, listed, _ = run(capsys, "runs", "list", "--store", str(tmp_path / "store"))
+    assert code == 0 and listed.splitlines()[1].endswith("refused: the golden file has 2 error(s); fix them "
+                                                        "(`python -m evaluation golden check`) and save it again")
+    code, shown, _ = run(capsys, "runs", "show", "latest", "--store", str(tmp_path / "store"))
+    assert code == 0 and shown.splitlines()[1:] == [
+        f"  line 1: {check.errors[0].message}", f"  {check.errors[1].message}", "No setup ran; nothing was picked."]

@@ -132,6 +132,142 @@ def test_evaluate_times_as_many_questions_by_default_as_a_plan_does():
     assert whole.DEFAULT_TIMED == steps.DEFAULT_TIMED == 50
 
 
+# -- a run split as the Function App runs it: ranks in parallel, timed passes one after another --------
+
+def test_ranks_then_times_apart_give_the_entry_run_setup_gives(golden):
+    from evaluation.steps import rank_setup, time_setup, with_times
+
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    plan = through_json(plan_run(target, golden, created_at=MOMENT, run_id="run-1", timed=2))
+    for key in [s["key"] for s in plan["setups"]]:
+        whole = run_setup(target, plan, key, clock=ticking_clock())
+        ranked = through_json(rank_setup(target, plan, key))
+        assert ranked["times_ms"] == [] and ranked["summary"]["median_ms"] is None
+        apart = with_times(ranked, time_setup(target, plan, key, clock=ticking_clock()))
+        assert through_json(apart) == through_json(whole)
+        assert apart["summary"]["timed"] == 2 and apart["times_ms"] == [1.0, 1.0]  # one 1 ms tick per search
+
+
+def test_timed_passes_run_one_setup_after_another_each_after_its_warm_up(golden):
+    from evaluation.steps import time_setups
+
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    plan = plan_run(target, golden, created_at=MOMENT, timed=2)
+    keys = [s["key"] for s in plan["setups"]]
+
+    times = time_setups({"t": target}, plan, keys, clock=ticking_clock())
+
+    assert times == {key: {"times_ms": [1.0, 1.0]} for key in keys}
+    searched = [(kind, key) for kind, key, _ in target.calls]
+    assert searched == [("search", key) for key in keys for _ in range(1 + 2)]  # warm-up, then 2 timed, in turn
+
+
+def test_a_timed_pass_that_fails_is_that_setups_error_and_the_others_are_timed(golden):
+    from evaluation.steps import time_setups
+
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"dense"})
+    plan = plan_run(target, golden, created_at=MOMENT, timed=1)
+
+    times = time_setups({"t": target}, plan, [s["key"] for s in plan["setups"]], clock=ticking_clock())
+
+    assert times["t.dense.m"] == {"error": "RuntimeError: the service said no"}
+    assert times["t.keyword.bm25"] == {"times_ms": [1.0]} and times["t.hybrid.m"] == {"times_ms": [1.0]}
+
+
+def test_a_rank_that_fails_is_the_entrys_error_and_has_no_times_to_add(golden):
+    from evaluation.steps import rank_setup, with_times
+
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"hybrid"})
+    plan = plan_run(target, golden, created_at=MOMENT)
+
+    entry = rank_setup(target, plan, "t.hybrid.m")
+
+    assert entry["error"] == "RuntimeError: the service said no" and entry["summary"] is None
+    with pytest.raises(UsageError, match="has no ranks to add times to"):
+        with_times(entry, [1.0])
+
+
+def test_finish_entries_keeps_each_setups_part_or_says_which_is_missing(golden):
+    from evaluation.steps import finish_entries, rank_setup
+
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"hybrid"})
+    plan = plan_run(target, golden, created_at=MOMENT, timed=1)
+    ranked = {k: rank_setup(target, plan, k) for k in ("t.keyword.bm25", "t.dense.m", "t.hybrid.m")}
+
+    def errors(times, failures, ranked=ranked):
+        return {e["key"]: e["error"] for e in finish_entries(plan, ranked, times, failures)}
+
+    ok = {"t.keyword.bm25": {"times_ms": [2.0]}, "t.dense.m": {"times_ms": [3.0]}}
+    assert errors(ok, {}) == {"t.keyword.bm25": None, "t.dense.m": None, "t.hybrid.m": "RuntimeError: the service said no"}
+    assert errors(ok, {"t.dense.m": "the setup's activity failed after 3 attempts: boom"})["t.dense.m"] == \
+        "the setup's activity failed after 3 attempts: boom"
+    assert errors({"t.keyword.bm25": {"times_ms": [2.0]}}, {})["t.dense.m"] == "its timed pass never ran"
+    assert errors({**ok, "t.dense.m": {"error": "TimeoutError: slow"}}, {})["t.dense.m"] == "TimeoutError: slow"
+    assert errors(ok, {}, ranked={})["t.keyword.bm25"] == "no ranks were kept for this setup"
+    done = finish_entries(plan, ranked, ok)
+    assert [e["summary"]["median_ms"] for e in done if e["summary"]] == [2.0, 3.0]
+    assert assemble_report(plan, done)["picks"]["finds_the_most"] in {"t.keyword.bm25", "t.dense.m"}
+
+
+def test_a_refused_run_is_a_report_with_no_setups_and_every_golden_error(tmp_path):
+    from evaluation.golden import check_golden_bytes
+    from evaluation.steps import golden_errors_reason, refusal_report
+    from evaluation.store import LocalStore
+
+    raw = (b'{"question": "Where?", "expeted": ["a"]}\n{"question": "Where else?", "expected": "b"}\n'
+           b'{"question": "Where now?", "expected": ["c"], "evidence": ["secret words"]}\n')
+    check = check_golden_bytes(raw, "docs/golden.jsonl")
+    assert any("secret words" in w.message for w in check.warnings)
+    report = refusal_report(golden_errors_reason(check), source="docs/golden.jsonl",
+                            sha256=hashlib.sha256(raw).hexdigest(),
+                            run_id="run-9", created_at=MOMENT, check=check)
+
+    target = ListTarget("t", ANSWERS, held={"alpha"})
+    plan = plan_run(target, write_golden(tmp_path, [{"question": "q", "expected": ["alpha"]}]), created_at=MOMENT)
+    normal = assemble_report(plan, [run_setup(target, plan, s["key"]) for s in plan["setups"]])
+    assert set(report) == set(normal) | {"refused"}  # every key a report has, whatever the report becomes
+    assert report["setups"] == [] and set(report["picks"].values()) == {None}
+    assert [e["line"] for e in report["refused"]["errors"]] == [1, 2]
+    assert report["refused"]["reason"].startswith("the golden file has 2 error(s)")
+    assert "secret words" not in json.dumps(report) and "Where" not in json.dumps(report)  # no warnings, no text
+    store = LocalStore(tmp_path / "store")
+    store.save(report, raw)
+    assert store.history()[0]["refused"] == report["refused"]["reason"]
+
+
+class CountingTarget(ListTarget):
+    """A target that counts its requests per setup (``target.Counted``): one per question searched."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sent = {}
+
+    def counters(self, setup_key):
+        return {"requests": self.sent.get(setup_key, 0), "retries": 0}
+
+    def search(self, setup, question, depth):
+        self.sent[setup.key] = self.sent.get(setup.key, 0) + 1
+        return super().search(setup, question, depth)
+
+    def search_batch(self, setup, questions, depth):
+        self.sent[setup.key] = self.sent.get(setup.key, 0) + len(questions)
+        return super().search_batch(setup, questions, depth)
+
+
+def test_request_counts_add_up_the_same_whether_a_setup_runs_whole_or_split(golden):
+    from evaluation.steps import finish_entries, rank_setup, time_setups
+
+    plan = through_json(plan_run(ListTarget("t", ANSWERS, held={"alpha"}), golden, created_at=MOMENT, timed=2))
+    keys = [s["key"] for s in plan["setups"]]
+    whole = [run_setup(CountingTarget("t", ANSWERS, held={"alpha"}), plan, k, clock=ticking_clock()) for k in keys]
+    target = CountingTarget("t", ANSWERS, held={"alpha"})
+    ranked = {k: rank_setup(target, plan, k) for k in keys}
+    split = finish_entries(plan, ranked, time_setups({"t": target}, plan, keys, clock=ticking_clock()))
+
+    assert [e["requests"] for e in whole] == [1 + 3 + 2] * 3  # warm-up, the batch's 3 questions, 2 timed
+    assert through_json(split) == through_json(whole)
+
+
 def test_the_report_keeps_each_questions_text_hash_and_never_its_text(golden):
     import hashlib
 

@@ -19,7 +19,6 @@ one) are counted as ``unanswered``, never scored; an id the golden file does not
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import AnswerError, UsageError, did_you_mean
+from ..jsonl import JsonLineError, parse_line, read_lines
 from ..golden import Golden, Question, read_golden
 from ..golden.wording import plural, quoted
 
@@ -148,26 +148,28 @@ def read_answers(path: str | Path) -> dict[str, Any]:
     question id to its answer (text or ``{"answer", "sources"}``). Every problem names the line."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        raw = path.read_bytes()
+        text = raw.decode("utf-8-sig")
     except FileNotFoundError as err:
         raise AnswerError(f"{path}: no such answers file") from err
     except (OSError, UnicodeDecodeError) as err:
         raise AnswerError(f"{path}: cannot be read as UTF-8 text ({err})") from err
     try:  # one JSON object mapping ids to answers, maybe over many lines
-        whole = json.loads(text)
-    except json.JSONDecodeError:
+        whole = parse_line(text)
+    except JsonLineError:
         whole = None  # JSONL (or broken: the rows below say where)
     if isinstance(whole, dict) and not {"id", "answer"} <= set(whole):
         return whole
     found: dict[str, Any] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
+    for line in read_lines(raw):  # as the corpus and the golden file are read (evaluation.jsonl)
+        number = line.number
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            raise AnswerError(f"{path}: line {number}: not JSON ({err.msg}); write one "
-                              '{"id": "...", "answer": "...", "sources": [...]} object a line') from err
+            if line.text is None:
+                raise JsonLineError(line.problem or "cannot be read", syntax=False)
+            row = parse_line(line.text)
+        except JsonLineError as err:
+            raise AnswerError(f"{path}: line {number}: {err}" + ('; write one {"id": "...", "answer": "...", '
+                                                              '"sources": [...]} object a line' if err.syntax else "")) from err
         if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not isinstance(row.get("answer"), str):
             raise AnswerError(f'{path}: line {number}: needs "id" and "answer" as text, as in '
                               '{"id": "q1", "answer": "Every 90 days.", "sources": ["Keys rotate every 90 days."]}')

@@ -2,14 +2,20 @@
 
 Each ``*_cmd`` module exposes ``register(subparsers)``; it adds its parser and sets ``handler`` to a
 function ``(args) -> int`` (the exit code). A library error becomes one sentence on stderr, never a
-traceback: exit 1 for a problem with the input, 2 for arguments that do not fit.
+traceback: exit 1 for a problem with the input, 2 for arguments that do not fit. An operating-system
+error (a folder where a file should be, no permission) is a sentence naming the path. Anything else
+is a bug: the last-resort handler prints one sentence and the file the full traceback was written
+to, never the traceback itself.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 import logging
+import os
 import sys
+import tempfile
+import traceback
 from typing import Sequence
 
 from ..errors import EvaluationError, UsageError
@@ -37,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    _printable_streams()
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
@@ -47,6 +54,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # The level sits on the handler too: bm25s sets its own logger to DEBUG when it is imported.
     handler.setLevel(level)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", handlers=[handler])
+    # Azure's SDK logs a warning per sign-in method it tries (about 50 lines when none works); the
+    # sentence our error gives is enough unless --verbose asks for more.
+    logging.getLogger("azure").setLevel(logging.INFO if args.verbose else logging.ERROR)
     try:
         return int(args.handler(args) or 0)
     except UsageError as err:
@@ -60,3 +70,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as err:
+        print(f"error: {os_error_sentence(err)}", file=sys.stderr)
+        return 1
+    except Exception as err:  # noqa: BLE001 - the last resort: a sentence, and the traceback in a file
+        print(f"error: {last_resort(err)}", file=sys.stderr)
+        return 1
+
+
+def os_error_sentence(err: OSError) -> str:
+    """``<path>: <what the system said>; <what to check>`` for an operating-system error."""
+    where = " -> ".join(str(name) for name in (err.filename, err.filename2) if name is not None)
+    what = err.strerror or str(err) or type(err).__name__
+    return f"{where + ': ' if where else ''}{what}; check the path, that its folders exist, and that you may use it"
+
+
+def last_resort(err: BaseException) -> str:
+    """One sentence for an error no part of the tool expected, naming the file holding its traceback."""
+    summary = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}".rstrip(": ")
+    try:
+        handle, path = tempfile.mkstemp(prefix="retrieval-eval-error-", suffix=".txt")
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as out:
+            out.write("".join(traceback.format_exception(err)))
+        kept = f"the full traceback is in {path}"
+    except OSError as write_error:
+        kept = f"its traceback could not be written ({write_error.strerror or write_error})"
+    return (f"something went wrong that this tool does not expect ({summary[:200]}); this is a bug, please "
+            f"report it with the command you ran; {kept}")
+
+
+def _printable_streams() -> None:
+    """Whatever a report or a file name holds (a lone surrogate, say), printing it never fails."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (AttributeError, ValueError, OSError):
+            pass

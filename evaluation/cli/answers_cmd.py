@@ -16,9 +16,13 @@ import json
 import os
 from typing import Mapping
 
+from .common import seconds, whole
+
 ENDPOINT_VARIABLE = "EVALUATION_JUDGE_ENDPOINT"
 MODEL_VARIABLE = "EVALUATION_JUDGE_MODEL"
 KEY_VARIABLE = "EVALUATION_JUDGE_API_KEY"
+MAX_TIMEOUT_S = 600  # a judge that needs longer for one reply is not answering; nothing waits for ever
+MAX_RETRIES = 10
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -45,8 +49,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--api-key-env", default=KEY_VARIABLE, metavar="NAME",
                        help=f"environment variable holding the key (default {KEY_VARIABLE})")
     score.add_argument("--client-id", help="a user-assigned managed identity's client id")
-    score.add_argument("--timeout", type=float, default=60.0, help="seconds to wait for one reply (default 60)")
-    score.add_argument("--retries", type=int, default=2, help="retries after a timeout or a busy service (default 2)")
+    score.add_argument("--timeout", type=seconds(MAX_TIMEOUT_S), default=60.0,
+                       help=f"seconds to wait for one reply (default 60, at most {MAX_TIMEOUT_S})")
+    score.add_argument("--retries", type=whole(0, MAX_RETRIES), default=2,
+                       help=f"retries after a timeout or a busy service (default 2, at most {MAX_RETRIES})")
     score.add_argument("--json", action="store_true", help="print the scores as JSON")
     score.set_defaults(handler=score_answers)
 

@@ -1,12 +1,16 @@
-"""Pieces the subcommands share: engine options, building the embedded target, a progress bar."""
+"""Pieces the subcommands share: engine options, argument types that refuse bad values, a progress bar."""
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 from pathlib import Path
 from typing import Callable
 
 from ..errors import UsageError, did_you_mean
+
+MAX_THREADS = 256  # more only makes the model runtime start thousands of idle threads
+MAX_RESAMPLES = 1_000_000  # 100 times the default; more only makes a run look hung
 
 
 def add_chunking_options(parser: argparse.ArgumentParser) -> None:
@@ -15,7 +19,71 @@ def add_chunking_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--chunk-size", type=int, default=200, help="words per chunk at most (default 200)")
     group.add_argument("--chunk-overlap", type=int, default=40, help="words carried over (default 40)")
     group.add_argument("--models", help="embedding models, comma-separated (default: every bundled one)")
-    group.add_argument("--threads", type=int, default=None, help="CPU threads for the models")
+    group.add_argument("--threads", type=whole(1, MAX_THREADS), default=None,
+                       help=f"CPU threads for the models (1 to {MAX_THREADS})")
+
+
+def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An argparse type: a whole number from ``minimum`` (to ``maximum``), else a sentence (exit 2)."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text} is too small: give a whole number of at least {minimum}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{text} is too large: give a whole number of at most {maximum}")
+        return value
+
+    parse.__name__ = "whole number"
+    return parse
+
+
+def points(text: str) -> float:
+    """An argparse type: a finite number of points, 0 or more (``nan`` and ``inf`` are refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of points") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not a number of points: give a finite number, 0 or more "
+                                         "(points of found@10, e.g. 4)")
+    return value
+
+
+def seconds(maximum: float) -> Callable[[str], float]:
+    """An argparse type: a finite number of seconds over 0, at most ``maximum`` (nothing waits for ever)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+        if not 0 < value <= maximum:  # also False for nan
+            raise argparse.ArgumentTypeError(f"{text} is not a number of seconds over 0 and at most {maximum:g}")
+        return value
+
+    parse.__name__ = "seconds"
+    return parse
+
+
+def probability(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1 (``nan`` refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 < value < 1:  # also False for nan
+        raise argparse.ArgumentTypeError(f"{text} is not a probability between 0 and 1; 0.05 is usual")
+    return value
+
+
+def setup_pattern(text: str) -> str:
+    """An argparse type for --only / --skip: at least one non-empty pattern (comma-separated)."""
+    if not any(part.strip() for part in text.split(",")):
+        raise argparse.ArgumentTypeError(f"{text!r} names no setup; give a pattern such as hybrid, bm25, "
+                                         "bge-small or local.dense.*")
+    return text
 
 
 def index_settings(args: argparse.Namespace):
@@ -35,7 +103,8 @@ def index_settings(args: argparse.Namespace):
 
 
 def default_index_dir(corpus: str) -> Path:
-    return Path(".index") / Path(corpus).stem
+    """``.index/<corpus name>``: named from the resolved path, so ``.`` is never ``.index`` itself."""
+    return Path(".index") / (Path(corpus).resolve().stem.lstrip(".") or "corpus")
 
 
 class ProgressBar:
@@ -70,41 +139,75 @@ class ProgressBar:
 STORE_CONNECTION_STRING = "AZURE_STORAGE_CONNECTION_STRING"  # read here, at the edge; runs_cmd reads the same
 
 
-def open_run_store(address: str):
-    """The run store at ``address`` (a folder, a Blob or an Azurite address), signed in as ``runs`` does."""
+def open_run_store(address: str, *, check: bool = False):
+    """The run store at ``address`` (a folder, a Blob or an Azurite address), signed in as ``runs`` does;
+    with ``check``, proven writable now (``RunStore.check``): seconds before a run's first search."""
     import os
 
     from ..store import open_store
 
-    return open_store(address, connection_string=os.environ.get(STORE_CONNECTION_STRING) or None)
+    store = open_store(address, connection_string=os.environ.get(STORE_CONNECTION_STRING) or None)
+    if check:
+        store.check()
+    return store
 
 
 def add_significance_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--alpha", type=float, default=0.05,
+    parser.add_argument("--alpha", type=probability, default=0.05,
                         help="a difference with a Holm-adjusted p-value at or under this is significant (default 0.05)")
-    parser.add_argument("--resamples", type=int, default=10_000,
-                        help="bootstrap resamples and random sign flips per comparison (default 10000)")
+    parser.add_argument("--resamples", type=whole(100, MAX_RESAMPLES), default=10_000,
+                        help=f"bootstrap resamples and random sign flips per comparison (default 10000, "
+                             f"from 100 to {MAX_RESAMPLES})")
+
+
+INDEX_HELP = ("an index folder built by `python -m evaluation index`, or the Blob address it was published to "
+              "(fetched once into --index-cache)")
+
+
+def add_index_cache_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--index-cache", help="where a published index is fetched to "
+                                              "(default <tempdir>/retrieval-eval-indexes)")
 
 
 def add_target_options(parser: argparse.ArgumentParser) -> None:
     """``--corpus`` or ``--index`` (one is required), as ``evaluate`` takes them, with the engine options."""
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
-    where.add_argument("--index", help="an index folder built by `python -m evaluation index`")
+    where.add_argument("--index", help=INDEX_HELP)
+    add_index_cache_option(parser)
     parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
-    parser.add_argument("--rerank-candidates", type=int, default=30,
+    parser.add_argument("--rerank-candidates", type=whole(1), default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
+    parser.add_argument("--verify", action="store_true",
+                        help="check every index file against its sha256 first (sizes are always checked)")
     add_chunking_options(parser)
 
 
 def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
-    """The embedded engine over ``--index``, or over ``--corpus`` indexed first (reused while unchanged)."""
+    """The embedded engine over ``--index`` (a folder, or a published index's Blob address, fetched once
+    into ``--index-cache`` and described by its address), or over ``--corpus`` indexed first."""
+    import os
+    import tempfile
+
     from ..engine.index import build_index, open_index
     from ..engine.target import EmbeddedTarget
+    from ..store.sources import is_blob_address
 
+    verify = getattr(args, "verify", False)
+    described = None
     if args.corpus:
         folder = args.index_dir or default_index_dir(args.corpus)
-        build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads)
+        build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads,
+                    verify=verify)
+        index = open_index(folder)  # just built, or just checked by build_index
+    elif is_blob_address(args.index):
+        from ..engine.published import fetch_index
+
+        cache = getattr(args, "index_cache", None) or os.path.join(tempfile.gettempdir(), "retrieval-eval-indexes")
+        folder = fetch_index(args.index, cache, connection_string=os.environ.get(STORE_CONNECTION_STRING) or None)
+        described = args.index.rstrip("/")
+        index = open_index(folder, verify=verify)
     else:
-        folder = args.index
-    return EmbeddedTarget(open_index(folder), rerank_candidates=args.rerank_candidates, threads=args.threads)
+        index = open_index(args.index, verify=verify)
+    return EmbeddedTarget(index, rerank_candidates=args.rerank_candidates, threads=args.threads,
+                          described_index=described)

@@ -6,14 +6,15 @@ import json
 import os
 import re
 import sys
+import tempfile
 
-from ..errors import UsageError
+from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
-from .common import (ProgressBar, add_chunking_options, add_significance_options, open_embedded_target,
-                     open_run_store)
+from .common import (INDEX_HELP, ProgressBar, add_chunking_options, add_index_cache_option,
+                     add_significance_options, open_embedded_target, open_run_store, points, setup_pattern, whole)
 
-_FAIL_UNDER = re.compile(r"^(found@(\d+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
+_FAIL_UNDER = re.compile(r"^(found@([0-9]+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 
 
 def register(subparsers) -> None:
@@ -25,7 +26,8 @@ def register(subparsers) -> None:
                     "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
-    where.add_argument("--index", help="an index folder built by `python -m evaluation index`")
+    where.add_argument("--index", help=INDEX_HELP)
+    add_index_cache_option(parser)
     search = parser.add_argument_group("Azure AI Search (beside or instead of the embedded engine)")
     search.add_argument("--search-endpoint", metavar="URL",
                         help="the service, https://<service>.search.windows.net (default: $AZURE_SEARCH_ENDPOINT "
@@ -46,21 +48,27 @@ def register(subparsers) -> None:
                              "of the field's dimensions")
     parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset)")
     parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
-    parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in")
-    parser.add_argument("--only", action="append", help="run only these setups (glob on the key, or a word: "
-                                                        "hybrid, dense, bm25, a model); repeatable")
-    parser.add_argument("--skip", action="append", default=[], help="leave these setups out; repeatable")
-    parser.add_argument("--balance", type=float, default=4, help="points for best_for_balance (default 4)")
-    parser.add_argument("--time", type=float, default=8, dest="time_points",
+    parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in "
+                                                             "(checked before the first search)")
+    parser.add_argument("--verify", action="store_true",
+                        help="check every index file against its sha256 before searching (sizes are always checked)")
+    parser.add_argument("--only", action="append", type=setup_pattern,
+                        help="run only these setups (glob on the key, or a word: hybrid, dense, bm25, a model); "
+                             "repeatable")
+    parser.add_argument("--skip", action="append", default=[], type=setup_pattern,
+                        help="leave these setups out; repeatable")
+    parser.add_argument("--balance", type=points, default=4, help="points for best_for_balance (default 4)")
+    parser.add_argument("--time", type=points, default=8, dest="time_points",
                         help="points for best_for_time (default 8)")
     parser.add_argument("--by", default="doc", choices=GRAINS,
                         help="what counts as found: doc (a document, or the page expected), chunk or evidence "
                              "(default doc)")
-    parser.add_argument("--depth", type=int, default=20, help="results per question (default 20)")
-    parser.add_argument("--timed", type=int, default=50, help="questions timed per setup (default 50)")
+    parser.add_argument("--depth", type=whole(20, 1000), default=20,
+                        help="results per question (default 20, from 20 to 1000)")
+    parser.add_argument("--timed", type=whole(0), default=50, help="questions timed per setup (default 50)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the timed sample and of the significance tests' resampling (default 0)")
-    parser.add_argument("--rerank-candidates", type=int, default=30,
+    parser.add_argument("--rerank-candidates", type=whole(1), default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5; repeatable")
@@ -80,13 +88,24 @@ def register(subparsers) -> None:
 
 
 def parse_fail_under(values: list[str]) -> list[tuple[str, float]]:
+    """``found@10=0.8`` -> ``("found@10", 0.8)``; a ``UsageError`` for anything else, before any search.
+
+    Every metric is a share from 0 to 1, so ``found@10=80`` (a percentage) is refused, not read as a
+    rule no setup can ever meet; ``found@010`` is refused too, as no cut-off is written that way.
+    """
+    metrics = [f"found@{k}" for k in CUTOFFS] + ["mrr", "ndcg@10"]
     rules = []
     for value in values:
         match = _FAIL_UNDER.match(value.strip().lower())
-        if not match or (match.group(2) and int(match.group(2)) not in CUTOFFS):
+        if not match or (match.group(2) is not None and match.group(2) not in {str(k) for k in CUTOFFS}):
+            metric = value.split("=", 1)[0].strip().lower()
             raise UsageError(f'--fail-under "{value}" is not METRIC=VALUE with METRIC one of '
-                             f"{', '.join(f'found@{k}' for k in CUTOFFS)}, mrr, ndcg@10 (e.g. found@10=0.8)")
-        rules.append((match.group(1), float(match.group(3))))
+                             f"{', '.join(metrics)} (e.g. found@10=0.8).{did_you_mean(metric, metrics)}")
+        share = float(match.group(3))
+        if share > 1:
+            raise UsageError(f'--fail-under "{value}": {match.group(1)} is a share from 0 to 1, so {share:g} can '
+                             f"never be met; write {share / 100:g} for {share:g}%")
+        rules.append((match.group(1), share))
     return rules
 
 
@@ -166,20 +185,20 @@ def run(args: argparse.Namespace) -> int:
     from ..report.text import render_questions, render_report
 
     rules = parse_fail_under(args.fail_under)
+    store = open_run_store(args.save_to, check=True) if args.save_to else None  # seconds, not after the run
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
-    save_to = args.save_to
-    if save_to and save_to.startswith(("http://", "https://")):
-        from ..store import open_store
-
-        save_to = open_store(save_to, connection_string=os.environ.get("AZURE_STORAGE_CONNECTION_STRING"))
     golden = read_golden(args.golden)
+    unsaved = None
     try:
         targets = build_targets(args, bar)
-        report = evaluate(targets, golden, save_to=save_to, only=args.only, skip=args.skip,
+        report = evaluate(targets, golden, save_to=store, only=args.only, skip=args.skip,
                           balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
                           timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
-                          seed=args.seed, alpha=args.alpha, resamples=args.resamples)
+                          seed=args.seed, alpha=args.alpha, resamples=args.resamples,
+                          fallback_dirs=[os.getcwd(), tempfile.gettempdir()])
+    except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
+        report, unsaved = err.report, err
     finally:
         bar.close()
     if args.json:
@@ -187,12 +206,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_report(report))
         if args.questions:
-            print()
             from ..report.html import question_texts
 
+            print()
             print(render_questions(report, question_texts(golden.raw, report)))
-        if args.save_to:
-            print(f"\nSaved as run {report['id']} in {args.save_to}")
+        if store is not None and unsaved is None:
+            print(f"\nSaved as run {report['id']} in {store.address}")
+    if unsaved is not None:
+        print(f"error: {unsaved}", file=sys.stderr)
+        return 1
     missed = missed_thresholds(report, rules)
     for sentence in missed:
         print(f"fail-under: {sentence}", file=sys.stderr)

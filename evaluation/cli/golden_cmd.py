@@ -32,10 +32,14 @@ def register(subparsers: Any) -> None:
     check.add_argument("file", metavar="FILE", help="the golden file (JSONL, or an Amazon Bedrock dataset)")
     check.add_argument("--json", action="store_true", help="print the result as JSON")
     against = check.add_mutually_exclusive_group()
-    against.add_argument("--corpus", metavar="CORPUS", help="also warn about expected documents not in this corpus, "
-                                                            "and evidence quotes none of their chunks holds")
+    against.add_argument("--corpus", metavar="CORPUS",
+                         help="also warn about labels this corpus cannot match (documents it does not hold, pages "
+                              "of documents without pages or past the last one) and evidence quotes none of "
+                              "their chunks holds")
     against.add_argument("--index", metavar="DIR", help="the same against an index built by `python -m evaluation "
-                                                        "index` (its own chunks)")
+                                                        "index` (its own chunks, so chunk ids too)")
+    check.add_argument("--by", choices=GRAINS, default="doc",
+                       help="the grain the run will judge at, for the warnings (default doc)")
     check.set_defaults(handler=_check)
 
     template = commands.add_parser("template", help="write rows to fill in from a corpus",
@@ -87,7 +91,7 @@ def _check(args: argparse.Namespace) -> int:
         corpus = EmbeddedTarget(open_index(args.index), cross_encoder=False)
     else:
         corpus = read_corpus(args.corpus) if args.corpus else None
-    result = check_golden(args.file, corpus)
+    result = check_golden(args.file, corpus, by=args.by)
     if corpus is not None and result.ready:
         from ..answers.stale import stale_evidence
 

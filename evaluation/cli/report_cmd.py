@@ -48,6 +48,25 @@ def write_report(args: argparse.Namespace) -> int:
         raise UsageError(f"--out {out} is a folder; name the file to write, e.g. {out / 'report.html'}")
     if not out.parent.exists():
         raise UsageError(f"--out {out}: the folder {out.parent} does not exist; make it first")
+    _refuse_to_replace_an_input(out, args.store)
     out.write_text(page, encoding="utf-8")
     print(f"Wrote run {report['id']} to {out}")
     return 0
+
+
+def _refuse_to_replace_an_input(out: Path, store: str) -> None:
+    """An output never replaces an input: nothing inside a local store (whose files are never written
+    over), and no existing file that is not an HTML page (a golden file, a corpus, a report.json)."""
+    from ..store import is_blob_address
+
+    if not is_blob_address(store) and Path(store).is_dir():
+        root = Path(store).resolve()
+        if root in out.resolve().parents:
+            raise UsageError(f"--out {out} is inside the store {store}, whose files are never written over; "
+                             "write the page somewhere else")
+    if out.is_file():
+        with out.open("rb") as handle:
+            start = handle.read(512).lstrip().lower()
+        if not start.startswith((b"<!doctype html", b"<html")):
+            raise UsageError(f"--out {out} exists and is not an HTML page; it may be an input (a golden file, a "
+                             "corpus), so write the page to another file")

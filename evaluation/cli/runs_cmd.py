@@ -9,7 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
+
+from ..errors import EvaluationError
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
 EXPORT_FORMATS = ("csv", "trec", "all")
@@ -70,7 +73,10 @@ def _open(args: argparse.Namespace):
 
 def list_runs(args: argparse.Namespace) -> int:
     store = _open(args)
-    rows = store.history(limit=args.limit, offset=args.offset)
+    skipped = []
+    rows = store.history(limit=args.limit, offset=args.offset, on_skip=lambda run_id, why: skipped.append(why))
+    for why in skipped:  # named, and left out: one damaged report does not hide the others
+        print(f"warning: skipped a run that cannot be read: {why}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
@@ -82,9 +88,10 @@ def list_runs(args: argparse.Namespace) -> int:
         ran = {k: v for k, v in row["found_10"].items() if v is not None}
         # The report's own pick (its rank rule breaks ties); older rows without picks: the most found.
         best = row["picks"].get("finds_the_most") or (max(ran, key=lambda k: (ran[k], k)) if ran else None)
+        outcome = (f"refused: {row['refused']}" if row.get("refused")
+                   else f"{ran[best]} {best}" if best else "none ran")
         table.append([row["id"], row["created_at"] or "", (row["golden"]["sha256"] or "")[:12],
-                      str(row["golden"]["questions"]), ", ".join(row["collections"]),
-                      f"{ran[best]} {best}" if best else "none ran"])
+                      str(row["golden"]["questions"]), ", ".join(row["collections"]), outcome])
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
@@ -120,9 +127,17 @@ def kept_question_texts(store, report: dict) -> dict[str, str] | None:
 def export_run(args: argparse.Namespace) -> int:
     from ..report.trec import export_csv, export_questions_csv, export_trec
 
-    report = _open(args).get(args.run_id)
-    args.out.mkdir(parents=True, exist_ok=True)
-    stem = args.out / report["id"]
+    store = _open(args)
+    run_id = store.resolve(args.run_id)  # checked: file names come from it, never from inside the report
+    report = store.get(run_id)
+    if args.out.exists() and not args.out.is_dir():
+        raise EvaluationError(f"{args.out}: a file, not a folder; give a folder for --out (made if absent)")
+    try:
+        args.out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise EvaluationError(f"{args.out}: cannot make the folder ({err.strerror or err}); "
+                              "give a folder you may write to") from err
+    stem = args.out / run_id
     written = []
     if args.format in ("trec", "all"):  # first: it may refuse (evidence), and then nothing is written
         written += export_trec(report, f"{stem}.run.trec", f"{stem}.qrels.trec", by=args.by)

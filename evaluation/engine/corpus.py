@@ -1,9 +1,14 @@
 """Read a corpus: a JSONL file of documents or a folder of ``.md`` / ``.txt`` files.
 
-A JSONL row is ``{"id", "text", "title"?, "source_uri"?, "metadata"?}`` (the ElectriPy corpus format).
+A JSONL row is ``{"id", "text", "title"?, "source_uri"?, "metadata"?}`` (the ElectriPy corpus format),
+its lines read as ``evaluation.jsonl`` reads the golden file too: ``\\n`` ends a line (U+2028 inside
+a string is text), blank and ``#`` lines are skipped, strict UTF-8, no ``NaN``, no lone surrogate.
 A form feed (``\\f``) in ``text`` separates pages, as ``pdftotext`` writes them: page n is the n-th
 segment, so ``report.pdf#page=41`` can be judged. In a folder, a document's id is its path relative
 to the folder, with ``/`` separators; other file types are ignored.
+
+A document id must be one a golden file can name as written (``document_id_problem``): no control
+character, no space at either end, and no ``#page=``, which would make it read as a page.
 
 Every row is checked before anything is returned: all problems are raised together, each with its
 line and the fix, so nothing is dropped without a word.
@@ -12,16 +17,44 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..errors import CorpusError, LineProblem, did_you_mean
+from ..jsonl import JsonLineError, parse_line, read_lines
 
 PAGE_BREAK = "\f"
 FOLDER_SUFFIXES = (".md", ".markdown", ".txt")
 _ROW_FIELDS = ("id", "text", "title", "source_uri", "metadata")
+PAGE_MARK = "#page="  # how a golden file names one page of a document: "report.pdf#page=41"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # the characters a golden file's expected item refuses
+
+
+def document_id_problem(doc_id: str) -> str | None:
+    """Why a golden file could not name ``doc_id`` as written, or None when it can.
+
+    The rule mirrors ``golden.parse_expected`` (a test checks that every id allowed here parses back
+    to itself as a whole document), so ``golden template`` never writes a row ``golden check`` refuses.
+    """
+    shown = json.dumps(doc_id, ensure_ascii=False).encode("utf-8", "backslashreplace").decode("utf-8")
+    if not doc_id.strip():
+        return 'needs "id", a non-empty string, for example "id": "guide.md"'
+    if any("\ud800" <= ch <= "\udfff" for ch in doc_id):
+        return f"id {shown} is not valid Unicode text; rename the document"
+    if _CONTROL.search(doc_id):
+        return (f"id {shown} holds a line break, tab or other control character, which a golden file "
+                "cannot name; rename the document")
+    if doc_id != doc_id.strip():
+        return (f"id {shown} has a space at the start or end, which a golden file cannot name; "
+                f"write {json.dumps(doc_id.strip(), ensure_ascii=False)}")
+    if PAGE_MARK in doc_id:
+        return (f'id {shown} holds "{PAGE_MARK}", so a golden file would read it as a page of '
+                f'{json.dumps(doc_id.partition(PAGE_MARK)[0], ensure_ascii=False)}; rename the document '
+                '(for example "#" to "-")')
+    return None
 
 
 @dataclass(frozen=True)
@@ -101,20 +134,21 @@ def _summarise(path: Path, problems: list[CorpusProblem]) -> str:
 
 
 def _read_jsonl(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
-    raw = path.read_bytes()
+    raw = _read_file(path)
     digest = hashlib.sha256(raw).hexdigest()
     documents: list[Document] = []
     problems: list[CorpusProblem] = []
     first_line: dict[str, int] = {}
-    text = raw.decode("utf-8-sig", errors="replace")
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
+    for line in read_lines(raw):
+        number = line.number
+        if line.text is None:
+            problems.append(CorpusProblem(number, line.problem or "cannot be read"))
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as err:
-            problems.append(CorpusProblem(number, f"not valid JSON ({err.msg} at column {err.colno}); "
-                                                  'each line must be one object like {"id": "a", "text": "..."}'))
+            row = parse_line(line.text)
+        except JsonLineError as err:
+            problems.append(CorpusProblem(number, f'{err}; each line must be one object like {{"id": "a", "text": "..."}}'
+                                          if err.syntax else str(err)))
             continue
         if not isinstance(row, dict):
             problems.append(CorpusProblem(number, 'not an object; each line must be one object like {"id": "a", "text": "..."}'))
@@ -141,6 +175,8 @@ def _document_from_row(row: dict, number: int) -> tuple[Document | None, list[Co
     doc_id, text = row.get("id"), row.get("text")
     if not isinstance(doc_id, str) or not doc_id.strip():
         problems.append(CorpusProblem(number, 'needs "id", a non-empty string, for example "id": "guide.md"'))
+    elif document_id_problem(doc_id):
+        problems.append(CorpusProblem(number, document_id_problem(doc_id)))
     if not isinstance(text, str) or not text.strip():
         problems.append(CorpusProblem(number, 'needs "text", a non-empty string with the document\'s words'))
     for name in ("title", "source_uri"):
@@ -162,18 +198,34 @@ def _read_folder(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
                    and not any(part.startswith(".") for part in p.relative_to(path).parts))
     for file in files:
         doc_id = file.relative_to(path).as_posix()
-        raw = file.read_bytes()
-        hasher.update(doc_id.encode() + b"\0" + raw + b"\0")
+        raw = _read_file(file)
+        hasher.update(doc_id.encode("utf-8", "surrogateescape") + b"\0" + raw + b"\0")
+        refused = document_id_problem(doc_id)
+        if refused:
+            problems.append(CorpusProblem(None, f"{_shown(doc_id)}: the path is the document's {refused}"))
+            continue
         try:
             text = raw.decode("utf-8-sig")
         except UnicodeDecodeError as err:
-            problems.append(CorpusProblem(None, f"{doc_id}: not UTF-8 (byte {err.start}); save it as UTF-8"))
+            problems.append(CorpusProblem(None, f"{doc_id}: not UTF-8 (byte {err.start + 1}); save it as UTF-8"))
             continue
         if not text.strip():
             problems.append(CorpusProblem(None, f"{doc_id}: the file is empty; add its text or remove it"))
             continue
         documents.append(Document(id=doc_id, text=text, title=_first_heading(text), source_uri=file.resolve().as_uri()))
     return documents, problems, hasher.hexdigest()
+
+
+def _read_file(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise CorpusError(f"{_shown(str(path))}: cannot read the corpus ({err.strerror or err}); "
+                          "check the path and that you may read it") from err
+
+
+def _shown(text: str) -> str:
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _first_heading(text: str) -> str | None:

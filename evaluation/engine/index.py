@@ -1,8 +1,11 @@
 """The embedded index: built once into a folder, opened read-only by runs.
 
-Folder layout (``format`` 1)::
+Folder layout (``format`` 2)::
 
-    manifest.json        what was built from what: corpus, chunking, models, fingerprint
+    .retrieval-eval-index  the marker: {"tool", "format", "fingerprint"}; only a folder holding it is
+                         ever replaced or deleted, so `--out` given a folder of anything else is refused
+    manifest.json        what was built from what: corpus, chunking, models, fingerprint, and every
+                         file below with its size and sha256
     chunks.jsonl         one chunk a line: id, doc_id, n, page, headings, title, text
     bm25/                bm25s index (BM25, Lucene variant, k1=1.2, b=0.75 like Azure AI Search;
                          English Snowball stemmer, English stopwords)
@@ -11,9 +14,16 @@ Folder layout (``format`` 1)::
 The fingerprint hashes everything that changes the index's bytes or a query's vector (``identity``
 lists it: corpus bytes, chunking, the indexed text, BM25 settings, each model's files and settings,
 the versions of bm25s, PyStemmer, tokenizers and onnxruntime): ``build_index`` does nothing when the
-folder already holds an index with the same fingerprint. ``open_index`` refuses an index built with
-other models or software than are installed, and can say when the corpus changed since. A build writes into a
-temporary sibling folder and swaps it in at the end, so a stopped build never leaves half an index.
+folder already holds an intact index with the same fingerprint and the installed models.
+``open_index`` refuses an index built with other models or software than are installed (naming the
+rebuild command), and can say when the corpus changed since. A build writes into a temporary sibling
+folder (``.<name>.building-<pid>-...``) and swaps it in at the end, so a stopped build never leaves
+half an index; the next build removes the staging folders of builds whose process is gone.
+``open_index`` checks every file's size (and, with ``verify``, its sha256) against the manifest, and
+that vectors are unit rows, so a damaged index is refused rather than searched.
+
+Where an index may go (``check_destination``): never over or around the corpus it is built from,
+never inside another index, never a folder named ``.index`` (the folder that keeps one index each).
 """
 from __future__ import annotations
 
@@ -21,6 +31,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -37,9 +48,13 @@ from ..errors import SearchIndexError
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2
 BM25_SETTINGS = {"method": "lucene", "k1": 1.2, "b": 0.75, "stemmer": "english", "stopwords": "en"}
 MANIFEST = "manifest.json"
+MARKER = ".retrieval-eval-index"
+TOOL = "retrieval-evaluation"
+INDEXES_FOLDER = ".index"  # where the command line keeps one index per corpus: never an index itself
+_UNIT_TOLERANCE = 1e-2  # rows are written with norm 1 (float32); anything further off is damage
 
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
@@ -73,27 +88,50 @@ def read_manifest(folder: str | Path) -> dict | None:
         return None
 
 
-def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: IndexSettings = IndexSettings(),
-                *, progress: Progress | None = None, threads: int | None = None) -> dict:
-    """Build the index of ``corpus`` into ``folder`` unless it already holds the same one.
+def read_marker(folder: str | Path) -> dict | None:
+    """The folder's marker when this tool wrote it (``{"tool", "format", "fingerprint"}``), else None."""
+    try:
+        marker = json.loads((Path(folder) / MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return marker if isinstance(marker, dict) and marker.get("tool") == TOOL else None
 
-    Returns the manifest; ``manifest["reused"]`` says whether the existing index was kept.
+
+def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: IndexSettings = IndexSettings(),
+                *, progress: Progress | None = None, threads: int | None = None, force: bool = False,
+                verify: bool = False) -> dict:
+    """Build the index of ``corpus`` into ``folder`` unless it already holds the same one, intact.
+
+    Returns the manifest; ``manifest["reused"]`` says whether the existing index was kept, and
+    ``manifest["rebuilt_because"]`` why an index with the same fingerprint was not (damage found by
+    the size check, or the sha256 check with ``verify``). ``force`` rebuilds regardless. Only a
+    folder holding this tool's marker is ever replaced (see ``check_destination``).
     """
-    corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
     folder = Path(folder)
+    check_destination(folder, corpus.source if isinstance(corpus, Corpus) else corpus)
+    corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
     wanted = fingerprint(corpus.sha256, settings)
-    existing = read_manifest(folder)
-    if existing and existing.get("fingerprint") == wanted and not differences(existing):
-        log.info("index in %s is current (fingerprint %s)", folder, wanted[:12])
-        return {**existing, "reused": True}
-    if folder.exists() and any(folder.iterdir()) and existing is None:
-        raise SearchIndexError(f"{folder}: the folder is not empty and holds no index; "
-                               "give an empty or new folder for --out")
+    marker = read_marker(folder)
+    damage = None
+    if marker is not None and marker.get("fingerprint") == wanted and not force:
+        existing = read_manifest(folder)
+        damage = index_damage(folder, existing, hashes=verify)
+        if damage is None:
+            changed = differences(existing)  # same fingerprint, other models in the manifest: never reuse
+            if not changed:
+                log.info("index in %s is current (fingerprint %s)", folder, wanted[:12])
+                return {**existing, "reused": True}
+            damage = f"built with other models or software ({'; '.join(changed[:4])})"
+            log.warning("%s: %s; building it again", folder, damage)
+        else:
+            log.warning("%s: the index is damaged (%s); building it again", folder, damage)
 
     chunks = chunk_corpus(corpus, settings.chunking)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}.building-", dir=folder.parent))
+    where = folder.resolve()  # staging and swapping work beside the folder, whatever path named it
+    _clean_stale_staging(where)
+    staging = _make_staging(where)
     try:
+        _write_marker(staging, wanted)  # first: a staging folder left by a killed build is known as ours
         _write_chunks(staging / "chunks.jsonl", chunks)
         _build_bm25(staging / "bm25", [c.indexed_text for c in chunks])
         model_infos = []
@@ -111,13 +149,136 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             "models": model_infos,
             "software": software_versions(),
             "chunks": len(chunks),
+            "files": _describe_files(staging),
         }
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
-        _swap_in(staging, folder)
+        _swap_in(staging, where)
+    except OSError as err:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise SearchIndexError(f"{folder}: cannot write the index ({err.strerror or err}); "
+                               "give a folder you may write to") from err
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
-    return {**manifest, "reused": False}
+    return {**manifest, "reused": False, "rebuilt_because": "--force" if force and marker else damage}
+
+
+def check_destination(folder: str | Path, corpus: str | Path | None = None) -> None:
+    """Refuse, with a sentence, an index folder that building there would make lose something.
+
+    Refused: a file; a folder named ``.index`` (it keeps one index per corpus); a folder inside
+    another index; the corpus itself or a folder holding it; a folder that exists, is not empty and
+    has no marker of this tool (a web app's folder with its own ``manifest.json``, say).
+    """
+    folder = Path(folder)
+    where = folder.resolve()
+    if folder.exists() and not folder.is_dir():
+        raise SearchIndexError(f"{folder}: a file, not a folder; give a new folder for the index, "
+                               f"for example {INDEXES_FOLDER}/<name>")
+    if where == Path.cwd().resolve() or where in Path.cwd().resolve().parents:
+        raise SearchIndexError(f"{folder}: the current folder (or one holding it); an index replaces its folder "
+                               f"when rebuilt, so give a new folder, for example {INDEXES_FOLDER}/<name>")
+    if where.name == INDEXES_FOLDER:
+        raise SearchIndexError(f"{folder}: {INDEXES_FOLDER} keeps one index per corpus in its own folder; "
+                               f"give {folder}/<name>")
+    for parent in where.parents:
+        if parent.is_file():
+            raise SearchIndexError(f"{folder}: {parent} is a file, so no folder can be made under it; "
+                                   "give another folder for the index")
+        if read_marker(parent) is not None:
+            raise SearchIndexError(f"{folder}: inside the index {parent}; an index folder holds one index, "
+                                   "so give a folder outside it")
+    if corpus is not None and not str(corpus).startswith(("http://", "https://")):
+        source = Path(corpus).resolve()
+        if source == where or where in source.parents:
+            raise SearchIndexError(f"{folder}: the corpus {corpus} is {'this folder' if source == where else 'inside it'}, "
+                                   "and building an index there would replace it; give another folder")
+    if folder.is_dir() and read_marker(folder) is None and any(folder.iterdir()):
+        manifest = read_manifest(folder)
+        if manifest is not None and manifest.get("format") == 1 and "fingerprint" in manifest:
+            raise SearchIndexError(f"{folder}: an index built by an older version of this tool, which left no "
+                                   f"marker to know it by; delete the folder yourself, then build again")
+        raise SearchIndexError(f"{folder}: the folder is not empty and holds no index; this tool replaces only "
+                               f"index folders it wrote (marked by {MARKER}), so give an empty or new folder for --out")
+
+
+def index_damage(folder: str | Path, manifest: dict | None, *, hashes: bool = False) -> str | None:
+    """What is wrong with the files of the index in ``folder``, or None when every file the manifest
+    lists is there with its size (and, with ``hashes``, its sha256)."""
+    folder = Path(folder)
+    files = manifest.get("files") if isinstance(manifest, dict) else None
+    if not isinstance(files, dict) or not files:
+        return f"{MANIFEST} lists no files"
+    for name, expected in sorted(files.items()):
+        path = folder / name
+        if (not isinstance(expected, dict) or Path(name).is_absolute() or ".." in Path(name).parts
+                or not path.is_file()):  # a manifest names files inside its own folder only
+            return f"{name} is missing"
+        size = path.stat().st_size
+        if size != expected.get("bytes"):
+            return f"{name} holds {size} bytes, not the {expected.get('bytes')} it was written with"
+        if hashes and _sha256(path) != expected.get("sha256"):
+            return f"{name} does not hash to the sha256 it was written with"
+    return None
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _describe_files(folder: Path) -> dict[str, dict]:
+    return {p.relative_to(folder).as_posix(): {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+            for p in sorted(folder.rglob("*")) if p.is_file() and p.name not in (MANIFEST, MARKER)}
+
+
+def _write_marker(folder: Path, fingerprint_: str) -> None:
+    (folder / MARKER).write_text(json.dumps({"tool": TOOL, "format": INDEX_FORMAT, "fingerprint": fingerprint_}),
+                                 encoding="utf-8")
+
+
+def _make_staging(folder: Path) -> Path:
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix=f".{folder.name}.building-{os.getpid()}-", dir=folder.parent))
+    except OSError as err:
+        raise SearchIndexError(f"{folder}: cannot make the index folder ({err.strerror or err}); "
+                               "give a folder you may write to") from err
+
+
+def _clean_stale_staging(folder: Path) -> None:
+    """Remove the staging (and swapped-out) folders of earlier builds of ``folder`` whose process is gone.
+
+    Only folders named as ``build_index`` names them, holding this tool's marker (or nothing, when
+    the build died before writing it), are removed: nothing else is ever deleted.
+    """
+    if not folder.parent.is_dir():
+        return
+    pattern = re.compile(re.escape(f".{folder.name}.") + r"(building|old)-(\d+)-")
+    for entry in folder.parent.iterdir():
+        found = pattern.match(entry.name)
+        if not found or not entry.is_dir() or _process_alive(int(found.group(2))):
+            continue
+        # a staging folder holds the marker itself; a swapped-out one holds the old index under its name
+        inside = entry if found.group(1) == "building" else entry / folder.name
+        if read_marker(inside) is not None or not any(entry.iterdir()):
+            log.info("removing %s, left by a build that stopped", entry)
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _process_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True  # someone else's process, or we cannot tell: keep its folder
+    return True
 
 
 def _write_chunks(path: Path, chunks: Sequence[Chunk]) -> None:
@@ -171,8 +332,10 @@ def _embed_chunks(name: str, chunks: Sequence[Chunk], *, progress: Progress | No
 
 def _swap_in(staging: Path, folder: Path) -> None:
     if folder.exists():
-        old = folder.with_name(f".{folder.name}.old-{os.getpid()}")
-        os.replace(folder, old)
+        if read_marker(folder) is None and any(folder.iterdir()):  # checked before the build; never delete others' files
+            raise SearchIndexError(f"{folder}: files appeared there during the build; it was left as it was")
+        old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-{os.getpid()}-", dir=folder.parent))
+        os.replace(folder, old / folder.name)
         os.replace(staging, folder)
         shutil.rmtree(old, ignore_errors=True)
     else:
@@ -202,8 +365,12 @@ class OpenedIndex:
         return frozenset(c.id for c in self.chunks)
 
 
-def open_index(folder: str | Path, *, corpus: str | Path | None = None) -> OpenedIndex:
-    """Open a built index read-only. Given ``corpus``, refuse when it changed since the build."""
+def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: bool = False) -> OpenedIndex:
+    """Open a built index read-only. Given ``corpus``, refuse when it changed since the build.
+
+    Every file's size is checked against the manifest, and every vector row's length; ``verify``
+    also checks each file's sha256 (it reads every byte once).
+    """
     import bm25s
 
     folder = Path(folder)
@@ -212,12 +379,17 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None) -> Opene
         raise SearchIndexError(f"{folder}: no index here; build one with "
                                f"`python -m evaluation index CORPUS --out {folder}`")
     if manifest.get("format") != INDEX_FORMAT:
-        raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT}; rebuild it")
+        raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT}; rebuild it "
+                               f"(delete the folder, then `python -m evaluation index CORPUS --out {folder}`)")
     changed = differences(manifest)  # the questions must meet the chunks' own models, tokenizers and stemmer
     if changed:
         shown = "; ".join(changed[:4]) + (f"; and {len(changed) - 4} more" if len(changed) > 4 else "")
         raise SearchIndexError(f"{folder}: built with other models or software than are installed now "
                                f"({shown}); rebuild it with `{rebuild_command(manifest, folder)}`")
+    damage = index_damage(folder, manifest, hashes=verify)
+    if damage is not None:
+        raise SearchIndexError(f"{folder}: the index is damaged ({damage}); rebuild it with "
+                               f"`python -m evaluation index CORPUS --out {folder} --force`")
     if corpus is not None:
         current = read_corpus(corpus)
         if current.sha256 != manifest["corpus"]["sha256"]:
@@ -229,13 +401,22 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None) -> Opene
         vectors = {}
         for info in manifest["models"]:
             array = np.load(folder / "vectors" / f"{info['name']}.npy", mmap_mode="r")
-            if array.shape[0] != len(chunks):
-                raise SearchIndexError(f"{folder}: vectors/{info['name']}.npy has {array.shape[0]} rows "
+            if array.ndim != 2 or array.shape[0] != len(chunks):
+                raise SearchIndexError(f"{folder}: vectors/{info['name']}.npy has shape {array.shape} "
                                        f"for {len(chunks)} chunks; rebuild the index")
+            if len(chunks) and not _unit_rows(array):
+                raise SearchIndexError(f"{folder}: vectors/{info['name']}.npy holds rows that are not unit "
+                                       f"length (damaged); rebuild it with `python -m evaluation index CORPUS "
+                                       f"--out {folder} --force`")
             vectors[info["name"]] = array
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as err:
         raise SearchIndexError(f"{folder}: the index is damaged ({err}); rebuild it") from err
     return OpenedIndex(folder=folder, manifest=manifest, chunks=chunks, bm25=bm25, vectors=vectors)
+
+
+def _unit_rows(array: np.ndarray) -> bool:
+    norms = np.linalg.norm(np.asarray(array, dtype=np.float32), axis=1)
+    return bool(np.isfinite(norms).all() and np.abs(norms - 1).max() <= _UNIT_TOLERANCE)
 
 
 def _read_chunks(path: Path):

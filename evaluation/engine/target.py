@@ -39,8 +39,12 @@ class EmbeddedTarget:
     """Searches one opened index. One instance per run: its caches live as long as it does."""
 
     def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = 30,
-                 fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True) -> None:
+                 fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True,
+                 described_index: str | None = None) -> None:
+        """``described_index``: how ``describe()`` names the index, when the folder is a local copy of
+        one kept elsewhere (its Blob address); the folder's path otherwise."""
         self.index = index if isinstance(index, OpenedIndex) else open_index(index)
+        self.described_index = described_index
         self.name = name
         self.rerank_candidates = rerank_candidates
         self.fusion_candidates = fusion_candidates
@@ -59,7 +63,7 @@ class EmbeddedTarget:
             "chunks": len(self.index.chunks),
             "documents": manifest["corpus"]["documents"],
             "models": manifest["models"],
-            "index": str(self.index.folder),
+            "index": self.described_index or str(self.index.folder),
             "fingerprint": manifest["fingerprint"],
             "chunking": manifest["chunking"],
             "bm25": manifest["bm25"],

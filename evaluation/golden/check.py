@@ -15,6 +15,7 @@ but whose questions have no ``expected`` (an Amazon Bedrock dataset before it is
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
@@ -94,22 +95,33 @@ def _item(problem: GoldenProblem) -> dict[str, Any]:
     return {"line": problem.line, "message": problem.message}
 
 
-def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | None = None) -> GoldenCheck:
+def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
+                 by: str = "doc") -> GoldenCheck:
     """Check every line of ``source``; never raises for a bad, empty or missing file.
 
-    Given ``corpus`` (a ``Corpus``, anything with ``.ids``, or an index target with ``holds(ids)``),
-    also warns about expected documents it does not hold, and, for a ``Corpus``, pages past a
-    document's last page.
+    Given ``corpus`` (a ``Corpus``, an opened index with ``.chunks``, anything with ``.ids``, or an
+    index target with ``holds(ids)``), also warns, by line, about labels that cannot be found as
+    written when a run judges at grain ``by``: documents it does not hold; a page of a document
+    without pages, or past its last page (a corpus or an index knows the pages); a chunk id at a
+    document grain, and a document or page at ``by="chunk"`` (an index knows its chunk ids).
     """
     try:
         raw = load_raw(source)
     except GoldenFileError as err:
         return GoldenCheck(source=str(source), rows=0, ready=0, unfilled=0, drafts=0,
                            errors=(GoldenProblem(None, str(err)),), warnings=())
+    return check_golden_bytes(raw, source, corpus, by=by)
+
+
+def check_golden_bytes(raw: bytes, source: str | Path,
+                       corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
+                       by: str = "doc") -> GoldenCheck:
+    """``check_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
     scan = scan_golden(raw)
     warnings = list(scan.row_warnings)
     if corpus is not None:
-        warnings += _corpus_warnings(scan.questions, corpus)
+        wanted = {item.doc_id for question in scan.questions for item in question.expected_items}
+        warnings += _label_warnings(scan.questions, _Labels.of(corpus, wanted), by)
     unlabelled = unlabelled_problem(scan.questions, scan.format)
     return GoldenCheck(source=str(source), rows=scan.rows, ready=sum(q.labelled for q in scan.questions),
                        unfilled=len(scan.unfilled), drafts=len(scan.drafts),
@@ -138,38 +150,107 @@ def _in_line_order(problems: Iterable[GoldenProblem]) -> tuple[GoldenProblem, ..
     return tuple(sorted(problems, key=lambda p: (p.line is None, p.line or 0)))
 
 
-def _corpus_warnings(questions: tuple[Question, ...],
-                     corpus: HoldsDocuments | HasDocumentIds) -> list[GoldenProblem]:
-    wanted = {item.doc_id for q in questions for item in q.expected_items}
-    if isinstance(corpus, HoldsDocuments):
-        held, where = set(corpus.holds(set(wanted))), "the index"
-    elif isinstance(corpus, HasDocumentIds):
-        held, where = set(corpus.ids) & wanted, "the corpus"
-    else:
-        raise TypeError(f"corpus must have .ids or .holds(ids), not {type(corpus).__name__}")
+@runtime_checkable
+class HasChunks(Protocol):
+    """An opened index: its chunks, each with ``id``, ``doc_id`` and ``page``."""
+
+    @property
+    def chunks(self) -> Any: ...
+
+
+_CHUNK_ID = re.compile(r"(?P<doc>.+):(?P<n>0|[1-9][0-9]*)")
+
+
+@dataclass(frozen=True)
+class _Labels:
+    """What a corpus or index tells about labels: which ids it holds, pages per document (None: the
+    document has no pages), and its chunk ids; ``None`` for what it cannot tell."""
+
+    where: str
+    held: frozenset[str]
+    pages: dict[str, int | None] | None = None
+    chunk_ids: frozenset[str] | None = None
+
+    @classmethod
+    def of(cls, source: Any, wanted: set[str]) -> _Labels:
+        if isinstance(getattr(source, "index", None), HasChunks):  # an embedded target: its index knows more
+            source = source.index
+        if isinstance(source, Corpus):
+            return cls("the corpus", frozenset(source.ids),
+                       {d.id: (len(d.pages) if d.pages else None) for d in source})
+        if isinstance(source, HasChunks) and not isinstance(source, HasDocumentIds):
+            pages: dict[str, int | None] = {}
+            for chunk in source.chunks:  # the last page with words: later pages hold no chunk to find
+                pages[chunk.doc_id] = max(pages.get(chunk.doc_id) or 0, chunk.page or 0) or None
+            return cls("the index", frozenset(pages), pages, frozenset(c.id for c in source.chunks))
+        if isinstance(source, HoldsDocuments):
+            return cls("the index", frozenset(source.holds(set(wanted))))
+        if isinstance(source, HasDocumentIds):
+            return cls("the corpus", frozenset(source.ids) & frozenset(wanted))
+        raise TypeError(f"corpus must have .ids, .chunks or .holds(ids), not {type(source).__name__}")
+
+
+def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str) -> list[GoldenProblem]:
+    """Per question: one sentence for the documents ``labels`` does not hold, then one per other label
+    that cannot be found as written."""
     warnings = []
     for question in questions:
-        items = question.expected_items
-        missing = list(dict.fromkeys(item.doc_id for item in items if item.doc_id not in held))
+        missing: list[str] = []
+        others: list[str] = []
+        for text, item in zip(question.expected, question.expected_items):
+            message = _chunk_label(text, item, labels) if by == "chunk" else _document_label(text, item, labels)
+            if message == _MISSING:
+                missing.append(text if by == "chunk" else item.doc_id)
+            elif message:
+                others.append(message)
         if missing:
+            missing = list(dict.fromkeys(missing))
             names = ", ".join(quoted(doc_id) for doc_id in missing)
             verb = "is" if len(missing) == 1 else "are"
-            warnings.append(GoldenProblem(question.line, f"{names} {verb} not in {where}; "
-                                                         "check the id, or add the document"))
-        if isinstance(corpus, Corpus):  # only a corpus has the text to count pages in
-            warnings += [GoldenProblem(question.line, message) for message in _pages_past_end(items, corpus)]
+            others.insert(0, f"{names} {verb} not in {labels.where}; check the id, or add the document")
+        warnings += [GoldenProblem(question.line, message) for message in others]
     return warnings
 
 
-def _pages_past_end(items: Iterable[ExpectedItem], corpus: Corpus) -> list[str]:
-    """A sentence for each ``doc#page=N`` past the document's last page (a text with no page breaks is one page)."""
-    messages = []
-    for item in items:
-        document = corpus.get(item.doc_id) if item.page is not None else None
-        if document is None:
-            continue
-        count = len(document.pages or (document.text,))
-        if item.page is not None and item.page > count:
-            messages.append(f"{quoted(str(item))} is past the last page of {quoted(item.doc_id)} "
-                            f"({plural(count, 'page')}); check the page number")
-    return messages
+_MISSING = "missing"
+
+
+def _document_label(text: str, item: ExpectedItem, labels: _Labels) -> str | None:
+    """Why ``item`` cannot be found at a document grain (doc, page, evidence), if it cannot."""
+    if item.doc_id not in labels.held:
+        chunk = _CHUNK_ID.fullmatch(text)
+        if item.page is None and chunk and (chunk.group("doc") in labels.held or
+                                            (labels.chunk_ids is not None and text in labels.chunk_ids)):
+            return (f"{quoted(text)} is a chunk id, which a run at --by doc never finds as a document; "
+                    f"name the document {quoted(chunk.group('doc'))}, or judge by chunk (--by chunk)")
+        return _MISSING
+    if item.page is None or labels.pages is None or item.doc_id not in labels.pages:
+        return None
+    count = labels.pages[item.doc_id]
+    if count is None:
+        return (f"{quoted(text)} names a page of {quoted(item.doc_id)}, which has no pages (no form feed in "
+                f"its text), so it is never found as written; name {quoted(item.doc_id)} alone")
+    if item.page > count:
+        return (f"{quoted(text)} is past the last page of {quoted(item.doc_id)} "
+                f"({plural(count, 'page')}); check the page number")
+    return None
+
+
+def _chunk_label(text: str, item: ExpectedItem, labels: _Labels) -> str | None:
+    """Why ``text`` cannot be found at ``--by chunk``, where every expected item is a chunk id."""
+    if labels.chunk_ids is not None and text in labels.chunk_ids:
+        return None
+    if item.page is not None:
+        return (f"{quoted(text)} names a page, which a run at --by chunk never finds: it compares chunk ids "
+                f"such as {quoted(item.doc_id + ':0')}; name chunks, or judge by page (--by page)")
+    if text in labels.held:
+        return (f"{quoted(text)} is a document id, which a run at --by chunk never finds: it compares chunk "
+                f"ids such as {quoted(text + ':0')}; name chunks, or judge by document (--by doc)")
+    chunk = _CHUNK_ID.fullmatch(text)
+    if labels.chunk_ids is not None:
+        return (f"{quoted(text)} is not a chunk of the index; check the id (chunk ids read "
+                f"\"<document>:<n>\", n from 0)")
+    if chunk is None:
+        return (f"{quoted(text)} is not a chunk id, which a run at --by chunk compares; chunk ids read "
+                f"\"<document>:<n>\", n from 0")
+    return None if chunk.group("doc") in labels.held else _MISSING

@@ -17,8 +17,8 @@ from ..errors import GoldenFileError
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from .scan import Scan, load_raw, scan_golden
 
-__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "parse_expected", "read_golden",
-           "save_questions"]
+__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
+           "read_golden", "save_questions"]
 
 _PROBLEMS_SHOWN = 10
 
@@ -30,7 +30,11 @@ def read_golden(source: str | Path) -> Golden:
     question at all; the message says how to fix it. A file with errors still reads (so it can be
     converted or scored), but no run starts on it: ``plan_run`` refuses it, listing every problem.
     """
-    raw = load_raw(source)
+    return golden_from_bytes(load_raw(source), source)
+
+
+def golden_from_bytes(raw: bytes, source: str | Path) -> Golden:
+    """``read_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
     scan = scan_golden(raw)
     if scan.file_errors:
         raise GoldenFileError(_explain(source, scan))

@@ -1,28 +1,26 @@
 """One pass over a golden file's bytes: questions, template rows, and every problem with its line.
 
 ``read_golden`` and ``check_golden`` both build on ``scan_golden``, so they never disagree about a
-file. Lines are numbered as an editor numbers them: the bytes split on ``\\n`` (a trailing ``\\r``
-dropped), from 1, blank lines counted but skipped. A UTF-8 byte order mark at the start of a line
-is skipped. The first object row sets the format for the whole file: ``jsonl`` (our rows, checked
-against the schema) or ``bedrock`` (an Amazon Bedrock prompt dataset). A row with any error yields
-no question, so a half-written file can still be read and converted; but any error stops a run
-(``check.run_problems``).
+file. Lines are read as ``evaluation.jsonl`` reads every JSONL file, the corpus too: split on
+``\\n`` only, numbered from 1, blank and ``#`` comment lines counted but skipped, strict UTF-8, no
+``NaN`` and no lone surrogate escape. The first object row sets the format for the whole file:
+``jsonl`` (our rows, checked against the schema) or ``bedrock`` (an Amazon Bedrock prompt dataset).
+A row with any error yields no question, so a half-written file can still be read and converted;
+but any error stops a run (``check.run_problems``).
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from ..errors import GoldenFileError
+from ..errors import GoldenFileError, StoreError
+from ..jsonl import JsonLineError, parse_line, read_lines
 from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
 from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
 from .schema import FIELDS, row_errors
 from .wording import ROW_EXAMPLE, json_kind, line_list, plural, quoted, template_command
 from ..store.sources import read_bytes
-
-BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True)
@@ -57,20 +55,16 @@ def load_raw(source: str | Path) -> bytes:
     except OSError as err:
         raise GoldenFileError(f"{source}: cannot read the golden file ({err.strerror or err}); "
                               "give the path of a JSONL file") from err
+    except StoreError as err:  # a Blob address that cannot be read: the same kind of error as a bad path
+        raise GoldenFileError(str(err)) from err
 
 
 def scan_golden(raw: bytes) -> Scan:
     """Read every line of ``raw``; never raises on content, whatever the bytes."""
     scanner = _Scanner()
-    for number, data in _lines(raw):
-        scanner.read_line(number, data)
+    for line in read_lines(raw):
+        scanner.read_line(line.number, line.text, line.problem)
     return scanner.finish()
-
-
-def _lines(raw: bytes) -> Iterator[tuple[int, bytes]]:
-    for number, data in enumerate(raw.split(b"\n"), start=1):
-        # A byte order mark is read wherever a line starts: files joined with `cat` keep theirs.
-        yield number, data.removeprefix(BOM).removesuffix(b"\r")
 
 
 class _Claim(NamedTuple):
@@ -93,16 +87,11 @@ class _Scanner:
     first_id_line: dict[str, int] = field(default_factory=dict)
     first_question_line: dict[str, int] = field(default_factory=dict)
 
-    def read_line(self, number: int, data: bytes) -> None:
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as err:
-            self.rows += 1
-            self._reject(number, [f"not UTF-8 text (byte {err.start + 1} of the line); save the file as UTF-8"])
-            return
-        if not text.strip():
-            return
+    def read_line(self, number: int, text: str | None, problem: str | None = None) -> None:
         self.rows += 1
+        if text is None:
+            self._reject(number, [problem or "cannot be read"])
+            return
         try:
             self._read_row(number, text)
         except RecursionError:
@@ -115,7 +104,8 @@ class _Scanner:
     def _read_row(self, number: int, text: str) -> None:
         row, repeated, problem = _parse(text)
         if problem is not None:
-            self._reject(number, [f"{problem}; each line must be one object like {self._example}"])
+            self._reject(number, [f"{problem}; each line must be one object like {self._example}"
+                                  if problem.syntax else str(problem)])
             return
         if not isinstance(row, dict):
             self._reject(number, [f"{json_kind(row)}, not an object; each line must be one object like {self._example}"])
@@ -215,8 +205,8 @@ def _nothing_ready(rows_with_errors: int, unfilled: int) -> str:
     return f'no question is ready{because}; fix or fill at least one row so it has a "question" and "expected"'
 
 
-def _parse(text: str) -> tuple[Any, list[str], str | None]:
-    """``(value, keys repeated in the top object, problem)``; ``problem`` is None when ``text`` is JSON."""
+def _parse(text: str) -> tuple[Any, list[str], JsonLineError | None]:
+    """``(value, keys repeated in the top object, problem)``; ``problem`` is None when ``text`` is JSON we read."""
     repeats: list[tuple[dict[str, Any], str]] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -228,11 +218,9 @@ def _parse(text: str) -> tuple[Any, list[str], str | None]:
         return made
 
     try:
-        value = json.loads(text, object_pairs_hook=pairs)
-    except json.JSONDecodeError as err:
-        return None, [], f"not valid JSON ({err.msg} at column {err.colno})"
-    except ValueError:  # json reads an integer of thousands of digits this way
-        return None, [], "not valid JSON (a number too long to read)"
+        value = parse_line(text, object_pairs_hook=pairs)
+    except JsonLineError as err:
+        return None, [], err
     return value, list(dict.fromkeys(key for made, key in repeats if made is value)), None
 
 

@@ -11,6 +11,7 @@ from typing import Literal
 
 from ..engine.corpus import Corpus, read_corpus
 from ..errors import GoldenFileError, UsageError
+from ..store.sources import is_blob_address
 from .read import save_questions
 from .records import PAGE_MARK, Question
 
@@ -31,6 +32,15 @@ def golden_template(corpus: Corpus | str | Path, path: str | Path, n: int = 50, 
         raise UsageError(f"the template needs at least one row; ask for n >= 1, not {n}")
     if by not in ("doc", "page"):
         raise UsageError(f'a template samples by "doc" or "page", not {by!r}')
+    if is_blob_address(str(path)):
+        raise UsageError(f"{path}: a template is written to a local file; write it here, fill in its questions, "
+                         "then upload it (saving golden.jsonl to the collection's folder starts a run)")
+    if Path(path).is_dir():
+        raise GoldenFileError(f"{path} is a folder; give the path of the golden file to write, "
+                              f"for example {Path(path) / 'golden.jsonl'}")
+    source = corpus.source if isinstance(corpus, Corpus) else str(corpus)
+    if Path(path).resolve() == Path(source).resolve():
+        raise GoldenFileError(f"{path} is the corpus the template is made from; write the template to another file")
     if Path(path).exists() and not overwrite:
         raise GoldenFileError(f"{path} already exists and may hold written questions; choose another file, "
                               "or replace it on purpose (--force on the command line)")
@@ -43,7 +53,12 @@ def golden_template(corpus: Corpus | str | Path, path: str | Path, n: int = 50, 
                               'question about; sample by "doc" instead')
     rows = tuple(Question(id=f"q{line}", question="", expected=(expected,), hint=_hint(text), line=line)
                  for line, (expected, text) in enumerate(units, start=1))
-    save_questions(rows, path)
+    try:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        save_questions(rows, path)
+    except OSError as err:
+        raise GoldenFileError(f"{path}: cannot write the template there ({err.strerror or err}); "
+                              "give a file in a folder you may write to") from err
     return rows
 
 

@@ -41,7 +41,7 @@ LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463
 # Setup keys the page reads itself; any other key a newer report adds is shown in the setup's detail.
 _KNOWN_SETUP_KEYS = {"key", "target", "engine", "method", "method_label", "retrieval", "models", "ranker",
                      "options", "ranks", "results", "times_ms", "error", "summary", "rank", "neighbours",
-                     "requests", "retries"}
+                     "requests", "retries", "versus_top", "ndcg_10"}
 _KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "found", "mrr", "ndcg_10", "landed", "median_ms",
                        "p95_ms", "recall"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -297,7 +297,7 @@ def _picks(report: dict[str, Any], setups: list[dict[str, Any]]) -> str:
             notes = {k: v for k, v in value.items() if k not in ("key", "setup")}
             extra = "".join(f'<p class="extra"><strong>{_t(_words(k))}:</strong> {_t(_plain(v))}</p>'
                             for k, v in notes.items())
-        versus = _versus(summary, top_summary, name)
+        versus = _versus(summary, top_summary, name) + _tie_note((report.get("ties") or {}).get(name), report)
         cards.append(
             f'<article class="pick" data-pick="{name}" data-key="{attr(key)}"><h3>{label}</h3>'
             f'<div class="setup key">{_t(key)}</div><div class="label">{_t(setup.get("method_label", ""))}</div>'
@@ -328,6 +328,39 @@ def _versus(summary: dict[str, Any], top: dict[str, Any] | None, name: str) -> s
     if not words:
         return ""
     return f'<p class="versus">Against finds the most: <strong>{_t(", ".join(words))}</strong>.</p>'
+
+
+def _tie_note(tie: Any, report: dict[str, Any]) -> str:
+    """Whether a faster setup finds as many within noise (``report["ties"][pick]``, from the paired tests)."""
+    if not isinstance(tie, dict):
+        return ""
+    alpha = _plain((report.get("significance") or {}).get("alpha", 0.05))
+    faster = [k for k in tie.get("faster") or [] if isinstance(k, str)]
+    if tie.get("tied") and tie.get("with"):
+        others = [k for k in faster if k != tie["with"]]
+        more = f" (also {', '.join(others)})" if others else ""
+        return (f'<p class="tie">Within noise of a faster setup: <strong class="key">{_t(tie["with"])}</strong>'
+                f"{_t(more)}. The paired test on found@10 cannot tell them apart at {_t(alpha)}.</p>")
+    return '<p class="tie muted">No faster setup is tied with it within noise.</p>'
+
+
+def _versus_top(setup: dict[str, Any]) -> str:
+    """Under a setup's found@10: the difference to the top in questions, the Holm-corrected p of the
+    paired test, and whether that is within noise (``setup["versus_top"]``); "" when not compared."""
+    versus = setup.get("versus_top")
+    if setup.get("rank") == 1:
+        return '<span class="vs top">the top</span>'
+    found = versus.get("found@10") if isinstance(versus, dict) else None
+    if not isinstance(found, dict):
+        return ""
+    delta = (found.get("better") or 0) - (found.get("worse") or 0)
+    p = _num(found.get("p_holm", found.get("p")))
+    title = "; ".join(f"{name} {_plain(v.get('difference'))} [{', '.join(_plain(x) for x in v.get('interval') or [])}]"
+                      for name, v in versus.items() if isinstance(v, dict) and "difference" in v)
+    noise = bool(versus.get("tied"))
+    words = f"{delta:+d} q" + (f", p {p:.2f}" if p is not None else "")
+    return (f'<span class="vs {"noise" if noise else "real"}" title="{attr(title)}">{_t(words)}'
+            f'<span class="why">{"within noise" if noise else "a real difference"}</span></span>')
 
 
 def _chart(report: dict[str, Any], ran: list[dict[str, Any]], picks: dict[str, list[str]]) -> str:
@@ -385,6 +418,7 @@ def _table(report: dict[str, Any], ran: list[dict[str, Any]], failed: list[dict[
            picks: dict[str, list[str]]) -> str:
     frontier = set(k for k in report.get("frontier") or [] if isinstance(k, str))
     recall = _has_recall(ran)
+    versus = any("versus_top" in s for s in ran)
     head = ("<tr><th class=\"num\">#</th><th>setup</th>"
             + "".join(f'<th class="num{" main" if k == 10 else ""}">found@{k}</th>' for k in CUTOFFS)
             + ('<th class="num">recall@10</th>' if recall else "")
@@ -399,7 +433,7 @@ def _table(report: dict[str, Any], ran: list[dict[str, Any]], failed: list[dict[
             share, count = _found(summary, k), _count(summary, k)
             title = f' title="{count} of {n} questions"' if count is not None and n else ""
             if k == 10:
-                cells.append(f'<td class="num main"{title}>{_pct(share, n)}</td>')
+                cells.append(f'<td class="num main"{title}>{_pct(share, n)}{_versus_top(setup) if versus else ""}</td>')
             else:
                 cells.append(f'<td class="num"{title}>{_pct(share, n)}</td>')
         if recall:
@@ -426,7 +460,10 @@ def _table(report: dict[str, Any], ran: list[dict[str, Any]], failed: list[dict[
     rank_by = (report.get("rules") or {}).get("rank_by") or ["found@10", "found@1", "median_ms", "key"]
     return ('<section id="ranked"><h2>Every setup, ranked</h2>'
             f'<p class="muted">Ranked by {_t(", then ".join(_words(str(r)) for r in rank_by))}. '
-            "Hover a found@ cell for the count of questions.</p>"
+            "Hover a found@ cell for the count of questions"
+            + ("; under each found@10, the setup against the top, question by question (q: questions it "
+               "finds that the top misses, minus the reverse; p: the paired test, corrected for comparing many "
+               "setups); hover it for MRR and nDCG@10" if versus else "") + ".</p>"
             f'<div class="table-wrap"><table class="ranked"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
             "</table></div></section>")
 
@@ -648,6 +685,11 @@ def _glossary(report: dict[str, Any], ran: list[dict[str, Any]]) -> str:
                             "Searches are timed one at a time as a caller would make them (query embedding and "
                             "reranking included, nothing cached), after one untimed warm-up."),
         ("frontier", "The setups no other setup beats on both found@10 and median time."),
+        ("within noise", "With a few dozen questions, two setups a question or two apart may differ by luck. "
+                         "Each setup is compared with the top on the same questions (an exact paired test on "
+                         "found@10, Holm-corrected across setups); when the test cannot tell them apart at the "
+                         "report's alpha, the difference is within noise and the faster one loses nothing you "
+                         "could measure."),
         ("picks", "finds_the_most is the top of the ranking; best_for_balance and best_for_time are the fastest "
                   "setups within a few points of it, counted in whole questions."),
         ("neighbours", "Setups one change away: another ranker, one model more or fewer, or the same search "

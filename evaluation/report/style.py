@@ -36,6 +36,10 @@ code, .key { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospa
 .pick .rule { color: var(--muted); font-size: 12.5px; margin-top: 8px; }
 .pick .extra { font-size: 12.5px; margin-top: 6px; }
 .pick .versus { font-size: 13px; margin: 8px 0 0; }
+.pick .tie { font-size: 12.5px; margin: 6px 0 0; }
+td .vs { display: block; white-space: nowrap; font-size: 11px; font-weight: 400; color: #4b5563; }
+td .vs .why { display: block; color: #6b7280; }
+td .vs.real, td .vs.real .why { color: #9b1c1c; }
 
 figure { margin: 8px 0 0; }
 .chart-grid { display: grid; grid-template-columns: minmax(0, 820px) minmax(240px, 300px); gap: 8px 24px;

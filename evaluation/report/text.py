@@ -90,6 +90,17 @@ def render_picks(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
+def render_refusal(report: dict[str, Any]) -> str:
+    """A refused run: why it never started, and every error of its golden file by line."""
+    golden, refused = report["golden"], report["refused"]
+    lines = [f"Run {report['id']} at {report['created_at']} was refused: {golden['source']} "
+             f"(sha256 {golden['sha256'][:12]}): {refused['reason']}"]
+    lines += [f"  line {p['line']}: {p['message']}" if p.get("line") is not None else f"  {p['message']}"
+              for p in refused["errors"]]
+    lines.append("No setup ran; nothing was picked.")
+    return "\n".join(lines)
+
+
 def render_ties(report: dict[str, Any]) -> str:
     """One line per pick: the fastest faster setup tied with it within noise, or that none is."""
     ties = report.get("ties")
@@ -143,6 +154,8 @@ def render_versus_top(report: dict[str, Any]) -> str:
 
 
 def render_report(report: dict[str, Any]) -> str:
+    if report.get("refused"):
+        return render_refusal(report)
     golden = report["golden"]
     head = (f"Run {report['id']} at {report['created_at']}: {golden['labelled']} labelled question(s) from "
             f"{golden['source']} (sha256 {golden['sha256'][:12]}), judged by {report['by']}, "

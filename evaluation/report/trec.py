@@ -117,7 +117,15 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
 
 
 def _expected_pages(expected: Sequence[str]) -> set[tuple[str, int]]:
-    return {(item.doc_id, item.page) for item in map(parse_expected, expected) if item.page is not None}
+    pages = set()
+    for text in expected:
+        try:
+            item = parse_expected(text)
+        except ValueError:  # a stored report edited by hand: the item is a docno as written
+            continue
+        if item.page is not None:
+            pages.add((item.doc_id, item.page))
+    return pages
 
 
 def _units(rows: Sequence[Sequence[Any]], by: str, expected_pages: set[tuple[str, int]]) -> list[str]:
@@ -157,6 +165,8 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval") -> Run:
         text = read_bytes(path).decode("utf-8-sig")
     except FileNotFoundError as err:
         raise EvaluationError(f"{path}: no such run file") from err
+    except OSError as err:
+        raise EvaluationError(f"{path}: cannot read the run file ({err.strerror or err}); give a TREC run file") from err
     except UnicodeDecodeError as err:
         raise EvaluationError(f"{path}: not UTF-8 text ({err}); a TREC run is a text file") from err
     rows: dict[str, dict[str, list[tuple[float, str, int, int, str]]]] = {}

@@ -127,8 +127,15 @@ def percentile_ms(times_ms: Sequence[float], q: float) -> float | None:
     return round(float(np.percentile(np.asarray(times_ms, dtype=np.float64), q)), 3)
 
 
+def timing_summary(times_ms: Sequence[float]) -> dict[str, Any]:
+    """The summary's time fields: how many searches were timed, their median and p95 in ms."""
+    return {"timed": len(times_ms), "median_ms": percentile_ms(times_ms, 50), "p95_ms": percentile_ms(times_ms, 95)}
+
+
 def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> dict[str, Any]:
-    """The report's ``summary`` of one setup: counts, found and recall shares, MRR, nDCG@10, landed, times."""
+    """The report's ``summary`` of one setup: counts, found and recall shares, MRR, nDCG@10, landed, times.
+
+    Without ``times_ms`` the time fields read 0 and None until ``timing_summary`` fills them."""
     n = len(outcomes)
     first, hits10, needed = outcome_arrays(outcomes)
     scores = score_matrix(first, hits10, needed)
@@ -136,15 +143,16 @@ def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> di
     landed = {name: 0 for name in LANDED}
     for value in first.tolist():
         landed[landed_bucket(value)] += 1
+    timing = timing_summary(times_ms)
     return {
         "questions": n,
-        "timed": len(times_ms),
+        "timed": timing["timed"],
         "counts": counts,
         "found": {k: (round(c / n, 4) if n else 0.0) for k, c in counts.items()},
         "recall": {str(k): (round(float(shares.mean()), 4) if n else 0.0) for k, shares in recall_matrix(outcomes).items()},
         "mrr": round(float(scores["rr"].mean()), 4) if n else 0.0,
         "ndcg_10": round(float(scores["ndcg_10"].mean()), 4) if n else 0.0,
         "landed": landed,
-        "median_ms": percentile_ms(times_ms, 50),
-        "p95_ms": percentile_ms(times_ms, 95),
+        "median_ms": timing["median_ms"],
+        "p95_ms": timing["p95_ms"],
     }

@@ -14,12 +14,19 @@ above it (``evaluation.evaluate.save_report`` renders and saves). Run ids sort b
 ``new_run_id``), so "newest first" is the ids in descending order.
 
 ``RunStore`` owns every rule; ``LocalStore`` and ``BlobStore`` only read, write and list relative paths.
+
+Nothing read from a store is trusted: a report is parsed strictly (no ``NaN``), every field a reader
+uses is checked (``shape.report_problem``) and its ``id`` must be the folder's; ``history`` skips and
+names a report it cannot read instead of failing the list. ``check`` proves, before a run's first
+search, that ``save`` can write (the folder or container is there, writable, and signed in to);
+``keep_unsaved`` is where a report goes when saving still fails, so a finished run is never lost.
 """
 from __future__ import annotations
 
 import difflib
 import hashlib
 import json
+import logging
 import os
 import random
 import re
@@ -28,9 +35,10 @@ import tempfile
 from abc import ABC, abstractmethod
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable, Iterable
 
 from ..errors import StoreError
+from .shape import loads_report, report_problem
 from .sources import is_blob_address
 
 REPORT_FORMAT = 1
@@ -42,6 +50,9 @@ LATEST = "latest"
 
 _RUN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
+UNSAVED_PREFIX = "unsaved-run-"
+
+log = logging.getLogger(__name__)
 
 
 def new_run_id(created_at: datetime, rng: random.Random | None = None) -> str:
@@ -103,6 +114,11 @@ class RunStore(ABC):
         """Every file path under ``prefix`` (a folder path ending in "/")."""
 
     @abstractmethod
+    def check(self) -> None:
+        """Prove that ``save`` can write here, or raise ``StoreError`` saying why; call before a run's
+        first search, so a problem with the store costs seconds, not a run. Leaves nothing behind."""
+
+    @abstractmethod
     def _exists(self, path: str) -> bool:
         """Whether a file is kept at ``path``."""
 
@@ -141,12 +157,25 @@ class RunStore(ABC):
         if self._exists(report_path):
             raise StoreError(self._already_kept(run_id))
         if golden_path is not None:
-            self._write_new(golden_path, golden_raw)  # already kept: same name, same bytes
+            self.keep_golden(golden_raw)
         if page is not None:
             self._write_new(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}", page)
         if not self._write_new(report_path, data):
             raise StoreError(self._already_kept(run_id))
         return self._full(report_path)
+
+    def keep_golden(self, golden_raw: bytes) -> str:
+        """Keep a golden file's bytes once, as ``golden_dataset/<sha256>.jsonl``; the path kept.
+
+        A version already kept is left as it is: the same name always holds the same bytes.
+        """
+        path = f"{GOLDEN_DIR}/{hashlib.sha256(golden_raw).hexdigest()}.jsonl"
+        self._write_new(path, golden_raw)
+        return self._full(path)
+
+    def has(self, run_id: str) -> bool:
+        """Whether the store keeps a report for ``run_id`` (a retried save can ask before saving)."""
+        return self._exists(f"{RUNS_DIR}/{check_run_id(run_id)}/{REPORT_NAME}")
 
     def _already_kept(self, run_id: str) -> str:
         return (f"run {run_id} is already in the store {self.address}; "
@@ -162,7 +191,8 @@ class RunStore(ABC):
         return sorted(found, reverse=True)
 
     def resolve(self, run_id: str) -> str:
-        """``run_id`` checked, or the newest run's id for ``"latest"`` (a ``StoreError`` when there is none)."""
+        """``run_id`` checked, or the newest run's id for ``"latest"`` (a ``StoreError`` when there is
+        none): the id to name files after."""
         if run_id == LATEST:
             ids = self.ids()
             if not ids:
@@ -171,21 +201,28 @@ class RunStore(ABC):
         return check_run_id(run_id)
 
     def get(self, run_id: str) -> dict[str, Any]:
-        """The report of ``run_id``, or of the newest run for ``"latest"``."""
+        """The report of ``run_id``, or of the newest run for ``"latest"``; every field readers use is
+        checked, and the report's own ``id`` must be its folder's."""
         run_id = self.resolve(run_id)
         path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
         try:
             raw = self._read(path)
         except FileNotFoundError as err:
             raise StoreError(self._unknown_run(run_id)) from err
+        where = self._full(path)
         try:
-            report = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise StoreError(f"{self._full(path)}: not a readable report ({err})") from err
+            report = loads_report(raw)
+        except ValueError as err:
+            raise StoreError(f"{where}: not a readable report ({err})") from err
         found = report.get("format") if isinstance(report, dict) else None
         if found != REPORT_FORMAT:
-            raise StoreError(f"{self._full(path)}: report format {found!r} is not {REPORT_FORMAT}; "
+            raise StoreError(f"{where}: report format {found!r} is not {REPORT_FORMAT}; "
                              "read it with the version that wrote it")
+        problem = report_problem(report)
+        if problem is None and report["id"] != run_id:
+            problem = f'"id" is {report["id"]!r}, not the id of its folder'
+        if problem is not None:
+            raise StoreError(f"{where}: not a report this version can read ({problem})")
         return report
 
     def page(self, run_id: str) -> bytes | None:
@@ -199,15 +236,25 @@ class RunStore(ABC):
                 raise StoreError(self._unknown_run(run_id)) from None
             return None
 
-    def history(self, limit: int = 20, offset: int = 0) -> list[dict[str, Any]]:
+    def history(self, limit: int = 20, offset: int = 0,
+                on_skip: Callable[[str, str], None] | None = None) -> list[dict[str, Any]]:
         """A page of runs, newest first: id, time, golden file, collections, each setup's found@10.
 
         ``found_10`` maps each setup key to how many questions had a relevant result in the top 10,
-        or None for a setup that failed.
+        or None for a setup that failed. ``refused`` says why a run never started (its golden file
+        had errors), else None. A report that cannot be read is left out of the page and named to
+        ``on_skip(run_id, sentence)`` (by default, a logged warning).
         """
         if limit < 0 or offset < 0:
             raise StoreError(f"limit and offset count runs and cannot be negative (got {limit}, {offset})")
-        return [history_row(self.get(run_id)) for run_id in self.ids()[offset:offset + limit]]
+        on_skip = on_skip or (lambda run_id, why: log.warning("skipped run %s: %s", run_id, why))
+        rows = []
+        for run_id in self.ids()[offset:offset + limit]:
+            try:
+                rows.append(history_row(self.get(run_id)))
+            except StoreError as err:
+                on_skip(run_id, str(err))
+        return rows
 
     def golden(self, sha256: str) -> bytes:
         """The golden file kept under ``sha256``."""
@@ -238,9 +285,10 @@ def history_row(report: dict[str, Any]) -> dict[str, Any]:
         "golden": {"sha256": golden.get("sha256"), "source": golden.get("source"),
                    "questions": golden.get("questions")},
         "collections": list(report.get("collections") or []),
-        "found_10": {s["key"]: (s["summary"]["counts"]["10"] if s.get("summary") else None)
+        "found_10": {s["key"]: (s["summary"]["counts"].get("10") if s.get("summary") else None)
                      for s in report.get("setups") or []},
         "picks": dict(report.get("picks") or {}),
+        "refused": (report.get("refused") or {}).get("reason"),
     }
 
 
@@ -252,14 +300,24 @@ class LocalStore(RunStore):
         self.address = str(self.root)
 
     def _read(self, path: str) -> bytes:
-        return (self.root / path).read_bytes()
+        target = self.root / path
+        try:
+            return target.read_bytes()
+        except FileNotFoundError:
+            raise
+        except OSError as err:
+            what = "a folder, not a file" if target.is_dir() else (err.strerror or str(err))
+            raise StoreError(f"{target}: cannot be read ({what})") from err
 
     def _write_new(self, path: str, data: bytes) -> bool:
         target = self.root / path
         if target.exists():
             return False
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+        except OSError as err:
+            raise StoreError(f"{target.parent}: cannot write the run there ({err.strerror or err})") from err
         try:
             with os.fdopen(handle, "wb") as out:
                 out.write(data)
@@ -274,12 +332,32 @@ class LocalStore(RunStore):
 
     def _list(self, prefix: str) -> list[str]:
         if not self.root.is_dir():
-            raise StoreError(f"{self.root}: no run store there (the folder does not exist); "
+            what = "is a file, not a folder" if self.root.exists() else "does not exist"
+            raise StoreError(f"{self.root}: no run store there (the folder {what}); "
                              "check --store, or save a run to create it")
         base = self.root / prefix
         if not base.is_dir():
             return []
         return [p.relative_to(self.root).as_posix() for p in base.rglob("*") if p.is_file()]
+
+    def check(self) -> None:
+        """Every folder a save makes can be made: none of them is a file, and the deepest one that
+        exists takes a new file (made and removed again, so nothing is left)."""
+        deepest = None
+        for folder in (self.root / RUNS_DIR, *(self.root / RUNS_DIR).parents):
+            if folder.exists() and not folder.is_dir():
+                raise StoreError(f"{self.root}: cannot keep runs there: {folder} is a file, not a folder; "
+                                 "give a folder for --save-to")
+            if folder.is_dir():
+                deepest = folder
+                break
+        try:
+            handle, probe = tempfile.mkstemp(dir=deepest or Path.cwd(), prefix=".write-check-")
+            os.close(handle)
+            os.unlink(probe)
+        except OSError as err:
+            raise StoreError(f"{self.root}: cannot keep runs there ({err.strerror or err} in {deepest}); "
+                             "give a folder you may write to") from err
 
 
 class BlobStore(RunStore):
@@ -314,6 +392,13 @@ class BlobStore(RunStore):
         skip = len(self._name(""))
         return [name[skip:] for name in list_blob_names(self.container, self._name(prefix))]
 
+    def check(self) -> None:
+        """The container answers, the sign-in works and a blob can be written (one small blob under
+        ``retrieval/``, written and deleted again)."""
+        from .blob import check_writable
+
+        check_writable(self.container, self._name(f"retrieval/.write-check-{secrets.token_hex(6)}"))
+
 
 def open_store(address: str, *, connection_string: str | None = None,
                credential: object | None = None) -> RunStore:
@@ -325,3 +410,29 @@ def open_store(address: str, *, connection_string: str | None = None,
     parsed = parse_address(address)
     client = container_client(parsed, connection_string=connection_string, credential=credential)
     return BlobStore(client, parsed.path)
+
+
+def keep_unsaved(report: dict[str, Any], folders: Iterable[str | Path]) -> Path | None:
+    """Write ``report`` as ``unsaved-run-<id>.json`` in the first of ``folders`` that takes it, never
+    over an existing file; the path written, or None when no folder would take it.
+
+    For a run whose saving failed: the report is kept whatever went wrong, so it is written even when
+    it is not plain JSON (a NaN is written as ``NaN``, anything else as its text).
+    """
+    try:
+        data = report_bytes(report)
+    except StoreError:
+        data = (json.dumps(report, ensure_ascii=True, default=str) + "\n").encode("ascii")
+    run_id = report.get("id") if isinstance(report.get("id"), str) and _RUN_ID.fullmatch(report["id"]) else "run"
+    for folder in folders:
+        for n in range(100):
+            path = Path(folder) / f"{UNSAVED_PREFIX}{run_id}{f'-{n}' if n else ''}.json"
+            try:
+                with path.open("xb") as out:
+                    out.write(data)
+                return path
+            except FileExistsError:
+                continue
+            except OSError:
+                break
+    return None

@@ -6,12 +6,17 @@ the address forms and how each signs in).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+
+
 def is_blob_address(source: str | Path) -> bool:
-    text = str(source)
-    return text.startswith(("https://", "http://")) and "/" in text.split("://", 1)[1]
+    """True for anything written as ``scheme://...``, in any case: it goes to ``blob.parse_address``,
+    which reads a Blob address or refuses with a sentence, and never to a local folder named ``https:``."""
+    return not isinstance(source, Path) and bool(_SCHEME.match(str(source)))
 
 
 def read_bytes(source: str | Path, *, connection_string: str | None = None) -> bytes:
@@ -23,4 +28,7 @@ def read_bytes(source: str | Path, *, connection_string: str | None = None) -> b
         from .blob import read_blob_bytes  # the only place Blob enters; keeps azure imports lazy
 
         return read_blob_bytes(str(source), connection_string=connection_string)
-    return Path(source).read_bytes()
+    path = Path(source)
+    if path.is_dir():
+        raise IsADirectoryError(21, "a folder, not a file", str(path))
+    return path.read_bytes()

@@ -1,0 +1,58 @@
+"""What the activities share: their settings, a run's pinned targets, and the instance's cores.
+
+A run pins its targets when it is planned (``targets.json`` in its working files: each spec with the
+state it was opened at, e.g. the index fingerprint), so every later activity of the run searches the
+same index version even if a newer one is published meanwhile.
+"""
+from __future__ import annotations
+
+import contextlib
+import fcntl
+from pathlib import Path
+from typing import Any, Iterator
+
+from app_settings import AppSettings, current_settings
+from app_storage import collection_folder
+from evaluation.store.collections import CollectionFolder
+from evaluation.store.runs import REPORT_NAME, RUNS_DIR
+from evaluation.target import Target
+from evaluation.targets import TargetSpec, open_target
+
+PLAN = "plan.json"
+TARGETS = "targets.json"
+TIMES = "times.json"
+
+
+def entry_name(setup_key: str) -> str:
+    return f"entries/{setup_key}.json"
+
+
+def report_name(folder: CollectionFolder, run_id: str) -> str:
+    """The report's blob name in the container: ``<collection>/retrieval/runs/<id>/report.json``."""
+    return f"{folder.name}/{RUNS_DIR}/{run_id}/{REPORT_NAME}"
+
+
+def folder_of(job: dict[str, Any]) -> tuple[AppSettings, CollectionFolder]:
+    settings = current_settings()
+    return settings, collection_folder(settings, job["collection"])
+
+
+def open_pinned(settings: AppSettings, pinned: dict[str, Any]) -> Target:
+    """The target a run pinned: ``{"spec": {...}, "state": "..."}`` from its ``targets.json``."""
+    return open_target(TargetSpec.from_dict(pinned["spec"]), cache=settings.index_cache, state=pinned["state"],
+                       connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)
+
+
+@contextlib.contextmanager
+def cores(settings: AppSettings, *, alone: bool) -> Iterator[None]:
+    """Hold this instance's cores: shared by any number of ranking activities, or ``alone`` for a
+    timed pass, which waits until no ranking or other timed pass runs here and keeps them out
+    meanwhile (an ``flock`` on a file every activity process of the instance opens)."""
+    path = Path(settings.index_cache) / ".cores.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -1,0 +1,59 @@
+"""Activities on a collection's golden file: its hash now, its kept copy, its check, a refused run."""
+from __future__ import annotations
+
+import hashlib
+
+import azure.durable_functions as df
+
+from activities._shared import folder_of, report_name
+from evaluation.evaluate import save_report as keep_report
+from evaluation.golden import check_golden_bytes
+from evaluation.steps import golden_errors_reason, refusal_report
+from evaluation.store.collections import GOLDEN_NAME
+
+bp = df.Blueprint()
+
+
+@bp.activity_trigger(input_name="job")
+def golden_hash(job: dict) -> dict:
+    """{collection} -> {"sha256": the golden file's sha256 now, or None when it is gone}."""
+    _, folder = folder_of(job)
+    return {"sha256": folder.golden_sha256()}
+
+
+@bp.activity_trigger(input_name="job")
+def keep_golden(job: dict) -> dict:
+    """{collection, sha256} -> keep golden_dataset/<sha256>.jsonl once, if the file still holds those bytes.
+
+    {"kept": true}, or {"kept": false, "sha256": what it holds now} when a newer save replaced it.
+    """
+    _, folder = folder_of(job)
+    raw = folder.golden_bytes()
+    now = None if raw is None else hashlib.sha256(raw).hexdigest()
+    if now != job["sha256"]:
+        return {"kept": False, "sha256": now}
+    folder.store.keep_golden(raw)
+    return {"kept": True}
+
+
+@bp.activity_trigger(input_name="job")
+def check_golden_copy(job: dict) -> dict:
+    """{collection, sha256} -> {"ok", "errors": how many} for the kept copy (problems stay in Blob)."""
+    _, folder = folder_of(job)
+    check = check_golden_bytes(folder.kept_golden(job["sha256"]), folder.address(GOLDEN_NAME))
+    return {"ok": check.ok, "errors": len(check.errors)}
+
+
+@bp.activity_trigger(input_name="job")
+def refuse_run(job: dict) -> dict:
+    """{collection, sha256, run_id, created_at, reason | None} -> keep the report of a run that could not
+    start, where runs are read; without a reason, the golden file's errors are why."""
+    settings, folder = folder_of(job)
+    raw = folder.kept_golden(job["sha256"])
+    check = check_golden_bytes(raw, folder.address(GOLDEN_NAME))
+    report = refusal_report(job["reason"] or golden_errors_reason(check), source=folder.address(GOLDEN_NAME),
+                            sha256=job["sha256"], run_id=job["run_id"], created_at=job["created_at"],
+                            check=check if not check.ok else None, by=settings.by, timed=settings.timed)
+    if not folder.store.has(job["run_id"]):  # a retried activity saved it already
+        keep_report(folder.store, report, raw)  # with its report.html
+    return {"report": report_name(folder, job["run_id"])}

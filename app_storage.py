@@ -1,0 +1,70 @@
+"""Where the Function App's files are, from its settings: the collections container, one collection's
+folder, and the targets a collection searches. Shared by the triggers and the activities; every rule
+lives in the library (``evaluation.store.collections``, ``evaluation.targets``).
+
+In Azure the app signs in to Blob storage with its managed identity (``EVALUATION_STORAGE_ACCOUNT_URL``);
+locally ``EVALUATION_STORAGE_CONNECTION_STRING`` (Azurite) is used instead.
+"""
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from app_settings import AppSettings, SettingsError
+from evaluation.store.collections import TARGETS_NAME, CollectionFolder
+from evaluation.targets import SearchDefaults, TargetSpec, Trust, parse_target_specs, targets_for
+
+
+def account_url(settings: AppSettings) -> str:
+    """The Blob endpoint holding the collections, from the account URL or the connection string."""
+    if settings.storage_account_url:
+        return settings.storage_account_url.rstrip("/")
+    if settings.storage_connection_string:
+        from evaluation.store.blob import blob_endpoint
+
+        return blob_endpoint(settings.storage_connection_string)
+    raise SettingsError("neither EVALUATION_STORAGE_ACCOUNT_URL nor EVALUATION_STORAGE_CONNECTION_STRING is set; "
+                        "set the account URL (https://<account>.blob.core.windows.net) in the Function App's "
+                        "configuration, or the connection string in local.settings.json")
+
+
+# Event Grid retries a trigger and Durable retries an activity, each for a long while: the Blob client
+# itself retries 3 times 1, 3 and 5 s apart (about 9 s) rather than the storage SDK's 15, 18 and 24 s
+# (about 60 s, more with its jitter) before a fault is raised.
+STORAGE_RETRIES = {"retry_total": 3, "initial_backoff": 1, "increment_base": 2}
+
+
+@functools.lru_cache(maxsize=8)
+def _container(address: str, connection_string: str | None) -> Any:
+    # One client per process: clients are thread-safe and keep their connections (and the managed
+    # identity's token) between activity calls.
+    from evaluation.store.blob import container_client, parse_address
+
+    return container_client(parse_address(address), connection_string=connection_string, **STORAGE_RETRIES)
+
+
+def collections_container(settings: AppSettings) -> Any:
+    return _container(f"{account_url(settings)}/{settings.container}", settings.storage_connection_string)
+
+
+def collection_folder(settings: AppSettings, collection: str) -> CollectionFolder:
+    return CollectionFolder(collections_container(settings), collection)
+
+
+def trust(settings: AppSettings) -> Trust:
+    """What a collection's targets.json may point at: this app's storage account, search and OpenAI endpoints."""
+    return Trust(storage_account_url=account_url(settings), search_endpoint=settings.search_endpoint,
+                 openai_endpoint=settings.openai_endpoint)
+
+
+def search_defaults(settings: AppSettings) -> SearchDefaults:
+    return SearchDefaults(search_endpoint=settings.search_endpoint, openai_endpoint=settings.openai_endpoint,
+                          openai_deployment=settings.openai_embedding_deployment)
+
+
+def collection_targets(settings: AppSettings, folder: CollectionFolder) -> tuple[TargetSpec, ...]:
+    """The specs ``folder``'s collection searches (its targets.json, else EVALUATION_TARGETS)."""
+    configured = parse_target_specs(settings.targets_json, defaults=search_defaults(settings))
+    return targets_for(folder.name, configured, folder.targets_json(),
+                       targets_json_source=f"{folder.name}/{TARGETS_NAME}", trust=trust(settings),
+                       defaults=search_defaults(settings))

@@ -1,0 +1,145 @@
+"""``evaluate_golden``: one run of a collection's golden version, from the debounce to the saved report.
+
+1. Wait ``debounce_seconds`` on a durable timer (a save from ``golden_changed``; none for
+   ``evaluate_now``), then re-read the golden file's hash: a newer save replaced it -> "superseded"
+   (that save's own run covers it).
+2. Keep the golden bytes once as ``golden_dataset/<sha256>.jsonl``; every later step reads that copy.
+3. Check it: errors -> the run is refused, and the refusal (every error by line) is saved where runs
+   are read. Plan it: a configuration that cannot run -> refused the same way.
+4. Rank every setup, one activity each, in parallel (retried on passing faults; a setup that still
+   fails is kept with its error and never picked, and the fan-in never fails because of it).
+5. Time every setup that ranked, in one activity, one setup after another (times compare only if no
+   two timed passes share an instance's cores).
+6. Assemble and save the report, unless the golden file changed meanwhile (no older report over a
+   newer save); discard the run's working files.
+
+Deterministic: no I/O, no clock but ``context.current_utc_datetime``, no randomness but one seeded by
+the instance id. Payloads are collection names, keys, hashes and short sentences.
+"""
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+from typing import Any, Generator
+
+import azure.durable_functions as df
+from azure.durable_functions.models.Task import TaskState
+
+from activities.golden import check_golden_copy, golden_hash, keep_golden, refuse_run
+from activities.report import discard_run_files, save_report
+from activities.setups import plan_evaluation, rank_setup, time_setups
+from evaluation.store.runs import new_run_id
+
+bp = df.Blueprint()
+
+# A passing fault (storage, a model load, an instance recycled) gets two more tries, each 5 s after the
+# failed one (Python's retry options carry no backoff: the extension's coefficient of 1 applies).
+RETRY = df.RetryOptions(first_retry_interval_in_milliseconds=5_000, max_number_of_attempts=3)
+REASON_LENGTH = 300  # a failed step's reason, as kept in the report: its first line, cut here
+
+
+@bp.orchestration_trigger(context_name="context", input_type=dict)
+def evaluate_golden(context: df.DurableOrchestrationContext) -> Generator[Any, Any, dict]:
+    job = context.get_input()
+    collection, sha256 = job["collection"], job["sha256"]
+    ends = {"collection": collection, "sha256": sha256}
+
+    def status(stage: str, text: str, **more: Any) -> None:
+        context.set_custom_status({"stage": stage, "text": text, **more})
+
+    if job.get("debounce_seconds"):
+        until = context.current_utc_datetime + timedelta(seconds=job["debounce_seconds"])
+        status("waiting", f"waiting until {until.isoformat()} for more saves")
+        yield context.create_timer(until)
+
+    status("checking", "checking the golden file")
+    now = yield context.call_activity_with_retry(golden_hash, RETRY, {"collection": collection})
+    if now["sha256"] != sha256:
+        status("superseded", "a newer save replaced the golden file")
+        return {**ends, "outcome": "superseded", "by": now["sha256"]}
+    kept = yield context.call_activity_with_retry(keep_golden, RETRY, {"collection": collection, "sha256": sha256})
+    if not kept["kept"]:
+        status("superseded", "a newer save replaced the golden file")
+        return {**ends, "outcome": "superseded", "by": kept["sha256"]}
+
+    run = {"collection": collection, "sha256": sha256,
+           "run_id": new_run_id(context.current_utc_datetime, random.Random(context.instance_id)),
+           "created_at": context.current_utc_datetime.isoformat()}
+    checked = yield context.call_activity_with_retry(check_golden_copy, RETRY, {"collection": collection,
+                                                                                "sha256": sha256})
+    if not checked["ok"]:
+        return (yield from _refuse(context, run, None, ends, f"the golden file has {checked['errors']} error(s)"))
+    planned = yield context.call_activity_with_retry(plan_evaluation, RETRY, {**run, "state": job.get("state")})
+    if "refused" in planned:  # nothing was written yet: no working files to discard
+        return (yield from _refuse(context, run, planned["refused"], ends, planned["refused"]))
+
+    try:
+        saved = yield from _run_setups(context, run, planned["setups"], status)
+    except Exception:
+        yield from _discard(context, run)  # a step still failed after its retries: the run ends Failed
+        raise
+    yield from _discard(context, run)
+    if not saved["saved"]:
+        status("superseded", "a newer save replaced the golden file while the setups ran")
+        return {**ends, "outcome": "superseded", "by": saved["sha256"], "run_id": run["run_id"]}
+    status("saved", f"report saved as {saved['report']}")
+    return {**ends, "outcome": "saved", "run_id": run["run_id"], "report": saved["report"]}
+
+
+def _run_setups(context: df.DurableOrchestrationContext, run: dict, keys: list[str],
+                status: Any) -> Generator[Any, Any, dict]:
+    """Rank in parallel, time one after another, save: what ``save_report`` answered."""
+    failures, ranked = yield from _rank_all(context, run, keys, status)
+    if ranked:
+        status("timing", f"timing {len(ranked)} setups, one after another", setups=len(ranked))
+        try:
+            yield context.call_activity_with_retry(time_setups, RETRY, {"collection": run["collection"],
+                                                                        "run_id": run["run_id"], "keys": ranked})
+        except Exception as err:  # noqa: BLE001 - retries exhausted: no setup has times, so none is picked
+            failures.update({key: f"the timed pass failed: {_reason(err)}" for key in ranked})
+    status("saving", "saving the report")
+    return (yield context.call_activity_with_retry(save_report, RETRY, {**run, "failures": failures}))
+
+
+def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str],
+              status: Any) -> Generator[Any, Any, tuple[dict[str, str], list[str]]]:
+    """Rank every setup in parallel: ({key: why} for the setups whose activity still failed after its
+    retries, [the keys whose search succeeded]). A setup whose search failed is in neither: its entry
+    holds its error. Only the ranked ones are timed."""
+    tasks = [context.call_activity_with_retry(rank_setup, RETRY, {"collection": run["collection"],
+                                                                 "run_id": run["run_id"], "key": key})
+             for key in keys]
+    pending = list(tasks)
+    while pending:
+        done = len(keys) - len(pending)
+        status("running", f"running setups: {done} of {len(keys)} done", done=done, setups=len(keys))
+        # task_any rather than task_all: one setup failing must not end the fan-in, and the status can
+        # count the setups as they finish. The first call schedules them all at once.
+        yield context.task_any(pending)
+        pending = [task for task in pending if not task.is_completed]
+    failures, ranked = {}, []
+    for key, task in zip(keys, tasks):
+        if task.state is TaskState.FAILED:
+            failures[key] = (f"the setup's activity failed after {RETRY.max_number_of_attempts} attempts: "
+                             f"{_reason(task.result)}")
+        elif task.result["ok"]:
+            ranked.append(key)
+    return failures, ranked
+
+
+def _reason(error: BaseException) -> str:
+    """The first line of a failed step's reason (the extension appends the stack trace after it)."""
+    lines = [line.strip() for line in str(error).strip().splitlines()]
+    return (lines[0] if lines else type(error).__name__)[:REASON_LENGTH]
+
+
+def _discard(context: df.DurableOrchestrationContext, run: dict) -> Generator[Any, Any, None]:
+    yield context.call_activity_with_retry(discard_run_files, RETRY, {"collection": run["collection"],
+                                                                      "run_id": run["run_id"]})
+
+
+def _refuse(context: df.DurableOrchestrationContext, run: dict, reason: str | None, ends: dict,
+            text: str) -> Generator[Any, Any, dict]:
+    context.set_custom_status({"stage": "refused", "text": f"refused: {text}"})
+    saved = yield context.call_activity_with_retry(refuse_run, RETRY, {**run, "reason": reason})
+    return {**ends, "outcome": "refused", "run_id": run["run_id"], "report": saved["report"]}

@@ -1,0 +1,308 @@
+"""The activities one by one against Azurite (no model runs here): what each reads, writes and answers,
+and the collection folder's rules they stand on."""
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+
+import pytest
+
+from app_fixtures import app  # noqa: F401 - the fixture
+from durable_host import registered
+
+pytestmark = pytest.mark.azurite
+
+GOLDEN = b'{"id": "q1", "question": "Where is alpha?", "expected": ["alpha"]}\n'
+BROKEN = b'{"id": "q1", "question": "Where is alpha?", "expeted": ["alpha"]}\n'
+SHA = hashlib.sha256(GOLDEN).hexdigest()
+RUN = {"collection": "docs", "sha256": SHA, "run_id": "20261130T090100000Z-abcdef",
+       "created_at": "2026-11-30T09:01:00+00:00"}
+
+
+def call(name, job):
+    from activities import golden, report, setups
+
+    for module in (golden, setups, report):
+        if hasattr(module, name):
+            return registered(getattr(module, name))(json.loads(json.dumps(job)))
+    raise KeyError(name)
+
+
+# -- the collection folder ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("blob, collection", [
+    ("docs/golden.jsonl", "docs"), ("team a docs/golden.jsonl", "team a docs"), ("golden.jsonl", None),
+    ("team-a/docs/golden.jsonl", None),  # collections are top-level folders only
+    ("docs/Golden.jsonl", None), ("docs/golden.jsonl/x", None), ("a//b/golden.jsonl", None),
+    ("../golden.jsonl", None), ("a/./golden.jsonl", None),
+])
+def test_only_a_golden_jsonl_inside_a_folder_belongs_to_a_collection(blob, collection):
+    from evaluation.store.collections import collection_of
+
+    assert collection_of(blob) == collection
+
+
+def test_a_kept_golden_copy_is_checked_against_its_name(app):
+    from evaluation.errors import StoreError
+    from evaluation.store.collections import CollectionFolder
+
+    from app_storage import collections_container
+
+    import app_settings
+
+    folder = CollectionFolder(collections_container(app_settings.current_settings()), "docs")
+    app.save(f"docs/golden_dataset/{SHA}.jsonl", b"something else")
+
+    with pytest.raises(StoreError, match="does not hash to its name; delete it"):
+        folder.kept_golden(SHA)
+
+
+def test_working_files_are_written_read_and_discarded_beside_the_golden_copies(app):
+    from evaluation.errors import StoreError
+
+    import app_settings
+    from app_storage import collection_folder
+
+    folder = collection_folder(app_settings.current_settings(), "docs")
+    folder.write_work("run-1", "plan.json", {"questions": ["text"]})
+    folder.write_work("run-1", "entries/local.keyword.bm25.json", {"ranks": {}})
+
+    assert folder.read_work("run-1", "plan.json") == {"questions": ["text"]}
+    assert app.names("docs/") == ["docs/golden_dataset/runs_in_progress/run-1/entries/local.keyword.bm25.json",
+                                  "docs/golden_dataset/runs_in_progress/run-1/plan.json"]
+    assert app.names("docs/retrieval/") == []  # never where runs are read
+    assert folder.discard_work("run-1") == 2 and app.names("docs/") == []
+    with pytest.raises(StoreError, match="run run-1 has no working file plan.json"):
+        folder.read_work("run-1", "plan.json")
+
+
+# -- the golden file's activities ---------------------------------------------------------------------
+
+def test_golden_hash_gives_the_files_sha256_now_or_none(app):
+    assert call("golden_hash", {"collection": "docs"}) == {"sha256": None}
+    app.save("docs/golden.jsonl", GOLDEN)
+    assert call("golden_hash", {"collection": "docs"}) == {"sha256": SHA}
+
+
+def test_keep_golden_keeps_the_bytes_once_only_while_the_file_holds_them(app):
+    app.save("docs/golden.jsonl", GOLDEN)
+    assert call("keep_golden", {"collection": "docs", "sha256": SHA}) == {"kept": True}
+    assert app.read(f"docs/golden_dataset/{SHA}.jsonl") == GOLDEN
+
+    app.save("docs/golden.jsonl", BROKEN)
+    assert call("keep_golden", {"collection": "docs", "sha256": SHA}) == {
+        "kept": False, "sha256": hashlib.sha256(BROKEN).hexdigest()}
+
+
+def test_a_golden_copy_with_errors_is_refused_and_the_refusal_kept_once(app):
+    sha = hashlib.sha256(BROKEN).hexdigest()
+    app.save("docs/golden.jsonl", BROKEN)
+    call("keep_golden", {"collection": "docs", "sha256": sha})
+
+    assert call("check_golden_copy", {"collection": "docs", "sha256": sha}) == {"ok": False, "errors": 2}
+    job = {**RUN, "sha256": sha, "reason": None}
+    first, retried = call("refuse_run", job), call("refuse_run", job)  # a retried activity saves nothing twice
+
+    assert first == retried == {"report": f"docs/retrieval/runs/{RUN['run_id']}/report.json"}
+    report = json.loads(app.read(first["report"]))
+    assert report["refused"]["errors"][0] == {"line": 1, "message": report["refused"]["errors"][0]["message"]}
+    assert "expeted" in report["refused"]["errors"][0]["message"]
+
+
+# -- planning -------------------------------------------------------------------------------------------
+
+def test_a_collection_without_targets_is_refused_with_the_sentence_and_nothing_written(app):
+    app.save("manuals/golden.jsonl", GOLDEN)
+    call("keep_golden", {"collection": "manuals", "sha256": SHA})
+
+    answer = call("plan_evaluation", {**RUN, "collection": "manuals", "state": None})
+
+    assert "no targets are configured for collection 'manuals'" in answer["refused"]
+    assert app.names("manuals/golden_dataset/runs_in_progress/") == []
+
+
+def test_a_targets_json_pointing_outside_the_apps_account_is_refused_naming_the_file(app):
+    app.save("docs/golden.jsonl", GOLDEN)
+    app.save("docs/targets.json", json.dumps({"targets": [
+        {"name": "local", "engine": "embedded", "index": "https://attacker.blob.core.windows.net/indexes/docs"}]}).encode())
+    call("keep_golden", {"collection": "docs", "sha256": SHA})
+
+    answer = call("plan_evaluation", {**RUN, "state": None})
+
+    assert answer["refused"].startswith("docs/targets.json: targets[0]: \"index\" must be in the app's own storage account")
+
+
+def test_an_index_never_published_is_refused_with_the_command(app):
+    app.save("docs/golden.jsonl", GOLDEN)
+    call("keep_golden", {"collection": "docs", "sha256": SHA})
+
+    answer = call("plan_evaluation", {**RUN, "state": None})
+
+    assert "no published index here; publish one with `python -m evaluation index" in answer["refused"]
+
+
+def planned_run(app, tmp_path):
+    """A run's working files as plan_evaluation and the setup activities leave them (hand-made target)."""
+    import app_settings
+    from app_storage import collection_folder
+    from evaluation.steps import plan_run, rank_setup, time_setups
+    from fakes import ANSWERS, ListTarget
+
+    app.save("docs/golden.jsonl", GOLDEN)
+    call("keep_golden", {"collection": "docs", "sha256": SHA})
+    (tmp_path / "golden.jsonl").write_bytes(GOLDEN)
+    target = ListTarget("t", {m: {"Where is alpha?": ["alpha"]} for m in ANSWERS}, held={"alpha"})
+    plan = plan_run(target, tmp_path / "golden.jsonl", created_at=RUN["created_at"], run_id=RUN["run_id"], timed=1)
+    folder = collection_folder(app_settings.current_settings(), "docs")
+    folder.write_work(RUN["run_id"], "plan.json", plan)
+    for setup in plan["setups"]:
+        folder.write_work(RUN["run_id"], f"entries/{setup['key']}.json", rank_setup(target, plan, setup["key"]))
+    folder.write_work(RUN["run_id"], "times.json", time_setups({"t": target}, plan, [s["key"] for s in plan["setups"]]))
+    return folder
+
+
+def test_save_report_saves_once_even_when_the_activity_is_retried(app, tmp_path):
+    planned_run(app, tmp_path)
+
+    first, retried = call("save_report", {**RUN, "failures": {}}), call("save_report", {**RUN, "failures": {}})
+
+    name = f"docs/retrieval/runs/{RUN['run_id']}/report.json"
+    assert first == retried == {"saved": True, "report": name}
+    assert app.names("docs/retrieval/") == [name.replace(".json", ".html"), name]  # the page beside it
+    report = json.loads(app.read(name))
+    assert report["golden"]["sha256"] == SHA and report["picks"]["finds_the_most"].startswith("t.")
+
+
+def test_save_report_on_a_replaced_golden_file_saves_nothing(app, tmp_path):
+    planned_run(app, tmp_path)
+    app.save("docs/golden.jsonl", BROKEN)
+
+    answer = call("save_report", {**RUN, "failures": {}})
+
+    assert answer == {"saved": False, "sha256": hashlib.sha256(BROKEN).hexdigest()}
+    assert app.names("docs/retrieval/") == []
+
+
+# -- the instance's cores ---------------------------------------------------------------------------------
+
+def test_a_timed_pass_waits_for_ranking_to_finish_and_keeps_ranking_out(tmp_path):
+    from activities._shared import cores
+    from app_settings import AppSettings
+
+    settings = AppSettings.from_environ({"EVALUATION_INDEX_CACHE": str(tmp_path)})
+    order = []
+
+    def rank(name, hold):
+        with cores(settings, alone=False):
+            order.append(f"{name} starts")
+            time.sleep(hold)
+            order.append(f"{name} ends")
+
+    def timed():
+        with cores(settings, alone=True):
+            order.append("timing starts")
+            time.sleep(0.2)
+            order.append("timing ends")
+
+    first = [threading.Thread(target=rank, args=(f"rank{n}", 0.3)) for n in (1, 2)]
+    for thread in first:
+        thread.start()
+    time.sleep(0.1)  # both ranking activities hold the cores (shared)
+    timing = threading.Thread(target=timed)
+    timing.start()
+    while "timing starts" not in order:
+        time.sleep(0.01)
+    late = threading.Thread(target=rank, args=("rank3", 0))
+    late.start()  # asks while the timed pass holds the cores
+    for thread in first + [timing, late]:
+        thread.join()
+
+    assert sorted(order[:2]) == ["rank1 starts", "rank2 starts"]  # shared: both hold the cores at once
+    assert order.index("timing starts") > max(order.index("rank1 ends"), order.index("rank2 ends"))
+    assert order.index("rank3 starts") > order.index("timing ends")
+
+
+# -- with the shipped sample's index (no model runs: keyword only) -------------------------------------
+
+@pytest.fixture
+def sample_run(app, sample_index, monkeypatch):
+    import app_settings
+    from evaluation.engine.published import publish_index
+
+    publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
+    sample = (sample_index.parent.parent / "samples" / "golden.jsonl").read_bytes().splitlines(keepends=True)
+    data = b"".join(sample[:3])
+    app.save("docs/golden.jsonl", data)
+    sha = hashlib.sha256(data).hexdigest()
+    call("keep_golden", {"collection": "docs", "sha256": sha})
+    monkeypatch.setenv("EVALUATION_ONLY", "keyword")
+    app_settings.current_settings.cache_clear()
+    return {**RUN, "sha256": sha}
+
+
+def test_setup_patterns_that_match_nothing_are_refused_with_the_setups_there_are(app, sample_run, monkeypatch):
+    import app_settings
+
+    monkeypatch.setenv("EVALUATION_ONLY", "hybird")
+    app_settings.current_settings.cache_clear()
+
+    answer = call("plan_evaluation", {**sample_run, "state": None})
+
+    assert answer["refused"].startswith('"hybird" matches no setup. Did you mean "hybrid"?')
+
+
+def test_a_run_searches_the_index_version_it_planned_with_after_a_newer_one_is_published(app, sample_run, tmp_path):
+    from app_fixtures import publish_fake_index
+
+    planned = call("plan_evaluation", {**sample_run, "state": None})
+    assert planned == {"setups": ["local.keyword.bm25"]}
+    publish_fake_index(app, tmp_path / "newer", "indexes/docs", "9" * 64)  # an ingestion pipeline, mid-run
+
+    ranked = call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
+
+    assert ranked == {"key": "local.keyword.bm25", "ok": True}  # the newer "index" holds no chunks to open
+
+
+def hold_cores(alone: bool, order: list, seconds: float = 1.0) -> threading.Thread:
+    """Another activity holding this instance's cores (alone, or shared) for ``seconds``."""
+    import app_settings
+    from activities._shared import cores
+
+    def hold():
+        with cores(app_settings.current_settings(), alone=alone):
+            order.append("held")
+            time.sleep(seconds)
+            order.append("released")
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    while "held" not in order:
+        time.sleep(0.01)
+    return thread
+
+
+def test_ranking_waits_while_a_timed_pass_holds_the_cores(app, sample_run):
+    call("plan_evaluation", {**sample_run, "state": None})
+    order = []
+    timing = hold_cores(True, order)
+
+    call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
+    order.append("ranked")
+    timing.join()
+
+    assert order == ["held", "released", "ranked"]
+
+
+def test_a_timed_pass_waits_while_ranking_holds_the_cores(app, sample_run):
+    call("plan_evaluation", {**sample_run, "state": None})
+    call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
+    order = []
+    ranking = hold_cores(False, order)
+
+    answer = call("time_setups", {"collection": "docs", "run_id": RUN["run_id"], "keys": ["local.keyword.bm25"]})
+    order.append("timed")
+    ranking.join()
+
+    assert order == ["held", "released", "timed"] and answer == {"timed": 1, "failed": 0}

@@ -1,0 +1,166 @@
+"""The Function App end to end with no Functions host: Event Grid events go to golden_changed, whose real
+Durable client starts instances on ``durable_host``; the host replays evaluate_golden and runs each
+activity in process, in the order the orchestrator yields them, against Azurite and the embedded
+engine (the shipped sample's index, published to Blob first).
+
+Scenarios: one save -> one report (equal to ``python -m evaluation evaluate`` on the same files, with
+one fixed clock for both); the same event twice -> one report; three saves inside the debounce ->
+one report, for the last bytes; a save while the setups run -> no report for the replaced bytes;
+a golden file with errors -> a refused run the runs list and ``runs show`` explain.
+"""
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+
+import pytest
+
+from app_fixtures import App, app  # noqa: F401 - the fixture
+from conftest import SAMPLES, run_cli
+from durable_host import call_client_function, event_grid, registered
+from triggers.golden_changed import golden_changed
+
+pytestmark = [pytest.mark.azurite, pytest.mark.slow]
+
+ROWS = (SAMPLES / "golden.jsonl").read_bytes().splitlines(keepends=True)
+ONLY = ("keyword", "dense")  # four setups: BM25, each model alone, both fused (no cross-encoder: it is slow)
+TIMED = 3
+
+
+def golden(first: int, count: int) -> bytes:
+    return b"".join(ROWS[first:first + count])
+
+
+@pytest.fixture
+def sample_app(app: App, sample_index, monkeypatch):
+    import app_settings
+    from evaluation.engine.published import publish_index
+
+    publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
+    monkeypatch.setenv("EVALUATION_ONLY", ",".join(ONLY))
+    monkeypatch.setenv("EVALUATION_TIMED", str(TIMED))
+    app_settings.current_settings.cache_clear()
+    return app
+
+
+@pytest.fixture
+def fixed_clock(monkeypatch):
+    """Every timed search takes 1 ms, in the app and in the CLI alike: the reports can be compared whole."""
+    from evaluation.evaluate import evaluate
+    from evaluation.steps import time_setups
+
+    def ticking():
+        ticks = itertools.count()
+        return lambda: next(ticks) * 0.001
+
+    monkeypatch.setitem(time_setups.__kwdefaults__, "clock", ticking())
+    monkeypatch.setitem(evaluate.__kwdefaults__, "clock", ticking())
+
+
+def save_and_deliver(app: App, data: bytes, event_id: str) -> str:
+    app.save("docs/golden.jsonl", data)
+    call_client_function(registered(golden_changed), client=app.client,
+                         event=event_grid(app.subject("docs/golden.jsonl"), event_id=event_id))
+    return hashlib.sha256(data).hexdigest()
+
+
+def reports(app: App) -> list[dict]:
+    return [json.loads(app.read(name)) for name in app.names("docs/retrieval/runs/") if name.endswith(".json")]
+
+
+def outcomes(app: App) -> list[str]:
+    return [inst.output["outcome"] for inst in app.host.instances.values()]
+
+
+def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sample_app, fixed_clock, capsys,
+                                                                          monkeypatch, tmp_path):
+    data = golden(0, 8)
+    sha = save_and_deliver(sample_app, data, "ev-1")
+
+    sample_app.host.run()
+
+    [report] = reports(sample_app)
+    assert sample_app.names("docs/") == sorted([
+        "docs/golden.jsonl", f"docs/golden_dataset/{sha}.jsonl", f"docs/retrieval/runs/{report['id']}/report.html",
+        f"docs/retrieval/runs/{report['id']}/report.json"])
+    assert sample_app.read(f"docs/golden_dataset/{sha}.jsonl") == data  # working files are gone too
+    assert report["golden"]["sha256"] == sha and report["golden"]["labelled"] == 8
+    assert [s["key"] for s in report["setups"] if s["error"]] == []
+    assert sorted(s["key"] for s in report["setups"]) == [
+        "local.dense.bge-small", "local.dense.bge-small+minilm-l6", "local.dense.minilm-l6", "local.keyword.bm25"]
+
+    monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", sample_app.azurite.connection_string)
+    code, out, _ = run_cli(capsys, "evaluate", "--index", sample_app.address("indexes/docs"),
+                           "--golden", sample_app.address("docs/golden.jsonl"), "--only", ONLY[0], "--only", ONLY[1],
+                           "--timed", str(TIMED), "--index-cache", str(tmp_path / "cli-cache"), "--json", "--quiet")
+    assert code == 0
+    cli = json.loads(out)
+    aside = ("id", "created_at")  # when it ran; every time was measured on the same fixed clock
+    assert {k: v for k, v in report.items() if k not in aside} == {k: v for k, v in cli.items() if k not in aside}
+
+    size, what = sample_app.host.largest_payload
+    print(f"largest activity payload: {size} bytes ({what})")
+    assert size < 2_000  # keys, paths and hashes only: nothing near the 45 KB large-message limit
+
+
+def test_the_same_event_twice_gives_one_report(sample_app):
+    save_and_deliver(sample_app, golden(0, 4), "ev-1")
+    call_client_function(registered(golden_changed), client=sample_app.client,
+                         event=event_grid(sample_app.subject("docs/golden.jsonl"), event_id="ev-1"))
+    sample_app.host.run()
+    call_client_function(registered(golden_changed), client=sample_app.client,  # delivered again, hours later
+                         event=event_grid(sample_app.subject("docs/golden.jsonl"), event_id="ev-1"))
+    sample_app.host.run()
+
+    assert len(reports(sample_app)) == 1 and len(sample_app.host.starts) == 1
+
+
+def test_three_saves_inside_the_debounce_give_one_report_for_the_last_bytes(sample_app):
+    save_and_deliver(sample_app, golden(0, 4), "ev-1")
+    sample_app.host.advance(20)
+    save_and_deliver(sample_app, golden(4, 4), "ev-2")
+    sample_app.host.advance(20)
+    last = save_and_deliver(sample_app, golden(8, 4), "ev-3")
+
+    sample_app.host.run()
+
+    [report] = reports(sample_app)
+    assert report["golden"]["sha256"] == last
+    assert sorted(outcomes(sample_app)) == ["saved", "superseded", "superseded"]
+    ran = [name for _, name, _ in sample_app.host.activity_log]
+    assert ran.count("golden_hash") == 3 and ran.count("plan_evaluation") == 1  # the first two stop at the hash
+
+
+def test_a_save_while_the_setups_run_gets_no_report_for_the_replaced_bytes(sample_app):
+    first = save_and_deliver(sample_app, golden(0, 4), "ev-1")
+    newer = {}
+
+    def save_mid_run(name, job):
+        if name == "rank_setup" and not newer:
+            newer["sha"] = save_and_deliver(sample_app, golden(4, 4), "ev-2")
+
+    sample_app.host.before_activity = save_mid_run
+    sample_app.host.run()
+
+    assert [r["golden"]["sha256"] for r in reports(sample_app)] == [newer["sha"]]  # none for `first`
+    replaced = next(i for i in sample_app.host.instances.values() if i.output["sha256"] == first)
+    assert replaced.output["outcome"] == "superseded" and replaced.output["by"] == newer["sha"]
+    assert sample_app.names("docs/golden_dataset/runs_in_progress/") == []  # its working files discarded
+
+
+def test_a_golden_file_with_errors_is_a_refused_run_that_runs_list_and_show_explain(sample_app, capsys, monkeypatch):
+    broken = golden(0, 2) + b'{"id": "q9", "question": "Where?", "expeted": ["x"]}\n'
+    save_and_deliver(sample_app, broken, "ev-1")
+
+    sample_app.host.run()
+
+    [report] = reports(sample_app)
+    assert report["setups"] == [] and report["picks"]["finds_the_most"] is None
+    assert report["refused"]["errors"][0]["line"] == 3 and "expeted" in report["refused"]["errors"][0]["message"]
+    monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", sample_app.azurite.connection_string)
+    store = sample_app.address("docs")
+    code, listed, _ = run_cli(capsys, "runs", "list", "--store", store)
+    assert code == 0 and "refused: the golden file has 1 error(s)" in listed
+    code, shown, _ = run_cli(capsys, "runs", "show", "latest", "--store", store)
+    assert code == 0 and "was refused" in shown and 'line 3: "expeted" is not a field' in shown

@@ -1,0 +1,282 @@
+"""evaluate_golden replayed through the Durable SDK from histories built as the extension sends them.
+
+The first test writes its history out by hand; the others let ``durable_host`` append each episode's
+events the way the extension does (see its docstring), with scripted activities, so each test tells
+one story: what the activities answered, and what the orchestrator scheduled and returned.
+"""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from durable_host import (CALL_ACTIVITY_WITH_RETRY, CREATE_TIMER, EXECUTION_STARTED, ORCHESTRATOR_STARTED, START,
+                          WHEN_ANY, DurableHost, event, orchestration_context, registered, replay)
+from orchestrators.evaluate_golden import RETRY, evaluate_golden
+
+# A completion the SDK cannot match to a task (a history with wrong event ids) only warns: fail instead.
+pytestmark = pytest.mark.filterwarnings("error:Potential duplicate Task completion")
+
+ORCHESTRATOR = registered(evaluate_golden)
+SHA = "a" * 64
+NEWER = "b" * 64
+KEYS = ["local.keyword.bm25", "local.dense.bge-small", "local.hybrid.bge-small"]
+SAVED = "docs/retrieval/runs/RUN/report.json"
+SAVE_JOB = {"collection": "docs", "sha256": SHA, "debounce_seconds": 60, "trigger": "golden_changed", "state": None}
+NOW_JOB = {**SAVE_JOB, "debounce_seconds": 0, "trigger": "evaluate_now", "state": {"local": "f" * 64}}
+
+
+class Script:
+    """Activities that answer as told: a happy run unless a test changes one answer."""
+
+    def __init__(self, **answers):
+        self.answers = {
+            "golden_hash": lambda job: {"sha256": SHA},
+            "keep_golden": lambda job: {"kept": True},
+            "check_golden_copy": lambda job: {"ok": True, "errors": 0},
+            "plan_evaluation": lambda job: {"setups": list(KEYS)},
+            "rank_setup": lambda job: {"key": job["key"], "ok": True},
+            "time_setups": lambda job: {"timed": len(job["keys"]), "failed": 0},
+            "save_report": lambda job: {"saved": True, "report": SAVED.replace("RUN", job["run_id"])},
+            "discard_run_files": lambda job: {"discarded": 5},
+            "refuse_run": lambda job: {"report": SAVED.replace("RUN", job["run_id"])},
+            **answers,
+        }
+
+    def host(self) -> DurableHost:
+        return DurableHost({"evaluate_golden": ORCHESTRATOR}, self.answers)
+
+
+def run(job=SAVE_JOB, **answers):
+    host = Script(**answers).host()
+    host.start_new("evaluate_golden", "golden-docs-aaaaaaaaaaaa-0123", json.dumps(job))
+    host.run()
+    return host, host.instances["golden-docs-aaaaaaaaaaaa-0123"]
+
+
+def called(host, name=None):
+    return [(n, job) for _, n, job in host.activity_log if name is None or n == name]
+
+
+def names(host):
+    return [n for _, n, _ in host.activity_log]
+
+
+# -- one history written out by hand ---------------------------------------------------------------
+
+def test_the_first_episode_of_a_save_schedules_only_the_debounce_timer():
+    history = [
+        {"EventType": ORCHESTRATOR_STARTED, "EventId": -1, "IsPlayed": False, "Timestamp": "2026-11-30T09:00:00.000Z"},
+        {"EventType": EXECUTION_STARTED, "EventId": -1, "IsPlayed": False, "Timestamp": "2026-11-30T09:00:00.000Z",
+         "Name": "evaluate_golden", "Version": "", "Input": json.dumps(SAVE_JOB), "ParentInstance": None,
+         "OrchestrationInstance": {"InstanceId": "golden-docs-x", "ExecutionId": "e1"}, "Tags": None},
+    ]
+
+    state = replay(ORCHESTRATOR, orchestration_context(history, "golden-docs-x", json.dumps(SAVE_JOB)))
+
+    assert state["isDone"] is False
+    assert state["actions"] == [[{"actionType": CREATE_TIMER, "fireAt": "2026-11-30T09:01:00.000000Z",
+                                  "isCanceled": False}]]  # 09:00 + 60 s
+    assert state["customStatus"]["stage"] == "waiting"
+
+
+def test_evaluate_now_skips_the_timer_and_checks_the_golden_file_first():
+    history = [event(ORCHESTRATOR_STARTED, START),
+               event(EXECUTION_STARTED, START, Name="evaluate_golden", Version="", Input=json.dumps(NOW_JOB),
+                     OrchestrationInstance={"InstanceId": "now-docs-x", "ExecutionId": "e1"}, ParentInstance=None)]
+
+    state = replay(ORCHESTRATOR, orchestration_context(history, "now-docs-x", json.dumps(NOW_JOB)))
+
+    [action] = _all_actions(state)  # a retried call comes as a WhenAll of one, as the SDK sends it
+    assert (action["actionType"], action["functionName"]) == (CALL_ACTIVITY_WITH_RETRY, "golden_hash")
+    assert json.loads(action["input"]) == {"collection": "docs"}
+    assert action["retryOptions"] == {"firstRetryIntervalInMilliseconds": 5000, "maxNumberOfAttempts": 3}
+
+
+# -- stories through the host ------------------------------------------------------------------------
+
+def test_a_newer_save_during_the_debounce_ends_the_run_superseded():
+    host, inst = run(golden_hash=lambda job: {"sha256": NEWER})
+
+    assert inst.status == "Completed"
+    assert inst.output == {"collection": "docs", "sha256": SHA, "outcome": "superseded", "by": NEWER}
+    assert names(host) == ["golden_hash"]  # nothing kept, planned or run
+    timer_fired_at = next(e for e in inst.history if e["EventType"] == 11)["Timestamp"]
+    assert timer_fired_at == "2026-11-30T09:01:00.000000Z"  # the hash is read after the minute, not before
+
+
+def test_a_save_between_the_hash_and_the_copy_is_superseded_too():
+    host, inst = run(keep_golden=lambda job: {"kept": False, "sha256": NEWER})
+
+    assert inst.output["outcome"] == "superseded" and inst.output["by"] == NEWER
+    assert names(host) == ["golden_hash", "keep_golden"]
+
+
+def test_golden_errors_end_the_run_with_the_refusal_saved_where_runs_are_read():
+    host, inst = run(check_golden_copy=lambda job: {"ok": False, "errors": 2})
+
+    [(_, refusal)] = called(host, "refuse_run")
+    assert refusal["reason"] is None  # the activity saves the golden file's own errors
+    assert inst.output == {"collection": "docs", "sha256": SHA, "outcome": "refused", "run_id": refusal["run_id"],
+                           "report": f"docs/retrieval/runs/{refusal['run_id']}/report.json"}
+    assert names(host) == ["golden_hash", "keep_golden", "check_golden_copy", "refuse_run"]
+    assert inst.custom_status["stage"] == "refused" and "2 error(s)" in inst.custom_status["text"]
+
+
+def test_a_configuration_that_cannot_run_is_refused_with_its_sentence():
+    why = "no targets are configured for collection 'docs'"
+    host, inst = run(plan_evaluation=lambda job: {"refused": why})
+
+    [(_, refusal)] = called(host, "refuse_run")
+    assert refusal["reason"] == why and inst.output["outcome"] == "refused"
+    assert "rank_setup" not in names(host) and "discard_run_files" not in names(host)  # nothing was written
+
+
+def test_the_fan_out_schedules_one_retried_activity_per_setup_in_one_episode():
+    host, inst = run()
+
+    plan_done = next(n for n, (_, state) in enumerate(inst.episodes)
+                     if any(a.get("functionName") == "rank_setup" for a in _all_actions(state)))
+    _, state = inst.episodes[plan_done]
+    fan_out = state["actions"][0][-1]  # this episode's one new action: a WhenAny of the retried calls
+    assert fan_out["actionType"] == WHEN_ANY and len(fan_out["compoundActions"]) == len(KEYS)
+    calls = _all_actions({"actions": [fan_out]})
+    assert [json.loads(a["input"])["key"] for a in calls] == KEYS
+    assert {a["actionType"] for a in calls} == {CALL_ACTIVITY_WITH_RETRY}
+    # every action so far: the timer, golden_hash, keep_golden, check_golden_copy, plan_evaluation, the fan-out
+    assert len(_all_actions(state)) == 1 + 4 + len(KEYS)
+    assert len(called(host, "rank_setup")) == len(KEYS) == 3
+
+
+def test_the_whole_path_ends_with_the_saved_report_and_no_working_files():
+    host, inst = run()
+
+    assert names(host) == ["golden_hash", "keep_golden", "check_golden_copy", "plan_evaluation",
+                           "rank_setup", "rank_setup", "rank_setup", "time_setups", "save_report",
+                           "discard_run_files"]
+    [(_, plan)] = called(host, "plan_evaluation")
+    assert plan["run_id"].startswith("20261130T090100000Z-")  # planned after the one-minute timer
+    assert plan["created_at"] == "2026-11-30T09:01:00+00:00"
+    [(_, timed)] = called(host, "time_setups")
+    assert timed["keys"] == KEYS
+    [(_, save)] = called(host, "save_report")
+    assert save == {"collection": "docs", "sha256": SHA, "run_id": plan["run_id"], "created_at": plan["created_at"],
+                    "failures": {}}
+    assert inst.output == {"collection": "docs", "sha256": SHA, "outcome": "saved", "run_id": plan["run_id"],
+                           "report": f"docs/retrieval/runs/{plan['run_id']}/report.json"}
+    stages = [s["stage"] for s in inst.statuses]
+    assert stages[0] == "waiting" and stages[-1] == "saved"
+    assert [s["text"] for s in inst.statuses if s["stage"] == "running"] == [
+        "running setups: 0 of 3 done", "running setups: 1 of 3 done", "running setups: 2 of 3 done"]
+    assert {"timing", "saving"} <= set(stages)
+
+
+def test_a_setup_whose_search_failed_is_kept_but_not_timed():
+    host, inst = run(rank_setup=lambda job: {"key": job["key"], "ok": job["key"] != KEYS[1]})
+
+    [(_, timed)] = called(host, "time_setups")
+    assert timed["keys"] == [KEYS[0], KEYS[2]]
+    [(_, save)] = called(host, "save_report")
+    assert save["failures"] == {}  # its entry holds its error
+    assert inst.output["outcome"] == "saved"
+
+
+def test_a_setup_whose_retries_run_out_is_a_failure_and_the_fan_in_goes_on():
+    def rank(job):
+        if job["key"] == KEYS[0]:
+            raise RuntimeError("the index blob is unreadable")
+        return {"key": job["key"], "ok": True}
+
+    host, inst = run(rank_setup=rank)
+
+    tries = [job["key"] for _, job in called(host, "rank_setup")]
+    assert tries.count(KEYS[0]) == RETRY.max_number_of_attempts == 3
+    [(_, save)] = called(host, "save_report")
+    assert save["failures"] == {KEYS[0]: "the setup's activity failed after 3 attempts: "
+                                         "RuntimeError: the index blob is unreadable"}
+    [(_, timed)] = called(host, "time_setups")
+    assert timed["keys"] == KEYS[1:]
+    assert inst.output["outcome"] == "saved"
+    retry_timers = [e for e in inst.history if e["EventType"] == 10][1:]  # after the debounce timer
+    assert len(retry_timers) == 3  # one after each failed try, the last before the task fails (DTFx)
+
+
+def test_a_setup_that_passes_on_its_second_try_is_not_a_failure():
+    tries = []
+
+    def rank(job):
+        tries.append(job["key"])
+        if tries.count(job["key"]) == 1 and job["key"] == KEYS[2]:
+            raise ConnectionError("reset by peer")
+        return {"key": job["key"], "ok": True}
+
+    host, inst = run(rank_setup=rank)
+
+    [(_, save)] = called(host, "save_report")
+    assert tries.count(KEYS[2]) == 2 and save["failures"] == {}
+    timer = next(e for e in inst.history if e["EventType"] == 10 and e["EventId"] > 0)
+    failed = next(e for e in inst.history if e["EventType"] == 6)
+    assert _at(timer["FireAt"]) - _at(failed["Timestamp"]) == timedelta(milliseconds=5000)
+
+
+def test_a_timed_pass_whose_retries_run_out_fails_every_ranked_setup():
+    def time_all(job):
+        raise MemoryError("the instance ran out of memory")
+
+    host, inst = run(time_setups=time_all)
+
+    [(_, save)] = called(host, "save_report")
+    assert set(save["failures"]) == set(KEYS)
+    assert all(why.startswith("the timed pass failed: MemoryError") for why in save["failures"].values())
+
+
+def test_a_save_while_the_setups_ran_gets_no_report_and_its_files_are_discarded():
+    host, inst = run(save_report=lambda job: {"saved": False, "sha256": NEWER})
+
+    assert inst.output["outcome"] == "superseded" and inst.output["by"] == NEWER
+    assert names(host)[-2:] == ["save_report", "discard_run_files"]
+
+
+def test_a_step_that_still_fails_ends_the_run_failed_after_discarding_its_files():
+    def save(job):
+        raise TimeoutError("storage did not answer")
+
+    host, inst = run(save_report=save)
+
+    assert inst.status == "Failed" and "storage did not answer" in inst.error
+    assert names(host)[-1] == "discard_run_files"
+
+
+def test_replaying_every_episode_again_gives_the_same_actions_status_and_output():
+    host, inst = run(rank_setup=lambda job: {"key": job["key"], "ok": job["key"] != KEYS[0]})
+
+    assert len(inst.episodes) > 10
+    for context_json, first in inst.episodes:
+        again = replay(ORCHESTRATOR, context_json)
+        assert again == first
+
+
+@pytest.mark.parametrize("job", [SAVE_JOB, NOW_JOB], ids=["golden_changed", "evaluate_now"])
+def test_the_run_id_is_the_same_on_every_replay_and_differs_between_instances(job):
+    host = Script().host()
+    for instance in ("golden-docs-1", "golden-docs-2"):
+        host.start_new("evaluate_golden", instance, json.dumps(job))
+    host.run()
+
+    ids = {inst: {j["run_id"] for i, n, j in host.activity_log if i == inst and "run_id" in j}
+           for inst in ("golden-docs-1", "golden-docs-2")}
+    assert all(len(found) == 1 for found in ids.values())
+    assert ids["golden-docs-1"] != ids["golden-docs-2"]
+
+
+def _all_actions(state):
+    from durable_host import flatten
+
+    return flatten(state.get("actions") or [])
+
+
+def _at(text):
+    from datetime import datetime
+
+    return datetime.fromisoformat(text.replace("Z", "+00:00"))
