@@ -112,11 +112,12 @@ def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | H
     except GoldenFileError as err:
         return GoldenCheck(source=str(source), rows=0, ready=0, unfilled=0, drafts=0,
                            errors=(GoldenProblem(None, str(err)),), warnings=())
-    return check_golden_bytes(raw, source, corpus)
+    return check_golden_bytes(raw, source, corpus, by=by)
 
 
 def check_golden_bytes(raw: bytes, source: str | Path,
-                       corpus: HoldsDocuments | HasDocumentIds | None = None) -> GoldenCheck:
+                       corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
+                       by: str = "doc") -> GoldenCheck:
     """``check_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
     scan = scan_golden(raw)
     warnings = list(scan.row_warnings)
