@@ -47,7 +47,8 @@ STORE_ADDRESSES = ADDRESSES + ["HTTPS://acct.blob.core.windows.net/runs", "https
 CONNECTION_STRING = ("DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=a2V5;"
                      f"BlobEndpoint=http://127.0.0.1:{CLOSED}/acct;")
 POOLS: dict[str, list[str]] = {
-    "corpus": PATHS, "index": PATHS, "index_dir": PATHS, "file": PATHS, "run": PATHS,
+    "corpus": PATHS, "index": PATHS + STORE_ADDRESSES, "index_dir": PATHS, "index_cache": PATHS, "file": PATHS,
+    "run": PATHS,
     "golden": PATHS + ADDRESSES, "save_to": PATHS + STORE_ADDRESSES, "store": PATHS + STORE_ADDRESSES,
     "out": PATHS + STORE_ADDRESSES,
     "run_id": ["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"] + [f"20990101T000000000Z-{c * 6}" for c in "abcdef"],
@@ -84,7 +85,7 @@ HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
 # Choices that would sign in to Azure (a managed identity) are left out: they would leave the machine.
 CHOICES = {"auth": ["auto", "key", "none"], "api": ["auto", "openai"]}
 # Values that make sense for a flag: drawn as often as the hostile ones, so runs also get deep.
-GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "file": ["golden.jsonl"],
+GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "index_cache": ["cache"], "file": ["golden.jsonl"],
         "run": ["run.trec"], "golden": ["golden.jsonl"], "save_to": ["store", "runs2"], "store": ["store"],
         "out": ["out", "idx2", "golden2.jsonl"], "run_id": ["RUN"] + [f"20990101T000000000Z-{c * 6}" for c in "bcde"], "only": ["keyword", "dense", "hybrid"],
         "skip": ["hybrid_reranked"], "fail_under": ["found@10=0.5"], "models": ["bge-small"], "threads": ["1"],
