@@ -433,3 +433,17 @@ def test_a_pick_tied_with_a_faster_setup_names_it_and_one_that_is_not_says_so(ma
 def test_a_report_without_significance_shows_no_vs_top_column(make_report):
     page = render_html(make_report())
     assert 'class="vs' not in page and 'class="tie' not in page
+
+
+def test_a_refused_run_says_why_it_never_started_with_every_error_by_line():
+    from evaluation.steps import refusal_report
+
+    report = refusal_report("the golden file has 2 error(s); fix them and save it again", source="docs/golden.jsonl",
+                            sha256="ab" * 32, run_id="20261130T000000000Z-000001", created_at="2026-11-30T00:00:00Z")
+    report["refused"]["errors"] = [{"line": 3, "message": '"expeted" is not a field. Did you mean "expected"?'},
+                                   {"line": None, "message": "no question is ready"}]
+    page = Elements(render_html(report))
+    assert "This run never started. The golden file has 2 error(s); fix them and save it again." in page.text
+    assert 'line 3: "expeted" is not a field. Did you mean "expected"?' in page.text
+    assert "no question is ready" in page.text
+    assert not page.having("section", id="picks") and not page.having("table")  # nothing ran, nothing picked

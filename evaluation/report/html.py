@@ -177,19 +177,22 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
     picks = _picks_by_key(report)
     collection = _collection_name(report)
     points = list(history) if history else [trend_point(report)]
-    parts = [
-        _header(report, collection),
-        _missing(report),
-        _left_out(report),
-        _picks(report, setups),
-        _chart(report, ran, picks),
-        _table(report, ran, failed, picks),
-        _trend(points, ran),
-        _details(report, setups, questions),
-        _hard_questions(report, ran, questions),
-        _glossary(report, ran),
-        _footer(report),
-    ]
+    if isinstance(report.get("refused"), dict):  # the run never started: say why, and nothing else
+        parts = [_header(report, collection, refused=True), _refused(report["refused"]), _footer(report)]
+    else:
+        parts = [
+            _header(report, collection),
+            _missing(report),
+            _left_out(report),
+            _picks(report, setups),
+            _chart(report, ran, picks),
+            _table(report, ran, failed, picks),
+            _trend(points, ran),
+            _details(report, setups, questions),
+            _hard_questions(report, ran, questions),
+            _glossary(report, ran),
+            _footer(report),
+        ]
     title = f"Retrieval evaluation · {collection} · {report.get('id', '')}"
     return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
@@ -217,7 +220,24 @@ def _picks_by_key(report: dict[str, Any]) -> dict[str, list[str]]:
     return found
 
 
-def _header(report: dict[str, Any], collection: str) -> str:
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return (text[:1].upper() + text[1:]).rstrip(".") + "."
+
+
+def _refused(refused: dict[str, Any]) -> str:
+    """Why a run never started (``report["refused"]``): its reason and the golden file's errors by line."""
+    errors = [e for e in refused.get("errors") or [] if isinstance(e, dict)]
+    listed = "".join(f"<li>{'line ' + _t(e.get('line')) + ': ' if e.get('line') is not None else ''}"
+                     f"{_t(e.get('message'))}</li>" for e in errors)
+    return ('<section class="note warn" id="refused"><strong>This run never started.</strong> '
+            f"{_t(_sentence(str(refused.get('reason') or 'no reason was kept')))}"
+            + (f"<ul>{listed}</ul>" if listed else "")
+            + '<p class="muted">No setup was searched and nothing is picked. Fix the golden file and save it '
+              "again; its new version starts a new run.</p></section>")
+
+
+def _header(report: dict[str, Any], collection: str, *, refused: bool = False) -> str:
     golden = report.get("golden") or {}
     total, labelled = golden.get("questions"), golden.get("labelled")
     counted = f"{labelled} labelled question{'s' if labelled != 1 else ''}" if labelled is not None else "questions"
@@ -235,7 +255,7 @@ def _header(report: dict[str, Any], collection: str) -> str:
                 + (f', {_t(report["depth"])} results deep' if report.get("depth") else ""))
     problems = golden.get("problems") or []
     problem_note = ""
-    if problems:
+    if problems and not refused:  # a refused run lists the same errors as why it never started
         problem_note = (f'<div class="note warn"><strong>{len(problems)} row(s) of the golden file could not be '
                         "read and were left out of this run:</strong><ul>"
                         + "".join(f"<li>line {_t(p.get('line'))}: {_t(p.get('message'))}</li>"
