@@ -30,7 +30,7 @@ class AppSettings:
     debounce_seconds: int                 # EVALUATION_DEBOUNCE_SECONDS: durable timer before a run
     only: tuple[str, ...]                 # EVALUATION_ONLY: setup patterns to run (empty: all)
     skip: tuple[str, ...]                 # EVALUATION_SKIP: setup patterns to leave out
-    by: str                               # EVALUATION_BY: grain (doc, chunk, page, evidence)
+    by: str                               # EVALUATION_BY: grain (doc, chunk, evidence)
     timed: int                            # EVALUATION_TIMED: questions timed one by one per setup
     index_cache: Path                     # EVALUATION_INDEX_CACHE: where embedded indexes are downloaded
     search_endpoint: str | None           # AZURE_SEARCH_ENDPOINT: default Azure AI Search endpoint

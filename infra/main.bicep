@@ -91,7 +91,6 @@ param skipSetups string = 'hybrid_reranked'
 @allowed([
   'doc'
   'chunk'
-  'page'
   'evidence'
 ])
 param judgeBy string = 'doc'
