@@ -19,6 +19,15 @@ resource app 'Microsoft.Web/sites@2024-04-01' existing = {
 }
 
 resource signIn 'Microsoft.Web/sites/config@2024-04-01' = {
+  // checkov reads every sites/config resource as the site's web settings; this one is authsettingsV2,
+  // whose schema holds none of the properties these checks look for (they are the site's, in function-app.bicep):
+  // checkov:skip=CKV_AZURE_13:This resource IS App Service authentication (authsettingsV2, platform.enabled); the check only knows the classic authsettings shape.
+  // checkov:skip=CKV_AZURE_63:HTTP logging is a web-settings property, not an authsettingsV2 one; the app logs to Application Insights.
+  // checkov:skip=CKV_AZURE_65:Detailed error pages are a web-settings property, not an authsettingsV2 one.
+  // checkov:skip=CKV_AZURE_66:Failed request tracing is a web-settings property, not an authsettingsV2 one.
+  // checkov:skip=CKV_AZURE_80:.NET version is a web-settings property; the app runs Python.
+  // checkov:skip=CKV_AZURE_88:Azure Files is a site setting; Flex Consumption apps mount none.
+  // checkov:skip=CKV_AZURE_222:Public network access is the site's (skipped there with its reason), not an authsettingsV2 property.
   parent: app
   name: 'authsettingsV2'
   properties: {
