@@ -11,9 +11,9 @@ model runtime, no BM25 engine and no Azure SDK (``python -m evaluation golden ch
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from .lazy import lazy_attributes
 from .evaluate import evaluate  # eager and light: otherwise importing the module evaluation.evaluate
                                  # would put the module where the function belongs
 
@@ -60,12 +60,7 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .targets import TargetSpec, open_target, parse_target_specs
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _PUBLIC:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
-    globals()[name] = value  # looked up once
-    return value
+__getattr__ = lazy_attributes(__name__, _PUBLIC)
 
 
 def __dir__() -> list[str]:

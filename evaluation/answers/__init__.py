@@ -9,8 +9,7 @@ The names load on first use, so importing the package loads no HTTP client.
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..lazy import lazy_attributes
 
 _PUBLIC = {
     "stale_evidence": ".stale", "StaleEvidence": ".stale",
@@ -20,11 +19,4 @@ _PUBLIC = {
     "ChatJudge": ".judge", "JudgeSettings": ".judge",
 }
 __all__ = sorted(_PUBLIC)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _PUBLIC:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(_PUBLIC[name], __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_attributes(__name__, _PUBLIC)

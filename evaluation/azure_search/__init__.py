@@ -14,8 +14,7 @@ lookup) are pure; ``service``, ``retry`` and ``vectors`` talk HTTP; ``target`` p
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..lazy import lazy_attributes
 
 _LAZY = {
     "AzureSearchTarget": ".target",
@@ -23,9 +22,4 @@ _LAZY = {
     "IndexShape": ".definition", "LeftOut": ".setups",
 }
 __all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_LAZY[name], __name__), name)
+__getattr__ = lazy_attributes(__name__, _LAZY)

@@ -5,8 +5,7 @@ Names load on first use, so importing the package costs nothing until an index i
 """
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from ..lazy import lazy_attributes
 
 _LAZY = {
     "EmbeddedTarget": ".target",
@@ -15,9 +14,4 @@ _LAZY = {
     "fetch_index": ".published", "publish_index": ".published", "published_fingerprint": ".published",
 }
 __all__ = sorted(_LAZY)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(_LAZY[name], __name__), name)
+__getattr__ = lazy_attributes(__name__, _LAZY)

@@ -142,37 +142,43 @@ def client_options() -> dict[str, Any]:
             "connection_timeout": CONNECTION_TIMEOUT_S, "read_timeout": READ_TIMEOUT_S}
 
 
-def container_client(address: BlobAddress, *, connection_string: str | None = None,
-                     credential: object | None = None, **options: Any) -> Any:
-    """A ``ContainerClient`` for the address's container, signed in as the module docstring says.
-
-    ``options`` go to the SDK's client (``retry_total=3``: fewer tries where the caller retries itself).
-    """
+def _service_from_connection_string(connection_string: str) -> Any:
     from azure.storage.blob import BlobServiceClient
 
-    options = client_options()
+    try:
+        return BlobServiceClient.from_connection_string(connection_string, **client_options())
+    except ValueError as err:
+        raise StoreError(f"the storage connection string cannot be used ({err}); copy it again "
+                         "from the storage account's Access keys page") from err
+
+
+def _signed_in_service(account_url: str, credential: object | None) -> Any:
+    """A service client for ``account_url`` signed in with ``credential``, else ``DefaultAzureCredential``."""
+    from azure.storage.blob import BlobServiceClient
+
+    if credential is None:
+        from azure.identity import DefaultAzureCredential
+
+        credential = DefaultAzureCredential()
+    return BlobServiceClient(account_url, credential=credential, **client_options())
+
+
+def container_client(address: BlobAddress, *, connection_string: str | None = None,
+                     credential: object | None = None) -> Any:
+    """A ``ContainerClient`` for the address's container, signed in as the module docstring says."""
     if connection_string:
-        try:
-            service = BlobServiceClient.from_connection_string(connection_string, **options)
-        except ValueError as err:
-            raise StoreError(f"the storage connection string cannot be used ({err}); copy it again "
-                             "from the storage account's Access keys page") from err
+        service = _service_from_connection_string(connection_string)
         if service.account_name and service.account_name != address.account:
             raise StoreError(f"{address.text}: the address names account {address.account!r} but the "
                              f"connection string is for {service.account_name!r}; use one account for both")
-    elif credential is not None:
-        service = BlobServiceClient(address.account_url, credential=credential, **options)
-    elif address.path_style and address.account == DEV_ACCOUNT:
-        service = BlobServiceClient(address.account_url,
-                                    credential={"account_name": DEV_ACCOUNT, "account_key": DEV_ACCOUNT_KEY},
-                                    **options)
-    elif address.path_style:
+    elif credential is None and address.path_style and address.account == DEV_ACCOUNT:
+        service = _signed_in_service(address.account_url,
+                                     {"account_name": DEV_ACCOUNT, "account_key": DEV_ACCOUNT_KEY})
+    elif credential is None and address.path_style:
         raise StoreError(f"{address.text}: an emulator account other than {DEV_ACCOUNT} needs its "
                          "connection string; set AZURE_STORAGE_CONNECTION_STRING")
     else:
-        from azure.identity import DefaultAzureCredential
-
-        service = BlobServiceClient(address.account_url, credential=DefaultAzureCredential(), **options)
+        service = _signed_in_service(address.account_url, credential)
     return service.get_container_client(address.container)
 
 
@@ -267,21 +273,10 @@ def open_container(container: str, *, account_url: str | None = None, connection
                    credential: object | None = None) -> Any:
     """A ``ContainerClient`` for ``container`` in an account named by its URL (signed in with ``credential``,
     else ``DefaultAzureCredential``) or by a connection string (local and Azurite only)."""
-    from azure.storage.blob import BlobServiceClient
-
-    options = client_options()
     if connection_string:
-        try:
-            service = BlobServiceClient.from_connection_string(connection_string, **options)
-        except ValueError as err:
-            raise StoreError(f"the storage connection string cannot be used ({err}); copy it again "
-                             "from the storage account's Access keys page") from err
+        service = _service_from_connection_string(connection_string)
     elif account_url:
-        if credential is None:
-            from azure.identity import DefaultAzureCredential
-
-            credential = DefaultAzureCredential()
-        service = BlobServiceClient(account_url, credential=credential, **options)
+        service = _signed_in_service(account_url, credential)
     else:
         raise StoreError("no storage account named: give its URL (https://<account>.blob.core.windows.net) "
                          "or, locally, a connection string")
