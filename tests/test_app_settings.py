@@ -101,3 +101,21 @@ def test_host_json_holds_what_the_readme_says():
     assert durable["maxConcurrentActivityFunctions"] == 2 and "2 activities at once per instance" in readme
     assert host["functionTimeout"] == "02:00:00" and "2-hour function timeout" in readme
     assert host["extensionBundle"] == {"id": "Microsoft.Azure.Functions.ExtensionBundle", "version": "[4.*, 5.0.0)"}
+
+
+@pytest.mark.parametrize("environ", [
+    {"EVALUATION_STORAGE_ACCOUNT_URL": "https://acct.blob.core.windows.net"},
+    {"EVALUATION_STORAGE_CONNECTION_STRING": "DefaultEndpointsProtocol=https;AccountName=acct;"
+                                             "AccountKey=a2V5;EndpointSuffix=core.windows.net"},
+])
+def test_the_apps_blob_client_tries_three_times_1_s_apart_since_event_grid_and_durable_retry_too(environ):
+    import app_storage
+    from azure.storage.blob import LinearRetry
+
+    app_storage._container.cache_clear()
+    container = app_storage.collections_container(AppSettings.from_environ(environ))
+    retry = container._config.retry_policy
+    assert isinstance(retry, LinearRetry)
+    assert (retry.total_retries, retry.backoff, retry.random_jitter_range) == (2, 1, 0)
+    assert container._config.transport.connection_config.timeout == 5
+    app_storage._container.cache_clear()
