@@ -1,8 +1,9 @@
 """Evaluate every setup of every target on a golden file: the product's main job.
 
 One run is the three steps of ``steps`` in a loop: plan (golden file, setups, timed sample, missing
-documents), run each setup (an untimed warm-up, every labelled question in a batch for the ranks, then
-a sample searched one at a time as a caller would, nothing cached, for the times), assemble the report.
+documents), run each setup (an untimed warm-up, a sample searched one at a time as a caller would,
+nothing cached, for the times and those questions' ranks, every other question in a batch), assemble
+the report.
 A setup whose search fails is reported with its error, never picked, and the others go on.
 
 ``save_report`` keeps a report in a store with its golden file and its page (``report.html``, rendered
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
 
 # This module is imported by ``evaluation/__init__.py`` (a submodule named like the function would
 # otherwise replace it there), so it loads the steps, numpy among them, only when a run starts.
-DEFAULT_TIMED = 50  # equals steps.DEFAULT_TIMED (tests/test_steps.py checks)
+DEFAULT_TIMED = 50  # these three equal steps' (tests/test_steps.py checks)
+DEFAULT_TIME_MARGIN = 0.10
+DEFAULT_TIME_FLOOR = 10
 
 
 def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *, save_to=None,
@@ -36,7 +39,8 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              timed: int = DEFAULT_TIMED, seed: int = 0, created_at: datetime | None = None,
              run_id: str | None = None, warn: Callable[[str], None] | None = None,
              clock: Clock = time.perf_counter, alpha: float = 0.05, resamples: int = 10_000,
-             fallback_dirs: Sequence[str | Path] | None = None) -> dict[str, Any]:
+             fallback_dirs: Sequence[str | Path] | None = None, time_margin: float = DEFAULT_TIME_MARGIN,
+             time_floor: int = DEFAULT_TIME_FLOOR) -> dict[str, Any]:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
     ``save_to`` is a ``RunStore`` or a store address; it is checked before the first search and the
@@ -57,7 +61,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     golden = golden if isinstance(golden, Golden) else read_golden(golden)
     plan = plan_run(targets, golden, only=only, skip=skip, balance=balance, time_points=time_points, by=by,
                     depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
-                    alpha=alpha, resamples=resamples)
+                    alpha=alpha, resamples=resamples, time_margin=time_margin, time_floor=time_floor)
     by_name = {t.name: t for t in targets}
     per_setup = setup_steps(plan)
     total = per_setup * len(plan["setups"])

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import copy
 import fnmatch
+import inspect
 import logging
 import math
 import random
+import threading
 import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
@@ -30,15 +32,17 @@ from .golden import Golden, GoldenCheck, Question, explain_problems, question_sh
 from .scoring.comparison import SignificanceSettings, compare_with_top, pick_ties
 from .report.notes import missing_note
 from .scoring.judging import GRAINS, judge
-from .scoring.metrics import outcome_arrays, score_matrix, summarise, timing_summary
+from .scoring.metrics import Outcome, median_margin, outcome_arrays, score_matrix, summarise
 from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
 from .store.runs import REPORT_FORMAT, new_run_id
-from .target import COUNTERS, Counted, Setup, Target
+from .target import COUNTERS, Counted, Hit, Setup, Target
 
 log = logging.getLogger(__name__)
 
 PLAN_FORMAT = 1
 DEFAULT_TIMED = 50
+DEFAULT_TIME_MARGIN = 0.10
+DEFAULT_TIME_FLOOR = 10
 Progress = Callable[[int, int, str], None]  # (done, total, what is running)
 Clock = Callable[[], float]  # seconds, monotonic; time.perf_counter unless a test fixes it
 
@@ -49,8 +53,12 @@ class EvaluationSettings:
     time_points: float = 8
     by: str = "doc"
     depth: int = 20
-    timed: int = DEFAULT_TIMED  # questions timed one by one per setup (a seeded sample when more)
+    timed: int = DEFAULT_TIMED  # at most this many questions timed one by one per setup (a seeded sample)
     seed: int = 0  # the timed sample's and the significance tests' resampling
+    # Timing stops once the median is known this precisely (the 95% interval's wider side over the
+    # median, see scoring.metrics.median_margin), after at least ``time_floor`` searches; at most ``timed``.
+    time_margin: float = DEFAULT_TIME_MARGIN
+    time_floor: int = DEFAULT_TIME_FLOOR
     alpha: float = 0.05  # a difference with a Holm-adjusted p-value at or under this is significant
     resamples: int = 10_000  # bootstrap resamples and random sign flips per comparison
 
@@ -65,13 +73,21 @@ class EvaluationSettings:
                 raise UsageError(f"{name} must be a finite number of percentage points, not {value!r}")
             if value < 0:
                 raise UsageError(f"{name} must be zero or more percentage points, not {value!r}")
-        for name, value in (("depth", self.depth), ("timed questions", self.timed), ("seed", self.seed)):
+        if isinstance(self.time_margin, bool) or not isinstance(self.time_margin, (int, float)) \
+                or not 0 <= self.time_margin < 1:  # nan fails this too
+            raise UsageError(f"the time margin must be a share from 0 (time every sampled question) to under 1, "
+                             f"not {self.time_margin!r}")
+        for name, value in (("depth", self.depth), ("timed questions", self.timed), ("seed", self.seed),
+                            ("time floor", self.time_floor)):
             if isinstance(value, bool) or not isinstance(value, int):
                 raise UsageError(f"{name} must be a whole number, not {value!r}")
         if self.depth < 20:
             raise UsageError(f"depth {self.depth} is too shallow: found@20 needs at least 20 results")
         if self.timed < 0:
             raise UsageError(f"timed questions must be zero or more, not {self.timed}")
+        if self.time_floor < 6:
+            raise UsageError(f"the time floor must be 6 or more (fewer times give no 95% interval for the "
+                             f"median), not {self.time_floor}")
         self.significance  # checks alpha and resamples
 
     @property
@@ -86,7 +102,8 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              time_points: float = 8, by: str = "doc", depth: int = 20, timed: int = DEFAULT_TIMED,
              seed: int = 0, created_at: datetime | str | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, alpha: float = 0.05,
-             resamples: int = 10_000) -> dict[str, Any]:
+             resamples: int = 10_000, time_margin: float = DEFAULT_TIME_MARGIN,
+             time_floor: int = DEFAULT_TIME_FLOOR) -> dict[str, Any]:
     """Everything a run needs before its first search, as plain JSON data (see the module docstring).
 
     Raises ``GoldenFileError`` when the golden file has any error (every one listed by line, as
@@ -97,7 +114,8 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     about too (on targets that can give their chunk texts).
     """
     settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth,
-                                  timed=timed, seed=seed, alpha=alpha, resamples=resamples)
+                                  timed=timed, seed=seed, alpha=alpha, resamples=resamples,
+                                  time_margin=time_margin, time_floor=time_floor)
     targets = [targets] if isinstance(targets, Target) else list(targets)
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
@@ -227,17 +245,19 @@ def _matches(pattern: str, setup: Setup) -> bool:
 
 
 def _timed_sample(questions: list[Question], settings: EvaluationSettings) -> list[Question]:
-    if len(questions) <= settings.timed:
-        return list(questions)
-    picked = set(random.Random(settings.seed).sample(range(len(questions)), settings.timed))
-    return [q for i, q in enumerate(questions) if i in picked]
+    """Up to ``timed`` questions in a seeded random order: the order they are timed in, so a timed pass
+    that stops early (its median known precisely enough) has timed a random sample, not the file's first
+    questions."""
+    picked = random.Random(settings.seed).sample(range(len(questions)), min(settings.timed, len(questions)))
+    return [questions[i] for i in picked]
 
 
 # -- step 2: one setup --------------------------------------------------------------------------------
 
 def setup_steps(plan: dict[str, Any]) -> int:
-    """How many progress steps one setup's run reports: warm-up, the batch's questions, the timed ones."""
-    return 1 + len(plan["questions"]) + len(plan["timed_question_ids"])
+    """How many progress steps one setup's run reports: the warm-up, then each question once (searched
+    alone and timed, or in the batch)."""
+    return 1 + len(plan["questions"])
 
 
 def planned_setup(plan: dict[str, Any], setup_key: str) -> dict[str, Any]:
@@ -277,15 +297,16 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
               clock: Clock = time.perf_counter) -> dict[str, Any]:
     """One setup's run, as the report's entry. Failures become ``error``, never exceptions.
 
-    One untimed warm-up search, every question in one batch (the ranks), then the plan's timed
-    questions one at a time as a caller would (the times, retries after throttling included).
-    ``progress`` gets (done, total, key). Per question the entry keeps ``ranks`` (position of the first
-    relevant result, None when none), ``ndcg_10`` (the question's nDCG@10, which paired comparisons
-    need) and ``results``. A target that counts its requests (``target.Counted``) has this setup's
-    ``requests`` and ``retries`` put in the entry.
+    Each question is searched once: the plan's timed questions one at a time as a caller would (after
+    one untimed warm-up; nothing cached; their results are their ranks too), until the median time is
+    known within the plan's ``time_margin`` (see ``time_setup``); every other question in one batch.
+    ``progress`` gets (done, total, "<key>: <what it is doing>") for every question. Per question the
+    entry keeps ``ranks`` (position of the first relevant result, None when none), ``ndcg_10`` (the
+    question's nDCG@10, which paired comparisons need) and ``results``. A target that counts its
+    requests (``target.Counted``) has this setup's ``requests`` and ``retries`` put in the entry.
 
-    The same work as ``rank_setup`` then ``time_setup`` and ``with_times``, which the Function App
-    runs apart (ranks in parallel, timed passes one after another) for the same entry.
+    The same work as ``time_setup`` and ``rank_setup`` joined by ``with_times``, which the Function App
+    runs apart (timed passes one after another, batches in parallel) for the same entry.
     """
     planned_setup(plan, setup_key)
     counter = _Counter(setup_steps(plan), setup_key, progress)
@@ -293,71 +314,78 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     try:
         before = _counters(target, setup_key)
         setup = _find_setup(target, setup_key)
-        _warm_up(target, setup, plan)
-        counter.advance(1)
-        entry = _ranked_entry(target, setup, plan)
-        counter.advance(len(plan["questions"]))
-        times = _timed_pass(target, setup, plan, clock, counter)
+        timed = _timed_pass(target, setup, plan, clock, counter)
+        entry = _ranked_entry(target, setup, plan, counter)
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
         counter.finish()
         return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
                             counts=_safe_counted_since(target, setup_key, before))
     entry.update(_counted_since(target, setup_key, before) or {})
-    return with_times(entry, times)
+    return with_times(entry, timed, question_ids=[q["id"] for q in plan["questions"]])
 
 
 def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
                progress: Progress | None = None) -> dict[str, Any]:
-    """The ranks part of a setup's run: every question in one batch, judged; the entry without times.
+    """The batch part of a setup's run: every question the plan does not time, in one batch, judged.
 
-    Failures become the entry's ``error`` (as in ``run_setup``). ``times_ms`` stays empty and the
-    summary's time fields unset until ``with_times`` adds what ``time_setup`` measured. A counted
-    target's ``requests`` and ``retries`` are the batch's. ``progress`` gets (questions searched,
-    questions, key) once the batch is back.
+    The entry lacks the timed questions, its times and its summary until ``with_times`` adds what
+    ``time_setup`` gave. Failures become the entry's ``error`` (as in ``run_setup``). A counted target's
+    ``requests`` and ``retries`` are the batch's. ``progress`` gets (done, questions in the batch, label).
     """
     planned_setup(plan, setup_key)
+    untimed = len(plan["questions"]) - len(plan["timed_question_ids"])
+    counter = _Counter(untimed, setup_key, progress)
     before = None
     try:
         before = _counters(target, setup_key)
-        entry = _ranked_entry(target, _find_setup(target, setup_key), plan)
+        entry = _ranked_entry(target, _find_setup(target, setup_key), plan, counter)
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
         return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
                             counts=_safe_counted_since(target, setup_key, before))
     entry.update(_counted_since(target, setup_key, before) or {})
-    if progress:
-        progress(len(plan["questions"]), len(plan["questions"]), setup_key)
     return entry
 
 
 def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
-               clock: Clock = time.perf_counter) -> list[float]:
-    """The times part of a setup's run: one untimed warm-up, then each of the plan's timed questions
-    searched alone as a caller would (query embedding and reranking included, nothing cached), in ms.
+               clock: Clock = time.perf_counter) -> dict[str, Any]:
+    """The timed part of a setup's run: ``{"times_ms": [...], "judged": {...}}``.
+
+    One untimed warm-up, then the plan's timed questions in the plan's (seeded, random) order, each
+    searched alone as a caller would (query embedding and reranking included, nothing cached) and
+    timed, until at least ``time_floor`` are timed and the median is known within ``time_margin``
+    (``scoring.metrics.median_margin``), or all are. Those searches' results are the questions' ranks;
+    the timed questions left over are searched in one untimed batch. ``judged`` holds every timed
+    question's ranks, nDCG@10, results and outcome, for ``with_times``.
 
     Raises what the search raises: the caller decides what a failed timed pass means (``run_setup``
-    and the Function App make it the setup's error). ``progress`` gets (done, 1 + timed, key).
+    and the Function App make it the setup's error). ``progress`` gets (done, 1 + timed questions, label).
     Times are only comparable when nothing else searches on the same cores meanwhile: the caller
     runs timed passes one after another.
     """
     planned_setup(plan, setup_key)
     counter = _Counter(1 + len(plan["timed_question_ids"]), setup_key, progress)
-    setup = _find_setup(target, setup_key)
-    _warm_up(target, setup, plan)
-    counter.advance(1)
-    return _timed_pass(target, setup, plan, clock, counter)
+    return _timed_pass(target, _find_setup(target, setup_key), plan, clock, counter)
 
 
-def with_times(entry: dict[str, Any], times_ms: Sequence[float],
-               counts: Mapping[str, int] | None = None) -> dict[str, Any]:
-    """``entry`` from ``rank_setup`` with ``times_ms`` and the summary's time fields filled in (a copy);
-    ``counts`` (the timed pass's requests and retries) are added to the entry's."""
-    if entry.get("error") is not None or entry.get("summary") is None:
+def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[str, int] | None = None, *,
+               question_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    """``entry`` from ``rank_setup`` joined with what ``time_setup`` gave (``timed``): the timed
+    questions' ranks and results, ``times_ms``, and the summary over every question (a copy).
+    ``counts`` (the timed pass's requests and retries) are added to the entry's; ``question_ids`` orders
+    the per-question maps (the plan's order)."""
+    if entry.get("error") is not None or "outcomes" not in entry:
         raise UsageError(f"setup {entry.get('key')} has no ranks to add times to (it failed: {entry.get('error')})")
     done = copy.deepcopy(entry)
-    done["times_ms"] = list(times_ms)
-    done["summary"].update(timing_summary(times_ms))
+    judged = timed["judged"]
+    for name in _PER_QUESTION:
+        merged = {**done[name], **judged[name]}
+        order = question_ids if question_ids is not None else list(merged)
+        done[name] = {qid: merged[qid] for qid in order if qid in merged}
+    outcomes = [Outcome(qid, tuple(positions), relevant) for qid, (positions, relevant) in done.pop("outcomes").items()]
+    done["times_ms"] = list(timed["times_ms"])
+    done["summary"] = summarise(outcomes, done["times_ms"])
     return _add_counts(done, counts)
 
 
@@ -369,11 +397,11 @@ def _add_counts(entry: dict[str, Any], counts: Mapping[str, int] | None) -> dict
 
 def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
                 clock: Clock = time.perf_counter) -> dict[str, dict[str, Any]]:
-    """Every setup's timed pass, strictly one after another (``targets`` by name).
+    """Every setup's timed pass (``time_setup``), strictly one after another (``targets`` by name).
 
-    ``{key: {"times_ms": [...]}}``, or ``{key: {"error": "..."}}`` for a setup whose warm-up or timed
-    searches failed (that setup's failure, as in ``run_setup``; the others go on). A counted target's
-    ``requests`` and ``retries`` during the pass are given beside either.
+    ``{key: {"times_ms": [...], "judged": {...}}}``, or ``{key: {"error": "..."}}`` for a setup whose
+    warm-up or searches failed (that setup's failure, as in ``run_setup``; the others go on). A counted
+    target's ``requests`` and ``retries`` during the pass are given beside either.
     """
     found: dict[str, dict[str, Any]] = {}
     for key in setup_keys:
@@ -381,7 +409,7 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
         before = None
         try:
             before = _counters(target, key)
-            found[key] = {"times_ms": time_setup(target, plan, key, clock=clock)}
+            found[key] = time_setup(target, plan, key, clock=clock)
             found[key].update(_counted_since(target, key, before) or {})
         except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
             log.warning("timing setup %s failed: %s", key, err)
@@ -397,6 +425,7 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
     a setup's step never finished (a retried activity that still failed). A setup with no entry, an
     entry with an error, or no times, is a ``failed_entry`` saying which.
     """
+    question_ids = [q["id"] for q in plan["questions"]]
     entries = []
     for planned in plan["setups"]:
         key = planned["key"]
@@ -412,7 +441,8 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
             counts = {name: entry[name] + (timed or {}).get(name, 0) for name in COUNTERS if name in entry}
             entries.append(failed_entry(plan, key, why, counts=counts or None))
         else:
-            entries.append(with_times(entry, timed["times_ms"], {n: timed[n] for n in COUNTERS if n in timed}))
+            entries.append(with_times(entry, timed, {n: timed[n] for n in COUNTERS if n in timed},
+                                      question_ids=question_ids))
     return entries
 
 
@@ -423,24 +453,56 @@ def _find_setup(target: Target, setup_key: str) -> Setup:
     return setup
 
 
-def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any]) -> dict[str, Any]:
-    settings = EvaluationSettings(**plan["settings"])
-    questions = _plan_questions(plan)
-    batches = target.search_batch(setup, [q.question for q in questions], settings.depth)
-    if len(batches) != len(questions):  # a silent zip would score the wrong results
-        raise RuntimeError(f"the batch search gave {len(batches)} result lists for {len(questions)} questions")
-    entry = {**setup.to_dict(), "ranks": {}, "ndcg_10": {}, "results": {}, "times_ms": [], "error": None,
-             "summary": None, "rank": None, "neighbours": [], "versus_top": None}
-    outcomes = []
-    for question, hits in zip(questions, batches):
-        outcome = judge(question, hits, settings.by)
-        outcomes.append(outcome)
-        entry["ranks"][question.id] = outcome.first
-        entry["results"][question.id] = [hit.to_row() for hit in hits]
-    ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"]
-    entry["ndcg_10"] = {q.id: round(float(value), 6) for q, value in zip(questions, ndcg)}
-    entry["summary"] = summarise(outcomes)
-    return entry
+# What a setup's searches give per question id; ``outcomes`` ([positions, units expected]) is kept
+# until ``with_times`` has every question for the summary, then dropped.
+_PER_QUESTION = ("ranks", "ndcg_10", "results", "outcomes")
+
+
+def _judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], by: str) -> dict[str, dict]:
+    """Each question's outcome for its hits, as the per-question maps of ``_PER_QUESTION``."""
+    if len(hit_lists) != len(questions):  # a silent zip would score the wrong results
+        raise RuntimeError(f"the search gave {len(hit_lists)} result lists for {len(questions)} questions")
+    outcomes = [judge(question, hits, by) for question, hits in zip(questions, hit_lists)]
+    ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"] if outcomes else []
+    return {
+        "ranks": {o.question_id: o.first for o in outcomes},
+        "ndcg_10": {o.question_id: round(float(value), 6) for o, value in zip(outcomes, ndcg)},
+        "results": {q.id: [hit.to_row() for hit in hits] for q, hits in zip(questions, hit_lists)},
+        "outcomes": {o.question_id: [list(o.positions), o.relevant] for o in outcomes},
+    }
+
+
+def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter) -> dict[str, Any]:
+    """The entry with every untimed question's results, searched in one batch (none: no search)."""
+    timed_ids = set(plan["timed_question_ids"])
+    questions = [q for q in _plan_questions(plan) if q.id not in timed_ids]
+    counter.stage("searching the other questions in a batch")
+    hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
+    return {**setup.to_dict(), **_judged(questions, hits, plan["settings"]["by"]), "times_ms": [], "error": None,
+            "summary": None, "rank": None, "neighbours": [], "versus_top": None}
+
+
+def _batch(target: Target, setup: Setup, questions: Sequence[Question], depth: int,
+           counter: _Counter) -> list[list[Hit]]:
+    """``search_batch``, with progress per question from a target whose ``search_batch`` takes a
+    ``progress`` callback (given how many more questions are done), all at once from any other."""
+    texts = [q.question for q in questions]
+    reported = 0
+    lock = threading.Lock()  # a target may report from its worker threads
+
+    def advance(n: int) -> None:
+        nonlocal reported
+        with lock:
+            n = max(0, min(n, len(texts) - reported))  # over-reporting cannot push the bar past the batch
+            reported += n
+            counter.advance(n)
+
+    if "progress" in inspect.signature(target.search_batch).parameters:
+        hits = target.search_batch(setup, texts, depth, progress=advance)
+    else:
+        hits = target.search_batch(setup, texts, depth)
+    advance(len(texts) - reported)
+    return hits
 
 
 def _warm_up(target: Target, setup: Setup, plan: dict[str, Any]) -> None:
@@ -448,30 +510,48 @@ def _warm_up(target: Target, setup: Setup, plan: dict[str, Any]) -> None:
     target.search(setup, plan["questions"][0]["question"], plan["settings"]["depth"])
 
 
-def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock, counter: _Counter) -> list[float]:
-    timed_ids = set(plan["timed_question_ids"])
-    depth = plan["settings"]["depth"]
-    times = []
-    for row in plan["questions"]:
-        if row["id"] not in timed_ids:
-            continue
+def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock, counter: _Counter) -> dict[str, Any]:
+    settings = EvaluationSettings(**plan["settings"])
+    by_id = {q.id: q for q in _plan_questions(plan)}
+    sample = [by_id[qid] for qid in plan["timed_question_ids"]]
+    counter.stage("warming up")
+    _warm_up(target, setup, plan)
+    counter.advance(1)
+    floor = min(settings.time_floor, len(sample))
+    times, searched, hit_lists = [], [], []
+    for question in sample:
+        margin = median_margin(times)
+        if len(times) >= floor and margin is not None and margin <= settings.time_margin:
+            break
+        counter.stage(f"timing searches one by one ({len(times) + 1} of at most {len(sample)})")
         started = clock()
-        target.search(setup, row["question"], depth)
+        hits = target.search(setup, question.question, settings.depth)
         times.append(round((clock() - started) * 1000, 3))
+        searched.append(question)
+        hit_lists.append(hits)
         counter.advance(1)
-    return times
+    rest = sample[len(searched):]
+    if rest:  # the median is known well enough: the rest of the sample only needs its ranks
+        counter.stage(f"median known within {settings.time_margin:.0%}; the other sampled questions in a batch")
+        searched += rest
+        hit_lists += _batch(target, setup, rest, settings.depth, counter)
+    return {"times_ms": times, "judged": _judged(searched, hit_lists, settings.by)}
 
 
 class _Counter:
-    """Progress of one setup's steps, reported as (done, total, key)."""
+    """Progress of one setup's steps, reported as (done, total, "<key>: <stage>")."""
 
     def __init__(self, total: int, key: str, progress: Progress | None) -> None:
         self.total, self.key, self.progress, self.done = total, key, progress, 0
+        self.label = key
+
+    def stage(self, words: str) -> None:
+        self.label = f"{self.key}: {words}"
 
     def advance(self, n: int) -> None:
         self.done += n
-        if self.progress:
-            self.progress(self.done, self.total, self.key)
+        if self.progress and n:
+            self.progress(self.done, self.total, self.label)
 
     def finish(self) -> None:
         """The bar still reaches the end when a setup fails."""
@@ -528,7 +608,9 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
         "timed_question_ids": list(plan["timed_question_ids"]),
         "rules": {"balance_points": settings["balance"], "time_points": settings["time_points"],
                   "rank_by": ["found@10", "found@1", "median_ms", "key"], "timed": settings["timed"],
-                  "seed": settings["seed"]},
+                  "seed": settings["seed"],
+                  # plans made before precision-sized timing timed every sampled question
+                  "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0)},
         "targets": copy.deepcopy(plan["targets"]),
         "missing": copy.deepcopy(plan["missing"]),
         "picks": picks,

@@ -272,13 +272,14 @@ def test_a_run_times_what_a_caller_waits_and_reports_the_retries_and_a_give_up_i
     target, fake = example_target(sleep=clock.sleep, max_retries=1)
     golden = write_golden(tmp_path, [{"id": "q1", "question": QUESTION, "expected": ["o'brien's notes.md"]}])
     plan = plan_run([target], golden, only=["keyword"], timed=1)
-    # keyword: warm-up, batch, timed search = 3 requests; the third is throttled once (1.5 s).
-    fake.fail("/docs/search.post.search", 429, after=2, headers={"Retry-After": "1.5"})
+    # keyword: warm-up, then the timed search (which gives q1's ranks too: no batch) = 2 requests; the
+    # second is throttled once (1.5 s) and sent again.
+    fake.fail("/docs/search.post.search", 429, after=1, headers={"Retry-After": "1.5"})
     entry = run_setup(target, plan, "search.keyword.bm25", clock=clock)
     assert entry["error"] is None and entry["ranks"] == {"q1": 1}
     assert entry["times_ms"] == [1.5 * 1000]
-    assert (entry["requests"], entry["retries"]) == (4, 1)
-    # keyword_semantic: its batch search is throttled twice; one retry allowed, so the setup fails alone.
+    assert (entry["requests"], entry["retries"]) == (3, 1)
+    # keyword_semantic: its timed search is throttled twice; one retry allowed, so the setup fails alone.
     fake.fail("/docs/search.post.search", 429, times=2, after=1, headers={"Retry-After": "1"})
     failed = run_setup(target, plan, "search.keyword_semantic.bm25", clock=clock)
     assert failed["error"].startswith("SearchServiceError: Azure AI Search at")
@@ -370,9 +371,9 @@ def test_a_setup_run_twice_on_one_target_counts_only_its_own_requests(tmp_path):
     plan = plan_run([target], golden, only=["search.keyword.bm25"], timed=1)
     first = run_setup(target, plan, "search.keyword.bm25")
     again = run_setup(target, plan, "search.keyword.bm25")
-    # warm-up 1 + batch 2 + timed 1, each run
-    assert (first["requests"], again["requests"]) == (1 + 2 + 1, 1 + 2 + 1)
-    assert target.counters("search.keyword.bm25")["requests"] == 2 * (1 + 2 + 1)
+    # warm-up 1 + timed 1 + the batch's other question 1, each run
+    assert (first["requests"], again["requests"]) == (1 + 1 + 1, 1 + 1 + 1)
+    assert target.counters("search.keyword.bm25")["requests"] == 2 * (1 + 1 + 1)
 
 
 def test_the_text_report_names_what_a_target_left_out_and_which_setups_were_retried(make_report):

@@ -177,3 +177,15 @@ def test_single_searches_neither_read_nor_fill_the_batch_caches(bm25_only, stand
             assert embedded == [(model, (question,)) for model in setup.models], setup.key
             assert len(scored) == (30 if setup.ranker == "cross-encoder" else 0), setup.key
     assert target._query_vectors == cached_vectors and target._pair_scores == cached_pairs
+
+
+def test_a_batch_told_to_report_progress_gives_the_same_results_and_one_step_a_question_when_reranked(
+        bm25_only, stand_ins):
+    index = with_vectors(bm25_only, vectors(TIED + OTHERS, {i: 0.9 for i in range(60, 90)}, 0.5))
+    questions = ["beta", "gamma delta", "alpha", "n007", "word101 alpha"]
+    for setup in EmbeddedTarget(index).setups():
+        steps = []
+        plain = EmbeddedTarget(index, rerank_candidates=30).search_batch(setup, questions, 20)
+        sliced = EmbeddedTarget(index, rerank_candidates=30).search_batch(setup, questions, 20, progress=steps.append)
+        assert sliced == plain, setup.key
+        assert steps == ([1] * len(questions) if setup.ranker == "cross-encoder" else [len(questions)]), setup.key

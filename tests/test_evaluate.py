@@ -41,11 +41,12 @@ def test_every_setup_is_ranked_and_the_report_has_the_contracted_keys(golden):
                                         "times_ms", "error", "summary", "rank", "neighbours"}
 
 
-def test_one_warm_up_then_a_batch_then_timed_single_searches(golden):
+def test_one_warm_up_then_timed_single_searches_then_a_batch_of_the_other_questions(golden):
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
     evaluate(target, golden, only=["keyword"], timed=2)
     kinds = [call[0] for call in target.calls]
-    assert kinds == ["search", "batch", "search", "search"]
+    assert kinds == ["search", "search", "search", "batch"]
+    assert len(target.calls[-1][2]) == 1  # the one question the 2 timed ones leave
 
 
 def test_a_failing_setup_is_reported_and_never_picked_and_the_others_run(golden):
@@ -140,8 +141,8 @@ def test_a_batch_that_loses_a_question_fails_that_setup_instead_of_scoring_the_w
         def search_batch(self, setup, questions, depth):
             return super().search_batch(setup, questions, depth)[:-1]
 
-    report = evaluate(ShortBatch("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, only=["keyword"])
-    assert report["setups"][0]["error"] == "RuntimeError: the batch search gave 2 result lists for 3 questions"
+    report = evaluate(ShortBatch("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, only=["keyword"], timed=0)
+    assert report["setups"][0]["error"] == "RuntimeError: the search gave 2 result lists for 3 questions"
     assert report["picks"]["finds_the_most"] is None
 
 

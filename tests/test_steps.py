@@ -14,6 +14,7 @@ from evaluation import assemble_report, evaluate, plan_run, run_setup
 from evaluation.errors import UsageError
 from evaluation.steps import failed_entry
 
+from evaluation.target import Hit
 from fakes import ANSWERS, ListTarget, write_golden
 
 MOMENT = datetime(2026, 11, 30, 1, 2, 3, 456000, tzinfo=timezone.utc)
@@ -130,6 +131,7 @@ def test_evaluate_times_as_many_questions_by_default_as_a_plan_does():
     whole, steps = importlib.import_module("evaluation.evaluate"), importlib.import_module("evaluation.steps")
 
     assert whole.DEFAULT_TIMED == steps.DEFAULT_TIMED == 50
+    assert whole.DEFAULT_TIME_MARGIN == steps.DEFAULT_TIME_MARGIN and whole.DEFAULT_TIME_FLOOR == steps.DEFAULT_TIME_FLOOR
 
 
 # -- a run split as the Function App runs it: ranks in parallel, timed passes one after another --------
@@ -142,8 +144,9 @@ def test_ranks_then_times_apart_give_the_entry_run_setup_gives(golden):
     for key in [s["key"] for s in plan["setups"]]:
         whole = run_setup(target, plan, key, clock=ticking_clock())
         ranked = through_json(rank_setup(target, plan, key))
-        assert ranked["times_ms"] == [] and ranked["summary"]["median_ms"] is None
-        apart = with_times(ranked, time_setup(target, plan, key, clock=ticking_clock()))
+        assert ranked["times_ms"] == [] and ranked["summary"] is None and len(ranked["ranks"]) == 1
+        apart = with_times(ranked, through_json(time_setup(target, plan, key, clock=ticking_clock())),
+                           question_ids=["a", "b", "c"])
         assert through_json(apart) == through_json(whole)
         assert apart["summary"]["timed"] == 2 and apart["times_ms"] == [1.0, 1.0]  # one 1 ms tick per search
 
@@ -157,7 +160,8 @@ def test_timed_passes_run_one_setup_after_another_each_after_its_warm_up(golden)
 
     times = time_setups({"t": target}, plan, keys, clock=ticking_clock())
 
-    assert times == {key: {"times_ms": [1.0, 1.0]} for key in keys}
+    assert {key: t["times_ms"] for key, t in times.items()} == {key: [1.0, 1.0] for key in keys}
+    assert all(sorted(t["judged"]["ranks"]) == sorted(plan["timed_question_ids"]) for t in times.values())
     searched = [(kind, key) for kind, key, _ in target.calls]
     assert searched == [("search", key) for key in keys for _ in range(1 + 2)]  # warm-up, then 2 timed, in turn
 
@@ -171,24 +175,24 @@ def test_a_timed_pass_that_fails_is_that_setups_error_and_the_others_are_timed(g
     times = time_setups({"t": target}, plan, [s["key"] for s in plan["setups"]], clock=ticking_clock())
 
     assert times["t.dense.m"] == {"error": "RuntimeError: the service said no"}
-    assert times["t.keyword.bm25"] == {"times_ms": [1.0]} and times["t.hybrid.m"] == {"times_ms": [1.0]}
+    assert times["t.keyword.bm25"]["times_ms"] == [1.0] and times["t.hybrid.m"]["times_ms"] == [1.0]
 
 
 def test_a_rank_that_fails_is_the_entrys_error_and_has_no_times_to_add(golden):
     from evaluation.steps import rank_setup, with_times
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"hybrid"})
-    plan = plan_run(target, golden, created_at=MOMENT)
+    plan = plan_run(target, golden, created_at=MOMENT, timed=1)  # two questions left for the batch
 
     entry = rank_setup(target, plan, "t.hybrid.m")
 
     assert entry["error"] == "RuntimeError: the service said no" and entry["summary"] is None
     with pytest.raises(UsageError, match="has no ranks to add times to"):
-        with_times(entry, [1.0])
+        with_times(entry, {"times_ms": [1.0], "judged": {}})
 
 
 def test_finish_entries_keeps_each_setups_part_or_says_which_is_missing(golden):
-    from evaluation.steps import finish_entries, rank_setup
+    from evaluation.steps import finish_entries, rank_setup, time_setup
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"hybrid"})
     plan = plan_run(target, golden, created_at=MOMENT, timed=1)
@@ -197,11 +201,14 @@ def test_finish_entries_keeps_each_setups_part_or_says_which_is_missing(golden):
     def errors(times, failures, ranked=ranked):
         return {e["key"]: e["error"] for e in finish_entries(plan, ranked, times, failures)}
 
-    ok = {"t.keyword.bm25": {"times_ms": [2.0]}, "t.dense.m": {"times_ms": [3.0]}}
+    def timed(key, ms):
+        return {**time_setup(target, plan, key), "times_ms": [ms]}
+
+    ok = {"t.keyword.bm25": timed("t.keyword.bm25", 2.0), "t.dense.m": timed("t.dense.m", 3.0)}
     assert errors(ok, {}) == {"t.keyword.bm25": None, "t.dense.m": None, "t.hybrid.m": "RuntimeError: the service said no"}
     assert errors(ok, {"t.dense.m": "the setup's activity failed after 3 attempts: boom"})["t.dense.m"] == \
         "the setup's activity failed after 3 attempts: boom"
-    assert errors({"t.keyword.bm25": {"times_ms": [2.0]}}, {})["t.dense.m"] == "its timed pass never ran"
+    assert errors({"t.keyword.bm25": ok["t.keyword.bm25"]}, {})["t.dense.m"] == "its timed pass never ran"
     assert errors({**ok, "t.dense.m": {"error": "TimeoutError: slow"}}, {})["t.dense.m"] == "TimeoutError: slow"
     assert errors(ok, {}, ranked={})["t.keyword.bm25"] == "no ranks were kept for this setup"
     done = finish_entries(plan, ranked, ok)
@@ -264,7 +271,7 @@ def test_request_counts_add_up_the_same_whether_a_setup_runs_whole_or_split(gold
     ranked = {k: rank_setup(target, plan, k) for k in keys}
     split = finish_entries(plan, ranked, time_setups({"t": target}, plan, keys, clock=ticking_clock()))
 
-    assert [e["requests"] for e in whole] == [1 + 3 + 2] * 3  # warm-up, the batch's 3 questions, 2 timed
+    assert [e["requests"] for e in whole] == [1 + 2 + 1] * 3  # warm-up, 2 timed, the batch's other question
     assert through_json(split) == through_json(whole)
 
 
@@ -289,3 +296,132 @@ def test_the_report_compares_every_setup_with_the_top_and_says_which_faster_setu
     assert report["significance"]["seed"] == 4 and report["significance"]["alpha"] == 0.05
     assert set(report["ties"]) == set(report["picks"])
     assert report["ties"]["finds_the_most"]["pick"] == "t.hybrid.m"
+
+
+# -- each question searched once; timing sized by precision; progress per question -----------------
+
+class SingleDiffersTarget(ListTarget):
+    """Answers a single search with gamma first and a batch with the plain lists, so an entry shows which
+    of the two gave each question's ranks."""
+
+    def search(self, setup, question, depth):
+        self.calls.append(("search", setup.key, question))
+        return [Hit(id="gamma:0", doc_id="gamma", page=None, score=9.0)] + self._results(setup, question)[:depth - 1]
+
+
+def test_a_timed_questions_single_search_gives_its_ranks_and_the_batch_gets_only_the_others(golden):
+    target = SingleDiffersTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    plan = plan_run(target, golden, created_at=MOMENT, only=["keyword"], timed=2)
+    timed = set(plan["timed_question_ids"])
+
+    entry = run_setup(target, plan, "t.keyword.bm25", clock=ticking_clock())
+
+    batches = [questions for kind, _, questions in target.calls if kind == "batch"]
+    untimed = [q["question"] for q in plan["questions"] if q["id"] not in timed]
+    assert batches == [tuple(untimed)]
+    singles = [q for kind, _, q in target.calls if kind == "search"]
+    assert len(singles) == 1 + 2  # the warm-up, then each timed question once
+    for question in plan["questions"]:
+        first_doc = entry["results"][question["id"]][0][1]
+        assert first_doc == ("gamma" if question["id"] in timed else ANSWERS["keyword"][question["question"]][0]
+                             if ANSWERS["keyword"][question["question"]] else first_doc)
+    assert list(entry["ranks"]) == ["a", "b", "c"]  # the plan's order, whichever search gave them
+
+
+def many_questions(tmp_path, n):
+    return write_golden(tmp_path, [{"id": f"q{i}", "question": f"where is alpha, take {i}", "expected": ["alpha"]}
+                                   for i in range(n)])
+
+
+def test_timing_stops_at_the_floor_once_the_median_is_known_within_the_margin(tmp_path):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
+    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
+                    time_floor=8, time_margin=0.1)
+
+    entry = run_setup(target, plan, "t.keyword.bm25", clock=ticking_clock())  # every search 1 ms: margin 0
+
+    assert entry["times_ms"] == [1.0] * 8 and entry["summary"]["timed"] == 8
+    assert entry["summary"]["median_margin"] == 0.0 and entry["summary"]["questions"] == 30
+    singles = [q for kind, _, q in target.calls if kind == "search"]
+    batched = [q for kind, _, qs in target.calls if kind == "batch" for q in qs]
+    assert len(singles) == 1 + 8 and len(batched) == 30 - 8  # each question searched once, the warm-up aside
+    assert len(entry["ranks"]) == 30
+
+
+def uneven_clock(durations_ms):
+    """A clock whose timed searches last ``durations_ms`` in turn (start and stop read it once each)."""
+    ticks, now = itertools.cycle(durations_ms), [0.0]
+    reads = itertools.count()
+
+    def clock():
+        if next(reads) % 2:
+            now[0] += next(ticks) / 1000
+        return now[0]
+    return clock
+
+
+def test_timing_goes_on_to_the_cap_while_the_median_is_not_known_within_the_margin(tmp_path):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
+    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
+                    time_floor=8, time_margin=0.1)
+
+    entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock([1, 3]))  # half 1 ms, half 3 ms
+
+    assert len(entry["times_ms"]) == 20 and sorted(set(entry["times_ms"])) == [1.0, 3.0]
+    assert entry["summary"]["median_margin"] > 0.1
+
+
+def test_timing_stops_as_soon_as_the_margin_is_reached_past_the_floor(tmp_path):
+    from evaluation.scoring.metrics import median_margin
+
+    durations = [10, 12, 11, 30, 10, 11, 12, 10, 11, 11, 12, 10, 11, 10, 12, 11, 10, 11, 12, 11]
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
+    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
+                    time_floor=6, time_margin=0.1)
+
+    entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(durations))
+
+    n = len(entry["times_ms"])
+    assert entry["times_ms"] == [float(d) for d in durations[:n]]
+    assert median_margin(entry["times_ms"]) <= 0.1 < median_margin(entry["times_ms"][:-1])
+    assert 6 < n < 20
+
+
+@pytest.mark.parametrize("n, expected", [(5, None), (6, (1, 6)), (10, (2, 9)), (20, (6, 15)), (50, (18, 33))])
+def test_the_medians_interval_is_the_binomial_order_statistics(n, expected):
+    from evaluation.scoring.metrics import median_interval
+
+    assert median_interval(list(range(n, 0, -1))) == (None if expected is None else tuple(map(float, expected)))
+
+
+def test_a_time_margin_or_floor_that_cannot_work_is_refused(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha"})
+    for bad in (dict(time_margin=1.0), dict(time_margin=-0.1), dict(time_margin=float("nan")), dict(time_floor=5)):
+        with pytest.raises(UsageError, match="time (margin|floor)"):
+            plan_run(target, golden, created_at=MOMENT, **bad)
+
+
+class ProgressTarget(ListTarget):
+    """A batch that says when each question is done, as the embedded engine and Azure AI Search do."""
+
+    def search_batch(self, setup, questions, depth, *, progress=None):
+        found = []
+        for question in questions:
+            found += super().search_batch(setup, [question], depth)
+            if progress:
+                progress(1)
+        return found
+
+
+def test_progress_moves_for_every_question_inside_a_batch_and_says_the_setup_and_the_stage(tmp_path):
+    seen = []
+    target = ProgressTarget("t", ANSWERS, held={"alpha", "beta"})
+    evaluate(target, many_questions(tmp_path, 12), created_at=MOMENT, only=["keyword", "dense"], timed=4,
+             clock=ticking_clock(), progress=lambda done, total, label: seen.append((done, total, label)))
+
+    assert [done for done, _, _ in seen] == list(range(1, 2 * 13 + 1))  # one step at a time, never stalled
+    assert {total for _, total, _ in seen} == {2 * 13}
+    labels = [label for _, _, label in seen]
+    assert labels[0] == "t.keyword.bm25: warming up"
+    assert "t.keyword.bm25: timing searches one by one (1 of at most 4)" in labels
+    assert labels.count("t.dense.m: searching the other questions in a batch") == 8

@@ -236,21 +236,31 @@ class AzureSearchTarget:
                 hits = self._rerank([question], [hits], cached=False)[0]
         return hits[:depth]
 
-    def search_batch(self, setup: Setup, questions: Sequence[str], depth: int) -> list[list[Hit]]:
+    def search_batch(self, setup: Setup, questions: Sequence[str], depth: int, *,
+                     progress: Callable[[int], None] | None = None) -> list[list[Hit]]:
+        """``progress`` is told of each question done: as its search comes back, or, for a setup
+        reranked here, as its reranking ends (the searches take a fraction of that time)."""
         index = self._checked(setup)
         questions = list(questions)
+        reranked = setup.ranker == "cross-encoder"
         with self._counting(setup.key):
             vectors = self._query_vectors(setup, questions, cached=True)
 
         def one(i: int) -> list[Hit]:
             with self._counting(setup.key):
-                return self._search_one(index, setup, questions[i], depth, vectors[i])
+                hits = self._search_one(index, setup, questions[i], depth, vectors[i])
+            if progress is not None and not reranked:
+                progress(1)
+            return hits
 
         workers = max(1, min(self.options.concurrency, len(questions)))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="azure-search") as pool:
             found = list(pool.map(one, range(len(questions))))
-        if setup.ranker == "cross-encoder":
-            found = self._rerank(questions, found, cached=True)
+        if reranked:
+            for i, question in enumerate(questions):
+                found[i] = self._rerank([question], [found[i]], cached=True)[0]
+                if progress is not None:
+                    progress(1)
         return [hits[:depth] for hits in found]
 
     def _checked(self, setup: Setup) -> _Index:

@@ -67,6 +67,17 @@ def seconds(maximum: float) -> Callable[[str], float]:
     return parse
 
 
+def percent_below_100(text: str) -> float:
+    """An argparse type: a percentage from 0 up to (not including) 100 (``nan`` refused)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of percent") from None
+    if not 0 <= value < 100:  # also False for nan
+        raise argparse.ArgumentTypeError(f"{text} is not a percentage from 0 to under 100; 10 is usual")
+    return value
+
+
 def probability(text: str) -> float:
     """An argparse type: a number strictly between 0 and 1 (``nan`` refused)."""
     try:
@@ -123,7 +134,7 @@ class ProgressBar:
         if self._bar is None or self._bar.total != total:
             self.close()
             self._bar = tqdm(total=total, file=sys.stderr, unit="step", leave=False, dynamic_ncols=True)
-        self._bar.set_description_str(label[:48], refresh=False)
+        self._bar.set_description_str(label[:96], refresh=False)
         self._bar.update(done - self._bar.n)
 
     def stage(self) -> Callable[[str, int, int], None]:

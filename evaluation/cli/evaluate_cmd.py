@@ -11,7 +11,7 @@ import tempfile
 from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
-from .common import (INDEX_HELP, ProgressBar, add_chunking_options, add_index_cache_option,
+from .common import (INDEX_HELP, ProgressBar, percent_below_100, add_chunking_options, add_index_cache_option,
                      add_significance_options, open_embedded_target, open_run_store, points, setup_pattern, whole)
 
 _FAIL_UNDER = re.compile(r"^(found@([0-9]+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
@@ -65,7 +65,13 @@ def register(subparsers) -> None:
                              "(default doc)")
     parser.add_argument("--depth", type=whole(20, 1000), default=20,
                         help="results per question (default 20, from 20 to 1000)")
-    parser.add_argument("--timed", type=whole(0), default=50, help="questions timed per setup (default 50)")
+    parser.add_argument("--timed", type=whole(0), default=50,
+                        help="at most this many questions timed per setup, a seeded sample (default 50)")
+    parser.add_argument("--time-margin", type=percent_below_100, default=10, metavar="PERCENT",
+                        help="stop timing a setup once its median time is known within this many percent "
+                             "either side (95%% interval; default 10; 0 times the whole sample)")
+    parser.add_argument("--time-floor", type=whole(6), default=10,
+                        help="time at least this many questions per setup before checking the margin (default 10)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the timed sample and of the significance tests' resampling (default 0)")
     parser.add_argument("--rerank-candidates", type=whole(1), default=30,
@@ -196,6 +202,7 @@ def run(args: argparse.Namespace) -> int:
                           balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
                           timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
                           seed=args.seed, alpha=args.alpha, resamples=args.resamples,
+                          time_margin=args.time_margin / 100, time_floor=args.time_floor,
                           fallback_dirs=[os.getcwd(), tempfile.gettempdir()])
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = err.report, err

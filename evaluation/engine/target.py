@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -113,8 +113,22 @@ class EmbeddedTarget:
     def search(self, setup: Setup, question: str, depth: int) -> list[Hit]:
         return self._hits(self._rank(setup, [question], depth, cached=False)[0])
 
-    def search_batch(self, setup: Setup, questions: Sequence[str], depth: int) -> list[list[Hit]]:
-        return [self._hits(r) for r in self._rank(setup, list(questions), depth, cached=True)]
+    def search_batch(self, setup: Setup, questions: Sequence[str], depth: int, *,
+                     progress: Callable[[int], None] | None = None) -> list[list[Hit]]:
+        """``progress`` is told how many more questions are done, slice by slice: one question at a time
+        for reranked setups (a second or more each), 64 for the others. Slices give the same results:
+        query vectors and pair scores are per question, and the caches are shared between slices."""
+        questions = list(questions)
+        step = 1 if setup.ranker is not None else 64
+        if progress is None:
+            step = max(1, len(questions))
+        found: list[list[Hit]] = []
+        for start in range(0, len(questions), step):
+            piece = questions[start:start + step]
+            found += [self._hits(r) for r in self._rank(setup, piece, depth, cached=True)]
+            if progress is not None:
+                progress(len(piece))
+        return found
 
     def _hits(self, ranked: Ranked) -> list[Hit]:
         chunks = self.index.chunks

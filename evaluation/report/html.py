@@ -43,7 +43,7 @@ _KNOWN_SETUP_KEYS = {"key", "target", "engine", "method", "method_label", "retri
                      "options", "ranks", "results", "times_ms", "error", "summary", "rank", "neighbours",
                      "requests", "retries", "versus_top", "ndcg_10"}
 _KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "found", "mrr", "ndcg_10", "landed", "median_ms",
-                       "p95_ms", "recall"}
+                       "p95_ms", "recall", "median_margin"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -584,10 +584,17 @@ def _landed(summary: dict[str, Any]) -> str:
             f'<div class="landed">{"".join(bars)}</div><div class="landed-keys">{"".join(keys)}</div></div>')
 
 
+def _margin(value: Any) -> str:
+    """How precisely the median is known, beside it: " (+/-6%)"; nothing for reports made before it."""
+    number = _num(value)
+    return "" if number is None else f" (&plusmn;{number * 100:.0f}%, 95% interval)"
+
+
 def _times(setup: dict[str, Any], summary: dict[str, Any]) -> str:
     times = [t for t in (setup.get("times_ms") or []) if _num(t) is not None]
     facts = [("timed searches", str(summary.get("timed", len(times)))),
-             ("median", f"{_ms(summary.get('median_ms'))} ms"), ("p95", f"{_ms(summary.get('p95_ms'))} ms")]
+             ("median", f"{_ms(summary.get('median_ms'))} ms" + _margin(summary.get("median_margin"))),
+             ("p95", f"{_ms(summary.get('p95_ms'))} ms")]
     if times:
         facts += [("fastest", f"{_ms(min(times))} ms"), ("slowest", f"{_ms(max(times))} ms")]
     if isinstance(setup.get("requests"), int):

@@ -34,6 +34,8 @@ interpolation between closest ranks, numpy's default) of the timed searches, in 
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -127,9 +129,41 @@ def percentile_ms(times_ms: Sequence[float], q: float) -> float | None:
     return round(float(np.percentile(np.asarray(times_ms, dtype=np.float64), q)), 3)
 
 
+MEDIAN_CONFIDENCE = 0.95
+
+
+def median_interval(times_ms: Sequence[float], confidence: float = MEDIAN_CONFIDENCE) -> tuple[float, float] | None:
+    """A distribution-free interval holding the true median with at least ``confidence``: the order
+    statistics x(l) and x(n+1-l) for the largest l with P(Binomial(n, 1/2) < l) <= (1 - confidence) / 2.
+    None while n is too small for any such interval (n < 6 at 95%)."""
+    ordered = sorted(float(t) for t in times_ms)
+    n = len(ordered)
+    tail = (1 - confidence) / 2
+    below, l = 0.0, 0  # below = P(Binomial(n, 1/2) <= l - 1)
+    while l < n and below + math.comb(n, l) / 2 ** n <= tail:
+        below += math.comb(n, l) / 2 ** n
+        l += 1
+    if l == 0:
+        return None
+    return ordered[l - 1], ordered[n - l]
+
+
+def median_margin(times_ms: Sequence[float], confidence: float = MEDIAN_CONFIDENCE) -> float | None:
+    """How far the true median may lie from the sample's, as a share of it: the wider side of
+    ``median_interval`` over the median (0.1: within +/-10%). None while no interval exists."""
+    interval = median_interval(times_ms, confidence)
+    median = float(np.median(np.asarray(times_ms, dtype=np.float64))) if times_ms else 0.0
+    if interval is None or median <= 0:
+        return None
+    return max(median - interval[0], interval[1] - median) / median
+
+
 def timing_summary(times_ms: Sequence[float]) -> dict[str, Any]:
-    """The summary's time fields: how many searches were timed, their median and p95 in ms."""
-    return {"timed": len(times_ms), "median_ms": percentile_ms(times_ms, 50), "p95_ms": percentile_ms(times_ms, 95)}
+    """The summary's time fields: how many searches were timed, their median and p95 in ms, and how
+    precisely the median is known (``median_margin``, see there; None with fewer than 6 times)."""
+    margin = median_margin(times_ms)
+    return {"timed": len(times_ms), "median_ms": percentile_ms(times_ms, 50), "p95_ms": percentile_ms(times_ms, 95),
+            "median_margin": None if margin is None else round(margin, 4)}
 
 
 def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> dict[str, Any]:
@@ -155,4 +189,5 @@ def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> di
         "landed": landed,
         "median_ms": timing["median_ms"],
         "p95_ms": timing["p95_ms"],
+        "median_margin": timing["median_margin"],
     }
