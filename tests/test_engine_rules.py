@@ -145,7 +145,7 @@ def test_a_batch_scores_each_question_and_candidate_once_for_every_reranked_setu
     # the two models disagree, so the three reranked setups have different candidates
     rows_a, rows_b = vectors(n, {i: 0.9 for i in range(60, 90)}, 0.5), vectors(n, {}, 0.5)
     index = dataclasses.replace(bm25_only, vectors={"bge-small": rows_a, "minilm-l6": rows_b})
-    target = EmbeddedTarget(index, rerank_candidates=30)
+    target = EmbeddedTarget(index, rerank_candidates=30, cache=False)  # this run's memory only: no earlier run's file
     questions = ["beta", "gamma delta", "alpha"]
     candidates = set()
     for setup in target.setups():

@@ -196,7 +196,8 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
 
 def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
     """The embedded engine over ``--index`` (a folder, or a published index's Blob address, fetched once
-    into ``--index-cache`` and described by its address), or over ``--corpus`` indexed first."""
+    into ``--index-cache`` and described by its address), or over ``--corpus`` indexed first; with the
+    cache file beside the index unless ``--no-cache`` (a command without that flag keeps it on)."""
     import os
     import tempfile
 
@@ -221,4 +222,4 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
     else:
         index = open_index(args.index, verify=verify)
     return EmbeddedTarget(index, rerank_candidates=args.rerank_candidates, threads=args.threads,
-                          described_index=described)
+                          described_index=described, cache=not getattr(args, "no_cache", False))

@@ -52,6 +52,9 @@ def register(subparsers) -> None:
                                                              "(checked before the first search)")
     parser.add_argument("--verify", action="store_true",
                         help="check every index file against its sha256 before searching (sizes are always checked)")
+    parser.add_argument("--no-cache", action="store_true",
+                        help="embedded engine: compute every query vector and cross-encoder score again, without "
+                             "reading or writing the cache file beside the index (<index>.cache.sqlite)")
     parser.add_argument("--only", action="append", type=setup_pattern,
                         help="run only these setups (glob on the key, or a word: hybrid, dense, bm25, a model); "
                              "repeatable")

@@ -16,8 +16,18 @@ index (document order, then chunk number), at every cut: BM25, dense, fusion and
 
 Work is never done twice in a batch: each question is embedded once per model and each
 (question, chunk) pair scored by the cross-encoder once for the life of the target, however many
-reranked setups hold that chunk among their candidates. ``search`` (one question, as a caller sees
-it, and the path that is timed) reads and fills none of those caches.
+reranked setups hold that chunk among their candidates; and, with the persistent cache (``cache``,
+on by default: see ``engine.cache``), once across runs, so a run after a few questions of the golden
+file changed pays only for those. ``search`` (one question, as a caller sees it, and the path that
+is timed) reads and fills none of those caches.
+
+``cache_counts(setup_key)`` says where a setup's batches got what they needed, counting each
+distinct (model, question) vector and (question, chunk) pair once per ``search_batch`` call:
+``vectors_cached`` / ``pairs_cached`` came from the cache file (earlier runs), ``vectors_shared`` /
+``pairs_shared`` from this target's memory (computed or read earlier in this run, mostly by another
+setup: a fused setup after the dense ones, a reranked setup after another with the same candidates),
+and ``vectors_computed`` / ``pairs_computed`` were run through the model. All zero for a setup never
+batched, and ``*_cached`` always zero without the cache file. ``search`` is never counted.
 """
 from __future__ import annotations
 
@@ -27,12 +37,14 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from .cache import PersistentCache, cache_path, model_key
 from .index import OpenedIndex, bm25_tokenize, open_index
 from .fusion import RRF_K, rrf, top_k
 from ..target import Hit, Setup
 
 ENGINE = "embedded"
 Ranked = list[tuple[int, float]]  # (chunk position in the index, score), best first
+COUNTS = ("vectors_cached", "vectors_shared", "vectors_computed", "pairs_cached", "pairs_shared", "pairs_computed")
 
 
 class EmbeddedTarget:
@@ -40,9 +52,11 @@ class EmbeddedTarget:
 
     def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = 30,
                  fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True,
-                 described_index: str | None = None) -> None:
+                 described_index: str | None = None, cache: bool | str | Path = True) -> None:
         """``described_index``: how ``describe()`` names the index, when the folder is a local copy of
-        one kept elsewhere (its Blob address); the folder's path otherwise."""
+        one kept elsewhere (its Blob address); the folder's path otherwise. ``cache``: True keeps the
+        batch path's vectors and scores across runs in ``cache.cache_path(folder)``, a path keeps them
+        in that file, False only for the life of the target."""
         self.index = index if isinstance(index, OpenedIndex) else open_index(index)
         self.described_index = described_index
         self.name = name
@@ -52,6 +66,10 @@ class EmbeddedTarget:
         self._use_cross_encoder = cross_encoder
         self._query_vectors: dict[tuple[str, str], np.ndarray] = {}
         self._pair_scores: dict[tuple[str, int], float] = {}
+        where = cache_path(self.index.folder) if cache is True else Path(cache) if cache else None
+        self._stored = PersistentCache(where) if where is not None else None
+        self._model_keys: dict[str, bytes] = {}
+        self._counts: dict[str, dict[str, int]] = {}
 
     # -- describing -------------------------------------------------------------------------
     def describe(self) -> dict:
@@ -109,6 +127,10 @@ class EmbeddedTarget:
                 found.setdefault(chunk.doc_id, []).append(chunk.text)
         return found
 
+    def cache_counts(self, setup_key: str) -> dict[str, int]:
+        """Where the setup's batches got their vectors and pairs (see the module docstring)."""
+        return dict(self._counts.get(setup_key) or dict.fromkeys(COUNTS, 0))
+
     # -- searching --------------------------------------------------------------------------
     def search(self, setup: Setup, question: str, depth: int) -> list[Hit]:
         return self._hits(self._rank(setup, [question], depth, cached=False)[0])
@@ -140,20 +162,22 @@ class EmbeddedTarget:
             raise ValueError(f"setup {setup.key} is not one of target {self.name}'s")
         if setup.retrieval == "keyword" and setup.ranker is None:
             return self._keyword(questions, depth)
+        counts = self._counts.setdefault(setup.key, dict.fromkeys(COUNTS, 0)) if cached else None
         pool = self.fusion_candidates if setup.ranker is None else max(self.fusion_candidates, self.rerank_candidates)
         lists_per_question: list[list[Ranked]] = [[] for _ in questions]
         if setup.retrieval == "hybrid":
             for per_q, ranked in zip(lists_per_question, self._keyword(questions, pool)):
                 per_q.append(ranked)
         for model in setup.models:
-            for per_q, ranked in zip(lists_per_question, self._dense(model, questions, pool, cached=cached)):
+            for per_q, ranked in zip(lists_per_question, self._dense(model, questions, pool, cached=cached,
+                                                                counts=counts)):
                 per_q.append(ranked)
         if len(lists_per_question[0]) == 1:
             fused = [lists[0] for lists in lists_per_question]
         else:
             fused = [rrf([[i for i, _ in ranked] for ranked in lists], k=RRF_K) for lists in lists_per_question]
         if setup.ranker == "cross-encoder":
-            return self._rerank(questions, fused, depth, cached=cached)
+            return self._rerank(questions, fused, depth, cached=cached, counts=counts)
         return [ranked[:depth] for ranked in fused]
 
     def _keyword(self, questions: list[str], depth: int) -> list[Ranked]:
@@ -171,37 +195,84 @@ class EmbeddedTarget:
             out.append(top_k(scores, min(depth, matched)))
         return out
 
-    def _dense(self, model: str, questions: list[str], depth: int, *, cached: bool) -> list[Ranked]:
-        queries = self._embed_queries(model, questions, cached=cached)
+    def _dense(self, model: str, questions: list[str], depth: int, *, cached: bool,
+               counts: dict[str, int] | None = None) -> list[Ranked]:
+        queries = self._embed_queries(model, questions, cached=cached, counts=counts)
         scores = queries @ np.asarray(self.index.vectors[model]).T  # (questions, chunks), cosine
         return [top_k(row, depth) for row in scores]
 
-    def _embed_queries(self, model: str, questions: list[str], *, cached: bool) -> np.ndarray:
-        from .models import load_embedder
+    def _embed_queries(self, model: str, questions: list[str], *, cached: bool,
+                       counts: dict[str, int] | None = None) -> np.ndarray:
+        from .models import load_embedder, model_info
 
-        embedder = load_embedder(model, threads=self.threads)
         if not cached:
-            return embedder.embed_queries(questions)
-        todo = list(dict.fromkeys(q for q in questions if (model, q) not in self._query_vectors))
-        if todo:
-            for q, vector in zip(todo, embedder.embed_queries(todo)):
-                self._query_vectors[(model, q)] = vector
+            return load_embedder(model, threads=self.threads).embed_queries(questions)
+        wanted = list(dict.fromkeys(questions))
+        todo = [q for q in wanted if (model, q) not in self._query_vectors]
+        shared, stored = len(wanted) - len(todo), 0
+        if todo and self._stored is not None:
+            info = model_info(model)
+            as_embedded = {q: info.query_prefix + q for q in todo}  # the text the embedder is given
+            found = self._stored.vectors(self._model_key(model), list(as_embedded.values()), int(info.dimensions))
+            for q in todo:
+                if as_embedded[q] in found:
+                    self._query_vectors[(model, q)] = found[as_embedded[q]]
+                    stored += 1
+            todo = [q for q in todo if as_embedded[q] not in found]
+        if todo:  # the model is loaded only when something is missing
+            computed = load_embedder(model, threads=self.threads).embed_queries(todo)
+            self._query_vectors.update(((model, q), vector) for q, vector in zip(todo, computed))
+            if self._stored is not None:
+                self._stored.put_vectors(self._model_key(model), zip((as_embedded[q] for q in todo), computed))
+        if counts is not None:
+            counts["vectors_shared"] += shared
+            counts["vectors_cached"] += stored
+            counts["vectors_computed"] += len(todo)
         return np.stack([self._query_vectors[(model, q)] for q in questions])
+
+    def _model_key(self, model: str) -> bytes:
+        if model not in self._model_keys:
+            self._model_keys[model] = model_key(model)
+        return self._model_keys[model]
+
+    def _score_missing_pairs(self, wanted: list[tuple[str, int]], counts: dict[str, int] | None) -> None:
+        """Put every (question, chunk position) of ``wanted`` in the memory cache: from memory, the
+        cache file, or else one cross-encoder call for all the rest (then kept in the file)."""
+        from .models import CROSS_ENCODER_NAME
+
+        todo = [p for p in wanted if p not in self._pair_scores]
+        shared, stored = len(wanted) - len(todo), 0
+        as_scored = {(q, i): (q, self.index.chunks[i].indexed_text) for q, i in todo}  # the texts the model is given
+        if todo and self._stored is not None:
+            found = self._stored.scores(self._model_key(CROSS_ENCODER_NAME), list(as_scored.values()))
+            for pair in todo:
+                if as_scored[pair] in found:
+                    self._pair_scores[pair] = found[as_scored[pair]]
+                    stored += 1
+            todo = [p for p in todo if as_scored[p] not in found]
+        if todo:  # the model is loaded only when something is missing
+            texts = [as_scored[p] for p in todo]
+            logits = [float(s) for s in self._cross_encoder().score_pairs(texts)]
+            self._pair_scores.update(zip(todo, logits))
+            if self._stored is not None:
+                self._stored.put_scores(self._model_key(CROSS_ENCODER_NAME), zip(texts, logits))
+        if counts is not None:
+            counts["pairs_shared"] += shared
+            counts["pairs_cached"] += stored
+            counts["pairs_computed"] += len(todo)
 
     def _cross_encoder(self):
         from .models import load_cross_encoder
 
         return load_cross_encoder(threads=self.threads)
 
-    def _rerank(self, questions: list[str], fused: list[Ranked], depth: int, *, cached: bool) -> list[Ranked]:
+    def _rerank(self, questions: list[str], fused: list[Ranked], depth: int, *, cached: bool,
+                counts: dict[str, int] | None = None) -> list[Ranked]:
         chunks = self.index.chunks
         candidates = [[i for i, _ in ranked[: self.rerank_candidates]] for ranked in fused]
         pairs = [(q, i) for q, ids in zip(questions, candidates) for i in ids]
         if cached:
-            todo = list(dict.fromkeys(p for p in pairs if p not in self._pair_scores))
-            if todo:
-                logits = self._cross_encoder().score_pairs([(q, chunks[i].indexed_text) for q, i in todo])
-                self._pair_scores.update(zip(todo, map(float, logits)))
+            self._score_missing_pairs(list(dict.fromkeys(pairs)), counts)
             score_of = self._pair_scores
         else:
             logits = self._cross_encoder().score_pairs([(q, chunks[i].indexed_text) for q, i in pairs])

@@ -1,0 +1,196 @@
+"""What the embedded engine's batch path computed in earlier runs: query vectors and cross-encoder
+scores, kept in one SQLite file so a run after a few golden questions changed pays only for those.
+
+Where: beside the index folder, never inside it (``cache_path``: ``.index/docs`` keeps
+``.index/docs.cache.sqlite``, with SQLite's ``-wal`` and ``-shm`` files next to it). The folder's
+files are the manifest's, checked by ``index_damage`` and published by ``publish_index``; this file
+is neither, and a rebuilt index in the same folder keeps it.
+
+Keys: a model key, then the sha256 of each text exactly as the model was given it.
+
+- ``query_vectors``: (model key, sha256(query prefix + question)) -> float32 little-endian bytes
+- ``pair_scores``: (model key, sha256(question), sha256(chunk's ``indexed_text``)) -> the logit
+  (stored as a double, which holds the float32 exactly)
+
+The model key is the sha256 of what decides an output: the model as ``models.model_info`` describes
+it (its .onnx and tokenizer sha256, pooling, max tokens, query prefix, rows per call), how texts are
+batched, and the tokenizers and onnxruntime versions. A changed chunk text or another model misses
+on its own, so the index fingerprint is not part of any key.
+
+Only ``EmbeddedTarget.search_batch`` (the ranks) reads and writes it; ``search`` (the timed path)
+never does. Several processes may share the file (the Function App ranks setups in parallel on one
+index copy): WAL mode and a busy timeout, and each write is one transaction of ``INSERT OR IGNORE``
+(a key always maps to the same value). A cache never fails a run: a file that cannot be opened, read
+or written (a read-only folder, a corrupt file, a lock held past the timeout) logs one warning and
+the target goes on without it.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import numpy as np
+
+log = logging.getLogger(__name__)
+
+CACHE_FORMAT = 1  # PRAGMA user_version: a file of another format is left alone, unread
+CACHE_SUFFIX = ".cache.sqlite"
+BUSY_TIMEOUT_S = 30.0  # a writer waits this long for another process's transaction (each is milliseconds)
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS query_vectors (model BLOB NOT NULL, text BLOB NOT NULL, vector BLOB NOT NULL, "
+    "PRIMARY KEY (model, text)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS pair_scores (model BLOB NOT NULL, query BLOB NOT NULL, passage BLOB NOT NULL, "
+    "score REAL NOT NULL, PRIMARY KEY (model, query, passage)) WITHOUT ROWID",
+)
+
+
+def cache_path(index_folder: str | Path) -> Path:
+    """The cache file of the index in ``index_folder``: its sibling ``<folder name>.cache.sqlite``."""
+    folder = Path(index_folder).resolve()
+    return folder.parent / f"{folder.name}{CACHE_SUFFIX}"
+
+
+def model_key(name: str) -> bytes:
+    """sha256 of everything that decides model ``name``'s outputs (see the module docstring); nothing is loaded."""
+    from .identity import model_identity, software_versions
+    from .models import batching, model_info
+
+    software = software_versions()
+    described = {"model": model_identity(model_info(name).to_dict()), "batching": batching(),
+                 "software": {k: software[k] for k in ("tokenizers", "onnxruntime")}}
+    return hashlib.sha256(json.dumps(described, sort_keys=True).encode("utf-8")).digest()
+
+
+def text_key(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+class PersistentCache:
+    """One cache file, opened on first use. Every method swallows the file's failures (after one
+    warning) and answers as an empty cache would: nothing found, nothing kept."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._connection: sqlite3.Connection | None = None
+        self._broken = False
+        self._lock = threading.Lock()  # one connection, possibly used from the host's threads
+
+    @property
+    def usable(self) -> bool:
+        return not self._broken
+
+    def vectors(self, model: bytes, texts: Sequence[str], dimensions: int) -> dict[str, np.ndarray]:
+        """The stored vector of each of ``texts`` that has one (of ``dimensions`` float32s), by text."""
+        found = {}
+        for text, blob in zip(texts, self._lookup(
+                "SELECT vector FROM query_vectors WHERE model = ? AND text = ?",
+                [(model, text_key(t)) for t in texts])):
+            if blob is not None and len(blob) == 4 * dimensions:
+                found[text] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+        return found
+
+    def put_vectors(self, model: bytes, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        self._store("INSERT OR IGNORE INTO query_vectors (model, text, vector) VALUES (?, ?, ?)",
+                    [(model, text_key(t), np.asarray(v, dtype="<f4").tobytes()) for t, v in items])
+
+    def scores(self, model: bytes, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
+        """The stored logit of each (query, passage) pair that has one, by pair."""
+        found = {}
+        for pair, score in zip(pairs, self._lookup(
+                "SELECT score FROM pair_scores WHERE model = ? AND query = ? AND passage = ?",
+                [(model, text_key(q), text_key(p)) for q, p in pairs])):
+            if score is not None:
+                found[pair] = float(score)
+        return found
+
+    def put_scores(self, model: bytes, items: Iterable[tuple[tuple[str, str], float]]) -> None:
+        self._store("INSERT OR IGNORE INTO pair_scores (model, query, passage, score) VALUES (?, ?, ?, ?)",
+                    [(model, text_key(q), text_key(p), float(s)) for (q, p), s in items])
+
+    def close(self) -> None:
+        with self._lock:
+            if self._connection is not None:
+                self._connection.close()
+                self._connection = None
+
+    # -- the file -----------------------------------------------------------------------------
+    def _lookup(self, sql: str, keys: list[tuple]) -> list:
+        """One value per key (None where the file has none, or when it cannot be read)."""
+        with self._lock:
+            connection = self._connect()
+            if connection is None or not keys:
+                return [None] * len(keys)
+            try:
+                out = []
+                for key in keys:
+                    row = connection.execute(sql, key).fetchone()
+                    out.append(row[0] if row else None)
+                return out
+            except sqlite3.Error as err:
+                self._give_up("cannot be read", err)
+                return [None] * len(keys)
+
+    def _store(self, sql: str, rows: list[tuple]) -> None:
+        """All ``rows`` in one transaction, or none of them."""
+        with self._lock:
+            connection = self._connect()
+            if connection is None or not rows:
+                return
+            try:
+                connection.execute("BEGIN IMMEDIATE")  # take the write lock now: no upgrade to deadlock on
+                try:
+                    connection.executemany(sql, rows)
+                except BaseException:
+                    connection.execute("ROLLBACK")
+                    raise
+                connection.execute("COMMIT")
+            except sqlite3.Error as err:
+                self._give_up("cannot be written", err)
+
+    def _connect(self) -> sqlite3.Connection | None:
+        if self._broken or self._connection is not None:
+            return self._connection
+        connection = None
+        try:
+            connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
+                                         check_same_thread=False)
+            connection.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            connection.execute("PRAGMA journal_mode = WAL")
+            connection.execute("PRAGMA synchronous = NORMAL")  # a cache may lose its last write to a power cut
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                version = connection.execute("PRAGMA user_version").fetchone()[0]
+                if version not in (0, CACHE_FORMAT):
+                    raise sqlite3.DatabaseError(f"it is a cache of format {version}, not {CACHE_FORMAT}")
+                for statement in _SCHEMA:
+                    connection.execute(statement)
+                connection.execute(f"PRAGMA user_version = {CACHE_FORMAT}")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            connection.execute("COMMIT")
+        except (sqlite3.Error, OSError) as err:
+            if connection is not None:
+                connection.close()
+            self._give_up("cannot be opened", err)
+            return None
+        self._connection = connection
+        return connection
+
+    def _give_up(self, what: str, err: Exception) -> None:
+        if not self._broken:
+            log.warning("the search cache %s %s (%s); this run goes on without it. Delete the file if it is "
+                        "damaged, or pass --no-cache", self.path, what, err)
+        self._broken = True
+        if self._connection is not None:
+            try:
+                self._connection.close()
+            except sqlite3.Error:
+                pass
+            self._connection = None
