@@ -293,6 +293,21 @@ def _counted_since(target: Target, setup_key: str, before: dict[str, int] | None
     return {name: after[name] - before[name] for name in COUNTERS}
 
 
+def _cache_counts(target: Target, setup_key: str) -> dict[str, int] | None:
+    """Where the target's batches got their query vectors and pair scores for the setup, when it keeps
+    such counts (the embedded engine's ``cache_counts``)."""
+    counts = getattr(target, "cache_counts", None)
+    return None if counts is None else {name: int(n) for name, n in counts(setup_key).items()}
+
+
+def _cache_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, Any]:
+    """``{"cache": counts since before}`` for the entry, or nothing for a target without counts."""
+    after = _cache_counts(target, setup_key)
+    if before is None or after is None:
+        return {}
+    return {"cache": {name: after[name] - before.get(name, 0) for name in after}}
+
+
 def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
               clock: Clock = time.perf_counter) -> dict[str, Any]:
     """One setup's run, as the report's entry. Failures become ``error``, never exceptions.
@@ -312,10 +327,11 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     counter = _Counter(setup_steps(plan), setup_key, progress)
     before = None
     try:
-        before = _counters(target, setup_key)
+        before, cached_before = _counters(target, setup_key), _cache_counts(target, setup_key)
         setup = _find_setup(target, setup_key)
         timed = _timed_pass(target, setup, plan, clock, counter)
         entry = _ranked_entry(target, setup, plan, counter)
+        entry.update(_cache_since(target, setup_key, cached_before))
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
         counter.finish()
@@ -338,8 +354,9 @@ def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
     counter = _Counter(untimed, setup_key, progress)
     before = None
     try:
-        before = _counters(target, setup_key)
+        before, cached_before = _counters(target, setup_key), _cache_counts(target, setup_key)
         entry = _ranked_entry(target, _find_setup(target, setup_key), plan, counter)
+        entry.update(_cache_since(target, setup_key, cached_before))
     except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
         log.warning("setup %s failed: %s", setup_key, err)
         return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
@@ -386,6 +403,8 @@ def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[
     outcomes = [Outcome(qid, tuple(positions), relevant) for qid, (positions, relevant) in done.pop("outcomes").items()]
     done["times_ms"] = list(timed["times_ms"])
     done["summary"] = summarise(outcomes, done["times_ms"])
+    if "cache" in timed:  # the sample's rest, batched once timing stopped
+        done["cache"] = {name: done.get("cache", {}).get(name, 0) + n for name, n in timed["cache"].items()}
     return _add_counts(done, counts)
 
 
@@ -408,9 +427,10 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
         target = targets[planned_setup(plan, key)["target"]]
         before = None
         try:
-            before = _counters(target, key)
+            before, cached_before = _counters(target, key), _cache_counts(target, key)
             found[key] = time_setup(target, plan, key, clock=clock)
             found[key].update(_counted_since(target, key, before) or {})
+            found[key].update(_cache_since(target, key, cached_before))
         except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
             log.warning("timing setup %s failed: %s", key, err)
             found[key] = {"error": f"{type(err).__name__}: {err}", **(_safe_counted_since(target, key, before) or {})}
@@ -618,7 +638,18 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
         "ties": pick_ties(picks, ranked, question_ids, significance),
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
+        **_cache_total(results),
     }
+
+
+def _cache_total(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``{"cache": every setup's counts added up}`` (see ``EmbeddedTarget.cache_counts``): how much of
+    the run's batch work came from earlier runs; nothing when no target counted."""
+    counted = [e["cache"] for e in entries if isinstance(e.get("cache"), dict)]
+    if not counted:
+        return {}
+    names = list(dict.fromkeys(name for counts in counted for name in counts))
+    return {"cache": {name: sum(counts.get(name, 0) for counts in counted) for name in names}}
 
 
 # -- a run that cannot start --------------------------------------------------------------------------

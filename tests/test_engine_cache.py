@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import html
+import json
 import logging
 import shutil
 import sqlite3
@@ -307,3 +309,28 @@ def test_two_processes_writing_one_cache_file_at_once_both_finish_and_keep_every
     # each computed all its questions, and never found the file locked past the timeout (it would be unusable)
     assert sorted(results.get(timeout=5) for _ in processes) == [(0, batches * 20, True), (1, batches * 20, True)]
     assert rows(path, "query_vectors") == 2 * batches * 20
+
+
+# -- what the report says ----------------------------------------------------------------------------
+
+def test_a_warm_runs_report_says_what_came_from_the_cache_and_its_times_are_still_measured(sample_index, cold,
+                                                                                           tmp_path, monkeypatch):
+    from evaluation import evaluate
+    from evaluation.report.html import render_html
+    from evaluation.report.text import render_report
+
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text("".join(json.dumps({"id": f"q{n}", "question": q, "expected": ["nowhere"]}) + "\n"
+                              for n, q in enumerate(cold.questions)), encoding="utf-8")
+    target = EmbeddedTarget(open_index(sample_index), cache=copy_of(cold, tmp_path))
+    searched = []
+    real_search = EmbeddedTarget.search
+    monkeypatch.setattr(EmbeddedTarget, "search", lambda self, *a: searched.append(a) or real_search(self, *a))
+    report = evaluate(target, golden, only=["local.hybrid_reranked.bge-small"], timed=1)
+
+    entry = report["setups"][0]
+    assert entry["cache"]["pairs_computed"] == 0 and entry["cache"]["pairs_cached"] == 30 * 2  # the 2 untimed
+    assert report["cache"] == entry["cache"]
+    assert len(searched) == 1 + 1 and entry["summary"]["timed"] == 1  # warm-up and one live, uncached search
+    sentence = "From earlier runs' cache: 60 of 60 cross-encoder pair scores and 2 of 2 query vectors"
+    assert sentence in render_report(report) and sentence in html.unescape(render_html(report))

@@ -26,7 +26,7 @@ from html import escape
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..scoring.metrics import CUTOFFS, LANDED
-from .notes import missing_note
+from .notes import cache_note, missing_note
 from .style import CSS
 from .svg import METHOD_COLOURS, ChartPoint, attr, method_colour, scatter, sparkline
 from .trend import index_changes, trend_point
@@ -41,7 +41,7 @@ LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463
 # Setup keys the page reads itself; any other key a newer report adds is shown in the setup's detail.
 _KNOWN_SETUP_KEYS = {"key", "target", "engine", "method", "method_label", "retrieval", "models", "ranker",
                      "options", "ranks", "results", "times_ms", "error", "summary", "rank", "neighbours",
-                     "requests", "retries", "versus_top", "ndcg_10"}
+                     "requests", "retries", "versus_top", "ndcg_10", "cache"}
 _KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "found", "mrr", "ndcg_10", "landed", "median_ms",
                        "p95_ms", "recall", "median_margin"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -184,6 +184,7 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
             _header(report, collection),
             _missing(report),
             _left_out(report),
+            _cache(report),
             _picks(report, setups),
             _chart(report, ran, picks),
             _table(report, ran, failed, picks),
@@ -288,6 +289,14 @@ def _left_out(report: dict[str, Any]) -> str:
         return ""
     return ('<section class="note" id="left-out"><strong>Setups left out</strong> because the index cannot do '
             f"them:<ul>{''.join(items)}</ul></section>")
+
+
+def _cache(report: dict[str, Any]) -> str:
+    """How much of the run's batch work came from earlier runs (reports made without a cache: nothing)."""
+    cache = report.get("cache")
+    if not isinstance(cache, dict) or not all(isinstance(v, int) for v in cache.values()):
+        return ""
+    return f'<p class="note" id="cache">{_t(cache_note(cache))}</p>'
 
 
 def _picks(report: dict[str, Any], setups: list[dict[str, Any]]) -> str:
@@ -710,7 +719,9 @@ def _glossary(report: dict[str, Any], ran: list[dict[str, Any]]) -> str:
                     "counts, the nearer the top the more; 1.0 is every expected result at the very top."),
         ("median / p95 ms", "Half the timed searches were faster than the median, 95 in 100 faster than p95. "
                             "Searches are timed one at a time as a caller would make them (query embedding and "
-                            "reranking included, nothing cached), after one untimed warm-up."),
+                            "reranking included, nothing cached), after one untimed warm-up, on a random "
+                            "sample of the questions until the median is known within the margin shown "
+                            "beside it (a 95% interval)."),
         ("frontier", "The setups no other setup beats on both found@10 and median time."),
         ("within noise", "With a few dozen questions, two setups a question or two apart may differ by luck. "
                          "Each setup is compared with the top on the same questions (an exact paired test on "

@@ -8,7 +8,7 @@ the runs routes say the same thing. Older and newer reports are both read: ``mis
 """
 from __future__ import annotations
 
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from ..golden.wording import plural
 
@@ -48,3 +48,13 @@ def missing_notes(report: dict[str, Any], *, limit: int | None = 10) -> list[str
     missing = report.get("missing") or {}
     return [missing_note(target, gone, limit=limit) for target, gone in sorted(missing.items())
             if isinstance(gone, dict)]
+
+
+def cache_note(cache: Mapping[str, int]) -> str:
+    """One sentence on how much of the batch work earlier runs had done (the timed searches never use
+    the cache, so their times are always measured live)."""
+    def share(kind: str, words: str) -> str:
+        cached, shared, computed = (int(cache.get(f"{kind}_{how}", 0)) for how in ("cached", "shared", "computed"))
+        return f"{cached} of {cached + computed} {words}" + (f" ({shared} more shared between setups)" if shared else "")
+    return (f"From earlier runs' cache: {share('pairs', 'cross-encoder pair scores')} and "
+            f"{share('vectors', 'query vectors')}; timed searches never use it.")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..scoring.metrics import CUTOFFS
-from .notes import missing_notes
+from .notes import cache_note, missing_notes
 
 _PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
                 ("best_for_time", "Best for time"))
@@ -166,6 +166,8 @@ def render_report(report: dict[str, Any]) -> str:
             parts += ["", section]
     if report.get("missing"):
         parts += ["", *missing_notes(report)]
+    if report.get("cache"):
+        parts += ["", cache_note(report["cache"])]
     left_out = [f"Left out on {name}: {item['what']} ({item['reason']})"
                 for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
     if left_out:  # what a target's index cannot do, so a missing setup is never a silent one
