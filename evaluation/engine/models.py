@@ -335,12 +335,15 @@ def _padded(encodings: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ids, mask, types
 
 
-def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int | None,
-                  infer: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], out: np.ndarray,
-                  progress: Callable[[int], None] | None) -> np.ndarray:
-    """Fill ``out[i]`` with the result for ``items[i]``: sort each window by token count, run batches
-    of ``batch_size`` in calls of ``rows_per_call`` rows (None: as many as fit _TOKENS_PER_CALL), and
-    report each finished batch to ``progress``."""
+def _windows(items: list, *, tokenizer, batch_size: int, rows_per_call: int | None):
+    """The graph calls for ``items``, one window at a time: yields ``(start, encodings, batches)``, where
+    each batch is a list of calls and each call an array of row numbers inside the window.
+
+    Each window of items is tokenised and sorted by token count, cut into batches of ``batch_size``,
+    and each batch into calls of ``rows_per_call`` rows (None: as many as fit _TOKENS_PER_CALL).
+    Every way of running texts goes through here, so a text meets the same neighbours in its call
+    whoever runs it.
+    """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise UsageError(f"batch_size must be a whole number of at least 1, not {batch_size!r}")
     window = batch_size * max(1, _SORT_WINDOW // batch_size)
@@ -348,15 +351,27 @@ def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int
         encodings = tokenizer.encode_batch(items[start:start + window])
         # Stable sort: equal lengths keep their order, so a run is the same every time.
         order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+        batches = []
         for b in range(0, len(order), batch_size):
             batch = order[b:b + batch_size]
             longest = len(encodings[batch[-1]].ids)  # sorted: the last is the longest
             per_call = rows_per_call or max(1, _TOKENS_PER_CALL // longest)
-            for c in range(0, len(batch), per_call):
-                rows = batch[c:c + per_call]
+            batches.append([batch[c:c + per_call] for c in range(0, len(batch), per_call)])
+        yield start, encodings, batches
+
+
+def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int | None,
+                  infer: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], out: np.ndarray,
+                  progress: Callable[[int], None] | None) -> np.ndarray:
+    """Fill ``out[i]`` with the result for ``items[i]``, running the calls of ``_windows`` in turn, and
+    report each finished batch to ``progress``."""
+    for start, encodings, batches in _windows(items, tokenizer=tokenizer, batch_size=batch_size,
+                                              rows_per_call=rows_per_call):
+        for calls in batches:
+            for rows in calls:
                 out[start + rows] = infer(*_padded([encodings[i] for i in rows]))
             if progress is not None:
-                progress(len(batch))
+                progress(sum(len(rows) for rows in calls))
     return out
 
 
@@ -426,6 +441,62 @@ class Embedder(_LoadedModel):
         """Like embed_documents, with the model's query instruction put first (bge only)."""
         prefix = self._spec.query_prefix
         return self._embed([prefix + t for t in _texts(texts, "embed_queries")], batch_size, None)
+
+
+def embed_documents_together(embedders: Sequence[Embedder], texts: Sequence[str], *, workers: int,
+                             batch_size: int = 32, progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
+    """``[e.embed_documents(texts) for e in embedders]``, row for row and bit for bit, computed by
+    ``workers`` threads that share the graph calls of every embedder; ``progress(k)`` after each call
+    of k texts, whichever embedder made it.
+
+    The calls are the very ones embed_documents makes (``_windows``): only who runs them changes. In
+    each window every embedder's calls go into one queue, longest first, so no core idles while a
+    model still has work. onnxruntime releases the GIL in a run and one session takes concurrent
+    runs: give embedders loaded with ``threads=1`` and one worker per core (see index.py for the
+    measured gain).
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise UsageError(f"workers must be a whole number of at least 1, not {workers!r}")
+    items = _texts(texts, "embed_documents_together")
+    outs = [np.zeros((len(items), e.dimensions), dtype=np.float32) for e in embedders]
+    plans = [_windows(items, tokenizer=e._tokenizer, batch_size=batch_size, rows_per_call=e._spec.rows_per_call)
+             for e in embedders]
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def work(queue) -> None:
+        while not stop.is_set():
+            with lock:
+                task = next(queue, None)
+            if task is None:
+                return
+            _, model, start, encodings, rows = task
+            try:
+                outs[model][start + rows] = embedders[model]._vectors(*_padded([encodings[i] for i in rows]))
+            except BaseException:
+                stop.set()  # the other workers stop at their next call
+                raise
+            if progress is not None:
+                with lock:  # so the callback never runs twice at once
+                    progress(len(rows))
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embed") as pool:
+        for windows in zip(*plans):  # the same windows for every embedder: same texts, same batch_size
+            tasks = [(len(rows) * len(encodings[rows[-1]].ids), model, start, encodings, rows)
+                     for model, (start, encodings, batches) in enumerate(windows)
+                     for calls in batches for rows in calls]  # a call's last row is its longest
+            tasks.sort(key=lambda task: -task[0])  # stable: equal costs keep their order
+            queue = iter(tasks)
+            futures = [pool.submit(work, queue) for _ in range(workers)]
+            try:
+                for future in futures:
+                    future.result()
+            except BaseException:
+                stop.set()
+                raise
+    return outs
 
 
 class CrossEncoder(_LoadedModel):
