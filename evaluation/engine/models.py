@@ -267,7 +267,8 @@ def cross_encoder_available() -> bool:
 
 # --- running a graph ---------------------------------------------------------------------------
 
-def _resolve_threads(threads: int | None) -> int:
+def resolve_threads(threads: int | None) -> int:
+    """``threads`` checked, or by default the cores this process may use, up to _DEFAULT_THREAD_CAP."""
     if threads is None:
         try:
             available = len(os.sched_getaffinity(0))
@@ -544,7 +545,7 @@ class CrossEncoder(_LoadedModel):
 # --- loading -----------------------------------------------------------------------------------
 
 def _cached(name: str, threads: int | None, build: Callable[[_ModelSpec, int], "Embedder | CrossEncoder"]):
-    count = _resolve_threads(threads)
+    count = resolve_threads(threads)
     key = (name, count)
     with _cache_lock:  # a Function host may call from several threads; load each model once
         found = _cache.get(key)
