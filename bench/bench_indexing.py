@@ -4,9 +4,11 @@ Baseline, "sequential, 2 threads each": what build_index did before issue 15, on
 each session with 2 intra-op threads. Candidates:
 
 - "sequential, 1 thread each": the same with 1 thread (how well one row per call uses a second thread);
-- "concurrent, 1 thread each": each model in its own Python thread, one intra-op thread each;
-- "shared queue, 1 thread each" (shipped, ``models.embed_documents_together``): two workers take the
-  calls of both models from one queue, longest first, so neither core idles while a model has work.
+- "concurrent, 1 thread each" (shipped, ``models.embed_documents_together``): each model in its own
+  Python thread at once, one intra-op thread each (onnxruntime releases the GIL in a run).
+
+A shared queue of both models' calls (two workers, longest call first) was measured too, at commit
+f1e982b, and dropped: more CPU and more memory than one thread per model (see README.md).
 
 Each candidate runs in its own process (so peak RSS is its own) over the sample's chunk texts, after
 loading the models; wall time, CPU time of the process (all threads) and peak RSS are printed with the
@@ -23,7 +25,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -35,7 +36,7 @@ import numpy as np  # noqa: E402
 from _machine import describe_machine, peak_rss_mib  # noqa: E402
 
 BASELINE = "sequential, 2 threads each"
-CANDIDATES = (BASELINE, "sequential, 1 thread each", "concurrent, 1 thread each", "shared queue, 1 thread each")
+CANDIDATES = (BASELINE, "sequential, 1 thread each", "concurrent, 1 thread each")
 
 
 def _load() -> str:
@@ -59,19 +60,7 @@ def _embed(candidate: str, texts: list[str], names: tuple[str, ...]) -> list[np.
     if candidate == "sequential, 1 thread each":
         return [e.embed_documents(texts) for e in embedders]
     if candidate == "concurrent, 1 thread each":
-        outs: list = [None] * len(embedders)
-
-        def run(i: int) -> None:
-            outs[i] = embedders[i].embed_documents(texts)
-
-        workers = [threading.Thread(target=run, args=(i,)) for i in range(len(embedders))]
-        for w in workers:
-            w.start()
-        for w in workers:
-            w.join()
-        return outs
-    if candidate == "shared queue, 1 thread each":
-        return embed_documents_together(embedders, texts, workers=2)
+        return embed_documents_together(embedders, texts)
     raise SystemExit(f"unknown candidate {candidate!r}; one of {', '.join(CANDIDATES)}")
 
 

@@ -1,5 +1,5 @@
-"""build_index embeds every chunk with both models at once (a shared queue of graph calls on several
-threads): its vectors must be the ones each model gives alone, one model after the other."""
+"""build_index embeds every chunk with both models at once (each model in its own thread): its vectors
+must be the ones each model gives alone, one model after the other."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -29,4 +29,4 @@ def test_an_index_built_with_both_models_at_once_holds_each_models_own_sequentia
     assert {stage for stage, _, _ in stages} == {"embedding with bge-small + minilm-l6 at once"}
     assert [done for _, done, _ in stages] == sorted({done for _, done, _ in stages})
     assert stages[-1][1:] == (2 * len(texts), 2 * len(texts))
-    assert len(stages) >= len(texts)  # bge-small reports after each of its one-row calls
+    assert len(stages) == 2 * -(-len(texts) // 32)  # each model reports after each batch of 32

@@ -111,7 +111,7 @@ def test_embedding_together_gives_each_model_the_vectors_it_gives_alone_bit_for_
     texts = [*MIXED, *QUESTIONS, *PASSAGES, "pickle", "blob"]
     bge, minilm = models.load_embedder("bge-small", threads=1), models.load_embedder("minilm-l6", threads=1)
     seen: list[int] = []
-    together = models.embed_documents_together([bge, minilm], texts, workers=2, batch_size=4, progress=seen.append)
+    together = models.embed_documents_together([bge, minilm], texts, batch_size=4, progress=seen.append)
     alone = [models.load_embedder(name, threads=2).embed_documents(texts, batch_size=4)
              for name in ("bge-small", "minilm-l6")]
     assert np.array_equal(together[0], alone[0]) and np.array_equal(together[1], alone[1])
@@ -119,29 +119,25 @@ def test_embedding_together_gives_each_model_the_vectors_it_gives_alone_bit_for_
     assert sum(seen) == 2 * len(texts)  # every text once per model
 
 
-def test_embedding_together_stops_every_worker_and_raises_when_a_call_fails(monkeypatch):
-    import threading
+def test_embedding_together_stops_the_other_models_and_raises_when_one_fails(monkeypatch):
     import time
 
-    bge = models.load_embedder("bge-small", threads=1)
+    bge, minilm = models.load_embedder("bge-small", threads=1), models.load_embedder("minilm-l6", threads=1)
     calls: list[int] = []
-    lock = threading.Lock()
 
-    def first_call_fails(ids, mask, types):
-        with lock:
-            calls.append(len(ids))
-            first = len(calls) == 1
-        if first:
-            raise RuntimeError("graph failed")
+    def fails(ids, mask, types):
+        raise RuntimeError("graph failed")
+
+    def slow(ids, mask, types):
+        calls.append(len(ids))
         time.sleep(0.01)
         return np.zeros((len(ids), bge.dimensions), dtype=np.float32)
 
-    monkeypatch.setattr(bge, "_vectors", first_call_fails)
+    monkeypatch.setattr(minilm, "_vectors", fails)
+    monkeypatch.setattr(bge, "_vectors", slow)
     with pytest.raises(RuntimeError, match="graph failed"):
-        models.embed_documents_together([bge], QUESTIONS * 4, workers=2)
-    assert len(calls) < 24 // 2  # 24 one-row calls; the other worker stops instead of draining the queue
-    with pytest.raises(UsageError, match="workers"):
-        models.embed_documents_together([bge], QUESTIONS, workers=0)
+        models.embed_documents_together([bge, minilm], QUESTIONS * 8, batch_size=2)
+    assert len(calls) < 48 // 2  # 48 one-row calls for bge-small; it stops instead of running them all
 
 
 def test_embedder_finds_each_summary_closest_to_its_own_readme(embedder):

@@ -315,16 +315,18 @@ def _build_bm25(folder: Path, texts: Sequence[str]) -> None:
 
 def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Progress | None,
                   threads: int | None) -> list[tuple[np.ndarray, dict]]:
-    """Every model's vectors for ``chunks`` (and its info), in the order of ``names``, in one pass.
+    """Every model's vectors for ``chunks`` (and its info), in the order of ``names``: all the models at
+    once, each in its own thread with ``threads`` (default: the cores, up to 4) shared among them.
 
-    ``threads`` workers (default: the cores, up to 4) share the graph calls of all the models, each
-    call on one intra-op thread (``embed_documents_together``): the vectors are bit for bit those of
-    one model after the other. On 2 cores the sample's 763 chunks took ? s against ? s one model after
-    the other with 2 threads each (bench/bench_indexing.py): a one-row call barely uses a second thread.
+    The vectors are bit for bit those of one model after the other (the thread count changes no row).
+    Measured on 2 busy cores (bench/bench_indexing.py, load 6-8): 1 intra-op thread per model at once
+    took 42-133 s of CPU where one model after the other with 2 threads each took 49-147 s: a one-row
+    call barely uses a second thread. A shared queue of both models' calls cost more CPU and memory.
     """
     from .models import embed_documents_together, load_embedder, resolve_threads
 
-    embedders = [load_embedder(name, threads=1) for name in names]
+    each = max(1, resolve_threads(threads) // max(1, len(names)))
+    embedders = [load_embedder(name, threads=each) for name in names]
     done, total = 0, len(chunks) * len(embedders)
     stage = f"embedding with {' + '.join(names)}" + (" at once" if len(names) > 1 else "")
 
@@ -334,8 +336,7 @@ def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Pr
         if progress:
             progress(stage, done, total)
 
-    outs = embed_documents_together(embedders, [c.indexed_text for c in chunks],
-                                    workers=resolve_threads(threads), progress=advance)
+    outs = embed_documents_together(embedders, [c.indexed_text for c in chunks], progress=advance)
     return [(np.ascontiguousarray(vectors, dtype=np.float32), embedder.info.to_dict())
             for vectors, embedder in zip(outs, embedders)]
 

@@ -18,7 +18,7 @@ on 64-token texts, and none at chunk lengths (128-384 tokens), where one row per
 
 Nor do outputs depend on who runs a call: the number of intra-op threads and the thread that calls
 leave every row bit for bit the same (checked on the sample's chunks, 1 against 2 threads), so
-``embed_documents_together`` can hand the calls of several models to several workers.
+``embed_documents_together`` can run several models at once, each on its own core.
 """
 from __future__ import annotations
 
@@ -448,59 +448,51 @@ class Embedder(_LoadedModel):
         return self._embed([prefix + t for t in _texts(texts, "embed_queries")], batch_size, None)
 
 
-def embed_documents_together(embedders: Sequence[Embedder], texts: Sequence[str], *, workers: int,
-                             batch_size: int = 32, progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
-    """``[e.embed_documents(texts) for e in embedders]``, row for row and bit for bit, computed by
-    ``workers`` threads that share the graph calls of every embedder; ``progress(k)`` after each call
-    of k texts, whichever embedder made it.
+class _Stopped(Exception):
+    """Raised inside a model's thread when another model's thread failed: nothing more to do."""
 
-    The calls are the very ones embed_documents makes (``_windows``): only who runs them changes. In
-    each window every embedder's calls go into one queue, longest first, so no core idles while a
-    model still has work. onnxruntime releases the GIL in a run and one session takes concurrent
-    runs: give embedders loaded with ``threads=1`` and one worker per core (see index.py for the
-    measured gain).
+
+def embed_documents_together(embedders: Sequence[Embedder], texts: Sequence[str], *, batch_size: int = 32,
+                             progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
+    """``[e.embed_documents(texts) for e in embedders]``, each embedder in its own thread at once;
+    ``progress(k)`` after each batch of k texts, whichever embedder ran it (never two at once).
+
+    Each embedder makes the very calls embed_documents makes, so every row is bit for bit the same;
+    onnxruntime releases the GIL in a run. Give embedders loaded with one intra-op thread per core
+    they should take (index.py has the measurements). When one fails, the others stop at their next
+    batch and its error is raised.
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise UsageError(f"workers must be a whole number of at least 1, not {workers!r}")
     items = _texts(texts, "embed_documents_together")
-    outs = [np.zeros((len(items), e.dimensions), dtype=np.float32) for e in embedders]
-    plans = [_windows(items, tokenizer=e._tokenizer, batch_size=batch_size, rows_per_call=e._spec.rows_per_call)
-             for e in embedders]
+    outs: list[np.ndarray | None] = [None] * len(embedders)
     lock = threading.Lock()
     stop = threading.Event()
 
-    def work(queue) -> None:
-        while not stop.is_set():
+    def advance(k: int) -> None:
+        if stop.is_set():
+            raise _Stopped
+        if progress is not None:
             with lock:
-                task = next(queue, None)
-            if task is None:
-                return
-            _, model, start, encodings, rows = task
-            try:
-                outs[model][start + rows] = embedders[model]._vectors(*_padded([encodings[i] for i in rows]))
-            except BaseException:
-                stop.set()  # the other workers stop at their next call
-                raise
-            if progress is not None:
-                with lock:  # so the callback never runs twice at once
-                    progress(len(rows))
+                progress(k)
+
+    def run(i: int) -> None:
+        try:
+            outs[i] = embedders[i]._embed(items, batch_size, advance)
+        except BaseException:
+            stop.set()
+            raise
 
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="embed") as pool:
-        for windows in zip(*plans):  # the same windows for every embedder: same texts, same batch_size
-            tasks = [(len(rows) * len(encodings[rows[-1]].ids), model, start, encodings, rows)
-                     for model, (start, encodings, batches) in enumerate(windows)
-                     for calls in batches for rows in calls]  # a call's last row is its longest
-            tasks.sort(key=lambda task: -task[0])  # stable: equal costs keep their order
-            queue = iter(tasks)
-            futures = [pool.submit(work, queue) for _ in range(workers)]
-            try:
-                for future in futures:
-                    future.result()
-            except BaseException:
-                stop.set()
-                raise
+    with ThreadPoolExecutor(max_workers=max(1, len(embedders)), thread_name_prefix="embed") as pool:
+        futures = [pool.submit(run, i) for i in range(len(embedders))]
+        try:
+            errors = [f.exception() for f in futures]
+        except BaseException:  # interrupted: let the threads stop at their next batch
+            stop.set()
+            raise
+    first = next((e for e in errors if e is not None and not isinstance(e, _Stopped)), None)
+    if first is not None:
+        raise first
     return outs
 
 
