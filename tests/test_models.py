@@ -104,6 +104,42 @@ def test_embedder_reports_progress_per_batch(embedder):
     assert seen == [3, 3, 1]
 
 
+def test_embedding_together_gives_each_model_the_vectors_it_gives_alone_bit_for_bit(monkeypatch):
+    # windows of 8 texts, batches of 4: 2 * 7 + 6 = 20 texts make three windows, so rows are put back
+    # across windows as well as inside them
+    monkeypatch.setattr(models, "_SORT_WINDOW", 8)
+    texts = [*MIXED, *QUESTIONS, *PASSAGES, "pickle", "blob"]
+    bge, minilm = models.load_embedder("bge-small", threads=1), models.load_embedder("minilm-l6", threads=1)
+    seen: list[int] = []
+    together = models.embed_documents_together([bge, minilm], texts, batch_size=4, progress=seen.append)
+    alone = [models.load_embedder(name, threads=2).embed_documents(texts, batch_size=4)
+             for name in ("bge-small", "minilm-l6")]
+    assert np.array_equal(together[0], alone[0]) and np.array_equal(together[1], alone[1])
+    assert not np.allclose(together[0], together[1], atol=1e-2)  # a swap of the two models would show
+    assert sum(seen) == 2 * len(texts)  # every text once per model
+
+
+def test_embedding_together_stops_the_other_models_and_raises_when_one_fails(monkeypatch):
+    import time
+
+    bge, minilm = models.load_embedder("bge-small", threads=1), models.load_embedder("minilm-l6", threads=1)
+    calls: list[int] = []
+
+    def fails(ids, mask, types):
+        raise RuntimeError("graph failed")
+
+    def slow(ids, mask, types):
+        calls.append(len(ids))
+        time.sleep(0.01)
+        return np.zeros((len(ids), bge.dimensions), dtype=np.float32)
+
+    monkeypatch.setattr(minilm, "_vectors", fails)
+    monkeypatch.setattr(bge, "_vectors", slow)
+    with pytest.raises(RuntimeError, match="graph failed"):
+        models.embed_documents_together([bge, minilm], QUESTIONS * 8, batch_size=2)
+    assert len(calls) < 48 // 2  # 48 one-row calls for bge-small; it stops instead of running them all
+
+
 def test_embedder_finds_each_summary_closest_to_its_own_readme(embedder):
     similarity = embedder.embed_queries(QUESTIONS) @ embedder.embed_documents(PASSAGES).T
     assert similarity.argmax(axis=1).tolist() == [0, 1, 2, 3, 4, 5]
@@ -287,7 +323,7 @@ def test_every_embedder_is_available_here():
 
 def test_loading_is_cached_per_name_and_threads():
     assert models.load_embedder("bge-small") is models.load_embedder("bge-small")
-    default = models._resolve_threads(None)
+    default = models.resolve_threads(None)
     assert models.load_embedder("minilm-l6", threads=default) is models.load_embedder("minilm-l6")
     assert models.load_cross_encoder() is models.load_cross_encoder(threads=default)
 

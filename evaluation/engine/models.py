@@ -15,6 +15,10 @@ computed over the whole input tensor, so a row's output would move with its neig
 cross-encoder logit by 0.49 when one README pair was scored beside five others): those run one row
 per call. ``bench/bench_models.py`` measures the price on 2 AVX2 cores: about a quarter of the rate
 on 64-token texts, and none at chunk lengths (128-384 tokens), where one row per call is faster.
+
+Nor do outputs depend on who runs a call: the number of intra-op threads and the thread that calls
+leave every row bit for bit the same (checked on the sample's chunks, 1 against 2 threads), so
+``embed_documents_together`` can run several models at once, each on its own core.
 """
 from __future__ import annotations
 
@@ -267,7 +271,8 @@ def cross_encoder_available() -> bool:
 
 # --- running a graph ---------------------------------------------------------------------------
 
-def _resolve_threads(threads: int | None) -> int:
+def resolve_threads(threads: int | None) -> int:
+    """``threads`` checked, or by default the cores this process may use, up to _DEFAULT_THREAD_CAP."""
     if threads is None:
         try:
             available = len(os.sched_getaffinity(0))
@@ -335,12 +340,15 @@ def _padded(encodings: Sequence) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return ids, mask, types
 
 
-def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int | None,
-                  infer: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], out: np.ndarray,
-                  progress: Callable[[int], None] | None) -> np.ndarray:
-    """Fill ``out[i]`` with the result for ``items[i]``: sort each window by token count, run batches
-    of ``batch_size`` in calls of ``rows_per_call`` rows (None: as many as fit _TOKENS_PER_CALL), and
-    report each finished batch to ``progress``."""
+def _windows(items: list, *, tokenizer, batch_size: int, rows_per_call: int | None):
+    """The graph calls for ``items``, one window at a time: yields ``(start, encodings, batches)``, where
+    each batch is a list of calls and each call an array of row numbers inside the window.
+
+    Each window of items is tokenised and sorted by token count, cut into batches of ``batch_size``,
+    and each batch into calls of ``rows_per_call`` rows (None: as many as fit _TOKENS_PER_CALL).
+    Every way of running texts goes through here, so a text meets the same neighbours in its call
+    whoever runs it.
+    """
     if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1:
         raise UsageError(f"batch_size must be a whole number of at least 1, not {batch_size!r}")
     window = batch_size * max(1, _SORT_WINDOW // batch_size)
@@ -348,15 +356,27 @@ def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int
         encodings = tokenizer.encode_batch(items[start:start + window])
         # Stable sort: equal lengths keep their order, so a run is the same every time.
         order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+        batches = []
         for b in range(0, len(order), batch_size):
             batch = order[b:b + batch_size]
             longest = len(encodings[batch[-1]].ids)  # sorted: the last is the longest
             per_call = rows_per_call or max(1, _TOKENS_PER_CALL // longest)
-            for c in range(0, len(batch), per_call):
-                rows = batch[c:c + per_call]
+            batches.append([batch[c:c + per_call] for c in range(0, len(batch), per_call)])
+        yield start, encodings, batches
+
+
+def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int | None,
+                  infer: Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray], out: np.ndarray,
+                  progress: Callable[[int], None] | None) -> np.ndarray:
+    """Fill ``out[i]`` with the result for ``items[i]``, running the calls of ``_windows`` in turn, and
+    report each finished batch to ``progress``."""
+    for start, encodings, batches in _windows(items, tokenizer=tokenizer, batch_size=batch_size,
+                                              rows_per_call=rows_per_call):
+        for calls in batches:
+            for rows in calls:
                 out[start + rows] = infer(*_padded([encodings[i] for i in rows]))
             if progress is not None:
-                progress(len(batch))
+                progress(sum(len(rows) for rows in calls))
     return out
 
 
@@ -428,6 +448,54 @@ class Embedder(_LoadedModel):
         return self._embed([prefix + t for t in _texts(texts, "embed_queries")], batch_size, None)
 
 
+class _Stopped(Exception):
+    """Raised inside a model's thread when another model's thread failed: nothing more to do."""
+
+
+def embed_documents_together(embedders: Sequence[Embedder], texts: Sequence[str], *, batch_size: int = 32,
+                             progress: Callable[[int], None] | None = None) -> list[np.ndarray]:
+    """``[e.embed_documents(texts) for e in embedders]``, each embedder in its own thread at once;
+    ``progress(k)`` after each batch of k texts, whichever embedder ran it (never two at once).
+
+    Each embedder makes the very calls embed_documents makes, so every row is bit for bit the same;
+    onnxruntime releases the GIL in a run. Give embedders loaded with one intra-op thread per core
+    they should take (index.py has the measurements). When one fails, the others stop at their next
+    batch and its error is raised.
+    """
+    items = _texts(texts, "embed_documents_together")
+    outs: list[np.ndarray | None] = [None] * len(embedders)
+    lock = threading.Lock()
+    stop = threading.Event()
+
+    def advance(k: int) -> None:
+        if stop.is_set():
+            raise _Stopped
+        if progress is not None:
+            with lock:
+                progress(k)
+
+    def run(i: int) -> None:
+        try:
+            outs[i] = embedders[i]._embed(items, batch_size, advance)
+        except BaseException:
+            stop.set()
+            raise
+
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, len(embedders)), thread_name_prefix="embed") as pool:
+        futures = [pool.submit(run, i) for i in range(len(embedders))]
+        try:
+            errors = [f.exception() for f in futures]
+        except BaseException:  # interrupted: let the threads stop at their next batch
+            stop.set()
+            raise
+    first = next((e for e in errors if e is not None and not isinstance(e, _Stopped)), None)
+    if first is not None:
+        raise first
+    return outs
+
+
 class CrossEncoder(_LoadedModel):
     """Scores (query, passage) pairs: one float32 logit each, higher is more relevant."""
 
@@ -473,7 +541,7 @@ class CrossEncoder(_LoadedModel):
 # --- loading -----------------------------------------------------------------------------------
 
 def _cached(name: str, threads: int | None, build: Callable[[_ModelSpec, int], "Embedder | CrossEncoder"]):
-    count = _resolve_threads(threads)
+    count = resolve_threads(threads)
     key = (name, count)
     with _cache_lock:  # a Function host may call from several threads; load each model once
         found = _cache.get(key)
