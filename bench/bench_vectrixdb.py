@@ -47,7 +47,7 @@ from _machine import describe_machine  # noqa: E402
 
 VECTRIXDB_PYTHON = Path("/work/wt/vectrixdb-venv/bin/python")
 SHARED = ("keyword", "dense", "hybrid", "hybrid_reranked")
-QUICK = {"docs": 12, "questions": 3, "timed": 3}
+QUICK = {"docs": 12, "questions": 3, "timed": 3, "max_words": 600}
 WARM_EVERY = 10  # every tenth question is reworded: about 10%
 
 
@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=60, help="golden questions at most (default 60)")
     parser.add_argument("--quick", action="store_true",
                         help=f"a smoke run: {QUICK['docs']} documents, {QUICK['questions']} questions, "
-                             f"{QUICK['timed']} timed")
+                             f"{QUICK['timed']} timed, sections of {QUICK['max_words']} words at most")
     parser.add_argument("--warm", action="store_true",
                         help="also re-run our evaluate with every tenth question reworded, against the cold run")
     parser.add_argument("--scale", action="store_true", help="1k -> 10k -> 100k chunks: not implemented yet")
@@ -205,8 +205,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.scale:
         print("--scale is not implemented yet: nothing was run (see bench/README.md).")
         return 2
+    max_words = None
     if args.quick:
         args.docs, args.questions, args.timed = QUICK["docs"], QUICK["questions"], args.timed or QUICK["timed"]
+        max_words = QUICK["max_words"]
     if not (args.html / "faq").is_dir():
         print(f"{args.html} holds no Python HTML docs: apt-get install python3.11-doc", file=sys.stderr)
         return 1
@@ -216,8 +218,9 @@ def main(argv: list[str] | None = None) -> int:
 
     print(describe_machine())
     print(f"cores: {os.cpu_count()}; load average (1, 5, 15 min) before: {load()}")
-    work = args.work or python_docs.DEFAULT_OUT / f"vs-vectrixdb-{args.docs}-{args.questions}"
-    corpus, golden = python_docs.build(work / "data", root=args.html, n_docs=args.docs, n_questions=args.questions)
+    work = args.work or python_docs.DEFAULT_OUT / f"vs-vectrixdb-{'quick' if args.quick else ''}{args.docs}-{args.questions}"
+    corpus, golden = python_docs.build(work / "data", root=args.html, n_docs=args.docs, n_questions=args.questions,
+                                       max_words=max_words)
     n_docs = sum(1 for _ in corpus.open(encoding="utf-8"))
     n_questions = sum(1 for _ in golden.open(encoding="utf-8"))
     print(f"corpus: {n_docs} documents (sections of Python's docs), {n_questions} questions (its FAQ); in {work}")

@@ -8,7 +8,7 @@ the sections its answer links to are its expected documents (kept when it links 
 sections the corpus holds). Sizes are chosen by sha256 of the ids, so the same flags give the same
 files byte for byte; the expected documents of the chosen questions are always in the corpus.
 
-    python bench/python_docs.py [--docs 800] [--questions 60] [--out DIR] [--html DIR]
+    python bench/python_docs.py [--docs 800] [--questions 60] [--max-words N] [--out DIR] [--html DIR]
 """
 from __future__ import annotations
 
@@ -221,9 +221,15 @@ def choose(docs: list[dict], questions: list[dict], n_docs: int | None,
 
 
 def build(out: Path, *, root: Path = HTML, n_docs: int | None = None, n_questions: int | None = None,
-          folders: tuple[str, ...] = CORPUS_FOLDERS) -> tuple[Path, Path]:
-    """Write ``corpus.jsonl`` and ``golden.jsonl`` under ``out``; returns their paths."""
+          max_words: int | None = None, folders: tuple[str, ...] = CORPUS_FOLDERS) -> tuple[Path, Path]:
+    """Write ``corpus.jsonl`` and ``golden.jsonl`` under ``out``; returns their paths.
+
+    ``max_words`` leaves out longer sections (and so the questions expecting them): a smoke run's
+    corpus then stays small whichever questions it draws.
+    """
     docs, pages = corpus_rows(root, folders)
+    if max_words is not None:
+        docs = [d for d in docs if len(d["text"].split()) <= max_words]
     questions = golden_rows(root, pages, {d["id"] for d in docs})
     docs, questions = choose(docs, questions, n_docs, n_questions)
     out.mkdir(parents=True, exist_ok=True)
@@ -237,6 +243,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--docs", type=int, default=800, help="documents (sections) at most (default 800)")
     parser.add_argument("--questions", type=int, default=60, help="questions at most (default 60)")
+    parser.add_argument("--max-words", type=int, help="leave out sections longer than this (default: none)")
     parser.add_argument("--html", type=Path, default=HTML, help=f"the HTML docs (default {HTML})")
     parser.add_argument("--out", type=Path, help=f"folder (default {DEFAULT_OUT}/python-docs-D-Q)")
     args = parser.parse_args(argv)
@@ -244,7 +251,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.html} holds no Python HTML docs: apt-get install python3.11-doc", file=sys.stderr)
         return 1
     out = args.out or DEFAULT_OUT / f"python-docs-{args.docs}-{args.questions}"
-    corpus, golden = build(out, root=args.html, n_docs=args.docs, n_questions=args.questions)
+    corpus, golden = build(out, root=args.html, n_docs=args.docs, n_questions=args.questions,
+                           max_words=args.max_words)
     n_docs = sum(1 for _ in corpus.open(encoding="utf-8"))
     n_q = sum(1 for _ in golden.open(encoding="utf-8"))
     print(f"{corpus}: {n_docs} documents\n{golden}: {n_q} questions")
