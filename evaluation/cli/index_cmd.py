@@ -17,7 +17,8 @@ from .common import ProgressBar, add_chunking_options, index_settings
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("index", help="build the embedded index of a corpus into a folder",
-                                   description="Build the embedded index (BM25 + bundled embedding models) "
+                                   description="Build the embedded index (BM25 + bundled embedding models, and "
+                                               "ColBERT token vectors with --colbert) "
                                                "of a corpus. Does nothing when the folder already holds the "
                                                "same index (same corpus bytes, settings, models and the software "
                                                "that tokenises and embeds), intact; replaces only a folder this "
