@@ -19,8 +19,10 @@ Stored in the index folder under ``colbert/`` (hashed in the manifest like every
 ``tokens.npy`` int8 (tokens, 128), every chunk's kept tokens one after another, each row scaled so its
 largest value is +-127; ``scales.npy`` float32 (tokens,), the factor back; ``offsets.npy`` int64
 (chunks + 1,), chunk i's rows are ``offsets[i]:offsets[i + 1]``. 132 bytes a token against 512 in
-float32. The MaxSim differences this makes are measured by ``tests/test_colbert.py`` and stated in
-``QUANTISATION_TOLERANCE``.
+float32 and 256 in float16: 10.6 MB for the sample's 763 chunks (79,932 tokens kept). Measured on the
+sample (8 golden questions x their 30 hybrid candidates, MaxSim 22-28): int8 moves a score by at most
+0.029 (0.12%) and swapped 4 of 80 top-10 places between near-equal candidates; float16 moves it by
+0.002 and swapped none, at twice the bytes.
 
 MaxSim(q, d) = sum over the query's vectors of the largest dot product with any of d's vectors.
 """
@@ -47,8 +49,8 @@ DOCUMENT_MARKER = "[unused1]"
 SETTINGS = {"query_marker": QUERY_MARKER, "document_marker": DOCUMENT_MARKER, "query_tokens": QUERY_TOKENS,
             "query_padding": "[MASK], not attended", "skip_punctuation": True, "hidden_values_kept": 128,
             "storage": "int8 per value, float32 scale per token"}
-# Largest |MaxSim(stored) - MaxSim(float32)| for a 32-vector query, measured on real chunks
-# (tests/test_colbert.py): each dot product moves by at most about 128 * (0.5 / 127) * max|value|.
+# Bound on |MaxSim(stored) - MaxSim(float32)| for a 32-vector query: measured at most 0.029 on the
+# sample's chunks (see above) and 0.008 on random unit vectors (tests/test_colbert.py).
 QUANTISATION_TOLERANCE = 0.05
 _UNIT_TOLERANCE = 2e-2  # a stored row, scaled back, has norm 1 within rounding: anything else is damage
 
