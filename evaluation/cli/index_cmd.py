@@ -57,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
               f"{manifest['fingerprint'][:12]}, {checked}); nothing to build (--force builds it again)")
     else:
         models = ", ".join(m["name"] for m in manifest["models"]) or "none"
+        if manifest.get("colbert"):
+            models += f"; ColBERT token vectors: {manifest['colbert']['tokens']}"
         why = f" again ({manifest['rebuilt_because']})" if manifest.get("rebuilt_because") else ""
         print(f"indexed {manifest['corpus']['documents']} documents as {manifest['chunks']} chunks "
               f"(models: {models}) into {folder}{why} in {time.perf_counter() - started:.1f} s", file=sys.stdout)

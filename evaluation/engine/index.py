@@ -38,7 +38,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -46,6 +46,9 @@ from .chunking import RULES_VERSION, Chunk, ChunkSettings, chunk_corpus
 from .corpus import Corpus, read_corpus
 from .identity import differences, fingerprint_payload, rebuild_command, software_versions
 from ..errors import SearchIndexError
+
+if TYPE_CHECKING:
+    from .colbert import TokenVectors
 
 log = logging.getLogger(__name__)
 
@@ -364,7 +367,7 @@ class OpenedIndex:
     chunks: tuple[Chunk, ...]
     bm25: object
     vectors: dict[str, np.ndarray]
-    colbert: object | None = None  # colbert.TokenVectors when the index was built with them
+    colbert: TokenVectors | None = None  # the stored ColBERT token vectors, when built with them
 
     @property
     def models(self) -> tuple[str, ...]:
