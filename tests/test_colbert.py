@@ -32,6 +32,16 @@ def test_maxsim_sums_each_query_vectors_best_dot_product_over_the_documents_vect
     assert scores.tolist() == pytest.approx([1 + 0.8, 0.0, 0 + 1])
 
 
+def test_maxsim_over_many_documents_equals_the_formula_one_document_at_a_time():
+    # 32 x 128 queries over 2,000 tokens: the product is computed in blocks of 64 tokens, which cut
+    # through documents; the per-document formula must not notice
+    rng = np.random.default_rng(3)
+    query, tokens = rng.standard_normal((32, 128)), rng.standard_normal((2000, 128))
+    offsets = np.array([0, 50, 51, 700, 700, 1337, 2000])
+    expected = [(query @ tokens[a:b].T).max(axis=1).sum() if b > a else 0.0 for a, b in zip(offsets, offsets[1:])]
+    assert colbert.maxsim(query, tokens, offsets) == pytest.approx(expected, rel=1e-5)
+
+
 def test_maxsim_of_a_query_without_vectors_or_of_no_documents_is_zero():
     assert colbert.maxsim(np.zeros((0, 2)), np.eye(2), [0, 2]).tolist() == [0.0]
     assert colbert.maxsim(np.eye(2), np.zeros((0, 2)), [0]).tolist() == []
