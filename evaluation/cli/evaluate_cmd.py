@@ -20,8 +20,8 @@ _FAIL_UNDER = re.compile(r"^(found@([0-9]+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate", help="search every golden question every way the collection can be searched",
-        description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked; on Azure AI "
-                    "Search also the semantic ranker) on the golden file's labelled questions; print the ranked "
+        description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked; with "
+                    "--colbert also hybrid reordered by ColBERT; on Azure AI Search also the semantic ranker) on the golden file's labelled questions; print the ranked "
                     "table and the three picks. Name at least one target: the embedded engine (--corpus or "
                     "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
     where = parser.add_mutually_exclusive_group()

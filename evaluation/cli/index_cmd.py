@@ -17,7 +17,8 @@ from .common import ProgressBar, add_chunking_options, index_settings
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("index", help="build the embedded index of a corpus into a folder",
-                                   description="Build the embedded index (BM25 + bundled embedding models) "
+                                   description="Build the embedded index (BM25 + bundled embedding models, and "
+                                               "ColBERT token vectors with --colbert) "
                                                "of a corpus. Does nothing when the folder already holds the "
                                                "same index (same corpus bytes, settings, models and the software "
                                                "that tokenises and embeds), intact; replaces only a folder this "
@@ -56,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
               f"{manifest['fingerprint'][:12]}, {checked}); nothing to build (--force builds it again)")
     else:
         models = ", ".join(m["name"] for m in manifest["models"]) or "none"
+        if manifest.get("colbert"):
+            models += f"; ColBERT token vectors: {manifest['colbert']['tokens']}"
         why = f" again ({manifest['rebuilt_because']})" if manifest.get("rebuilt_because") else ""
         print(f"indexed {manifest['corpus']['documents']} documents as {manifest['chunks']} chunks "
               f"(models: {models}) into {folder}{why} in {time.perf_counter() - started:.1f} s", file=sys.stdout)

@@ -1,5 +1,6 @@
 """The embedded search engine: corpus, chunking, bundled models, the index folder, fusion, and the
-``EmbeddedTarget`` that searches it (BM25, exact dense, hybrid, hybrid reranked by a cross-encoder).
+``EmbeddedTarget`` that searches it (BM25, exact dense, hybrid, hybrid reranked by a cross-encoder, and
+by ColBERT late interaction on an index built with its token vectors).
 
 Names load on first use, so importing the package costs nothing until an index is built or opened.
 """

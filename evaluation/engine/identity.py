@@ -78,6 +78,10 @@ def differences(manifest: dict[str, Any]) -> list[str]:
         for key, value in now.items():
             if built.get(key) != value:
                 found.append(f"{name} {key}: the index was built with {built.get(key)!r}, the installed model has {value!r}")
+    if manifest.get("colbert"):
+        from .colbert import differences as colbert_differences
+
+        found += colbert_differences(manifest["colbert"])
     built_software = manifest.get("software") or {}
     for name, version in software_versions().items():
         if built_software.get(name) != version:
@@ -101,6 +105,8 @@ def rebuild_command(manifest: dict[str, Any], folder: str | Path) -> str:
 
     if models and sorted(models) != sorted(available_embedders()):
         words += ["--models", ",".join(models)]
+    if manifest.get("colbert"):
+        words.append("--colbert")
     return " ".join(words)
 
 

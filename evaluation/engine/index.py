@@ -10,6 +10,7 @@ Folder layout (``format`` 2)::
     bm25/                bm25s index (BM25, Lucene variant, k1=1.2, b=0.75 like Azure AI Search;
                          English Snowball stemmer, English stopwords)
     vectors/<model>.npy  float32 (chunks, dimensions), unit rows, in chunk order
+    colbert/             only when built with ``colbert``: every chunk's token vectors (``colbert`` says how)
 
 The fingerprint hashes everything that changes the index's bytes or a query's vector (``identity``
 lists it: corpus bytes, chunking, the indexed text, BM25 settings, each model's files and settings,
@@ -37,7 +38,7 @@ import tempfile
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 import numpy as np
 
@@ -45,6 +46,9 @@ from .chunking import RULES_VERSION, Chunk, ChunkSettings, chunk_corpus
 from .corpus import Corpus, read_corpus
 from .identity import differences, fingerprint_payload, rebuild_command, software_versions
 from ..errors import SearchIndexError
+
+if TYPE_CHECKING:
+    from .colbert import TokenVectors
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +67,7 @@ Progress = Callable[[str, int, int], None]  # (stage, done, total)
 class IndexSettings:
     chunking: ChunkSettings = ChunkSettings()
     models: tuple[str, ...] | None = None  # None: every embedder whose package is installed
+    colbert: bool = False  # store ColBERT token vectors too (evaluation/engine/colbert.py)
 
     def resolved_models(self) -> tuple[str, ...]:
         from .models import available_embedders
@@ -75,6 +80,10 @@ def fingerprint(corpus_sha256: str, settings: IndexSettings) -> str:
     payload = fingerprint_payload(index_format=INDEX_FORMAT, corpus_sha256=corpus_sha256,
                                   chunking=settings.chunking.to_dict(), chunking_rules=RULES_VERSION,
                                   bm25=BM25_SETTINGS, models=settings.resolved_models())
+    if settings.colbert:  # only then: an index without it keeps the fingerprint it always had
+        from .colbert import identity as colbert_identity
+
+        payload["colbert"] = colbert_identity()
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
@@ -141,6 +150,12 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             (staging / "vectors").mkdir(exist_ok=True)
             np.save(staging / "vectors" / f"{name}.npy", vectors)
             model_infos.append(info)
+        late = {}
+        if settings.colbert:
+            from . import colbert
+
+            late["colbert"] = colbert.write(staging, [c.indexed_text for c in chunks], progress=progress,
+                                            threads=threads)
         manifest = {
             "format": INDEX_FORMAT,
             "fingerprint": wanted,
@@ -150,6 +165,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             "models": model_infos,
             "software": software_versions(),
             "chunks": len(chunks),
+            **late,
             "files": _describe_files(staging),
         }
         (staging / MANIFEST).write_text(json.dumps(manifest, indent=2), encoding="utf-8")
@@ -362,6 +378,7 @@ class OpenedIndex:
     chunks: tuple[Chunk, ...]
     bm25: object
     vectors: dict[str, np.ndarray]
+    colbert: TokenVectors | None = None  # the stored ColBERT token vectors, when built with them
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -420,9 +437,13 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
                                        f"length (damaged); rebuild it with `python -m evaluation index CORPUS "
                                        f"--out {folder} --force`")
             vectors[info["name"]] = array
+        from .colbert import read as read_token_vectors
+
+        token_vectors = read_token_vectors(folder, manifest, len(chunks))
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as err:
         raise SearchIndexError(f"{folder}: the index is damaged ({err}); rebuild it") from err
-    return OpenedIndex(folder=folder, manifest=manifest, chunks=chunks, bm25=bm25, vectors=vectors)
+    return OpenedIndex(folder=folder, manifest=manifest, chunks=chunks, bm25=bm25, vectors=vectors,
+                       colbert=token_vectors)
 
 
 def _unit_rows(array: np.ndarray) -> bool:

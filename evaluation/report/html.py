@@ -36,7 +36,8 @@ PICKS = (("finds_the_most", "Finds the most", "finds the most"),
          ("best_for_time", "Best for time", "best for time"))
 METHOD_NAMES = {"keyword": "keyword (BM25)", "keyword_semantic": "keyword + semantic ranker",
                 "dense": "dense (vectors)", "hybrid": "hybrid (BM25 + vectors, RRF)",
-                "hybrid_semantic": "hybrid + semantic ranker", "hybrid_reranked": "hybrid + cross-encoder"}
+                "hybrid_semantic": "hybrid + semantic ranker", "hybrid_reranked": "hybrid + cross-encoder",
+                "hybrid_colbert": "hybrid + ColBERT"}
 LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463d")
 # Setup keys the page reads itself; any other key a newer report adds is shown in the setup's detail.
 _KNOWN_SETUP_KEYS = {"key", "target", "engine", "method", "method_label", "retrieval", "models", "ranker",

@@ -15,7 +15,7 @@ from typing import Sequence
 # Okabe-Ito colours (told apart with every common colour-vision deficiency), one per method.
 METHOD_COLOURS = {
     "keyword": "#0072B2", "keyword_semantic": "#56B4E9", "dense": "#E69F00", "hybrid": "#009E73",
-    "hybrid_semantic": "#D55E00", "hybrid_reranked": "#CC79A7",
+    "hybrid_semantic": "#D55E00", "hybrid_reranked": "#CC79A7", "hybrid_colbert": "#000000",
 }
 OTHER_COLOUR = "#6B6B6B"
 
