@@ -13,12 +13,11 @@
 6. Assemble and save the report, unless the golden file changed meanwhile (no older report over a
    newer save); discard the run's working files.
 
-Deterministic: no I/O, no clock but ``context.current_utc_datetime``, no randomness but one seeded by
-the instance id. Payloads are collection names, keys, hashes and short sentences.
+Deterministic: no I/O, no clock but ``context.current_utc_datetime``, no randomness (the run id's
+unique part is ``context.new_uuid()``, the same on every replay), no settings. Payloads are collection names, keys, hashes and short sentences.
 """
 from __future__ import annotations
 
-import random
 from datetime import timedelta
 from typing import Any, Generator
 
@@ -63,7 +62,7 @@ def evaluate_golden(context: df.DurableOrchestrationContext) -> Generator[Any, A
         return {**ends, "outcome": "superseded", "by": kept["sha256"]}
 
     run = {"collection": collection, "sha256": sha256,
-           "run_id": new_run_id(context.current_utc_datetime, random.Random(context.instance_id)),
+           "run_id": new_run_id(context.current_utc_datetime, unique=context.new_uuid()),
            "created_at": context.current_utc_datetime.isoformat()}
     checked = yield context.call_activity_with_retry(check_golden_copy, RETRY, {"collection": collection,
                                                                                 "sha256": sha256})

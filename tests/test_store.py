@@ -265,3 +265,15 @@ def test_saving_creates_the_local_folder_and_leaves_no_temporary_files(tmp_path,
 
     files = sorted(p.relative_to(tmp_path / "new").as_posix() for p in (tmp_path / "new").rglob("*") if p.is_file())
     assert files == [f"golden_dataset/{report['golden']['sha256']}.jsonl", f"retrieval/runs/{report['id']}/report.json"]
+
+
+def test_a_run_id_from_a_unique_string_is_the_same_on_every_replay_and_differs_between_strings():
+    from datetime import datetime, timezone
+
+    from evaluation.store.runs import check_run_id, new_run_id
+
+    moment = datetime(2026, 11, 30, 1, 2, 3, 456000, tzinfo=timezone.utc)
+    first = new_run_id(moment, unique="6f1c1a4e-0000-5000-8000-000000000001")
+    assert first == new_run_id(moment, unique="6f1c1a4e-0000-5000-8000-000000000001") == check_run_id(first)
+    assert first.startswith("20261130T010203456Z-")
+    assert first != new_run_id(moment, unique="6f1c1a4e-0000-5000-8000-000000000002")

@@ -55,14 +55,19 @@ UNSAVED_PREFIX = "unsaved-run-"
 log = logging.getLogger(__name__)
 
 
-def new_run_id(created_at: datetime, rng: random.Random | None = None) -> str:
+def new_run_id(created_at: datetime, rng: random.Random | None = None, *, unique: str | None = None) -> str:
     """``20261130T012433123Z-3f9a1c``: UTC time to the millisecond, then 24 random bits.
 
     Ids sort by time as strings; the random part keeps two runs of the same millisecond apart. Naive
-    datetimes are taken as UTC. Without ``rng`` the random part comes from ``secrets``.
+    datetimes are taken as UTC. The random part comes from ``unique`` (a string already unique to the
+    run, hashed: an orchestration passes ``context.new_uuid()``, the same on every replay), else from
+    ``rng``, else from ``secrets``.
     """
     moment = created_at.astimezone(timezone.utc) if created_at.tzinfo else created_at
-    suffix = rng.getrandbits(24) if rng is not None else secrets.randbits(24)
+    if unique is not None:
+        suffix = int(hashlib.sha256(unique.encode()).hexdigest()[:6], 16)
+    else:
+        suffix = rng.getrandbits(24) if rng is not None else secrets.randbits(24)
     return f"{moment:%Y%m%dT%H%M%S}{moment.microsecond // 1000:03d}Z-{suffix:06x}"
 
 
