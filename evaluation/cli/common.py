@@ -42,27 +42,32 @@ def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
     return parse
 
 
+def _number(text: str, noun: str) -> float:
+    """``text`` as a float, else the sentence argparse prints (exit 2): "'x' is not a <noun>"."""
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a {noun}") from None
+
+
+def _refuse_unless(ok: bool, sentence: str) -> None:
+    if not ok:  # every bound check is False for nan
+        raise argparse.ArgumentTypeError(sentence)
+
+
 def points(text: str) -> float:
     """An argparse type: a finite number of points, 0 or more (``nan`` and ``inf`` are refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of points") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is not a number of points: give a finite number, 0 or more "
-                                         "(points of found@10, e.g. 4)")
+    value = _number(text, "number of points")
+    _refuse_unless(math.isfinite(value) and value >= 0, f"{text} is not a number of points: give a finite "
+                                                         "number, 0 or more (points of found@10, e.g. 4)")
     return value
 
 
 def seconds(maximum: float) -> Callable[[str], float]:
     """An argparse type: a finite number of seconds over 0, at most ``maximum`` (nothing waits for ever)."""
     def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
-        if not 0 < value <= maximum:  # also False for nan
-            raise argparse.ArgumentTypeError(f"{text} is not a number of seconds over 0 and at most {maximum:g}")
+        value = _number(text, "number of seconds")
+        _refuse_unless(0 < value <= maximum, f"{text} is not a number of seconds over 0 and at most {maximum:g}")
         return value
 
     parse.__name__ = "seconds"
@@ -71,23 +76,15 @@ def seconds(maximum: float) -> Callable[[str], float]:
 
 def percent_below_100(text: str) -> float:
     """An argparse type: a percentage from 0 up to (not including) 100 (``nan`` refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of percent") from None
-    if not 0 <= value < 100:  # also False for nan
-        raise argparse.ArgumentTypeError(f"{text} is not a percentage from 0 to under 100; 10 is usual")
+    value = _number(text, "number of percent")
+    _refuse_unless(0 <= value < 100, f"{text} is not a percentage from 0 to under 100; 10 is usual")
     return value
 
 
 def probability(text: str) -> float:
     """An argparse type: a number strictly between 0 and 1 (``nan`` refused)."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0 < value < 1:  # also False for nan
-        raise argparse.ArgumentTypeError(f"{text} is not a probability between 0 and 1; 0.05 is usual")
+    value = _number(text, "number")
+    _refuse_unless(0 < value < 1, f"{text} is not a probability between 0 and 1; 0.05 is usual")
     return value
 
 
