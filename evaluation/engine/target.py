@@ -24,7 +24,8 @@ file changed pays only for those. ``search`` (one question, as a caller sees it,
 is timed) reads and fills none of those caches.
 
 ``cache_counts(setup_key)`` says where a setup's batches got what they needed, counting each
-distinct (model, question) vector and (question, chunk) pair once per ``search_batch`` call:
+distinct (model, question) vector and (question, chunk) pair once per slice a ``search_batch`` call ranks
+(the whole batch, or one question at a time when it reports progress):
 ``vectors_cached`` / ``pairs_cached`` came from the cache file (earlier runs), ``vectors_shared`` /
 ``pairs_shared`` from this target's memory (computed or read earlier in this run, mostly by another
 setup: a fused setup after the dense ones, a reranked setup after another with the same candidates),
