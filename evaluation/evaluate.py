@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 
 # This module is imported by ``evaluation/__init__.py`` (a submodule named like the function would
 # otherwise replace it there), so it loads the steps, numpy among them, only when a run starts.
-DEFAULT_TIMED = 50  # these three equal steps' (tests/test_steps.py checks)
+DEFAULT_TIMED = 50  # these four equal steps' (tests/test_steps.py checks)
 DEFAULT_TIME_MARGIN = 0.10
 DEFAULT_TIME_FLOOR = 10
+DEFAULT_TIME_BUDGET = 20.0
 
 
 def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *, save_to=None,
@@ -40,7 +41,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              run_id: str | None = None, warn: Callable[[str], None] | None = None,
              clock: Clock = time.perf_counter, alpha: float = 0.05, resamples: int = 10_000,
              fallback_dirs: Sequence[str | Path] | None = None, time_margin: float = DEFAULT_TIME_MARGIN,
-             time_floor: int = DEFAULT_TIME_FLOOR) -> dict[str, Any]:
+             time_floor: int = DEFAULT_TIME_FLOOR, time_budget: float = DEFAULT_TIME_BUDGET) -> dict[str, Any]:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
     ``save_to`` is a ``RunStore`` or a store address; it is checked before the first search and the
@@ -61,7 +62,8 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     golden = golden if isinstance(golden, Golden) else read_golden(golden)
     plan = plan_run(targets, golden, only=only, skip=skip, balance=balance, time_points=time_points, by=by,
                     depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
-                    alpha=alpha, resamples=resamples, time_margin=time_margin, time_floor=time_floor)
+                    alpha=alpha, resamples=resamples, time_margin=time_margin, time_floor=time_floor,
+                    time_budget=time_budget)
     by_name = {t.name: t for t in targets}
     per_setup = setup_steps(plan)
     total = per_setup * len(plan["setups"])

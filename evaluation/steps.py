@@ -43,6 +43,10 @@ PLAN_FORMAT = 1
 DEFAULT_TIMED = 50
 DEFAULT_TIME_MARGIN = 0.10
 DEFAULT_TIME_FLOOR = 10
+# Seconds of timed searches per setup after which timing stops, the floor reached, whatever the margin:
+# a reranked search's time varies with its passages' lengths, so its median may need 36+ searches of
+# 2-6 s each to reach +/-10%, and no pick hangs on that precision. The report keeps the margin reached.
+DEFAULT_TIME_BUDGET = 20.0
 Progress = Callable[[int, int, str], None]  # (done, total, what is running)
 Clock = Callable[[], float]  # seconds, monotonic; time.perf_counter unless a test fixes it
 
@@ -59,6 +63,7 @@ class EvaluationSettings:
     # median, see scoring.metrics.median_margin), after at least ``time_floor`` searches; at most ``timed``.
     time_margin: float = DEFAULT_TIME_MARGIN
     time_floor: int = DEFAULT_TIME_FLOOR
+    time_budget: float = DEFAULT_TIME_BUDGET  # seconds; 0: no budget
     alpha: float = 0.05  # a difference with a Holm-adjusted p-value at or under this is significant
     resamples: int = 10_000  # bootstrap resamples and random sign flips per comparison
 
@@ -77,6 +82,9 @@ class EvaluationSettings:
                 or not 0 <= self.time_margin < 1:  # nan fails this too
             raise UsageError(f"the time margin must be a share from 0 (time every sampled question) to under 1, "
                              f"not {self.time_margin!r}")
+        if isinstance(self.time_budget, bool) or not isinstance(self.time_budget, (int, float)) \
+                or not math.isfinite(self.time_budget) or self.time_budget < 0:
+            raise UsageError(f"the time budget must be zero (none) or more seconds, not {self.time_budget!r}")
         for name, value in (("depth", self.depth), ("timed questions", self.timed), ("seed", self.seed),
                             ("time floor", self.time_floor)):
             if isinstance(value, bool) or not isinstance(value, int):
@@ -103,7 +111,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              seed: int = 0, created_at: datetime | str | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, alpha: float = 0.05,
              resamples: int = 10_000, time_margin: float = DEFAULT_TIME_MARGIN,
-             time_floor: int = DEFAULT_TIME_FLOOR) -> dict[str, Any]:
+             time_floor: int = DEFAULT_TIME_FLOOR, time_budget: float = DEFAULT_TIME_BUDGET) -> dict[str, Any]:
     """Everything a run needs before its first search, as plain JSON data (see the module docstring).
 
     Raises ``GoldenFileError`` when the golden file has any error (every one listed by line, as
@@ -115,7 +123,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     """
     settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth,
                                   timed=timed, seed=seed, alpha=alpha, resamples=resamples,
-                                  time_margin=time_margin, time_floor=time_floor)
+                                  time_margin=time_margin, time_floor=time_floor, time_budget=time_budget)
     targets = [targets] if isinstance(targets, Target) else list(targets)
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
@@ -371,8 +379,9 @@ def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress
 
     One untimed warm-up, then the plan's timed questions in the plan's (seeded, random) order, each
     searched alone as a caller would (query embedding and reranking included, nothing cached) and
-    timed, until at least ``time_floor`` are timed and the median is known within ``time_margin``
-    (``scoring.metrics.median_margin``), or all are. Those searches' results are the questions' ranks;
+    timed, until at least ``time_floor`` are timed and either the median is known within ``time_margin``
+    (``scoring.metrics.median_margin``) or the timed searches have taken ``time_budget`` seconds, or
+    all are timed. Those searches' results are the questions' ranks;
     the timed questions left over are searched in one untimed batch. ``judged`` holds every timed
     question's ranks, nDCG@10, results and outcome, for ``with_times``.
 
@@ -540,9 +549,12 @@ def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock
     floor = min(settings.time_floor, len(sample))
     times, searched, hit_lists = [], [], []
     for question in sample:
-        margin = median_margin(times)
-        if len(times) >= floor and margin is not None and margin <= settings.time_margin:
-            break
+        if len(times) >= floor:
+            margin = median_margin(times)
+            if margin is not None and margin <= settings.time_margin:
+                break
+            if settings.time_budget and sum(times) >= settings.time_budget * 1000:
+                break
         counter.stage(f"timing searches one by one ({len(times) + 1} of at most {len(sample)})")
         started = clock()
         hits = target.search(setup, question.question, settings.depth)
@@ -551,8 +563,10 @@ def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock
         hit_lists.append(hits)
         counter.advance(1)
     rest = sample[len(searched):]
-    if rest:  # the median is known well enough: the rest of the sample only needs its ranks
-        counter.stage(f"median known within {settings.time_margin:.0%}; the other sampled questions in a batch")
+    if rest:  # the median is known well enough, or the budget is spent: the rest only needs its ranks
+        known = median_margin(times)
+        within = "" if known is None else f"median known within {known:.0%}; "
+        counter.stage(f"{within}the other sampled questions in a batch")
         searched += rest
         hit_lists += _batch(target, setup, rest, settings.depth, counter)
     return {"times_ms": times, "judged": _judged(searched, hit_lists, settings.by)}
@@ -630,7 +644,8 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
                   "rank_by": ["found@10", "found@1", "median_ms", "key"], "timed": settings["timed"],
                   "seed": settings["seed"],
                   # plans made before precision-sized timing timed every sampled question
-                  "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0)},
+                  "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0),
+                  "time_budget": settings.get("time_budget", 0)},
         "targets": copy.deepcopy(plan["targets"]),
         "missing": copy.deepcopy(plan["missing"]),
         "picks": picks,

@@ -68,7 +68,8 @@ RUN_IDS = ["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"] + [f"2099010
 LOCAL_ENDPOINTS = [f"http://127.0.0.1:{CLOSED}/v1", "", "x", "ftp://x", "http://[::1"]
 POOLS.update({
     "alpha": ["0.05", "0", "1", "nan", "-0.1", "x", "0.5", "inf"],
-    "time_margin": ["10", "0", "100", "nan", "-1", "x", "99.9", "inf"], "time_floor": NUMBERS + ["6", "5"], "resamples": NUMBERS + ["100", "1000001"],
+    "time_margin": ["10", "0", "100", "nan", "-1", "x", "99.9", "inf"], "time_floor": NUMBERS + ["6", "5"],
+    "time_budget": ["20", "0", "-1", "nan", "inf", "x", "0.5"], "resamples": NUMBERS + ["100", "1000001"],
     "answers": PATHS + ["answers.jsonl"], "api_key_env": ["EVALUATION_JUDGE_API_KEY", "", "NOPE", "PATH"],
     "api_version": ["2024-10-21", "", "x"], "baseline": RUN_IDS, "current": RUN_IDS, "baseline_store": PATHS + STORE_ADDRESSES,
     "client_id": ["", "abc"], "endpoint": LOCAL_ENDPOINTS, "metrics": ["correctness", "", ",", "nope", "correctness,faithfulness"],
@@ -93,7 +94,7 @@ GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx
         "chunking": ["structure", "fixed"], "n": ["2"], "seed": ["1"], "limit": ["5"], "offset": ["0"],
         "balance": ["4"], "time_points": ["8"], "depth": ["20"], "timed": ["1"], "rerank_candidates": ["5"],
         "chunk_size": ["50"], "chunk_overlap": ["5"], "alpha": ["0.05"], "resamples": ["100"],
-        "time_margin": ["10"], "time_floor": ["6"],
+        "time_margin": ["10"], "time_floor": ["6"], "time_budget": ["20"],
         "answers": ["answers.jsonl"], "baseline": ["RUN"], "current": ["RUN"], "baseline_store": ["store"],
         "endpoint": LOCAL_ENDPOINTS[:1], "metrics": ["correctness"], "model": ["gpt"], "propose": ["1"],
         "retries": ["0"], "timeout": ["1"], "setup": ["local.keyword.bm25"], "unanswerable": ["unanswerable.txt"]}

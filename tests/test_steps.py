@@ -135,6 +135,7 @@ def test_evaluate_times_as_many_questions_by_default_as_a_plan_does():
 
     assert whole.DEFAULT_TIMED == steps.DEFAULT_TIMED == 50
     assert whole.DEFAULT_TIME_MARGIN == steps.DEFAULT_TIME_MARGIN and whole.DEFAULT_TIME_FLOOR == steps.DEFAULT_TIME_FLOOR
+    assert whole.DEFAULT_TIME_BUDGET == steps.DEFAULT_TIME_BUDGET
 
 
 # -- a run split as the Function App runs it: ranks in parallel, timed passes one after another --------
@@ -388,6 +389,51 @@ def test_timing_stops_as_soon_as_the_margin_is_reached_past_the_floor(tmp_path):
     assert entry["times_ms"] == [float(d) for d in durations[:n]]
     assert median_margin(entry["times_ms"]) <= 0.1 < median_margin(entry["times_ms"][:-1])
     assert 6 < n < 20
+
+
+ALTERNATING_S = [1000, 3000]  # a median never known within 10%: only the budget or the cap stops timing
+
+
+def test_timing_stops_once_the_timed_searches_have_taken_the_budget_past_the_floor(tmp_path):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
+    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
+                    time_floor=6, time_margin=0.1, time_budget=16)
+
+    entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(ALTERNATING_S))
+
+    # 6 searches take 12 s (the floor), the 7th 13 s, the 8th 16 s: exactly the budget, so it stops there
+    assert entry["times_ms"] == [1000.0, 3000.0] * 4
+    assert entry["summary"]["median_margin"] > 0.1  # the margin reached is what the report keeps
+    batched = [q for kind, _, qs in target.calls if kind == "batch" for q in qs]
+    assert len(batched) == 30 - 8 and len(entry["ranks"]) == 30  # the sample's rest still gets its ranks
+    assert assemble_report(plan, [entry])["rules"]["time_budget"] == 16
+
+
+def test_the_budget_never_cuts_timing_below_the_floor(tmp_path):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
+    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
+                    time_floor=8, time_margin=0.1, time_budget=1)
+
+    entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(ALTERNATING_S))
+
+    assert len(entry["times_ms"]) == 8
+
+
+def test_a_budget_of_zero_times_until_the_margin_or_the_cap(tmp_path):
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
+    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
+                    time_floor=6, time_margin=0.1, time_budget=0)
+
+    entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(ALTERNATING_S))
+
+    assert len(entry["times_ms"]) == 20
+
+
+def test_a_time_budget_that_cannot_work_is_refused(golden):
+    target = ListTarget("t", ANSWERS, held={"alpha"})
+    for bad in (-1, float("nan"), float("inf"), True, "20"):
+        with pytest.raises(UsageError, match="time budget"):
+            plan_run(target, golden, created_at=MOMENT, time_budget=bad)
 
 
 @pytest.mark.parametrize("n, expected", [(5, None), (6, (1, 6)), (10, (2, 9)), (20, (6, 15)), (50, (18, 33))])

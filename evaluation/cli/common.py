@@ -74,6 +74,14 @@ def seconds(maximum: float) -> Callable[[str], float]:
     return parse
 
 
+def budget_seconds(text: str) -> float:
+    """An argparse type: a finite number of seconds, 0 (no budget) or more (``nan`` and ``inf`` refused)."""
+    value = _number(text, "number of seconds")
+    _refuse_unless(math.isfinite(value) and value >= 0, f"{text} is not a number of seconds: give a finite "
+                                                         "number, 0 (no budget) or more, e.g. 20")
+    return value
+
+
 def percent_below_100(text: str) -> float:
     """An argparse type: a percentage from 0 up to (not including) 100 (``nan`` refused)."""
     value = _number(text, "number of percent")

@@ -11,8 +11,8 @@ import tempfile
 from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
-from .common import (INDEX_HELP, ProgressBar, percent_below_100, add_chunking_options, add_index_cache_option,
-                     add_significance_options, open_embedded_target, open_run_store, points, setup_pattern, whole)
+from .common import (INDEX_HELP, ProgressBar, budget_seconds, percent_below_100, add_chunking_options,
+                     add_index_cache_option, add_significance_options, open_embedded_target, open_run_store, points, setup_pattern, whole)
 
 _FAIL_UNDER = re.compile(r"^(found@([0-9]+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 
@@ -75,6 +75,10 @@ def register(subparsers) -> None:
                              "either side (95%% interval; default 10; 0 times the whole sample)")
     parser.add_argument("--time-floor", type=whole(6), default=10,
                         help="time at least this many questions per setup before checking the margin (default 10)")
+    parser.add_argument("--time-budget", type=budget_seconds, default=20, metavar="SECONDS",
+                        help="stop timing a setup once its timed searches have taken this long, the floor "
+                             "reached, whatever the margin (the report keeps the margin reached; "
+                             "default 20; 0: no budget)")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the timed sample and of the significance tests' resampling (default 0)")
     parser.add_argument("--rerank-candidates", type=whole(1), default=30,
@@ -206,6 +210,7 @@ def run(args: argparse.Namespace) -> int:
                           timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
                           seed=args.seed, alpha=args.alpha, resamples=args.resamples,
                           time_margin=args.time_margin / 100, time_floor=args.time_floor,
+                          time_budget=args.time_budget,
                           fallback_dirs=[os.getcwd(), tempfile.gettempdir()])
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = err.report, err
