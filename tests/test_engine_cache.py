@@ -78,6 +78,18 @@ def copy_of(cold: Cold, tmp_path: Path) -> Path:
     return copy
 
 
+def test_a_question_searched_alone_gets_the_very_results_and_scores_it_gets_in_a_batch(sample_index):
+    """The timed searches give their questions' ranks and a batch the others', in cold and warm runs
+    alike: a question's results must not depend on which path, or which neighbours, it had."""
+    target = EmbeddedTarget(open_index(sample_index), cache=False, cross_encoder=False)
+    asked = questions(12)
+    for setup in target.setups():
+        batched = ranked(target.search_batch(setup, asked, 20))
+        assert batched[3:7] == ranked(target.search_batch(setup, asked[3:7], 20)), setup.key
+        for i in (0, 5, 11):
+            assert ranked([target.search(setup, asked[i], 20)]) == [batched[i]], (setup.key, i)
+
+
 # -- where it lives ----------------------------------------------------------------------------------
 
 def test_the_cache_file_is_beside_the_index_folder_never_inside_it(tmp_path):

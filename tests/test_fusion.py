@@ -6,7 +6,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from evaluation.engine.fusion import RRF_K, rrf, top_k
+from evaluation.engine.fusion import RRF_K, dense_top_k, rrf, top_k
 
 
 def test_rrf_scores_are_the_sum_of_reciprocal_ranks_with_k_60_rounded_once():
@@ -104,3 +104,38 @@ def test_top_k_with_k_past_the_end_or_zero():
     scores = np.array([1.0, 1.0, 2.0])
     assert [i for i, _ in top_k(scores, 10)] == [2, 0, 1]
     assert top_k(scores, 0) == [] and top_k(np.array([]), 5) == []
+
+
+def unit_rows(rng, n, dims=384):
+    rows = rng.standard_normal((n, dims)).astype(np.float32)
+    return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+
+
+def test_dense_top_k_gives_a_query_the_same_scores_alone_as_in_any_batch():
+    rng = np.random.default_rng(7)
+    matrix, queries = unit_rows(rng, 3000), unit_rows(rng, 40)
+    together = dense_top_k(matrix, queries, 50)
+    for i, query in enumerate(queries):  # float32 products of one row and of 40 rows round differently
+        assert dense_top_k(matrix, query[None, :], 50)[0] == together[i]
+    assert dense_top_k(matrix, queries[5:9], 50) == together[5:9]
+
+
+def test_dense_top_k_is_the_exact_top_k_with_ties_in_position_order():
+    rng = np.random.default_rng(8)
+    matrix = unit_rows(rng, 500)
+    matrix[[40, 41, 300]] = matrix[7]  # four equal rows: equal scores, kept in position order
+    query = matrix[7] + 0.01 * unit_rows(rng, 1)[0]
+    exact = (matrix.astype(np.float64) * query.astype(np.float64)).sum(axis=1)
+    expected = sorted(range(500), key=lambda i: (-exact[i], i))[:3]
+
+    got = dense_top_k(matrix, query[None, :], 3)[0]
+
+    assert [i for i, _ in got] == expected == [7, 40, 41]
+    assert [s for _, s in got] == [float(exact[i]) for i in expected]
+
+
+def test_dense_top_k_with_k_past_the_end_or_zero():
+    rng = np.random.default_rng(9)
+    matrix, queries = unit_rows(rng, 5), unit_rows(rng, 2)
+    assert [len(r) for r in dense_top_k(matrix, queries, 10)] == [5, 5]
+    assert dense_top_k(matrix, queries, 0) == [[], []]

@@ -20,6 +20,10 @@ from typing import Sequence, TypeVar
 import numpy as np
 
 RRF_K = 60
+# How far below the k-th best float32 score a chunk may be and still be scored exactly: any two
+# float32 matrix products differ by about 1e-6 on unit vectors, and 2x that difference is what the
+# screen needs (dense_top_k's docstring has the argument); 1e-4 leaves room and costs a few rows.
+SCREEN_TOLERANCE = 1e-4
 T = TypeVar("T")  # hashable and ordered: chunk positions (ints) in the engine
 
 
@@ -59,3 +63,32 @@ def top_k(scores: np.ndarray, k: int) -> list[tuple[int, float]]:
     # lexsort sorts by its last key first: score descending, then position ascending
     order = chosen[np.lexsort((chosen, -scores[chosen]))]
     return [(int(i), float(scores[i])) for i in order]
+
+
+def dense_top_k(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+    """Per query row, the ``k`` best rows of ``matrix`` by dot product, as ``top_k`` gives them, with
+    scores that do not depend on how many queries were asked together.
+
+    A float32 matrix product's rounding depends on its shape (BLAS takes another kernel for one row
+    than for many), so a question searched alone and the same question in a batch could get scores a
+    unit apart in the 7th digit, and a near tie could swap. So the float32 product only screens: every
+    row within SCREEN_TOLERANCE of the k-th best screened score is scored again in float64, one row at
+    a time (an element-wise product summed along the row: the same sum whatever rows are gathered),
+    and the cut is made on those scores. If the screened scores are each within d of the exact ones,
+    every row of the exact top k is within 2d of the k-th screened score, so none is missed.
+    """
+    screened = queries @ matrix.T  # (queries, rows)
+    n = matrix.shape[0]
+    out = []
+    for query, row in zip(queries, screened):
+        if k <= 0 or n == 0:
+            out.append([])
+            continue
+        if k < n:
+            kth = np.partition(row, n - k)[n - k]
+            candidates = np.flatnonzero(row >= kth - SCREEN_TOLERANCE)
+        else:
+            candidates = np.arange(n)
+        exact = (matrix[candidates].astype(np.float64) * query.astype(np.float64)).sum(axis=1)
+        out.append([(int(candidates[i]), s) for i, s in top_k(exact, k)])
+    return out

@@ -42,7 +42,7 @@ import numpy as np
 
 from .cache import PersistentCache, cache_path, model_key
 from .index import OpenedIndex, bm25_tokenize, open_index
-from .fusion import RRF_K, rrf, top_k
+from .fusion import RRF_K, dense_top_k, rrf, top_k
 from ..target import Hit, Setup
 
 ENGINE = "embedded"
@@ -210,8 +210,7 @@ class EmbeddedTarget:
     def _dense(self, model: str, questions: list[str], depth: int, *, cached: bool,
                counts: dict[str, int] | None = None) -> list[Ranked]:
         queries = self._embed_queries(model, questions, cached=cached, counts=counts)
-        scores = queries @ np.asarray(self.index.vectors[model]).T  # (questions, chunks), cosine
-        return [top_k(row, depth) for row in scores]
+        return dense_top_k(np.asarray(self.index.vectors[model]), queries, depth)  # cosine: unit vectors
 
     def _embed_queries(self, model: str, questions: list[str], *, cached: bool,
                        counts: dict[str, int] | None = None) -> np.ndarray:
