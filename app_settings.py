@@ -32,6 +32,7 @@ class AppSettings:
     skip: tuple[str, ...]                 # EVALUATION_SKIP: setup patterns to leave out
     by: str                               # EVALUATION_BY: grain (doc, chunk, evidence)
     timed: int                            # EVALUATION_TIMED: questions timed one by one per setup
+    time_budget: int                      # EVALUATION_TIME_BUDGET: seconds of timed searches per setup (0: none)
     index_cache: Path                     # EVALUATION_INDEX_CACHE: where embedded indexes are downloaded
     search_endpoint: str | None           # AZURE_SEARCH_ENDPOINT: default Azure AI Search endpoint
     openai_endpoint: str | None           # AZURE_OPENAI_ENDPOINT: query embeddings without a vectorizer
@@ -60,6 +61,7 @@ class AppSettings:
             skip=_patterns(text("EVALUATION_SKIP", "")),
             by=text("EVALUATION_BY", "doc"),
             timed=_whole_number(env, "EVALUATION_TIMED", 50),
+            time_budget=_whole_number(env, "EVALUATION_TIME_BUDGET", 20),
             index_cache=Path(text("EVALUATION_INDEX_CACHE",
                                   str(Path(tempfile.gettempdir()) / "retrieval-eval-indexes"))),
             search_endpoint=text("AZURE_SEARCH_ENDPOINT"),

@@ -32,7 +32,8 @@ def plan_evaluation(job: dict) -> dict:
                                connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)
                    for spec in specs]
         plan = plan_run(targets, golden, only=list(settings.only) or None, skip=settings.skip, by=settings.by,
-                        timed=settings.timed, created_at=job["created_at"], run_id=job["run_id"])
+                        timed=settings.timed, time_budget=settings.time_budget, created_at=job["created_at"],
+                        run_id=job["run_id"])
     except _REFUSALS as err:
         return {"refused": str(err)}
     folder.write_work(job["run_id"], TARGETS, {t.name: {"spec": s.to_dict(), "state": opened_state(t)}

@@ -99,6 +99,10 @@ param judgeBy string = 'doc'
 @minValue(0)
 param timedQuestions int = 50
 
+@description('EVALUATION_TIME_BUDGET: seconds of timed searches per setup after which its timing stops (0: none).')
+@minValue(0)
+param timeBudgetSeconds int = 20
+
 @description('EVALUATION_ADMIN_ROLE: app role a signed-in person needs to download a golden file.')
 param adminAppRole string = 'admin'
 
@@ -213,6 +217,7 @@ var appSettings = {
   EVALUATION_SKIP: skipSetups
   EVALUATION_BY: judgeBy
   EVALUATION_TIMED: string(timedQuestions)
+  EVALUATION_TIME_BUDGET: string(timeBudgetSeconds)
   EVALUATION_INDEX_CACHE: '/tmp/retrieval-eval-indexes'
   EVALUATION_ADMIN_ROLE: adminAppRole
   AZURE_SEARCH_ENDPOINT: searchEndpoint

@@ -26,6 +26,7 @@ pytestmark = [pytest.mark.azurite, pytest.mark.slow]
 ROWS = (SAMPLES / "golden.jsonl").read_bytes().splitlines(keepends=True)
 ONLY = ("keyword", "dense")  # four setups: BM25, each model alone, both fused (no cross-encoder: it is slow)
 TIMED = 3
+TIME_BUDGET = 7  # not the default: the app's setting must reach the plan as the CLI's flag does
 
 
 def golden(first: int, count: int) -> bytes:
@@ -40,6 +41,7 @@ def sample_app(app: App, sample_index, monkeypatch):
     publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
     monkeypatch.setenv("EVALUATION_ONLY", ",".join(ONLY))
     monkeypatch.setenv("EVALUATION_TIMED", str(TIMED))
+    monkeypatch.setenv("EVALUATION_TIME_BUDGET", str(TIME_BUDGET))
     app_settings.current_settings.cache_clear()
     return app
 
@@ -86,6 +88,7 @@ def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sampl
         f"docs/retrieval/runs/{report['id']}/report.json"])
     assert sample_app.read(f"docs/golden_dataset/{sha}.jsonl") == data  # working files are gone too
     assert report["golden"]["sha256"] == sha and report["golden"]["labelled"] == 8
+    assert report["rules"]["time_budget"] == TIME_BUDGET
     assert [s["key"] for s in report["setups"] if s["error"]] == []
     assert sorted(s["key"] for s in report["setups"]) == [
         "local.dense.bge-small", "local.dense.bge-small+minilm-l6", "local.dense.minilm-l6", "local.keyword.bm25"]
@@ -93,7 +96,7 @@ def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sampl
     monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", sample_app.azurite.connection_string)
     code, out, _ = run_cli(capsys, "evaluate", "--index", sample_app.address("indexes/docs"),
                            "--golden", sample_app.address("docs/golden.jsonl"), "--only", ONLY[0], "--only", ONLY[1],
-                           "--timed", str(TIMED), "--index-cache", str(tmp_path / "cli-cache"), "--json", "--quiet")
+                           "--timed", str(TIMED), "--time-budget", str(TIME_BUDGET), "--index-cache", str(tmp_path / "cli-cache"), "--json", "--quiet")
     assert code == 0
     cli = json.loads(out)
     # when it ran (every time was measured on the same fixed clock), and where the batches' vectors came
