@@ -12,7 +12,8 @@ import pytest
 
 from evaluation.engine import colbert
 from evaluation.engine.chunking import RULES_VERSION
-from evaluation.engine.index import BM25_SETTINGS, INDEX_FORMAT, IndexSettings, build_index, fingerprint, open_index
+from evaluation.engine.index import (BM25_SETTINGS, DOCUMENT_BM25_SETTINGS, INDEX_FORMAT, IndexSettings, build_index,
+                                     fingerprint, open_index)
 from evaluation.engine.identity import fingerprint_payload
 from evaluation.engine.target import EmbeddedTarget
 from evaluation.errors import SearchIndexError
@@ -183,7 +184,8 @@ def test_colbert_changes_the_fingerprint_and_an_index_without_it_keeps_the_one_i
     sha, plain = manifest["corpus"]["sha256"], IndexSettings(models=())
     # without ColBERT the fingerprint is the hash of the payload as it was before ColBERT existed
     before = fingerprint_payload(index_format=INDEX_FORMAT, corpus_sha256=sha, chunking=plain.chunking.to_dict(),
-                                 chunking_rules=RULES_VERSION, bm25=BM25_SETTINGS, models=())
+                                 chunking_rules=RULES_VERSION, bm25=BM25_SETTINGS,
+                                 bm25_documents=DOCUMENT_BM25_SETTINGS, models=())
     assert fingerprint(sha, plain) == hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()
     assert manifest["fingerprint"] == fingerprint(sha, IndexSettings(models=(), colbert=True)) != fingerprint(sha, plain)
 

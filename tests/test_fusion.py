@@ -6,7 +6,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from evaluation.engine.fusion import RRF_K, dense_top_k, rrf, top_k
+from evaluation.engine.fusion import RRF_K, dense_top_k, ranks_of, rrf, rrf_ranks, top_k
 
 
 def test_rrf_scores_are_the_sum_of_reciprocal_ranks_with_k_60_rounded_once():
@@ -139,3 +139,45 @@ def test_dense_top_k_with_k_past_the_end_or_zero():
     matrix, queries = unit_rows(rng, 5), unit_rows(rng, 2)
     assert [len(r) for r in dense_top_k(matrix, queries, 10)] == [5, 5]
     assert dense_top_k(matrix, queries, 0) == [[], []]
+
+# -- ranks_of and rrf_ranks (the keyword setup: every matched chunk's rank and its document's) ------
+
+def test_ranks_of_gives_one_based_ranks_equal_scores_in_position_order_and_zero_for_no_score():
+    assert ranks_of(np.array([0.5, 0.0, 0.9, 0.5, -1.0])).tolist() == [2, 0, 1, 3, 0]
+
+
+def test_rrf_ranks_sums_reciprocal_ranks_and_leaves_out_rank_zero():
+    chunk = np.array([2, 1, 0, 3])     # position 2 is in neither list
+    document = np.array([1, 3, 0, 0])  # position 3 is in the first list only
+    assert rrf_ranks([chunk, document], 10) == [
+        (0, pytest.approx(float(F(1, 62) + F(1, 61)))),  # 0.032522
+        (1, pytest.approx(float(F(1, 61) + F(1, 63)))),  # 0.032266
+        (3, pytest.approx(float(F(1, 63)))),             # 0.015873
+    ]
+
+
+def test_rrf_ranks_orders_equal_exact_sums_by_position_also_across_the_cut():
+    # position 1: chunk rank 2, document rank 1; position 4: 1 and 2: both 1/62 + 1/61 exactly
+    chunk, document = np.array([0, 2, 0, 0, 1]), np.array([0, 1, 0, 0, 2])
+    assert [p for p, _ in rrf_ranks([chunk, document], 2)] == [1, 4]
+    assert [p for p, _ in rrf_ranks([chunk, document], 1)] == [1]
+    assert [p for p, _ in rrf_ranks([document, chunk], 1)] == [1]
+
+
+def test_rrf_ranks_agrees_with_rrf_on_random_lists_with_many_ties():
+    rng = random.Random(15)
+    for _ in range(200):
+        n = rng.randint(1, 40)
+        lists = [rng.sample(range(n), rng.randint(0, n)) for _ in range(rng.randint(1, 3))]
+        arrays = []
+        for ranking in lists:
+            ranks = np.zeros(n, dtype=np.int64)
+            ranks[ranking] = np.arange(1, len(ranking) + 1)
+            arrays.append(ranks)
+        depth = rng.randint(1, n)
+        assert rrf_ranks(arrays, depth) == rrf(lists)[:depth]
+
+
+def test_rrf_ranks_of_nothing_is_empty():
+    assert rrf_ranks([], 5) == [] and rrf_ranks([np.zeros(3, dtype=np.int64)], 5) == []
+    assert rrf_ranks([np.array([1, 2])], 0) == []

@@ -57,7 +57,7 @@ def test_an_index_folder_carries_the_marker_with_format_and_fingerprint(tmp_path
     manifest = build_index(corpus, tmp_path / "index", BM25_ONLY)
 
     marker = read_marker(tmp_path / "index")
-    assert marker == {"tool": "retrieval-evaluation", "format": 2, "fingerprint": manifest["fingerprint"]}
+    assert marker == {"tool": "retrieval-evaluation", "format": 3, "fingerprint": manifest["fingerprint"]}
 
 
 @pytest.mark.parametrize("out", [".", "corpus.jsonl", "docs"])

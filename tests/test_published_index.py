@@ -194,3 +194,26 @@ def test_a_publish_that_stops_half_way_leaves_the_current_version_current(where,
     assert published_fingerprint(address, connection_string=azurite.connection_string) == FP1
     with pytest.raises(SearchIndexError, match="was never published whole"):
         fetch_index(address, tmp_path / "cache", fingerprint=FP2, connection_string=azurite.connection_string)
+
+
+def test_a_published_index_carries_its_document_bm25_and_the_fetched_copy_ranks_keyword_alike(where, tmp_path):
+    from evaluation.engine.index import IndexSettings, build_index, open_index
+    from evaluation.engine.target import EmbeddedTarget
+
+    azurite, container, address = where
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text(json.dumps({"id": "a", "title": "Keys", "text": "# Keys\n\n## Rotation\n\nRotate keys yearly."})
+                      + "\n" + json.dumps({"id": "b", "text": "Backups run nightly."}) + "\n", encoding="utf-8")
+    build_index(corpus, tmp_path / "built", IndexSettings(models=()))
+
+    publish_index(tmp_path / "built", address, connection_string=azurite.connection_string)
+    folder = fetch_index(address, tmp_path / "cache", connection_string=azurite.connection_string)
+
+    assert tree(folder) == tree(tmp_path / "built")
+    assert any(name.startswith("bm25_documents/") for name in tree(folder))
+    searched = []
+    for opened in (open_index(tmp_path / "built"), open_index(folder, verify=True)):
+        target = EmbeddedTarget(opened, cross_encoder=False, cache=False)
+        keyword = next(s for s in target.setups() if s.method == "keyword")
+        searched.append([(h.id, h.score) for h in target.search(keyword, "rotate keys", 20)])
+    assert searched[0] == searched[1] == [("a:0", 1 / 61 + 1 / 61)]

@@ -11,6 +11,8 @@ add up to the same number, whatever order the lists come in or the terms are add
 equal scores are ordered by the item itself: for the engine, a chunk's position in the index. So the
 fused list does not depend on the order of the input lists, and ``top_k`` applies the same rule
 (equal scores in index order, also across the cut) to the BM25 and dense lists before they are fused.
+``rrf_ranks`` is the same fusion for lists held as one rank per position (every matched chunk of the
+chunk BM25 and of its document's BM25, for the keyword setup), with the same rule for ties.
 """
 from __future__ import annotations
 
@@ -92,3 +94,37 @@ def dense_top_k(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[list[tu
         exact = (matrix[candidates].astype(np.float64) * query.astype(np.float64)).sum(axis=1)
         out.append([(int(candidates[i]), s) for i, s in top_k(exact, k)])
     return out
+
+def ranks_of(scores: np.ndarray) -> np.ndarray:
+    """Each position's 1-based rank among the positive ``scores`` (best first, equal scores in position
+    order, as ``top_k`` cuts), 0 for a position without a positive score (in no list)."""
+    scores = np.asarray(scores)
+    matched = np.flatnonzero(scores > 0)
+    order = matched[np.lexsort((matched, -scores[matched]))]
+    ranks = np.zeros(scores.shape[0], dtype=np.int64)
+    ranks[order] = np.arange(1, order.shape[0] + 1)
+    return ranks
+
+
+def rrf_ranks(ranks: Sequence[np.ndarray], depth: int, k: int = RRF_K) -> list[tuple[int, float]]:
+    """``rrf`` over lists given as rank arrays (``ranks_of``: one rank per position, 0 = not in that
+    list): the ``depth`` best positions as ``(position, fused score)``, best first.
+
+    The same rule as ``rrf``: exact sums, equal sums in position order, also across the cut. Floats
+    only pick the candidates (every position within 1e-12 of the depth-th float sum, far wider than
+    float error, so no position that belongs in the top ``depth`` is left out); the candidates are
+    then ordered by their exact sums.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise ValueError(f"k must be a positive whole number, not {k!r}")
+    if not ranks or depth <= 0:
+        return []
+    stacked = np.stack([np.asarray(r, dtype=np.int64) for r in ranks])
+    floats = np.where(stacked > 0, 1.0 / (k + stacked), 0.0).sum(axis=0)
+    held = np.flatnonzero(floats > 0)
+    if held.shape[0] > depth:
+        cut = np.partition(floats[held], held.shape[0] - depth)[held.shape[0] - depth]
+        held = held[floats[held] >= cut - 1e-12]
+    exact = {int(i): sum((Fraction(1, k + int(r)) for r in stacked[:, i] if r > 0), Fraction(0)) for i in held}
+    ordered = sorted(exact.items(), key=lambda pair: (-pair[1], pair[0]))[:depth]
+    return [(item, float(total)) for item, total in ordered]

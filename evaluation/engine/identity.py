@@ -5,7 +5,8 @@ The index fingerprint hashes, besides the index format and the corpus bytes:
 - the chunking settings and rules version, and the text that is indexed and embedded, as
   ``Chunk.indexed_text`` makes it of a probe chunk (the "Title — H1 > H2" line included), so a
   change to that line changes the fingerprint without a version to remember to bump;
-- the BM25 settings;
+- the BM25 settings of the chunk index and of the document index, and the text the document index
+  holds, as ``index.document_text`` makes it of a probe document;
 - each embedding model as ``models.model_info`` describes it: the .onnx and tokenizer sha256,
   dimensions, pooling, max_tokens, query prefix, rows per call (loading refuses files with other
   checksums, so these are the loaded model's), and how texts are batched;
@@ -45,18 +46,27 @@ def indexed_text_probe() -> str:
                  page=None, title="Probe title").indexed_text
 
 
+def document_text_probe() -> str:
+    """What ``index.document_text`` makes of a document with a title and a heading."""
+    from .corpus import Document
+    from .index import document_text
+
+    return document_text(Document(id="probe.md", text="# Install\n\nBody of the probe.", title="Probe title"))
+
+
 def model_identity(info: dict[str, Any]) -> dict[str, Any]:
     """A model's description without the fields that do not change its output."""
     return {key: value for key, value in info.items() if key not in _NOT_COMPARED}
 
 
 def fingerprint_payload(*, index_format: int, corpus_sha256: str, chunking: dict, chunking_rules: int,
-                        bm25: dict, models: Sequence[str]) -> dict[str, Any]:
+                        bm25: dict, bm25_documents: dict, models: Sequence[str]) -> dict[str, Any]:
     """Everything the fingerprint hashes (see the module docstring), as plain JSON data."""
     from .models import batching, model_info
 
     return {"format": index_format, "corpus": corpus_sha256, "chunking": chunking, "chunking_rules": chunking_rules,
             "indexed_text": indexed_text_probe(), "bm25": bm25,
+            "bm25_documents": bm25_documents, "document_text": document_text_probe(),
             "models": {name: model_identity(model_info(name).to_dict()) for name in models},
             "batching": batching(), "software": software_versions()}
 

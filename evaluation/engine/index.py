@@ -1,14 +1,17 @@
 """The embedded index: built once into a folder, opened read-only by runs.
 
-Folder layout (``format`` 2)::
+Folder layout (``format`` 3)::
 
     .retrieval-eval-index  the marker: {"tool", "format", "fingerprint"}; only a folder holding it is
                          ever replaced or deleted, so `--out` given a folder of anything else is refused
     manifest.json        what was built from what: corpus, chunking, models, fingerprint, and every
                          file below with its size and sha256
     chunks.jsonl         one chunk a line: id, doc_id, n, page, headings, title, text
-    bm25/                bm25s index (BM25, Lucene variant, k1=1.2, b=0.75 like Azure AI Search;
-                         English Snowball stemmer, English stopwords)
+    bm25/                bm25s index of the chunks (BM25, Lucene variant, k1=1.2, b=0.75 like Azure AI
+                         Search; English Snowball stemmer, English stopwords), over ``Chunk.indexed_text``
+    bm25_documents/      bm25s index of the whole documents (``document_text``: title, then the text with
+                         its headings), one row per document in the order of their first chunk; the same
+                         settings but b=0, no length normalisation (why: ``DOCUMENT_BM25_SETTINGS``)
     vectors/<model>.npy  float32 (chunks, dimensions), unit rows, in chunk order
     colbert/             only when built with ``colbert``: every chunk's token vectors (``colbert`` says how)
 
@@ -43,7 +46,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from .chunking import RULES_VERSION, Chunk, ChunkSettings, chunk_corpus
-from .corpus import Corpus, read_corpus
+from .corpus import Corpus, Document, read_corpus
 from .identity import differences, fingerprint_payload, rebuild_command, software_versions
 from ..errors import SearchIndexError
 
@@ -52,8 +55,14 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-INDEX_FORMAT = 2
+INDEX_FORMAT = 3  # 3: bm25_documents/ (issue 15); an index of format 2 is refused with the rebuild command
 BM25_SETTINGS = {"method": "lucene", "k1": 1.2, "b": 0.75, "stemmer": "english", "stopwords": "en"}
+# The document BM25 the keyword setup fuses with the chunks' (engine/target.py). b=0: a long document
+# is not scored down for its length. Measured with bench/bench_keyword.py (found@10 at doc grain, BM25
+# alone / fused with the chunk ranks): with b=0.75 the document list lost on Python's docs (whole
+# documents 19/60 against chunks' 29/60; fused 20/60), because the reference sections their questions
+# need run to 11,000 words; with b=0 it found 40/60 alone, 34/60 fused, and on the sample 36/36 fused.
+DOCUMENT_BM25_SETTINGS = {**BM25_SETTINGS, "b": 0.0}
 MANIFEST = "manifest.json"
 MARKER = ".retrieval-eval-index"
 TOOL = "retrieval-evaluation"
@@ -79,7 +88,8 @@ def fingerprint(corpus_sha256: str, settings: IndexSettings) -> str:
     """sha256 of everything that changes the index's bytes or a query's vector (see ``identity``)."""
     payload = fingerprint_payload(index_format=INDEX_FORMAT, corpus_sha256=corpus_sha256,
                                   chunking=settings.chunking.to_dict(), chunking_rules=RULES_VERSION,
-                                  bm25=BM25_SETTINGS, models=settings.resolved_models())
+                                  bm25=BM25_SETTINGS, bm25_documents=DOCUMENT_BM25_SETTINGS,
+                                  models=settings.resolved_models())
     if settings.colbert:  # only then: an index without it keeps the fingerprint it always had
         from .colbert import identity as colbert_identity
 
@@ -143,6 +153,8 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         _write_marker(staging, wanted)  # first: a staging folder left by a killed build is known as ours
         _write_chunks(staging / "chunks.jsonl", chunks)
         _build_bm25(staging / "bm25", [c.indexed_text for c in chunks])
+        documents = _indexed_documents(corpus, chunks)
+        _build_bm25(staging / "bm25_documents", [document_text(d) for d in documents], DOCUMENT_BM25_SETTINGS)
         model_infos = []
         for name, (vectors, info) in zip(settings.resolved_models(),
                                          _embed_chunks(settings.resolved_models(), chunks, progress=progress,
@@ -162,6 +174,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             "corpus": {"source": corpus.source, "sha256": corpus.sha256, "documents": len(corpus)},
             "chunking": settings.chunking.to_dict(),
             "bm25": BM25_SETTINGS,
+            "bm25_documents": {**DOCUMENT_BM25_SETTINGS, "documents": len(documents)},
             "models": model_infos,
             "software": software_versions(),
             "chunks": len(chunks),
@@ -321,10 +334,28 @@ def _stemmer():
     return Stemmer.Stemmer(BM25_SETTINGS["stemmer"])
 
 
-def _build_bm25(folder: Path, texts: Sequence[str]) -> None:
+def document_text(document: Document) -> str:
+    """What the document BM25 indexes: the title on the first line, then the text as written (its
+    Markdown heading lines included), so a title or heading word counts for the whole document."""
+    return f"{document.title}\n{document.text}" if document.title else document.text
+
+
+def _indexed_documents(corpus: Corpus, chunks: Sequence[Chunk]) -> list[Document]:
+    """The documents that have chunks, in the order of their first chunk (``document_positions``)."""
+    by_id = {d.id: d for d in corpus}
+    return [by_id[doc_id] for doc_id in dict.fromkeys(c.doc_id for c in chunks)]
+
+
+def document_positions(chunks: Sequence[Chunk]) -> np.ndarray:
+    """Each chunk's document as its row in ``bm25_documents``: documents numbered in order of first chunk."""
+    rows: dict[str, int] = {}
+    return np.fromiter((rows.setdefault(c.doc_id, len(rows)) for c in chunks), dtype=np.int64, count=len(chunks))
+
+
+def _build_bm25(folder: Path, texts: Sequence[str], settings: dict = BM25_SETTINGS) -> None:
     import bm25s
 
-    retriever = bm25s.BM25(method=BM25_SETTINGS["method"], k1=BM25_SETTINGS["k1"], b=BM25_SETTINGS["b"])
+    retriever = bm25s.BM25(method=settings["method"], k1=settings["k1"], b=settings["b"])
     retriever.index(bm25_tokenize(texts), show_progress=False)
     retriever.save(str(folder), show_progress=False)
 
@@ -379,6 +410,8 @@ class OpenedIndex:
     bm25: object
     vectors: dict[str, np.ndarray]
     colbert: TokenVectors | None = None  # the stored ColBERT token vectors, when built with them
+    bm25_documents: object = None  # the document BM25 (``DOCUMENT_BM25_SETTINGS``), one row per document
+    chunk_documents: np.ndarray | None = None  # each chunk's row in ``bm25_documents`` (``document_positions``)
 
     @property
     def models(self) -> tuple[str, ...]:
@@ -407,6 +440,9 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
         raise SearchIndexError(f"{folder}: no index here; build one with "
                                f"`python -m evaluation index CORPUS --out {folder}`")
     if manifest.get("format") != INDEX_FORMAT:
+        if read_marker(folder) is not None:  # ours: building again replaces it in place
+            raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT} (this version "
+                                   f"also keeps a document BM25); rebuild it with `{rebuild_command(manifest, folder)}`")
         raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT}; rebuild it "
                                f"(delete the folder, then `python -m evaluation index CORPUS --out {folder}`)")
     changed = differences(manifest)  # the questions must meet the chunks' own models, tokenizers and stemmer
@@ -426,6 +462,13 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
     try:
         chunks = tuple(_read_chunks(folder / "chunks.jsonl"))
         bm25 = bm25s.BM25.load(str(folder / "bm25"), mmap=True, show_progress=False)
+        bm25_documents = bm25s.BM25.load(str(folder / "bm25_documents"), mmap=True, show_progress=False)
+        chunk_documents = document_positions(chunks)
+        held = int(chunk_documents.max()) + 1 if len(chunks) else 0
+        if int(bm25_documents.scores["num_docs"]) != held:
+            raise SearchIndexError(f"{folder}: bm25_documents holds {bm25_documents.scores['num_docs']} documents "
+                                   f"for the {held} of chunks.jsonl; rebuild it with `python -m evaluation index "
+                                   f"CORPUS --out {folder} --force`")
         vectors = {}
         for info in manifest["models"]:
             array = np.load(folder / "vectors" / f"{info['name']}.npy", mmap_mode="r")
@@ -443,7 +486,7 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
     except (OSError, ValueError, KeyError, json.JSONDecodeError) as err:
         raise SearchIndexError(f"{folder}: the index is damaged ({err}); rebuild it") from err
     return OpenedIndex(folder=folder, manifest=manifest, chunks=chunks, bm25=bm25, vectors=vectors,
-                       colbert=token_vectors)
+                       colbert=token_vectors, bm25_documents=bm25_documents, chunk_documents=chunk_documents)
 
 
 def _unit_rows(array: np.ndarray) -> bool:
