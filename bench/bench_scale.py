@@ -1,6 +1,6 @@
 """Scale curve: index and evaluate wall time and peak memory at about 1k, 10k and 100k chunks, 100 and 1,000 questions.
 
-The corpus and questions come from ``bench/scale_corpus.py`` (sections of seven Debian documentation
+The corpus and questions come from ``bench/scale_corpus.py`` (sections of eleven Debian documentation
 packages; a question is a section's unique heading, its section the expected document). For each
 size, each stage runs as its own process, as ``bench_vectrixdb.py`` does (wall time, peak RSS from
 ``wait4``, load average before and after): ``python -m evaluation index`` (one embedding model,
