@@ -26,8 +26,8 @@ and the timing sample's searches as the report records them; it prints the run's
 ``--warm`` then runs our evaluate again on the same index with every tenth question reworded
 (deterministically), prints it against the cold run (whatever the code caches across runs shows
 here), and checks that every question not reworded has the very same results (ids and scores) in
-every setup of both runs; a difference is printed and makes the harness exit 1. ``--scale`` (1k -> 10k -> 100k chunks, 100 -> 1,000 questions) is not implemented yet: it
-says so and stops.
+every setup of both runs; a difference is printed and makes the harness exit 1. The scale curve
+(1k -> 10k -> 100k chunks, 100 -> 1,000 questions) is ``bench/bench_scale.py``.
 
     python bench/bench_vectrixdb.py [--docs 800] [--questions 60] [--quick] [--warm]
         [--models bge-small] [--timed N] [--vectrixdb-python PATH] [--work DIR]
@@ -296,7 +296,6 @@ def main(argv: list[str] | None = None) -> int:
                              f"{QUICK['timed']} timed, sections of {QUICK['max_words']} words at most")
     parser.add_argument("--warm", action="store_true",
                         help="also re-run our evaluate with every tenth question reworded, against the cold run")
-    parser.add_argument("--scale", action="store_true", help="1k -> 10k -> 100k chunks: not implemented yet")
     parser.add_argument("--models", default="bge-small", help="our embedding models (default bge-small, as VectrixDB's)")
     parser.add_argument("--timed", type=int, help="our evaluate's --timed (default: evaluate's own, 50)")
     parser.add_argument("--vectrixdb-python", type=Path, default=VECTRIXDB_PYTHON,
@@ -304,9 +303,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, default=python_docs.HTML, help="Python's HTML documentation")
     parser.add_argument("--work", type=Path, help=f"where files go (default {python_docs.DEFAULT_OUT}/vs-vectrixdb-D-Q)")
     args = parser.parse_args(argv)
-    if args.scale:
-        print("--scale is not implemented yet: nothing was run (see bench/README.md).")
-        return 2
     max_words = None
     if args.quick:
         args.docs, args.questions, args.timed = QUICK["docs"], QUICK["questions"], args.timed or QUICK["timed"]
