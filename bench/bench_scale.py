@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import python_docs  # noqa: E402
 import scale_corpus  # noqa: E402
 from _machine import describe_machine  # noqa: E402
 from bench_vectrixdb import Stage, load, run_stage  # noqa: E402
@@ -55,7 +56,7 @@ def _evaluate(index: Path, golden: Path, *extra: str) -> list[str]:
 
 def _golden(folder: Path, golden: list[dict], count: int) -> Path:
     path = folder / f"golden-{count}.jsonl"
-    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in golden[:count]), encoding="utf-8")
+    python_docs.write_jsonl(path, golden[:count])
     return path
 
 

@@ -116,7 +116,7 @@ def write_warm_golden(golden: Path, out: Path) -> set[str]:
         if number % WARM_EVERY == 0:
             row["question"] = reworded(row["question"])
             edited.add(row["id"])
-    out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    python_docs.write_jsonl(out, rows)
     return edited
 
 
@@ -153,12 +153,10 @@ def unchanged_differences(cold: dict, warm: dict, edited_ids: set[str]) -> tuple
     return compared, differences
 
 
-def _real_pairs(report: dict, golden: Path, index: Path, limit: int) -> list[tuple[str, str]]:
+def _real_pairs(report: dict, questions: dict[str, str], index: Path, limit: int) -> list[tuple[str, str]]:
     """(question, chunk text) pairs the run's reranked setups returned: real lengths, real texts."""
     from evaluation.engine.index import open_index
 
-    questions = {row["id"]: row["question"] for row in map(json.loads, golden.read_text(encoding="utf-8").splitlines())
-                 if row.get("id")}
     texts = {c.id: c.indexed_text for c in open_index(index).chunks}
     pairs: list[tuple[str, str]] = []
     for setup in report["setups"]:
@@ -179,7 +177,8 @@ def measure_floor(report: dict, golden: Path, index: Path, models: list[str]) ->
     cache = report.get("cache") or {}
     pairs_needed, vectors_needed = cache.get("pairs_computed", 0), cache.get("vectors_computed", 0)
     floor = {"timing sample": sum(sum(s.get("times_ms") or []) for s in report["setups"]) / 1000}
-    pairs = _real_pairs(report, golden, index, limit=120)
+    questions = {row["id"]: row["question"] for row in map(json.loads, golden.read_text(encoding="utf-8").splitlines())}
+    pairs = _real_pairs(report, questions, index, limit=120)
     if pairs_needed and pairs:
         encoder = load_cross_encoder()
         encoder.score_pairs(pairs[:2])  # warm-up: the first call pays for onnxruntime's set-up
@@ -187,15 +186,15 @@ def measure_floor(report: dict, golden: Path, index: Path, models: list[str]) ->
         encoder.score_pairs(pairs)
         per_pair = (time.perf_counter() - started) / len(pairs)
         floor[f"cross-encoder: {pairs_needed} pairs x {per_pair * 1000:.0f} ms"] = pairs_needed * per_pair
-    questions = [row["question"] for row in map(json.loads, golden.read_text(encoding="utf-8").splitlines())]
     if vectors_needed and questions:
+        texts = list(questions.values())
         per_query = 0.0
         for name in models:
             embedder = load_embedder(name)
-            embedder.embed_queries(questions[:2])
+            embedder.embed_queries(texts[:2])
             started = time.perf_counter()
-            embedder.embed_queries(questions)
-            per_query += (time.perf_counter() - started) / len(questions) / len(models)
+            embedder.embed_queries(texts)
+            per_query += (time.perf_counter() - started) / len(texts) / len(models)
         floor[f"query vectors: {vectors_needed} x {per_query * 1000:.1f} ms"] = vectors_needed * per_query
     return floor
 

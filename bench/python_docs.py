@@ -220,6 +220,11 @@ def choose(docs: list[dict], questions: list[dict], n_docs: int | None,
     return [d for d in docs if d["id"] in picked_d], chosen_q
 
 
+def write_jsonl(path: Path, rows) -> None:
+    """``rows`` as JSON Lines (UTF-8, one object a line): every bench file the harnesses write."""
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
 def build(out: Path, *, root: Path = HTML, n_docs: int | None = None, n_questions: int | None = None,
           max_words: int | None = None, folders: tuple[str, ...] = CORPUS_FOLDERS) -> tuple[Path, Path]:
     """Write ``corpus.jsonl`` and ``golden.jsonl`` under ``out``; returns their paths.
@@ -235,7 +240,7 @@ def build(out: Path, *, root: Path = HTML, n_docs: int | None = None, n_question
     out.mkdir(parents=True, exist_ok=True)
     paths = (out / "corpus.jsonl", out / "golden.jsonl")
     for path, rows in zip(paths, (docs, questions)):
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        write_jsonl(path, rows)
     return paths
 
 

@@ -184,7 +184,7 @@ def read_pool(sources: list[Source], cache: Path = CACHE) -> list[dict]:
     pool = pool_rows(sources)
     cache.mkdir(parents=True, exist_ok=True)
     partial = path.with_suffix(".partial")
-    partial.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in pool), encoding="utf-8")
+    python_docs.write_jsonl(partial, pool)
     partial.replace(path)
     return pool
 
@@ -195,7 +195,7 @@ def write(out: Path, docs: list[dict], golden: list[dict]) -> tuple[Path, Path]:
     corpus = [{**d, "metadata": {"package": d["metadata"]["package"]}} for d in docs]
     paths = (out / "corpus.jsonl", out / "golden.jsonl")
     for path, rows in zip(paths, (corpus, golden)):
-        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        python_docs.write_jsonl(path, rows)
     return paths
 
 

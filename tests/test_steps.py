@@ -394,12 +394,16 @@ def test_timing_stops_as_soon_as_the_margin_is_reached_past_the_floor(tmp_path):
 ALTERNATING_S = [1000, 3000]  # a median never known within 10%: only the budget or the cap stops timing
 
 
-def test_timing_stops_once_the_timed_searches_have_taken_the_budget_past_the_floor(tmp_path):
+def budgeted_run(tmp_path, *, floor, budget):
+    """30 questions, 20 of them timed at most, searches alternately 1 and 3 s: (target, plan, entry)."""
     target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
     plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
-                    time_floor=6, time_margin=0.1, time_budget=16)
+                    time_floor=floor, time_margin=0.1, time_budget=budget)
+    return target, plan, run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(ALTERNATING_S))
 
-    entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(ALTERNATING_S))
+
+def test_timing_stops_once_the_timed_searches_have_taken_the_budget_past_the_floor(tmp_path):
+    target, plan, entry = budgeted_run(tmp_path, floor=6, budget=16)
 
     # 6 searches take 12 s (the floor), the 7th 13 s, the 8th 16 s: exactly the budget, so it stops there
     assert entry["times_ms"] == [1000.0, 3000.0] * 4
@@ -410,21 +414,13 @@ def test_timing_stops_once_the_timed_searches_have_taken_the_budget_past_the_flo
 
 
 def test_the_budget_never_cuts_timing_below_the_floor(tmp_path):
-    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
-    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
-                    time_floor=8, time_margin=0.1, time_budget=1)
-
-    entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(ALTERNATING_S))
+    _, _, entry = budgeted_run(tmp_path, floor=8, budget=1)
 
     assert len(entry["times_ms"]) == 8
 
 
 def test_a_budget_of_zero_times_until_the_margin_or_the_cap(tmp_path):
-    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
-    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
-                    time_floor=6, time_margin=0.1, time_budget=0)
-
-    entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(ALTERNATING_S))
+    _, _, entry = budgeted_run(tmp_path, floor=6, budget=0)
 
     assert len(entry["times_ms"]) == 20
 

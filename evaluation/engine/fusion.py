@@ -34,13 +34,22 @@ def rrf(rankings: Sequence[Sequence[T]], k: int = RRF_K) -> list[tuple[T, float]
 
     The score is the exact sum rounded once to a float; equal exact sums are ordered by id.
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-        raise ValueError(f"k must be a positive whole number, not {k!r}")
+    _check_k(k)
     sums: dict[T, Fraction] = {}
     for ranking in rankings:
         for rank, item in enumerate(ranking, start=1):
             sums[item] = sums.get(item, 0) + Fraction(1, k + rank)
-    ordered = sorted(sums.items(), key=lambda pair: (-pair[1], pair[0]))
+    return _best_first(sums)
+
+
+def _check_k(k: int) -> None:
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
+        raise ValueError(f"k must be a positive whole number, not {k!r}")
+
+
+def _best_first(sums: dict[T, Fraction], depth: int | None = None) -> list[tuple[T, float]]:
+    """``(item, exact sum rounded once)`` pairs, largest sum first, equal sums by item; the first ``depth``."""
+    ordered = sorted(sums.items(), key=lambda pair: (-pair[1], pair[0]))[:depth]
     return [(item, float(total)) for item, total in ordered]
 
 
@@ -95,6 +104,7 @@ def dense_top_k(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[list[tu
         out.append([(int(candidates[i]), s) for i, s in top_k(exact, k)])
     return out
 
+
 def ranks_of(scores: np.ndarray) -> np.ndarray:
     """Each position's 1-based rank among the positive ``scores`` (best first, equal scores in position
     order, as ``top_k`` cuts), 0 for a position without a positive score (in no list)."""
@@ -115,8 +125,7 @@ def rrf_ranks(ranks: Sequence[np.ndarray], depth: int, k: int = RRF_K) -> list[t
     float error, so no position that belongs in the top ``depth`` is left out); the candidates are
     then ordered by their exact sums.
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k <= 0:
-        raise ValueError(f"k must be a positive whole number, not {k!r}")
+    _check_k(k)
     if not ranks or depth <= 0:
         return []
     stacked = np.stack([np.asarray(r, dtype=np.int64) for r in ranks])
@@ -126,5 +135,4 @@ def rrf_ranks(ranks: Sequence[np.ndarray], depth: int, k: int = RRF_K) -> list[t
         cut = np.partition(floats[held], held.shape[0] - depth)[held.shape[0] - depth]
         held = held[floats[held] >= cut - 1e-12]
     exact = {int(i): sum((Fraction(1, k + int(r)) for r in stacked[:, i] if r > 0), Fraction(0)) for i in held}
-    ordered = sorted(exact.items(), key=lambda pair: (-pair[1], pair[0]))[:depth]
-    return [(item, float(total)) for item, total in ordered]
+    return _best_first(exact, depth)
