@@ -153,7 +153,7 @@ def unchanged_differences(cold: dict, warm: dict, edited_ids: set[str]) -> tuple
     return compared, differences
 
 
-def _real_pairs(report: dict, questions: dict[str, str], index: Path, limit: int) -> list[tuple[str, str]]:
+def real_pairs(report: dict, questions: dict[str, str], index: Path, limit: int) -> list[tuple[str, str]]:
     """(question, chunk text) pairs the run's reranked setups returned: real lengths, real texts."""
     from evaluation.engine.index import open_index
 
@@ -167,24 +167,31 @@ def _real_pairs(report: dict, questions: dict[str, str], index: Path, limit: int
     return list(dict.fromkeys(pairs))[:limit]
 
 
+def seconds_per_pair(pairs: list[tuple[str, str]]) -> float:
+    """The cross-encoder's wall time per pair over ``pairs``, after a warm-up call."""
+    from evaluation.engine.models import load_cross_encoder
+
+    encoder = load_cross_encoder()
+    encoder.score_pairs(pairs[:2])  # warm-up: the first call pays for onnxruntime's set-up
+    started = time.perf_counter()
+    encoder.score_pairs(pairs)
+    return (time.perf_counter() - started) / len(pairs)
+
+
 def measure_floor(report: dict, golden: Path, index: Path, models: list[str]) -> dict[str, float]:
     """The run's floor in seconds, by part (see the module docstring), each part measured here.
 
     Conservative: only the pairs and query vectors the batch computed count (the timed questions'
     own pairs and vectors are inside the timing sample's times), so the floor is if anything low."""
-    from evaluation.engine.models import load_cross_encoder, load_embedder
+    from evaluation.engine.models import load_embedder
 
     cache = report.get("cache") or {}
     pairs_needed, vectors_needed = cache.get("pairs_computed", 0), cache.get("vectors_computed", 0)
     floor = {"timing sample": sum(sum(s.get("times_ms") or []) for s in report["setups"]) / 1000}
     questions = {row["id"]: row["question"] for row in map(json.loads, golden.read_text(encoding="utf-8").splitlines())}
-    pairs = _real_pairs(report, questions, index, limit=120)
+    pairs = real_pairs(report, questions, index, limit=120)
     if pairs_needed and pairs:
-        encoder = load_cross_encoder()
-        encoder.score_pairs(pairs[:2])  # warm-up: the first call pays for onnxruntime's set-up
-        started = time.perf_counter()
-        encoder.score_pairs(pairs)
-        per_pair = (time.perf_counter() - started) / len(pairs)
+        per_pair = seconds_per_pair(pairs)
         floor[f"cross-encoder: {pairs_needed} pairs x {per_pair * 1000:.0f} ms"] = pairs_needed * per_pair
     if vectors_needed and questions:
         texts = list(questions.values())
