@@ -19,7 +19,6 @@ equal fresh ones: tests/test_engine_cache.py). ``--no-cache`` scores every depth
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import tempfile
 from pathlib import Path
@@ -29,7 +28,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(1, str(HERE.parent))
 
 from _machine import describe_machine  # noqa: E402
-from bench_vectrixdb import load, real_pairs, run_stage, seconds_per_pair  # noqa: E402
+from bench_vectrixdb import load, question_texts, real_pairs, run_stage, seconds_per_pair  # noqa: E402
 
 BASELINE_DEPTH = 30  # evaluate's --rerank-candidates default
 
@@ -53,9 +52,9 @@ def unique_pairs(report: dict) -> int:
 def rank_changes(setup: dict, baseline: dict) -> tuple[int, int]:
     """Questions whose first expected result ranks better / worse in ``setup`` than in ``baseline``."""
     better = worse = 0
+    before = baseline.get("ranks") or {}
     for qid, rank in (setup.get("ranks") or {}).items():
-        before = (baseline.get("ranks") or {}).get(qid)
-        now, then = (rank or float("inf")), (before or float("inf"))
+        now, then = (rank or float("inf")), (before.get(qid) or float("inf"))
         better += now < then
         worse += now > then
     return better, worse
@@ -99,17 +98,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_table(reports: dict[int, dict], golden: Path) -> None:
     deepest = reports[max(reports)]
-    questions = {row["id"]: row["question"] for row in
-                 (json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines() if line.strip())}
-    pairs = real_pairs(deepest, questions, Path(deepest["targets"]["local"]["index"]), limit=120)
+    pairs = real_pairs(deepest, question_texts(golden), Path(deepest["targets"]["local"]["index"]), limit=120)
     per_pair = seconds_per_pair(pairs)
     print(f"\ncross-encoder: {per_pair * 1000:.0f} ms a pair (timed on {len(pairs)} real pairs of the deepest run)")
     baseline = {s["key"]: s for s in reports[BASELINE_DEPTH]["setups"]}
     print(f"  {'depth':>5} {'unique pairs':>12} {'CE seconds':>10} {'vs ' + str(BASELINE_DEPTH):>7}")
+    at_baseline = max(unique_pairs(reports[BASELINE_DEPTH]), 1)
     for depth, report in reports.items():
         count = unique_pairs(report)
-        share = count / max(unique_pairs(reports[BASELINE_DEPTH]), 1)
-        print(f"  {depth:5} {count:12} {count * per_pair:10.1f} {share:7.0%}")
+        print(f"  {depth:5} {count:12} {count * per_pair:10.1f} {count / at_baseline:7.0%}")
     reranked = [s for s in deepest["setups"] if s.get("ranker") == "cross-encoder"]
     plain = {s["key"]: s for s in deepest["setups"] if s["method"] == "hybrid"}
     for setup in reranked:

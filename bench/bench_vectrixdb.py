@@ -153,6 +153,13 @@ def unchanged_differences(cold: dict, warm: dict, edited_ids: set[str]) -> tuple
     return compared, differences
 
 
+def question_texts(golden: Path) -> dict[str, str]:
+    """Each question's text by id, read as evaluate reads the golden file."""
+    from evaluation.golden import read_golden
+
+    return {q.id: q.question for q in read_golden(golden).questions}
+
+
 def real_pairs(report: dict, questions: dict[str, str], index: Path, limit: int) -> list[tuple[str, str]]:
     """(question, chunk text) pairs the run's reranked setups returned: real lengths, real texts."""
     from evaluation.engine.index import open_index
@@ -188,7 +195,7 @@ def measure_floor(report: dict, golden: Path, index: Path, models: list[str]) ->
     cache = report.get("cache") or {}
     pairs_needed, vectors_needed = cache.get("pairs_computed", 0), cache.get("vectors_computed", 0)
     floor = {"timing sample": sum(sum(s.get("times_ms") or []) for s in report["setups"]) / 1000}
-    questions = {row["id"]: row["question"] for row in map(json.loads, golden.read_text(encoding="utf-8").splitlines())}
+    questions = question_texts(golden)
     pairs = real_pairs(report, questions, index, limit=120)
     if pairs_needed and pairs:
         per_pair = seconds_per_pair(pairs)
