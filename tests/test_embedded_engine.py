@@ -33,7 +33,7 @@ def setup_by_key(target, key):
 
 def test_the_index_offers_every_set_of_models_dense_hybrid_and_reranked(target):
     assert [s.key for s in target.setups()] == [
-        "local.keyword.bm25",
+        "local.keyword.bm25", "local.keyword_documents.bm25",
         "local.dense.bge-small", "local.dense.minilm-l6", "local.dense.bge-small+minilm-l6",
         "local.hybrid.bge-small", "local.hybrid.minilm-l6", "local.hybrid.bge-small+minilm-l6",
         "local.hybrid_reranked.bge-small", "local.hybrid_reranked.minilm-l6",

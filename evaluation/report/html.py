@@ -34,7 +34,8 @@ from .trend import index_changes, trend_point
 PICKS = (("finds_the_most", "Finds the most", "finds the most"),
          ("best_for_balance", "Best for balance", "best for balance"),
          ("best_for_time", "Best for time", "best for time"))
-METHOD_NAMES = {"keyword": "keyword (BM25)", "keyword_semantic": "keyword + semantic ranker",
+METHOD_NAMES = {"keyword": "keyword (BM25)", "keyword_documents": "keyword (BM25, fused with the document's)",
+                "keyword_semantic": "keyword + semantic ranker",
                 "dense": "dense (vectors)", "hybrid": "hybrid (BM25 + vectors, RRF)",
                 "hybrid_semantic": "hybrid + semantic ranker", "hybrid_reranked": "hybrid + cross-encoder",
                 "hybrid_colbert": "hybrid + ColBERT"}
