@@ -33,7 +33,7 @@ from .scoring.comparison import SignificanceSettings, compare_with_top, pick_tie
 from .report.notes import missing_note
 from .scoring.judging import GRAINS, judge
 from .scoring.metrics import Outcome, median_margin, outcome_arrays, score_matrix, summarise
-from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
+from .scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tie_tiers
 from .store.runs import REPORT_FORMAT, new_run_id
 from .target import COUNTERS, Counted, Hit, Setup, Target
 
@@ -641,7 +641,8 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
                        "sha256": q.get("sha256") or question_sha256(q["question"])} for q in questions],
         "timed_question_ids": list(plan["timed_question_ids"]),
         "rules": {"balance_points": settings["balance"], "time_points": settings["time_points"],
-                  "rank_by": ["found@10", "found@1", "median_ms", "key"], "timed": settings["timed"],
+                  "rank_by": ["found@10", "found@1", "time tier", "key"], "time_ties": TIME_TIE_RULE,
+                  "timed": settings["timed"],
                   "seed": settings["seed"],
                   # plans made before precision-sized timing timed every sampled question
                   "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0),
@@ -651,6 +652,8 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> 
         "picks": picks,
         "significance": significance.describe(),
         "ties": pick_ties(picks, ranked, question_ids, significance),
+        # per pick, the setups it was chosen among because their times cannot be told apart
+        "ties_on_time": time_tie_tiers(ranked, balance=settings["balance"], time_points=settings["time_points"]),
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
         **_cache_total(results),
