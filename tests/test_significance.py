@@ -8,7 +8,8 @@ import pytest
 from scipy import stats
 
 from evaluation.scoring.comparison import SignificanceSettings, compare_with_top, pick_ties, versus
-from evaluation.scoring.significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
+from evaluation.scoring.significance import (MOST_QUESTIONS, _binary_p_float, exact_binary_p, holm, paired_bootstrap,
+                                            questions_to_tell, sign_flip_p)
 
 SETTINGS = SignificanceSettings(alpha=0.05, resamples=2000, seed=0)
 
@@ -27,6 +28,26 @@ def test_the_exact_found_test_counts_sign_patterns_by_hand():
 def test_the_exact_found_test_agrees_with_scipys_binomial_test(better, worse):
     assert exact_binary_p(better, worse) == pytest.approx(stats.binomtest(better, better + worse, 0.5).pvalue,
                                                           rel=1e-12)
+
+
+@pytest.mark.parametrize("better,worse", [(0, 1), (2, 9), (3, 12), (0, 30), (40, 25), (480, 530)])
+def test_the_float_found_test_is_the_exact_one(better, worse):
+    assert _binary_p_float(better, worse) == pytest.approx(exact_binary_p(better, worse), rel=1e-9)
+
+
+def test_questions_to_tell_is_the_fewest_questions_at_the_same_rates_the_exact_test_calls_significant():
+    # 3 worse of 17, none better: the test tells at 6 worse (p = 2/64 = 0.031; at 5, 2/32 = 0.0625), and
+    # round(3 N / 17) = 6 first at N = 32 (5.5 * 17 / 3 = 31.2)
+    assert questions_to_tell(0, 3, 17, 0.05) == 32
+    assert exact_binary_p(0, round(3 * 32 / 17)) <= 0.05 < exact_binary_p(0, round(3 * 31 / 17))
+    # already significant: the questions there are
+    assert questions_to_tell(0, 6, 17, 0.05) == 17
+    # 1 better, 4 worse of 17 (p 12/32): at 41, round(41/17) = 2 better and round(164/17) = 10 worse, p = 0.039
+    assert questions_to_tell(1, 4, 17, 0.05) == 41
+    assert exact_binary_p(2, 10) <= 0.05 < exact_binary_p(2, 9)
+    assert questions_to_tell(4, 1, 17, 0.05) == 41  # two-sided: the direction does not matter
+    assert questions_to_tell(3, 3, 17, 0.05) is None  # found as many: no number of questions tells
+    assert questions_to_tell(450, 451, 1000, 0.05) == MOST_QUESTIONS  # a gap of 1 in 1,000: millions
 
 
 def test_the_sign_flip_test_enumerates_every_pattern_when_few_questions_differ():

@@ -12,7 +12,10 @@ means (other minus reference), its bootstrap interval, and a two-sided p-value (
 sign-flip permutation for the others; see ``significance``). ``versus`` compares many setups with
 one reference and applies Holm's correction across them, metric by metric. A setup whose found@10
 differs from the reference's with a Holm-adjusted p-value over ``alpha`` is *tied* with it within
-noise; at ``alpha`` or under, the difference is significant.
+noise; at ``alpha`` or under, the difference is significant. A tie is no evidence that nothing is
+lost: with few questions the test cannot tell a difference of several questions, so each found@10
+comparison also says how many questions the same exact test would need to tell a difference of the
+size seen (``questions_to_tell``, see ``significance``; None when both found as many).
 
 Randomness comes from ``numpy.random.default_rng([seed, 0])`` (bootstrap) and ``[seed, 1]`` (sign
 flips), made afresh for every pair: a pair's numbers depend on the seed and the two setups only,
@@ -26,7 +29,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import UsageError
-from .significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
+from .significance import exact_binary_p, holm, paired_bootstrap, questions_to_tell, sign_flip_p
 
 METRICS = ("found@10", "mrr", "ndcg_10")
 TIE_METRIC = "found@10"  # the metric the picks are made on
@@ -91,7 +94,8 @@ def paired(reference: Mapping[str, Any], other: Mapping[str, Any], question_ids:
                   "interval": [round(float(v), 6) for v in intervals[column]]}
         if metric == "found@10":
             better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
-            result.update(better=better, worse=worse, p=exact_binary_p(better, worse))
+            result.update(better=better, worse=worse, p=exact_binary_p(better, worse),
+                          questions_to_tell=questions_to_tell(better, worse, n, settings.alpha) if n else None)
         else:
             result["p"] = sign_flip_p(d, rng=flips, resamples=settings.resamples)
         out[metric] = result
@@ -172,7 +176,8 @@ def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, An
         d = question_values(other, question_ids)["found@10"] - base
         better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
         rows[other["key"]] = {"difference": round(float(d.mean()) if len(d) else 0.0, 6), "better": better,
-                              "worse": worse, "p": exact_binary_p(better, worse)}
+                              "worse": worse, "p": exact_binary_p(better, worse),
+                              "questions_to_tell": questions_to_tell(better, worse, len(d), settings.alpha) if len(d) else None}
     for key, adjusted in zip(rows, holm([row["p"] for row in rows.values()])):
         rows[key]["p_holm"] = adjusted
         rows[key]["tied"] = adjusted > settings.alpha
