@@ -15,7 +15,8 @@ differs from the reference's with a Holm-adjusted p-value over ``alpha`` is *tie
 noise; at ``alpha`` or under, the difference is significant. A tie is no evidence that nothing is
 lost: with few questions the test cannot tell a difference of several questions, so each found@10
 comparison also says how many questions the same exact test would need to tell a difference of the
-size seen (``questions_to_tell``, see ``significance``; None when both found as many).
+size seen (``questions_to_tell``, see ``significance``; None when both found as many), at the level
+Holm holds that comparison to (``alpha`` over its Holm factor), so the number is the corrected test's.
 
 Randomness comes from ``numpy.random.default_rng([seed, 0])`` (bootstrap) and ``[seed, 1]`` (sign
 flips), made afresh for every pair: a pair's numbers depend on the seed and the two setups only,
@@ -29,7 +30,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import UsageError
-from .significance import exact_binary_p, holm, paired_bootstrap, questions_to_tell, sign_flip_p
+from .significance import exact_binary_p, holm, holm_factors, paired_bootstrap, questions_to_tell, sign_flip_p
 
 METRICS = ("found@10", "mrr", "ndcg_10")
 TIE_METRIC = "found@10"  # the metric the picks are made on
@@ -94,8 +95,7 @@ def paired(reference: Mapping[str, Any], other: Mapping[str, Any], question_ids:
                   "interval": [round(float(v), 6) for v in intervals[column]]}
         if metric == "found@10":
             better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
-            result.update(better=better, worse=worse, p=exact_binary_p(better, worse),
-                          questions_to_tell=questions_to_tell(better, worse, n, settings.alpha) if n else None)
+            result.update(better=better, worse=worse, p=exact_binary_p(better, worse))
         else:
             result["p"] = sign_flip_p(d, rng=flips, resamples=settings.resamples)
         out[metric] = result
@@ -120,8 +120,12 @@ def correct_for_many(results: dict[str, dict[str, Any]], settings: SignificanceS
     ``paired``'s results, in place; returns ``results``."""
     for metric in METRICS:
         keys = [k for k, r in results.items() if r[metric] is not None]
-        for key, adjusted in zip(keys, holm([results[k][metric]["p"] for k in keys])):
+        p_values = [results[k][metric]["p"] for k in keys]
+        for key, adjusted, factor in zip(keys, holm(p_values), holm_factors(p_values)):
             results[key][metric]["p_holm"] = adjusted
+            if metric == TIE_METRIC:
+                results[key][metric]["questions_to_tell"] = _to_tell(results[key][metric], results[key]["questions"],
+                                                                     settings.alpha / factor)
     for result in results.values():
         result["tied"] = result[TIE_METRIC]["p_holm"] > settings.alpha
     return results
@@ -176,12 +180,18 @@ def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, An
         d = question_values(other, question_ids)["found@10"] - base
         better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
         rows[other["key"]] = {"difference": round(float(d.mean()) if len(d) else 0.0, 6), "better": better,
-                              "worse": worse, "p": exact_binary_p(better, worse),
-                              "questions_to_tell": questions_to_tell(better, worse, len(d), settings.alpha) if len(d) else None}
-    for key, adjusted in zip(rows, holm([row["p"] for row in rows.values()])):
+                              "worse": worse, "p": exact_binary_p(better, worse)}
+    p_values = [row["p"] for row in rows.values()]
+    for key, adjusted, factor in zip(rows, holm(p_values), holm_factors(p_values)):
         rows[key]["p_holm"] = adjusted
         rows[key]["tied"] = adjusted > settings.alpha
+        rows[key]["questions_to_tell"] = _to_tell(rows[key], len(question_ids), settings.alpha / factor)
     return rows
+
+
+def _to_tell(found: Mapping[str, Any], questions: int, alpha: float) -> int | None:
+    """``questions_to_tell`` for a found@10 comparison, at the level Holm holds this one to."""
+    return questions_to_tell(found["better"], found["worse"], questions, alpha) if questions else None
 
 
 def _median(entry: Mapping[str, Any]) -> float:

@@ -152,6 +152,17 @@ def paired_bootstrap(differences: Sequence | np.ndarray, *, rng: np.random.Gener
     return np.percentile(means, [tail, 100 - tail], axis=0).T
 
 
+def holm_factors(p_values: Sequence[float | None]) -> list[int | None]:
+    """What Holm multiplies each p-value by (``m - i`` for the i-th smallest, 0-based; ties in the order
+    given), in the order given; ``None`` stays ``None``. A test corrected this way tells at ``alpha``
+    only when its own p is at or under ``alpha / factor``."""
+    tested = [(p, i) for i, p in enumerate(p_values) if p is not None]
+    factors: list[int | None] = [None] * len(p_values)
+    for rank, (_, i) in enumerate(sorted(tested)):
+        factors[i] = len(tested) - rank
+    return factors
+
+
 def holm(p_values: Sequence[float | None]) -> list[float | None]:
     """Holm-adjusted p-values, in the order given; ``None`` (no test) stays ``None`` and is not counted."""
     tested = [(p, i) for i, p in enumerate(p_values) if p is not None]
