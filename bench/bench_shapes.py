@@ -13,7 +13,8 @@ Collections (each a corpus and a golden file, written under the cache, same byte
 - ``mixed``: SQLAlchemy's whole documentation (``python-sqlalchemy-doc``): tutorial, narrative and API
   sections of every length, headings kept.
 - ``python-faq``: ``python_docs.py``'s collection (human questions: the FAQ's headings, expected the
-  sections their answers link to), when it can be built.
+  sections their answers link to; ``--faq-documents`` sections, the expected ones always in), when
+  it can be built.
 
 Questions (all but python-faq) are made from the documentation's own cross-references, not its
 headings: a sentence of one section that links to a section of the collection (another section;
@@ -213,7 +214,8 @@ def collection(shape: str, sources: dict[str, scale_corpus.Source], questions: i
     return [docs[d] for d in docs if d in keep], golden
 
 
-def build_collections(names: list[str], questions: int, documents: int) -> dict[str, tuple[Path, Path]]:
+def build_collections(names: list[str], questions: int, documents: int,
+                      faq_documents: int = 800) -> dict[str, tuple[Path, Path]]:
     sources = _sources()
     out = {}
     for shape in names:
@@ -223,7 +225,7 @@ def build_collections(names: list[str], questions: int, documents: int) -> dict[
             if not (root / "faq").is_dir():
                 print(f"python-faq: {root} holds no FAQ; skipped")
                 continue
-            out[shape] = python_docs.build(folder, root=root, n_docs=800, n_questions=None)
+            out[shape] = python_docs.build(folder, root=root, n_docs=faq_documents, n_questions=None)
             continue
         docs, golden = collection(shape, sources, questions, documents)
         folder.mkdir(parents=True, exist_ok=True)
@@ -267,10 +269,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", choices=SHAPES, help="these collections only")
     parser.add_argument("--questions", type=int, default=80, help="questions per collection at most (default 80)")
     parser.add_argument("--documents", type=int, default=500, help="documents per collection at most (default 500)")
+    parser.add_argument("--faq-documents", type=int, default=800,
+                        help="python-faq's documents at most, its questions' expected ones always in (default 800)")
     parser.add_argument("--build-only", action="store_true", help="write the collections, search nothing")
     args = parser.parse_args(argv)
     print(describe_machine(), flush=True)
-    built = build_collections(list(args.only or SHAPES), args.questions, args.documents)
+    built = build_collections(list(args.only or SHAPES), args.questions, args.documents, args.faq_documents)
     for shape, (corpus, golden) in built.items():
         print(f"{shape}: {corpus} ({sum(1 for _ in corpus.open())} documents), {golden} "
               f"({sum(1 for _ in golden.open())} questions)", flush=True)
