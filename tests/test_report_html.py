@@ -447,3 +447,15 @@ def test_a_refused_run_says_why_it_never_started_with_every_error_by_line():
     assert 'line 3: "expeted" is not a field. Did you mean "expected"?' in page.text
     assert "no question is ready" in page.text
     assert not page.having("section", id="picks") and not page.having("table")  # nothing ran, nothing picked
+
+
+def test_a_report_saved_before_the_refactor_renders_the_page_it_rendered_then():
+    import json
+    from pathlib import Path
+
+    saved = Path(__file__).parent / "fixtures" / "page"
+    report = json.loads((saved / "report.json").read_text(encoding="utf-8"))
+    texts = question_texts((saved / "golden.jsonl").read_bytes(), report)
+    assert texts == {"a": "where is alpha", "b": "where is beta", "c": "where is gamma"}
+    assert render_html(report) == (saved / "page.html").read_text(encoding="utf-8")
+    assert render_html(report, questions=texts) == (saved / "page_with_questions.html").read_text(encoding="utf-8")
