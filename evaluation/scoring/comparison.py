@@ -26,6 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import UsageError
+from .metrics import median_ms
 from .significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
 
 METRICS = ("found@10", "mrr", "ndcg_10")
@@ -151,8 +152,8 @@ def pick_ties(picks: Mapping[str, str | None], ranked: Sequence[dict[str, Any]],
             ties[name] = None
             continue
         pick = by_key[key]
-        median = _median(pick)
-        faster = sorted((e for e in ranked if _median(e) < median), key=lambda e: (_median(e), e["rank"]))
+        median = median_ms(pick)
+        faster = sorted((e for e in ranked if median_ms(e) < median), key=lambda e: (median_ms(e), e["rank"]))
         compared = _found_versus(pick, ranked, question_ids, settings)
         rows = [{"key": e["key"], "median_ms": e["summary"]["median_ms"], **compared[e["key"]]} for e in faster]
         tied = [row["key"] for row in rows if row["tied"]]
@@ -177,8 +178,3 @@ def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, An
         rows[key]["p_holm"] = adjusted
         rows[key]["tied"] = adjusted > settings.alpha
     return rows
-
-
-def _median(entry: Mapping[str, Any]) -> float:
-    value = entry["summary"].get("median_ms")
-    return float("inf") if value is None else value

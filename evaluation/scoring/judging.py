@@ -20,7 +20,7 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Sequence
 
-from ..engine.chunking import fold_whitespace
+from ..whitespace import fold_whitespace
 from ..golden import Question
 from .metrics import Outcome
 from ..target import Hit

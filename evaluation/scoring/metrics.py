@@ -37,7 +37,7 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -130,6 +130,12 @@ def percentile_ms(times_ms: Sequence[float], q: float) -> float | None:
 
 
 MEDIAN_CONFIDENCE = 0.95
+
+
+def median_ms(entry: Mapping[str, Any]) -> float:
+    """A ranked entry's median search time, or infinity when none was timed (so it sorts last)."""
+    value = entry["summary"].get("median_ms")
+    return float("inf") if value is None else value
 
 
 def median_interval(times_ms: Sequence[float], confidence: float = MEDIAN_CONFIDENCE) -> tuple[float, float] | None:
