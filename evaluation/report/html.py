@@ -25,8 +25,10 @@ import re
 from html import escape
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..scoring.metrics import CUTOFFS, LANDED
+from ..measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
+from ..scoring.metrics import LANDED
 from .notes import cache_note, missing_note
+from .numbers import milliseconds as _ms, number as _num, percent as _pct, score as _score
 from .style import CSS
 from .svg import METHOD_COLOURS, ChartPoint, attr, method_colour, scatter, sparkline
 from .trend import index_changes, trend_point
@@ -53,34 +55,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _t(value: Any) -> str:
     """Text for the page: escaped, and a lone surrogate (from a JSON escape) shown as U+FFFD."""
     return escape(_SURROGATE.sub("\ufffd", str(value)), quote=True)
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
-
-
-def _pct(share: Any, questions: int | None = None) -> str:
-    value = _num(share)
-    if value is None:
-        return "–"
-    digits = 1 if questions and questions > 200 else 0
-    return f"{value * 100:.{digits}f}%"
-
-
-def _ms(value: Any) -> str:
-    value = _num(value)
-    if value is None:
-        return "–"
-    if value >= 10:
-        return f"{value:,.0f}"
-    if value >= 1:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
-
-
-def _score(value: Any) -> str:
-    value = _num(value)
-    return "–" if value is None else f"{value:.3f}"
 
 
 def _pick_key(value: Any) -> str | None:
@@ -450,9 +424,9 @@ def _table(report: dict[str, Any], ran: list[dict[str, Any]], failed: list[dict[
     recall = _has_recall(ran)
     versus = any("versus_top" in s for s in ran)
     head = ("<tr><th class=\"num\">#</th><th>setup</th>"
-            + "".join(f'<th class="num{" main" if k == 10 else ""}">found@{k}</th>' for k in CUTOFFS)
+            + "".join(f'<th class="num{" main" if m == FOUND_10 else ""}">{m}</th>' for m in FOUND)
             + ('<th class="num">recall@10</th>' if recall else "")
-            + '<th class="num">MRR</th><th class="num">nDCG@10</th><th class="num">median ms</th>'
+            + f'<th class="num">{MRR}</th><th class="num">{NDCG_10}</th><th class="num">median ms</th>'
             '<th class="num">p95 ms</th></tr>')
     rows = []
     for setup in ran:

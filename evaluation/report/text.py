@@ -3,21 +3,19 @@ and each setup against the top, as a person reads them. Reports made before the 
 added render without them."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Mapping
 
-from ..scoring.metrics import CUTOFFS
+from ..measures import CUTOFFS, MRR, NDCG_10
 from .notes import cache_note, missing_notes
+from .numbers import TEXT_DASH, milliseconds, percent
 
 _PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
                 ("best_for_time", "Best for time"))
 
 
-def _pct(share: float | None) -> str:
-    return "-" if share is None else f"{share * 100:.0f}%"
-
-
-def _ms(value: float | None) -> str:
-    return "-" if value is None else (f"{value:.0f}" if value >= 10 else f"{value:.1f}")
+_pct = partial(percent, dash=TEXT_DASH)
+_ms = partial(milliseconds, dash=TEXT_DASH, style="table")
 
 
 def _p(value: float | None) -> str:
@@ -39,7 +37,7 @@ def _versus_cells(setup: dict[str, Any]) -> list[str]:
 def render_table(report: dict[str, Any]) -> str:
     setups = report["setups"]
     compared = bool(report.get("significance"))  # reports made before the comparisons have none
-    header = ["#", "setup", *[f"@{k}" for k in CUTOFFS], "MRR", "nDCG@10", "median ms", "p95 ms",
+    header = ["#", "setup", *[f"@{k}" for k in CUTOFFS], str(MRR), str(NDCG_10), "median ms", "p95 ms",
               *(["@10 vs top", "p"] if compared else [])]
     rows = []
     for s in setups:

@@ -26,11 +26,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ..errors import UsageError
+from ..measures import FOUND_10, MRR, NDCG_10
 from .metrics import median_ms
 from .significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
 
-METRICS = ("found@10", "mrr", "ndcg_10")
-TIE_METRIC = "found@10"  # the metric the picks are made on
+COMPARED = (FOUND_10, MRR, NDCG_10)  # the measures two setups are compared on, question by question
+METRICS = tuple(m.versus_key for m in COMPARED)  # "found@10", "mrr", "ndcg_10": the report's keys
+TIE_METRIC = FOUND_10.versus_key  # the metric the picks are made on
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,9 @@ class SignificanceSettings:
     def describe(self) -> dict[str, Any]:
         """The report's ``significance``: the settings and, in words, what was computed."""
         return {**asdict(self), "interval": round(self.level, 6), "tie_metric": TIE_METRIC,
-                "tests": {"found@10": "exact sign-flip permutation (two-sided, paired by question)",
-                          "mrr": "sign-flip permutation (exact up to 2**m <= resamples, else seeded)",
-                          "ndcg_10": "sign-flip permutation (exact up to 2**m <= resamples, else seeded)"},
+                "tests": {FOUND_10.versus_key: "exact sign-flip permutation (two-sided, paired by question)",
+                          MRR.versus_key: "sign-flip permutation (exact up to 2**m <= resamples, else seeded)",
+                          NDCG_10.versus_key: "sign-flip permutation (exact up to 2**m <= resamples, else seeded)"},
                 "interval_method": "paired bootstrap, percentile (each interval on its own, not corrected)",
                 "correction": "Holm, across the setups compared with the same setup, metric by metric"}
 
@@ -65,13 +67,13 @@ def question_values(entry: Mapping[str, Any], question_ids: Sequence[str]) -> di
     """Per-question found@10, reciprocal rank and nDCG@10 of ``entry``, in ``question_ids`` order."""
     ranks = entry.get("ranks") or {}
     first = np.array([ranks.get(q) or 0 for q in question_ids], dtype=np.float64)
-    found = ((first > 0) & (first <= 10)).astype(np.float64)
+    found = ((first > 0) & (first <= FOUND_10.cutoff)).astype(np.float64)
     rr = np.divide(1.0, first, out=np.zeros_like(first), where=first > 0)
-    kept = entry.get("ndcg_10")
+    kept = entry.get(NDCG_10.versus_key)  # the entry's per-question nDCG@10, under the summary's name
     ndcg = None
     if isinstance(kept, Mapping) and all(q in kept for q in question_ids):
         ndcg = np.array([kept[q] for q in question_ids], dtype=np.float64)
-    return {"found@10": found, "mrr": rr, "ndcg_10": ndcg}
+    return {FOUND_10.versus_key: found, MRR.versus_key: rr, NDCG_10.versus_key: ndcg}
 
 
 def paired(reference: Mapping[str, Any], other: Mapping[str, Any], question_ids: Sequence[str],
@@ -90,7 +92,7 @@ def paired(reference: Mapping[str, Any], other: Mapping[str, Any], question_ids:
         d = differences[:, column]
         result = {"difference": round(float(d.mean()) if n else 0.0, 6),
                   "interval": [round(float(v), 6) for v in intervals[column]]}
-        if metric == "found@10":
+        if metric == TIE_METRIC:
             better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
             result.update(better=better, worse=worse, p=exact_binary_p(better, worse))
         else:
@@ -165,12 +167,12 @@ def pick_ties(picks: Mapping[str, str | None], ranked: Sequence[dict[str, Any]],
 def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, Any]], question_ids: Sequence[str],
                   settings: SignificanceSettings) -> dict[str, dict[str, Any]]:
     """found@10 only (exact, no resampling): what ``pick_ties`` needs, for every other setup."""
-    base = question_values(reference, question_ids)["found@10"]
+    base = question_values(reference, question_ids)[TIE_METRIC]
     rows = {}
     for other in others:
         if other["key"] == reference["key"]:
             continue
-        d = question_values(other, question_ids)["found@10"] - base
+        d = question_values(other, question_ids)[TIE_METRIC] - base
         better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
         rows[other["key"]] = {"difference": round(float(d.mean()) if len(d) else 0.0, 6), "better": better,
                               "worse": worse, "p": exact_binary_p(better, worse)}

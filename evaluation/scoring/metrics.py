@@ -41,7 +41,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-CUTOFFS = (1, 3, 5, 10, 20)
+from ..measures import CUTOFFS, MRR, NDCG_10
+
 LANDED = ("first", "2-3", "4-5", "6-10", "11-20", "not in top 20")
 _LANDED_EDGES = (1, 3, 5, 10, 20)  # upper position of each bucket but the last
 NDCG_CUTOFF = 10
@@ -190,8 +191,8 @@ def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> di
         "counts": counts,
         "found": {k: (round(c / n, 4) if n else 0.0) for k, c in counts.items()},
         "recall": {str(k): (round(float(shares.mean()), 4) if n else 0.0) for k, shares in recall_matrix(outcomes).items()},
-        "mrr": round(float(scores["rr"].mean()), 4) if n else 0.0,
-        "ndcg_10": round(float(scores["ndcg_10"].mean()), 4) if n else 0.0,
+        MRR.summary_path[0]: round(float(scores["rr"].mean()), 4) if n else 0.0,
+        NDCG_10.summary_path[0]: round(float(scores["ndcg_10"].mean()), 4) if n else 0.0,
         "landed": landed,
         "median_ms": timing["median_ms"],
         "p95_ms": timing["p95_ms"],

@@ -11,8 +11,9 @@ import json
 import math
 from typing import Any, Callable
 
-# The found@k cut-offs every summary holds (``scoring.metrics.CUTOFFS``; a test keeps the two equal).
-CUTOFFS = ("1", "3", "5", "10", "20")
+from ..measures import CUTOFFS as _CUTOFFS, MRR, NDCG_10
+
+CUTOFFS = tuple(str(k) for k in _CUTOFFS)  # the found@k cut-offs every summary holds, as its keys
 
 
 class _Bad(Exception):
@@ -100,7 +101,7 @@ def _summary(value: Any, path: str) -> dict:
         if cutoff not in found or cutoff not in counts:
             raise _Bad(f"{path}.found and {path}.counts need every cut-off ({', '.join(CUTOFFS)}); {cutoff} is missing")
     _field(value, "questions", _count, path)
-    for name in ("mrr", "ndcg_10"):
+    for name in (MRR.summary_path[0], NDCG_10.summary_path[0]):
         _field(value, name, _number, path)
     for name in ("median_ms", "p95_ms"):
         _field(value, name, _optional(_number), path)
