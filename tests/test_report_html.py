@@ -10,7 +10,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from evaluation.report.html import question_texts, render_html, with_banner
+from evaluation.golden.texts import question_texts
+from evaluation.report.html import render_html, with_banner
 from evaluation.report.notes import missing_notes
 from evaluation.report.trend import collect_trend, index_changes, trend_point
 from evaluation.store import LocalStore

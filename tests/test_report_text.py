@@ -58,7 +58,7 @@ def test_a_report_saved_before_the_refactor_prints_the_text_it_printed_then():
     import json
     from pathlib import Path
 
-    from evaluation.report.html import question_texts
+    from evaluation.golden.texts import question_texts
     from evaluation.report.text import render_questions, render_report
 
     saved = Path(__file__).parent / "fixtures" / "page"

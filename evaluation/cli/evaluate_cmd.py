@@ -11,6 +11,7 @@ import tempfile
 from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
+from ..settings import EvaluationSettings
 from .common import (INDEX_HELP, ProgressBar, budget_seconds, percent_below_100, add_chunking_options,
                      add_index_cache_option, add_significance_options, open_embedded_target, open_run_store, points, setup_pattern, whole)
 
@@ -213,11 +214,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         targets = build_targets(args, bar)
         report = evaluate(targets, golden, save_to=store, only=args.only, skip=args.skip,
-                          balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
-                          timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
-                          seed=args.seed, alpha=args.alpha, resamples=args.resamples,
-                          time_margin=args.time_margin / 100, time_floor=args.time_floor,
-                          time_budget=args.time_budget,
+                          settings=EvaluationSettings.from_args(args), progress=bar,
+                          warn=lambda text: print(f"warning: {text}", file=sys.stderr),
                           fallback_dirs=[os.getcwd(), tempfile.gettempdir()])
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = err.report, err
@@ -228,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_report(report))
         if args.questions:
-            from ..report.html import question_texts
+            from ..golden.texts import question_texts
 
             print()
             print(render_questions(report, question_texts(golden.raw, report)))

@@ -11,20 +11,20 @@ on the same golden file (found@10 run by run, marks where an index changed); eac
 the questions most setups miss; what each number means.
 
 Question text is never taken from the report. A page shows question ids, and text only when the
-caller passes ``questions`` (id -> text, see ``question_texts``), which it may do only for a viewer
+caller passes ``questions`` (id -> text, see ``golden.texts.question_texts``), which it may do only for a viewer
 allowed to read the golden file: the ``report.html`` kept beside a run holds ids alone, because anyone
 who may read runs may read it. The renderer reads what is present and skips what is absent, so
 reports from older and newer versions (recall per k, significance, other engines) render.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
 from html import escape
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..golden.texts import question_texts  # noqa: F401  (the page's callers import it from here)
 from ..measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
 from ..scoring.metrics import LANDED
 from .notes import cache_note, missing_note
@@ -105,34 +105,6 @@ def _key(key: str) -> str:
 
 def _words(name: str) -> str:
     return name.replace("_", " ")
-
-
-# -- question text (only for viewers who may read the golden file) -------------------------------------
-
-def question_texts(golden_raw: bytes, report: dict[str, Any]) -> dict[str, str]:
-    """Question id -> text, read from the golden file ``golden_raw`` the run was made from.
-
-    Only ids the report scored are kept; when the report records a question's ``sha256`` (of its text
-    as UTF-8), a text that does not hash to it is left out. Bytes that are not the run's golden file
-    (another sha256) give nothing.
-    """
-    from ..golden.scan import scan_golden
-
-    if hashlib.sha256(golden_raw).hexdigest() != (report.get("golden") or {}).get("sha256"):
-        return {}
-    wanted = {}
-    for row in report.get("questions") or []:
-        if isinstance(row, dict) and "id" in row:
-            wanted[str(row["id"])] = row.get("sha256")
-    texts = {}
-    for question in scan_golden(golden_raw).questions:
-        if question.id not in wanted:
-            continue
-        digest = wanted[question.id]
-        if digest and hashlib.sha256(question.question.encode("utf-8", "surrogatepass")).hexdigest() != digest:
-            continue
-        texts[question.id] = question.question
-    return texts
 
 
 # -- the page --------------------------------------------------------------------------------------

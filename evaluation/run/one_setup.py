@@ -1,280 +1,38 @@
-"""One run as three steps, each taking and giving plain JSON data, so a local run and a Durable run
-go through the same code:
+"""Step 2 of a run: one setup's searches on one target (a Durable activity each), as the report's entry.
 
-1. ``plan_run``: read the golden file, choose the setups, sample the timed questions, look up the
-   expected documents on every target. The plan is everything the other two steps need.
-2. ``run_setup``: one setup's searches on one target (a Durable activity each), as the report's entry.
-3. ``assemble_report``: rank the entries, name the picks, the frontier and each setup's neighbours,
-   compare every setup with the top on the same questions (``versus_top``) and say which faster
-   setups are tied with each pick within noise (``ties``; see ``scoring.comparison``).
-
-``evaluate`` is the three in a loop. A setup's key (``<target>.<method>.<models>``) is how a plan names
-a setup, so an activity given a key finds the setup again on the target it opens.
+``run_setup`` does it all at once; the Function App runs its two halves apart, ``time_setups`` (the
+timed passes, one after another so their times are comparable) and ``rank_setup`` (every other
+question in one batch, in parallel), and joins them with ``with_times`` / ``finish_entries`` into the
+same entry. A setup's failure is its entry's ``error``, never an exception: it does not end the run.
 """
 from __future__ import annotations
 
 import copy
-import fnmatch
 import inspect
 import logging
-import math
-import random
 import threading
 import time
-from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
-from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from .answers.stale import stale_warnings
-from .errors import GoldenFileError, UsageError, did_you_mean
-from .golden import Golden, GoldenCheck, Question, explain_problems, question_sha256, read_golden, run_problems
-from .scoring.comparison import SignificanceSettings, compare_with_top, pick_ties
-from .report.notes import missing_note
-from .scoring.judging import GRAINS, judge
-from .scoring.metrics import Outcome, median_margin, outcome_arrays, score_matrix, summarise
-from .scoring.picks import choose_picks, frontier, neighbours, rank_setups
-from .store.runs import REPORT_FORMAT, new_run_id
-from .target import COUNTERS, Counted, Hit, Setup, Target
+from ..errors import UsageError
+from ..golden import Question
+from ..scoring.judging import judge
+from ..scoring.metrics import Outcome, median_margin, outcome_arrays, score_matrix, summarise
+from ..settings import EvaluationSettings
+from ..target import COUNTERS, Hit, Setup, Target
+from .counts import counted
+from .plan import plan_questions, planned_setup
 
 log = logging.getLogger(__name__)
 
-PLAN_FORMAT = 1
-DEFAULT_TIMED = 50
-DEFAULT_TIME_MARGIN = 0.10
-DEFAULT_TIME_FLOOR = 10
-# Seconds of timed searches per setup after which timing stops, the floor reached, whatever the margin:
-# a reranked search's time varies with its passages' lengths, so its median may need 36+ searches of
-# 2-6 s each to reach +/-10%, and no pick hangs on that precision. The report keeps the margin reached.
-DEFAULT_TIME_BUDGET = 20.0
 Progress = Callable[[int, int, str], None]  # (done, total, what is running)
 Clock = Callable[[], float]  # seconds, monotonic; time.perf_counter unless a test fixes it
 
-
-@dataclass(frozen=True)
-class EvaluationSettings:
-    balance: float = 4
-    time_points: float = 8
-    by: str = "doc"
-    depth: int = 20
-    timed: int = DEFAULT_TIMED  # at most this many questions timed one by one per setup (a seeded sample)
-    seed: int = 0  # the timed sample's and the significance tests' resampling
-    # Timing stops once the median is known this precisely (the 95% interval's wider side over the
-    # median, see scoring.metrics.median_margin), after at least ``time_floor`` searches; at most ``timed``.
-    time_margin: float = DEFAULT_TIME_MARGIN
-    time_floor: int = DEFAULT_TIME_FLOOR
-    time_budget: float = DEFAULT_TIME_BUDGET  # seconds; 0: no budget
-    alpha: float = 0.05  # a difference with a Holm-adjusted p-value at or under this is significant
-    resamples: int = 10_000  # bootstrap resamples and random sign flips per comparison
-
-    def __post_init__(self) -> None:
-        """Refuse any setting a run could not finish with, before the first search."""
-        if not isinstance(self.by, str) or self.by not in GRAINS:
-            raise UsageError(f'"{self.by}" is not a grain; use one of {", ".join(GRAINS)}.'
-                             f'{did_you_mean(str(self.by), GRAINS)}')
-        for name, value in (("balance", self.balance), ("time points", self.time_points)):
-            # nan passes every comparison, and the picks would fail on it after every setup had run
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise UsageError(f"{name} must be a finite number of percentage points, not {value!r}")
-            if value < 0:
-                raise UsageError(f"{name} must be zero or more percentage points, not {value!r}")
-        if isinstance(self.time_margin, bool) or not isinstance(self.time_margin, (int, float)) \
-                or not 0 <= self.time_margin < 1:  # nan fails this too
-            raise UsageError(f"the time margin must be a share from 0 (time every sampled question) to under 1, "
-                             f"not {self.time_margin!r}")
-        if isinstance(self.time_budget, bool) or not isinstance(self.time_budget, (int, float)) \
-                or not math.isfinite(self.time_budget) or self.time_budget < 0:
-            raise UsageError(f"the time budget must be zero (none) or more seconds, not {self.time_budget!r}")
-        for name, value in (("depth", self.depth), ("timed questions", self.timed), ("seed", self.seed),
-                            ("time floor", self.time_floor)):
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise UsageError(f"{name} must be a whole number, not {value!r}")
-        if self.depth < 20:
-            raise UsageError(f"depth {self.depth} is too shallow: found@20 needs at least 20 results")
-        if self.timed < 0:
-            raise UsageError(f"timed questions must be zero or more, not {self.timed}")
-        if self.time_floor < 6:
-            raise UsageError(f"the time floor must be 6 or more (fewer times give no 95% interval for the "
-                             f"median), not {self.time_floor}")
-        self.significance  # checks alpha and resamples
-
-    @property
-    def significance(self) -> SignificanceSettings:
-        return SignificanceSettings(alpha=self.alpha, resamples=self.resamples, seed=self.seed)
-
-
-# -- step 1: the plan ---------------------------------------------------------------------------------
-
-def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
-             only: Iterable[str] | None = None, skip: Iterable[str] = (), balance: float = 4,
-             time_points: float = 8, by: str = "doc", depth: int = 20, timed: int = DEFAULT_TIMED,
-             seed: int = 0, created_at: datetime | str | None = None, run_id: str | None = None,
-             warn: Callable[[str], None] | None = None, alpha: float = 0.05,
-             resamples: int = 10_000, time_margin: float = DEFAULT_TIME_MARGIN,
-             time_floor: int = DEFAULT_TIME_FLOOR, time_budget: float = DEFAULT_TIME_BUDGET) -> dict[str, Any]:
-    """Everything a run needs before its first search, as plain JSON data (see the module docstring).
-
-    Raises ``GoldenFileError`` when the golden file has any error (every one listed by line, as
-    ``golden check`` lists them: ``check_golden(...).ok`` is False exactly when this refuses), and
-    ``UsageError`` for settings or setup patterns that do not fit, all before any search. Expected
-    documents a target does not hold are warned and kept under ``missing``; their questions stay in.
-    At ``by="evidence"``, evidence quotes that no chunk of their expected documents holds are warned
-    about too (on targets that can give their chunk texts).
-    """
-    settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth,
-                                  timed=timed, seed=seed, alpha=alpha, resamples=resamples,
-                                  time_margin=time_margin, time_floor=time_floor, time_budget=time_budget)
-    targets = [targets] if isinstance(targets, Target) else list(targets)
-    names = [t.name for t in targets]
-    if len(set(names)) != len(names):
-        raise UsageError(f"two targets share a name ({', '.join(names)}); setup keys start with the "
-                         "target's name, so give each target its own")
-    golden = golden if isinstance(golden, Golden) else read_golden(golden)
-    warn = warn or log.warning
-    problems = run_problems(golden)
-    if problems:
-        raise GoldenFileError(explain_problems(golden.source, problems))
-    questions = list(golden.labelled)
-
-    missing = find_missing(targets, questions, settings.by)
-    for target_name, gone in missing.items():
-        warn(missing_note(target_name, gone))
-    if settings.by == "evidence":  # a quote no chunk holds would score 0 without a word
-        for target in targets:
-            for sentence in stale_warnings(target, golden.source, questions):
-                warn(sentence)
-    chosen = select_setups(targets, only=only, skip=skip)
-    moment = _utc(created_at)
-    return {
-        "format": PLAN_FORMAT,
-        "run_id": run_id or new_run_id(moment),
-        "created_at": moment.isoformat().replace("+00:00", "Z"),
-        "settings": asdict(settings),
-        "golden": {"source": golden.source, "sha256": golden.sha256, "format": golden.format,
-                   "questions": len(golden.questions), "labelled": len(questions),
-                   "unfilled": len(golden.unfilled), "drafts": len(golden.drafts)},
-        "questions": [_question_row(q) for q in questions],
-        "timed_question_ids": [q.id for q in _timed_sample(questions, settings)],
-        "setups": [setup.to_dict() for _, setup in chosen],
-        "targets": {t.name: t.describe() for t in targets},
-        "missing": missing,
-    }
-
-
-def _utc(moment: datetime | str | None) -> datetime:
-    if moment is None:
-        return datetime.now(timezone.utc)
-    if isinstance(moment, str):
-        moment = datetime.fromisoformat(moment.replace("Z", "+00:00"))
-    return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def _question_row(question: Question) -> dict[str, Any]:
-    """A question as the plan carries it to the searches: with its text and quotes. The report keeps
-    only ``id``, ``expected`` and ``sha256`` (see ``assemble_report``)."""
-    return {"id": question.id, "question": question.question, "expected": list(question.expected),
-            "evidence": list(question.evidence), "sha256": question_sha256(question.question)}
-
-
-def _plan_questions(plan: dict[str, Any]) -> list[Question]:
-    return [Question(id=row["id"], question=row["question"], expected=tuple(row["expected"]),
-                     evidence=tuple(row.get("evidence") or ())) for row in plan["questions"]]
-
-
-def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc") -> dict[str, dict]:
-    """Per target, the expected items it does not hold, like with like, and the questions they touch.
-
-    At ``chunk`` the expected chunk ids are looked up among the target's chunks (``holds_chunks``; a
-    target without it is not checked); at every other grain the documents of the expected items
-    (``r.pdf#page=4`` is ``r.pdf``). ``{"unit": "chunk" | "document", "documents": [absent ids],
-    "questions": {id: [its absent ids]}`` for questions none of whose expected items is held (lost),
-    ``"partly": {id: [its absent ids]}`` for questions that still hold some}``; targets missing
-    nothing are left out.
-    """
-    by_chunk = by == "chunk"
-    units = {q.id: list(dict.fromkeys(q.expected if by_chunk else (i.doc_id for i in q.expected_items)))
-             for q in questions}
-    wanted = sorted({u for found in units.values() for u in found})
-    missing = {}
-    for target in targets:
-        if by_chunk:
-            holds_chunks = getattr(target, "holds_chunks", None)
-            if holds_chunks is None:
-                log.info("target %s cannot say which chunks it holds; expected chunks are not checked", target.name)
-                continue
-            held = set(holds_chunks(wanted))
-        else:
-            held = set(target.holds(wanted))
-        absent = [u for u in wanted if u not in held]
-        if not absent:
-            continue
-        lost, partly = {}, {}
-        for q in questions:
-            gone = [u for u in units[q.id] if u not in held]
-            if gone:
-                (lost if len(gone) == len(units[q.id]) else partly)[q.id] = gone
-        missing[target.name] = {"unit": "chunk" if by_chunk else "document", "documents": absent,
-                                "questions": lost, "partly": partly}
-    return missing
-
-
-def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip: Iterable[str]) -> list[tuple[Target, Setup]]:
-    """Every setup of every target, filtered: a pattern is a glob on the key (``local.hybrid*``), or
-    whole parts of it in a row (``hybrid``, ``bm25``, ``hybrid.bge-small``), or a retrieval method
-    (``hybrid`` also selects ``hybrid_reranked`` and ``hybrid_colbert``)."""
-    every = [(t, s) for t in targets for s in t.setups()]
-    keys = [s.key for _, s in every]
-    only, skip = _patterns(only), _patterns(skip)
-    for pattern in (only or []) + skip:
-        if not any(_matches(pattern, s) for _, s in every):
-            hint = did_you_mean(pattern, keys + sorted({s.method for _, s in every}))
-            raise UsageError(f'"{pattern}" matches no setup.{hint} Setups: {", ".join(keys)}')
-    chosen = [(t, s) for t, s in every
-              if (not only or any(_matches(p, s) for p in only)) and not any(_matches(p, s) for p in skip)]
-    if not chosen:
-        raise UsageError("--only and --skip leave no setup to run")
-    return chosen
-
-
-def _patterns(values: Iterable[str] | None) -> list[str]:
-    if values is None:
-        return []
-    if isinstance(values, str):
-        values = [values]
-    return [p.strip() for v in values for p in v.split(",") if p.strip()]
-
-
-def _matches(pattern: str, setup: Setup) -> bool:
-    if any(ch in pattern for ch in "*?["):
-        return fnmatch.fnmatchcase(setup.key, pattern)
-    wanted, parts = pattern.split("."), setup.key.split(".")
-    in_a_row = any(parts[i:i + len(wanted)] == wanted for i in range(len(parts) - len(wanted) + 1))
-    return in_a_row or pattern == setup.retrieval
-
-
-def _timed_sample(questions: list[Question], settings: EvaluationSettings) -> list[Question]:
-    """Up to ``timed`` questions in a seeded random order: the order they are timed in, so a timed pass
-    that stops early (its median known precisely enough) has timed a random sample, not the file's first
-    questions."""
-    picked = random.Random(settings.seed).sample(range(len(questions)), min(settings.timed, len(questions)))
-    return [questions[i] for i in picked]
-
-
-# -- step 2: one setup --------------------------------------------------------------------------------
 
 def setup_steps(plan: dict[str, Any]) -> int:
     """How many progress steps one setup's run reports: the warm-up, then each question once (searched
     alone and timed, or in the batch)."""
     return 1 + len(plan["questions"])
-
-
-def planned_setup(plan: dict[str, Any], setup_key: str) -> dict[str, Any]:
-    """The plan's description of ``setup_key``; a ``UsageError`` naming the closest key otherwise."""
-    for described in plan["setups"]:
-        if described["key"] == setup_key:
-            return described
-    keys = [s["key"] for s in plan["setups"]]
-    raise UsageError(f'"{setup_key}" is not a setup of this plan.{did_you_mean(setup_key, keys)}')
 
 
 def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
@@ -284,36 +42,6 @@ def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
     return {**copy.deepcopy(planned_setup(plan, setup_key)), "ranks": {}, "ndcg_10": {}, "results": {},
             "times_ms": [], "error": error, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
             **(counts or {})}
-
-
-def _counters(target: Target, setup_key: str) -> dict[str, int] | None:
-    """The target's running counts for the setup, when it keeps any (see ``target.Counted``)."""
-    if not isinstance(target, Counted):
-        return None
-    given = target.counters(setup_key)
-    return {name: int(given.get(name, 0)) for name in COUNTERS}
-
-
-def _counted_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, int] | None:
-    after = _counters(target, setup_key)
-    if before is None or after is None:
-        return None
-    return {name: after[name] - before[name] for name in COUNTERS}
-
-
-def _cache_counts(target: Target, setup_key: str) -> dict[str, int] | None:
-    """Where the target's batches got their query vectors and pair scores for the setup, when it keeps
-    such counts (the embedded engine's ``cache_counts``)."""
-    counts = getattr(target, "cache_counts", None)
-    return None if counts is None else {name: int(n) for name, n in counts(setup_key).items()}
-
-
-def _cache_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, Any]:
-    """``{"cache": counts since before}`` for the entry, or nothing for a target without counts."""
-    after = _cache_counts(target, setup_key)
-    if before is None or after is None:
-        return {}
-    return {"cache": {name: after[name] - before.get(name, 0) for name in after}}
 
 
 def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
@@ -333,19 +61,20 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     """
     planned_setup(plan, setup_key)
     counter = _Counter(setup_steps(plan), setup_key, progress)
-    before = None
-    try:
-        before, cached_before = _counters(target, setup_key), _cache_counts(target, setup_key)
+    timed: dict[str, Any] = {}
+
+    def work() -> dict[str, Any]:
         setup = _find_setup(target, setup_key)
-        timed = _timed_pass(target, setup, plan, clock, counter)
-        entry = _ranked_entry(target, setup, plan, counter)
-        entry.update(_cache_since(target, setup_key, cached_before))
-    except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
-        log.warning("setup %s failed: %s", setup_key, err)
+        timed.update(_timed_pass(target, setup, plan, clock, counter))
+        return _ranked_entry(target, setup, plan, counter)
+
+    def failed(error: str, counts: dict[str, int] | None) -> dict[str, Any]:
         counter.finish()
-        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
-                            counts=_safe_counted_since(target, setup_key, before))
-    entry.update(_counted_since(target, setup_key, before) or {})
+        return failed_entry(plan, setup_key, error, counts=counts)
+
+    entry = counted(target, setup_key, work, failed)
+    if entry.get("error") is not None:
+        return entry
     return with_times(entry, timed, question_ids=[q["id"] for q in plan["questions"]])
 
 
@@ -360,17 +89,8 @@ def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
     planned_setup(plan, setup_key)
     untimed = len(plan["questions"]) - len(plan["timed_question_ids"])
     counter = _Counter(untimed, setup_key, progress)
-    before = None
-    try:
-        before, cached_before = _counters(target, setup_key), _cache_counts(target, setup_key)
-        entry = _ranked_entry(target, _find_setup(target, setup_key), plan, counter)
-        entry.update(_cache_since(target, setup_key, cached_before))
-    except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
-        log.warning("setup %s failed: %s", setup_key, err)
-        return failed_entry(plan, setup_key, f"{type(err).__name__}: {err}",
-                            counts=_safe_counted_since(target, setup_key, before))
-    entry.update(_counted_since(target, setup_key, before) or {})
-    return entry
+    return counted(target, setup_key, lambda: _ranked_entry(target, _find_setup(target, setup_key), plan, counter),
+                   lambda error, counts: failed_entry(plan, setup_key, error, counts=counts))
 
 
 def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
@@ -434,15 +154,8 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
     found: dict[str, dict[str, Any]] = {}
     for key in setup_keys:
         target = targets[planned_setup(plan, key)["target"]]
-        before = None
-        try:
-            before, cached_before = _counters(target, key), _cache_counts(target, key)
-            found[key] = time_setup(target, plan, key, clock=clock)
-            found[key].update(_counted_since(target, key, before) or {})
-            found[key].update(_cache_since(target, key, cached_before))
-        except Exception as err:  # noqa: BLE001 - any failure of one setup is that setup's result
-            log.warning("timing setup %s failed: %s", key, err)
-            found[key] = {"error": f"{type(err).__name__}: {err}", **(_safe_counted_since(target, key, before) or {})}
+        found[key] = counted(target, key, lambda target=target, key=key: time_setup(target, plan, key, clock=clock),
+                             lambda error, counts: {"error": error, **(counts or {})}, what="timing setup")
     return found
 
 
@@ -504,7 +217,7 @@ def _judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], b
 def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter) -> dict[str, Any]:
     """The entry with every untimed question's results, searched in one batch (none: no search)."""
     timed_ids = set(plan["timed_question_ids"])
-    questions = [q for q in _plan_questions(plan) if q.id not in timed_ids]
+    questions = [q for q in plan_questions(plan) if q.id not in timed_ids]
     counter.stage("searching the other questions in a batch")
     hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
     return {**setup.to_dict(), **_judged(questions, hits, plan["settings"]["by"]), "times_ms": [], "error": None,
@@ -540,8 +253,8 @@ def _warm_up(target: Target, setup: Setup, plan: dict[str, Any]) -> None:
 
 
 def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock, counter: _Counter) -> dict[str, Any]:
-    settings = EvaluationSettings(**plan["settings"])
-    by_id = {q.id: q for q in _plan_questions(plan)}
+    settings = EvaluationSettings.from_json(plan["settings"])
+    by_id = {q.id: q for q in plan_questions(plan)}
     sample = [by_id[qid] for qid in plan["timed_question_ids"]]
     counter.stage("warming up")
     _warm_up(target, setup, plan)
@@ -590,110 +303,3 @@ class _Counter:
     def finish(self) -> None:
         """The bar still reaches the end when a setup fails."""
         self.advance(self.total - self.done)
-
-
-def _safe_counted_since(target: Target, setup_key: str, before: dict[str, int] | None) -> dict[str, int] | None:
-    try:
-        return _counted_since(target, setup_key, before)
-    except Exception:  # noqa: BLE001 - the setup's own error is the one to report
-        return None
-
-
-# -- step 3: the report -------------------------------------------------------------------------------
-
-def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The report from the plan and one entry per planned setup (any order; the inputs are not changed).
-
-    A planned setup with no entry is an error: the caller turns a step that never finished into
-    ``failed_entry`` so the report says why.
-    """
-    planned = [s["key"] for s in plan["setups"]]
-    given = [e["key"] for e in entries]
-    if sorted(given) != sorted(planned):
-        extra, absent = sorted(set(given) - set(planned)), sorted(set(planned) - set(given))
-        twice = sorted({k for k in given if given.count(k) > 1})
-        raise UsageError(f"the entries do not match the plan: not planned {extra}, missing {absent}, "
-                         f"given twice {twice}")
-    settings = plan["settings"]
-    results = [copy.deepcopy(e) for e in entries]
-    ranked = rank_setups(results)
-    for result in results:
-        result["neighbours"] = neighbours(result, results)
-        result["versus_top"] = None
-    questions = plan["questions"]
-    question_ids = [q["id"] for q in questions]
-    significance = EvaluationSettings(**settings).significance  # plans made before alpha get the defaults
-    picks = choose_picks(ranked, balance=settings["balance"], time_points=settings["time_points"])
-    compare_with_top(ranked, question_ids, significance)
-    return {
-        "format": REPORT_FORMAT,
-        "id": plan["run_id"],
-        "created_at": plan["created_at"],
-        "golden": copy.deepcopy(plan["golden"]),
-        "collections": sorted({d["collection"] for d in plan["targets"].values()}),
-        "depth": settings["depth"],
-        "by": settings["by"],
-        "question_ids": question_ids,
-        # ids, expected ids and a hash, never a question's or a reference's text: who may read runs
-        # need not be who may read the golden file (kept apart, as golden_dataset/<sha256>.jsonl), and
-        # the hash lets two runs on different golden files find the questions they share
-        "questions": [{"id": q["id"], "expected": list(q["expected"]),
-                       "sha256": q.get("sha256") or question_sha256(q["question"])} for q in questions],
-        "timed_question_ids": list(plan["timed_question_ids"]),
-        "rules": {"balance_points": settings["balance"], "time_points": settings["time_points"],
-                  "rank_by": ["found@10", "found@1", "median_ms", "key"], "timed": settings["timed"],
-                  "seed": settings["seed"],
-                  # plans made before precision-sized timing timed every sampled question
-                  "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0),
-                  "time_budget": settings.get("time_budget", 0)},
-        "targets": copy.deepcopy(plan["targets"]),
-        "missing": copy.deepcopy(plan["missing"]),
-        "picks": picks,
-        "significance": significance.describe(),
-        "ties": pick_ties(picks, ranked, question_ids, significance),
-        "frontier": frontier(ranked),
-        "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
-        **_cache_total(results),
-    }
-
-
-def _cache_total(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """``{"cache": every setup's counts added up}`` (see ``EmbeddedTarget.cache_counts``): how much of
-    the run's batch work came from earlier runs; nothing when no target counted."""
-    counted = [e["cache"] for e in entries if isinstance(e.get("cache"), dict)]
-    if not counted:
-        return {}
-    names = list(dict.fromkeys(name for counts in counted for name in counts))
-    return {"cache": {name: sum(counts.get(name, 0) for counts in counted) for name in names}}
-
-
-# -- a run that cannot start --------------------------------------------------------------------------
-
-def refusal_report(reason: str, *, source: str, sha256: str, run_id: str, created_at: datetime | str,
-                   check: GoldenCheck | None = None, by: str = "doc", depth: int = 20, balance: float = 4,
-                   time_points: float = 8, timed: int = DEFAULT_TIMED, seed: int = 0) -> dict[str, Any]:
-    """The report of a run that could not start: no setup ran, nothing is picked, and ``refused``
-    says why (``reason``, a sentence) with every error of the golden file by line when ``check`` has
-    some. Warnings are left out (they may quote document text); errors name fields, ids and expected
-    documents only. Made by ``assemble_report`` from an empty plan, so it has every key a report has.
-    """
-    settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth, timed=timed,
-                                  seed=seed)
-    errors = [{"line": p.line, "message": p.message} for p in (check.errors if check else ())]
-    counts = ({"format": check.format, "questions": check.rows, "labelled": check.ready,
-               "unfilled": check.unfilled, "drafts": check.drafts} if check else {})
-    plan = {
-        "format": PLAN_FORMAT, "run_id": run_id,
-        "created_at": _utc(created_at).isoformat().replace("+00:00", "Z"),
-        "settings": asdict(settings),
-        "golden": {"source": source, "sha256": sha256, **counts, "problems": errors},
-        "questions": [], "timed_question_ids": [], "setups": [], "targets": {}, "missing": {},
-    }
-    report = assemble_report(plan, [])
-    report["refused"] = {"reason": reason, "errors": errors}
-    return report
-
-
-def golden_errors_reason(check: GoldenCheck) -> str:
-    """Why a run with this golden file is refused, in a sentence."""
-    return f"the golden file has {len(check.errors)} error(s); fix them (`python -m evaluation golden check`) and save it again"

@@ -20,47 +20,18 @@ never on which other setups ran or in what order.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import UsageError
 from ..measures import FOUND_10, MRR, NDCG_10
+from ..settings import SignificanceSettings
 from .metrics import median_ms
 from .significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
 
 COMPARED = (FOUND_10, MRR, NDCG_10)  # the measures two setups are compared on, question by question
 METRICS = tuple(m.versus_key for m in COMPARED)  # "found@10", "mrr", "ndcg_10": the report's keys
 TIE_METRIC = FOUND_10.versus_key  # the metric the picks are made on
-
-
-@dataclass(frozen=True)
-class SignificanceSettings:
-    """How setups are compared: the level, the resamples, and the seed (the run's own)."""
-
-    alpha: float = 0.05
-    resamples: int = 10_000
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if not 0 < self.alpha < 1:
-            raise UsageError(f"alpha {self.alpha:g} is not a probability between 0 and 1; 0.05 is usual")
-        if self.resamples < 100:
-            raise UsageError(f"{self.resamples} resamples are too few for an interval; use 1000 or more")
-
-    @property
-    def level(self) -> float:
-        return 1 - self.alpha
-
-    def describe(self) -> dict[str, Any]:
-        """The report's ``significance``: the settings and, in words, what was computed."""
-        return {**asdict(self), "interval": round(self.level, 6), "tie_metric": TIE_METRIC,
-                "tests": {FOUND_10.versus_key: "exact sign-flip permutation (two-sided, paired by question)",
-                          MRR.versus_key: "sign-flip permutation (exact up to 2**m <= resamples, else seeded)",
-                          NDCG_10.versus_key: "sign-flip permutation (exact up to 2**m <= resamples, else seeded)"},
-                "interval_method": "paired bootstrap, percentile (each interval on its own, not corrected)",
-                "correction": "Holm, across the setups compared with the same setup, metric by metric"}
 
 
 def question_values(entry: Mapping[str, Any], question_ids: Sequence[str]) -> dict[str, np.ndarray | None]:
