@@ -50,3 +50,15 @@ def test_each_measure_reads_the_summary_key_the_report_has_always_had():
 def test_the_comparison_keeps_its_report_keys():
     assert METRICS == ("found@10", "mrr", "ndcg_10") and TIE_METRIC == "found@10" == FOUND_10.versus_key
     assert parse_measure("hit_rate@10").versus_key == "found@10"
+
+
+def test_fail_under_reads_every_measure_by_name_and_checks_the_summary_key_it_names():
+    from evaluation.cli.evaluate_cmd import missed_thresholds, parse_fail_under
+
+    rules = parse_fail_under(["hit_rate@5=0.7", "MRR=0.5", "nDCG@10=0.9", "found@1=0.3"])
+    assert rules == [("hit_rate@5", 0.7), ("mrr", 0.5), ("ndcg@10", 0.9), ("found@1", 0.3)]
+    summary = {"found": {"1": 1 / 3, "5": 2 / 3}, "mrr": 0.5, "ndcg_10": 0.85}
+    report = {"picks": {"finds_the_most": "t.keyword.bm25"}, "setups": [{"key": "t.keyword.bm25", "summary": summary}]}
+    # 2/3 < 0.7 and 0.85 < 0.9 miss; 0.5 >= 0.5 and 1/3 >= 0.3 are met
+    assert missed_thresholds(report, rules) == ["hit_rate@5 of t.keyword.bm25 is 0.6667, under 0.7",
+                                                "ndcg@10 of t.keyword.bm25 is 0.85, under 0.9"]

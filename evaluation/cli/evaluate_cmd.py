@@ -85,7 +85,7 @@ def register(subparsers) -> None:
     parser.add_argument("--rerank-candidates", type=whole(1), default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5; repeatable")
+                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5, ndcg@10=0.6, hit_rate@5=0.7; repeatable")
     parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
                                                          "(read before this run is saved)")
     parser.add_argument("--baseline-store", metavar="STORE", help="the store holding --baseline (default: --save-to)")
