@@ -98,6 +98,7 @@ def refusal_report(reason: str, *, source: str, sha256: str, run_id: str, create
     says why (``reason``, a sentence) with every error of the golden file by line when ``check`` has
     some. Warnings are left out (they may quote document text); errors name fields, ids and expected
     documents only. Made by ``assemble_report`` from an empty plan, so it has every key a report has.
+    ``settings`` (or any of its fields as keywords, as for ``plan_run``) is recorded as the run's would be.
     """
     settings = EvaluationSettings.of(settings, **keywords)
     errors = [{"line": p.line, "message": p.message} for p in (check.errors if check else ())]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import inspect
-import logging
 import threading
 import time
 from typing import Any, Callable, Mapping, Sequence
@@ -23,7 +22,6 @@ from ..target import COUNTERS, Hit, Setup, Target
 from .counts import counted
 from .plan import plan_questions, planned_setup
 
-log = logging.getLogger(__name__)
 
 Progress = Callable[[int, int, str], None]  # (done, total, what is running)
 Clock = Callable[[], float]  # seconds, monotonic; time.perf_counter unless a test fixes it
