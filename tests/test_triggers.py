@@ -315,3 +315,22 @@ def test_storage_out_of_reach_answers_503_to_retry_later(published, monkeypatch)
 
     assert code == 503 and "cannot reach the storage account" in body["error"]
     assert published.host.requests == []
+
+
+# -- evaluate_now under hostile input (issue 22, probe 7) ---------------------------------------------------
+
+DEPTH = 100_000
+
+
+@pytest.mark.parametrize("raw, says", [
+    (b'{"collection": "\\ud800"}', "cannot name a collection"),
+    (b"[" * DEPTH + b"]" * DEPTH, "nested too deeply"),
+    (b'{"collection": "docs", "force": ' + b"[" * 500 + b"]" * 500 + b"}", "\"force\" must be true or false, not a list"),
+    (b'{"collection": ' + b"[" * DEPTH + b"]" * DEPTH + b"}", "nested too deeply"),
+    (b'{"golden": ' + b'{"a": ' * DEPTH + b"1" + b"}" * DEPTH + b"}", "nested too deeply"),
+], ids=["lone-surrogate", "nested-array", "nested-force", "nested-collection", "nested-golden"])
+def test_a_hostile_body_answers_400_with_a_sentence_never_an_exception(published, raw, says):
+    code, answer, _ = post(published, None, raw=raw)
+
+    assert code == 400 and says in answer["error"] and answer["status"] == 400
+    assert published.host.requests == []
