@@ -7,7 +7,9 @@ problems, capped: see ``problems_body``). Its body is ``{"error": sentence, "sta
 from __future__ import annotations
 
 import json
+import re
 from typing import Any, Mapping
+from urllib.parse import quote
 
 import azure.functions as func
 
@@ -42,6 +44,19 @@ def refusal_answer(refusal: Refusal) -> func.HttpResponse:
 def problems_body(problems: list[dict[str, Any]], limit: int = MAX_PROBLEMS) -> dict[str, Any]:
     """``{"problems": the first limit, "more_problems": how many were left out}``."""
     return {"problems": problems[:limit], "more_problems": max(0, len(problems) - limit)}
+
+
+def attachment(filename: str) -> str:
+    """A ``Content-Disposition`` value that downloads as ``filename``, whatever characters it holds.
+
+    RFC 6266: ``filename*`` carries the exact name, UTF-8 and percent-encoded (RFC 5987); ``filename``
+    is a stand-in for old clients, ASCII letters, digits and ``._-`` only (every other character "_").
+    The value is plain printable ASCII, so a quote, a ";" or a CR/LF in a collection name (Blob takes
+    them) can neither break the header nor add one.
+    """
+    fallback = re.sub(r"[^A-Za-z0-9._-]", "_", filename) or "download"
+    exact = quote(filename.encode("utf-8", "surrogatepass"), safe="")
+    return f"attachment; filename=\"{fallback}\"; filename*=UTF-8''{exact}"
 
 
 def _dumps(data: Any) -> str:

@@ -25,7 +25,7 @@ from urllib.parse import urlencode, urlsplit
 
 import azure.functions as func
 
-from app_http import Refusal, json_answer, refusal_answer
+from app_http import Refusal, attachment, json_answer, refusal_answer
 
 from . import site
 from .page import error_page, evaluate_page as render_evaluate_page
@@ -153,5 +153,5 @@ def get_evaluation_golden(req: func.HttpRequest) -> func.HttpResponse:
         return refusal_answer(err)
     log.info("golden file %s of run %s (%s) given to %s", found.sha256[:12], ref.run_id, ref.collection, caller.name)
     return func.HttpResponse(found.data, status_code=200, mimetype="application/x-ndjson", headers={
-        "Content-Disposition": f'attachment; filename="{found.filename}"', "ETag": f'"{found.sha256}"',
+        "Content-Disposition": attachment(found.filename), "ETag": f'"{found.sha256}"',
         "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"})

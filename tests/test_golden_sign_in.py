@@ -111,3 +111,32 @@ def test_the_keys_are_fetched_once_and_an_unknown_key_id_does_not_refetch_them_e
     # the key set may be fetched once by this test (if no earlier one did) plus one refetch for the
     # unknown key id, never once per request: 3 + 5 requests, at most 2 fetches within KEYS_COOLDOWN
     assert KEYS_COOLDOWN >= 30 and TENANT.fetches - before <= 2
+
+
+# -- the file's name in Content-Disposition (issue 22, probe 8) -------------------------------------------
+
+@pytest.mark.parametrize("collection", ['a"b;c', "a\r\nSet-Cookie: x=1", "équipe docs", "tab\there", "back\\slash"],
+                         ids=["quote-semicolon", "crlf", "unicode", "tab", "backslash"])
+def test_any_collection_name_gives_one_well_formed_content_disposition(tmp_path, make_report, collection):
+    from email.message import EmailMessage
+    from urllib.parse import unquote
+
+    from evaluation.evaluate import save_report
+
+    save_report(LocalStore(tmp_path / collection), make_report(DOCS[0]), GOLDEN_RAW)
+    with site.use(settings=settings(), collections=LocalCollections(tmp_path)):
+        response = call(routes.get_evaluation_golden, f"/api/v1/evaluations/{DOCS[0]}/golden",
+                        {**PRINCIPAL, "X-MS-TOKEN-AAD-ID-TOKEN": TENANT.token()})
+
+    assert response.status_code == 200 and response.get_body() == GOLDEN_RAW
+    value = response.headers["Content-Disposition"]
+    assert value.isascii() and value.isprintable() and "\r" not in value and "\n" not in value
+    message = EmailMessage()
+    message["Content-Disposition"] = value
+    params = dict(message["Content-Disposition"].params)
+    assert message.get_content_disposition() == "attachment" and set(params) == {"filename"}
+    # RFC 6266: filename* (RFC 5987, UTF-8) carries the exact name; filename is its ASCII stand-in
+    extended = value.split("filename*=", 1)[1]
+    assert extended.startswith("UTF-8''") and unquote(extended[len("UTF-8''"):]).startswith(f"{collection}-golden-")
+    fallback = value.split('filename="', 1)[1].split('"', 1)[0]
+    assert fallback.endswith(".jsonl") and all(c.isalnum() or c in "._-" for c in fallback)
