@@ -8,12 +8,13 @@ bytes against the same index is one run: a retried call gets the same instance, 
 new one. ``"force": true`` always starts a new run.
 
 Answers: 202 started (or already running / ran: same URLs), 400 a request or golden file that cannot
-run (a sentence, and ``problems``), 404 no golden file there, 503 storage out of reach (retry).
+run (a sentence; for a golden file with errors the first 100 ``problems`` and ``more_problems``, how
+many were left out; a golden file over ``EVALUATION_GOLDEN_MAX_BYTES`` is refused unread), 404 no
+golden file there, 503 storage out of reach (retry). Refusals are ``app_http.Refusal``.
 """
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import uuid
@@ -22,14 +23,15 @@ from typing import Any
 import azure.durable_functions as df
 import azure.functions as func
 
-from app_http import Refusal, json_answer, refusal_answer
+from app_golden import GoldenTooLarge, golden_version
+from app_http import Refusal, refusal_answer
 from app_settings import AppSettings, current_settings
 from app_storage import account_url, collection_folder, collection_targets
 from evaluation.errors import EvaluationError, StoreError, did_you_mean
 from evaluation.golden import check_golden_bytes
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder, check_collection_name, collection_of
 from evaluation.targets import target_state
-from triggers.starting import instance_id, start_once
+from triggers.starting import instance_id, newest_report_sha256, start_once
 
 log = logging.getLogger(__name__)
 
@@ -108,17 +110,20 @@ def _collection_of_address(address: Any, settings: AppSettings) -> str:
 
 def _check_and_state(folder: CollectionFolder, settings: AppSettings) -> tuple[str, dict[str, str]]:
     """The golden file's sha256 and the targets' state; a ``Refusal`` when the run cannot start."""
-    raw = folder.golden_bytes()
-    if raw is None:
+    try:
+        version = golden_version(settings, folder, read=True)
+    except GoldenTooLarge as err:
+        raise Refusal(400, str(err)) from err
+    if version is None:
         raise Refusal(404, f"no golden file at {folder.address(GOLDEN_NAME)}; save one there first")
-    check = check_golden_bytes(raw, folder.address(GOLDEN_NAME))
+    check = check_golden_bytes(version.raw, folder.address(GOLDEN_NAME))
     if not check.ok:
         raise Refusal(400, f"{folder.address(GOLDEN_NAME)} has {len(check.errors)} error(s); fix them and call again",
                       [{"line": p.line, "message": p.message} for p in check.errors])
     specs = collection_targets(settings, folder)
     state = {spec.name: target_state(spec, connection_string=settings.storage_connection_string,
                                      api_keys=settings.search_api_keys) for spec in specs}
-    return hashlib.sha256(raw).hexdigest(), state
+    return version.sha256, state
 
 
 @bp.route(route="evaluate_now", methods=["POST"], auth_level=func.AuthLevel.FUNCTION)
@@ -140,7 +145,7 @@ async def evaluate_now(req: func.HttpRequest, client: df.DurableOrchestrationCli
     instance = instance_id("now", collection, sha256, state, nonce)
     job = {"collection": collection, "sha256": sha256, "debounce_seconds": 0, "trigger": "evaluate_now",
            "state": state}
-    outcome = await start_once(client, instance, job)
+    outcome = await start_once(client, instance, job, reported=lambda: newest_report_sha256(folder))
     log.info("evaluate_now: collection %s golden %s state %s -> instance %s %s", collection, sha256[:12], state,
              instance, outcome)
     response = client.create_check_status_response(req, instance)
