@@ -5,7 +5,7 @@ import azure.durable_functions as df
 
 from activities._shared import folder_of, report_name
 from app_golden import GoldenTooLarge, golden_version
-from evaluation.evaluate import save_report as keep_report
+import evaluation  # evaluation.save_report, as activities/report.py calls it (an activity there has its name)
 from evaluation.golden import check_golden_bytes
 from evaluation.steps import golden_errors_reason, refusal_report
 from evaluation.store.collections import GOLDEN_NAME
@@ -61,5 +61,5 @@ def refuse_run(job: dict) -> dict:
                             sha256=job["sha256"], run_id=job["run_id"], created_at=job["created_at"],
                             check=check if not check.ok else None, by=settings.by, timed=settings.timed)
     if not folder.store.has(job["run_id"]):  # a retried activity saved it already
-        keep_report(folder.store, report, raw)  # with its report.html
+        evaluation.save_report(folder.store, report, raw)  # with its report.html
     return {"report": report_name(folder, job["run_id"])}

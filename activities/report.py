@@ -5,7 +5,7 @@ import azure.durable_functions as df
 
 from activities._shared import PLAN, TIMES, entry_name, folder_of, report_name
 from app_golden import GoldenTooLarge, golden_version, still_holds
-from evaluation.evaluate import save_report as keep_report
+import evaluation  # evaluation.save_report: the library's, beside an activity of the same name
 from evaluation.steps import assemble_report, finish_entries
 from evaluation.store.blob import delete_blobs
 from evaluation.store.collections import CollectionFolder
@@ -38,7 +38,7 @@ def save_report(job: dict) -> dict:
         _take_back(folder, run_id)  # an earlier attempt of this activity may have kept it already
         return {"saved": False, "sha256": seen.sha256 if seen else None}
     if not folder.store.has(run_id):  # a retried activity saved it already
-        keep_report(folder.store, report, folder.kept_golden(job["sha256"]))  # with its report.html
+        evaluation.save_report(folder.store, report, folder.kept_golden(job["sha256"]))  # with its report.html
     if not still_holds(folder, seen):
         _take_back(folder, run_id)
         now = _golden_now(settings, folder)

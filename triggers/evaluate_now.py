@@ -26,11 +26,10 @@ import azure.functions as func
 from app_golden import GoldenTooLarge, golden_version
 from app_http import Refusal, refusal_answer
 from app_settings import AppSettings, current_settings
-from app_storage import account_url, collection_folder, collection_targets
+from app_storage import account_url, collection_folder, collection_target_state, collection_targets
 from evaluation.errors import EvaluationError, StoreError, did_you_mean
 from evaluation.golden import check_golden_bytes
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder, check_collection_name, collection_of
-from evaluation.targets import target_state
 from triggers.starting import instance_id, newest_report_sha256, start_once
 
 log = logging.getLogger(__name__)
@@ -121,8 +120,7 @@ def _check_and_state(folder: CollectionFolder, settings: AppSettings) -> tuple[s
         raise Refusal(400, f"{folder.address(GOLDEN_NAME)} has {len(check.errors)} error(s); fix them and call again",
                       [{"line": p.line, "message": p.message} for p in check.errors])
     specs = collection_targets(settings, folder)
-    state = {spec.name: target_state(spec, connection_string=settings.storage_connection_string,
-                                     api_keys=settings.search_api_keys) for spec in specs}
+    state = {spec.name: collection_target_state(settings, spec) for spec in specs}
     return version.sha256, state
 
 
