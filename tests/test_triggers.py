@@ -428,8 +428,13 @@ def test_a_saved_golden_file_over_the_limit_starts_nothing_and_says_why(app, sma
     assert "EVALUATION_GOLDEN_MAX_BYTES" in caplog.text
 
 
-def test_a_golden_file_at_the_limit_is_hashed_as_before(published, small_limit):
-    code, body, _ = post(published, {"collection": "docs"})  # 68 bytes <= 78
+def test_a_golden_file_at_the_limit_is_hashed_as_before(published, monkeypatch):
+    import app_settings
+
+    monkeypatch.setenv("EVALUATION_GOLDEN_MAX_BYTES", str(len(GOLDEN)))  # exactly its size: allowed
+    app_settings.current_settings.cache_clear()
+
+    code, body, _ = post(published, {"collection": "docs"})
 
     assert code == 202 and body["evaluation"]["sha256"] == SHA
 
