@@ -7,7 +7,8 @@ is on, so the header is believed only when the settings say so (``WEBSITE_AUTH_E
 every caller is anonymous here, whatever it sends.
 
 A function key says nothing about who is calling: it is a shared secret of the app, so a caller with
-only a key is anonymous too.
+only a key is anonymous too. The header is unsigned, so it decides only who is signed in (the
+Evaluate page); golden files need a token whose signature the app checks (``api.tokens``).
 
 A person, not an application: Microsoft Entra issues tokens to both, and an application (a managed
 identity, a service principal) can be given app roles too. A principal counts as a person only when it

@@ -15,8 +15,9 @@ Who may call what:
   only to a caller signed in through App Service authentication; anyone else is sent to sign in
   (or gets 401 when App Service authentication is off).
 - The golden file holds the questions: anonymous at the host, so a browser can fetch it, and given only to
-  a caller App Service authentication signed in as a person holding the admin app role
-  (``EVALUATION_ADMIN_ROLE``). A function key names no one, so a key alone gets 403.
+  a person holding the admin app role (``EVALUATION_ADMIN_ROLE``) as a signed Entra token proves it
+  (``api.tokens``: the principal header alone is never enough). A function key names no one, so a
+  key alone gets 403.
 """
 from __future__ import annotations
 
