@@ -44,7 +44,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Sequence
 
-from .metrics import median_interval
+from .metrics import median_interval, median_ms as _median
 
 TIE_CONFIDENCE = 0.99
 
@@ -58,11 +58,6 @@ def _ran(setup: dict) -> bool:
 
 def _found10(setup: dict) -> int:
     return setup["summary"]["counts"]["10"]
-
-
-def _median(setup: dict) -> float:
-    value = setup["summary"].get("median_ms")
-    return float("inf") if value is None else value
 
 
 def time_interval(setup: dict) -> tuple[float, float]:
