@@ -83,7 +83,8 @@ def versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, Any]], qu
     """Each of ``others`` against ``reference`` (``paired``), Holm-corrected across them per metric.
 
     Each result gains ``p_holm`` per metric and ``tied``: True when found@10's Holm-adjusted p-value is
-    over ``alpha`` (the difference is within noise; ``p_holm <= alpha`` is significant).
+    over ``alpha`` (the questions are too few to tell the difference from luck; ``p_holm <= alpha`` is
+    significant).
     """
     results = {o["key"]: paired(reference, o, question_ids, settings) for o in others if o["key"] != reference["key"]}
     return correct_for_many(results, settings)
@@ -123,8 +124,9 @@ def pick_ties(picks: Mapping[str, str | None], ranked: Sequence[dict[str, Any]],
     """For each pick, the setups faster than it (lower median time) and whether each is tied with it.
 
     Every other setup that ran is compared with the pick (found@10, Holm across them all, as
-    ``versus``); the faster ones are listed fastest first. ``tied`` says whether any is tied within
-    noise and ``with`` names the fastest of those (None when none is).
+    ``versus``); the faster ones are listed fastest first, each with its ``questions_to_tell``. ``tied``
+    says whether the test cannot tell any of them from the pick and ``with`` names the fastest of
+    those (None when none is).
     """
     by_key = {entry["key"]: entry for entry in ranked}
     ties: dict[str, dict[str, Any] | None] = {}
