@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from azure_fake import (API_KEY, ENDPOINT, OPENAI_ENDPOINT, FakeAzureSearch, FakeTokenCredential, TinyBackend,
+from azure_fake import (API_KEY, ENDPOINT, OPENAI_ENDPOINT, SEMANTIC_QUOTA_MESSAGE, FakeAzureSearch, FakeTokenCredential, TinyBackend,
                         bag_vector, example_definition, example_target, parse_filter)
 from evaluation.azure_search.filters import FILTER_CHARS, doc_id_filters
 from evaluation.errors import SearchServiceError
@@ -169,8 +169,8 @@ def test_a_403_with_an_identity_names_the_roles_it_needs():
         target.search(target.setups()[0], QUESTION, 20)
     assert str(caught.value) == (
         f"Azure AI Search at {ENDPOINT} refused to search index docs-index (HTTP 403): give the identity the roles "
-        "'Search Index Data Reader' (to search) and 'Reader' (to read the index definition and its statistics) "
-        "on the service or the index")
+        "'Search Index Data Reader' (to search and count documents) and 'Reader' (to read the index "
+        "definition) on the service or the index")
 
 
 def test_a_404_says_to_check_the_index_name():
@@ -294,6 +294,48 @@ def test_entries_of_targets_that_count_nothing_have_no_counts(tmp_path):
     golden = write_golden(tmp_path, [{"id": "q1", "question": "where is alpha", "expected": ["alpha"]}])
     entry = run_setup(target, plan_run([target], golden), "local.keyword.bm25")
     assert "retries" not in entry and "requests" not in entry
+
+
+
+# -- the semantic ranker's free plan ----------------------------------------------------------------
+
+def test_a_semantic_search_past_the_free_plans_monthly_quota_says_so_and_how_to_go_on():
+    target, fake = example_target()
+    fake.semantic_quota = 0
+    setup = next(s for s in target.setups() if s.key == "search.keyword_semantic.bm25")
+    with pytest.raises(SearchServiceError) as caught:
+        target.search(setup, QUESTION, 20)
+    # The documented answer reached the service's client as sent: 402 and its message, one request (a 402
+    # is not throttling, so it is not sent again).
+    assert [r.body.get("queryType") for r in fake.searches] == ["semantic"]
+    assert str(caught.value) == (
+        f"Azure AI Search at {ENDPOINT} refused to search index docs-index (HTTP 402): the semantic ranker's "
+        f"free plan has used its 1,000 queries for this month (the service says: {SEMANTIC_QUOTA_MESSAGE}); "
+        "switch the service's semantic ranker to the standard plan (the portal's Semantic ranker page, or "
+        "infra's semanticSearchPlan=standard), or skip the semantic setups ('*semantic*' in --skip or "
+        "EVALUATION_SKIP) until the quota resets next month")
+
+
+def test_a_run_past_the_semantic_quota_fails_only_the_semantic_setups_and_picks_among_the_rest(tmp_path):
+    from evaluation import evaluate
+
+    target, fake = example_target()
+    # Two semantic queries left: keyword_semantic's first two searches pass, then the quota is spent.
+    fake.semantic_quota = 2
+    golden = write_golden(tmp_path, [{"id": "q1", "question": QUESTION, "expected": ["guide.md"]},
+                                     {"id": "q2", "question": "retention", "expected": ["report.pdf"]}])
+    report = evaluate([target], golden, timed=1, seed=1, skip=["*reranked*"])
+    by_key = {s["key"]: s for s in report["setups"]}
+    semantic = sorted(k for k in by_key if "semantic" in k.split(".")[1])
+    assert semantic == ["search.hybrid_semantic.contentVector", "search.hybrid_semantic.contentVector+titleVector",
+                        "search.hybrid_semantic.titleVector", "search.keyword_semantic.bm25"]
+    for key in semantic:
+        assert "(HTTP 402): the semantic ranker's free plan has used its 1,000 queries" in by_key[key]["error"], key
+        assert by_key[key]["summary"] is None, key
+    others = [k for k in by_key if k not in semantic]
+    assert len(others) == 1 + 3 + 3 and all(by_key[k]["error"] is None for k in others)
+    assert set(report["picks"]) == {"finds_the_most", "best_for_balance", "best_for_time"}
+    assert set(report["picks"].values()) <= set(others)
 
 
 # -- missing documents ----------------------------------------------------------------------------

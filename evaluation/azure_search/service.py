@@ -16,8 +16,13 @@ from .retry import RETRY_STATUSES, RetrySettings, ThrottleRetryPolicy
 
 log = logging.getLogger(__name__)
 
-READER_ROLES = ("'Search Index Data Reader' (to search) and 'Reader' (to read the index definition and "
-                "its statistics)")
+READER_ROLES = ("'Search Index Data Reader' (to search and count documents) and 'Reader' (to read the "
+                "index definition)")
+# The REST API's answer when the semantic ranker's free plan has spent its monthly queries (1,000 a
+# month): HTTP 402 Payment Required, whose message reads "Free Query Semantic Usage exceeded for the
+# month. Please enable semantic billing ..." (learn.microsoft.com/rest/api/searchservice/http-status-codes).
+SEMANTIC_QUOTA_STATUS = 402
+SEMANTIC_FREE_QUERIES = 1000
 
 
 class SearchService:
@@ -118,6 +123,11 @@ class SearchService:
             fix = (f"the {self.auth} is not allowed: a query key cannot read the index definition; use an "
                    "admin key, or sign in with an identity" if keyed
                    else f"give the identity the roles {READER_ROLES} on the service or the index")
+        elif status == SEMANTIC_QUOTA_STATUS:
+            fix = (f"the semantic ranker's free plan has used its {SEMANTIC_FREE_QUERIES:,} queries for this month "
+                   f"(the service says: {_first_line(err)}); switch the service's semantic ranker to the standard "
+                   "plan (the portal's Semantic ranker page, or infra's semanticSearchPlan=standard), or skip the "
+                   "semantic setups ('*semantic*' in --skip or EVALUATION_SKIP) until the quota resets next month")
         elif status == 404:
             fix = (f"check the index name: the service has no index {self.index!r} (names are lower case), "
                    "and that the endpoint is the service that holds it")

@@ -8,6 +8,14 @@ param name string
 @description('Create the service instead of using an existing one.')
 param create bool = false
 param sku string = 'basic'
+
+@description('Semantic ranker plan of a service created here: free stops after 1,000 semantic queries a month (HTTP 402), standard bills each query past those.')
+@allowed([
+  'disabled'
+  'free'
+  'standard'
+])
+param semanticSearchPlan string = 'standard'
 param location string
 param tags object
 
@@ -37,8 +45,10 @@ resource created 'Microsoft.Search/searchServices@2023-11-01' = if (create) {
     // Entra sign-in only: no admin or query key works.
     disableLocalAuth: true
     publicNetworkAccess: 'enabled'
-    // keyword_semantic and hybrid_semantic need the semantic ranker.
-    semanticSearch: 'free'
+    // keyword_semantic and hybrid_semantic need the semantic ranker. One run spends a semantic query
+    // per question per semantic setup, so the free plan's 1,000 a month end within the first run of a
+    // 1,000-question golden file; infra/README says what standard costs.
+    semanticSearch: semanticSearchPlan
   }
 }
 
