@@ -394,9 +394,12 @@ def test_the_description_has_a_state_that_changes_with_the_documents_or_the_defi
     assert described["semantic_configuration"] == "default"
     assert [v["name"] for v in described["vector_fields"]] == ["contentVector", "titleVector"]
     assert target.describe()["state"] == described["state"]
-    fake.stats["documentCount"] = 5
+    fake.backend.documents.append({"chunk_id": "c5", "parent_id": "new.md", "title": "New", "chunk": "new", "page": 1})
     assert target.describe()["state"] != described["state"]
-    fake.stats["documentCount"] = 4
+    fake.backend.documents.pop()
+    assert target.describe()["state"] == described["state"]
+    # The statistics are not in the state: an admin key reads them, the app's identity may not.
+    fake.stats["storageSize"] = 5 * 4096
     assert target.describe()["state"] == described["state"]
     changed = example_definition()
     changed["@odata.etag"] = "\"0x8DCB1E3A5F2C0D2\""
@@ -404,6 +407,44 @@ def test_the_description_has_a_state_that_changes_with_the_documents_or_the_defi
     other = example_target(FakeAzureSearch(changed, TinyBackend(), deployments=["embed"]))[0]
     assert other.describe()["state"] != described["state"]
     json.dumps(described)  # plain JSON, for the plan and the report
+
+
+def test_the_state_is_read_with_requests_that_reader_and_search_index_data_reader_allow():
+    target, fake = example_target(api_key=None, credential=FakeTokenCredential())
+    target.describe()
+    sent = [(r.method, r.path) for r in fake.requests]
+    # Reader: the definition (GET /indexes('docs-index')). Search Index Data Reader: a $count query that
+    # returns no rows. The statistics are asked for last, and only for the sizes.
+    assert sent == [("GET", "/indexes('docs-index')"), ("POST", "/indexes('docs-index')/docs/search.post.search"),
+                    ("GET", "/indexes('docs-index')/search.stats")]
+    assert fake.requests[1].body == {"search": "*", "count": True, "top": 0}
+
+
+def test_a_403_on_the_statistics_leaves_the_sizes_out_and_keeps_the_state():
+    readable = example_target(api_key=None, credential=FakeTokenCredential())[0].describe()
+    target, fake = example_target(api_key=None, credential=FakeTokenCredential())
+    fake.fail("/search.stats", 403, code="Forbidden", message="Authorization failed.")
+    described = target.describe()
+    assert (described["document_count"], described["storage_size"], described["vector_index_size"]) == (4, None, None)
+    assert described["state"] == readable["state"]
+
+
+def test_a_statistics_error_other_than_403_is_still_the_targets_error():
+    target, fake = example_target()
+    fake.fail("/search.stats", 404)
+    with pytest.raises(SearchServiceError, match=r"refused to read the statistics of index docs-index \(HTTP 404\)"):
+        target.describe()
+
+
+def test_a_count_query_refused_names_the_role_that_allows_it():
+    target, fake = example_target(api_key=None, credential=FakeTokenCredential())
+    target.setups()
+    fake.fail("/docs/search.post.search", 403, code="Forbidden", message="Authorization failed.")
+    with pytest.raises(SearchServiceError) as caught:
+        target.describe()
+    assert str(caught.value).startswith(f"Azure AI Search at {ENDPOINT} refused to count the documents of index "
+                                        "docs-index (HTTP 403): give the identity the roles 'Search Index Data "
+                                        "Reader' (to search and count documents)")
 
 
 def test_a_setup_run_twice_on_one_target_counts_only_its_own_requests(tmp_path):

@@ -22,11 +22,13 @@ param tags object
 @description('Principal (object) id of the app\'s user-assigned identity.')
 param principalId string
 
-// Search Index Data Reader: run queries and look documents up by key, in every index; no writes.
+// Search Index Data Reader: run queries (the $count query of the index's state among them) and look
+// documents up by key, in every index; no writes.
 var searchIndexDataReaderRoleId = '1407120a-92aa-4202-b7e9-c0e197c71c8f'
-// Reader: read index definitions (key field, vector fields and profiles, semantic configurations)
-// with SearchIndexClient.get_index; it cannot read API keys or index content. Search Service
-// Contributor would also do it, but could change and delete indexes and read admin keys.
+// Reader: read index definitions (key field, vector fields and profiles, semantic configurations,
+// the ETag) with SearchIndexClient.get_index; it cannot read API keys, index content or the index
+// statistics, which the app does without. Search Service Contributor would read those too, but could
+// change and delete indexes and read admin keys.
 var readerRoleId = 'acdd72a7-3385-48ef-bd42-f606fba81ae7'
 
 resource created 'Microsoft.Search/searchServices@2023-11-01' = if (create) {
