@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 if TYPE_CHECKING:
     from .golden import Golden
     from .steps import Clock, Progress
-    from .store import RunStore
+    from .store import Fetcher, RunStore
     from .target import Target
 
 # This module is imported by ``evaluation/__init__.py`` (a submodule named like the function would
@@ -41,8 +41,12 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              run_id: str | None = None, warn: Callable[[str], None] | None = None,
              clock: Clock = time.perf_counter, alpha: float = 0.05, resamples: int = 10_000,
              fallback_dirs: Sequence[str | Path] | None = None, time_margin: float = DEFAULT_TIME_MARGIN,
-             time_floor: int = DEFAULT_TIME_FLOOR, time_budget: float = DEFAULT_TIME_BUDGET) -> dict[str, Any]:
+             time_floor: int = DEFAULT_TIME_FLOOR, time_budget: float = DEFAULT_TIME_BUDGET,
+             fetcher: Fetcher | None = None) -> dict[str, Any]:
     """Run every selected setup on the golden file's labelled questions; return the report.
+
+    ``golden`` is a ``Golden``, or a path, ``s3://bucket/key`` or Blob address read by ``read_golden``
+    (with ``fetcher``, any object with ``fetch(uri) -> bytes``, when given).
 
     ``save_to`` is a ``RunStore`` or a store address; it is checked before the first search and the
     report is saved there at the end. When that save fails, the report is written as
@@ -59,7 +63,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     if save_to is not None:
         store = open_store(str(save_to)) if isinstance(save_to, (str, Path)) else save_to
         store.check()
-    golden = golden if isinstance(golden, Golden) else read_golden(golden)
+    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher=fetcher)
     plan = plan_run(targets, golden, only=only, skip=skip, balance=balance, time_points=time_points, by=by,
                     depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
                     alpha=alpha, resamples=resamples, time_margin=time_margin, time_floor=time_floor,
@@ -94,7 +98,8 @@ def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: 
 
 
 def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | None = None) -> str:
-    """Keep ``report`` in ``store`` with its golden file and its ``report.html``; the report's path.
+    """Keep ``report`` in ``store`` with its golden file and its ``report.html``; the run id (as
+    ``RunStore.save``; ``store.report_address(run_id)`` says where it went).
 
     The page holds this run and the older runs the store keeps on the same golden file, named by
     question id only (anyone who may read runs may read it). The store's rules hold: everything is

