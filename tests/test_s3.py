@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation import evaluate, read_golden
+from evaluation import evaluate, plan_run, read_golden
 from evaluation.errors import GoldenFileError, RunNotSavedError, StoreError
 from evaluation.golden import check_golden
 from evaluation.store import S3Store, open_store, report_store
@@ -98,7 +98,8 @@ def test_a_fetcher_reads_every_address_for_every_golden_reader(tmp_path):
     assert [q.id for q in read_golden(uri, fetcher=fetcher).questions] == ["a", "b"]
     assert check_golden(uri, fetcher=fetcher).ok
     assert evaluate(target(), uri, fetcher=fetcher, timed=1)["golden"]["sha256"] == hashlib.sha256(ROWS_RAW).hexdigest()
-    assert fetcher.asked == [uri, uri, uri]
+    assert plan_run(target(), uri, fetcher=fetcher)["golden"]["source"] == uri
+    assert fetcher.asked == [uri, uri, uri, uri]
     with pytest.raises(GoldenFileError, match="no such golden file"):
         read_golden("s3://evals/other.jsonl", fetcher=fetcher)
 
