@@ -2,10 +2,12 @@
 ``s3``: moto's S3 server on 127.0.0.1, the same (moto is a test dependency, so it always runs)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from dataclasses import dataclass
@@ -83,21 +85,27 @@ def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Azurite]:
             pytest.fail(message)
         pytest.skip(message)
     port = _free_port()
-    workspace = tmp_path_factory.mktemp("azurite")
-    log_path = workspace / "azurite.log"
+    with _serving("Azurite", [binary, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--inMemoryPersistence",
+                              "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
+                  port, tmp_path_factory.mktemp("azurite")):
+        yield Azurite(blob_endpoint=f"http://127.0.0.1:{port}/{DEV_ACCOUNT}")
+
+
+@contextlib.contextmanager
+def _serving(name: str, argv: list[str], port: int, workspace: Path) -> Iterator[None]:
+    """Run an emulator until the block ends: started in ``workspace`` (anything it writes stays in tmp),
+    waited for until 127.0.0.1:``port`` answers, stopped after; its log shown when it does not start."""
+    log_path = workspace / "server.log"
     with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [binary, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--inMemoryPersistence",
-             "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
-            cwd=workspace, stdout=log, stderr=subprocess.STDOUT)  # cwd: anything it writes stays in tmp
+        process = subprocess.Popen(argv, cwd=workspace, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while not _answers(port):
             if process.poll() is not None or time.monotonic() > deadline:
                 output = log_path.read_text(errors="replace")[-2000:]
-                pytest.fail(f"Azurite did not start on 127.0.0.1:{port} within {START_TIMEOUT_S:g} s:\n{output}")
+                pytest.fail(f"{name} did not start on 127.0.0.1:{port} within {START_TIMEOUT_S:g} s:\n{output}")
             time.sleep(0.1)
-        yield Azurite(blob_endpoint=f"http://127.0.0.1:{port}/{DEV_ACCOUNT}")
+        yield
     finally:
         process.terminate()
         try:
@@ -128,29 +136,10 @@ class S3Emulator:
 
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Emulator]:
-    import sys
-
     port = _free_port()
-    workspace = tmp_path_factory.mktemp("moto")
-    log_path = workspace / "moto.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen([sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                                   cwd=workspace, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not _answers(port):
-            if process.poll() is not None or time.monotonic() > deadline:
-                output = log_path.read_text(errors="replace")[-2000:]
-                pytest.fail(f"moto's S3 server did not start on 127.0.0.1:{port} within {START_TIMEOUT_S:g} s:\n{output}")
-            time.sleep(0.1)
+    with _serving("moto's S3 server", [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                  port, tmp_path_factory.mktemp("moto")):
         yield S3Emulator(endpoint=f"http://127.0.0.1:{port}")
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 @pytest.fixture
