@@ -351,3 +351,22 @@ def test_an_id_in_both_layouts_is_read_from_the_current_one(store, make_report):
 
     assert store.ids() == [run_id]  # once
     assert store.get(run_id)["created_at"] == old["created_at"]
+
+
+def test_a_yes_from_has_golden_is_remembered_and_a_no_is_asked_again(tmp_path):
+    asked = []
+
+    class Counting(LocalStore):
+        def _exists(self, path):
+            asked.append(path)
+            return super()._exists(path)
+
+    store = Counting(tmp_path)
+    sha = hashlib.sha256(GOLDEN_RAW).hexdigest()
+    assert store.has_golden(sha) is False and store.has_golden(sha) is False
+    assert len(asked) == 2 * 2  # a no: both layouts, each time
+    store.keep_golden(GOLDEN_RAW)
+    asked.clear()
+
+    assert store.has_golden(sha) and store.has_golden(sha)
+    assert asked == [f"golden_dataset/{sha}.jsonl"]  # found in the current layout once, then remembered

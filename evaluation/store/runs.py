@@ -199,9 +199,13 @@ class RunStore(ABC):
         return any(self._exists(f"{folder}/{run_id}/{REPORT_NAME}") for folder in (RUNS_DIR, LEGACY_RUNS_DIR))
 
     def has_golden(self, sha256: str) -> bool:
-        """Whether the golden file of ``sha256`` is kept (in either layout). A kept one never goes."""
+        """Whether the golden file of ``sha256`` is kept (in either layout). A kept one never goes, so a
+        yes is remembered by this store object and asked of the storage once; a no is asked every time."""
         sha256 = _check_sha256(sha256)
-        return any(self._exists(path) for path in _golden_paths(sha256))
+        kept = self.__dict__.setdefault("_golden_kept", set())
+        if sha256 not in kept and any(self._exists(path) for path in _golden_paths(sha256)):
+            kept.add(sha256)
+        return sha256 in kept
 
     def _report_path(self, run_id: str) -> str:
         """The report's path in the current layout, else in the pre-2.2 one when only that holds it."""
