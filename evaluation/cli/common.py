@@ -55,6 +55,17 @@ def _refuse_unless(ok: bool, sentence: str) -> None:
         raise argparse.ArgumentTypeError(sentence)
 
 
+def local_path(text: str) -> str:
+    """An argparse type for arguments that take only a local file or folder: text that starts like an
+    address (``https:/acct...``) is refused with a sentence (exit 2), never made into a folder ``https:``."""
+    from ..store.sources import local_path_problem
+
+    problem = local_path_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
 def points(text: str) -> float:
     """An argparse type: a finite number of points, 0 or more (``nan`` and ``inf`` are refused)."""
     value = _number(text, "number of points")
@@ -184,17 +195,17 @@ INDEX_HELP = ("an index folder built by `python -m evaluation index`, or the Blo
 
 
 def add_index_cache_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--index-cache", help="where a published index is fetched to "
+    parser.add_argument("--index-cache", type=local_path, help="where a published index is fetched to "
                                               "(default <tempdir>/retrieval-eval-indexes)")
 
 
 def add_target_options(parser: argparse.ArgumentParser) -> None:
     """``--corpus`` or ``--index`` (one is required), as ``evaluate`` takes them, with the engine options."""
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
+    where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help=INDEX_HELP)
     add_index_cache_option(parser)
-    parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
+    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>)")
     parser.add_argument("--rerank-candidates", type=whole(1), default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--verify", action="store_true",

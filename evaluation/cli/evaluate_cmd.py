@@ -12,7 +12,8 @@ from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
 from .common import (INDEX_HELP, ProgressBar, budget_seconds, percent_below_100, add_chunking_options,
-                     add_index_cache_option, add_significance_options, open_embedded_target, open_run_store, points, setup_pattern, whole)
+                     add_index_cache_option, add_significance_options, local_path, open_embedded_target, open_run_store,
+                     points, setup_pattern, whole)
 
 _FAIL_UNDER = re.compile(r"^(found@([0-9]+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
 
@@ -25,7 +26,7 @@ def register(subparsers) -> None:
                     "table and the three picks. Name at least one target: the embedded engine (--corpus or "
                     "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
+    where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help=INDEX_HELP)
     add_index_cache_option(parser)
     search = parser.add_argument_group("Azure AI Search (beside or instead of the embedded engine)")
@@ -47,7 +48,7 @@ def register(subparsers) -> None:
                              "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
                              "of the field's dimensions")
     parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset)")
-    parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
+    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>)")
     parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in "
                                                              "(checked before the first search)")
     parser.add_argument("--verify", action="store_true",

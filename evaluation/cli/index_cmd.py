@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from .common import ProgressBar, add_chunking_options, index_settings
+from .common import ProgressBar, add_chunking_options, index_settings, local_path
 
 
 def register(subparsers) -> None:
@@ -23,11 +23,11 @@ def register(subparsers) -> None:
                                                "same index (same corpus bytes, settings, models and the software "
                                                "that tokenises and embeds), intact; replaces only a folder this "
                                                "tool wrote.")
-    parser.add_argument("corpus", help="a JSONL file of {id, text} rows or a folder of .md/.txt files")
+    parser.add_argument("corpus", type=local_path, help="a JSONL file of {id, text} rows or a folder of .md/.txt files")
     parser.add_argument("--out", required=True,
                         help="the index folder, or a Blob address to publish it to "
                              "(https://<account>.blob.core.windows.net/<container>/<folder>)")
-    parser.add_argument("--index-dir", help="where to build an index published to Blob "
+    parser.add_argument("--index-dir", type=local_path, help="where to build an index published to Blob "
                                             "(default .index/<corpus name>)")
     parser.add_argument("--force", action="store_true", help="build again even when the index is current")
     parser.add_argument("--verify", action="store_true",
@@ -43,6 +43,10 @@ def run(args: argparse.Namespace) -> int:
     from .common import default_index_dir
 
     publish_to = args.out if is_blob_address(args.out) else None
+    if publish_to:
+        from ..store.blob import parse_address
+
+        parse_address(publish_to)  # a malformed address is refused before minutes of indexing
     folder = (args.index_dir or default_index_dir(args.corpus)) if publish_to else args.out
     bar = ProgressBar(args.quiet)
     started = time.perf_counter()

@@ -19,7 +19,8 @@ Addresses:
 Addresses are read strictly (``parse_address``): the scheme in any case, an account of 3-24 lowercase
 letters and digits on a ``<account>.blob.<cloud suffix>`` host over https (or an emulator host with
 the account in the path), a container named as Azure allows, no query (a SAS token is not read from
-the address) and no ``.`` or ``..`` segment. Anything else is a sentence with a valid example, never
+the address) and no ``.`` or ``..`` segment; a scheme without its ``//`` (``https:/acct...``) is refused
+with the address it should be. Anything else is a sentence with a valid example, never
 a guess that sends the run, or a sign-in token, somewhere else.
 
 Every client fails fast: three attempts at most, 1 s apart, a 5 s connection timeout, so an
@@ -36,6 +37,7 @@ from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
 from ..errors import StoreError
+from .sources import malformed_address
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +90,9 @@ def _refuse(address: str, why: str) -> StoreError:
 def parse_address(address: str) -> BlobAddress:
     """Split a Blob address into account, container and path; a sentence when it is not one (see the
     module docstring for what is allowed)."""
+    malformed = malformed_address(address)
+    if malformed is not None:
+        raise _refuse(address, malformed)
     try:
         parts = urlsplit(address)
         host = (parts.hostname or "").lower()
