@@ -129,6 +129,18 @@ def check_golden_bytes(raw: bytes, source: str | Path,
                        warnings=_in_line_order(warnings) + scan.file_warnings, format=scan.format)
 
 
+def unscorable_labels(questions: Sequence[Question], target: Any, by: str = "doc") -> tuple[GoldenProblem, ...]:
+    """The labels of ``questions`` that ``target`` can never find as written at grain ``by`` (a page of a
+    document without pages or past its last, a chunk id at a document grain, ...), by line, in the words
+    ``golden check --corpus/--index`` uses. Documents the target does not hold are left out: a run
+    says those itself (``missing``). Empty for a target that cannot tell (no ``holds``, no chunks)."""
+    try:
+        labels = _Labels.of(target, {item.doc_id for question in questions for item in question.expected_items})
+    except TypeError:
+        return ()
+    return _in_line_order(_label_warnings(tuple(questions), labels, by, missing=False))
+
+
 def run_problems(golden: Golden) -> tuple[GoldenProblem, ...]:
     """Every error ``check_golden`` reports for the file ``golden`` was read from: its rows' errors, and
     "no question is ready" when none is labelled. A run starts only when this is empty."""
@@ -190,9 +202,11 @@ class _Labels:
         raise TypeError(f"corpus must have .ids, .chunks or .holds(ids), not {type(source).__name__}")
 
 
-def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str) -> list[GoldenProblem]:
-    """Per question: one sentence for the documents ``labels`` does not hold, then one per other label
-    that cannot be found as written."""
+def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str, *,
+                    missing: bool = True) -> list[GoldenProblem]:
+    """Per question: one sentence for the documents ``labels`` does not hold (unless not ``missing``),
+    then one per other label that cannot be found as written."""
+    say_missing = missing
     warnings = []
     for question in questions:
         missing: list[str] = []
@@ -203,7 +217,7 @@ def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str) -
                 missing.append(text if by == "chunk" else item.doc_id)
             elif message:
                 others.append(message)
-        if missing:
+        if missing and say_missing:
             missing = list(dict.fromkeys(missing))
             names = ", ".join(quoted(doc_id) for doc_id in missing)
             verb = "is" if len(missing) == 1 else "are"
