@@ -112,9 +112,28 @@ def test_the_folder_of_indexes_is_never_an_index_itself(tmp_path, corpus):
         build_index(corpus, tmp_path / ".index", BM25_ONLY)
 
 
+def test_two_corpora_of_the_same_name_in_two_folders_keep_two_indexes(tmp_path, monkeypatch):
+    """``a/corpus.jsonl`` and ``b/corpus.jsonl`` once shared ``.index/corpus`` and rebuilt over each other."""
+    import hashlib
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("a", "b", "c/a"):
+        (tmp_path / name).mkdir(parents=True)
+        (tmp_path / name / "corpus.jsonl").write_text('{"id": "x", "text": "x"}\n', encoding="utf-8")
+
+    a, b = default_index_dir("a/corpus.jsonl"), default_index_dir("b/corpus.jsonl")
+    folder_a, folder_c = default_index_dir("a"), default_index_dir("c/a")  # `--corpus .` from two folders "a"
+
+    assert a != b and folder_a != folder_c
+    assert a == default_index_dir(str(tmp_path / "a" / "corpus.jsonl")) == default_index_dir("./b/../a/corpus.jsonl")
+    short = hashlib.sha256(str((tmp_path / "a" / "corpus.jsonl").resolve()).encode("utf-8")).hexdigest()[:8]
+    assert a == Path(".index") / f"corpus-{short}"  # readable: the corpus's name, then 8 hex digits of its path
+
+
 def test_evaluate_on_the_current_folder_keeps_its_index_beside_the_others_under_dot_index(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert default_index_dir(".") == Path(".index") / tmp_path.name  # was ".index" itself
+    assert default_index_dir(".").parent == Path(".index")  # was ".index" itself
+    assert default_index_dir(".").name.startswith(f"{tmp_path.name}-")
     (tmp_path / "a.md").write_text("Alpha explains how to install the package with pip.", encoding="utf-8")
     (tmp_path / "b.md").write_text("Beta covers managed identity sign in.", encoding="utf-8")
     (tmp_path / "g.jsonl").write_text('{"question": "How do I install it?", "expected": ["a.md"]}\n', encoding="utf-8")
@@ -128,7 +147,7 @@ def test_evaluate_on_the_current_folder_keeps_its_index_beside_the_others_under_
 
     assert (first[0], second[0]) == (0, 0), first[2] + second[2]
     assert (tmp_path / ".index" / "other" / "keep.txt").read_text(encoding="utf-8") == "another corpus's index"
-    assert read_marker(tmp_path / ".index" / tmp_path.name) is not None
+    assert read_marker(tmp_path / default_index_dir(".")) is not None
 
 
 @pytest.mark.parametrize("argv, says", [

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import sys
 from pathlib import Path
@@ -133,8 +134,12 @@ def index_settings(args: argparse.Namespace):
 
 
 def default_index_dir(corpus: str) -> Path:
-    """``.index/<corpus name>``: named from the resolved path, so ``.`` is never ``.index`` itself."""
-    return Path(".index") / (Path(corpus).resolve().stem.lstrip(".") or "corpus")
+    """``.index/<corpus name>-<8 hex digits>``: the name for a person, the digits (sha256 of the corpus's
+    resolved path) so that ``a/corpus.jsonl`` and ``b/corpus.jsonl``, or ``--corpus .`` from two folders of
+    one name, never share an index and rebuild over each other; ``.`` is never ``.index`` itself."""
+    resolved = Path(corpus).resolve()
+    digits = hashlib.sha256(str(resolved).encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return Path(".index") / f"{resolved.stem.lstrip('.') or 'corpus'}-{digits}"
 
 
 class ProgressBar:
@@ -205,7 +210,7 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help=INDEX_HELP)
     add_index_cache_option(parser)
-    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>)")
+    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--rerank-candidates", type=whole(1), default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--verify", action="store_true",

@@ -48,7 +48,7 @@ def register(subparsers) -> None:
                              "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
                              "of the field's dimensions")
     parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset)")
-    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>)")
+    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in "
                                                              "(checked before the first search)")
     parser.add_argument("--verify", action="store_true",

@@ -1,7 +1,7 @@
 """``python -m evaluation index CORPUS --out DIR|ADDRESS``: build the embedded index once, and publish it
 to Blob storage when ``--out`` is a Blob address (the Function App's embedded targets read it there).
 
-For a Blob address the index is built in ``--index-dir`` (default ``.index/<corpus name>``), then
+For a Blob address the index is built in ``--index-dir`` (default ``.index/<corpus name>-<8 hex digits of its path>``), then
 uploaded; the connection string comes from ``AZURE_STORAGE_CONNECTION_STRING`` when it is set (read
 here, at the edge), else Azure sign-in is used (Azurite: the development account).
 """
@@ -28,7 +28,7 @@ def register(subparsers) -> None:
                         help="the index folder, or a Blob address to publish it to "
                              "(https://<account>.blob.core.windows.net/<container>/<folder>)")
     parser.add_argument("--index-dir", type=local_path, help="where to build an index published to Blob "
-                                            "(default .index/<corpus name>)")
+                                            "(default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--force", action="store_true", help="build again even when the index is current")
     parser.add_argument("--verify", action="store_true",
                         help="check every file of a current index against its sha256 (sizes are always checked)")
