@@ -187,6 +187,19 @@ def open_run_store(address: str, *, check: bool = False):
     return store
 
 
+GOLDEN_LIMIT_FLAG = "--max-golden-mb"
+
+
+def add_golden_limit_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(GOLDEN_LIMIT_FLAG, type=whole(1, 4096), default=16, metavar="MB",
+                        help="refuse a golden file over this many MiB, read no further (default 16)")
+
+
+def golden_limit(args: argparse.Namespace) -> dict:
+    """``max_bytes`` and ``setting`` for the golden readers, from ``--max-golden-mb``."""
+    return {"max_bytes": args.max_golden_mb * 1024 * 1024, "setting": GOLDEN_LIMIT_FLAG}
+
+
 def add_significance_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="a difference with a Holm-adjusted p-value at or under this is significant (default 0.05)")

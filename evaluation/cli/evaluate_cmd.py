@@ -11,7 +11,7 @@ import tempfile
 from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
-from .common import (INDEX_HELP, ProgressBar, budget_seconds, percent_below_100, add_chunking_options,
+from .common import (INDEX_HELP, ProgressBar, add_golden_limit_option, golden_limit, budget_seconds, percent_below_100, add_chunking_options,
                      add_index_cache_option, add_significance_options, local_path, open_embedded_target, open_run_store,
                      points, setup_pattern, whole)
 
@@ -48,6 +48,7 @@ def register(subparsers) -> None:
                              "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
                              "of the field's dimensions")
     parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset)")
+    add_golden_limit_option(parser)
     parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in "
                                                              "(checked before the first search)")
@@ -202,7 +203,7 @@ def run(args: argparse.Namespace) -> int:
     store = open_run_store(args.save_to, check=True) if args.save_to else None  # seconds, not after the run
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
-    golden = read_golden(args.golden)
+    golden = read_golden(args.golden, **golden_limit(args))
     unsaved = None
     try:
         targets = build_targets(args, bar)

@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from ..engine.corpus import read_corpus
 from ..scoring.judging import GRAINS
-from .common import ProgressBar, add_target_options, local_path, open_embedded_target
+from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
+                     open_embedded_target)
 from ..golden.check import check_golden
 from ..golden.template import golden_template
 
@@ -40,6 +41,7 @@ def register(subparsers: Any) -> None:
                                                         "index` (its own chunks, so chunk ids too)")
     check.add_argument("--by", choices=GRAINS, default="doc",
                        help="the grain the run will judge at, for the warnings (default doc)")
+    add_golden_limit_option(check)
     check.set_defaults(handler=_check)
 
     template = commands.add_parser("template", help="write rows to fill in from a corpus",
@@ -91,7 +93,7 @@ def _check(args: argparse.Namespace) -> int:
         corpus = EmbeddedTarget(open_index(args.index), cross_encoder=False)
     else:
         corpus = read_corpus(args.corpus) if args.corpus else None
-    result = check_golden(args.file, corpus, by=args.by)
+    result = check_golden(args.file, corpus, by=args.by, **golden_limit(args))
     if corpus is not None and result.ready:
         from ..answers.stale import stale_evidence
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..errors import InputTooLargeError
+
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 # A scheme of two characters or more, then ":": "https:/acct..." and "https:acct/runs" start like an
@@ -45,16 +47,24 @@ def local_path_problem(text: str) -> str | None:
             f"local file or folder whose name holds a colon, write ./{text}")
 
 
-def read_bytes(source: str | Path, *, connection_string: str | None = None) -> bytes:
-    """The raw bytes at ``source``. Raises ``FileNotFoundError`` when there is nothing there.
+def read_bytes(source: str | Path, *, connection_string: str | None = None, max_bytes: int | None = None) -> bytes:
+    """The raw bytes at ``source``. Raises ``FileNotFoundError`` when there is nothing there, and
+    ``InputTooLargeError`` when it holds more than ``max_bytes`` (None: no limit): at most
+    ``max_bytes + 1`` bytes are read, so ``/dev/zero`` or a pipe that never ends stops there.
 
     ``connection_string`` is used for Blob addresses only (the caller reads it from its settings).
     """
     if is_blob_address(source):
         from .blob import read_blob_bytes  # the only place Blob enters; keeps azure imports lazy
 
-        return read_blob_bytes(str(source), connection_string=connection_string)
+        return read_blob_bytes(str(source), connection_string=connection_string, max_bytes=max_bytes)
     path = Path(source)
     if path.is_dir():
         raise IsADirectoryError(21, "a folder, not a file", str(path))
-    return path.read_bytes()
+    if max_bytes is None:
+        return path.read_bytes()
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise InputTooLargeError(source, max_bytes)
+    return data
