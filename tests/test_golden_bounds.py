@@ -160,3 +160,17 @@ def test_a_corpus_id_holding_a_control_character_is_refused_with_the_line(tmp_pa
         read_corpus(path)
 
     assert "line 2" in str(caught.value) and 'id "b\\u001b]8;;" holds a line break, tab or other control' in str(caught.value)
+
+
+def test_max_golden_mb_raises_the_limit_on_the_command_line(tmp_path, capsys):
+    path = tmp_path / "golden.jsonl"
+    rows = b"".join(b'{"id": "q%d", "question": "Where is alpha %d?", "expected": ["alpha"]}\n' % (n, n)
+                    for n in range(30_000))
+    path.write_bytes(rows)  # about 2.1 MB: over 1 MiB, under 3 MiB
+    assert 1024 * 1024 < len(rows) < 3 * 1024 * 1024
+
+    refused, said, _ = run_cli(capsys, "golden", "check", str(path), "--max-golden-mb", "1")
+    read, _, _ = run_cli(capsys, "golden", "check", str(path), "--max-golden-mb", "3")
+
+    assert refused == 1 and "over the limit of 1,048,576 bytes (1 MiB) that --max-golden-mb sets" in said
+    assert read == 0
