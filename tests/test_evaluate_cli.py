@@ -118,16 +118,16 @@ def test_evaluate_warns_before_searching_about_every_label_that_can_never_score(
                                     "expected": [doc]}) + "\n"
                       + json.dumps({"id": "gone", "question": "Where is the lost page?",
                                     "expected": ["no-such-doc"]}) + "\n", encoding="utf-8")
-    from evaluation.steps import run_setup
+    from evaluation.run import run_setup
 
     said_before_search = []
 
     def first_search(*args, **kwargs):
         said_before_search.append(capsys.readouterr().err)
-        monkeypatch.setattr("evaluation.steps.run_setup", run_setup)
+        monkeypatch.setattr("evaluation.run.run_setup", run_setup)
         return run_setup(*args, **kwargs)
 
-    monkeypatch.setattr("evaluation.steps.run_setup", first_search)
+    monkeypatch.setattr("evaluation.run.run_setup", first_search)
     code = main(["evaluate", "--index", str(sample_index), "--golden", str(golden), "--only", "keyword", "--quiet",
                  "--timed", "0"])
     assert code == 0, capsys.readouterr().err
