@@ -26,7 +26,7 @@ from .settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MAR
 if TYPE_CHECKING:
     from .golden import Golden
     from .run import Clock, Progress
-    from .store import RunStore
+    from .store import Fetcher, RunStore
     from .store.shape import Report
     from .target import Target
 
@@ -40,8 +40,11 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              created_at: datetime | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
              fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
-             **keywords: Any) -> Report:
+             fetcher: Fetcher | None = None, **keywords: Any) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
+
+    ``golden`` is a ``Golden``, or a path, ``s3://bucket/key`` or Blob address read by ``read_golden``
+    (with ``fetcher``, any object with ``fetch(uri) -> bytes``, when given).
 
     ``save_to`` is a ``RunStore`` or a store address; it is checked before the first search and the
     report is saved there at the end. When that save fails, the report is written as
@@ -62,7 +65,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     if save_to is not None:
         store = open_store(str(save_to)) if isinstance(save_to, (str, Path)) else save_to
         store.check()
-    golden = golden if isinstance(golden, Golden) else read_golden(golden)
+    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher=fetcher)
     plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
                     settings=EvaluationSettings.of(settings, **keywords))
     by_name = {t.name: t for t in targets}
@@ -95,7 +98,8 @@ def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: 
 
 
 def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | None = None) -> str:
-    """Keep ``report`` in ``store`` with its golden file and its ``report.html``; the report's path.
+    """Keep ``report`` in ``store`` with its golden file and its ``report.html``; the run id (as
+    ``RunStore.save``; ``store.report_address(run_id)`` says where it went).
 
     The page holds this run and the older runs the store keeps on the same golden file, named by
     question id only (anyone who may read runs may read it). The store's rules hold: everything is

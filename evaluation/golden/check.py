@@ -23,6 +23,7 @@ from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 from ..errors import GoldenFileError, capped
 from ..engine.corpus import Corpus
 from .records import ExpectedItem, Golden, GoldenProblem, Question
+from ..store.sources import Fetcher
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, _nothing_ready, check_size, load_raw, scan_golden, unlabelled_problem
 from .wording import plural, quoted
 
@@ -103,8 +104,10 @@ def _item(problem: GoldenProblem) -> dict[str, Any]:
 
 
 def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
-                 by: str = "doc", max_bytes: int | None = GOLDEN_MAX_BYTES, setting: str = DEFAULT_SETTING) -> GoldenCheck:
-    """Check every line of ``source``; never raises for a bad, empty or missing file.
+                 by: str = "doc", fetcher: Fetcher | None = None, max_bytes: int | None = GOLDEN_MAX_BYTES,
+                 setting: str = DEFAULT_SETTING) -> GoldenCheck:
+    """Check every line of ``source`` (read as ``read_golden`` reads it, ``fetcher`` too); never raises
+    for a bad, empty or missing file.
 
     Given ``corpus`` (a ``Corpus``, an opened index with ``.chunks``, anything with ``.ids``, or an
     index target with ``holds(ids)``), also warns, by line, about labels that cannot be found as
@@ -114,7 +117,7 @@ def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | H
     ``max_bytes`` is one error naming ``setting`` (``read_golden``'s rule), read no further than that.
     """
     try:
-        raw = load_raw(source, max_bytes=max_bytes, setting=setting)
+        raw = load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting)
     except GoldenFileError as err:
         return _unread(source, err)
     return check_golden_bytes(raw, source, corpus, by=by, max_bytes=max_bytes, setting=setting)

@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 from ..errors import GoldenFileError, capped
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
+from ..store.sources import Fetcher
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw, scan_golden
 
 __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
@@ -22,9 +23,10 @@ __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_b
 
 
 
-def read_golden(source: str | Path, *, max_bytes: int | None = GOLDEN_MAX_BYTES,
+def read_golden(source: str | Path, fetcher: Fetcher | None = None, *, max_bytes: int | None = GOLDEN_MAX_BYTES,
                 setting: str = DEFAULT_SETTING) -> Golden:
-    """Every usable question of ``source`` (a path or storage address); rows with errors go to ``problems``.
+    """Every usable question of ``source`` (a path, ``s3://bucket/key`` or a Blob address, read by
+    ``fetcher.fetch(uri)`` when one is given); rows with errors go to ``problems``.
 
     Raises ``GoldenFileError`` only when the file is missing or unreadable, empty, or holds no
     question at all; the message says how to fix it. A file with errors still reads (so it can be
@@ -32,8 +34,8 @@ def read_golden(source: str | Path, *, max_bytes: int | None = GOLDEN_MAX_BYTES,
     A file over ``max_bytes`` is refused with a sentence naming ``setting`` (the caller's name for the
     limit: a flag, an app setting); None reads any size.
     """
-    return golden_from_bytes(load_raw(source, max_bytes=max_bytes, setting=setting), source, max_bytes=max_bytes,
-                             setting=setting)
+    return golden_from_bytes(load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting), source,
+                             max_bytes=max_bytes, setting=setting)
 
 
 def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None = GOLDEN_MAX_BYTES,

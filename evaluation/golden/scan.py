@@ -21,7 +21,7 @@ from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
 from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
 from .schema import FIELDS, row_errors
 from .wording import ROW_EXAMPLE, json_kind, line_list, plural, quoted, template_command
-from ..store.sources import read_bytes
+from ..store.sources import Fetcher, read_bytes
 
 
 @dataclass(frozen=True)
@@ -65,11 +65,13 @@ def check_size(raw: bytes, source: str | Path, max_bytes: int | None, setting: s
         raise GoldenFileError(too_large_message(source, max_bytes, setting))
 
 
-def load_raw(source: str | Path, *, max_bytes: int | None = GOLDEN_MAX_BYTES, setting: str = DEFAULT_SETTING) -> bytes:
-    """The file's bytes through ``sources.read_bytes``, at most ``max_bytes`` of them (a device or a pipe
-    that never ends is read no further); ``GoldenFileError`` when it cannot be read or is larger."""
+def load_raw(source: str | Path, *, fetcher: Fetcher | None = None, max_bytes: int | None = GOLDEN_MAX_BYTES,
+             setting: str = DEFAULT_SETTING) -> bytes:
+    """The file's bytes through ``sources.read_bytes`` (with ``fetcher`` for an address, when given), at most
+    ``max_bytes`` of them (a device or a pipe that never ends is read no further); ``GoldenFileError``
+    when it cannot be read or is larger."""
     try:
-        return read_bytes(source, max_bytes=max_bytes)
+        return read_bytes(source, fetcher=fetcher, max_bytes=max_bytes)
     except InputTooLargeError as err:
         raise GoldenFileError(too_large_message(source, err.limit, setting)) from None
     except FileNotFoundError as err:
@@ -77,7 +79,7 @@ def load_raw(source: str | Path, *, max_bytes: int | None = GOLDEN_MAX_BYTES, se
     except OSError as err:
         raise GoldenFileError(f"{source}: cannot read the golden file ({err.strerror or err}); "
                               "give the path of a JSONL file") from err
-    except StoreError as err:  # a Blob address that cannot be read: the same kind of error as a bad path
+    except StoreError as err:  # a Blob or S3 address that cannot be read: the same kind of error as a bad path
         raise GoldenFileError(str(err)) from err
 
 
