@@ -18,6 +18,7 @@ from evaluation.errors import StoreError
 from evaluation.report.html import question_texts, render_html, with_banner
 from evaluation.report.style import CSS
 from evaluation.report.trend import collect_trend
+from evaluation.store import LATEST
 from evaluation.store.collections import Collections, RunRef
 
 from .principal import Caller
@@ -54,9 +55,9 @@ def evaluate_page(shelf: Collections, caller: Caller, admin_role: str, *, run: s
         where = f"the collection {collection!r}" if collection else "any collection"
         return _bare_page("No runs yet", f"There are no runs in {where} yet. A run starts when a team saves "
                                          "golden.jsonl in its collection's folder, or when evaluate_now is called.")
-    newest = refs[0]
+    newest = find_run(shelf, LATEST, collection)  # the store's latest: a broken newest report is passed over
     shown = find_run(shelf, run, collection) if run else newest
-    older = refs[1:]
+    older = [ref for ref in refs if ref != newest]
     pages = max(1, math.ceil(len(older) / MENU_SIZE))
     if menu_page > pages:
         raise Refusal(404, f"page={menu_page}: there are {pages} page(s) of older runs")

@@ -17,7 +17,7 @@ from app_http import Refusal
 from evaluation.errors import StoreError
 from evaluation.report.notes import missing_notes
 from evaluation.store import LATEST, check_run_id
-from evaluation.store.collections import Collections, RunRef, newest_runs
+from evaluation.store.collections import Collections, RunRef, latest_run, newest_runs
 from evaluation.store.runs import history_row
 
 from .principal import Caller
@@ -65,12 +65,15 @@ def all_runs(shelf: Collections, collection: str | None = None) -> list[RunRef]:
 
 def find_run(shelf: Collections, run: str, collection: str | None = None) -> RunRef:
     """The run a route names; ``Refusal`` 404 (none), 409 (one id in two collections) or 400 (bad id)."""
-    if run == LATEST:
-        refs = all_runs(shelf, collection)
-        if not refs:
+    if run == LATEST:  # the store's rule: the newest run that reads, never a folder not named by time
+        try:
+            ref = latest_run(collection_stores(shelf, collection))
+        except StoreError as err:
+            raise Refusal(503, str(err)) from err
+        if ref is None:
             where = f"collection {collection!r}" if collection else "any collection"
             raise Refusal(404, f"no runs in {where} yet; a run starts when golden.jsonl is saved")
-        return refs[0]
+        return ref
     try:
         check_run_id(run)
     except StoreError as err:

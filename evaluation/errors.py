@@ -7,7 +7,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from difflib import get_close_matches
-from typing import Iterable
+from typing import Iterable, Sequence, TypeVar
+
+T = TypeVar("T")
+
+MAX_PROBLEMS_SHOWN = 20  # one screen: a file with a million bad rows is 20 sentences and a count
+
+
+def capped(problems: Sequence[T], limit: int = MAX_PROBLEMS_SHOWN) -> tuple[list[T], int]:
+    """The first ``limit`` of ``problems`` and how many more there are, for any list shown to a person
+    (the command line's sentences, the app's 400 body): show those, then "and N more"."""
+    shown = list(problems[:limit])
+    return shown, len(problems) - len(shown)
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,16 @@ class EvaluationError(Exception):
 
 class GoldenFileError(EvaluationError):
     """A golden file is missing, unreadable or has no question ready to run."""
+
+
+class InputTooLargeError(EvaluationError):
+    """An input holds more bytes than the caller allows (``source``, the ``limit`` in bytes); reading stops
+    there, so a device or a pipe that never ends is read no further than the limit."""
+
+    def __init__(self, source: object, limit: int) -> None:
+        super().__init__(f"{source}: over the limit of {limit:,} bytes")
+        self.source = source
+        self.limit = limit
 
 
 class CorpusError(EvaluationError):

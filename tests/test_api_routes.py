@@ -152,6 +152,20 @@ def test_latest_is_the_newest_run_of_all_collections_or_of_the_one_named(app):
     assert (newest_faq["collection"], newest_faq["id"]) == ("faq", FAQ[1])
 
 
+def test_latest_and_the_evaluate_page_pass_over_strange_folders_and_a_broken_newest_report(tmp_path, make_report):
+    fill(lambda name: LocalStore(tmp_path / name), make_report)
+    LocalStore(tmp_path / "faq")._write_new("retrieval/runs/zzz/report.json",  # sorts after every time id
+                                            (json.dumps(make_report("zzz")) + "\n").encode())
+    LocalStore(tmp_path / "faq")._write_new("retrieval/runs/20261106T090000000Z-0000f3/report.json", b"{broken")
+
+    with site.use(settings=settings(), collections=LocalCollections(tmp_path)):
+        newest = call(routes.get_evaluation, "/api/v1/evaluations/latest")
+        page = call(routes.evaluate_page, "/api/evaluate", READER)
+
+    assert newest.status_code == 200 and (body(newest)["collection"], body(newest)["id"]) == ("docs", DOCS[2])
+    assert page.status_code == 200 and f"Run <code>{DOCS[2]}</code>" in page.get_body().decode()
+
+
 def test_a_run_is_found_by_its_id_alone_and_holds_no_question_text(app):
     response = call(routes.get_evaluation, f"/api/v1/evaluations/{FAQ[0]}")
 

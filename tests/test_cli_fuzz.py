@@ -60,7 +60,7 @@ POOLS: dict[str, list[str]] = {
     "threads": ["1", "2", "0", "-1", "x", "300"],
     "chunking": ["structure", "fixed", "recursive", "structur", ""],
     "n": NUMBERS, "seed": NUMBERS, "limit": NUMBERS, "offset": NUMBERS, "balance": NUMBERS, "time_points": NUMBERS,
-    "depth": NUMBERS, "timed": NUMBERS, "rerank_candidates": NUMBERS, "chunk_size": NUMBERS, "chunk_overlap": NUMBERS,
+    "depth": NUMBERS, "timed": NUMBERS, "max_golden_mb": NUMBERS + ["4096", "4097"], "rerank_candidates": NUMBERS, "chunk_size": NUMBERS, "chunk_overlap": NUMBERS,
 }
 RUN_IDS = ["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"] + [f"20990101T000000000Z-{c * 6}" for c in "abcdef"]
 # Services only ever on 127.0.0.1 (a closed port) or malformed: a valid Azure AI Search or Azure OpenAI

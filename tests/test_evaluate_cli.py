@@ -105,3 +105,41 @@ def test_a_missing_golden_file_is_a_sentence_not_a_traceback(sample_index, tmp_p
     err = capsys.readouterr().err
     assert code == 1
     assert "no such golden file" in err and "Traceback" not in err
+
+
+def test_evaluate_warns_before_searching_about_every_label_that_can_never_score(sample_index, tmp_path, capsys,
+                                                                                monkeypatch):
+    """``doc#page=2`` on a document without pages scores 0 on every setup: said once, with the line and
+    the same fix as ``golden check --index``, before the first search."""
+    doc = "azure-identity/managed-identity-support"
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(json.dumps({"id": "paged", "question": "Which services support managed identity?",
+                                  "expected": [f"{doc}#page=2"]}) + "\n"
+                      + json.dumps({"id": "fine", "question": "Which credential does managed identity use?",
+                                    "expected": [doc]}) + "\n"
+                      + json.dumps({"id": "gone", "question": "Where is the lost page?",
+                                    "expected": ["no-such-doc"]}) + "\n", encoding="utf-8")
+    from evaluation.run import run_setup
+
+    said_before_search = []
+
+    def first_search(*args, **kwargs):
+        said_before_search.append(capsys.readouterr().err)
+        monkeypatch.setattr("evaluation.run.run_setup", run_setup)
+        return run_setup(*args, **kwargs)
+
+    monkeypatch.setattr("evaluation.run.run_setup", first_search)
+    code = main(["evaluate", "--index", str(sample_index), "--golden", str(golden), "--only", "keyword", "--quiet",
+                 "--timed", "0"])
+    assert code == 0, capsys.readouterr().err
+    checked = main(["golden", "check", str(golden), "--index", str(sample_index)])
+    out = capsys.readouterr().out
+    assert checked == 0
+
+    words = (f'line 1: "{doc}#page=2" names a page of "{doc}", which has no pages (no form feed in its text), '
+             f'so it is never found as written; name "{doc}" alone')
+    assert len(said_before_search) == 1 and f"warning: {golden}: {words}" in said_before_search[0]
+    assert said_before_search[0].count("line ") == 1  # line 2 is fine; line 3's missing document is said
+    assert "no-such-doc" in said_before_search[0]  # by the run's own note on missing documents, once
+    assert "check the id, or add the document" not in said_before_search[0]
+    assert words in out  # golden check says the same words

@@ -112,9 +112,28 @@ def test_the_folder_of_indexes_is_never_an_index_itself(tmp_path, corpus):
         build_index(corpus, tmp_path / ".index", BM25_ONLY)
 
 
+def test_two_corpora_of_the_same_name_in_two_folders_keep_two_indexes(tmp_path, monkeypatch):
+    """``a/corpus.jsonl`` and ``b/corpus.jsonl`` once shared ``.index/corpus`` and rebuilt over each other."""
+    import hashlib
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("a", "b", "c/a"):
+        (tmp_path / name).mkdir(parents=True)
+        (tmp_path / name / "corpus.jsonl").write_text('{"id": "x", "text": "x"}\n', encoding="utf-8")
+
+    a, b = default_index_dir("a/corpus.jsonl"), default_index_dir("b/corpus.jsonl")
+    folder_a, folder_c = default_index_dir("a"), default_index_dir("c/a")  # `--corpus .` from two folders "a"
+
+    assert a != b and folder_a != folder_c
+    assert a == default_index_dir(str(tmp_path / "a" / "corpus.jsonl")) == default_index_dir("./b/../a/corpus.jsonl")
+    short = hashlib.sha256(str((tmp_path / "a" / "corpus.jsonl").resolve()).encode("utf-8")).hexdigest()[:8]
+    assert a == Path(".index") / f"corpus-{short}"  # readable: the corpus's name, then 8 hex digits of its path
+
+
 def test_evaluate_on_the_current_folder_keeps_its_index_beside_the_others_under_dot_index(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
-    assert default_index_dir(".") == Path(".index") / tmp_path.name  # was ".index" itself
+    assert default_index_dir(".").parent == Path(".index")  # was ".index" itself
+    assert default_index_dir(".").name.startswith(f"{tmp_path.name}-")
     (tmp_path / "a.md").write_text("Alpha explains how to install the package with pip.", encoding="utf-8")
     (tmp_path / "b.md").write_text("Beta covers managed identity sign in.", encoding="utf-8")
     (tmp_path / "g.jsonl").write_text('{"question": "How do I install it?", "expected": ["a.md"]}\n', encoding="utf-8")
@@ -128,7 +147,7 @@ def test_evaluate_on_the_current_folder_keeps_its_index_beside_the_others_under_
 
     assert (first[0], second[0]) == (0, 0), first[2] + second[2]
     assert (tmp_path / ".index" / "other" / "keep.txt").read_text(encoding="utf-8") == "another corpus's index"
-    assert read_marker(tmp_path / ".index" / tmp_path.name) is not None
+    assert read_marker(tmp_path / default_index_dir(".")) is not None
 
 
 @pytest.mark.parametrize("argv, says", [
@@ -241,6 +260,63 @@ def test_index_command_force_and_verify(tmp_path, corpus, capsys, monkeypatch):
     assert code == 0 and "again (chunks.jsonl does not hash" in out
     code, out, _ = run_cli(capsys, *argv, "--force")
     assert code == 0 and "again (--force)" in out
+
+
+def test_index_rebuilds_garbled_vectors_of_the_same_size_that_evaluate_refuses(tmp_path, corpus, capsys, monkeypatch):
+    """Once: evaluate refused the index, and `index` said "already holds this index, nothing to build"."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["index", str(corpus), "--out", "idx", "--models", "bge-small", "--quiet"]
+    assert run_cli(capsys, *argv)[0] == 0
+    vectors_path = tmp_path / "idx" / "vectors" / "bge-small.npy"
+    size = vectors_path.stat().st_size
+    garbled = np.load(vectors_path)
+    garbled[:] = 0.5  # the same shape and bytes count, rows no longer of length 1
+    np.save(vectors_path, garbled)
+    assert vectors_path.stat().st_size == size
+    with pytest.raises(SearchIndexError, match="not unit length"):
+        open_index(tmp_path / "idx")  # what evaluate refuses
+
+    code, out, _ = run_cli(capsys, *argv)
+
+    assert code == 0 and "already holds" not in out
+    assert "again (vectors/bge-small.npy holds rows that are not unit length" in out
+    open_index(tmp_path / "idx")
+
+
+def test_build_index_finds_every_damage_open_index_refuses(tmp_path, corpus):
+    """The reuse check is open_index's own: a chunks file that is not JSON, of the same size, too."""
+    folder = tmp_path / "index"
+    build_index(corpus, folder, BM25_ONLY)
+    chunks = folder / "chunks.jsonl"
+    chunks.write_bytes(b"[" + chunks.read_bytes()[1:])  # same size, no longer a row
+
+    with pytest.raises(SearchIndexError):
+        open_index(folder)
+    again = build_index(corpus, folder, BM25_ONLY)
+
+    assert again["reused"] is False and again["rebuilt_because"]
+    open_index(folder)
+
+
+def test_force_never_deletes_files_the_index_did_not_write(tmp_path, corpus, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    build_index(corpus, tmp_path / "idx", BM25_ONLY)
+    (tmp_path / "idx" / "notes.txt").write_text("my notes", encoding="utf-8")
+    (tmp_path / "idx" / "bm25" / "mine.json").write_text("{}", encoding="utf-8")
+    ours = files_under(tmp_path / "idx")
+    assert build_index(corpus, tmp_path / "idx", BM25_ONLY)["reused"] is True  # nothing replaced: all kept
+
+    with pytest.raises(SearchIndexError, match=r"did not write \(bm25/mine.json, notes.txt\)"):
+        build_index(corpus, tmp_path / "idx", BM25_ONLY, force=True)
+    code, _, err = run_cli(capsys, "index", str(corpus), "--out", "idx", "--models", "bge-small", "--quiet")
+    chunks = tmp_path / "idx" / "chunks.jsonl"
+    chunks.write_bytes(chunks.read_bytes()[:-5])  # damaged: a rebuild would replace the folder
+    with pytest.raises(SearchIndexError, match="did not write"):
+        build_index(corpus, tmp_path / "idx", BM25_ONLY)
+
+    assert code == 1 and "notes.txt" in err and "move them out" in err
+    assert {k: v for k, v in files_under(tmp_path / "idx").items() if k != "chunks.jsonl"} == \
+        {k: v for k, v in ours.items() if k != "chunks.jsonl"}
 
 
 # -- a killed build ------------------------------------------------------------------------------

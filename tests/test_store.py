@@ -166,6 +166,67 @@ def test_ids_are_newest_first_and_latest_is_the_newest(store, make_report):
     assert store.get("latest")["id"] == newest
 
 
+def plant(store, folder: str, data: bytes) -> None:
+    """A file under ``retrieval/runs/<folder>/report.json`` that no save wrote (a hand-made folder)."""
+    store._write_new(f"retrieval/runs/{folder}/report.json", data)
+
+
+@pytest.mark.parametrize("planted", [b"not json", None])  # unreadable, or a readable report of its own
+def test_latest_is_the_newest_run_never_a_folder_whose_name_only_sorts_after_it(store, make_report, planted):
+    older, newest = run_ids(2)
+    store.save(make_report(older))
+    store.save(make_report(newest))
+    for name in ("zzz", "~old", "run-9"):  # each sorts after "2026..." as a string
+        plant(store, name, planted if planted is not None else report_bytes(make_report(name)))
+    skipped = []
+
+    assert store.latest(on_skip=lambda run_id, why: skipped.append((run_id, why))) == newest
+    assert store.get("latest")["id"] == newest and store.resolve("latest") == newest
+    assert sorted(name for name, _ in skipped) == ["run-9", "zzz"]  # "~old" is no run id at all: never listed
+    assert all("not a run id made by new_run_id" in why for _, why in skipped)
+    assert store.ids()[:2] == [newest, older]  # listed after the runs named by time, never before
+
+
+def test_latest_passes_over_a_newest_run_that_cannot_be_read_and_names_it(store, make_report):
+    older, middle, newest = run_ids(3)
+    store.save(make_report(older))
+    store.save(make_report(middle))
+    plant(store, newest, b'{"format": 1, "id": "broken"')
+    skipped = []
+
+    assert store.latest(on_skip=lambda run_id, why: skipped.append((run_id, why))) == middle
+    assert store.get("latest")["id"] == middle
+    assert [run_id for run_id, _ in skipped] == [newest] and "not a readable report" in skipped[0][1]
+
+
+def test_latest_in_a_store_of_only_strange_folders_is_a_sentence_naming_them(store, make_report):
+    plant(store, "zzz", report_bytes(make_report("zzz")))
+
+    with pytest.raises(StoreError, match="holds no runs yet") as caught:
+        store.get("latest")
+    assert "zzz" in str(caught.value)
+
+
+def test_latest_across_collections_is_the_newest_readable_run_of_any(tmp_path, make_report):
+    from evaluation.store.collections import LocalCollections, latest_run, newest_runs
+
+    older, middle, newest = run_ids(3)
+    LocalStore(tmp_path / "docs").save(make_report(older))
+    LocalStore(tmp_path / "wiki").save(make_report(middle))
+    plant(LocalStore(tmp_path / "wiki"), newest, b"garbage")
+    plant(LocalStore(tmp_path / "docs"), "zzz", report_bytes(make_report("zzz")))
+    shelf = LocalCollections(tmp_path)
+    skipped = []
+
+    ref = latest_run(shelf.stores(), on_skip=lambda run_id, why: skipped.append(run_id))
+
+    assert (ref.run_id, ref.collection) == (middle, "wiki")
+    assert sorted(skipped) == [newest, "zzz"]
+    assert [r.run_id for r in newest_runs(shelf.stores())][:3] == [newest, middle, older]  # zzz listed last
+    assert latest_run(LocalCollections(tmp_path / "none").stores() if (tmp_path / "none").mkdir() is None else [],
+                      on_skip=lambda *a: None) is None
+
+
 def test_history_pages_through_runs_newest_first(store, make_report):
     ids = run_ids(3)
     for run_id in ids:

@@ -87,6 +87,69 @@ def test_an_address_never_becomes_a_local_folder_named_https(tmp_path, monkeypat
     assert [p.name for p in tmp_path.iterdir()] == ["golden.jsonl"]
 
 
+MALFORMED = [  # a scheme, then no "//": once saved to a local folder named "https:", exit 0
+    ("https:/acct.blob.core.windows.net/runs", "https://acct.blob.core.windows.net/runs"),
+    ("https:acct/runs", "https://acct/runs"),
+    ("HTTPS:\\\\acct.blob.core.windows.net\\runs", "https://acct.blob.core.windows.net\\runs"),
+    ("http:127.0.0.1:10000/devstoreaccount1/runs", "http://127.0.0.1:10000/devstoreaccount1/runs"),
+]
+
+
+@pytest.mark.parametrize("address, fixed", MALFORMED)
+def test_a_scheme_without_two_slashes_is_refused_with_the_form_it_should_take(address, fixed):
+    assert is_blob_address(address)  # it goes to the address reader, never to a local folder
+    with pytest.raises(StoreError) as caught:
+        open_store(address)
+    said = str(caught.value)
+    assert f"write {fixed}" in said and EXAMPLE in said and f"./{address}" in said
+
+
+def test_a_windows_drive_and_a_plain_relative_path_are_still_local():
+    assert not is_blob_address("C:/runs") and not is_blob_address("runs") and not is_blob_address("./https:/x")
+
+
+@pytest.mark.parametrize("address, fixed", MALFORMED[:2])
+@pytest.mark.parametrize("argv, takes", [
+    (["evaluate", "--index", "IDX", "--golden", "GOLDEN", "--save-to", "ADDRESS"], "address"),
+    (["evaluate", "--index", "IDX", "--golden", "GOLDEN", "--baseline", "latest", "--baseline-store", "ADDRESS"],
+     "address"),
+    (["evaluate", "--index", "ADDRESS", "--golden", "GOLDEN"], "address"),
+    (["evaluate", "--index", "IDX", "--golden", "ADDRESS"], "address"),
+    (["golden", "check", "ADDRESS"], "address"),
+    (["runs", "list", "--store", "ADDRESS"], "address"),
+    (["runs", "show", "latest", "--store", "ADDRESS"], "address"),
+    (["report", "latest", "--store", "ADDRESS", "--out", "page.html"], "address"),
+    (["compare", "latest", "latest", "--store", "ADDRESS"], "address"),
+    (["index", "CORPUS", "--out", "ADDRESS"], "address"),
+    (["evaluate", "--corpus", "ADDRESS", "--golden", "GOLDEN"], "local"),
+    (["evaluate", "--corpus", "CORPUS", "--index-dir", "ADDRESS", "--golden", "GOLDEN"], "local"),
+    (["report", "latest", "--store", "STORE", "--out", "ADDRESS"], "local"),
+    (["index", "ADDRESS", "--out", "idx"], "local"),
+    (["golden", "template", "--corpus", "CORPUS", "--out", "ADDRESS"], "local"),
+    (["runs", "export", "latest", "--store", "STORE", "--out", "ADDRESS"], "local"),
+])
+def test_every_address_the_command_line_takes_refuses_a_malformed_one_and_writes_nothing(
+        tmp_path, monkeypatch, capsys, argv, takes, address, fixed):
+    monkeypatch.chdir(tmp_path)
+    golden = write_golden(tmp_path, ROWS)
+    (tmp_path / "corpus.jsonl").write_text('{"id": "alpha", "text": "alpha"}\n', encoding="utf-8")
+    LocalStore(tmp_path / "store")  # a store folder that is never made: nothing may be written
+    names = {"ADDRESS": address, "GOLDEN": str(golden), "IDX": "no-index", "CORPUS": "corpus.jsonl",
+             "STORE": "store"}
+    before = sorted(p.name for p in tmp_path.iterdir())
+
+    try:
+        code, out, err = run_cli(capsys, *[names.get(a, a) for a in argv])
+    except SystemExit as refused:  # a flag's type refused it (exit 2)
+        code, (out, err) = refused.code, capsys.readouterr()
+
+    assert code in (1, 2) and "Saved as run" not in out
+    said = out + err  # `golden check` prints its findings on stdout
+    assert (fixed if takes == "address" else "takes a local path") in said and f"./{address}" in said
+    assert "Traceback" not in said
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # no folder named "https:" or "https:acct"
+
+
 # -- checked before the first search --------------------------------------------------------------
 
 def test_an_unreachable_endpoint_fails_within_seconds_with_one_line_before_any_search(tmp_path, capsys, monkeypatch):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import random
+import unicodedata
 
 import pytest
 import pytrec_eval
@@ -123,6 +124,41 @@ def test_ids_with_spaces_survive_the_trec_round_trip(tmp_path, make_report):
     assert run_lines[0] == "q%201 Q0 100%25%20sure.md 1 20 t.keyword.bm25"
     assert qrels == ["q%201 0 My%20Report.pdf 1"]
     assert [h.doc_id for h in run["t.keyword.bm25"]["q 1"]] == ["100% sure.md", "My Report.pdf"]
+
+
+def test_trec_files_never_carry_raw_control_characters_and_read_them_back(tmp_path, make_report):
+    qid, doc = "q\x00\x1b[31m", "doc\x07\x7f\x9b.md"  # NUL, ESC, BEL, DEL, CSI: a terminal would run them
+    report = make_report(questions={qid: [doc]}, setups={"t.keyword.bm25": {qid: [doc]}})
+
+    export(report, tmp_path)
+    written = (tmp_path / "run.trec").read_text(encoding="utf-8") + (tmp_path / "qrels.trec").read_text(encoding="utf-8")
+    run = read_trec_run(tmp_path / "run.trec")
+
+    assert not [ch for ch in written if ch != "\n" and unicodedata.category(ch) == "Cc"]
+    assert "q%00%1B[31m Q0 doc%07%7F%C2%9B.md 1 20 t.keyword.bm25" in written
+    assert [h.doc_id for h in run["t.keyword.bm25"][qid]] == [doc]
+
+
+FORMULAS = ["=HYPERLINK(\"http://evil.test\",\"x\")", "+1+1", "-2+3", "@SUM(A1)", "\tx", "\rx"]
+
+
+def test_csv_cells_a_spreadsheet_would_run_are_written_as_text(tmp_path, make_report):
+    """OWASP's CSV injection advice: a cell starting with = + - @ tab or CR gets a leading ' (read as text)."""
+    questions = {f"{formula}-{n}": ["doc-a"] for n, formula in enumerate(FORMULAS)}
+    setups = {f"{FORMULAS[0]}.keyword.bm25": {qid: ["doc-a"] for qid in questions}}
+    report = make_report(questions=questions, setups=setups)
+    report["setups"][0]["method_label"] = "@cmd"
+    report["setups"][0]["error"] = "-error"
+
+    cells = []
+    for written in (export_csv(report, tmp_path / "setups.csv"), export_questions_csv(report, tmp_path / "q.csv")):
+        with written.open(encoding="utf-8", newline="") as handle:
+            cells += [cell for row in csv.reader(handle) for cell in row]
+
+    assert cells and not [c for c in cells if c[:1] in ("=", "+", "-", "@", "\t", "\r")]
+    assert {f"'{qid}" for qid in questions} <= set(cells)  # the id is kept, after the quote
+    assert f"'{FORMULAS[0]}.keyword.bm25" in cells and "'@cmd" in cells and "'-error" in cells
+    assert "1" in cells  # numbers are numbers: a rank or position is never quoted
 
 
 # -- reading runs ---------------------------------------------------------------------------------

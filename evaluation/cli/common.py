@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 import sys
 from pathlib import Path
@@ -53,6 +54,17 @@ def _number(text: str, noun: str) -> float:
 def _refuse_unless(ok: bool, sentence: str) -> None:
     if not ok:  # every bound check is False for nan
         raise argparse.ArgumentTypeError(sentence)
+
+
+def local_path(text: str) -> str:
+    """An argparse type for arguments that take only a local file or folder: text that starts like an
+    address (``https:/acct...``) is refused with a sentence (exit 2), never made into a folder ``https:``."""
+    from ..store.sources import local_path_problem
+
+    problem = local_path_problem(text)
+    if problem is not None:
+        raise argparse.ArgumentTypeError(problem)
+    return text
 
 
 def points(text: str) -> float:
@@ -122,8 +134,12 @@ def index_settings(args: argparse.Namespace):
 
 
 def default_index_dir(corpus: str) -> Path:
-    """``.index/<corpus name>``: named from the resolved path, so ``.`` is never ``.index`` itself."""
-    return Path(".index") / (Path(corpus).resolve().stem.lstrip(".") or "corpus")
+    """``.index/<corpus name>-<8 hex digits>``: the name for a person, the digits (sha256 of the corpus's
+    resolved path) so that ``a/corpus.jsonl`` and ``b/corpus.jsonl``, or ``--corpus .`` from two folders of
+    one name, never share an index and rebuild over each other; ``.`` is never ``.index`` itself."""
+    resolved = Path(corpus).resolve()
+    digits = hashlib.sha256(str(resolved).encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return Path(".index") / f"{resolved.stem.lstrip('.') or 'corpus'}-{digits}"
 
 
 class ProgressBar:
@@ -172,6 +188,19 @@ def open_run_store(address: str, *, check: bool = False):
     return store
 
 
+GOLDEN_LIMIT_FLAG = "--max-golden-mb"
+
+
+def add_golden_limit_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(GOLDEN_LIMIT_FLAG, type=whole(1, 4096), default=16, metavar="MB",
+                        help="refuse a golden file over this many MiB, read no further (default 16)")
+
+
+def golden_limit(args: argparse.Namespace) -> dict:
+    """``max_bytes`` and ``setting`` for the golden readers, from ``--max-golden-mb``."""
+    return {"max_bytes": args.max_golden_mb * 1024 * 1024, "setting": GOLDEN_LIMIT_FLAG}
+
+
 def add_significance_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="a difference with a Holm-adjusted p-value at or under this is significant (default 0.05)")
@@ -185,17 +214,17 @@ INDEX_HELP = ("an index folder built by `python -m evaluation index`, or the Blo
 
 
 def add_index_cache_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--index-cache", help="where a published index is fetched to "
+    parser.add_argument("--index-cache", type=local_path, help="where a published index is fetched to "
                                               "(default <tempdir>/retrieval-eval-indexes)")
 
 
 def add_target_options(parser: argparse.ArgumentParser) -> None:
     """``--corpus`` or ``--index`` (one is required), as ``evaluate`` takes them, with the engine options."""
     where = parser.add_mutually_exclusive_group(required=True)
-    where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
+    where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help=INDEX_HELP)
     add_index_cache_option(parser)
-    parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
+    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--rerank-candidates", type=whole(1), default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--verify", action="store_true",

@@ -12,8 +12,9 @@ from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..settings import EvaluationSettings
-from .common import (INDEX_HELP, ProgressBar, budget_seconds, percent_below_100, add_chunking_options,
-                     add_index_cache_option, add_significance_options, open_embedded_target, open_run_store, points, setup_pattern, whole)
+from .common import (INDEX_HELP, ProgressBar, add_golden_limit_option, budget_seconds, golden_limit, percent_below_100,
+                     add_chunking_options, add_index_cache_option, add_significance_options, local_path,
+                     open_embedded_target, open_run_store, points, setup_pattern, whole)
 
 _SHARE = re.compile(r"[0-9]*\.?[0-9]+")
 
@@ -26,7 +27,7 @@ def register(subparsers) -> None:
                     "table and the three picks. Name at least one target: the embedded engine (--corpus or "
                     "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
     where = parser.add_mutually_exclusive_group()
-    where.add_argument("--corpus", help="a corpus to index (once; reused while unchanged) and search")
+    where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help=INDEX_HELP)
     add_index_cache_option(parser)
     search = parser.add_argument_group("Azure AI Search (beside or instead of the embedded engine)")
@@ -48,7 +49,8 @@ def register(subparsers) -> None:
                              "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
                              "of the field's dimensions")
     parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset): a path, s3://bucket/key or a Blob address")
-    parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
+    add_golden_limit_option(parser)
+    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--save-to", metavar="STORE", help="a folder, s3://bucket/prefix or Blob address to keep the run in "
                                                              "(checked before the first search)")
     parser.add_argument("--verify", action="store_true",
@@ -209,7 +211,7 @@ def run(args: argparse.Namespace) -> int:
     store = open_run_store(args.save_to, check=True) if args.save_to else None  # seconds, not after the run
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
-    golden = read_golden(args.golden)
+    golden = read_golden(args.golden, **golden_limit(args))
     unsaved = None
     try:
         targets = build_targets(args, bar)

@@ -15,7 +15,8 @@ from typing import Any, Callable
 
 from ..engine.corpus import read_corpus
 from ..scoring.judging import GRAINS
-from .common import ProgressBar, add_target_options, open_embedded_target
+from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
+                     open_embedded_target)
 from ..golden.check import check_golden
 from ..golden.template import golden_template
 
@@ -32,20 +33,21 @@ def register(subparsers: Any) -> None:
     check.add_argument("file", metavar="FILE", help="the golden file (JSONL, or an Amazon Bedrock dataset)")
     check.add_argument("--json", action="store_true", help="print the result as JSON")
     against = check.add_mutually_exclusive_group()
-    against.add_argument("--corpus", metavar="CORPUS",
+    against.add_argument("--corpus", metavar="CORPUS", type=local_path,
                          help="also warn about labels this corpus cannot match (documents it does not hold, pages "
                               "of documents without pages or past the last one) and evidence quotes none of "
                               "their chunks holds")
-    against.add_argument("--index", metavar="DIR", help="the same against an index built by `python -m evaluation "
+    against.add_argument("--index", metavar="DIR", type=local_path, help="the same against an index built by `python -m evaluation "
                                                         "index` (its own chunks, so chunk ids too)")
     check.add_argument("--by", choices=GRAINS, default="doc",
                        help="the grain the run will judge at, for the warnings (default doc)")
+    add_golden_limit_option(check)
     check.set_defaults(handler=_check)
 
     template = commands.add_parser("template", help="write rows to fill in from a corpus",
                                    description="Write golden-file rows to fill in: one per sampled document "
                                                "or page, with expected named and a hint of how it starts.")
-    template.add_argument("--corpus", metavar="CORPUS", required=True, help="a corpus JSONL file or folder")
+    template.add_argument("--corpus", metavar="CORPUS", required=True, type=local_path, help="a corpus JSONL file or folder")
     template.add_argument("--out", metavar="FILE", required=True, help="the golden file to write")
     template.add_argument("-n", type=_at_least_one, default=50, help="how many rows (default 50)")
     template.add_argument("--seed", type=int, default=0, help="the sampling seed (default 0)")
@@ -59,7 +61,7 @@ def register(subparsers: Any) -> None:
                                               "Amazon Bedrock dataset), search with the reference answer and write "
                                               'every row to a new file, the proposals as "draft": true rows to check.')
     suggest.add_argument("file", metavar="FILE", help="the golden file (JSONL, or an Amazon Bedrock dataset)")
-    suggest.add_argument("--out", metavar="FILE", required=True, help="the file to write (never an existing one)")
+    suggest.add_argument("--out", metavar="FILE", required=True, type=local_path, help="the file to write (never an existing one)")
     suggest.add_argument("--setup", metavar="KEY", help="the setup to search with (default: hybrid, every model)")
     suggest.add_argument("--propose", type=_at_least_one, default=1,
                          help="documents proposed per question, best first (default 1)")
@@ -91,7 +93,7 @@ def _check(args: argparse.Namespace) -> int:
         corpus = EmbeddedTarget(open_index(args.index), cross_encoder=False)
     else:
         corpus = read_corpus(args.corpus) if args.corpus else None
-    result = check_golden(args.file, corpus, by=args.by)
+    result = check_golden(args.file, corpus, by=args.by, **golden_limit(args))
     if corpus is not None and result.ready:
         from ..answers.stale import stale_evidence
 

@@ -1,7 +1,7 @@
 """``python -m evaluation index CORPUS --out DIR|ADDRESS``: build the embedded index once, and publish it
 to Blob storage when ``--out`` is a Blob address (the Function App's embedded targets read it there).
 
-For a Blob address the index is built in ``--index-dir`` (default ``.index/<corpus name>``), then
+For a Blob address the index is built in ``--index-dir`` (default ``.index/<corpus name>-<8 hex digits of its path>``), then
 uploaded; the connection string comes from ``AZURE_STORAGE_CONNECTION_STRING`` when it is set (read
 here, at the edge), else Azure sign-in is used (Azurite: the development account).
 """
@@ -12,7 +12,7 @@ import os
 import sys
 import time
 
-from .common import ProgressBar, add_chunking_options, index_settings
+from .common import ProgressBar, add_chunking_options, index_settings, local_path
 
 
 def register(subparsers) -> None:
@@ -23,12 +23,12 @@ def register(subparsers) -> None:
                                                "same index (same corpus bytes, settings, models and the software "
                                                "that tokenises and embeds), intact; replaces only a folder this "
                                                "tool wrote.")
-    parser.add_argument("corpus", help="a JSONL file of {id, text} rows or a folder of .md/.txt files")
+    parser.add_argument("corpus", type=local_path, help="a JSONL file of {id, text} rows or a folder of .md/.txt files")
     parser.add_argument("--out", required=True,
                         help="the index folder, or a Blob address to publish it to "
                              "(https://<account>.blob.core.windows.net/<container>/<folder>)")
-    parser.add_argument("--index-dir", help="where to build an index published to Blob "
-                                            "(default .index/<corpus name>)")
+    parser.add_argument("--index-dir", type=local_path, help="where to build an index published to Blob "
+                                            "(default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--force", action="store_true", help="build again even when the index is current")
     parser.add_argument("--verify", action="store_true",
                         help="check every file of a current index against its sha256 (sizes are always checked)")
@@ -43,6 +43,10 @@ def run(args: argparse.Namespace) -> int:
     from .common import default_index_dir
 
     publish_to = args.out if is_blob_address(args.out) else None
+    if publish_to:
+        from ..store.blob import parse_address
+
+        parse_address(publish_to)  # a malformed address is refused before minutes of indexing
     folder = (args.index_dir or default_index_dir(args.corpus)) if publish_to else args.out
     bar = ProgressBar(args.quiet)
     started = time.perf_counter()
@@ -52,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if manifest["reused"]:
-        checked = "every file's sha256 checked" if args.verify else "sizes checked; --verify checks every byte"
+        checked = "every file's sha256 checked" if args.verify else "opened as evaluate opens it; --verify checks every byte"
         print(f"{folder} already holds this index ({manifest['chunks']} chunks, fingerprint "
               f"{manifest['fingerprint'][:12]}, {checked}); nothing to build (--force builds it again)")
     else:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ..errors import EvaluationError
+from .common import local_path
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
 EXPORT_FORMATS = ("csv", "trec", "all")
@@ -43,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export = actions.add_parser("export", help="one run's results as CSV tables and TREC files")
     export.add_argument("run_id", metavar="ID", help="a run id, or 'latest'")
     _store_argument(export)
-    export.add_argument("--out", required=True, type=Path, help="folder to write into (made if absent)")
+    export.add_argument("--out", required=True, type=lambda text: Path(local_path(text)), help="folder to write into (made if absent)")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="all", help="what to write (default all)")
     export.add_argument("--by", choices=("doc", "chunk"), default=None,
                         help="grain of the TREC units (default: the report's; needed for evidence reports)")

@@ -19,7 +19,10 @@ Folder layout (``format`` 3)::
 The fingerprint hashes everything that changes the index's bytes or a query's vector (``identity``
 lists it: corpus bytes, chunking, the indexed text, BM25 settings, each model's files and settings,
 the versions of bm25s, PyStemmer, tokenizers and onnxruntime): ``build_index`` does nothing when the
-folder already holds an intact index with the same fingerprint and the installed models.
+folder already holds an intact index with the same fingerprint and the installed models, intact being
+whatever ``open_index`` accepts (so ``index`` rebuilds every damage ``evaluate`` refuses). A rebuild
+replaces the whole folder, so one holding files the index did not write (``foreign_files``: a user's
+notes beside the index) is refused, whatever ``force`` says, and left as it was.
 ``open_index`` refuses an index built with other models or software than are installed (naming the
 rebuild command), and can say when the corpus changed since. A build writes into a temporary sibling
 folder (``.<name>.building-<pid>-...``) and swaps it in at the end, so a stopped build never leaves
@@ -140,13 +143,17 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         damage = index_damage(folder, existing, hashes=verify)
         if damage is None:
             changed = differences(existing)  # same fingerprint, other models in the manifest: never reuse
-            if not changed:
+            if changed:
+                damage = f"built with other models or software ({'; '.join(changed[:4])})"
+            else:
+                damage = _refused_on_open(folder)  # whatever evaluate would refuse, rebuilt here
+            if damage is None:
                 log.info("index in %s is current (fingerprint %s)", folder, wanted[:12])
                 return {**existing, "reused": True}
-            damage = f"built with other models or software ({'; '.join(changed[:4])})"
             log.warning("%s: %s; building it again", folder, damage)
         else:
             log.warning("%s: the index is damaged (%s); building it again", folder, damage)
+    _refuse_foreign_files(folder)  # before minutes of embedding: a rebuild replaces the whole folder
 
     chunks = chunk_corpus(corpus, settings.chunking)
     where = folder.resolve()  # staging and swapping work beside the folder, whatever path named it
@@ -233,6 +240,53 @@ def check_destination(folder: str | Path, corpus: str | Path | None = None) -> N
                                    f"marker to know it by; delete the folder yourself, then build again")
         raise SearchIndexError(f"{folder}: the folder is not empty and holds no index; this tool replaces only "
                                f"index folders it wrote (marked by {MARKER}), so give an empty or new folder for --out")
+
+
+def _refused_on_open(folder: Path) -> str | None:
+    """Why ``open_index`` (what ``evaluate`` calls) refuses ``folder``, or None when it opens: so ``build_index``
+    never calls "current" an index a run refuses (vectors garbled at the same size, a chunks file that
+    no longer reads, a document BM25 of another length). The reason is the sentence without the folder
+    and the rebuild command, which ``build_index`` is about to carry out."""
+    try:
+        open_index(folder)
+    except SearchIndexError as err:
+        reason = str(err).removeprefix(f"{folder}: ")
+        return re.split(r"; rebuild", reason, maxsplit=1)[0]
+    return None
+
+
+# What a build writes at the top of its folder: the files a folder without a readable manifest may hold.
+_WRITTEN = frozenset({MANIFEST, MARKER, "chunks.jsonl", "bm25", "bm25_documents", "vectors", "colbert"})
+
+
+def foreign_files(folder: str | Path) -> list[str]:
+    """The files under ``folder`` that no build of this tool wrote there (paths inside it, sorted): those
+    its manifest does not list, besides the manifest and the marker (without a readable manifest, those
+    outside the folders a build writes)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    manifest = read_manifest(folder)
+    listed = manifest.get("files") if isinstance(manifest, dict) else None
+    foreign = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_dir():
+            continue
+        name = path.relative_to(folder).as_posix()
+        ours = name in (MANIFEST, MARKER) or (name in listed if isinstance(listed, dict)
+                                               else name.split("/", 1)[0] in _WRITTEN)
+        if not ours:
+            foreign.append(name)
+    return foreign
+
+
+def _refuse_foreign_files(folder: Path) -> None:
+    foreign = foreign_files(folder)
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise SearchIndexError(f"{folder}: holds files the index did not write ({shown}); building the index again "
+                               "replaces the whole folder, so move them out first (or give another folder for --out); "
+                               "nothing was changed")
 
 
 def index_damage(folder: str | Path, manifest: dict | None, *, hashes: bool = False) -> str | None:
@@ -379,7 +433,8 @@ def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Pr
 
 def _swap_in(staging: Path, folder: Path) -> None:
     if folder.exists():
-        if read_marker(folder) is None and any(folder.iterdir()):  # checked before the build; never delete others' files
+        if (read_marker(folder) is None and any(folder.iterdir())) or foreign_files(folder):  # checked before the
+            # build too; never delete others' files
             raise SearchIndexError(f"{folder}: files appeared there during the build; it was left as it was")
         old = Path(tempfile.mkdtemp(prefix=f".{folder.name}.old-{os.getpid()}-", dir=folder.parent))
         os.replace(folder, old / folder.name)

@@ -20,11 +20,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 
-from ..errors import GoldenFileError
+from ..errors import GoldenFileError, capped
 from ..engine.corpus import Corpus
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
-from .scan import _nothing_ready, load_raw, scan_golden, unlabelled_problem
+from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, _nothing_ready, check_size, load_raw, scan_golden, unlabelled_problem
 from .wording import plural, quoted
 
 
@@ -84,12 +84,19 @@ class GoldenCheck:
         if self.errors:
             lines.append(f"{plural(len(self.errors), 'error')}; fix {'it' if len(self.errors) == 1 else 'them'} "
                          "and check again:")
-            lines += [f"  {problem}" for problem in self.errors]
+            lines += _capped_lines(self.errors, "errors")
         if self.warnings:
             lines.append(f"{plural(len(self.warnings), 'warning')}:")
-            lines += [f"  {problem}" for problem in self.warnings]
+            lines += _capped_lines(self.warnings, "warnings")
         lines.append("Ready to run." if self.ok else "Not ready to run.")  # ok implies a question is ready
         return "\n".join(lines)
+
+
+def _capped_lines(problems: Sequence[GoldenProblem], nouns: str) -> list[str]:
+    """At most ``MAX_PROBLEMS_SHOWN`` problems, one a line, then how many more (``to_dict`` keeps all)."""
+    shown, rest = capped(problems)
+    return [f"  {problem}" for problem in shown] + ([f"  ... and {rest:,} more {nouns} (--json lists every one)"]
+                                                    if rest else [])
 
 
 def _item(problem: GoldenProblem) -> dict[str, Any]:
@@ -97,7 +104,8 @@ def _item(problem: GoldenProblem) -> dict[str, Any]:
 
 
 def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
-                 by: str = "doc", fetcher: Fetcher | None = None) -> GoldenCheck:
+                 by: str = "doc", fetcher: Fetcher | None = None, max_bytes: int | None = GOLDEN_MAX_BYTES,
+                 setting: str = DEFAULT_SETTING) -> GoldenCheck:
     """Check every line of ``source`` (read as ``read_golden`` reads it, ``fetcher`` too); never raises
     for a bad, empty or missing file.
 
@@ -105,20 +113,30 @@ def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | H
     index target with ``holds(ids)``), also warns, by line, about labels that cannot be found as
     written when a run judges at grain ``by``: documents it does not hold; a page of a document
     without pages, or past its last page (a corpus or an index knows the pages); a chunk id at a
-    document grain, and a document or page at ``by="chunk"`` (an index knows its chunk ids).
+    document grain, and a document or page at ``by="chunk"`` (an index knows its chunk ids). A file over
+    ``max_bytes`` is one error naming ``setting`` (``read_golden``'s rule), read no further than that.
     """
     try:
-        raw = load_raw(source, fetcher=fetcher)
+        raw = load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting)
     except GoldenFileError as err:
-        return GoldenCheck(source=str(source), rows=0, ready=0, unfilled=0, drafts=0,
-                           errors=(GoldenProblem(None, str(err)),), warnings=())
-    return check_golden_bytes(raw, source, corpus, by=by)
+        return _unread(source, err)
+    return check_golden_bytes(raw, source, corpus, by=by, max_bytes=max_bytes, setting=setting)
+
+
+def _unread(source: str | Path, err: GoldenFileError) -> GoldenCheck:
+    return GoldenCheck(source=str(source), rows=0, ready=0, unfilled=0, drafts=0,
+                       errors=(GoldenProblem(None, str(err)),), warnings=())
 
 
 def check_golden_bytes(raw: bytes, source: str | Path,
                        corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
-                       by: str = "doc") -> GoldenCheck:
+                       by: str = "doc", max_bytes: int | None = GOLDEN_MAX_BYTES,
+                       setting: str = DEFAULT_SETTING) -> GoldenCheck:
     """``check_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
+    try:
+        check_size(raw, source, max_bytes, setting)
+    except GoldenFileError as err:
+        return _unread(source, err)
     scan = scan_golden(raw)
     warnings = list(scan.row_warnings)
     if corpus is not None:
@@ -129,6 +147,18 @@ def check_golden_bytes(raw: bytes, source: str | Path,
                        unfilled=len(scan.unfilled), drafts=len(scan.drafts),
                        errors=scan.row_errors + scan.file_errors + ((unlabelled,) if unlabelled else ()),
                        warnings=_in_line_order(warnings) + scan.file_warnings, format=scan.format)
+
+
+def unscorable_labels(questions: Sequence[Question], target: Any, by: str = "doc") -> tuple[GoldenProblem, ...]:
+    """The labels of ``questions`` that ``target`` can never find as written at grain ``by`` (a page of a
+    document without pages or past its last, a chunk id at a document grain, ...), by line, in the words
+    ``golden check --corpus/--index`` uses. Documents the target does not hold are left out: a run
+    says those itself (``missing``). Empty for a target that cannot tell (no ``holds``, no chunks)."""
+    try:
+        labels = _Labels.of(target, {item.doc_id for question in questions for item in question.expected_items})
+    except TypeError:
+        return ()
+    return _in_line_order(_label_warnings(tuple(questions), labels, by, missing=False))
 
 
 def run_problems(golden: Golden) -> tuple[GoldenProblem, ...]:
@@ -145,7 +175,7 @@ def explain_problems(source: str, problems: Sequence[GoldenProblem]) -> str:
     head = (f"{source}: {plural(len(problems), 'error')} in the golden file, so no run starts; fix "
             f"{'it' if len(problems) == 1 else 'them'} and run again (`python -m evaluation golden check "
             f"{source}` shows the same):")
-    return "\n".join([head, *(f"  {problem}" for problem in problems)])
+    return "\n".join([head, *_capped_lines(problems, "errors")])
 
 
 def _in_line_order(problems: Iterable[GoldenProblem]) -> tuple[GoldenProblem, ...]:
@@ -192,9 +222,11 @@ class _Labels:
         raise TypeError(f"corpus must have .ids, .chunks or .holds(ids), not {type(source).__name__}")
 
 
-def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str) -> list[GoldenProblem]:
-    """Per question: one sentence for the documents ``labels`` does not hold, then one per other label
-    that cannot be found as written."""
+def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str, *,
+                    missing: bool = True) -> list[GoldenProblem]:
+    """Per question: one sentence for the documents ``labels`` does not hold (unless not ``missing``),
+    then one per other label that cannot be found as written."""
+    say_missing = missing
     warnings = []
     for question in questions:
         missing: list[str] = []
@@ -205,7 +237,7 @@ def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str) -
                 missing.append(text if by == "chunk" else item.doc_id)
             elif message:
                 others.append(message)
-        if missing:
+        if missing and say_missing:
             missing = list(dict.fromkeys(missing))
             names = ", ".join(quoted(doc_id) for doc_id in missing)
             verb = "is" if len(missing) == 1 else "are"

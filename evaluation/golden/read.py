@@ -13,30 +13,35 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import GoldenFileError
+from ..errors import GoldenFileError, capped
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from ..store.sources import Fetcher
-from .scan import Scan, load_raw, scan_golden
+from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw, scan_golden
 
 __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
            "read_golden", "save_questions"]
 
-_PROBLEMS_SHOWN = 10
 
 
-def read_golden(source: str | Path, fetcher: Fetcher | None = None) -> Golden:
+def read_golden(source: str | Path, fetcher: Fetcher | None = None, *, max_bytes: int | None = GOLDEN_MAX_BYTES,
+                setting: str = DEFAULT_SETTING) -> Golden:
     """Every usable question of ``source`` (a path, ``s3://bucket/key`` or a Blob address, read by
     ``fetcher.fetch(uri)`` when one is given); rows with errors go to ``problems``.
 
     Raises ``GoldenFileError`` only when the file is missing or unreadable, empty, or holds no
     question at all; the message says how to fix it. A file with errors still reads (so it can be
     converted or scored), but no run starts on it: ``plan_run`` refuses it, listing every problem.
+    A file over ``max_bytes`` is refused with a sentence naming ``setting`` (the caller's name for the
+    limit: a flag, an app setting); None reads any size.
     """
-    return golden_from_bytes(load_raw(source, fetcher=fetcher), source)
+    return golden_from_bytes(load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting), source,
+                             max_bytes=max_bytes, setting=setting)
 
 
-def golden_from_bytes(raw: bytes, source: str | Path) -> Golden:
+def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None = GOLDEN_MAX_BYTES,
+                      setting: str = DEFAULT_SETTING) -> Golden:
     """``read_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
+    check_size(raw, source, max_bytes, setting)
     scan = scan_golden(raw)
     if scan.file_errors:
         raise GoldenFileError(_explain(source, scan))
@@ -47,10 +52,10 @@ def golden_from_bytes(raw: bytes, source: str | Path) -> Golden:
 
 def _explain(source: str | Path, scan: Scan) -> str:
     lines = [f"{source}: {problem.message}" for problem in scan.file_errors]
-    lines += [f"  {problem}" for problem in scan.row_errors[:_PROBLEMS_SHOWN]]
-    if len(scan.row_errors) > _PROBLEMS_SHOWN:
-        lines.append(f"  ... and {len(scan.row_errors) - _PROBLEMS_SHOWN} more: "
-                     f"run `python -m evaluation golden check {source}` to see them all")
+    shown, rest = capped(scan.row_errors)
+    lines += [f"  {problem}" for problem in shown]
+    if rest:
+        lines.append(f"  ... and {rest:,} more: run `python -m evaluation golden check {source} --json` to see them all")
     return "\n".join(lines)
 
 

@@ -10,11 +10,12 @@ but any error stops a run (``check.run_problems``).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from ..errors import GoldenFileError, StoreError
+from ..errors import GoldenFileError, InputTooLargeError, StoreError
 from ..jsonl import JsonLineError, parse_line, read_lines
 from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
 from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
@@ -46,11 +47,33 @@ def missing_file_message(source: str | Path) -> str:
     return f"{source}: no such golden file. Start one from your corpus with: {template_command(str(source))}"
 
 
-def load_raw(source: str | Path, *, fetcher: Fetcher | None = None) -> bytes:
-    """The file's bytes through ``sources.read_bytes`` (with ``fetcher`` for an address, when given);
-    ``GoldenFileError`` when it cannot be read."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # as in an expected item (records.parse_expected)
+GOLDEN_MAX_BYTES = 16 * 1024 * 1024  # about 30,000 questions with references; 112 MB once ran (302 MB peak)
+DEFAULT_SETTING = "max_bytes"  # what a caller names when it does not say which of its settings sets the limit
+
+
+def too_large_message(source: str | Path, max_bytes: int, setting: str = DEFAULT_SETTING) -> str:
+    """The sentence for a golden file over ``max_bytes``, naming ``setting``, the knob that raises it."""
+    mib = f" ({max_bytes / 2**20:g} MiB)" if max_bytes % 2**20 == 0 else ""
+    return (f"{source}: the golden file is over the limit of {max_bytes:,} bytes{mib} that {setting} sets; a golden "
+            f"file holds questions and labels, not documents, so split it, or raise {setting}")
+
+
+def check_size(raw: bytes, source: str | Path, max_bytes: int | None, setting: str = DEFAULT_SETTING) -> None:
+    """``GoldenFileError`` when ``raw`` (bytes read elsewhere, a Blob's say) is over ``max_bytes``."""
+    if max_bytes is not None and len(raw) > max_bytes:
+        raise GoldenFileError(too_large_message(source, max_bytes, setting))
+
+
+def load_raw(source: str | Path, *, fetcher: Fetcher | None = None, max_bytes: int | None = GOLDEN_MAX_BYTES,
+             setting: str = DEFAULT_SETTING) -> bytes:
+    """The file's bytes through ``sources.read_bytes`` (with ``fetcher`` for an address, when given), at most
+    ``max_bytes`` of them (a device or a pipe that never ends is read no further); ``GoldenFileError``
+    when it cannot be read or is larger."""
     try:
-        return read_bytes(source, fetcher=fetcher)
+        return read_bytes(source, fetcher=fetcher, max_bytes=max_bytes)
+    except InputTooLargeError as err:
+        raise GoldenFileError(too_large_message(source, err.limit, setting)) from None
     except FileNotFoundError as err:
         raise GoldenFileError(missing_file_message(source)) from err
     except OSError as err:
@@ -236,6 +259,10 @@ def _mixed_format(row: dict[str, Any], file_format: str) -> str | None:
 def _jsonl_row(row: dict[str, Any], number: int) -> tuple[list[Question], list[str], list[str], list[_Claim]]:
     """``(the question or template row if the row is valid, errors, warnings, claims)``."""
     errors = row_errors(row, number)
+    if isinstance(row.get("id"), str) and _CONTROL.search(row["id"]):
+        shown = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted(row["id"]))  # never raw, C1 included
+        errors.append(f'"id" {shown} holds a control character (NUL, ESC, a line break, ...), which would reach '
+                      "a terminal or a TREC file raw; remove it")
     evidence = row.get("evidence", [])
     quotes = [evidence] if isinstance(evidence, str) else evidence if isinstance(evidence, list) else []
     warnings = [f"evidence quote {quoted(quote)} has fewer than three words, so it is not used; "

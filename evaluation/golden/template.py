@@ -33,8 +33,9 @@ def golden_template(corpus: Corpus | str | Path, path: str | Path, n: int = 50, 
     if by not in ("doc", "page"):
         raise UsageError(f'a template samples by "doc" or "page", not {by!r}')
     if is_blob_address(str(path)):
-        raise UsageError(f"{path}: a template is written to a local file; write it here, fill in its questions, "
-                         "then upload it (saving golden.jsonl to the collection's folder starts a run)")
+        raise UsageError(f"{path}: a template is written to a local file, so this takes a local path; write it here, "
+                         "fill in its questions, then upload it (saving golden.jsonl to the collection's folder starts "
+                         f"a run); to name a local file whose name holds a colon, write ./{path}")
     if Path(path).is_dir():
         raise GoldenFileError(f"{path} is a folder; give the path of the golden file to write, "
                               f"for example {Path(path) / 'golden.jsonl'}")

@@ -13,8 +13,10 @@ A docno is the unit judged at the report's grain (``by``):
 - ``chunk``: the chunk id.
 - ``evidence``: refused. Quotes are not TREC units; export at ``doc`` instead.
 
-TREC fields are split on whitespace, so ``%`` and whitespace inside an id are written as ``%25``,
-``%20``, ... and ``read_trec_run`` reads them back.
+TREC fields are split on whitespace, so ``%``, whitespace and control characters inside an id are
+written as ``%25``, ``%20``, ``%1B`` ... and ``read_trec_run`` reads them back. CSV cells that a
+spreadsheet would run as a formula (starting with ``=``, ``+``, ``-``, ``@``, tab or CR) are written
+with a leading ``'``, so an id ``=HYPERLINK(...)`` is shown, never run.
 
 Reading a run orders each question's results as trec_eval does: score descending, then docno
 descending (byte order of the docno as written in the file), whatever the rank column says; with
@@ -42,7 +44,11 @@ log = logging.getLogger(__name__)
 
 TREC_GRAINS = ("doc", "chunk")
 ORDERS = ("trec_eval", "rank")
-_ESCAPE = re.compile(r"[%\s]")
+# Whitespace splits TREC fields; control characters (NUL, ESC, DEL, C1 ...) would reach a terminal or a
+# tool reading the file raw: both are written %XX, as is "%" itself, and read back by read_trec_run.
+_ESCAPE = re.compile(r"[%\s\x00-\x1f\x7f-\x9f]")
+# A cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV Injection").
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 Run = dict[str, dict[str, list[Hit]]]  # tag -> question id -> hits, best first
 
@@ -77,8 +83,18 @@ def _write_csv(path: str | Path, header: list[str], rows: Iterable[list]) -> Pat
     with path.open("w", encoding="utf-8", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(header)
-        writer.writerows([["" if v is None else v for v in row] for row in rows])
+        writer.writerows([[_cell(v) for v in row] for row in rows])
     return path
+
+
+def _cell(value: Any) -> Any:
+    """A CSV cell: empty for None; text a spreadsheet would run (``=HYPERLINK(...)``, ``@SUM``, ``-2+3``)
+    gets a leading ``'`` so it is read as text, as OWASP advises; numbers are written as they are."""
+    if value is None:
+        return ""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    return value
 
 
 # -- TREC export ----------------------------------------------------------------------------------

@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterable, Sequence
 
 from ..answers.stale import stale_warnings
 from ..errors import GoldenFileError, UsageError, did_you_mean
-from ..golden import Golden, Question, explain_problems, question_sha256, read_golden, run_problems
+from ..golden import (Golden, Question, explain_problems, question_sha256, read_golden, run_problems,
+                      unscorable_labels)
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
@@ -41,7 +42,8 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     ``UsageError`` for settings or setup patterns that do not fit, all before any search. Expected
     documents a target does not hold are warned and kept under ``missing``; their questions stay in.
     At ``by="evidence"``, evidence quotes that no chunk of their expected documents holds are warned
-    about too (on targets that can give their chunk texts).
+    about too (on targets that can give their chunk texts), and labels a target can never find as
+    written (``unscorable_labels``: a page of a document without pages, ...), in ``golden check``'s words.
 
     ``settings`` is the run's ``EvaluationSettings``; any of its fields may be given as a keyword
     instead (``timed=20``, ``by="chunk"``), over ``settings`` when both are given. ``fetcher`` reads a
@@ -63,6 +65,12 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     missing = find_missing(targets, questions, settings.by)
     for target_name, gone in missing.items():
         warn(missing_note(target_name, gone))
+    said = set()  # a label no setup can ever find would score 0 everywhere without a word (golden check's words)
+    for target in targets:
+        for problem in unscorable_labels(questions, target, settings.by):
+            if str(problem) not in said:
+                said.add(str(problem))
+                warn(f"{golden.source}: {problem}")
     if settings.by == "evidence":  # a quote no chunk holds would score 0 without a word
         for target in targets:
             for sentence in stale_warnings(target, golden.source, questions):

@@ -19,7 +19,8 @@ Addresses:
 Addresses are read strictly (``parse_address``): the scheme in any case, an account of 3-24 lowercase
 letters and digits on a ``<account>.blob.<cloud suffix>`` host over https (or an emulator host with
 the account in the path), a container named as Azure allows, no query (a SAS token is not read from
-the address) and no ``.`` or ``..`` segment. Anything else is a sentence with a valid example, never
+the address) and no ``.`` or ``..`` segment; a scheme without its ``//`` (``https:/acct...``) is refused
+with the address it should be. Anything else is a sentence with a valid example, never
 a guess that sends the run, or a sign-in token, somewhere else.
 
 Every client fails fast: three attempts at most, 1 s apart, a 5 s connection timeout, so an
@@ -35,7 +36,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
-from ..errors import StoreError
+from ..errors import InputTooLargeError, StoreError
+from .address import malformed_address
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +90,9 @@ def _refuse(address: str, why: str) -> StoreError:
 def parse_address(address: str) -> BlobAddress:
     """Split a Blob address into account, container and path; a sentence when it is not one (see the
     module docstring for what is allowed)."""
+    malformed = malformed_address(address)
+    if malformed is not None:
+        raise _refuse(address, malformed)
     try:
         parts = urlsplit(address)
         host = (parts.hostname or "").lower()
@@ -217,10 +222,14 @@ def _first_line(err: BaseException) -> str:
     return text.splitlines()[0] if text else type(err).__name__
 
 
-def read_blob(container: Any, name: str) -> bytes:
-    """The bytes of blob ``name``; ``FileNotFoundError`` when it is absent."""
+def read_blob(container: Any, name: str, max_bytes: int | None = None) -> bytes:
+    """The bytes of blob ``name``; ``FileNotFoundError`` when it is absent, ``InputTooLargeError`` when it
+    holds more than ``max_bytes`` (known from the first response, before the rest is downloaded)."""
     with _translated(f"{container.url}/{name}"):
-        return container.download_blob(name).readall()
+        download = container.download_blob(name)
+        if max_bytes is not None and download.size > max_bytes:
+            raise InputTooLargeError(f"{container.url}/{name}", max_bytes)
+        return download.readall()
 
 
 def write_new_blob(container: Any, name: str, data: bytes) -> bool:
@@ -283,15 +292,16 @@ def open_container(container: str, *, account_url: str | None = None, connection
     return service.get_container_client(container)
 
 
-def read_blob_bytes(address: str, *, connection_string: str | None = None) -> bytes:
-    """The bytes of the blob at ``address``; ``FileNotFoundError`` when it is absent."""
+def read_blob_bytes(address: str, *, connection_string: str | None = None, max_bytes: int | None = None) -> bytes:
+    """The bytes of the blob at ``address``; ``FileNotFoundError`` when it is absent (``max_bytes``: see
+    ``read_blob``)."""
     parsed = parse_address(address)
     if not parsed.path:
         raise StoreError(f"{address}: the address names a container but no blob; add the blob's name")
     client = container_client(parsed, connection_string=connection_string)
     with client:
         try:
-            return read_blob(client, parsed.path)
+            return read_blob(client, parsed.path, max_bytes)
         except FileNotFoundError as err:
             raise FileNotFoundError(f"{address}: no such blob") from err
 

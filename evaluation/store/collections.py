@@ -23,14 +23,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from ..errors import StoreError, did_you_mean
-from .runs import GOLDEN_DIR, BlobStore, LocalStore, RunStore, check_run_id
+from .runs import GOLDEN_DIR, UNTIMED, BlobStore, LocalStore, RunStore, check_run_id, is_timed_id
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, order=True)
@@ -70,9 +73,33 @@ class Collections(ABC):
 
 
 def newest_runs(stores: Iterable[tuple[str, RunStore]]) -> list[RunRef]:
-    """Every run of every store given, newest first (run ids sort by time; a tie by collection)."""
+    """Every run of every store given, newest first (run ids sort by time; a tie by collection), then
+    the folders not named by time (``runs.newest_first``), which are never newest."""
     refs = [RunRef(run_id, name) for name, store in stores for run_id in store.ids()]
-    return sorted(refs, reverse=True)
+    timed = sorted((r for r in refs if is_timed_id(r.run_id)), reverse=True)
+    return timed + sorted(r for r in refs if not is_timed_id(r.run_id))
+
+
+def latest_run(stores: Iterable[tuple[str, RunStore]],
+               on_skip: Callable[[str, str], None] | None = None) -> RunRef | None:
+    """The newest run of any of ``stores`` whose report reads (``RunStore.latest``'s rule across
+    collections), None when there is none; each run passed over is named to ``on_skip(run_id, sentence)``
+    (by default a logged warning), so one strange folder or broken report never blocks the rest."""
+    on_skip = on_skip or (lambda run_id, why: log.warning("skipped run %s: %s", run_id, why))
+    stores = list(stores)
+    by_name = dict(stores)
+    refs = newest_runs(stores)
+    for ref in refs:
+        if not is_timed_id(ref.run_id):
+            on_skip(ref.run_id, f"{ref.collection}/retrieval/runs/{ref.run_id}: {UNTIMED}")
+    for ref in filter(lambda r: is_timed_id(r.run_id), refs):
+        try:
+            by_name[ref.collection].get(ref.run_id)
+        except StoreError as err:
+            on_skip(ref.run_id, str(err))
+            continue
+        return ref
+    return None
 
 
 class LocalCollections(Collections):

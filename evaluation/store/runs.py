@@ -14,8 +14,11 @@ The golden file is written before its report, and only when its bytes hash to th
 ``golden.sha256``; so every stored report can find the golden file it was scored against. The page
 goes before ``report.json`` too, so a run that is listed has its page (runs saved before pages
 existed have none). The store keeps the page's bytes and never renders one: the report package sits
-above it (``evaluation.evaluate.save_report`` renders and saves). Run ids sort by time (see
-``new_run_id``), so "newest first" is the ids in descending order.
+above it (``evaluation.evaluate.save_report`` renders and saves). Run ids name the moment the run was
+made (see ``new_run_id``), so "newest first" is those ids in descending order; a folder under
+``retrieval/runs/`` named otherwise (by hand, or ``evaluate(run_id=...)``) is listed after them and is
+never ``latest``, however its name sorts. ``latest`` is the newest run whose report reads: one that
+does not, or a folder not named by time, is passed over and named to a warning, never blocking.
 
 ``RunStore`` owns every rule; ``LocalStore``, ``BlobStore`` and ``S3Store`` only read, write and list
 relative paths. A run or golden file the store does not keep is ``RunNotFound`` or ``GoldenNotKept``:
@@ -58,6 +61,7 @@ LEGACY_RUNS_DIR = "runs"
 LEGACY_GOLDEN_DIR = "golden"
 
 _RUN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
+_TIMED_ID = re.compile(r"[0-9]{8}T[0-9]{9}Z-[0-9a-f]{6}")  # what new_run_id makes: the moment, then 24 bits
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 UNSAVED_PREFIX = "unsaved-run-"
 
@@ -94,6 +98,23 @@ def check_run_id(run_id: str) -> str:
         raise StoreError(f"{run_id!r} is not a run id: use letters, digits, '.', '_' and '-' (at most 128, "
                          "not starting with '.'), so it names one folder and nothing outside it")
     return run_id
+
+
+def is_timed_id(run_id: str) -> bool:
+    """Whether ``run_id`` is one ``new_run_id`` makes (``20261130T012433123Z-3f9a1c``): the only ids whose
+    order is the order the runs were made in, so the only ones ``latest`` may name."""
+    return bool(_TIMED_ID.fullmatch(run_id))
+
+
+def newest_first(run_ids: Iterable[str]) -> list[str]:
+    """``run_ids`` newest first: the ids named by time in descending order, then any others (which name
+    no time) in ascending order, so a folder named ``zzz`` never lists before the newest run."""
+    ids = set(run_ids)
+    timed = sorted((i for i in ids if is_timed_id(i)), reverse=True)
+    return timed + sorted(ids - set(timed))
+
+
+UNTIMED = "not a run id made by new_run_id (<UTC time>Z-<6 hex digits>), so its time is unknown and it is never latest"
 
 
 def report_bytes(report: dict[str, Any]) -> bytes:
@@ -218,29 +239,50 @@ class RunStore(ABC):
                 "a run is kept once, so make a new id with new_run_id")
 
     def ids(self) -> list[str]:
-        """Every run id in the store (both layouts), newest first."""
+        """Every run id in the store (both layouts), newest first (``newest_first``)."""
         found = set()
         for folder in (RUNS_DIR, LEGACY_RUNS_DIR):
             for path in self._list(f"{folder}/"):
                 parts = path[len(folder) + 1:].split("/")
                 if len(parts) == 2 and parts[1] == REPORT_NAME and _RUN_ID.fullmatch(parts[0]):
                     found.add(parts[0])
-        return sorted(found, reverse=True)
+        return newest_first(found)
+
+    def latest(self, on_skip: Callable[[str, str], None] | None = None) -> str:
+        """The id of the newest run whose report reads (see the module docstring); ``RunNotFound`` when
+        there is none. Every folder passed over is named to ``on_skip(run_id, sentence)`` (by default a
+        logged warning): one not named by time, or whose report cannot be read."""
+        return self._latest(on_skip)[0]
+
+    def _latest(self, on_skip: Callable[[str, str], None] | None) -> tuple[str, dict[str, Any]]:
+        on_skip = on_skip or _warn_skipped
+        ids = self.ids()
+        passed = [run_id for run_id in ids if not is_timed_id(run_id)]
+        for run_id in passed:  # named even when a newer run is found: such a folder is worth a look
+            on_skip(run_id, f"{self._full(self._report_path(run_id).rsplit('/', 1)[0])}: {UNTIMED}")
+        for run_id in filter(is_timed_id, ids):
+            try:
+                return run_id, self.get(run_id)
+            except StoreError as err:
+                on_skip(run_id, str(err))
+                passed.append(run_id)
+        besides = f" (passed over, see the warnings: {', '.join(passed[:5])}{' ...' if len(passed) > 5 else ''})" \
+            if passed else ""
+        raise RunNotFound(f"the store {self.address} holds no runs yet{besides}; save one with `evaluate`")
 
     def resolve(self, run_id: str) -> str:
-        """``run_id`` checked, or the newest run's id for ``"latest"`` (``RunNotFound`` when there is
-        none): the id to name files after."""
+        """``run_id`` checked, or the newest run's id for ``"latest"`` (``latest``; ``RunNotFound`` when
+        there is none): the id to name files after."""
         if run_id == LATEST:
-            ids = self.ids()
-            if not ids:
-                raise RunNotFound(f"the store {self.address} holds no runs yet; save one with `evaluate`")
-            return ids[0]
+            return self.latest()
         return check_run_id(run_id)
 
     def get(self, run_id: str) -> dict[str, Any]:
-        """The report of ``run_id``, or of the newest run for ``"latest"``; every field readers use is
-        checked, and the report's own ``id`` must be its folder's."""
-        run_id = self.resolve(run_id)
+        """The report of ``run_id``, or of the newest run for ``"latest"`` (``latest``); every field
+        readers use is checked, and the report's own ``id`` must be its folder's."""
+        if run_id == LATEST:
+            return self._latest(None)[1]
+        run_id = check_run_id(run_id)
         path = self._report_path(run_id)
         try:
             raw = self._read(path)
@@ -285,7 +327,7 @@ class RunStore(ABC):
         """
         if limit < 0 or offset < 0:
             raise StoreError(f"limit and offset count runs and cannot be negative (got {limit}, {offset})")
-        on_skip = on_skip or (lambda run_id, why: log.warning("skipped run %s: %s", run_id, why))
+        on_skip = on_skip or _warn_skipped
         rows = []
         for run_id in self.ids()[offset:offset + limit]:
             try:
@@ -313,6 +355,10 @@ class RunStore(ABC):
 
     def _full(self, path: str) -> str:
         return f"{self.address.rstrip('/')}/{path}"
+
+
+def _warn_skipped(run_id: str, why: str) -> None:
+    log.warning("skipped run %s: %s", run_id, why)
 
 
 def _check_sha256(sha256: object) -> str:

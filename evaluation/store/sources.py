@@ -8,11 +8,11 @@ around a client the caller built.
 """
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, Protocol
 
-from ..errors import StoreError
+from ..errors import InputTooLargeError, StoreError
+from .address import is_blob_address, local_path_problem, malformed_address  # noqa: F401 (their old address)
 from .s3 import is_s3_address
 
 
@@ -22,37 +22,41 @@ class Fetcher(Protocol):
     def fetch(self, uri: str) -> bytes: ...
 
 
-_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
-
-
-def is_blob_address(source: str | Path) -> bool:
-    """True for anything written as ``scheme://...``, in any case: an address, never a local folder named
-    ``https:``. ``s3://`` goes to ``s3.parse_s3_address``, anything else to ``blob.parse_address``, and each
-    reads its address or refuses with a sentence."""
-    return not isinstance(source, Path) and bool(_SCHEME.match(str(source)))
-
-
-def read_bytes(source: str | Path, *, connection_string: str | None = None, fetcher: Fetcher | None = None) -> bytes:
-    """The raw bytes at ``source``. Raises ``FileNotFoundError`` when there is nothing there.
+def read_bytes(source: str | Path, *, connection_string: str | None = None, fetcher: Fetcher | None = None,
+               max_bytes: int | None = None) -> bytes:
+    """The raw bytes at ``source``. Raises ``FileNotFoundError`` when there is nothing there, and
+    ``InputTooLargeError`` when it holds more than ``max_bytes`` (None: no limit): a local file, device
+    or pipe is read no further than ``max_bytes + 1`` bytes (``/dev/zero`` stops there), a Blob's size is
+    known from its first response; what an S3 store or a fetcher gives is measured once read.
 
     ``connection_string`` is used for Blob addresses only (the caller reads it from its settings).
     ``fetcher`` reads every address (a local path is still read from disk); whatever it raises but
     ``FileNotFoundError`` becomes a ``StoreError`` naming the address.
     """
     if fetcher is not None and is_blob_address(source):
-        return _fetched(str(source), fetcher)
+        return _within(_fetched(str(source), fetcher), source, max_bytes)
     if is_s3_address(source):
         from .s3 import read_s3_bytes  # boto3 enters only here and in the S3 store
 
-        return read_s3_bytes(str(source))
+        return _within(read_s3_bytes(str(source)), source, max_bytes)
     if is_blob_address(source):
         from .blob import read_blob_bytes  # the only place Blob enters; keeps azure imports lazy
 
-        return read_blob_bytes(str(source), connection_string=connection_string)
+        return read_blob_bytes(str(source), connection_string=connection_string, max_bytes=max_bytes)
     path = Path(source)
     if path.is_dir():
         raise IsADirectoryError(21, "a folder, not a file", str(path))
-    return path.read_bytes()
+    if max_bytes is None:
+        return path.read_bytes()
+    with path.open("rb") as handle:
+        data = handle.read(max_bytes + 1)
+    return _within(data, source, max_bytes)
+
+
+def _within(data: bytes, source: str | Path, max_bytes: int | None) -> bytes:
+    if max_bytes is not None and len(data) > max_bytes:
+        raise InputTooLargeError(source, max_bytes)
+    return data
 
 
 def _fetched(uri: str, fetcher: Any) -> bytes:
