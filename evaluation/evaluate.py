@@ -15,6 +15,7 @@ and when saving still fails at the end the report is written to a local file and
 """
 from __future__ import annotations
 
+import logging
 import time
 from datetime import datetime
 from pathlib import Path
@@ -25,6 +26,8 @@ if TYPE_CHECKING:
     from .steps import Clock, Progress
     from .store import RunStore
     from .target import Target
+
+log = logging.getLogger(__name__)
 
 # This module is imported by ``evaluation/__init__.py`` (a submodule named like the function would
 # otherwise replace it there), so it loads the steps, numpy among them, only when a run starts.
@@ -63,7 +66,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     plan = plan_run(targets, golden, only=only, skip=skip, balance=balance, time_points=time_points, by=by,
                     depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
                     alpha=alpha, resamples=resamples, time_margin=time_margin, time_floor=time_floor,
-                    time_budget=time_budget)
+                    time_budget=time_budget, held_before=held_in_latest_run(store) if store is not None else None)
     by_name = {t.name: t for t in targets}
     per_setup = setup_steps(plan)
     total = per_setup * len(plan["setups"])
@@ -78,6 +81,30 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     if store is not None:
         _save(store, report, golden.raw, fallback_dirs)
     return report
+
+
+def held_in_latest_run(store: Any) -> dict[str, set[str]]:
+    """Per target name, the expected ids the store's newest run found there (expected, and not under its
+    ``missing``): what a target "no longer holds" when this run misses them. Empty for an empty store or
+    one whose newest report cannot be read (the run goes on; absent ids then read "does not hold")."""
+    from .errors import StoreError
+
+    try:
+        ids = store.ids()
+        report = store.get(ids[0]) if ids else None
+    except (StoreError, OSError, ValueError, KeyError) as err:
+        log.info("the newest run could not be read (%s); absent ids read as never held", err)
+        return {}
+    if not isinstance(report, dict):
+        return {}
+    expected = {str(e).split("#page=")[0] for q in report.get("questions") or [] if isinstance(q, dict)
+                for e in q.get("expected") or []} | {str(e) for q in report.get("questions") or []
+                                                      if isinstance(q, dict) for e in q.get("expected") or []}
+    held = {}
+    for name in report.get("targets") or {}:
+        gone = (report.get("missing") or {}).get(name) or {}
+        held[name] = expected - {str(d) for d in (gone.get("documents") or [] if isinstance(gone, dict) else [])}
+    return held
 
 
 def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: Sequence[str | Path] | None) -> None:

@@ -23,6 +23,7 @@ import threading
 import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
+from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -47,6 +48,9 @@ DEFAULT_TIME_FLOOR = 10
 # a reranked search's time varies with its passages' lengths, so its median may need 36+ searches of
 # 2-6 s each to reach +/-10%, and no pick hangs on that precision. The report keeps the margin reached.
 DEFAULT_TIME_BUDGET = 20.0
+# The fewest timed searches whose median has a distribution-free 95% interval (order statistics 1 and
+# 6 of 6: 1 - 2 * 0.5**6 = 0.969); a setup too slow to reach the floor within the budget stops here.
+FEWEST_TIMED = 6
 Progress = Callable[[int, int, str], None]  # (done, total, what is running)
 Clock = Callable[[], float]  # seconds, monotonic; time.perf_counter unless a test fixes it
 
@@ -111,7 +115,8 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              seed: int = 0, created_at: datetime | str | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, alpha: float = 0.05,
              resamples: int = 10_000, time_margin: float = DEFAULT_TIME_MARGIN,
-             time_floor: int = DEFAULT_TIME_FLOOR, time_budget: float = DEFAULT_TIME_BUDGET) -> dict[str, Any]:
+             time_floor: int = DEFAULT_TIME_FLOOR, time_budget: float = DEFAULT_TIME_BUDGET,
+             held_before: Mapping[str, Iterable[str]] | None = None) -> dict[str, Any]:
     """Everything a run needs before its first search, as plain JSON data (see the module docstring).
 
     Raises ``GoldenFileError`` when the golden file has any error (every one listed by line, as
@@ -119,7 +124,9 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     ``UsageError`` for settings or setup patterns that do not fit, all before any search. Expected
     documents a target does not hold are warned and kept under ``missing``; their questions stay in.
     At ``by="evidence"``, evidence quotes that no chunk of their expected documents holds are warned
-    about too (on targets that can give their chunk texts).
+    about too (on targets that can give their chunk texts). ``held_before`` (target name -> ids an
+    earlier run found there, see ``evaluate.held_in_latest_run``) tells "no longer holds" from "does
+    not hold".
     """
     settings = EvaluationSettings(balance=balance, time_points=time_points, by=by, depth=depth,
                                   timed=timed, seed=seed, alpha=alpha, resamples=resamples,
@@ -136,7 +143,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         raise GoldenFileError(explain_problems(golden.source, problems))
     questions = list(golden.labelled)
 
-    missing = find_missing(targets, questions, settings.by)
+    missing = find_missing(targets, questions, settings.by, held_before=held_before)
     for target_name, gone in missing.items():
         warn(missing_note(target_name, gone))
     if settings.by == "evidence":  # a quote no chunk holds would score 0 without a word
@@ -181,7 +188,8 @@ def _plan_questions(plan: dict[str, Any]) -> list[Question]:
                      evidence=tuple(row.get("evidence") or ())) for row in plan["questions"]]
 
 
-def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc") -> dict[str, dict]:
+def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc", *,
+                 held_before: Mapping[str, Iterable[str]] | None = None) -> dict[str, dict]:
     """Per target, the expected items it does not hold, like with like, and the questions they touch.
 
     At ``chunk`` the expected chunk ids are looked up among the target's chunks (``holds_chunks``; a
@@ -189,7 +197,9 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
     (``r.pdf#page=4`` is ``r.pdf``). ``{"unit": "chunk" | "document", "documents": [absent ids],
     "questions": {id: [its absent ids]}`` for questions none of whose expected items is held (lost),
     ``"partly": {id: [its absent ids]}`` for questions that still hold some}``; targets missing
-    nothing are left out.
+    nothing are left out. Beside them, ``"nearest": {absent id: up to 3 ids the target holds}`` when
+    the target can list its ids (a typo gets the id meant), and ``"was_held"``: the absent ids that
+    ``held_before`` says an earlier run found on that target (the only ones it "no longer holds").
     """
     by_chunk = by == "chunk"
     units = {q.id: list(dict.fromkeys(q.expected if by_chunk else (i.doc_id for i in q.expected_items)))
@@ -215,7 +225,25 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
                 (lost if len(gone) == len(units[q.id]) else partly)[q.id] = gone
         missing[target.name] = {"unit": "chunk" if by_chunk else "document", "documents": absent,
                                 "questions": lost, "partly": partly}
+        known = _listed_ids(target, by_chunk)
+        if known:
+            close = {u: get_close_matches(u, known, n=3, cutoff=0.6) for u in absent}
+            missing[target.name]["nearest"] = {u: found for u, found in close.items() if found}
+        before = set((held_before or {}).get(target.name) or ())
+        if before & set(absent):
+            missing[target.name]["was_held"] = [u for u in absent if u in before]
     return missing
+
+
+def _listed_ids(target: Target, by_chunk: bool) -> list[str]:
+    """Every id a target holds, when it can list them without a search (the embedded index), else []."""
+    index = getattr(target, "index", None)
+    try:
+        if by_chunk:
+            return sorted(c.id for c in getattr(index, "chunks", ()) or ())
+        return sorted(getattr(index, "doc_ids", ()) or ())
+    except TypeError:
+        return []
 
 
 def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip: Iterable[str]) -> list[tuple[Target, Setup]]:
@@ -555,6 +583,8 @@ def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock
                 break
             if settings.time_budget and sum(times) >= settings.time_budget * 1000:
                 break
+        elif len(times) >= FEWEST_TIMED and _floor_overruns_budget(times, floor, settings.time_budget):
+            break
         counter.stage(f"timing searches one by one ({len(times) + 1} of at most {len(sample)})")
         started = clock()
         hits = target.search(setup, question.question, settings.depth)
@@ -570,6 +600,14 @@ def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock
         searched += rest
         hit_lists += _batch(target, setup, rest, settings.depth, counter)
     return {"times_ms": times, "judged": _judged(searched, hit_lists, settings.by)}
+
+
+def _floor_overruns_budget(times_ms: Sequence[float], floor: int, budget_s: float) -> bool:
+    """Whether reaching the floor at the pace so far would spend the budget: such a setup (a reranked
+    one, seconds a search) stops at ``FEWEST_TIMED``, the fewest searches whose median has a 95%
+    interval. With the defaults (floor 10, budget 20 s) that is a setup whose searches average 2 s or
+    more: on the sample, 3 reranked setups x 4 searches fewer at 2-6 s each, 24-72 s of a first run."""
+    return bool(budget_s) and sum(times_ms) / len(times_ms) * floor >= budget_s * 1000
 
 
 class _Counter:
@@ -696,4 +734,4 @@ def refusal_report(reason: str, *, source: str, sha256: str, run_id: str, create
 
 def golden_errors_reason(check: GoldenCheck) -> str:
     """Why a run with this golden file is refused, in a sentence."""
-    return f"the golden file has {len(check.errors)} error(s); fix them (`python -m evaluation golden check`) and save it again"
+    return f"the golden file has {len(check.errors)} error(s); fix them (`python3 -m evaluation golden check`) and save it again"

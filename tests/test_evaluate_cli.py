@@ -1,4 +1,4 @@
-"""``python -m evaluation evaluate`` end to end on the shipped sample with the real engine."""
+"""``python3 -m evaluation evaluate`` end to end on the shipped sample with the real engine."""
 from __future__ import annotations
 
 import json

@@ -250,7 +250,7 @@ def test_missing_documents_are_named_in_the_words_evaluate_warns_with(make_repor
     notes = missing_notes(report)
     text = Elements(render_html(report)).text
 
-    assert notes == ["local no longer holds 2 expected documents: doc-c, doc-d; questions that can no longer be "
+    assert notes == ["local does not hold 2 expected documents: doc-c, doc-d; questions that cannot be "
                      "found there: q3; questions that lost some of their expected documents: q2"]
     assert notes[0] in text
 
@@ -258,8 +258,8 @@ def test_missing_documents_are_named_in_the_words_evaluate_warns_with(make_repor
 def test_missing_notes_read_question_lists_and_cut_long_lists():
     report = {"missing": {"search": {"documents": [f"d{n}" for n in range(12)], "questions": ["q1"]}}}
 
-    assert missing_notes(report) == ["search no longer holds 12 expected documents: d0, d1, d2, d3, d4, d5, d6, d7, "
-                                     "d8, d9 ... and 2 more; questions that can no longer be found there: q1"]
+    assert missing_notes(report) == ["search does not hold 12 expected documents: d0, d1, d2, d3, d4, d5, d6, d7, "
+                                     "d8, d9 ... and 2 more; questions that cannot be found there: q1"]
     assert missing_notes({"missing": {}}) == [] and missing_notes({}) == []
 
 

@@ -301,7 +301,7 @@ def test_an_index_never_published_answers_400_with_the_command(app):
 
     code, body, _ = post(app, {"collection": "docs"})
 
-    assert code == 400 and "python -m evaluation index CORPUS --out" in body["error"]
+    assert code == 400 and "python3 -m evaluation index CORPUS --out" in body["error"]
 
 
 def test_storage_out_of_reach_answers_503_to_retry_later(published, monkeypatch):

@@ -1,4 +1,4 @@
-"""``python -m evaluation``: one parser, one subcommand module per area, errors handled in one place.
+"""``python3 -m evaluation``: one parser, one subcommand module per area, errors handled in one place.
 
 Each ``*_cmd`` module exposes ``register(subparsers)``; it adds its parser and sets ``handler`` to a
 function ``(args) -> int`` (the exit code). A library error becomes one sentence on stderr, never a
@@ -24,9 +24,22 @@ _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "repo
                     "answers_cmd")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake in the arguments is two lines: the sentence, then where the options are.
+
+    argparse's own ``error`` prints the whole usage first (30 lines for ``evaluate``), which hides the
+    one sentence that matters; subcommands' parsers are made of this class too (``add_subparsers``
+    uses the parent's type).
+    """
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m evaluation",
+    parser = _Parser(
+        # the name the user typed: the installed script, or the module as the README runs it
+        prog="retrieval-eval" if os.path.basename(sys.argv[0] or "") == "retrieval-eval" else "python3 -m evaluation",
         description="Find which way of searching a collection should use, from its golden file.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the library is doing")

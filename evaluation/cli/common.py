@@ -179,7 +179,7 @@ def add_significance_options(parser: argparse.ArgumentParser) -> None:
                              f"from 100 to {MAX_RESAMPLES})")
 
 
-INDEX_HELP = ("an index folder built by `python -m evaluation index`, or the Blob address it was published to "
+INDEX_HELP = ("an index folder built by `python3 -m evaluation index`, or the Blob address it was published to "
               "(fetched once into --index-cache)")
 
 

@@ -1,4 +1,4 @@
-"""``python -m evaluation evaluate``: every setup on the golden file, ranked, with the three picks."""
+"""``python3 -m evaluation evaluate``: every setup on the golden file, ranked, with the three picks."""
 from __future__ import annotations
 
 import argparse
@@ -194,7 +194,8 @@ def azure_search_target(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluate import evaluate
-    from ..golden import read_golden
+    from ..errors import GoldenFileError
+    from ..golden import explain_problems, read_golden, run_problems
     from ..report.text import render_questions, render_report
 
     rules = parse_fail_under(args.fail_under)
@@ -202,6 +203,9 @@ def run(args: argparse.Namespace) -> int:
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
     golden = read_golden(args.golden)
+    problems = run_problems(golden)  # before the index is built: a refused file costs no minutes
+    if problems:
+        raise GoldenFileError(explain_problems(golden.source, problems))
     unsaved = None
     try:
         targets = build_targets(args, bar)

@@ -16,11 +16,12 @@ but whose questions have no ``expected`` (an Amazon Bedrock dataset before it is
 from __future__ import annotations
 
 import re
+from difflib import get_close_matches
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 
-from ..errors import GoldenFileError
+from ..errors import GoldenFileError, at_most
 from ..engine.corpus import Corpus
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from .scan import _nothing_ready, load_raw, scan_golden, unlabelled_problem
@@ -83,10 +84,10 @@ class GoldenCheck:
         if self.errors:
             lines.append(f"{plural(len(self.errors), 'error')}; fix {'it' if len(self.errors) == 1 else 'them'} "
                          "and check again:")
-            lines += [f"  {problem}" for problem in self.errors]
+            lines += at_most([f"  {problem}" for problem in self.errors], indent="  ")
         if self.warnings:
             lines.append(f"{plural(len(self.warnings), 'warning')}:")
-            lines += [f"  {problem}" for problem in self.warnings]
+            lines += at_most([f"  {problem}" for problem in self.warnings], indent="  ")
         lines.append("Ready to run." if self.ok else "Not ready to run.")  # ok implies a question is ready
         return "\n".join(lines)
 
@@ -141,9 +142,9 @@ def run_problems(golden: Golden) -> tuple[GoldenProblem, ...]:
 def explain_problems(source: str, problems: Sequence[GoldenProblem]) -> str:
     """One message naming every problem by line, as ``golden check`` prints them, with the fix."""
     head = (f"{source}: {plural(len(problems), 'error')} in the golden file, so no run starts; fix "
-            f"{'it' if len(problems) == 1 else 'them'} and run again (`python -m evaluation golden check "
+            f"{'it' if len(problems) == 1 else 'them'} and run again (`python3 -m evaluation golden check "
             f"{source}` shows the same):")
-    return "\n".join([head, *(f"  {problem}" for problem in problems)])
+    return "\n".join([head, *at_most([f"  {problem}" for problem in problems], indent="  ")])
 
 
 def _in_line_order(problems: Iterable[GoldenProblem]) -> tuple[GoldenProblem, ...]:
@@ -205,7 +206,7 @@ def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str) -
                 others.append(message)
         if missing:
             missing = list(dict.fromkeys(missing))
-            names = ", ".join(quoted(doc_id) for doc_id in missing)
+            names = ", ".join(quoted(doc_id) + _nearest(doc_id, labels.held) for doc_id in missing)
             verb = "is" if len(missing) == 1 else "are"
             others.insert(0, f"{names} {verb} not in {labels.where}; check the id, or add the document")
         warnings += [GoldenProblem(question.line, message) for message in others]
@@ -213,6 +214,12 @@ def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str) -
 
 
 _MISSING = "missing"
+
+
+def _nearest(doc_id: str, held: frozenset[str]) -> str:
+    """`` (nearest: "a", "b")``: the held ids closest to an id that is not held (a typo's id meant)."""
+    close = get_close_matches(doc_id, sorted(held), n=3, cutoff=0.6)
+    return f" (nearest: {', '.join(quoted(c) for c in close)})" if close else ""
 
 
 def _document_label(text: str, item: ExpectedItem, labels: _Labels) -> str | None:

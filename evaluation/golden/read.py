@@ -13,15 +13,12 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import GoldenFileError
+from ..errors import PROBLEMS_SHOWN, GoldenFileError, at_most
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from .scan import Scan, load_raw, scan_golden
 
 __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
            "read_golden", "save_questions"]
-
-_PROBLEMS_SHOWN = 10
-
 
 def read_golden(source: str | Path) -> Golden:
     """Every usable question of ``source`` (a path or storage address); rows with errors go to ``problems``.
@@ -45,10 +42,9 @@ def golden_from_bytes(raw: bytes, source: str | Path) -> Golden:
 
 def _explain(source: str | Path, scan: Scan) -> str:
     lines = [f"{source}: {problem.message}" for problem in scan.file_errors]
-    lines += [f"  {problem}" for problem in scan.row_errors[:_PROBLEMS_SHOWN]]
-    if len(scan.row_errors) > _PROBLEMS_SHOWN:
-        lines.append(f"  ... and {len(scan.row_errors) - _PROBLEMS_SHOWN} more: "
-                     f"run `python -m evaluation golden check {source}` to see them all")
+    lines += at_most([f"  {problem}" for problem in scan.row_errors], indent="  ")
+    if len(scan.row_errors) > PROBLEMS_SHOWN:
+        lines[-1] += f" (`python3 -m evaluation golden check {source} --json` lists them all)"
     return "\n".join(lines)
 
 

@@ -273,7 +273,7 @@ def _missing(report: dict[str, Any]) -> str:
     items = []
     for target, gone in sorted(missing.items()):
         items.append(f'<li data-target="{attr(target)}">{_t(missing_note(target, gone, limit=None))}</li>')
-    return ('<section class="note warn" id="missing"><strong>Expected documents the index no longer holds.</strong> '
+    return ('<section class="note warn" id="missing"><strong>Expected documents the index does not hold.</strong> '
             "Their questions stay in the run and cannot be found there, so every setup loses them alike:"
             f"<ul>{''.join(items)}</ul></section>")
 
