@@ -47,6 +47,9 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              time_floor: int = DEFAULT_TIME_FLOOR, time_budget: float = DEFAULT_TIME_BUDGET) -> dict[str, Any]:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
+    ``progress``: a callback ``(done, total, label)``, or True for the command line's bar on stderr
+    (a first line says how many setups and questions will run; every setup's stage is labelled).
+
     ``save_to`` is a ``RunStore`` or a store address; it is checked before the first search and the
     report is saved there at the end. When that save fails, the report is written as
     ``unsaved-run-<id>.json`` in the first of ``fallback_dirs`` (default: the current folder) that
@@ -67,20 +70,46 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
                     depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
                     alpha=alpha, resamples=resamples, time_margin=time_margin, time_floor=time_floor,
                     time_budget=time_budget, held_before=held_in_latest_run(store) if store is not None else None)
+    bar = None
+    if progress is True:
+        from .progress import ProgressBar
+
+        progress = bar = ProgressBar()
+    say = getattr(progress, "say", None)
+    if callable(say):
+        say(plan_line(plan))
     by_name = {t.name: t for t in targets}
     per_setup = setup_steps(plan)
     total = per_setup * len(plan["setups"])
     entries = []
     for n, planned in enumerate(plan["setups"]):
-        def step(done: int, _total: int, label: str, before: int = n * per_setup) -> None:
+        def step(done: int, _total: int, label: str, before: int = n * per_setup,
+                 which: str = f"[{n + 1}/{len(plan['setups'])}] ") -> None:
             if progress:
-                progress(before + done, total, label)
+                progress(before + done, total, which + label)
 
-        entries.append(run_setup(by_name[planned["target"]], plan, planned["key"], progress=step, clock=clock))
+        try:
+            entries.append(run_setup(by_name[planned["target"]], plan, planned["key"], progress=step, clock=clock))
+        except BaseException:
+            if bar is not None:
+                bar.close()
+            raise
+    if bar is not None:
+        bar.close()
     report = assemble_report(plan, entries)
     if store is not None:
         _save(store, report, golden.raw, fallback_dirs)
     return report
+
+
+def plan_line(plan: dict[str, Any]) -> str:
+    """What a run will do, in one line, before its first search: setups, questions, how many are timed."""
+    setups, questions = len(plan["setups"]), len(plan["questions"])
+    settings = plan["settings"]
+    timed = len(plan["timed_question_ids"])
+    return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} question{'s' if questions != 1 else ''}: "
+            f"each setup times up to {timed} searches one by one (at least {min(6, timed)}; fewer than "
+            f"{settings['time_floor']} only when they are slow), the others in one batch")
 
 
 def held_in_latest_run(store: Any) -> dict[str, set[str]]:

@@ -79,8 +79,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        print(f"interrupted: {interrupted_kept(args.command)}", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:
         return 0
     except OSError as err:
@@ -89,6 +89,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - the last resort: a sentence, and the traceback in a file
         print(f"error: {last_resort(err)}", file=sys.stderr)
         return 1
+
+
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+
+_KEPT_ON_INTERRUPT = {
+    "evaluate": "no run was saved (a run is saved once every setup has finished); an index that finished "
+                "building is kept, and so are the query vectors and cross-encoder scores already in the cache "
+                "file beside it, so the next run starts from there",
+    "index": "the index was not built (its half-built folder is removed; an index that was there before is "
+             "left as it was); run the command again to build it",
+    "golden": "nothing was written (a file is written whole, at the end)",
+    "answers": "nothing was written; the answers already scored are not kept",
+}
+
+
+def interrupted_kept(command: str | None) -> str:
+    """What a Ctrl-C left behind, for each command: a person should not have to guess."""
+    return _KEPT_ON_INTERRUPT.get(command or "", "nothing was changed")
+
+
+def entry() -> None:
+    """The installed ``retrieval-eval`` script and ``python3 -m evaluation``: ``main`` and its exit code.
+
+    After Ctrl-C the process leaves with ``os._exit``: the model runtime's worker threads may still be
+    inside a run, and a normal exit destroys their thread pool under them, which aborts with
+    "terminate called without an active exception" (exit 134; 1 of 7 interrupts during indexing, issue
+    23). Everything worth keeping was written or removed before the exception reached ``main``.
+    """
+    code = main()
+    if code == INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    sys.exit(code)
 
 
 def os_error_sentence(err: OSError) -> str:

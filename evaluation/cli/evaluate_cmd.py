@@ -231,6 +231,7 @@ def run(args: argparse.Namespace) -> int:
             print(render_questions(report, question_texts(golden.raw, report)))
         if store is not None and unsaved is None:
             print(f"\nSaved as run {report['id']} in {store.address}")
+            print(saved_where(store, report["id"]))
     if unsaved is not None:
         print(f"error: {unsaved}", file=sys.stderr)
         return 1
@@ -246,6 +247,16 @@ def run(args: argparse.Namespace) -> int:
         print("\n" + render_comparison(comparison), file=sys.stderr if args.json else sys.stdout)
         regressed = gate(comparison, args.fail_on_regression)
     return 1 if missed or regressed else 0
+
+
+def saved_where(store, run_id: str) -> str:
+    """Where to look next: the page (with a ``file://`` link for a folder store, which a terminal makes
+    clickable) and the report."""
+    from pathlib import Path
+
+    page, data = store.run_file(run_id, "report.html"), store.run_file(run_id, "report.json")
+    link = f"  ({Path(page).resolve().as_uri()})" if "://" not in page else ""
+    return f"  page:   {page}{link}\n  report: {data}"
 
 
 def read_baseline(args: argparse.Namespace) -> dict | None:

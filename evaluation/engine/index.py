@@ -126,6 +126,15 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
     the size check, or the sha256 check with ``verify``). ``force`` rebuilds regardless. Only a
     folder holding this tool's marker is ever replaced (see ``check_destination``).
     """
+    if progress is True:  # the command line's bar on stderr, for a library caller who asks
+        from ..progress import ProgressBar
+
+        bar = ProgressBar()
+        try:
+            return build_index(corpus, folder, settings, progress=bar.stage(), threads=threads, force=force,
+                               verify=verify)
+        finally:
+            bar.close()
     folder = Path(folder)
     check_destination(folder, corpus.source if isinstance(corpus, Corpus) else corpus)
     corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
