@@ -66,6 +66,10 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         store = open_store(str(save_to)) if isinstance(save_to, (str, Path)) else save_to
         store.check()
     golden = golden if isinstance(golden, Golden) else read_golden(golden)
+    if len(targets) > 1:  # one that does not answer is reported failed; the others run
+        from .unreachable import reachable_or_reported
+
+        targets = reachable_or_reported(targets, warn)
     plan = plan_run(targets, golden, only=only, skip=skip, balance=balance, time_points=time_points, by=by,
                     depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
                     alpha=alpha, resamples=resamples, time_margin=time_margin, time_floor=time_floor,

@@ -183,6 +183,7 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
     else:
         parts = [
             _header(report, collection),
+            _unreachable(report),
             _missing(report),
             _picks(report, setups),
             _left_out(report),
@@ -263,6 +264,17 @@ def _header(report: dict[str, Any], collection: str, *, refused: bool = False) -
                                   for p in problems[:20] if isinstance(p, dict)) + "</ul></div>")
     return (f'<header><h1>Which way of searching should <span class="key">{_t(collection)}</span> use?</h1>'
             f'<p class="golden-line">{line}</p><p class="golden-line">{run_line}</p></header>{problem_note}')
+
+
+def _unreachable(report: dict[str, Any]) -> str:
+    """A target that could not be reached, said before anything else: its setups failed, the others ran."""
+    from ..unreachable import unreachable_notes
+
+    notes = unreachable_notes(report)
+    if not notes:
+        return ""
+    return ('<section class="note warn" id="unreachable"><ul>' + "".join(f"<li>{_t(n)}</li>" for n in notes)
+            + "</ul></section>")
 
 
 def _missing(report: dict[str, Any]) -> str:
