@@ -9,7 +9,10 @@ where the page is). tqdm is imported only when a bar is first drawn, so ``import
 from __future__ import annotations
 
 import sys
+import threading
 from typing import Callable, TextIO
+
+HEARTBEAT_SECONDS = 1.0  # a bar is redrawn at least this often, so its clock moves during a long batch
 
 
 class ProgressBar:
@@ -19,11 +22,15 @@ class ProgressBar:
     the setup, the part after what it is doing), so each ETA is the rate of the stage on screen.
     """
 
-    def __init__(self, quiet: bool = False, stream: TextIO | None = None) -> None:
+    def __init__(self, quiet: bool = False, stream: TextIO | None = None,
+                 heartbeat: float | None = HEARTBEAT_SECONDS) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.quiet = quiet or self.stream is None
         self._bar = None
         self._label: str | None = None
+        self._lock = threading.Lock()
+        self._heartbeat = heartbeat
+        self._beating: threading.Event | None = None
 
     def __call__(self, done: int, total: int, label: str) -> None:
         if self.quiet:
@@ -31,14 +38,32 @@ class ProgressBar:
         from tqdm import tqdm
 
         label = label[:96]
-        if self._bar is None or self._bar.total != total or _stage(label) != _stage(self._label):
-            self.close()
-            self._bar = tqdm(total=total, initial=done, desc=label, file=self.stream, unit="step", leave=False,
-                             dynamic_ncols=True)
-        elif label != self._label:
-            self._bar.set_description_str(label, refresh=False)
-        self._label = label
-        self._bar.update(done - self._bar.n)
+        with self._lock:
+            if self._bar is None or self._bar.total != total or _stage(label) != _stage(self._label):
+                self._close()
+                self._bar = tqdm(total=total, initial=done, desc=label, file=self.stream, unit="step", leave=False,
+                                 dynamic_ncols=True)
+                self._start_heartbeat()
+            elif label != self._label:
+                self._bar.set_description_str(label, refresh=False)
+            self._label = label
+            self._bar.update(done - self._bar.n)
+
+    def _start_heartbeat(self) -> None:
+        """Redraw the bar every ``heartbeat`` seconds while it is open: one batch of the cross-encoder or
+        of the embedding can take 5-10 s on busy cores, and a frozen bar reads as a hung run (issue 23:
+        80 silences over 2 s in one first run). Elapsed time and ETA move; the count does not lie."""
+        if not self._heartbeat or self._beating is not None:
+            return
+        stop = self._beating = threading.Event()
+
+        def beat() -> None:
+            while not stop.wait(self._heartbeat):
+                with self._lock:
+                    if self._bar is not None:
+                        self._bar.refresh()
+
+        threading.Thread(target=beat, name="progress-heartbeat", daemon=True).start()
 
     def stage(self) -> Callable[[str, int, int], None]:
         """Adapter for index building, whose callbacks are (stage, done, total)."""
@@ -48,12 +73,20 @@ class ProgressBar:
         """A line above the bar (or alone when there is none), never mixed into a frame."""
         if self.quiet:
             return
-        if self._bar is not None:
-            self._bar.write(line, file=self.stream)
-        else:
-            print(line, file=self.stream, flush=True)
+        with self._lock:
+            if self._bar is not None:
+                self._bar.write(line, file=self.stream)
+            else:
+                print(line, file=self.stream, flush=True)
 
     def close(self) -> None:
+        with self._lock:
+            self._close()
+            if self._beating is not None:
+                self._beating.set()
+                self._beating = None
+
+    def _close(self) -> None:
         if self._bar is not None:
             self._bar.close()
             self._bar = None

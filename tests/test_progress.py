@@ -56,3 +56,22 @@ def test_the_library_draws_the_bar_on_stderr_when_asked(tmp_path, capsys):
     err = capsys.readouterr().err
     assert frames(err)[0].startswith("running 3 setups on 12 questions")
     assert "[3/3] t.hybrid.m:" in err
+
+
+def test_a_bar_is_redrawn_while_a_long_step_runs_so_it_never_sits_silent():
+    import time
+
+    stream = io.StringIO()
+    bar = ProgressBar(stream=stream, heartbeat=0.05)
+    bar(1, 10, "[1/1] t.hybrid_reranked.m: the other sampled questions in a batch")
+    drawn = len(frames(stream.getvalue()))
+    time.sleep(0.5)  # one long batch: no update from the run for 10 heartbeats
+    redrawn = len(frames(stream.getvalue()))
+    bar.close()
+    time.sleep(0.15)
+    after_close = len(frames(stream.getvalue()))
+    time.sleep(0.15)
+
+    assert redrawn >= drawn + 5  # about one frame a heartbeat, every one still labelled
+    assert all(f.startswith("[1/1] t.hybrid_reranked.m:") for f in frames(stream.getvalue())[1:redrawn] if "%|" in f)
+    assert len(frames(stream.getvalue())) == after_close  # a closed bar is not redrawn
