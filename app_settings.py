@@ -40,6 +40,10 @@ class AppSettings:
     admin_role: str                       # EVALUATION_ADMIN_ROLE: app role allowed to download golden files
     app_service_auth: bool = False        # WEBSITE_AUTH_ENABLED (set by the platform when App Service
                                           # authentication is on): only then is X-MS-CLIENT-PRINCIPAL trusted
+    sign_in_client_id: str | None = None  # EVALUATION_SIGN_IN_CLIENT_ID: the Entra app people sign in to (audience)
+    sign_in_issuer: str | None = None     # EVALUATION_SIGN_IN_ISSUER: https://login.microsoftonline.com/<tenant>/v2.0
+    sign_in_jwks_url: str | None = None   # EVALUATION_SIGN_IN_JWKS_URL: the tenant's published signing keys (JWKS)
+    golden_max_bytes: int = 16 * 1024 * 1024  # EVALUATION_GOLDEN_MAX_BYTES: a larger golden file is refused unread
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
@@ -69,6 +73,10 @@ class AppSettings:
             openai_embedding_deployment=text("AZURE_OPENAI_EMBEDDING_DEPLOYMENT"),
             admin_role=text("EVALUATION_ADMIN_ROLE", "admin"),
             app_service_auth=(text("WEBSITE_AUTH_ENABLED", "") or "").lower() == "true",
+            sign_in_client_id=text("EVALUATION_SIGN_IN_CLIENT_ID"),
+            sign_in_issuer=text("EVALUATION_SIGN_IN_ISSUER"),
+            sign_in_jwks_url=text("EVALUATION_SIGN_IN_JWKS_URL"),
+            golden_max_bytes=_whole_number(env, "EVALUATION_GOLDEN_MAX_BYTES", 16 * 1024 * 1024),
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )

@@ -1,5 +1,5 @@
 """Where the Function App's files are, from its settings: the collections container, one collection's
-folder, and the targets a collection searches. Shared by the triggers and the activities; every rule
+folder, the targets a collection searches, and those targets opened. Shared by the triggers and the activities; every rule
 lives in the library (``evaluation.store.collections``, ``evaluation.targets``).
 
 In Azure the app signs in to Blob storage with its managed identity (``EVALUATION_STORAGE_ACCOUNT_URL``);
@@ -12,7 +12,9 @@ from typing import Any
 
 from app_settings import AppSettings, SettingsError
 from evaluation.store.collections import TARGETS_NAME, CollectionFolder
-from evaluation.targets import SearchDefaults, TargetSpec, Trust, parse_target_specs, targets_for
+from evaluation.target import Target
+from evaluation.targets import (SearchDefaults, TargetSpec, Trust, open_target, parse_target_specs, target_state,
+                                targets_for)
 
 
 def account_url(settings: AppSettings) -> str:
@@ -63,3 +65,15 @@ def collection_targets(settings: AppSettings, folder: CollectionFolder) -> tuple
     return targets_for(folder.name, configured, folder.targets_json(),
                        targets_json_source=f"{folder.name}/{TARGETS_NAME}", trust=trust(settings),
                        defaults=search_defaults(settings))
+
+
+def open_collection_target(settings: AppSettings, spec: TargetSpec, state: str | None = None) -> Target:
+    """``spec``'s target opened the one way the app opens targets: into its index cache, with its storage
+    connection and search keys; ``state`` pins the version a run planned with (an index fingerprint)."""
+    return open_target(spec, cache=settings.index_cache, state=state,
+                       connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)
+
+
+def collection_target_state(settings: AppSettings, spec: TargetSpec) -> str:
+    """What ``spec``'s target holds now (its index fingerprint), read as ``open_collection_target`` reads it."""
+    return target_state(spec, connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)

@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from app_settings import AppSettings, current_settings
-from app_storage import collection_folder
+from app_storage import collection_folder, open_collection_target
 from evaluation.store.collections import CollectionFolder
 from evaluation.store.runs import REPORT_NAME, RUNS_DIR
 from evaluation.target import Target
-from evaluation.targets import TargetSpec, open_target
+from evaluation.targets import TargetSpec
 
 PLAN = "plan.json"
 TARGETS = "targets.json"
@@ -39,8 +39,7 @@ def folder_of(job: dict[str, Any]) -> tuple[AppSettings, CollectionFolder]:
 
 def open_pinned(settings: AppSettings, pinned: dict[str, Any]) -> Target:
     """The target a run pinned: ``{"spec": {...}, "state": "..."}`` from its ``targets.json``."""
-    return open_target(TargetSpec.from_dict(pinned["spec"]), cache=settings.index_cache, state=pinned["state"],
-                       connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)
+    return open_collection_target(settings, TargetSpec.from_dict(pinned["spec"]), pinned["state"])
 
 
 @contextlib.contextmanager

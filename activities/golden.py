@@ -1,12 +1,11 @@
 """Activities on a collection's golden file: its hash now, its kept copy, its check, a refused run."""
 from __future__ import annotations
 
-import hashlib
-
 import azure.durable_functions as df
 
 from activities._shared import folder_of, report_name
-from evaluation.evaluate import save_report as keep_report
+from app_golden import GoldenTooLarge, golden_version
+import evaluation  # evaluation.save_report, as activities/report.py calls it (an activity there has its name)
 from evaluation.golden import check_golden_bytes
 from evaluation.steps import golden_errors_reason, refusal_report
 from evaluation.store.collections import GOLDEN_NAME
@@ -16,9 +15,14 @@ bp = df.Blueprint()
 
 @bp.activity_trigger(input_name="job")
 def golden_hash(job: dict) -> dict:
-    """{collection} -> {"sha256": the golden file's sha256 now, or None when it is gone}."""
-    _, folder = folder_of(job)
-    return {"sha256": folder.golden_sha256()}
+    """{collection} -> {"sha256": the golden file's sha256 now, or None when it is gone}; over the size
+    limit {"sha256": None, "too_large": true}, unread (a run's own bytes were within it: it was replaced)."""
+    settings, folder = folder_of(job)
+    try:
+        version = golden_version(settings, folder)
+    except GoldenTooLarge:
+        return {"sha256": None, "too_large": True}
+    return {"sha256": version.sha256 if version else None}
 
 
 @bp.activity_trigger(input_name="job")
@@ -27,12 +31,14 @@ def keep_golden(job: dict) -> dict:
 
     {"kept": true}, or {"kept": false, "sha256": what it holds now} when a newer save replaced it.
     """
-    _, folder = folder_of(job)
-    raw = folder.golden_bytes()
-    now = None if raw is None else hashlib.sha256(raw).hexdigest()
-    if now != job["sha256"]:
-        return {"kept": False, "sha256": now}
-    folder.store.keep_golden(raw)
+    settings, folder = folder_of(job)
+    try:
+        version = golden_version(settings, folder, read=True)
+    except GoldenTooLarge:  # replaced by a file over the limit: not the run's bytes, and never read
+        version = None
+    if version is None or version.sha256 != job["sha256"]:
+        return {"kept": False, "sha256": version.sha256 if version else None}
+    folder.store.keep_golden(version.raw)
     return {"kept": True}
 
 
@@ -55,5 +61,5 @@ def refuse_run(job: dict) -> dict:
                             sha256=job["sha256"], run_id=job["run_id"], created_at=job["created_at"],
                             check=check if not check.ok else None, by=settings.by, timed=settings.timed)
     if not folder.store.has(job["run_id"]):  # a retried activity saved it already
-        keep_report(folder.store, report, raw)  # with its report.html
+        evaluation.save_report(folder.store, report, raw)  # with its report.html
     return {"report": report_name(folder, job["run_id"])}

@@ -4,8 +4,12 @@ from __future__ import annotations
 import azure.durable_functions as df
 
 from activities._shared import PLAN, TIMES, entry_name, folder_of, report_name
-from evaluation.evaluate import save_report as keep_report
+from app_golden import GoldenTooLarge, golden_version, still_holds
+import evaluation  # evaluation.save_report: the library's, beside an activity of the same name
 from evaluation.steps import assemble_report, finish_entries
+from evaluation.store.blob import delete_blobs
+from evaluation.store.collections import CollectionFolder
+from evaluation.store.runs import PAGE_NAME, RUNS_DIR
 
 bp = df.Blueprint()
 
@@ -14,20 +18,44 @@ bp = df.Blueprint()
 def save_report(job: dict) -> dict:
     """{collection, sha256, run_id, failures: {key: why}} -> the report, saved beside the golden copy if
     the golden file still holds the run's bytes: {"saved": true, "report": name}; else
-    {"saved": false, "sha256": what it holds now} (that save's own run reports on it)."""
-    _, folder = folder_of(job)
+    {"saved": false, "sha256": what it holds now} (that save's own run reports on it).
+
+    The write is conditional on the golden file's ETag at the hash check: Blob conditions hold only
+    for the blob a request writes, so the report is written and then the golden file asked, with
+    ``If-Match`` on that ETag, whether it is still that version; when it is not (a save landed in
+    between), the report and its page are deleted again. A report never stays for bytes no longer in
+    the file, and a save is never blocked (a lease on the golden file would refuse the team's upload).
+    """
+    settings, folder = folder_of(job)
     run_id, failures = job["run_id"], job.get("failures") or {}
     plan = folder.read_work(run_id, PLAN)
     ranked = {s["key"]: folder.read_work(run_id, entry_name(s["key"])) for s in plan["setups"]
               if s["key"] not in failures}
     times = folder.read_work(run_id, TIMES) if any(e["error"] is None for e in ranked.values()) else {}
     report = assemble_report(plan, finish_entries(plan, ranked, times, failures))
-    now = folder.golden_sha256()
-    if now != job["sha256"]:
-        return {"saved": False, "sha256": now}
+    seen = _golden_now(settings, folder)
+    if seen is None or seen.sha256 != job["sha256"]:
+        _take_back(folder, run_id)  # an earlier attempt of this activity may have kept it already
+        return {"saved": False, "sha256": seen.sha256 if seen else None}
     if not folder.store.has(run_id):  # a retried activity saved it already
-        keep_report(folder.store, report, folder.kept_golden(job["sha256"]))  # with its report.html
+        evaluation.save_report(folder.store, report, folder.kept_golden(job["sha256"]))  # with its report.html
+    if not still_holds(folder, seen):
+        _take_back(folder, run_id)
+        now = _golden_now(settings, folder)
+        return {"saved": False, "sha256": now.sha256 if now else None}
     return {"saved": True, "report": report_name(folder, run_id)}
+
+
+def _golden_now(settings, folder: CollectionFolder):
+    try:
+        return golden_version(settings, folder)
+    except GoldenTooLarge:  # replaced by a file over the limit: not the run's bytes
+        return None
+
+
+def _take_back(folder: CollectionFolder, run_id: str) -> None:
+    """Delete the run's report, then its page (a page without its report is never listed)."""
+    delete_blobs(folder.container, [report_name(folder, run_id), f"{folder.name}/{RUNS_DIR}/{run_id}/{PAGE_NAME}"])
 
 
 @bp.activity_trigger(input_name="job")

@@ -4,12 +4,12 @@ from __future__ import annotations
 import azure.durable_functions as df
 
 from activities._shared import PLAN, TARGETS, TIMES, cores, entry_name, folder_of, open_pinned
-from app_storage import collection_targets
+from app_storage import collection_targets, open_collection_target
 from evaluation.errors import GoldenFileError, SearchIndexError, TargetConfigError, UsageError
 from evaluation.golden import golden_from_bytes
-from evaluation.steps import planned_setup, plan_run, rank_setup as rank_one, time_setups as time_all
+from evaluation import steps  # its rank_setup and time_setups are what the activities of those names call
 from evaluation.store.collections import GOLDEN_NAME
-from evaluation.targets import open_target, opened_state
+from evaluation.targets import opened_state
 
 bp = df.Blueprint()
 
@@ -28,10 +28,8 @@ def plan_evaluation(job: dict) -> dict:
     states = job.get("state") or {}
     try:
         specs = collection_targets(settings, folder)
-        targets = [open_target(spec, cache=settings.index_cache, state=states.get(spec.name),
-                               connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)
-                   for spec in specs]
-        plan = plan_run(targets, golden, only=list(settings.only) or None, skip=settings.skip, by=settings.by,
+        targets = [open_collection_target(settings, spec, states.get(spec.name)) for spec in specs]
+        plan = steps.plan_run(targets, golden, only=list(settings.only) or None, skip=settings.skip, by=settings.by,
                         timed=settings.timed, time_budget=settings.time_budget, created_at=job["created_at"],
                         run_id=job["run_id"])
     except _REFUSALS as err:
@@ -47,9 +45,9 @@ def rank_setup(job: dict) -> dict:
     """{collection, run_id, key} -> that setup's ranks, kept as the run's entries/<key>.json; {"key", "ok"}."""
     settings, folder = folder_of(job)
     plan = folder.read_work(job["run_id"], PLAN)
-    pinned = folder.read_work(job["run_id"], TARGETS)[planned_setup(plan, job["key"])["target"]]
+    pinned = folder.read_work(job["run_id"], TARGETS)[steps.planned_setup(plan, job["key"])["target"]]
     with cores(settings, alone=False):
-        entry = rank_one(open_pinned(settings, pinned), plan, job["key"])
+        entry = steps.rank_setup(open_pinned(settings, pinned), plan, job["key"])
     folder.write_work(job["run_id"], entry_name(job["key"]), entry)
     return {"key": job["key"], "ok": entry["error"] is None}
 
@@ -61,10 +59,10 @@ def time_setups(job: dict) -> dict:
     settings, folder = folder_of(job)
     plan = folder.read_work(job["run_id"], PLAN)
     pinned = folder.read_work(job["run_id"], TARGETS)
-    needed = {planned_setup(plan, key)["target"] for key in job["keys"]}
+    needed = {steps.planned_setup(plan, key)["target"] for key in job["keys"]}
     targets = {name: open_pinned(settings, pinned[name]) for name in sorted(needed)}
     with cores(settings, alone=True):
-        times = time_all(targets, plan, job["keys"])
+        times = steps.time_setups(targets, plan, job["keys"])
     folder.write_work(job["run_id"], TIMES, times)
     failed = sum("error" in t for t in times.values())
     return {"timed": len(times) - failed, "failed": failed}

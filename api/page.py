@@ -13,6 +13,7 @@ from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
+from app_http import Refusal
 from evaluation.errors import StoreError
 from evaluation.report.html import question_texts, render_html, with_banner
 from evaluation.report.style import CSS
@@ -20,7 +21,7 @@ from evaluation.report.trend import collect_trend
 from evaluation.store.collections import Collections, RunRef
 
 from .principal import Caller
-from .runs import ApiError, all_runs, find_run, links
+from .runs import all_runs, find_run, links
 
 MENU_SIZE = 12
 _RUN_TIME = re.compile(r"(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\d{3}Z(-.*)?")
@@ -47,7 +48,7 @@ def _name(ref: RunRef) -> str:
 
 def evaluate_page(shelf: Collections, caller: Caller, admin_role: str, *, run: str | None = None,
                   collection: str | None = None, menu_page: int = 1) -> str:
-    """The whole page (HTML text). ``ApiError`` for a run or collection that is not there."""
+    """The whole page (HTML text). ``Refusal`` for a run or collection that is not there."""
     refs = all_runs(shelf, collection)
     if not refs:
         where = f"the collection {collection!r}" if collection else "any collection"
@@ -58,7 +59,7 @@ def evaluate_page(shelf: Collections, caller: Caller, admin_role: str, *, run: s
     older = refs[1:]
     pages = max(1, math.ceil(len(older) / MENU_SIZE))
     if menu_page > pages:
-        raise ApiError(404, f"page={menu_page}: there are {pages} page(s) of older runs")
+        raise Refusal(404, f"page={menu_page}: there are {pages} page(s) of older runs")
     store = shelf.store(shown.collection)
     allowed, _reason = caller.may_download_golden(admin_role)
     golden_kept = False
@@ -76,7 +77,7 @@ def evaluate_page(shelf: Collections, caller: Caller, admin_role: str, *, run: s
             kept = store.page(shown.run_id)
             body = kept.decode("utf-8", "replace") if kept else render_html(report, history=collect_trend(store, report))
     except StoreError as err:
-        raise ApiError(500, str(err)) from err
+        raise Refusal(500, str(err)) from err
     nav = _nav(shown, newest, older, menu_page, pages, collection, caller, golden_kept,
                explicit_menu=menu_page > 1)
     return with_banner(body, nav)

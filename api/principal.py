@@ -7,7 +7,8 @@ is on, so the header is believed only when the settings say so (``WEBSITE_AUTH_E
 every caller is anonymous here, whatever it sends.
 
 A function key says nothing about who is calling: it is a shared secret of the app, so a caller with
-only a key is anonymous too.
+only a key is anonymous too. The header is unsigned, so it decides only who is signed in (the
+Evaluate page); golden files need a token whose signature the app checks (``api.tokens``).
 
 A person, not an application: Microsoft Entra issues tokens to both, and an application (a managed
 identity, a service principal) can be given app roles too. A principal counts as a person only when it
@@ -63,19 +64,25 @@ def read_caller(headers: Mapping[str, str], *, trusted: bool) -> Caller:
     """The caller of a request with ``headers``; ``trusted`` is whether App Service authentication is on."""
     if not trusted:
         return ANONYMOUS_NO_AUTH
-    raw = _header(headers, HEADER)
+    raw = header_value(headers, HEADER)
     if not raw:
         return ANONYMOUS
     principal = _decode(raw)
     if principal is None:
         return Caller(False, False, None, frozenset(), "the sign-in the platform passed on cannot be read")
-    claims = _claims(principal)
-    role_type = str(principal.get("role_typ") or "roles")
+    return caller_from_claims(_claims(principal), provider=str(principal.get("auth_typ") or ""),
+                              role_type=str(principal.get("role_typ") or "roles"),
+                              name_type=str(principal.get("name_typ") or ""))
+
+
+def caller_from_claims(claims: list[tuple[str, str]], *, provider: str, role_type: str = "roles",
+                       name_type: str = "") -> Caller:
+    """Who ``claims`` (``(type, value)`` pairs) say is calling: the rules of the module docstring, the
+    same for the principal header and for a token whose signature was checked (``api.tokens``)."""
     roles = frozenset(v for t, v in claims if t in (role_type, *ROLE_CLAIMS))
-    name_type = str(principal.get("name_typ") or "")
     name = next((v for t, v in claims if t == name_type), None) or next(
         (v for wanted in NAME_CLAIMS for t, v in claims if t == wanted), None)
-    provider = str(principal.get("auth_typ") or "").lower()
+    provider = provider.lower()
     if provider != ENTRA:
         return Caller(True, False, name, roles, f"signed in through {provider or 'an unknown provider'!r}, "
                                                 "not Microsoft Entra, whose app roles golden files need")
@@ -91,7 +98,7 @@ def read_caller(headers: Mapping[str, str], *, trusted: bool) -> Caller:
     return Caller(True, True, name, roles, "")
 
 
-def _header(headers: Mapping[str, str], name: str) -> str | None:
+def header_value(headers: Mapping[str, str], name: str) -> str | None:
     value = headers.get(name)
     if value is None:  # a plain dict in a test or another host: match the name without case
         value = next((v for k, v in headers.items() if k.lower() == name), None)
@@ -102,7 +109,7 @@ def _decode(raw: str) -> dict[str, Any] | None:
     try:
         data = base64.b64decode(raw + "=" * (-len(raw) % 4), validate=False)
         principal = json.loads(data.decode("utf-8"))
-    except (binascii.Error, UnicodeDecodeError, ValueError):
+    except (binascii.Error, UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: nested 100,000 deep
         return None
     return principal if isinstance(principal, dict) else None
 

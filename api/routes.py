@@ -15,23 +15,24 @@ Who may call what:
   only to a caller signed in through App Service authentication; anyone else is sent to sign in
   (or gets 401 when App Service authentication is off).
 - The golden file holds the questions: anonymous at the host, so a browser can fetch it, and given only to
-  a caller App Service authentication signed in as a person holding the admin app role
-  (``EVALUATION_ADMIN_ROLE``). A function key names no one, so a key alone gets 403.
+  a person holding the admin app role (``EVALUATION_ADMIN_ROLE``) as a signed Entra token proves it
+  (``api.tokens``: the principal header alone is never enough). A function key names no one, so a
+  key alone gets 403.
 """
 from __future__ import annotations
 
-import json
 import logging
-from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import azure.functions as func
 
+from app_http import Refusal, attachment, json_answer, refusal_answer
+
 from . import site
 from .page import error_page, evaluate_page as render_evaluate_page
-from .principal import read_caller
-from .runs import (MAX_LIMIT, ApiError, find_run, golden_file, read_report, run_document, runs_page,
-                   whole_number)
+from .principal import Caller, read_caller
+from .runs import MAX_LIMIT, find_run, golden_file, read_report, run_document, runs_page, whole_number
+from .tokens import golden_caller
 
 log = logging.getLogger(__name__)
 bp = func.Blueprint()
@@ -42,16 +43,6 @@ PAGE_HEADERS = {
                                "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer",
 }
-
-
-def _json(data: Any, status: int = 200) -> func.HttpResponse:
-    return func.HttpResponse(json.dumps(data, ensure_ascii=False), status_code=status,
-                             mimetype="application/json", charset="utf-8",
-                             headers={"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"})
-
-
-def _problem(error: ApiError) -> func.HttpResponse:
-    return _json({"error": error.message, "status": error.status}, error.status)
 
 
 def _html(text: str, status: int = 200, *, cache: str = "no-store") -> func.HttpResponse:
@@ -71,8 +62,14 @@ def _collection(req: func.HttpRequest) -> str | None:
     return req.params.get("collection") or None
 
 
-def _caller(req: func.HttpRequest):
-    return read_caller(req.headers, trusted=site.settings().app_service_auth)
+def _caller(req: func.HttpRequest) -> Caller:
+    """Who is calling: signed in as the principal header says (when the platform sets it), and allowed
+    golden files only as a signed token proves (``api.tokens``)."""
+    trusted = site.settings().app_service_auth
+    principal = read_caller(req.headers, trusted=trusted)
+    if not trusted:  # App Service authentication is off: no sign-in at all, so no token is looked for
+        return principal
+    return golden_caller(req.headers, principal, site.token_check())
 
 
 @bp.function_name("evaluate_page")
@@ -89,7 +86,7 @@ def evaluate_page(req: func.HttpRequest) -> func.HttpResponse:
         menu_page = whole_number(req.params.get("page"), "page", 1, lowest=1)
         page = render_evaluate_page(site.collections(), caller, site.settings().admin_role, run=req.params.get("run"),
                              collection=_collection(req), menu_page=menu_page)
-    except ApiError as err:
+    except Refusal as err:
         return _html(error_page(err.status, err.message + " "), err.status)
     return _html(page)
 
@@ -100,9 +97,9 @@ def list_evaluations(req: func.HttpRequest) -> func.HttpResponse:
     try:
         limit = whole_number(req.params.get("limit"), "limit", 20, lowest=1, highest=MAX_LIMIT)
         offset = whole_number(req.params.get("offset"), "offset", 0, lowest=0)
-        return _json(runs_page(site.collections(), limit=limit, offset=offset, collection=_collection(req)))
-    except ApiError as err:
-        return _problem(err)
+        return json_answer(runs_page(site.collections(), limit=limit, offset=offset, collection=_collection(req)))
+    except Refusal as err:
+        return refusal_answer(err)
 
 
 @bp.function_name("get_evaluation")
@@ -111,9 +108,9 @@ def get_evaluation(req: func.HttpRequest) -> func.HttpResponse:
     try:
         shelf = site.collections()
         ref = find_run(shelf, req.route_params.get("run", ""), _collection(req))
-        return _json(run_document(shelf, ref, _caller(req), site.settings().admin_role))
-    except ApiError as err:
-        return _problem(err)
+        return json_answer(run_document(shelf, ref, _caller(req), site.settings().admin_role))
+    except Refusal as err:
+        return refusal_answer(err)
 
 
 @bp.function_name("get_evaluation_report")
@@ -133,7 +130,7 @@ def get_evaluation_report(req: func.HttpRequest) -> func.HttpResponse:
             text = render_html(report, history=collect_trend(store, report))
         else:
             text = kept.decode("utf-8", "replace")
-    except ApiError as err:
+    except Refusal as err:
         return _html(error_page(err.status, err.message), err.status)
     except StoreError as err:
         return _html(error_page(500, str(err)), 500)
@@ -148,14 +145,14 @@ def get_evaluation_golden(req: func.HttpRequest) -> func.HttpResponse:
     caller = _caller(req)
     allowed, reason = caller.may_download_golden(site.settings().admin_role)
     if not allowed:  # before looking anything up: a refused caller learns nothing about the runs
-        return _problem(ApiError(403, f"golden files go only to an admin signed in as a person: {reason}"))
+        return refusal_answer(Refusal(403, f"golden files go only to an admin signed in as a person: {reason}"))
     try:
         shelf = site.collections()
         ref = find_run(shelf, req.route_params.get("run", ""), _collection(req))
         found = golden_file(shelf, ref)
-    except ApiError as err:
-        return _problem(err)
+    except Refusal as err:
+        return refusal_answer(err)
     log.info("golden file %s of run %s (%s) given to %s", found.sha256[:12], ref.run_id, ref.collection, caller.name)
     return func.HttpResponse(found.data, status_code=200, mimetype="application/x-ndjson", headers={
-        "Content-Disposition": f'attachment; filename="{found.filename}"', "ETag": f'"{found.sha256}"',
+        "Content-Disposition": attachment(found.filename), "ETag": f'"{found.sha256}"',
         "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff"})

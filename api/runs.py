@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from app_http import Refusal
 from evaluation.errors import StoreError
 from evaluation.report.notes import missing_notes
 from evaluation.store import LATEST, check_run_id
@@ -25,15 +26,6 @@ MAX_LIMIT = 100
 PREFIX = "/api"
 
 
-class ApiError(Exception):
-    """A refusal with its HTTP status and a sentence for the caller."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 def links(ref: RunRef) -> dict[str, str]:
     query = urlencode({"collection": ref.collection})
     base = f"{PREFIX}/v1/evaluations/{ref.run_id}"
@@ -43,7 +35,7 @@ def links(ref: RunRef) -> dict[str, str]:
 
 
 def whole_number(text: str | None, name: str, default: int, *, lowest: int, highest: int | None = None) -> int:
-    """A query parameter as a whole number in range; ``ApiError`` 400 naming it otherwise."""
+    """A query parameter as a whole number in range; ``Refusal`` 400 naming it otherwise."""
     if text is None or text == "":
         return default
     try:
@@ -52,7 +44,7 @@ def whole_number(text: str | None, name: str, default: int, *, lowest: int, high
         value = None
     if value is None or value < lowest or (highest is not None and value > highest):
         span = f"from {lowest} to {highest}" if highest is not None else f"of {lowest} or more"
-        raise ApiError(400, f"{name}={text!r} must be a whole number {span}")
+        raise Refusal(400, f"{name}={text!r} must be a whole number {span}")
     return value
 
 
@@ -60,7 +52,7 @@ def collection_stores(shelf: Collections, collection: str | None):
     try:
         return shelf.stores(collection)
     except StoreError as err:
-        raise ApiError(404 if collection else 503, str(err)) from err
+        raise Refusal(404 if collection else 503, str(err)) from err
 
 
 def all_runs(shelf: Collections, collection: str | None = None) -> list[RunRef]:
@@ -68,28 +60,28 @@ def all_runs(shelf: Collections, collection: str | None = None) -> list[RunRef]:
     try:
         return newest_runs(collection_stores(shelf, collection))
     except StoreError as err:
-        raise ApiError(503, str(err)) from err
+        raise Refusal(503, str(err)) from err
 
 
 def find_run(shelf: Collections, run: str, collection: str | None = None) -> RunRef:
-    """The run a route names; ``ApiError`` 404 (none), 409 (one id in two collections) or 400 (bad id)."""
+    """The run a route names; ``Refusal`` 404 (none), 409 (one id in two collections) or 400 (bad id)."""
     if run == LATEST:
         refs = all_runs(shelf, collection)
         if not refs:
             where = f"collection {collection!r}" if collection else "any collection"
-            raise ApiError(404, f"no runs in {where} yet; a run starts when golden.jsonl is saved")
+            raise Refusal(404, f"no runs in {where} yet; a run starts when golden.jsonl is saved")
         return refs[0]
     try:
         check_run_id(run)
     except StoreError as err:
-        raise ApiError(400, str(err)) from err
+        raise Refusal(400, str(err)) from err
     holders = [RunRef(run, name) for name, store in collection_stores(shelf, collection) if run in _ids(store)]
     if not holders:
         where = f"collection {collection!r}" if collection else "any collection"
-        raise ApiError(404, f"no run {run!r} in {where}; GET {PREFIX}/v1/evaluations lists the runs")
+        raise Refusal(404, f"no run {run!r} in {where}; GET {PREFIX}/v1/evaluations lists the runs")
     if len(holders) > 1:
         names = ", ".join(ref.collection for ref in holders)
-        raise ApiError(409, f"run {run!r} is in more than one collection ({names}); add ?collection=NAME")
+        raise Refusal(409, f"run {run!r} is in more than one collection ({names}); add ?collection=NAME")
     return holders[0]
 
 
@@ -97,14 +89,14 @@ def _ids(store) -> list[str]:
     try:
         return store.ids()
     except StoreError as err:
-        raise ApiError(503, str(err)) from err
+        raise Refusal(503, str(err)) from err
 
 
 def read_report(shelf: Collections, ref: RunRef) -> dict[str, Any]:
     try:
         return shelf.store(ref.collection).get(ref.run_id)
     except StoreError as err:
-        raise ApiError(500, str(err)) from err
+        raise Refusal(500, str(err)) from err
 
 
 def without_question_text(report: dict[str, Any]) -> dict[str, Any]:
@@ -159,11 +151,11 @@ class GoldenFile:
 
 
 def golden_file(shelf: Collections, ref: RunRef) -> GoldenFile:
-    """The exact golden file the run read, as the store kept it; ``ApiError`` 404 when no copy was kept."""
+    """The exact golden file the run read, as the store kept it; ``Refusal`` 404 when no copy was kept."""
     report = read_report(shelf, ref)
     sha256 = str((report.get("golden") or {}).get("sha256") or "")
     try:
         data = shelf.store(ref.collection).golden(sha256)
     except StoreError as err:
-        raise ApiError(404, f"run {ref.run_id} of {ref.collection}: {err}") from err
+        raise Refusal(404, f"run {ref.run_id} of {ref.collection}: {err}") from err
     return GoldenFile(data=data, sha256=sha256, filename=f"{ref.collection}-golden-{sha256[:12]}.jsonl")

@@ -1,8 +1,7 @@
-"""Where the routes read runs: the settings (read once) and the container's collections (opened once).
+"""Where the routes read runs: the app's settings and its collections container, read the one way the
+whole app reads them (``app_settings.current_settings``, ``app_storage.collections_container``).
 
-``collections()`` opens ``EVALUATION_CONTAINER`` with the managed identity at
-``EVALUATION_STORAGE_ACCOUNT_URL``, or with ``EVALUATION_STORAGE_CONNECTION_STRING`` locally (Azurite).
-Tests point the routes elsewhere (a local folder, an Azurite container) with ``use``.
+Tests point the routes elsewhere (other settings, a local folder, an Azurite container) with ``use``.
 """
 from __future__ import annotations
 
@@ -10,8 +9,11 @@ import contextlib
 import threading
 from typing import Iterator
 
-from app_settings import AppSettings
+from app_settings import AppSettings, current_settings
+from app_storage import collections_container
 from evaluation.store.collections import BlobCollections, Collections
+
+from .tokens import TokenCheck
 
 _lock = threading.Lock()
 _settings: AppSettings | None = None
@@ -19,24 +21,21 @@ _collections: Collections | None = None
 
 
 def settings() -> AppSettings:
-    global _settings
     with _lock:
-        if _settings is None:
-            _settings = AppSettings.from_environ()
-        return _settings
+        chosen = _settings
+    return chosen if chosen is not None else current_settings()
 
 
 def collections() -> Collections:
-    global _collections
-    current = settings()
     with _lock:
-        if _collections is None:
-            from evaluation.store.blob import open_container
+        chosen = _collections
+    # The container client is opened once per process (app_storage); wrapping it costs nothing.
+    return chosen if chosen is not None else BlobCollections(collections_container(settings()))
 
-            _collections = BlobCollections(open_container(
-                current.container, account_url=current.storage_account_url,
-                connection_string=current.storage_connection_string))
-        return _collections
+
+def token_check() -> TokenCheck | None:
+    """What a sign-in token must match for the golden download (None: sign-in not configured)."""
+    return TokenCheck.from_settings(settings())
 
 
 @contextlib.contextmanager

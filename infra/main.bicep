@@ -109,6 +109,16 @@ param adminAppRole string = 'admin'
 @description('Application (client) id of the Entra app registration people sign in to for the Evaluate page and golden downloads (App Service authentication); empty leaves sign-in off, and then no one can open the page or download a golden file.')
 param signInClientId string = ''
 
+@description('EVALUATION_GOLDEN_MAX_BYTES: a golden file larger than this is refused before it is read or hashed (16 MiB holds about 30,000 questions of 500 bytes).')
+@minValue(1)
+param goldenMaxBytes int = 16777216
+
+// Whose sign-ins the app believes, and where that tenant publishes the keys its tokens are signed with
+// (api/tokens.py checks every token it is forwarded against them).
+var signInTenantId = tenant().tenantId
+var signInIssuer = empty(signInClientId) ? '' : '${environment().authentication.loginEndpoint}${signInTenantId}/v2.0'
+var signInJwksUrl = empty(signInClientId) ? '' : '${environment().authentication.loginEndpoint}${signInTenantId}/discovery/v2.0/keys'
+
 // One token per subscription, resource group and environment: two environments never share a name.
 var token = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
 var tags = {
@@ -220,6 +230,10 @@ var appSettings = {
   EVALUATION_TIME_BUDGET: string(timeBudgetSeconds)
   EVALUATION_INDEX_CACHE: '/tmp/retrieval-eval-indexes'
   EVALUATION_ADMIN_ROLE: adminAppRole
+  EVALUATION_SIGN_IN_CLIENT_ID: signInClientId
+  EVALUATION_SIGN_IN_ISSUER: signInIssuer
+  EVALUATION_SIGN_IN_JWKS_URL: signInJwksUrl
+  EVALUATION_GOLDEN_MAX_BYTES: string(goldenMaxBytes)
   AZURE_SEARCH_ENDPOINT: searchEndpoint
   AZURE_OPENAI_ENDPOINT: empty(openAiAccountName) ? '' : openAi.outputs.endpoint
   AZURE_OPENAI_EMBEDDING_DEPLOYMENT: openAiEmbeddingDeployment
@@ -251,6 +265,7 @@ module signIn 'modules/sign-in.bicep' = if (!empty(signInClientId)) {
   params: {
     functionAppName: functionApp.outputs.name
     clientId: signInClientId
+    tenantId: signInTenantId
   }
 }
 

@@ -185,6 +185,49 @@ def test_save_report_on_a_replaced_golden_file_saves_nothing(app, tmp_path):
     assert app.names("docs/retrieval/") == []
 
 
+def test_a_save_landing_while_the_report_is_written_leaves_no_report(app, tmp_path, monkeypatch):
+    """Issue 22, probe 10: the hash matched, then a save replaced the file before the report was kept.
+    The write is conditional on the ETag seen at the hash check, so nothing is left for bytes no longer
+    in the file (that save's own run reports on it)."""
+    from evaluation.store import blob
+
+    planned_run(app, tmp_path)
+    real = blob.write_new_blob
+
+    def save_b_first(container, name, data):
+        if name.endswith("/report.json"):
+            app.save("docs/golden.jsonl", BROKEN)  # someone saves B just before the report goes in
+        return real(container, name, data)
+
+    monkeypatch.setattr(blob, "write_new_blob", save_b_first)
+    answer = call("save_report", {**RUN, "failures": {}})
+
+    assert answer == {"saved": False, "sha256": hashlib.sha256(BROKEN).hexdigest()}
+    assert [n for n in app.names("docs/retrieval/") if "/runs/" in n] == []
+
+
+def test_a_retried_save_report_after_a_replacing_save_takes_back_what_the_first_attempt_kept(app, tmp_path):
+    planned_run(app, tmp_path)
+    assert call("save_report", {**RUN, "failures": {}})["saved"]  # attempt 1 kept it, then its answer was lost
+    app.save("docs/golden.jsonl", BROKEN)
+
+    answer = call("save_report", {**RUN, "failures": {}})  # attempt 2, after B landed
+
+    assert answer["saved"] is False and [n for n in app.names("docs/retrieval/") if "/runs/" in n] == []
+
+
+def test_golden_hash_and_keep_golden_read_nothing_over_the_size_limit(app, monkeypatch):
+    import app_settings
+
+    monkeypatch.setenv("EVALUATION_GOLDEN_MAX_BYTES", str(len(GOLDEN) - 1))
+    app_settings.current_settings.cache_clear()
+    app.save("docs/golden.jsonl", GOLDEN)
+
+    assert call("golden_hash", {"collection": "docs"}) == {"sha256": None, "too_large": True}
+    assert call("keep_golden", {"collection": "docs", "sha256": SHA}) == {"kept": False, "sha256": None}
+    assert app.names("docs/golden_dataset/") == []
+
+
 # -- the instance's cores ---------------------------------------------------------------------------------
 
 def test_a_timed_pass_waits_for_ranking_to_finish_and_keeps_ranking_out(tmp_path):

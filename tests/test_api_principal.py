@@ -87,3 +87,14 @@ def test_the_header_is_read_without_padding_and_whatever_its_case():
                                                           padded=False)["X-MS-CLIENT-PRINCIPAL"]}, trusted=True)
 
     assert caller.person and caller.may_download_golden(ROLE)[0]
+
+
+@pytest.mark.parametrize("inside", [b"[" * 100_000 + b"]" * 100_000, b'{"a": ' * 100_000 + b"1" + b"}" * 100_000],
+                         ids=["arrays", "objects"])
+def test_a_principal_nested_100000_deep_is_nobody_never_an_exception(inside):
+    """Issue 22, probe 7: json.loads gave up with RecursionError, which reached the host as a 500."""
+    raw = base64.b64encode(b'{"auth_typ": "aad", "claims": ' + inside + b"}").decode()
+
+    caller = read_caller({"X-MS-CLIENT-PRINCIPAL": raw}, trusted=True)
+
+    assert not caller.signed_in and "cannot be read" in caller.why_not_person

@@ -19,6 +19,7 @@ from evaluation.store import LocalStore, open_store
 from evaluation.store.collections import LocalCollections
 
 from conftest import GOLDEN_RAW
+from signing import Tenant
 
 ADMIN_ROLE = "evaluation.admin"
 PERSON_CLAIMS = [{"typ": "name", "val": "Ada Admin"}, {"typ": "preferred_username", "val": "ada@contoso.test"},
@@ -32,7 +33,10 @@ def principal(*, roles=(ADMIN_ROLE,), claims=PERSON_CLAIMS, provider="aad") -> s
     return base64.b64encode(json.dumps(body).encode()).decode()
 
 
-ADMIN = {"X-MS-CLIENT-PRINCIPAL": principal()}
+# The tenant people sign in with: its keys served on 127.0.0.1 for the whole module. An admin's request
+# carries what App Service authentication forwards with its token store on: the principal and the ID token.
+TENANT = Tenant()
+ADMIN = {"X-MS-CLIENT-PRINCIPAL": principal(), "X-MS-TOKEN-AAD-ID-TOKEN": TENANT.token()}
 READER = {"X-MS-CLIENT-PRINCIPAL": principal(roles=("reader",))}
 APP_WITH_ADMIN_ROLE = {"X-MS-CLIENT-PRINCIPAL": principal(claims=[{"typ": "idtyp", "val": "app"},
                                                                   {"typ": "appid", "val": "1111"}])}
@@ -58,7 +62,8 @@ def fill(store_of, make_report) -> None:
 
 
 def settings(**extra) -> AppSettings:
-    return AppSettings.from_environ({"EVALUATION_ADMIN_ROLE": ADMIN_ROLE, "WEBSITE_AUTH_ENABLED": "True", **extra})
+    return AppSettings.from_environ({"EVALUATION_ADMIN_ROLE": ADMIN_ROLE, "WEBSITE_AUTH_ENABLED": "True",
+                                     **TENANT.settings(), **extra})
 
 
 @pytest.fixture(params=["folder", pytest.param("azurite", marks=pytest.mark.azurite)])

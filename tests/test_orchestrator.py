@@ -280,3 +280,13 @@ def _at(text):
     from datetime import datetime
 
     return datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def test_the_triggers_start_the_orchestrator_by_the_name_it_is_registered_under():
+    """``triggers.starting.ORCHESTRATOR`` is read from the orchestrator itself, so a renamed orchestrator
+    cannot leave the triggers starting a function that is not there."""
+    from triggers import starting
+
+    built = evaluate_golden.build()
+    assert starting.ORCHESTRATOR == built.get_function_name() == "evaluate_golden"
+    assert [b.type for b in built.get_bindings()] == ["orchestrationTrigger"]

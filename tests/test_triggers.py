@@ -57,10 +57,20 @@ def test_a_saved_golden_file_starts_one_debounced_run_named_by_collection_and_sh
                                           "trigger": "golden_changed", "state": None}
 
 
+def keep_report_for(app, golden: bytes, run_id: str = "20261130T090000000Z-0000a1") -> None:
+    """A run of ``golden``'s bytes kept in the docs collection, as save_report keeps one."""
+    from conftest import build_report
+    from evaluation.store import open_store
+
+    open_store(app.address("docs"), connection_string=app.azurite.connection_string).save(
+        build_report(run_id, golden_raw=golden), golden)
+
+
 @pytest.mark.parametrize("status", ["Pending", "Running", "ContinuedAsNew", "Suspended", "Completed"])
 def test_an_instance_that_runs_or_ran_is_not_started_again(app, status):
     app.save("docs/golden.jsonl", GOLDEN)
     app.host.set_status(instance_id("golden", "docs", SHA), status)
+    keep_report_for(app, GOLDEN)  # what a Completed run of these bytes leaves: the newest report is theirs
 
     deliver(app, app.subject("docs/golden.jsonl"))
 
@@ -315,3 +325,127 @@ def test_storage_out_of_reach_answers_503_to_retry_later(published, monkeypatch)
 
     assert code == 503 and "cannot reach the storage account" in body["error"]
     assert published.host.requests == []
+
+
+# -- evaluate_now under hostile input (issue 22, probe 7) ---------------------------------------------------
+
+DEPTH = 100_000
+
+
+@pytest.mark.parametrize("raw, says", [
+    (b'{"collection": "\\ud800"}', "cannot name a collection"),
+    (b"[" * DEPTH + b"]" * DEPTH, "nested too deeply"),
+    (b'{"collection": "docs", "force": ' + b"[" * 500 + b"]" * 500 + b"}", "\"force\" must be true or false, not a list"),
+    (b'{"collection": ' + b"[" * DEPTH + b"]" * DEPTH + b"}", "nested too deeply"),
+    (b'{"golden": ' + b'{"a": ' * DEPTH + b"1" + b"}" * DEPTH + b"}", "nested too deeply"),
+], ids=["lone-surrogate", "nested-array", "nested-force", "nested-collection", "nested-golden"])
+def test_a_hostile_body_answers_400_with_a_sentence_never_an_exception(published, raw, says):
+    code, answer, _ = post(published, None, raw=raw)
+
+    assert code == 400 and says in answer["error"] and answer["status"] == 400
+    assert published.host.requests == []
+
+
+# -- the same bytes again after other bytes (issue 22, probe 10) ---------------------------------------------
+
+def test_saving_a_then_b_then_a_again_starts_a_run_for_the_second_a(app):
+    """A ran (Completed), B ran and its report is the newest; A saved again must not be swallowed by
+    A's Completed instance, or the newest report stays B's while the file holds A."""
+    app.save("docs/golden.jsonl", GOLDEN)
+    app.host.set_status(instance_id("golden", "docs", SHA), "Completed")
+    keep_report_for(app, GOLDEN, "20261130T090000000Z-0000a1")
+    keep_report_for(app, OTHER, "20261130T091000000Z-0000b1")  # B's run, newer
+
+    deliver(app, app.subject("docs/golden.jsonl"))
+
+    assert app.host.starts == [instance_id("golden", "docs", SHA)]
+
+
+def test_a_completed_run_whose_bytes_were_never_reported_starts_again(app):
+    """A Completed instance that was superseded (or whose report is gone) kept no report of these bytes."""
+    app.save("docs/golden.jsonl", GOLDEN)
+    app.host.set_status(instance_id("golden", "docs", SHA), "Completed")
+
+    deliver(app, app.subject("docs/golden.jsonl"))
+
+    assert app.host.starts == [instance_id("golden", "docs", SHA)]
+
+
+def test_evaluate_now_runs_the_same_bytes_again_when_the_newest_report_is_for_others(published):
+    first = post(published, {"collection": "docs"})[1]["id"]
+    published.host.set_status(first, "Completed")
+    keep_report_for(published, OTHER)
+
+    again = post(published, {"collection": "docs"})[1]
+
+    assert again["id"] == first and again["evaluation"]["outcome"] == "rerun"
+    assert published.host.starts == [first, first]
+
+
+# -- bounded input: the golden file's size and its problems (issue 22, probe 9) -------------------------------
+
+@pytest.fixture
+def small_limit(monkeypatch):
+    import app_settings
+
+    monkeypatch.setenv("EVALUATION_GOLDEN_MAX_BYTES", str(len(GOLDEN) + 10))
+    app_settings.current_settings.cache_clear()
+
+
+@pytest.fixture
+def downloads(monkeypatch):
+    """The names of every blob downloaded (the size is asked with a HEAD, which is no download)."""
+    from azure.storage.blob import ContainerClient
+
+    seen: list[str] = []
+    real = ContainerClient.download_blob
+
+    def spy(self, blob, *args, **kwargs):
+        seen.append(blob if isinstance(blob, str) else blob.name)
+        return real(self, blob, *args, **kwargs)
+
+    monkeypatch.setattr(ContainerClient, "download_blob", spy)
+    return seen
+
+
+def test_a_golden_file_over_the_limit_answers_400_naming_the_setting_unread(published, small_limit, downloads):
+    published.save("docs/golden.jsonl", GOLDEN * 2)  # 2 x 68 bytes > 68 + 10
+
+    code, body, _ = post(published, {"collection": "docs"})
+
+    assert code == 400 and f"is {2 * len(GOLDEN)} bytes, more than the {len(GOLDEN) + 10}" in body["error"]
+    assert "EVALUATION_GOLDEN_MAX_BYTES" in body["error"]
+    assert "docs/golden.jsonl" not in downloads and published.host.requests == []
+
+
+def test_a_saved_golden_file_over_the_limit_starts_nothing_and_says_why(app, small_limit, downloads, caplog):
+    app.save("docs/golden.jsonl", GOLDEN * 2)
+
+    with caplog.at_level("WARNING"):
+        deliver(app, app.subject("docs/golden.jsonl"))
+
+    assert app.host.starts == [] and "docs/golden.jsonl" not in downloads
+    assert "EVALUATION_GOLDEN_MAX_BYTES" in caplog.text
+
+
+def test_a_golden_file_at_the_limit_is_hashed_as_before(published, monkeypatch):
+    import app_settings
+
+    monkeypatch.setenv("EVALUATION_GOLDEN_MAX_BYTES", str(len(GOLDEN)))  # exactly its size: allowed
+    app_settings.current_settings.cache_clear()
+
+    code, body, _ = post(published, {"collection": "docs"})
+
+    assert code == 202 and body["evaluation"]["sha256"] == SHA
+
+
+def test_a_400_lists_the_first_100_problems_and_counts_the_rest(published):
+    bad = b"".join(b'{"id": "q%d", "question": "Where is %d?", "expeted": ["a"]}\n' % (n, n) for n in range(250))
+    published.save("docs/golden.jsonl", bad)
+
+    code, body, _ = post(published, {"collection": "docs"})
+
+    # 250 lines with a misspelt "expected", and "no question is ready": 251 errors, 100 shown, 151 counted
+    assert code == 400 and "has 251 error(s)" in body["error"]
+    assert len(body["problems"]) == 100 and body["more_problems"] == 251 - 100
+    assert [p["line"] for p in body["problems"][:3]] == [1, 2, 3]

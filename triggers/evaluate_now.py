@@ -8,12 +8,13 @@ bytes against the same index is one run: a retried call gets the same instance, 
 new one. ``"force": true`` always starts a new run.
 
 Answers: 202 started (or already running / ran: same URLs), 400 a request or golden file that cannot
-run (a sentence, and ``problems``), 404 no golden file there, 503 storage out of reach (retry).
+run (a sentence; for a golden file with errors the first 100 ``problems`` and ``more_problems``, how
+many were left out; a golden file over ``EVALUATION_GOLDEN_MAX_BYTES`` is refused unread), 404 no
+golden file there, 503 storage out of reach (retry). Refusals are ``app_http.Refusal``.
 """
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import logging
 import uuid
@@ -22,31 +23,22 @@ from typing import Any
 import azure.durable_functions as df
 import azure.functions as func
 
+from app_golden import GoldenTooLarge, golden_version
+from app_http import Refusal, refusal_answer
 from app_settings import AppSettings, current_settings
-from app_storage import account_url, collection_folder, collection_targets
+from app_storage import account_url, collection_folder, collection_target_state, collection_targets
 from evaluation.errors import EvaluationError, StoreError, did_you_mean
 from evaluation.golden import check_golden_bytes
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder, check_collection_name, collection_of
-from evaluation.targets import target_state
-from triggers.starting import instance_id, start_once
+from triggers.starting import instance_id, newest_report_sha256, start_once
 
 log = logging.getLogger(__name__)
 
 bp = df.Blueprint()
 
 KEYS = ("golden", "collection", "force")
-
-
-class Refusal(Exception):
-    """A request the route answers with ``status`` and a sentence (and maybe ``problems``)."""
-
-    def __init__(self, status: int, message: str, problems: list[dict[str, Any]] | None = None) -> None:
-        super().__init__(message)
-        self.status, self.problems = status, problems
-
-
-def _answer(status: int, body: dict[str, Any]) -> func.HttpResponse:
-    return func.HttpResponse(json.dumps(body, ensure_ascii=False), status_code=status, mimetype="application/json")
+EXAMPLES = ('{"collection": "docs"} or '
+            '{"golden": "https://<account>.blob.core.windows.net/<container>/docs/golden.jsonl"}')
 
 
 def read_request(req: func.HttpRequest, settings: AppSettings) -> tuple[str, bool]:
@@ -54,8 +46,9 @@ def read_request(req: func.HttpRequest, settings: AppSettings) -> tuple[str, boo
     try:
         body = json.loads(req.get_body() or b"null")
     except (ValueError, UnicodeDecodeError) as err:
-        raise Refusal(400, f"the body is not JSON ({err}); send {{\"collection\": \"docs\"}} or "
-                           "{\"golden\": \"https://<account>.blob.core.windows.net/<container>/docs/golden.jsonl\"}") from err
+        raise Refusal(400, f"the body is not JSON ({err}); send {EXAMPLES}") from err
+    except RecursionError as err:  # 100,000 nested brackets: Python's parser gives up, and so do we
+        raise Refusal(400, f"the body is nested too deeply to read; send {EXAMPLES}") from err
     if not isinstance(body, dict):
         raise Refusal(400, 'the body must be a JSON object: {"collection": "docs"} or {"golden": "<blob address>"}, '
                            'with "force": true to run again')
@@ -64,16 +57,37 @@ def read_request(req: func.HttpRequest, settings: AppSettings) -> tuple[str, boo
             raise Refusal(400, f'"{key}" is not a key of this request.{did_you_mean(key, KEYS)} Keys: {", ".join(KEYS)}')
     force = body.get("force", False)
     if not isinstance(force, bool):
-        raise Refusal(400, f'"force" must be true or false, not {json.dumps(force)}')
+        raise Refusal(400, f'"force" must be true or false, not {_shown(force)}')
     if ("golden" in body) == ("collection" in body):
         raise Refusal(400, 'give exactly one of "golden" (the golden file\'s Blob address) and "collection" (its name)')
     if "collection" in body:
         name = body["collection"]
+        if isinstance(name, str) and not _utf8(name):
+            raise Refusal(400, f"{_shown(name)} cannot name a collection: it is not UTF-8 text (a lone "
+                               "surrogate); use the name of a top-level folder of the container, such as \"docs\"")
         try:
             return check_collection_name(name if isinstance(name, str) else ""), force
         except StoreError as err:
             raise Refusal(400, str(err)) from err
     return _collection_of_address(body["golden"], settings), force
+
+
+def _utf8(text: str) -> bool:
+    """Whether ``text`` is UTF-8 text: a JSON "\\ud800" escape decodes to a lone surrogate that no blob
+    name, URL or log line can carry."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _shown(value: Any) -> str:
+    """``value`` as a request showed it, short and ASCII: a string quoted, anything else by its kind."""
+    if isinstance(value, str):
+        text = json.dumps(value)
+        return text if len(text) <= 120 else text[:117] + '..."'
+    return {dict: "an object", list: "a list", bool: "true or false", type(None): "null"}.get(type(value), "a number")
 
 
 def _collection_of_address(address: Any, settings: AppSettings) -> str:
@@ -82,30 +96,32 @@ def _collection_of_address(address: Any, settings: AppSettings) -> str:
     home = f"{account_url(settings)}/{settings.container}/"
     example = f"{home}<collection>/{GOLDEN_NAME}"
     try:
-        parsed = parse_address(address) if isinstance(address, str) else None
+        parsed = parse_address(address) if isinstance(address, str) and _utf8(address) else None
     except StoreError:
         parsed = None
     collection = collection_of(parsed.path) if parsed else None
     if (parsed is None or collection is None or parsed.account_url.rstrip("/").lower() != account_url(settings).lower()
             or parsed.container != settings.container):
         raise Refusal(400, f'"golden" must be the address of a collection\'s golden file in this app\'s container, '
-                           f"such as {example}, not {json.dumps(address)}")
+                           f"such as {example}, not {_shown(address)}")
     return collection
 
 
 def _check_and_state(folder: CollectionFolder, settings: AppSettings) -> tuple[str, dict[str, str]]:
     """The golden file's sha256 and the targets' state; a ``Refusal`` when the run cannot start."""
-    raw = folder.golden_bytes()
-    if raw is None:
+    try:
+        version = golden_version(settings, folder, read=True)
+    except GoldenTooLarge as err:
+        raise Refusal(400, str(err)) from err
+    if version is None:
         raise Refusal(404, f"no golden file at {folder.address(GOLDEN_NAME)}; save one there first")
-    check = check_golden_bytes(raw, folder.address(GOLDEN_NAME))
+    check = check_golden_bytes(version.raw, folder.address(GOLDEN_NAME))
     if not check.ok:
         raise Refusal(400, f"{folder.address(GOLDEN_NAME)} has {len(check.errors)} error(s); fix them and call again",
                       [{"line": p.line, "message": p.message} for p in check.errors])
     specs = collection_targets(settings, folder)
-    state = {spec.name: target_state(spec, connection_string=settings.storage_connection_string,
-                                     api_keys=settings.search_api_keys) for spec in specs}
-    return hashlib.sha256(raw).hexdigest(), state
+    state = {spec.name: collection_target_state(settings, spec) for spec in specs}
+    return version.sha256, state
 
 
 @bp.route(route="evaluate_now", methods=["POST"], auth_level=func.AuthLevel.FUNCTION)
@@ -117,20 +133,17 @@ async def evaluate_now(req: func.HttpRequest, client: df.DurableOrchestrationCli
         folder = collection_folder(settings, collection)
         sha256, state = await asyncio.to_thread(_check_and_state, folder, settings)
     except Refusal as refusal:
-        body: dict[str, Any] = {"error": str(refusal)}
-        if refusal.problems is not None:
-            body["problems"] = refusal.problems
-        return _answer(refusal.status, body)
+        return refusal_answer(refusal)
     except StoreError as err:  # storage out of reach or refusing: worth a retry
         log.warning("evaluate_now: %s", err)
-        return _answer(503, {"error": str(err)})
+        return refusal_answer(Refusal(503, str(err)))
     except EvaluationError as err:  # the targets' configuration, an index never published: say so
-        return _answer(400, {"error": str(err)})
+        return refusal_answer(Refusal(400, str(err)))
     nonce = uuid.uuid4().hex if force else None
     instance = instance_id("now", collection, sha256, state, nonce)
     job = {"collection": collection, "sha256": sha256, "debounce_seconds": 0, "trigger": "evaluate_now",
            "state": state}
-    outcome = await start_once(client, instance, job)
+    outcome = await start_once(client, instance, job, reported=lambda: newest_report_sha256(folder))
     log.info("evaluate_now: collection %s golden %s state %s -> instance %s %s", collection, sha256[:12], state,
              instance, outcome)
     response = client.create_check_status_response(req, instance)

@@ -1,25 +1,26 @@
 """``golden_changed``: Event Grid ``BlobCreated`` for ``<collection>/golden.jsonl`` -> one debounced run.
 
 The trigger hashes the blob's bytes as they are now (not as the event saw them: a later save's bytes
-are what a run should read) and starts ``evaluate_golden`` once per collection and sha256 (see
+are what a run should read), streamed and only after its size is within ``EVALUATION_GOLDEN_MAX_BYTES``
+(``app_golden``), and starts ``evaluate_golden`` once per collection and sha256 (see
 ``triggers.starting``). Delivery is at least once and may come out of order; both fold into the same
 instance id. Anything it cannot act on (another event type, another blob, a golden file already
-gone) is logged and acknowledged; only a fault that may pass (storage or the Durable extension out
-of reach) is raised, so that Event Grid delivers the event again.
+gone or over the size limit) is logged and acknowledged; only a fault that may pass (storage or the
+Durable extension out of reach) is raised, so that Event Grid delivers the event again.
 """
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import logging
 
 import azure.durable_functions as df
 import azure.functions as func
 
+from app_golden import GoldenTooLarge, golden_version
 from app_settings import current_settings
 from app_storage import collection_folder
 from evaluation.store.collections import collection_of
-from triggers.starting import instance_id, start_once
+from triggers.starting import instance_id, newest_report_sha256, start_once
 
 log = logging.getLogger(__name__)
 
@@ -53,13 +54,17 @@ async def golden_changed(event: func.EventGridEvent, client: df.DurableOrchestra
         log.info("event %s is for %s, not a collection's golden.jsonl: ignored", event.id, where[1])
         return
     folder = collection_folder(settings, collection)
-    raw = await asyncio.to_thread(folder.golden_bytes)  # a StoreError here is raised: Event Grid retries
-    if raw is None:
+    try:  # a StoreError here is raised: Event Grid retries
+        version = await asyncio.to_thread(golden_version, settings, folder)
+    except GoldenTooLarge as err:  # saving it again will not make it smaller: acknowledge, and say why
+        log.warning("event %s: %s; no run starts", event.id, err)
+        return
+    if version is None:
         log.warning("event %s: %s is gone already; nothing to run", event.id, folder.address("golden.jsonl"))
         return
-    sha256 = hashlib.sha256(raw).hexdigest()
+    sha256 = version.sha256
     instance = instance_id("golden", collection, sha256)
     job = {"collection": collection, "sha256": sha256, "debounce_seconds": settings.debounce_seconds,
            "trigger": "golden_changed", "state": None}
-    outcome = await start_once(client, instance, job)
+    outcome = await start_once(client, instance, job, reported=lambda: newest_report_sha256(folder))
     log.info("event %s: collection %s golden %s -> instance %s %s", event.id, collection, sha256[:12], instance, outcome)

@@ -13,22 +13,34 @@ the targets' state and any ``force`` nonce. So two names with one slug still get
 save twice gets one id, and a changed index gives ``evaluate_now`` a new one.
 
 Dedupe (``start_once``): no instance -> start; Pending, Running, ContinuedAsNew, Suspended -> it is
-running; Completed -> it ran; Failed, Terminated, Canceled -> start again. A start refused because a
-racing delivery started the same id first counts as started, never as an error.
+running; Completed -> it ran, unless the collection's newest report is not for these bytes: then it
+starts again under the same id (the extension replaces a Completed instance). Saving A, then B, then A
+again would otherwise leave B's report the newest while the file holds A (issue 22, probe 10); a
+duplicate delivery of a save whose report is the newest still finds it ran. Failed, Terminated,
+Canceled -> start again. A start refused because a racing delivery started the same id first counts
+as started, never as an error.
 """
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import logging
 import re
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import azure.durable_functions as df
 
+from evaluation.errors import StoreError
+from evaluation.store import LATEST
+from evaluation.store.collections import CollectionFolder
+from orchestrators.evaluate_golden import evaluate_golden
+
 log = logging.getLogger(__name__)
 
-ORCHESTRATOR = "evaluate_golden"
+# The orchestrator's registered name, read from the orchestrator itself: a rename cannot leave the
+# triggers starting a function that no longer exists.
+ORCHESTRATOR = evaluate_golden.build().get_function_name()
 MAX_ID_LENGTH = 100  # Durable Functions' limit
 SLUG_LENGTH = 30
 _RUNNING = {df.OrchestrationRuntimeStatus.Pending, df.OrchestrationRuntimeStatus.Running,
@@ -61,12 +73,25 @@ def decide(status: Any) -> str:
     return "start"
 
 
-async def start_once(client: df.DurableOrchestrationClient, instance: str, job: dict[str, Any]) -> str:
+def newest_report_sha256(folder: CollectionFolder) -> str | None:
+    """The sha256 of the golden file the collection's newest report was made from; None without one."""
+    try:
+        report = folder.store.get(LATEST)
+    except StoreError:  # no run yet, or one that cannot be read: nothing says these bytes were reported
+        return None
+    return (report.get("golden") or {}).get("sha256")
+
+
+async def start_once(client: df.DurableOrchestrationClient, instance: str, job: dict[str, Any],
+                     reported: Callable[[], str | None] | None = None) -> str:
     """Start ``evaluate_golden`` as ``instance`` unless it runs or ran; what happened, in a word:
-    ``started``, ``restarted`` (after Failed or Terminated), ``running``, ``ran`` or ``raced``."""
+    ``started``, ``restarted`` (after Failed or Terminated), ``rerun`` (it ran, but the newest report,
+    as ``reported`` gives its golden sha256, is for other bytes), ``running``, ``ran`` or ``raced``."""
     before = await client.get_status(instance)
     verdict = decide(before)
-    if verdict != "start":
+    if verdict == "ran" and reported is not None and await asyncio.to_thread(reported) != job["sha256"]:
+        verdict = "rerun"
+    if verdict not in ("start", "rerun"):
         return verdict
     try:
         await client.start_new(ORCHESTRATOR, instance, job)
@@ -79,4 +104,6 @@ async def start_once(client: df.DurableOrchestrationClient, instance: str, job: 
             log.info("instance %s was started by another delivery meanwhile", instance)
             return "raced"
         raise
+    if verdict == "rerun":
+        return "rerun"
     return "started" if before.runtime_status is None else "restarted"

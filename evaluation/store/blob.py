@@ -337,3 +337,72 @@ def blob_endpoint(connection_string: str) -> str:
         raise StoreError(f"the storage connection string cannot be used ({err}); copy it again "
                          "from the storage account's Access keys page") from err
     return service.url.rstrip("/")
+
+
+# -- one version of a blob, named by its ETag (the Function App's golden file) ------------------------
+
+class BlobTooLarge(StoreError):
+    """A blob larger than the caller's limit; nothing of it was read. ``size`` is its length in bytes."""
+
+    def __init__(self, message: str, size: int) -> None:
+        super().__init__(message)
+        self.size = size
+
+
+def blob_version(container: Any, name: str, *, max_bytes: int,
+                 read: bool = False) -> tuple[str, str, bytes | None] | None:
+    """``(sha256, etag, bytes or None)`` of one version of blob ``name``, or None when it is absent.
+
+    Its size is asked first (one HEAD): above ``max_bytes`` it is ``BlobTooLarge`` and nothing is
+    downloaded. The download is then conditional on the ETag the HEAD saw, so the hash is of exactly
+    that version; a save landing in between is another version, and the pair is asked again (three
+    times at most). The hash is computed over the download's chunks; the bytes are kept only with ``read``.
+    """
+    import hashlib
+
+    from azure.core import MatchConditions
+    from azure.core.exceptions import ResourceModifiedError
+
+    where = f"{container.url}/{name}"
+    for _attempt in range(3):
+        try:
+            with _translated(where):
+                properties = container.get_blob_client(name).get_blob_properties()
+        except FileNotFoundError:
+            return None
+        if properties.size > max_bytes:
+            raise BlobTooLarge(f"{where} is {properties.size:,} bytes, more than the {max_bytes:,} allowed", properties.size)
+        digest, parts = hashlib.sha256(), []
+        try:
+            with _translated(where):
+                download = container.download_blob(name, etag=properties.etag,
+                                                   match_condition=MatchConditions.IfNotModified)
+                for chunk in download.chunks():
+                    digest.update(chunk)
+                    if read:
+                        parts.append(chunk)
+        except FileNotFoundError:
+            return None
+        except StoreError as err:
+            if isinstance(err.__cause__, ResourceModifiedError):
+                continue  # saved again between the HEAD and the download: ask for the new version
+            raise
+        return digest.hexdigest(), properties.etag, b"".join(parts) if read else None
+    raise StoreError(f"{where} changed three times while it was read; try again when saves have settled")
+
+
+def blob_has_etag(container: Any, name: str, etag: str) -> bool:
+    """Whether blob ``name`` is still the version ``etag`` names (a conditional HEAD: 412 -> False)."""
+    from azure.core import MatchConditions
+    from azure.core.exceptions import ResourceModifiedError
+
+    try:
+        with _translated(f"{container.url}/{name}"):
+            try:
+                container.get_blob_client(name).get_blob_properties(etag=etag,
+                                                                    match_condition=MatchConditions.IfNotModified)
+            except ResourceModifiedError:
+                return False
+    except FileNotFoundError:
+        return False
+    return True

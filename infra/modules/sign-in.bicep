@@ -3,8 +3,10 @@
 //
 // Nothing is required at the platform: programs keep calling with function keys, Event Grid with
 // its system key. The platform checks any token it is given and passes the signed-in caller to the
-// code in X-MS-CLIENT-PRINCIPAL; the code decides: the Evaluate page wants a signed-in person, the
-// golden download a person holding the admin app role (api/principal.py).
+// code in X-MS-CLIENT-PRINCIPAL; the code decides: the Evaluate page wants a signed-in person
+// (api/principal.py). The golden download wants more than that unsigned header: the token store is on,
+// so the platform forwards the person's Entra ID token (X-MS-TOKEN-AAD-ID-TOKEN), whose signature,
+// audience, issuer, expiry and admin role the code checks against the tenant's keys (api/tokens.py).
 
 param functionAppName string
 
@@ -57,8 +59,11 @@ resource signIn 'Microsoft.Web/sites/config@2024-04-01' = {
     }
     login: {
       tokenStore: {
-        // The app reads the caller's claims from the header on each request; it keeps no tokens.
-        enabled: false
+        // On: without it the platform forwards no token, and the code refuses every golden download
+        // (and role claims may not arrive at all). Where the tokens are kept is the platform's default:
+        // authsettingsV2 offers Blob storage only through a SAS URL in an app setting (a secret, and the
+        // storage account refuses shared keys), not through the app's identity (infra/README.md).
+        enabled: true
       }
     }
     httpSettings: {
