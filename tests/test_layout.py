@@ -13,7 +13,7 @@ import evaluation
 ROOT = Path(evaluation.__file__).parent
 # Lower first. A module may import its own package and anything on an earlier line, never a later one.
 LAYERS = [
-    {"errors", "target", "jsonl", "lazy", "progress", "unreachable"},
+    {"errors", "target", "jsonl", "lazy", "progress", "unreachable", "sample"},
     {"store"},
     {"engine"},
     {"azure_search"},  # reuses the engine's bundled models and cross-encoder
