@@ -52,14 +52,13 @@ def reachable_or_reported(targets: Sequence[Target], warn: Callable[[str], None]
     for target in targets:
         try:
             target.setups()
-            described = target.describe()
+            target.describe()
         except (EvaluationError, OSError) as err:
             failures.append(err)
             collection = getattr(getattr(target, "options", None), "index", None)
             checked.append(UnreachableTarget(target.name, str(getattr(target, "engine", "?")), str(err), collection))
             continue
         checked.append(target)
-        del described
     if failures and len(failures) == len(checked):
         raise failures[0]
     for target in checked:
