@@ -7,12 +7,12 @@ same index version even if a newer one is published meanwhile.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 from pathlib import Path
 from typing import Any, Iterator
 
 from app_settings import AppSettings, current_settings
 from app_storage import collection_folder, open_collection_target
+from evaluation.files import locked
 from evaluation.store.collections import CollectionFolder
 from evaluation.store.runs import REPORT_NAME, RUNS_DIR
 from evaluation.target import Target
@@ -49,9 +49,5 @@ def cores(settings: AppSettings, *, alone: bool) -> Iterator[None]:
     meanwhile (an ``flock`` on a file every activity process of the instance opens)."""
     path = Path(settings.index_cache) / ".cores.lock"
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    with locked(path, shared=not alone):
+        yield

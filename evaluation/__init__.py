@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 
 _PUBLIC = {
     # one run in its three steps (evaluate, the three in a loop, is imported above)
-    "plan_run": ".steps", "run_setup": ".steps", "assemble_report": ".steps",
+    "plan_run": ".run", "run_setup": ".run", "assemble_report": ".run", "EvaluationSettings": ".settings",
     # the golden file
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
@@ -40,7 +40,7 @@ _PUBLIC = {
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
     "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers",
     # which targets a collection searches (the Function App's configuration)
-    "TargetSpec": ".targets", "parse_target_specs": ".targets", "open_target": ".targets",
+    "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
@@ -52,12 +52,13 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, ModelError, RunNotSavedError,
                          SearchIndexError, SearchServiceError, StoreError, TargetConfigError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
-    from .steps import assemble_report, plan_run, run_setup
+    from .run import assemble_report, plan_run, run_setup
+    from .settings import EvaluationSettings
     from .evaluate import save_report
     from .report.html import render_html
     from .store import open_store
     from .target import Hit, Setup, Target
-    from .targets import TargetSpec, open_target, parse_target_specs
+    from .target_specs import TargetSpec, open_target, parse_target_specs
 
 
 __getattr__ = lazy_attributes(__name__, _PUBLIC)

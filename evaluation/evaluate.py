@@ -1,6 +1,6 @@
 """Evaluate every setup of every target on a golden file: the product's main job.
 
-One run is the three steps of ``steps`` in a loop: plan (golden file, setups, timed sample, missing
+One run is the three steps of ``run`` in a loop: plan (golden file, setups, timed sample, missing
 documents), run each setup (an untimed warm-up, a sample searched one at a time as a caller would,
 nothing cached, for the times and those questions' ranks, every other question in a batch), assemble
 the report.
@@ -21,30 +21,29 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
+from .settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MARGIN,  # noqa: F401  (their old address)
+                       DEFAULT_TIMED, EvaluationSettings)
+
 if TYPE_CHECKING:
     from .golden import Golden
-    from .steps import Clock, Progress
+    from .run import Clock, Progress
     from .store import RunStore
+    from .store.shape import Report
     from .target import Target
 
 log = logging.getLogger(__name__)
 
 # This module is imported by ``evaluation/__init__.py`` (a submodule named like the function would
-# otherwise replace it there), so it loads the steps, numpy among them, only when a run starts.
-DEFAULT_TIMED = 50  # these four equal steps' (tests/test_steps.py checks)
-DEFAULT_TIME_MARGIN = 0.10
-DEFAULT_TIME_FLOOR = 10
-DEFAULT_TIME_BUDGET = 20.0
+# otherwise replace it there), so it loads the steps, numpy among them, only when a run starts; the
+# settings module it reads is light (no numpy).
 
 
 def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *, save_to=None,
-             only: Iterable[str] | None = None, skip: Iterable[str] = (), balance: float = 4,
-             time_points: float = 8, by: str = "doc", depth: int = 20, progress: Progress | None = None,
-             timed: int = DEFAULT_TIMED, seed: int = 0, created_at: datetime | None = None,
-             run_id: str | None = None, warn: Callable[[str], None] | None = None,
-             clock: Clock = time.perf_counter, alpha: float = 0.05, resamples: int = 10_000,
-             fallback_dirs: Sequence[str | Path] | None = None, time_margin: float = DEFAULT_TIME_MARGIN,
-             time_floor: int = DEFAULT_TIME_FLOOR, time_budget: float = DEFAULT_TIME_BUDGET) -> dict[str, Any]:
+             only: Iterable[str] | None = None, skip: Iterable[str] = (), progress: Progress | None = None,
+             created_at: datetime | None = None, run_id: str | None = None,
+             warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
+             fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
+             **keywords: Any) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
     ``progress``: a callback ``(done, total, label)``, or True for the command line's bar on stderr
@@ -54,9 +53,13 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     report is saved there at the end. When that save fails, the report is written as
     ``unsaved-run-<id>.json`` in the first of ``fallback_dirs`` (default: the current folder) that
     takes it, and ``RunNotSavedError`` is raised with the report and that path.
+
+    How the run is made is ``settings`` (``EvaluationSettings``: the picks' points, the grain, the
+    depth, the timed sample, the significance tests); any of its fields may be given as a keyword
+    instead (``timed=20``, ``by="chunk"``, ``balance=4``), over ``settings`` when both are given.
     """
     from .golden import Golden, read_golden
-    from .steps import assemble_report, plan_run, run_setup, setup_steps
+    from .run import assemble_report, plan_run, run_setup, setup_steps
     from .store import open_store
     from .target import Target
 
@@ -70,10 +73,9 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         from .unreachable import reachable_or_reported
 
         targets = reachable_or_reported(targets, warn)
-    plan = plan_run(targets, golden, only=only, skip=skip, balance=balance, time_points=time_points, by=by,
-                    depth=depth, timed=timed, seed=seed, created_at=created_at, run_id=run_id, warn=warn,
-                    alpha=alpha, resamples=resamples, time_margin=time_margin, time_floor=time_floor,
-                    time_budget=time_budget, held_before=held_in_latest_run(store) if store is not None else None)
+    plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
+                    settings=EvaluationSettings.of(settings, **keywords),
+                    held_before=held_in_latest_run(store) if store is not None else None)
     bar = None
     if progress is True:
         from .progress import ProgressBar

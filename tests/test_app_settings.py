@@ -85,7 +85,7 @@ def test_the_readme_table_gives_the_defaults_the_app_uses():
 
 def test_search_keys_are_read_only_under_the_prefix_specs_may_name_and_kept_out_of_repr():
     from app_settings import SEARCH_API_KEY_PREFIX
-    from evaluation.targets import API_KEY_PREFIX
+    from evaluation.target_specs import API_KEY_PREFIX
 
     settings = AppSettings.from_environ({"AZURE_SEARCH_API_KEY_DOCS": "k1", "OTHER_SECRET": "k2",
                                          "EVALUATION_STORAGE_CONNECTION_STRING": "AccountKey=k3"})

@@ -9,6 +9,7 @@ import pytest
 
 from evaluation.cli import main
 from evaluation.engine import chunking, identity, index, models
+from evaluation.engine import corpus as engine_corpus
 from evaluation.engine.index import IndexSettings, build_index, fingerprint, open_index
 from evaluation.engine.target import EmbeddedTarget
 from evaluation.errors import ModelError, SearchIndexError
@@ -33,7 +34,7 @@ CHANGES = {
                                                                  lambda title, headings: " / ".join(headings)),
     "the document BM25's settings": lambda mp: mp.setattr(index, "DOCUMENT_BM25_SETTINGS",
                                                           {**index.DOCUMENT_BM25_SETTINGS, "b": 0.75}),
-    "the text the document BM25 indexes": lambda mp: mp.setattr(index, "document_text", lambda document: document.text),
+    "the text the document BM25 indexes": lambda mp: mp.setattr(engine_corpus, "document_text", lambda document: document.text),
     "the bm25s version": lambda mp: mp.setattr(identity, "software_versions",
                                                lambda real=identity.software_versions: {**real(), "bm25s": "0.3.17"}),
     "the PyStemmer version": lambda mp: mp.setattr(identity, "software_versions",

@@ -13,7 +13,8 @@ import evaluation
 ROOT = Path(evaluation.__file__).parent
 # Lower first. A module may import its own package and anything on an earlier line, never a later one.
 LAYERS = [
-    {"errors", "target", "jsonl", "lazy", "progress", "unreachable", "sample"},
+    {"errors", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings", "progress", "unreachable",
+     "sample"},
     {"store"},
     {"engine"},
     {"azure_search"},  # reuses the engine's bundled models and cross-encoder
@@ -21,8 +22,8 @@ LAYERS = [
     {"scoring"},
     {"report"},
     {"answers"},
-    {"targets"},
-    {"steps"},
+    {"target_specs", "targets"},
+    {"run", "steps"},
     {"evaluate"},
     {"cli", "__main__"},
 ]
@@ -59,6 +60,81 @@ def _imported_parts(path: Path) -> set[str]:
     return found
 
 
+def _module(path: Path) -> str:
+    """``evaluation.engine.index`` for ``engine/index.py``; a package's ``__init__.py`` is the package."""
+    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _module_imports(path: Path, modules: set[str]) -> set[str]:
+    """The library's modules ``path`` imports anywhere in it (a function's own imports too), its own
+    package's ``__init__`` left out (a module may import the package it lives in)."""
+    name = _module(path)
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            elif node.module and node.module.split(".")[0] == "evaluation":
+                base = node.module.split(".")
+            else:
+                continue
+            for alias in node.names:
+                whole = ".".join(base + [alias.name])
+                found.add(whole if whole in modules else ".".join(base))
+        elif isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == "evaluation")
+    return {m for m in found if m in modules and m != name and not name.startswith(m + ".")}
+
+
+def import_loops(root: Path = ROOT) -> list[list[str]]:
+    """Groups of modules that import each other round a loop (Tarjan's strongly connected components)."""
+    paths = {_module(p): p for p in root.rglob("*.py")}
+    graph = {name: _module_imports(path, set(paths)) for name, path in paths.items()}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    loops: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        order[v] = low[v] = len(order)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in order:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], order[w])
+        if low[v] == order[v]:
+            group = []
+            while not group or group[-1] != v:
+                group.append(stack.pop())
+            if len(group) > 1:
+                loops.append(sorted(group))
+
+    for name in sorted(graph):
+        if name not in order:
+            visit(name)
+    return loops
+
+
+def test_no_two_modules_import_each_other_round_a_loop():
+    assert import_loops() == []
+
+
+def test_the_loop_check_finds_a_loop_through_a_functions_own_import(tmp_path, monkeypatch):
+    package = tmp_path / "evaluation" / "engine"
+    package.mkdir(parents=True)
+    (tmp_path / "evaluation" / "__init__.py").write_text("")
+    (package / "__init__.py").write_text("")
+    (package / "index.py").write_text("from .identity import differences\n")
+    (package / "identity.py").write_text("def probe():\n    from .index import document_text\n")
+    (package / "corpus.py").write_text("from . import index\n")
+    monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path / "evaluation")
+    assert import_loops(tmp_path / "evaluation") == [["evaluation.engine.identity", "evaluation.engine.index"]]
+
+
 def test_every_part_of_the_library_has_a_layer():
     parts = {_part(p) for p in ROOT.rglob("*.py") if p.name != "__init__.py" or p.parent != ROOT}
     assert parts - set(LEVEL) == set()
@@ -80,7 +156,7 @@ def test_the_layer_check_sees_relative_and_absolute_imports(tmp_path):
 
 def test_importing_the_library_loads_no_model_runtime_search_engine_or_azure_sdk():
     code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, "
-            "evaluation.azure_search, evaluation.answers, evaluation.steps, sys;"
+            "evaluation.azure_search, evaluation.answers, evaluation.steps, evaluation.run, sys;"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in {'onnxruntime','bm25s','azure','httpx'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -10,7 +10,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from evaluation.report.html import question_texts, render_html, with_banner
+from evaluation.golden.texts import question_texts
+from evaluation.report.html import render_html, with_banner
 from evaluation.report.notes import missing_notes
 from evaluation.report.trend import collect_trend, index_changes, trend_point
 from evaluation.store import LocalStore
@@ -448,6 +449,18 @@ def test_a_refused_run_says_why_it_never_started_with_every_error_by_line():
     assert 'line 3: "expeted" is not a field. Did you mean "expected"?' in page.text
     assert "no question is ready" in page.text
     assert not page.having("section", id="picks") and not page.having("table")  # nothing ran, nothing picked
+
+
+def test_a_report_saved_before_the_refactor_renders_the_page_it_rendered_then():
+    import json
+    from pathlib import Path
+
+    saved = Path(__file__).parent / "fixtures" / "page"
+    report = json.loads((saved / "report.json").read_text(encoding="utf-8"))
+    texts = question_texts((saved / "golden.jsonl").read_bytes(), report)
+    assert texts == {"a": "where is alpha", "b": "where is beta", "c": "where is gamma"}
+    assert render_html(report) == (saved / "page.html").read_text(encoding="utf-8")
+    assert render_html(report, questions=texts) == (saved / "page_with_questions.html").read_text(encoding="utf-8")
 
 
 def test_questions_most_setups_miss_lists_only_those_more_than_half_missed(make_report):

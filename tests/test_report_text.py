@@ -52,3 +52,17 @@ def test_a_report_made_before_the_comparisons_renders_without_them():
     text = render_report(report)
     assert "Within noise" not in text and "Versus the top" not in text and "vs top" not in text
     assert render_table(report).splitlines()[2].split()[-1] == "10"  # the row ends at p95 ms
+
+
+def test_a_report_saved_before_the_refactor_prints_the_text_it_printed_then():
+    import json
+    from pathlib import Path
+
+    from evaluation.golden.texts import question_texts
+    from evaluation.report.text import render_questions, render_report
+
+    saved = Path(__file__).parent / "fixtures" / "page"
+    report = json.loads((saved / "report.json").read_text(encoding="utf-8"))
+    texts = question_texts((saved / "golden.jsonl").read_bytes(), report)
+    expected = (saved / "report.txt").read_text(encoding="utf-8")
+    assert render_report(report) + "\n" + render_questions(report, texts) == expected

@@ -279,6 +279,26 @@ def test_request_counts_add_up_the_same_whether_a_setup_runs_whole_or_split(gold
     assert through_json(split) == through_json(whole)
 
 
+def test_a_setup_that_fails_midway_keeps_the_requests_it_sent_in_every_step(golden):
+    from evaluation.steps import rank_setup, time_setups
+
+    class FailingBatch(CountingTarget):
+        def search_batch(self, setup, questions, depth):
+            super().search_batch(setup, questions, depth)  # sent, counted, then the answer is lost
+            raise RuntimeError("the connection dropped")
+
+    plan = through_json(plan_run(ListTarget("t", ANSWERS, held={"alpha"}), golden, created_at=MOMENT, timed=2,
+                                 only=["keyword"]))
+    key = plan["setups"][0]["key"]
+    whole = run_setup(FailingBatch("t", ANSWERS, held={"alpha"}), plan, key, clock=ticking_clock())
+    ranked = rank_setup(FailingBatch("t", ANSWERS, held={"alpha"}), plan, key)
+    assert whole["error"] == ranked["error"] == "RuntimeError: the connection dropped"
+    assert whole["requests"] == 1 + 2 + 1 and ranked["requests"] == 1  # warm-up, 2 timed, the batch; the batch
+    never_warm = CountingTarget("t", ANSWERS, held={"alpha"}, broken={"keyword"})
+    timed = time_setups({"t": never_warm}, plan, [key], clock=ticking_clock())[key]
+    assert timed == {"error": "RuntimeError: the service said no", "requests": 1, "retries": 0}  # the warm-up
+
+
 def test_the_report_keeps_each_questions_text_hash_and_never_its_text(golden):
     import hashlib
 

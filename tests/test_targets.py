@@ -7,7 +7,7 @@ import json
 import pytest
 
 from evaluation.errors import TargetConfigError
-from evaluation.targets import (SearchDefaults, TargetSpec, Trust, open_target, parse_collection_targets,
+from evaluation.target_specs import (SearchDefaults, TargetSpec, Trust, open_target, parse_collection_targets,
                                 parse_target_specs, target_state, targets_for)
 
 ACCOUNT = "https://evalstore.blob.core.windows.net"

@@ -33,7 +33,7 @@ from ..golden import Golden, Question, read_golden
 from ..golden.wording import plural
 from ..scoring.judging import judge
 from ..target import Setup, Target
-from .setups import choose_setup
+from .setup_choice import choose_setup
 
 MINIMUM = 5
 WORTH_ACTING = 0.75

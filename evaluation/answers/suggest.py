@@ -27,7 +27,7 @@ from ..errors import UsageError
 from ..golden import Golden, Question, read_golden, save_questions
 from ..golden.wording import line_list, plural
 from ..target import Setup, Target
-from .setups import choose_setup
+from .setup_choice import choose_setup
 
 PREFERRED = ("hybrid", "dense", "keyword")  # statements search well by meaning; the reranker is slow here
 

@@ -19,7 +19,7 @@ from ..lazy import lazy_attributes
 _LAZY = {
     "AzureSearchTarget": ".target",
     "AzureSearchOptions": ".options", "FieldNames": ".options", "AzureOpenAIEmbeddings": ".options",
-    "IndexShape": ".definition", "LeftOut": ".setups",
+    "IndexShape": ".definition", "LeftOut": ".index_setups",
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)

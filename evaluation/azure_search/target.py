@@ -30,7 +30,7 @@ from .definition import IndexShape, ResolvedFields, choose_semantic_configuratio
 from .filters import FILTER_CHARS, doc_id_filters
 from .options import ENGINE, AzureSearchOptions
 from .queries import search_request
-from .setups import LeftOut, QueryVectorSource, plan_setups, query_vector_sources
+from .index_setups import LeftOut, QueryVectorSource, plan_setups, query_vector_sources
 
 log = logging.getLogger(__name__)
 

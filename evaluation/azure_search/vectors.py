@@ -15,7 +15,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..errors import SearchServiceError
 from .options import AzureOpenAIEmbeddings
 from .retry import RetrySettings, ThrottleRetryPolicy
-from .setups import QueryVectorSource
+from .index_setups import QueryVectorSource
 
 OPENAI_SCOPE = "https://cognitiveservices.azure.com/.default"
 _OPENAI_BATCH = 16  # inputs per embeddings request: every deployment accepts this many

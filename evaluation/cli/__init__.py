@@ -45,12 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the library is doing")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in _COMMAND_MODULES:
-        try:
-            module = importlib.import_module(f"{__name__}.{name}")
-        except ModuleNotFoundError as err:
-            if err.name == f"{__name__}.{name}":
-                continue  # that area is not built yet
-            raise
+        module = importlib.import_module(f"{__name__}.{name}")
         module.register(subparsers)
     return parser
 

@@ -10,11 +10,12 @@ import tempfile
 
 from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
-from ..scoring.metrics import CUTOFFS
+from ..measures import MEASURES, parse_measure
+from ..settings import EvaluationSettings
 from .common import (INDEX_HELP, ProgressBar, budget_seconds, percent_below_100, add_chunking_options,
                      add_index_cache_option, add_significance_options, open_embedded_target, open_run_store, points, setup_pattern, whole)
 
-_FAIL_UNDER = re.compile(r"^(found@([0-9]+)|mrr|ndcg@10)=([0-9]*\.?[0-9]+)$")
+_SHARE = re.compile(r"[0-9]*\.?[0-9]+")
 
 
 def register(subparsers) -> None:
@@ -84,7 +85,7 @@ def register(subparsers) -> None:
     parser.add_argument("--rerank-candidates", type=whole(1), default=30,
                         help="hybrid results the cross-encoder rescores (default 30)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5; repeatable")
+                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5, ndcg@10=0.6, hit_rate@5=0.7; repeatable")
     parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
                                                          "(read before this run is saved)")
     parser.add_argument("--baseline-store", metavar="STORE", help="the store holding --baseline (default: --save-to)")
@@ -106,20 +107,28 @@ def parse_fail_under(values: list[str]) -> list[tuple[str, float]]:
     Every metric is a share from 0 to 1, so ``found@10=80`` (a percentage) is refused, not read as a
     rule no setup can ever meet; ``found@010`` is refused too, as no cut-off is written that way.
     """
-    metrics = [f"found@{k}" for k in CUTOFFS] + ["mrr", "ndcg@10"]
+    metrics = [str(m).lower() for m in MEASURES]
     rules = []
     for value in values:
-        match = _FAIL_UNDER.match(value.strip().lower())
-        if not match or (match.group(2) is not None and match.group(2) not in {str(k) for k in CUTOFFS}):
-            metric = value.split("=", 1)[0].strip().lower()
+        metric, equals, number = value.strip().lower().partition("=")
+        if not (equals and metric == metric.strip() and _SHARE.fullmatch(number) and _is_measure(metric)):
+            metric = metric.strip()
             raise UsageError(f'--fail-under "{value}" is not METRIC=VALUE with METRIC one of '
                              f"{', '.join(metrics)} (e.g. found@10=0.8).{did_you_mean(metric, metrics)}")
-        share = float(match.group(3))
+        share = float(number)
         if share > 1:
-            raise UsageError(f'--fail-under "{value}": {match.group(1)} is a share from 0 to 1, so {share:g} can '
+            raise UsageError(f'--fail-under "{value}": {metric} is a share from 0 to 1, so {share:g} can '
                              f"never be met; write {share / 100:g} for {share:g}%")
-        rules.append((match.group(1), share))
+        rules.append((metric, share))
     return rules
+
+
+def _is_measure(name: str) -> bool:
+    try:
+        parse_measure(name)
+    except UsageError:
+        return False
+    return True
 
 
 def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]:
@@ -130,8 +139,7 @@ def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]
     summary = next(s for s in report["setups"] if s["key"] == top_key)["summary"]
     missed = []
     for metric, wanted in rules:
-        got = (summary["found"][metric.split("@")[1]] if metric.startswith("found@")
-               else summary["mrr"] if metric == "mrr" else summary["ndcg_10"])
+        got = parse_measure(metric).of(summary)
         if got < wanted:
             missed.append(f"{metric} of {top_key} is {got:.4g}, under {wanted:g}")
     return missed
@@ -210,11 +218,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         targets = build_targets(args, bar)
         report = evaluate(targets, golden, save_to=store, only=args.only, skip=args.skip,
-                          balance=args.balance, time_points=args.time_points, by=args.by, depth=args.depth,
-                          timed=args.timed, progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr),
-                          seed=args.seed, alpha=args.alpha, resamples=args.resamples,
-                          time_margin=args.time_margin / 100, time_floor=args.time_floor,
-                          time_budget=args.time_budget,
+                          settings=EvaluationSettings.from_args(args), progress=bar,
+                          warn=lambda text: print(f"warning: {text}", file=sys.stderr),
                           fallback_dirs=[os.getcwd(), tempfile.gettempdir()])
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = err.report, err
@@ -225,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(render_report(report))
         if args.questions:
-            from ..report.html import question_texts
+            from ..golden.texts import question_texts
 
             print()
             print(render_questions(report, question_texts(golden.raw, report)))

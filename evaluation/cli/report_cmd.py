@@ -27,7 +27,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def write_report(args: argparse.Namespace) -> int:
-    from ..report.html import question_texts, render_html
+    from ..golden.texts import question_texts
+    from ..report.html import render_html
     from ..report.trend import collect_trend
 
     store = _open(args)

@@ -116,7 +116,7 @@ def show_run(args: argparse.Namespace) -> int:
 def kept_question_texts(store, report: dict) -> dict[str, str] | None:
     """The question texts of the golden file a report was made from, when the store keeps it."""
     from ..errors import StoreError
-    from ..report.html import question_texts
+    from ..golden.texts import question_texts
 
     try:
         return question_texts(store.golden(report["golden"]["sha256"]), report)

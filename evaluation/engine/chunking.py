@@ -44,6 +44,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .corpus import PAGE_BREAK, Document
 from ..errors import UsageError, did_you_mean
+from ..whitespace import fold_whitespace
 
 # Bump when a change to the rules below would cut the same text differently: it is part of the
 # index fingerprint, so an index built by older rules is rebuilt, never silently reused.
@@ -125,11 +126,6 @@ class Chunk:
         """What engines index and models embed: "Title — H1 > H2" on the first line, then the text."""
         context = _context_line(self.title, self.headings)
         return f"{context}\n{self.text}" if context else self.text
-
-
-def fold_whitespace(text: str) -> str:
-    """``text`` with every run of whitespace made one space, as evidence quotes are matched."""
-    return " ".join(text.split())
 
 
 def chunk_corpus(corpus: Iterable[Document], settings: ChunkSettings = ChunkSettings()) -> list[Chunk]:

@@ -73,6 +73,12 @@ class Document:
         return tuple(self.text.split(PAGE_BREAK))
 
 
+def document_text(document: Document) -> str:
+    """What the document BM25 indexes: the title on the first line, then the text as written (its
+    Markdown heading lines included), so a title or heading word counts for the whole document."""
+    return f"{document.title}\n{document.text}" if document.title else document.text
+
+
 CorpusProblem = LineProblem  # a bad row of a corpus
 
 

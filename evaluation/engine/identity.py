@@ -6,7 +6,7 @@ The index fingerprint hashes, besides the index format and the corpus bytes:
   ``Chunk.indexed_text`` makes it of a probe chunk (the "Title — H1 > H2" line included), so a
   change to that line changes the fingerprint without a version to remember to bump;
 - the BM25 settings of the chunk index and of the document index, and the text the document index
-  holds, as ``index.document_text`` makes it of a probe document;
+  holds, as ``corpus.document_text`` makes it of a probe document;
 - each embedding model as ``models.model_info`` describes it: the .onnx and tokenizer sha256,
   dimensions, pooling, max_tokens, query prefix, rows per call (loading refuses files with other
   checksums, so these are the loaded model's), and how texts are batched;
@@ -47,9 +47,8 @@ def indexed_text_probe() -> str:
 
 
 def document_text_probe() -> str:
-    """What ``index.document_text`` makes of a document with a title and a heading."""
-    from .corpus import Document
-    from .index import document_text
+    """What ``corpus.document_text`` makes of a document with a title and a heading."""
+    from .corpus import Document, document_text
 
     return document_text(Document(id="probe.md", text="# Install\n\nBody of the probe.", title="Probe title"))
 

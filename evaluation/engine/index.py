@@ -46,9 +46,11 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 from .chunking import RULES_VERSION, Chunk, ChunkSettings, chunk_corpus
-from .corpus import Corpus, Document, read_corpus
+from . import corpus as _corpus
+from .corpus import Corpus, Document, document_text, read_corpus  # noqa: F401  document_text: the engine's name for it
 from .identity import differences, fingerprint_payload, rebuild_command, software_versions
 from ..errors import SearchIndexError
+from ..files import sha256_file
 
 if TYPE_CHECKING:
     from .colbert import TokenVectors
@@ -163,7 +165,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         _write_chunks(staging / "chunks.jsonl", chunks)
         _build_bm25(staging / "bm25", [c.indexed_text for c in chunks])
         documents = _indexed_documents(corpus, chunks)
-        _build_bm25(staging / "bm25_documents", [document_text(d) for d in documents], DOCUMENT_BM25_SETTINGS)
+        _build_bm25(staging / "bm25_documents", [_corpus.document_text(d) for d in documents], DOCUMENT_BM25_SETTINGS)
         model_infos = []
         for name, (vectors, info) in zip(settings.resolved_models(),
                                          _embed_chunks(settings.resolved_models(), chunks, progress=progress,
@@ -256,21 +258,13 @@ def index_damage(folder: str | Path, manifest: dict | None, *, hashes: bool = Fa
         size = path.stat().st_size
         if size != expected.get("bytes"):
             return f"{name} holds {size} bytes, not the {expected.get('bytes')} it was written with"
-        if hashes and _sha256(path) != expected.get("sha256"):
+        if hashes and sha256_file(path) != expected.get("sha256"):
             return f"{name} does not hash to the sha256 it was written with"
     return None
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _describe_files(folder: Path) -> dict[str, dict]:
-    return {p.relative_to(folder).as_posix(): {"bytes": p.stat().st_size, "sha256": _sha256(p)}
+    return {p.relative_to(folder).as_posix(): {"bytes": p.stat().st_size, "sha256": sha256_file(p)}
             for p in sorted(folder.rglob("*")) if p.is_file() and p.name not in (MANIFEST, MARKER)}
 
 
@@ -341,12 +335,6 @@ def _stemmer():
     import Stemmer
 
     return Stemmer.Stemmer(BM25_SETTINGS["stemmer"])
-
-
-def document_text(document: Document) -> str:
-    """What the document BM25 indexes: the title on the first line, then the text as written (its
-    Markdown heading lines included), so a title or heading word counts for the whole document."""
-    return f"{document.title}\n{document.text}" if document.title else document.text
 
 
 def _indexed_documents(corpus: Corpus, chunks: Sequence[Chunk]) -> list[Document]:

@@ -15,8 +15,6 @@ folder is moved into place; a fetch that stops half way leaves nothing behind.
 """
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import hashlib
 import json
 import logging
@@ -24,9 +22,10 @@ import os
 import shutil
 import tempfile
 from pathlib import Path, PurePosixPath
-from typing import Any, Iterator
+from typing import Any
 
 from ..errors import SearchIndexError
+from ..files import locked, sha256_file
 from .index import MANIFEST, read_manifest
 
 log = logging.getLogger(__name__)
@@ -49,14 +48,6 @@ def _join(*parts: str) -> str:
     return "/".join(p.strip("/") for p in parts if p.strip("/"))
 
 
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def publish_index(folder: str | Path, address: str, *, connection_string: str | None = None,
                   credential: Any = None) -> dict[str, Any]:
     """Upload the built index in ``folder`` to ``address`` and make it the current version.
@@ -77,7 +68,7 @@ def publish_index(folder: str | Path, address: str, *, connection_string: str | 
     files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
     listing = {"format": PUBLISHED_FORMAT, "fingerprint": fingerprint,
                "files": [{"path": p.relative_to(folder).as_posix(), "bytes": p.stat().st_size,
-                          "sha256": _sha256_file(p)} for p in files]}
+                          "sha256": sha256_file(p)} for p in files]}
     with container:
         try:
             published = json.loads(read_blob(container, _join(version, FILES)))
@@ -133,7 +124,7 @@ def fetch_index(address: str, cache: str | Path, *, fingerprint: str | None = No
         (folder / _FETCHED_MARK).touch()  # most recently used: kept by the pruning below
         return folder
     home.mkdir(parents=True, exist_ok=True)
-    with _locked(home / ".lock"):  # one download per folder, whoever else is fetching on this machine
+    with locked(home / ".lock"):  # one download per folder, whoever else is fetching on this machine
         if not (folder / _FETCHED_MARK).is_file():
             _download(address, fingerprint, home, folder, connection_string, credential)
             _prune(home, keep=folder)
@@ -165,7 +156,7 @@ def _download(address: str, fingerprint: str, home: Path, folder: Path, connecti
                 except FileNotFoundError as err:
                     raise SearchIndexError(f"{address}: {fingerprint[:12]}/{item['path']} is listed but "
                                            "missing; publish the index again") from err
-                if _sha256_file(local) != item["sha256"]:
+                if sha256_file(local) != item["sha256"]:
                     raise SearchIndexError(f"{address}: {fingerprint[:12]}/{item['path']} does not match its "
                                            "checksum in files.json; publish the index again")
         manifest = read_manifest(staging)
@@ -214,12 +205,4 @@ def _prune(home: Path, *, keep: Path) -> None:
         shutil.rmtree(old, ignore_errors=True)
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    with path.open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 

@@ -11,22 +11,24 @@ on the same golden file (found@10 run by run, marks where an index changed); eac
 the questions most setups miss; what each number means.
 
 Question text is never taken from the report. A page shows question ids, and text only when the
-caller passes ``questions`` (id -> text, see ``question_texts``), which it may do only for a viewer
+caller passes ``questions`` (id -> text, see ``golden.texts.question_texts``), which it may do only for a viewer
 allowed to read the golden file: the ``report.html`` kept beside a run holds ids alone, because anyone
 who may read runs may read it. The renderer reads what is present and skips what is absent, so
 reports from older and newer versions (recall per k, significance, other engines) render.
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import re
 from html import escape
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..scoring.metrics import CUTOFFS, LANDED
+from ..golden.texts import question_texts  # noqa: F401  (the page's callers import it from here)
+from ..measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
+from ..scoring.metrics import LANDED
 from .notes import cache_note, missing_note
+from .numbers import milliseconds as _ms, number as _num, percent as _pct, score as _score
 from .style import CSS
 from .svg import METHOD_COLOURS, ChartPoint, attr, method_colour, scatter, sparkline
 from .trend import index_changes, trend_point
@@ -53,34 +55,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def _t(value: Any) -> str:
     """Text for the page: escaped, and a lone surrogate (from a JSON escape) shown as U+FFFD."""
     return escape(_SURROGATE.sub("\ufffd", str(value)), quote=True)
-
-
-def _num(value: Any) -> float | None:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
-
-
-def _pct(share: Any, questions: int | None = None) -> str:
-    value = _num(share)
-    if value is None:
-        return "–"
-    digits = 1 if questions and questions > 200 else 0
-    return f"{value * 100:.{digits}f}%"
-
-
-def _ms(value: Any) -> str:
-    value = _num(value)
-    if value is None:
-        return "–"
-    if value >= 10:
-        return f"{value:,.0f}"
-    if value >= 1:
-        return f"{value:.1f}"
-    return f"{value:.2f}"
-
-
-def _score(value: Any) -> str:
-    value = _num(value)
-    return "–" if value is None else f"{value:.3f}"
 
 
 def _pick_key(value: Any) -> str | None:
@@ -131,34 +105,6 @@ def _key(key: str) -> str:
 
 def _words(name: str) -> str:
     return name.replace("_", " ")
-
-
-# -- question text (only for viewers who may read the golden file) -------------------------------------
-
-def question_texts(golden_raw: bytes, report: dict[str, Any]) -> dict[str, str]:
-    """Question id -> text, read from the golden file ``golden_raw`` the run was made from.
-
-    Only ids the report scored are kept; when the report records a question's ``sha256`` (of its text
-    as UTF-8), a text that does not hash to it is left out. Bytes that are not the run's golden file
-    (another sha256) give nothing.
-    """
-    from ..golden.scan import scan_golden
-
-    if hashlib.sha256(golden_raw).hexdigest() != (report.get("golden") or {}).get("sha256"):
-        return {}
-    wanted = {}
-    for row in report.get("questions") or []:
-        if isinstance(row, dict) and "id" in row:
-            wanted[str(row["id"])] = row.get("sha256")
-    texts = {}
-    for question in scan_golden(golden_raw).questions:
-        if question.id not in wanted:
-            continue
-        digest = wanted[question.id]
-        if digest and hashlib.sha256(question.question.encode("utf-8", "surrogatepass")).hexdigest() != digest:
-            continue
-        texts[question.id] = question.question
-    return texts
 
 
 # -- the page --------------------------------------------------------------------------------------
@@ -461,11 +407,11 @@ def _table(report: dict[str, Any], ran: list[dict[str, Any]], failed: list[dict[
     versus = any("versus_top" in s for s in ran)
     others = [k for k in CUTOFFS if k != 10]
     # found@10 (the ranking key) and the times first: what a pick is chosen on reads without scrolling
-    head = ("<tr><th class=\"num rank\">#</th><th class=\"setup\">setup</th><th class=\"num main\">found@10</th>"
+    head = (f"<tr><th class=\"num rank\">#</th><th class=\"setup\">setup</th><th class=\"num main\">{FOUND_10}</th>"
             '<th class="num">median ms</th><th class="num">p95 ms</th>'
-            + "".join(f'<th class="num">found@{k}</th>' for k in others)
+            + "".join(f'<th class="num">{m}</th>' for m in FOUND if m != FOUND_10)
             + ('<th class="num">recall@10</th>' if recall else "")
-            + '<th class="num">MRR</th><th class="num">nDCG@10</th></tr>')
+            + f'<th class="num">{MRR}</th><th class="num">{NDCG_10}</th></tr>')
     rows = []
     for setup in ran:
         summary = _summary(setup)

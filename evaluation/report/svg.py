@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Sequence
 
+from .numbers import milliseconds
+
 # Okabe-Ito colours (told apart with every common colour-vision deficiency), one per method.
 METHOD_COLOURS = {
     "keyword": "#0072B2", "keyword_semantic": "#56B4E9", "dense": "#E69F00", "hybrid": "#009E73",
@@ -40,11 +42,7 @@ class ChartPoint:
 
 
 def _fmt_ms(value: float) -> str:
-    if value >= 10:
-        return f"{value:.0f}"
-    if value >= 1:
-        return f"{value:.1f}".rstrip("0").rstrip(".")
-    return f"{value:.2g}"
+    return milliseconds(value, style="tick")
 
 
 def _log_ticks(lo: float, hi: float) -> list[float]:

@@ -3,21 +3,20 @@ and each setup against the top, as a person reads them. Reports made before the 
 added render without them."""
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Mapping
 
-from ..scoring.metrics import CUTOFFS
+from ..measures import CUTOFFS, MRR, NDCG_10
 from .notes import cache_note, missing_notes
+from ..store.shape import Report
+from .numbers import TEXT_DASH, milliseconds, percent
 
 _PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
                 ("best_for_time", "Best for time"))
 
 
-def _pct(share: float | None) -> str:
-    return "-" if share is None else f"{share * 100:.0f}%"
-
-
-def _ms(value: float | None) -> str:
-    return "-" if value is None else (f"{value:.0f}" if value >= 10 else f"{value:.1f}")
+_pct = partial(percent, dash=TEXT_DASH)
+_ms = partial(milliseconds, dash=TEXT_DASH, style="table")
 
 
 def _p(value: float | None) -> str:
@@ -36,10 +35,10 @@ def _versus_cells(setup: dict[str, Any]) -> list[str]:
     return [f"{found['better'] - found['worse']:+d}", _p(found["p_holm"]) + ("" if versus["tied"] else " *")]
 
 
-def render_table(report: dict[str, Any]) -> str:
+def render_table(report: Report) -> str:
     setups = report["setups"]
     compared = bool(report.get("significance"))  # reports made before the comparisons have none
-    header = ["#", "setup", *[f"@{k}" for k in CUTOFFS], "MRR", "nDCG@10", "median ms", "p95 ms",
+    header = ["#", "setup", *[f"@{k}" for k in CUTOFFS], str(MRR), str(NDCG_10), "median ms", "p95 ms",
               *(["@10 vs top", "p"] if compared else [])]
     rows = []
     for s in setups:
@@ -72,7 +71,7 @@ def render_table(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def render_picks(report: dict[str, Any]) -> str:
+def render_picks(report: Report) -> str:
     by_key = {s["key"]: s for s in report["setups"]}
     rules = report["rules"]
     out = ["Picks (nothing is switched: a person chooses):"]
@@ -90,7 +89,7 @@ def render_picks(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def render_refusal(report: dict[str, Any]) -> str:
+def render_refusal(report: Report) -> str:
     """A refused run: why it never started, and every error of its golden file by line."""
     golden, refused = report["golden"], report["refused"]
     lines = [f"Run {report['id']} at {report['created_at']} was refused: {golden['source']} "
@@ -101,7 +100,7 @@ def render_refusal(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def render_ties(report: dict[str, Any]) -> str:
+def render_ties(report: Report) -> str:
     """One line per pick: the fastest faster setup tied with it within noise, or that none is."""
     ties = report.get("ties")
     if not ties:
@@ -127,7 +126,7 @@ def render_ties(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def render_versus_top(report: dict[str, Any]) -> str:
+def render_versus_top(report: Report) -> str:
     """Each setup against the top: differences with their intervals and Holm-adjusted p-values."""
     significance = report.get("significance")
     rows = [s for s in report["setups"] if s.get("versus_top")]
@@ -153,7 +152,7 @@ def render_versus_top(report: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def render_report(report: dict[str, Any]) -> str:
+def render_report(report: Report) -> str:
     if report.get("refused"):
         return render_refusal(report)
     golden = report["golden"]
@@ -177,7 +176,7 @@ def render_report(report: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def render_questions(report: dict[str, Any], texts: Mapping[str, str] | None = None, *, width: int = 60) -> str:
+def render_questions(report: Report, texts: Mapping[str, str] | None = None, *, width: int = 60) -> str:
     """One row per question: where each pick found its first relevant result, and the question's text.
 
     The report holds no text; ``texts`` (``{id: text}`` from ``html.question_texts``, which keeps only

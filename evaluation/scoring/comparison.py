@@ -20,57 +20,31 @@ never on which other setups ran or in what order.
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import UsageError
+from ..measures import FOUND_10, MRR, NDCG_10
+from ..settings import SignificanceSettings
+from .metrics import median_ms
 from .significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
 
-METRICS = ("found@10", "mrr", "ndcg_10")
-TIE_METRIC = "found@10"  # the metric the picks are made on
-
-
-@dataclass(frozen=True)
-class SignificanceSettings:
-    """How setups are compared: the level, the resamples, and the seed (the run's own)."""
-
-    alpha: float = 0.05
-    resamples: int = 10_000
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        if not 0 < self.alpha < 1:
-            raise UsageError(f"alpha {self.alpha:g} is not a probability between 0 and 1; 0.05 is usual")
-        if self.resamples < 100:
-            raise UsageError(f"{self.resamples} resamples are too few for an interval; use 1000 or more")
-
-    @property
-    def level(self) -> float:
-        return 1 - self.alpha
-
-    def describe(self) -> dict[str, Any]:
-        """The report's ``significance``: the settings and, in words, what was computed."""
-        return {**asdict(self), "interval": round(self.level, 6), "tie_metric": TIE_METRIC,
-                "tests": {"found@10": "exact sign-flip permutation (two-sided, paired by question)",
-                          "mrr": "sign-flip permutation (exact up to 2**m <= resamples, else seeded)",
-                          "ndcg_10": "sign-flip permutation (exact up to 2**m <= resamples, else seeded)"},
-                "interval_method": "paired bootstrap, percentile (each interval on its own, not corrected)",
-                "correction": "Holm, across the setups compared with the same setup, metric by metric"}
+COMPARED = (FOUND_10, MRR, NDCG_10)  # the measures two setups are compared on, question by question
+METRICS = tuple(m.versus_key for m in COMPARED)  # "found@10", "mrr", "ndcg_10": the report's keys
+TIE_METRIC = FOUND_10.versus_key  # the metric the picks are made on
 
 
 def question_values(entry: Mapping[str, Any], question_ids: Sequence[str]) -> dict[str, np.ndarray | None]:
     """Per-question found@10, reciprocal rank and nDCG@10 of ``entry``, in ``question_ids`` order."""
     ranks = entry.get("ranks") or {}
     first = np.array([ranks.get(q) or 0 for q in question_ids], dtype=np.float64)
-    found = ((first > 0) & (first <= 10)).astype(np.float64)
+    found = ((first > 0) & (first <= FOUND_10.cutoff)).astype(np.float64)
     rr = np.divide(1.0, first, out=np.zeros_like(first), where=first > 0)
-    kept = entry.get("ndcg_10")
+    kept = entry.get(NDCG_10.versus_key)  # the entry's per-question nDCG@10, under the summary's name
     ndcg = None
     if isinstance(kept, Mapping) and all(q in kept for q in question_ids):
         ndcg = np.array([kept[q] for q in question_ids], dtype=np.float64)
-    return {"found@10": found, "mrr": rr, "ndcg_10": ndcg}
+    return {FOUND_10.versus_key: found, MRR.versus_key: rr, NDCG_10.versus_key: ndcg}
 
 
 def paired(reference: Mapping[str, Any], other: Mapping[str, Any], question_ids: Sequence[str],
@@ -89,7 +63,7 @@ def paired(reference: Mapping[str, Any], other: Mapping[str, Any], question_ids:
         d = differences[:, column]
         result = {"difference": round(float(d.mean()) if n else 0.0, 6),
                   "interval": [round(float(v), 6) for v in intervals[column]]}
-        if metric == "found@10":
+        if metric == TIE_METRIC:
             better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
             result.update(better=better, worse=worse, p=exact_binary_p(better, worse))
         else:
@@ -151,8 +125,8 @@ def pick_ties(picks: Mapping[str, str | None], ranked: Sequence[dict[str, Any]],
             ties[name] = None
             continue
         pick = by_key[key]
-        median = _median(pick)
-        faster = sorted((e for e in ranked if _median(e) < median), key=lambda e: (_median(e), e["rank"]))
+        median = median_ms(pick)
+        faster = sorted((e for e in ranked if median_ms(e) < median), key=lambda e: (median_ms(e), e["rank"]))
         compared = _found_versus(pick, ranked, question_ids, settings)
         rows = [{"key": e["key"], "median_ms": e["summary"]["median_ms"], **compared[e["key"]]} for e in faster]
         tied = [row["key"] for row in rows if row["tied"]]
@@ -164,12 +138,12 @@ def pick_ties(picks: Mapping[str, str | None], ranked: Sequence[dict[str, Any]],
 def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, Any]], question_ids: Sequence[str],
                   settings: SignificanceSettings) -> dict[str, dict[str, Any]]:
     """found@10 only (exact, no resampling): what ``pick_ties`` needs, for every other setup."""
-    base = question_values(reference, question_ids)["found@10"]
+    base = question_values(reference, question_ids)[TIE_METRIC]
     rows = {}
     for other in others:
         if other["key"] == reference["key"]:
             continue
-        d = question_values(other, question_ids)["found@10"] - base
+        d = question_values(other, question_ids)[TIE_METRIC] - base
         better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
         rows[other["key"]] = {"difference": round(float(d.mean()) if len(d) else 0.0, 6), "better": better,
                               "worse": worse, "p": exact_binary_p(better, worse)}
@@ -177,8 +151,3 @@ def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, An
         rows[key]["p_holm"] = adjusted
         rows[key]["tied"] = adjusted > settings.alpha
     return rows
-
-
-def _median(entry: Mapping[str, Any]) -> float:
-    value = entry["summary"].get("median_ms")
-    return float("inf") if value is None else value

@@ -20,12 +20,12 @@ from __future__ import annotations
 from operator import attrgetter
 from typing import Sequence
 
-from ..engine.chunking import fold_whitespace
+from ..settings import GRAINS
+from ..whitespace import fold_whitespace
 from ..golden import Question
 from .metrics import Outcome
 from ..target import Hit
 
-GRAINS = ("doc", "chunk", "evidence")
 _ID, _DOC_ID, _PAGE = attrgetter("id"), attrgetter("doc_id"), attrgetter("page")
 
 

@@ -37,11 +37,12 @@ from __future__ import annotations
 import math
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-CUTOFFS = (1, 3, 5, 10, 20)
+from ..measures import CUTOFFS, MRR, NDCG_10
+
 LANDED = ("first", "2-3", "4-5", "6-10", "11-20", "not in top 20")
 _LANDED_EDGES = (1, 3, 5, 10, 20)  # upper position of each bucket but the last
 NDCG_CUTOFF = 10
@@ -132,6 +133,12 @@ def percentile_ms(times_ms: Sequence[float], q: float) -> float | None:
 MEDIAN_CONFIDENCE = 0.95
 
 
+def median_ms(entry: Mapping[str, Any]) -> float:
+    """A ranked entry's median search time, or infinity when none was timed (so it sorts last)."""
+    value = entry["summary"].get("median_ms")
+    return float("inf") if value is None else value
+
+
 def median_interval(times_ms: Sequence[float], confidence: float = MEDIAN_CONFIDENCE) -> tuple[float, float] | None:
     """A distribution-free interval holding the true median with at least ``confidence``: the order
     statistics x(l) and x(n+1-l) for the largest l with P(Binomial(n, 1/2) < l) <= (1 - confidence) / 2.
@@ -184,8 +191,8 @@ def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> di
         "counts": counts,
         "found": {k: (round(c / n, 4) if n else 0.0) for k, c in counts.items()},
         "recall": {str(k): (round(float(shares.mean()), 4) if n else 0.0) for k, shares in recall_matrix(outcomes).items()},
-        "mrr": round(float(scores["rr"].mean()), 4) if n else 0.0,
-        "ndcg_10": round(float(scores["ndcg_10"].mean()), 4) if n else 0.0,
+        MRR.summary_path[0]: round(float(scores["rr"].mean()), 4) if n else 0.0,
+        NDCG_10.summary_path[0]: round(float(scores["ndcg_10"].mean()), 4) if n else 0.0,
         "landed": landed,
         "median_ms": timing["median_ms"],
         "p95_ms": timing["p95_ms"],

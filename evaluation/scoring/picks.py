@@ -21,6 +21,8 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Sequence
 
+from .metrics import median_ms as _median
+
 PICKS = ("finds_the_most", "best_for_balance", "best_for_time")
 
 
@@ -30,11 +32,6 @@ def _ran(setup: dict) -> bool:
 
 def _found10(setup: dict) -> int:
     return setup["summary"]["counts"]["10"]
-
-
-def _median(setup: dict) -> float:
-    value = setup["summary"].get("median_ms")
-    return float("inf") if value is None else value
 
 
 def rank_key(setup: dict) -> tuple:

@@ -38,10 +38,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import StoreError
-from .shape import loads_report, report_problem
+from .shape import REPORT_FORMAT, loads_report, report_problem
 from .sources import is_blob_address
 
-REPORT_FORMAT = 1
 RUNS_DIR = "retrieval/runs"
 GOLDEN_DIR = "golden_dataset"
 REPORT_NAME = "report.json"

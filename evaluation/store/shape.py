@@ -9,10 +9,86 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Callable
+from typing import Any, Callable, Optional, TypedDict
 
-# The found@k cut-offs every summary holds (``scoring.metrics.CUTOFFS``; a test keeps the two equal).
-CUTOFFS = ("1", "3", "5", "10", "20")
+from ..measures import CUTOFFS as _CUTOFFS, MRR, NDCG_10
+
+REPORT_FORMAT = 1  # the report format this version writes and reads
+CUTOFFS = tuple(str(k) for k in _CUTOFFS)  # the found@k cut-offs every summary holds, as its keys
+
+
+# -- the report's shape, named once: what the steps write, the store checks and the views read --------
+# ``total=False`` parts are keys reports from some versions lack (readers must skip what is absent).
+
+class Summary(TypedDict):
+    """One setup's numbers (``scoring.metrics.summarise``); shares from 0 to 1, keys by cut-off."""
+
+    questions: int
+    timed: int
+    counts: dict[str, int]          # found@k as question counts, keyed "1", "3", ... (CUTOFFS)
+    found: dict[str, float]         # found@k as shares
+    recall: dict[str, float]
+    mrr: float
+    ndcg_10: float
+    landed: dict[str, int]          # where the first relevant result landed (scoring.metrics.LANDED)
+    median_ms: Optional[float]
+    p95_ms: Optional[float]
+    median_margin: Optional[float]
+
+
+class _EntryBase(TypedDict):
+    key: str                        # <target>.<method>.<models>
+    target: str
+    engine: str
+    method: str
+    ranks: dict[str, Optional[int]]  # question id -> position of the first relevant result
+    results: dict[str, list]        # question id -> [chunk id, doc id, page, score, ...] rows
+    times_ms: list[float]
+    error: Optional[str]            # set: the setup failed, has no summary and is never picked
+    summary: Optional[Summary]
+    rank: Optional[int]
+    neighbours: list
+
+
+class Entry(_EntryBase, total=False):
+    """One setup in a report (``run.one_setup``), ranked by ``run.assemble``."""
+
+    method_label: str
+    retrieval: str
+    models: list[str]
+    ndcg_10: dict[str, float]       # question id -> its nDCG@10, for paired comparisons
+    versus_top: Optional[dict[str, Any]]
+    requests: int
+    retries: int
+    cache: dict[str, int]
+
+
+class _ReportBase(TypedDict):
+    format: int                     # REPORT_FORMAT
+    id: str
+    created_at: Optional[str]
+    golden: dict[str, Any]          # source, sha256, questions, labelled, ...
+    collections: list[str]
+    depth: int
+    by: str
+    question_ids: list[str]
+    rules: dict[str, Any]
+    targets: dict[str, Any]
+    missing: dict[str, Any]
+    picks: dict[str, Optional[str]]  # finds_the_most, best_for_balance, best_for_time -> setup key
+    frontier: list[str]
+    setups: list[Entry]
+
+
+class Report(_ReportBase, total=False):
+    """A run's report as ``run.assemble.assemble_report`` makes it and ``RunStore`` keeps it."""
+
+    questions: list[dict[str, Any]]  # id, expected, sha256: never a question's text
+    timed_question_ids: list[str]
+    significance: dict[str, Any]
+    ties: dict[str, Any]
+    cache: dict[str, int]
+    refused: dict[str, Any]          # a run that never started: why
 
 
 class _Bad(Exception):
@@ -100,7 +176,7 @@ def _summary(value: Any, path: str) -> dict:
         if cutoff not in found or cutoff not in counts:
             raise _Bad(f"{path}.found and {path}.counts need every cut-off ({', '.join(CUTOFFS)}); {cutoff} is missing")
     _field(value, "questions", _count, path)
-    for name in ("mrr", "ndcg_10"):
+    for name in (MRR.summary_path[0], NDCG_10.summary_path[0]):
         _field(value, name, _number, path)
     for name in ("median_ms", "p95_ms"):
         _field(value, name, _optional(_number), path)

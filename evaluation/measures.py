@@ -1,0 +1,89 @@
+"""What a report measures, each named once: a ``Measure`` is its printed name, parsed back from it.
+
+As in ir_measures, a measure is a small value whose printed name is its identity: ``found@10``,
+``hit_rate@5``, ``MRR``, ``nDCG@10``. ``parse_measure`` reads any of those (in any case, as the command
+line's ``--fail-under found@10=0.8`` or ``mrr=0.5`` spells them) and ``str()`` gives the name back, so
+``parse_measure(str(m)) == m`` for every measure. ``MEASURES`` is the one table from a measure to where
+a report keeps it, which the metrics, the comparison, the store's shape check, the CLI and the views read:
+
+    found@k / hit_rate@k   summary["found"][str(k)] (k in CUTOFFS); versus_top["found@10"] for k = 10
+    MRR                    summary["mrr"];     versus_top["mrr"]
+    nDCG@10                summary["ndcg_10"]; versus_top["ndcg_10"]
+
+``hit_rate@k`` is ElectriPy's word for found@k (the share of questions with a relevant result in the
+first k): another name, the same number. Report keys are a contract and do not change with the names.
+
+Bottom layer (beside ``errors``), so the store's shape check reads the cut-offs from here too.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .errors import UsageError, did_you_mean
+
+CUTOFFS = (1, 3, 5, 10, 20)  # the found@k every summary holds
+
+
+@dataclass(frozen=True)
+class Measure:
+    """``name`` as printed (``found``, ``hit_rate``, ``MRR``, ``nDCG``) and its ``cutoff`` (None: all results)."""
+
+    name: str
+    cutoff: int | None = None
+
+    def __str__(self) -> str:
+        return self.name if self.cutoff is None else f"{self.name}@{self.cutoff}"
+
+    @property
+    def summary_path(self) -> tuple[str, ...]:
+        """Where a setup's ``summary`` keeps this measure's value."""
+        return _SUMMARY_PATH[(_FAMILY[self.name.casefold()], self.cutoff)]
+
+    @property
+    def versus_key(self) -> str:
+        """The key ``versus_top`` and the paired comparison keep this measure under."""
+        family = _FAMILY[self.name.casefold()]
+        return f"found@{self.cutoff}" if family == "found" else _SUMMARY_PATH[(family, self.cutoff)][0]
+
+    def of(self, summary: Mapping[str, Any]) -> Any:
+        """This measure's value in a setup's ``summary`` (None when the summary lacks it)."""
+        value: Any = summary
+        for part in self.summary_path:
+            value = value.get(part) if isinstance(value, Mapping) else None
+        return value
+
+
+# Family (as parsed, case folded) -> the printed name; and which cut-offs a report holds for it.
+_FAMILY = {"found": "found", "hit_rate": "found", "mrr": "mrr", "ndcg": "ndcg"}
+_PRINTED = {"found": "found", "hit_rate": "hit_rate", "mrr": "MRR", "ndcg": "nDCG"}
+_SUMMARY_PATH: dict[tuple[str, int | None], tuple[str, ...]] = {
+    **{("found", k): ("found", str(k)) for k in CUTOFFS},
+    ("mrr", None): ("mrr",),
+    ("ndcg", 10): ("ndcg_10",),
+}
+
+FOUND_10 = Measure("found", 10)
+MRR = Measure("MRR")
+NDCG_10 = Measure("nDCG", 10)
+FOUND = tuple(Measure("found", k) for k in CUTOFFS)
+HIT_RATE = tuple(Measure("hit_rate", k) for k in CUTOFFS)
+MEASURES = (*FOUND, MRR, NDCG_10, *HIT_RATE)  # every measure a report holds, in the order views show them
+
+
+def parse_measure(text: str) -> Measure:
+    """The measure ``text`` names (``found@10``, ``hit_rate@5``, ``MRR``, ``nDCG@10``, in any case).
+
+    A ``UsageError`` names the measures there are, and the closest, for anything else: a cut-off the
+    report does not hold (``found@7``, ``nDCG@5``) or one written another way (``found@010``).
+    """
+    name, at, cutoff_text = text.strip().partition("@")
+    family = name.casefold()
+    cutoff: int | None = None
+    if at:
+        cutoff = int(cutoff_text) if cutoff_text.isdigit() and cutoff_text == str(int(cutoff_text)) else -1
+    if family in _FAMILY and (_FAMILY[family], cutoff) in _SUMMARY_PATH:
+        return Measure(_PRINTED[family], cutoff)
+    names = [str(m) for m in MEASURES]
+    closest = did_you_mean(text.strip(), names) or did_you_mean(text.strip().lower(), [n.lower() for n in names])
+    raise UsageError(f'"{text}" is not a measure a report holds; the measures are {", ".join(names)}.{closest}')

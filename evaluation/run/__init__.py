@@ -1,0 +1,26 @@
+"""One run as three steps, each taking and giving plain JSON data, so a local run and a Durable run
+go through the same code:
+
+1. ``plan_run`` (``plan``): read the golden file, choose the setups, sample the timed questions, look
+   up the expected documents on every target. The plan is everything the other two steps need.
+2. ``run_setup`` (``one_setup``): one setup's searches on one target (a Durable activity each), as the
+   report's entry; or its halves ``time_setups`` and ``rank_setup``, joined by ``finish_entries``.
+3. ``assemble_report`` (``assemble``): rank the entries, name the picks, the frontier and each setup's
+   neighbours, compare every setup with the top and say which faster setups tie each pick.
+
+``evaluate`` is the three in a loop. The settings are one ``settings.EvaluationSettings``; the
+report's shape is ``store.shape.Report``. ``counts`` holds what a target counted during a step.
+"""
+from __future__ import annotations
+
+from ..settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MARGIN, DEFAULT_TIMED,
+                        EvaluationSettings)
+from .assemble import assemble_report, golden_errors_reason, refusal_report
+from .one_setup import (Clock, Progress, failed_entry, finish_entries, rank_setup, run_setup, setup_steps,
+                        time_setup, time_setups, with_times)
+from .plan import PLAN_FORMAT, find_missing, plan_run, planned_setup, select_setups
+
+__all__ = ["DEFAULT_TIMED", "DEFAULT_TIME_BUDGET", "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "PLAN_FORMAT",
+           "Clock", "EvaluationSettings", "Progress", "assemble_report", "failed_entry", "find_missing",
+           "finish_entries", "golden_errors_reason", "plan_run", "planned_setup", "rank_setup", "refusal_report",
+           "run_setup", "select_setups", "setup_steps", "time_setup", "time_setups", "with_times"]

@@ -1,0 +1,121 @@
+"""Step 3 of a run: ``assemble_report``, the report from the plan and one entry per planned setup.
+
+It ranks the entries, names the picks, the frontier and each setup's neighbours, compares every
+setup with the top on the same questions (``versus_top``) and says which faster setups are tied with
+each pick within noise (``ties``; see ``scoring.comparison``). ``refusal_report`` is the report of a
+run that never started, made by the same function from an empty plan so it has every key. The
+report's shape is ``store.shape.Report``.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import asdict
+from datetime import datetime
+from typing import Any, Sequence
+
+from ..errors import UsageError
+from ..golden import GoldenCheck, question_sha256
+from ..measures import FOUND, FOUND_10
+from ..scoring.comparison import compare_with_top, pick_ties
+from ..scoring.picks import choose_picks, frontier, neighbours, rank_setups
+from ..settings import EvaluationSettings
+from ..store.shape import REPORT_FORMAT, Entry, Report
+from .plan import PLAN_FORMAT, utc
+
+
+def assemble_report(plan: dict[str, Any], entries: Sequence[Entry]) -> Report:
+    """The report from the plan and one entry per planned setup (any order; the inputs are not changed).
+
+    A planned setup with no entry is an error: the caller turns a step that never finished into
+    ``failed_entry`` so the report says why.
+    """
+    planned = [s["key"] for s in plan["setups"]]
+    given = [e["key"] for e in entries]
+    if sorted(given) != sorted(planned):
+        extra, absent = sorted(set(given) - set(planned)), sorted(set(planned) - set(given))
+        twice = sorted({k for k in given if given.count(k) > 1})
+        raise UsageError(f"the entries do not match the plan: not planned {extra}, missing {absent}, "
+                         f"given twice {twice}")
+    settings = plan["settings"]
+    results = [copy.deepcopy(e) for e in entries]
+    ranked = rank_setups(results)
+    for result in results:
+        result["neighbours"] = neighbours(result, results)
+        result["versus_top"] = None
+    questions = plan["questions"]
+    question_ids = [q["id"] for q in questions]
+    significance = EvaluationSettings.from_json(settings).significance  # plans made before alpha get the defaults
+    picks = choose_picks(ranked, balance=settings["balance"], time_points=settings["time_points"])
+    compare_with_top(ranked, question_ids, significance)
+    return {
+        "format": REPORT_FORMAT,
+        "id": plan["run_id"],
+        "created_at": plan["created_at"],
+        "golden": copy.deepcopy(plan["golden"]),
+        "collections": sorted({d["collection"] for d in plan["targets"].values()}),
+        "depth": settings["depth"],
+        "by": settings["by"],
+        "question_ids": question_ids,
+        # ids, expected ids and a hash, never a question's or a reference's text: who may read runs
+        # need not be who may read the golden file (kept apart, as golden_dataset/<sha256>.jsonl), and
+        # the hash lets two runs on different golden files find the questions they share
+        "questions": [{"id": q["id"], "expected": list(q["expected"]),
+                       "sha256": q.get("sha256") or question_sha256(q["question"])} for q in questions],
+        "timed_question_ids": list(plan["timed_question_ids"]),
+        "rules": {"balance_points": settings["balance"], "time_points": settings["time_points"],
+                  "rank_by": [str(FOUND_10), str(FOUND[0]), "median_ms", "key"], "timed": settings["timed"],
+                  "seed": settings["seed"],
+                  # plans made before precision-sized timing timed every sampled question
+                  "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0),
+                  "time_budget": settings.get("time_budget", 0)},
+        "targets": copy.deepcopy(plan["targets"]),
+        "missing": copy.deepcopy(plan["missing"]),
+        "picks": picks,
+        "significance": significance.describe(),
+        "ties": pick_ties(picks, ranked, question_ids, significance),
+        "frontier": frontier(ranked),
+        "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
+        **_cache_total(results),
+    }
+
+
+def _cache_total(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """``{"cache": every setup's counts added up}`` (see ``EmbeddedTarget.cache_counts``): how much of
+    the run's batch work came from earlier runs; nothing when no target counted."""
+    counted = [e["cache"] for e in entries if isinstance(e.get("cache"), dict)]
+    if not counted:
+        return {}
+    names = list(dict.fromkeys(name for counts in counted for name in counts))
+    return {"cache": {name: sum(counts.get(name, 0) for counts in counted) for name in names}}
+
+
+# -- a run that cannot start --------------------------------------------------------------------------
+
+def refusal_report(reason: str, *, source: str, sha256: str, run_id: str, created_at: datetime | str,
+                   check: GoldenCheck | None = None, settings: EvaluationSettings | None = None,
+                   **keywords: Any) -> Report:
+    """The report of a run that could not start: no setup ran, nothing is picked, and ``refused``
+    says why (``reason``, a sentence) with every error of the golden file by line when ``check`` has
+    some. Warnings are left out (they may quote document text); errors name fields, ids and expected
+    documents only. Made by ``assemble_report`` from an empty plan, so it has every key a report has.
+    ``settings`` (or any of its fields as keywords, as for ``plan_run``) is recorded as the run's would be.
+    """
+    settings = EvaluationSettings.of(settings, **keywords)
+    errors = [{"line": p.line, "message": p.message} for p in (check.errors if check else ())]
+    counts = ({"format": check.format, "questions": check.rows, "labelled": check.ready,
+               "unfilled": check.unfilled, "drafts": check.drafts} if check else {})
+    plan = {
+        "format": PLAN_FORMAT, "run_id": run_id,
+        "created_at": utc(created_at).isoformat().replace("+00:00", "Z"),
+        "settings": asdict(settings),
+        "golden": {"source": source, "sha256": sha256, **counts, "problems": errors},
+        "questions": [], "timed_question_ids": [], "setups": [], "targets": {}, "missing": {},
+    }
+    report = assemble_report(plan, [])
+    report["refused"] = {"reason": reason, "errors": errors}
+    return report
+
+
+def golden_errors_reason(check: GoldenCheck) -> str:
+    """Why a run with this golden file is refused, in a sentence."""
+    return f"the golden file has {len(check.errors)} error(s); fix them (`python -m evaluation golden check`) and save it again"

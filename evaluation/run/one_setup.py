@@ -1,0 +1,318 @@
+"""Step 2 of a run: one setup's searches on one target (a Durable activity each), as the report's entry.
+
+``run_setup`` does it all at once; the Function App runs its two halves apart, ``time_setups`` (the
+timed passes, one after another so their times are comparable) and ``rank_setup`` (every other
+question in one batch, in parallel), and joins them with ``with_times`` / ``finish_entries`` into the
+same entry. A setup's failure is its entry's ``error``, never an exception: it does not end the run.
+"""
+from __future__ import annotations
+
+import copy
+import inspect
+import threading
+import time
+from typing import Any, Callable, Mapping, Sequence
+
+from ..errors import UsageError
+from ..golden import Question
+from ..scoring.judging import judge
+from ..scoring.metrics import Outcome, median_margin, outcome_arrays, score_matrix, summarise
+from ..settings import EvaluationSettings
+from ..target import COUNTERS, Hit, Setup, Target
+from .counts import counted
+from .plan import plan_questions, planned_setup
+
+
+Progress = Callable[[int, int, str], None]  # (done, total, what is running)
+Clock = Callable[[], float]  # seconds, monotonic; time.perf_counter unless a test fixes it
+
+
+def setup_steps(plan: dict[str, Any]) -> int:
+    """How many progress steps one setup's run reports: the warm-up, then each question once (searched
+    alone and timed, or in the batch)."""
+    return 1 + len(plan["questions"])
+
+
+def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
+                 counts: dict[str, int] | None = None) -> dict[str, Any]:
+    """The report entry of a setup that could not run: its error, no rank, never picked. ``counts``
+    (requests, retries) are kept when the target counted them."""
+    return {**copy.deepcopy(planned_setup(plan, setup_key)), "ranks": {}, "ndcg_10": {}, "results": {},
+            "times_ms": [], "error": error, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
+            **(counts or {})}
+
+
+def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
+              clock: Clock = time.perf_counter) -> dict[str, Any]:
+    """One setup's run, as the report's entry. Failures become ``error``, never exceptions.
+
+    Each question is searched once: the plan's timed questions one at a time as a caller would (after
+    one untimed warm-up; nothing cached; their results are their ranks too), until the median time is
+    known within the plan's ``time_margin`` (see ``time_setup``); every other question in one batch.
+    ``progress`` gets (done, total, "<key>: <what it is doing>") for every question. Per question the
+    entry keeps ``ranks`` (position of the first relevant result, None when none), ``ndcg_10`` (the
+    question's nDCG@10, which paired comparisons need) and ``results``. A target that counts its
+    requests (``target.Counted``) has this setup's ``requests`` and ``retries`` put in the entry.
+
+    The same work as ``time_setup`` and ``rank_setup`` joined by ``with_times``, which the Function App
+    runs apart (timed passes one after another, batches in parallel) for the same entry.
+    """
+    planned_setup(plan, setup_key)
+    counter = _Counter(setup_steps(plan), setup_key, progress)
+    timed: dict[str, Any] = {}
+
+    def work() -> dict[str, Any]:
+        setup = _find_setup(target, setup_key)
+        timed.update(_timed_pass(target, setup, plan, clock, counter))
+        return _ranked_entry(target, setup, plan, counter)
+
+    def failed(error: str, counts: dict[str, int] | None) -> dict[str, Any]:
+        counter.finish()
+        return failed_entry(plan, setup_key, error, counts=counts)
+
+    entry = counted(target, setup_key, work, failed)
+    if entry.get("error") is not None:
+        return entry
+    return with_times(entry, timed, question_ids=[q["id"] for q in plan["questions"]])
+
+
+def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
+               progress: Progress | None = None) -> dict[str, Any]:
+    """The batch part of a setup's run: every question the plan does not time, in one batch, judged.
+
+    The entry lacks the timed questions, its times and its summary until ``with_times`` adds what
+    ``time_setup`` gave. Failures become the entry's ``error`` (as in ``run_setup``). A counted target's
+    ``requests`` and ``retries`` are the batch's. ``progress`` gets (done, questions in the batch, label).
+    """
+    planned_setup(plan, setup_key)
+    untimed = len(plan["questions"]) - len(plan["timed_question_ids"])
+    counter = _Counter(untimed, setup_key, progress)
+    return counted(target, setup_key, lambda: _ranked_entry(target, _find_setup(target, setup_key), plan, counter),
+                   lambda error, counts: failed_entry(plan, setup_key, error, counts=counts))
+
+
+def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
+               clock: Clock = time.perf_counter) -> dict[str, Any]:
+    """The timed part of a setup's run: ``{"times_ms": [...], "judged": {...}}``.
+
+    One untimed warm-up, then the plan's timed questions in the plan's (seeded, random) order, each
+    searched alone as a caller would (query embedding and reranking included, nothing cached) and
+    timed, until at least ``time_floor`` are timed and either the median is known within ``time_margin``
+    (``scoring.metrics.median_margin``) or the timed searches have taken ``time_budget`` seconds, or
+    all are timed. Those searches' results are the questions' ranks;
+    the timed questions left over are searched in one untimed batch. ``judged`` holds every timed
+    question's ranks, nDCG@10, results and outcome, for ``with_times``.
+
+    Raises what the search raises: the caller decides what a failed timed pass means (``run_setup``
+    and the Function App make it the setup's error). ``progress`` gets (done, 1 + timed questions, label).
+    Times are only comparable when nothing else searches on the same cores meanwhile: the caller
+    runs timed passes one after another.
+    """
+    planned_setup(plan, setup_key)
+    counter = _Counter(1 + len(plan["timed_question_ids"]), setup_key, progress)
+    return _timed_pass(target, _find_setup(target, setup_key), plan, clock, counter)
+
+
+def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[str, int] | None = None, *,
+               question_ids: Sequence[str] | None = None) -> dict[str, Any]:
+    """``entry`` from ``rank_setup`` joined with what ``time_setup`` gave (``timed``): the timed
+    questions' ranks and results, ``times_ms``, and the summary over every question (a copy).
+    ``counts`` (the timed pass's requests and retries) are added to the entry's; ``question_ids`` orders
+    the per-question maps (the plan's order)."""
+    if entry.get("error") is not None or "outcomes" not in entry:
+        raise UsageError(f"setup {entry.get('key')} has no ranks to add times to (it failed: {entry.get('error')})")
+    done = copy.deepcopy(entry)
+    judged = timed["judged"]
+    for name in _PER_QUESTION:
+        merged = {**done[name], **judged[name]}
+        order = question_ids if question_ids is not None else list(merged)
+        done[name] = {qid: merged[qid] for qid in order if qid in merged}
+    outcomes = [Outcome(qid, tuple(positions), relevant) for qid, (positions, relevant) in done.pop("outcomes").items()]
+    done["times_ms"] = list(timed["times_ms"])
+    done["summary"] = summarise(outcomes, done["times_ms"])
+    if "cache" in timed:  # the sample's rest, batched once timing stopped
+        done["cache"] = {name: done.get("cache", {}).get(name, 0) + n for name, n in timed["cache"].items()}
+    return _add_counts(done, counts)
+
+
+def _add_counts(entry: dict[str, Any], counts: Mapping[str, int] | None) -> dict[str, Any]:
+    for name, value in (counts or {}).items():
+        entry[name] = entry.get(name, 0) + value
+    return entry
+
+
+def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
+                clock: Clock = time.perf_counter) -> dict[str, dict[str, Any]]:
+    """Every setup's timed pass (``time_setup``), strictly one after another (``targets`` by name).
+
+    ``{key: {"times_ms": [...], "judged": {...}}}``, or ``{key: {"error": "..."}}`` for a setup whose
+    warm-up or searches failed (that setup's failure, as in ``run_setup``; the others go on). A counted
+    target's ``requests`` and ``retries`` during the pass are given beside either.
+    """
+    found: dict[str, dict[str, Any]] = {}
+    for key in setup_keys:
+        target = targets[planned_setup(plan, key)["target"]]
+        found[key] = counted(target, key, lambda target=target, key=key: time_setup(target, plan, key, clock=clock),
+                             lambda error, counts: {"error": error, **(counts or {})}, what="timing setup")
+    return found
+
+
+def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], times: Mapping[str, dict[str, Any]],
+                   failures: Mapping[str, str] = {}) -> list[dict[str, Any]]:
+    """One entry per planned setup, for ``assemble_report``, from the parts a split run made.
+
+    ``ranked``: ``rank_setup`` entries by key; ``times``: what ``time_setups`` gave; ``failures``: why
+    a setup's step never finished (a retried activity that still failed). A setup with no entry, an
+    entry with an error, or no times, is a ``failed_entry`` saying which.
+    """
+    question_ids = [q["id"] for q in plan["questions"]]
+    entries = []
+    for planned in plan["setups"]:
+        key = planned["key"]
+        entry, timed = ranked.get(key), times.get(key)
+        if key in failures:
+            entries.append(failed_entry(plan, key, failures[key]))
+        elif entry is None:
+            entries.append(failed_entry(plan, key, "no ranks were kept for this setup"))
+        elif entry.get("error") is not None:
+            entries.append(copy.deepcopy(entry))
+        elif timed is None or "times_ms" not in timed:
+            why = (timed or {}).get("error") or "its timed pass never ran"
+            counts = {name: entry[name] + (timed or {}).get(name, 0) for name in COUNTERS if name in entry}
+            entries.append(failed_entry(plan, key, why, counts=counts or None))
+        else:
+            entries.append(with_times(entry, timed, {n: timed[n] for n in COUNTERS if n in timed},
+                                      question_ids=question_ids))
+    return entries
+
+
+def _find_setup(target: Target, setup_key: str) -> Setup:
+    setup = next((s for s in target.setups() if s.key == setup_key), None)
+    if setup is None:
+        raise LookupError(f"target {target.name} offers no setup {setup_key} any more")
+    return setup
+
+
+# What a setup's searches give per question id; ``outcomes`` ([positions, units expected]) is kept
+# until ``with_times`` has every question for the summary, then dropped.
+_PER_QUESTION = ("ranks", "ndcg_10", "results", "outcomes")
+
+
+def _judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], by: str) -> dict[str, dict]:
+    """Each question's outcome for its hits, as the per-question maps of ``_PER_QUESTION``."""
+    if len(hit_lists) != len(questions):  # a silent zip would score the wrong results
+        raise RuntimeError(f"the search gave {len(hit_lists)} result lists for {len(questions)} questions")
+    outcomes = [judge(question, hits, by) for question, hits in zip(questions, hit_lists)]
+    ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"] if outcomes else []
+    return {
+        "ranks": {o.question_id: o.first for o in outcomes},
+        "ndcg_10": {o.question_id: round(float(value), 6) for o, value in zip(outcomes, ndcg)},
+        "results": {q.id: [hit.to_row() for hit in hits] for q, hits in zip(questions, hit_lists)},
+        "outcomes": {o.question_id: [list(o.positions), o.relevant] for o in outcomes},
+    }
+
+
+def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter) -> dict[str, Any]:
+    """The entry with every untimed question's results, searched in one batch (none: no search)."""
+    timed_ids = set(plan["timed_question_ids"])
+    questions = [q for q in plan_questions(plan) if q.id not in timed_ids]
+    counter.stage("searching the other questions in a batch")
+    hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
+    return {**setup.to_dict(), **_judged(questions, hits, plan["settings"]["by"]), "times_ms": [], "error": None,
+            "summary": None, "rank": None, "neighbours": [], "versus_top": None}
+
+
+def _batch(target: Target, setup: Setup, questions: Sequence[Question], depth: int,
+           counter: _Counter) -> list[list[Hit]]:
+    """``search_batch``, with progress per question from a target whose ``search_batch`` takes a
+    ``progress`` callback (given how many more questions are done), all at once from any other."""
+    texts = [q.question for q in questions]
+    reported = 0
+    lock = threading.Lock()  # a target may report from its worker threads
+
+    def advance(n: int) -> None:
+        nonlocal reported
+        with lock:
+            n = max(0, min(n, len(texts) - reported))  # over-reporting cannot push the bar past the batch
+            reported += n
+            counter.advance(n)
+
+    if "progress" in inspect.signature(target.search_batch).parameters:
+        hits = target.search_batch(setup, texts, depth, progress=advance)
+    else:
+        hits = target.search_batch(setup, texts, depth)
+    advance(len(texts) - reported)
+    return hits
+
+
+def _warm_up(target: Target, setup: Setup, plan: dict[str, Any]) -> None:
+    """One untimed search, so loading models and first-touch costs never land in a timed search."""
+    target.search(setup, plan["questions"][0]["question"], plan["settings"]["depth"])
+
+
+def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock, counter: _Counter) -> dict[str, Any]:
+    settings = EvaluationSettings.from_json(plan["settings"])
+    by_id = {q.id: q for q in plan_questions(plan)}
+    sample = [by_id[qid] for qid in plan["timed_question_ids"]]
+    counter.stage("warming up")
+    _warm_up(target, setup, plan)
+    counter.advance(1)
+    floor = min(settings.time_floor, len(sample))
+    times, searched, hit_lists = [], [], []
+    for question in sample:
+        if len(times) >= floor:
+            margin = median_margin(times)
+            if margin is not None and margin <= settings.time_margin:
+                break
+            if settings.time_budget and sum(times) >= settings.time_budget * 1000:
+                break
+        elif len(times) >= FEWEST_TIMED and _floor_overruns_budget(times, floor, settings.time_budget):
+            break
+        counter.stage(f"timing searches one by one ({len(times) + 1} of at most {len(sample)})")
+        started = clock()
+        hits = target.search(setup, question.question, settings.depth)
+        times.append(round((clock() - started) * 1000, 3))
+        searched.append(question)
+        hit_lists.append(hits)
+        counter.advance(1)
+    rest = sample[len(searched):]
+    if rest:  # the median is known well enough, or the budget is spent: the rest only needs its ranks
+        known = median_margin(times)
+        within = "" if known is None else f"median known within {known:.0%}; "
+        counter.stage(f"{within}the other sampled questions in a batch")
+        searched += rest
+        hit_lists += _batch(target, setup, rest, settings.depth, counter)
+    return {"times_ms": times, "judged": _judged(searched, hit_lists, settings.by)}
+
+
+# The fewest timed searches whose median has a distribution-free 95% interval (order statistics 1 and
+# 6 of 6: 1 - 2 * 0.5**6 = 0.969); a setup too slow to reach the floor within the budget stops here.
+FEWEST_TIMED = 6
+
+
+def _floor_overruns_budget(times_ms: Sequence[float], floor: int, budget_s: float) -> bool:
+    """Whether reaching the floor at the pace so far would spend the budget: such a setup (a reranked
+    one, seconds a search) stops at ``FEWEST_TIMED``, the fewest searches whose median has a 95%
+    interval. With the defaults (floor 10, budget 20 s) that is a setup whose searches average 2 s or
+    more: on the sample, 3 reranked setups x 4 searches fewer at 2-6 s each, 24-72 s of a first run."""
+    return bool(budget_s) and sum(times_ms) / len(times_ms) * floor >= budget_s * 1000
+
+
+class _Counter:
+    """Progress of one setup's steps, reported as (done, total, "<key>: <stage>")."""
+
+    def __init__(self, total: int, key: str, progress: Progress | None) -> None:
+        self.total, self.key, self.progress, self.done = total, key, progress, 0
+        self.label = key
+
+    def stage(self, words: str) -> None:
+        self.label = f"{self.key}: {words}"
+
+    def advance(self, n: int) -> None:
+        self.done += n
+        if self.progress and n:
+            self.progress(self.done, self.total, self.label)
+
+    def finish(self) -> None:
+        """The bar still reaches the end when a setup fails."""
+        self.advance(self.total - self.done)

@@ -1,0 +1,215 @@
+"""Step 1 of a run: ``plan_run``, everything a run needs before its first search, as plain JSON.
+
+It reads the golden file, chooses the setups, samples the timed questions (seeded) and looks up the
+expected documents on every target. The plan is what the other steps (``one_setup``, ``assemble``)
+need, and all they read: a Durable activity given the plan and a setup's key finds the setup again on
+the target it opens (a key is ``<target>.<method>.<models>``).
+"""
+from __future__ import annotations
+
+import fnmatch
+import logging
+import random
+from dataclasses import asdict
+from datetime import datetime, timezone
+from difflib import get_close_matches
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping, Sequence
+
+from ..answers.stale import stale_warnings
+from ..errors import GoldenFileError, UsageError, did_you_mean
+from ..golden import Golden, Question, explain_problems, question_sha256, read_golden, run_problems
+from ..report.notes import missing_note
+from ..settings import EvaluationSettings
+from ..store.runs import new_run_id
+from ..target import Setup, Target
+
+log = logging.getLogger(__name__)
+
+PLAN_FORMAT = 1
+
+
+def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
+             only: Iterable[str] | None = None, skip: Iterable[str] = (),
+             created_at: datetime | str | None = None, run_id: str | None = None,
+             warn: Callable[[str], None] | None = None, settings: EvaluationSettings | None = None,
+             held_before: Mapping[str, Iterable[str]] | None = None, **keywords: Any) -> dict[str, Any]:
+    """Everything a run needs before its first search, as plain JSON data (see the module docstring).
+
+    Raises ``GoldenFileError`` when the golden file has any error (every one listed by line, as
+    ``golden check`` lists them: ``check_golden(...).ok`` is False exactly when this refuses), and
+    ``UsageError`` for settings or setup patterns that do not fit, all before any search. Expected
+    documents a target does not hold are warned and kept under ``missing``; their questions stay in.
+    At ``by="evidence"``, evidence quotes that no chunk of their expected documents holds are warned
+    about too (on targets that can give their chunk texts).
+
+    ``settings`` is the run's ``EvaluationSettings``; any of its fields may be given as a keyword
+    instead (``timed=20``, ``by="chunk"``), over ``settings`` when both are given. ``held_before``
+    (target name -> ids an earlier run found there, see ``evaluate.held_in_latest_run``) tells "no
+    longer holds" from "does not hold".
+    """
+    settings = EvaluationSettings.of(settings, **keywords)
+    targets = [targets] if isinstance(targets, Target) else list(targets)
+    names = [t.name for t in targets]
+    if len(set(names)) != len(names):
+        raise UsageError(f"two targets share a name ({', '.join(names)}); setup keys start with the "
+                         "target's name, so give each target its own")
+    golden = golden if isinstance(golden, Golden) else read_golden(golden)
+    warn = warn or log.warning
+    problems = run_problems(golden)
+    if problems:
+        raise GoldenFileError(explain_problems(golden.source, problems))
+    questions = list(golden.labelled)
+
+    missing = find_missing(targets, questions, settings.by, held_before=held_before)
+    for target_name, gone in missing.items():
+        warn(missing_note(target_name, gone))
+    if settings.by == "evidence":  # a quote no chunk holds would score 0 without a word
+        for target in targets:
+            for sentence in stale_warnings(target, golden.source, questions):
+                warn(sentence)
+    chosen = select_setups(targets, only=only, skip=skip)
+    moment = utc(created_at)
+    return {
+        "format": PLAN_FORMAT,
+        "run_id": run_id or new_run_id(moment),
+        "created_at": moment.isoformat().replace("+00:00", "Z"),
+        "settings": asdict(settings),
+        "golden": {"source": golden.source, "sha256": golden.sha256, "format": golden.format,
+                   "questions": len(golden.questions), "labelled": len(questions),
+                   "unfilled": len(golden.unfilled), "drafts": len(golden.drafts)},
+        "questions": [_question_row(q) for q in questions],
+        "timed_question_ids": [q.id for q in _timed_sample(questions, settings)],
+        "setups": [setup.to_dict() for _, setup in chosen],
+        "targets": {t.name: t.describe() for t in targets},
+        "missing": missing,
+    }
+
+
+def utc(moment: datetime | str | None) -> datetime:
+    if moment is None:
+        return datetime.now(timezone.utc)
+    if isinstance(moment, str):
+        moment = datetime.fromisoformat(moment.replace("Z", "+00:00"))
+    return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _question_row(question: Question) -> dict[str, Any]:
+    """A question as the plan carries it to the searches: with its text and quotes. The report keeps
+    only ``id``, ``expected`` and ``sha256`` (see ``assemble_report``)."""
+    return {"id": question.id, "question": question.question, "expected": list(question.expected),
+            "evidence": list(question.evidence), "sha256": question_sha256(question.question)}
+
+
+def plan_questions(plan: dict[str, Any]) -> list[Question]:
+    return [Question(id=row["id"], question=row["question"], expected=tuple(row["expected"]),
+                     evidence=tuple(row.get("evidence") or ())) for row in plan["questions"]]
+
+
+def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc", *,
+                 held_before: Mapping[str, Iterable[str]] | None = None) -> dict[str, dict]:
+    """Per target, the expected items it does not hold, like with like, and the questions they touch.
+
+    At ``chunk`` the expected chunk ids are looked up among the target's chunks (``holds_chunks``; a
+    target without it is not checked); at every other grain the documents of the expected items
+    (``r.pdf#page=4`` is ``r.pdf``). ``{"unit": "chunk" | "document", "documents": [absent ids],
+    "questions": {id: [its absent ids]}`` for questions none of whose expected items is held (lost),
+    ``"partly": {id: [its absent ids]}`` for questions that still hold some}``; targets missing
+    nothing are left out. Beside them, ``"nearest": {absent id: up to 3 ids the target holds}`` when
+    the target can list its ids (a typo gets the id meant), and ``"was_held"``: the absent ids that
+    ``held_before`` says an earlier run found on that target (the only ones it "no longer holds").
+    """
+    by_chunk = by == "chunk"
+    units = {q.id: list(dict.fromkeys(q.expected if by_chunk else (i.doc_id for i in q.expected_items)))
+             for q in questions}
+    wanted = sorted({u for found in units.values() for u in found})
+    missing = {}
+    for target in targets:
+        if by_chunk:
+            holds_chunks = getattr(target, "holds_chunks", None)
+            if holds_chunks is None:
+                log.info("target %s cannot say which chunks it holds; expected chunks are not checked", target.name)
+                continue
+            held = set(holds_chunks(wanted))
+        else:
+            held = set(target.holds(wanted))
+        absent = [u for u in wanted if u not in held]
+        if not absent:
+            continue
+        lost, partly = {}, {}
+        for q in questions:
+            gone = [u for u in units[q.id] if u not in held]
+            if gone:
+                (lost if len(gone) == len(units[q.id]) else partly)[q.id] = gone
+        missing[target.name] = {"unit": "chunk" if by_chunk else "document", "documents": absent,
+                                "questions": lost, "partly": partly}
+        known = _listed_ids(target, by_chunk)
+        if known:
+            close = {u: get_close_matches(u, known, n=3, cutoff=0.6) for u in absent}
+            missing[target.name]["nearest"] = {u: found for u, found in close.items() if found}
+        before = set((held_before or {}).get(target.name) or ())
+        if before & set(absent):
+            missing[target.name]["was_held"] = [u for u in absent if u in before]
+    return missing
+
+
+def _listed_ids(target: Target, by_chunk: bool) -> list[str]:
+    """Every id a target holds, when it can list them without a search (the embedded index), else []."""
+    index = getattr(target, "index", None)
+    try:
+        if by_chunk:
+            return sorted(c.id for c in getattr(index, "chunks", ()) or ())
+        return sorted(getattr(index, "doc_ids", ()) or ())
+    except TypeError:
+        return []
+
+
+def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip: Iterable[str]) -> list[tuple[Target, Setup]]:
+    """Every setup of every target, filtered: a pattern is a glob on the key (``local.hybrid*``), or
+    whole parts of it in a row (``hybrid``, ``bm25``, ``hybrid.bge-small``), or a retrieval method
+    (``hybrid`` also selects ``hybrid_reranked`` and ``hybrid_colbert``)."""
+    every = [(t, s) for t in targets for s in t.setups()]
+    keys = [s.key for _, s in every]
+    only, skip = _patterns(only), _patterns(skip)
+    for pattern in (only or []) + skip:
+        if not any(_matches(pattern, s) for _, s in every):
+            hint = did_you_mean(pattern, keys + sorted({s.method for _, s in every}))
+            raise UsageError(f'"{pattern}" matches no setup.{hint} Setups: {", ".join(keys)}')
+    chosen = [(t, s) for t, s in every
+              if (not only or any(_matches(p, s) for p in only)) and not any(_matches(p, s) for p in skip)]
+    if not chosen:
+        raise UsageError("--only and --skip leave no setup to run")
+    return chosen
+
+
+def _patterns(values: Iterable[str] | None) -> list[str]:
+    if values is None:
+        return []
+    if isinstance(values, str):
+        values = [values]
+    return [p.strip() for v in values for p in v.split(",") if p.strip()]
+
+
+def _matches(pattern: str, setup: Setup) -> bool:
+    if any(ch in pattern for ch in "*?["):
+        return fnmatch.fnmatchcase(setup.key, pattern)
+    wanted, parts = pattern.split("."), setup.key.split(".")
+    in_a_row = any(parts[i:i + len(wanted)] == wanted for i in range(len(parts) - len(wanted) + 1))
+    return in_a_row or pattern == setup.retrieval
+
+
+def _timed_sample(questions: list[Question], settings: EvaluationSettings) -> list[Question]:
+    """Up to ``timed`` questions in a seeded random order: the order they are timed in, so a timed pass
+    that stops early (its median known precisely enough) has timed a random sample, not the file's first
+    questions."""
+    picked = random.Random(settings.seed).sample(range(len(questions)), min(settings.timed, len(questions)))
+    return [questions[i] for i in picked]
+
+
+def planned_setup(plan: dict[str, Any], setup_key: str) -> dict[str, Any]:
+    """The plan's description of ``setup_key``; a ``UsageError`` naming the closest key otherwise."""
+    for described in plan["setups"]:
+        if described["key"] == setup_key:
+            return described
+    keys = [s["key"] for s in plan["setups"]]
+    raise UsageError(f'"{setup_key}" is not a setup of this plan.{did_you_mean(setup_key, keys)}')

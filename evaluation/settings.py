@@ -1,0 +1,146 @@
+"""How a run is made, as one object: ``EvaluationSettings``, with its defaults written here once.
+
+Built from keywords (``evaluate(..., timed=20)``), from the command line's arguments
+(``EvaluationSettings.from_args``) or from the Function App's settings (``from_app``), checked once when
+built (a setting no run could finish with is a ``UsageError`` before the first search), and passed down
+whole: the plan carries it as JSON (``asdict``) and the later steps rebuild it from there, so a plan
+made before a setting existed gets that setting's default.
+
+Bottom layer (beside ``errors`` and ``measures``): the steps, the CLI and the app all read it, and it
+reads nothing of theirs.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Mapping
+
+from .errors import UsageError, did_you_mean
+from .measures import FOUND_10, MRR, NDCG_10
+
+GRAINS = ("doc", "chunk", "evidence")  # what a result is matched to an expected item by (scoring.judging)
+
+DEFAULT_BALANCE = 4  # points below the top within which best_for_balance takes the fastest
+DEFAULT_TIME_POINTS = 8  # the same for best_for_time
+DEFAULT_BY = "doc"
+DEFAULT_DEPTH = 20  # results asked for per question: found@20 needs 20
+DEFAULT_TIMED = 50
+DEFAULT_TIME_MARGIN = 0.10
+DEFAULT_TIME_FLOOR = 10
+# Seconds of timed searches per setup after which timing stops, the floor reached, whatever the margin:
+# a reranked search's time varies with its passages' lengths, so its median may need 36+ searches of
+# 2-6 s each to reach +/-10%, and no pick hangs on that precision. The report keeps the margin reached.
+DEFAULT_TIME_BUDGET = 20.0
+DEFAULT_ALPHA = 0.05
+DEFAULT_RESAMPLES = 10_000
+
+
+@dataclass(frozen=True)
+class SignificanceSettings:
+    """How setups are compared: the level, the resamples, and the seed (the run's own)."""
+
+    alpha: float = DEFAULT_ALPHA
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if not 0 < self.alpha < 1:
+            raise UsageError(f"alpha {self.alpha:g} is not a probability between 0 and 1; 0.05 is usual")
+        if self.resamples < 100:
+            raise UsageError(f"{self.resamples} resamples are too few for an interval; use 1000 or more")
+
+    @property
+    def level(self) -> float:
+        return 1 - self.alpha
+
+    def describe(self) -> dict[str, Any]:
+        """The report's ``significance``: the settings and, in words, what was computed."""
+        return {**asdict(self), "interval": round(self.level, 6), "tie_metric": FOUND_10.versus_key,
+                "tests": {FOUND_10.versus_key: "exact sign-flip permutation (two-sided, paired by question)",
+                          MRR.versus_key: "sign-flip permutation (exact up to 2**m <= resamples, else seeded)",
+                          NDCG_10.versus_key: "sign-flip permutation (exact up to 2**m <= resamples, else seeded)"},
+                "interval_method": "paired bootstrap, percentile (each interval on its own, not corrected)",
+                "correction": "Holm, across the setups compared with the same setup, metric by metric"}
+
+
+@dataclass(frozen=True)
+class EvaluationSettings:
+    balance: float = DEFAULT_BALANCE
+    time_points: float = DEFAULT_TIME_POINTS
+    by: str = DEFAULT_BY
+    depth: int = DEFAULT_DEPTH
+    timed: int = DEFAULT_TIMED  # at most this many questions timed one by one per setup (a seeded sample)
+    seed: int = 0  # the timed sample's and the significance tests' resampling
+    # Timing stops once the median is known this precisely (the 95% interval's wider side over the
+    # median, see scoring.metrics.median_margin), after at least ``time_floor`` searches; at most ``timed``.
+    time_margin: float = DEFAULT_TIME_MARGIN
+    time_floor: int = DEFAULT_TIME_FLOOR
+    time_budget: float = DEFAULT_TIME_BUDGET  # seconds; 0: no budget
+    alpha: float = DEFAULT_ALPHA  # a difference with a Holm-adjusted p-value at or under this is significant
+    resamples: int = DEFAULT_RESAMPLES  # bootstrap resamples and random sign flips per comparison
+
+    def __post_init__(self) -> None:
+        """Refuse any setting a run could not finish with, before the first search."""
+        if not isinstance(self.by, str) or self.by not in GRAINS:
+            raise UsageError(f'"{self.by}" is not a grain; use one of {", ".join(GRAINS)}.'
+                             f'{did_you_mean(str(self.by), GRAINS)}')
+        for name, value in (("balance", self.balance), ("time points", self.time_points)):
+            # nan passes every comparison, and the picks would fail on it after every setup had run
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+                raise UsageError(f"{name} must be a finite number of percentage points, not {value!r}")
+            if value < 0:
+                raise UsageError(f"{name} must be zero or more percentage points, not {value!r}")
+        if isinstance(self.time_margin, bool) or not isinstance(self.time_margin, (int, float)) \
+                or not 0 <= self.time_margin < 1:  # nan fails this too
+            raise UsageError(f"the time margin must be a share from 0 (time every sampled question) to under 1, "
+                             f"not {self.time_margin!r}")
+        if isinstance(self.time_budget, bool) or not isinstance(self.time_budget, (int, float)) \
+                or not math.isfinite(self.time_budget) or self.time_budget < 0:
+            raise UsageError(f"the time budget must be zero (none) or more seconds, not {self.time_budget!r}")
+        for name, value in (("depth", self.depth), ("timed questions", self.timed), ("seed", self.seed),
+                            ("time floor", self.time_floor)):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise UsageError(f"{name} must be a whole number, not {value!r}")
+        if self.depth < 20:
+            raise UsageError(f"depth {self.depth} is too shallow: found@20 needs at least 20 results")
+        if self.timed < 0:
+            raise UsageError(f"timed questions must be zero or more, not {self.timed}")
+        if self.time_floor < 6:
+            raise UsageError(f"the time floor must be 6 or more (fewer times give no 95% interval for the "
+                             f"median), not {self.time_floor}")
+        self.significance  # checks alpha and resamples
+
+    @property
+    def significance(self) -> SignificanceSettings:
+        return SignificanceSettings(alpha=self.alpha, resamples=self.resamples, seed=self.seed)
+
+    @classmethod
+    def of(cls, settings: EvaluationSettings | None = None, **keywords: Any) -> EvaluationSettings:
+        """``settings`` (or the defaults) with ``keywords`` put over it: how a caller's keywords become
+        the one object. A keyword that is no setting is a ``TypeError``, as for any function."""
+        unknown = sorted(set(keywords) - NAMES)
+        if unknown:
+            raise TypeError(f"{unknown[0]!r} is not a setting of a run; settings: {', '.join(sorted(NAMES))}."
+                            f"{did_you_mean(unknown[0], NAMES)}")
+        return replace(settings or cls(), **keywords) if keywords else settings or cls()
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EvaluationSettings:
+        """From a plan's ``settings`` (``asdict``); one made before a setting existed gets its default."""
+        return cls(**{name: value for name, value in data.items() if name in NAMES})
+
+    @classmethod
+    def from_args(cls, args: Any) -> EvaluationSettings:
+        """From ``python -m evaluation evaluate``'s arguments (``--time-margin`` is in percent there)."""
+        given = {name: getattr(args, name) for name in NAMES if getattr(args, name, None) is not None}
+        if "time_margin" in given:
+            given["time_margin"] = given["time_margin"] / 100
+        return cls(**given)
+
+    @classmethod
+    def from_app(cls, app: Any) -> EvaluationSettings:
+        """From the Function App's settings (``app_settings.AppSettings``): the ones it lets a team set."""
+        return cls(**{name: getattr(app, name) for name in ("by", "timed", "time_budget") if hasattr(app, name)})
+
+
+NAMES = frozenset(f.name for f in fields(EvaluationSettings))
