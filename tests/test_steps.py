@@ -500,6 +500,7 @@ def test_progress_moves_for_every_question_inside_a_batch_and_says_the_setup_and
     assert [done for done, _, _ in seen] == list(range(1, 2 * 13 + 1))  # one step at a time, never stalled
     assert {total for _, total, _ in seen} == {2 * 13}
     labels = [label for _, _, label in seen]
-    assert labels[0] == "t.keyword.bm25: warming up"
-    assert "t.keyword.bm25: timing searches one by one (1 of at most 4)" in labels
-    assert labels.count("t.dense.m: searching the other questions in a batch") == 8
+    # each label starts with which setup of how many it is (issue 23: the bar says where the run is)
+    assert labels[0] == "[1/2] t.keyword.bm25: warming up"
+    assert "[1/2] t.keyword.bm25: timing searches one by one (1 of at most 4)" in labels
+    assert labels.count("[2/2] t.dense.m: searching the other questions in a batch") == 8
