@@ -80,7 +80,7 @@ def stage_of(label: str) -> tuple[str, str]:
     if match:
         method, stage = match.group("method"), match.group("stage")
         kind = ("timed searches" if stage.startswith("timing") else "warm-up" if stage.startswith("warm")
-                else "batch" if "batch" in stage else stage[:40])
+                else "batch" if "batch" in stage or "the other" in stage else stage[:40])  # a long label is cut
         return f"setups: {method}", kind
     if label.startswith("embedding"):
         return "index build", "embedding the chunks"
