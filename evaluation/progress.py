@@ -37,7 +37,7 @@ class ProgressBar:
             return
         from tqdm import tqdm
 
-        label = label[:96]
+        label = label[:120]  # "[8/10] local.hybrid_reranked.bge-small+minilm-l6: <stage>" fits whole
         with self._lock:
             if self._bar is None or self._bar.total != total or _stage(label) != _stage(self._label):
                 self._close()
