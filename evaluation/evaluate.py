@@ -27,7 +27,7 @@ from .settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MAR
 if TYPE_CHECKING:
     from .golden import Golden
     from .run import Clock, Progress
-    from .store import RunStore
+    from .store import Fetcher, RunStore
     from .store.shape import Report
     from .target import Target
 
@@ -43,11 +43,13 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              created_at: datetime | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
              fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
-             **keywords: Any) -> Report:
+             fetcher: Fetcher | None = None, **keywords: Any) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
     ``progress``: a callback ``(done, total, label)``, or True for the command line's bar on stderr
     (a first line says how many setups and questions will run; every setup's stage is labelled).
+    ``golden`` is a ``Golden``, or a path, ``s3://bucket/key`` or Blob address read by ``read_golden``
+    (with ``fetcher``, any object with ``fetch(uri) -> bytes``, when given).
 
     ``save_to`` is a ``RunStore`` or a store address; it is checked before the first search and the
     report is saved there at the end. When that save fails, the report is written as
@@ -68,7 +70,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     if save_to is not None:
         store = open_store(str(save_to)) if isinstance(save_to, (str, Path)) else save_to
         store.check()
-    golden = golden if isinstance(golden, Golden) else read_golden(golden)
+    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher=fetcher)
     if len(targets) > 1:  # one that does not answer is reported failed; the others run
         from .unreachable import reachable_or_reported
 
@@ -156,7 +158,8 @@ def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: 
 
 
 def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | None = None) -> str:
-    """Keep ``report`` in ``store`` with its golden file and its ``report.html``; the report's path.
+    """Keep ``report`` in ``store`` with its golden file and its ``report.html``; the run id (as
+    ``RunStore.save``; ``store.report_address(run_id)`` says where it went).
 
     The page holds this run and the older runs the store keeps on the same golden file, named by
     question id only (anyone who may read runs may read it). The store's rules hold: everything is

@@ -53,7 +53,7 @@ param searchServiceName string = ''
 @description('Resource group of that search service.')
 param searchResourceGroupName string = resourceGroup().name
 
-@description('Create the search service (Entra sign-in only, semantic ranker on the free plan) instead of using an existing one.')
+@description('Create the search service (Entra sign-in only, semantic ranker on semanticSearchPlan) instead of using an existing one.')
 param createSearchService bool = false
 
 @description('Tier of a search service created here.')
@@ -64,6 +64,14 @@ param createSearchService bool = false
   'standard3'
 ])
 param searchSku string = 'basic'
+
+@description('Semantic ranker plan of a search service created here (an existing service keeps its own): standard, since free stops after 1,000 semantic queries a month.')
+@allowed([
+  'disabled'
+  'free'
+  'standard'
+])
+param semanticSearchPlan string = 'standard'
 
 @description('Name of an Azure OpenAI account that embeds queries for vector fields without a vectorizer; empty for none.')
 param openAiAccountName string = ''
@@ -191,6 +199,7 @@ module search 'modules/search.bicep' = if (!empty(searchServiceName)) {
     name: searchServiceName
     create: createSearchService
     sku: searchSku
+    semanticSearchPlan: semanticSearchPlan
     location: location
     tags: tags
     principalId: identity.properties.principalId

@@ -13,6 +13,10 @@ code runs and every request can be asserted:
   with ``@odata.nextLink`` and ``@search.nextPageParameters`` for the rest.
 - ``POST /openai/deployments/<name>/embeddings``: ``{"data": [{"index", "embedding"}]}``.
 
+``semantic_quota``: semantic queries the free plan still allows; once spent, a semantic query is
+answered as the service documents it (HTTP 402, ``SEMANTIC_QUOTA_MESSAGE``) and every other query still
+runs (None: no limit).
+
 Anything else is a 400 with the service's error shape. ``fail(...)`` queues canned answers (429 with
 Retry-After, 401, 403, ...) for requests whose path contains a given text.
 """
@@ -36,6 +40,11 @@ OPENAI_ENDPOINT = "https://aoai.openai.azure.com"
 API_KEY = "test-admin-key"
 TOKEN = "test-token"
 RRF_K = 60
+# learn.microsoft.com/rest/api/searchservice/http-status-codes, "402 Payment Required": returned when the
+# monthly allocation of free semantic ranker requests is exhausted, with this message. The page names no
+# error code, so the body's code is empty, as the service leaves it on other errors (the 404 below).
+SEMANTIC_QUOTA_MESSAGE = ("Free Query Semantic Usage exceeded for the month. Please enable semantic billing to "
+                          "continue using semantic search https://aka.ms/SemanticPriceDocPage")
 _SEARCH_KEYS = {"search", "queryType", "semanticConfiguration", "select", "top", "skip", "vectorQueries", "filter",
                 "facets", "count", "searchMode", "searchFields", "semanticErrorHandling", "orderby",
                 "scoringProfile", "minimumCoverage", "vectorFilterMode"}
@@ -96,6 +105,7 @@ class FakeAzureSearch(HttpTransport):
                                "vectorIndexSize": 1024 * len(backend.documents)}
         self.api_key, self.token = api_key, token
         self.deployments = set(deployments)
+        self.semantic_quota: int | None = None
         self.requests: list[Recorded] = []
         self._faults: list[_Fault] = []
         self._fields = {f["name"]: f for f in definition["fields"]}
@@ -177,6 +187,10 @@ class FakeAzureSearch(HttpTransport):
             return 200, {"@odata.context": f"{ENDPOINT}/$metadata#Microsoft.Azure.Search.V2019_05_06.IndexStatistics",
                          **self.stats}
         if r.method == "POST" and rest == "/docs/search.post.search":
+            if (r.body or {}).get("queryType") == "semantic" and self.semantic_quota is not None:
+                if self.semantic_quota <= 0:
+                    return 402, {"error": {"code": "", "message": SEMANTIC_QUOTA_MESSAGE}}
+                self.semantic_quota -= 1
             return 200, self._search(r.body or {})
         raise _BadRequest(f"unsupported request {r.method} {r.path}")
 
@@ -331,7 +345,7 @@ class _Response(HttpResponseImpl):
         merged = CaseInsensitiveDict({"Content-Type": "application/json; odata.metadata=minimal; charset=utf-8",
                                       **(headers or {})})
         super().__init__(request=request, internal_response=None, status_code=status,
-                         reason={200: "OK", 400: "Bad Request", 401: "Unauthorized", 403: "Forbidden",
+                         reason={200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden",
                                  404: "Not Found", 429: "Too Many Requests",
                                  503: "Service Unavailable"}.get(status, "Error"),
                          content_type=merged["Content-Type"], headers=merged, stream_download_generator=None)

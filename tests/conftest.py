@@ -1,10 +1,13 @@
-"""Shared fixtures. ``azurite``: the Blob emulator on 127.0.0.1, started once per test session."""
+"""Shared fixtures. ``azurite``: the Blob emulator on 127.0.0.1, started once per test session;
+``s3``: moto's S3 server on 127.0.0.1, the same (moto is a test dependency, so it always runs)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from dataclasses import dataclass
@@ -82,21 +85,27 @@ def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Azurite]:
             pytest.fail(message)
         pytest.skip(message)
     port = _free_port()
-    workspace = tmp_path_factory.mktemp("azurite")
-    log_path = workspace / "azurite.log"
+    with _serving("Azurite", [binary, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--inMemoryPersistence",
+                              "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
+                  port, tmp_path_factory.mktemp("azurite")):
+        yield Azurite(blob_endpoint=f"http://127.0.0.1:{port}/{DEV_ACCOUNT}")
+
+
+@contextlib.contextmanager
+def _serving(name: str, argv: list[str], port: int, workspace: Path) -> Iterator[None]:
+    """Run an emulator until the block ends: started in ``workspace`` (anything it writes stays in tmp),
+    waited for until 127.0.0.1:``port`` answers, stopped after; its log shown when it does not start."""
+    log_path = workspace / "server.log"
     with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [binary, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--inMemoryPersistence",
-             "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
-            cwd=workspace, stdout=log, stderr=subprocess.STDOUT)  # cwd: anything it writes stays in tmp
+        process = subprocess.Popen(argv, cwd=workspace, stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + START_TIMEOUT_S
         while not _answers(port):
             if process.poll() is not None or time.monotonic() > deadline:
                 output = log_path.read_text(errors="replace")[-2000:]
-                pytest.fail(f"Azurite did not start on 127.0.0.1:{port} within {START_TIMEOUT_S:g} s:\n{output}")
+                pytest.fail(f"{name} did not start on 127.0.0.1:{port} within {START_TIMEOUT_S:g} s:\n{output}")
             time.sleep(0.1)
-        yield Azurite(blob_endpoint=f"http://127.0.0.1:{port}/{DEV_ACCOUNT}")
+        yield
     finally:
         process.terminate()
         try:
@@ -104,6 +113,47 @@ def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Azurite]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+# -- S3: moto in server mode, a real HTTP endpoint that boto3 talks to as it would to AWS -----------
+
+@dataclass(frozen=True)
+class S3Emulator:
+    endpoint: str  # http://127.0.0.1:<port>
+
+    def client(self):
+        import boto3
+
+        return boto3.client("s3", endpoint_url=self.endpoint, region_name="us-east-1",
+                            aws_access_key_id="testing", aws_secret_access_key="testing")
+
+    def new_bucket(self) -> str:
+        """A fresh bucket (tests share one server, so each takes its own)."""
+        name = f"t{uuid.uuid4().hex[:20]}"
+        self.client().create_bucket(Bucket=name)
+        return name
+
+
+@pytest.fixture(scope="session")
+def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Emulator]:
+    port = _free_port()
+    with _serving("moto's S3 server", [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                  port, tmp_path_factory.mktemp("moto")):
+        yield S3Emulator(endpoint=f"http://127.0.0.1:{port}")
+
+
+@pytest.fixture
+def s3(s3_server: S3Emulator, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> S3Emulator:
+    """The emulator, with boto3's default settings pointed at it as a user's environment would be
+    (endpoint, keys and region from the environment; no ~/.aws of the machine's read)."""
+    monkeypatch.setenv("AWS_ENDPOINT_URL_S3", s3_server.endpoint)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.delenv("AWS_PROFILE", raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "no-aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "no-aws-credentials"))
+    return s3_server
 
 
 # -- hand-made reports ------------------------------------------------------------------------------

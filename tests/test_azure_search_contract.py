@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from azure_fake import (API_KEY, ENDPOINT, OPENAI_ENDPOINT, FakeAzureSearch, FakeTokenCredential, TinyBackend,
+from azure_fake import (API_KEY, ENDPOINT, OPENAI_ENDPOINT, SEMANTIC_QUOTA_MESSAGE, FakeAzureSearch, FakeTokenCredential, TinyBackend,
                         bag_vector, example_definition, example_target, parse_filter)
 from evaluation.azure_search.filters import FILTER_CHARS, doc_id_filters
 from evaluation.errors import SearchServiceError
@@ -169,8 +169,8 @@ def test_a_403_with_an_identity_names_the_roles_it_needs():
         target.search(target.setups()[0], QUESTION, 20)
     assert str(caught.value) == (
         f"Azure AI Search at {ENDPOINT} refused to search index docs-index (HTTP 403): give the identity the roles "
-        "'Search Index Data Reader' (to search) and 'Reader' (to read the index definition and its statistics) "
-        "on the service or the index")
+        "'Search Index Data Reader' (to search and count documents) and 'Reader' (to read the index "
+        "definition) on the service or the index")
 
 
 def test_a_404_says_to_check_the_index_name():
@@ -296,6 +296,48 @@ def test_entries_of_targets_that_count_nothing_have_no_counts(tmp_path):
     assert "retries" not in entry and "requests" not in entry
 
 
+
+# -- the semantic ranker's free plan ----------------------------------------------------------------
+
+def test_a_semantic_search_past_the_free_plans_monthly_quota_says_so_and_how_to_go_on():
+    target, fake = example_target()
+    fake.semantic_quota = 0
+    setup = next(s for s in target.setups() if s.key == "search.keyword_semantic.bm25")
+    with pytest.raises(SearchServiceError) as caught:
+        target.search(setup, QUESTION, 20)
+    # The documented answer reached the service's client as sent: 402 and its message, one request (a 402
+    # is not throttling, so it is not sent again).
+    assert [r.body.get("queryType") for r in fake.searches] == ["semantic"]
+    assert str(caught.value) == (
+        f"Azure AI Search at {ENDPOINT} refused to search index docs-index (HTTP 402): the semantic ranker's "
+        f"free plan has used its 1,000 queries for this month (the service says: {SEMANTIC_QUOTA_MESSAGE}); "
+        "switch the service's semantic ranker to the standard plan (the portal's Semantic ranker page, or "
+        "infra's semanticSearchPlan=standard), or skip the semantic setups ('*semantic*' in --skip or "
+        "EVALUATION_SKIP) until the quota resets next month")
+
+
+def test_a_run_past_the_semantic_quota_fails_only_the_semantic_setups_and_picks_among_the_rest(tmp_path):
+    from evaluation import evaluate
+
+    target, fake = example_target()
+    # Two semantic queries left: keyword_semantic's first two searches pass, then the quota is spent.
+    fake.semantic_quota = 2
+    golden = write_golden(tmp_path, [{"id": "q1", "question": QUESTION, "expected": ["guide.md"]},
+                                     {"id": "q2", "question": "retention", "expected": ["report.pdf"]}])
+    report = evaluate([target], golden, timed=1, seed=1, skip=["*reranked*"])
+    by_key = {s["key"]: s for s in report["setups"]}
+    semantic = sorted(k for k in by_key if "semantic" in k.split(".")[1])
+    assert semantic == ["search.hybrid_semantic.contentVector", "search.hybrid_semantic.contentVector+titleVector",
+                        "search.hybrid_semantic.titleVector", "search.keyword_semantic.bm25"]
+    for key in semantic:
+        assert "(HTTP 402): the semantic ranker's free plan has used its 1,000 queries" in by_key[key]["error"], key
+        assert by_key[key]["summary"] is None, key
+    others = [k for k in by_key if k not in semantic]
+    assert len(others) == 1 + 3 + 3 and all(by_key[k]["error"] is None for k in others)
+    assert set(report["picks"]) == {"finds_the_most", "best_for_balance", "best_for_time"}
+    assert set(report["picks"].values()) <= set(others)
+
+
 # -- missing documents ----------------------------------------------------------------------------
 
 def test_missing_documents_are_looked_up_by_escaped_filters_in_batches_one_request_each():
@@ -352,9 +394,12 @@ def test_the_description_has_a_state_that_changes_with_the_documents_or_the_defi
     assert described["semantic_configuration"] == "default"
     assert [v["name"] for v in described["vector_fields"]] == ["contentVector", "titleVector"]
     assert target.describe()["state"] == described["state"]
-    fake.stats["documentCount"] = 5
+    fake.backend.documents.append({"chunk_id": "c5", "parent_id": "new.md", "title": "New", "chunk": "new", "page": 1})
     assert target.describe()["state"] != described["state"]
-    fake.stats["documentCount"] = 4
+    fake.backend.documents.pop()
+    assert target.describe()["state"] == described["state"]
+    # The statistics are not in the state: an admin key reads them, the app's identity may not.
+    fake.stats["storageSize"] = 5 * 4096
     assert target.describe()["state"] == described["state"]
     changed = example_definition()
     changed["@odata.etag"] = "\"0x8DCB1E3A5F2C0D2\""
@@ -362,6 +407,44 @@ def test_the_description_has_a_state_that_changes_with_the_documents_or_the_defi
     other = example_target(FakeAzureSearch(changed, TinyBackend(), deployments=["embed"]))[0]
     assert other.describe()["state"] != described["state"]
     json.dumps(described)  # plain JSON, for the plan and the report
+
+
+def test_the_state_is_read_with_requests_that_reader_and_search_index_data_reader_allow():
+    target, fake = example_target(api_key=None, credential=FakeTokenCredential())
+    target.describe()
+    sent = [(r.method, r.path) for r in fake.requests]
+    # Reader: the definition (GET /indexes('docs-index')). Search Index Data Reader: a $count query that
+    # returns no rows. The statistics are asked for last, and only for the sizes.
+    assert sent == [("GET", "/indexes('docs-index')"), ("POST", "/indexes('docs-index')/docs/search.post.search"),
+                    ("GET", "/indexes('docs-index')/search.stats")]
+    assert fake.requests[1].body == {"search": "*", "count": True, "top": 0}
+
+
+def test_a_403_on_the_statistics_leaves_the_sizes_out_and_keeps_the_state():
+    readable = example_target(api_key=None, credential=FakeTokenCredential())[0].describe()
+    target, fake = example_target(api_key=None, credential=FakeTokenCredential())
+    fake.fail("/search.stats", 403, code="Forbidden", message="Authorization failed.")
+    described = target.describe()
+    assert (described["document_count"], described["storage_size"], described["vector_index_size"]) == (4, None, None)
+    assert described["state"] == readable["state"]
+
+
+def test_a_statistics_error_other_than_403_is_still_the_targets_error():
+    target, fake = example_target()
+    fake.fail("/search.stats", 404)
+    with pytest.raises(SearchServiceError, match=r"refused to read the statistics of index docs-index \(HTTP 404\)"):
+        target.describe()
+
+
+def test_a_count_query_refused_names_the_role_that_allows_it():
+    target, fake = example_target(api_key=None, credential=FakeTokenCredential())
+    target.setups()
+    fake.fail("/docs/search.post.search", 403, code="Forbidden", message="Authorization failed.")
+    with pytest.raises(SearchServiceError) as caught:
+        target.describe()
+    assert str(caught.value).startswith(f"Azure AI Search at {ENDPOINT} refused to count the documents of index "
+                                        "docs-index (HTTP 403): give the identity the roles 'Search Index Data "
+                                        "Reader' (to search and count documents)")
 
 
 def test_a_setup_run_twice_on_one_target_counts_only_its_own_requests(tmp_path):

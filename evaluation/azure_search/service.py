@@ -1,5 +1,5 @@
 """The one place that talks to Azure AI Search (``azure-search-documents``): the index definition, its
-statistics, searches, and looking document ids up. Every service error becomes a ``SearchServiceError``
+document count and (where the role allows) statistics, searches, and looking document ids up. Every service error becomes a ``SearchServiceError``
 whose sentence says what to check (role, key, index name, endpoint).
 
 Two clients, split by job as the SDK does: ``SearchIndexClient`` reads the definition and statistics,
@@ -16,8 +16,13 @@ from .retry import RETRY_STATUSES, RetrySettings, ThrottleRetryPolicy
 
 log = logging.getLogger(__name__)
 
-READER_ROLES = ("'Search Index Data Reader' (to search) and 'Reader' (to read the index definition and "
-                "its statistics)")
+READER_ROLES = ("'Search Index Data Reader' (to search and count documents) and 'Reader' (to read the "
+                "index definition)")
+# The REST API's answer when the semantic ranker's free plan has spent its monthly queries (1,000 a
+# month): HTTP 402 Payment Required, whose message reads "Free Query Semantic Usage exceeded for the
+# month. Please enable semantic billing ..." (learn.microsoft.com/rest/api/searchservice/http-status-codes).
+SEMANTIC_QUOTA_STATUS = 402
+SEMANTIC_FREE_QUERIES = 1000
 
 
 class SearchService:
@@ -50,6 +55,33 @@ class SearchService:
         with self._translated("read the statistics of"):
             return self._indexes.get_index_statistics(self.index, cls=lambda response, _model, _headers:
                                                       response.http_response.json())
+
+    def statistics_if_allowed(self) -> dict[str, Any] | None:
+        """The statistics, or None when the service refuses them with 403.
+
+        Microsoft's role table (learn.microsoft.com/azure/search/search-security-rbac, "permissions
+        summary") gives "access quotas and service statistics" to Owner, Contributor and Search Service
+        Contributor, not to Reader nor to Search Index Data Reader, the two roles the app holds; so in
+        Azure the statistics are an extra, never a need.
+        """
+        try:
+            return self.statistics()
+        except SearchServiceError as err:
+            if getattr(err.__cause__, "status_code", None) != 403:
+                raise
+            log.info("index %s: statistics refused (HTTP 403); the storage sizes are left out", self.index)
+            return None
+
+    def document_count(self) -> int:
+        """How many documents the index holds, from a ``$count`` query (``search=*``, ``count=true``,
+        ``top=0``): a query, so Search Index Data Reader allows it, where the statistics need more."""
+        with self._translated("count the documents of"):
+            results = self._search.search(search_text="*", include_total_count=True, top=0)
+            count = results.get_count()
+        if count is None:
+            raise SearchServiceError(f"Azure AI Search at {self.endpoint} answered a count of index {self.index} "
+                                     "without @odata.count; check that the endpoint is an Azure AI Search service")
+        return int(count)
 
     # -- searching -----------------------------------------------------------------------------
     def search(self, request: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -118,6 +150,11 @@ class SearchService:
             fix = (f"the {self.auth} is not allowed: a query key cannot read the index definition; use an "
                    "admin key, or sign in with an identity" if keyed
                    else f"give the identity the roles {READER_ROLES} on the service or the index")
+        elif status == SEMANTIC_QUOTA_STATUS:
+            fix = (f"the semantic ranker's free plan has used its {SEMANTIC_FREE_QUERIES:,} queries for this month "
+                   f"(the service says: {_first_line(err)}); switch the service's semantic ranker to the standard "
+                   "plan (the portal's Semantic ranker page, or infra's semanticSearchPlan=standard), or skip the "
+                   "semantic setups ('*semantic*' in --skip or EVALUATION_SKIP) until the quota resets next month")
         elif status == 404:
             fix = (f"check the index name: the service has no index {self.index!r} (names are lower case), "
                    "and that the endpoint is the service that holds it")

@@ -131,7 +131,8 @@ STORE_CONNECTION_STRING = "AZURE_STORAGE_CONNECTION_STRING"  # read here, at the
 
 
 def open_run_store(address: str, *, check: bool = False):
-    """The run store at ``address`` (a folder, a Blob or an Azurite address), signed in as ``runs`` does;
+    """The run store at ``address`` (a folder, ``s3://bucket/prefix``, a Blob or an Azurite address), signed in
+    as ``runs`` does;
     with ``check``, proven writable now (``RunStore.check``): seconds before a run's first search."""
     import os
 

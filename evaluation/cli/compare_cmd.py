@@ -18,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "per setup, found@10 and MRR before and after with paired tests, and the questions that moved.")
     parser.add_argument("baseline", metavar="RUN_A", help="the baseline run id, or 'latest'")
     parser.add_argument("current", metavar="RUN_B", help="the run to compare with it, or 'latest'")
-    parser.add_argument("--store", required=True, help="the run store holding both (a folder or a Blob address)")
+    parser.add_argument("--store", required=True, help="the run store holding both (a folder, s3://bucket/prefix or a Blob address)")
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 1 when a setup's found@10 is significantly lower than in RUN_A")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")

@@ -47,9 +47,9 @@ def register(subparsers) -> None:
                              "bundled model (bge-small, minilm-l6); default: the index's vectorizer, else "
                              "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
                              "of the field's dimensions")
-    parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset)")
+    parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset): a path, s3://bucket/key or a Blob address")
     parser.add_argument("--index-dir", help="where --corpus keeps its index (default .index/<corpus name>)")
-    parser.add_argument("--save-to", metavar="STORE", help="a folder or Blob address to keep the run in "
+    parser.add_argument("--save-to", metavar="STORE", help="a folder, s3://bucket/prefix or Blob address to keep the run in "
                                                              "(checked before the first search)")
     parser.add_argument("--verify", action="store_true",
                         help="check every index file against its sha256 before searching (sizes are always checked)")

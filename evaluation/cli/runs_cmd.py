@@ -1,7 +1,8 @@
 """``runs list | show | export``: read the reports a run store keeps.
 
-``--store`` is a folder, a Blob address or an Azurite address. For Blob, the connection string comes
-from ``AZURE_STORAGE_CONNECTION_STRING`` when it is set (read here, at the edge, and nowhere else);
+``--store`` is a folder, ``s3://bucket/prefix`` (boto3's default credentials and settings), a Blob
+address or an Azurite address. For Blob, the connection string comes from
+``AZURE_STORAGE_CONNECTION_STRING`` when it is set (read here, at the edge, and nowhere else);
 otherwise Azure sign-in is used (Azurite: the development account).
 """
 from __future__ import annotations
@@ -51,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store", required=True,
-                        help="a folder, https://<account>.blob.core.windows.net/<container>/<prefix>, "
+                        help="a folder, s3://<bucket>/<prefix>, https://<account>.blob.core.windows.net/<container>/<prefix>, "
                              "or http://127.0.0.1:<port>/devstoreaccount1/<container>/<prefix>")
 
 

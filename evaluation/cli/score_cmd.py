@@ -11,7 +11,7 @@ from ..scoring.metrics import CUTOFFS
 def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser("score", help="score a TREC run against a golden file",
                                   description=__doc__.split(": ", 1)[1])
-    score.add_argument("--golden", required=True, help="the golden file (a path or a Blob address)")
+    score.add_argument("--golden", required=True, help="the golden file (a path, s3://bucket/key or a Blob address)")
     score.add_argument("--run", required=True, help="a TREC run: `qid Q0 docno rank score tag` lines")
     score.add_argument("--by", choices=GRAINS, default="doc",
                        help="what counts as found (default doc; evidence needs text, which a TREC run lacks)")

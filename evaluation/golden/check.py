@@ -24,6 +24,7 @@ from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 from ..errors import GoldenFileError, at_most
 from ..engine.corpus import Corpus
 from .records import ExpectedItem, Golden, GoldenProblem, Question
+from ..store.sources import Fetcher
 from .scan import _nothing_ready, load_raw, scan_golden, unlabelled_problem
 from .wording import plural, quoted
 
@@ -97,8 +98,9 @@ def _item(problem: GoldenProblem) -> dict[str, Any]:
 
 
 def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
-                 by: str = "doc") -> GoldenCheck:
-    """Check every line of ``source``; never raises for a bad, empty or missing file.
+                 by: str = "doc", fetcher: Fetcher | None = None) -> GoldenCheck:
+    """Check every line of ``source`` (read as ``read_golden`` reads it, ``fetcher`` too); never raises
+    for a bad, empty or missing file.
 
     Given ``corpus`` (a ``Corpus``, an opened index with ``.chunks``, anything with ``.ids``, or an
     index target with ``holds(ids)``), also warns, by line, about labels that cannot be found as
@@ -107,7 +109,7 @@ def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | H
     document grain, and a document or page at ``by="chunk"`` (an index knows its chunk ids).
     """
     try:
-        raw = load_raw(source)
+        raw = load_raw(source, fetcher=fetcher)
     except GoldenFileError as err:
         return GoldenCheck(source=str(source), rows=0, ready=0, unfilled=0, drafts=0,
                            errors=(GoldenProblem(None, str(err)),), warnings=())

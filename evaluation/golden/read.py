@@ -15,19 +15,21 @@ from typing import Any, Iterable
 
 from ..errors import PROBLEMS_SHOWN, GoldenFileError, at_most
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
+from ..store.sources import Fetcher
 from .scan import Scan, load_raw, scan_golden
 
 __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
            "read_golden", "save_questions"]
 
-def read_golden(source: str | Path) -> Golden:
-    """Every usable question of ``source`` (a path or storage address); rows with errors go to ``problems``.
+def read_golden(source: str | Path, fetcher: Fetcher | None = None) -> Golden:
+    """Every usable question of ``source`` (a path, ``s3://bucket/key`` or a Blob address, read by
+    ``fetcher.fetch(uri)`` when one is given); rows with errors go to ``problems``.
 
     Raises ``GoldenFileError`` only when the file is missing or unreadable, empty, or holds no
     question at all; the message says how to fix it. A file with errors still reads (so it can be
     converted or scored), but no run starts on it: ``plan_run`` refuses it, listing every problem.
     """
-    return golden_from_bytes(load_raw(source), source)
+    return golden_from_bytes(load_raw(source, fetcher=fetcher), source)
 
 
 def golden_from_bytes(raw: bytes, source: str | Path) -> Golden:

@@ -20,7 +20,7 @@ from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
 from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
 from .schema import FIELDS, row_errors
 from .wording import ROW_EXAMPLE, json_kind, line_list, plural, quoted, template_command
-from ..store.sources import read_bytes
+from ..store.sources import Fetcher, read_bytes
 
 
 @dataclass(frozen=True)
@@ -50,16 +50,17 @@ def missing_file_message(source: str | Path) -> str:
     return f"{source}: no such golden file. Start one from your corpus with: {template_command(str(source))}"
 
 
-def load_raw(source: str | Path) -> bytes:
-    """The file's bytes through ``sources.read_bytes``; ``GoldenFileError`` when it cannot be read."""
+def load_raw(source: str | Path, *, fetcher: Fetcher | None = None) -> bytes:
+    """The file's bytes through ``sources.read_bytes`` (with ``fetcher`` for an address, when given);
+    ``GoldenFileError`` when it cannot be read."""
     try:
-        return read_bytes(source)
+        return read_bytes(source, fetcher=fetcher)
     except FileNotFoundError as err:
         raise GoldenFileError(missing_file_message(source)) from err
     except OSError as err:
         raise GoldenFileError(f"{source}: cannot read the golden file ({err.strerror or err}); "
                               "give the path of a JSONL file") from err
-    except StoreError as err:  # a Blob address that cannot be read: the same kind of error as a bad path
+    except StoreError as err:  # a Blob or S3 address that cannot be read: the same kind of error as a bad path
         raise GoldenFileError(str(err)) from err
 
 

@@ -22,6 +22,7 @@ from ..golden import Golden, Question, explain_problems, question_sha256, read_g
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
+from ..store.sources import Fetcher
 from ..target import Setup, Target
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,8 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              only: Iterable[str] | None = None, skip: Iterable[str] = (),
              created_at: datetime | str | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, settings: EvaluationSettings | None = None,
-             held_before: Mapping[str, Iterable[str]] | None = None, **keywords: Any) -> dict[str, Any]:
+             held_before: Mapping[str, Iterable[str]] | None = None, fetcher: Fetcher | None = None,
+             **keywords: Any) -> dict[str, Any]:
     """Everything a run needs before its first search, as plain JSON data (see the module docstring).
 
     Raises ``GoldenFileError`` when the golden file has any error (every one listed by line, as
@@ -46,7 +48,8 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     ``settings`` is the run's ``EvaluationSettings``; any of its fields may be given as a keyword
     instead (``timed=20``, ``by="chunk"``), over ``settings`` when both are given. ``held_before``
     (target name -> ids an earlier run found there, see ``evaluate.held_in_latest_run``) tells "no
-    longer holds" from "does not hold".
+    longer holds" from "does not hold". ``fetcher`` reads a golden file given by its address, as
+    ``read_golden`` takes it.
     """
     settings = EvaluationSettings.of(settings, **keywords)
     targets = [targets] if isinstance(targets, Target) else list(targets)
@@ -54,7 +57,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     if len(set(names)) != len(names):
         raise UsageError(f"two targets share a name ({', '.join(names)}); setup keys start with the "
                          "target's name, so give each target its own")
-    golden = golden if isinstance(golden, Golden) else read_golden(golden)
+    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher=fetcher)
     warn = warn or log.warning
     problems = run_problems(golden)
     if problems:

