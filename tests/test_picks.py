@@ -1,7 +1,12 @@
-"""Ranking and picks on hand-made setups: found@10 counts and median times written out."""
+"""Ranking and picks on hand-made setups: found@10 counts and median times written out, and timed
+searches drawn from known distributions for the time ties."""
+from __future__ import annotations
+
+import numpy as np
 import pytest
 
-from evaluation.scoring.picks import allowed_shortfall, choose_picks, frontier, neighbours, rank_setups
+from evaluation.scoring.picks import (allowed_shortfall, choose_picks, frontier, neighbours, rank_setups,
+                                      tied_on_time, time_interval, time_tie_tiers)
 
 
 def setup(key, found10, found1=0, median=10.0, questions=25, error=None, **shape):
@@ -107,3 +112,64 @@ def test_neighbours_are_one_change_away():
 def test_negative_points_are_refused():
     with pytest.raises(ValueError):
         allowed_shortfall(-1, 10)
+
+
+def timed(key, found10, times, found1=5, questions=25):
+    """An entry as a run makes it: its timed searches kept, the median theirs."""
+    entry = setup(key, found10, found1, median=float(np.median(times)), questions=questions)
+    entry["times_ms"] = [round(float(t), 3) for t in times]
+    return entry
+
+
+def test_the_same_evaluation_with_timings_from_one_distribution_gives_one_pick_every_time():
+    # five setups, found@10 24, 23, 23, 22, 21 of 25: all within 8 points (2 questions) but "d", and
+    # every setup's 30 timed searches drawn from the same lognormal around 10 ms, 300 times over
+    rng = np.random.default_rng(20)
+    found = {"top": 24, "a": 23, "b": 23, "c": 22, "d": 21}
+    picks, fastest = set(), set()
+    for _ in range(300):
+        setups = [timed(key, f, 10 * np.exp(rng.normal(0, 0.3, 30))) for key, f in found.items()]
+        picks.add(tuple(picks_of(setups).values()))
+        fastest.add(min((s for s in setups if s["summary"]["counts"]["10"] >= 22),
+                        key=lambda s: s["summary"]["median_ms"])["key"])
+    # the rule before time ties took the fastest median within the points: noise chose among four
+    assert fastest == {"top", "a", "b", "c"}
+    assert picks == {("top", "top", "top")}  # all tied on time: within each tier, the most found
+
+
+def test_a_real_threefold_difference_in_time_picks_the_faster():
+    rng = np.random.default_rng(3)
+    for _ in range(100):
+        slow = timed("top", 24, 30 * np.exp(rng.normal(0, 0.3, 30)))
+        fast = timed("fast", 23, 10 * np.exp(rng.normal(0, 0.3, 30)))
+        assert picks_of([slow, fast]) == {"finds_the_most": "top", "best_for_balance": "fast", "best_for_time": "fast"}
+
+
+def test_time_intervals_are_the_order_statistics_of_the_timed_searches_or_their_range_when_few():
+    times = list(range(1, 31))  # 1..30 ms
+    # 99%: the largest l with P(Binomial(30, 1/2) < l) <= 0.005 is 8: x(8) = 8 ms and x(30 + 1 - 8) = 23 ms
+    assert time_interval(timed("x", 1, times)) == (8.0, 23.0)
+    assert time_interval(timed("x", 1, [5.0, 9.0, 7.0])) == (5.0, 9.0)  # 3 searches: too few, their range
+    assert time_interval(setup("x", 1, median=4.0)) == (4.0, 4.0)  # no times kept: the median alone
+    assert tied_on_time(timed("a", 1, times), timed("b", 1, [23.0] * 10))  # ends touch: tied
+    assert not tied_on_time(timed("a", 1, times), timed("b", 1, [23.5] * 10))
+
+
+def test_inside_the_fastest_tier_the_pick_goes_by_found_then_found_at_1_then_key_not_by_time():
+    base = list(range(1, 31))
+    setups = [timed("top", 25, [t + 100 for t in base]),             # 101..130 ms: its own tier
+              timed("quick", 23, base, found1=4),                    # the fastest median, 15.5 ms
+              timed("steady", 24, [t + 1 for t in base], found1=2),  # 16.5 ms: tied with quick
+              timed("same", 24, [t + 2 for t in base], found1=2)]    # 17.5 ms: tied with quick too
+    picks = picks_of(setups, balance=4, time_points=8)
+    # quick is fastest, but steady and same are tied with it and find 24 to its 23: equal on found@10
+    # and found@1, the key decides ("same" < "steady"); top (101-130 ms) is in no tie with them
+    assert picks["best_for_time"] == "same" and picks["best_for_balance"] == "same"
+    assert time_tie_tiers(rank_setups(setups), balance=4, time_points=8)["best_for_time"] == ["same", "steady", "quick"]
+
+
+def test_setups_that_find_as_many_and_are_tied_on_time_rank_by_key_not_by_their_medians():
+    times = list(range(1, 31))
+    setups = [timed("b", 20, [t - 0.5 for t in times]), timed("a", 20, times), timed("c", 20, [t + 60 for t in times])]
+    assert [s["key"] for s in rank_setups(setups)] == ["a", "b", "c"]  # b's median is faster, but tied with a
+    assert time_tie_tiers(rank_setups(setups))["finds_the_most"] == ["a", "b"]

@@ -214,6 +214,6 @@ def test_a_published_index_carries_its_document_bm25_and_the_fetched_copy_ranks_
     searched = []
     for opened in (open_index(tmp_path / "built"), open_index(folder, verify=True)):
         target = EmbeddedTarget(opened, cross_encoder=False, cache=False)
-        keyword = next(s for s in target.setups() if s.method == "keyword")
+        keyword = next(s for s in target.setups() if s.method == "keyword_documents")
         searched.append([(h.id, h.score) for h in target.search(keyword, "rotate keys", 20)])
     assert searched[0] == searched[1] == [("a:0", 1 / 61 + 1 / 61)]

@@ -139,7 +139,8 @@ def test_the_kept_page_shows_picks_every_chart_point_and_the_ranked_table_and_fe
             else:
                 q = versus["found@10"]["better"] - versus["found@10"]["worse"]
                 assert found10[1].startswith(f"{q:+d} q, p ")
-                assert found10[2] == ("within noise" if versus["tied"] else "a real difference")
+                said = ("same found@10" if q == 0 else "too few to tell") if versus["tied"] else "a real difference"
+                assert found10[2] == said
 
         # run by run: both runs of this golden file
         assert page.locator("#history table.trend thead th[title]").count() == 2

@@ -403,9 +403,12 @@ def _with_significance(report: dict, *, tied: bool) -> dict:
                             "mrr": {"difference": -0.25, "interval": [-0.5, 0.0], "p": 0.5, "p_holm": 0.5}}
     top["versus_top"] = None
     report["significance"] = {"alpha": 0.05}
+    row = {"key": second["key"], "median_ms": 1.0, "better": 0, "worse": 1, "p": 1.0 if tied else 0.01,
+           "p_holm": 1.0 if tied else 0.02, "tied": tied, "questions_to_tell": 6}
     report["ties"] = {name: {"pick": top["key"], "tied": tied, "with": second["key"] if tied else None,
-                             "faster": [second["key"]] if tied else []}
+                             "faster": [row]}
                       for name in ("finds_the_most", "best_for_balance", "best_for_time")}
+    report["question_ids"] = ["q1", "q2", "q3"]
     return report, top["key"], second["key"]
 
 
@@ -416,20 +419,45 @@ def test_the_ranked_table_says_whether_each_setup_is_within_noise_of_the_top(mak
                       flags=re.S)
     by_key = {key: html.unescape(re.sub(r"<[^>]+>", " ", cell)) for key, cell in rows}
     assert by_key[top].split() == ["100%", "3", "of", "3", "the", "top"]
-    assert "-1 q, p 1.00" in by_key[second] and "within noise" in by_key[second]
+    assert "-1 q, p 1.00" in by_key[second] and "too few to tell" in by_key[second]
     real, _, second_key = _with_significance(make_report(), tied=False)
     cell = re.search(rf'<tr class="ranked" data-key="{re.escape(second_key)}".*?<td class="num main"[^>]*>(.*?)</td>',
                      render_html(real), flags=re.S)
     assert 'class="vs real"' in cell.group(1) and "p 0.02" in cell.group(1) and "a real difference" in cell.group(1)
 
 
-def test_a_pick_tied_with_a_faster_setup_names_it_and_one_that_is_not_says_so(make_report):
+def test_a_faster_setup_the_test_cannot_tell_is_said_to_need_more_questions_and_one_it_can_to_find_less(make_report):
     report, top, second = _with_significance(make_report(), tied=True)
     card = re.search(r'<article class="pick" data-pick="finds_the_most".*?</article>', render_html(report), flags=re.S)
-    assert "Within noise of a faster setup" in card.group(0) and second in card.group(0)
+    words = html.unescape(re.sub(r"<[^>]+>", "", card.group(0)))
+    # the words carry the report's own questions_to_tell (6 in this made-up row)
+    assert (f"Faster {second}: finds 1 question fewer in the top 10, and 3 questions are too few to tell whether "
+            "that is luck (telling a gap this size would take about 6 questions).") in words
+    assert "noise" not in words and "as good" not in words and "loses nothing" not in words
     report, _, _ = _with_significance(make_report(), tied=False)
     card = re.search(r'<article class="pick" data-pick="finds_the_most".*?</article>', render_html(report), flags=re.S)
-    assert "No faster setup is tied with it within noise" in card.group(0)
+    assert "Every faster setup finds significantly less (paired test at 0.05)." in card.group(0)
+
+
+def test_the_page_never_says_a_tie_loses_nothing_and_its_glossary_says_too_few_to_tell(make_report):
+    report, _, _ = _with_significance(make_report(), tied=True)
+    page = html.unescape(render_html(report))
+    assert "loses nothing" not in page and "within noise" not in page
+    assert "the questions are too few to tell, which is not the same as finding as many" in page
+
+
+def test_a_pick_tied_on_time_names_the_setups_it_was_chosen_among(make_report):
+    report = make_report()
+    pick = report["picks"]["finds_the_most"]
+    others = [s["key"] for s in report["setups"] if s["key"] != pick and s.get("summary")][:1]
+    report["picks"].update(best_for_time=pick)
+    report["ties_on_time"] = {"finds_the_most": [pick, *others], "best_for_balance": [], "best_for_time": [pick]}
+    card = re.search(r'<article class="pick" data-pick="finds_the_most".*?</article>', render_html(report), flags=re.S)
+    words = html.unescape(re.sub(r"<[^>]+>", "", card.group(0)))
+    assert (f"Tied on time with {others[0]}: their medians’ 99% intervals overlap, so this one was chosen among them "
+            "by found@10, then found@1, then key.") in words
+    time_card = re.search(r'<article class="pick" data-pick="best_for_time".*?</article>', render_html(report), flags=re.S)
+    assert "Tied on time" not in time_card.group(0)
 
 
 def test_a_report_without_significance_shows_no_vs_top_column(make_report):

@@ -32,15 +32,37 @@ def test_the_table_shows_each_setups_found_at_10_against_the_top_and_marks_signi
     assert lines["poor"].split()[-3:] == ["-16", "6e-05", "*"]  # 2 / 2**16 * 2 = 6.1e-05
 
 
-def test_each_pick_says_which_faster_setup_is_tied_with_it_or_that_none_is():
+def test_a_faster_setup_the_test_cannot_tell_is_said_to_need_more_questions_never_to_lose_nothing():
     report = report_of(entry("top", [1] * 36, median=50.0), entry("close", [1] * 34 + [None] * 2, median=20.0),
                        entry("poor", [1] * 20 + [None] * 16, median=1.0),
                        picks={"finds_the_most": "top", "best_for_balance": "close", "best_for_time": "poor"})
+    report["question_ids"] = QUESTIONS
     text = render_ties(report)
-    assert "Finds the most:    top is tied with faster close (20 vs 50 ms; found@10 -2 question(s), p 0.50)" in text
-    assert "Best for balance:  none of the 1 faster setup(s) is tied with close: each finds significantly less" in text
+    # close misses 2 of 36, top none: p = 2 / 2**2 = 0.5. At those rates (2 worse in 36) the exact test
+    # tells at 5 worse and none better (p = 2 / 2**5 = 0.0625 > 0.05, so 6: 2 / 64 = 0.031):
+    # round(2 * N / 36) = 6 first at N = 99 (5.5 * 36 / 2)
+    assert ("Finds the most:    faster close (20 vs 50 ms) against top: finds 2 questions fewer in the top 10, and "
+            "36 questions are too few to tell whether that is luck (telling a gap this size would take about 99 "
+            "questions); p 0.50") in text
+    assert "Best for balance:  each of the 1 faster setup(s) finds significantly less than close" in text
     assert "Best for time:     no setup is faster than poor" in text
+    assert "noise" not in text and "as good" not in text and "loses nothing" not in text
     assert text in render_report(report)
+    versus = next(line for line in render_report(report).splitlines() if line.startswith("  close:"))
+    assert versus.endswith("(found@10: finds 2 questions fewer in the top 10, and 36 questions are too few to tell "
+                           "whether that is luck (telling a gap this size would take about 99 questions))")
+
+
+def test_a_pick_tied_on_time_names_the_setups_it_was_chosen_among():
+    report = report_of(entry("top", [1] * 36, median=50.0), entry("close", [1] * 34 + [None] * 2, median=20.0),
+                       picks={"finds_the_most": "top", "best_for_balance": "top", "best_for_time": "close"})
+    report["ties_on_time"] = {"finds_the_most": ["top"], "best_for_balance": ["top", "close"],
+                              "best_for_time": ["close"]}
+    lines = render_report(report).splitlines()
+    balance = lines.index(next(line for line in lines if line.startswith("  Best for balance:")))
+    assert lines[balance + 1].strip() == ("tied on time with close (their medians' 99% intervals overlap); "
+                                          "chosen among them by found@10, then found@1, then key")
+    assert not lines[balance + 2].strip().startswith("tied on time")  # best_for_time's tier is itself alone
 
 
 def test_a_report_made_before_the_comparisons_renders_without_them():
@@ -50,7 +72,7 @@ def test_a_report_made_before_the_comparisons_renders_without_them():
         del report[key]
     del report["setups"][0]["versus_top"]
     text = render_report(report)
-    assert "Within noise" not in text and "Versus the top" not in text and "vs top" not in text
+    assert "cannot tell" not in text and "Versus the top" not in text and "vs top" not in text
     assert render_table(report).splitlines()[2].split()[-1] == "10"  # the row ends at p95 ms
 
 

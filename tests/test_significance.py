@@ -8,7 +8,8 @@ import pytest
 from scipy import stats
 
 from evaluation.scoring.comparison import SignificanceSettings, compare_with_top, pick_ties, versus
-from evaluation.scoring.significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
+from evaluation.scoring.significance import (MOST_QUESTIONS, _binary_p_float, exact_binary_p, holm, holm_factors,
+                                            paired_bootstrap, questions_to_tell, sign_flip_p)
 
 SETTINGS = SignificanceSettings(alpha=0.05, resamples=2000, seed=0)
 
@@ -27,6 +28,26 @@ def test_the_exact_found_test_counts_sign_patterns_by_hand():
 def test_the_exact_found_test_agrees_with_scipys_binomial_test(better, worse):
     assert exact_binary_p(better, worse) == pytest.approx(stats.binomtest(better, better + worse, 0.5).pvalue,
                                                           rel=1e-12)
+
+
+@pytest.mark.parametrize("better,worse", [(0, 1), (2, 9), (3, 12), (0, 30), (40, 25), (480, 530)])
+def test_the_float_found_test_is_the_exact_one(better, worse):
+    assert _binary_p_float(better, worse) == pytest.approx(exact_binary_p(better, worse), rel=1e-9)
+
+
+def test_questions_to_tell_is_the_fewest_questions_at_the_same_rates_the_exact_test_calls_significant():
+    # 3 worse of 17, none better: the test tells at 6 worse (p = 2/64 = 0.031; at 5, 2/32 = 0.0625), and
+    # round(3 N / 17) = 6 first at N = 32 (5.5 * 17 / 3 = 31.2)
+    assert questions_to_tell(0, 3, 17, 0.05) == 32
+    assert exact_binary_p(0, round(3 * 32 / 17)) <= 0.05 < exact_binary_p(0, round(3 * 31 / 17))
+    # already significant: the questions there are
+    assert questions_to_tell(0, 6, 17, 0.05) == 17
+    # 1 better, 4 worse of 17 (p 12/32): at 41, round(41/17) = 2 better and round(164/17) = 10 worse, p = 0.039
+    assert questions_to_tell(1, 4, 17, 0.05) == 41
+    assert exact_binary_p(2, 10) <= 0.05 < exact_binary_p(2, 9)
+    assert questions_to_tell(4, 1, 17, 0.05) == 41  # two-sided: the direction does not matter
+    assert questions_to_tell(3, 3, 17, 0.05) is None  # found as many: no number of questions tells
+    assert questions_to_tell(450, 451, 1000, 0.05) == MOST_QUESTIONS  # a gap of 1 in 1,000: millions
 
 
 def test_the_sign_flip_test_enumerates_every_pattern_when_few_questions_differ():
@@ -62,6 +83,11 @@ def test_holm_matches_a_hand_computation():
     assert holm([0.01, None, 0.04]) == pytest.approx([0.02, None, 0.04])  # None is no test: m = 2
     assert holm([0.6, 0.7]) == [1.0, 1.0]  # capped at 1
     assert holm([]) == []
+
+
+def test_holm_factors_are_what_holm_multiplies_each_p_value_by():
+    assert holm_factors([0.01, 0.04, 0.03, 0.005]) == [3, 1, 2, 4]  # as in the hand computation above
+    assert holm_factors([0.01, None, 0.04]) == [2, None, 1]
 
 
 # -- setups compared with the top -------------------------------------------------------------------
@@ -181,3 +207,21 @@ def test_each_pick_names_the_fastest_setup_tied_with_it_within_noise():
 
 def test_no_pick_no_ties():
     assert pick_ties({"finds_the_most": None}, [], QUESTIONS, SETTINGS) == {"finds_the_most": None}
+
+
+def test_questions_to_tell_is_the_holm_corrected_tests_for_each_setup_compared_with_the_top():
+    top = entry("top", [1] * 36)
+    close = entry("close", [1] * 33 + [None] * 3)   # 3 worse: p = 2 / 8 = 0.25, the larger p: Holm factor 1
+    poorer = entry("poorer", [1] * 31 + [None] * 5)  # 5 worse: p = 2 / 32 = 0.0625, the smaller: factor 2
+    result = versus(top, [close, poorer], QUESTIONS, SETTINGS)
+    # close at 0.05: 6 worse tells (2 / 64); round(3 N / 36) = 6 first at N = 66 (5.5 * 12)
+    assert result["close"]["found@10"]["questions_to_tell"] == questions_to_tell(0, 3, 36, 0.05) == 66
+    # poorer at 0.05 / 2 = 0.025: 7 worse tells (2 / 128 = 0.0156; 6 gives 0.031); round(5 N / 36) = 7 first at
+    # N = 47 (6.5 * 36 / 5 = 46.8), where uncorrected 6 worse would do at N = 40 (5.5 * 36 / 5 = 39.6)
+    assert result["poorer"]["found@10"]["questions_to_tell"] == 47
+    assert questions_to_tell(0, 5, 36, 0.05) == 40
+    ties = pick_ties({"finds_the_most": "top"}, ranked(entry("top", [1] * 36, median=50.0),
+                                                     entry("close", [1] * 33 + [None] * 3, median=10.0),
+                                                     entry("poorer", [1] * 31 + [None] * 5, median=5.0)),
+                     QUESTIONS, SETTINGS)["finds_the_most"]
+    assert {row["key"]: row["questions_to_tell"] for row in ties["faster"]} == {"poorer": 47, "close": 66}

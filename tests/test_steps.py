@@ -313,9 +313,11 @@ def test_the_report_compares_every_setup_with_the_top_and_says_which_faster_setu
     top, *rest = report["setups"]
     assert top["key"] == report["picks"]["finds_the_most"] == "t.hybrid.m" and top["versus_top"] is None
     keyword = next(s for s in rest if s["key"] == "t.keyword.bm25")
-    # keyword misses gamma, which hybrid finds: 0 better, 1 worse, exact p = 2 / 2 = 1
+    # keyword misses gamma, which hybrid finds: 0 better, 1 worse, exact p = 2 / 2 = 1; the test tells at
+    # 6 worse and none better (2 / 64), and round(N / 3) = 6 first at N = 17 (5.5 * 3 = 16.5)
     assert keyword["versus_top"]["found@10"] | {"interval": None} == {
-        "difference": round(-1 / 3, 6), "interval": None, "better": 0, "worse": 1, "p": 1.0, "p_holm": 1.0}
+        "difference": round(-1 / 3, 6), "interval": None, "better": 0, "worse": 1, "p": 1.0, "p_holm": 1.0,
+        "questions_to_tell": 17}
     assert keyword["ndcg_10"] == {"a": 1.0, "b": round(1 / math.log2(3), 6), "c": 0.0}  # beta second: 1/log2(2+1)
     assert report["significance"]["seed"] == 4 and report["significance"]["alpha"] == 0.05
     assert set(report["ties"]) == set(report["picks"])
@@ -504,3 +506,18 @@ def test_progress_moves_for_every_question_inside_a_batch_and_says_the_setup_and
     assert labels[0] == "[1/2] t.keyword.bm25: warming up"
     assert "[1/2] t.keyword.bm25: timing searches one by one (1 of at most 4)" in labels
     assert labels.count("[2/2] t.dense.m: searching the other questions in a batch") == 8
+
+
+def test_the_report_keeps_the_setups_each_pick_was_chosen_among_as_ties_on_time(golden):
+    # every search takes one tick (1 ms), so every setup's interval is the point 1 ms: all tied on time.
+    # hybrid and dense find 3 of 3 in the top 10, keyword 2: 4 and 8 points of 3 questions allow none
+    # fewer (0.12 and 0.24 of a question), so both faster picks are chosen among hybrid and dense, and
+    # hybrid wins on found@1 (3 to 2); finds_the_most's tier holds only setups with its found@10 and found@1
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+    report = steps_report([target], golden, timed=3)
+    assert [s["times_ms"] for s in report["setups"]] == [[1.0, 1.0, 1.0]] * 3
+    assert report["picks"] == dict.fromkeys(("finds_the_most", "best_for_balance", "best_for_time"), "t.hybrid.m")
+    assert report["ties_on_time"] == {"finds_the_most": ["t.hybrid.m"], "best_for_balance": ["t.hybrid.m", "t.dense.m"],
+                                      "best_for_time": ["t.hybrid.m", "t.dense.m"]}
+    assert report["rules"]["rank_by"] == ["found@10", "found@1", "time tier", "key"]
+    assert "99%" in report["rules"]["time_ties"]

@@ -12,7 +12,7 @@ equal scores are ordered by the item itself: for the engine, a chunk's position 
 fused list does not depend on the order of the input lists, and ``top_k`` applies the same rule
 (equal scores in index order, also across the cut) to the BM25 and dense lists before they are fused.
 ``rrf_ranks`` is the same fusion for lists held as one rank per position (every matched chunk of the
-chunk BM25 and of its document's BM25, for the keyword setup), with the same rule for ties.
+chunk BM25 and of its document's BM25, for the keyword_documents setup), with the same rule for ties.
 """
 from __future__ import annotations
 

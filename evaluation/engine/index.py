@@ -11,7 +11,8 @@ Folder layout (``format`` 3)::
                          Search; English Snowball stemmer, English stopwords), over ``Chunk.indexed_text``
     bm25_documents/      bm25s index of the whole documents (``document_text``: title, then the text with
                          its headings), one row per document in the order of their first chunk; the same
-                         settings but b=0, no length normalisation (why: ``DOCUMENT_BM25_SETTINGS``)
+                         settings but b=0, no length normalisation (why: ``DOCUMENT_BM25_SETTINGS``); only the
+                         ``keyword_documents`` setup reads it (``keyword`` is the chunk BM25 alone)
     vectors/<model>.npy  float32 (chunks, dimensions), unit rows, in chunk order
     colbert/             only when built with ``colbert``: every chunk's token vectors (``colbert`` says how)
 
@@ -59,7 +60,7 @@ log = logging.getLogger(__name__)
 
 INDEX_FORMAT = 3  # 3: bm25_documents/ (issue 15); an index of format 2 is refused with the rebuild command
 BM25_SETTINGS = {"method": "lucene", "k1": 1.2, "b": 0.75, "stemmer": "english", "stopwords": "en"}
-# The document BM25 the keyword setup fuses with the chunks' (engine/target.py). b=0: a long document
+# The document BM25 the keyword_documents setup fuses with the chunks' (engine/target.py). b=0: a long document
 # is not scored down for its length. Measured with bench/bench_keyword.py (found@10 at doc grain, BM25
 # alone / fused with the chunk ranks): with b=0.75 the document list lost on Python's docs (whole
 # documents 19/60 against chunks' 29/60; fused 20/60), because the reference sections their questions

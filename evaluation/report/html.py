@@ -27,7 +27,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..golden.texts import question_texts  # noqa: F401  (the page's callers import it from here)
 from ..measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
 from ..scoring.metrics import LANDED
-from .notes import cache_note, missing_note
+from .notes import cache_note, found_gap_words, missing_note
 from .numbers import milliseconds as _ms, number as _num, percent as _pct, score as _score
 from .style import CSS
 from .svg import METHOD_COLOURS, ChartPoint, attr, method_colour, scatter, sparkline
@@ -36,7 +36,8 @@ from .trend import index_changes, trend_point
 PICKS = (("finds_the_most", "Finds the most", "finds the most"),
          ("best_for_balance", "Best for balance", "best for balance"),
          ("best_for_time", "Best for time", "best for time"))
-METHOD_NAMES = {"keyword": "keyword (BM25)", "keyword_semantic": "keyword + semantic ranker",
+METHOD_NAMES = {"keyword": "keyword (BM25)", "keyword_documents": "keyword (BM25, fused with the document's)",
+                "keyword_semantic": "keyword + semantic ranker",
                 "dense": "dense (vectors)", "hybrid": "hybrid (BM25 + vectors, RRF)",
                 "hybrid_semantic": "hybrid + semantic ranker", "hybrid_reranked": "hybrid + cross-encoder",
                 "hybrid_colbert": "hybrid + ColBERT"}
@@ -262,8 +263,10 @@ def _picks(report: dict[str, Any], setups: list[dict[str, Any]]) -> str:
     rules = report.get("rules") or {}
     rule_words = {
         "finds_the_most": "The setup with the most questions found in the top 10 (then found@1, then time).",
-        "best_for_balance": f"The fastest setup within {_plain(rules.get('balance_points', 4))} points of the most found.",
-        "best_for_time": f"The fastest setup within {_plain(rules.get('time_points', 8))} points of the most found.",
+        "best_for_balance": f"The fastest setup within {_plain(rules.get('balance_points', 4))} points of the most found "
+                            "(setups tied on time count as equally fast).",
+        "best_for_time": f"The fastest setup within {_plain(rules.get('time_points', 8))} points of the most found "
+                         "(setups tied on time count as equally fast).",
     }
     top_key = _pick_key((report.get("picks") or {}).get("finds_the_most"))
     top_summary = _summary(by_key[top_key]) if top_key in by_key else None
@@ -284,7 +287,8 @@ def _picks(report: dict[str, Any], setups: list[dict[str, Any]]) -> str:
             notes = {k: v for k, v in value.items() if k not in ("key", "setup")}
             extra = "".join(f'<p class="extra"><strong>{_t(_words(k))}:</strong> {_t(_plain(v))}</p>'
                             for k, v in notes.items())
-        versus = _versus(summary, top_summary, name) + _tie_note((report.get("ties") or {}).get(name), report)
+        versus = (_versus(summary, top_summary, name) + _time_tie_note(report, name, key)
+                  + _tie_note((report.get("ties") or {}).get(name), report))
         cards.append(
             f'<article class="pick" data-pick="{name}" data-key="{attr(key)}"><h3>{label}</h3>'
             f'<div class="setup key">{_t(key)}</div><div class="label">{_t(setup.get("method_label", ""))}</div>'
@@ -317,23 +321,44 @@ def _versus(summary: dict[str, Any], top: dict[str, Any] | None, name: str) -> s
     return f'<p class="versus">Against finds the most: <strong>{_t(", ".join(words))}</strong>.</p>'
 
 
+def _time_tie_note(report: dict[str, Any], name: str, key: str) -> str:
+    """The setups a pick is tied with on time (``report["ties_on_time"][pick]``), "" when none."""
+    tier = (report.get("ties_on_time") or {}).get(name)
+    tied = [k for k in tier if isinstance(k, str) and k != key] if isinstance(tier, list) else []
+    if not tied:
+        return ""
+    named = ", ".join(f'<strong class="key">{_t(k)}</strong>' for k in tied)
+    return (f'<p class="tie time">Tied on time with {named}: their medians’ 99% intervals overlap, so this '
+            "one was chosen among them by found@10, then found@1, then key.</p>")
+
+
 def _tie_note(tie: Any, report: dict[str, Any]) -> str:
-    """Whether a faster setup finds as many within noise (``report["ties"][pick]``, from the paired tests)."""
+    """What the paired test says of the fastest faster setup it cannot tell from the pick
+    (``report["ties"][pick]``): that the questions are too few to tell, never that it finds as many."""
     if not isinstance(tie, dict):
         return ""
     alpha = _plain((report.get("significance") or {}).get("alpha", 0.05))
-    faster = [k for k in tie.get("faster") or [] if isinstance(k, str)]
+    rows = [r for r in tie.get("faster") or [] if isinstance(r, dict)]
+    keys = [r.get("key") if isinstance(r, dict) else r for r in tie.get("faster") or []]
     if tie.get("tied") and tie.get("with"):
-        others = [k for k in faster if k != tie["with"]]
+        others = [k for k in keys if isinstance(k, str) and k != tie["with"]
+                  and any(isinstance(r, dict) and r.get("key") == k and r.get("tied") for r in rows)]
         more = f" (also {', '.join(others)})" if others else ""
-        return (f'<p class="tie">Within noise of a faster setup: <strong class="key">{_t(tie["with"])}</strong>'
-                f"{_t(more)}. The paired test on found@10 cannot tell them apart at {_t(alpha)}.</p>")
-    return '<p class="tie muted">No faster setup is tied with it within noise.</p>'
+        row = next((r for r in rows if r.get("key") == tie["with"]), None)
+        questions = len(report.get("question_ids") or []) or None
+        words = (found_gap_words(row, questions) if row is not None else
+                 f"the paired test on found@10 cannot tell them apart at {alpha}: too few questions to tell")
+        return (f'<p class="tie">Faster <strong class="key">{_t(tie["with"])}</strong>{_t(more)}: '
+                f"{_t(words)}.</p>")
+    if keys:
+        return f'<p class="tie muted">Every faster setup finds significantly less (paired test at {_t(alpha)}).</p>'
+    return '<p class="tie muted">No setup is faster.</p>'
 
 
 def _versus_top(setup: dict[str, Any]) -> str:
     """Under a setup's found@10: the difference to the top in questions, the Holm-corrected p of the
-    paired test, and whether that is within noise (``setup["versus_top"]``); "" when not compared."""
+    paired test, and whether it is real or too few questions to tell (``setup["versus_top"]``); "" when
+    not compared."""
     versus = setup.get("versus_top")
     if setup.get("rank") == 1:
         return '<span class="vs top">the top</span>'
@@ -347,7 +372,8 @@ def _versus_top(setup: dict[str, Any]) -> str:
     noise = bool(versus.get("tied"))
     words = f"{delta:+d} q" + (f", p {p:.2f}" if p is not None else "")
     return (f'<span class="vs {"noise" if noise else "real"}" title="{attr(title)}">{_t(words)}'
-            f'<span class="why">{"within noise" if noise else "a real difference"}</span></span>')
+            f'<span class="why">{("same found@10" if delta == 0 else "too few to tell") if noise else "a real difference"}'
+            "</span></span>")
 
 
 def _chart(report: dict[str, Any], ran: list[dict[str, Any]], picks: dict[str, list[str]]) -> str:
@@ -695,11 +721,15 @@ def _glossary(report: dict[str, Any], ran: list[dict[str, Any]]) -> str:
                             "sample of the questions until the median is known within the margin shown "
                             "beside it (a 95% interval)."),
         ("frontier", "The setups no other setup beats on both found@10 and median time."),
-        ("within noise", "With a few dozen questions, two setups a question or two apart may differ by luck. "
-                         "Each setup is compared with the top on the same questions (an exact paired test on "
-                         "found@10, Holm-corrected across setups); when the test cannot tell them apart at the "
-                         "report's alpha, the difference is within noise and the faster one loses nothing you "
-                         "could measure."),
+        ("too few to tell", "With a few dozen questions, two setups a question or two apart may differ by luck. "
+                            "Each setup is compared with the top on the same questions (an exact paired test on "
+                            "found@10, Holm-corrected across setups); when the test cannot tell them apart at the "
+                            "report's alpha, the questions are too few to tell, which is not the same as finding "
+                            "as many: the page says how many questions the same test would need for a gap of the "
+                            "size seen."),
+        ("tied on time", "Two setups whose medians' 99% intervals overlap: their timed searches cannot tell "
+                         "which is faster, so the picks treat them as equally fast and choose between them by "
+                         "found@10, then found@1, then key, and the same inputs give the same picks."),
         ("picks", "finds_the_most is the top of the ranking; best_for_balance and best_for_time are the fastest "
                   "setups within a few points of it, counted in whole questions."),
         ("neighbours", "Setups one change away: another ranker, one model more or fewer, or the same search "

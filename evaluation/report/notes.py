@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from ..golden.wording import plural
+from ..scoring.significance import MOST_QUESTIONS
 
 
 def _ids(value: Any) -> list[str]:
@@ -73,3 +74,24 @@ def cache_note(cache: Mapping[str, int]) -> str:
         return f"{cached} of {cached + computed} {words}" + (f" ({shared} more shared between setups)" if shared else "")
     return (f"From earlier runs' cache: {share('pairs', 'cross-encoder pair scores')} and "
             f"{share('vectors', 'query vectors')}; timed searches never use it.")
+
+
+def found_gap_words(found: Mapping[str, Any], questions: int | None) -> str:
+    """What a found@10 comparison that is not significant says, in words every view shares: never
+    that nothing is lost, but that the questions are too few to tell, and how many would do (the
+    ``questions_to_tell`` the exact test gave; reports made before it say only the first part).
+
+    ``found``: ``{"better", "worse", "questions_to_tell"?}`` of the setup against the one it is
+    compared with; ``questions``: how many questions were compared."""
+    better, worse = int(found.get("better") or 0), int(found.get("worse") or 0)
+    if better == worse:
+        same = "the same questions" if better == 0 else "as many questions"
+        return f"finds {same} in the top 10"
+    gap = better - worse
+    said = f"finds {plural(abs(gap), 'question')} {'more' if gap > 0 else 'fewer'} in the top 10"
+    said += f", and {plural(questions, 'question') if questions else 'the questions'} are too few to tell whether that is luck"
+    needed = found.get("questions_to_tell")
+    if isinstance(needed, int) and not isinstance(needed, bool):
+        amount = f"more than {MOST_QUESTIONS:,}" if needed >= MOST_QUESTIONS else f"about {needed:,}"
+        said += f" (telling a gap this size would take {amount} questions)"
+    return said

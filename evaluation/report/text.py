@@ -1,13 +1,14 @@
-"""Plain-text views of a report: the ranked table, the picks and the ties within noise beside them,
-and each setup against the top, as a person reads them. Reports made before the comparisons were
-added render without them."""
+"""Plain-text views of a report: the ranked table, the picks with the setups tied with them on time,
+the faster setups the paired test cannot tell from each pick, and each setup against the top, as a
+person reads them. A difference the test cannot tell is said to be that (too few questions, and how
+many would do), never "as good". Reports made before the comparisons were added render without them."""
 from __future__ import annotations
 
 from functools import partial
 from typing import Any, Mapping
 
 from ..measures import CUTOFFS, MRR, NDCG_10
-from .notes import cache_note, missing_notes
+from .notes import cache_note, found_gap_words, missing_notes
 from ..store.shape import Report
 from .numbers import TEXT_DASH, milliseconds, percent
 
@@ -84,6 +85,10 @@ def render_picks(report: Report) -> str:
         out.append(f"  {label + ':':18} {key}  found@10 {summary['counts']['10']}/{summary['questions']}"
                    f" ({_pct(summary['found']['10'])}), median {_ms(summary['median_ms'])} ms"
                    f" — {by_key[key]['method_label']}")
+        tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key]
+        if tied:
+            out.append(f"  {'':18} tied on time with {', '.join(tied)} (their medians' 99% intervals overlap); "
+                       "chosen among them by found@10, then found@1, then key")
     out.append(f"  (balance: fastest within {rules['balance_points']:g} points of the most; "
                f"time: within {rules['time_points']:g} points)")
     return "\n".join(out)
@@ -101,12 +106,15 @@ def render_refusal(report: Report) -> str:
 
 
 def render_ties(report: Report) -> str:
-    """One line per pick: the fastest faster setup tied with it within noise, or that none is."""
+    """One line per pick: the fastest faster setup the paired test cannot tell from it, in words
+    (``notes.found_gap_words``), or that none is."""
     ties = report.get("ties")
     if not ties:
         return ""
     significance = report["significance"]
-    out = [f"Within noise (found@10, paired exact test, Holm-corrected, alpha {significance['alpha']:g}):"]
+    questions = len(report.get("question_ids") or []) or None
+    out = [f"Faster setups the paired test cannot tell from each pick (found@10, exact test, Holm-corrected, "
+           f"alpha {significance['alpha']:g}):"]
     for name, label in _PICK_LABELS:
         tie = ties.get(name)
         if tie is None:
@@ -115,14 +123,14 @@ def render_ties(report: Report) -> str:
             out.append(f"  {label + ':':18} no setup is faster than {tie['pick']}")
             continue
         if not tie["tied"]:
-            out.append(f"  {label + ':':18} none of the {len(tie['faster'])} faster setup(s) is tied with "
-                       f"{tie['pick']}: each finds significantly less")
+            out.append(f"  {label + ':':18} each of the {len(tie['faster'])} faster setup(s) finds significantly "
+                       f"less than {tie['pick']}")
             continue
         row = next(r for r in tie["faster"] if r["key"] == tie["with"])
         others = [r["key"] for r in tie["faster"] if r["tied"] and r["key"] != tie["with"]]
-        out.append(f"  {label + ':':18} {tie['pick']} is tied with faster {row['key']} "
-                   f"({_ms(row['median_ms'])} vs {_ms(tie['median_ms'])} ms; found@10 {row['better'] - row['worse']:+d} "
-                   f"question(s), p {_p(row['p_holm'])})" + (f"; also tied: {', '.join(others)}" if others else ""))
+        out.append(f"  {label + ':':18} faster {row['key']} ({_ms(row['median_ms'])} vs {_ms(tie['median_ms'])} ms) "
+                   f"against {tie['pick']}: {found_gap_words(row, questions)}; p {_p(row['p_holm'])}"
+                   + (f"; also untold: {', '.join(others)}" if others else ""))
     return "\n".join(out)
 
 
@@ -147,7 +155,8 @@ def render_versus_top(report: Report) -> str:
             lo, hi = (v * scale for v in m["interval"])
             parts.append(f"{label} {m['difference'] * scale:+.{digits}f}{unit} [{lo:+.{digits}f}, {hi:+.{digits}f}] "
                          f"p {_p(m['p_holm'])}")
-        verdict = "found@10 within noise" if versus["tied"] else "found@10 significantly different"
+        verdict = (f"found@10: {found_gap_words(versus['found@10'], versus.get('questions'))}" if versus["tied"]
+                   else "found@10 significantly different")
         out.append(f"  {s['key']}: {'; '.join(parts)} ({verdict})")
     return "\n".join(out)
 

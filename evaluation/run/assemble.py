@@ -1,8 +1,9 @@
 """Step 3 of a run: ``assemble_report``, the report from the plan and one entry per planned setup.
 
 It ranks the entries, names the picks, the frontier and each setup's neighbours, compares every
-setup with the top on the same questions (``versus_top``) and says which faster setups are tied with
-each pick within noise (``ties``; see ``scoring.comparison``). ``refusal_report`` is the report of a
+setup with the top on the same questions (``versus_top``), says which faster setups the paired test
+cannot tell from each pick (``ties``; see ``scoring.comparison``), and keeps the setups each pick was
+chosen among because their times cannot be told apart (``ties_on_time``; see ``scoring.picks``). ``refusal_report`` is the report of a
 run that never started, made by the same function from an empty plan so it has every key. The
 report's shape is ``store.shape.Report``.
 """
@@ -17,7 +18,7 @@ from ..errors import UsageError
 from ..golden import GoldenCheck, question_sha256
 from ..measures import FOUND, FOUND_10
 from ..scoring.comparison import compare_with_top, pick_ties
-from ..scoring.picks import choose_picks, frontier, neighbours, rank_setups
+from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tie_tiers
 from ..settings import EvaluationSettings
 from ..store.shape import REPORT_FORMAT, Entry, Report
 from .plan import PLAN_FORMAT, utc
@@ -63,7 +64,8 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry]) -> Report:
                        "sha256": q.get("sha256") or question_sha256(q["question"])} for q in questions],
         "timed_question_ids": list(plan["timed_question_ids"]),
         "rules": {"balance_points": settings["balance"], "time_points": settings["time_points"],
-                  "rank_by": [str(FOUND_10), str(FOUND[0]), "median_ms", "key"], "timed": settings["timed"],
+                  "rank_by": [str(FOUND_10), str(FOUND[0]), "time tier", "key"], "time_ties": TIME_TIE_RULE,
+                  "timed": settings["timed"],
                   "seed": settings["seed"],
                   # plans made before precision-sized timing timed every sampled question
                   "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0),
@@ -73,6 +75,8 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry]) -> Report:
         "picks": picks,
         "significance": significance.describe(),
         "ties": pick_ties(picks, ranked, question_ids, significance),
+        # per pick, the setups it was chosen among because their times cannot be told apart
+        "ties_on_time": time_tie_tiers(ranked, balance=settings["balance"], time_points=settings["time_points"]),
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
         **_cache_total(results),

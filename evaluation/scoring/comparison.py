@@ -12,7 +12,11 @@ means (other minus reference), its bootstrap interval, and a two-sided p-value (
 sign-flip permutation for the others; see ``significance``). ``versus`` compares many setups with
 one reference and applies Holm's correction across them, metric by metric. A setup whose found@10
 differs from the reference's with a Holm-adjusted p-value over ``alpha`` is *tied* with it within
-noise; at ``alpha`` or under, the difference is significant.
+noise; at ``alpha`` or under, the difference is significant. A tie is no evidence that nothing is
+lost: with few questions the test cannot tell a difference of several questions, so each found@10
+comparison also says how many questions the same exact test would need to tell a difference of the
+size seen (``questions_to_tell``, see ``significance``; None when both found as many), at the level
+Holm holds that comparison to (``alpha`` over its Holm factor), so the number is the corrected test's.
 
 Randomness comes from ``numpy.random.default_rng([seed, 0])`` (bootstrap) and ``[seed, 1]`` (sign
 flips), made afresh for every pair: a pair's numbers depend on the seed and the two setups only,
@@ -27,7 +31,7 @@ import numpy as np
 from ..measures import FOUND_10, MRR, NDCG_10
 from ..settings import SignificanceSettings
 from .metrics import median_ms
-from .significance import exact_binary_p, holm, paired_bootstrap, sign_flip_p
+from .significance import exact_binary_p, holm, holm_factors, paired_bootstrap, questions_to_tell, sign_flip_p
 
 COMPARED = (FOUND_10, MRR, NDCG_10)  # the measures two setups are compared on, question by question
 METRICS = tuple(m.versus_key for m in COMPARED)  # "found@10", "mrr", "ndcg_10": the report's keys
@@ -79,7 +83,8 @@ def versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, Any]], qu
     """Each of ``others`` against ``reference`` (``paired``), Holm-corrected across them per metric.
 
     Each result gains ``p_holm`` per metric and ``tied``: True when found@10's Holm-adjusted p-value is
-    over ``alpha`` (the difference is within noise; ``p_holm <= alpha`` is significant).
+    over ``alpha`` (the questions are too few to tell the difference from luck; ``p_holm <= alpha`` is
+    significant).
     """
     results = {o["key"]: paired(reference, o, question_ids, settings) for o in others if o["key"] != reference["key"]}
     return correct_for_many(results, settings)
@@ -90,8 +95,12 @@ def correct_for_many(results: dict[str, dict[str, Any]], settings: SignificanceS
     ``paired``'s results, in place; returns ``results``."""
     for metric in METRICS:
         keys = [k for k, r in results.items() if r[metric] is not None]
-        for key, adjusted in zip(keys, holm([results[k][metric]["p"] for k in keys])):
+        p_values = [results[k][metric]["p"] for k in keys]
+        for key, adjusted, factor in zip(keys, holm(p_values), holm_factors(p_values)):
             results[key][metric]["p_holm"] = adjusted
+            if metric == TIE_METRIC:
+                results[key][metric]["questions_to_tell"] = _to_tell(results[key][metric], results[key]["questions"],
+                                                                     settings.alpha / factor)
     for result in results.values():
         result["tied"] = result[TIE_METRIC]["p_holm"] > settings.alpha
     return results
@@ -115,8 +124,9 @@ def pick_ties(picks: Mapping[str, str | None], ranked: Sequence[dict[str, Any]],
     """For each pick, the setups faster than it (lower median time) and whether each is tied with it.
 
     Every other setup that ran is compared with the pick (found@10, Holm across them all, as
-    ``versus``); the faster ones are listed fastest first. ``tied`` says whether any is tied within
-    noise and ``with`` names the fastest of those (None when none is).
+    ``versus``); the faster ones are listed fastest first, each with its ``questions_to_tell``. ``tied``
+    says whether the test cannot tell any of them from the pick and ``with`` names the fastest of
+    those (None when none is).
     """
     by_key = {entry["key"]: entry for entry in ranked}
     ties: dict[str, dict[str, Any] | None] = {}
@@ -147,7 +157,14 @@ def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, An
         better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
         rows[other["key"]] = {"difference": round(float(d.mean()) if len(d) else 0.0, 6), "better": better,
                               "worse": worse, "p": exact_binary_p(better, worse)}
-    for key, adjusted in zip(rows, holm([row["p"] for row in rows.values()])):
+    p_values = [row["p"] for row in rows.values()]
+    for key, adjusted, factor in zip(rows, holm(p_values), holm_factors(p_values)):
         rows[key]["p_holm"] = adjusted
         rows[key]["tied"] = adjusted > settings.alpha
+        rows[key]["questions_to_tell"] = _to_tell(rows[key], len(question_ids), settings.alpha / factor)
     return rows
+
+
+def _to_tell(found: Mapping[str, Any], questions: int, alpha: float) -> int | None:
+    """``questions_to_tell`` for a found@10 comparison, at the level Holm holds this one to."""
+    return questions_to_tell(found["better"], found["worse"], questions, alpha) if questions else None

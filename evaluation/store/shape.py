@@ -87,6 +87,7 @@ class Report(_ReportBase, total=False):
     timed_question_ids: list[str]
     significance: dict[str, Any]
     ties: dict[str, Any]
+    ties_on_time: dict[str, list[str]]  # per pick, the setup keys it was chosen among (pick first)
     cache: dict[str, int]
     refused: dict[str, Any]          # a run that never started: why
 
