@@ -2,7 +2,7 @@
 
 The library owns every rule of the product; the Function App and the command line only call it.
 The names below are its public face. Each loads on first use, so ``import evaluation`` pulls in no
-model runtime, no BM25 engine and no Azure SDK (``python -m evaluation golden check`` stays fast).
+model runtime, no BM25 engine and no Azure SDK (``python3 -m evaluation golden check`` stays fast).
 
     from evaluation import EmbeddedTarget, build_index, open_index, evaluate
     build_index("corpus.jsonl", ".index/corpus")

@@ -5,13 +5,16 @@ and the fix. The command line prints ``str(err)`` and nothing else.
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
+from pathlib import Path
 from difflib import get_close_matches
 from typing import Iterable, Sequence, TypeVar
 
 T = TypeVar("T")
 
 MAX_PROBLEMS_SHOWN = 20  # one screen: a file with a million bad rows is 20 sentences and a count
+PROBLEMS_SHOWN = MAX_PROBLEMS_SHOWN
 
 
 def capped(problems: Sequence[T], limit: int = MAX_PROBLEMS_SHOWN) -> tuple[list[T], int]:
@@ -36,6 +39,43 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` Did you mean "x"?`` naming the closest of ``choices``, or "" when none is close."""
     close = get_close_matches(word, list(choices), n=1)
     return f' Did you mean "{close[0]}"?' if close else ""
+
+
+def nearest_file(path: str | os.PathLike) -> str:
+    """`` Did you mean "samples/golden.jsonl"?`` for a path that does not exist: the closest name in the
+    nearest folder that does, written as the caller wrote the path; "" when nothing there is close.
+
+    A typo in a path is the commonest first mistake (``samples/golden.jsnl``): the file meant usually
+    sits in the folder named, so that is where to look, not at the name as typed.
+    """
+    given = Path(path)
+    if "://" in str(path) or given.exists():
+        return ""
+    folder, wanted, rest = given.parent, given.name, Path()
+    while not folder.is_dir() and folder != folder.parent:  # a typo in a folder: look one level up
+        wanted, folder, rest = folder.name, folder.parent, Path(wanted) / rest
+    try:
+        names = sorted(entry.name for entry in os.scandir(folder) if not entry.name.startswith("."))
+    except OSError:
+        return ""
+    close = get_close_matches(wanted, names, n=1, cutoff=0.6)
+    if not close:
+        return ""
+    found = folder / close[0]
+    if (found / rest).exists():  # sample/corpus.jsonl -> samples/corpus.jsonl, not just samples
+        found = found / rest
+    return f' Did you mean "{found}"?'
+
+
+def at_most(lines: Sequence[str], limit: int = PROBLEMS_SHOWN, *, indent: str = "", hint: str = "") -> list[str]:
+    """The first ``limit`` of ``lines``, then one line "and N more like these" (and ``hint``) for the rest.
+
+    Every caller that prints problems (golden check, a refused run, a corpus that cannot be indexed)
+    caps them here, so 428 problems read as 21 lines, not 428; the full list stays in ``--json`` and
+    on the exception's ``problems``.
+    """
+    shown, rest = capped(list(lines), limit)
+    return [*shown, f"{indent}and {rest:,} more like these{hint}"] if rest else shown
 
 
 class EvaluationError(Exception):

@@ -15,6 +15,7 @@ and when saving still fails at the end the report is written to a local file and
 """
 from __future__ import annotations
 
+import logging
 import time
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +31,8 @@ if TYPE_CHECKING:
     from .store.shape import Report
     from .target import Target
 
+log = logging.getLogger(__name__)
+
 # This module is imported by ``evaluation/__init__.py`` (a submodule named like the function would
 # otherwise replace it there), so it loads the steps, numpy among them, only when a run starts; the
 # settings module it reads is light (no numpy).
@@ -43,6 +46,8 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              fetcher: Fetcher | None = None, **keywords: Any) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
+    ``progress``: a callback ``(done, total, label)``, or True for the command line's bar on stderr
+    (a first line says how many setups and questions will run; every setup's stage is labelled).
     ``golden`` is a ``Golden``, or a path, ``s3://bucket/key`` or Blob address read by ``read_golden``
     (with ``fetcher``, any object with ``fetch(uri) -> bytes``, when given).
 
@@ -66,22 +71,77 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         store = open_store(str(save_to)) if isinstance(save_to, (str, Path)) else save_to
         store.check()
     golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher=fetcher)
+    if len(targets) > 1:  # one that does not answer is reported failed; the others run
+        from .unreachable import reachable_or_reported
+
+        targets = reachable_or_reported(targets, warn)
     plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
-                    settings=EvaluationSettings.of(settings, **keywords))
+                    settings=EvaluationSettings.of(settings, **keywords),
+                    held_before=held_in_latest_run(store) if store is not None else None)
+    bar = None
+    if progress is True:
+        from .progress import ProgressBar
+
+        progress = bar = ProgressBar()
+    say = getattr(progress, "say", None)
+    if callable(say):
+        say(plan_line(plan))
     by_name = {t.name: t for t in targets}
     per_setup = setup_steps(plan)
     total = per_setup * len(plan["setups"])
     entries = []
     for n, planned in enumerate(plan["setups"]):
-        def step(done: int, _total: int, label: str, before: int = n * per_setup) -> None:
+        def step(done: int, _total: int, label: str, before: int = n * per_setup,
+                 which: str = f"[{n + 1}/{len(plan['setups'])}] ") -> None:
             if progress:
-                progress(before + done, total, label)
+                progress(before + done, total, which + label)
 
-        entries.append(run_setup(by_name[planned["target"]], plan, planned["key"], progress=step, clock=clock))
+        try:
+            entries.append(run_setup(by_name[planned["target"]], plan, planned["key"], progress=step, clock=clock))
+        except BaseException:
+            if bar is not None:
+                bar.close()
+            raise
+    if bar is not None:
+        bar.close()
     report = assemble_report(plan, entries)
     if store is not None:
         _save(store, report, golden.raw, fallback_dirs)
     return report
+
+
+def plan_line(plan: dict[str, Any]) -> str:
+    """What a run will do, in one line, before its first search: setups, questions, how many are timed."""
+    setups, questions = len(plan["setups"]), len(plan["questions"])
+    settings = plan["settings"]
+    timed = len(plan["timed_question_ids"])
+    return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} question{'s' if questions != 1 else ''}: "
+            f"each setup times up to {timed} searches one by one (at least {min(6, timed)}; fewer than "
+            f"{settings['time_floor']} only when they are slow), the others in one batch")
+
+
+def held_in_latest_run(store: Any) -> dict[str, set[str]]:
+    """Per target name, the expected ids the store's newest run found there (expected, and not under its
+    ``missing``): what a target "no longer holds" when this run misses them. Empty for an empty store or
+    one whose newest report cannot be read (the run goes on; absent ids then read "does not hold")."""
+    from .errors import StoreError
+
+    try:
+        ids = store.ids()
+        report = store.get(ids[0]) if ids else None
+    except (StoreError, OSError, ValueError, KeyError) as err:
+        log.info("the newest run could not be read (%s); absent ids read as never held", err)
+        return {}
+    if not isinstance(report, dict):
+        return {}
+    expected = {str(e).split("#page=")[0] for q in report.get("questions") or [] if isinstance(q, dict)
+                for e in q.get("expected") or []} | {str(e) for q in report.get("questions") or []
+                                                      if isinstance(q, dict) for e in q.get("expected") or []}
+    held = {}
+    for name in report.get("targets") or {}:
+        gone = (report.get("missing") or {}).get(name) or {}
+        held[name] = expected - {str(d) for d in (gone.get("documents") or [] if isinstance(gone, dict) else [])}
+    return held
 
 
 def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: Sequence[str | Path] | None) -> None:

@@ -16,7 +16,7 @@ import json
 import math
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Sequence
 
 BOM = b"\xef\xbb\xbf"
 COMMENT = "#"
@@ -110,3 +110,126 @@ def _first_surrogate(value: Any) -> str | None:
         elif isinstance(item, list):
             stack.extend(item)
     return None
+
+
+# -- mistakes of the whole file -----------------------------------------------------------------------
+
+_NOT_A_FIELD = re.compile(r'^"(?P<name>[^"]+)" is not a field\b')
+_NEEDS_FIELD = re.compile(r'^needs "(?P<name>[^"]+)"')
+_NOT_UTF8 = "not UTF-8 text"
+
+
+@dataclass(frozen=True)
+class FileWide:
+    """What ``file_wide`` found: one sentence per mistake of the whole file, and the line problems those
+    sentences do not already explain (``kept``)."""
+
+    sentences: tuple[str, ...]
+    kept: tuple[Any, ...]
+
+
+def file_wide(raw: bytes, problems: Sequence[Any], rows: int) -> FileWide:
+    """Mistakes made once for the whole file, each said once with its count, instead of once per line.
+
+    ``problems`` are line problems (``.line``, ``.message``) of a file of ``rows`` non-blank lines.
+    Found: text in UTF-16 (every line unreadable), lines in another 8-bit encoding (Windows-1252 or
+    Latin-1: each such line is not UTF-8), one JSON array instead of one object per line, and a
+    problem that every row has (a field named ``body`` where ``text`` belongs: 2 messages per row).
+    Measured on the shipped sample: its golden file as an array gave 428 lines, now 1; its corpus
+    with ``body`` for ``text`` gave 368 lines for 184 rows, now 1.
+    """
+    problems = list(problems)
+    if not problems or (rows < 2 and _array_length(raw) is None):  # one line's own sentence says it
+        return FileWide((), tuple(problems))
+    text = _utf16(raw)
+    if text is not None:
+        return FileWide((f"the file is UTF-16 text, not UTF-8, so none of its {rows} lines can be read; save it "
+                         "as UTF-8 (for example: iconv -f UTF-16 -t UTF-8 FILE > NEW)",), ())
+    sentences: list[str] = []
+    unreadable = [p for p in problems if p.message.startswith(_NOT_UTF8)]
+    if len(unreadable) > 1:  # one such line is said well enough by its own problem, with its byte
+        lines = sorted(p.line for p in unreadable if p.line is not None)
+        shown = ", ".join(map(str, lines[:10])) + (", ..." if len(lines) > 10 else "")
+        guess = (f" ({'it reads' if len(lines) == 1 else 'they read'} as Windows-1252 or Latin-1 text)"
+                 if _reads_as_cp1252(raw) else "")
+        count = f"{len(lines)} of its {rows} lines {'is' if len(lines) == 1 else 'are'}"
+        sentences.append(f"the file is not all UTF-8: {count} in another encoding{guess}, line"
+                         f"{'s' if len(lines) != 1 else ''} {shown}; save the file as UTF-8")
+        problems = [p for p in problems if p not in unreadable]
+    if _is_array(raw):
+        items = _array_length(raw)
+        count = f"one JSON array of {items} item{'s' if items != 1 else ''}" if items is not None else "a JSON array"
+        sentences.append(f"the file is {count}, not one JSON object per line (JSONL); write each object on a line "
+                         "of its own, for example: python3 -c \"import json,sys; [print(json.dumps(r, ensure_ascii="
+                         "False)) for r in json.load(open(sys.argv[1]))]\" FILE > NEW.jsonl")
+        return FileWide(tuple(sentences), ())
+    every, problems = _on_every_row(problems, rows)
+    return FileWide(tuple(sentences + every), tuple(problems))
+
+
+def _utf16(raw: bytes) -> str | None:
+    """The text when ``raw`` is UTF-16 (a byte order mark, or the NUL bytes of ASCII written as UTF-16)."""
+    head = raw[:4096]
+    if not (head.startswith((b"\xff\xfe", b"\xfe\xff")) or (len(head) >= 4 and head.count(b"\x00") * 3 >= len(head))):
+        return None
+    try:
+        return raw.decode("utf-16")
+    except UnicodeDecodeError:
+        return None
+
+
+def _reads_as_cp1252(raw: bytes) -> bool:
+    try:
+        raw.decode("cp1252")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _is_array(raw: bytes) -> bool:
+    """The whole file is one JSON array, or it opens one on a line that is not JSON by itself
+    (``[`` alone, as ``json.dump(rows, indent=2)`` writes it); a line ``[1]`` is a row, wrongly."""
+    if _array_length(raw) is not None:
+        return True
+    for data in raw.split(b"\n"):
+        stripped = data.removeprefix(BOM).strip()
+        if stripped and not stripped.startswith(b"#"):
+            if not stripped.startswith(b"["):
+                return False
+            try:
+                json.loads(stripped)
+            except (UnicodeDecodeError, ValueError, RecursionError):
+                return True
+            return False
+    return False
+
+
+def _array_length(raw: bytes) -> int | None:
+    try:
+        value = json.loads(raw.removeprefix(BOM).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return len(value) if isinstance(value, list) else None
+
+
+def _on_every_row(problems: list[Any], rows: int) -> tuple[list[str], list[Any]]:
+    """Sentences for the messages every row has (at least two rows), and the problems left."""
+    if rows < 2:
+        return [], problems
+    lines_of: dict[str, set] = {}
+    for problem in problems:
+        lines_of.setdefault(problem.message, set()).add(problem.line)
+    shared = [m for m, lines in lines_of.items() if None not in lines and len(lines) == rows]
+    if not shared:
+        return [], problems
+    unknown = [m.group("name") for m in map(_NOT_A_FIELD.match, shared) if m]
+    needed = [m.group("name") for m in map(_NEEDS_FIELD.match, shared) if m]
+    sentences, said = [], set()
+    if len(unknown) == 1 and len(needed) == 1:  # a field under another name: the rename is the fix
+        sentences.append(f'every one of the {rows} rows has "{unknown[0]}" and no "{needed[0]}"; rename "{unknown[0]}" '
+                         f'to "{needed[0]}" on every line')
+        said = {m for m in shared if _NOT_A_FIELD.match(m) or _NEEDS_FIELD.match(m)}
+    for message in shared:
+        if message not in said:
+            sentences.append(f"every one of the {rows} rows: {message}")
+    return sentences, [p for p in problems if p.message not in shared]

@@ -131,7 +131,7 @@ class EvaluationSettings:
 
     @classmethod
     def from_args(cls, args: Any) -> EvaluationSettings:
-        """From ``python -m evaluation evaluate``'s arguments (``--time-margin`` is in percent there)."""
+        """From ``python3 -m evaluation evaluate``'s arguments (``--time-margin`` is in percent there)."""
         given = {name: getattr(args, name) for name in NAMES if getattr(args, name, None) is not None}
         if "time_margin" in given:
             given["time_margin"] = given["time_margin"] / 100

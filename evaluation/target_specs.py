@@ -18,7 +18,7 @@ Search endpoints must be ``https://<service>.search.windows.net`` or the app's `
 (and an Azure OpenAI endpoint ``https://<resource>.openai.azure.com`` or ``AZURE_OPENAI_ENDPOINT``),
 and it cannot name an API key. The app's managed identity never signs a request to anywhere else.
 
-Engines: ``embedded`` opens an index published to Blob (``python -m evaluation index CORPUS --out
+Engines: ``embedded`` opens an index published to Blob (``python3 -m evaluation index CORPUS --out
 <address>``), fetched once per fingerprint into a local cache. ``azure_search`` takes the Azure AI
 Search target's own options (``evaluation.azure_search.options``), checked there; its state is the
 target's ``describe()["state"]``.
@@ -204,7 +204,7 @@ def _needs(engine: str, key: str) -> str:
     if engine == "embedded" and key == "index":
         return ("give the Blob address of a published index, for example "
                 "https://<account>.blob.core.windows.net/indexes/docs (publish one with "
-                "`python -m evaluation index CORPUS --out <address>`)")
+                "`python3 -m evaluation index CORPUS --out <address>`)")
     if key == "index":
         return 'give the Azure AI Search index name, for example "docs-index"'
     return 'give each target a name, for example "local" (it starts every setup key)'
@@ -233,7 +233,7 @@ def _embedded_spec(item: Mapping[str, Any], where: str, trust: Trust | None) -> 
         raise TargetConfigError(f'{where}: "index" must be the Blob address of a folder holding a published '
                                 f"index, such as https://<account>.blob.core.windows.net/indexes/docs, not "
                                 f"{json.dumps(index)} ({err}); publish one with "
-                                "`python -m evaluation index CORPUS --out <address>`") from err
+                                "`python3 -m evaluation index CORPUS --out <address>`") from err
     if trust is not None and _origin(address.account_url) != _origin(trust.storage_account_url):
         raise TargetConfigError(f'{where}: "index" must be in the app\'s own storage account '
                                 f"({trust.storage_account_url}), not {address.account_url}; a targets.json may "

@@ -264,7 +264,7 @@ def sample_index() -> Path:
 
 
 def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
-    """``python -m evaluation ARGV`` in-process: (exit code, stdout, stderr)."""
+    """``python3 -m evaluation ARGV`` in-process: (exit code, stdout, stderr)."""
     from evaluation.cli import main
 
     code = main(list(argv))

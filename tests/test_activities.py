@@ -140,7 +140,7 @@ def test_an_index_never_published_is_refused_with_the_command(app):
 
     answer = call("plan_evaluation", {**RUN, "state": None})
 
-    assert "no published index here; publish one with `python -m evaluation index" in answer["refused"]
+    assert "no published index here; publish one with `python3 -m evaluation index" in answer["refused"]
 
 
 def planned_run(app, tmp_path):

@@ -203,8 +203,8 @@ def test_missing_documents_are_given_in_words(app, tmp_path, make_report):
 
     run = body(call(routes.get_evaluation, "/api/v1/evaluations/latest"))
 
-    assert run["missing_notes"] == ["local no longer holds 1 expected document: doc-c; questions that can no "
-                                    "longer be found there: q3"]
+    assert run["missing_notes"] == ["local does not hold 1 expected document: doc-c; questions that cannot be "
+                                    "found there: q3"]
 
 
 def test_golden_download_says_whether_this_caller_may_have_the_file(app):

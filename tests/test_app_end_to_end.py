@@ -3,7 +3,7 @@ Durable client starts instances on ``durable_host``; the host replays evaluate_g
 activity in process, in the order the orchestrator yields them, against Azurite and the embedded
 engine (the shipped sample's index, published to Blob first).
 
-Scenarios: one save -> one report (equal to ``python -m evaluation evaluate`` on the same files, with
+Scenarios: one save -> one report (equal to ``python3 -m evaluation evaluate`` on the same files, with
 one fixed clock for both); the same event twice -> one report; three saves inside the debounce ->
 one report, for the last bytes; a save while the setups run -> no report for the replaced bytes;
 a golden file with errors -> a refused run the runs list and ``runs show`` explain.

@@ -133,3 +133,44 @@ def test_a_refused_key_on_the_command_line_is_a_sentence_not_a_traceback(sample,
     assert err.strip() == (f"error: Azure AI Search at {ENDPOINT} refused to read the definition of index "
                            f"{SAMPLE_INDEX} (HTTP 401): check that the api key in TEST_SEARCH_KEY holds a current "
                            "admin or query key of this service")
+
+
+def test_a_service_that_refuses_beside_the_embedded_engine_fails_its_setups_and_the_others_run(sample, sample_index,
+                                                                                               monkeypatch, capsys):
+    from evaluation.cli import main
+
+    opened, golden = sample
+    fake = FakeAzureSearch(sample_definition(), SampleBackend(opened))
+    made = AzureSearchTarget.from_options.__func__
+    monkeypatch.setattr(AzureSearchTarget, "from_options",
+                        classmethod(lambda cls, *args, **kwargs: made(cls, *args, transport=fake, **kwargs)))
+    monkeypatch.setenv("TEST_SEARCH_KEY", "an-old-key")  # the fake refuses it: HTTP 401 on the definition
+    code = main(["evaluate", "--index", str(sample_index), "--golden", str(golden), "--search-endpoint", ENDPOINT,
+                 "--search-index", SAMPLE_INDEX, "--search-key-env", "TEST_SEARCH_KEY", "--only", "keyword",
+                 "--timed", "1", "--quiet"])
+    out, err = capsys.readouterr()
+    lines = out.splitlines()
+
+    assert code == 0, err
+    # the run says so at the top, under its first line; the service's setup failed with the reason
+    assert lines[1].startswith("Target search could not be reached; its setups are reported failed and never "
+                               "picked, and the other targets ran: Azure AI Search at")
+    assert "(HTTP 401)" in lines[1]
+    assert "warning: target search could not be reached" in err
+    assert "Finds the most:    local.keyword.bm25" in out
+    failed = lines.index("Failed (never picked):")
+    assert lines[failed + 1].startswith("  search.keyword.bm25: ConnectionError: target search could not be reached")
+
+
+def test_a_run_whose_only_target_is_unreachable_is_still_refused_with_the_reason(sample):
+    from evaluation.errors import SearchServiceError
+    from evaluation.unreachable import reachable_or_reported
+
+    class Refusing:
+        name, engine = "search", "azure_search"
+
+        def setups(self):
+            raise SearchServiceError("the service said no")
+
+    with pytest.raises(SearchServiceError, match="the service said no"):
+        reachable_or_reported([Refusing(), Refusing()])

@@ -175,3 +175,13 @@ def test_fail_on_regression_without_a_baseline_or_a_baseline_without_a_store_is_
     assert code == 2 and "needs a run to compare with" in err
     code, _, err = run_cli(capsys, "evaluate", "--index", str(tmp_path), "--golden", "g.jsonl", "--baseline", "latest")
     assert code == 2 and "--baseline-store STORE" in err
+
+
+def test_a_run_compared_with_itself_says_so_whether_named_latest_or_by_id(store, capsys):
+    code, out, _ = run_cli(capsys, "compare", "latest", "latest", "--store", str(store))
+    same_id = run_cli(capsys, "compare", "20261203T000000000Z-cccccc", "latest", "--store", str(store), "--json")
+    other = run_cli(capsys, "compare", "20261201T000000000Z-aaaaaa", "latest", "--store", str(store), "--json")
+
+    assert code == 0 and out.startswith("Run 20261203T000000000Z-cccccc is compared with itself, so nothing can differ")
+    assert len(out.splitlines()) == 1
+    assert json.loads(same_id[1])["same_run"] is True and json.loads(other[1])["same_run"] is False

@@ -65,7 +65,7 @@ def test_a_missing_document_is_warned_at_once_and_kept_and_its_question_stays(go
     report = evaluate(target, golden, warn=warnings.append)
     assert report["missing"] == {"t": {"unit": "document", "documents": ["gamma"], "questions": {"c": ["gamma"]},
                                        "partly": {}}}
-    assert warnings == ["t no longer holds 1 expected document: gamma; questions that can no longer be found "
+    assert warnings == ["t does not hold 1 expected document: gamma; questions that cannot be found "
                         "there: c"]
     assert report["question_ids"] == ["a", "b", "c"]
 
@@ -158,7 +158,7 @@ def test_a_question_that_still_holds_one_of_its_documents_is_partly_held_not_los
     report = evaluate(ListTarget("t", ANSWERS, held={"alpha", "beta"}), path, warn=warnings.append)
     assert report["missing"]["t"] == {"unit": "document", "documents": ["delta", "gamma"],
                                       "questions": {"gone": ["gamma", "delta"]}, "partly": {"two": ["gamma"]}}
-    assert warnings == ["t no longer holds 2 expected documents: delta, gamma; questions that can no longer be "
+    assert warnings == ["t does not hold 2 expected documents: delta, gamma; questions that cannot be "
                         "found there: gone; questions that lost some of their expected documents: two"]
 
 
@@ -192,7 +192,7 @@ def test_a_golden_file_with_any_error_starts_no_run_and_every_problem_is_named_b
         evaluate(target, path)
     assert str(caught.value).splitlines() == [
         f"{path}: 2 errors in the golden file, so no run starts; fix them and run again "
-        f"(`python -m evaluation golden check {path}` shows the same):",
+        f"(`python3 -m evaluation golden check {path}` shows the same):",
         '  line 2: "expeted" is not a field. Did you mean "expected"?',
         "  line 3: not valid JSON (Expecting value at column 1); each line must be one object like "
         '{"question": "How often are keys rotated?", "expected": ["report.pdf#page=41"]}',

@@ -1,4 +1,4 @@
-"""``python -m evaluation evaluate`` end to end on the shipped sample with the real engine."""
+"""``python3 -m evaluation evaluate`` end to end on the shipped sample with the real engine."""
 from __future__ import annotations
 
 import json
@@ -23,8 +23,13 @@ def test_the_main_job_prints_the_ranked_table_and_the_three_picks_and_saves_the_
         assert label in out
     assert "Faster setups the paired test cannot tell from each pick (found@10, exact test, Holm-corrected, alpha 0.05):" in out
     assert "within noise" not in out.lower() and "loses nothing" not in out
-    run_id = out.strip().splitlines()[-1].split("run ")[1].split(" in ")[0]
-    report = json.loads((store / "retrieval" / "runs" / run_id / "report.json").read_text(encoding="utf-8"))
+    saved, page, data = out.strip().splitlines()[-3:]
+    run_id = saved.split("run ")[1].split(" in ")[0]
+    folder = store / "retrieval" / "runs" / run_id
+    # the end says where to look: the page (and its file:// link) and the report
+    assert page == f"  page:   {folder / 'report.html'}  ({(folder / 'report.html').resolve().as_uri()})"
+    assert data == f"  report: {folder / 'report.json'}" and (folder / "report.html").is_file()
+    report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     assert report["golden"]["labelled"] == 36
     assert (store / "golden_dataset" / f"{report['golden']['sha256']}.jsonl").read_bytes() == \
         (SAMPLES / "golden.jsonl").read_bytes()

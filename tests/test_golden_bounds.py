@@ -16,6 +16,7 @@ import pytest
 from evaluation.engine.corpus import read_corpus
 from evaluation.errors import MAX_PROBLEMS_SHOWN, CorpusError, GoldenFileError, capped
 from evaluation.golden import check_golden, check_golden_bytes, golden_from_bytes, read_golden
+from evaluation.golden.check import explain_problems
 from evaluation.golden.scan import GOLDEN_MAX_BYTES
 
 from conftest import run_cli
@@ -108,16 +109,18 @@ def test_capped_keeps_the_first_twenty_and_counts_the_rest():
 
 def test_a_hundred_thousand_broken_rows_are_twenty_lines_and_a_count_of_the_rest(tmp_path, capsys):
     path = tmp_path / "golden.jsonl"
-    path.write_bytes(b"x\n" * 100_000)
+    # One good row first: a problem on every row is one file-wide sentence (issue 23), not a list to cap.
+    path.write_bytes(b'{"question": "How often are keys rotated?", "expected": ["a"]}\n' + b"x\n" * 100_000)
 
     code, out, _ = run_cli(capsys, "golden", "check", str(path))
-    with pytest.raises(GoldenFileError) as caught:
-        read_golden(path)
+    golden = read_golden(path)  # the good row reads; the broken ones are its problems, all kept
+    refusal = explain_problems(golden.source, golden.problems)
 
     assert code == 1 and out.count("not valid JSON") == 20
-    assert f"and {100_000 + 1 - 20:,} more errors (--json lists every one)" in out  # and "no question is ready"
-    assert str(caught.value).count("not valid JSON") == 20 and f"and {100_000 - 20:,} more" in str(caught.value)
-    assert len(out) < 5_000 and len(str(caught.value)) < 5_000
+    assert f"and {100_000 - 20:,} more like these (--json lists every one)" in out
+    assert len(golden.problems) == 100_000
+    assert refusal.count("not valid JSON") == 20 and f"and {100_000 - 20:,} more" in refusal
+    assert len(out) < 5_000 and len(refusal) < 5_000
 
 
 # -- control characters in ids --------------------------------------------------------------------

@@ -67,7 +67,7 @@ CASES = {
     "empty": ((0, 0, 0, 0), [
         (None, 'the file is empty; write one question per line, like {"question": "How often are keys rotated?", '
                '"expected": ["report.pdf#page=41"]}, or start from a template: '
-               "python -m evaluation golden template --corpus CORPUS --out golden.jsonl"),
+               "python3 -m evaluation golden template --corpus CORPUS --out golden.jsonl"),
     ], []),
     "template_rows": ((4, 1, 3, 0), [], [
         (None, '3 template rows waiting for a question (lines 1, 3-4); write a "question" in each, '
@@ -136,7 +136,7 @@ def test_missing_file_is_an_error_entry_with_no_line_not_an_exception(tmp_path):
     assert result.to_dict()["errors"] == [{
         "line": None,
         "message": f"{missing}: no such golden file. Start one from your corpus with: "
-                   f"python -m evaluation golden template --corpus CORPUS --out {missing}",
+                   f"python3 -m evaluation golden template --corpus CORPUS --out {missing}",
     }]
     assert "Traceback" not in result.summary()
 

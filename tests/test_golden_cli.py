@@ -1,4 +1,4 @@
-"""``python -m evaluation golden check|template``: output shape and exit codes."""
+"""``python3 -m evaluation golden check|template``: output shape and exit codes."""
 from __future__ import annotations
 
 import json

@@ -93,7 +93,7 @@ def test_a_missing_file_raises_a_sentence_saying_how_to_start_one(tmp_path):
     with pytest.raises(GoldenFileError) as caught:
         read_golden(missing)
     assert str(caught.value) == (f"{missing}: no such golden file. Start one from your corpus with: "
-                                 f"python -m evaluation golden template --corpus CORPUS --out {missing}")
+                                 f"python3 -m evaluation golden template --corpus CORPUS --out {missing}")
 
 
 @pytest.mark.parametrize("case, first_line", [

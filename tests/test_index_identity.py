@@ -92,7 +92,7 @@ def test_an_index_whose_model_checksums_are_not_the_installed_models_is_refused_
         open_index(folder)
     message = str(caught.value)
     assert f"minilm-l6 sha256: the index was built with '{'0' * 64}'" in message
-    command = f"python -m evaluation index {corpus} --out {folder} --models minilm-l6"
+    command = f"python3 -m evaluation index {corpus} --out {folder} --models minilm-l6"
     assert message.endswith(f"rebuild it with `{command}`")
     # the command does what it says: the index opens again
     assert main(command.split()[3:]) == 0

@@ -131,7 +131,7 @@ def test_an_index_built_before_the_document_bm25_is_refused_with_the_command_tha
     with pytest.raises(SearchIndexError) as refused:
         open_index(folder)
     said = str(refused.value)
-    assert f"index format 2 is not {INDEX_FORMAT}" in said and "python -m evaluation index" in said
+    assert f"index format 2 is not {INDEX_FORMAT}" in said and "python3 -m evaluation index" in said
     assert str(tmp_path / "index.jsonl") in said and f"--out {folder}" in said
 
     rebuilt = build_index(tmp_path / "index.jsonl", folder, IndexSettings(models=()))  # the command's build

@@ -13,7 +13,8 @@ import evaluation
 ROOT = Path(evaluation.__file__).parent
 # Lower first. A module may import its own package and anything on an earlier line, never a later one.
 LAYERS = [
-    {"errors", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings"},
+    {"errors", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings", "progress", "unreachable",
+     "sample"},
     {"store"},
     {"engine"},
     {"azure_search"},  # reuses the engine's bundled models and cross-encoder

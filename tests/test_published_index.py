@@ -146,7 +146,7 @@ def test_an_address_with_nothing_published_names_the_command(where, tmp_path):
     azurite, container, address = where
 
     with pytest.raises(SearchIndexError, match=r"no published index here; publish one with "
-                                               r"`python -m evaluation index CORPUS --out http://"):
+                                               r"`python3 -m evaluation index CORPUS --out http://"):
         fetch_index(address, tmp_path / "cache", connection_string=azurite.connection_string)
 
 

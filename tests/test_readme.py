@@ -37,7 +37,8 @@ def test_the_library_example_uses_public_names_with_arguments_they_take():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     snippet = text.split("## Using the library", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     tree = ast.parse(snippet)
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) for alias in node.names}
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "evaluation"
+                for alias in node.names}
     assert imported and imported <= set(evaluation.__all__)
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name) and node.func.id in imported]
@@ -73,3 +74,31 @@ def test_the_routes_table_lists_every_route_the_app_registers_with_its_caller():
     assert set(table) == set(registered)
     for path, caller in table.items():  # "function key" rows are function level, the rest check a sign-in
         assert (registered[path] == func.AuthLevel.FUNCTION) == (caller.strip() == "function key"), path
+
+
+def library_example() -> str:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    return text.split("### Using the library", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+
+
+def test_the_library_example_runs_from_a_folder_outside_the_clone(sample_index, tmp_path, monkeypatch, capsys):
+    """Run as written, in an empty folder: the sample comes from the package (evaluation.sample), the index
+    is the shared test index copied where the example builds it (so build_index reuses it: its fingerprint
+    is the same corpus and settings), and evaluate runs the keyword setup only (the cross-encoder's
+    setups take minutes; which setups run is not what this proves)."""
+    import shutil
+
+    import evaluation
+
+    snippet = library_example()
+    assert "samples/" not in snippet  # no path that exists only inside the clone
+    shutil.copytree(sample_index, tmp_path / ".index" / "sample")
+    monkeypatch.chdir(tmp_path)
+    real = evaluation.evaluate
+    monkeypatch.setattr(evaluation, "evaluate", lambda *a, **k: real(*a, **{**k, "only": ["keyword"], "timed": 6}))
+    exec(compile(snippet, "README.md", "exec"), {})
+
+    out, err = capsys.readouterr()
+    assert "Ready to run." in out and "'finds_the_most': 'local.keyword.bm25'" in out
+    assert "running 1 setup on 36 questions" in err  # progress=True drew its bar
+    assert list((tmp_path / "runs" / "retrieval" / "runs").glob("*/report.html"))

@@ -128,8 +128,10 @@ def test_the_kept_page_shows_picks_every_chart_point_and_the_ranked_table_and_fe
             assert row.get_attribute("data-key") == setup["key"]
             cells = row.locator("td")
             assert cells.nth(0).inner_text().strip() == str(setup["rank"])
-            found10 = cells.nth(5).inner_text().strip().splitlines()
+            found10 = cells.nth(2).inner_text().strip().splitlines()
             assert found10[0] == f"{setup['summary']['found']['10'] * 100:.0f}%"
+            assert found10[1] == f"{setup['summary']['counts']['10']} of {setup['summary']['questions']}"
+            found10 = found10[:1] + found10[2:]
             # under it, the paired test against the top: "the top", or the difference and whether it is noise
             versus = setup.get("versus_top")
             if setup["rank"] == 1:
@@ -209,6 +211,97 @@ def test_the_evaluate_page_on_an_older_run_says_so_and_offers_the_way_back(brows
         page.locator("details.menu").evaluate("element => element.open = true")
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "evaluate-page-older-run.png"))
+    finally:
+        context.close()
+    assert requested == [path.as_uri()]
+
+
+def _with_reranked(report: dict) -> dict:
+    """The report with its three hybrid setups copied as hybrid_reranked ones (their longest keys, seconds
+    a search), ranked after them: the ten setups of the README's first run, for layout, without minutes of
+    cross-encoder searches in a test."""
+    import copy
+
+    grown = copy.deepcopy(report)
+    hybrids = [s for s in grown["setups"] if s.get("method") == "hybrid" and s.get("summary")]
+    last = max(s["rank"] for s in grown["setups"] if isinstance(s.get("rank"), int))
+    for n, setup in enumerate(hybrids, start=1):
+        twin = copy.deepcopy(setup)
+        twin["key"] = setup["key"].replace(".hybrid.", ".hybrid_reranked.")
+        twin["method"], twin["method_label"], twin["rank"] = "hybrid_reranked", "hybrid + cross-encoder", last + n
+        twin["summary"]["median_ms"] *= 120
+        twin["summary"]["p95_ms"] *= 150
+        grown["setups"].append(twin)
+    return grown
+
+
+def _page_of(report: dict, tmp_path: Path) -> Path:
+    from evaluation.report.html import render_html
+
+    path = tmp_path / "report.html"
+    path.write_text(render_html(report), encoding="utf-8")
+    return path
+
+
+def _inside(box: dict, width: float, height: float | None = None) -> bool:
+    return (box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width + 0.5
+            and (height is None or (box["y"] >= 0 and box["y"] + box["height"] <= height + 0.5)))
+
+
+def test_at_1400_px_the_ranked_table_fits_with_found_at_10_early_and_the_setup_column_sticky(browser, sample_runs,
+                                                                                              tmp_path):
+    store, _, report = sample_runs
+    path = _page_of(_with_reranked(report), tmp_path)
+    context, page, requested = _open(browser, path, width=1400, height=1000)
+    try:
+        heads = [h.strip() for h in page.locator("table.ranked thead th").all_inner_texts()]
+        assert heads[:5] == ["#", "setup", "found@10", "median ms", "p95 ms"]
+        wrap = page.locator("#ranked .table-wrap")
+        # the table fits: nothing to scroll sideways, p95 and the last column inside the window
+        assert wrap.evaluate("el => el.scrollWidth <= el.clientWidth")
+        assert _inside(page.locator("table.ranked thead th").last.bounding_box(), 1400)
+        assert page.locator("table.ranked td.setup").first.evaluate("el => getComputedStyle(el).position") == "sticky"
+        assert page.evaluate("document.documentElement.scrollWidth") <= 1400
+        # bookkeeping is in the footer, not under the title
+        assert page.locator("footer #cache").count() == (1 if report.get("cache") else 0)
+        assert page.locator("header + #cache, main > #cache").count() == 0
+        assert "hover" not in page.locator("body").inner_text().lower()
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "report-1400.png"), full_page=True)
+    finally:
+        context.close()
+    assert requested == [path.as_uri()]
+
+
+def test_at_400_px_the_picks_come_first_the_chart_fits_and_found_at_10_reads_without_scrolling(browser, sample_runs,
+                                                                                                tmp_path):
+    store, _, report = sample_runs
+    grown = _with_reranked(report)
+    path = _page_of(grown, tmp_path)
+    context, page, requested = _open(browser, path, width=400, height=800)
+    try:
+        # the picks: three cards, the first on the first screen, every card inside the width
+        cards = page.locator("article.pick")
+        assert cards.count() == 3
+        assert cards.first.bounding_box()["y"] < 800
+        for i in range(3):
+            assert _inside(cards.nth(i).bounding_box(), 400)
+        # the chart fits the width: every point inside the viewport's width, none scrolled away
+        points = page.locator("svg.chart g.point circle:not(.ring)")
+        drawn = len([s for s in grown["setups"] if s.get("summary")])
+        assert points.count() == drawn
+        for i in range(points.count()):
+            assert _inside(points.nth(i).bounding_box(), 400), points.nth(i).bounding_box()
+        # the table: setup, found@10 and median inside the window without sliding it
+        row = page.locator("table.ranked tbody tr.ranked").first
+        for cell in (row.locator("td.setup"), row.locator("td").nth(2), row.locator("td").nth(3)):
+            assert cell.is_visible() and _inside(cell.bounding_box(), 400), cell.bounding_box()
+        assert row.locator("td").nth(2).inner_text().strip().startswith(
+            f"{grown['setups'][0]['summary']['found']['10'] * 100:.0f}%")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        assert "hover" not in page.locator("body").inner_text().lower()
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "report-400.png"), full_page=True)
     finally:
         context.close()
     assert requested == [path.as_uri()]

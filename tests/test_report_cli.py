@@ -1,4 +1,4 @@
-"""``python -m evaluation report RUN|latest --store STORE --out report.html``."""
+"""``python3 -m evaluation report RUN|latest --store STORE --out report.html``."""
 from __future__ import annotations
 
 import pytest

@@ -1,4 +1,4 @@
-"""``python -m evaluation runs list | show | export``: exit codes and what they print."""
+"""``python3 -m evaluation runs list | show | export``: exit codes and what they print."""
 from __future__ import annotations
 
 import csv
@@ -252,7 +252,7 @@ def test_a_refused_run_says_so_in_the_list_and_shows_its_errors(capsys, tmp_path
 
     code, listed, _ = run(capsys, "runs", "list", "--store", str(tmp_path / "store"))
     assert code == 0 and listed.splitlines()[1].endswith("refused: the golden file has 2 error(s); fix them "
-                                                        "(`python -m evaluation golden check`) and save it again")
+                                                        "(`python3 -m evaluation golden check`) and save it again")
     code, shown, _ = run(capsys, "runs", "show", "latest", "--store", str(tmp_path / "store"))
     assert code == 0 and shown.splitlines()[1:] == [
         f"  line 1: {check.errors[0].message}", f"  {check.errors[1].message}", "No setup ran; nothing was picked."]

@@ -435,10 +435,23 @@ def test_timing_stops_once_the_timed_searches_have_taken_the_budget_past_the_flo
     assert assemble_report(plan, [entry])["rules"]["time_budget"] == 16
 
 
-def test_the_budget_never_cuts_timing_below_the_floor(tmp_path):
+def test_the_budget_never_cuts_timing_below_six_searches_the_fewest_with_an_interval(tmp_path):
     _, _, entry = budgeted_run(tmp_path, floor=8, budget=1)
 
-    assert len(entry["times_ms"]) == 8
+    assert len(entry["times_ms"]) == 6
+
+
+def test_a_setup_that_would_spend_the_budget_before_the_floor_stops_at_six(tmp_path):
+    # after 6 searches: 12 s, 2 s a search; 10 searches would take 10 x 2 = 20 s >= the 20 s budget
+    _, _, slow = budgeted_run(tmp_path, floor=10, budget=20)
+    # with a 21 s budget the floor fits (20 < 21): timing passes the floor (10 searches, 20 s) and the
+    # 11th (1 s more: 21 s) spends the budget
+    (tmp_path / "fits").mkdir()
+    _, _, fits = budgeted_run(tmp_path / "fits", floor=10, budget=21)
+
+    assert slow["times_ms"] == [1000.0, 3000.0] * 3
+    assert slow["summary"]["median_margin"] is not None  # 6 times: the median has its interval
+    assert len(fits["times_ms"]) == 11
 
 
 def test_a_budget_of_zero_times_until_the_margin_or_the_cap(tmp_path):
@@ -489,9 +502,10 @@ def test_progress_moves_for_every_question_inside_a_batch_and_says_the_setup_and
     assert [done for done, _, _ in seen] == list(range(1, 2 * 13 + 1))  # one step at a time, never stalled
     assert {total for _, total, _ in seen} == {2 * 13}
     labels = [label for _, _, label in seen]
-    assert labels[0] == "t.keyword.bm25: warming up"
-    assert "t.keyword.bm25: timing searches one by one (1 of at most 4)" in labels
-    assert labels.count("t.dense.m: searching the other questions in a batch") == 8
+    # each label starts with which setup of how many it is (issue 23: the bar says where the run is)
+    assert labels[0] == "[1/2] t.keyword.bm25: warming up"
+    assert "[1/2] t.keyword.bm25: timing searches one by one (1 of at most 4)" in labels
+    assert labels.count("[2/2] t.dense.m: searching the other questions in a batch") == 8
 
 
 def test_the_report_keeps_the_setups_each_pick_was_chosen_among_as_ties_on_time(golden):

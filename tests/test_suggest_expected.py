@@ -106,7 +106,7 @@ def test_golden_suggest_on_the_command_line_writes_drafts_and_says_how_to_check_
                               "--setup", "local.keyword.bm25", "--quiet")
     assert code == 0, err
     assert "Proposed expected documents for 3 questions by searching local.keyword.bm25" in text
-    assert f'remove "draft", then run `python -m evaluation golden check {out}`' in text
+    assert f'remove "draft", then run `python3 -m evaluation golden check {out}`' in text
     code, text, _ = run_cli(capsys, "golden", "check", str(out))
     assert code == 0 and "3 drafts" in text
     code, _, err = run_cli(capsys, "golden", "suggest", str(golden), "--index", str(sample_index), "--out", str(out))

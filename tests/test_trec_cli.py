@@ -1,4 +1,4 @@
-"""``python -m evaluation score``: exit codes, the table and the JSON."""
+"""``python3 -m evaluation score``: exit codes, the table and the JSON."""
 from __future__ import annotations
 
 import json

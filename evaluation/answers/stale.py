@@ -115,5 +115,5 @@ def stale_warnings(target: object, source: str, questions: Sequence[Question]) -
     zero = sum(s.scores_zero for s in stale)
     if zero:
         sentences.append(f"{source}: {plural(zero, 'question')} cannot be found at all by evidence on {name}; "
-                         "run `python -m evaluation golden check` with --index to see them by line")
+                         "run `python3 -m evaluation golden check` with --index to see them by line")
     return sentences

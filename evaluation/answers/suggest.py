@@ -62,11 +62,11 @@ class Suggestions:
             lines.append(f"No result for: {', '.join(self.no_result)}")
         if self.left_out:
             lines.append(f"{line_list(self.left_out).capitalize()} {'has' if len(self.left_out) == 1 else 'have'} "
-                         "errors and was left out; `python -m evaluation golden check` says why.")
+                         "errors and was left out; `python3 -m evaluation golden check` says why.")
         if self.path:
             lines.append(f"Wrote {plural(len(self.rows), 'row')} to {self.path}; the proposals are drafts "
                          '("draft": true): check each, fix "expected", remove "draft", then run '
-                         f"`python -m evaluation golden check {self.path}`.")
+                         f"`python3 -m evaluation golden check {self.path}`.")
         return "\n".join(lines)
 
 

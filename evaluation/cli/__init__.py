@@ -1,4 +1,4 @@
-"""``python -m evaluation``: one parser, one subcommand module per area, errors handled in one place.
+"""``python3 -m evaluation``: one parser, one subcommand module per area, errors handled in one place.
 
 Each ``*_cmd`` module exposes ``register(subparsers)``; it adds its parser and sets ``handler`` to a
 function ``(args) -> int`` (the exit code). A library error becomes one sentence on stderr, never a
@@ -24,9 +24,22 @@ _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "repo
                     "answers_cmd")
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a mistake in the arguments is two lines: the sentence, then where the options are.
+
+    argparse's own ``error`` prints the whole usage first (30 lines for ``evaluate``), which hides the
+    one sentence that matters; subcommands' parsers are made of this class too (``add_subparsers``
+    uses the parent's type).
+    """
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m evaluation",
+    parser = _Parser(
+        # the name the user typed: the installed script, or the module as the README runs it
+        prog="retrieval-eval" if os.path.basename(sys.argv[0] or "") == "retrieval-eval" else "python3 -m evaluation",
         description="Find which way of searching a collection should use, from its golden file.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the library is doing")
@@ -61,8 +74,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+        print(f"interrupted: {interrupted_kept(args.command)}", file=sys.stderr)
+        return INTERRUPTED
     except BrokenPipeError:
         return 0
     except OSError as err:
@@ -71,6 +84,43 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as err:  # noqa: BLE001 - the last resort: a sentence, and the traceback in a file
         print(f"error: {last_resort(err)}", file=sys.stderr)
         return 1
+
+
+INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
+
+_KEPT_ON_INTERRUPT = {
+    "evaluate": "no run was saved (a run is saved once every setup has finished); an index that finished "
+                "building is kept, and so are the query vectors and cross-encoder scores already in the cache "
+                "file beside it, so the next run starts from there",
+    "index": "the index was not built (its half-built folder is removed; an index that was there before is "
+             "left as it was); run the command again to build it",
+    "golden": "nothing was written (a file is written whole, at the end)",
+    "answers": "nothing was written; the answers already scored are not kept",
+}
+
+
+def interrupted_kept(command: str | None) -> str:
+    """What a Ctrl-C left behind, for each command: a person should not have to guess."""
+    return _KEPT_ON_INTERRUPT.get(command or "", "nothing was changed")
+
+
+def entry() -> None:
+    """The installed ``retrieval-eval`` script and ``python3 -m evaluation``: ``main`` and its exit code.
+
+    After Ctrl-C the process leaves with ``os._exit``: the model runtime's worker threads may still be
+    inside a run, and a normal exit destroys their thread pool under them, which aborts with
+    "terminate called without an active exception" (exit 134; 1 of 7 interrupts during indexing, issue
+    23). Everything worth keeping was written or removed before the exception reached ``main``.
+    """
+    code = main()
+    if code == INTERRUPTED:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        os._exit(code)
+    sys.exit(code)
 
 
 def os_error_sentence(err: OSError) -> str:

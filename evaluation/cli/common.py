@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import UsageError, did_you_mean
+from ..progress import ProgressBar  # noqa: F401 - the subcommands import it from here
 
 MAX_THREADS = 256  # more only makes the model runtime start thousands of idle threads
 MAX_RESAMPLES = 1_000_000  # 100 times the default; more only makes a run look hung
@@ -142,35 +143,6 @@ def default_index_dir(corpus: str) -> Path:
     return Path(".index") / f"{resolved.stem.lstrip('.') or 'corpus'}-{digits}"
 
 
-class ProgressBar:
-    """A tqdm bar on stderr that any stage can drive with (done, total, label); silent when quiet."""
-
-    def __init__(self, quiet: bool = False) -> None:
-        self.quiet = quiet or not sys.stderr
-        self._bar = None
-        self._stage = None
-
-    def __call__(self, done: int, total: int, label: str) -> None:
-        if self.quiet:
-            return
-        from tqdm import tqdm
-
-        if self._bar is None or self._bar.total != total:
-            self.close()
-            self._bar = tqdm(total=total, file=sys.stderr, unit="step", leave=False, dynamic_ncols=True)
-        self._bar.set_description_str(label[:96], refresh=False)
-        self._bar.update(done - self._bar.n)
-
-    def stage(self) -> Callable[[str, int, int], None]:
-        """Adapter for index building, whose callbacks are (stage, done, total)."""
-        return lambda stage, done, total: self(done, total, stage)
-
-    def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
-            self._bar = None
-
-
 STORE_CONNECTION_STRING = "AZURE_STORAGE_CONNECTION_STRING"  # read here, at the edge; runs_cmd reads the same
 
 
@@ -209,7 +181,7 @@ def add_significance_options(parser: argparse.ArgumentParser) -> None:
                              f"from 100 to {MAX_RESAMPLES})")
 
 
-INDEX_HELP = ("an index folder built by `python -m evaluation index`, or the Blob address it was published to "
+INDEX_HELP = ("an index folder built by `python3 -m evaluation index`, or the Blob address it was published to "
               "(fetched once into --index-cache)")
 
 
@@ -246,9 +218,23 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
     verify = getattr(args, "verify", False)
     described = None
     if args.corpus:
+        import time
+
+        from ..engine.index import read_marker
+
         folder = args.index_dir or default_index_dir(args.corpus)
-        build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads,
-                    verify=verify)
+        if read_marker(folder) is None:
+            bar.say(f"building the index of {args.corpus} in {folder}: first run only (about 2-3 minutes on 2 "
+                    "cores for the sample: chunking, BM25, embedding every chunk with each model); later runs "
+                    "reuse it while the corpus and settings are unchanged")
+        else:
+            bar.say(f"checking the index in {folder} (built again only if the corpus, settings or models changed)")
+        started = time.perf_counter()
+        manifest = build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads,
+                               verify=verify)
+        bar.close()
+        bar.say(f"index {'reused' if manifest.get('reused') else f'built in {time.perf_counter() - started:.0f} s'}: "
+                f"{folder} ({manifest.get('chunks')} chunks)")
         index = open_index(folder)  # just built, or just checked by build_index
     elif is_blob_address(args.index):
         from ..engine.published import fetch_index

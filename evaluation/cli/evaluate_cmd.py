@@ -1,4 +1,4 @@
-"""``python -m evaluation evaluate``: every setup on the golden file, ranked, with the three picks."""
+"""``python3 -m evaluation evaluate``: every setup on the golden file, ranked, with the three picks."""
 from __future__ import annotations
 
 import argparse
@@ -204,7 +204,8 @@ def azure_search_target(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from ..evaluate import evaluate
-    from ..golden import read_golden
+    from ..errors import GoldenFileError
+    from ..golden import explain_problems, read_golden, run_problems
     from ..report.text import render_questions, render_report
 
     rules = parse_fail_under(args.fail_under)
@@ -212,6 +213,9 @@ def run(args: argparse.Namespace) -> int:
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
     golden = read_golden(args.golden, **golden_limit(args))
+    problems = run_problems(golden)  # before the index is built: a refused file costs no minutes
+    if problems:
+        raise GoldenFileError(explain_problems(golden.source, problems))
     unsaved = None
     try:
         targets = build_targets(args, bar)
@@ -234,6 +238,7 @@ def run(args: argparse.Namespace) -> int:
             print(render_questions(report, question_texts(golden.raw, report)))
         if store is not None and unsaved is None:
             print(f"\nSaved as run {report['id']} in {store.address}")
+            print(saved_where(store, report["id"]))
     if unsaved is not None:
         print(f"error: {unsaved}", file=sys.stderr)
         return 1
@@ -249,6 +254,16 @@ def run(args: argparse.Namespace) -> int:
         print("\n" + render_comparison(comparison), file=sys.stderr if args.json else sys.stdout)
         regressed = gate(comparison, args.fail_on_regression)
     return 1 if missed or regressed else 0
+
+
+def saved_where(store, run_id: str) -> str:
+    """Where to look next: the page (with a ``file://`` link for a folder store, which a terminal makes
+    clickable) and the report."""
+    from pathlib import Path
+
+    page, data = store.run_file(run_id, "report.html"), store.run_file(run_id, "report.json")
+    link = f"  ({Path(page).resolve().as_uri()})" if "://" not in page else ""
+    return f"  page:   {page}{link}\n  report: {data}"
 
 
 def read_baseline(args: argparse.Namespace) -> dict | None:

@@ -1,4 +1,4 @@
-"""``python -m evaluation golden``: check a golden file, write a template, propose labels, find a cut-off.
+"""``python3 -m evaluation golden``: check a golden file, write a template, propose labels, find a cut-off.
 
 ``golden check FILE [--json] [--corpus CORPUS | --index DIR]`` prints what is wrong, line by line
 (exit 0 when nothing stops a run, 1 when there are errors). ``golden template --corpus CORPUS --out
@@ -37,7 +37,7 @@ def register(subparsers: Any) -> None:
                          help="also warn about labels this corpus cannot match (documents it does not hold, pages "
                               "of documents without pages or past the last one) and evidence quotes none of "
                               "their chunks holds")
-    against.add_argument("--index", metavar="DIR", type=local_path, help="the same against an index built by `python -m evaluation "
+    against.add_argument("--index", metavar="DIR", type=local_path, help="the same against an index built by `python3 -m evaluation "
                                                         "index` (its own chunks, so chunk ids too)")
     check.add_argument("--by", choices=GRAINS, default="doc",
                        help="the grain the run will judge at, for the warnings (default doc)")
@@ -105,7 +105,7 @@ def _check(args: argparse.Namespace) -> int:
 def _template(args: argparse.Namespace) -> int:
     rows = golden_template(args.corpus, args.out, n=args.n, seed=args.seed, by=args.by, overwrite=args.force)
     print(f"wrote {len(rows)} template rows to {args.out}; write a question in each, "
-          f"then run: python -m evaluation golden check {args.out}")
+          f"then run: python3 -m evaluation golden check {args.out}")
     return 0
 
 

@@ -1,4 +1,4 @@
-"""``python -m evaluation index CORPUS --out DIR|ADDRESS``: build the embedded index once, and publish it
+"""``python3 -m evaluation index CORPUS --out DIR|ADDRESS``: build the embedded index once, and publish it
 to Blob storage when ``--out`` is a Blob address (the Function App's embedded targets read it there).
 
 For a Blob address the index is built in ``--index-dir`` (default ``.index/<corpus name>-<8 hex digits of its path>``), then

@@ -221,7 +221,7 @@ def read(folder: Path, manifest: dict, chunks: int) -> TokenVectors | None:
     if not built:
         return None
     where = folder / FOLDER
-    fix = f"rebuild it with `python -m evaluation index CORPUS --out {folder} --colbert --force`"
+    fix = f"rebuild it with `python3 -m evaluation index CORPUS --out {folder} --colbert --force`"
     codes = np.load(where / "tokens.npy", mmap_mode="r")
     scales = np.load(where / "scales.npy", mmap_mode="r")
     offsets = np.load(where / "offsets.npy")

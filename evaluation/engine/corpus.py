@@ -23,8 +23,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..errors import CorpusError, LineProblem, did_you_mean
-from ..jsonl import JsonLineError, parse_line, read_lines
+from ..errors import CorpusError, LineProblem, at_most, did_you_mean, nearest_file
+from ..jsonl import file_wide, JsonLineError, parse_line, read_lines
 
 PAGE_BREAK = "\f"
 FOLDER_SUFFIXES = (".md", ".markdown", ".txt")
@@ -110,10 +110,8 @@ def read_corpus(source: str | Path) -> Corpus:
     """Read every document of ``source``; raise one ``CorpusError`` listing every bad row."""
     path = Path(source)
     if not path.exists():
-        raise CorpusError(
-            f"{path}: no such corpus. Give a JSONL file of {{\"id\", \"text\"}} rows "
-            "or a folder of .md / .txt files."
-        )
+        shape = ' Give a JSONL file of {"id", "text"} rows or a folder of .md / .txt files.'
+        raise CorpusError(f"{path}: no such corpus.{nearest_file(path) or shape}")
     if path.is_dir():
         documents, problems, digest = _read_folder(path)
     else:
@@ -135,8 +133,8 @@ def check_corpus(source: str | Path) -> list[CorpusProblem]:
 
 
 def _summarise(path: Path, problems: list[CorpusProblem]) -> str:
-    head = f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the corpus; fix them and run again:"
-    return "\n".join([head, *(f"  {p}" for p in problems)])
+    head = f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the corpus; fix {'it' if len(problems) == 1 else 'them'} and run again:"
+    return "\n".join([head, *at_most([f"  {p}" for p in problems], indent="  ")])
 
 
 def _read_jsonl(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
@@ -145,7 +143,9 @@ def _read_jsonl(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
     documents: list[Document] = []
     problems: list[CorpusProblem] = []
     first_line: dict[str, int] = {}
+    rows = 0
     for line in read_lines(raw):
+        rows += 1
         number = line.number
         if line.text is None:
             problems.append(CorpusProblem(number, line.problem or "cannot be read"))
@@ -169,7 +169,8 @@ def _read_jsonl(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
             continue
         first_line[document.id] = number
         documents.append(document)
-    return documents, problems, digest
+    wide = file_wide(raw, problems, rows)  # an array, another encoding, "body" for "text": said once
+    return documents, [CorpusProblem(None, s) for s in wide.sentences] + list(wide.kept), digest
 
 
 def _document_from_row(row: dict, number: int) -> tuple[Document | None, list[CorpusProblem]]:

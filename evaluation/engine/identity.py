@@ -104,7 +104,7 @@ def rebuild_command(manifest: dict[str, Any], folder: str | Path) -> str:
     from .chunking import ChunkSettings
 
     corpus = (manifest.get("corpus") or {}).get("source") or "CORPUS"
-    words = ["python -m evaluation index", _quoted(corpus), "--out", _quoted(str(folder))]
+    words = ["python3 -m evaluation index", _quoted(corpus), "--out", _quoted(str(folder))]
     chunking, default = manifest.get("chunking") or {}, ChunkSettings().to_dict()
     for key, flag in (("strategy", "--chunking"), ("size", "--chunk-size"), ("overlap", "--chunk-overlap")):
         if key in chunking and chunking[key] != default[key]:

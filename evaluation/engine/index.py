@@ -132,6 +132,15 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
     the size check, or the sha256 check with ``verify``). ``force`` rebuilds regardless. Only a
     folder holding this tool's marker is ever replaced (see ``check_destination``).
     """
+    if progress is True:  # the command line's bar on stderr, for a library caller who asks
+        from ..progress import ProgressBar
+
+        bar = ProgressBar()
+        try:
+            return build_index(corpus, folder, settings, progress=bar.stage(), threads=threads, force=force,
+                               verify=verify)
+        finally:
+            bar.close()
     folder = Path(folder)
     check_destination(folder, corpus.source if isinstance(corpus, Corpus) else corpus)
     corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
@@ -482,13 +491,13 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
     manifest = read_manifest(folder)
     if manifest is None:
         raise SearchIndexError(f"{folder}: no index here; build one with "
-                               f"`python -m evaluation index CORPUS --out {folder}`")
+                               f"`python3 -m evaluation index CORPUS --out {folder}`")
     if manifest.get("format") != INDEX_FORMAT:
         if read_marker(folder) is not None:  # ours: building again replaces it in place
             raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT} (this version "
                                    f"also keeps a document BM25); rebuild it with `{rebuild_command(manifest, folder)}`")
         raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT}; rebuild it "
-                               f"(delete the folder, then `python -m evaluation index CORPUS --out {folder}`)")
+                               f"(delete the folder, then `python3 -m evaluation index CORPUS --out {folder}`)")
     changed = differences(manifest)  # the questions must meet the chunks' own models, tokenizers and stemmer
     if changed:
         shown = "; ".join(changed[:4]) + (f"; and {len(changed) - 4} more" if len(changed) > 4 else "")
@@ -497,12 +506,12 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
     damage = index_damage(folder, manifest, hashes=verify)
     if damage is not None:
         raise SearchIndexError(f"{folder}: the index is damaged ({damage}); rebuild it with "
-                               f"`python -m evaluation index CORPUS --out {folder} --force`")
+                               f"`python3 -m evaluation index CORPUS --out {folder} --force`")
     if corpus is not None:
         current = read_corpus(corpus)
         if current.sha256 != manifest["corpus"]["sha256"]:
             raise SearchIndexError(f"{folder}: the corpus {corpus} changed since this index was built; "
-                                   f"rebuild with `python -m evaluation index {corpus} --out {folder}`")
+                                   f"rebuild with `python3 -m evaluation index {corpus} --out {folder}`")
     try:
         chunks = tuple(_read_chunks(folder / "chunks.jsonl"))
         bm25 = bm25s.BM25.load(str(folder / "bm25"), mmap=True, show_progress=False)
@@ -511,7 +520,7 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
         held = int(chunk_documents.max()) + 1 if len(chunks) else 0
         if int(bm25_documents.scores["num_docs"]) != held:
             raise SearchIndexError(f"{folder}: bm25_documents holds {bm25_documents.scores['num_docs']} documents "
-                                   f"for the {held} of chunks.jsonl; rebuild it with `python -m evaluation index "
+                                   f"for the {held} of chunks.jsonl; rebuild it with `python3 -m evaluation index "
                                    f"CORPUS --out {folder} --force`")
         vectors = {}
         for info in manifest["models"]:
@@ -521,7 +530,7 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
                                        f"for {len(chunks)} chunks; rebuild the index")
             if len(chunks) and not _unit_rows(array):
                 raise SearchIndexError(f"{folder}: vectors/{info['name']}.npy holds rows that are not unit "
-                                       f"length (damaged); rebuild it with `python -m evaluation index CORPUS "
+                                       f"length (damaged); rebuild it with `python3 -m evaluation index CORPUS "
                                        f"--out {folder} --force`")
             vectors[info["name"]] = array
         from .colbert import read as read_token_vectors

@@ -61,7 +61,7 @@ def publish_index(folder: str | Path, address: str, *, connection_string: str | 
     manifest = read_manifest(folder)
     if manifest is None or "fingerprint" not in manifest:
         raise SearchIndexError(f"{folder}: no index here to publish; build one with "
-                               f"`python -m evaluation index CORPUS --out {folder}`")
+                               f"`python3 -m evaluation index CORPUS --out {folder}`")
     fingerprint = manifest["fingerprint"]
     container, root = _container(address, connection_string, credential)
     version = _join(root, fingerprint)
@@ -96,7 +96,7 @@ def published_fingerprint(address: str, *, connection_string: str | None = None,
             raw = read_blob(container, _join(root, CURRENT))
         except FileNotFoundError as err:
             raise SearchIndexError(f"{address}: no published index here; publish one with "
-                                   f"`python -m evaluation index CORPUS --out {address}`") from err
+                                   f"`python3 -m evaluation index CORPUS --out {address}`") from err
     try:
         current = json.loads(raw)
         fingerprint = current["fingerprint"]

@@ -16,16 +16,19 @@ but whose questions have no ``expected`` (an Amazon Bedrock dataset before it is
 from __future__ import annotations
 
 import re
+from difflib import get_close_matches
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
 
-from ..errors import GoldenFileError, capped
+from ..errors import GoldenFileError, at_most
 from ..engine.corpus import Corpus
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, _nothing_ready, check_size, load_raw, scan_golden, unlabelled_problem
 from .wording import plural, quoted
+
+JSON_LISTS_ALL = " (--json lists every one)"
 
 
 @runtime_checkable
@@ -84,19 +87,12 @@ class GoldenCheck:
         if self.errors:
             lines.append(f"{plural(len(self.errors), 'error')}; fix {'it' if len(self.errors) == 1 else 'them'} "
                          "and check again:")
-            lines += _capped_lines(self.errors, "errors")
+            lines += at_most([f"  {problem}" for problem in self.errors], indent="  ", hint=JSON_LISTS_ALL)
         if self.warnings:
             lines.append(f"{plural(len(self.warnings), 'warning')}:")
-            lines += _capped_lines(self.warnings, "warnings")
+            lines += at_most([f"  {problem}" for problem in self.warnings], indent="  ", hint=JSON_LISTS_ALL)
         lines.append("Ready to run." if self.ok else "Not ready to run.")  # ok implies a question is ready
         return "\n".join(lines)
-
-
-def _capped_lines(problems: Sequence[GoldenProblem], nouns: str) -> list[str]:
-    """At most ``MAX_PROBLEMS_SHOWN`` problems, one a line, then how many more (``to_dict`` keeps all)."""
-    shown, rest = capped(problems)
-    return [f"  {problem}" for problem in shown] + ([f"  ... and {rest:,} more {nouns} (--json lists every one)"]
-                                                    if rest else [])
 
 
 def _item(problem: GoldenProblem) -> dict[str, Any]:
@@ -173,9 +169,9 @@ def run_problems(golden: Golden) -> tuple[GoldenProblem, ...]:
 def explain_problems(source: str, problems: Sequence[GoldenProblem]) -> str:
     """One message naming every problem by line, as ``golden check`` prints them, with the fix."""
     head = (f"{source}: {plural(len(problems), 'error')} in the golden file, so no run starts; fix "
-            f"{'it' if len(problems) == 1 else 'them'} and run again (`python -m evaluation golden check "
+            f"{'it' if len(problems) == 1 else 'them'} and run again (`python3 -m evaluation golden check "
             f"{source}` shows the same):")
-    return "\n".join([head, *_capped_lines(problems, "errors")])
+    return "\n".join([head, *at_most([f"  {problem}" for problem in problems], indent="  ", hint=JSON_LISTS_ALL)])
 
 
 def _in_line_order(problems: Iterable[GoldenProblem]) -> tuple[GoldenProblem, ...]:
@@ -239,7 +235,7 @@ def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str, *
                 others.append(message)
         if missing and say_missing:
             missing = list(dict.fromkeys(missing))
-            names = ", ".join(quoted(doc_id) for doc_id in missing)
+            names = ", ".join(quoted(doc_id) + _nearest(doc_id, labels.held) for doc_id in missing)
             verb = "is" if len(missing) == 1 else "are"
             others.insert(0, f"{names} {verb} not in {labels.where}; check the id, or add the document")
         warnings += [GoldenProblem(question.line, message) for message in others]
@@ -247,6 +243,12 @@ def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str, *
 
 
 _MISSING = "missing"
+
+
+def _nearest(doc_id: str, held: frozenset[str]) -> str:
+    """`` (nearest: "a", "b")``: the held ids closest to an id that is not held (a typo's id meant)."""
+    close = get_close_matches(doc_id, sorted(held), n=3, cutoff=0.6)
+    return f" (nearest: {', '.join(quoted(c) for c in close)})" if close else ""
 
 
 def _document_label(text: str, item: ExpectedItem, labels: _Labels) -> str | None:

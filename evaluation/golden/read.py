@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import GoldenFileError, capped
+from ..errors import GoldenFileError, at_most
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from ..store.sources import Fetcher
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw, scan_golden
@@ -52,10 +52,8 @@ def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None =
 
 def _explain(source: str | Path, scan: Scan) -> str:
     lines = [f"{source}: {problem.message}" for problem in scan.file_errors]
-    shown, rest = capped(scan.row_errors)
-    lines += [f"  {problem}" for problem in shown]
-    if rest:
-        lines.append(f"  ... and {rest:,} more: run `python -m evaluation golden check {source} --json` to see them all")
+    hint = f" (`python3 -m evaluation golden check {source} --json` lists them all)"
+    lines += at_most([f"  {problem}" for problem in scan.row_errors], indent="  ", hint=hint)
     return "\n".join(lines)
 
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from ..errors import GoldenFileError, InputTooLargeError, StoreError
-from ..jsonl import JsonLineError, parse_line, read_lines
+from ..errors import GoldenFileError, InputTooLargeError, StoreError, nearest_file
+from ..jsonl import JsonLineError, file_wide, parse_line, read_lines
 from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
 from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
 from .schema import FIELDS, row_errors
@@ -43,7 +43,11 @@ class Scan:
 
 
 def missing_file_message(source: str | Path) -> str:
-    """The sentence for a golden file that is not there: how to start one."""
+    """The sentence for a golden file that is not there: the file meant when one is close to the name,
+    else how to start one."""
+    hint = nearest_file(source)
+    if hint:
+        return f"{source}: no such golden file.{hint}"
     return f"{source}: no such golden file. Start one from your corpus with: {template_command(str(source))}"
 
 
@@ -88,7 +92,7 @@ def scan_golden(raw: bytes) -> Scan:
     scanner = _Scanner()
     for line in read_lines(raw):
         scanner.read_line(line.number, line.text, line.problem)
-    return scanner.finish()
+    return scanner.finish(raw)
 
 
 class _Claim(NamedTuple):
@@ -181,15 +185,22 @@ class _Scanner:
                     self.first_question_line[folded] = number
         return errors
 
-    def finish(self) -> Scan:
+    def finish(self, raw: bytes = b"") -> Scan:
+        """The scan; a mistake of the whole file (an array, another encoding, one wrong field on every
+        row) is said once with its count (``jsonl.file_wide``) in place of the line errors it explains."""
         file_errors: list[GoldenProblem] = []
+        wide = file_wide(raw, self.errors, self.rows)
+        said = [GoldenProblem(None, sentence) for sentence in wide.sentences]
+        row_problems = list(wide.kept)
         if self.rows == 0:
             file_errors.append(GoldenProblem(None, "the file is empty; write one question per line, like "
                                                    f"{ROW_EXAMPLE}, or start from a template: {template_command()}"))
         elif not self.questions:
-            file_errors.append(GoldenProblem(None, _nothing_ready(self.rows_with_errors, len(self.unfilled))))
+            file_errors += said or [GoldenProblem(None, _nothing_ready(self.rows_with_errors, len(self.unfilled)))]
+        else:  # the file still reads: the sentences stop a run, as its line errors would have
+            row_problems = said + row_problems
         return Scan(format=self.format or "jsonl", rows=self.rows, questions=tuple(self.questions),
-                    unfilled=tuple(self.unfilled), row_errors=tuple(self.errors),
+                    unfilled=tuple(self.unfilled), row_errors=tuple(row_problems),
                     row_warnings=tuple(self.warnings), file_errors=tuple(file_errors),
                     file_warnings=tuple(self._file_warnings()))
 

@@ -14,7 +14,7 @@ _LONGEST = 60
 
 def template_command(out: str = "golden.jsonl") -> str:
     """The command that starts a golden file from a corpus, for messages about a missing or empty one."""
-    return f"python -m evaluation golden template --corpus CORPUS --out {out}"
+    return f"python3 -m evaluation golden template --corpus CORPUS --out {out}"
 
 
 def quoted(text: str) -> str:

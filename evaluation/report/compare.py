@@ -91,6 +91,8 @@ def compare_reports(baseline: Mapping[str, Any], current: Mapping[str, Any], *, 
         }
     return {
         "baseline": _identity(baseline), "current": _identity(current),
+        # `compare latest latest`, or one id twice: every difference is 0 by construction, so say so
+        "same_run": baseline.get("id") is not None and baseline.get("id") == current.get("id"),
         "questions": {**questions, "shared": len(ids)},
         "significance": settings.describe(),
         "setups": setups,
@@ -150,6 +152,9 @@ def render_comparison(comparison: Mapping[str, Any]) -> str:
     """The comparison for a person: what was shared, a row per setup, the questions that moved."""
     base, cur, questions = comparison["baseline"], comparison["current"], comparison["questions"]
     significance = comparison["significance"]
+    if comparison.get("same_run"):
+        return (f"Run {cur['id']} is compared with itself, so nothing can differ; name two runs (`runs list` "
+                "shows them; `latest` is the newest), e.g. compare <older id> latest")
     out = [f"Run {cur['id']} against baseline {base['id']}: {questions['shared']} shared question(s), matched by "
            f"{questions['matched_by']}; {questions['only_in_baseline']} only in the baseline, "
            f"{questions['only_in_current']} only in this run."]

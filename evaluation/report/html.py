@@ -130,10 +130,10 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
     else:
         parts = [
             _header(report, collection),
+            _unreachable(report),
             _missing(report),
-            _left_out(report),
-            _cache(report),
             _picks(report, setups),
+            _left_out(report),
             _chart(report, ran, picks),
             _table(report, ran, failed, picks),
             _trend(points, ran),
@@ -213,6 +213,17 @@ def _header(report: dict[str, Any], collection: str, *, refused: bool = False) -
             f'<p class="golden-line">{line}</p><p class="golden-line">{run_line}</p></header>{problem_note}')
 
 
+def _unreachable(report: dict[str, Any]) -> str:
+    """A target that could not be reached, said before anything else: its setups failed, the others ran."""
+    from ..unreachable import unreachable_notes
+
+    notes = unreachable_notes(report)
+    if not notes:
+        return ""
+    return ('<section class="note warn" id="unreachable"><ul>' + "".join(f"<li>{_t(n)}</li>" for n in notes)
+            + "</ul></section>")
+
+
 def _missing(report: dict[str, Any]) -> str:
     missing = {t: g for t, g in (report.get("missing") or {}).items() if isinstance(g, dict)}
     if not missing:
@@ -220,7 +231,7 @@ def _missing(report: dict[str, Any]) -> str:
     items = []
     for target, gone in sorted(missing.items()):
         items.append(f'<li data-target="{attr(target)}">{_t(missing_note(target, gone, limit=None))}</li>')
-    return ('<section class="note warn" id="missing"><strong>Expected documents the index no longer holds.</strong> '
+    return ('<section class="note warn" id="missing"><strong>Expected documents the index does not hold.</strong> '
             "Their questions stay in the run and cannot be found there, so every setup loses them alike:"
             f"<ul>{''.join(items)}</ul></section>")
 
@@ -403,7 +414,6 @@ def _chart(report: dict[str, Any], ran: list[dict[str, Any]], picks: dict[str, l
             "Up is more questions found in the top 10; left is faster. Points up and to the left are the ones "
             "worth a look.</p>"
             f'<figure class="chart-grid{" many" if len(points) > 10 else ""}"><div class="chart-wrap"><div class="scroll">{scatter(points, frontier)}</div>'
-            '<p class="narrow-only muted small">Slide the chart sideways to see every point.</p>'
             f'<ul class="legend">{legend}</ul></div>'
             f'<ol class="chart-key">{key_list}</ol>'
             "<figcaption>Time is the median of searches made one at a time, as a caller would. Every point is "
@@ -421,23 +431,25 @@ def _table(report: dict[str, Any], ran: list[dict[str, Any]], failed: list[dict[
     frontier = set(k for k in report.get("frontier") or [] if isinstance(k, str))
     recall = _has_recall(ran)
     versus = any("versus_top" in s for s in ran)
-    head = ("<tr><th class=\"num\">#</th><th>setup</th>"
-            + "".join(f'<th class="num{" main" if m == FOUND_10 else ""}">{m}</th>' for m in FOUND)
+    others = [k for k in CUTOFFS if k != 10]
+    # found@10 (the ranking key) and the times first: what a pick is chosen on reads without scrolling
+    head = (f"<tr><th class=\"num rank\">#</th><th class=\"setup\">setup</th><th class=\"num main\">{FOUND_10}</th>"
+            '<th class="num">median ms</th><th class="num">p95 ms</th>'
+            + "".join(f'<th class="num">{m}</th>' for m in FOUND if m != FOUND_10)
             + ('<th class="num">recall@10</th>' if recall else "")
-            + f'<th class="num">{MRR}</th><th class="num">{NDCG_10}</th><th class="num">median ms</th>'
-            '<th class="num">p95 ms</th></tr>')
+            + f'<th class="num">{MRR}</th><th class="num">{NDCG_10}</th></tr>')
     rows = []
     for setup in ran:
         summary = _summary(setup)
         n = summary.get("questions")
-        cells = []
-        for k in CUTOFFS:
+        share, count = _found(summary, 10), _count(summary, 10)
+        of = f'<span class="count">{count} of {n}</span>' if count is not None and n else ""
+        cells = [f'<td class="num main">{_pct(share, n)}{of}{_versus_top(setup) if versus else ""}</td>',
+                 f'<td class="num">{_ms(summary.get("median_ms"))}</td><td class="num">{_ms(summary.get("p95_ms"))}</td>']
+        for k in others:
             share, count = _found(summary, k), _count(summary, k)
             title = f' title="{count} of {n} questions"' if count is not None and n else ""
-            if k == 10:
-                cells.append(f'<td class="num main"{title}>{_pct(share, n)}{_versus_top(setup) if versus else ""}</td>')
-            else:
-                cells.append(f'<td class="num"{title}>{_pct(share, n)}</td>')
+            cells.append(f'<td class="num"{title}>{_pct(share, n)}</td>')
         if recall:
             cells.append(f'<td class="num">{_pct(((summary.get("recall") or {}) or {}).get("10"), n)}</td>')
         badges = "".join(f'<span class="badge">{_t(p)}</span>' for p in picks.get(setup["key"], []))
@@ -445,27 +457,26 @@ def _table(report: dict[str, Any], ran: list[dict[str, Any]], failed: list[dict[
             badges += '<span class="badge frontier">frontier</span>'
         rows.append(
             f'<tr class="ranked" data-key="{attr(setup["key"])}" data-rank="{attr(setup.get("rank"))}">'
-            f'<td class="num">{_t(setup.get("rank", ""))}</td>'
+            f'<td class="num rank">{_t(setup.get("rank", ""))}</td>'
             f'<td class="setup"><span class="dot" style="background:{method_colour(setup.get("method"))}"></span>'
             f'<a class="key" href="#setup-{attr(setup["key"])}">{_t(setup["key"])}</a>'
             f'<span class="label">{_t(setup.get("method_label", ""))}</span>'
             + (f'<span class="badges">{badges}</span>' if badges else "") + "</td>"
             + "".join(cells)
-            + f'<td class="num">{_score(summary.get("mrr"))}</td><td class="num">{_score(summary.get("ndcg_10"))}</td>'
-            f'<td class="num">{_ms(summary.get("median_ms"))}</td><td class="num">{_ms(summary.get("p95_ms"))}</td></tr>')
+            + f'<td class="num">{_score(summary.get("mrr"))}</td><td class="num">{_score(summary.get("ndcg_10"))}</td></tr>')
     span = 2 + len(CUTOFFS) + (1 if recall else 0) + 4
     for setup in failed:
-        rows.append(f'<tr class="failed" data-key="{attr(setup["key"])}"><td class="num">–</td>'
+        rows.append(f'<tr class="failed" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
                     f'<td class="setup"><span class="key">{_t(setup["key"])}</span>'
                     f'<span class="label">{_t(setup.get("method_label", ""))}</span></td>'
                     f'<td colspan="{span - 2}">failed, never picked: {_t(setup.get("error") or "no result")}</td></tr>')
     rank_by = (report.get("rules") or {}).get("rank_by") or ["found@10", "found@1", "median_ms", "key"]
     return ('<section id="ranked"><h2>Every setup, ranked</h2>'
             f'<p class="muted">Ranked by {_t(", then ".join(_words(str(r)) for r in rank_by))}. '
-            "Hover a found@ cell for the count of questions"
-            + ("; under each found@10, the setup against the top, question by question (q: questions it "
-               "finds that the top misses, minus the reverse; p: the paired test, corrected for comparing many "
-               "setups); hover it for MRR and nDCG@10" if versus else "") + ".</p>"
+            "Under each found@10, how many questions that is"
+            + ("; then the setup against the top, question by question (q: questions it finds that the top "
+               "misses, minus the reverse; p: the paired test, corrected for comparing many setups)" if versus else "")
+            + ". The setup column stays put while the table slides sideways.</p>"
             f'<div class="table-wrap"><table class="ranked"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
             "</table></div></section>")
 
@@ -660,22 +671,36 @@ def _hard_questions(report: dict[str, Any], ran: list[dict[str, Any]], questions
         positions = [r for r in firsts if isinstance(r, int)]
         best = min(positions) if positions else None
         rows.append((found, qid, best))
+    rows.sort(key=lambda r: (r[0], r[1]))  # hardest first
+    most = [r for r in rows if r[0] * 2 < len(ran)]  # missed by more than half the setups
+    some = [r for r in rows if r[0] * 2 >= len(ran)]
+    note = ("Question text is shown from the kept golden file." if questions else
+            "Questions are named by their id in the golden file; the report keeps no question text.")
+    half = len(ran) // 2 + 1  # "most": more than half of the setups that ran
+    most_part = (_question_table(most, ran, expected, questions) if most else
+                 f'<p class="muted">None: every question was found in the top 10 by at least half of the '
+                 f"{len(ran)} setups.</p>")
+    some_part = ""
+    if some:
+        some_part = ('<h3>Questions some setups miss</h3><p class="muted">Found in the top 10 by at least half of the '
+                     f"setups, but not by all of them.</p>{_question_table(some, ran, expected, questions)}")
     if not rows:
-        return ('<section id="questions"><h2>Questions most setups miss</h2><p class="muted">Every setup found '
-                "every question in its top 10.</p></section>")
-    rows.sort(key=lambda r: (r[0], r[1]))
+        most_part = '<p class="muted">None: every setup found every question in its top 10.</p>'
+    return ('<section id="questions"><h2>Questions most setups miss</h2>'
+            f'<p class="muted">Questions that at least {half} of the {len(ran)} setups did not find in their top 10, '
+            f"hardest first. {note}</p>{most_part}{some_part}</section>")
+
+
+def _question_table(rows: list[tuple[int, str, int | None]], ran: list[dict[str, Any]],
+                    expected: Mapping[str, Any], questions: Mapping[str, str] | None) -> str:
     body = "".join(
         f'<tr data-question="{attr(qid)}"><td>{_question(qid, questions)}</td>'
         f'<td class="num">{found} of {len(ran)}</td><td class="num">{best if best else "–"}</td>'
         f'<td class="expected">{_t(", ".join(str(e) for e in expected.get(qid, [])))}</td></tr>'
         for found, qid, best in rows)
-    note = ("Question text is shown from the kept golden file." if questions else
-            "Questions are named by their id in the golden file; the report keeps no question text.")
-    return ('<section id="questions"><h2>Questions most setups miss</h2>'
-            f'<p class="muted">Questions that at least one setup did not find in its top 10, hardest first. {note}</p>'
-            '<div class="table-wrap"><table><thead><tr><th>question</th><th class="num">setups finding it in the top 10</th>'
+    return ('<div class="table-wrap"><table><thead><tr><th>question</th><th class="num">setups finding it in the top 10</th>'
             '<th class="num">best position</th><th>expected</th></tr></thead>'
-            f"<tbody>{body}</tbody></table></div></section>")
+            f"<tbody>{body}</tbody></table></div>")
 
 
 def _glossary(report: dict[str, Any], ran: list[dict[str, Any]]) -> str:
@@ -738,6 +763,7 @@ def _footer(report: dict[str, Any]) -> str:
         targets.append(f"<li><strong>{_t(name)}</strong>: {_t(', '.join(facts))}</li>")
     return ("<footer><h2>How this run was made</h2>"
             + (f'<ul class="plain">{"".join(targets)}</ul>' if targets else "")
+            + _cache(report)
             + (f"<p>Rules: {_t('; '.join(bits))}.</p>" if bits else "")
             + "<p>Made by the retrieval evaluation library. This page is one file: it fetches nothing and runs no "
               "script.</p></footer>")

@@ -31,14 +31,29 @@ def _listed(items: Iterable[str], limit: int | None) -> str:
 
 
 def missing_note(target: str, gone: dict[str, Any], *, limit: int | None = 10) -> str:
-    """One sentence: what ``target`` no longer holds and which questions it costs."""
+    """One sentence: what ``target`` does not hold (or no longer holds) and which questions it costs.
+
+    "no longer holds" only for ids the report knows were held before (``was_held``: an earlier run
+    of the same store searched them there); any other absent id "does not hold", with the nearest
+    ids the target does hold (``nearest``) when it could list them: a typo was never held.
+    """
     documents = [str(d) for d in gone.get("documents") or []]
     lost, partly = _ids(gone.get("questions")), _ids(gone.get("partly"))
     unit = "chunk" if gone.get("unit") == "chunk" else "document"  # at --by chunk, expected chunk ids
-    sentence = (f"{target} no longer holds {plural(len(documents), f'expected {unit}')}: "
-                f"{_listed(documents, limit)}")
+    was_held = {str(d) for d in gone.get("was_held") or []}
+    nearest = gone.get("nearest") if isinstance(gone.get("nearest"), dict) else {}
+    never = [d for d in documents if d not in was_held]
+    parts = []
+    if never:
+        shown = [f"{d} (nearest: {', '.join(map(str, nearest[d]))})" if nearest.get(d) else d for d in never]
+        parts.append(f"{target} does not hold {plural(len(never), f'expected {unit}')}: {_listed(shown, limit)}")
+    if was_held:
+        known = [d for d in documents if d in was_held]
+        parts.append(f"{'it' if never else target} no longer holds {plural(len(known), f'expected {unit}')} "
+                     f"an earlier run found there: {_listed(known, limit)}")
+    sentence = "; ".join(parts)
     if lost:
-        sentence += f"; questions that can no longer be found there: {_listed(lost, limit)}"
+        sentence += f"; questions that cannot be found there: {_listed(lost, limit)}"
     if partly:
         sentence += f"; questions that lost some of their expected {unit}s: {_listed(partly, limit)}"
     return sentence

@@ -50,9 +50,8 @@ figure { margin: 8px 0 0; }
 .chart-grid.many ol.chart-key li { break-inside: avoid; }
 @media (max-width: 900px) { .chart-grid { grid-template-columns: minmax(0, 1fr); } }
 .chart-wrap > .scroll { overflow-x: auto; }
-.narrow-only { display: none; }
-@media (max-width: 700px) { .narrow-only { display: block; } }
-svg.chart { width: 100%; min-width: 600px; height: auto; display: block; }
+/* the chart scales to the width it is given, a phone's too: every point stays on screen */
+svg.chart { width: 100%; max-width: 100%; height: auto; display: block; }
 ol.chart-key { margin: 10px 0 0; padding-left: 28px; font-size: 13px; }
 ol.chart-key li { margin: 0 0 7px; }
 ol.chart-key li::marker { font-weight: 700; color: var(--muted); }
@@ -97,8 +96,22 @@ td.setup .label { display: block; color: var(--muted); font-size: 12.5px; }
 .dot { display: inline-block; width: 10px; height: 10px; border-radius: 50%; margin-right: 6px;
        vertical-align: 0; }
 td.main, th.main { background: #eef3fb; font-weight: 650; }
-td.setup { min-width: 340px; }
-@media (max-width: 600px) { td.setup { min-width: 230px; } main { padding: 14px 14px 40px; } }
+/* the setup column stays put while the rest slides: sticky, with a background to hide what passes under */
+table.ranked th.setup, table.ranked td.setup { position: sticky; left: 0; z-index: 1; background: #fff;
+                                               min-width: 240px; max-width: 330px; box-shadow: 1px 0 0 #eceff4; }
+table.ranked thead th.setup { background: var(--soft); z-index: 2; }
+table.ranked td.setup .key { word-break: break-word; }
+table.ranked th, table.ranked td { padding: 6px 8px; }
+td .count { display: block; font-size: 11px; font-weight: 400; color: #4b5563; }
+@media (max-width: 600px) {
+  main { padding: 14px 10px 40px; }
+  table.ranked th.rank, table.ranked td.rank { display: none; }
+  table.ranked th.setup, table.ranked td.setup { min-width: 0; width: 44vw; max-width: 44vw; font-size: 12.5px; }
+  table.ranked td.setup .key { word-break: break-all; }
+  table.ranked td.setup .label, table.ranked td.setup .badges { font-size: 11px; }
+  .picks { grid-template-columns: minmax(0, 1fr); }
+  .pick .numbers { gap: 14px; }
+}
 td.setup a.key, .chart-key a.key, details a.key { text-decoration: none; }
 td.setup a.key:hover, .chart-key a.key:hover, details a.key:hover { text-decoration: underline; }
 td.setup .badges { display: block; margin-top: 2px; }

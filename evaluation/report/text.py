@@ -168,7 +168,9 @@ def render_report(report: Report) -> str:
     head = (f"Run {report['id']} at {report['created_at']}: {golden['labelled']} labelled question(s) from "
             f"{golden['source']} (sha256 {golden['sha256'][:12]}), judged by {report['by']}, "
             f"{report['depth']} results deep")
-    parts = [head, "", render_table(report), "", render_picks(report)]
+    from ..unreachable import unreachable_notes
+
+    parts = [head, *unreachable_notes(report), "", render_table(report), "", render_picks(report)]
     for section in (render_ties(report), render_versus_top(report)):
         if section:
             parts += ["", section]

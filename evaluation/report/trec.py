@@ -240,7 +240,7 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
         raise EvaluationError("a TREC run carries no text, so evidence quotes cannot be judged in it; "
                               "score it by doc or chunk")
     if getattr(golden, "problems", ()):
-        log.warning("%s: %d row(s) with errors are left out of the scores; `python -m evaluation golden check %s` "
+        log.warning("%s: %d row(s) with errors are left out of the scores; `python3 -m evaluation golden check %s` "
                     "says why", golden.source, len({p.line for p in golden.problems}), golden.source)
     questions = list(golden.labelled)
     if not questions:

@@ -12,8 +12,9 @@ import logging
 import random
 from dataclasses import asdict
 from datetime import datetime, timezone
+from difflib import get_close_matches
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..answers.stale import stale_warnings
 from ..errors import GoldenFileError, UsageError, did_you_mean
@@ -34,7 +35,8 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
              only: Iterable[str] | None = None, skip: Iterable[str] = (),
              created_at: datetime | str | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, settings: EvaluationSettings | None = None,
-             fetcher: Fetcher | None = None, **keywords: Any) -> dict[str, Any]:
+             held_before: Mapping[str, Iterable[str]] | None = None, fetcher: Fetcher | None = None,
+             **keywords: Any) -> dict[str, Any]:
     """Everything a run needs before its first search, as plain JSON data (see the module docstring).
 
     Raises ``GoldenFileError`` when the golden file has any error (every one listed by line, as
@@ -46,8 +48,10 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     written (``unscorable_labels``: a page of a document without pages, ...), in ``golden check``'s words.
 
     ``settings`` is the run's ``EvaluationSettings``; any of its fields may be given as a keyword
-    instead (``timed=20``, ``by="chunk"``), over ``settings`` when both are given. ``fetcher`` reads a
-    golden file given by its address, as ``read_golden`` takes it.
+    instead (``timed=20``, ``by="chunk"``), over ``settings`` when both are given. ``held_before``
+    (target name -> ids an earlier run found there, see ``evaluate.held_in_latest_run``) tells "no
+    longer holds" from "does not hold". ``fetcher`` reads a golden file given by its address, as
+    ``read_golden`` takes it.
     """
     settings = EvaluationSettings.of(settings, **keywords)
     targets = [targets] if isinstance(targets, Target) else list(targets)
@@ -62,7 +66,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         raise GoldenFileError(explain_problems(golden.source, problems))
     questions = list(golden.labelled)
 
-    missing = find_missing(targets, questions, settings.by)
+    missing = find_missing(targets, questions, settings.by, held_before=held_before)
     for target_name, gone in missing.items():
         warn(missing_note(target_name, gone))
     said = set()  # a label no setup can ever find would score 0 everywhere without a word (golden check's words)
@@ -113,7 +117,8 @@ def plan_questions(plan: dict[str, Any]) -> list[Question]:
                      evidence=tuple(row.get("evidence") or ())) for row in plan["questions"]]
 
 
-def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc") -> dict[str, dict]:
+def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc", *,
+                 held_before: Mapping[str, Iterable[str]] | None = None) -> dict[str, dict]:
     """Per target, the expected items it does not hold, like with like, and the questions they touch.
 
     At ``chunk`` the expected chunk ids are looked up among the target's chunks (``holds_chunks``; a
@@ -121,7 +126,9 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
     (``r.pdf#page=4`` is ``r.pdf``). ``{"unit": "chunk" | "document", "documents": [absent ids],
     "questions": {id: [its absent ids]}`` for questions none of whose expected items is held (lost),
     ``"partly": {id: [its absent ids]}`` for questions that still hold some}``; targets missing
-    nothing are left out.
+    nothing are left out. Beside them, ``"nearest": {absent id: up to 3 ids the target holds}`` when
+    the target can list its ids (a typo gets the id meant), and ``"was_held"``: the absent ids that
+    ``held_before`` says an earlier run found on that target (the only ones it "no longer holds").
     """
     by_chunk = by == "chunk"
     units = {q.id: list(dict.fromkeys(q.expected if by_chunk else (i.doc_id for i in q.expected_items)))
@@ -147,7 +154,25 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
                 (lost if len(gone) == len(units[q.id]) else partly)[q.id] = gone
         missing[target.name] = {"unit": "chunk" if by_chunk else "document", "documents": absent,
                                 "questions": lost, "partly": partly}
+        known = _listed_ids(target, by_chunk)
+        if known:
+            close = {u: get_close_matches(u, known, n=3, cutoff=0.6) for u in absent}
+            missing[target.name]["nearest"] = {u: found for u, found in close.items() if found}
+        before = set((held_before or {}).get(target.name) or ())
+        if before & set(absent):
+            missing[target.name]["was_held"] = [u for u in absent if u in before]
     return missing
+
+
+def _listed_ids(target: Target, by_chunk: bool) -> list[str]:
+    """Every id a target holds, when it can list them without a search (the embedded index), else []."""
+    index = getattr(target, "index", None)
+    try:
+        if by_chunk:
+            return sorted(c.id for c in getattr(index, "chunks", ()) or ())
+        return sorted(getattr(index, "doc_ids", ()) or ())
+    except TypeError:
+        return []
 
 
 def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip: Iterable[str]) -> list[tuple[Target, Setup]]:

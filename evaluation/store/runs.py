@@ -356,6 +356,11 @@ class RunStore(ABC):
     def _full(self, path: str) -> str:
         return f"{self.address.rstrip('/')}/{path}"
 
+    def run_file(self, run_id: str, name: str = REPORT_NAME) -> str:
+        """Where a run's file lives in this store (``report.json``, or ``report.html`` its page), as
+        a path or address a person can open; for saying where a run went, not for reading it."""
+        return self._full(f"{RUNS_DIR}/{check_run_id(run_id)}/{name}")
+
 
 def _warn_skipped(run_id: str, why: str) -> None:
     log.warning("skipped run %s: %s", run_id, why)
