@@ -78,6 +78,13 @@ def at_most(lines: Sequence[str], limit: int = PROBLEMS_SHOWN, *, indent: str = 
     return [*shown, f"{indent}and {rest:,} more like these{hint}"] if rest else shown
 
 
+def first_line(err: BaseException) -> str:
+    """An exception's first line, or its type's name when it says nothing: SDK errors run to many lines,
+    and one sentence of ours quotes just the first."""
+    text = str(err).strip()
+    return text.splitlines()[0] if text else type(err).__name__
+
+
 class EvaluationError(Exception):
     """Base of every error this library raises on purpose."""
 

@@ -270,3 +270,10 @@ def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (bound, then closed), for unreachable-endpoint tests."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -21,19 +21,15 @@ from hypothesis import strategies as st
 
 from evaluation.cli import build_parser, main
 
+from conftest import closed_port
+
 CORPUS = ('{"id": "alpha.md", "text": "Alpha explains how to install the package with pip and configure retries."}\n'
           '{"id": "beta.md", "text": "Beta covers managed identity sign in for storage accounts and keys.\\fPage two."}\n')
 GOLDEN = ('{"id": "q1", "question": "How do I install the package?", "expected": ["alpha.md"]}\n'
           '{"id": "q2", "question": "How do I sign in with a managed identity?", "expected": ["beta.md#page=1"]}\n')
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-CLOSED = _closed_port()
+CLOSED = closed_port()
 NUMBERS = ["0", "1", "2", "-1", "20", "30", "50", "0.5", "nan", "inf", "-inf", "1e999", "x", "", " 3", "99999999999999999999"]
 PATHS = ["corpus.jsonl", "golden.jsonl", "idx", "store", "docs", ".", "..", "", " ", "afile", "afile/sub", "missing/deeper/x",
          ".index", ".index/corpus", "idx/inner", "idx/chunks.jsonl", "empty", "-", "x" * 300, "a\udcffb", "golden.jsonl/..",

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import socket
 import subprocess
 import sys
 import time
@@ -20,7 +19,7 @@ from evaluation.store import S3Store, open_store, report_store
 from evaluation.store.s3 import parse_s3_address
 from evaluation.store.sources import read_bytes
 
-from conftest import GOLDEN_RAW, run_cli
+from conftest import GOLDEN_RAW, closed_port, run_cli
 from fakes import ANSWERS, ListTarget, write_golden
 
 ROWS = [{"id": "a", "question": "where is alpha", "expected": ["alpha"]},
@@ -31,12 +30,6 @@ SAMPLES = Path(__file__).resolve().parent.parent / "samples"
 
 def target() -> ListTarget:
     return ListTarget("local", ANSWERS, held={"alpha", "beta", "gamma"})
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]  # nothing listens once the socket is closed
 
 
 def keys(s3, bucket: str) -> list[str]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import random
-import socket
 import time
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -18,7 +17,7 @@ from evaluation.store import LocalStore, new_run_id, open_store
 from evaluation.store.blob import parse_address
 from evaluation.store.sources import is_blob_address
 
-from conftest import GOLDEN_RAW, run_cli
+from conftest import GOLDEN_RAW, closed_port, run_cli
 from fakes import ANSWERS, ListTarget, write_golden
 
 T0 = datetime(2026, 11, 30, 1, 24, 33, tzinfo=timezone.utc)
@@ -30,12 +29,6 @@ EXAMPLE = "https://<account>.blob.core.windows.net/<container>/<path>"
 @pytest.fixture(autouse=True)
 def no_connection_string(monkeypatch):
     monkeypatch.delenv("AZURE_STORAGE_CONNECTION_STRING", raising=False)
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]  # nothing listens once the socket is closed
 
 
 def target() -> ListTarget:

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
-from ..errors import InputTooLargeError, StoreError
+from ..errors import InputTooLargeError, StoreError, first_line
 from .address import malformed_address
 
 log = logging.getLogger(__name__)
@@ -201,25 +201,20 @@ def _translated(where: str) -> Iterator[None]:
                              "or check the address") from err
         raise FileNotFoundError(f"{where}: no such blob") from err
     except ClientAuthenticationError as err:
-        raise StoreError(f"{where}: not signed in or not allowed ({_first_line(err)}); sign in with "
+        raise StoreError(f"{where}: not signed in or not allowed ({first_line(err)}); sign in with "
                          "`az login` and hold 'Storage Blob Data Contributor', or set "
                          "AZURE_STORAGE_CONNECTION_STRING") from err
     except ServiceRequestError as err:
-        raise StoreError(f"{where}: cannot reach the storage account ({_first_line(err)}); check the "
+        raise StoreError(f"{where}: cannot reach the storage account ({first_line(err)}); check the "
                          "address, and for Azurite that the emulator is running") from err
     except HttpResponseError as err:
         raise StoreError(f"{where}: the storage service refused the request "
-                         f"({err.status_code} {getattr(err, 'error_code', None) or _first_line(err)})") from err
+                         f"({err.status_code} {getattr(err, 'error_code', None) or first_line(err)})") from err
     except ServiceResponseError as err:
-        raise StoreError(f"{where}: the storage account did not answer in time ({_first_line(err)}); "
+        raise StoreError(f"{where}: the storage account did not answer in time ({first_line(err)}); "
                          "try again, and check the address") from err
     except AzureError as err:  # anything else the SDK raises: still one sentence
-        raise StoreError(f"{where}: the storage request failed ({type(err).__name__}: {_first_line(err)})") from err
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
+        raise StoreError(f"{where}: the storage request failed ({type(err).__name__}: {first_line(err)})") from err
 
 
 def read_blob(container: Any, name: str, max_bytes: int | None = None) -> bytes:
@@ -255,7 +250,7 @@ def check_writable(container: Any, probe_name: str) -> None:
         try:
             container.delete_blob(probe_name)
         except HttpResponseError as err:  # written but not deletable (an immutability policy): saving works
-            log.info("could not delete the write check %s: %s", probe_name, _first_line(err))
+            log.info("could not delete the write check %s: %s", probe_name, first_line(err))
 
 
 def blob_exists(container: Any, name: str) -> bool:

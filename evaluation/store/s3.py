@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
-from ..errors import StoreError
+from ..errors import StoreError, first_line
 
 EXAMPLE = "s3://<bucket>/<key or prefix>, for example s3://evals/policies/golden.jsonl"
 ATTEMPTS = 2  # botocore counts the first request: one retry
@@ -112,22 +112,17 @@ def _translated(where: str) -> Iterator[None]:
                     "ExpiredToken"):
             raise StoreError(f"{where}: not signed in or not allowed ({code}); give boto3 credentials that may "
                              "read and write the bucket (AWS_PROFILE, AWS_ACCESS_KEY_ID, or a role)") from err
-        raise StoreError(f"{where}: S3 refused the request ({code or _first_line(err)})") from err
+        raise StoreError(f"{where}: S3 refused the request ({code or first_line(err)})") from err
     except (NoCredentialsError, PartialCredentialsError) as err:
-        raise StoreError(f"{where}: no AWS credentials found ({_first_line(err)}); boto3 reads them from "
+        raise StoreError(f"{where}: no AWS credentials found ({first_line(err)}); boto3 reads them from "
                          "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, ~/.aws or a role") from err
     except NoRegionError as err:
         raise StoreError(f"{where}: no AWS region set; set AWS_DEFAULT_REGION or a region in ~/.aws/config") from err
     except BotoConnectionError as err:  # refused, timed out, DNS: after the one retry
-        raise StoreError(f"{where}: cannot reach S3 ({_first_line(err)}); check the address and the endpoint "
+        raise StoreError(f"{where}: cannot reach S3 ({first_line(err)}); check the address and the endpoint "
                          "(AWS_ENDPOINT_URL_S3 for an S3-compatible one), and that it is running") from err
     except BotoCoreError as err:  # anything else botocore raises: still one sentence
-        raise StoreError(f"{where}: the S3 request failed ({type(err).__name__}: {_first_line(err)})") from err
-
-
-def _first_line(err: BaseException) -> str:
-    text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
+        raise StoreError(f"{where}: the S3 request failed ({type(err).__name__}: {first_line(err)})") from err
 
 
 def read_object(client: Any, bucket: str, key: str) -> bytes:
