@@ -346,3 +346,37 @@ def test_a_warm_runs_report_says_what_came_from_the_cache_and_its_times_are_stil
     assert len(searched) == 1 + 1 and entry["summary"]["timed"] == 1  # warm-up and one live, uncached search
     sentence = "From earlier runs' cache: 60 of 60 cross-encoder pair scores and 2 of 2 query vectors"
     assert sentence in render_report(report) and sentence in html.unescape(render_html(report))
+
+
+def _connect_locked_first(monkeypatch, times: int) -> list[int]:
+    """sqlite3.connect as the cache calls it, answering "database is locked" on the first ``times`` calls
+    (SQLite's deadlock rule when another process switches a new file to WAL), as it does without waiting."""
+    real, calls = sqlite3.connect, []
+
+    def connect(*args, **kwargs):
+        calls.append(1)
+        if len(calls) <= times:
+            raise sqlite3.OperationalError("database is locked")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(cache_module.sqlite3, "connect", connect)
+    monkeypatch.setattr(cache_module, "OPEN_RETRY_PAUSE_S", 0.0)
+    return calls
+
+
+def test_a_lock_met_while_opening_is_tried_again_and_the_cache_stays_usable(tmp_path, monkeypatch):
+    calls = _connect_locked_first(monkeypatch, times=cache_module.OPEN_ATTEMPTS - 1)
+    cache = PersistentCache(tmp_path / "c.sqlite")
+
+    assert cache.vectors(b"m", ["q"], 4) == {} and cache.usable
+    assert len(calls) == cache_module.OPEN_ATTEMPTS  # 4 locked answers, then the 5th try opens
+
+
+def test_a_lock_on_every_try_gives_the_cache_up_after_the_last_one(tmp_path, monkeypatch, caplog):
+    calls = _connect_locked_first(monkeypatch, times=cache_module.OPEN_ATTEMPTS)
+    cache = PersistentCache(tmp_path / "c.sqlite")
+
+    with caplog.at_level(logging.WARNING, logger="evaluation.engine.cache"):
+        assert cache.vectors(b"m", ["q"], 4) == {}
+    assert not cache.usable and len(calls) == cache_module.OPEN_ATTEMPTS
+    assert "database is locked" in caplog.text

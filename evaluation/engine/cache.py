@@ -31,6 +31,7 @@ import json
 import logging
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -41,6 +42,8 @@ log = logging.getLogger(__name__)
 CACHE_FORMAT = 1  # PRAGMA user_version: a file of another format is left alone, unread
 CACHE_SUFFIX = ".cache.sqlite"
 BUSY_TIMEOUT_S = 30.0  # a writer waits this long for another process's transaction (each is milliseconds)
+OPEN_ATTEMPTS = 5  # tries at opening when SQLite answers "locked" without waiting (see _connect)
+OPEN_RETRY_PAUSE_S = 0.2
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS query_vectors (model BLOB NOT NULL, text BLOB NOT NULL, vector BLOB NOT NULL, "
@@ -156,6 +159,19 @@ class PersistentCache:
     def _connect(self) -> sqlite3.Connection | None:
         if self._broken or self._connection is not None:
             return self._connection
+        # Two processes opening a new file at once can meet SQLite's deadlock rule while one switches the
+        # journal to WAL: it answers "database is locked" at once, without waiting on the busy timeout
+        # (seen once in five full test runs on 2 loaded cores). Opening again a moment later succeeds.
+        for attempt in range(OPEN_ATTEMPTS):
+            connection = self._open_once(last=attempt == OPEN_ATTEMPTS - 1)
+            if connection is not None or self._broken:
+                return connection
+            time.sleep(OPEN_RETRY_PAUSE_S)
+        return None
+
+    def _open_once(self, *, last: bool) -> sqlite3.Connection | None:
+        """One try at opening and preparing the file; None to try again (a lock met at opening, not the last
+        try), or None with the cache given up."""
         connection = None
         try:
             connection = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None,
@@ -178,6 +194,8 @@ class PersistentCache:
         except (sqlite3.Error, OSError) as err:
             if connection is not None:
                 connection.close()
+            if not last and isinstance(err, sqlite3.OperationalError) and "locked" in str(err):
+                return None
             self._give_up("cannot be opened", err)
             return None
         self._connection = connection
