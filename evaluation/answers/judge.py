@@ -115,6 +115,8 @@ class ChatJudge:
     ``transport`` httpx's network layer (tests); ``sleep`` is how a retry waits.
     """
 
+    role = "judge"  # how its error sentences name the service; ``ChatModel`` (answers/chat.py) says "chat model"
+
     def __init__(self, settings: JudgeSettings, *, token_provider: Callable[[], str] | None = None,
                  transport: Any = None, sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = settings
@@ -188,21 +190,21 @@ class ChatJudge:
             try:
                 response = self._http().post(url, json=body, headers=self._headers())
             except httpx.TimeoutException as err:
-                problem = (f"the judge at {url} did not answer within {settings.timeout_s:g} s "
+                problem = (f"the {self.role} at {url} did not answer within {settings.timeout_s:g} s "
                            f"({attempts} attempt(s)); check that the service is up, or allow more time (--timeout)")
                 log.warning("judge timed out (attempt %d of %d): %s", attempt, attempts, err)
             except httpx.TransportError as err:
-                problem = (f"the judge at {url} could not be reached ({type(err).__name__}: {err}) after "
+                problem = (f"the {self.role} at {url} could not be reached ({type(err).__name__}: {err}) after "
                            f"{attempts} attempt(s); check the endpoint address and the network")
                 log.warning("judge unreachable (attempt %d of %d): %s", attempt, attempts, err)
             else:
                 if response.status_code == 200:
-                    return _json(response, url)
+                    return _json(response, url, self.role)
                 message = _service_message(response)
                 if response.status_code not in RETRY_STATUSES:
-                    raise AnswerError(f"the judge at {url} refused the request: {response.status_code} "
+                    raise AnswerError(f"the {self.role} at {url} refused the request: {response.status_code} "
                                       f"{response.reason_phrase}: {message}{_fix(response.status_code)}")
-                problem = (f"the judge at {url} answered {response.status_code} {response.reason_phrase} "
+                problem = (f"the {self.role} at {url} answered {response.status_code} {response.reason_phrase} "
                            f"{attempts} time(s): {message}; try again later, or lower the request rate")
                 wait = min(_retry_after(response) or wait, LONGEST_WAIT_S)
                 log.warning("judge answered %d (attempt %d of %d)", response.status_code, attempt, attempts)
@@ -247,11 +249,11 @@ def parse_score(content: str) -> Any:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _json(response: Any, url: str) -> Any:
+def _json(response: Any, url: str, role: str = "judge") -> Any:
     try:
         return response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise AnswerError(f"the judge at {url} sent a reply that is not JSON: {_snippet(response.text)}; check "
+        raise AnswerError(f"the {role} at {url} sent a reply that is not JSON: {_snippet(response.text)}; check "
                           "that the endpoint speaks the chat completions API") from None
 
 
