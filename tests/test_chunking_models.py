@@ -71,6 +71,8 @@ def test_drift_compares_the_mean_of_three_sentences_each_side():
     assert found[2] == pytest.approx(1.0)                       # three [1,0] against three [0,1]
     # one boundary to the left: left [1,0]+[1,0], right [1,0]+[0,1]+[0,1] = [1,2]: cos = 1/sqrt(5)
     assert found[1] == pytest.approx(1 - 1 / 5 ** 0.5, abs=1e-6)
+    # after sentence 3: left [1,0]+[1,0]+[0,1] = [2,1] (three, not four), right [0,1]+[0,1] = [0,2]
+    assert found[3] == pytest.approx(1 - 2 / (5 ** 0.5 * 2), abs=1e-6)
 
 
 def test_semantic_cuts_the_sample_within_the_size_with_a_bundled_model_and_the_same_every_time(minilm):
@@ -104,6 +106,9 @@ def test_late_vectors_are_unit_length_and_differ_from_each_chunk_embedded_alone(
         assert (cosines < 0.99).all()          # late: each differs from the chunk alone...
         assert (cosines > 0.3).all()           # ...but is still about the same text
         assert np.array_equal(late, late_vectors(embedder, row["text"], chunks))
+        # each late vector is still its own chunk's: nearest to that chunk's plain vector for most chunks
+        own = (late @ plain.T).argmax(axis=1) == np.arange(len(chunks))
+        assert own.mean() >= 0.6, own.mean()
 
 
 def test_a_late_chunk_leans_toward_its_document():
