@@ -116,3 +116,34 @@ def test_a_long_document_is_asked_in_windows_numbered_on(server, monkeypatch):
     assert firsts[0] == 1 and firsts == sorted(firsts) and len(firsts) >= 2
     # each window's first line starts a topic, whatever the model said
     assert {lines[f - 1][0] for f in firsts} <= {c.start for c in chunks}
+
+
+def test_any_callable_from_messages_to_text_can_cut_and_note():
+    asked = []
+
+    def chat(messages):
+        asked.append(messages)
+        return '{"starts": [1, 4]}' if len(asked) == 1 else "A note."   # the topics first, then a note a chunk
+
+    chunks = cut("llm-2000-c", DOC["id"], DOC["text"], chat=chat)
+    lines = numbered_lines(DOC["text"])
+    assert [c.start for c in chunks] == [lines[0][0], lines[3][0]]
+    assert [c.note for c in chunks] == ["A note.", "A note."] and len(asked) == 1 + 2
+    assert [m["role"] for m in asked[0]] == ["system", "user"]
+
+
+def test_a_callable_that_says_nothing_stops_the_cut_naming_what_was_asked():
+    with pytest.raises(AnswerError, match=re.escape(f"replied with nothing for the note for chunk {DOC['id']}#0")):
+        cut("fixed-500-c", DOC["id"], DOC["text"], chat=lambda messages: None)
+
+
+def test_the_chat_model_called_with_messages_gives_its_text_or_none_and_refuses_aloud(server):
+    model = chat_for(server)
+    server.answer(Reply(body=completion("Hello.")), Reply(body=completion("  ")),
+                  Reply(body=completion(None, refusal="Not this.")))
+    messages = [{"role": "user", "content": "Say hello."}]
+    assert model(messages) == "Hello."
+    assert server.seen[0].body["messages"] == messages and server.seen[0].body["temperature"] == 0
+    assert model(messages) is None
+    with pytest.raises(AnswerError, match="the chat model at http://127.0.0.1:.* declined the request: Not this."):
+        model(messages)

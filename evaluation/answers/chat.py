@@ -1,10 +1,17 @@
-"""``ChatModel``: any prompt to an OpenAI-compatible chat completions endpoint, over the judge's wire.
+"""``ChatModel``: the answer tools' OpenAI-compatible client, asked for plain text.
 
-The chunking techniques that need a model (``llm`` cuts, ``c`` notes) and anything else that asks a
-chat model for text use this, so one set of rules holds for every call: the endpoints, sign-in,
-retries and error sentences of ``ChatJudge`` (judge.py says why httpx). ``complete`` returns the
-reply's text and raises ``AnswerError`` for a refusal, a content filter stop, a reply cut off at the
-token limit, or an empty reply, naming what was asked, so a caller never goes on with half an answer.
+``ChatJudge`` posts a grading request and reads a score; a chunking run's judged mode, the ``llm``
+cutter and the ``c`` notes need the model's text itself, over the same wire (``JudgeSettings``: Azure
+OpenAI, OpenAI or a local server; the same sign-in, retries, timeouts and error sentences, which
+name it "the chat model").
+
+- ``model(messages) -> text | None``: any chat messages; None when the reply has no text.
+- ``model.complete(system, user, what=...) -> text``: one system and one user message; a reply with no
+  text, or one cut off at the token limit, is an ``AnswerError`` naming ``what`` was asked, so a
+  caller never goes on with half an answer.
+
+Either way a refusal or a content-filter stop is an ``AnswerError`` at once: the model will not
+change its mind.
 """
 from __future__ import annotations
 
@@ -13,18 +20,37 @@ from typing import Any
 from ..errors import AnswerError
 from .judge import ChatJudge, _snippet
 
+Messages = list[dict[str, str]]
+
 
 class ChatModel(ChatJudge):
-    """``complete(system, user, what=...) -> str``; reuse one for many calls (it keeps its connection)."""
+    """``model(messages) -> text | None`` and ``model.complete(system, user, what=...) -> text``."""
 
     role = "chat model"
 
+    def __call__(self, messages: Messages) -> str | None:  # type: ignore[override]
+        content, _ = self._reply(messages, what="the request", max_tokens=None)
+        return content if isinstance(content, str) and content.strip() else None
+
     def complete(self, system: str, user: str, *, what: str, max_tokens: int | None = None) -> str:
-        """The model's reply to one system and user message; ``what`` names the request in errors
-        ("the topics of document d1"). ``max_tokens`` left out is the settings' own."""
-        body: dict[str, Any] = {"messages": [{"role": "system", "content": system},
-                                             {"role": "user", "content": user}],
-                                "temperature": 0, "max_tokens": max_tokens or self.settings.max_tokens}
+        """The model's reply to one system and one user message, stripped; ``what`` names the request in
+        errors ("the topics of document d1"). ``max_tokens`` left out is the settings' own."""
+        limit = max_tokens or self.settings.max_tokens
+        content, finish = self._reply([{"role": "system", "content": system}, {"role": "user", "content": user}],
+                                      what=what, max_tokens=limit)
+        url = self.settings.url
+        if not isinstance(content, str) or not content.strip():
+            raise AnswerError(f"the chat model at {url} replied with nothing for {what}; check the model (Azure: "
+                              "deployment) name, or try another model")
+        if finish == "length":
+            raise AnswerError(f"the chat model at {url} was cut off at its token limit for {what} "
+                              f"({limit} tokens): raise max_tokens in its settings")
+        return content.strip()
+
+    def _reply(self, messages: Messages, *, what: str, max_tokens: int | None) -> tuple[Any, Any]:
+        """(content, finish_reason) of one call; AnswerError for a malformed reply, a refusal or a filter stop."""
+        body: dict[str, Any] = {"messages": messages, "temperature": 0,
+                                "max_tokens": max_tokens or self.settings.max_tokens}
         if self.settings.kind == "openai":
             body["model"] = self.settings.model
         reply = self._post(body)
@@ -41,11 +67,4 @@ class ChatModel(ChatJudge):
                               "filter blocked it")
         if isinstance(message, dict) and message.get("refusal"):
             raise AnswerError(f"the chat model at {url} declined {what}: {message['refusal']}")
-        content = message.get("content") if isinstance(message, dict) else None
-        if not isinstance(content, str) or not content.strip():
-            raise AnswerError(f"the chat model at {url} replied with nothing for {what}; check the model (Azure: "
-                              "deployment) name, or try another model")
-        if choice.get("finish_reason") == "length":
-            raise AnswerError(f"the chat model at {url} was cut off at its token limit for {what} "
-                              f"({body['max_tokens']} tokens): raise max_tokens in its settings")
-        return content.strip()
+        return (message.get("content") if isinstance(message, dict) else None), choice.get("finish_reason")

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Sequence
 
+from .ask import ask
 from .chunk import Chunk
 
 DOCUMENT_CHARS = 12_000
@@ -42,7 +43,7 @@ def with_notes(chunks: Sequence[Chunk], text: str, title: str | None, chat: Any)
     """``chunks`` with ``note`` set and ``embed_text`` = note, blank line, text; all or nothing."""
     noted = []
     for chunk in chunks:
-        note = chat.complete(SYSTEM, note_request(text, title, chunk), what=f"the note for chunk {chunk.id}",
-                             max_tokens=NOTE_TOKENS)
+        note = ask(chat, SYSTEM, note_request(text, title, chunk), what=f"the note for chunk {chunk.id}",
+                   max_tokens=NOTE_TOKENS)
         noted.append(replace(chunk, note=note, embed_text=f"{note}\n\n{chunk.text}"))
     return noted

@@ -18,6 +18,7 @@ import re
 from typing import Any
 
 from ..errors import AnswerError
+from .ask import ask, where
 from .cutters import Span, merge_tiny, split_long, trimmed
 
 WINDOW_CHARS = 24_000   # about 6,000 tokens of numbered lines: within any current chat model's window
@@ -39,7 +40,7 @@ def numbered_lines(text: str) -> list[Span]:
     return spans
 
 
-def parse_starts(content: str, first: int, last: int, *, what: str, url: str) -> list[int]:
+def parse_starts(content: str, first: int, last: int, *, what: str, who: str) -> list[int]:
     """The line numbers of a reply, each from ``first`` to ``last``, sorted, ``first`` among them."""
     body = re.sub(r"^```(?:json)?\s*|\s*```$", "", content.strip())
     try:
@@ -48,11 +49,11 @@ def parse_starts(content: str, first: int, last: int, *, what: str, url: str) ->
         value = None
     starts = value.get("starts") if isinstance(value, dict) else value
     if not isinstance(starts, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in starts):
-        raise AnswerError(f'the chat model at {url} did not say where the topics of {what} start: it must reply '
+        raise AnswerError(f'{who} did not say where the topics of {what} start: it must reply '
                           f'{{"starts": [line numbers]}}, and replied {content[:200]!r}')
     off = [n for n in starts if not first <= n <= last]
     if off:
-        raise AnswerError(f"the chat model at {url} named lines {off[:5]} for the topics of {what}, which has "
+        raise AnswerError(f"{who} named lines {off[:5]} for the topics of {what}, which has "
                           f"lines {first} to {last} only; try a stronger model")
     return sorted({first, *starts})
 
@@ -62,7 +63,6 @@ def topic_spans(text: str, size: int, overlap: int, chat: Any, *, doc_id: str = 
     lines = numbered_lines(text)
     if not lines:
         return []
-    url = getattr(getattr(chat, "settings", None), "url", "its address")
     starts: list[int] = []
     window_start = 0
     while window_start < len(lines):
@@ -74,9 +74,9 @@ def topic_spans(text: str, size: int, overlap: int, chat: Any, *, doc_id: str = 
         first, last = window_start + 1, window_end
         what = f'document "{doc_id}"' + (f" (lines {first} to {last})" if first > 1 or last < len(lines) else "")
         numbered = "\n".join(f"{n}: {text[a:b]}" for n, (a, b) in enumerate(lines[window_start:window_end], first))
-        reply = chat.complete(SYSTEM, f"Lines {first} to {last} of {what}:\n\n{numbered}",
-                              what=f"the topics of {what}", max_tokens=min(4000, 50 + 6 * (last - first + 1)))
-        starts += parse_starts(reply, first, last, what=what, url=url)
+        reply = ask(chat, SYSTEM, f"Lines {first} to {last} of {what}:\n\n{numbered}", what=f"the topics of {what}",
+                    max_tokens=min(4000, 50 + 6 * (last - first + 1)))
+        starts += parse_starts(reply, first, last, what=what, who=where(chat))
         window_start = window_end
     ends = starts[1:] + [len(lines) + 1]
     topics = [(lines[a - 1][0], lines[b - 2][1]) for a, b in zip(starts, ends)]
