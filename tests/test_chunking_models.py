@@ -156,3 +156,21 @@ def test_late_vectors_refuse_a_chunk_from_another_text(minilm):
     chunks = cut("fixed-500-l", "d", ROWS[6]["text"])
     with pytest.raises(ValueError, match="outside the document"):
         late_vectors(minilm, ROWS[0]["text"][:300], chunks)
+
+
+def test_a_documents_sentences_are_embedded_once_for_every_size_and_letter():
+    class Counting(TopicEmbedder):
+        name = "counting"
+        texts: list[str] = []
+
+        def embed_documents(self, texts):
+            self.texts.extend(texts)
+            return super().embed_documents(texts)
+
+    counting = Counting()
+    text = "Keys rotate daily. Keys are kept. The storage account keeps blobs. The storage tier is hot."
+    runs = [cut(f"semantic-{size}-{letter}", "d", text, embedder=counting) for size in (50, 100) for letter in "hn"]
+    assert len(counting.texts) == 4                       # four sentences, embedded once
+    assert [c.text for c in runs[0]] == [c.text for c in runs[1]]   # h and n cut alike
+    cut("semantic-50-n", "d", text + " One more.", embedder=counting)
+    assert len(counting.texts) == 4 + 5                   # another text is embedded afresh

@@ -18,12 +18,18 @@ against this module's single pass over the sentences (load 11 on 2 cores; both w
 """
 from __future__ import annotations
 
+import hashlib
 import re
+import threading
+from collections import OrderedDict
 from typing import Any
 
 from .cutters import Span, trimmed, merge_tiny, split_long
 
 _SENTENCE_GAP = re.compile(r"(?<=[.!?])\s+|\n\s*")
+KEPT_DOCUMENTS = 4096   # the sample's 270 documents' sentence vectors take about 6 MB
+_kept: OrderedDict = OrderedDict()
+_kept_lock = threading.Lock()
 WINDOW = 3   # sentences each side of a boundary whose mean vectors are compared
 _ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "cf.", "vs.", "approx.", "no.", "fig.")
 
@@ -44,6 +50,24 @@ def sentences(text: str) -> list[Span]:
     if span is not None:
         spans.append(span)
     return spans
+
+
+def sentence_vectors(embedder: Any, text: str, spans: list[Span]):
+    """The embedder's vectors for the document's sentences, kept for the last ``KEPT_DOCUMENTS`` documents
+    of each embedder: the sentences do not depend on the size, so a sweep's three sizes and two letters
+    of ``semantic`` embed each document's sentences once, not six times."""
+    key = (getattr(embedder, "name", None) or id(embedder), hashlib.sha256(text.encode("utf-8")).hexdigest())
+    with _kept_lock:
+        found = _kept.get(key)
+        if found is not None:
+            _kept.move_to_end(key)
+            return found
+    vectors = embedder.embed_documents([text[a:b] for a, b in spans])
+    with _kept_lock:
+        _kept[key] = vectors
+        while len(_kept) > KEPT_DOCUMENTS:
+            _kept.popitem(last=False)
+    return vectors
 
 
 def drifts(vectors, window: int = WINDOW) -> list[float]:
@@ -94,7 +118,7 @@ def semantic_spans(text: str, size: int, overlap: int, embedder: Any) -> list[Sp
     spans = sentences(text)
     if not spans:
         return []
-    vectors = embedder.embed_documents([text[a:b] for a, b in spans])
+    vectors = sentence_vectors(embedder, text, spans)
     groups = boundaries(drifts(vectors), spans, size)
     out: list[Span] = []
     for n, starts in enumerate(groups):
