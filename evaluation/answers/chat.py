@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import AnswerError
-from .judge import ChatJudge, _snippet
+from .judge import ChatJudge, read_message
 
 Messages = list[dict[str, str]]
 
@@ -54,17 +54,4 @@ class ChatModel(ChatJudge):
         if self.settings.kind == "openai":
             body["model"] = self.settings.model
         reply = self._post(body)
-        url = self.settings.url
-        try:
-            choice = reply["choices"][0]
-            message = choice["message"]
-        except (KeyError, IndexError, TypeError):
-            raise AnswerError(f"the chat model at {url} sent a reply without choices[0].message for {what}, which "
-                              f"is not a chat completions reply: {_snippet(reply)}; check that the endpoint "
-                              "speaks that API") from None
-        if choice.get("finish_reason") == "content_filter":
-            raise AnswerError(f"the chat model at {url} stopped its reply for {what}: the service's content "
-                              "filter blocked it")
-        if isinstance(message, dict) and message.get("refusal"):
-            raise AnswerError(f"the chat model at {url} declined {what}: {message['refusal']}")
-        return (message.get("content") if isinstance(message, dict) else None), choice.get("finish_reason")
+        return read_message(reply, f"the chat model at {self.settings.url}", stopped=f"for {what}", declined=what)
