@@ -79,6 +79,10 @@ def register(subparsers: Any) -> None:
     cutoff.add_argument("--setup", metavar="KEY", help="the setup whose scores to cut (default: the reranked "
                                                        "hybrid, else dense, else keyword)")
     cutoff.add_argument("--by", choices=GRAINS, default="doc", help="what counts as the answer (default doc)")
+    cutoff.add_argument("--measure", choices=("similarity", "relevance"), default="similarity",
+                        help="what is read off the top result: similarity, the cosine with the question (means "
+                             "the same in every method), or relevance, the setup's own score, the reranker's "
+                             "where one ran (default similarity)")
     cutoff.add_argument("--json", action="store_true", help="print the result as JSON")
     cutoff.add_argument("--quiet", action="store_true", help="no progress bar")
     add_target_options(cutoff)
@@ -131,7 +135,7 @@ def _cutoff(args: argparse.Namespace) -> int:
         target = open_embedded_target(args, bar)
     finally:
         bar.close()
-    found = answer_cutoff(target, args.file, unanswerable, setup=args.setup, by=args.by)
+    found = answer_cutoff(target, args.file, unanswerable, setup=args.setup, by=args.by, measure=args.measure)
     print(json.dumps(found.to_dict(), indent=2) if args.json else found.summary())
     return 0
 
