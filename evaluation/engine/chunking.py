@@ -128,6 +128,19 @@ class Chunk:
         return f"{context}\n{self.text}" if context else self.text
 
 
+def page_headings(text: str) -> list[tuple[str, ...]]:
+    """The heading path each page of ``text`` sits under (pages split at form feeds; one page when there
+    are none): the path in force at the page's first word, by the same outline ``structure`` cuts by,
+    so a page that opens with a heading sits under that heading. () before any heading."""
+    outline = _Outline.of(text)
+    paths, start = [], 0
+    for page in text.split(PAGE_BREAK):
+        first = _WORD.search(page)
+        paths.append(outline.path_at(start + first.start()) if first else ())
+        start += len(page) + len(PAGE_BREAK)
+    return paths
+
+
 def chunk_corpus(corpus: Iterable[Document], settings: ChunkSettings = ChunkSettings()) -> list[Chunk]:
     """Every document's chunks, documents in corpus order."""
     return [chunk for document in corpus for chunk in chunk_document(document, settings)]
