@@ -50,12 +50,14 @@ class StaleEvidence:
         return len(self.quotes) == self.usable
 
     def message(self) -> str:
+        """``question "q1": no chunk of its expected documents holds its evidence quote any more ("..."), so
+        it always scores 0 at --by evidence; ...``: the quotes named are the ones no chunk holds."""
         shown = ", ".join(quoted(q) for q in self.quotes)
-        what = ("none of its evidence quotes is" if self.scores_zero and self.usable > 1 else
-                "its evidence quote is" if self.scores_zero else
-                f"{len(self.quotes)} of its {self.usable} evidence quotes {'is' if len(self.quotes) == 1 else 'are'}")
+        what = ("holds any of its evidence quotes" if self.scores_zero and self.usable > 1 else
+                "holds its evidence quote" if self.scores_zero else
+                f"holds {len(self.quotes)} of its {self.usable} evidence quotes")
         effect = "so it always scores 0 at --by evidence" if self.scores_zero else "so it can score less at --by evidence"
-        return (f"question {quoted(self.question_id)}: {what} in any chunk of its expected documents any more "
+        return (f"question {quoted(self.question_id)}: no chunk of its expected documents {what} any more "
                 f"({shown}), {effect}; copy the quote again from the document, or fix \"expected\"")
 
     def problem(self) -> LineProblem:
@@ -66,8 +68,10 @@ class StaleEvidence:
 def stale_evidence(target: HoldsChunkTexts | Corpus, golden: Golden | str | Path | Iterable[Question]) -> tuple[StaleEvidence, ...]:
     """Every labelled question with a usable quote that no chunk of its expected documents holds, in order.
 
-    A quote counts as held when one chunk's text holds it (case and spacing folded). An expected
-    document the target does not hold holds no quote.
+    A quote counts as held when one chunk's text holds it (case and spacing folded). Only the expected
+    documents the target holds are looked in: one it does not hold at all is ``missing_documents``' to
+    report (removed, renamed, never added: the fix is the id, not the quote), so a question none of
+    whose documents is held is left out here, and one with some held is judged on those.
     """
     questions = _questions(golden)
     wanted = {item.doc_id for q in questions for item in q.expected_items}
@@ -75,9 +79,11 @@ def stale_evidence(target: HoldsChunkTexts | Corpus, golden: Golden | str | Path
     folded = {doc_id: [fold(text) for text in chunks] for doc_id, chunks in texts.items()}
     found = []
     for question in questions:
+        held = [doc_id for doc_id in dict.fromkeys(i.doc_id for i in question.expected_items) if doc_id in folded]
+        if not held:
+            continue  # missing_documents names these
         quotes = list(dict.fromkeys(question.usable_evidence))
-        chunks = [text for doc_id in dict.fromkeys(i.doc_id for i in question.expected_items)
-                  for text in folded.get(doc_id, ())]
+        chunks = [text for doc_id in held for text in folded[doc_id]]
         missing = tuple(q for q in quotes if not any(fold(q) in text for text in chunks))
         if missing:
             found.append(StaleEvidence(question.id, question.line, missing, len(quotes)))
