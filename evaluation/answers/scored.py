@@ -192,12 +192,15 @@ def _answer(question_id: str, given: Any) -> tuple[str, tuple[str, ...]]:
                       '{"answer": "...", "sources": ["passage", ...]}')
 
 
-def read_answers(path: str | Path) -> dict[str, Any]:
+def read_answers(path: str | Path, fetcher: Fetcher | None = None) -> dict[str, Any]:
     """Answers from a file: JSONL rows ``{"id", "answer", "sources"?}``, or one JSON object mapping each
-    question id to its answer (text or ``{"answer", "sources"}``). Every problem names the line."""
-    path = Path(path)
+    question id to its answer (text or ``{"answer", "sources"}``). Every problem names the line.
+    ``path`` may be an ``s3://`` or Blob address, read by ``fetcher`` when one is given."""
+    from ..store.sources import is_blob_address, read_bytes
+
+    path = path if is_blob_address(str(path)) else Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path, fetcher=fetcher)
         text = raw.decode("utf-8-sig")
     except FileNotFoundError as err:
         raise AnswerError(f"{path}: no such answers file") from err

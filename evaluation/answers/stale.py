@@ -26,6 +26,7 @@ from ..golden import Golden, Question
 from ..golden.scan import load_raw, scan_golden
 from ..golden.wording import plural, quoted
 from ..scoring.judging import fold
+from ..store.sources import Fetcher
 
 
 @runtime_checkable
@@ -65,15 +66,17 @@ class StaleEvidence:
         return LineProblem(self.line, self.message())
 
 
-def stale_evidence(target: HoldsChunkTexts | Corpus, golden: Golden | str | Path | Iterable[Question]) -> tuple[StaleEvidence, ...]:
+def stale_evidence(target: HoldsChunkTexts | Corpus, golden: Golden | str | Path | Iterable[Question], *,
+                   fetcher: Fetcher | None = None) -> tuple[StaleEvidence, ...]:
     """Every labelled question with a usable quote that no chunk of its expected documents holds, in order.
 
-    A quote counts as held when one chunk's text holds it (case and spacing folded). Only the expected
+    ``golden`` may be an address, read by ``fetcher`` when one is given. A quote counts as held when one
+    chunk's text holds it (case and spacing folded). Only the expected
     documents the target holds are looked in: one it does not hold at all is ``missing_documents``' to
     report (removed, renamed, never added: the fix is the id, not the quote), so a question none of
     whose documents is held is left out here, and one with some held is judged on those.
     """
-    questions = _questions(golden)
+    questions = _questions(golden, fetcher)
     wanted = {item.doc_id for q in questions for item in q.expected_items}
     texts = _chunk_texts(target, wanted)
     folded = {doc_id: [fold(text) for text in chunks] for doc_id, chunks in texts.items()}
@@ -90,9 +93,9 @@ def stale_evidence(target: HoldsChunkTexts | Corpus, golden: Golden | str | Path
     return tuple(found)
 
 
-def _questions(golden: Golden | str | Path | Iterable[Question]) -> list[Question]:
+def _questions(golden: Golden | str | Path | Iterable[Question], fetcher: Fetcher | None = None) -> list[Question]:
     if isinstance(golden, (str, Path)):  # every readable row, as `golden check` sees them (no logging)
-        questions = scan_golden(load_raw(golden)).questions
+        questions = scan_golden(load_raw(golden, fetcher=fetcher)).questions
     else:
         questions = golden.questions if isinstance(golden, Golden) else golden
     return [q for q in questions if q.labelled and q.usable_evidence]
