@@ -135,3 +135,17 @@ def test_a_document_the_target_does_not_hold_is_left_to_missing_documents(tmp_pa
     ])
     # "gone" expects only a document the corpus lacks: missing, not stale; the others are judged on "a"
     assert [s.question_id for s in stale_evidence(read_corpus(corpus), golden)] == ["one-held-stale"]
+
+
+def test_several_targets_answer_by_target_name_naming_only_those_with_a_stale_question(tmp_path):
+    golden = write_golden(tmp_path, [
+        {"id": "a", "question": "where is alpha", "expected": ["alpha"], "evidence": ["alpha lives here"]},
+        {"id": "b", "question": "where is beta", "expected": ["beta"], "evidence": ["beta moved out long ago"]},
+    ])
+    fresh = ChunkedTarget("fresh", ANSWERS, held={"alpha"})  # beta not held: missing, not stale
+    old = ChunkedTarget("old", ANSWERS, held={"alpha", "beta"})
+    unreadable = ListTarget("unreadable", ANSWERS, held={"alpha", "beta"})  # no chunk texts: left out
+    found = stale_evidence([fresh, old, unreadable], golden)
+    assert {name: [s.question_id for s in stale] for name, stale in found.items()} == {"old": ["b"]}
+    by_mapping = stale_evidence({"VectrixDB": old, "Azure AI Search": fresh}, golden)
+    assert list(by_mapping) == ["VectrixDB"]

