@@ -1,8 +1,8 @@
 """``python3 -m evaluation golden``: check a golden file, write a template, propose labels, find a cut-off.
 
 ``golden check FILE [--json] [--corpus CORPUS | --index DIR]`` prints what is wrong, line by line
-(exit 0 when nothing stops a run, 1 when there are errors). ``golden template --corpus CORPUS --out
-FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index DIR
+(exit 0 when nothing stops a run, 1 when there are errors). ``golden template --corpus CORPUS|--index
+DIR --out FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index DIR
 --out FILE`` proposes expected documents from reference answers as draft rows. ``golden cutoff FILE
 --index DIR`` finds the relevance below which the top result is more likely a near miss.
 """
@@ -47,7 +47,11 @@ def register(subparsers: Any) -> None:
     template = commands.add_parser("template", help="write rows to fill in from a corpus",
                                    description="Write golden-file rows to fill in: one per sampled document "
                                                "or page, with expected named and a hint of how it starts.")
-    template.add_argument("--corpus", metavar="CORPUS", required=True, type=local_path, help="a corpus JSONL file or folder")
+    source = template.add_mutually_exclusive_group(required=True)
+    source.add_argument("--corpus", metavar="CORPUS", type=local_path, help="a corpus JSONL file or folder")
+    source.add_argument("--index", metavar="DIR", type=local_path,
+                        help="an index built by `python3 -m evaluation index`: the corpus it was built from, "
+                             "else its own chunks")
     template.add_argument("--out", metavar="FILE", required=True, help="the golden file to write")
     template.add_argument("-n", type=_at_least_one, default=50, help="how many rows (default 50)")
     template.add_argument("--seed", type=int, default=0, help="the sampling seed (default 0)")
@@ -107,7 +111,14 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _template(args: argparse.Namespace) -> int:
-    rows = golden_template(args.corpus, args.out, n=args.n, seed=args.seed, by=args.by, overwrite=args.force)
+    if args.index:
+        from ..engine.index import open_index
+        from ..engine.target import EmbeddedTarget
+
+        source = EmbeddedTarget(open_index(args.index), cross_encoder=False, cache=False)
+    else:
+        source = args.corpus
+    rows = golden_template(source, args.out, n=args.n, seed=args.seed, by=args.by, overwrite=args.force)
     print(f"wrote {len(rows)} template rows to {args.out}; write a question in each, "
           f"then run: python3 -m evaluation golden check {args.out}")
     return 0
