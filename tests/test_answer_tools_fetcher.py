@@ -67,3 +67,11 @@ def test_read_answers_reads_an_address_through_the_fetcher_and_a_failure_is_a_se
     assert read_answers("s3://evals/answers.jsonl", fetcher) == {"q1": {"answer": "Alice.", "sources": []}}
     with pytest.raises(StoreError, match=r"s3://evals/other.jsonl: the fetcher could not read it \(ConnectionError"):
         read_answers("s3://evals/other.jsonl", fetcher)
+
+
+def test_a_trec_run_at_an_address_is_read_through_the_fetcher():
+    from evaluation.report.trec import read_trec_run
+
+    fetcher = Fetcher({"s3://evals/mine.trec": b"q1 Q0 a.md 1 2.0 mine\nq1 Q0 b.md 2 1.0 mine\n"})
+    run = read_trec_run("s3://evals/mine.trec", fetcher=fetcher)
+    assert [hit.doc_id for hit in run["mine"]["q1"]] == ["a.md", "b.md"] and fetcher.asked == ["s3://evals/mine.trec"]
