@@ -101,6 +101,7 @@ def test_every_row_is_a_draft_naming_its_document_answer_and_quote_and_the_file_
         topic = TOPICS[list(TEXTS).index(doc)]
         assert (row.question, row.reference, row.evidence, row.draft) == (topic.question, topic.answer, (topic.quote,), True)
         assert row.hint.startswith(f"factual question drafted by a model from {doc}")
+    assert list(tmp_path.iterdir()) == [out]  # no temporary file left beside it
     golden = read_golden(out)
     assert len(golden.questions) == len(golden.drafts) == 3 and not golden.problems
     checked = check_golden(out)
@@ -141,8 +142,8 @@ def test_a_near_duplicate_of_an_earlier_question_is_turned_down(server, index):
     first, second = order(index)[:2]
     earlier = TOPICS[list(TEXTS).index(first)]
     later = TOPICS[list(TEXTS).index(second)]
-    repeat = {"question": earlier.question.replace("How often should I", "How often do I"), "answer": later.answer,
-              "evidence": [later.quote]}
+    reworded = "Tell me, " + earlier.question[0].lower() + earlier.question[1:]  # the same question, other words
+    repeat = {"question": reworded, "answer": later.answer, "evidence": [later.quote]}
     done = run(server, index, ScriptedWriter(TOPICS, drafts={later.key: [repeat]}), n=2)
     assert done.turned_down == {steps.NEAR_DUPLICATE: 1}
     assert [row.question for row in done.rows] == [earlier.question, later.question]
@@ -314,3 +315,21 @@ def test_from_environment_reads_azure_openai_or_any_endpoint_by_name():
 
     with pytest.raises(UsageError, match="no writer model is set"):
         ChatWriter.from_environment({})
+
+
+def test_a_file_that_appears_while_the_questions_are_drafted_is_not_written_over(index, tmp_path):
+    out = tmp_path / "golden.jsonl"
+    model = ScriptedWriter(TOPICS)
+
+    class Seen:
+        def __init__(self, messages):
+            self.body = {"messages": messages}
+
+    def writer(messages):
+        if not out.exists():
+            out.write_text("somebody else's file\n", encoding="utf-8")  # saved meanwhile, by a person or a run
+        return model(Seen(messages)).body["choices"][0]["message"]["content"]
+
+    with pytest.raises(GoldenFileError, match="appeared while the questions were drafted"):
+        write_golden(index, out, 2, writer=writer, mix={"factual": 1}, evolve=0)
+    assert out.read_text(encoding="utf-8") == "somebody else's file\n" and list(tmp_path.iterdir()) == [out]
