@@ -88,3 +88,15 @@ class ScriptedWriter:
 
 def _json(value: dict) -> Reply:
     return Reply(body=completion(json.dumps(value)))
+
+
+def about_any_passage(passage: str) -> dict:
+    """A draft for any passage, the way a plain model might write one: a question naming two of the passage's
+    longest words (not its word pairs), the passage's first sentence as the answer, and ten of its words,
+    from the sixth on, as the quote (verbatim: the passage's own words with single spaces)."""
+    words = passage.split()
+    terms = sorted({w.strip(".,:;()[]`*#'\"") for w in words if w.strip(".,:;()[]`*#'\"").isalpha()},
+                   key=lambda w: (-len(w), w))[:2]
+    quote = " ".join(words[5:15])
+    return {"question": f"What should I know about {terms[0].lower()} when dealing with {terms[-1].lower()}?",
+            "answer": passage.split(". ", 1)[0][:200], "evidence": [quote]}
