@@ -73,7 +73,7 @@ class ScriptedWriter:
         keys = self._keys(user)
         if not keys:
             assert self.generic is not None, "a passage no topic matches"
-            return self.generic(user.split("Passage:\n", 1)[1].split("\n\nAttempt ", 1)[0])
+            return self.generic(_passages(user))
         attempt = int(user.split("Attempt ", 1)[1].split(".", 1)[0]) if "\n\nAttempt " in user else 1
         queued = self.drafts.get(keys[0], [])
         if attempt <= len(queued):
@@ -86,17 +86,26 @@ class ScriptedWriter:
         return {"question": first.question, "answer": first.answer, "evidence": [first.quote]}
 
 
+def _passages(user: str) -> list[str]:
+    """The passages a write_question prompt shows, in order."""
+    body = user.split("\n\nAttempt ", 1)[0]
+    if "Passage 1:\n" not in body:
+        return [body.split("Passage:\n", 1)[1]]
+    return [part.split("\n\nPassage ", 1)[0] for part in body.split("Passage 1:\n", 1)[1].split("Passage 2:\n")]
+
+
 def _json(value: dict) -> Reply:
     return Reply(body=completion(json.dumps(value)))
 
 
-def about_any_passage(passage: str) -> dict:
-    """A draft for any passage, the way a plain model might write one: a question naming two of the passage's
-    longest words (not its word pairs), the passage's first sentence as the answer, and ten of its words,
-    from the sixth on, as the quote (verbatim: the passage's own words with single spaces)."""
+def about_any_passage(passages: list[str]) -> dict:
+    """A draft for any passages, the way a plain model might write one: a question naming two of the first
+    passage's longest words (not its word pairs), its first sentence as the answer, and ten words of each
+    passage, from the sixth on, as the quotes (verbatim: the passage's own words with single spaces)."""
+    passage = passages[0]
     words = passage.split()
     terms = sorted({w.strip(".,:;()[]`*#'\"") for w in words if w.strip(".,:;()[]`*#'\"").isalpha()},
                    key=lambda w: (-len(w), w))[:2]
-    quote = " ".join(words[5:15])
+    quotes = [" ".join(p.split()[5:15]) for p in passages]
     return {"question": f"What should I know about {terms[0].lower()} when dealing with {terms[-1].lower()}?",
-            "answer": passage.split(". ", 1)[0][:200], "evidence": [quote]}
+            "answer": passage.split(". ", 1)[0][:200], "evidence": quotes}
