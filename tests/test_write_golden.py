@@ -333,3 +333,13 @@ def test_a_file_that_appears_while_the_questions_are_drafted_is_not_written_over
     with pytest.raises(GoldenFileError, match="appeared while the questions were drafted"):
         write_golden(index, out, 2, writer=writer, mix={"factual": 1}, evolve=0)
     assert out.read_text(encoding="utf-8") == "somebody else's file\n" and list(tmp_path.iterdir()) == [out]
+
+
+def test_progress_says_which_stage_is_running(server, index):
+    seen = []
+    run(server, index, ScriptedWriter(TOPICS), n=2, progress=lambda done, total, label: seen.append((done, total, label)))
+    stages = list(dict.fromkeys(label.split(" (", 1)[0] for _, _, label in seen))
+    assert stages == ["write_golden: writing questions", "write_golden: searching the questions with each setup"]
+    assert (2, 2) in [(done, total) for done, total, label in seen if "writing" in label]  # 2 of the 2 asked for
+    searched = [(done, total) for done, total, label in seen if "searching" in label]
+    assert searched[-1][0] == searched[-1][1] == 8  # every setup without a ranker: 2 keyword, 3 dense, 3 hybrid

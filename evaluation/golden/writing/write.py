@@ -86,7 +86,8 @@ def write_golden(target: Any, path: str | Path | None = None, n: int = 50, *, wr
         from .chat_writer import ChatWriter
 
         writer = ChatWriter.from_environment()
-    run = _Run(writer, critic if critic is not None else writer, ReplyCache(cache), _progress(progress))
+    run = _Run(writer, critic if critic is not None else writer, ReplyCache(cache), _progress(progress),
+               owns_bar=progress is True)
     model = DUPLICATE_MODEL if DUPLICATE_MODEL in index.models else index.models[0]
     from ...engine.models import load_embedder
 
@@ -136,21 +137,27 @@ def write_golden(target: Any, path: str | Path | None = None, n: int = 50, *, wr
         rows, unfindable, searched = _findable(target, rows, run)
         if path is not None:
             _write(rows, Path(path))
-    finally:
+    except BaseException:
         run.close()
+        raise
     result = GoldenWriting(rows=tuple(rows), wanted=n, path=str(path) if path is not None else None,
                            kinds={kind: made[kind] for kind in kinds}, evolved=evolved, asked=run.asked,
                            reused=run.reused, passed_over=dict(passed_over), turned_down=dict(run.turned_down),
                            set_aside=set_aside, unfindable=unfindable, searched_with=searched)
     run.say(result.summary())
+    run.close()
     return result
 
 
 class _Run:
     """The model calls of one run: through the cache, counted, every reply checked for its JSON."""
 
-    def __init__(self, writer: Any, critic: Any, cache: ReplyCache, progress: Progress | ProgressBar | None) -> None:
+    def __init__(self, writer: Any, critic: Any, cache: ReplyCache, progress: Progress | ProgressBar | None, *,
+                 owns_bar: bool = False) -> None:
+        """``owns_bar``: the bar is this run's (``progress=True``), so the run closes it and prints its
+        summary there; a caller's bar (the command line's) is the caller's to print beside."""
         self.writer, self.critic, self.cache, self.progress = writer, critic, cache, progress
+        self.owns_bar = owns_bar
         self.asked = self.reused = 0
         self.turned_down: Counter[str] = Counter()
 
@@ -197,12 +204,12 @@ class _Run:
             self.progress(done, total, label)
 
     def say(self, text: str) -> None:
-        if isinstance(self.progress, ProgressBar):
+        if self.owns_bar and isinstance(self.progress, ProgressBar):
             for line in text.splitlines():
                 self.progress.say(line)
 
     def close(self) -> None:
-        if isinstance(self.progress, ProgressBar):
+        if self.owns_bar and isinstance(self.progress, ProgressBar):
             self.progress.close()
 
 
