@@ -47,3 +47,25 @@ def test_golden_write_on_the_shipped_sample_drafts_rows_that_check_and_evaluate(
                        encoding="utf-8")
     report = evaluate(EmbeddedTarget(open_index(sample_index)), checked, skip=("hybrid_reranked",))
     assert report["golden"]["labelled"] == 6 and all(report["picks"].values())
+
+
+def test_golden_write_with_a_refusing_service_says_so_in_a_sentence_and_writes_nothing(sample_index, tmp_path, capsys):
+    from chat_server import Reply
+
+    out = tmp_path / "golden.jsonl"
+    with ChatServer() as server:
+        server.answer(Reply(403, {"error": {"message": "Principal does not have access to this deployment."}}))
+        code, _, error = run_cli(capsys, "golden", "write", "--index", str(sample_index), "--out", str(out),
+                                 "--endpoint", f"{server.base}/v1", "--model", "writer-model", "--auth", "none",
+                                 "--quiet")
+    assert code == 1 and not out.exists() and len(server.seen) == 1
+    assert "the writer at" in error and "refused the request: 403 Forbidden: Principal does not have access" in error
+    assert "Traceback" not in error
+
+
+def test_golden_write_refuses_an_existing_file_before_building_or_asking_anything(tmp_path, capsys):
+    out = tmp_path / "golden.jsonl"
+    out.write_text("{}\n", encoding="utf-8")
+    code, _, error = run_cli(capsys, "golden", "write", "--corpus", str(tmp_path / "nowhere.jsonl"), "--out", str(out),
+                             "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--auth", "none", "--quiet")
+    assert code == 1 and "already exists" in error and out.read_text(encoding="utf-8") == "{}\n"
