@@ -343,3 +343,26 @@ def test_progress_says_which_stage_is_running(server, index):
     assert (2, 2) in [(done, total) for done, total, label in seen if "writing" in label]  # 2 of the 2 asked for
     searched = [(done, total) for done, total, label in seen if "searching" in label]
     assert searched[-1][0] == searched[-1][1] == 8  # every setup without a ranker: 2 keyword, 3 dense, 3 hybrid
+
+
+def test_the_voice_reaches_the_writer_and_a_separate_critic_gets_every_rating_and_verdict(server, index):
+    model = ScriptedWriter(TOPICS)
+    critic_tasks = []
+
+    class Seen:
+        def __init__(self, messages):
+            self.body = {"messages": messages}
+
+    def critic(messages):
+        critic_tasks.append(messages[0]["content"].split("\n", 1)[0])
+        return model(Seen(messages)).body["choices"][0]["message"]["content"]
+
+    done = run(server, index, model, n=2, evolve=1, critic=critic, scenario="night-shift support engineers",
+               task="fixing an outage fast", examples=("why is my pod pending?",))
+    writes = [seen.body["messages"][-1]["content"] for seen in server.seen
+              if seen.body["messages"][0]["content"].startswith("Task: write_question")]
+    assert len(writes) == 2 and all("Who asks: night-shift support engineers" in w and "Why they ask: fixing an outage "
+                                    "fast" in w and "- why is my pod pending?" in w for w in writes)
+    # per row: the passage's rating, the draft's verdict, the rewrite's verdict
+    assert critic_tasks == ["Task: rate_passage", "Task: judge_question", "Task: judge_question"] * 2
+    assert len(server.seen) == 2 * 2 and done.asked == 2 * 5
