@@ -169,8 +169,7 @@ def _write(args: argparse.Namespace) -> int:
 
         raise GoldenFileError(f"{args.out} already exists and may hold checked questions; it is never written over: "
                               "choose another file")
-    examples = ([line.strip() for line in Path(args.examples).read_text(encoding="utf-8").splitlines() if line.strip()]
-                if args.examples else [])
+    examples = _examples(args.examples) if args.examples else []
     bar = ProgressBar(args.quiet)
     try:
         target = open_embedded_target(args, bar)
@@ -184,6 +183,20 @@ def _write(args: argparse.Namespace) -> int:
         bar.close()
     print(json.dumps(done.to_dict(), indent=2) if args.json else done.summary())
     return 0
+
+
+def _examples(path: str) -> list[str]:
+    """``--examples``: one question a line, blank lines skipped."""
+    from pathlib import Path
+
+    from ..errors import UsageError
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"--examples {path}: cannot read it ({getattr(err, 'strerror', None) or err}); give a UTF-8 "
+                         "text file of questions, one a line") from err
+    return [line.strip() for line in text.splitlines() if line.strip()]
 
 
 def _mix(text: str) -> dict[str, int]:
