@@ -366,3 +366,10 @@ def test_the_voice_reaches_the_writer_and_a_separate_critic_gets_every_rating_an
     # per row: the passage's rating, the draft's verdict, the rewrite's verdict
     assert critic_tasks == ["Task: rate_passage", "Task: judge_question", "Task: judge_question"] * 2
     assert len(server.seen) == 2 * 2 and done.asked == 2 * 5
+
+
+def test_when_no_question_passes_no_file_is_written_and_the_summary_says_why(server, index, tmp_path):
+    out = tmp_path / "golden.jsonl"
+    done = run(server, index, ScriptedWriter(TOPICS), out, n=2, threshold=1.0)  # every passage rated 0.9
+    assert done.rows == () and done.passed_over == {steps.LOW_PASSAGE: 6} and done.path is None
+    assert not out.exists() and "No question passed, so no file was written." in done.summary()

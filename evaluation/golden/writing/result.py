@@ -56,6 +56,8 @@ class GoldenWriting:
             lines.append(f"{plural(len(self.unfindable), 'question')} may be unanswerable by search (no setup found "
                          f"the document in its top 20): {', '.join(self.unfindable[:10])}"
                          + (" ..." if len(self.unfindable) > 10 else "") + "; each row's hint says so.")
+        if not self.rows:
+            lines.append("No question passed, so no file was written.")
         if len(self.rows) < self.wanted:
             lines.append(f"Fewer than asked for: the collection ran out of passages that passed "
                          f"(lower the threshold, or allow more tries).")

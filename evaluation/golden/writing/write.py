@@ -135,12 +135,12 @@ def write_golden(target: Any, path: str | Path | None = None, n: int = 50, *, wr
             rows.append(_row(len(rows) + 1, kind, question, answer, quotes, places))
         run.show(len(rows), n, f"write_golden: writing questions (passage {considered})")
         rows, unfindable, searched = _findable(target, rows, run)
-        if path is not None:
+        if path is not None and rows:  # no row passed: no empty file to mistake for a golden file
             _write(rows, Path(path))
     except BaseException:
         run.close()
         raise
-    result = GoldenWriting(rows=tuple(rows), wanted=n, path=str(path) if path is not None else None,
+    result = GoldenWriting(rows=tuple(rows), wanted=n, path=str(path) if path is not None and rows else None,
                            kinds={kind: made[kind] for kind in kinds}, evolved=evolved, asked=run.asked,
                            reused=run.reused, passed_over=dict(passed_over), turned_down=dict(run.turned_down),
                            set_aside=set_aside, unfindable=unfindable, searched_with=searched)
