@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ...measures import MEASURES, NDCG_10
 from ...scoring.metrics import LANDED
 from ..numbers import milliseconds as _ms, number as _num, percent as _pct
 from ..svg import attr, method_colour
@@ -14,9 +15,9 @@ LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463
 # Setup keys the page reads itself; any other key a newer report adds is shown in the setup's detail.
 _KNOWN_SETUP_KEYS = {"key", "target", "engine", "method", "method_label", "retrieval", "models", "ranker",
                      "options", "ranks", "results", "times_ms", "error", "summary", "rank", "neighbours",
-                     "requests", "retries", "versus_top", "ndcg_10", "cache"}
-_KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "found", "mrr", "ndcg_10", "landed", "median_ms",
-                       "p95_ms", "recall", "median_margin"}
+                     "requests", "retries", "versus_top", NDCG_10.versus_key, "cache"}
+_KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "landed", "median_ms", "p95_ms", "recall", "median_margin",
+                       *(measure.summary_path[0] for measure in MEASURES)}  # "found", "mrr", "ndcg_10"
 
 
 def setup_details(page: Page) -> str:

@@ -1,6 +1,7 @@
 """What the numbers mean: found@k, MRR, nDCG@10, the times, the frontier, the paired test, ties, picks."""
 from __future__ import annotations
 
+from ...measures import MRR, NDCG_10
 from .context import Page
 from .format import esc, has_recall
 
@@ -13,10 +14,10 @@ def glossary(page: Page) -> str:
         ("found@k", "The share of questions with at least one expected result in the first k results. Other "
                     "tools call it hit rate@k or success@k, and recall@k when each question expects one document."
                     f" Here a result counts as expected when it matches at the “{by}” grain."),
-        ("MRR", "Mean reciprocal rank: 1 divided by the position of the first expected result (1 when first, "
+        (str(MRR), "Mean reciprocal rank: 1 divided by the position of the first expected result (1 when first, "
                 "0.5 when second, 0 when none came back in the top "
                 f"{depth}), averaged over the questions."),
-        ("nDCG@10", "Normalised discounted cumulative gain over the first 10 results: every expected result "
+        (str(NDCG_10), "Normalised discounted cumulative gain over the first 10 results: every expected result "
                     "counts, the nearer the top the more; 1.0 is every expected result at the very top."),
         ("median / p95 ms", "Half the timed searches were faster than the median, 95 in 100 faster than p95. "
                             "Searches are timed one at a time as a caller would make them (query embedding and "

@@ -48,7 +48,7 @@ def ranked_table(page: Page) -> str:
             f'<span class="label">{esc(setup.get("method_label", ""))}</span>'
             + (f'<span class="badges">{badges}</span>' if badges else "") + "</td>"
             + "".join(cells)
-            + f'<td class="num">{_score(summary.get("mrr"))}</td><td class="num">{_score(summary.get("ndcg_10"))}</td></tr>')
+            + f'<td class="num">{_score(MRR.of(summary))}</td><td class="num">{_score(NDCG_10.of(summary))}</td></tr>')
     span = 2 + len(CUTOFFS) + (1 if recall else 0) + 4
     for setup in failed:
         rows.append(f'<tr class="failed" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
