@@ -60,11 +60,18 @@ def test_the_embedding_bar_over_texts_of_very_different_lengths_reads_as_far_as_
             + [{"id": f"l{i}", "text": f"{long_text} {i}"} for i in range(20)])
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-    seen: list[tuple[int, int, int]] = []  # (the work done so far, done, total) at each frame
+    stages: list[tuple[str, int, int, int]] = []  # (stage, done, total, the work done so far) at each frame
     build_index(corpus, tmp_path / "index", IndexSettings(models=("bge-small",)), threads=1,
-                progress=lambda stage, done, total: stage.startswith("embedding") and seen.append((clock[0], done, total)))
+                progress=lambda stage, done, total: stages.append((stage, done, total, clock[0])))
 
     work = clock[0]
+    # before any work, a label for each step, then the embedding bar at 0
+    assert [s[:3] for s in stages[:5]] == [("preparing the index (chunking the corpus)", 0, 4),
+                                           ("preparing the index (keyword index of 220 chunks)", 1, 4),
+                                           ("preparing the index (keyword index of 220 documents)", 2, 4),
+                                           ("preparing the index (loading bge-small)", 3, 4),
+                                           ("embedding with bge-small", 0, stages[-1][2])]
+    seen = [(spent, done, total) for stage, done, total, spent in stages if stage.startswith("embedding")]
     assert len(seen) == 1 + -(-220 // 32) and seen[-1][1] == seen[-1][2]  # a frame per batch of 32, ending full
     assert all(abs(done / total - spent / work) < 0.10 for spent, done, total in seen)
     # the ETA a bar shows then (time spent x what is left / what is done) against the time really left
