@@ -1,5 +1,7 @@
 """How truthful the embedding bar's ETA is: counting texts (the baseline, before issue 21) against
-counting characters (``models.text_work``, shipped), on the same run of the real models.
+counting characters (``models.text_work``, shipped), and counting tokens as each model reads them (cut
+at its limit; what a model's time grows with, at the price of tokenizing every text twice), on the same
+run of the real models.
 
 The sample's chunks are embedded as ``build_index`` embeds them (both default models at once, one
 thread each); at every progress call the wall clock, the texts done and the characters done are
@@ -24,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import describe_machine  # noqa: E402
 
 BASELINE = "texts"
-RULES = (BASELINE, "characters")
+RULES = (BASELINE, "characters", "tokens")
 
 
 def _load() -> str:
@@ -43,8 +45,9 @@ def main() -> None:
     from evaluation.engine.index import IndexSettings
 
     texts = [c.indexed_text for c in chunk_corpus(read_corpus(args.corpus), IndexSettings().chunking)]
-    weights = {BASELINE: [1] * len(texts), "characters": [models.text_work(t) for t in texts]}
     embedders = [models.load_embedder(name, threads=1) for name in args.models]
+    tokens = [sum(len(e._tokenizer.encode(t).ids) for e in embedders) / len(embedders) for t in texts]
+    weights = {BASELINE: [1] * len(texts), "characters": [models.text_work(t) for t in texts], "tokens": tokens}
     print(describe_machine())
     print(f"{len(texts)} chunks of {args.corpus} ({min(map(len, texts))}-{max(map(len, texts))} characters), "
           f"models {', '.join(args.models)} at once; load before {_load()}")
@@ -71,7 +74,7 @@ def main() -> None:
     wall = frames[-1][0]
     totals = {rule: sum(weights[rule]) * len(embedders) for rule in RULES}
     print(f"wall {wall:.1f} s; load after {_load()}\n")
-    print(f"{'counting':<12}" + "".join(f"{'ETA/left at ' + str(p) + '%':>18}" for p in (10, 25, 50, 75))
+    print(f"{'counting':<17}" + "".join(f"{'ETA/left at ' + str(p) + '%':>18}" for p in (10, 25, 50, 75))
           + f"{'largest gap':>14}")
     for rule in RULES:
         cells = []
@@ -81,7 +84,7 @@ def main() -> None:
             cells.append(f"{eta / (wall - elapsed):>18.2f}")
         gap = max(abs(counts[rule] / totals[rule] - elapsed / wall) for elapsed, counts in frames)
         name = rule + (" (baseline)" if rule == BASELINE else "")
-        print(f"{name:<12}" + "".join(cells) + f"{gap * 100:>13.0f}%")
+        print(f"{name:<17}" + "".join(cells) + f"{gap * 100:>13.0f}%")
 
 
 if __name__ == "__main__":
