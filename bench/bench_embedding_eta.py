@@ -15,7 +15,6 @@ it read done and the share of the time spent. Wall-clock: the load averages say 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -23,14 +22,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import describe_machine  # noqa: E402
+from _machine import describe_machine, load_averages  # noqa: E402
 
 BASELINE = "texts"
 RULES = (BASELINE, "characters", "tokens")
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def main() -> None:
@@ -50,7 +45,7 @@ def main() -> None:
     weights = {BASELINE: [1] * len(texts), "characters": [models.text_work(t) for t in texts], "tokens": tokens}
     print(describe_machine())
     print(f"{len(texts)} chunks of {args.corpus} ({min(map(len, texts))}-{max(map(len, texts))} characters), "
-          f"models {', '.join(args.models)} at once; load before {_load()}")
+          f"models {', '.join(args.models)} at once; load before {load_averages()}")
 
     frames: list[tuple[float, dict[str, int]]] = []
     done = {rule: 0 for rule in RULES}
@@ -73,7 +68,7 @@ def main() -> None:
         models.Embedder._embed = original
     wall = frames[-1][0]
     totals = {rule: sum(weights[rule]) * len(embedders) for rule in RULES}
-    print(f"wall {wall:.1f} s; load after {_load()}\n")
+    print(f"wall {wall:.1f} s; load after {load_averages()}\n")
     print(f"{'counting':<17}" + "".join(f"{'ETA/left at ' + str(p) + '%':>18}" for p in (10, 25, 50, 75))
           + f"{'largest gap':>14}")
     for rule in RULES:
