@@ -15,6 +15,7 @@ METHOD_NAMES = {"keyword": "keyword (BM25)", "keyword_documents": "keyword (BM25
 
 
 def chart(page: Page) -> str:
+    """The ``#chart`` section: the setups with a found@10 and a timed search drawn, the others named."""
     report, ran, picks = page.report, page.ran, page.picks
     points, undrawn = [], []
     for setup in ran:

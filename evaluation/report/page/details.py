@@ -21,6 +21,7 @@ _KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "landed", "median_ms", "p
 
 
 def setup_details(page: Page) -> str:
+    """The ``#setups`` section: one closed ``<details>`` per setup, in rank order, failed ones last."""
     report, setups, questions = page.report, page.setups, page.questions
     by_key = {s["key"]: s for s in setups}
     ordered = sorted(setups, key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["key"]))

@@ -9,6 +9,7 @@ from .format import esc, plain, spaced
 
 
 def footer(page: Page) -> str:
+    """The footer: each target's engine and index state, the cache's counts, the run's rules."""
     report = page.report
     rules = report.get("rules") or {}
     bits = [f"{spaced(k)}: {', then '.join(map(str, v)) if isinstance(v, list) else plain(v)}"

@@ -7,6 +7,7 @@ from .format import esc, has_recall
 
 
 def glossary(page: Page) -> str:
+    """The ``#words`` section; recall@k only when a setup's summary holds it."""
     report, ran = page.report, page.ran
     by = report.get("by", "doc")
     depth = report.get("depth", 20)

@@ -11,6 +11,7 @@ from .format import esc, utc_time
 
 
 def run_by_run(page: Page) -> str:
+    """The ``#history`` section: found@10 per setup and run, or a sentence when this is the only run."""
     points, ran = page.points, page.ran
     intro = '<section id="history"><h2>Run by run</h2>'
     if len(points) < 2:

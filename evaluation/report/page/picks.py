@@ -12,6 +12,7 @@ from .format import esc, found_count, found_share, pick_key, plain, spaced, summ
 
 
 def pick_cards(page: Page) -> str:
+    """The ``#picks`` section: a card per pick, "none" for a pick no setup ran for."""
     report, setups = page.report, page.setups
     by_key = {s["key"]: s for s in setups}
     rules = report.get("rules") or {}

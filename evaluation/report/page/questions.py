@@ -9,6 +9,7 @@ from .format import esc, question_cell
 
 
 def hard_questions(page: Page) -> str:
+    """The ``#questions`` section, "" when no setup ran."""
     report, ran, questions = page.report, page.ran, page.questions
     if not ran:
         return ""

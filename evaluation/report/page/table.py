@@ -12,6 +12,7 @@ from .format import esc, found_count, found_share, has_recall, plain, spaced, su
 
 
 def ranked_table(page: Page) -> str:
+    """The ``#ranked`` section: the setups that ran in rank order, then the failed ones."""
     report, ran, failed, picks = page.report, page.ran, page.failed, page.picks
     frontier = set(k for k in report.get("frontier") or [] if isinstance(k, str))
     recall = has_recall(ran)

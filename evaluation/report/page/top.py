@@ -10,6 +10,7 @@ from .format import esc, sentence, spaced, utc_time
 
 
 def header(page: Page) -> str:
+    """The title, the golden file's line and the run's; the golden rows left out, unless the run was refused."""
     report, collection, refused = page.report, page.collection, page.refused
     golden = report.get("golden") or {}
     total, labelled = golden.get("questions"), golden.get("labelled")
