@@ -474,11 +474,10 @@ def text_work(text: str) -> int:
     two special tokens' (``_SPECIAL_TOKENS_AS_CHARACTERS``).
 
     A window of texts runs shortest first (``_windows``), so a bar counting texts runs ahead of the
-    work. Over the sample's 763 chunks with both models (``bench/bench_embedding_eta.py``, load 5-16)
-    a bar counting texts showed an ETA of 0.18-0.24 of the time really left, at 10, 25, 50 and 75% of
-    the run; counting characters, 0.67-1.13 (the load rose during the run, which makes any ETA low).
-    A model's time grows with the tokens it reads, about one per 4 characters of English, so
-    characters follow it without tokenizing every text a second time to count its tokens.
+    work. Over the sample's 763 chunks with both models (``bench/bench_embedding_eta.py``, two runs at
+    load 5-18), a bar counting texts showed an ETA of 0.18-0.25 of the time really left at 10, 25, 50
+    and 75% of the run; counting characters, 0.94-0.96 up to half way in the steadier run (0.67-1.13
+    in the other); counting each model's tokens, 0.54-0.79, and it would tokenize every text twice.
     """
     return len(text) + _SPECIAL_TOKENS_AS_CHARACTERS
 
