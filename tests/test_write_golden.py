@@ -373,3 +373,15 @@ def test_when_no_question_passes_no_file_is_written_and_the_summary_says_why(ser
     done = run(server, index, ScriptedWriter(TOPICS), out, n=2, threshold=1.0)  # every passage rated 0.9
     assert done.rows == () and done.passed_over == {steps.LOW_PASSAGE: 6} and done.path is None
     assert not out.exists() and "No question passed, so no file was written." in done.summary()
+
+
+def test_a_chat_writer_is_the_writer_golden_template_takes(server, index, tmp_path):
+    from evaluation.golden import golden_template
+
+    corpus = index.parent / "corpus.jsonl"
+    server.respond = ScriptedWriter(TOPICS)
+    with chat_writer(server) as writer:
+        rows = golden_template(corpus, tmp_path / "golden.jsonl", n=6, writer=writer)
+    by_doc = {row["expected"][0]: row for row in rows}
+    assert by_doc["chess"]["question"] == TOPICS[4].question and all(row["draft"] for row in rows)
+    assert [seen.body["messages"][0]["content"].split("\n", 1)[0] for seen in server.seen] == ["Task: template_question"] * 6
