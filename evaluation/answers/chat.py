@@ -15,18 +15,29 @@ change its mind.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
+from ..chat import ChatRoute, ChatSettings
 from ..errors import AnswerError
-from .judge import ChatJudge, read_message
+from .judge import read_message
 
 Messages = list[dict[str, str]]
 
 
-class ChatModel(ChatJudge):
-    """``model(messages) -> text | None`` and ``model.complete(system, user, what=...) -> text``."""
+class ChatModel(ChatRoute):
+    """``model(messages) -> text | None`` and ``model.complete(system, user, what=...) -> text``.
 
-    role = "chat model"
+    Given a ``JudgeSettings`` (or any ``ChatSettings`` of the judge or of no role), its sentences say
+    "the chat model"; the shared route (``evaluation/chat.py``) does the posting.
+    """
+
+    error = AnswerError
+
+    def __init__(self, settings: ChatSettings, **options: Any) -> None:
+        if settings.role in ("judge", "model"):
+            settings = replace(settings, role="chat model")
+        super().__init__(settings, **options)
 
     def __call__(self, messages: Messages) -> str | None:  # type: ignore[override]
         content, _ = self._reply(messages, what="the request", max_tokens=None)
@@ -49,9 +60,5 @@ class ChatModel(ChatJudge):
 
     def _reply(self, messages: Messages, *, what: str, max_tokens: int | None) -> tuple[Any, Any]:
         """(content, finish_reason) of one call; AnswerError for a malformed reply, a refusal or a filter stop."""
-        body: dict[str, Any] = {"messages": messages, "temperature": 0,
-                                "max_tokens": max_tokens or self.settings.max_tokens}
-        if self.settings.kind == "openai":
-            body["model"] = self.settings.model
-        reply = self._post(body)
+        reply = self._post(self.body(messages, max_tokens=max_tokens or self.settings.max_tokens))
         return read_message(reply, f"the chat model at {self.settings.url}", stopped=f"for {what}", declined=what)
