@@ -48,7 +48,9 @@ def register(subparsers) -> None:
                              "bundled model (bge-small, minilm-l6); default: the index's vectorizer, else "
                              "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
                              "of the field's dimensions")
-    parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset): a path, s3://bucket/key or a Blob address")
+    parser.add_argument("--golden", "--queries", dest="golden", required=True,
+                        help="the golden file (JSONL, a Bedrock dataset, or an ElectriPy queries file: --queries "
+                             "is another name for it): a path, s3://bucket/key or a Blob address")
     add_golden_limit_option(parser)
     parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--save-to", metavar="STORE", help="a folder, s3://bucket/prefix or Blob address to keep the run in "
@@ -206,6 +208,7 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate import evaluate
     from ..errors import GoldenFileError
     from ..golden import explain_problems, read_golden, run_problems
+    from ..golden.check import FORMAT_LABELS
     from ..report.text import render_questions, render_report
 
     rules = parse_fail_under(args.fail_under)
@@ -216,6 +219,9 @@ def run(args: argparse.Namespace) -> int:
     problems = run_problems(golden)  # before the index is built: a refused file costs no minutes
     if problems:
         raise GoldenFileError(explain_problems(golden.source, problems))
+    if golden.format != "jsonl":
+        print(f"note: read {golden.source} as{FORMAT_LABELS[golden.format].replace('(', '').replace(')', '')}",
+              file=sys.stderr)
     unsaved = None
     try:
         targets = build_targets(args, bar)
