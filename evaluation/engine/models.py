@@ -41,6 +41,7 @@ from ..errors import ModelError, UsageError, did_you_mean
 log = logging.getLogger(__name__)
 
 EMBEDDER_NAMES = ("bge-small", "minilm-l6")    # stable short names used in setup keys
+HASH_NAME = "hash"  # feature hashing of words, not a model (engine/hashing.py); never chosen by default
 CROSS_ENCODER_NAME = "ms-marco-minilm-l12"
 COLBERT_NAME = "colbert"  # late interaction: token vectors, used by evaluation/engine/colbert.py
 
@@ -252,8 +253,13 @@ def model_info(name: str) -> ModelInfo:
     loading refuses any other, so these are the loaded model's too. The index fingerprint and a target's description use this, so neither
     pays for a model session it does not need.
     """
+    if name == HASH_NAME:
+        from . import hashing
+
+        return ModelInfo(name=HASH_NAME, kind="embedder", source=hashing.LABEL, sha256=hashing.SHA256,
+                         dimensions=hashing.DIMENSIONS, pooling=None, max_tokens=0)
     if name not in _SPECS:
-        names = (*EMBEDDER_NAMES, CROSS_ENCODER_NAME, COLBERT_NAME)
+        names = (*EMBEDDER_NAMES, HASH_NAME, CROSS_ENCODER_NAME, COLBERT_NAME)
         raise UsageError(f"unknown model {name!r}.{did_you_mean(str(name), names)} Bundled: {', '.join(names)}")
     spec = _SPECS[name]
     return ModelInfo(name=spec.name, kind=spec.kind, source=_source(spec.onnx), sha256=_expected_sha256(spec)[0],
@@ -563,13 +569,19 @@ def _cached(name: str, threads: int | None, build: Callable[[_ModelSpec, int], "
 def load_embedder(name: str, *, threads: int | None = None) -> Embedder:
     """The embedder called ``name``, loaded once per (name, threads) in this process.
 
+    ``hash`` gives the feature-hashing embedder (``engine.hashing``: not a real model, for CI).
     Raises UsageError for an unknown name, ModelError when its package is not installed (naming the
     ``pip install``) or its .onnx file does not match the expected sha256.
     """
+    if name == HASH_NAME:
+        from .hashing import HashEmbedder
+
+        return HashEmbedder(model_info(HASH_NAME))  # type: ignore[return-value]  # the same interface
     if name not in EMBEDDER_NAMES:
-        close = difflib.get_close_matches(str(name), EMBEDDER_NAMES, n=1)
+        close = difflib.get_close_matches(str(name), (*EMBEDDER_NAMES, HASH_NAME), n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise UsageError(f"unknown embedder {name!r}: {hint}bundled: {', '.join(EMBEDDER_NAMES)}")
+        raise UsageError(f"unknown embedder {name!r}: {hint}bundled: {', '.join(EMBEDDER_NAMES)}; "
+                         f"{HASH_NAME} for runs that must load no model")
     return _cached(name, threads, lambda spec, count: Embedder(spec, threads=count))
 
 
