@@ -22,6 +22,7 @@ LAYERS = [
     {"scoring"},
     {"report"},
     {"answers"},
+    {"chunking_eval"},  # sweep, compare_chunking: above answers (judged mode's chat client) and scoring
     {"target_specs", "targets"},
     {"run", "steps"},
     {"evaluate"},
