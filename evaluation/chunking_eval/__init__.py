@@ -17,7 +17,7 @@ _LAZY = {
     "sweep": ".sweep", "sweep_markdown": ".sweep",
     "compare_chunking": ".compare", "chunking_report": ".compare", "run_builds": ".compare",
     "handed_over": ".compare", "chunking_choice": ".choice", "BuildResult": ".results",
-    "plan_builds": ".plan", "TECHNIQUES": ".plan", "SIZES": ".plan", "CHILD_SIZES": ".plan",
+    "plan_builds": ".plan", "NAMES": ".plan",
     "ChatModel": ".judged", "answer_with": ".judged", "judge_with": ".judged",
 }
 __all__ = sorted(_LAZY)

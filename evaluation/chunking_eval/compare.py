@@ -36,7 +36,7 @@ from .builds import DEFAULT_MODEL, Cut, Cutter
 from .choice import ALPHA, chunking_choice, split
 from .inputs import corpus_of, golden_of, refuse_chunk_labels
 from .judged import Answer, Judge, answer_with, judge_with
-from .plan import CHILD_SIZES, SIZES, TECHNIQUES, plan_builds
+from .plan import CHILD_SIZES, NAMES, SIZES, plan_builds
 from .results import BuildResult, ranked
 from .runner import Progress, cache_share, each_build, progress_of, scratch, setup_for
 
@@ -73,8 +73,9 @@ def depth_for(cut: Cut, budget: int) -> int:
 def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Question], keys: Sequence[str], *,
                budget: int = BUDGET, answer: Answer | None = None, judge: Judge | None = None,
                cutter: Cutter | None = None, cache: str | Path | None = None, workdir: str | Path | None = None,
-               threads: int | None = None, progress: Progress | bool | None = None) -> tuple[list[BuildResult], dict]:
-    """Make each build of ``keys`` in turn and score every question on it; (results, vector counts)."""
+               threads: int | None = None, progress: Progress | bool | None = None) -> tuple[list[BuildResult], dict, list[dict]]:
+    """Make each build of ``keys`` in turn and score every question on it; (results, vector counts, the
+    builds that failed with their errors)."""
     if (answer is None) != (judge is None):
         raise UsageError("judged mode needs both answer and judge (or chat, which makes both); give both or neither")
     if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
@@ -95,10 +96,15 @@ def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterab
     draw, close = progress_of(progress)
     texts = [q.question for q in questions]
     results: list[BuildResult] = []
+    failed: list[dict[str, str]] = []
     query_counts = {"vectors_cached": 0, "vectors_shared": 0, "vectors_computed": 0}
     try:
         with scratch(workdir, cache, threads) as where:
-            for built, target, tell in each_build(list(keys), corpus, cutter, where, progress=draw):
+            for made in each_build(list(keys), corpus, cutter, where, progress=draw):
+                if made.error is not None:
+                    failed.append({"build": made.key, "error": made.error})
+                    continue
+                built, target, tell = made.built, made.target, made.tell
                 setup = setup_for(target, METHOD, (DEFAULT_MODEL,))
                 tell(f"asking {len(texts)} questions", 0, len(texts))
                 found = target.search_batch(setup, texts, depth_for(built.cut, budget))
@@ -123,7 +129,7 @@ def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterab
     finally:
         close()
     vectors = {name: passages[name] + query_counts[name] for name in passages}
-    return results, {**vectors, "share_from_cache": cache_share(vectors)}
+    return results, {**vectors, "share_from_cache": cache_share(vectors)}, failed
 
 
 def chunking_report(results: Sequence[BuildResult], *, scored: str, budget: int, skipped: Sequence[dict] = (),
@@ -158,7 +164,7 @@ def chunking_report(results: Sequence[BuildResult], *, scored: str, budget: int,
 
 
 def _technique(r: BuildResult, s: tuple[int, int] | None, p: float | None, q: float | None, *, best: bool) -> dict:
-    entry = {"technique": r.technique, "name": TECHNIQUES.get(r.technique, (r.technique,))[0], "build": r.key,
+    entry = {"technique": r.technique, "name": NAMES.get(r.technique, r.technique), "build": r.key,
              "right": r.right, "questions": r.questions, "chunks": r.chunks, "best": best, "tie": False}
     if s is not None:
         entry["against_best"] = {"best_only": s[0], "this_only": s[1], "p": round(p, 6), "p_holm": round(q, 6)}
@@ -209,7 +215,7 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
 
         check_keys(plan.keys)
         cutter = chunking_cutter(chat=chat)
-    results, vectors = run_builds(corpus, read if read is not None else questions, plan.keys, budget=budget,
+    results, vectors, failed = run_builds(corpus, read if read is not None else questions, plan.keys, budget=budget,
                                   answer=answer, judge=judge, cutter=cutter, cache=cache, workdir=workdir,
                                   threads=threads, progress=progress)
     scored = "answered" if answer is not None else "found"
@@ -225,7 +231,7 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
                               "against the reference answer" if scored == "answered" else
                               f"right = an expected document among the first {budget} characters handed over; no chat "
                               "model was given, so answers were not written or judged"),
-              **report, "vectors": vectors, "seconds": round(time.perf_counter() - started, 3)}
+              **report, "failed": failed, "vectors": vectors, "seconds": round(time.perf_counter() - started, 3)}
     if store is not None:
         store.save(report, read.raw if read is not None else None)
     return report

@@ -12,20 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from ..chunking.keys import CHILD_SIZES, MIN_SIZE, NEEDS_CHAT_TECHNIQUES, SIZES, TECHNIQUES
 from ..errors import UsageError, did_you_mean
 
-SIZES = (500, 1000, 2000)
-CHILD_SIZES = (250, 500, 1000)
-TECHNIQUES = {  # key -> (name people read, what it needs beyond the bundled models)
-    "markdown": ("Structure-aware", None),
-    "parent": ("Parent-child", None),
-    "recursive": ("Recursive", None),
-    "sentence": ("Sentence", None),
-    "semantic": ("Semantic", None),
-    "fixed": ("Fixed-size", None),
-    "llm": ("LLM-based", "chat"),
-}
-NO_MODEL = tuple(k for k, (_, needs) in TECHNIQUES.items() if needs is None)
+# The names people read on the page and in the table, in the words of the tool our users come from.
+NAMES = {"markdown": "Structure-aware", "parent": "Parent-child", "recursive": "Recursive", "sentence": "Sentence",
+         "semantic": "Semantic", "fixed": "Fixed-size", "llm": "LLM-based"}
+NO_MODEL = tuple(t for t in TECHNIQUES if t not in NEEDS_CHAT_TECHNIQUES)
 
 
 @dataclass(frozen=True)
@@ -46,16 +39,16 @@ def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int]
             raise UsageError(f'"{technique}" is not a chunking technique; the techniques are '
                              f'{", ".join(TECHNIQUES)}.{did_you_mean(technique, TECHNIQUES)}')
     for size in [*sizes, *child_sizes]:
-        if isinstance(size, bool) or not isinstance(size, int) or size < 50:
-            raise UsageError(f"chunk size {size!r}: sizes are whole numbers of characters, 50 or more")
+        if isinstance(size, bool) or not isinstance(size, int) or size < MIN_SIZE:
+            raise UsageError(f"chunk size {size!r}: sizes are whole numbers of characters, {MIN_SIZE} or more")
     letters = [letter for on, letter in ((True, "h"), (False, "n")) if on in tuple(headings)]
     if not letters:
         raise UsageError("headings=() leaves no build: give (True,), (False,) or both")
     keys: list[str] = []
     skipped: list[dict] = []
     for technique in asked:
-        if TECHNIQUES[technique][1] == "chat" and not chat:
-            skipped.append({"what": technique, "reason": f"{TECHNIQUES[technique][0]} needs a chat model to say where "
+        if technique in NEEDS_CHAT_TECHNIQUES and not chat:
+            skipped.append({"what": technique, "reason": f"{NAMES[technique]} needs a chat model to say where "
                                                          "each topic starts, and none was given"})
             continue
         own = tuple(child_sizes if technique == "parent" else sizes)

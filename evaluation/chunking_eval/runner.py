@@ -9,6 +9,7 @@ every build's questions, so each question is embedded once per model for the run
 """
 from __future__ import annotations
 
+import logging
 import shutil
 import tempfile
 from contextlib import contextmanager
@@ -20,6 +21,8 @@ from ..engine.corpus import Corpus
 from ..engine.scratch import VECTOR_COUNTS, TextVectors
 from ..engine.target import EmbeddedTarget
 from .builds import DEFAULT_MODEL, Cutter, Indexed, index_cut
+
+log = logging.getLogger(__name__)
 
 TARGET = "local"
 METHODS = ("keyword", "dense", "hybrid", "hybrid_reranked")  # what a scratch index can be searched with
@@ -66,26 +69,45 @@ def scratch(workdir: str | Path | None = None, cache: str | Path | None = None,
 
 def each_build(keys: Sequence[str], corpus: Corpus, cutter: Cutter, where: Scratch, *,
                models: tuple[str, ...] = (DEFAULT_MODEL,), cross_encoder: bool = False,
-               progress: Progress | None = None) -> Iterator[tuple[Indexed, EmbeddedTarget, Callable[[str, int, int], None]]]:
-    """For each key in turn: cut, index, and yield the build, a target searching it, and a progress
-    callable ``(stage, done, total)`` labelled ``[i/n] <key>: <stage>``; the build's folder is removed
-    when the caller asks for the next one."""
+               progress: Progress | None = None) -> Iterator[Made]:
+    """For each key in turn: cut, index, and yield a ``Made``: the build and a target searching it, or the
+    error that stopped it (a build that fails is reported and never picked; it does not sink the run,
+    but a chat model that refuses or goes quiet, ``AnswerError``, stops the run). The build's folder is
+    removed when the caller asks for the next one."""
+    from ..errors import AnswerError
+
     for number, key in enumerate(keys, start=1):
         def tell(stage: str, done: int, total: int, number: int = number, key: str = key) -> None:
             if progress is not None:
                 progress(done, total, f"[{number}/{len(keys)}] {key}: {stage}")
 
-        tell("cutting the documents", 0, len(corpus))
-        cut = cutter(key, corpus)
-        tell("cutting the documents", len(corpus), len(corpus))
         folder = where.workdir / f"build-{number}"
         try:
-            built = index_cut(cut, folder, text_vectors=where.text_vectors, models=models, progress=tell)
-            target = EmbeddedTarget(built.index, name=TARGET, cache=where.query_cache, cross_encoder=cross_encoder,
-                                    threads=where.threads)
-            yield built, target, tell
+            try:
+                tell("cutting the documents", 0, len(corpus))
+                cut = cutter(key, corpus)
+                tell("cutting the documents", len(corpus), len(corpus))
+                built = index_cut(cut, folder, text_vectors=where.text_vectors, models=models, progress=tell)
+                target = EmbeddedTarget(built.index, name=TARGET, cache=where.query_cache,
+                                        cross_encoder=cross_encoder, threads=where.threads)
+            except (AnswerError, KeyboardInterrupt, MemoryError):
+                raise
+            except Exception as err:  # one build's failure is that build's result
+                log.warning("build %s failed: %s", key, err)
+                yield Made(key=key, built=None, target=None, tell=tell, error=f"{type(err).__name__}: {err}")
+                continue
+            yield Made(key=key, built=built, target=target, tell=tell)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Made:
+    key: str
+    built: Indexed | None
+    target: EmbeddedTarget | None
+    tell: Callable[[str, int, int], None]
+    error: str | None = None
 
 
 def setup_for(target: EmbeddedTarget, method: str, models: tuple[str, ...]):

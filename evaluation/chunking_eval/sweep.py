@@ -63,11 +63,16 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
     draw, close = progress_of(progress)
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
+    failed: list[dict[str, str]] = []
     query_counts = {"vectors_cached": 0, "vectors_shared": 0, "vectors_computed": 0}
     try:
         with scratch(workdir, cache, threads) as where:
-            for built, target, tell in each_build(keys, corpus, cutter, where, models=models,
-                                                  cross_encoder="hybrid_reranked" in methods, progress=draw):
+            for made in each_build(keys, corpus, cutter, where, models=models,
+                                   cross_encoder="hybrid_reranked" in methods, progress=draw):
+                if made.error is not None:
+                    failed.append({"build": made.key, "error": made.error})
+                    continue
+                built, target, tell = made.built, made.target, made.tell
                 for method in methods:
                     setup = setup_for(target, method, models)
                     tell(f"asking {len(texts)} questions with {method}", 0, len(texts))
@@ -89,7 +94,7 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
     return {"kind": "sweep", "by": by, "k": list(cutoffs), "methods": list(methods), "models": list(models),
             "questions": len(questions), "golden": _golden_summary(read, questions),
             "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
-            "rows": rows, "best": rows[0]["key"] if rows else None,
+            "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed,
             "vectors": {**vectors, "share_from_cache": cache_share(vectors)},
             "seconds": round(time.perf_counter() - started, 3),
             "rule": "ranked by nDCG@10, then MRR, then median search time, then key"}
