@@ -18,7 +18,7 @@ _LAZY = {
     "compare_chunking": ".compare", "chunking_report": ".compare", "run_builds": ".compare",
     "handed_over": ".compare", "chunking_choice": ".choice", "BuildResult": ".results",
     "plan_builds": ".plan", "NAMES": ".plan",
-    "ChatModel": ".judged", "answer_with": ".judged", "judge_with": ".judged",
+    "answer_with": ".judged", "judge_with": ".judged",
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)

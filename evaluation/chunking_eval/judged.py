@@ -1,8 +1,7 @@
 """Judged mode: a chat model answers from what was handed over, and says whether the answer is right.
 
-``chat`` is any callable from chat messages to the model's text (None when it gave none), or a
-``ChatModel``: the answer tools' OpenAI-compatible client (``answers.judge.ChatJudge``'s wire:
-Azure OpenAI, OpenAI or a local server; its retries and error sentences) asked for plain text.
+``chat`` is any callable from chat messages to the model's text (None when it gave none), such as
+``answers.chat.ChatModel``: the answer tools' OpenAI-compatible client asked for plain text.
 ``answer_with(chat)`` and ``judge_with(chat)`` make the two callables ``compare_chunking`` takes.
 
 A model that refuses, or gives no text three times running, stops the run with ``AnswerError``:
@@ -15,7 +14,7 @@ import json
 import re
 from typing import Any, Callable, Sequence
 
-from ..answers.judge import ChatJudge
+from ..answers.chat import ChatModel  # noqa: F401  the client judged mode is usually given
 from ..errors import AnswerError
 from ..golden import Question
 
@@ -30,29 +29,6 @@ ANSWER_PROMPT = ("Answer the question from the passages alone, in a few sentence
 JUDGE_PROMPT = ('You check an answer against the reference answer a person accepts. Reply with one JSON object '
                 'and nothing else: {"right": true} when the answer says what the reference says on the question '
                 'asked (other words are fine), else {"right": false}.')
-
-
-class ChatModel(ChatJudge):
-    """``model(messages) -> text``: one chat completions call through the judge's client."""
-
-    def __call__(self, messages: Messages) -> str | None:  # type: ignore[override]
-        body: dict[str, Any] = {"messages": messages, "temperature": 0, "max_tokens": self.settings.max_tokens}
-        if self.settings.kind == "openai":
-            body["model"] = self.settings.model
-        reply = self._post(body)
-        try:
-            choice = reply["choices"][0]
-            message = choice["message"]
-        except (KeyError, IndexError, TypeError):
-            raise AnswerError(f"the chat model at {self.settings.url} sent a reply without choices[0].message, "
-                              "which is not a chat completions reply; check that the endpoint speaks that API") from None
-        if choice.get("finish_reason") == "content_filter":
-            raise AnswerError(f"the chat model at {self.settings.url} stopped its reply: the service's content "
-                              "filter blocked it")
-        if isinstance(message, dict) and message.get("refusal"):
-            raise AnswerError(f"the chat model at {self.settings.url} refused: {message['refusal']}")
-        content = message.get("content") if isinstance(message, dict) else None
-        return content if isinstance(content, str) and content.strip() else None
 
 
 class _Watched:
