@@ -22,6 +22,8 @@ LAYERS = [
     {"scoring"},
     {"report"},
     {"answers"},
+    {"chunking"},  # cuts with the engine's bundled models and the answer tools' chat client
+    {"chunking_eval"},  # sweep, compare_chunking: builds cut by chunking, scored by scoring, judged by answers
     {"target_specs", "targets"},
     {"run", "steps"},
     {"evaluate"},
@@ -156,9 +158,9 @@ def test_the_layer_check_sees_relative_and_absolute_imports(tmp_path):
 
 def test_importing_the_library_loads_no_model_runtime_search_engine_azure_sdk_or_boto3():
     code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, "
-            "evaluation.azure_search, evaluation.answers, evaluation.steps, evaluation.run, sys;"
+            "evaluation.azure_search, evaluation.answers, evaluation.chunking, evaluation.steps, evaluation.run, sys;"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "{'onnxruntime','bm25s','azure','httpx','boto3','botocore'}))")
+            "{'onnxruntime','bm25s','azure','httpx','boto3','botocore','chonkie','semantic_text_splitter'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -16,7 +16,7 @@ _PUBLIC = {
     "suggest_expected": ".suggest", "Suggestions": ".suggest",
     "answer_cutoff": ".cutoff", "Cutoff": ".cutoff",
     "answer_report": ".scored", "AnswerReport": ".scored", "METRICS": ".scored",
-    "ChatJudge": ".judge", "JudgeSettings": ".judge",
+    "ChatJudge": ".judge", "JudgeSettings": ".judge", "ChatModel": ".chat",
 }
 __all__ = sorted(_PUBLIC)
 __getattr__ = lazy_attributes(__name__, _PUBLIC)

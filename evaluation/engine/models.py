@@ -458,6 +458,47 @@ class Embedder(_LoadedModel):
         """(len(texts), dimensions) float32 unit rows; ``progress(k)`` after each batch of k texts."""
         return self._embed(_texts(texts, "embed_documents"), batch_size, progress)
 
+    def token_states(self, text: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """The encoder's last hidden state for every token of ``text`` (no special tokens), and each token's
+        ``[start, end)`` characters in ``text``: what late chunking pools a chunk's vector from.
+
+        A text longer than the model's window runs in windows of ``max_tokens - 2`` tokens (room for
+        [CLS] and [SEP]) that overlap by half, and each token keeps its state from the window where
+        it sits farthest from an edge, so every token saw at least a quarter window of context on
+        each side it has. One window per call, as ``rows_per_call=1`` asks for the int8 graphs.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"token_states takes a string, not {type(text).__name__}")
+        if getattr(self, "_whole_tokenizer", None) is None:
+            self._whole_tokenizer = _tokenizer(self._tokenizer_path, max_tokens=10 ** 9)
+            self._whole_tokenizer.no_truncation()
+        encoding = self._whole_tokenizer.encode(text, add_special_tokens=False)
+        ids = list(encoding.ids)
+        states = np.zeros((len(ids), self.dimensions), dtype=np.float32)
+        if not ids:
+            return states, []
+        cls_id = self._whole_tokenizer.token_to_id("[CLS]")
+        sep_id = self._whole_tokenizer.token_to_id("[SEP]")
+        if cls_id is None or sep_id is None:
+            raise ModelError(f"{self._tokenizer_path}: no [CLS] or [SEP] token, so it is not a BERT tokenizer")
+        width = self._spec.max_tokens - 2
+        step = max(1, width // 2)
+        starts = list(range(0, max(1, len(ids) - width) + step, step))
+        starts = sorted({min(s, max(0, len(ids) - width)) for s in starts})
+        best = np.full(len(ids), -1.0)
+        for start in starts:
+            window = ids[start:start + width]
+            row = np.array([[cls_id, *window, sep_id]], dtype=np.int64)
+            hidden = self._graph.run(row, np.ones_like(row), np.zeros_like(row))[0, 1:-1, :]
+            positions = np.arange(start, start + len(window))
+            margin = np.minimum(positions - start, start + len(window) - 1 - positions).astype(float)
+            margin[positions < width // 4] += width   # the document's own edges are no window's edge
+            margin[positions >= len(ids) - width // 4] += width
+            better = margin > best[positions]
+            states[positions[better]] = hidden[better]
+            best[positions[better]] = margin[better]
+        return states, [tuple(o) for o in encoding.offsets]
+
     def embed_queries(self, texts: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
         """Like embed_documents, with the model's query instruction put first (bge only)."""
         prefix = self._spec.query_prefix
