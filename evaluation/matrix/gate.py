@@ -29,7 +29,7 @@ def parse_thresholds(values: Iterable[str], cutoffs: tuple[int, ...] | None = No
                              "such as 0.85") from None
         if not 0 <= share <= 1:
             raise UsageError(f'--fail-under "{value}": {measure} is a share from 0 to 1, so {share:g} can never be '
-                             f"met{f'; write {share / 100:g} for {share:g}%' if 1 < share <= 100 else ''}")
+                             f"met{f'; write {share / 100:g} for {share:g}%' if 2 <= share <= 100 else ''}")
         rules.append((measure, share))
     return rules
 
