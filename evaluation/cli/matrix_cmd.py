@@ -61,6 +61,19 @@ def register(subparsers) -> None:
     parser.add_argument("--per-query", action="store_true", help="keep each query's metrics in the JSON report")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when an experiment scores below, e.g. hit_rate@5=0.85 or found@5=0.85; repeatable")
+    openai = parser.add_argument_group("openai:<deployment> embedders (any OpenAI-compatible /embeddings endpoint)")
+    openai.add_argument("--openai-endpoint", metavar="URL",
+                        help="https://<resource>.openai.azure.com (Azure OpenAI), or an OpenAI-compatible base URL "
+                             "such as http://127.0.0.1:8080/v1")
+    openai.add_argument("--openai-api", choices=("auto", "azure", "openai"), default="auto",
+                        help="auto decides by the host name (default)")
+    openai.add_argument("--openai-auth", choices=("key", "managed_identity", "none"), default="key",
+                        help="key (default, read from --openai-key-env), managed_identity (Azure only), or none")
+    openai.add_argument("--openai-key-env", metavar="VAR", default="OPENAI_API_KEY",
+                        help="the environment variable holding the key (default OPENAI_API_KEY)")
+    openai.add_argument("--openai-client-id", metavar="ID", help="a user-assigned managed identity's client id")
+    openai.add_argument("--openai-api-version", default="2024-10-21", help="Azure OpenAI only (default 2024-10-21)")
+    openai.add_argument("--openai-dimensions", type=int, help="the vectors' size (default: asked of the endpoint once)")
     parser.add_argument("--cache", type=local_path, help="a vector cache file kept across runs")
     parser.add_argument("--threads", type=int, default=None, help="threads for the embedding models")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -83,6 +96,7 @@ def run(args: argparse.Namespace) -> int:
     for path in (args.report_json, args.report_csv):
         if path is not None and not Path(path).parent.exists():
             raise UsageError(f"{path}: its folder does not exist; make it first or write the report elsewhere")
+    opened = [_open_openai(args, name) for name in embedders if name.startswith("openai:")]
     bar = ProgressBar(args.quiet)
     try:
         report = run_matrix(args.corpus, args.queries, top_k=ks, variants=variants, embedders=embedders,
@@ -90,6 +104,8 @@ def run(args: argparse.Namespace) -> int:
                             fail_under=rules, cache=args.cache, threads=args.threads, progress=bar)
     finally:
         bar.close()
+        for embedder in opened:
+            embedder.close()
     if args.report_json:
         Path(args.report_json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if args.report_csv:
@@ -98,6 +114,25 @@ def run(args: argparse.Namespace) -> int:
     for line in missed_sentences(report):
         print(f"fail-under: {line}", file=sys.stderr)
     return 0 if report["gate"]["passed"] else 1
+
+
+def _open_openai(args: argparse.Namespace, name: str):
+    """The ``openai:<deployment>`` embedder the flags describe, registered with the engine; the key is
+    read here, at the edge, from the variable --openai-key-env names."""
+    import os
+
+    from ..answers.embeddings import EmbeddingSettings, openai_embedder
+
+    if not args.openai_endpoint:
+        raise UsageError(f"--embedder {name} needs --openai-endpoint, the service's address")
+    key = os.environ.get(args.openai_key_env) if args.openai_auth == "key" else None
+    if args.openai_auth == "key" and not key:
+        raise UsageError(f"--embedder {name} signs in with a key, and ${args.openai_key_env} is not set; set it, name "
+                         "another variable with --openai-key-env, or use --openai-auth managed_identity")
+    settings = EmbeddingSettings(endpoint=args.openai_endpoint, model=name.removeprefix("openai:"), api=args.openai_api,
+                                 api_version=args.openai_api_version, auth=args.openai_auth, api_key=key,
+                                 managed_identity_client_id=args.openai_client_id, dimensions=args.openai_dimensions)
+    return openai_embedder(settings)
 
 
 def render(report: dict) -> str:

