@@ -42,6 +42,8 @@ _PUBLIC = {
     # how to cut the documents
     "sweep": ".chunking_eval", "sweep_markdown": ".chunking_eval", "compare_chunking": ".chunking_eval",
     "chunking_choice": ".chunking_eval", "chunking_store": ".store.chunking",
+    # ElectriPy's experiment matrix
+    "run_matrix": ".matrix", "ChunkVariant": ".matrix",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
 }
@@ -51,6 +53,7 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .azure_search import AzureSearchTarget
     from .chunking_eval import chunking_choice, compare_chunking, sweep, sweep_markdown
     from .store.chunking import chunking_store
+    from .matrix import ChunkVariant, run_matrix
     from .engine import EmbeddedTarget, build_index, open_index
     from .answers import (ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)

@@ -69,3 +69,29 @@ def test_chunk_labels_are_judged_by_their_document_unless_a_document_has_that_na
     out, mapped = chunk_labels_as_documents(questions, lambda ids: documents & set(ids))
     assert mapped == {"doc-1:0": "doc-1", "doc-1:3": "doc-1"}
     assert [q.expected for q in out] == [("doc-1", "notes:2"), ("doc-2",)]
+
+
+def test_evaluate_takes_a_queries_file_says_so_and_judges_its_chunk_labels_by_document(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text('{"id": "doc-1", "text": "Hello world. A greeting.", "source_uri": "memory://"}\n'
+                      '{"id": "doc-2", "text": "Signing keys are rotated every 90 days.", "metadata": {"t": 1}}\n',
+                      encoding="utf-8")
+    queries = tmp_path / "q.jsonl"
+    queries.write_text('{"id": "q1", "query": "hello", "relevant_ids": ["doc-1:7"]}\n'
+                       '{"id": "q2", "query": "how often are signing keys rotated", "relevant_ids": ["doc-2"]}\n',
+                       encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "evaluation", "evaluate", "--corpus", str(corpus), "--queries",
+                           str(queries), "--models", "hash", "--only", "keyword", "--quiet", "--json",
+                           "--index-dir", str(tmp_path / "idx")], cwd=Path(__file__).parent.parent,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "as ElectriPy queries file" in done.stderr
+    assert "1 relevant id names a chunk (doc-1:7 -> doc-1)" in done.stderr
+    report = json.loads(done.stdout)
+    keyword = next(s for s in report["setups"] if s["key"] == "local.keyword.bm25")
+    assert keyword["summary"]["found"]["1"] == 2 / 2  # doc-1:7 names no chunk here, yet doc-1 is found first
