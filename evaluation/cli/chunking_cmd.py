@@ -53,8 +53,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("--techniques", type=_listed,
                             help="comma-separated: markdown,parent,recursive,sentence,semantic,fixed,llm "
                                  "(default: every one with what it needs)")
-        parser.add_argument("--sizes", type=_sizes, help="chunk sizes in characters (default 500,1000,2000; "
-                                                         "parent-child's children 250,500,1000)")
+        parser.add_argument("--sizes", type=_sizes, help="chunk sizes in characters (default 500,1000,2000)")
+        parser.add_argument("--child-sizes", type=_sizes, help="parent-child's children's sizes (default "
+                                                               "250,500,1000; with --sizes alone, the same sizes)")
         parser.add_argument("--headings", choices=("both", "yes", "no"), default="both" if name == "compare" else "yes",
                             help="embed each chunk's headings in front of it, or not, or both")
         parser.add_argument("--save-to", metavar="STORE", help="keep the run in this store, under chunking/runs/")
@@ -150,7 +151,11 @@ def run_compare(args: argparse.Namespace) -> int:
         from .answers_cmd import judge_settings
 
         chat = ChatModel(judge_settings(args, os.environ))
-    sizes = {} if args.sizes is None else {"sizes": tuple(args.sizes), "child_sizes": tuple(args.sizes)}
+    sizes = {}
+    if args.sizes is not None:
+        sizes = {"sizes": tuple(args.sizes), "child_sizes": tuple(args.child_sizes or args.sizes)}
+    elif args.child_sizes is not None:
+        sizes = {"child_sizes": tuple(args.child_sizes)}
     bar = _bar(args)
     try:
         report = compare_chunking(args.corpus, args.golden, techniques=args.techniques, headings=_letters(args.headings),
