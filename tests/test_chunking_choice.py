@@ -98,3 +98,14 @@ def test_parent_child_hands_over_each_parent_once():
     handed = handed_over([hit("a:0", "child"), hit("a:1", "child 2"), hit("b:0", "child b")], cut, 6000)
     assert [text for _, text in handed] == ["SECTION ONE", "SECTION B"]
     assert [h.id for h, _ in handed] == ["a:0", "b:0"]
+
+
+def test_sweep_rows_rank_by_ndcg_then_mrr_then_time_then_key():
+    from evaluation.chunking_eval.sweeps import rank_rows
+
+    rows = [{"key": "a", "ndcg_10": 0.8, "mrr": 0.9, "median_ms": 5.0},
+            {"key": "b", "ndcg_10": 0.8, "mrr": 0.9, "median_ms": 4.0},   # as good, faster
+            {"key": "c", "ndcg_10": 0.8, "mrr": 0.95, "median_ms": 9.0},  # same nDCG, better MRR
+            {"key": "d", "ndcg_10": 0.9, "mrr": 0.5, "median_ms": 20.0},  # best nDCG wins whatever else
+            {"key": "e", "ndcg_10": 0.8, "mrr": 0.9, "median_ms": None}]  # never timed: last of its tie
+    assert [r["key"] for r in rank_rows(rows)] == ["d", "c", "b", "a", "e"]

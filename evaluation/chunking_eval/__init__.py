@@ -14,7 +14,7 @@ from __future__ import annotations
 from ..lazy import lazy_attributes
 
 _LAZY = {
-    "sweep": ".sweep", "sweep_markdown": ".sweep",
+    "sweep": ".sweeps", "sweep_markdown": ".sweeps",
     "compare_chunking": ".compare", "chunking_report": ".compare", "run_builds": ".compare",
     "handed_over": ".compare", "chunking_choice": ".choice", "BuildResult": ".results",
     "plan_builds": ".plan", "NAMES": ".plan",

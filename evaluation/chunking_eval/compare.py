@@ -233,5 +233,7 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
                               "model was given, so answers were not written or judged"),
               **report, "failed": failed, "vectors": vectors, "seconds": round(time.perf_counter() - started, 3)}
     if store is not None:
-        store.save(report, read.raw if read is not None else None)
+        from ..report.chunking_page import render_chunking_html
+
+        store.save(report, read.raw if read is not None else None, html=render_chunking_html(report))
     return report

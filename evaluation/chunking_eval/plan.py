@@ -64,3 +64,13 @@ def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int]
     if late is not False and late_reason is not None:
         skipped.append({"what": "l", "reason": late_reason})
     return Plan(keys=tuple(dict.fromkeys(keys)), skipped=tuple(skipped))
+
+
+def sweep_keys(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] | None = None,
+               headings: Sequence[bool] = (True,)) -> list[str]:
+    """The keys a sweep makes from techniques and sizes (every technique needing no chat model, each at its
+    three sizes, by default), headings embedded or not."""
+    chosen = list(techniques) if techniques is not None else list(NO_MODEL)
+    plan = plan_builds(chosen, sizes=tuple(sizes or SIZES), child_sizes=tuple(sizes or CHILD_SIZES), headings=headings,
+                       late=False)
+    return list(plan.keys)

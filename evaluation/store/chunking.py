@@ -20,7 +20,7 @@ from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, 
 
 CHUNKING_RUNS_DIR = "chunking/runs"
 CHUNKING_FORMAT = 1
-KIND = "chunking"
+KINDS = ("chunking", "sweep")  # compare_chunking's runs and sweep's
 
 
 class ChunkingRuns:
@@ -35,7 +35,7 @@ class ChunkingRuns:
 
     def save(self, report: dict[str, Any], golden_raw: bytes | None = None, *, html: str | None = None) -> str:
         """Keep ``report`` (its golden file first, then its page); its run id. An id kept already is refused."""
-        if report.get("kind") != KIND or report.get("format") != CHUNKING_FORMAT:
+        if report.get("kind") not in KINDS or report.get("format") != CHUNKING_FORMAT:
             raise StoreError(f"not a chunking report of format {CHUNKING_FORMAT} (kind {report.get('kind')!r}, format "
                              f"{report.get('format')!r}); make one with compare_chunking")
         run_id = check_run_id(report.get("id", ""))
@@ -88,7 +88,7 @@ class ChunkingRuns:
             report = json.loads(raw)
         except ValueError as err:
             raise StoreError(f"{self.address}/{path}: not a readable report ({err})") from err
-        if not isinstance(report, dict) or report.get("kind") != KIND or report.get("id") != run_id:
+        if not isinstance(report, dict) or report.get("kind") not in KINDS or report.get("id") != run_id:
             raise StoreError(f"{self.address}/{path}: not a chunking report of run {run_id}")
         return report
 

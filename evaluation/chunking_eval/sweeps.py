@@ -15,6 +15,7 @@ scores and keys: no question or passage text.
 from __future__ import annotations
 
 import time
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -39,8 +40,10 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
           builds: Sequence[str] = DEFAULT_BUILDS, methods: Sequence[str] = DEFAULT_METHODS, by: str = "doc",
           k: Sequence[int] = DEFAULT_K, models: Sequence[str] = (DEFAULT_MODEL,), timed: int = TIMED,
           cache: str | Path | None = None, workdir: str | Path | None = None, cutter: Cutter | None = None,
-          threads: int | None = None, progress: Progress | bool | None = None) -> dict[str, Any]:
-    """Build the index every way ``builds`` names, ask each with ``methods``, and rank the rows.
+          threads: int | None = None, progress: Progress | bool | None = None, save_to: Any = None,
+          created_at: datetime | None = None) -> dict[str, Any]:
+    """Build the index every way ``builds`` names, ask each with ``methods``, and rank the rows; with
+    ``save_to`` (a store or its address) the sweep is kept under ``chunking/runs/<id>/``.
 
     ``cache`` is the cross-run vector file (passages and questions); without it the builds of this run
     still share theirs, in a file of the scratch folder. ``cutter`` makes a build's chunks from its key
@@ -59,6 +62,13 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
 
         check_keys(keys)
         cutter = chunking_cutter()
+    store = None
+    if save_to is not None:
+        from ..store.chunking import chunking_store
+
+        store = chunking_store(save_to)
+        store.check()
+    created_at = created_at or datetime.now(timezone.utc)
     texts = [q.question for q in questions]
     draw, close = progress_of(progress)
     started = time.perf_counter()
@@ -86,18 +96,34 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
             passages = where.vector_counts
     finally:
         close()
-    rows.sort(key=lambda r: (-r["ndcg_10"], -r["mrr"], r["median_ms"] if r["median_ms"] is not None else float("inf"),
-                             r["key"]))
-    for rank, row in enumerate(rows, start=1):
-        row["rank"] = rank
+    rows = rank_rows(rows)
     vectors = {name: passages[name] + query_counts[name] for name in passages}
-    return {"kind": "sweep", "by": by, "k": list(cutoffs), "methods": list(methods), "models": list(models),
-            "questions": len(questions), "golden": _golden_summary(read, questions),
-            "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
-            "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed,
-            "vectors": {**vectors, "share_from_cache": cache_share(vectors)},
-            "seconds": round(time.perf_counter() - started, 3),
-            "rule": "ranked by nDCG@10, then MRR, then median search time, then key"}
+    from ..store.runs import new_run_id
+
+    report = {"format": 1, "kind": "sweep", "id": new_run_id(created_at),
+              "created_at": created_at.isoformat().replace("+00:00", "Z"), "by": by, "k": list(cutoffs),
+              "methods": list(methods), "models": list(models), "questions": len(questions),
+              "golden": _golden_summary(read, questions), "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
+              "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed,
+              "vectors": {**vectors, "share_from_cache": cache_share(vectors)},
+              "seconds": round(time.perf_counter() - started, 3),
+              "rule": "ranked by nDCG@10, then MRR, then median search time, then key"}
+    if store is not None:
+        store.save(report, read.raw if read is not None else None)
+    return report
+
+
+def rank_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` best first, each given its ``rank``: nDCG@10, then MRR (higher first), then median search
+    time (faster first; a row never timed last), then key."""
+    def order(row: dict[str, Any]) -> tuple:
+        median = row["median_ms"] if row["median_ms"] is not None else float("inf")
+        return (-row[NDCG_10.summary_path[0]], -row[MRR.summary_path[0]], median, row["key"])
+
+    ranked = sorted(rows, key=order)
+    for rank, row in enumerate(ranked, start=1):
+        row["rank"] = rank
+    return ranked
 
 
 def _timed(target, setup, texts: list[str], tell, method: str) -> list[float]:
