@@ -205,3 +205,8 @@ def test_a_threshold_at_a_k_not_in_top_k_is_refused_before_any_work(tmp_path):
     done = cli(["--corpus", str(corpus), "--queries", str(queries), "--top-k", "3", "--embedder", "hash",
                 "--fail-under", "hit_rate@5=0.8"])
     assert done.returncode == 2 and "add 5 to --top-k" in done.stderr
+
+
+def test_a_method_that_is_not_one_is_refused_with_the_closest(tmp_path):
+    with pytest.raises(UsageError, match='--methods hybird: a matrix searches with .* Did you mean "hybrid"'):
+        matrix(tmp_path, methods=("dense", "hybird"))

@@ -164,12 +164,10 @@ def _cutoffs(top_k: Sequence[int]) -> tuple[int, ...]:
 
 def _methods(methods: Sequence[str]) -> tuple[str, ...]:
     out = tuple(dict.fromkeys(methods))
-    for method in out:
-        if method not in METHODS:
-            raise UsageError(f'"{method}" is not a method a matrix searches with; the methods are '
-                             f"{', '.join(METHODS)}.{did_you_mean(method, METHODS)}")
-    if not out:
-        raise UsageError(f"give at least one method: {', '.join(METHODS)}")
+    wrong = next((m for m in out if m not in METHODS), None) if out else ""
+    if wrong is not None:
+        hint = did_you_mean(wrong, METHODS) if wrong else ""
+        raise UsageError(f"--methods {wrong or '(none)'}: a matrix searches with {', '.join(METHODS)}.{hint}")
     return out
 
 
