@@ -51,7 +51,8 @@ def trap_note(mapped: dict[str, str], by: str, labels_from: ChunkVariant | None,
         return note
     if by != "chunk":
         note["judged_by"] = "doc"
-        note["said"] = (f"{len(labels)} relevant ids name chunks ({', '.join(labels[:3])}); a chunk number means "
+        names = "relevant id names a chunk" if len(labels) == 1 else "relevant ids name chunks"
+        note["said"] = (f"{len(labels)} {names} ({', '.join(labels[:3])}); a chunk number means "
                         "other text under another chunking, so each is judged by its document in every variant "
                         "(--by chunk --labels-from VARIANT judges them as chunks of the variant they were made with)")
         return note
@@ -59,6 +60,7 @@ def trap_note(mapped: dict[str, str], by: str, labels_from: ChunkVariant | None,
     wanted = {item for q in questions for item in q.expected}
     absent = sorted(label for label in wanted if label not in held)
     note.update({"judged_by": "chunk", "labels_from": str(labels_from), "absent_in_labels_from": absent[:10],
-                 "said": (f"{len(labels)} relevant ids name chunks; they are judged as chunks only in {labels_from}, "
+                 "said": (f"{len(labels)} relevant id{'s name chunks; they are' if len(labels) != 1 else ' names a chunk; it is'} "
+                          f"judged as {'chunks' if len(labels) != 1 else 'a chunk'} only in {labels_from}, "
                           "the variant they were made with, and by their document in the other variants")})
     return note
