@@ -210,3 +210,9 @@ def test_a_threshold_at_a_k_not_in_top_k_is_refused_before_any_work(tmp_path):
 def test_a_method_that_is_not_one_is_refused_with_the_closest(tmp_path):
     with pytest.raises(UsageError, match='--methods hybird: a matrix searches with .* Did you mean "hybrid"'):
         matrix(tmp_path, methods=("dense", "hybird"))
+
+
+@pytest.mark.parametrize("theirs, ours", [("fake", "hash"), ("openai", "openai:<deployment>")])
+def test_electripys_embedder_names_are_answered_with_ours(tmp_path, theirs, ours):
+    with pytest.raises(UsageError, match=f"--embedder {theirs} is ElectriPy's name; here it is {ours}"):
+        matrix(tmp_path, embedders=(theirs,))

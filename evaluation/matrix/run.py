@@ -177,6 +177,9 @@ def _embedders(embedders: Sequence[str], methods: Sequence[str]) -> tuple[str, .
     out = tuple(dict.fromkeys(e.strip() for e in embedders if e.strip()))
     known = embedder_names()
     for name in out:
+        if name in ("fake", "openai"):  # ElectriPy's names: say ours rather than guess at what was meant
+            ours = "hash (feature hashing of words, not a real model)" if name == "fake" else "openai:<deployment>"
+            raise UsageError(f'--embedder {name} is ElectriPy\'s name; here it is {ours}')
         if name not in known and not name.startswith("openai:"):
             raise UsageError(f'"{name}" is not an embedder; the embedders are {", ".join(known)} and '
                              f"openai:<deployment>.{did_you_mean(name, known)}")
