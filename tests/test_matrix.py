@@ -216,3 +216,15 @@ def test_a_method_that_is_not_one_is_refused_with_the_closest(tmp_path):
 def test_electripys_embedder_names_are_answered_with_ours(tmp_path, theirs, ours):
     with pytest.raises(UsageError, match=f"--embedder {theirs} is ElectriPy's name; here it is {ours}"):
         matrix(tmp_path, embedders=(theirs,))
+
+
+def test_the_html_page_has_a_row_per_experiment_marks_hash_and_escapes_what_it_shows(tmp_path):
+    from evaluation.report.matrix_page import render_matrix_html
+
+    report = matrix(tmp_path, variants=[ChunkVariant("fixed", 100, 0), ChunkVariant("fixed", 300, 0)])
+    report["experiments"][0] = {**report["experiments"][0], "metrics": None, "error": "<script>alert(1)</script>"}
+    page = render_matrix_html(report)
+    assert page.count("<tr") == 1 + len(report["experiments"])  # the header, then one per experiment
+    assert "(not a real model)" in page
+    assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "http://" not in page and "https://" not in page  # nothing fetched

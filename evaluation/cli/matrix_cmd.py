@@ -58,6 +58,7 @@ def register(subparsers) -> None:
                              "<technique>-<size>-<overlap> such as fixed-500-100")
     parser.add_argument("--report-json", type=local_path, help="write the report as JSON here")
     parser.add_argument("--report-csv", type=local_path, help="write one row per experiment and k here")
+    parser.add_argument("--report-html", type=local_path, help="write the report as a self-contained HTML page here")
     parser.add_argument("--per-query", action="store_true", help="keep each query's metrics in the JSON report")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when an experiment scores below, e.g. hit_rate@5=0.85 or found@5=0.85; repeatable")
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     labels_from = parse_variant(args.labels_from) if args.labels_from else None
     if labels_from is not None and args.by != "chunk":
         raise UsageError("--labels-from names the chunking chunk-id labels were made with; it goes with --by chunk")
-    for path in (args.report_json, args.report_csv):
+    for path in (args.report_json, args.report_csv, args.report_html):
         if path is not None and not Path(path).parent.exists():
             raise UsageError(f"{path}: its folder does not exist; make it first or write the report elsewhere")
     opened = [_open_openai(args, name) for name in embedders if name.startswith("openai:")]
@@ -110,6 +111,10 @@ def run(args: argparse.Namespace) -> int:
         Path(args.report_json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     if args.report_csv:
         Path(args.report_csv).write_text(matrix_csv(report), encoding="utf-8", newline="")
+    if args.report_html:
+        from ..report.matrix_page import render_matrix_html
+
+        Path(args.report_html).write_text(render_matrix_html(report), encoding="utf-8")
     print(render(report))
     for line in missed_sentences(report):
         print(f"fail-under: {line}", file=sys.stderr)
