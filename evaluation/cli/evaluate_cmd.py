@@ -145,7 +145,7 @@ def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]
     for metric, wanted in rules:
         got = parse_measure(metric).of(summary)
         if got < wanted:
-            missed.append(f"{metric} of {top_key} is {got:.4g}, under {wanted:g}")
+            missed.append(f"{metric} of {top_key} is {got:.4g}, under {wanted:g} by {wanted - got:.4g}")
     return missed
 
 
