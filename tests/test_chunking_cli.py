@@ -45,3 +45,17 @@ def test_an_unknown_key_and_an_unknown_technique_are_one_sentence(capsys, tmp_pa
     code, _, err = run_cli(capsys, "chunking", "compare", "--corpus", str(corpus), "--golden", str(golden),
                            "--techniques", "markdwn", "--quiet")
     assert code == 2 and 'Did you mean "markdown"?' in err
+
+
+def test_the_chunking_commands_in_the_readme_parse():
+    import shlex
+    from pathlib import Path
+
+    from evaluation.cli import build_parser
+
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.startswith("python3 -m evaluation chunking ")]
+    assert len(lines) == 3
+    for line in lines:
+        args = build_parser().parse_args(shlex.split(line)[3:])
+        assert args.handler is not None

@@ -107,7 +107,7 @@ def test_judged_mode_answers_from_the_budget_and_counts_what_the_judge_called_ri
 def test_a_refusing_model_stops_the_run_and_nothing_is_saved(chat, tmp_path):
     corpus, golden = small_sample(tmp_path, questions=2, others=0)
     chat.answer(Reply(body=completion(None, refusal="I cannot help with that.")))
-    with pytest.raises(AnswerError, match="refused: I cannot help with that"):
+    with pytest.raises(AnswerError, match="declined the request: I cannot help with that"):
         compare_chunking(corpus, golden, techniques=("fixed",), sizes=(200,), headings=(False,), late=False,
                          chat=model(chat), cutter=engine_cutter, save_to=tmp_path / "runs")
     assert not (tmp_path / "runs" / "chunking").exists()

@@ -200,3 +200,15 @@ print(sum(len(cut(f"{{t}}-500-h", r["id"], r["text"], r["title"])) for t in {MOD
                           cwd=Path(__file__).resolve().parents[1])
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.strip()) > 100
+
+
+def test_the_outline_reads_heading_paths_skips_code_and_joins_an_empty_heading_to_what_follows():
+    text = ("Intro line.\n\n# A\n\nabout a\n\n## B\n\nabout b\n\n```sh\n# not a heading\n```\n\n## C\n\n### C1\n\n"
+            "about c1\n\n# D\n\nabout d\n")
+    sections = Outline.of(text).sections
+    assert [s.headings for s in sections] == [(), ("A",), ("A", "B"), ("A", "C", "C1"), ("D",)]
+    # "## C" has nothing of its own under it: its line starts the section of "### C1"
+    assert text[sections[3].start:].startswith("## C\n\n### C1")
+    assert "# not a heading" in text[sections[2].start:sections[2].end]
+    assert [text[s.start:s.end] for s in sections] == [text[s.start:e] for s, e in
+                                                       zip(sections, [x.start for x in sections[1:]] + [len(text)])]

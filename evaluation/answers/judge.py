@@ -115,6 +115,8 @@ class ChatJudge:
     ``transport`` httpx's network layer (tests); ``sleep`` is how a retry waits.
     """
 
+    role = "judge"  # how its error sentences name the service; ``ChatModel`` (answers/chat.py) says "chat model"
+
     def __init__(self, settings: JudgeSettings, *, token_provider: Callable[[], str] | None = None,
                  transport: Any = None, sleep: Callable[[float], None] = time.sleep) -> None:
         self.settings = settings
@@ -188,21 +190,21 @@ class ChatJudge:
             try:
                 response = self._http().post(url, json=body, headers=self._headers())
             except httpx.TimeoutException as err:
-                problem = (f"the judge at {url} did not answer within {settings.timeout_s:g} s "
+                problem = (f"the {self.role} at {url} did not answer within {settings.timeout_s:g} s "
                            f"({attempts} attempt(s)); check that the service is up, or allow more time (--timeout)")
                 log.warning("judge timed out (attempt %d of %d): %s", attempt, attempts, err)
             except httpx.TransportError as err:
-                problem = (f"the judge at {url} could not be reached ({type(err).__name__}: {err}) after "
+                problem = (f"the {self.role} at {url} could not be reached ({type(err).__name__}: {err}) after "
                            f"{attempts} attempt(s); check the endpoint address and the network")
                 log.warning("judge unreachable (attempt %d of %d): %s", attempt, attempts, err)
             else:
                 if response.status_code == 200:
-                    return _json(response, url)
+                    return _json(response, url, self.role)
                 message = _service_message(response)
                 if response.status_code not in RETRY_STATUSES:
-                    raise AnswerError(f"the judge at {url} refused the request: {response.status_code} "
+                    raise AnswerError(f"the {self.role} at {url} refused the request: {response.status_code} "
                                       f"{response.reason_phrase}: {message}{_fix(response.status_code)}")
-                problem = (f"the judge at {url} answered {response.status_code} {response.reason_phrase} "
+                problem = (f"the {self.role} at {url} answered {response.status_code} {response.reason_phrase} "
                            f"{attempts} time(s): {message}; try again later, or lower the request rate")
                 wait = min(_retry_after(response) or wait, LONGEST_WAIT_S)
                 log.warning("judge answered %d (attempt %d of %d)", response.status_code, attempt, attempts)
@@ -212,25 +214,31 @@ class ChatJudge:
 
     def _score(self, reply: Any, metric: str, question_id: str) -> Any:
         url = self.settings.url
-        try:
-            choice = reply["choices"][0]
-            message = choice["message"]
-        except (KeyError, IndexError, TypeError):
-            raise AnswerError(f"the judge at {url} sent a reply without choices[0].message, which is not a chat "
-                              f"completions reply: {_snippet(reply)}; check that the endpoint speaks that API") from None
-        if choice.get("finish_reason") == "content_filter":
-            raise AnswerError(f"the judge at {url} stopped its reply on {metric} of question \"{question_id}\": the "
-                              "service's content filter blocked it")
-        if isinstance(message, dict) and message.get("refusal"):
-            raise AnswerError(f"the judge at {url} declined to score {metric} of question \"{question_id}\": "
-                              f"{message['refusal']}")
-        content = message.get("content") if isinstance(message, dict) else None
+        asked = f'{metric} of question "{question_id}"'
+        content, _ = read_message(reply, f"the judge at {url}", stopped=f"on {asked}", declined=f"to score {asked}")
         score = parse_score(content) if isinstance(content, str) else None
         if score is None:
             raise AnswerError(f"the judge at {url} replied without a score for {metric} of question "
                               f"\"{question_id}\": {_snippet(content)}; it must reply "
                               '{"score": S, "reason": "..."} (check the model or deployment name)')
         return score
+
+
+def read_message(reply: Any, who: str, *, stopped: str, declined: str) -> tuple[Any, Any]:
+    """``(content, finish_reason)`` of a chat completions reply; AnswerError, beginning with ``who``, for a
+    reply that is not one, a content filter stop (``stopped``: what it stopped on) or a refusal
+    (``declined``: what was declined)."""
+    try:
+        choice = reply["choices"][0]
+        message = choice["message"]
+    except (KeyError, IndexError, TypeError):
+        raise AnswerError(f"{who} sent a reply without choices[0].message, which is not a chat completions "
+                          f"reply: {_snippet(reply)}; check that the endpoint speaks that API") from None
+    if choice.get("finish_reason") == "content_filter":
+        raise AnswerError(f"{who} stopped its reply {stopped}: the service's content filter blocked it")
+    if isinstance(message, dict) and message.get("refusal"):
+        raise AnswerError(f"{who} declined {declined}: {message['refusal']}")
+    return (message.get("content") if isinstance(message, dict) else None), choice.get("finish_reason")
 
 
 def parse_score(content: str) -> Any:
@@ -247,11 +255,11 @@ def parse_score(content: str) -> Any:
     return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
-def _json(response: Any, url: str) -> Any:
+def _json(response: Any, url: str, role: str = "judge") -> Any:
     try:
         return response.json()
     except (json.JSONDecodeError, UnicodeDecodeError):
-        raise AnswerError(f"the judge at {url} sent a reply that is not JSON: {_snippet(response.text)}; check "
+        raise AnswerError(f"the {role} at {url} sent a reply that is not JSON: {_snippet(response.text)}; check "
                           "that the endpoint speaks the chat completions API") from None
 
 

@@ -58,7 +58,8 @@ def cut(build: Build | str, doc_id: str, text: str, title: str | None = None, *,
         chat: Any = None, embedder: Any = None) -> list[Chunk]:
     """The chunks of one document, cut as ``build`` (a ``Build`` or its key) says, in document order.
 
-    ``chat`` (a ``ChatModel``) is needed by ``llm`` builds and ``c`` letters, ``embedder`` (a bundled
+    ``chat`` (a ``ChatModel``, or any callable from chat messages to text) is needed by ``llm`` builds
+    and ``c`` letters, ``embedder`` (a bundled
     ``Embedder``) by ``semantic``; UsageError saying so when one is missing. A document of only
     whitespace has no chunks. The same build, document and models always give the same chunks.
     """

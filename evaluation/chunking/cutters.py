@@ -46,7 +46,7 @@ def _sentence_chunker(size: int, overlap: int):
                                            min_sentences_per_chunk=1)
 
 
-def _trimmed(text: str, start: int, end: int) -> Span | None:
+def trimmed(text: str, start: int, end: int) -> Span | None:
     """``[start, end)`` without whitespace at either end; None when nothing is left."""
     piece = text[start:end]
     lead = len(piece) - len(piece.lstrip())
@@ -60,7 +60,7 @@ def _splitter_spans(splitter, text: str, start: int, end: int, size: int) -> lis
     """The splitter's chunks of ``text[start:end]`` as spans of ``text``, tiny ones joined to a neighbour."""
     spans = []
     for offset, piece in splitter.chunk_indices(text[start:end]):
-        span = _trimmed(text, start + offset, start + offset + len(piece))
+        span = trimmed(text, start + offset, start + offset + len(piece))
         if span is not None:
             spans.append(span)
     return merge_tiny(spans, size)
@@ -96,7 +96,7 @@ def fixed(text: str, size: int, overlap: int) -> list[Span]:
             cut = max((m.start() for m in _SPACE.finditer(text, start + size // 2, end)), default=None)
             if cut is not None:  # else a run of over size/2 characters without a space (a long URL): cut it
                 end = cut
-        span = _trimmed(text, start, end)
+        span = trimmed(text, start, end)
         if span is None:
             break
         spans.append(span)
@@ -130,7 +130,7 @@ def sections(text: str, outline: Outline, size: int, overlap: int) -> list[tuple
     cut by semantic-text-splitter's ``MarkdownSplitter`` when it is longer than ``size``."""
     out: list[tuple[Span, tuple[str, ...]]] = []
     for section in outline.sections:
-        whole = _trimmed(text, section.start, section.end)
+        whole = trimmed(text, section.start, section.end)
         if whole is None:
             continue
         if whole[1] - whole[0] <= size:
@@ -160,7 +160,7 @@ def sentence(text: str, size: int, overlap: int) -> list[Span]:
     longer than the size (a long table row, a code block) is cut further by ``TextSplitter``."""
     spans: list[Span] = []
     for piece in _sentence_chunker(size, overlap).chunk(text):
-        span = _trimmed(text, piece.start_index, piece.end_index)
+        span = trimmed(text, piece.start_index, piece.end_index)
         if span is None:
             continue
         if span[1] - span[0] <= size:

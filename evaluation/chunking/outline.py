@@ -4,6 +4,10 @@ Setext headings (a line underlined with ``===``) are not read: none of the shipp
 documents has one, while ``---`` under a paragraph line is as often a rule as a heading. The engine's
 own cutter (``engine/chunking.py``) reads both for ``index``; this one only has to say which headings a
 chunk sits under and where sections start.
+
+A heading with nothing under it before the next heading ("## Install" straight above "### pip") is
+no section of its own: its line starts the next section, whose path still names it when it is the
+parent. Alone, it would be a chunk of two words that finds nothing.
 """
 from __future__ import annotations
 
