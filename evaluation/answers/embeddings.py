@@ -45,6 +45,10 @@ class EmbeddingSettings(JudgeSettings):
         return f"{base}/embeddings"
 
 
+class _Wire(ChatJudge):
+    role = "embeddings endpoint"  # how the shared client's error sentences name the service
+
+
 class OpenAIEmbedder:
     """``embed_documents`` / ``embed_queries`` over the endpoint; float32 unit rows in the caller's order."""
 
@@ -53,7 +57,7 @@ class OpenAIEmbedder:
         self.settings = settings
         self.name = f"{PREFIX}{settings.model}"
         self.threads = 1
-        self._client = ChatJudge(settings, token_provider=token_provider, transport=transport)
+        self._client = _Wire(settings, token_provider=token_provider, transport=transport)
         self.requests = 0
         self.dimensions = settings.dimensions or int(self._call(["dimensions probe"]).shape[1])
         self.info = ModelInfo(name=self.name, kind="embedder", source=f"{settings.kind} endpoint {settings.url}",
@@ -68,7 +72,7 @@ class OpenAIEmbedder:
         try:
             reply = self._client._post(body)
         except AnswerError as err:
-            raise ModelError(str(err).replace("the judge at", "the embeddings endpoint at")) from None
+            raise ModelError(str(err)) from None
         try:
             rows = sorted(reply["data"], key=lambda item: item["index"])
             array = np.asarray([row["embedding"] for row in rows], dtype=np.float64)
