@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from .style import CSS
+from .style import standalone_page
 
 
 def _e(value: Any) -> str:
@@ -58,7 +58,4 @@ def matrix_section(report: dict[str, Any]) -> str:
 
 def render_matrix_html(report: dict[str, Any]) -> str:
     title = f"Experiment matrix · {len(report.get('experiments', []))} experiments"
-    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{_e(title)}</h1>\n"
-            + matrix_section(report) + "\n</main>\n</body>\n</html>\n")
+    return standalone_page(_e(title), matrix_section(report))
