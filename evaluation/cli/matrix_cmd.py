@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UsageError
-from .common import ProgressBar, local_path
+from .common import ProgressBar, local_path, whole
 
 
 def _numbers(flag: str):
@@ -42,7 +42,7 @@ def register(subparsers) -> None:
     parser.add_argument("--top-k", type=_numbers("--top-k"), default=[3, 5, 10], help="cut-offs (default 3,5,10)")
     parser.add_argument("--chunk-size", type=_numbers("--chunk-size"), default=[500],
                         help="chunk sizes in characters, comma-separated (default 500)")
-    parser.add_argument("--chunk-overlap", type=int, default=None,
+    parser.add_argument("--chunk-overlap", type=whole(0), default=None,
                         help="characters repeated between chunks (default a fifth of each size)")
     parser.add_argument("--chunker-config", type=local_path,
                         help="a JSON file of chunk variants; takes precedence over --chunk-size/--chunk-overlap")
@@ -74,9 +74,9 @@ def register(subparsers) -> None:
                         help="the environment variable holding the key (default OPENAI_API_KEY)")
     openai.add_argument("--openai-client-id", metavar="ID", help="a user-assigned managed identity's client id")
     openai.add_argument("--openai-api-version", default="2024-10-21", help="Azure OpenAI only (default 2024-10-21)")
-    openai.add_argument("--openai-dimensions", type=int, help="the vectors' size (default: asked of the endpoint once)")
+    openai.add_argument("--openai-dimensions", type=whole(1, 65536), help="the vectors' size (default: asked of the endpoint once)")
     parser.add_argument("--cache", type=local_path, help="a vector cache file kept across runs")
-    parser.add_argument("--threads", type=int, default=None, help="threads for the embedding models")
+    parser.add_argument("--threads", type=whole(1), default=None, help="threads for the embedding models")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
 

@@ -27,14 +27,15 @@ from typing import Any, Iterable, Sequence
 from .metrics import Outcome
 
 AT_K = ("hit_rate", "precision", "recall", "mrr", "ndcg")  # the order reports list them in
+MAX_K = 1000  # results a search is asked for at most: a larger cut-off is a typo, not a measure
 
 
 def check_cutoffs(cutoffs: Iterable[int]) -> tuple[int, ...]:
     """``cutoffs`` as a sorted tuple without repeats; ValueError for anything but whole numbers >= 1."""
     out = []
     for k in cutoffs:
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-            raise ValueError(f"a cut-off is a whole number of results from 1, not {k!r}")
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+            raise ValueError(f"a cut-off is a whole number of results from 1 to {MAX_K:,}, not {k!r}")
         out.append(k)
     if not out:
         raise ValueError("give at least one cut-off, such as 3, 5, 10")
