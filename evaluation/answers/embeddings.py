@@ -2,7 +2,8 @@
 
 So a team measures the embedder its Azure AI Search index really uses (Azure OpenAI, by managed
 identity or key; or OpenAI, or any local server that speaks the API). The request goes through the
-answer tools' client (``ChatJudge``'s wire: the same retries, timeouts, sign-in and error sentences),
+shared chat route (``evaluation/chat.py``, the judge's and the golden writer's: the same retries, timeouts,
+sign-in and error sentences),
 to ``<endpoint>/openai/deployments/<deployment>/embeddings?api-version=...`` on Azure and
 ``<endpoint>/embeddings`` elsewhere, ``{"input": [texts]}`` (plus ``"model"`` off Azure), in batches.
 
@@ -24,18 +25,19 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ..engine.models import ModelInfo, register_embedder
-from ..errors import AnswerError, ModelError
-from .judge import ChatJudge, JudgeSettings
+from ..errors import ModelError
+from ..chat import ChatRoute, ChatSettings
 
 PREFIX = "openai:"
 BATCH = 64  # texts a request; Azure OpenAI takes up to 2048 inputs, smaller batches retry cheaper
 
 
 @dataclass(frozen=True)
-class EmbeddingSettings(JudgeSettings):
-    """``JudgeSettings`` (endpoint, ``model`` = the deployment, sign-in) addressed at ``/embeddings``."""
+class EmbeddingSettings(ChatSettings):
+    """``ChatSettings`` (endpoint, ``model`` = the deployment, sign-in) addressed at ``/embeddings``."""
 
     dimensions: int | None = None  # None: asked of the service with one probe text
+    role: str = "embeddings endpoint"  # how the shared route's sentences name the service
 
     @property
     def url(self) -> str:
@@ -45,8 +47,8 @@ class EmbeddingSettings(JudgeSettings):
         return f"{base}/embeddings"
 
 
-class _Wire(ChatJudge):
-    role = "embeddings endpoint"  # how the shared client's error sentences name the service
+class _Wire(ChatRoute):
+    error = ModelError  # the shared route raises its failures as this
 
 
 class OpenAIEmbedder:
@@ -69,10 +71,7 @@ class OpenAIEmbedder:
         if self.settings.kind == "openai":
             body["model"] = self.settings.model
         self.requests += 1
-        try:
-            reply = self._client._post(body)
-        except AnswerError as err:
-            raise ModelError(str(err)) from None
+        reply = self._client._post(body)
         try:
             rows = sorted(reply["data"], key=lambda item: item["index"])
             array = np.asarray([row["embedding"] for row in rows], dtype=np.float64)
