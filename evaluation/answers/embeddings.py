@@ -86,7 +86,8 @@ class OpenAIEmbedder:
             raise ModelError(f"the embeddings endpoint at {self.settings.url} sent a vector of all zeros")
         return (array / norms).astype(np.float32)
 
-    def _embed(self, items: list[str], batch_size: int, progress: Callable[[int], None] | None) -> np.ndarray:
+    def _embed(self, items: list[str], batch_size: int,
+               progress: Callable[[list[int]], None] | None) -> np.ndarray:
         out = np.zeros((len(items), getattr(self, "dimensions", 0) or 0), dtype=np.float32)
         for start in range(0, len(items), BATCH):
             batch = items[start:start + BATCH]
@@ -95,13 +96,13 @@ class OpenAIEmbedder:
                 raise ModelError(f"the embeddings endpoint at {self.settings.url} sent vectors of {rows.shape[1]} "
                                  f"values, not {out.shape[1]}")
             out[start:start + len(batch)] = rows
-            if progress is not None:
-                progress(len(batch))
+            if progress is not None:  # the indices done, as models.Embedder._embed reports them
+                progress(list(range(start, start + len(batch))))
         return out
 
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = BATCH,
                         progress: Callable[[int], None] | None = None) -> np.ndarray:
-        return self._embed(list(texts), batch_size, progress)
+        return self._embed(list(texts), batch_size, None if progress is None else (lambda done: progress(len(done))))
 
     def embed_queries(self, texts: Sequence[str], *, batch_size: int = BATCH) -> np.ndarray:
         return self._embed(list(texts), batch_size, None)

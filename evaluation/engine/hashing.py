@@ -57,19 +57,20 @@ class HashEmbedder:
     def __init__(self, info: object) -> None:
         self.info = info
 
-    def _embed(self, items: list[str], batch_size: int, progress: Callable[[int], None] | None) -> np.ndarray:
+    def _embed(self, items: list[str], batch_size: int,
+               progress: Callable[[list[int]], None] | None) -> np.ndarray:
         out = np.zeros((len(items), DIMENSIONS), dtype=np.float32)
         for start in range(0, len(items), max(1, batch_size)):
             batch = items[start:start + max(1, batch_size)]
             for i, text in enumerate(batch, start=start):
                 out[i] = hash_vector(text)
-            if progress is not None:
-                progress(len(batch))
+            if progress is not None:  # the indices done, as models.Embedder._embed reports them
+                progress(list(range(start, start + len(batch))))
         return out
 
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32,
                         progress: Callable[[int], None] | None = None) -> np.ndarray:
-        return self._embed(list(texts), batch_size, progress)
+        return self._embed(list(texts), batch_size, None if progress is None else (lambda done: progress(len(done))))
 
     def embed_queries(self, texts: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
         return self._embed(list(texts), batch_size, None)  # no instruction: queries and passages alike
