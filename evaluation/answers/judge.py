@@ -65,19 +65,8 @@ class ChatJudge(ChatRoute):
 
     def _score(self, reply: Any, metric: str, question_id: str) -> Any:
         url = self.settings.url
-        try:
-            choice = reply["choices"][0]
-            message = choice["message"]
-        except (KeyError, IndexError, TypeError):
-            raise AnswerError(f"the judge at {url} sent a reply without choices[0].message, which is not a chat "
-                              f"completions reply: {_snippet(reply)}; check that the endpoint speaks that API") from None
-        if choice.get("finish_reason") == "content_filter":
-            raise AnswerError(f"the judge at {url} stopped its reply on {metric} of question \"{question_id}\": the "
-                              "service's content filter blocked it")
-        if isinstance(message, dict) and message.get("refusal"):
-            raise AnswerError(f"the judge at {url} declined to score {metric} of question \"{question_id}\": "
-                              f"{message['refusal']}")
-        content = message.get("content") if isinstance(message, dict) else None
+        asked = f'{metric} of question "{question_id}"'
+        content, _ = read_message(reply, f"the judge at {url}", stopped=f"on {asked}", declined=f"to score {asked}")
         score = parse_score(content) if isinstance(content, str) else None
         if score is None:
             raise AnswerError(f"the judge at {url} replied without a score for {metric} of question "
