@@ -42,6 +42,11 @@ _PUBLIC = {
     # the answer tools
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
     "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers", "ANSWER_METRICS": ".answers",
+    # how to cut the documents
+    "sweep": ".chunking_eval", "sweep_markdown": ".chunking_eval", "compare_chunking": ".chunking_eval",
+    "chunking_choice": ".chunking_eval", "chunking_store": ".store.chunking",
+    # ElectriPy's experiment matrix
+    "run_matrix": ".matrix", "ChunkVariant": ".matrix",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
 }
@@ -49,6 +54,9 @@ __all__ = sorted([*_PUBLIC, "evaluate"])
 
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .azure_search import AzureSearchTarget
+    from .chunking_eval import chunking_choice, compare_chunking, sweep, sweep_markdown
+    from .store.chunking import chunking_store
+    from .matrix import ChunkVariant, run_matrix
     from .engine import EmbeddedTarget, build_index, open_index
     from .answers import (ANSWER_METRICS, ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)

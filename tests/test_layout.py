@@ -24,6 +24,8 @@ LAYERS = [
     {"report"},
     {"answers"},
     {"chunking"},  # cuts with the engine's bundled models and the answer tools' chat client
+    {"chunking_eval"},  # sweep, compare_chunking: builds cut by chunking, scored by scoring, judged by answers
+    {"matrix"},  # ElectriPy's experiment matrix: chunk variants cut by chunking, indexed as chunking_eval's builds
     {"target_specs", "targets"},
     {"run", "steps"},
     {"evaluate"},

@@ -19,6 +19,7 @@ from typing import Mapping
 from .chat_options import add_chat_options, chat_settings
 
 PREFIX = "EVALUATION_JUDGE"  # EVALUATION_JUDGE_ENDPOINT, _MODEL, _API_KEY
+KEY_VARIABLE = f"{PREFIX}_API_KEY"  # the judge's key variable, the chunking commands' default too
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
