@@ -38,7 +38,7 @@ _PUBLIC = {
     "AnswerError": ".errors", "RunNotFound": ".errors", "GoldenNotKept": ".errors",
     # the answer tools
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
-    "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers",
+    "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers", "ANSWER_METRICS": ".answers",
     # how to cut the documents
     "sweep": ".chunking_eval", "sweep_markdown": ".chunking_eval", "compare_chunking": ".chunking_eval",
     "chunking_choice": ".chunking_eval", "chunking_store": ".store.chunking",
@@ -52,7 +52,7 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .chunking_eval import chunking_choice, compare_chunking, sweep, sweep_markdown
     from .store.chunking import chunking_store
     from .engine import EmbeddedTarget, build_index, open_index
-    from .answers import (ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
+    from .answers import (ANSWER_METRICS, ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)
     from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, GoldenNotKept, ModelError,
                          RunNotFound, RunNotSavedError, SearchIndexError, SearchServiceError, StoreError,

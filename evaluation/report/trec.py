@@ -37,7 +37,7 @@ from ..errors import EvaluationError, GoldenFileError, did_you_mean
 from ..golden import parse_expected
 from ..scoring.judging import judge
 from ..scoring.metrics import CUTOFFS, outcome_arrays, recall_matrix, score_matrix, summarise
-from ..store.sources import read_bytes
+from ..store.sources import Fetcher, read_bytes
 from ..target import Hit
 
 log = logging.getLogger(__name__)
@@ -164,8 +164,9 @@ def _escape(text: str) -> str:
 
 # -- TREC import and scoring ----------------------------------------------------------------------
 
-def read_trec_run(path: str | Path, *, order: str = "trec_eval") -> Run:
-    """Every tag's results per question, from a TREC run file (a path or a Blob address).
+def read_trec_run(path: str | Path, *, order: str = "trec_eval", fetcher: Fetcher | None = None) -> Run:
+    """Every tag's results per question, from a TREC run file (a path, an ``s3://`` or Blob address, read
+    by ``fetcher.fetch(uri)`` when one is given).
 
     ``order="trec_eval"`` (default): score descending, then docno descending as written in the file,
     trec_eval's own sort, so ties come out as trec_eval ranks them and the rank column is ignored.
@@ -178,7 +179,7 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval") -> Run:
         raise EvaluationError(f"unknown order {order!r} for a TREC run; use one of {', '.join(ORDERS)}"
                               f"{did_you_mean(str(order), ORDERS)}")
     try:
-        text = read_bytes(path).decode("utf-8-sig")
+        text = read_bytes(path, fetcher=fetcher).decode("utf-8-sig")
     except FileNotFoundError as err:
         raise EvaluationError(f"{path}: no such run file") from err
     except OSError as err:
