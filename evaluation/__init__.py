@@ -25,6 +25,9 @@ _PUBLIC = {
     # the golden file
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
+    # drafting a golden file with a model
+    "write_golden": ".golden.writing", "GoldenWriting": ".golden.writing", "ChatWriter": ".golden.writing",
+    "WriterUnavailable": ".errors",
     # where runs live
     "open_store": ".store", "report_store": ".store", "save_report": ".evaluate", "render_html": ".report.html",
     # what is searched
@@ -56,8 +59,11 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
                           suggest_expected)
     from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, GoldenNotKept, ModelError,
                          RunNotFound, RunNotSavedError, SearchIndexError, SearchServiceError, StoreError,
-                         TargetConfigError, UsageError)
+                         TargetConfigError, UsageError, WriterUnavailable)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
+    from .golden.writing.chat_writer import ChatWriter
+    from .golden.writing.result import GoldenWriting
+    from .golden.writing.write import write_golden
     from .run import assemble_report, plan_run, run_setup
     from .settings import EvaluationSettings
     from .evaluate import save_report

@@ -78,6 +78,12 @@ POOLS.update({
     "setup": ["local.keyword.bm25", "", "nope", "local.hybrid_reranked.bge-small+minilm-l6"],
     "unanswerable": PATHS + ["unanswerable.txt"], "env_file": PATHS + ["settings.env", "bad.env"],
 })
+POOLS.update({  # golden write
+    "examples": PATHS + ["examples.txt"], "scenario": ["", "support engineers on call", "\x00", "x" * 2000],
+    "task": ["", "fixing an outage", "\ud800"], "cache": PATHS + ["replies.jsonl"],
+    "mix": ["factual=2,howto=1", "", "=", ",", "factual=x", "nope=1", "multi-hop=1", "factual=0", "factual=-1", "factual"],
+    "evolve": NUMBERS + ["6"], "threshold": NUMBERS + ["1.5"], "similarity": NUMBERS, "tries": NUMBERS + ["11"],
+})
 POOLS["skip"] = POOLS["only"]
 HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
 # Choices that would sign in to Azure (a managed identity) are left out: they would leave the machine.
@@ -94,7 +100,10 @@ GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx
         "answers": ["answers.jsonl"], "baseline": ["RUN"], "current": ["RUN"], "baseline_store": ["store"],
         "endpoint": LOCAL_ENDPOINTS[:1], "metrics": ["correctness"], "model": ["gpt"], "propose": ["1"],
         "env_file": ["settings.env"],
-        "retries": ["0"], "timeout": ["1"], "setup": ["local.keyword.bm25"], "unanswerable": ["unanswerable.txt"]}
+        "retries": ["0"], "timeout": ["1"], "setup": ["local.keyword.bm25"], "unanswerable": ["unanswerable.txt"],
+        "examples": ["examples.txt"], "scenario": ["support engineers on call"], "task": ["fixing an outage"],
+        "cache": ["replies.jsonl"], "mix": ["factual=1"], "evolve": ["0"], "threshold": ["0.7"],
+        "similarity": ["0.5"], "tries": ["1"]}
 
 
 # -- the real parser's commands and flags ----------------------------------------------------------

@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import AnswerError
-from .judge import ChatJudge, read_message
+from ..chat import snippet as _snippet
+from .judge import ChatJudge
 
 Messages = list[dict[str, str]]
 
@@ -55,3 +56,20 @@ class ChatModel(ChatJudge):
             body["model"] = self.settings.model
         reply = self._post(body)
         return read_message(reply, f"the chat model at {self.settings.url}", stopped=f"for {what}", declined=what)
+
+
+def read_message(reply: Any, who: str, *, stopped: str, declined: str) -> tuple[Any, Any]:
+    """``(content, finish_reason)`` of a chat completions reply; AnswerError, beginning with ``who``, for a
+    reply that is not one, a content filter stop (``stopped``: what it stopped on) or a refusal
+    (``declined``: what was declined)."""
+    try:
+        choice = reply["choices"][0]
+        message = choice["message"]
+    except (KeyError, IndexError, TypeError):
+        raise AnswerError(f"{who} sent a reply without choices[0].message, which is not a chat completions "
+                          f"reply: {_snippet(reply)}; check that the endpoint speaks that API") from None
+    if choice.get("finish_reason") == "content_filter":
+        raise AnswerError(f"{who} stopped its reply {stopped}: the service's content filter blocked it")
+    if isinstance(message, dict) and message.get("refusal"):
+        raise AnswerError(f"{who} declined {declined}: {message['refusal']}")
+    return (message.get("content") if isinstance(message, dict) else None), choice.get("finish_reason")

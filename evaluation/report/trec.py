@@ -35,6 +35,7 @@ from urllib.parse import unquote
 
 from ..errors import EvaluationError, GoldenFileError, did_you_mean
 from ..golden import parse_expected
+from ..measures import MRR, NDCG_10
 from ..scoring.judging import judge
 from ..scoring.metrics import CUTOFFS, outcome_arrays, recall_matrix, score_matrix, summarise
 from ..store.sources import Fetcher, read_bytes
@@ -59,14 +60,14 @@ def export_csv(report: Mapping[str, Any], path: str | Path) -> Path:
     """One row per setup, in rank order (failed setups last): found@k and recall@k shares, MRR, nDCG@10,
     times."""
     header = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
-              *[f"recall@{k}" for k in CUTOFFS], "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
+              *[f"recall@{k}" for k in CUTOFFS], *(m.summary_path[0] for m in (MRR, NDCG_10)), "median_ms", "p95_ms", "timed", "error"]
     rows = []
     for setup in sorted(report["setups"], key=lambda s: (s.get("rank") is None, s.get("rank") or 0)):
         summary = setup.get("summary") or {}
         found, recall = summary.get("found") or {}, summary.get("recall") or {}
         rows.append([setup.get("rank"), setup["key"], setup.get("method_label"), summary.get("questions"),
                      *[found.get(str(k)) for k in CUTOFFS], *[recall.get(str(k)) for k in CUTOFFS],
-                     summary.get("mrr"), summary.get("ndcg_10"), summary.get("median_ms"), summary.get("p95_ms"),
+                     MRR.of(summary), NDCG_10.of(summary), summary.get("median_ms"), summary.get("p95_ms"),
                      summary.get("timed"), setup.get("error")])
     return _write_csv(path, header, rows)
 
@@ -258,8 +259,8 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
         scores = score_matrix(*outcome_arrays(outcomes))
         recall = recall_matrix(outcomes)
         summary = summarise(outcomes)
-        summary["mrr"] = float(scores["rr"].mean())
-        summary["ndcg_10"] = float(scores["ndcg_10"].mean())
+        summary[MRR.summary_path[0]] = float(scores["rr"].mean())
+        summary[NDCG_10.summary_path[0]] = float(scores["ndcg_10"].mean())
         summary["recall"] = {str(k): float(shares.mean()) for k, shares in recall.items()}
         summary["per_question"] = {o.question_id: {"first": o.first, "rr": float(rr), "ndcg_10": float(nd),
                                                    "recall_10": float(r10)}
