@@ -29,6 +29,14 @@ class ChatModel(ChatJudge):
 
     role = "chat model"
 
+    def __init__(self, settings: Any, **options: Any) -> None:
+        # main's ChatRoute words its wire errors by ``settings.role``: this client is "the chat model"
+        import dataclasses
+
+        if dataclasses.is_dataclass(settings) and getattr(settings, "role", self.role) != self.role:
+            settings = dataclasses.replace(settings, role=self.role)
+        super().__init__(settings, **options)
+
     def __call__(self, messages: Messages) -> str | None:  # type: ignore[override]
         content, _ = self._reply(messages, what="the request", max_tokens=None)
         return content if isinstance(content, str) and content.strip() else None
