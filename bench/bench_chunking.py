@@ -12,7 +12,7 @@ ranked table, ties and share of vectors from the cache.
 
     python bench/bench_chunking.py [--corpus samples/corpus.jsonl] [--golden samples/golden.jsonl]
         [--techniques markdown,parent,recursive,sentence,fixed] [--sizes 1000] [--child-sizes 500]
-        [--headings both] [--vectrixdb-python ~/.cache/vectrixdb-2.2-venv/bin/python]
+        [--headings both] [--documents N] [--vectrixdb-python ~/.cache/vectrixdb-2.2-venv/bin/python]
 
 Goal (issue 25): the same builds in at most half VectrixDB's wall time, and the same pick or a tie.
 """
@@ -51,6 +51,17 @@ def timed(argv: list[str], env: dict | None = None) -> tuple[float, str, str, st
     return seconds, done.stdout, before, load()
 
 
+def cut_down(corpus: Path, golden: Path, most: int, out: Path) -> str:
+    """A corpus of the documents ``golden`` expects, then the first others, ``most`` in all (at least the expected)."""
+    wanted = {item.partition("#")[0] for line in golden.read_text(encoding="utf-8").splitlines() if line.strip()
+              for item in json.loads(line).get("expected") or []}
+    rows = [json.loads(line) for line in corpus.read_text(encoding="utf-8").splitlines() if line.strip()]
+    kept = [r for r in rows if r["id"] in wanted]
+    kept += [r for r in rows if r["id"] not in wanted][:max(0, most - len(kept))]
+    out.write_text("".join(json.dumps(r) + "\n" for r in kept), encoding="utf-8")
+    return str(out)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", default=str(ROOT / "samples" / "corpus.jsonl"))
@@ -60,6 +71,9 @@ def main() -> int:
     parser.add_argument("--child-sizes", default="500")
     parser.add_argument("--headings", choices=("both", "yes", "no"), default="both")
     parser.add_argument("--late", action="store_true")
+    parser.add_argument("--documents", type=int, default=0,
+                        help="keep only the documents the golden file expects, and others up to this many in all "
+                             "(0: every document); both sides read the same cut-down corpus")
     parser.add_argument("--theirs-first", action="store_true")
     parser.add_argument("--vectrixdb-python", default=str(VECTRIXDB_PYTHON))
     args = parser.parse_args()
@@ -67,6 +81,10 @@ def main() -> int:
     print(f"corpus {args.corpus}, golden {args.golden}; techniques {args.techniques}; sizes {args.sizes} "
           f"(parent-child {args.child_sizes}); headings {args.headings}; late {'on' if args.late else 'off'}")
     with tempfile.TemporaryDirectory(prefix="bench-chunking-") as work:
+        if args.documents:
+            args.corpus = cut_down(Path(args.corpus), Path(args.golden), args.documents, Path(work) / "corpus.jsonl")
+            print(f"corpus cut down to {sum(1 for _ in open(args.corpus, encoding='utf-8'))} documents: those the "
+                  "golden file expects, then the first others")
         ours_argv = [sys.executable, "-m", "evaluation", "chunking", "compare", "--corpus", args.corpus,
                      "--golden", args.golden, "--techniques", args.techniques, "--sizes", args.sizes,
                      "--child-sizes", args.child_sizes, "--headings", args.headings, "--json", "--quiet",

@@ -39,12 +39,6 @@ class ChatModel(ChatRoute):
             settings = replace(settings, role="chat model")
         super().__init__(settings, **options)
 
-    def __init__(self, settings: Any, **options: Any) -> None:
-        from dataclasses import replace
-
-        # The shared route's sentences name ``settings.role``: this client is "the chat model", not "the judge".
-        super().__init__(replace(settings, role=self.role) if hasattr(settings, "role") else settings, **options)
-
     def __call__(self, messages: Messages) -> str | None:  # type: ignore[override]
         content, _ = self._reply(messages, what="the request", max_tokens=None)
         return content if isinstance(content, str) and content.strip() else None

@@ -20,6 +20,7 @@ import json
 import os
 from pathlib import Path
 
+from .answers_cmd import PREFIX
 from .common import local_path, whole
 
 DEFAULT_CACHE = Path(".index") / "chunking.cache.sqlite"
@@ -38,7 +39,7 @@ def _sizes(text: str) -> list[int]:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    from .answers_cmd import KEY_VARIABLE
+    from .chat_options import add_chat_options
 
     chunking = subparsers.add_parser("chunking", help="which way of cutting the documents finds the most",
                                      description=__doc__.split("\n\n", 1)[0],
@@ -78,15 +79,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                 help="characters handed over per question (default 6000)")
             parser.add_argument("--current", metavar="KEY", help="the build in use: kept unless beaten beyond luck")
             parser.add_argument("--no-late", action="store_true", help="leave late chunking (-l builds) out")
-            parser.add_argument("--endpoint", help="a chat model's endpoint, for judged mode, llm and -c builds")
-            parser.add_argument("--model", help="the chat model, or the Azure OpenAI deployment")
-            parser.add_argument("--api", choices=("auto", "azure", "openai"), default="auto", help="request style")
-            parser.add_argument("--api-version", default="2024-10-21", help="Azure OpenAI api-version")
-            parser.add_argument("--auth", choices=("auto", "key", "managed-identity", "none"), default="auto")
-            parser.add_argument("--api-key-env", default=KEY_VARIABLE, metavar="NAME",
-                                help=f"environment variable holding the key (default {KEY_VARIABLE})")
-            parser.add_argument("--client-id", help="a user-assigned managed identity's client id")
-            parser.set_defaults(handler=run_compare, timeout=60.0, retries=2)
+            add_chat_options(parser, "chat model", PREFIX)
+            parser.set_defaults(handler=run_compare)
 
     runs = actions.add_parser("runs", help="the chunking runs a store keeps")
     runs_actions = runs.add_subparsers(dest="chunking_runs_command", metavar="ACTION", required=True)
@@ -146,7 +140,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from ..report.chunking import compare_text
 
     chat = None
-    if args.endpoint or args.model or os.environ.get("EVALUATION_JUDGE_ENDPOINT"):
+    if args.endpoint or args.model or os.environ.get(f"{PREFIX}_ENDPOINT"):
         from ..answers.chat import ChatModel
         from .answers_cmd import judge_settings
 
