@@ -64,7 +64,7 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     def work() -> dict[str, Any]:
         setup = _find_setup(target, setup_key)
         timed.update(_timed_pass(target, setup, plan, clock, counter))
-        return _ranked_entry(target, setup, plan, counter)
+        return _ranked_entry(target, setup, plan, counter, untimed_ids(plan))
 
     def failed(error: str, counts: dict[str, int] | None) -> dict[str, Any]:
         counter.finish()
@@ -77,18 +77,39 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
 
 
 def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
-               progress: Progress | None = None) -> dict[str, Any]:
+               progress: Progress | None = None, questions: Sequence[str] | None = None) -> dict[str, Any]:
     """The batch part of a setup's run: every question the plan does not time, in one batch, judged.
 
     The entry lacks the timed questions, its times and its summary until ``with_times`` adds what
     ``time_setup`` gave. Failures become the entry's ``error`` (as in ``run_setup``). A counted target's
     ``requests`` and ``retries`` are the batch's. ``progress`` gets (done, questions in the batch, label).
+    ``questions`` (ids of untimed questions) ranks only those: one shard of the batch (``run.shards``).
     """
     planned_setup(plan, setup_key)
-    untimed = len(plan["questions"]) - len(plan["timed_question_ids"])
-    counter = _Counter(untimed, setup_key, progress)
-    return counted(target, setup_key, lambda: _ranked_entry(target, _find_setup(target, setup_key), plan, counter),
+    batch = untimed_ids(plan) if questions is None else _only_untimed(plan, questions)
+    counter = _Counter(len(batch), setup_key, progress)
+    return counted(target, setup_key,
+                   lambda: _ranked_entry(target, _find_setup(target, setup_key), plan, counter, batch),
                    lambda error, counts: failed_entry(plan, setup_key, error, counts=counts))
+
+
+def untimed_ids(plan: dict[str, Any]) -> list[str]:
+    """The ids of the questions a setup's batch ranks (every one the plan does not time), in plan order."""
+    timed = set(plan["timed_question_ids"])
+    return [q["id"] for q in plan["questions"] if q["id"] not in timed]
+
+
+def _only_untimed(plan: dict[str, Any], question_ids: Sequence[str]) -> list[str]:
+    """``question_ids`` in plan order, refused when one is not an untimed question of the plan or is given
+    twice (a shard holding a timed question would rank it twice and its ranks would depend on the order)."""
+    wanted = list(question_ids)
+    batch = untimed_ids(plan)
+    unknown = sorted(set(wanted) - set(batch))
+    if unknown or len(set(wanted)) != len(wanted):
+        raise UsageError(f"a shard's questions must be untimed questions of the plan, each once: "
+                         f"{', '.join(unknown) or 'some are given twice'}")
+    keep = set(wanted)
+    return [qid for qid in batch if qid in keep]
 
 
 def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
@@ -212,10 +233,11 @@ def _judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], b
     }
 
 
-def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter) -> dict[str, Any]:
-    """The entry with every untimed question's results, searched in one batch (none: no search)."""
-    timed_ids = set(plan["timed_question_ids"])
-    questions = [q for q in plan_questions(plan) if q.id not in timed_ids]
+def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter,
+                  question_ids: Sequence[str]) -> dict[str, Any]:
+    """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
+    wanted = set(question_ids)
+    questions = [q for q in plan_questions(plan) if q.id in wanted]
     counter.stage("searching the other questions in a batch")
     hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
     return {**setup.to_dict(), **_judged(questions, hits, plan["settings"]["by"]), "times_ms": [], "error": None,
