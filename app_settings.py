@@ -44,6 +44,8 @@ class AppSettings:
     sign_in_issuer: str | None = None     # EVALUATION_SIGN_IN_ISSUER: https://login.microsoftonline.com/<tenant>/v2.0
     sign_in_jwks_url: str | None = None   # EVALUATION_SIGN_IN_JWKS_URL: the tenant's published signing keys (JWKS)
     golden_max_bytes: int = 16 * 1024 * 1024  # EVALUATION_GOLDEN_MAX_BYTES: a larger golden file is refused unread
+    shard_seconds: int = 180              # EVALUATION_SHARD_SECONDS: estimated seconds of one setup's searches per activity
+    shard_questions: int = 0              # EVALUATION_SHARD_QUESTIONS: most questions an activity ranks (0: no bound)
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
@@ -77,6 +79,8 @@ class AppSettings:
             sign_in_issuer=text("EVALUATION_SIGN_IN_ISSUER"),
             sign_in_jwks_url=text("EVALUATION_SIGN_IN_JWKS_URL"),
             golden_max_bytes=_whole_number(env, "EVALUATION_GOLDEN_MAX_BYTES", 16 * 1024 * 1024),
+            shard_seconds=_whole_number(env, "EVALUATION_SHARD_SECONDS", 180) or 180,
+            shard_questions=_whole_number(env, "EVALUATION_SHARD_QUESTIONS", 0),
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )

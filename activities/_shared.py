@@ -20,11 +20,17 @@ from evaluation.targets import TargetSpec
 
 PLAN = "plan.json"
 TARGETS = "targets.json"
-TIMES = "times.json"
+SHARDS = "shards.json"  # {setup key: [[question ids of each shard]]}: run.shards.plan_shards
 
 
-def entry_name(setup_key: str) -> str:
-    return f"entries/{setup_key}.json"
+def shard_name(setup_key: str, shard: int) -> str:
+    """The working file of one shard's ranks (``rank_setup`` over that shard's questions)."""
+    return f"entries/{setup_key}/{shard}.json"
+
+
+def times_name(setup_key: str) -> str:
+    """The working file of one setup's timed pass (``time_setups`` of that setup alone)."""
+    return f"times/{setup_key}.json"
 
 
 def report_name(folder: CollectionFolder, run_id: str) -> str:

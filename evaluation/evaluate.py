@@ -124,6 +124,12 @@ def held_in_latest_run(store: Any) -> dict[str, set[str]]:
     """Per target name, the expected ids the store's newest run found there (expected, and not under its
     ``missing``): what a target "no longer holds" when this run misses them. Empty for an empty store or
     one whose newest report cannot be read (the run goes on; absent ids then read "does not hold")."""
+    return held_in_report(newest_report(store))
+
+
+def newest_report(store: Any) -> dict[str, Any] | None:
+    """The store's newest run's report, or None for an empty store or one whose newest report cannot be
+    read (logged): what ``held_in_latest_run`` and the app's shard sizes (``run.measured_times``) read."""
     from .errors import StoreError
 
     try:
@@ -131,7 +137,12 @@ def held_in_latest_run(store: Any) -> dict[str, set[str]]:
         report = store.get(ids[0]) if ids else None
     except (StoreError, OSError, ValueError, KeyError) as err:
         log.info("the newest run could not be read (%s); absent ids read as never held", err)
-        return {}
+        return None
+    return report if isinstance(report, dict) else None
+
+
+def held_in_report(report: dict[str, Any] | None) -> dict[str, set[str]]:
+    """Per target name, the expected ids ``report`` found there (see ``held_in_latest_run``)."""
     if not isinstance(report, dict):
         return {}
     expected = {str(e).split("#page=")[0] for q in report.get("questions") or [] if isinstance(q, dict)

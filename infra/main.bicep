@@ -111,6 +111,14 @@ param timedQuestions int = 50
 @minValue(0)
 param timeBudgetSeconds int = 20
 
+@description('EVALUATION_SHARD_SECONDS: estimated seconds of the searches of one setup per activity; a costlier setup is cut into shards ranked in parallel.')
+@minValue(1)
+param shardSeconds int = 180
+
+@description('EVALUATION_SHARD_QUESTIONS: most questions one shard ranks (0: no bound).')
+@minValue(0)
+param shardQuestions int = 0
+
 @description('EVALUATION_ADMIN_ROLE: app role a signed-in person needs to download a golden file.')
 param adminAppRole string = 'admin'
 
@@ -237,6 +245,8 @@ var appSettings = {
   EVALUATION_BY: judgeBy
   EVALUATION_TIMED: string(timedQuestions)
   EVALUATION_TIME_BUDGET: string(timeBudgetSeconds)
+  EVALUATION_SHARD_SECONDS: string(shardSeconds)
+  EVALUATION_SHARD_QUESTIONS: string(shardQuestions)
   EVALUATION_INDEX_CACHE: '/tmp/retrieval-eval-indexes'
   EVALUATION_ADMIN_ROLE: adminAppRole
   EVALUATION_SIGN_IN_CLIENT_ID: signInClientId

@@ -4,7 +4,7 @@ activity in process, in the order the orchestrator yields them, against Azurite 
 engine (the shipped sample's index, published to Blob first).
 
 Scenarios: one save -> one report (equal to ``python3 -m evaluation evaluate`` on the same files, with
-one fixed clock for both); the same event twice -> one report; three saves inside the debounce ->
+one fixed clock for both, though the app ranks every setup in shards of 2 questions); the same event twice -> one report; three saves inside the debounce ->
 one report, for the last bytes; a save while the setups run -> no report for the replaced bytes;
 a golden file with errors -> a refused run the runs list and ``runs show`` explain.
 """
@@ -27,6 +27,7 @@ ROWS = (SAMPLES / "golden.jsonl").read_bytes().splitlines(keepends=True)
 ONLY = ("keyword", "dense")  # four setups: BM25, each model alone, both fused (no cross-encoder: it is slow)
 TIMED = 3
 TIME_BUDGET = 7  # not the default: the app's setting must reach the plan as the CLI's flag does
+SHARD_QUESTIONS = 2  # 8 questions, 3 timed: each setup's batch of 5 in shards of 2, 2 and 1
 
 
 def golden(first: int, count: int) -> bytes:
@@ -42,6 +43,7 @@ def sample_app(app: App, sample_index, monkeypatch):
     monkeypatch.setenv("EVALUATION_ONLY", ",".join(ONLY))
     monkeypatch.setenv("EVALUATION_TIMED", str(TIMED))
     monkeypatch.setenv("EVALUATION_TIME_BUDGET", str(TIME_BUDGET))
+    monkeypatch.setenv("EVALUATION_SHARD_QUESTIONS", str(SHARD_QUESTIONS))
     app_settings.current_settings.cache_clear()
     return app
 
@@ -89,6 +91,9 @@ def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sampl
     assert sample_app.read(f"docs/golden_dataset/{sha}.jsonl") == data  # working files are gone too
     assert report["golden"]["sha256"] == sha and report["golden"]["labelled"] == 8
     assert report["rules"]["time_budget"] == TIME_BUDGET
+    ranked = [job for _, name, job in sample_app.host.activity_log if name == "rank_shard"]
+    assert sorted((job["key"], job["shard"]) for job in ranked) == sorted(
+        (setup["key"], shard) for setup in report["setups"] for shard in range(3))  # ceil(5 / 2) = 3 each
     assert [s["key"] for s in report["setups"] if s["error"]] == []
     assert sorted(s["key"] for s in report["setups"]) == [
         "local.dense.bge-small", "local.dense.bge-small+minilm-l6", "local.dense.minilm-l6", "local.keyword.bm25"]
@@ -144,7 +149,7 @@ def test_a_save_while_the_setups_run_gets_no_report_for_the_replaced_bytes(sampl
     newer = {}
 
     def save_mid_run(name, job):
-        if name == "rank_setup" and not newer:
+        if name == "rank_shard" and not newer:
             newer["sha"] = save_and_deliver(sample_app, golden(4, 4), "ev-2")
 
     sample_app.host.before_activity = save_mid_run
