@@ -43,9 +43,10 @@ def folder_of(job: dict[str, Any]) -> tuple[AppSettings, CollectionFolder]:
     return settings, collection_folder(settings, job["collection"])
 
 
-def open_pinned(settings: AppSettings, pinned: dict[str, Any]) -> Target:
+def open_pinned(settings: AppSettings, pinned: dict[str, Any], *, batch_cache: Any = None) -> Target:
     """The target a run pinned: ``{"spec": {...}, "state": "..."}`` from its ``targets.json``."""
-    return open_collection_target(settings, TargetSpec.from_dict(pinned["spec"]), pinned["state"])
+    return open_collection_target(settings, TargetSpec.from_dict(pinned["spec"]), pinned["state"],
+                                  batch_cache=batch_cache)
 
 
 @contextlib.contextmanager

@@ -85,7 +85,8 @@ def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sampl
     sample_app.host.run()
 
     [report] = reports(sample_app)
-    assert sample_app.names("docs/") == sorted([
+    assert sample_app.names("docs/retrieval/cache/parts/")  # the batches' vectors, for the next run's instances
+    assert [n for n in sample_app.names("docs/") if not n.startswith("docs/retrieval/cache/")] == sorted([
         "docs/golden.jsonl", f"docs/golden_dataset/{sha}.jsonl", f"docs/retrieval/runs/{report['id']}/report.html",
         f"docs/retrieval/runs/{report['id']}/report.json"])
     assert sample_app.read(f"docs/golden_dataset/{sha}.jsonl") == data  # working files are gone too
@@ -176,3 +177,20 @@ def test_a_golden_file_with_errors_is_a_refused_run_that_runs_list_and_show_expl
     assert code == 0 and "refused: the golden file has 1 error(s)" in listed
     code, shown, _ = run_cli(capsys, "runs", "show", "latest", "--store", store)
     assert code == 0 and "was refused" in shown and 'line 3: "expeted" is not a field' in shown
+
+
+def test_a_warm_save_reads_the_first_runs_vectors_from_the_shared_cache_in_blob(sample_app):
+    """Every activity opens its own target (on any instance), so only the cache in Blob can carry one
+    run's query vectors to the next: the second save, one question changed, computes only that one's."""
+    save_and_deliver(sample_app, golden(0, 8), "ev-1")
+    sample_app.host.run()
+    save_and_deliver(sample_app, golden(0, 7) + golden(9, 1), "ev-2")
+    sample_app.host.run()
+
+    cold, warm = sorted(reports(sample_app), key=lambda r: r["id"])
+    # within the cold run, later setups already read the earlier ones' vectors (bge-small+minilm-l6
+    # after each model alone): other activities' work, through Blob
+    assert cold["cache"]["vectors_computed"] > 0 and cold["cache"]["vectors_cached"] > 0
+    assert warm["cache"]["vectors_cached"] > cold["cache"]["vectors_cached"]
+    assert warm["cache"]["vectors_computed"] < cold["cache"]["vectors_computed"]
+    assert sample_app.names("docs/retrieval/cache/parts/")  # kept in the app's storage account
