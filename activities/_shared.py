@@ -21,6 +21,7 @@ from evaluation.targets import TargetSpec
 PLAN = "plan.json"
 TARGETS = "targets.json"
 SHARDS = "shards.json"  # {setup key: [[question ids of each shard]]}: run.shards.plan_shards
+REUSED = "reused_times.json"  # {setup key: times an earlier run measured live}: run.retime.reusable_times
 
 
 def shard_name(setup_key: str, shard: int) -> str:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import azure.durable_functions as df
 
-from activities._shared import PLAN, SHARDS, TARGETS, folder_of
+from activities._shared import PLAN, REUSED, SHARDS, TARGETS, folder_of
 from app_storage import collection_targets, open_collection_target
 from evaluation.errors import GoldenFileError, SearchIndexError, TargetConfigError, UsageError
 from evaluation.evaluate import held_in_report, newest_report
@@ -28,7 +28,9 @@ def plan_evaluation(job: dict) -> dict:
     {"setups": [keys], "shards": {key: how many}}; or {"refused": why}.
 
     The collection's newest report says which expected documents its targets held then (so a run can
-    say "no longer holds", as the CLI does) and how long each setup's searches took (the shards' sizes)."""
+    say "no longer holds", as the CLI does), how long each setup's searches took (the shards' sizes),
+    and which setups it timed live on the same index state (their times are reused, unless
+    EVALUATION_RETIME=always or they are older than EVALUATION_RETIME_MAX_DAYS)."""
     settings, folder = folder_of(job)
     golden = golden_from_bytes(folder.kept_golden(job["sha256"]), folder.address(GOLDEN_NAME))
     states = job.get("state") or {}
@@ -41,10 +43,14 @@ def plan_evaluation(job: dict) -> dict:
                               run_id=job["run_id"], held_before=held_in_report(newest))
         shards = steps.plan_shards(plan, measured_ms=steps.measured_times(newest),
                                    shard_seconds=settings.shard_seconds, most_questions=settings.shard_questions)
+        reused = ({} if settings.retime == "always" else
+                  steps.reusable_times(plan, newest, max_age_days=settings.retime_max_days))
     except _REFUSALS as err:
         return {"refused": str(err)}
     folder.write_work(job["run_id"], TARGETS, {t.name: {"spec": s.to_dict(), "state": opened_state(t)}
                                               for s, t in zip(specs, targets)})
     folder.write_work(job["run_id"], PLAN, plan)
     folder.write_work(job["run_id"], SHARDS, shards)
-    return {"setups": [s["key"] for s in plan["setups"]], "shards": {key: len(s) for key, s in shards.items()}}
+    folder.write_work(job["run_id"], REUSED, reused)
+    return {"setups": [s["key"] for s in plan["setups"]], "shards": {key: len(s) for key, s in shards.items()},
+            "reused_times": len(reused)}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import azure.durable_functions as df
 
-from activities._shared import PLAN, SHARDS, TARGETS, cores, folder_of, open_pinned, shard_name, times_name
+from activities._shared import PLAN, REUSED, SHARDS, TARGETS, cores, folder_of, open_pinned, shard_name, times_name
 from app_storage import shared_cache
 from evaluation import steps  # rank_setup and time_setups: what these activities call
 
@@ -31,12 +31,14 @@ def rank_shard(job: dict) -> dict:
 @bp.activity_trigger(input_name="job")
 def time_setup(job: dict) -> dict:
     """{collection, run_id, key} -> the setup's timed pass, alone on this instance's cores (bounded by
-    the run's time budget), kept as times/<key>.json; {"key", "ok"} (a failed pass keeps its error)."""
+    the run's time budget), kept as times/<key>.json; {"key", "ok"} (a failed pass keeps its error).
+    A setup the plan found times for (reused_times.json) takes them and only ranks its sample."""
     settings, folder = folder_of(job)
     plan = folder.read_work(job["run_id"], PLAN)
     pinned = folder.read_work(job["run_id"], TARGETS)[steps.planned_setup(plan, job["key"])["target"]]
     target = open_pinned(settings, pinned)
-    with cores(settings, alone=True):
-        times = steps.time_setups({target.name: target}, plan, [job["key"]])
+    reused = {k: v for k, v in folder.read_work(job["run_id"], REUSED).items() if k == job["key"]}
+    with cores(settings, alone=not reused):  # reused times: only the sample's ranks, in a batch
+        times = steps.time_setups({target.name: target}, plan, [job["key"]], reused=reused)
     folder.write_work(job["run_id"], times_name(job["key"]), times[job["key"]])
     return {"key": job["key"], "ok": "error" not in times[job["key"]]}

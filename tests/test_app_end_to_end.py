@@ -179,15 +179,24 @@ def test_a_golden_file_with_errors_is_a_refused_run_that_runs_list_and_show_expl
     assert code == 0 and "was refused" in shown and 'line 3: "expeted" is not a field' in shown
 
 
-def test_a_warm_save_reads_the_first_runs_vectors_from_the_shared_cache_in_blob(sample_app):
+def test_a_warm_save_reuses_the_times_and_reads_the_vectors_from_the_shared_cache_in_blob(sample_app):
     """Every activity opens its own target (on any instance), so only the cache in Blob can carry one
-    run's query vectors to the next: the second save, one question changed, computes only that one's."""
+    run's query vectors to the next: the second save, one question changed, computes fewer; and with
+    the index and the timed sample unchanged, every setup takes the first run's times."""
     save_and_deliver(sample_app, golden(0, 8), "ev-1")
     sample_app.host.run()
-    save_and_deliver(sample_app, golden(0, 7) + golden(9, 1), "ev-2")
+    # question 6 of 8 replaced; the timed sample (seeded: questions 7, 8 and 4) and the index unchanged
+    save_and_deliver(sample_app, golden(0, 5) + golden(9, 1) + golden(6, 2), "ev-2")
     sample_app.host.run()
 
     cold, warm = sorted(reports(sample_app), key=lambda r: r["id"])
+    assert warm["timed_question_ids"] == cold["timed_question_ids"]
+    by_key = {s["key"]: s for s in cold["setups"]}
+    for setup in warm["setups"]:  # the times of the run that timed the same state live, and it is named
+        assert setup["timed_in"] == cold["id"] and setup["times_ms"] == by_key[setup["key"]]["times_ms"]
+        assert "timed_in" not in by_key[setup["key"]]
+    assert f"run {cold['id']}, same index state" in sample_app.read(
+        f"docs/retrieval/runs/{warm['id']}/report.html").decode()
     # within the cold run, later setups already read the earlier ones' vectors (bge-small+minilm-l6
     # after each model alone): other activities' work, through Blob
     assert cold["cache"]["vectors_computed"] > 0 and cold["cache"]["vectors_cached"] > 0

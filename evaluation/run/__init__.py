@@ -21,9 +21,10 @@ from .assemble import assemble_report, golden_errors_reason, refusal_report
 from .one_setup import (Clock, Progress, failed_entry, finish_entries, rank_setup, run_setup, setup_steps,
                         time_setup, time_setups, untimed_ids, with_times)
 from .plan import PLAN_FORMAT, find_missing, plan_run, planned_setup, select_setups
+from .retime import DEFAULT_MAX_AGE_DAYS, RETIME_CHOICES, reusable_times, time_state
 from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, merge_shards, plan_shards
 
-__all__ = ["DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET", "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "PLAN_FORMAT",
+__all__ = ["DEFAULT_MAX_AGE_DAYS", "RETIME_CHOICES", "reusable_times", "time_state", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET", "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "PLAN_FORMAT",
            "Clock", "EvaluationSettings", "Progress", "assemble_report", "failed_entry", "find_missing",
            "estimated_seconds", "finish_entries", "golden_errors_reason", "measured_times", "merge_shards", "plan_run", "plan_shards", "planned_setup", "rank_setup", "refusal_report",
            "run_setup", "select_setups", "setup_steps", "time_setup", "time_setups", "untimed_ids", "with_times"]

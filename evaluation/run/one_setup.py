@@ -21,6 +21,7 @@ from ..settings import EvaluationSettings
 from ..target import COUNTERS, Hit, Setup, Target
 from .counts import counted
 from .plan import plan_questions, planned_setup
+from .retime import time_state
 
 
 Progress = Callable[[int, int, str], None]  # (done, total, what is running)
@@ -43,7 +44,7 @@ def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
 
 
 def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
-              clock: Clock = time.perf_counter) -> dict[str, Any]:
+              clock: Clock = time.perf_counter, reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """One setup's run, as the report's entry. Failures become ``error``, never exceptions.
 
     Each question is searched once: the plan's timed questions one at a time as a caller would (after
@@ -55,7 +56,9 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     requests (``target.Counted``) has this setup's ``requests`` and ``retries`` put in the entry.
 
     The same work as ``time_setup`` and ``rank_setup`` joined by ``with_times``, which the Function App
-    runs apart (timed passes one after another, batches in parallel) for the same entry.
+    runs apart (timed passes one after another, batches in parallel) for the same entry. ``reused``
+    (``retime.reusable_times``' answer for this setup) takes the times from the run that timed the
+    same state live, and searches the sampled questions in a batch instead of timing them.
     """
     planned_setup(plan, setup_key)
     counter = _Counter(setup_steps(plan), setup_key, progress)
@@ -63,7 +66,8 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
 
     def work() -> dict[str, Any]:
         setup = _find_setup(target, setup_key)
-        timed.update(_timed_pass(target, setup, plan, clock, counter))
+        timed.update(_reused_pass(target, setup, plan, reused, counter) if reused
+                     else _timed_pass(target, setup, plan, clock, counter))
         return _ranked_entry(target, setup, plan, counter, untimed_ids(plan))
 
     def failed(error: str, counts: dict[str, int] | None) -> dict[str, Any]:
@@ -151,6 +155,9 @@ def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[
     outcomes = [Outcome(qid, tuple(positions), relevant) for qid, (positions, relevant) in done.pop("outcomes").items()]
     done["times_ms"] = list(timed["times_ms"])
     done["summary"] = summarise(outcomes, done["times_ms"])
+    for name in ("time_state", "timed_in"):  # what decided the times; where reused ones were measured
+        if timed.get(name):
+            done[name] = timed[name]
     if "cache" in timed:  # the sample's rest, batched once timing stopped
         done["cache"] = {name: done.get("cache", {}).get(name, 0) + n for name, n in timed["cache"].items()}
     return _add_counts(done, counts)
@@ -163,8 +170,10 @@ def _add_counts(entry: dict[str, Any], counts: Mapping[str, int] | None) -> dict
 
 
 def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
-                clock: Clock = time.perf_counter) -> dict[str, dict[str, Any]]:
-    """Every setup's timed pass (``time_setup``), strictly one after another (``targets`` by name).
+                clock: Clock = time.perf_counter,
+                reused: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """Every setup's timed pass (``time_setup``), strictly one after another (``targets`` by name);
+    a setup in ``reused`` (``retime.reusable_times``) takes those times and only ranks its sample.
 
     ``{key: {"times_ms": [...], "judged": {...}}}``, or ``{key: {"error": "..."}}`` for a setup whose
     warm-up or searches failed (that setup's failure, as in ``run_setup``; the others go on). A counted
@@ -173,7 +182,12 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
     found: dict[str, dict[str, Any]] = {}
     for key in setup_keys:
         target = targets[planned_setup(plan, key)["target"]]
-        found[key] = counted(target, key, lambda target=target, key=key: time_setup(target, plan, key, clock=clock),
+        again = (reused or {}).get(key)
+        found[key] = counted(target, key,
+                             lambda target=target, key=key, again=again: (
+                                 _reused_pass(target, _find_setup(target, key), plan, again,
+                                              _Counter(len(plan["timed_question_ids"]), key, None))
+                                 if again else time_setup(target, plan, key, clock=clock)),
                              lambda error, counts: {"error": error, **(counts or {})}, what="timing setup")
     return found
 
@@ -304,7 +318,20 @@ def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock
         counter.stage(f"{within}the other sampled questions in a batch")
         searched += rest
         hit_lists += _batch(target, setup, rest, settings.depth, counter)
-    return {"times_ms": times, "judged": _judged(searched, hit_lists, settings.by)}
+    return {"times_ms": times, "judged": _judged(searched, hit_lists, settings.by),
+            "time_state": time_state(plan, setup.key)}
+
+
+def _reused_pass(target: Target, setup: Setup, plan: dict[str, Any], reused: Mapping[str, Any],
+                 counter: _Counter) -> dict[str, Any]:
+    """The timed pass's result with times reused (``retime``): the sample searched in one batch for its
+    ranks, the times and where they were measured from ``reused``."""
+    by_id = {q.id: q for q in plan_questions(plan)}
+    sample = [by_id[qid] for qid in plan["timed_question_ids"]]
+    counter.stage(f"times from run {reused['timed_in']} (same index state); the sampled questions in a batch")
+    hits = _batch(target, setup, sample, plan["settings"]["depth"], counter) if sample else []
+    return {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, plan["settings"]["by"]),
+            "time_state": reused["time_state"], "timed_in": reused["timed_in"]}
 
 
 # The fewest timed searches whose median has a distribution-free 95% interval (order statistics 1 and
