@@ -81,7 +81,7 @@ class AppSettings:
             sign_in_issuer=text("EVALUATION_SIGN_IN_ISSUER"),
             sign_in_jwks_url=text("EVALUATION_SIGN_IN_JWKS_URL"),
             golden_max_bytes=_whole_number(env, "EVALUATION_GOLDEN_MAX_BYTES", 16 * 1024 * 1024),
-            shard_seconds=_whole_number(env, "EVALUATION_SHARD_SECONDS", 180) or 180,
+            shard_seconds=_at_least_one(env, "EVALUATION_SHARD_SECONDS", 180),
             shard_questions=_whole_number(env, "EVALUATION_SHARD_QUESTIONS", 0),
             retime=_choice(env, "EVALUATION_RETIME", ("when-changed", "always"), "when-changed"),
             retime_max_days=_whole_number(env, "EVALUATION_RETIME_MAX_DAYS", 7),
@@ -98,6 +98,14 @@ def current_settings() -> AppSettings:
 
 def _patterns(value: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in value.split(",") if p.strip())
+
+
+def _at_least_one(env: Mapping[str, str], name: str, default: int) -> int:
+    value = _whole_number(env, name, default)
+    if value < 1:
+        raise SettingsError(f"the app setting {name}={env.get(name)!r} must be a whole number of 1 or more "
+                            f"(default {default}); fix it in the Function App's configuration")
+    return value
 
 
 def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default: str) -> str:

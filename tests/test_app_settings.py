@@ -131,3 +131,5 @@ def test_shards_and_retiming_have_their_defaults_and_a_retime_that_is_no_choice_
     assert (given.shard_seconds, given.shard_questions, given.retime, given.retime_max_days) == (60, 2, "always", 1)
     with pytest.raises(SettingsError, match="EVALUATION_RETIME='sometimes' must be one of when-changed, always"):
         AppSettings.from_environ({"EVALUATION_RETIME": "sometimes"})
+    with pytest.raises(SettingsError, match="EVALUATION_SHARD_SECONDS='0' must be a whole number of 1 or more"):
+        AppSettings.from_environ({"EVALUATION_SHARD_SECONDS": "0"})  # no shard could hold a question
