@@ -25,6 +25,9 @@ _PUBLIC = {
     # the golden file
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
+    # drafting a golden file with a model
+    "write_golden": ".golden.writing", "GoldenWriting": ".golden.writing", "ChatWriter": ".golden.writing",
+    "WriterUnavailable": ".errors",
     # where runs live
     "open_store": ".store", "report_store": ".store", "save_report": ".evaluate", "render_html": ".report.html",
     # what is searched
@@ -38,7 +41,7 @@ _PUBLIC = {
     "AnswerError": ".errors", "RunNotFound": ".errors", "GoldenNotKept": ".errors",
     # the answer tools
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
-    "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers",
+    "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers", "ANSWER_METRICS": ".answers",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
 }
@@ -47,12 +50,15 @@ __all__ = sorted([*_PUBLIC, "evaluate"])
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .azure_search import AzureSearchTarget
     from .engine import EmbeddedTarget, build_index, open_index
-    from .answers import (ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
+    from .answers import (ANSWER_METRICS, ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)
     from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, GoldenNotKept, ModelError,
                          RunNotFound, RunNotSavedError, SearchIndexError, SearchServiceError, StoreError,
-                         TargetConfigError, UsageError)
+                         TargetConfigError, UsageError, WriterUnavailable)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
+    from .golden.writing.chat_writer import ChatWriter
+    from .golden.writing.result import GoldenWriting
+    from .golden.writing.write import write_golden
     from .run import assemble_report, plan_run, run_setup
     from .settings import EvaluationSettings
     from .evaluate import save_report
