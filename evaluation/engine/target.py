@@ -73,7 +73,8 @@ class EmbeddedTarget:
         """``described_index``: how ``describe()`` names the index, when the folder is a local copy of
         one kept elsewhere (its Blob address); the folder's path otherwise. ``cache``: True keeps the
         batch path's vectors and scores across runs in ``cache.cache_path(folder)``, a path keeps them
-        in that file, False only for the life of the target. ``hybrid_keyword``: the keyword list hybrid
+        in that file, a cache object (``shared_cache.SharedCache``: in Blob storage) keeps them there,
+        False only for the life of the target. ``hybrid_keyword``: the keyword list hybrid
         setups fuse, ``keyword`` (chunk BM25) or ``keyword_documents``."""
         if hybrid_keyword not in KEYWORD_RULES:
             raise ValueError(f"hybrid_keyword {hybrid_keyword!r} is not one of {', '.join(KEYWORD_RULES)}")
@@ -87,8 +88,11 @@ class EmbeddedTarget:
         self._use_cross_encoder = cross_encoder
         self._query_vectors: dict[tuple[str, str], np.ndarray] = {}
         self._pair_scores: dict[tuple[str, int], float] = {}
-        where = cache_path(self.index.folder) if cache is True else Path(cache) if cache else None
-        self._stored = PersistentCache(where) if where is not None else None
+        if hasattr(cache, "vectors") and hasattr(cache, "put_scores"):  # a cache object: shared_cache.SharedCache
+            self._stored = cache
+        else:
+            where = cache_path(self.index.folder) if cache is True else Path(cache) if cache else None
+            self._stored = PersistentCache(where) if where is not None else None
         self._model_keys: dict[str, bytes] = {}
         self._counts: dict[str, dict[str, int]] = {}
         self._colbert_queries: dict[str, np.ndarray] = {}
