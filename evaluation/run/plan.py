@@ -61,6 +61,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         raise UsageError(f"two targets share a name ({', '.join(names)}); setup keys start with the "
                          "target's name, so give each target its own")
     golden = golden_of(golden, fetcher)
+    told = warn  # the caller's own, for missing documents (said as a MissingDocumentsWarning either way)
     warn = warn or log.warning
     problems = run_problems(golden)
     if problems:
@@ -68,7 +69,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     questions = list(golden.labelled)
 
     missing = find_missing(targets, questions, settings.by, held_before=held_before)
-    say_missing(missing, warn)
+    say_missing(missing, told)
     said = set()  # a label no setup can ever find would score 0 everywhere without a word (golden check's words)
     for target in targets:
         for problem in unscorable_labels(questions, target, settings.by):
@@ -165,11 +166,12 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
 
 
 def say_missing(missing: Mapping[str, Mapping[str, Any]], warn: Callable[[str], None] | None = None) -> None:
-    """Each target's note (``report.notes.missing_note``) to ``warn`` (default: this module's log) and
-    as a ``MissingDocumentsWarning``, in target order."""
+    """Each target's note (``report.notes.missing_note``), in target order, as a ``MissingDocumentsWarning``
+    and to ``warn`` when given (the command line prints it, and ignores the warning); without ``warn``
+    the log has it at INFO only, so a script's stderr shows it once."""
     for target_name, gone in missing.items():
         note = missing_note(target_name, dict(gone))
-        (warn or log.warning)(note)
+        (warn or log.info)(note)
         warnings.warn(note, MissingDocumentsWarning, stacklevel=3)
 
 
