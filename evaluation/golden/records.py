@@ -96,10 +96,8 @@ class Question:
     def __post_init__(self) -> None:
         for name in ("expected", "evidence"):  # a list given by hand: kept hashable and unchangeable
             value = getattr(self, name)
-            if isinstance(value, str):
-                value = (value,)
-            if not isinstance(value, tuple):
-                object.__setattr__(self, name, tuple(value))
+            if not isinstance(value, tuple):  # one id given as text is that one id, not its letters
+                object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
 
     @cached_property  # judged once per setup per question: parse once
     def expected_items(self) -> tuple[ExpectedItem, ...]:
