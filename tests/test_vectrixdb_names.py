@@ -153,3 +153,23 @@ def _keyword_only():
     from evaluation.engine import IndexSettings
 
     return IndexSettings(models=())  # no embedder: the index builds in well under a second
+
+
+def test_the_command_line_says_missing_documents_once_in_its_words_and_raises_no_python_warning(
+        sample_index, tmp_path, capsys):
+    import json
+    import warnings
+
+    from conftest import run_cli
+    from evaluation import MissingDocumentsWarning
+
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text(json.dumps({"question": "where is the flood policy", "expected": ["flood-policy"]}) + "\n",
+                      encoding="utf-8")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        code, _, err = run_cli(capsys, "evaluate", "--index", str(sample_index), "--golden", str(golden),
+                               "--only", "keyword", "--timed", "6", "--time-floor", "6")
+
+    assert code == 0 and err.count("flood-policy") == 1 and "warning: local does not hold" in err
+    assert not [w for w in caught if issubclass(w.category, MissingDocumentsWarning)]
