@@ -89,5 +89,6 @@ def _named(err: CorpusError, labels: Sequence[str]) -> str:
     problems = [f"  {label(p.line)}: {p.message}" for p in err.problems]
     if not problems:  # a problem of the whole corpus: its sentence, without the scratch path
         return "EmbeddedTarget.from_documents: " + re.sub(r"^\S+corpus\.jsonl: ", "", str(err))
-    head = f"EmbeddedTarget.from_documents: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the documents:"
+    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
+    head = f"EmbeddedTarget.from_documents: {count} in the documents:"
     return "\n".join([head, *problems])

@@ -22,7 +22,8 @@ from .missing import missing_documents
 from .retrieval import retrieval_report, search_of, setups_of
 from .plan import PLAN_FORMAT, find_missing, plan_run, planned_setup, select_setups
 
-__all__ = ["DEFAULT_TIMED", "DEFAULT_TIME_BUDGET", "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "PLAN_FORMAT",
-           "Clock", "EvaluationSettings", "Progress", "assemble_report", "failed_entry", "find_missing",
-           "finish_entries", "golden_errors_reason", "missing_documents", "plan_run", "planned_setup", "rank_setup", "refusal_report",
-           "retrieval_report", "run_setup", "search_of", "select_setups", "setups_of", "setup_steps", "time_setup", "time_setups", "with_times"]
+__all__ = ["Clock", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET", "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN",
+           "EvaluationSettings", "PLAN_FORMAT", "Progress", "assemble_report", "failed_entry",
+           "find_missing", "finish_entries", "golden_errors_reason", "missing_documents", "plan_run",
+           "planned_setup", "rank_setup", "refusal_report", "retrieval_report", "run_setup", "search_of",
+           "select_setups", "setup_steps", "setups_of", "time_setup", "time_setups", "with_times"]

@@ -87,7 +87,8 @@ def score_matrix(first: np.ndarray, hits10: np.ndarray, needed: np.ndarray) -> d
     return {"found": found, "rr": rr, f"ndcg_{cutoff}": ndcg}
 
 
-def outcome_arrays(outcomes: Sequence[Outcome], cutoff: int = NDCG_CUTOFF) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def outcome_arrays(outcomes: Sequence[Outcome],
+                   cutoff: int = NDCG_CUTOFF) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(first, hits, needed) arrays for ``score_matrix``; ``hits`` has ``cutoff`` columns (nDCG's depth)."""
     n = len(outcomes)
     first = np.zeros(n, dtype=np.int64)
