@@ -26,3 +26,8 @@ def describe_machine() -> str:
 def peak_rss_mib() -> float:
     """Peak resident memory of this process so far (Linux reports KiB)."""
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def load_averages() -> str:
+    """The 1, 5 and 15 minute load averages, printed beside every timing: others may share the cores."""
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())

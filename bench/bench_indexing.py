@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -33,14 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
 
-from _machine import describe_machine, peak_rss_mib  # noqa: E402
+from _machine import describe_machine, load_averages, peak_rss_mib  # noqa: E402
 
 BASELINE = "sequential, 2 threads each"
 CANDIDATES = (BASELINE, "sequential, 1 thread each", "concurrent, 1 thread each")
-
-
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 def _texts(corpus: str) -> list[str]:
@@ -70,14 +65,14 @@ def _child(candidate: str, corpus: str, out: str) -> None:
     names = IndexSettings().resolved_models()
     texts = _texts(corpus)
     _embed(candidate, texts[:4], names)  # loads the sessions and warms them up
-    load_before = _load()
+    load_before = load_averages()
     wall, cpu = time.perf_counter(), time.process_time()
     vectors = _embed(candidate, texts, names)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
     for name, array in zip(names, vectors):
         np.save(Path(out) / f"{name}.npy", array)
     print(json.dumps({"candidate": candidate, "chunks": len(texts), "wall": wall, "cpu": cpu,
-                      "rss": peak_rss_mib(), "load_before": load_before, "load_after": _load()}))
+                      "rss": peak_rss_mib(), "load_before": load_before, "load_after": load_averages()}))
 
 
 def main() -> None:
@@ -116,10 +111,10 @@ def main() -> None:
 
         from evaluation.engine.index import build_index
 
-        load_before, started = _load(), time.perf_counter()
+        load_before, started = load_averages(), time.perf_counter()
         build_index(args.corpus, Path(scratch) / "index", threads=2)
         print(f"whole build_index as shipped (threads=2): {time.perf_counter() - started:.1f} s "
-              f"(load {load_before} -> {_load()})")
+              f"(load {load_before} -> {load_averages()})")
 
 
 if __name__ == "__main__":

@@ -41,7 +41,7 @@ _PUBLIC = {
     "WrongArgument": ".errors", "WrongValue": ".errors", "MissingDocumentsWarning": ".errors",
     # the answer tools
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
-    "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers",
+    "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers", "ANSWER_METRICS": ".answers",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
 }
@@ -50,7 +50,7 @@ __all__ = sorted([*_PUBLIC, "evaluate"])
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .azure_search import AzureSearchTarget
     from .engine import EmbeddedTarget, build_index, open_index
-    from .answers import (ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
+    from .answers import (ANSWER_METRICS, ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)
     from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, GoldenNotKept,
                          MissingDocumentsWarning, ModelError, RunNotFound, RunNotSavedError, SearchIndexError,

@@ -164,6 +164,10 @@ class TargetConfigError(EvaluationError):
     """A target configuration (the EVALUATION_TARGETS setting or a targets.json) cannot be used."""
 
 
+class SettingsFileError(EvaluationError):
+    """A settings file (``--env-file``) has lines that are not ``KEY=VALUE``; every one is named by line."""
+
+
 class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""
 

@@ -27,6 +27,14 @@ DEV_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFP
 START_TIMEOUT_S = 90.0
 
 
+@pytest.fixture(autouse=True)
+def _runs_kept_away_from_the_clone(tmp_path_factory, monkeypatch):
+    """``evaluate`` keeps a run without ``--save-to`` (in ``$EVALUATION_STORE``, else ``./evaluations``):
+    every test's runs go to a folder of its own, never into the clone the tests run from. The tests of
+    that default unset or replace the variable themselves."""
+    monkeypatch.setenv("EVALUATION_STORE", str(tmp_path_factory.getbasetemp() / "default-stores" / uuid.uuid4().hex))
+
+
 @dataclass(frozen=True)
 class Azurite:
     blob_endpoint: str  # http://127.0.0.1:<port>/devstoreaccount1

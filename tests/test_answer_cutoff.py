@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -129,3 +130,80 @@ def test_golden_cutoff_on_the_shipped_sample_prints_the_cut_off_and_its_trade_of
     assert found["answers"] + found["near_misses"] == 36 + 6 and found["near_misses"] >= 6
     assert found["cutoff"] is not None and 0.5 < found["separation"] <= 1
     assert found["trades"] and found["advice"].startswith(f"Separation {found['separation']:.2f}")
+
+
+class RerankedTarget(ScoredTarget):
+    """ScoredTarget with a reranked hybrid whose hits carry a reranker score, and cosines it can give."""
+
+    def setups(self):
+        return super().setups() + [Setup("t", "test", "hybrid", ("m",), "cross-encoder"),
+                                   Setup("t", "test", "hybrid", ("m", "n"), "cross-encoder"),
+                                   Setup("t", "test", "hybrid", ("m",))]
+
+    def search_batch(self, setup, questions, depth):
+        found = super().search_batch(setup, questions, depth)
+        return [[Hit(h.id, h.doc_id, h.page, 0.016, reranker_score=h.score * 10) for h in hits] for hits in found]
+
+    def similarities(self, model, questions, chunk_ids):
+        self.asked = getattr(self, "asked", []) + [model]
+        return [self.tops[q][1] + (0.02 if model == "n" else 0) for q in questions]
+
+
+def separable(target_class):
+    questions = [Question(id=f"a{i}", question=f"answered {i}", expected=(f"d{i}",)) for i in range(5)]
+    tops = {f"answered {i}": (f"d{i}", 0.8 + i / 100) for i in range(5)} | {f"off {i}": ("d0", 0.1 * i) for i in range(5)}
+    return target_class(tops), questions, [f"off {i}" for i in range(5)]
+
+
+def test_measure_relevance_reads_the_rerankers_score_and_similarity_the_mean_cosine_of_the_setups_models():
+    target, questions, off = separable(RerankedTarget)
+    relevance = answer_cutoff(target, questions, off, mode="hybrid", rerank=True, vectors="m", measure="relevance")
+    assert relevance.setup == "t.hybrid_reranked.m" and relevance.measure == "relevance"
+    assert relevance.cutoff == pytest.approx((0.4 * 10 + 0.8 * 10) / 2)  # the reranker's scale, not 0.016
+    similarity = answer_cutoff(target, questions, off, mode="hybrid", rerank=True)  # vectors left out: the most
+    assert similarity.setup == "t.hybrid_reranked.m+n" and target.asked == ["m", "n"]
+    assert similarity.cutoff == pytest.approx(((0.4 + 0.42) / 2 + (0.8 + 0.82) / 2) / 2)  # means of m and m + 0.02
+    assert "has a similarity under" in similarity.advice
+
+
+def test_the_reply_reads_as_theirs_does_with_table_and_at_cutoff():
+    target, questions, off = separable(ScoredTarget)
+    found = answer_cutoff(target, questions, unanswerable=off, setup="t.dense.m")
+    assert found["cutoff"] == found.cutoff == pytest.approx((0.4 + 0.8) / 2)
+    assert found["at_cutoff"] == found.at_cutoff == {"cutoff": found.cutoff, "answers_kept": 5,
+                                                     "near_misses_declined": 5, "kept": 1.0, "declined": 1.0,
+                                                     "balance": 2.0}
+    assert [row["cutoff"] for row in found["table"]] == [t.cutoff for t in found.trades] and len(found.table) == 9
+    with pytest.raises(KeyError, match="'cut' is not in a cut-off's result"):
+        found["cut"]
+
+
+def test_similarity_on_a_target_that_cannot_give_it_says_to_measure_relevance():
+    target, questions, off = separable(ScoredTarget)
+    with pytest.raises(UsageError, match='cannot give the similarity of what t.keyword.bm25 finds; use measure="relevance"'):
+        answer_cutoff(target, questions, off, mode="keyword")
+    assert answer_cutoff(target, questions, off, mode="keyword", measure="relevance").cutoff is not None
+
+
+@pytest.mark.parametrize("search, says", [
+    ({"mode": "hybrid", "rerank": "semantic"}, "t has no setup that searches with mode='hybrid', rerank='semantic'"),
+    ({"mode": "dense", "vectors": "x"}, "t has no setup that searches with mode='dense', vectors='x'"),
+    ({"moed": "dense"}, '"moed" is not a search keyword here. Did you mean "mode"?'),
+    ({"mode": "hybrid", "rerank": "maybe"}, "rerank='maybe' is not a reranker"),
+    ({"measure": "cosine"}, "measure='cosine' is not one of similarity, relevance"),
+])
+def test_search_keywords_that_name_no_setup_are_sentences(search, says):
+    target, questions, off = separable(RerankedTarget)
+    with pytest.raises(UsageError, match=re.escape(says)):
+        answer_cutoff(target, questions, off, **search)
+
+
+def test_on_the_embedded_engine_a_chunks_similarity_is_the_cosine_its_dense_setup_scores(sample_index):
+    from evaluation.engine.target import EmbeddedTarget
+
+    target = EmbeddedTarget(sample_index, cache=False, cross_encoder=False)
+    dense = next(s for s in target.setups() if s.key == "local.dense.bge-small")
+    texts = ["How do I rotate a key?", "Which regions are supported?"]
+    tops = [hits[0] for hits in target.search_batch(dense, texts, 5)]
+    assert target.similarities("bge-small", texts, [t.id for t in tops]) == pytest.approx([t.score for t in tops],
+                                                                                         abs=1e-5)

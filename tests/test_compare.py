@@ -173,7 +173,8 @@ def test_evaluate_against_a_baseline_fails_only_on_a_real_regression(sample_inde
 def test_fail_on_regression_without_a_baseline_or_a_baseline_without_a_store_is_a_usage_error(tmp_path, capsys):
     code, _, err = run_cli(capsys, "evaluate", "--index", str(tmp_path), "--golden", "g.jsonl", "--fail-on-regression")
     assert code == 2 and "needs a run to compare with" in err
-    code, _, err = run_cli(capsys, "evaluate", "--index", str(tmp_path), "--golden", "g.jsonl", "--baseline", "latest")
+    code, _, err = run_cli(capsys, "evaluate", "--index", str(tmp_path), "--golden", "g.jsonl", "--baseline", "latest",
+                           "--no-save")
     assert code == 2 and "--baseline-store STORE" in err
 
 

@@ -73,6 +73,15 @@ def test_template_writes_the_rows_and_says_what_to_do_next(tmp_path, capsys):
     assert main([*argv, "--force", "--by", "page"]) == 0
 
 
+def test_template_from_an_index_samples_the_corpus_it_was_built_from(sample_index, tmp_path, capsys):
+    from conftest import SAMPLES
+
+    by_index, by_corpus = tmp_path / "index.jsonl", tmp_path / "corpus.jsonl"
+    assert main(["golden", "template", "--index", str(sample_index), "--out", str(by_index), "-n", "5"]) == 0
+    assert main(["golden", "template", "--corpus", str(SAMPLES / "corpus.jsonl"), "--out", str(by_corpus), "-n", "5"]) == 0
+    assert by_index.read_bytes() == by_corpus.read_bytes() and len(by_index.read_bytes().splitlines()) == 5
+
+
 @pytest.mark.parametrize("argv", [["golden", "template", "--corpus", "c.jsonl", "--out", "g.jsonl", "-n", "0"],
                                   ["golden", "template", "--corpus", "c.jsonl", "--out", "g.jsonl", "--by", "chapter"],
                                   ["golden", "check"]])

@@ -45,21 +45,21 @@ def test_same_seed_writes_the_same_rows(documents, tmp_path):
 
 def test_by_doc_samples_distinct_documents_in_corpus_order(documents, tmp_path):
     rows = golden_template(documents, tmp_path / "golden.jsonl", n=5, seed=0)
-    expected = [row.expected[0] for row in rows]
+    expected = [row["expected"][0] for row in rows]
     assert len(rows) == 5 and len(set(expected)) == 5 and expected == sorted(expected)
-    assert [row.id for row in rows] == ["q1", "q2", "q3", "q4", "q5"]
-    assert all(row.question == "" for row in rows)
+    assert [row["id"] for row in rows] == ["q1", "q2", "q3", "q4", "q5"]
+    assert all(row["question"] == "" for row in rows)
 
 
 def test_the_hint_shows_the_first_25_words_with_whitespace_folded(tmp_path):
     corpus = write_corpus(tmp_path, [{"id": "a.md", "text": "  Title\n\n  " + WORDS}])
     (row,) = golden_template(corpus, tmp_path / "golden.jsonl", n=1)
-    assert row.hint == "Title " + " ".join(f"w{i}" for i in range(24)) + " …"  # 1 + 24 = 25 words
+    assert row["hint"] == "Title " + " ".join(f"w{i}" for i in range(24)) + " …"  # 1 + 24 = 25 words
 
 
 def test_by_page_spreads_rows_evenly_and_skips_near_empty_pages(paged, tmp_path):
     rows = golden_template(paged, tmp_path / "golden.jsonl", n=4, seed=3, by="page")
-    expected = [row.expected[0] for row in rows]
+    expected = [row["expected"][0] for row in rows]
     # 8 usable pages of a.pdf + 10 of b.pdf + notes.md as one page = 19; every 19/4 = 4.75th of them
     usable = ([f"a.pdf#page={n}" for n in range(2, 10)] + [f"b.pdf#page={n}" for n in range(1, 11)] + ["notes.md"])
     positions = [usable.index(item) for item in expected]

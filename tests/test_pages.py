@@ -65,4 +65,4 @@ def test_the_golden_check_counts_empty_pages_when_it_finds_the_last_page(paged_c
 
 def test_a_page_template_names_the_page_as_counted_with_empty_ones(paged_corpus, tmp_path):
     rows = golden_template(paged_corpus, tmp_path / "golden.jsonl", n=5, by="page")
-    assert [row.expected for row in rows] == [("t.pdf#page=4",)]  # the only page with 20 words or more
+    assert [row["expected"] for row in rows] == [["t.pdf#page=4"]]  # the only page with 20 words or more

@@ -7,6 +7,7 @@ import pytest
 
 from evaluation.answers.stale import stale_evidence
 from evaluation.engine.corpus import read_corpus
+from evaluation.golden.wording import quoted
 from evaluation.steps import plan_run
 
 from conftest import SAMPLES, run_cli
@@ -39,7 +40,9 @@ def test_a_quote_removed_from_the_corpus_is_caught_on_its_questions_line(tmp_pat
     corpus = read_corpus(corpus_without(tmp_path, first["expected"][0], first["evidence"][0]))
     [stale] = stale_evidence(corpus, GOLDEN)
     assert (stale.question_id, stale.line, stale.quotes, stale.scores_zero) == (first["id"], 1, (first["evidence"][0],), True)
-    assert "its evidence quote is in any chunk" in stale.message() and "always scores 0 at --by evidence" in stale.message()
+    assert stale.message() == (f'question "{first["id"]}": no chunk of its expected documents holds its evidence quote '
+                               f'any more ({quoted(first["evidence"][0])}), so it always scores 0 at --by evidence; copy the '
+                               'quote again from the document, or fix "expected"')
 
 
 def test_one_of_two_quotes_gone_is_said_as_one_of_two(tmp_path):
@@ -47,7 +50,8 @@ def test_one_of_two_quotes_gone_is_said_as_one_of_two(tmp_path):
     corpus = read_corpus(corpus_without(tmp_path, second["expected"][0], second["evidence"][1]))
     [stale] = stale_evidence(corpus, GOLDEN)
     assert stale.line == 2 and stale.usable == 2 and not stale.scores_zero
-    assert "1 of its 2 evidence quotes is in any chunk" in stale.message()
+    assert stale.message().startswith(f'question "{second["id"]}": no chunk of its expected documents holds 1 of its '
+                                      f'2 evidence quotes any more ({quoted(second["evidence"][1])}), so it can score less')
 
 
 def test_a_quote_in_another_document_is_still_stale_and_case_and_spacing_do_not_matter(tmp_path):
@@ -68,7 +72,7 @@ def test_golden_check_with_a_corpus_warns_about_the_stale_quote_by_line_and_stil
     corpus = corpus_without(tmp_path, first["expected"][0], first["evidence"][0])
     code, out, _ = run_cli(capsys, "golden", "check", str(GOLDEN), "--corpus", str(corpus))
     assert code == 0 and "1 warning:" in out
-    assert f'line 1: question "{first["id"]}": its evidence quote is in any chunk of its expected documents' in out
+    assert f'line 1: question "{first["id"]}": no chunk of its expected documents holds its evidence quote' in out
 
 
 def test_golden_check_with_an_index_checks_its_chunks(sample_index, capsys):
@@ -92,7 +96,8 @@ def test_evaluate_by_evidence_warns_about_stale_quotes_before_searching(tmp_path
     said = []
     plan_run(target, golden, by="evidence", warn=lambda text: said.append((text, list(target.calls))))
     assert len(said) == 2 and all(calls == [] for _, calls in said)  # before any search
-    assert said[0][0].startswith(f"{golden}: line 2: on t, question \"b\": its evidence quote is in any chunk")
+    assert said[0][0].startswith(f"{golden}: line 2: on t, question \"b\": no chunk of its expected documents holds "
+                                 "its evidence quote any more")
     assert "1 question cannot be found at all by evidence on t" in said[1][0]
     quiet = []
     plan_run(target, golden, by="doc", warn=quiet.append)
@@ -108,3 +113,39 @@ def test_a_target_without_chunk_texts_is_not_checked_rather_than_guessed(tmp_pat
     assert stale_warnings(target, str(golden), []) == []
     with pytest.raises(TypeError, match="needs a Corpus or a target with chunk_texts"):
         stale_evidence(target, golden)
+
+
+def test_none_of_two_quotes_held_says_any_of_them(tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "a", "text": "Keys are rotated every ninety days."}) + "\n", encoding="utf-8")
+    golden = write_golden(tmp_path, [{"id": "q", "question": "How often?", "expected": ["a"],
+                                      "evidence": ["tokens expire after an hour", "secrets live in the vault"]}])
+    [stale] = stale_evidence(read_corpus(corpus), golden)
+    assert stale.scores_zero and stale.message().startswith(
+        'question "q": no chunk of its expected documents holds any of its evidence quotes any more')
+
+
+def test_a_document_the_target_does_not_hold_is_left_to_missing_documents(tmp_path):
+    corpus = tmp_path / "c.jsonl"
+    corpus.write_text(json.dumps({"id": "a", "text": "Keys are rotated every ninety days."}) + "\n", encoding="utf-8")
+    golden = write_golden(tmp_path, [
+        {"id": "gone", "question": "Where?", "expected": ["renamed"], "evidence": ["keys are rotated every"]},
+        {"id": "one-held", "question": "How often?", "expected": ["renamed", "a"], "evidence": ["keys are rotated every"]},
+        {"id": "one-held-stale", "question": "When?", "expected": ["renamed", "a"], "evidence": ["tokens expire after an hour"]},
+    ])
+    # "gone" expects only a document the corpus lacks: missing, not stale; the others are judged on "a"
+    assert [s.question_id for s in stale_evidence(read_corpus(corpus), golden)] == ["one-held-stale"]
+
+
+def test_several_targets_answer_by_target_name_naming_only_those_with_a_stale_question(tmp_path):
+    golden = write_golden(tmp_path, [
+        {"id": "a", "question": "where is alpha", "expected": ["alpha"], "evidence": ["alpha lives here"]},
+        {"id": "b", "question": "where is beta", "expected": ["beta"], "evidence": ["beta moved out long ago"]},
+    ])
+    fresh = ChunkedTarget("fresh", ANSWERS, held={"alpha"})  # beta not held: missing, not stale
+    old = ChunkedTarget("old", ANSWERS, held={"alpha", "beta"})
+    unreadable = ListTarget("unreadable", ANSWERS, held={"alpha", "beta"})  # no chunk texts: left out
+    found = stale_evidence([fresh, old, unreadable], golden)
+    assert {name: [s.question_id for s in stale] for name, stale in found.items()} == {"old": ["b"]}
+    by_mapping = stale_evidence({"VectrixDB": old, "Azure AI Search": fresh}, golden)
+    assert list(by_mapping) == ["VectrixDB"]

@@ -15,7 +15,7 @@ _PUBLIC = {
     "stale_evidence": ".stale", "StaleEvidence": ".stale",
     "suggest_expected": ".suggest", "Suggestions": ".suggest",
     "answer_cutoff": ".cutoff", "Cutoff": ".cutoff",
-    "answer_report": ".scored", "AnswerReport": ".scored", "METRICS": ".scored",
+    "answer_report": ".scored", "AnswerReport": ".scored", "METRICS": ".scored", "ANSWER_METRICS": ".scored",
     "ChatJudge": ".judge", "JudgeSettings": ".judge",
 }
 __all__ = sorted(_PUBLIC)

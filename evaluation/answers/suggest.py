@@ -27,6 +27,7 @@ from ..errors import UsageError
 from ..golden import Golden, Question, read_golden, save_questions
 from ..golden.wording import line_list, plural
 from ..target import Setup, Target
+from ..store.sources import Fetcher
 from .setup_choice import choose_setup
 
 PREFERRED = ("hybrid", "dense", "keyword")  # statements search well by meaning; the reranker is slow here
@@ -71,15 +72,17 @@ class Suggestions:
 
 
 def suggest_expected(target: Target, golden: Golden | str | Path, out: str | Path | None = None, *,
-                     setup: Setup | str | None = None, propose: int = 1, depth: int = 20) -> Suggestions:
+                     setup: Setup | str | None = None, propose: int = 1, depth: int = 20,
+                     fetcher: Fetcher | None = None) -> Suggestions:
     """Propose ``expected`` for each question with a reference answer and no ``expected`` (see the module
     docstring): the first ``propose`` distinct documents of the search with the reference answer.
 
-    Writes the rows to ``out`` when given, refusing an existing file (``GoldenFileError``).
+    Writes the rows to ``out`` when given, refusing an existing file (``GoldenFileError``). ``golden`` may
+    be an address, read by ``fetcher`` when one is given.
     """
     if propose < 1:
         raise UsageError(f"propose at least one document per question, not {propose}")
-    golden = golden if isinstance(golden, Golden) else read_golden(golden)
+    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher)
     chosen = choose_setup(target, setup, PREFERRED)
     to_search = [q for q in golden.questions if not q.labelled and q.reference and q.reference.strip()]
     results = target.search_batch(chosen, [q.reference for q in to_search], max(depth, propose)) if to_search else []

@@ -160,6 +160,41 @@ def open_run_store(address: str, *, check: bool = False):
     return store
 
 
+STORE_VARIABLE = "EVALUATION_STORE"  # where runs are kept when no flag says
+DEFAULT_STORE = "evaluations"  # ... and when that is unset too: a folder in the current one
+
+
+def default_store(environ) -> tuple[str, str]:
+    """The store a command uses when none is named, and why: ``$EVALUATION_STORE`` when set, else
+    ``./evaluations``. ``evaluate`` keeps its runs there, and ``runs``, ``report`` and ``compare`` read there."""
+    given = (environ.get(STORE_VARIABLE) or "").strip()
+    if given:
+        return given, f"from {STORE_VARIABLE}"
+    return DEFAULT_STORE, f"the default, as {STORE_VARIABLE} is not set"
+
+
+def store_address(given: str | None) -> str:
+    """``--store`` as given, else the default store (``default_store``)."""
+    import os
+
+    return given if given else default_store(os.environ)[0]
+
+
+def add_env_file_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--env-file", metavar="FILE", type=local_path,
+                        help="read settings (KEY=VALUE lines: EVALUATION_STORE, AZURE_STORAGE_CONNECTION_STRING, "
+                             "AZURE_SEARCH_ENDPOINT, ...) from FILE before anything else; they replace the "
+                             "environment's for this command")
+
+
+def load_env_file_option(args: argparse.Namespace) -> None:
+    """Apply ``--env-file`` when given: first, so every setting read after it sees the file's values."""
+    if getattr(args, "env_file", None):
+        from .env_file import load_env_file
+
+        load_env_file(args.env_file)
+
+
 GOLDEN_LIMIT_FLAG = "--max-golden-mb"
 
 

@@ -8,7 +8,8 @@ import argparse
 import json
 import sys
 
-from .common import add_significance_options, open_run_store
+from .common import (add_env_file_option, add_significance_options, load_env_file_option, open_run_store,
+                     store_address)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +19,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "per setup, found@10 and MRR before and after with paired tests, and the questions that moved.")
     parser.add_argument("baseline", metavar="RUN_A", help="the baseline run id, or 'latest'")
     parser.add_argument("current", metavar="RUN_B", help="the run to compare with it, or 'latest'")
-    parser.add_argument("--store", required=True, help="the run store holding both (a folder, s3://bucket/prefix or a Blob address)")
+    parser.add_argument("--store", help="the run store holding both (a folder, s3://bucket/prefix or a Blob address; "
+                                        "default: $EVALUATION_STORE, else ./evaluations, where evaluate keeps its runs)")
+    add_env_file_option(parser)
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 1 when a setup's found@10 is significantly lower than in RUN_A")
     parser.add_argument("--json", action="store_true", help="print the comparison as JSON")
@@ -29,7 +32,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..report.compare import compare_reports, render_comparison
 
-    store = open_run_store(args.store)
+    load_env_file_option(args)
+    store = open_run_store(store_address(args.store))
     comparison = compare_reports(store.get(args.baseline), store.get(args.current), alpha=args.alpha,
                                  resamples=args.resamples)
     print(json.dumps(comparison, indent=2) if args.json else render_comparison(comparison))

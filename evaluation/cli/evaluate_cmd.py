@@ -12,7 +12,8 @@ from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..settings import EvaluationSettings
-from .common import (INDEX_HELP, ProgressBar, add_golden_limit_option, budget_seconds, golden_limit, percent_below_100,
+from .common import (INDEX_HELP, ProgressBar, add_env_file_option, add_golden_limit_option, default_store,
+                     load_env_file_option, budget_seconds, golden_limit, percent_below_100,
                      add_chunking_options, add_index_cache_option, add_significance_options, local_path,
                      open_embedded_target, open_run_store, points, setup_pattern, whole)
 
@@ -51,8 +52,12 @@ def register(subparsers) -> None:
     parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset): a path, s3://bucket/key or a Blob address")
     add_golden_limit_option(parser)
     parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
-    parser.add_argument("--save-to", metavar="STORE", help="a folder, s3://bucket/prefix or Blob address to keep the run in "
-                                                             "(checked before the first search)")
+    keep = parser.add_mutually_exclusive_group()
+    keep.add_argument("--save-to", metavar="STORE", help="a folder, s3://bucket/prefix or Blob address to keep the run in "
+                                                           "(checked before the first search; default: "
+                                                           "$EVALUATION_STORE, else ./evaluations)")
+    keep.add_argument("--no-save", action="store_true", help="keep nothing: a throwaway run, printed only")
+    add_env_file_option(parser)
     parser.add_argument("--verify", action="store_true",
                         help="check every index file against its sha256 before searching (sizes are always checked)")
     parser.add_argument("--no-cache", action="store_true",
@@ -208,8 +213,10 @@ def run(args: argparse.Namespace) -> int:
     from ..golden import explain_problems, read_golden, run_problems
     from ..report.text import render_questions, render_report
 
+    load_env_file_option(args)  # first: every setting read below sees the file's values
     rules = parse_fail_under(args.fail_under)
-    store = open_run_store(args.save_to, check=True) if args.save_to else None  # seconds, not after the run
+    address, why = keep_where(args)
+    store = open_run_store(address, check=True) if address else None  # seconds, not after the run
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
     golden = read_golden(args.golden, **golden_limit(args))
@@ -237,8 +244,10 @@ def run(args: argparse.Namespace) -> int:
             print()
             print(render_questions(report, question_texts(golden.raw, report)))
         if store is not None and unsaved is None:
-            print(f"\nSaved as run {report['id']} in {store.address}")
+            print(f"\nSaved as run {report['id']} in {store.address}" + (f" ({why})" if why else ""))
             print(saved_where(store, report["id"]))
+        elif args.no_save:
+            print("\nNot saved (--no-save).")
     if unsaved is not None:
         print(f"error: {unsaved}", file=sys.stderr)
         return 1
@@ -256,6 +265,18 @@ def run(args: argparse.Namespace) -> int:
     return 1 if missed or regressed else 0
 
 
+def keep_where(args: argparse.Namespace) -> tuple[str | None, str]:
+    """Where the run is kept, and why there when no flag named it: ``--save-to``; none with ``--no-save``;
+    else the default store (``$EVALUATION_STORE``, else ``./evaluations``), so a run is never lost for
+    want of a flag, and the page the command points to is there to open."""
+    if args.no_save:
+        return None, ""
+    if args.save_to:
+        return args.save_to, ""
+    address, why = default_store(os.environ)
+    return address, f"{why}; --save-to STORE keeps it elsewhere, --no-save keeps nothing"
+
+
 def saved_where(store, run_id: str) -> str:
     """Where to look next: the page (with a ``file://`` link for a folder store, which a terminal makes
     clickable) and the report."""
@@ -267,13 +288,14 @@ def saved_where(store, run_id: str) -> str:
 
 
 def read_baseline(args: argparse.Namespace) -> dict | None:
-    """The --baseline report, from --baseline-store or else --save-to; None without --baseline."""
+    """The --baseline report, from --baseline-store or else the store this run is kept in; None without
+    --baseline."""
     if args.baseline is None:
         if args.fail_on_regression:
             raise UsageError("--fail-on-regression needs a run to compare with: add --baseline RUN (or latest)")
         return None
-    store = args.baseline_store or args.save_to
+    store = args.baseline_store or keep_where(args)[0]
     if not store:
-        raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE, "
-                         "or --save-to STORE when this run is kept in the same store")
+        raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE "
+                         "(with --no-save no run is kept, so no store is known)")
     return open_run_store(store).get(args.baseline)

@@ -1,8 +1,8 @@
 """``python3 -m evaluation golden``: check a golden file, write a template, propose labels, find a cut-off.
 
 ``golden check FILE [--json] [--corpus CORPUS | --index DIR]`` prints what is wrong, line by line
-(exit 0 when nothing stops a run, 1 when there are errors). ``golden template --corpus CORPUS --out
-FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index DIR
+(exit 0 when nothing stops a run, 1 when there are errors). ``golden template --corpus CORPUS|--index
+DIR --out FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index DIR
 --out FILE`` proposes expected documents from reference answers as draft rows. ``golden cutoff FILE
 --index DIR`` finds the relevance below which the top result is more likely a near miss.
 """
@@ -47,7 +47,11 @@ def register(subparsers: Any) -> None:
     template = commands.add_parser("template", help="write rows to fill in from a corpus",
                                    description="Write golden-file rows to fill in: one per sampled document "
                                                "or page, with expected named and a hint of how it starts.")
-    template.add_argument("--corpus", metavar="CORPUS", required=True, type=local_path, help="a corpus JSONL file or folder")
+    source = template.add_mutually_exclusive_group(required=True)
+    source.add_argument("--corpus", metavar="CORPUS", type=local_path, help="a corpus JSONL file or folder")
+    source.add_argument("--index", metavar="DIR", type=local_path,
+                        help="an index built by `python3 -m evaluation index`: the corpus it was built from, "
+                             "else its own chunks")
     template.add_argument("--out", metavar="FILE", required=True, help="the golden file to write")
     template.add_argument("-n", type=_at_least_one, default=50, help="how many rows (default 50)")
     template.add_argument("--seed", type=int, default=0, help="the sampling seed (default 0)")
@@ -79,6 +83,10 @@ def register(subparsers: Any) -> None:
     cutoff.add_argument("--setup", metavar="KEY", help="the setup whose scores to cut (default: the reranked "
                                                        "hybrid, else dense, else keyword)")
     cutoff.add_argument("--by", choices=GRAINS, default="doc", help="what counts as the answer (default doc)")
+    cutoff.add_argument("--measure", choices=("similarity", "relevance"), default="similarity",
+                        help="what is read off the top result: similarity, the cosine with the question (means "
+                             "the same in every method), or relevance, the setup's own score, the reranker's "
+                             "where one ran (default similarity)")
     cutoff.add_argument("--json", action="store_true", help="print the result as JSON")
     cutoff.add_argument("--quiet", action="store_true", help="no progress bar")
     add_target_options(cutoff)
@@ -103,7 +111,14 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _template(args: argparse.Namespace) -> int:
-    rows = golden_template(args.corpus, args.out, n=args.n, seed=args.seed, by=args.by, overwrite=args.force)
+    if args.index:
+        from ..engine.index import open_index
+        from ..engine.target import EmbeddedTarget
+
+        source = EmbeddedTarget(open_index(args.index), cross_encoder=False, cache=False)
+    else:
+        source = args.corpus
+    rows = golden_template(source, args.out, n=args.n, seed=args.seed, by=args.by, overwrite=args.force)
     print(f"wrote {len(rows)} template rows to {args.out}; write a question in each, "
           f"then run: python3 -m evaluation golden check {args.out}")
     return 0
@@ -131,7 +146,7 @@ def _cutoff(args: argparse.Namespace) -> int:
         target = open_embedded_target(args, bar)
     finally:
         bar.close()
-    found = answer_cutoff(target, args.file, unanswerable, setup=args.setup, by=args.by)
+    found = answer_cutoff(target, args.file, unanswerable, setup=args.setup, by=args.by, measure=args.measure)
     print(json.dumps(found.to_dict(), indent=2) if args.json else found.summary())
     return 0
 

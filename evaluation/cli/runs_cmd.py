@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from ..errors import EvaluationError
-from .common import local_path
+from .common import add_env_file_option, load_env_file_option, local_path, store_address
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
 EXPORT_FORMATS = ("csv", "trec", "all")
@@ -52,9 +52,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store", required=True,
+    parser.add_argument("--store",
                         help="a folder, s3://<bucket>/<prefix>, https://<account>.blob.core.windows.net/<container>/<prefix>, "
-                             "or http://127.0.0.1:<port>/devstoreaccount1/<container>/<prefix>")
+                             "or http://127.0.0.1:<port>/devstoreaccount1/<container>/<prefix> (default: "
+                             "$EVALUATION_STORE, else ./evaluations, where evaluate keeps its runs)")
+    add_env_file_option(parser)
 
 
 def _count(text: str) -> int:
@@ -68,8 +70,11 @@ def _count(text: str) -> int:
 
 
 def _open(args: argparse.Namespace):
+    """The store ``--store`` names (the default store when none is), ``--env-file`` read first."""
     from ..store import open_store
 
+    load_env_file_option(args)
+    args.store = store_address(args.store)
     return open_store(args.store, connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from ..measures import MRR, NDCG_10
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
 
@@ -38,9 +39,9 @@ def score_file(args: argparse.Namespace) -> int:
 
 def render_scores(scored: dict[str, dict]) -> str:
     """A table, one row per run tag: found@k as count/questions, MRR and nDCG@10 to 4 places."""
-    header = ["run", *[f"@{k}" for k in CUTOFFS], "MRR", "nDCG@10"]
-    rows = [[tag, *[f"{s['counts'][str(k)]}/{s['questions']}" for k in CUTOFFS], f"{s['mrr']:.4f}",
-             f"{s['ndcg_10']:.4f}"] for tag, s in scored.items()]
+    header = ["run", *[f"@{k}" for k in CUTOFFS], str(MRR), str(NDCG_10)]
+    rows = [[tag, *[f"{s['counts'][str(k)]}/{s['questions']}" for k in CUTOFFS], f"{MRR.of(s):.4f}",
+             f"{NDCG_10.of(s):.4f}"] for tag, s in scored.items()]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
                      for r in [header, ["-" * w for w in widths], *rows])

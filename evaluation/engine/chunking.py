@@ -128,6 +128,21 @@ class Chunk:
         return f"{context}\n{self.text}" if context else self.text
 
 
+def page_headings(text: str) -> list[tuple[str, ...]]:
+    """The heading path each page of ``text`` sits under (pages split at form feeds; one page when there
+    are none): the path in force at the page's first word of body text, by the same outline
+    ``structure`` cuts by, so a page that opens with "# Results" then "## Retention" sits under
+    Results > Retention. A page of headings alone takes the path at its first word; () before any."""
+    outline = _Outline.of(text)
+    paths, start = [], 0
+    for page in text.split(PAGE_BREAK):
+        words = [start + m.start() for m in _WORD.finditer(page)]
+        body = next((w for w in words if outline.headings.index_at(w) is None), words[0] if words else None)
+        paths.append(outline.path_at(body) if body is not None else ())
+        start += len(page) + len(PAGE_BREAK)
+    return paths
+
+
 def chunk_corpus(corpus: Iterable[Document], settings: ChunkSettings = ChunkSettings()) -> list[Chunk]:
     """Every document's chunks, documents in corpus order."""
     return [chunk for document in corpus for chunk in chunk_document(document, settings)]

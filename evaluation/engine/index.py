@@ -164,6 +164,9 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             log.warning("%s: the index is damaged (%s); building it again", folder, damage)
     _refuse_foreign_files(folder)  # before minutes of embedding: a rebuild replaces the whole folder
 
+    names = settings.resolved_models()
+    prepare = _Preparing(progress, steps=3 + len(names))
+    prepare("chunking the corpus")
     chunks = chunk_corpus(corpus, settings.chunking)
     where = folder.resolve()  # staging and swapping work beside the folder, whatever path named it
     _clean_stale_staging(where)
@@ -171,13 +174,14 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
     try:
         _write_marker(staging, wanted)  # first: a staging folder left by a killed build is known as ours
         _write_chunks(staging / "chunks.jsonl", chunks)
+        prepare(f"keyword index of {len(chunks)} chunks")
         _build_bm25(staging / "bm25", [c.indexed_text for c in chunks])
         documents = _indexed_documents(corpus, chunks)
+        prepare(f"keyword index of {len(documents)} documents")
         _build_bm25(staging / "bm25_documents", [_corpus.document_text(d) for d in documents], DOCUMENT_BM25_SETTINGS)
         model_infos = []
-        for name, (vectors, info) in zip(settings.resolved_models(),
-                                         _embed_chunks(settings.resolved_models(), chunks, progress=progress,
-                                                       threads=threads)):
+        for name, (vectors, info) in zip(names, _embed_chunks(names, chunks, progress=progress, threads=threads,
+                                                              loading=prepare)):
             (staging / "vectors").mkdir(exist_ok=True)
             np.save(staging / "vectors" / f"{name}.npy", vectors)
             model_infos.append(info)
@@ -412,8 +416,22 @@ def _build_bm25(folder: Path, texts: Sequence[str], settings: dict = BM25_SETTIN
     retriever.save(str(folder), show_progress=False)
 
 
+class _Preparing:
+    """The steps of a build before its embedding bar, said as each begins: one bar, "preparing the index
+    (<step>)", whose label names the step running. Without it the first run said nothing for 3 s (issue
+    23) while the corpus was chunked, BM25 built and the models loaded (measured: see ``bench/README.md``)."""
+
+    def __init__(self, progress: Progress | None, *, steps: int) -> None:
+        self.progress, self.steps, self.done = progress, steps, 0
+
+    def __call__(self, step: str) -> None:
+        if self.progress:
+            self.progress(f"preparing the index ({step})", self.done, self.steps)
+        self.done += 1
+
+
 def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Progress | None,
-                  threads: int | None) -> list[tuple[np.ndarray, dict]]:
+                  threads: int | None, loading: Callable[[str], None] | None = None) -> list[tuple[np.ndarray, dict]]:
     """Every model's vectors for ``chunks`` (and its info), in the order of ``names``: all the models at
     once, each in its own thread with ``threads`` (default: the cores, up to 4) shared among them.
 
@@ -422,11 +440,17 @@ def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Pr
     took 42-133 s of CPU where one model after the other with 2 threads each took 49-147 s: a one-row
     call barely uses a second thread. A shared queue of both models' calls cost more CPU and memory.
     """
-    from .models import embed_documents_together, load_embedder, resolve_threads
+    from .models import embed_documents_together, load_embedder, resolve_threads, text_work
 
     each = max(1, resolve_threads(threads) // max(1, len(names)))
-    embedders = [load_embedder(name, threads=each) for name in names]
-    done, total = 0, len(chunks) * len(embedders)
+    embedders = []
+    for name in names:
+        if loading:
+            loading(f"loading {name}")
+        embedders.append(load_embedder(name, threads=each))
+    texts = [c.indexed_text for c in chunks]
+    weights = [text_work(text) for text in texts]  # counted in characters, so the ETA follows the work
+    done, total = 0, sum(weights) * len(embedders)
     stage = f"embedding with {' + '.join(names)}" + (" at once" if len(names) > 1 else "")
 
     def advance(k: int) -> None:
@@ -435,7 +459,9 @@ def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Pr
         if progress:
             progress(stage, done, total)
 
-    outs = embed_documents_together(embedders, [c.indexed_text for c in chunks], progress=advance)
+    if progress:  # the bar from its first frame: one batch of 32 can take seconds on busy cores
+        progress(stage, 0, total)
+    outs = embed_documents_together(embedders, texts, progress=advance, weights=weights)
     return [(np.ascontiguousarray(vectors, dtype=np.float32), embedder.info.to_dict())
             for vectors, embedder in zip(outs, embedders)]
 

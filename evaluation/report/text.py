@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Mapping
 
-from ..measures import CUTOFFS, MRR, NDCG_10
+from ..measures import CUTOFFS, FOUND_10, MRR, NDCG_10
 from .notes import cache_note, found_gap_words, missing_notes
 from ..store.shape import Report
 from .numbers import TEXT_DASH, milliseconds, percent
@@ -47,7 +47,7 @@ def render_table(report: Report) -> str:
         if summary is None:
             continue
         rows.append([str(s["rank"]), s["key"], *[_pct(summary["found"][str(k)]) for k in CUTOFFS],
-                     f"{summary['mrr']:.3f}", f"{summary['ndcg_10']:.3f}", _ms(summary["median_ms"]),
+                     f"{MRR.of(summary):.3f}", f"{NDCG_10.of(summary):.3f}", _ms(summary["median_ms"]),
                      _ms(summary["p95_ms"]), *(_versus_cells(s) if compared else [])])
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
     right = set(range(2, len(header)))
@@ -146,9 +146,8 @@ def render_versus_top(report: Report) -> str:
     for s in rows:
         versus = s["versus_top"]
         parts = []
-        for metric, label, scale, unit in (("found@10", "found@10", 100, " points"), ("mrr", "MRR", 1, ""),
-                                           ("ndcg_10", "nDCG@10", 1, "")):
-            m = versus.get(metric)
+        for measure, scale, unit in ((FOUND_10, 100, " points"), (MRR, 1, ""), (NDCG_10, 1, "")):
+            label, m = str(measure), versus.get(measure.versus_key)
             if m is None:
                 continue
             digits = 1 if scale == 100 else 3

@@ -35,9 +35,10 @@ from urllib.parse import unquote
 
 from ..errors import EvaluationError, GoldenFileError, did_you_mean
 from ..golden import parse_expected
+from ..measures import MRR, NDCG_10
 from ..scoring.judging import judge
 from ..scoring.metrics import CUTOFFS, outcome_arrays, recall_matrix, score_matrix, summarise
-from ..store.sources import read_bytes
+from ..store.sources import Fetcher, read_bytes
 from ..target import Hit
 
 log = logging.getLogger(__name__)
@@ -59,14 +60,14 @@ def export_csv(report: Mapping[str, Any], path: str | Path) -> Path:
     """One row per setup, in rank order (failed setups last): found@k and recall@k shares, MRR, nDCG@10,
     times."""
     header = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
-              *[f"recall@{k}" for k in CUTOFFS], "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
+              *[f"recall@{k}" for k in CUTOFFS], *(m.summary_path[0] for m in (MRR, NDCG_10)), "median_ms", "p95_ms", "timed", "error"]
     rows = []
     for setup in sorted(report["setups"], key=lambda s: (s.get("rank") is None, s.get("rank") or 0)):
         summary = setup.get("summary") or {}
         found, recall = summary.get("found") or {}, summary.get("recall") or {}
         rows.append([setup.get("rank"), setup["key"], setup.get("method_label"), summary.get("questions"),
                      *[found.get(str(k)) for k in CUTOFFS], *[recall.get(str(k)) for k in CUTOFFS],
-                     summary.get("mrr"), summary.get("ndcg_10"), summary.get("median_ms"), summary.get("p95_ms"),
+                     MRR.of(summary), NDCG_10.of(summary), summary.get("median_ms"), summary.get("p95_ms"),
                      summary.get("timed"), setup.get("error")])
     return _write_csv(path, header, rows)
 
@@ -164,8 +165,9 @@ def _escape(text: str) -> str:
 
 # -- TREC import and scoring ----------------------------------------------------------------------
 
-def read_trec_run(path: str | Path, *, order: str = "trec_eval") -> Run:
-    """Every tag's results per question, from a TREC run file (a path or a Blob address).
+def read_trec_run(path: str | Path, *, order: str = "trec_eval", fetcher: Fetcher | None = None) -> Run:
+    """Every tag's results per question, from a TREC run file (a path, an ``s3://`` or Blob address, read
+    by ``fetcher.fetch(uri)`` when one is given).
 
     ``order="trec_eval"`` (default): score descending, then docno descending as written in the file,
     trec_eval's own sort, so ties come out as trec_eval ranks them and the rank column is ignored.
@@ -178,7 +180,7 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval") -> Run:
         raise EvaluationError(f"unknown order {order!r} for a TREC run; use one of {', '.join(ORDERS)}"
                               f"{did_you_mean(str(order), ORDERS)}")
     try:
-        text = read_bytes(path).decode("utf-8-sig")
+        text = read_bytes(path, fetcher=fetcher).decode("utf-8-sig")
     except FileNotFoundError as err:
         raise EvaluationError(f"{path}: no such run file") from err
     except OSError as err:
@@ -257,8 +259,8 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
         scores = score_matrix(*outcome_arrays(outcomes))
         recall = recall_matrix(outcomes)
         summary = summarise(outcomes)
-        summary["mrr"] = float(scores["rr"].mean())
-        summary["ndcg_10"] = float(scores["ndcg_10"].mean())
+        summary[MRR.summary_path[0]] = float(scores["rr"].mean())
+        summary[NDCG_10.summary_path[0]] = float(scores["ndcg_10"].mean())
         summary["recall"] = {str(k): float(shares.mean()) for k, shares in recall.items()}
         summary["per_question"] = {o.question_id: {"first": o.first, "rr": float(rr), "ndcg_10": float(nd),
                                                    "recall_10": float(r10)}

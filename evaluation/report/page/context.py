@@ -1,0 +1,63 @@
+"""What every section reads, worked out once per page: the report, its setups split into ran and failed,
+the picks by setup key, the collection's name, the history points and the question texts allowed.
+
+A section is a function ``Page -> str`` (its HTML, or "" to leave itself out), so a section added by a
+later tab (see ``tabs``) reads the same facts without a second pass over the report.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from ..trend import trend_point
+from .format import pick_key, summary_of
+
+# Each pick's report key, its card's title, and the words its badge and the chart's ring use.
+PICKS = (("finds_the_most", "Finds the most", "finds the most"),
+         ("best_for_balance", "Best for balance", "best for balance"),
+         ("best_for_time", "Best for time", "best for time"))
+
+
+@dataclass(frozen=True)
+class Page:
+    """One report as the sections read it. ``ran`` is in rank order (unranked last, then by key)."""
+
+    report: dict[str, Any]
+    setups: list[dict[str, Any]]
+    ran: list[dict[str, Any]]
+    failed: list[dict[str, Any]]
+    picks: dict[str, list[str]]
+    collection: str
+    points: list[dict[str, Any]]
+    questions: Mapping[str, str] | None
+
+    @property
+    def refused(self) -> bool:
+        """The run never started (``report["refused"]``): the page says why, and nothing else."""
+        return isinstance(self.report.get("refused"), dict)
+
+
+def page_of(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | None = None,
+            questions: Mapping[str, str] | None = None) -> Page:
+    """The facts of ``report`` every section reads (``history`` and ``questions`` as ``render_html`` takes them)."""
+    setups = [s for s in report.get("setups") or [] if isinstance(s, dict) and "key" in s]
+    ran = sorted((s for s in setups if summary_of(s) is not None),
+                 key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["key"]))
+    failed = [s for s in setups if summary_of(s) is None]
+    return Page(report=report, setups=setups, ran=ran, failed=failed, picks=picks_by_key(report),
+                collection=collection_name(report), points=list(history) if history else [trend_point(report)],
+                questions=questions)
+
+
+def collection_name(report: dict[str, Any]) -> str:
+    names = [str(c) for c in report.get("collections") or []]
+    return ", ".join(names) if names else "this collection"
+
+
+def picks_by_key(report: dict[str, Any]) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    for name, _label, words in PICKS:
+        key = pick_key((report.get("picks") or {}).get(name))
+        if key:
+            found.setdefault(key, []).append(words)
+    return found

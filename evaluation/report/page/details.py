@@ -1,0 +1,147 @@
+"""Each setup in detail: where its first expected result landed, its times, its neighbours (one change
+away), the questions it missed, what it is, and any key a newer report added."""
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from ...measures import MEASURES, NDCG_10
+from ...scoring.metrics import LANDED
+from ..numbers import milliseconds as _ms, number as _num, percent as _pct
+from ..svg import attr, method_colour
+from .context import Page
+from .format import esc, found_count, found_share, plain, question_cell, spaced, summary_of
+
+LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463d")
+# Setup keys the page reads itself; any other key a newer report adds is shown in the setup's detail.
+_KNOWN_SETUP_KEYS = {"key", "target", "engine", "method", "method_label", "retrieval", "models", "ranker",
+                     "options", "ranks", "results", "times_ms", "error", "summary", "rank", "neighbours",
+                     "requests", "retries", "versus_top", NDCG_10.versus_key, "cache"}
+_KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "landed", "median_ms", "p95_ms", "recall", "median_margin",
+                       *(measure.summary_path[0] for measure in MEASURES)}  # "found", "mrr", "ndcg_10"
+
+
+def setup_details(page: Page) -> str:
+    """The ``#setups`` section: one closed ``<details>`` per setup, in rank order, failed ones last."""
+    report, setups, questions = page.report, page.setups, page.questions
+    by_key = {s["key"]: s for s in setups}
+    ordered = sorted(setups, key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["key"]))
+    blocks = [_detail(setup, by_key, report, questions) for setup in ordered]
+    return ('<section id="setups"><h2>Each setup in detail</h2><p class="muted">Open a setup to see where its '
+            "answers landed, its times, and the setups one change away from it.</p>" + "".join(blocks) + "</section>")
+
+
+def _detail(setup: dict[str, Any], by_key: dict[str, dict[str, Any]], report: dict[str, Any],
+            questions: Mapping[str, str] | None) -> str:
+    key = setup["key"]
+    summary = summary_of(setup)
+    head = (f'<summary><span class="dot" style="background:{method_colour(setup.get("method"))}"></span>'
+            + (f'#{esc(setup["rank"])} ' if setup.get("rank") else "")
+            + f'<span class="key">{esc(key)}</span> · {esc(setup.get("method_label", ""))}'
+            + (f' · found@10 {_pct(found_share(summary, 10), summary.get("questions"))}, median {_ms(summary.get("median_ms"))} ms'
+               if summary else " · failed") + "</summary>")
+    columns = []
+    if summary is None:
+        columns.append(f'<div><h3>Failed</h3><p>{esc(setup.get("error") or "no result")}</p>'
+                       "<p class=\"muted\">A failed setup is reported and never picked.</p></div>")
+    else:
+        columns.append(_landed(summary))
+        columns.append(_times(setup, summary))
+        columns.append(_neighbours(setup, summary, by_key))
+        columns.append(_missed(setup, report, questions))
+    columns.append(_described(setup))
+    extra = {k: v for k, v in setup.items() if k not in _KNOWN_SETUP_KEYS}
+    extra.update({f"summary.{k}": v for k, v in (summary or {}).items() if k not in _KNOWN_SUMMARY_KEYS})
+    if summary and isinstance(summary.get("recall"), dict):
+        extra["recall"] = ", ".join(f"@{k} {_pct(v)}" for k, v in summary["recall"].items())
+    if extra:
+        columns.append("<div><h3>More</h3><dl class=\"facts\">" + "".join(
+            f"<dt>{esc(spaced(k))}</dt><dd>{esc(plain(v))}</dd>" for k, v in extra.items()) + "</dl></div>")
+    return (f'<details class="setup" id="setup-{attr(key)}" data-key="{attr(key)}">{head}'
+            f'<div class="body">{"".join(c for c in columns if c)}</div></details>')
+
+
+def _landed(summary: dict[str, Any]) -> str:
+    landed = summary.get("landed") or {}
+    total = sum(v for v in landed.values() if isinstance(v, int)) or 1
+    bars, keys = [], []
+    for name, colour in zip(LANDED, LANDED_COLOURS):
+        count = landed.get(name, 0) if isinstance(landed.get(name, 0), int) else 0
+        if count:
+            bars.append(f'<span style="width:{count / total * 100:.2f}%;background:{colour}" '
+                        f'title="{attr(name)}: {count}"></span>')
+        keys.append(f'<span><span class="swatch" style="background:{colour}"></span> {esc(name)}: {count}</span>')
+    return ("<div><h3>Where the first expected result landed</h3>"
+            f'<div class="landed">{"".join(bars)}</div><div class="landed-keys">{"".join(keys)}</div></div>')
+
+
+def _margin(value: Any) -> str:
+    """How precisely the median is known, beside it: " (+/-6%)"; nothing for reports made before it."""
+    number = _num(value)
+    return "" if number is None else f" (&plusmn;{number * 100:.0f}%, 95% interval)"
+
+
+def _times(setup: dict[str, Any], summary: dict[str, Any]) -> str:
+    times = [t for t in (setup.get("times_ms") or []) if _num(t) is not None]
+    facts = [("timed searches", str(summary.get("timed", len(times)))),
+             ("median", f"{_ms(summary.get('median_ms'))} ms" + _margin(summary.get("median_margin"))),
+             ("p95", f"{_ms(summary.get('p95_ms'))} ms")]
+    if times:
+        facts += [("fastest", f"{_ms(min(times))} ms"), ("slowest", f"{_ms(max(times))} ms")]
+    if isinstance(setup.get("requests"), int):
+        facts.append(("requests", str(setup["requests"])))
+    if isinstance(setup.get("retries"), int):  # throttled requests sent again; the times include the waits
+        facts.append(("retried after throttling", f"{setup['retries']} (the times include the waits)"
+                      if setup["retries"] else "0"))
+    return ("<div><h3>Times</h3><dl class=\"facts\">"
+            + "".join(f"<dt>{esc(a)}</dt><dd>{b}</dd>" for a, b in facts) + "</dl></div>")
+
+
+def _neighbours(setup: dict[str, Any], summary: dict[str, Any], by_key: dict[str, dict[str, Any]]) -> str:
+    rows = []
+    for other_key in setup.get("neighbours") or []:
+        other = by_key.get(other_key)
+        other_summary = summary_of(other) if other else None
+        if other_summary is None:
+            rows.append(f"<li><span class=\"key\">{esc(other_key)}</span>: failed</li>")
+            continue
+        mine, theirs = found_count(summary, 10), found_count(other_summary, 10)
+        diff = ""
+        if mine is not None and theirs is not None:
+            delta = theirs - mine
+            diff = ("same found@10" if delta == 0 else
+                    f"{abs(delta)} question{'s' if abs(delta) != 1 else ''} {'more' if delta > 0 else 'fewer'} found")
+        t_mine, t_theirs = _num(summary.get("median_ms")), _num(other_summary.get("median_ms"))
+        speed = ""
+        if t_mine and t_theirs:
+            ratio = t_theirs / t_mine
+            speed = f"{ratio:.1f}× slower" if ratio >= 1.05 else f"{1 / ratio:.1f}× faster" if ratio <= 1 / 1.05 else "as fast"
+        rows.append(f'<li><a class="key" href="#setup-{attr(other_key)}">{esc(other_key)}</a>: '
+                    f"{esc(', '.join(x for x in (diff, speed) if x))}</li>")
+    body = f'<ul class="plain">{"".join(rows)}</ul>' if rows else '<p class="muted">None among the setups run.</p>'
+    return ("<div><h3>Neighbours (one change away)</h3>" + body + "</div>")
+
+
+def _missed(setup: dict[str, Any], report: dict[str, Any], questions: Mapping[str, str] | None) -> str:
+    ranks = setup.get("ranks") or {}
+    if not isinstance(ranks, dict) or not ranks:
+        return ""
+    missed = [(qid, r) for qid, r in ranks.items() if not isinstance(r, int) or r > 10]
+    if not missed:
+        return "<div><h3>Questions not found in the top 10</h3><p class=\"muted\">None: every question was.</p></div>"
+    missed.sort(key=lambda item: (item[1] is None, item[1] or 0, item[0]))
+    items = "".join(f"<li>{question_cell(qid, questions)} — "
+                    f"{'not in the top ' + esc(report.get('depth', 20)) if not isinstance(r, int) else 'first at ' + str(r)}</li>"
+                    for qid, r in missed)
+    return f"<div><h3>Questions not found in the top 10 ({len(missed)})</h3><ul class=\"plain\">{items}</ul></div>"
+
+
+def _described(setup: dict[str, Any]) -> str:
+    facts = [("target", setup.get("target")), ("engine", setup.get("engine")), ("method", setup.get("method")),
+             ("models", ", ".join(str(m) for m in setup.get("models") or []) or None),
+             ("ranker", setup.get("ranker"))]
+    options = setup.get("options") or {}
+    if isinstance(options, dict):
+        facts += [(spaced(str(k)), plain(v)) for k, v in options.items()]
+    return ("<div><h3>What it is</h3><dl class=\"facts\">"
+            + "".join(f"<dt>{esc(a)}</dt><dd>{esc(b)}</dd>" for a, b in facts if b not in (None, ""))
+            + "</dl></div>")

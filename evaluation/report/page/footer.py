@@ -1,0 +1,45 @@
+"""How the run was made: each target's engine and index, the cache's bookkeeping, the rules applied."""
+from __future__ import annotations
+
+from typing import Any
+
+from ..notes import cache_note
+from .context import Page
+from .format import esc, plain, spaced
+
+
+def footer(page: Page) -> str:
+    """The footer: each target's engine and index state, the cache's counts, the run's rules."""
+    report = page.report
+    rules = report.get("rules") or {}
+    bits = [f"{spaced(k)}: {', then '.join(map(str, v)) if isinstance(v, list) else plain(v)}"
+            for k, v in rules.items()]
+    targets = []
+    for name, described in (report.get("targets") or {}).items():
+        if not isinstance(described, dict):
+            continue
+        facts = [f"{described.get('engine', '?')} engine"]
+        for label in ("documents", "chunks"):
+            if isinstance(described.get(label), int):
+                facts.append(f"{described[label]} {label}")
+        for label in ("index", "endpoint"):
+            if described.get(label):
+                facts.append(f"{label} {described[label]}")
+        state = described.get("state") or described.get("fingerprint")
+        if state:
+            facts.append(f"index state {str(state)[:12]}")
+        targets.append(f"<li><strong>{esc(name)}</strong>: {esc(', '.join(facts))}</li>")
+    return ("<footer><h2>How this run was made</h2>"
+            + (f'<ul class="plain">{"".join(targets)}</ul>' if targets else "")
+            + _cache(report)
+            + (f"<p>Rules: {esc('; '.join(bits))}.</p>" if bits else "")
+            + "<p>Made by the retrieval evaluation library. This page is one file: it fetches nothing and runs no "
+              "script.</p></footer>")
+
+
+def _cache(report: dict[str, Any]) -> str:
+    """How much of the run's batch work came from earlier runs (reports made without a cache: nothing)."""
+    cache = report.get("cache")
+    if not isinstance(cache, dict) or not all(isinstance(v, int) for v in cache.values()):
+        return ""
+    return f'<p class="note" id="cache">{esc(cache_note(cache))}</p>'

@@ -1,0 +1,56 @@
+"""Run by run: each setup's found@10 over the runs on the same golden file, marked where an index changed."""
+from __future__ import annotations
+
+import math
+
+from ..numbers import number as _num, percent as _pct
+from ..svg import attr, sparkline
+from ..trend import index_changes
+from .context import Page
+from .format import esc, utc_time
+
+
+def run_by_run(page: Page) -> str:
+    """The ``#history`` section: found@10 per setup and run, or a sentence when this is the only run."""
+    points, ran = page.points, page.ran
+    intro = '<section id="history"><h2>Run by run</h2>'
+    if len(points) < 2:
+        return (intro + '<p class="muted">This is the only run on this golden file in the store. When there are '
+                "more, each setup's found@10 is shown here run by run, with a mark where an index changed."
+                "</p></section>")
+    changes = index_changes(points)
+    keys = [s["key"] for s in ran]
+    for point in points:
+        keys += [k for k in point.get("found_10") or {} if k not in keys]
+    head = ["<th>setup</th>"]
+    for point, changed in zip(points, changes):
+        stamp = utc_time(point.get("created_at")) or str(point.get("id") or "")
+        day, _, clock = stamp.partition(" ")
+        cls = ' class="num changed"' if changed else ' class="num"'
+        mark = (f'<br><span title="index changed: {attr(", ".join(changed))}">▲ index changed</span>'
+                if changed else "")
+        head.append(f'<th{cls} title="{attr(point.get("id", ""))}">{esc(day)}<br>{esc(clock)}{mark}</th>')
+    head.append("<th>trend</th>")
+    shares = [v for p in points for v in (p.get("found_10") or {}).values() if _num(v) is not None]
+    floor = max(0.0, math.floor((min(shares, default=0.0) - 0.05) * 10) / 10)
+    rows = []
+    for key in keys:
+        values = [_num((p.get("found_10") or {}).get(key)) for p in points]
+        cells = []
+        for i, (value, changed) in enumerate(zip(values, changes)):
+            before = values[i - 1] if i else None
+            direction = ""
+            if value is not None and before is not None and abs(value - before) > 1e-9:
+                direction = " up" if value > before else " down"
+            cls = f'num{" changed" if changed else ""}{direction}'
+            cells.append(f'<td class="{cls}">{_pct(value)}</td>')
+        rows.append(f'<tr data-key="{attr(key)}"><td class="key">{esc(key)}</td>{"".join(cells)}'
+                    f"<td>{sparkline(values, [bool(c) for c in changes], floor=floor)}</td></tr>")
+    changed_any = any(changes)
+    return (intro + f'<p class="muted">found@10 of each setup in the {len(points)} most recent runs on this golden '
+            "file (oldest first; this run last). "
+            + ("A dashed line marks a run whose index changed since the run before it. " if changed_any else
+               "The indexes did not change between these runs. ")
+            + f"Green went up, red went down; – means the setup did not run. Trend lines run from {floor:.0%} to 100%.</p>"
+            f'<div class="table-wrap"><table class="trend"><thead><tr>{"".join(head)}</tr></thead>'
+            f'<tbody>{"".join(rows)}</tbody></table></div></section>')

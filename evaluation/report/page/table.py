@@ -1,0 +1,88 @@
+"""Every setup ranked: found@10 and the times first (what a pick is chosen on), then the other cut-offs,
+MRR and nDCG@10; each found@10 against the top by the paired test; failed setups last, never picked."""
+from __future__ import annotations
+
+from typing import Any
+
+from ...measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
+from ..numbers import milliseconds as _ms, number as _num, percent as _pct, score as _score
+from ..svg import attr, method_colour
+from .context import Page
+from .format import esc, found_count, found_share, has_recall, plain, spaced, summary_of
+
+
+def ranked_table(page: Page) -> str:
+    """The ``#ranked`` section: the setups that ran in rank order, then the failed ones."""
+    report, ran, failed, picks = page.report, page.ran, page.failed, page.picks
+    frontier = set(k for k in report.get("frontier") or [] if isinstance(k, str))
+    recall = has_recall(ran)
+    versus = any("versus_top" in s for s in ran)
+    others = [k for k in CUTOFFS if k != 10]
+    # found@10 (the ranking key) and the times first: what a pick is chosen on reads without scrolling
+    head = (f"<tr><th class=\"num rank\">#</th><th class=\"setup\">setup</th><th class=\"num main\">{FOUND_10}</th>"
+            '<th class="num">median ms</th><th class="num">p95 ms</th>'
+            + "".join(f'<th class="num">{m}</th>' for m in FOUND if m != FOUND_10)
+            + ('<th class="num">recall@10</th>' if recall else "")
+            + f'<th class="num">{MRR}</th><th class="num">{NDCG_10}</th></tr>')
+    rows = []
+    for setup in ran:
+        summary = summary_of(setup)
+        n = summary.get("questions")
+        share, count = found_share(summary, 10), found_count(summary, 10)
+        of = f'<span class="count">{count} of {n}</span>' if count is not None and n else ""
+        cells = [f'<td class="num main">{_pct(share, n)}{of}{_versus_top(setup) if versus else ""}</td>',
+                 f'<td class="num">{_ms(summary.get("median_ms"))}</td><td class="num">{_ms(summary.get("p95_ms"))}</td>']
+        for k in others:
+            share, count = found_share(summary, k), found_count(summary, k)
+            title = f' title="{count} of {n} questions"' if count is not None and n else ""
+            cells.append(f'<td class="num"{title}>{_pct(share, n)}</td>')
+        if recall:
+            cells.append(f'<td class="num">{_pct(((summary.get("recall") or {}) or {}).get("10"), n)}</td>')
+        badges = "".join(f'<span class="badge">{esc(p)}</span>' for p in picks.get(setup["key"], []))
+        if setup["key"] in frontier:
+            badges += '<span class="badge frontier">frontier</span>'
+        rows.append(
+            f'<tr class="ranked" data-key="{attr(setup["key"])}" data-rank="{attr(setup.get("rank"))}">'
+            f'<td class="num rank">{esc(setup.get("rank", ""))}</td>'
+            f'<td class="setup"><span class="dot" style="background:{method_colour(setup.get("method"))}"></span>'
+            f'<a class="key" href="#setup-{attr(setup["key"])}">{esc(setup["key"])}</a>'
+            f'<span class="label">{esc(setup.get("method_label", ""))}</span>'
+            + (f'<span class="badges">{badges}</span>' if badges else "") + "</td>"
+            + "".join(cells)
+            + f'<td class="num">{_score(MRR.of(summary))}</td><td class="num">{_score(NDCG_10.of(summary))}</td></tr>')
+    span = 2 + len(CUTOFFS) + (1 if recall else 0) + 4
+    for setup in failed:
+        rows.append(f'<tr class="failed" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
+                    f'<td class="setup"><span class="key">{esc(setup["key"])}</span>'
+                    f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
+                    f'<td colspan="{span - 2}">failed, never picked: {esc(setup.get("error") or "no result")}</td></tr>')
+    rank_by = (report.get("rules") or {}).get("rank_by") or ["found@10", "found@1", "median_ms", "key"]
+    return ('<section id="ranked"><h2>Every setup, ranked</h2>'
+            f'<p class="muted">Ranked by {esc(", then ".join(spaced(str(r)) for r in rank_by))}. '
+            "Under each found@10, how many questions that is"
+            + ("; then the setup against the top, question by question (q: questions it finds that the top "
+               "misses, minus the reverse; p: the paired test, corrected for comparing many setups)" if versus else "")
+            + ". The setup column stays put while the table slides sideways.</p>"
+            f'<div class="table-wrap"><table class="ranked"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
+            "</table></div></section>")
+
+
+def _versus_top(setup: dict[str, Any]) -> str:
+    """Under a setup's found@10: the difference to the top in questions, the Holm-corrected p of the
+    paired test, and whether it is real or too few questions to tell (``setup["versus_top"]``); "" when
+    not compared."""
+    versus = setup.get("versus_top")
+    if setup.get("rank") == 1:
+        return '<span class="vs top">the top</span>'
+    found = versus.get("found@10") if isinstance(versus, dict) else None
+    if not isinstance(found, dict):
+        return ""
+    delta = (found.get("better") or 0) - (found.get("worse") or 0)
+    p = _num(found.get("p_holm", found.get("p")))
+    title = "; ".join(f"{name} {plain(v.get('difference'))} [{', '.join(plain(x) for x in v.get('interval') or [])}]"
+                      for name, v in versus.items() if isinstance(v, dict) and "difference" in v)
+    noise = bool(versus.get("tied"))
+    words = f"{delta:+d} q" + (f", p {p:.2f}" if p is not None else "")
+    return (f'<span class="vs {"noise" if noise else "real"}" title="{attr(title)}">{esc(words)}'
+            f'<span class="why">{("same found@10" if delta == 0 else "too few to tell") if noise else "a real difference"}'
+            "</span></span>")
