@@ -169,7 +169,7 @@ def test_the_command_line_says_missing_documents_once_in_its_words_and_raises_no
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         code, _, err = run_cli(capsys, "evaluate", "--index", str(sample_index), "--golden", str(golden),
-                               "--only", "keyword", "--timed", "6", "--time-floor", "6")
+                               "--only", "keyword", "--timed", "6", "--time-floor", "6", "--no-save")
 
     assert code == 0 and err.count("flood-policy") == 1 and "warning: local does not hold" in err
     assert not [w for w in caught if issubclass(w.category, MissingDocumentsWarning)]
