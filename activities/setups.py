@@ -1,6 +1,8 @@
 """Activities that plan a run and run its setups: the plan, one setup's ranks, every timed pass."""
 from __future__ import annotations
 
+import logging
+
 import azure.durable_functions as df
 
 from activities._shared import PLAN, TARGETS, TIMES, cores, entry_name, folder_of, open_pinned
@@ -10,6 +12,8 @@ from evaluation.golden import golden_from_bytes
 from evaluation import steps  # its rank_setup and time_setups are what the activities of those names call
 from evaluation.store.collections import GOLDEN_NAME
 from evaluation.targets import opened_state
+
+log = logging.getLogger(__name__)
 
 bp = df.Blueprint()
 
@@ -31,7 +35,7 @@ def plan_evaluation(job: dict) -> dict:
         targets = [open_collection_target(settings, spec, states.get(spec.name)) for spec in specs]
         plan = steps.plan_run(targets, golden, only=list(settings.only) or None, skip=settings.skip, by=settings.by,
                         timed=settings.timed, time_budget=settings.time_budget, created_at=job["created_at"],
-                        run_id=job["run_id"])
+                        run_id=job["run_id"], warn=log.warning)  # missing documents, at WARNING in the app's log
     except _REFUSALS as err:
         return {"refused": str(err)}
     folder.write_work(job["run_id"], TARGETS, {t.name: {"spec": s.to_dict(), "state": opened_state(t)}
