@@ -27,6 +27,9 @@ _PUBLIC = {
     # the golden file
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
+    # drafting a golden file with a model
+    "write_golden": ".golden.writing", "GoldenWriting": ".golden.writing", "ChatWriter": ".golden.writing",
+    "WriterUnavailable": ".errors",
     # where runs live
     "open_store": ".store", "report_store": ".store", "save_report": ".evaluate", "render_html": ".report.html",
     # what is searched
@@ -42,6 +45,11 @@ _PUBLIC = {
     # the answer tools
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
     "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers", "ANSWER_METRICS": ".answers",
+    # how to cut the documents
+    "sweep": ".chunking_eval", "sweep_markdown": ".chunking_eval", "compare_chunking": ".chunking_eval",
+    "chunking_choice": ".chunking_eval", "chunking_store": ".store.chunking",
+    # ElectriPy's experiment matrix
+    "run_matrix": ".matrix", "ChunkVariant": ".matrix",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
 }
@@ -49,13 +57,20 @@ __all__ = sorted([*_PUBLIC, "evaluate"])
 
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .azure_search import AzureSearchTarget
+    from .chunking_eval import chunking_choice, compare_chunking, sweep, sweep_markdown
+    from .store.chunking import chunking_store
+    from .matrix import ChunkVariant, run_matrix
     from .engine import EmbeddedTarget, build_index, open_index
     from .answers import (ANSWER_METRICS, ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)
     from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, GoldenNotKept,
                          MissingDocumentsWarning, ModelError, RunNotFound, RunNotSavedError, SearchIndexError,
-                         SearchServiceError, StoreError, TargetConfigError, UsageError, WrongArgument, WrongValue)
+                         SearchServiceError, StoreError, TargetConfigError, UsageError, WriterUnavailable,
+                         WrongArgument, WrongValue)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
+    from .golden.writing.chat_writer import ChatWriter
+    from .golden.writing.result import GoldenWriting
+    from .golden.writing.write import write_golden
     from .run import assemble_report, missing_documents, plan_run, retrieval_report, run_setup, setups_of
     from .settings import EvaluationSettings
     from .evaluate import save_report

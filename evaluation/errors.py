@@ -155,6 +155,12 @@ class AnswerError(EvaluationError):
     service that refused or did not answer."""
 
 
+class WriterUnavailable(EvaluationError):
+    """The golden writer's model stopped answering, or never did: a key it refuses, a deployment that is
+    not there, a server that is down or silent, or a reply that is not the JSON asked for. Raised at
+    once, so a run stops at the first such reply rather than after every question."""
+
+
 class SearchServiceError(EvaluationError):
     """An Azure AI Search service (or the embeddings deployment beside it) refused a request or cannot
     be reached; the message says what to check (role, key, index name, endpoint)."""

@@ -10,6 +10,10 @@ a report keeps it, which the metrics, the comparison, the store's shape check, t
     MRR                    summary["mrr"];     versus_top["mrr"]
     nDCG@10                summary["ndcg_10"]; versus_top["ndcg_10"]
 
+A matrix (``evaluation.matrix``) reports five measures at any cut-off its ``--top-k`` names:
+``parse_at_k`` reads ``hit_rate@5`` (or ``found@5``), ``precision@5``, ``recall@5``, ``mrr@5``, ``ndcg@5``,
+and ``Measure.at_k_key`` is the key ``scoring.at_k`` keeps it under.
+
 ``hit_rate@k`` is ElectriPy's word for found@k (the share of questions with a relevant result in the
 first k): another name, the same number. Report keys are a contract and do not change with the names.
 
@@ -54,6 +58,12 @@ class Measure:
         return value
 
 
+    @property
+    def at_k_key(self) -> str:
+        """The key ``scoring.at_k`` keeps this measure under at its cut-off (``hit_rate`` for found@k)."""
+        return _AT_K_FAMILY[self.name.casefold()]
+
+
 # Family (as parsed, case folded) -> the printed name; and which cut-offs a report holds for it.
 _FAMILY = {"found": "found", "hit_rate": "found", "mrr": "mrr", "ndcg": "ndcg"}
 _PRINTED = {"found": "found", "hit_rate": "hit_rate", "mrr": "MRR", "ndcg": "nDCG"}
@@ -62,6 +72,12 @@ _SUMMARY_PATH: dict[tuple[str, int | None], tuple[str, ...]] = {
     ("mrr", None): ("mrr",),
     ("ndcg", 10): ("ndcg_10",),
 }
+
+# The five measures of ``scoring.at_k``, by every name they are read under -> their key there.
+_AT_K_FAMILY = {"found": "hit_rate", "hit_rate": "hit_rate", "precision": "precision", "recall": "recall",
+                "mrr": "mrr", "ndcg": "ndcg"}
+_AT_K_PRINTED = {"found": "found", "hit_rate": "hit_rate", "precision": "precision", "recall": "recall",
+                 "mrr": "MRR", "ndcg": "nDCG"}
 
 FOUND_10 = Measure("found", 10)
 MRR = Measure("MRR")
@@ -87,3 +103,24 @@ def parse_measure(text: str) -> Measure:
     names = [str(m) for m in MEASURES]
     closest = did_you_mean(text.strip(), names) or did_you_mean(text.strip().lower(), [n.lower() for n in names])
     raise UsageError(f'"{text}" is not a measure a report holds; the measures are {", ".join(names)}.{closest}')
+
+
+def parse_at_k(text: str, cutoffs: tuple[int, ...] | None = None) -> Measure:
+    """The at-k measure ``text`` names (``hit_rate@5``, ``found@5``, ``precision@5``, ``recall@5``,
+    ``mrr@5``, ``ndcg@5``, in any case), at a cut-off of ``cutoffs`` when they are given.
+
+    A ``UsageError`` names the measures there are, and the closest, for anything else.
+    """
+    name, at, cutoff_text = text.strip().partition("@")
+    family = name.casefold()
+    valid = at and cutoff_text.isdigit() and cutoff_text == str(int(cutoff_text)) and int(cutoff_text) >= 1
+    names = [f"{n}@k" for n in _AT_K_PRINTED.values()]
+    if family not in _AT_K_FAMILY or not valid:
+        closest = did_you_mean(name.strip(), list(_AT_K_PRINTED.values())) if family not in _AT_K_FAMILY else ""
+        raise UsageError(f'"{text}" is not a measure at a cut-off; the measures are {", ".join(names)} (k a whole '
+                         f"number from 1, as in hit_rate@5).{closest}")
+    cutoff = int(cutoff_text)
+    if cutoffs is not None and cutoff not in cutoffs:
+        raise UsageError(f'"{text}": the cut-off {cutoff} is not one of --top-k ({",".join(map(str, cutoffs))}); '
+                         f"add {cutoff} to --top-k or use one of those")
+    return Measure(_AT_K_PRINTED[family], cutoff)

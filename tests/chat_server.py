@@ -7,7 +7,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Callable
 
 
 def completion(content: str | None, *, finish_reason: str = "stop", refusal: str | None = None) -> dict[str, Any]:
@@ -36,10 +36,12 @@ class Seen:
 
 
 class ChatServer:
-    """``script``: replies in order (the last one repeats); ``seen``: the requests, in order."""
+    """``script``: replies in order (the last one repeats), or ``respond``: a function from the request
+    seen to its reply (a model that answers by what it is asked); ``seen``: the requests, in order."""
 
     def __init__(self) -> None:
         self.script: list[Reply] = []
+        self.respond: Callable[[Seen], Reply] | None = None
         self.seen: list[Seen] = []
         server = self
 
@@ -51,7 +53,9 @@ class ChatServer:
                 except json.JSONDecodeError:
                     body = raw.decode("utf-8", "replace")
                 server.seen.append(Seen(self.path, {k.lower(): v for k, v in self.headers.items()}, body))
-                reply = server.script[min(len(server.seen), len(server.script)) - 1]
+                seen = server.seen[-1]
+                reply = (server.respond(seen) if server.respond is not None
+                         else server.script[min(len(server.seen), len(server.script)) - 1])
                 if reply.delay_s:
                     time.sleep(reply.delay_s)
                 data = (json.dumps(reply.body) if not isinstance(reply.body, str) else reply.body).encode("utf-8")

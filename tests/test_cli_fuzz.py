@@ -78,10 +78,31 @@ POOLS.update({
     "setup": ["local.keyword.bm25", "", "nope", "local.hybrid_reranked.bge-small+minilm-l6"],
     "unanswerable": PATHS + ["unanswerable.txt"], "env_file": PATHS + ["settings.env", "bad.env"],
 })
+POOLS.update({  # golden write
+    "examples": PATHS + ["examples.txt"], "scenario": ["", "support engineers on call", "\x00", "x" * 2000],
+    "task": ["", "fixing an outage", "\ud800"], "cache": PATHS + ["replies.jsonl"],
+    "mix": ["factual=2,howto=1", "", "=", ",", "factual=x", "nope=1", "multi-hop=1", "factual=0", "factual=-1", "factual"],
+    "evolve": NUMBERS + ["6"], "threshold": NUMBERS + ["1.5"], "similarity": NUMBERS, "tries": NUMBERS + ["11"],
+})
 POOLS["skip"] = POOLS["only"]
+# The matrix (ElectriPy's runner) and the chunking commands.
+SIZE_LISTS = ["500", "1000,2000", "50", "0", "-1", "x", "", ",", "3,,5", "99999999999999999999"]
+POOLS.update({
+    "queries": PATHS, "top_k": ["3,5,10", "1", "0", "x", "", ",", "1001", "99999999999999999999"],
+    "chunker_config": PATHS, "cache": PATHS, "report_json": PATHS, "report_csv": PATHS, "report_html": PATHS,
+    "embedder": ["hash", "bge-small", "fake", "openai", "openai:dep", "", ",", "nope", "hash,minilm-l6"],
+    "labels_from": ["fixed-50-5", "fixed-500-100", "x", "", "fixed--1-0", "nope-500-100", "fixed-50-50"],
+    "methods": ["dense", "keyword", "hybird", "", ",", "keyword,dense", "hybrid_reranked"],
+    "openai_endpoint": LOCAL_ENDPOINTS, "openai_key_env": ["FUZZ_OPENAI_KEY", "", "NOPE", "PATH"],
+    "openai_client_id": ["", "abc"], "openai_api_version": ["2024-10-21", "", "x"], "openai_dimensions": NUMBERS,
+    "sizes": SIZE_LISTS, "child_sizes": SIZE_LISTS, "budget": NUMBERS,
+    "techniques": ["markdown", "fixed,recursive", "nope", "", ",", "llm"],
+    "builds": ["markdown-1000-h", "fixed-50-n", "x", "", "fixed-50-c"],
+})
 HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
 # Choices that would sign in to Azure (a managed identity) are left out: they would leave the machine.
-CHOICES = {"auth": ["auto", "key", "none"], "api": ["auto", "openai"]}
+CHOICES = {"auth": ["auto", "key", "none"], "api": ["auto", "openai"], "openai_auth": ["key", "none"],
+           "openai_api": ["auto", "openai"]}
 # Values that make sense for a flag: drawn as often as the hostile ones, so runs also get deep.
 GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "index_cache": ["cache"], "file": ["golden.jsonl"],
         "run": ["run.trec"], "golden": ["golden.jsonl"], "save_to": ["store", "runs2"], "store": ["store"],
@@ -94,7 +115,13 @@ GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx
         "answers": ["answers.jsonl"], "baseline": ["RUN"], "current": ["RUN"], "baseline_store": ["store"],
         "endpoint": LOCAL_ENDPOINTS[:1], "metrics": ["correctness"], "model": ["gpt"], "propose": ["1"],
         "env_file": ["settings.env"],
-        "retries": ["0"], "timeout": ["1"], "setup": ["local.keyword.bm25"], "unanswerable": ["unanswerable.txt"]}
+        "retries": ["0"], "timeout": ["1"], "setup": ["local.keyword.bm25"], "unanswerable": ["unanswerable.txt"],
+        "examples": ["examples.txt"], "scenario": ["support engineers on call"], "task": ["fixing an outage"],
+        "cache": ["replies.jsonl"], "mix": ["factual=1"], "evolve": ["0"], "threshold": ["0.7"],
+        "similarity": ["0.5"], "tries": ["1"],
+        "queries": ["golden.jsonl"], "top_k": ["1,3"], "embedder": ["hash"], "methods": ["keyword"],
+        "report_json": ["out.json"], "report_csv": ["out.csv"], "report_html": ["out.html"], "sizes": ["500"],
+        "techniques": ["fixed"], "builds": ["fixed-500-n"]}
 
 
 # -- the real parser's commands and flags ----------------------------------------------------------

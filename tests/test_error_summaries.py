@@ -180,7 +180,7 @@ def test_a_missing_path_names_the_nearest_existing_file(tmp_path, capsys, monkey
 
 
 @pytest.mark.parametrize("argv, says", [
-    (["evaluate", "--corpus", "c.jsonl", "--golden"], "error: argument --golden: expected one argument"),
+    (["evaluate", "--corpus", "c.jsonl", "--golden"], "error: argument --golden/--queries: expected one argument"),
     (["evaluat"], "error: argument COMMAND: invalid choice: 'evaluat'"),
     (["evaluate", "--golden", "g", "--balance", "nan"], "error: argument --balance: nan is not a number of points"),
 ])

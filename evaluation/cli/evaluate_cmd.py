@@ -49,7 +49,9 @@ def register(subparsers) -> None:
                              "bundled model (bge-small, minilm-l6); default: the index's vectorizer, else "
                              "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
                              "of the field's dimensions")
-    parser.add_argument("--golden", required=True, help="the golden file (JSONL or a Bedrock dataset): a path, s3://bucket/key or a Blob address")
+    parser.add_argument("--golden", "--queries", dest="golden", required=True,
+                        help="the golden file (JSONL, a Bedrock dataset, or an ElectriPy queries file: --queries "
+                             "is another name for it): a path, s3://bucket/key or a Blob address")
     add_golden_limit_option(parser)
     parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     keep = parser.add_mutually_exclusive_group()
@@ -148,7 +150,7 @@ def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]
     for metric, wanted in rules:
         got = parse_measure(metric).of(summary)
         if got < wanted:
-            missed.append(f"{metric} of {top_key} is {got:.4g}, under {wanted:g}")
+            missed.append(f"{metric} of {top_key} is {got:.4g}, under {wanted:g} by {wanted - got:.4g}")
     return missed
 
 
@@ -211,6 +213,7 @@ def run(args: argparse.Namespace) -> int:
     from ..evaluate import evaluate
     from ..errors import GoldenFileError
     from ..golden import explain_problems, read_golden, run_problems
+    from ..golden.check import FORMAT_LABELS
     from ..report.text import render_questions, render_report
 
     load_env_file_option(args)  # first: every setting read below sees the file's values
@@ -223,6 +226,9 @@ def run(args: argparse.Namespace) -> int:
     problems = run_problems(golden)  # before the index is built: a refused file costs no minutes
     if problems:
         raise GoldenFileError(explain_problems(golden.source, problems))
+    if golden.format != "jsonl":
+        print(f"note: read {golden.source} as{FORMAT_LABELS[golden.format].replace('(', '').replace(')', '')}",
+              file=sys.stderr)
     unsaved = None
     try:
         targets = build_targets(args, bar)

@@ -3,8 +3,9 @@
 ``golden check FILE [--json] [--corpus CORPUS | --index DIR]`` prints what is wrong, line by line
 (exit 0 when nothing stops a run, 1 when there are errors). ``golden template --corpus CORPUS|--index
 DIR --out FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index DIR
---out FILE`` proposes expected documents from reference answers as draft rows. ``golden cutoff FILE
---index DIR`` finds the relevance below which the top result is more likely a near miss.
+--out FILE`` proposes expected documents from reference answers as draft rows. ``golden write --corpus
+CORPUS|--index DIR --out FILE --endpoint URL --model NAME`` drafts questions with a model, every row a
+draft. ``golden cutoff FILE --index DIR`` finds the relevance below which the top result is more likely a near miss.
 """
 from __future__ import annotations
 
@@ -15,10 +16,14 @@ from typing import Any, Callable
 
 from ..engine.corpus import read_corpus
 from ..scoring.judging import GRAINS
+from .chat_options import add_chat_options
 from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
-                     open_embedded_target)
+                     open_embedded_target, whole)
 from ..golden.check import check_golden
 from ..golden.template import golden_template
+
+
+WRITER_PREFIX = "EVALUATION_WRITER"  # EVALUATION_WRITER_ENDPOINT, _MODEL, _API_KEY (ChatWriter.from_environment's)
 
 
 def register(subparsers: Any) -> None:
@@ -73,6 +78,34 @@ def register(subparsers: Any) -> None:
     suggest.add_argument("--quiet", action="store_true", help="no progress bar")
     add_target_options(suggest)
     suggest.set_defaults(handler=_suggest)
+
+    write = commands.add_parser("write", help="draft golden questions with a model, every row a draft to check",
+                                description="Draft golden questions from the collection's own chunks with a chat "
+                                            "model: passages rated by a critic, questions of several kinds, each "
+                                            "quote checked on its page, copies and repeats turned down, every row "
+                                            '"draft": true for a person to check. Never writes over a file.')
+    add_target_options(write)
+    write.add_argument("--out", metavar="FILE", required=True, type=local_path, help="the golden file to write (never an existing one)")
+    write.add_argument("-n", type=_at_least_one, default=50, help="how many questions (default 50)")
+    write.add_argument("--scenario", default="", help="who asks, in a sentence (the questions' voice)")
+    write.add_argument("--task", default="", help="why they ask, in a sentence")
+    write.add_argument("--examples", metavar="FILE", type=local_path,
+                       help="questions people really ask, one a line, whose style is copied")
+    write.add_argument("--mix", type=_mix, default=None, metavar="KIND=N,...",
+                       help="kinds of question and their weights (default factual=2,howto=1,comparison=1,multihop=1)")
+    write.add_argument("--evolve", type=whole(0, 5), default=1, help="rewrites that make each question harder (default 1)")
+    write.add_argument("--threshold", type=_unit, default=0.7,
+                       help="the critic's score a passage and a question must reach, 0-1 (default 0.7)")
+    write.add_argument("--similarity", type=_cosine, default=0.5,
+                       help="the cosine at which a question repeats an earlier one (default 0.5)")
+    write.add_argument("--tries", type=whole(1, 10), default=3, help="drafts asked for per passage (default 3)")
+    write.add_argument("--seed", type=int, default=0, help="the passage sampling seed (default 0)")
+    write.add_argument("--cache", metavar="FILE", type=local_path,
+                       help="keep every model reply here, so a stopped run resumes and a repeat asks nothing")
+    write.add_argument("--json", action="store_true", help="print what was done as JSON")
+    write.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_chat_options(write, "writer", WRITER_PREFIX)
+    write.set_defaults(handler=_write)
 
     cutoff = commands.add_parser("cutoff", help="the relevance below which the top result is more likely a near miss",
                                  description="Search each question once and find the top-result score that best "
@@ -135,6 +168,83 @@ def _suggest(args: argparse.Namespace) -> int:
     found = suggest_expected(target, args.file, args.out, setup=args.setup, propose=args.propose)
     print(json.dumps(found.to_dict(), indent=2) if args.json else found.summary())
     return 0
+
+
+def _write(args: argparse.Namespace) -> int:
+    import os
+    from pathlib import Path
+
+    from ..golden.writing.chat_writer import WRITER_MAX_TOKENS, ChatWriter
+    from ..golden.writing.write import write_golden
+    from .chat_options import chat_settings
+
+    settings = chat_settings(args, os.environ, "writer", WRITER_PREFIX, max_tokens=WRITER_MAX_TOKENS)  # before any work
+    if Path(args.out).exists():  # said before an index is built; write_golden refuses it too
+        from ..errors import GoldenFileError
+
+        raise GoldenFileError(f"{args.out} already exists and may hold checked questions; it is never written over: "
+                              "choose another file")
+    examples = _examples(args.examples) if args.examples else []
+    bar = ProgressBar(args.quiet)
+    try:
+        target = open_embedded_target(args, bar)
+        bar.close()
+        with ChatWriter(settings) as writer:
+            done = write_golden(target, args.out, args.n, writer=writer, examples=examples, scenario=args.scenario,
+                                task=args.task, mix=args.mix, evolve=args.evolve, threshold=args.threshold,
+                                similarity=args.similarity, tries=args.tries, seed=args.seed, cache=args.cache,
+                                progress=None if args.quiet else bar)
+    finally:
+        bar.close()
+    print(json.dumps(done.to_dict(), indent=2) if args.json else done.summary())
+    return 0
+
+
+def _examples(path: str) -> list[str]:
+    """``--examples``: one question a line, blank lines skipped."""
+    from pathlib import Path
+
+    from ..errors import UsageError
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"--examples {path}: cannot read it ({getattr(err, 'strerror', None) or err}); give a UTF-8 "
+                         "text file of questions, one a line") from err
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _mix(text: str) -> dict[str, int]:
+    """``factual=2,howto=1`` -> ``{"factual": 2, "howto": 1}``; "how-to" and "multi-hop" are read too."""
+    mix: dict[str, int] = {}
+    for part in (p.strip() for p in text.split(",")):
+        kind, _, weight = part.partition("=")
+        kind = kind.strip().lower().replace("-", "").replace("_", "")
+        try:
+            mix[kind] = int(weight) if weight.strip() else 1
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{part!r}: write KIND=N with N a whole number, as in factual=2,howto=1") from None
+    return mix
+
+
+def _unit(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"needs a score from 0 to 1, not {text!r}")
+    return value
+
+
+def _cosine(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 2.0
+    if not -1 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"needs a cosine from -1 to 1, not {text!r}")
+    return value
 
 
 def _cutoff(args: argparse.Namespace) -> int:

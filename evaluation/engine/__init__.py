@@ -12,6 +12,7 @@ _LAZY = {
     "EmbeddedTarget": ".target",
     "IndexSettings": ".index", "OpenedIndex": ".index", "build_index": ".index", "open_index": ".index",
     "ChunkSettings": ".chunking", "Corpus": ".corpus", "read_corpus": ".corpus", "rrf": ".fusion",
+    "ScratchChunk": ".scratch", "TextVectors": ".scratch", "build_scratch_index": ".scratch",
     "fetch_index": ".published", "publish_index": ".published", "published_fingerprint": ".published",
 }
 __all__ = sorted(_LAZY)

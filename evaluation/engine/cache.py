@@ -8,7 +8,9 @@ is neither, and a rebuilt index in the same folder keeps it.
 
 Keys: a model key, then the sha256 of each text exactly as the model was given it.
 
-- ``query_vectors``: (model key, sha256(query prefix + question)) -> float32 little-endian bytes
+- ``query_vectors``: (model key, sha256(query prefix + question)) -> float32 little-endian bytes; a
+  scratch index's passages (``engine.scratch.TextVectors``) are kept here too, keyed by the passage as
+  embedded: a text's vector is the same whether it is asked as a query or embedded as a passage
 - ``pair_scores``: (model key, sha256(question), sha256(chunk's ``indexed_text``)) -> the logit
   (stored as a double, which holds the float32 exactly)
 
@@ -17,7 +19,7 @@ it (its .onnx and tokenizer sha256, pooling, max tokens, query prefix, rows per 
 batched, and the tokenizers and onnxruntime versions. A changed chunk text or another model misses
 on its own, so the index fingerprint is not part of any key.
 
-Only ``EmbeddedTarget.search_batch`` (the ranks) reads and writes it; ``search`` (the timed path)
+Only ``EmbeddedTarget.search_batch`` (the ranks) and a scratch build's ``TextVectors`` read and write it; ``search`` (the timed path)
 never does. Several processes may share the file (the Function App ranks setups in parallel on one
 index copy): WAL mode and a busy timeout, and each write is one transaction of ``INSERT OR IGNORE``
 (a key always maps to the same value). A cache never fails a run: a file that cannot be opened, read

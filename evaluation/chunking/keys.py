@@ -1,0 +1,129 @@
+"""Build keys: ``<technique>-<size>-<letter>`` names one way of cutting a collection (``markdown-1000-h``).
+
+A key is the identity of a build, the way ``nDCG@10`` is the identity of a measure: ``str(build)`` is
+its key and ``parse_build(key)`` gives the build back, so a report can name builds by key alone.
+Sizes are characters, at least ``MIN_SIZE``; the overlap is a fifth of the size. Keys are written in
+one way only (lower case, no leading zeros, no spaces), so two different strings never name one build.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ..errors import UsageError, did_you_mean
+
+# What each technique cuts at, in the words of the tool our users come from.
+TECHNIQUES: dict[str, str] = {
+    "markdown": "at headings, then long sections split",
+    "parent": "small chunks find, the section they sit in is handed over",
+    "recursive": "paragraphs, then lines, sentences and words, until a piece fits",
+    "sentence": "whole sentences, up to the size",
+    "semantic": "a new chunk where adjacent sentences' embeddings drift apart",
+    "fixed": "every so many characters, at a space",
+    "llm": "a chat model says where each topic starts",
+}
+# What goes in front of each chunk for the embedder.
+LETTERS: dict[str, str] = {
+    "h": "its headings",
+    "n": "nothing",
+    "c": "a note the chat model writes for it (contextual retrieval)",
+    "l": "embedded late (the document embedded whole, each chunk's vector pooled from its tokens)",
+}
+NEEDS_CHAT_TECHNIQUES = frozenset({"llm"})
+NEEDS_CHAT_LETTERS = frozenset({"c"})
+SIZES = (500, 1000, 2000)
+CHILD_SIZES = (250, 500, 1000)   # parent-child: its chunks only find, so they are cut smaller
+PARENT_FACTOR = 4                # a parent-child build's parents hold at most this many times its size
+MIN_SIZE = 50
+MAX_SIZE = 100_000
+OVERLAP_SHARE = 5                # the overlap is size // OVERLAP_SHARE characters
+
+_KEY = re.compile(r"([a-z]+)-([1-9][0-9]*)-([a-z])")
+
+
+class BuildKeyError(UsageError, ValueError):
+    """A build key that names nothing; the message says what a key is."""
+
+
+def _what_a_key_is() -> str:
+    return (f"A build key is <technique>-<size>-<letter>, such as markdown-1000-h: a technique of "
+            f"{', '.join(TECHNIQUES)}; a size in characters from {MIN_SIZE} to {MAX_SIZE:,}, written without "
+            f"leading zeros; and a letter for what goes in front of each chunk for the embedder: "
+            + "; ".join(f"{letter} {meaning}" for letter, meaning in LETTERS.items()) + ".")
+
+
+@dataclass(frozen=True, order=True)
+class Build:
+    """One way of cutting: a technique, a size in characters and a letter (see ``LETTERS``)."""
+
+    technique: str
+    size: int
+    letter: str
+
+    def __post_init__(self) -> None:
+        if self.technique not in TECHNIQUES:
+            raise BuildKeyError(f'"{self.technique}" is not a chunking technique.'
+                                f"{did_you_mean(str(self.technique), TECHNIQUES)} {_what_a_key_is()}")
+        if isinstance(self.size, bool) or not isinstance(self.size, int) or not MIN_SIZE <= self.size <= MAX_SIZE:
+            raise BuildKeyError(f"A chunk size of {self.size!r} characters is not one a build can take. "
+                                f"{_what_a_key_is()}")
+        if self.letter not in LETTERS:
+            raise BuildKeyError(f'"{self.letter}" is not a letter a build takes. {_what_a_key_is()}')
+
+    def __str__(self) -> str:
+        return f"{self.technique}-{self.size}-{self.letter}"
+
+    @property
+    def key(self) -> str:
+        return str(self)
+
+    @property
+    def overlap(self) -> int:
+        """Characters repeated from the end of one chunk at the start of the next: a fifth of the size."""
+        return self.size // OVERLAP_SHARE
+
+    @property
+    def parent_size(self) -> int | None:
+        """The most characters a parent holds, for ``parent``; None for other techniques."""
+        return self.size * PARENT_FACTOR if self.technique == "parent" else None
+
+    @property
+    def needs_chat(self) -> bool:
+        """True when cutting or embedding it asks a chat model (``llm``, or the ``c`` letter)."""
+        return self.technique in NEEDS_CHAT_TECHNIQUES or self.letter in NEEDS_CHAT_LETTERS
+
+    @property
+    def needs_embedder(self) -> bool:
+        """True when cutting it needs an embedder (``semantic``); late (``l``) needs one at embedding."""
+        return self.technique == "semantic"
+
+
+def parse_build(key: str) -> Build:
+    """The build ``key`` names; ``BuildKeyError`` (a ValueError) saying what a key is, for anything else."""
+    if not isinstance(key, str):
+        raise BuildKeyError(f"A build key is a string, not {type(key).__name__}. {_what_a_key_is()}")
+    match = _KEY.fullmatch(key)
+    if match is None:
+        technique = key.split("-", 1)[0]
+        hint = did_you_mean(technique, TECHNIQUES) if technique not in TECHNIQUES else ""
+        raise BuildKeyError(f'"{key}" is not a build key.{hint} {_what_a_key_is()}')
+    technique, size, letter = match.groups()
+    return Build(technique, int(size), letter)
+
+
+def default_builds(techniques: Iterable[str] | None = None, *, sizes: Sequence[int] = SIZES,
+                   child_sizes: Sequence[int] = CHILD_SIZES, letters: Sequence[str] = ("h", "n")) -> list[Build]:
+    """Every build of ``techniques`` at each size (``child_sizes`` for ``parent``) and letter, in that order.
+
+    ``techniques`` left out is every technique that needs no chat model (all but ``llm``).
+    """
+    chosen = [t for t in TECHNIQUES if t not in NEEDS_CHAT_TECHNIQUES] if techniques is None else list(techniques)
+    builds: list[Build] = []
+    for technique in chosen:
+        for size in (child_sizes if technique == "parent" else sizes):
+            for letter in letters:
+                build = Build(technique, size, letter)
+                if build not in builds:
+                    builds.append(build)
+    return builds

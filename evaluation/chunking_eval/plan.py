@@ -1,0 +1,76 @@
+"""Which builds a ``compare_chunking`` run makes with what it was given, and what it leaves out, and why.
+
+Each technique at three sizes in characters (parent-child's children at their own three), with its
+headings in front of each chunk and without (``h``/``n``). With a chat model: ``llm`` (the model
+says where each topic starts) at the same sizes, and each technique at its middle size with the
+model's note in front of every chunk (``c``). Late chunking (``l``) at each technique's middle size
+where the embedding model can (``late``: None asks for it when possible, False leaves it out). A
+technique that needs a model nobody gave is left out with the reason, and the report says so.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from ..chunking.keys import CHILD_SIZES, MIN_SIZE, NEEDS_CHAT_TECHNIQUES, SIZES, TECHNIQUES
+from ..errors import UsageError, did_you_mean
+
+# The names people read on the page and in the table, in the words of the tool our users come from.
+NAMES = {"markdown": "Structure-aware", "parent": "Parent-child", "recursive": "Recursive", "sentence": "Sentence",
+         "semantic": "Semantic", "fixed": "Fixed-size", "llm": "LLM-based"}
+NO_MODEL = tuple(t for t in TECHNIQUES if t not in NEEDS_CHAT_TECHNIQUES)
+
+
+@dataclass(frozen=True)
+class Plan:
+    keys: tuple[str, ...]
+    skipped: tuple[dict, ...] = field(default_factory=tuple)  # {"what", "reason"}
+
+
+def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] = SIZES,
+                child_sizes: Sequence[int] = CHILD_SIZES, headings: Sequence[bool] = (True, False),
+                chat: bool = False, late: bool | None = None, late_reason: str | None = None) -> Plan:
+    """The keys, in the order they are built, and the skipped techniques and letters with their reasons.
+
+    ``late_reason`` is why late chunking cannot run here (None: it can)."""
+    asked = list(dict.fromkeys(techniques)) if techniques is not None else [*NO_MODEL, "llm"]
+    for technique in asked:
+        if technique not in TECHNIQUES:
+            raise UsageError(f'"{technique}" is not a chunking technique; the techniques are '
+                             f'{", ".join(TECHNIQUES)}.{did_you_mean(technique, TECHNIQUES)}')
+    for size in [*sizes, *child_sizes]:
+        if isinstance(size, bool) or not isinstance(size, int) or size < MIN_SIZE:
+            raise UsageError(f"chunk size {size!r}: sizes are whole numbers of characters, {MIN_SIZE} or more")
+    letters = [letter for on, letter in ((True, "h"), (False, "n")) if on in tuple(headings)]
+    if not letters:
+        raise UsageError("headings=() leaves no build: give (True,), (False,) or both")
+    keys: list[str] = []
+    skipped: list[dict] = []
+    for technique in asked:
+        if technique in NEEDS_CHAT_TECHNIQUES and not chat:
+            skipped.append({"what": technique, "reason": f"{NAMES[technique]} needs a chat model to say where "
+                                                         "each topic starts, and none was given"})
+            continue
+        own = tuple(child_sizes if technique == "parent" else sizes)
+        keys += [f"{technique}-{size}-{letter}" for size in own for letter in letters]
+        middle = own[len(own) // 2]
+        if chat:
+            keys.append(f"{technique}-{middle}-c")
+        if late is not False and late_reason is None:
+            keys.append(f"{technique}-{middle}-l")
+    if not chat:
+        skipped.append({"what": "c", "reason": "a note in front of each chunk (contextual retrieval) needs a chat "
+                                               "model to write it, and none was given"})
+    if late is not False and late_reason is not None:
+        skipped.append({"what": "l", "reason": late_reason})
+    return Plan(keys=tuple(dict.fromkeys(keys)), skipped=tuple(skipped))
+
+
+def sweep_keys(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] | None = None,
+               headings: Sequence[bool] = (True,)) -> list[str]:
+    """The keys a sweep makes from techniques and sizes (every technique needing no chat model, each at its
+    three sizes, by default), headings embedded or not."""
+    chosen = list(techniques) if techniques is not None else list(NO_MODEL)
+    plan = plan_builds(chosen, sizes=tuple(sizes or SIZES), child_sizes=tuple(sizes or CHILD_SIZES), headings=headings,
+                       late=False)
+    return list(plan.keys)

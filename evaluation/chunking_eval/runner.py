@@ -1,0 +1,125 @@
+"""Builds one after another, each in a scratch folder removed after: what ``sweep`` and
+``compare_chunking`` share.
+
+One after another on purpose: a build's seconds then compare with the others' (two builds at once
+would share the cores and slow each other by whatever the other did). One ``TextVectors`` serves
+every build of a run, so a passage two builds share is embedded once, and one cache file serves
+every build's questions, so each question is embedded once per model for the run: the file given
+(kept across runs), or one in the scratch folder (this run only).
+"""
+from __future__ import annotations
+
+import logging
+import shutil
+import tempfile
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+from ..engine.corpus import Corpus
+from ..engine.scratch import VECTOR_COUNTS, TextVectors
+from ..engine.target import EmbeddedTarget
+from .builds import DEFAULT_MODEL, Cutter, Indexed, index_cut
+
+log = logging.getLogger(__name__)
+
+TARGET = "local"
+METHODS = ("keyword", "dense", "hybrid", "hybrid_reranked")  # what a scratch index can be searched with
+Progress = Callable[[int, int, str], None]  # (done, total, label), as the command line's bar takes it
+
+
+def progress_of(progress: Progress | bool | None) -> tuple[Progress | None, Callable[[], None]]:
+    """A callable for ``progress`` (True: the command line's bar on stderr) and what closes it."""
+    if progress is True:
+        from ..progress import ProgressBar
+
+        bar = ProgressBar()
+        return bar, bar.close
+    return (progress or None), (lambda: None)
+
+
+@dataclass
+class Scratch:
+    """Where a run's builds live while they are searched, and the vectors they share."""
+
+    workdir: Path
+    text_vectors: TextVectors
+    query_cache: Path
+    threads: int | None = None
+
+    @property
+    def vector_counts(self) -> dict[str, int]:
+        return dict(self.text_vectors.counts)
+
+
+@contextmanager
+def scratch(workdir: str | Path | None = None, cache: str | Path | None = None,
+            threads: int | None = None) -> Iterator[Scratch]:
+    """A scratch folder (``workdir``'s, or a new temporary one) removed at the end with everything in it."""
+    base = Path(tempfile.mkdtemp(prefix="chunking-run-", dir=workdir))
+    vectors_file = Path(cache) if cache is not None else base / "run.cache.sqlite"
+    text_vectors = TextVectors(cache=vectors_file, threads=threads)
+    try:
+        yield Scratch(workdir=base, text_vectors=text_vectors, query_cache=vectors_file, threads=threads)
+    finally:
+        text_vectors.close()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def each_build(keys: Sequence[str], corpus: Corpus, cutter: Cutter, where: Scratch, *,
+               models: tuple[str, ...] = (DEFAULT_MODEL,), cross_encoder: bool = False,
+               progress: Progress | None = None) -> Iterator[Made]:
+    """For each key in turn: cut, index, and yield a ``Made``: the build and a target searching it, or the
+    error that stopped it (a build that fails is reported and never picked; it does not sink the run,
+    but a chat model that refuses or goes quiet, ``AnswerError``, stops the run). The build's folder is
+    removed when the caller asks for the next one."""
+    from ..errors import AnswerError
+
+    for number, key in enumerate(keys, start=1):
+        def tell(stage: str, done: int, total: int, number: int = number, key: str = key) -> None:
+            if progress is not None:
+                progress(done, total, f"[{number}/{len(keys)}] {key}: {stage}")
+
+        folder = where.workdir / f"build-{number}"
+        try:
+            try:
+                tell("cutting the documents", 0, len(corpus))
+                cut = cutter(key, corpus)
+                tell("cutting the documents", len(corpus), len(corpus))
+                built = index_cut(cut, folder, text_vectors=where.text_vectors, models=models, progress=tell)
+                target = EmbeddedTarget(built.index, name=TARGET, cache=where.query_cache,
+                                        cross_encoder=cross_encoder, threads=where.threads)
+            except (AnswerError, KeyboardInterrupt, MemoryError):
+                raise
+            except Exception as err:  # one build's failure is that build's result
+                log.warning("build %s failed: %s", key, err)
+                yield Made(key=key, built=None, target=None, tell=tell, error=f"{type(err).__name__}: {err}")
+                continue
+            yield Made(key=key, built=built, target=target, tell=tell)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Made:
+    key: str
+    built: Indexed | None
+    target: EmbeddedTarget | None
+    tell: Callable[[str, int, int], None]
+    error: str | None = None
+
+
+def setup_for(target: EmbeddedTarget, method: str, models: tuple[str, ...]):
+    """The target's setup for ``method`` over ``models`` (keyword reads none)."""
+    wanted = "bm25" if method == "keyword" else "+".join(sorted(models))
+    key = f"{target.name}.{method}.{wanted}"
+    for setup in target.setups():
+        if setup.key == key:
+            return setup
+    raise ValueError(f"{key} is not a setup of the scratch index")
+
+
+def cache_share(counts: dict[str, int]) -> float:
+    total = sum(counts[k] for k in VECTOR_COUNTS)
+    return round((counts["vectors_cached"] + counts["vectors_shared"]) / total, 4) if total else 0.0

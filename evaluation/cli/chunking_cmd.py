@@ -1,0 +1,218 @@
+"""``chunking sweep | compare | runs list | runs show``: how to cut the documents, measured.
+
+    python3 -m evaluation chunking compare --corpus C --golden G [--techniques markdown,fixed] [--sizes 500,1000,2000]
+                                           [--save-to STORE] [--markdown]
+    python3 -m evaluation chunking sweep --corpus C --golden G [--builds markdown-1000-h,...] [--methods dense,hybrid]
+    python3 -m evaluation chunking runs list --store STORE
+    python3 -m evaluation chunking runs show ID --store STORE
+
+Each build is cut, indexed in a scratch folder and removed after, one after another, with a progress
+bar that says which build and which stage. Vectors are kept in ``.index/chunking.cache.sqlite``
+(``--cache``; ``--no-cache`` for this run only), so a second run embeds only what changed. With a chat
+model (``--endpoint`` and ``--model``, or EVALUATION_JUDGE_ENDPOINT and EVALUATION_JUDGE_MODEL, signed
+in as ``answers score`` is) compare answers and judges; without one it counts what was found within
+the budget and says so.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from .common import local_path, whole
+
+DEFAULT_CACHE = Path(".index") / "chunking.cache.sqlite"
+
+
+def _listed(text: str) -> list[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def _sizes(text: str) -> list[int]:
+    try:
+        return [int(part) for part in _listed(text)]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: sizes are whole numbers of characters, comma-separated "
+                                         "(500,1000,2000)") from None
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    from .answers_cmd import KEY_VARIABLE
+
+    chunking = subparsers.add_parser("chunking", help="which way of cutting the documents finds the most",
+                                     description=__doc__.split("\n\n", 1)[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    actions = chunking.add_subparsers(dest="chunking_command", metavar="ACTION", required=True)
+    for name, helping in (("compare", "each technique at its best, compared question by question, and the pick"),
+                          ("sweep", "every build asked with each method, ranked by nDCG@10")):
+        parser = actions.add_parser(name, help=helping, description=helping)
+        parser.add_argument("--corpus", required=True, type=local_path, help="a folder of .md/.txt files or a JSONL corpus")
+        parser.add_argument("--golden", required=True, help="the golden file (labels name documents)")
+        parser.add_argument("--techniques", type=_listed,
+                            help="comma-separated: markdown,parent,recursive,sentence,semantic,fixed,llm "
+                                 "(default: every one with what it needs)")
+        parser.add_argument("--sizes", type=_sizes, help="chunk sizes in characters (default 500,1000,2000)")
+        parser.add_argument("--child-sizes", type=_sizes, help="parent-child's children's sizes (default "
+                                                               "250,500,1000; with --sizes alone, the same sizes)")
+        parser.add_argument("--headings", choices=("both", "yes", "no"), default="both" if name == "compare" else "yes",
+                            help="embed each chunk's headings in front of it, or not, or both")
+        parser.add_argument("--save-to", metavar="STORE", help="keep the run in this store, under chunking/runs/")
+        parser.add_argument("--markdown", action="store_true", help="print the table as Markdown, for a pull request")
+        parser.add_argument("--json", action="store_true", help="print the report as JSON")
+        parser.add_argument("--cache", type=local_path, default=str(DEFAULT_CACHE),
+                            help=f"the vector cache file kept across runs (default {DEFAULT_CACHE})")
+        parser.add_argument("--no-cache", action="store_true", help="share vectors within this run only")
+        parser.add_argument("--quiet", action="store_true", help="no progress bar")
+        if name == "sweep":
+            parser.add_argument("--builds", type=_listed, help="build keys, comma-separated (markdown-1000-h,...), "
+                                                               "instead of --techniques and --sizes")
+            parser.add_argument("--methods", type=_listed, default=["dense", "hybrid"],
+                                help="comma-separated: keyword, dense, hybrid, hybrid_reranked (default dense,hybrid)")
+            parser.add_argument("--timed", type=whole(0, 1000), default=20,
+                                help="questions timed one at a time per build and method (default 20)")
+            parser.set_defaults(handler=run_sweep)
+        else:
+            parser.add_argument("--budget", type=whole(1), default=6000,
+                                help="characters handed over per question (default 6000)")
+            parser.add_argument("--current", metavar="KEY", help="the build in use: kept unless beaten beyond luck")
+            parser.add_argument("--no-late", action="store_true", help="leave late chunking (-l builds) out")
+            parser.add_argument("--endpoint", help="a chat model's endpoint, for judged mode, llm and -c builds")
+            parser.add_argument("--model", help="the chat model, or the Azure OpenAI deployment")
+            parser.add_argument("--api", choices=("auto", "azure", "openai"), default="auto", help="request style")
+            parser.add_argument("--api-version", default="2024-10-21", help="Azure OpenAI api-version")
+            parser.add_argument("--auth", choices=("auto", "key", "managed-identity", "none"), default="auto")
+            parser.add_argument("--api-key-env", default=KEY_VARIABLE, metavar="NAME",
+                                help=f"environment variable holding the key (default {KEY_VARIABLE})")
+            parser.add_argument("--client-id", help="a user-assigned managed identity's client id")
+            parser.set_defaults(handler=run_compare, timeout=60.0, retries=2)
+
+    runs = actions.add_parser("runs", help="the chunking runs a store keeps")
+    runs_actions = runs.add_subparsers(dest="chunking_runs_command", metavar="ACTION", required=True)
+    listing = runs_actions.add_parser("list", help="the chunking runs in a store, newest first")
+    listing.add_argument("--store", required=True, help="a folder, s3://bucket/prefix or a Blob address")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=list_runs)
+    show = runs_actions.add_parser("show", help="one chunking run")
+    show.add_argument("run_id", metavar="ID", help="a run id, or 'latest'")
+    show.add_argument("--store", required=True, help="a folder, s3://bucket/prefix or a Blob address")
+    show.add_argument("--markdown", action="store_true")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(handler=show_run)
+
+
+def _letters(headings: str) -> tuple[bool, ...]:
+    return {"both": (True, False), "yes": (True,), "no": (False,)}[headings]
+
+
+def _common(args: argparse.Namespace, bar) -> dict:
+    cache = None if args.no_cache else Path(args.cache)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+    store = None
+    if args.save_to:
+        from .common import open_run_store
+
+        store = open_run_store(args.save_to, check=True)
+    return {"cache": cache, "save_to": store, "progress": bar}
+
+
+def _bar(args: argparse.Namespace):
+    from ..progress import ProgressBar
+
+    return ProgressBar(quiet=args.quiet or args.json)
+
+
+def run_sweep(args: argparse.Namespace) -> int:
+    from ..chunking_eval import sweep, sweep_markdown
+    from ..chunking_eval.plan import sweep_keys
+    from ..report.chunking import sweep_text
+
+    keys = args.builds or sweep_keys(args.techniques, sizes=args.sizes, headings=_letters(args.headings))
+    bar = _bar(args)
+    try:
+        report = sweep(args.corpus, args.golden, builds=keys, methods=args.methods, timed=args.timed,
+                       **_common(args, bar))
+    finally:
+        bar.close()
+    print(json.dumps(report, indent=2) if args.json else sweep_markdown(report) if args.markdown else sweep_text(report))
+    _saved(args, report)
+    return 0
+
+
+def run_compare(args: argparse.Namespace) -> int:
+    from ..chunking_eval import compare_chunking
+    from ..report.chunking import compare_text
+
+    chat = None
+    if args.endpoint or args.model or os.environ.get("EVALUATION_JUDGE_ENDPOINT"):
+        from ..answers.chat import ChatModel
+        from .answers_cmd import judge_settings
+
+        chat = ChatModel(judge_settings(args, os.environ))
+    sizes = {}
+    if args.sizes is not None:
+        sizes = {"sizes": tuple(args.sizes), "child_sizes": tuple(args.child_sizes or args.sizes)}
+    elif args.child_sizes is not None:
+        sizes = {"child_sizes": tuple(args.child_sizes)}
+    bar = _bar(args)
+    try:
+        report = compare_chunking(args.corpus, args.golden, techniques=args.techniques, headings=_letters(args.headings),
+                                  budget=args.budget, chat=chat, current=args.current,
+                                  late=False if args.no_late else None, **sizes, **_common(args, bar))
+    finally:
+        bar.close()
+    print(json.dumps(report, indent=2) if args.json else compare_text(report, markdown=args.markdown))
+    _saved(args, report)
+    return 0
+
+
+def _saved(args: argparse.Namespace, report: dict) -> None:
+    if args.save_to and not args.json:
+        from ..store.chunking import chunking_store
+        from .common import open_run_store
+
+        print(f"Saved as chunking run {report['id']} in {args.save_to} "
+              f"({chunking_store(open_run_store(args.save_to)).run_file(report['id'])})")
+
+
+def list_runs(args: argparse.Namespace) -> int:
+    from ..store.chunking import chunking_store
+    from .common import open_run_store
+
+    runs = chunking_store(open_run_store(args.store))
+    rows = []
+    for run_id in runs.ids():
+        report = runs.get(run_id)
+        best = (report.get("pick") or {}).get("pick") if report["kind"] == "chunking" else report.get("best")
+        rows.append({"id": run_id, "kind": report["kind"], "created_at": report.get("created_at"),
+                     "questions": (report.get("golden") or {}).get("questions"),
+                     "builds": len(report.get("builds") or {r["build"] for r in report.get("rows", [])}), "pick": best})
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    elif not rows:
+        print(f"no chunking runs in {args.store} yet")
+    else:
+        from ..report.chunking import table
+
+        print("\n".join(table(["id", "kind", "questions", "builds", "pick"],
+                              [[r["id"], r["kind"], str(r["questions"]), str(r["builds"]), str(r["pick"])] for r in rows],
+                              markdown=False, right=[False, False, True, True, False])))
+    return 0
+
+
+def show_run(args: argparse.Namespace) -> int:
+    from ..chunking_eval import sweep_markdown
+    from ..report.chunking import compare_text, sweep_text
+    from ..store.chunking import chunking_store
+    from .common import open_run_store
+
+    report = chunking_store(open_run_store(args.store)).get(args.run_id)
+    if args.json:
+        print(json.dumps(report, indent=2))
+    elif report["kind"] == "sweep":
+        print(sweep_markdown(report) if args.markdown else sweep_text(report))
+    else:
+        print(compare_text(report, markdown=args.markdown))
+    return 0

@@ -1,0 +1,162 @@
+"""``python3 -m evaluation matrix``: ElectriPy's ``rag eval`` experiment matrix, with the same flags.
+
+    python3 -m evaluation matrix --corpus C --queries Q --top-k 3,5,10 --chunk-size 500,1000 \\
+        --chunk-overlap 100 --embedder bge-small,minilm-l6 [--chunker-config F] [--methods dense,hybrid] \\
+        --report-json out.json --report-csv out.csv [--per-query] [--fail-under hit_rate@5=0.85 ...] [--by chunk]
+
+Prints one line per experiment; exit 1 when any ``--fail-under`` threshold is missed (each named, with
+by how much), 0 otherwise. ``--embedder hash`` runs with no model (feature hashing, not a real model).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..errors import UsageError
+from .common import ProgressBar, local_path, whole
+
+
+def _numbers(flag: str):
+    def parse(text: str) -> list[int]:
+        parts = [p.strip() for p in text.split(",") if p.strip()]
+        if not parts or not all(p.isdigit() for p in parts):
+            raise argparse.ArgumentTypeError(f"{flag} takes whole numbers separated by commas, such as 3,5,10")
+        return [int(p) for p in parts]
+    return parse
+
+
+def _names(text: str) -> list[str]:
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "matrix", help="ElectriPy's experiment matrix: chunk variants x embedders x methods, metrics at each k",
+        description="Cut the corpus each way the chunk flags say, index each cut with every embedder, ask every "
+                    "query with each method, and report hit rate, precision, recall, MRR@k and nDCG@k at each "
+                    "--top-k, each experiment named by the sha256 of its configuration.")
+    parser.add_argument("--corpus", required=True, type=local_path, help="corpus JSONL (id, text, source_uri?, metadata?)")
+    parser.add_argument("--queries", required=True, help="queries JSONL (id, query, relevant_ids, metadata?) or a golden file")
+    parser.add_argument("--top-k", type=_numbers("--top-k"), default=[3, 5, 10], help="cut-offs (default 3,5,10)")
+    parser.add_argument("--chunk-size", type=_numbers("--chunk-size"), default=[500],
+                        help="chunk sizes in characters, comma-separated (default 500)")
+    parser.add_argument("--chunk-overlap", type=whole(0), default=None,
+                        help="characters repeated between chunks (default a fifth of each size)")
+    parser.add_argument("--chunker-config", type=local_path,
+                        help="a JSON file of chunk variants; takes precedence over --chunk-size/--chunk-overlap")
+    parser.add_argument("--embedder", type=_names, action="append", default=None,
+                        help="embedders, comma-separated or repeated: bge-small, minilm-l6, hash (not a real model), "
+                             "openai:<deployment> (default bge-small)")
+    parser.add_argument("--methods", type=_names, default=["dense", "hybrid"],
+                        help="keyword, dense, hybrid, hybrid_reranked (default dense,hybrid)")
+    parser.add_argument("--by", choices=("doc", "chunk"), default="doc",
+                        help="judge relevant ids by document (default) or as chunk ids of --labels-from")
+    parser.add_argument("--labels-from", metavar="VARIANT",
+                        help="with --by chunk: the variant the labels' chunk ids were made with, "
+                             "<technique>-<size>-<overlap> such as fixed-500-100")
+    parser.add_argument("--report-json", type=local_path, help="write the report as JSON here")
+    parser.add_argument("--report-csv", type=local_path, help="write one row per experiment and k here")
+    parser.add_argument("--report-html", type=local_path, help="write the report as a self-contained HTML page here")
+    parser.add_argument("--per-query", action="store_true", help="keep each query's metrics in the JSON report")
+    parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
+                        help="exit 1 when an experiment scores below, e.g. hit_rate@5=0.85 or found@5=0.85; repeatable")
+    openai = parser.add_argument_group("openai:<deployment> embedders (any OpenAI-compatible /embeddings endpoint)")
+    openai.add_argument("--openai-endpoint", metavar="URL",
+                        help="https://<resource>.openai.azure.com (Azure OpenAI), or an OpenAI-compatible base URL "
+                             "such as http://127.0.0.1:8080/v1")
+    openai.add_argument("--openai-api", choices=("auto", "azure", "openai"), default="auto",
+                        help="auto decides by the host name (default)")
+    openai.add_argument("--openai-auth", choices=("key", "managed_identity", "none"), default="key",
+                        help="key (default, read from --openai-key-env), managed_identity (Azure only), or none")
+    openai.add_argument("--openai-key-env", metavar="VAR", default="OPENAI_API_KEY",
+                        help="the environment variable holding the key (default OPENAI_API_KEY)")
+    openai.add_argument("--openai-client-id", metavar="ID", help="a user-assigned managed identity's client id")
+    openai.add_argument("--openai-api-version", default="2024-10-21", help="Azure OpenAI only (default 2024-10-21)")
+    openai.add_argument("--openai-dimensions", type=whole(1, 65536), help="the vectors' size (default: asked of the endpoint once)")
+    parser.add_argument("--cache", type=local_path, help="a vector cache file kept across runs")
+    parser.add_argument("--threads", type=whole(1), default=None, help="threads for the embedding models")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..matrix import (missed_sentences, parse_thresholds, parse_variant, run_matrix, variants_from_config,
+                          variants_from_flags)
+    from ..matrix.export import matrix_csv
+
+    variants = (variants_from_config(args.chunker_config) if args.chunker_config
+                else variants_from_flags(args.chunk_size, args.chunk_overlap))
+    ks = tuple(sorted(set(args.top_k)))
+    rules = parse_thresholds(args.fail_under, ks)
+    embedders = [name for group in (args.embedder or [["bge-small"]]) for name in group]
+    labels_from = parse_variant(args.labels_from) if args.labels_from else None
+    if labels_from is not None and args.by != "chunk":
+        raise UsageError("--labels-from names the chunking chunk-id labels were made with; it goes with --by chunk")
+    for path in (args.report_json, args.report_csv, args.report_html):
+        if path is not None and not Path(path).parent.exists():
+            raise UsageError(f"{path}: its folder does not exist; make it first or write the report elsewhere")
+    opened = [_open_openai(args, name) for name in embedders if name.startswith("openai:")]
+    bar = ProgressBar(args.quiet)
+    try:
+        report = run_matrix(args.corpus, args.queries, top_k=ks, variants=variants, embedders=embedders,
+                            methods=args.methods, by=args.by, labels_from=labels_from, per_query=args.per_query,
+                            fail_under=rules, cache=args.cache, threads=args.threads, progress=bar)
+    finally:
+        bar.close()
+        for embedder in opened:
+            embedder.close()
+    if args.report_json:
+        Path(args.report_json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    if args.report_csv:
+        Path(args.report_csv).write_text(matrix_csv(report), encoding="utf-8", newline="")
+    if args.report_html:
+        from ..report.matrix_page import render_matrix_html
+
+        Path(args.report_html).write_text(render_matrix_html(report), encoding="utf-8")
+    print(render(report))
+    for line in missed_sentences(report):
+        print(f"fail-under: {line}", file=sys.stderr)
+    return 0 if report["gate"]["passed"] else 1
+
+
+def _open_openai(args: argparse.Namespace, name: str):
+    """The ``openai:<deployment>`` embedder the flags describe, registered with the engine; the key is
+    read here, at the edge, from the variable --openai-key-env names."""
+    import os
+
+    from ..answers.embeddings import EmbeddingSettings, openai_embedder
+
+    if not args.openai_endpoint:
+        raise UsageError(f"--embedder {name} needs --openai-endpoint, the service's address")
+    key = os.environ.get(args.openai_key_env) if args.openai_auth == "key" else None
+    if args.openai_auth == "key" and not key:
+        raise UsageError(f"--embedder {name} signs in with a key, and ${args.openai_key_env} is not set; set it, name "
+                         "another variable with --openai-key-env, or use --openai-auth managed_identity")
+    settings = EmbeddingSettings(endpoint=args.openai_endpoint, model=name.removeprefix("openai:"), api=args.openai_api,
+                                 api_version=args.openai_api_version, auth=args.openai_auth, api_key=key,
+                                 managed_identity_client_id=args.openai_client_id, dimensions=args.openai_dimensions)
+    return openai_embedder(settings)
+
+
+def render(report: dict) -> str:
+    """One line per experiment: its short id, configuration and each metric at each k."""
+    ks = report["top_k"]
+    lines = [f"{len(report['experiments'])} experiments on {report['queries']['questions']} queries "
+             f"({report['queries']['format']} file), judged by {report['by']}; {report['labels']['said']}"]
+    for entry in report["embedders"]:
+        if not entry["real_model"]:
+            lines.append(f"note: embedder {entry['name']} is {entry['model']}")
+    for x in report["experiments"]:
+        what = f"{x['id'][:12]}  {x['chunking']:<18} {x['method']:<16} {x['embedder'] or '-':<12}"
+        if x["metrics"] is None:
+            lines.append(f"{what} failed: {x['error']}")
+            continue
+        cells = "  ".join(f"@{k} hit {m['hit_rate']:.3f} P {m['precision']:.3f} R {m['recall']:.3f} "
+                          f"MRR {m['mrr']:.3f} nDCG {m['ndcg']:.3f}" for k in ks for m in [x["metrics"][str(k)]])
+        lines.append(f"{what} {cells}")
+    gate = report["gate"]
+    if gate["thresholds"]:
+        lines.append("gate: " + ("every threshold met" if gate["passed"] else f"{len(gate['missed'])} missed"))
+    return "\n".join(lines)

@@ -1,0 +1,202 @@
+"""``run_matrix``: ElectriPy's experiment matrix (chunk variants x embedders x methods), metrics at each k.
+
+For each chunk variant in turn the corpus is cut (``variants.cut_corpus``) and indexed once in a
+scratch folder (``engine.scratch``, removed after) with every embedder of the matrix; every query is
+then asked with each method and embedder, to the depth of the largest k, and judged (``labels``
+says at which grain). Each experiment reports hit rate, precision, recall, MRR@k and nDCG@k at
+every k (``scoring.at_k``), and per query on request. An experiment that fails (a model that cannot
+load, say) is reported with its error and scores nothing; it does not sink the run.
+
+The report holds configurations, ids and scores: no query or document text. Its ``experiments`` and
+their metrics are the same on every run of the same inputs; ``seconds`` and ``ms_per_query`` are
+the only numbers that move.
+"""
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from ..engine.corpus import Corpus, read_corpus
+from ..errors import GoldenFileError, UsageError, did_you_mean
+from ..golden import Golden, Question, explain_problems, read_golden, run_problems
+from ..measures import Measure
+from ..scoring.at_k import check_cutoffs, per_question_at, summarise_at
+from ..scoring.judging import judge
+from .experiments import METHODS, Experiment, expand
+from .gate import gate
+from .labels import chunk_label_map, grains, trap_note
+from .variants import ChunkVariant, cut_corpus
+
+log = logging.getLogger(__name__)
+
+MATRIX_FORMAT = 1
+DEFAULT_METHODS = ("dense", "hybrid")
+DEFAULT_EMBEDDERS = ("bge-small",)
+Progress = Callable[[int, int, str], None]  # (done, total, label)
+
+
+def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, top_k: Sequence[int] = (3, 5, 10),
+               variants: Sequence[ChunkVariant] = (ChunkVariant("fixed", 500, 100),),
+               embedders: Sequence[str] = DEFAULT_EMBEDDERS, methods: Sequence[str] = DEFAULT_METHODS,
+               by: str = "doc", labels_from: ChunkVariant | None = None, per_query: bool = False,
+               fail_under: Iterable[tuple[Measure, float]] = (), workdir: str | Path | None = None,
+               cache: str | Path | None = None, threads: int | None = None,
+               progress: Progress | None = None) -> dict[str, Any]:
+    """Run every experiment and return the report (see the module docstring and ``report_keys``).
+
+    ``queries`` is a queries file (ElectriPy's) or a golden file; ``fail_under`` pairs a measure at a
+    cut-off of ``top_k`` with the least value every experiment must reach (``gate``).
+    """
+    ks = _cutoffs(top_k)
+    methods = _methods(methods)
+    embedders = _embedders(embedders, methods)
+    variants = list(dict.fromkeys(variants))
+    if not variants:
+        raise UsageError("a matrix needs at least one chunk variant, such as --chunk-size 500")
+    if by not in ("doc", "chunk"):
+        raise UsageError(f'--by {by}: a matrix judges by "doc" (the default) or "chunk"')
+    rules = list(fail_under)
+    for measure, _ in rules:
+        if measure.cutoff not in ks:
+            raise UsageError(f"--fail-under {measure}: the cut-off {measure.cutoff} is not one of --top-k "
+                             f"({','.join(map(str, ks))}); add it to --top-k")
+    corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
+    golden = queries if isinstance(queries, Golden) else read_golden(queries)
+    problems = run_problems(golden)
+    if problems:
+        raise GoldenFileError(explain_problems(golden.source, problems))
+    questions = list(golden.labelled)
+    as_documents, mapped = chunk_label_map(questions, corpus)
+    by_variant, labels_variant = grains(variants, by, mapped, labels_from)
+    models = {name: _model_identity(name) for name in embedders}
+    experiments = expand(variants, embedders, methods, ks, by_variant, models)
+    started = time.perf_counter()
+    results = _run(experiments, variants, corpus, questions, as_documents, embedders, ks, per_query,
+                   workdir=workdir, cache=cache, threads=threads, progress=progress)
+    report = {
+        "kind": "matrix", "format": MATRIX_FORMAT,
+        "top_k": list(ks), "methods": list(methods), "by": by,
+        "variants": [v.to_dict() for v in variants],
+        "embedders": [_embedder_entry(name) for name in embedders],
+        "corpus": {"source": str(corpus.source), "sha256": corpus.sha256, "documents": len(corpus)},
+        "queries": {"source": golden.source, "sha256": golden.sha256, "format": golden.format,
+                    "questions": len(questions)},
+        "labels": trap_note(mapped, by, labels_variant, corpus, questions),
+        "experiments": results,
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+    report["gate"] = gate(report, rules)
+    return report
+
+
+def _run(experiments: list[Experiment], variants: list[ChunkVariant], corpus: Corpus, questions: list[Question],
+         as_documents: list[Question], embedders: Sequence[str], ks: tuple[int, ...], per_query: bool, *,
+         workdir, cache, threads, progress) -> list[dict[str, Any]]:
+    from ..chunking_eval.runner import scratch, setup_for
+    from ..engine.scratch import build_scratch_index
+    from ..engine.target import EmbeddedTarget
+
+    texts = [q.question for q in questions]
+    depth = max(ks)
+    done: dict[Experiment, dict[str, Any]] = {}
+    needs_models = [e for e in embedders if any(x.embedder == e for x in experiments)]
+    reranked = any(x.method == "hybrid_reranked" for x in experiments)
+    with scratch(workdir, cache, threads) as where:
+        for number, variant in enumerate(variants, start=1):
+            mine = [x for x in experiments if x.variant == variant]
+            label = f"[{number}/{len(variants)}] {variant}"
+            try:
+                chunks = cut_corpus(variant, corpus)
+                index = build_scratch_index(chunks, where.workdir / f"variant-{number}", models=needs_models,
+                                            text_vectors=where.text_vectors, name=str(variant))
+                target = EmbeddedTarget(index, name="local", cache=where.query_cache, cross_encoder=reranked,
+                                        threads=threads)
+            except (KeyboardInterrupt, MemoryError):
+                raise
+            except Exception as err:  # this variant's experiments fail; the others run
+                log.warning("chunk variant %s failed: %s", variant, err)
+                for x in mine:
+                    done[x] = _entry(x, None, error=f"{type(err).__name__}: {err}")
+                continue
+            for step, x in enumerate(mine):
+                if progress is not None:
+                    progress(step, len(mine), f"{label}: {x.method} {x.embedder or ''}".rstrip())
+                try:
+                    setup = setup_for(target, x.method, (x.embedder,) if x.embedder else ())
+                    began = time.perf_counter()
+                    found = target.search_batch(setup, texts, depth)
+                    ms = (time.perf_counter() - began) * 1000 / max(1, len(texts))
+                except (KeyboardInterrupt, MemoryError):
+                    raise
+                except Exception as err:
+                    log.warning("experiment %s failed: %s", x.id[:12], err)
+                    done[x] = _entry(x, None, error=f"{type(err).__name__}: {err}", chunks=len(chunks))
+                    continue
+                judged = questions if x.by == "chunk" else as_documents
+                outcomes = [judge(q, hits, x.by) for q, hits in zip(judged, found)]
+                done[x] = _entry(x, outcomes, chunks=len(chunks), ms=ms, ks=ks, per_query=per_query)
+    return [done[x] for x in experiments]
+
+
+def _entry(x: Experiment, outcomes, *, error: str | None = None, chunks: int | None = None, ms: float | None = None,
+           ks: tuple[int, ...] = (), per_query: bool = False) -> dict[str, Any]:
+    entry: dict[str, Any] = {"id": x.id, "config": x.config, "chunking": str(x.variant), "embedder": x.embedder,
+                             "method": x.method, "judged_by": x.by, "chunks": chunks}
+    if error is not None:
+        entry.update({"error": error, "metrics": None})
+        return entry
+    entry["questions"] = len(outcomes)
+    entry["metrics"] = summarise_at(outcomes, ks)
+    entry["ms_per_query"] = round(ms, 3) if ms is not None else None
+    if per_query:
+        entry["per_query"] = per_question_at(outcomes, ks)
+    return entry
+
+
+def _cutoffs(top_k: Sequence[int]) -> tuple[int, ...]:
+    try:
+        return check_cutoffs(top_k)
+    except ValueError as err:
+        raise UsageError(f"--top-k: {err}") from None
+
+
+def _methods(methods: Sequence[str]) -> tuple[str, ...]:
+    out = tuple(dict.fromkeys(methods))
+    wrong = next((m for m in out if m not in METHODS), None) if out else ""
+    if wrong is not None:
+        hint = did_you_mean(wrong, METHODS) if wrong else ""
+        raise UsageError(f"--methods {wrong or '(none)'}: a matrix searches with {', '.join(METHODS)}.{hint}")
+    return out
+
+
+def _embedders(embedders: Sequence[str], methods: Sequence[str]) -> tuple[str, ...]:
+    from ..engine.models import embedder_names
+
+    out = tuple(dict.fromkeys(e.strip() for e in embedders if e.strip()))
+    known = embedder_names()
+    for name in out:
+        if name in ("fake", "openai"):  # ElectriPy's names: say ours rather than guess at what was meant
+            ours = "hash (feature hashing of words, not a real model)" if name == "fake" else "openai:<deployment>"
+            raise UsageError(f'--embedder {name} is ElectriPy\'s name; here it is {ours}')
+        if name not in known and not name.startswith("openai:"):
+            raise UsageError(f'"{name}" is not an embedder; the embedders are {", ".join(known)} and '
+                             f"openai:<deployment>.{did_you_mean(name, known)}")
+    if not out:
+        raise UsageError(f"give at least one embedder, such as --embedder {known[0]}")
+    return out
+
+
+def _model_identity(name: str) -> str | None:
+    from ..engine.models import model_info
+
+    return model_info(name).sha256
+
+
+def _embedder_entry(name: str) -> dict[str, Any]:
+    from ..engine.models import model_info, model_name
+
+    info = model_info(name)
+    return {"name": name, "model": model_name(name), "real_model": name != "hash", "source": info.source,
+            "sha256": info.sha256, "dimensions": info.dimensions}

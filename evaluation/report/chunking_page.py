@@ -1,0 +1,87 @@
+"""The Chunking tab: a chunking run as HTML, read from its report alone (counts and keys).
+
+``chunking_section(report)`` is the tab's body, for the run page's tabs (beside Retrieval) and the
+Evaluate page: the pick and why, each technique at its best (right of questions, chunks, tied or
+not, against the best), questions right against chunks made for every build (an inline SVG, no
+script), what was left out and why, and the time and cache share. ``render_chunking_html(report)`` is a
+chunking run's own ``report.html``: the same section on a page of its own, inline CSS, nothing fetched.
+"""
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from .style import CSS
+from .svg import attr
+
+_W, _H, _PAD = 640, 260, 44
+
+
+def _e(value: Any) -> str:
+    return escape(str(value), quote=True)
+
+
+def chunking_section(report: dict[str, Any]) -> str:
+    if not report or report.get("kind") != "chunking":
+        return ""
+    scored = report.get("scored", "found")
+    pick = report.get("pick") or {}
+    ties = report.get("ties") or []
+    parts = [f'<section class="chunking" id="chunking"><h2>How to cut the documents</h2>',
+             f'<p class="lead">Pick: <code>{_e(pick.get("pick"))}</code>'
+             + (" (a switch from the build in use)" if pick.get("switch") else "") + f'. {_e(pick.get("why", ""))}.</p>',
+             f'<p class="muted">{_e(report.get("scored_note", ""))}. Tied with the best: '
+             + (", ".join(_e(t) for t in ties) if ties else "none") + ".</p>"]
+    rows = []
+    for t in report.get("techniques", []):
+        against = t.get("against_best") or {}
+        versus = ("best" if t.get("best") else
+                  f'{against.get("best_only")} only the best got, {against.get("this_only")} only this; '
+                  f'p = {against.get("p_holm", 1):.3g} (Holm)')
+        state = "best" if t.get("best") else "tie" if t.get("tie") else "behind"
+        rows.append(f'<tr class="{state}"><td>{_e(t["name"])}</td><td><code>{_e(t["build"])}</code></td>'
+                    f'<td class="num">{t["right"]}/{t["questions"]}</td><td class="num">{t["chunks"]}</td>'
+                    f"<td>{_e(state)}</td><td>{_e(versus)}</td></tr>")
+    parts.append('<div class="table-wrap"><table class="ranked"><thead><tr><th>technique</th><th>best build</th>'
+                 f'<th class="num">{_e(scored)}</th><th class="num">chunks</th><th>tie</th>'
+                 f'<th>against the best</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+    parts.append(_scatter(report))
+    notes = [f"Left out: {_e(s['what'])}: {_e(s['reason'])}." for s in report.get("skipped") or []]
+    notes += [f"Failed: <code>{_e(f['build'])}</code>: {_e(f['error'])}." for f in report.get("failed") or []]
+    vectors = report.get("vectors") or {}
+    notes.append(f"{len(report.get('builds', []))} builds in {report.get('seconds', 0):.0f} s, one after another; "
+                 f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache.")
+    parts.append("<ul class=\"small\">" + "".join(f"<li>{n}</li>" for n in notes) + "</ul></section>")
+    return "\n".join(parts)
+
+
+def _scatter(report: dict[str, Any]) -> str:
+    builds = report.get("builds") or []
+    if not builds:
+        return ""
+    most_chunks = max(b["chunks"] for b in builds) or 1
+    questions = max(b["questions"] for b in builds) or 1
+    best = {t["build"] for t in report.get("techniques", [])}
+    dots = []
+    for b in builds:
+        x = _PAD + (_W - 2 * _PAD) * b["chunks"] / most_chunks
+        y = _H - _PAD - (_H - 2 * _PAD) * b["right"] / questions
+        fill = "var(--accent)" if b["key"] in best else "#9aa3b2"
+        dots.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{fill}"><title>{attr(b["key"])}: '
+                    f'{b["right"]}/{b["questions"]}, {b["chunks"]} chunks</title></circle>')
+    axes = (f'<line x1="{_PAD}" y1="{_H - _PAD}" x2="{_W - _PAD}" y2="{_H - _PAD}" stroke="#888"/>'
+            f'<line x1="{_PAD}" y1="{_PAD}" x2="{_PAD}" y2="{_H - _PAD}" stroke="#888"/>'
+            f'<text x="{_W / 2}" y="{_H - 10}" text-anchor="middle" font-size="12">chunks made (0 to {most_chunks})</text>'
+            f'<text x="12" y="{_H / 2}" font-size="12" transform="rotate(-90 12 {_H / 2})" text-anchor="middle">'
+            f'{attr(report.get("scored", "found"))} (0 to {questions})</text>')
+    return (f'<figure><svg viewBox="0 0 {_W} {_H}" width="100%" role="img" aria-label="questions right against chunks '
+            f'made, one point per build">{axes}{"".join(dots)}</svg><figcaption class="small muted">One point per build: '
+            "questions right against chunks made; each technique's best build in blue.</figcaption></figure>")
+
+
+def render_chunking_html(report: dict[str, Any]) -> str:
+    title = f"Chunking run · {report.get('id', '')}"
+    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+            f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{_e(title)}</h1>\n"
+            + chunking_section(report) + "\n</main>\n</body>\n</html>\n")

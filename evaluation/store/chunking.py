@@ -1,0 +1,101 @@
+"""Chunking runs, kept in the same store as retrieval runs (a folder, a Blob container, a bucket):
+
+    chunking/runs/<run id>/report.json     one file a run, written whole and never overwritten
+    chunking/runs/<run id>/report.html     its page, when the saver rendered one
+    golden_dataset/<sha256>.jsonl          the golden file, kept once a version, beside the retrieval runs'
+
+``ChunkingRuns`` reads and writes through the store's own storage (``RunStore._read``, ``_write_new``,
+``_list``, ``_exists``), so every kind of store holds chunking runs with no code of its own. A chunking
+report holds counts, keys and ids: never a question's or a passage's text (``compare_chunking`` makes
+it so; ``save`` refuses a report that is not one by its ``kind`` and ``format``).
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from typing import Any
+
+from ..errors import RunNotFound, StoreError
+from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, report_bytes, report_store
+
+CHUNKING_RUNS_DIR = "chunking/runs"
+CHUNKING_FORMAT = 1
+KINDS = ("chunking", "sweep")  # compare_chunking's runs and sweep's
+
+
+class ChunkingRuns:
+    """The chunking runs of one store; ``store`` is a ``RunStore`` or anything ``report_store`` opens."""
+
+    def __init__(self, store: RunStore | str) -> None:
+        self.store = report_store(store)
+        self.address = self.store.address
+
+    def check(self) -> None:
+        self.store.check()
+
+    def save(self, report: dict[str, Any], golden_raw: bytes | None = None, *, html: str | None = None) -> str:
+        """Keep ``report`` (its golden file first, then its page); its run id. An id kept already is refused."""
+        if report.get("kind") not in KINDS or report.get("format") != CHUNKING_FORMAT:
+            raise StoreError(f"not a chunking report of format {CHUNKING_FORMAT} (kind {report.get('kind')!r}, format "
+                             f"{report.get('format')!r}); make one with compare_chunking")
+        run_id = check_run_id(report.get("id", ""))
+        data = report_bytes(report)
+        if golden_raw is not None:
+            import hashlib
+
+            if hashlib.sha256(golden_raw).hexdigest() != (report.get("golden") or {}).get("sha256"):
+                raise StoreError(f"chunking run {run_id}: the golden bytes given are not the file the run read")
+        if self.has(run_id):
+            raise StoreError(f"chunking run {run_id} is already in the store {self.address}; a run is kept once")
+        if golden_raw is not None:
+            self.store.keep_golden(golden_raw)
+        if html is not None:
+            self.store._write_new(f"{CHUNKING_RUNS_DIR}/{run_id}/{PAGE_NAME}", html.encode("utf-8"))
+        if not self.store._write_new(f"{CHUNKING_RUNS_DIR}/{run_id}/{REPORT_NAME}", data):
+            raise StoreError(f"chunking run {run_id} is already in the store {self.address}; a run is kept once")
+        return run_id
+
+    def has(self, run_id: str) -> bool:
+        return self.store._exists(f"{CHUNKING_RUNS_DIR}/{check_run_id(run_id)}/{REPORT_NAME}")
+
+    def ids(self) -> list[str]:
+        """Every chunking run in the store, newest first."""
+        found = set()
+        for path in self.store._list(f"{CHUNKING_RUNS_DIR}/"):
+            parts = path[len(CHUNKING_RUNS_DIR) + 1:].split("/")
+            if len(parts) == 2 and parts[1] == REPORT_NAME:
+                found.add(parts[0])
+        return newest_first(found)
+
+    def get(self, run_id: str) -> dict[str, Any]:
+        """The report of ``run_id`` (``latest``: the newest); ``RunNotFound`` naming the closest id."""
+        if run_id == "latest":
+            ids = self.ids()
+            if not ids:
+                raise RunNotFound(f"the store {self.address} holds no chunking runs yet; make one with "
+                                  "`python3 -m evaluation chunking compare --save-to STORE`")
+            run_id = ids[0]
+        run_id = check_run_id(run_id)
+        path = f"{CHUNKING_RUNS_DIR}/{run_id}/{REPORT_NAME}"
+        try:
+            raw = self.store._read(path)
+        except FileNotFoundError as err:
+            close = difflib.get_close_matches(run_id, self.ids(), n=1)
+            hint = f" Did you mean {close[0]}?" if close else ""
+            raise RunNotFound(f"no chunking run {run_id!r} in the store {self.address}; `chunking runs list --store "
+                              f"{self.address}` shows the runs it holds.{hint}") from err
+        try:
+            report = json.loads(raw)
+        except ValueError as err:
+            raise StoreError(f"{self.address}/{path}: not a readable report ({err})") from err
+        if not isinstance(report, dict) or report.get("kind") not in KINDS or report.get("id") != run_id:
+            raise StoreError(f"{self.address}/{path}: not a chunking report of run {run_id}")
+        return report
+
+    def run_file(self, run_id: str, name: str = REPORT_NAME) -> str:
+        return f"{self.address.rstrip('/')}/{CHUNKING_RUNS_DIR}/{check_run_id(run_id)}/{name}"
+
+
+def chunking_store(where: RunStore | str | Any) -> ChunkingRuns:
+    """Where chunking runs are saved and read: any place ``report_store`` takes, or a ``ChunkingRuns``."""
+    return where if isinstance(where, ChunkingRuns) else ChunkingRuns(where)

@@ -1,0 +1,115 @@
+"""Metrics at any k (hit rate, precision, recall, MRR@k, nDCG@k) against ir_measures, and by hand."""
+from __future__ import annotations
+
+import math
+import random
+
+import ir_measures
+import pytest
+from ir_measures import P, R, RR, Success, nDCG
+
+from evaluation.golden import Question
+from evaluation.scoring.at_k import per_question_at, question_at, summarise_at
+from evaluation.scoring.judging import judge
+from evaluation.scoring.metrics import Outcome
+from evaluation.target import Hit
+
+# ir_measures' pytrec_eval provider, named: trec_eval's order for ties. Its RR@k reads 0 for every run
+# (checked: a relevant result first gives RR@1 = 0.0), and the msmarco provider it would pick instead
+# breaks ties in another order; so MRR@k's oracle is trec_eval's RR on the run cut to its first k.
+ORACLE = ir_measures.pytrec_eval
+KS = (1, 3, 5, 7, 10)  # 7: no cut-off of our summaries, so nothing here leans on CUTOFFS
+
+
+def trec_order(scores: dict[str, float]) -> list[str]:
+    """The order trec_eval ranks a run in: score descending, ties by docno descending."""
+    return sorted(scores, key=lambda docno: (scores[docno], docno), reverse=True)
+
+
+def random_case(seed: int, questions: int = 150, chunks: int = 40):
+    rng = random.Random(seed)
+    qrels, run, cases = {}, {}, []
+    for n in range(questions):
+        qid = f"q{n}"
+        relevant = [f"c{i:02d}" for i in rng.sample(range(chunks), rng.randint(1, 6))]  # several relevant ids
+        retrieved = rng.sample(range(chunks), rng.randint(0, 15))  # some questions get nothing back
+        scores = {f"c{i:02d}": float(rng.randint(0, 4)) for i in retrieved}  # five scores: many ties
+        qrels[qid] = {c: 1 for c in relevant}
+        run[qid] = scores
+        hits = [Hit(id=c, doc_id=c.rstrip("0123456789"), score=scores[c], text="", page=None) for c in trec_order(scores)]
+        cases.append((Question(id=qid, question="?", expected=tuple(relevant)), hits))
+    return qrels, run, cases
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_each_metric_at_each_k_equals_ir_measures_on_random_runs_with_ties(seed):
+    qrels, run, cases = random_case(seed)
+    assert any(len(set(s.values())) < len(s) for s in run.values())  # tied scores
+    assert any(len(q.expected) > 1 for q, _ in cases)
+    outcomes = [judge(question, hits, "chunk") for question, hits in cases]
+    measures = {"hit_rate": Success, "precision": P, "recall": R, "ndcg": nDCG}
+    wanted = [m @ k for m in measures.values() for k in KS]
+    # ir_measures leaves a question with no results out; an entry that is never relevant scores it 0, as we do.
+    oracle_run = {q: r or {"none": 0.0} for q, r in run.items()}
+    per_question = {(m.query_id, str(m.measure)): m.value for m in ORACLE.iter_calc(wanted, qrels, oracle_run)}
+    aggregate = ORACLE.calc_aggregate(wanted, qrels, oracle_run)
+    ours = summarise_at(outcomes, KS)
+    rows = {row["id"]: row for row in per_question_at(outcomes, KS)}
+    for name, measure in measures.items():
+        for k in KS:
+            assert ours[str(k)][name] == pytest.approx(aggregate[measure @ k], abs=5e-5), (name, k)
+            for qid in run:
+                assert rows[qid]["at"][str(k)][name] == pytest.approx(per_question[(qid, str(measure @ k))],
+                                                                       abs=1e-12), (name, k, qid)
+    for k in KS:
+        cut = {q: {d: r[d] for d in trec_order(r)[:k]} or {"none": 0.0} for q, r in run.items()}
+        rr = {m.query_id: m.value for m in ORACLE.iter_calc([RR], qrels, cut)}
+        assert ours[str(k)]["mrr"] == pytest.approx(sum(rr.values()) / len(rr), abs=5e-5), k
+        for qid in run:
+            assert rows[qid]["at"][str(k)]["mrr"] == pytest.approx(rr[qid], abs=1e-12), (k, qid)
+
+
+def test_precision_divides_by_k_even_when_fewer_results_came_back():
+    # one result back, and it is relevant: P@5 = 1/5, not 1/1
+    assert question_at(Outcome("q", (1,), 1), 5)["precision"] == 1 / 5
+
+
+def test_mrr_at_k_is_zero_when_the_first_relevant_result_is_past_k():
+    outcome = Outcome("q", (4,), 1)
+    assert question_at(outcome, 3)["mrr"] == 0.0
+    assert question_at(outcome, 5)["mrr"] == 1 / 4
+
+
+def test_precision_recall_and_ndcg_by_hand_for_two_of_three_found_at_2_and_4():
+    at = question_at(Outcome("q", (2, 4), 3), 3)
+    assert at["precision"] == 1 / 3                              # only position 2 is within 3
+    assert at["recall"] == 1 / 3
+    ideal = 1 + 1 / math.log2(3) + 1 / math.log2(4)           # three relevant could fill positions 1..3
+    assert at["ndcg"] == pytest.approx((1 / math.log2(3)) / ideal)
+    assert at["hit_rate"] == 1.0 and at["mrr"] == 1 / 2
+
+
+def test_macro_averages_weigh_every_question_the_same():
+    summary = summarise_at([Outcome("a", (1,), 1), Outcome("b", (), 4)], [1])
+    assert summary["1"] == {"hit_rate": (1 + 0) / 2, "precision": (1 + 0) / 2, "recall": (1 + 0) / 2,
+                            "mrr": (1 + 0) / 2, "ndcg": (1 + 0) / 2}
+
+
+@pytest.mark.parametrize("text, printed, key", [("hit_rate@5", "hit_rate@5", "hit_rate"), ("found@5", "found@5", "hit_rate"),
+                                                ("Precision@3", "precision@3", "precision"), ("mrr@10", "MRR@10", "mrr"),
+                                                ("NDCG@7", "nDCG@7", "ndcg"), ("recall@1", "recall@1", "recall")])
+def test_an_at_k_measure_reads_under_both_spellings_and_its_name_reads_back(text, printed, key):
+    from evaluation.measures import parse_at_k
+
+    measure = parse_at_k(text)
+    assert (str(measure), measure.at_k_key) == (printed, key)
+    assert parse_at_k(str(measure)) == measure
+
+
+@pytest.mark.parametrize("text", ["hit_rat@5", "found@05", "mrr", "precision@0", "ndcg@x"])
+def test_a_name_that_is_no_at_k_measure_is_refused_with_the_list(text):
+    from evaluation.errors import UsageError
+    from evaluation.measures import parse_at_k
+
+    with pytest.raises(UsageError, match="the measures are found@k, hit_rate@k, precision@k"):
+        parse_at_k(text)
