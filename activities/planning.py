@@ -1,6 +1,8 @@
 """The activity that plans a run: its setups, its pinned targets, and each setup's shards."""
 from __future__ import annotations
 
+import logging
+
 import azure.durable_functions as df
 
 from activities._shared import PLAN, REUSED, SHARDS, TARGETS, folder_of
@@ -12,6 +14,8 @@ from evaluation.settings import EvaluationSettings
 from evaluation import steps  # plan_run, plan_shards, measured_times: the run's first step
 from evaluation.store.collections import GOLDEN_NAME
 from evaluation.targets import opened_state
+
+log = logging.getLogger(__name__)
 
 bp = df.Blueprint()
 
@@ -40,7 +44,8 @@ def plan_evaluation(job: dict) -> dict:
         targets = [open_collection_target(settings, spec, states.get(spec.name)) for spec in specs]
         plan = steps.plan_run(targets, golden, only=list(settings.only) or None, skip=settings.skip,
                               settings=EvaluationSettings.from_app(settings), created_at=job["created_at"],
-                              run_id=job["run_id"], held_before=held_in_report(newest))
+                              run_id=job["run_id"], held_before=held_in_report(newest),
+                              warn=log.warning)  # missing documents, at WARNING in the app's log
         shards = steps.plan_shards(plan, measured_ms=steps.measured_times(newest),
                                    shard_seconds=settings.shard_seconds, most_questions=settings.shard_questions)
         reused = ({} if settings.retime == "always" else

@@ -19,13 +19,13 @@ import logging
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from .settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MARGIN,  # noqa: F401  (their old address)
                        DEFAULT_TIMED, EvaluationSettings)
 
 if TYPE_CHECKING:
-    from .golden import Golden
+    from .golden import Golden, Question
     from .run import Clock, Progress
     from .store import Fetcher, RunStore
     from .store.shape import Report
@@ -38,13 +38,19 @@ log = logging.getLogger(__name__)
 # settings module it reads is light (no numpy).
 
 
-def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *, save_to=None,
+def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
+             golden: Golden | str | Path | Sequence[Question], *, save_to=None,
              only: Iterable[str] | None = None, skip: Iterable[str] = (), progress: Progress | None = None,
              created_at: datetime | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
              fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
              fetcher: Fetcher | None = None, reuse_times: bool = False, **keywords: Any) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
+
+    ``targets``: a ``Target``, a list of them, or a mapping from a name people read to one
+    (``{"VectrixDB": target}``: each searched under its name). ``golden``: a ``Golden``, a path, an
+    ``s3://`` or Blob address, or a list of ``Question``s (see ``golden.golden_of``: no file is kept
+    for those). Anything else is a ``WrongArgument`` (a ``TypeError``) saying what is taken.
 
     ``progress``: a callback ``(done, total, label)``, or True for the command line's bar on stderr
     (a first line says how many setups and questions will run; every setup's stage is labelled).
@@ -65,17 +71,17 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     depth, the timed sample, the significance tests); any of its fields may be given as a keyword
     instead (``timed=20``, ``by="chunk"``, ``balance=4``), over ``settings`` when both are given.
     """
-    from .golden import Golden, read_golden
+    from .golden import golden_of
     from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, run_setup, setup_steps
     from .store import open_store
-    from .target import Target
+    from .target import as_targets
 
-    targets = [targets] if isinstance(targets, Target) else list(targets)
+    targets = as_targets(targets)
     store = None
     if save_to is not None:
         store = open_store(str(save_to)) if isinstance(save_to, (str, Path)) else save_to
         store.check()
-    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher=fetcher)
+    golden = golden_of(golden, fetcher)
     if len(targets) > 1:  # one that does not answer is reported failed; the others run
         from .unreachable import reachable_or_reported
 
@@ -113,7 +119,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         bar.close()
     report = assemble_report(plan, entries)
     if store is not None:
-        _save(store, report, golden.raw, fallback_dirs)
+        _save(store, report, golden.raw or None, fallback_dirs)  # questions given in memory: no file to keep
     return report
 
 

@@ -97,6 +97,31 @@ class EmbeddedTarget:
         self._counts: dict[str, dict[str, int]] = {}
         self._colbert_queries: dict[str, np.ndarray] = {}
 
+    @classmethod
+    def from_documents(cls, documents, **options) -> EmbeddedTarget:
+        """A target over documents held in memory, ``{"deferment": "Payment deferment: ...", ...}`` or a
+        list of ``{"id", "text"}`` rows, indexed in a scratch folder that ``close()`` removes (see
+        ``engine.documents``, which takes ``settings=``, ``progress=``, ``threads=`` and this class's keywords)."""
+        from .documents import from_documents
+
+        return from_documents(cls, documents, **options)
+
+    _scratch = None  # from_documents: removes its scratch folder
+
+    def close(self) -> None:
+        """Let go of the cache file, and remove the scratch folder of a target ``from_documents`` made.
+        Searching after it is not possible for such a target; any other can still search."""
+        if self._stored is not None:
+            self._stored.close()
+        if self._scratch is not None:
+            self._scratch()
+
+    def __enter__(self) -> EmbeddedTarget:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     # -- describing -------------------------------------------------------------------------
     def describe(self) -> dict:
         manifest = self.index.manifest
