@@ -17,6 +17,12 @@ from evaluation.cli import interrupted_kept
 ROOT = Path(__file__).resolve().parent.parent
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """A shell without job control starts background commands with SIGINT ignored, and Python then never
+    raises KeyboardInterrupt (the suite run as `pytest ... &` failed so): the child gets the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_each_command_says_what_an_interrupt_kept():
     assert interrupted_kept("evaluate").startswith("no run was saved")
     assert interrupted_kept("index").startswith("the index was not built")
@@ -32,7 +38,8 @@ def test_ctrl_c_while_embedding_exits_130_with_what_was_kept_and_no_abort(tmp_pa
     for attempt in range(3):  # three interrupts, each inside the embedding (the bar is on screen)
         out = tmp_path / f"index{attempt}"
         process = subprocess.Popen([sys.executable, "-m", "evaluation", "index", str(corpus), "--out", str(out)],
-                                   cwd=ROOT, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL)
+                                   cwd=ROOT, env=env, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                   preexec_fn=_ctrl_c_as_at_a_terminal)
         seen = b""
         deadline = time.monotonic() + 240
         while b"embedding" not in seen and time.monotonic() < deadline:
