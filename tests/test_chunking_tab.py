@@ -1,0 +1,93 @@
+"""The Chunking tab on the run page: the collection's latest chunking and matrix runs from the store, beside
+Retrieval; a page with neither is byte for byte the page before tabs; the tabs are CSS alone."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from test_chunking_page import report as chunking_report
+from test_matrix import matrix
+
+from evaluation.report.html import render_html
+from evaluation.store import LocalStore
+from evaluation.store.chunking import ChunkingRuns, latest_views
+from evaluation.report.style import CSS
+
+SAVED = Path(__file__).parent / "fixtures" / "page"
+
+
+def _saved_report() -> dict:
+    return json.loads((SAVED / "report.json").read_text(encoding="utf-8"))
+
+
+def _tab(page: str, name: str) -> str:
+    start = page.index(f'<section class="tab" id="tab-{name}"')
+    return page[start:page.index("</section>\n<", page.index('data-tab="', start))] if name else ""
+
+
+def test_no_chunking_run_leaves_the_page_byte_for_byte_and_its_css_unchanged():
+    page = render_html(_saved_report(), chunking=None, matrix=None)
+    assert page == (SAVED / "page.html").read_text(encoding="utf-8")
+    assert "nav.tabs" not in page and "tab-chunking" not in page
+
+
+def test_a_chunking_run_gets_its_tab_after_retrieval_with_the_pick_and_the_tab_css():
+    page = render_html(_saved_report(), chunking=chunking_report())
+    retrieval = page.index('<section class="tab" id="tab-retrieval"')
+    chunking = page.index('<section class="tab" id="tab-chunking"')
+    assert retrieval < page.index('id="picks"') < chunking < page.index('id="chunking"') < page.index("<footer>")
+    assert "Pick: <code>markdown-1000-h</code>" in page[chunking:]
+    assert 'id="matrix"' not in page  # no matrix run: no matrix view
+    style = page[page.index("<style>") + 7:page.index("</style>")]
+    assert style.startswith(CSS) and "nav.tabs" in style[len(CSS):]
+    # the open tab's link is drawn as open: the first by default, each when the address names it
+    assert 'main:has(#tab-chunking:target, #tab-chunking :target) nav.tabs a[href="#tab-chunking"]' in style
+    assert "<script" not in page
+
+
+def test_a_matrix_run_shows_its_experiments_in_the_chunking_tab(tmp_path):
+    made = matrix(tmp_path)
+    page = render_html(_saved_report(), matrix=made)
+    chunking = page.index('<section class="tab" id="tab-chunking"')
+    assert chunking < page.index('id="matrix"') and 'id="chunking"' not in page
+    assert page[chunking:].count("<tr><td><code>") == len(made["experiments"]) == 2
+
+
+def test_a_report_of_another_kind_passed_as_chunking_shows_no_tab():
+    page = render_html(_saved_report(), chunking={"kind": "sweep", "rows": []})
+    assert page == (SAVED / "page.html").read_text(encoding="utf-8")
+
+
+def _kept(store: LocalStore, report: dict, run_id: str) -> dict:
+    report = {**report, "id": run_id, "format": 1}
+    ChunkingRuns(store).save(report)
+    return report
+
+
+def test_latest_views_takes_the_newest_run_of_each_kind_and_passes_over_one_it_cannot_read(tmp_path):
+    store = LocalStore(tmp_path / "store")
+    assert latest_views(store) == {}
+    older = _kept(store, chunking_report(), "20261201T100000000Z-aaaaaa")
+    newer = _kept(store, chunking_report(), "20261201T110000000Z-bbbbbb")
+    _kept(store, {"kind": "sweep", "rows": []}, "20261201T120000000Z-cccccc")  # newest, but no view shows sweeps
+    made = _kept(store, matrix(tmp_path), "20261201T090000000Z-dddddd")
+    broken = store.root / "chunking" / "runs" / "20261201T130000000Z-eeeeee"
+    broken.mkdir(parents=True)
+    (broken / "report.json").write_text("{not json", encoding="utf-8")
+    views = latest_views(store)
+    assert views["chunking"]["id"] == newer["id"] != older["id"]
+    assert views["matrix"]["id"] == made["id"]
+    assert set(views) == {"chunking", "matrix"}
+
+
+def test_a_run_saved_after_a_chunking_run_keeps_a_page_with_the_chunking_tab(tmp_path, sample_index):
+    from evaluation import EmbeddedTarget, evaluate, open_index
+
+    store = LocalStore(tmp_path / "store")
+    _kept(store, chunking_report(), "20261201T100000000Z-aaaaaa")
+    golden = Path(__file__).parent.parent / "samples" / "golden.jsonl"
+    report = evaluate(EmbeddedTarget(open_index(sample_index)), golden, save_to=store,
+                      only=["local.keyword.bm25"], timed=0)
+    kept = store.page(report["id"]).decode("utf-8")
+    assert 'id="tab-chunking"' in kept and "Pick: <code>markdown-1000-h</code>" in kept
