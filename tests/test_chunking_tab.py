@@ -91,3 +91,51 @@ def test_a_run_saved_after_a_chunking_run_keeps_a_page_with_the_chunking_tab(tmp
                       only=["local.keyword.bm25"], timed=0)
     kept = store.page(report["id"]).decode("utf-8")
     assert 'id="tab-chunking"' in kept and "Pick: <code>markdown-1000-h</code>" in kept
+
+
+QUESTION_WORDS = ("signing keys", "password length")  # in the queries file (tests/test_matrix.py)
+PASSAGE_WORDS = ("cafeteria", "Passwords must hold", "Hello world")  # in the corpus
+
+
+def test_a_matrix_run_is_kept_with_ids_and_numbers_and_never_a_question_or_a_passage(tmp_path):
+    store = LocalStore(tmp_path / "store")
+    made = matrix(tmp_path, per_query=True, save_to=store)
+    assert re.fullmatch(r"\d{8}T\d{9}Z-\w+", made["id"]) and made["created_at"].endswith("Z")
+    kept = ChunkingRuns(store).get("latest")
+    assert kept == json.loads(json.dumps(made))
+    folder = store.root / "chunking" / "runs" / made["id"]
+    assert sorted(p.name for p in folder.iterdir()) == ["report.html", "report.json"]
+    for path in folder.iterdir():
+        text = path.read_text(encoding="utf-8")
+        for words in QUESTION_WORDS + PASSAGE_WORDS:
+            assert words.lower() not in text.lower(), (path.name, words)
+    assert "q2" in (folder / "report.json").read_text(encoding="utf-8")  # ids are kept: per query, by id
+
+
+def test_matrix_save_to_then_chunking_runs_list_and_show_read_it(capsys, tmp_path, monkeypatch):
+    from conftest import run_cli
+    from test_matrix import write
+
+    monkeypatch.chdir(tmp_path)
+    corpus, queries = write(tmp_path)
+    code, out, err = run_cli(capsys, "matrix", "--quiet", "--corpus", str(corpus), "--queries", str(queries),
+                             "--top-k", "1,3", "--embedder", "hash", "--methods", "keyword,dense", "--save-to", "runs")
+    assert code == 0, err
+    assert "Saved as matrix run " in out
+    code, listed, _ = run_cli(capsys, "chunking", "runs", "list", "--store", "runs", "--json")
+    rows = json.loads(listed)
+    assert code == 0 and [(r["kind"], r["questions"], r["builds"]) for r in rows] == [("matrix", 3, 1)]
+    assert rows[0]["pick"].startswith("fixed-500-100 ")
+    code, shown, _ = run_cli(capsys, "chunking", "runs", "show", "latest", "--store", "runs")
+    assert code == 0 and shown.startswith("2 experiments on 3 queries") and "nDCG" in shown
+
+
+def test_matrix_save_to_a_store_that_cannot_be_opened_is_refused_before_any_work(capsys, tmp_path):
+    from conftest import run_cli
+    from test_matrix import write
+
+    corpus, queries = write(tmp_path)
+    (tmp_path / "afile").write_text("x", encoding="utf-8")
+    code, out, err = run_cli(capsys, "matrix", "--quiet", "--corpus", str(corpus), "--queries", str(queries),
+                             "--embedder", "hash", "--save-to", str(tmp_path / "afile"))
+    assert code != 0 and "afile" in err and "experiments" not in out

@@ -181,6 +181,7 @@ nav.tabs a { display: block; padding: 8px 20px; margin-bottom: -1px; border: 1px
 nav.tabs a:hover { color: var(--ink); background: var(--soft); }
 section.tab > h2.tab-title { font-size: 13px; letter-spacing: .04em; text-transform: uppercase; color: var(--muted);
                              border-top: none; margin: 14px 0 0; }
+section.tab > h2.tab-title + * > h2:first-child { border-top: none; margin-top: 22px; }  /* the bar is its line */
 @supports selector(:has(a)) {
   section.tab > h2.tab-title { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
   main:has(section.tab:target, section.tab :target) section.tab:not(:target):not(:has(:target)) { display: none; }
