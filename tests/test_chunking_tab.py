@@ -139,3 +139,29 @@ def test_matrix_save_to_a_store_that_cannot_be_opened_is_refused_before_any_work
     code, out, err = run_cli(capsys, "matrix", "--quiet", "--corpus", str(corpus), "--queries", str(queries),
                              "--embedder", "hash", "--save-to", str(tmp_path / "afile"))
     assert code != 0 and "afile" in err and "experiments" not in out
+
+
+def test_the_evaluate_page_shows_a_chunking_run_kept_after_the_run_it_shows(tmp_path, make_report):
+    """A reader's page is the kept report.html, unless the collection has chunking runs: a page kept before
+    the chunking run holds no tab, so it is drawn again (ids only, as the kept page) with the tab."""
+    from test_api_routes import READER, call, settings
+
+    from api import routes, site
+    from evaluation.evaluate import save_report
+    from evaluation.store.collections import LocalCollections
+
+    from conftest import GOLDEN_RAW
+
+    docs, faq = LocalStore(tmp_path / "docs"), LocalStore(tmp_path / "faq")
+    save_report(docs, make_report("20261101T090000000Z-0000d1"), GOLDEN_RAW)
+    save_report(faq, make_report("20261102T090000000Z-0000f1"), GOLDEN_RAW)
+    assert b"tab-chunking" not in docs.page("20261101T090000000Z-0000d1")
+    _kept(docs, chunking_report(), "20261201T100000000Z-aaaaaa")
+    with site.use(settings=settings(), collections=LocalCollections(tmp_path)):
+        shown = call(routes.evaluate_page, "/api/evaluate?collection=docs", READER).get_body().decode()
+        other = call(routes.evaluate_page, "/api/evaluate?collection=faq", READER).get_body().decode()
+    assert 'id="tab-chunking"' in shown and "Pick: <code>markdown-1000-h</code>" in shown
+    assert "Where is C?" not in shown  # drawn for a reader: question ids, never text
+    assert "tab-chunking" not in other  # the faq collection has no chunking run: its kept page, no tab
+    banner = other[other.index("<body>\n") + len("<body>\n"):other.index("<main>")]  # the site's menu
+    assert other.replace(banner, "", 1) == faq.page("20261102T090000000Z-0000f1").decode()
