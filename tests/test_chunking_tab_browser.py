@@ -62,6 +62,13 @@ def test_one_tab_shows_at_a_time_retrieval_first_and_chunking_when_its_link_is_f
         page.screenshot(path=str(ARTIFACTS / f"tabs-chunking-{width}.png"), full_page=True)
         page.locator('nav.tabs a[href="#tab-retrieval"]').click()
         assert page.locator("#picks").is_visible() and _current(page) == ["Retrieval"]
+        # an address inside a tab (a section's anchor) opens that tab
+        page.goto(path.as_uri() + "#matrix")
+        assert page.locator("#matrix").is_visible() and not page.locator("#picks").is_visible()
+        assert _current(page) == ["Chunking"]
+        page.goto(path.as_uri() + "#ranked")
+        assert page.locator("#ranked").is_visible() and not page.locator("#chunking").is_visible()
+        assert _current(page) == ["Retrieval"]
     finally:
         context.close()
     assert requested == [path.as_uri()]
