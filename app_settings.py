@@ -44,6 +44,10 @@ class AppSettings:
     sign_in_issuer: str | None = None     # EVALUATION_SIGN_IN_ISSUER: https://login.microsoftonline.com/<tenant>/v2.0
     sign_in_jwks_url: str | None = None   # EVALUATION_SIGN_IN_JWKS_URL: the tenant's published signing keys (JWKS)
     golden_max_bytes: int = 16 * 1024 * 1024  # EVALUATION_GOLDEN_MAX_BYTES: a larger golden file is refused unread
+    shard_seconds: int = 180              # EVALUATION_SHARD_SECONDS: estimated seconds of one setup's searches per activity
+    shard_questions: int = 0              # EVALUATION_SHARD_QUESTIONS: most questions an activity ranks (0: no bound)
+    retime: str = "when-changed"          # EVALUATION_RETIME: "always" times every setup live, every run
+    retime_max_days: int = 7              # EVALUATION_RETIME_MAX_DAYS: times older than this are measured again
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
@@ -77,6 +81,10 @@ class AppSettings:
             sign_in_issuer=text("EVALUATION_SIGN_IN_ISSUER"),
             sign_in_jwks_url=text("EVALUATION_SIGN_IN_JWKS_URL"),
             golden_max_bytes=_whole_number(env, "EVALUATION_GOLDEN_MAX_BYTES", 16 * 1024 * 1024),
+            shard_seconds=_at_least_one(env, "EVALUATION_SHARD_SECONDS", 180),
+            shard_questions=_whole_number(env, "EVALUATION_SHARD_QUESTIONS", 0),
+            retime=_choice(env, "EVALUATION_RETIME", ("when-changed", "always"), "when-changed"),
+            retime_max_days=_whole_number(env, "EVALUATION_RETIME_MAX_DAYS", 7),
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )
@@ -90,6 +98,22 @@ def current_settings() -> AppSettings:
 
 def _patterns(value: str) -> tuple[str, ...]:
     return tuple(p.strip() for p in value.split(",") if p.strip())
+
+
+def _at_least_one(env: Mapping[str, str], name: str, default: int) -> int:
+    value = _whole_number(env, name, default)
+    if value < 1:
+        raise SettingsError(f"the app setting {name}={env.get(name)!r} must be a whole number of 1 or more "
+                            f"(default {default}); fix it in the Function App's configuration")
+    return value
+
+
+def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default: str) -> str:
+    value = env.get(name, "").strip().lower() or default
+    if value not in choices:
+        raise SettingsError(f"the app setting {name}={env.get(name)!r} must be one of {', '.join(choices)} "
+                            f"(default {default}); fix it in the Function App's configuration")
+    return value
 
 
 def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:

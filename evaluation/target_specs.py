@@ -329,13 +329,16 @@ def target_state(spec: TargetSpec, *, connection_string: str | None = None, cred
 
 def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None,
                 connection_string: str | None = None, credential: Any = None,
-                api_keys: Mapping[str, str] | None = None, threads: int | None = None) -> Target:
+                api_keys: Mapping[str, str] | None = None, threads: int | None = None,
+                batch_cache: Any = None) -> Target:
     """The target ``spec`` names, ready to search.
 
     ``state`` pins what ``target_state`` (or ``opened_state``) gave when the run was planned: an
     embedded index's version is fetched even if a newer one is published since; an Azure AI Search
     index that changed since is refused (a ``SearchIndexError``: its own run covers the new state).
     ``api_keys`` holds the values of the settings specs name in ``api_key_env``, read at the app's edge.
+    ``batch_cache`` (an embedded index only) is where the batch path keeps its query vectors and pair
+    scores instead of the SQLite file beside the index: the app's ``engine.shared_cache.SharedCache``.
     """
     if spec.engine == "embedded":
         from .engine.index import open_index
@@ -346,7 +349,8 @@ def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None
                              credential=credential)
         return EmbeddedTarget(open_index(folder), name=spec.name, rerank_candidates=spec.rerank_candidates,
                               fusion_candidates=spec.fusion_candidates, cross_encoder=spec.cross_encoder,
-                              threads=threads, described_index=spec.index)
+                              threads=threads, described_index=spec.index,
+                              cache=batch_cache if batch_cache is not None else True)
     target = _azure_search_target(spec, credential=credential, api_keys=api_keys, threads=threads)
     if state is not None and opened_state(target) != state:
         from .errors import SearchIndexError

@@ -111,6 +111,25 @@ param timedQuestions int = 50
 @minValue(0)
 param timeBudgetSeconds int = 20
 
+@description('EVALUATION_SHARD_SECONDS: estimated seconds of the searches of one setup per activity; a costlier setup is cut into shards ranked in parallel.')
+@minValue(1)
+param shardSeconds int = 180
+
+@description('EVALUATION_SHARD_QUESTIONS: most questions one shard ranks (0: no bound).')
+@minValue(0)
+param shardQuestions int = 0
+
+@description('EVALUATION_RETIME: when-changed reuses the times of a run that timed the same index state live; always times every setup every run.')
+@allowed([
+  'when-changed'
+  'always'
+])
+param retime string = 'when-changed'
+
+@description('EVALUATION_RETIME_MAX_DAYS: times older than this many days are measured again.')
+@minValue(0)
+param retimeMaxDays int = 7
+
 @description('EVALUATION_ADMIN_ROLE: app role a signed-in person needs to download a golden file.')
 param adminAppRole string = 'admin'
 
@@ -237,6 +256,10 @@ var appSettings = {
   EVALUATION_BY: judgeBy
   EVALUATION_TIMED: string(timedQuestions)
   EVALUATION_TIME_BUDGET: string(timeBudgetSeconds)
+  EVALUATION_SHARD_SECONDS: string(shardSeconds)
+  EVALUATION_SHARD_QUESTIONS: string(shardQuestions)
+  EVALUATION_RETIME: retime
+  EVALUATION_RETIME_MAX_DAYS: string(retimeMaxDays)
   EVALUATION_INDEX_CACHE: '/tmp/retrieval-eval-indexes'
   EVALUATION_ADMIN_ROLE: adminAppRole
   EVALUATION_SIGN_IN_CLIENT_ID: signInClientId

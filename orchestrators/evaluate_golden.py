@@ -6,10 +6,14 @@
 2. Keep the golden bytes once as ``golden_dataset/<sha256>.jsonl``; every later step reads that copy.
 3. Check it: errors -> the run is refused, and the refusal (every error by line) is saved where runs
    are read. Plan it: a configuration that cannot run -> refused the same way.
-4. Rank every setup, one activity each, in parallel (retried on passing faults; a setup that still
-   fails is kept with its error and never picked, and the fan-in never fails because of it).
-5. Time every setup that ranked, in one activity, one setup after another (times compare only if no
-   two timed passes share an instance's cores).
+4. Rank every setup's batch, one activity per (setup, shard), all in parallel: the plan cut each
+   setup's questions into shards of a few minutes' work (``evaluation.run.shards``), so no activity
+   runs long and a recycled instance costs one shard. Each is retried on passing faults; a shard that
+   still fails makes its setup failed with the reason (kept, never picked), and the fan-in never
+   fails because of it.
+5. Time every setup that ranked, one activity per setup, one after another (times compare only if no
+   two timed passes share an instance's cores; each pass is bounded by the time budget, and a
+   recycled instance costs one setup's timing).
 6. Assemble and save the report, unless the golden file changed meanwhile (no older report over a
    newer save); discard the run's working files.
 
@@ -26,7 +30,8 @@ from azure.durable_functions.models.Task import TaskState
 
 from activities.golden import check_golden_copy, golden_hash, keep_golden, refuse_run
 from activities.report import discard_run_files, save_report
-from activities.setups import plan_evaluation, rank_setup, time_setups
+from activities.planning import plan_evaluation
+from activities.searches import rank_shard, time_setup
 from evaluation.store.runs import new_run_id
 
 bp = df.Blueprint()
@@ -73,7 +78,7 @@ def evaluate_golden(context: df.DurableOrchestrationContext) -> Generator[Any, A
         return (yield from _refuse(context, run, planned["refused"], ends, planned["refused"]))
 
     try:
-        saved = yield from _run_setups(context, run, planned["setups"], status)
+        saved = yield from _run_setups(context, run, planned["setups"], planned["shards"], status)
     except Exception:
         yield from _discard(context, run)  # a step still failed after its retries: the run ends Failed
         raise
@@ -85,45 +90,49 @@ def evaluate_golden(context: df.DurableOrchestrationContext) -> Generator[Any, A
     return {**ends, "outcome": "saved", "run_id": run["run_id"], "report": saved["report"]}
 
 
-def _run_setups(context: df.DurableOrchestrationContext, run: dict, keys: list[str],
+def _run_setups(context: df.DurableOrchestrationContext, run: dict, keys: list[str], shards: dict[str, int],
                 status: Any) -> Generator[Any, Any, dict]:
     """Rank in parallel, time one after another, save: what ``save_report`` answered."""
-    failures, ranked = yield from _rank_all(context, run, keys, status)
-    if ranked:
-        status("timing", f"timing {len(ranked)} setups, one after another", setups=len(ranked))
+    failures, ranked = yield from _rank_all(context, run, keys, shards, status)
+    for n, key in enumerate(ranked):
+        status("timing", f"timing setup {n + 1} of {len(ranked)}, one after another: {key}",
+               done=n, setups=len(ranked))
         try:
-            yield context.call_activity_with_retry(time_setups, RETRY, {"collection": run["collection"],
-                                                                        "run_id": run["run_id"], "keys": ranked})
-        except Exception as err:  # noqa: BLE001 - retries exhausted: no setup has times, so none is picked
-            failures.update({key: f"the timed pass failed: {_reason(err)}" for key in ranked})
+            yield context.call_activity_with_retry(time_setup, RETRY, {"collection": run["collection"],
+                                                                       "run_id": run["run_id"], "key": key})
+        except Exception as err:  # noqa: BLE001 - retries exhausted: this setup has no times, so is never picked
+            failures[key] = f"the timed pass failed: {_reason(err)}"
     status("saving", "saving the report")
     return (yield context.call_activity_with_retry(save_report, RETRY, {**run, "failures": failures}))
 
 
-def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str],
+def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str], shards: dict[str, int],
               status: Any) -> Generator[Any, Any, tuple[dict[str, str], list[str]]]:
-    """Rank every setup in parallel: ({key: why} for the setups whose activity still failed after its
-    retries, [the keys whose search succeeded]). A setup whose search failed is in neither: its entry
-    holds its error. Only the ranked ones are timed."""
-    tasks = [context.call_activity_with_retry(rank_setup, RETRY, {"collection": run["collection"],
-                                                                 "run_id": run["run_id"], "key": key})
-             for key in keys]
+    """Rank every shard of every setup in parallel: ({key: why} for the setups with a shard whose
+    activity still failed after its retries, [the keys whose every shard searched without error]). A
+    setup whose search failed is in neither: its entry holds its error. Only the ranked ones are timed."""
+    work = [(key, shard) for key in keys for shard in range(shards[key])]
+    tasks = [context.call_activity_with_retry(rank_shard, RETRY, {"collection": run["collection"],
+                                                                 "run_id": run["run_id"], "key": key, "shard": shard})
+             for key, shard in work]
     pending = list(tasks)
     while pending:
-        done = len(keys) - len(pending)
-        status("running", f"running setups: {done} of {len(keys)} done", done=done, setups=len(keys))
-        # task_any rather than task_all: one setup failing must not end the fan-in, and the status can
-        # count the setups as they finish. The first call schedules them all at once.
+        done = len(tasks) - len(pending)
+        status("running", f"ranking {len(keys)} setups: {done} of {len(tasks)} shards done", done=done,
+               shards=len(tasks), setups=len(keys))
+        # task_any rather than task_all: one shard failing must not end the fan-in, and the status can
+        # count the shards as they finish. The first call schedules them all at once.
         yield context.task_any(pending)
         pending = [task for task in pending if not task.is_completed]
-    failures, ranked = {}, []
-    for key, task in zip(keys, tasks):
+    failures: dict[str, str] = {}
+    searched: dict[str, bool] = {key: True for key in keys}
+    for (key, shard), task in zip(work, tasks):
         if task.state is TaskState.FAILED:
-            failures[key] = (f"the setup's activity failed after {RETRY.max_number_of_attempts} attempts: "
-                             f"{_reason(task.result)}")
-        elif task.result["ok"]:
-            ranked.append(key)
-    return failures, ranked
+            failures.setdefault(key, f"shard {shard + 1} of {shards[key]} failed after "
+                                     f"{RETRY.max_number_of_attempts} attempts: {_reason(task.result)}")
+        elif not task.result["ok"]:
+            searched[key] = False
+    return failures, [key for key in keys if searched[key] and key not in failures]
 
 
 def _reason(error: BaseException) -> str:

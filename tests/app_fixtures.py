@@ -70,7 +70,7 @@ def publish_fake_index(app: App, folder: Path, path: str, fingerprint: str) -> s
 def app(azurite, monkeypatch, tmp_path):
     """Settings pointing at a fresh container (the app's only environment), and a started host."""
     import app_settings
-    from activities import golden, report, setups
+    from activities import golden, planning, report, searches
     from orchestrators.evaluate_golden import evaluate_golden
 
     container = azurite.new_container()
@@ -80,10 +80,10 @@ def app(azurite, monkeypatch, tmp_path):
     monkeypatch.setenv("EVALUATION_TARGETS", json.dumps(
         {"docs": [{"name": "local", "engine": "embedded", "index": f"{azurite.blob_endpoint}/{container}/indexes/docs"}]}))
     for name in ("EVALUATION_STORAGE_ACCOUNT_URL", "EVALUATION_ONLY", "EVALUATION_SKIP", "EVALUATION_TIMED", "EVALUATION_TIME_BUDGET",
-                 "EVALUATION_DEBOUNCE_SECONDS", "AZURE_SEARCH_ENDPOINT"):
+                 "EVALUATION_DEBOUNCE_SECONDS", "EVALUATION_SHARD_SECONDS", "EVALUATION_SHARD_QUESTIONS", "AZURE_SEARCH_ENDPOINT"):
         monkeypatch.delenv(name, raising=False)
     app_settings.current_settings.cache_clear()
-    activities = {name: registered(fn) for module in (golden, setups, report)
+    activities = {name: registered(fn) for module in (golden, planning, searches, report)
                   for name, fn in vars(module).items() if hasattr(fn, "build") and name != "bp"}
     host = DurableHost({"evaluate_golden": registered(evaluate_golden)}, activities)
     client = host.serve()

@@ -22,9 +22,9 @@ RUN = {"collection": "docs", "sha256": SHA, "run_id": "20261130T090100000Z-abcde
 
 
 def call(name, job):
-    from activities import golden, report, setups
+    from activities import golden, planning, report, searches
 
-    for module in (golden, setups, report):
+    for module in (golden, planning, searches, report):
         if hasattr(module, name):
             return registered(getattr(module, name))(json.loads(json.dumps(job)))
     raise KeyError(name)
@@ -157,9 +157,11 @@ def planned_run(app, tmp_path):
     plan = plan_run(target, tmp_path / "golden.jsonl", created_at=RUN["created_at"], run_id=RUN["run_id"], timed=1)
     folder = collection_folder(app_settings.current_settings(), "docs")
     folder.write_work(RUN["run_id"], "plan.json", plan)
+    folder.write_work(RUN["run_id"], "shards.json", {s["key"]: [[]] for s in plan["setups"]})  # 1 question, timed
     for setup in plan["setups"]:
-        folder.write_work(RUN["run_id"], f"entries/{setup['key']}.json", rank_setup(target, plan, setup["key"]))
-    folder.write_work(RUN["run_id"], "times.json", time_setups({"t": target}, plan, [s["key"] for s in plan["setups"]]))
+        folder.write_work(RUN["run_id"], f"entries/{setup['key']}/0.json", rank_setup(target, plan, setup["key"]))
+        folder.write_work(RUN["run_id"], f"times/{setup['key']}.json",
+                          time_setups({"t": target}, plan, [setup["key"]])[setup["key"]])
     return folder
 
 
@@ -300,12 +302,13 @@ def test_a_run_searches_the_index_version_it_planned_with_after_a_newer_one_is_p
     from app_fixtures import publish_fake_index
 
     planned = call("plan_evaluation", {**sample_run, "state": None})
-    assert planned == {"setups": ["local.keyword.bm25"]}
+    assert planned == {"setups": ["local.keyword.bm25"], "shards": {"local.keyword.bm25": 1},
+                       "reused_times": 0}
     publish_fake_index(app, tmp_path / "newer", "indexes/docs", "9" * 64)  # an ingestion pipeline, mid-run
 
-    ranked = call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
+    ranked = call("rank_shard", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25", "shard": 0})
 
-    assert ranked == {"key": "local.keyword.bm25", "ok": True}  # the newer "index" holds no chunks to open
+    assert ranked == {"key": "local.keyword.bm25", "shard": 0, "ok": True}  # the newer "index" holds no chunks to open
 
 
 def hold_cores(alone: bool, order: list, seconds: float = 1.0) -> threading.Thread:
@@ -331,7 +334,7 @@ def test_ranking_waits_while_a_timed_pass_holds_the_cores(app, sample_run):
     order = []
     timing = hold_cores(True, order)
 
-    call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
+    call("rank_shard", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25", "shard": 0})
     order.append("ranked")
     timing.join()
 
@@ -340,12 +343,46 @@ def test_ranking_waits_while_a_timed_pass_holds_the_cores(app, sample_run):
 
 def test_a_timed_pass_waits_while_ranking_holds_the_cores(app, sample_run):
     call("plan_evaluation", {**sample_run, "state": None})
-    call("rank_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
+    call("rank_shard", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25", "shard": 0})
     order = []
     ranking = hold_cores(False, order)
 
-    answer = call("time_setups", {"collection": "docs", "run_id": RUN["run_id"], "keys": ["local.keyword.bm25"]})
+    answer = call("time_setup", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25"})
     order.append("timed")
     ranking.join()
 
-    assert order == ["held", "released", "timed"] and answer == {"timed": 1, "failed": 0}
+    assert order == ["held", "released", "timed"] and answer == {"key": "local.keyword.bm25", "ok": True}
+
+
+def test_an_app_run_says_what_its_index_no_longer_holds_and_sizes_shards_from_the_newest_runs_times(
+        app, sample_index, monkeypatch, make_report):
+    """As the CLI does (``held_in_latest_run``): an expected document the newest run found there and this
+    index lacks "no longer" holds; and that run's median search time sizes the shards."""
+    import app_settings
+    from evaluation.engine.published import publish_index
+
+    publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
+    sample = (sample_index.parent.parent / "samples" / "golden.jsonl").read_bytes().splitlines(keepends=True)
+    data = b"".join(sample[:2]) + b'{"id": "gone-1", "question": "Where did it go?", "expected": ["gone.md"]}\n'
+    app.save("docs/golden.jsonl", data)
+    sha = hashlib.sha256(data).hexdigest()
+    call("keep_golden", {"collection": "docs", "sha256": sha})
+    before = make_report("20261129T090000000Z-000001", questions={"gone-1": ["gone.md"]},
+                         setups={"local.keyword.bm25": {"gone-1": ["gone.md"]}})
+    before["setups"][0]["summary"]["median_ms"] = 6000.0  # 6 s a search, measured by that run
+    app.save(f"docs/retrieval/runs/{before['id']}/report.json", json.dumps(before).encode())
+    for name, value in (("EVALUATION_ONLY", "keyword.bm25"), ("EVALUATION_TIMED", "0"),
+                        ("EVALUATION_SHARD_SECONDS", "10")):
+        monkeypatch.setenv(name, value)
+    app_settings.current_settings.cache_clear()
+
+    planned = call("plan_evaluation", {**RUN, "sha256": sha, "state": None})
+
+    # 3 questions x 6 s = 18 s of work over 10 s a shard: 2 shards (the estimate, 3 x 1 ms, gives 1)
+    assert planned == {"setups": ["local.keyword.bm25"], "shards": {"local.keyword.bm25": 2},
+                       "reused_times": 0}
+    from app_storage import collection_folder
+
+    plan = collection_folder(app_settings.current_settings(), "docs").read_work(RUN["run_id"], "plan.json")
+    assert plan["missing"]["local"]["was_held"] == ["gone.md"]
+    assert plan["settings"]["timed"] == 0  # EvaluationSettings.from_app: the app's settings reach the plan

@@ -4,7 +4,7 @@ activity in process, in the order the orchestrator yields them, against Azurite 
 engine (the shipped sample's index, published to Blob first).
 
 Scenarios: one save -> one report (equal to ``python3 -m evaluation evaluate`` on the same files, with
-one fixed clock for both); the same event twice -> one report; three saves inside the debounce ->
+one fixed clock for both, though the app ranks every setup in shards of 2 questions); the same event twice -> one report; three saves inside the debounce ->
 one report, for the last bytes; a save while the setups run -> no report for the replaced bytes;
 a golden file with errors -> a refused run the runs list and ``runs show`` explain.
 """
@@ -27,6 +27,7 @@ ROWS = (SAMPLES / "golden.jsonl").read_bytes().splitlines(keepends=True)
 ONLY = ("keyword", "dense")  # four setups: BM25, each model alone, both fused (no cross-encoder: it is slow)
 TIMED = 3
 TIME_BUDGET = 7  # not the default: the app's setting must reach the plan as the CLI's flag does
+SHARD_QUESTIONS = 2  # 8 questions, 3 timed: each setup's batch of 5 in shards of 2, 2 and 1
 
 
 def golden(first: int, count: int) -> bytes:
@@ -42,6 +43,7 @@ def sample_app(app: App, sample_index, monkeypatch):
     monkeypatch.setenv("EVALUATION_ONLY", ",".join(ONLY))
     monkeypatch.setenv("EVALUATION_TIMED", str(TIMED))
     monkeypatch.setenv("EVALUATION_TIME_BUDGET", str(TIME_BUDGET))
+    monkeypatch.setenv("EVALUATION_SHARD_QUESTIONS", str(SHARD_QUESTIONS))
     app_settings.current_settings.cache_clear()
     return app
 
@@ -83,12 +85,16 @@ def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sampl
     sample_app.host.run()
 
     [report] = reports(sample_app)
-    assert sample_app.names("docs/") == sorted([
+    assert sample_app.names("docs/retrieval/cache/parts/")  # the batches' vectors, for the next run's instances
+    assert [n for n in sample_app.names("docs/") if not n.startswith("docs/retrieval/cache/")] == sorted([
         "docs/golden.jsonl", f"docs/golden_dataset/{sha}.jsonl", f"docs/retrieval/runs/{report['id']}/report.html",
         f"docs/retrieval/runs/{report['id']}/report.json"])
     assert sample_app.read(f"docs/golden_dataset/{sha}.jsonl") == data  # working files are gone too
     assert report["golden"]["sha256"] == sha and report["golden"]["labelled"] == 8
     assert report["rules"]["time_budget"] == TIME_BUDGET
+    ranked = [job for _, name, job in sample_app.host.activity_log if name == "rank_shard"]
+    assert sorted((job["key"], job["shard"]) for job in ranked) == sorted(
+        (setup["key"], shard) for setup in report["setups"] for shard in range(3))  # ceil(5 / 2) = 3 each
     assert [s["key"] for s in report["setups"] if s["error"]] == []
     assert sorted(s["key"] for s in report["setups"]) == [
         "local.dense.bge-small", "local.dense.bge-small+minilm-l6", "local.dense.minilm-l6", "local.keyword.bm25"]
@@ -144,7 +150,7 @@ def test_a_save_while_the_setups_run_gets_no_report_for_the_replaced_bytes(sampl
     newer = {}
 
     def save_mid_run(name, job):
-        if name == "rank_setup" and not newer:
+        if name == "rank_shard" and not newer:
             newer["sha"] = save_and_deliver(sample_app, golden(4, 4), "ev-2")
 
     sample_app.host.before_activity = save_mid_run
@@ -171,3 +177,29 @@ def test_a_golden_file_with_errors_is_a_refused_run_that_runs_list_and_show_expl
     assert code == 0 and "refused: the golden file has 1 error(s)" in listed
     code, shown, _ = run_cli(capsys, "runs", "show", "latest", "--store", store)
     assert code == 0 and "was refused" in shown and 'line 3: "expeted" is not a field' in shown
+
+
+def test_a_warm_save_reuses_the_times_and_reads_the_vectors_from_the_shared_cache_in_blob(sample_app):
+    """Every activity opens its own target (on any instance), so only the cache in Blob can carry one
+    run's query vectors to the next: the second save, one question changed, computes fewer; and with
+    the index and the timed sample unchanged, every setup takes the first run's times."""
+    save_and_deliver(sample_app, golden(0, 8), "ev-1")
+    sample_app.host.run()
+    # question 6 of 8 replaced; the timed sample (seeded: questions 7, 8 and 4) and the index unchanged
+    save_and_deliver(sample_app, golden(0, 5) + golden(9, 1) + golden(6, 2), "ev-2")
+    sample_app.host.run()
+
+    cold, warm = sorted(reports(sample_app), key=lambda r: r["id"])
+    assert warm["timed_question_ids"] == cold["timed_question_ids"]
+    by_key = {s["key"]: s for s in cold["setups"]}
+    for setup in warm["setups"]:  # the times of the run that timed the same state live, and it is named
+        assert setup["timed_in"] == cold["id"] and setup["times_ms"] == by_key[setup["key"]]["times_ms"]
+        assert "timed_in" not in by_key[setup["key"]]
+    assert f"run {cold['id']}, same index state" in sample_app.read(
+        f"docs/retrieval/runs/{warm['id']}/report.html").decode()
+    # within the cold run, later setups already read the earlier ones' vectors (bge-small+minilm-l6
+    # after each model alone): other activities' work, through Blob
+    assert cold["cache"]["vectors_computed"] > 0 and cold["cache"]["vectors_cached"] > 0
+    assert warm["cache"]["vectors_cached"] > cold["cache"]["vectors_cached"]
+    assert warm["cache"]["vectors_computed"] < cold["cache"]["vectors_computed"]
+    assert sample_app.names("docs/retrieval/cache/parts/")  # kept in the app's storage account

@@ -120,3 +120,16 @@ def test_the_apps_blob_client_tries_three_times_1_s_apart_since_event_grid_and_d
     assert (retry.total_retries, retry.backoff, retry.random_jitter_range) == (2, 1, 0)
     assert container._config.transport.connection_config.timeout == 5
     app_storage._container.cache_clear()
+
+
+def test_shards_and_retiming_have_their_defaults_and_a_retime_that_is_no_choice_is_named():
+    defaults = AppSettings.from_environ({})
+    assert (defaults.shard_seconds, defaults.shard_questions, defaults.retime, defaults.retime_max_days) == (
+        180, 0, "when-changed", 7)
+    given = AppSettings.from_environ({"EVALUATION_SHARD_SECONDS": "60", "EVALUATION_SHARD_QUESTIONS": "2",
+                                      "EVALUATION_RETIME": " Always ", "EVALUATION_RETIME_MAX_DAYS": "1"})
+    assert (given.shard_seconds, given.shard_questions, given.retime, given.retime_max_days) == (60, 2, "always", 1)
+    with pytest.raises(SettingsError, match="EVALUATION_RETIME='sometimes' must be one of when-changed, always"):
+        AppSettings.from_environ({"EVALUATION_RETIME": "sometimes"})
+    with pytest.raises(SettingsError, match="EVALUATION_SHARD_SECONDS='0' must be a whole number of 1 or more"):
+        AppSettings.from_environ({"EVALUATION_SHARD_SECONDS": "0"})  # no shard could hold a question

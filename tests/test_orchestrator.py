@@ -21,7 +21,9 @@ pytestmark = pytest.mark.filterwarnings("error:Potential duplicate Task completi
 ORCHESTRATOR = registered(evaluate_golden)
 SHA = "a" * 64
 NEWER = "b" * 64
-KEYS = ["local.keyword.bm25", "local.dense.bge-small", "local.hybrid.bge-small"]
+KEYS = ["local.keyword.bm25", "local.dense.bge-small", "local.hybrid_reranked.bge-small"]
+SHARDS = {KEYS[0]: 1, KEYS[1]: 1, KEYS[2]: 3}  # the reranked setup's batch in three shards
+WORK = [(KEYS[0], 0), (KEYS[1], 0), (KEYS[2], 0), (KEYS[2], 1), (KEYS[2], 2)]  # (setup, shard), in fan-out order
 SAVED = "docs/retrieval/runs/RUN/report.json"
 SAVE_JOB = {"collection": "docs", "sha256": SHA, "debounce_seconds": 60, "trigger": "golden_changed", "state": None}
 NOW_JOB = {**SAVE_JOB, "debounce_seconds": 0, "trigger": "evaluate_now", "state": {"local": "f" * 64}}
@@ -35,9 +37,9 @@ class Script:
             "golden_hash": lambda job: {"sha256": SHA},
             "keep_golden": lambda job: {"kept": True},
             "check_golden_copy": lambda job: {"ok": True, "errors": 0},
-            "plan_evaluation": lambda job: {"setups": list(KEYS)},
-            "rank_setup": lambda job: {"key": job["key"], "ok": True},
-            "time_setups": lambda job: {"timed": len(job["keys"]), "failed": 0},
+            "plan_evaluation": lambda job: {"setups": list(KEYS), "shards": dict(SHARDS)},
+            "rank_shard": lambda job: {"key": job["key"], "shard": job["shard"], "ok": True},
+            "time_setup": lambda job: {"key": job["key"], "ok": True},
             "save_report": lambda job: {"saved": True, "report": SAVED.replace("RUN", job["run_id"])},
             "discard_run_files": lambda job: {"discarded": 5},
             "refuse_run": lambda job: {"report": SAVED.replace("RUN", job["run_id"])},
@@ -130,36 +132,35 @@ def test_a_configuration_that_cannot_run_is_refused_with_its_sentence():
 
     [(_, refusal)] = called(host, "refuse_run")
     assert refusal["reason"] == why and inst.output["outcome"] == "refused"
-    assert "rank_setup" not in names(host) and "discard_run_files" not in names(host)  # nothing was written
+    assert "rank_shard" not in names(host) and "discard_run_files" not in names(host)  # nothing was written
 
 
-def test_the_fan_out_schedules_one_retried_activity_per_setup_in_one_episode():
+def test_the_fan_out_schedules_one_retried_activity_per_shard_in_one_episode():
     host, inst = run()
 
     plan_done = next(n for n, (_, state) in enumerate(inst.episodes)
-                     if any(a.get("functionName") == "rank_setup" for a in _all_actions(state)))
+                     if any(a.get("functionName") == "rank_shard" for a in _all_actions(state)))
     _, state = inst.episodes[plan_done]
     fan_out = state["actions"][0][-1]  # this episode's one new action: a WhenAny of the retried calls
-    assert fan_out["actionType"] == WHEN_ANY and len(fan_out["compoundActions"]) == len(KEYS)
+    assert fan_out["actionType"] == WHEN_ANY and len(fan_out["compoundActions"]) == 1 + 1 + 3
     calls = _all_actions({"actions": [fan_out]})
-    assert [json.loads(a["input"])["key"] for a in calls] == KEYS
+    assert [(json.loads(a["input"])["key"], json.loads(a["input"])["shard"]) for a in calls] == WORK
     assert {a["actionType"] for a in calls} == {CALL_ACTIVITY_WITH_RETRY}
     # every action so far: the timer, golden_hash, keep_golden, check_golden_copy, plan_evaluation, the fan-out
-    assert len(_all_actions(state)) == 1 + 4 + len(KEYS)
-    assert len(called(host, "rank_setup")) == len(KEYS) == 3
+    assert len(_all_actions(state)) == 1 + 4 + len(WORK)
+    assert len(called(host, "rank_shard")) == len(WORK) == 5
 
 
 def test_the_whole_path_ends_with_the_saved_report_and_no_working_files():
     host, inst = run()
 
     assert names(host) == ["golden_hash", "keep_golden", "check_golden_copy", "plan_evaluation",
-                           "rank_setup", "rank_setup", "rank_setup", "time_setups", "save_report",
+                           *["rank_shard"] * 5, "time_setup", "time_setup", "time_setup", "save_report",
                            "discard_run_files"]
     [(_, plan)] = called(host, "plan_evaluation")
     assert plan["run_id"].startswith("20261130T090100000Z-")  # planned after the one-minute timer
     assert plan["created_at"] == "2026-11-30T09:01:00+00:00"
-    [(_, timed)] = called(host, "time_setups")
-    assert timed["keys"] == KEYS
+    assert [job["key"] for _, job in called(host, "time_setup")] == KEYS  # one activity each, in order
     [(_, save)] = called(host, "save_report")
     assert save == {"collection": "docs", "sha256": SHA, "run_id": plan["run_id"], "created_at": plan["created_at"],
                     "failures": {}}
@@ -168,67 +169,85 @@ def test_the_whole_path_ends_with_the_saved_report_and_no_working_files():
     stages = [s["stage"] for s in inst.statuses]
     assert stages[0] == "waiting" and stages[-1] == "saved"
     assert [s["text"] for s in inst.statuses if s["stage"] == "running"] == [
-        "running setups: 0 of 3 done", "running setups: 1 of 3 done", "running setups: 2 of 3 done"]
-    assert {"timing", "saving"} <= set(stages)
+        f"ranking 3 setups: {n} of 5 shards done" for n in range(5)]
+    assert [s["text"] for s in inst.statuses if s["stage"] == "timing"] == [
+        f"timing setup {n} of 3, one after another: {key}" for n, key in enumerate(KEYS, start=1)]
+    assert "saving" in stages
+
+
+def test_the_timed_passes_run_one_after_another_never_two_scheduled_at_once():
+    host, inst = run()
+
+    timing = [[a for a in _all_actions(state)[-1:] if a.get("functionName") == "time_setup"]
+              for _, state in inst.episodes]
+    new_timings = [episode for episode in timing if episode]
+    assert len(new_timings) == 3  # each scheduled in its own episode, after the one before completed
+    order = [n for _, n, _ in host.activity_log]
+    first = order.index("time_setup")
+    assert order[first:first + 3] == ["time_setup"] * 3 and "rank_shard" not in order[first:]
 
 
 def test_a_setup_whose_search_failed_is_kept_but_not_timed():
-    host, inst = run(rank_setup=lambda job: {"key": job["key"], "ok": job["key"] != KEYS[1]})
+    host, inst = run(rank_shard=lambda job: {"key": job["key"], "shard": job["shard"],
+                                             "ok": (job["key"], job["shard"]) != (KEYS[2], 1)})
 
-    [(_, timed)] = called(host, "time_setups")
-    assert timed["keys"] == [KEYS[0], KEYS[2]]
+    assert [job["key"] for _, job in called(host, "time_setup")] == KEYS[:2]
     [(_, save)] = called(host, "save_report")
-    assert save["failures"] == {}  # its entry holds its error
+    assert save["failures"] == {}  # its shard's entry holds its error
     assert inst.output["outcome"] == "saved"
 
 
-def test_a_setup_whose_retries_run_out_is_a_failure_and_the_fan_in_goes_on():
+def test_a_shard_whose_retries_run_out_fails_its_setup_and_the_rest_are_timed_and_saved():
     def rank(job):
-        if job["key"] == KEYS[0]:
-            raise RuntimeError("the index blob is unreadable")
-        return {"key": job["key"], "ok": True}
+        if (job["key"], job["shard"]) == (KEYS[2], 1):
+            raise RuntimeError("the instance was recycled")
+        return {"key": job["key"], "shard": job["shard"], "ok": True}
 
-    host, inst = run(rank_setup=rank)
+    host, inst = run(rank_shard=rank)
 
-    tries = [job["key"] for _, job in called(host, "rank_setup")]
-    assert tries.count(KEYS[0]) == RETRY.max_number_of_attempts == 3
+    tries = [(job["key"], job["shard"]) for _, job in called(host, "rank_shard")]
+    assert tries.count((KEYS[2], 1)) == RETRY.max_number_of_attempts == 3
+    assert tries.count((KEYS[2], 0)) == tries.count((KEYS[2], 2)) == 1  # its other shards ran once
     [(_, save)] = called(host, "save_report")
-    assert save["failures"] == {KEYS[0]: "the setup's activity failed after 3 attempts: "
-                                         "RuntimeError: the index blob is unreadable"}
-    [(_, timed)] = called(host, "time_setups")
-    assert timed["keys"] == KEYS[1:]
+    assert save["failures"] == {KEYS[2]: "shard 2 of 3 failed after 3 attempts: "
+                                         "RuntimeError: the instance was recycled"}
+    assert [job["key"] for _, job in called(host, "time_setup")] == KEYS[:2]  # the failed setup is not timed
     assert inst.output["outcome"] == "saved"
     retry_timers = [e for e in inst.history if e["EventType"] == 10][1:]  # after the debounce timer
     assert len(retry_timers) == 3  # one after each failed try, the last before the task fails (DTFx)
 
 
-def test_a_setup_that_passes_on_its_second_try_is_not_a_failure():
+def test_a_shard_that_passes_on_its_second_try_is_not_a_failure():
     tries = []
 
     def rank(job):
-        tries.append(job["key"])
-        if tries.count(job["key"]) == 1 and job["key"] == KEYS[2]:
+        tries.append((job["key"], job["shard"]))
+        if tries.count((KEYS[2], 2)) == 1 and (job["key"], job["shard"]) == (KEYS[2], 2):
             raise ConnectionError("reset by peer")
-        return {"key": job["key"], "ok": True}
+        return {"key": job["key"], "shard": job["shard"], "ok": True}
 
-    host, inst = run(rank_setup=rank)
+    host, inst = run(rank_shard=rank)
 
     [(_, save)] = called(host, "save_report")
-    assert tries.count(KEYS[2]) == 2 and save["failures"] == {}
+    assert tries.count((KEYS[2], 2)) == 2 and save["failures"] == {}
+    assert [job["key"] for _, job in called(host, "time_setup")] == KEYS
     timer = next(e for e in inst.history if e["EventType"] == 10 and e["EventId"] > 0)
     failed = next(e for e in inst.history if e["EventType"] == 6)
     assert _at(timer["FireAt"]) - _at(failed["Timestamp"]) == timedelta(milliseconds=5000)
 
 
-def test_a_timed_pass_whose_retries_run_out_fails_every_ranked_setup():
-    def time_all(job):
-        raise MemoryError("the instance ran out of memory")
+def test_a_timed_pass_whose_retries_run_out_fails_that_setup_and_the_next_ones_are_timed():
+    def time_one(job):
+        if job["key"] == KEYS[1]:
+            raise MemoryError("the instance ran out of memory")
+        return {"key": job["key"], "ok": True}
 
-    host, inst = run(time_setups=time_all)
+    host, inst = run(time_setup=time_one)
 
     [(_, save)] = called(host, "save_report")
-    assert set(save["failures"]) == set(KEYS)
-    assert all(why.startswith("the timed pass failed: MemoryError") for why in save["failures"].values())
+    assert list(save["failures"]) == [KEYS[1]]
+    assert save["failures"][KEYS[1]].startswith("the timed pass failed: MemoryError")
+    assert [job["key"] for _, job in called(host, "time_setup")] == [KEYS[0], KEYS[1], KEYS[1], KEYS[1], KEYS[2]]
 
 
 def test_a_save_while_the_setups_ran_gets_no_report_and_its_files_are_discarded():
@@ -249,7 +268,7 @@ def test_a_step_that_still_fails_ends_the_run_failed_after_discarding_its_files(
 
 
 def test_replaying_every_episode_again_gives_the_same_actions_status_and_output():
-    host, inst = run(rank_setup=lambda job: {"key": job["key"], "ok": job["key"] != KEYS[0]})
+    host, inst = run(rank_shard=lambda job: {"key": job["key"], "shard": job["shard"], "ok": job["key"] != KEYS[0]})
 
     assert len(inst.episodes) > 10
     for context_json, first in inst.episodes:

@@ -50,8 +50,8 @@ def test_an_expected_page_after_empty_pages_is_found_by_search_and_judged_on_its
     keyword = target.setups()[0]
     hits = target.search(keyword, "how often are keys rotated", 20)
     assert [(h.doc_id, h.page) for h in hits] == [("r.pdf", 3)]
-    assert judge(Question("q", "?", ("r.pdf#page=3",)), hits, "doc").positions == (1,)
-    assert judge(Question("q", "?", ("r.pdf#page=1",)), hits, "doc").positions == ()
+    assert judge(Question("?", ("r.pdf#page=3",), id="q"), hits, "doc").positions == (1,)
+    assert judge(Question("?", ("r.pdf#page=1",), id="q"), hits, "doc").positions == ()
 
 
 def test_the_golden_check_counts_empty_pages_when_it_finds_the_last_page(paged_corpus, tmp_path):

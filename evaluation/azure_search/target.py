@@ -14,6 +14,7 @@ Requests and retries are counted per setup key (``counters``), for the report.
 """
 from __future__ import annotations
 
+import copy
 import dataclasses
 import hashlib
 import json
@@ -214,6 +215,17 @@ class AzureSearchTarget:
         return [item.to_dict() for item in self._read_index().left_out]
 
     # -- counting --------------------------------------------------------------------------------
+    def renamed(self, name: str) -> AzureSearchTarget:
+        """This target under another name (``Target(target, name=...)``, a mapping's key): a shallow copy
+        sharing the clients, the counters and the caches, whose setups are read again under ``name``
+        (a setup's key and its ``target`` carry the name, and a search checks them)."""
+        other = copy.copy(self)
+        other.name = name
+        if self._where == f"target {self.name}":
+            other._where = f"target {name}"
+        other._index = None
+        return other
+
     def counters(self, setup_key: str) -> dict[str, int]:
         with self._lock:
             return dict(self._counts[setup_key])

@@ -16,9 +16,10 @@ import os
 import sys
 import tempfile
 import traceback
+import warnings
 from typing import Sequence
 
-from ..errors import EvaluationError, UsageError
+from ..errors import EvaluationError, MissingDocumentsWarning, UsageError
 
 _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "report_cmd", "compare_cmd", "score_cmd",
                     "answers_cmd", "chunking_cmd", "matrix_cmd")
@@ -66,7 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     # sentence our error gives is enough unless --verbose asks for more.
     logging.getLogger("azure").setLevel(logging.INFO if args.verbose else logging.ERROR)
     try:
-        return int(args.handler(args) or 0)
+        with warnings.catch_warnings():  # the commands say missing documents in their own words, once
+            warnings.simplefilter("ignore", MissingDocumentsWarning)
+            return int(args.handler(args) or 0)
     except UsageError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -89,6 +89,10 @@ def register(subparsers) -> None:
                         help="stop timing a setup once its timed searches have taken this long, the floor "
                              "reached, whatever the margin (the report keeps the margin reached; "
                              "default 20; 0: no budget)")
+    parser.add_argument("--reuse-times", action="store_true",
+                        help="with --save-to: take a setup's times from the store's newest run when it timed "
+                             "them live on the same index state, software and timed sample within 7 days "
+                             "(the report says 'timed in run <id>, same index state'); default: time live")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the timed sample and of the significance tests' resampling (default 0)")
     parser.add_argument("--rerank-candidates", type=whole(1), default=30,
@@ -235,7 +239,7 @@ def run(args: argparse.Namespace) -> int:
         report = evaluate(targets, golden, save_to=store, only=args.only, skip=args.skip,
                           settings=EvaluationSettings.from_args(args), progress=bar,
                           warn=lambda text: print(f"warning: {text}", file=sys.stderr),
-                          fallback_dirs=[os.getcwd(), tempfile.gettempdir()])
+                          fallback_dirs=[os.getcwd(), tempfile.gettempdir()], reuse_times=args.reuse_times)
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = err.report, err
     finally:

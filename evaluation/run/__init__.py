@@ -5,6 +5,8 @@ go through the same code:
    up the expected documents on every target. The plan is everything the other two steps need.
 2. ``run_setup`` (``one_setup``): one setup's searches on one target (a Durable activity each), as the
    report's entry; or its halves ``time_setups`` and ``rank_setup``, joined by ``finish_entries``.
+   Its batch may be cut into shards (``shards``: ``plan_shards``, then ``rank_setup(..., questions=)``
+   per shard, joined by ``merge_shards`` into the one entry), so no Durable activity runs long.
 3. ``assemble_report`` (``assemble``): rank the entries, name the picks, the frontier and each setup's
    neighbours, compare every setup with the top and say which faster setups tie each pick.
 
@@ -17,10 +19,17 @@ from ..settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MA
                         EvaluationSettings)
 from .assemble import assemble_report, golden_errors_reason, refusal_report
 from .one_setup import (Clock, Progress, failed_entry, finish_entries, rank_setup, run_setup, setup_steps,
-                        time_setup, time_setups, with_times)
+                        time_setup, time_setups, untimed_ids, with_times)
+from .missing import missing_documents
+from .retrieval import retrieval_report, search_of, setups_of
 from .plan import PLAN_FORMAT, find_missing, plan_run, planned_setup, select_setups
+from .retime import DEFAULT_MAX_AGE_DAYS, RETIME_CHOICES, reusable_times, time_state
+from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, merge_shards, plan_shards
 
-__all__ = ["DEFAULT_TIMED", "DEFAULT_TIME_BUDGET", "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "PLAN_FORMAT",
-           "Clock", "EvaluationSettings", "Progress", "assemble_report", "failed_entry", "find_missing",
-           "finish_entries", "golden_errors_reason", "plan_run", "planned_setup", "rank_setup", "refusal_report",
-           "run_setup", "select_setups", "setup_steps", "time_setup", "time_setups", "with_times"]
+__all__ = ["Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET",
+           "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Progress",
+           "RETIME_CHOICES", "assemble_report", "estimated_seconds", "failed_entry", "find_missing",
+           "finish_entries", "golden_errors_reason", "measured_times", "merge_shards", "missing_documents",
+           "plan_run", "plan_shards", "planned_setup", "rank_setup", "refusal_report", "retrieval_report",
+           "reusable_times", "run_setup", "search_of", "select_setups", "setup_steps", "setups_of", "time_setup",
+           "time_setups", "time_state", "untimed_ids", "with_times"]

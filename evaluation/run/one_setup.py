@@ -21,6 +21,7 @@ from ..settings import EvaluationSettings
 from ..target import COUNTERS, Hit, Setup, Target
 from .counts import counted
 from .plan import plan_questions, planned_setup
+from .retime import time_state
 
 
 Progress = Callable[[int, int, str], None]  # (done, total, what is running)
@@ -43,7 +44,7 @@ def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
 
 
 def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
-              clock: Clock = time.perf_counter) -> dict[str, Any]:
+              clock: Clock = time.perf_counter, reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """One setup's run, as the report's entry. Failures become ``error``, never exceptions.
 
     Each question is searched once: the plan's timed questions one at a time as a caller would (after
@@ -55,7 +56,9 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     requests (``target.Counted``) has this setup's ``requests`` and ``retries`` put in the entry.
 
     The same work as ``time_setup`` and ``rank_setup`` joined by ``with_times``, which the Function App
-    runs apart (timed passes one after another, batches in parallel) for the same entry.
+    runs apart (timed passes one after another, batches in parallel) for the same entry. ``reused``
+    (``retime.reusable_times``' answer for this setup) takes the times from the run that timed the
+    same state live, and searches the sampled questions in a batch instead of timing them.
     """
     planned_setup(plan, setup_key)
     counter = _Counter(setup_steps(plan), setup_key, progress)
@@ -63,8 +66,9 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
 
     def work() -> dict[str, Any]:
         setup = _find_setup(target, setup_key)
-        timed.update(_timed_pass(target, setup, plan, clock, counter))
-        return _ranked_entry(target, setup, plan, counter)
+        timed.update(_reused_pass(target, setup, plan, reused, counter) if reused
+                     else _timed_pass(target, setup, plan, clock, counter))
+        return _ranked_entry(target, setup, plan, counter, untimed_ids(plan))
 
     def failed(error: str, counts: dict[str, int] | None) -> dict[str, Any]:
         counter.finish()
@@ -77,18 +81,39 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
 
 
 def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
-               progress: Progress | None = None) -> dict[str, Any]:
+               progress: Progress | None = None, questions: Sequence[str] | None = None) -> dict[str, Any]:
     """The batch part of a setup's run: every question the plan does not time, in one batch, judged.
 
     The entry lacks the timed questions, its times and its summary until ``with_times`` adds what
     ``time_setup`` gave. Failures become the entry's ``error`` (as in ``run_setup``). A counted target's
     ``requests`` and ``retries`` are the batch's. ``progress`` gets (done, questions in the batch, label).
+    ``questions`` (ids of untimed questions) ranks only those: one shard of the batch (``run.shards``).
     """
     planned_setup(plan, setup_key)
-    untimed = len(plan["questions"]) - len(plan["timed_question_ids"])
-    counter = _Counter(untimed, setup_key, progress)
-    return counted(target, setup_key, lambda: _ranked_entry(target, _find_setup(target, setup_key), plan, counter),
+    batch = untimed_ids(plan) if questions is None else _only_untimed(plan, questions)
+    counter = _Counter(len(batch), setup_key, progress)
+    return counted(target, setup_key,
+                   lambda: _ranked_entry(target, _find_setup(target, setup_key), plan, counter, batch),
                    lambda error, counts: failed_entry(plan, setup_key, error, counts=counts))
+
+
+def untimed_ids(plan: dict[str, Any]) -> list[str]:
+    """The ids of the questions a setup's batch ranks (every one the plan does not time), in plan order."""
+    timed = set(plan["timed_question_ids"])
+    return [q["id"] for q in plan["questions"] if q["id"] not in timed]
+
+
+def _only_untimed(plan: dict[str, Any], question_ids: Sequence[str]) -> list[str]:
+    """``question_ids`` in plan order, refused when one is not an untimed question of the plan or is given
+    twice (a shard holding a timed question would rank it twice and its ranks would depend on the order)."""
+    wanted = list(question_ids)
+    batch = untimed_ids(plan)
+    unknown = sorted(set(wanted) - set(batch))
+    if unknown or len(set(wanted)) != len(wanted):
+        raise UsageError(f"a shard's questions must be untimed questions of the plan, each once: "
+                         f"{', '.join(unknown) or 'some are given twice'}")
+    keep = set(wanted)
+    return [qid for qid in batch if qid in keep]
 
 
 def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
@@ -130,6 +155,9 @@ def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[
     outcomes = [Outcome(qid, tuple(positions), relevant) for qid, (positions, relevant) in done.pop("outcomes").items()]
     done["times_ms"] = list(timed["times_ms"])
     done["summary"] = summarise(outcomes, done["times_ms"])
+    for name in ("time_state", "timed_in"):  # what decided the times; where reused ones were measured
+        if timed.get(name):
+            done[name] = timed[name]
     if "cache" in timed:  # the sample's rest, batched once timing stopped
         done["cache"] = {name: done.get("cache", {}).get(name, 0) + n for name, n in timed["cache"].items()}
     return _add_counts(done, counts)
@@ -142,8 +170,10 @@ def _add_counts(entry: dict[str, Any], counts: Mapping[str, int] | None) -> dict
 
 
 def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
-                clock: Clock = time.perf_counter) -> dict[str, dict[str, Any]]:
-    """Every setup's timed pass (``time_setup``), strictly one after another (``targets`` by name).
+                clock: Clock = time.perf_counter,
+                reused: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
+    """Every setup's timed pass (``time_setup``), strictly one after another (``targets`` by name);
+    a setup in ``reused`` (``retime.reusable_times``) takes those times and only ranks its sample.
 
     ``{key: {"times_ms": [...], "judged": {...}}}``, or ``{key: {"error": "..."}}`` for a setup whose
     warm-up or searches failed (that setup's failure, as in ``run_setup``; the others go on). A counted
@@ -152,7 +182,12 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
     found: dict[str, dict[str, Any]] = {}
     for key in setup_keys:
         target = targets[planned_setup(plan, key)["target"]]
-        found[key] = counted(target, key, lambda target=target, key=key: time_setup(target, plan, key, clock=clock),
+        again = (reused or {}).get(key)
+        found[key] = counted(target, key,
+                             lambda target=target, key=key, again=again: (
+                                 _reused_pass(target, _find_setup(target, key), plan, again,
+                                              _Counter(len(plan["timed_question_ids"]), key, None))
+                                 if again else time_setup(target, plan, key, clock=clock)),
                              lambda error, counts: {"error": error, **(counts or {})}, what="timing setup")
     return found
 
@@ -212,10 +247,11 @@ def _judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], b
     }
 
 
-def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter) -> dict[str, Any]:
-    """The entry with every untimed question's results, searched in one batch (none: no search)."""
-    timed_ids = set(plan["timed_question_ids"])
-    questions = [q for q in plan_questions(plan) if q.id not in timed_ids]
+def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter,
+                  question_ids: Sequence[str]) -> dict[str, Any]:
+    """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
+    wanted = set(question_ids)
+    questions = [q for q in plan_questions(plan) if q.id in wanted]
     counter.stage("searching the other questions in a batch")
     hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
     return {**setup.to_dict(), **_judged(questions, hits, plan["settings"]["by"]), "times_ms": [], "error": None,
@@ -282,7 +318,20 @@ def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock
         counter.stage(f"{within}the other sampled questions in a batch")
         searched += rest
         hit_lists += _batch(target, setup, rest, settings.depth, counter)
-    return {"times_ms": times, "judged": _judged(searched, hit_lists, settings.by)}
+    return {"times_ms": times, "judged": _judged(searched, hit_lists, settings.by),
+            "time_state": time_state(plan, setup.key)}
+
+
+def _reused_pass(target: Target, setup: Setup, plan: dict[str, Any], reused: Mapping[str, Any],
+                 counter: _Counter) -> dict[str, Any]:
+    """The timed pass's result with times reused (``retime``): the sample searched in one batch for its
+    ranks, the times and where they were measured from ``reused``."""
+    by_id = {q.id: q for q in plan_questions(plan)}
+    sample = [by_id[qid] for qid in plan["timed_question_ids"]]
+    counter.stage(f"times from run {reused['timed_in']} (same index state); the sampled questions in a batch")
+    hits = _batch(target, setup, sample, plan["settings"]["depth"], counter) if sample else []
+    return {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, plan["settings"]["by"]),
+            "time_state": reused["time_state"], "timed_in": reused["timed_in"]}
 
 
 # The fewest timed searches whose median has a distribution-free 95% interval (order statistics 1 and

@@ -10,6 +10,7 @@ from __future__ import annotations
 import fnmatch
 import logging
 import random
+import warnings
 from dataclasses import asdict
 from datetime import datetime, timezone
 from difflib import get_close_matches
@@ -17,15 +18,15 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..answers.stale import stale_warnings
-from ..errors import GoldenFileError, UsageError, did_you_mean
+from ..errors import GoldenFileError, MissingDocumentsWarning, UsageError, did_you_mean
 from ..golden.queries import chunk_labels_as_documents
-from ..golden import (Golden, Question, explain_problems, question_sha256, read_golden, run_problems,
+from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
                       unscorable_labels)
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
 from ..store.sources import Fetcher
-from ..target import Setup, Target
+from ..target import Setup, Target, as_targets
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +56,13 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     ``read_golden`` takes it.
     """
     settings = EvaluationSettings.of(settings, **keywords)
-    targets = [targets] if isinstance(targets, Target) else list(targets)
+    targets = as_targets(targets)
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
         raise UsageError(f"two targets share a name ({', '.join(names)}); setup keys start with the "
                          "target's name, so give each target its own")
-    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher=fetcher)
+    golden = golden_of(golden, fetcher)
+    told = warn  # the caller's own, for missing documents (said as a MissingDocumentsWarning either way)
     warn = warn or log.warning
     problems = run_problems(golden)
     if problems:
@@ -70,8 +72,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         questions = _chunk_labels_by_document(questions, targets, golden.source, warn)
 
     missing = find_missing(targets, questions, settings.by, held_before=held_before)
-    for target_name, gone in missing.items():
-        warn(missing_note(target_name, gone))
+    say_missing(missing, told)
     said = set()  # a label no setup can ever find would score 0 everywhere without a word (golden check's words)
     for target in targets:
         for problem in unscorable_labels(questions, target, settings.by):
@@ -183,6 +184,16 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
         if before & set(absent):
             missing[target.name]["was_held"] = [u for u in absent if u in before]
     return missing
+
+
+def say_missing(missing: Mapping[str, Mapping[str, Any]], warn: Callable[[str], None] | None = None) -> None:
+    """Each target's note (``report.notes.missing_note``), in target order, as a ``MissingDocumentsWarning``
+    and to ``warn`` when given (the command line prints it, and ignores the warning); without ``warn``
+    the log has it at INFO only, so a script's stderr shows it once."""
+    for target_name, gone in missing.items():
+        note = missing_note(target_name, dict(gone))
+        (warn or log.info)(note)
+        warnings.warn(note, MissingDocumentsWarning, stacklevel=3)
 
 
 def _listed_ids(target: Target, by_chunk: bool) -> list[str]:

@@ -69,47 +69,50 @@ def _discounts(length: int) -> np.ndarray:
 
 
 def score_matrix(first: np.ndarray, hits10: np.ndarray, needed: np.ndarray) -> dict[str, np.ndarray]:
-    """Per-question metric arrays: ``found`` (bool), ``rr`` and ``ndcg_10``.
+    """Per-question metric arrays: ``found`` (bool), ``rr`` and ``ndcg_<cutoff>`` (``ndcg_10``).
 
-    ``first``: (Q,) position of the first relevant result, 0 when none. ``hits10``: (Q, 10), 1.0 where
-    the result at position j + 1 holds a unit first found there. ``needed``: (Q,) results a perfect
-    ranking needs (``Outcome.needed``).
+    ``first``: (Q,) position of the first relevant result, 0 when none. ``hits10``: (Q, cutoff), 1.0
+    where the result at position j + 1 holds a unit first found there (``outcome_arrays``; 10 columns
+    unless a caller asks for nDCG at another depth). ``needed``: (Q,) results a perfect ranking needs
+    (``Outcome.needed``).
     """
+    cutoff = hits10.shape[1]
     found = first > 0
     rr = np.where(found, 1.0 / np.maximum(first, 1), 0.0)
-    discounts = _discounts(NDCG_CUTOFF)
+    discounts = _discounts(cutoff)
     dcg = hits10 @ discounts
     ideal_cum = np.concatenate(([0.0], np.cumsum(discounts)))
-    idcg = ideal_cum[np.minimum(needed, NDCG_CUTOFF)]
+    idcg = ideal_cum[np.minimum(needed, cutoff)]
     ndcg = np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
-    return {"found": found, "rr": rr, "ndcg_10": ndcg}
+    return {"found": found, "rr": rr, f"ndcg_{cutoff}": ndcg}
 
 
-def outcome_arrays(outcomes: Sequence[Outcome]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(first, hits10, needed) arrays for ``score_matrix``."""
+def outcome_arrays(outcomes: Sequence[Outcome],
+                   cutoff: int = NDCG_CUTOFF) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(first, hits, needed) arrays for ``score_matrix``; ``hits`` has ``cutoff`` columns (nDCG's depth)."""
     n = len(outcomes)
     first = np.zeros(n, dtype=np.int64)
-    hits10 = np.zeros((n, NDCG_CUTOFF), dtype=np.float64)
+    hits10 = np.zeros((n, cutoff), dtype=np.float64)
     needed = np.zeros(n, dtype=np.int64)
     for i, outcome in enumerate(outcomes):
         needed[i] = outcome.needed
         if outcome.positions:
             first[i] = outcome.positions[0]
             for p in outcome.positions:
-                if p > NDCG_CUTOFF:
+                if p > cutoff:
                     break
                 hits10[i, p - 1] = 1.0  # a result holding two units is still one result
     return first, hits10, needed
 
 
-def recall_matrix(outcomes: Sequence[Outcome]) -> dict[int, np.ndarray]:
+def recall_matrix(outcomes: Sequence[Outcome], cutoffs: Sequence[int] = CUTOFFS) -> dict[int, np.ndarray]:
     """Per cutoff k, (Q,) share of each question's units found at positions <= k (0 when it has none)."""
     n = len(outcomes)
     owner = np.fromiter((i for i, o in enumerate(outcomes) for _ in o.positions), dtype=np.int64)
     position = np.fromiter((p for o in outcomes for p in o.positions), dtype=np.int64)
     relevant = np.fromiter((o.relevant for o in outcomes), dtype=np.float64, count=n)
     out = {}
-    for k in CUTOFFS:
+    for k in cutoffs:
         within = np.bincount(owner[position <= k], minlength=n).astype(np.float64)
         out[k] = np.divide(within, relevant, out=np.zeros(n), where=relevant > 0)
     return out

@@ -87,6 +87,8 @@ def _times(setup: dict[str, Any], summary: dict[str, Any]) -> str:
              ("p95", f"{_ms(summary.get('p95_ms'))} ms")]
     if times:
         facts += [("fastest", f"{_ms(min(times))} ms"), ("slowest", f"{_ms(max(times))} ms")]
+    if setup.get("timed_in"):  # reused, not measured in this run (evaluation.run.retime)
+        facts.insert(0, ("timed in", f"run {esc(setup['timed_in'])}, same index state"))
     if isinstance(setup.get("requests"), int):
         facts.append(("requests", str(setup["requests"])))
     if isinstance(setup.get("retries"), int):  # throttled requests sent again; the times include the waits

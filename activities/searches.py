@@ -1,0 +1,44 @@
+"""The activities that search: one shard of a setup's batch, and one setup's timed pass."""
+from __future__ import annotations
+
+import azure.durable_functions as df
+
+from activities._shared import PLAN, REUSED, SHARDS, TARGETS, cores, folder_of, open_pinned, shard_name, times_name
+from app_storage import shared_cache
+from evaluation import steps  # rank_setup and time_setups: what these activities call
+
+bp = df.Blueprint()
+
+
+@bp.activity_trigger(input_name="job")
+def rank_shard(job: dict) -> dict:
+    """{collection, run_id, key, shard} -> the ranks of that shard of the setup's batch (its questions
+    are in the run's shards.json), kept as entries/<key>/<shard>.json; {"key", "shard", "ok"}. Query
+    vectors and pair scores come from, and go to, the collection's cache in Blob (``shared_cache``)."""
+    settings, folder = folder_of(job)
+    plan = folder.read_work(job["run_id"], PLAN)
+    questions = folder.read_work(job["run_id"], SHARDS)[job["key"]][job["shard"]]
+    pinned = folder.read_work(job["run_id"], TARGETS)[steps.planned_setup(plan, job["key"])["target"]]
+    cache = shared_cache(folder)
+    with cores(settings, alone=False):
+        entry = steps.rank_setup(open_pinned(settings, pinned, batch_cache=cache), plan, job["key"],
+                                 questions=questions)
+    cache.flush()  # never raises: a cache that cannot be written costs the next run, not this one
+    folder.write_work(job["run_id"], shard_name(job["key"], job["shard"]), entry)
+    return {"key": job["key"], "shard": job["shard"], "ok": entry["error"] is None}
+
+
+@bp.activity_trigger(input_name="job")
+def time_setup(job: dict) -> dict:
+    """{collection, run_id, key} -> the setup's timed pass, alone on this instance's cores (bounded by
+    the run's time budget), kept as times/<key>.json; {"key", "ok"} (a failed pass keeps its error).
+    A setup the plan found times for (reused_times.json) takes them and only ranks its sample."""
+    settings, folder = folder_of(job)
+    plan = folder.read_work(job["run_id"], PLAN)
+    pinned = folder.read_work(job["run_id"], TARGETS)[steps.planned_setup(plan, job["key"])["target"]]
+    target = open_pinned(settings, pinned)
+    reused = {k: v for k, v in folder.read_work(job["run_id"], REUSED).items() if k == job["key"]}
+    with cores(settings, alone=not reused):  # reused times: only the sample's ranks, in a batch
+        times = steps.time_setups({target.name: target}, plan, [job["key"]], reused=reused)
+    folder.write_work(job["run_id"], times_name(job["key"]), times[job["key"]])
+    return {"key": job["key"], "ok": "error" not in times[job["key"]]}

@@ -1,0 +1,173 @@
+"""The Function App at real sizes: a run's activities measured here, then scheduled on N simulated instances.
+
+The orchestrator's work, done the way its activities do it (``activities/planning.py``,
+``activities/searches.py``): ``plan_run`` and ``plan_shards`` with the app's rules, then every
+(setup, shard) ranked on a target of its own (each activity opens the index again, as on another
+instance; the cache between them is one file, standing in for the Blob cache, keyed the same), then
+each setup's timed pass, one after another. Every activity's wall time is measured on this machine.
+
+The schedule: the fan-out goes to N instances of 2 slots each (host.json: 2 activities at once), in the
+orchestrator's order, each activity to the slot that frees first (the task hub's queue hands work to
+whichever worker asks); the timed passes follow one after another on one instance. Simulated wall =
+the fan-out's finish + the timed passes. The baseline is the issue's goal: within 1.5x of the longest
+single activity of the fan-out plus the timing pass.
+
+Cold is an empty cache; warm is the same golden file with 10% of its questions asked in other words
+(outside the timed sample: a changed sampled question is timed again), the cache and the cold run's report kept (times reused when the index state, software and timed sample
+are unchanged: ``run.retime``). The warm goal: at most 1/10 of the cold run's activity-seconds.
+
+Questions: the golden file's, each asked again in numbered variants to reach the count (distinct texts,
+the same expected documents), so 1,000 questions cost what 1,000 distinct questions cost.
+
+    python bench/bench_app_scale.py --index .index/docs-XXXX --golden samples/golden.jsonl \\
+        [--questions 100,1000,5000] [--instances 1,10,100] [--only PATTERN] [--shard-seconds 180]
+"""
+from __future__ import annotations
+
+import argparse
+import heapq
+import json
+import os
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+SLOTS = 2  # activities at once per instance (host.json maxConcurrentActivityFunctions)
+GOAL_RATIO = 1.5
+WARM_GOAL = 0.1
+
+
+@dataclass(frozen=True)
+class Activity:
+    name: str
+    seconds: float
+
+
+def simulated_wall(fan_out: Sequence[Activity], timing: Sequence[Activity], instances: int,
+                   slots: int = SLOTS) -> float:
+    """Seconds from the first fan-out activity to the last timed pass on ``instances`` x ``slots``:
+    each fan-out activity, in order, starts on the slot that frees first; the timed passes then run
+    one after another."""
+    free = [0.0] * (instances * slots)
+    heapq.heapify(free)
+    finish = 0.0
+    for activity in fan_out:
+        start = heapq.heappop(free)
+        end = start + activity.seconds
+        finish = max(finish, end)
+        heapq.heappush(free, end)
+    return finish + sum(a.seconds for a in timing)
+
+
+def questions_of(golden: Path, count: int) -> list[dict]:
+    rows = [json.loads(line) for line in golden.read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [r for r in rows if r.get("expected")]
+    out = []
+    for n in range(count):
+        row = rows[n % len(rows)]
+        variant = n // len(rows)
+        out.append({**row, "id": f"{row['id']}-{variant}",
+                    "question": row["question"] if variant == 0 else f"{row['question']} (variant {variant})"})
+    return out
+
+
+def changed(rows: list[dict], share: float, keep: frozenset[str] = frozenset()) -> list[dict]:
+    """``rows`` with ``share`` of them asked in other words (same id and expected), spread evenly over
+    the rows not in ``keep`` (the cold run's timed sample: a changed sampled question changes what the
+    timed pass times, so its times are measured again, ``run.retime``)."""
+    free = [n for n, r in enumerate(rows) if r["id"] not in keep]
+    want = round(len(rows) * share)
+    picked = {free[int(i * len(free) / want)] for i in range(want)} if want and free else set()
+    return [({**r, "question": r["question"] + " in other words"} if n in picked else r) for n, r in enumerate(rows)]
+
+
+def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | None, shard_seconds: float,
+             earlier: dict | None, workdir: Path) -> tuple[list[Activity], list[Activity], dict]:
+    """One run the app's way: (fan-out activities, timed passes, the report)."""
+    from evaluation.engine.target import EmbeddedTarget
+    from evaluation.steps import (assemble_report, finish_entries, measured_times, merge_shards, plan_run,
+                                  plan_shards, rank_setup, reusable_times, time_setups)
+
+    golden = workdir / f"golden-{len(rows)}-{time.monotonic_ns()}.jsonl"
+    golden.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+    def target() -> EmbeddedTarget:
+        return EmbeddedTarget(index, cache=cache)
+
+    plan = json.loads(json.dumps(plan_run(target(), golden, only=only)))
+    shards = plan_shards(plan, measured_ms=measured_times(earlier), shard_seconds=shard_seconds)
+    reused = reusable_times(plan, earlier, max_age_days=7)
+    fan_out, parts = [], {}
+    for setup in plan["setups"]:
+        for n, ids in enumerate(shards[setup["key"]]):
+            started = time.perf_counter()
+            parts.setdefault(setup["key"], []).append(rank_setup(target(), plan, setup["key"], questions=ids))
+            fan_out.append(Activity(f"rank {setup['key']} #{n + 1}", time.perf_counter() - started))
+    ranked = {key: merge_shards(plan, key, found) for key, found in parts.items()}
+    timing, times = [], {}
+    for key, entry in ranked.items():
+        if entry["error"] is not None:
+            continue
+        started = time.perf_counter()
+        opened = target()
+        times.update(time_setups({opened.name: opened}, plan, [key], reused=reused))
+        timing.append(Activity(f"time {key}", time.perf_counter() - started))
+    return fan_out, timing, assemble_report(plan, finish_entries(plan, ranked, times))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--index", type=Path, required=True)
+    parser.add_argument("--golden", type=Path, required=True)
+    parser.add_argument("--questions", default="100,1000,5000")
+    parser.add_argument("--instances", default="1,10,100")
+    parser.add_argument("--only", action="append", default=None)
+    parser.add_argument("--shard-seconds", type=float, default=180.0)
+    args = parser.parse_args(argv)
+    from _machine import describe_machine
+
+    print(describe_machine())
+    counts = [int(c) for c in args.questions.split(",")]
+    instances = [int(n) for n in args.instances.split(",")]
+    with tempfile.TemporaryDirectory() as work:
+        for count in counts:
+            rows = questions_of(args.golden, count)
+            cache = Path(work) / f"cache-{count}.sqlite"
+            load = os.getloadavg()[0]
+            cold = run_once(args.index, rows, cache, only=args.only, shard_seconds=args.shard_seconds,
+                            earlier=None, workdir=Path(work))
+            sample = frozenset(cold[2]["timed_question_ids"])
+            warm = run_once(args.index, changed(rows, 0.1, sample), cache, only=args.only,
+                            shard_seconds=args.shard_seconds, earlier=cold[2], workdir=Path(work))
+            print(f"\n{count} questions, {len(cold[2]['setups'])} setups (load {load:.1f} before, "
+                  f"{os.getloadavg()[0]:.1f} after)")
+            for name, (fan_out, timing, report) in (("cold", cold), ("warm", warm)):
+                seconds = sum(a.seconds for a in fan_out + timing)
+                longest = max(fan_out, key=lambda a: a.seconds)
+                baseline = longest.seconds + sum(a.seconds for a in timing)
+                print(f"  {name}: {len(fan_out)} rank activities, {len(timing)} timed passes, "
+                      f"{seconds:.1f} activity-seconds; longest activity {longest.seconds:.1f} s ({longest.name}); "
+                      f"timing pass {sum(a.seconds for a in timing):.1f} s; reused times "
+                      f"{sum(1 for s in report['setups'] if s.get('timed_in'))}")
+                for n in instances:
+                    wall = simulated_wall(fan_out, timing, n)
+                    print(f"    {n:>4} instances: wall {wall:8.1f} s = {wall / baseline:.2f}x "
+                          f"(longest activity + timing pass, goal <= {GOAL_RATIO}x)")
+            ratio = sum(a.seconds for a in warm[0] + warm[1]) / sum(a.seconds for a in cold[0] + cold[1])
+            asked = {r["id"]: r["question"] for r in changed(rows, 0.1, sample)}
+            unchanged = [r["id"] for r in rows if asked[r["id"]] == r["question"]]
+            cold_ranks = {s["key"]: s["ranks"] for s in cold[2]["setups"]}
+            same = all(s["ranks"][q] == cold_ranks[s["key"]][q] for s in warm[2]["setups"] for q in unchanged)
+            print(f"  warm / cold activity-seconds: {ratio:.3f} (goal <= {WARM_GOAL}); ranks of unchanged "
+                  f"questions identical: {same}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

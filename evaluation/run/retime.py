@@ -1,0 +1,70 @@
+"""Times per index state: when a save changes only the golden file, a setup's times may come from the
+run that timed it live on the same index state, instead of timing it again.
+
+Why: a timed pass searches up to ``timed`` questions one at a time, uncached, alone on the cores; for
+a reranked setup that is up to the 20 s budget plus a warm-up, every save, although nothing that
+decides a search's time changed. ``time_state`` is the sha256 of everything that does decide it: the
+target as the plan describes it (an embedded index's fingerprint, models, chunking and candidates; an
+Azure AI Search index's state), the setup, the software that embeds and scores (the engine's
+``software_versions``), the timed sample's questions (their sha256, in order) and the timing settings.
+Every entry timed live keeps it (``time_state``). A later run reuses that entry's ``times_ms`` when
+its own ``time_state`` for the setup is the same, the earlier entry was timed live (no ``timed_in``:
+reused times are never reused again, so their age is always the live pass's), and the earlier run is
+no older than ``max_age_days``. The reused entry says where its times come from: ``timed_in`` (the run
+id), which the report's page and text show as "timed in run <id>, same index state". The sampled
+questions' ranks are still searched, in a batch: only the times are reused.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import datetime, timedelta
+from typing import Any, Mapping
+
+from .plan import planned_setup, utc
+
+RETIME_CHOICES = ("when-changed", "always")  # EVALUATION_RETIME: reuse times when nothing changed, or never
+DEFAULT_MAX_AGE_DAYS = 7  # older times are timed again: the service, the host or its neighbours drift
+_TIMING_SETTINGS = ("depth", "timed", "seed", "time_margin", "time_floor", "time_budget")
+
+
+def time_state(plan: dict[str, Any], setup_key: str) -> str:
+    """The sha256 of what decides ``setup_key``'s times in this plan (see the module docstring)."""
+    from ..engine.identity import software_versions
+
+    setup = planned_setup(plan, setup_key)
+    sha = {q["id"]: q.get("sha256") for q in plan["questions"]}
+    described = {"target": plan["targets"].get(setup["target"]), "setup": setup,
+                 "software": software_versions(),
+                 "sample": [sha.get(qid) for qid in plan["timed_question_ids"]],
+                 # as numbers: the app's settings are whole numbers where the CLI's are floats (7 == 7.0)
+                 "settings": {name: _number(plan["settings"].get(name)) for name in _TIMING_SETTINGS}}
+    return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def _number(value: Any) -> Any:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
+
+
+def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, max_age_days: float,
+                   now: datetime | str | None = None) -> dict[str, dict[str, Any]]:
+    """Per setup key of ``plan``, the times ``earlier`` (a report) timed live on the same state:
+    ``{"times_ms": [...], "timed_in": run id, "time_state": sha256}``. Setups with none are left out."""
+    if not isinstance(earlier, Mapping) or not earlier.get("created_at"):
+        return {}
+    try:
+        age = utc(now or plan["created_at"]) - utc(earlier["created_at"])
+    except (TypeError, ValueError):
+        return {}
+    if age > timedelta(days=max_age_days) or age < timedelta(0):
+        return {}
+    found = {}
+    by_key = {s.get("key"): s for s in earlier.get("setups") or [] if isinstance(s, Mapping)}
+    for setup in plan["setups"]:
+        entry = by_key.get(setup["key"])
+        if (not entry or entry.get("error") is not None or entry.get("timed_in") or not entry.get("times_ms")
+                or entry.get("time_state") != time_state(plan, setup["key"])):
+            continue
+        found[setup["key"]] = {"times_ms": list(entry["times_ms"]), "timed_in": str(earlier.get("id")),
+                               "time_state": entry["time_state"]}
+    return found

@@ -1,0 +1,143 @@
+"""Shards: a setup's batch split so that no activity runs long, and merged back into the one entry.
+
+Why: measured on this machine the cross-encoder scores 8-9 (question, passage) pairs a second, so a
+reranked setup rescoring 30 candidates spends about 3.5 s a question: 1,000 questions held one
+activity for about an hour, and a Flex Consumption instance recycled in that hour (scale-in grace,
+platform upgrades) threw it all away. ``plan_shards`` cuts each setup's untimed questions into
+shards of at most ``shard_seconds`` of work each (default 180 s: a few minutes on one instance, so a
+recycle costs minutes), in plan order; a cheap setup (BM25: about a millisecond a question; dense:
+one query embedding, about 6 ms) stays one shard, since each shard opens the index and loads its
+models again (seconds) and that would cost more than it saves.
+
+A question's cost is the setup's median timed search in the collection's newest run when the caller
+has one (``measured_ms``: what a timed search of that setup took, embedding and reranking included,
+nothing cached), else ``estimated_seconds`` from what the setup does.
+
+``merge_shards`` joins the entries ``rank_setup(..., questions=shard)`` gave into exactly the entry one
+``rank_setup`` over the whole batch gives: the per-question maps in plan order, the counts added up.
+Every question is searched alone in a batch (query vectors and pair scores are per question), so
+which shard a question is in cannot change its results.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from typing import Any, Mapping, Sequence
+
+from ..errors import UsageError
+from .one_setup import _PER_QUESTION, failed_entry, untimed_ids
+from .plan import planned_setup
+
+DEFAULT_SHARD_SECONDS = 180.0  # a few minutes of one instance's work per shard (see the module docstring)
+
+# Seconds a question costs a batch, by what the setup does, measured on this machine (2 cores, no VNNI;
+# platform-notes: bge-small 174 texts/s, the cross-encoder 8-9 pairs/s on passages of a real corpus,
+# bench/bench_scale.py), used when no earlier run measured the setup.
+PAIR_SECONDS = 1 / 8.5          # one (question, passage) pair through the cross-encoder
+VECTOR_SECONDS = 1 / 174        # one query through an embedding model
+KEYWORD_SECONDS = 0.001         # one BM25 query
+COLBERT_SECONDS = 0.05          # one query's token vectors and MaxSim over its candidates
+REMOTE_SECONDS = 0.3            # one request to Azure AI Search (semantic ranking included)
+DEFAULT_CANDIDATES = 30         # rerank_candidates when a setup does not say
+
+
+def estimated_seconds(setup: Mapping[str, Any]) -> float:
+    """What one question costs ``setup`` (a plan's setup: ``Setup.to_dict``), from what it does."""
+    if setup.get("engine") != "embedded":
+        return REMOTE_SECONDS
+    options = setup.get("options") or {}
+    seconds = KEYWORD_SECONDS + VECTOR_SECONDS * len(setup.get("models") or ())
+    if setup.get("ranker") == "cross-encoder":
+        seconds += PAIR_SECONDS * int(options.get("rerank_candidates") or DEFAULT_CANDIDATES)
+    elif setup.get("ranker") == "colbert":
+        seconds += COLBERT_SECONDS
+    return seconds
+
+
+def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None] | None = None,
+                shard_seconds: float = DEFAULT_SHARD_SECONDS, most_questions: int = 0) -> dict[str, list[list[str]]]:
+    """Per setup key, its shards: lists of untimed question ids, in plan order, together the whole batch.
+
+    A setup whose batch costs ``c`` seconds a question over ``n`` questions gets
+    ``ceil(n * c / shard_seconds)`` shards of near-equal size (sizes differ by at most one), and none
+    holds more than ``most_questions`` (0: no such bound; the end-to-end test makes shards of 2). A
+    setup with no untimed question has one empty shard, so every setup has an entry to merge.
+    """
+    if not (isinstance(shard_seconds, (int, float)) and math.isfinite(shard_seconds) and shard_seconds > 0):
+        raise UsageError(f"a shard's seconds must be a number over 0, not {shard_seconds!r}")
+    if isinstance(most_questions, bool) or not isinstance(most_questions, int) or most_questions < 0:
+        raise UsageError(f"the most questions a shard holds must be a whole number of 0 (no bound) or more, "
+                         f"not {most_questions!r}")
+    batch = untimed_ids(plan)
+    shards = {}
+    for setup in plan["setups"]:
+        measured = (measured_ms or {}).get(setup["key"])
+        seconds = measured / 1000 if isinstance(measured, (int, float)) and measured > 0 else estimated_seconds(setup)
+        count = max(1, math.ceil(len(batch) * seconds / shard_seconds - 1e-9))
+        if most_questions:
+            count = max(count, math.ceil(len(batch) / most_questions))
+        shards[setup["key"]] = _split(batch, min(count, max(1, len(batch))))
+    return shards
+
+
+def _split(ids: Sequence[str], count: int) -> list[list[str]]:
+    """``ids`` in ``count`` runs in order, the first ``len % count`` one longer."""
+    size, longer = divmod(len(ids), count)
+    out, start = [], 0
+    for n in range(count):
+        end = start + size + (1 if n < longer else 0)
+        out.append(list(ids[start:end]))
+        start = end
+    return out
+
+
+def measured_times(report: Mapping[str, Any] | None) -> dict[str, float]:
+    """Per setup key, the median timed search (ms) in ``report`` (a collection's newest run): what
+    ``plan_shards`` sizes shards from. Setups that failed or were never timed are left out."""
+    found = {}
+    for setup in (report or {}).get("setups") or []:
+        summary = setup.get("summary") if isinstance(setup, dict) else None
+        value = summary.get("median_ms") if isinstance(summary, dict) else None
+        if isinstance(value, (int, float)) and value > 0 and not setup.get("error"):
+            found[str(setup.get("key"))] = float(value)
+    return found
+
+
+def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """One ``rank_setup`` entry from its shards' entries (``parts``, in shard order or any order).
+
+    Exactly what one ``rank_setup`` over the whole batch gives when every shard ranked: the
+    per-question maps in plan order, ``cache``, ``requests`` and ``retries`` added up. A shard whose
+    search failed makes the setup failed with that error (the first, in shard order) and the counts of
+    every shard. Shards that do not cover the batch exactly once are an error: a question ranked
+    twice or never would change the setup's numbers without a word.
+    """
+    planned_setup(plan, setup_key)
+    if not parts:
+        raise UsageError(f"setup {setup_key} has no shards to merge")
+    batch = untimed_ids(plan)
+    counts = _added(parts, ("requests", "retries"))
+    failed = next((p for p in parts if p.get("error") is not None), None)
+    if failed is not None:
+        return failed_entry(plan, setup_key, failed["error"], counts=counts or None)
+    seen = [qid for p in parts for qid in p["ranks"]]
+    if sorted(seen) != sorted(batch):
+        twice = sorted({q for q in seen if seen.count(q) > 1})
+        never = sorted(set(batch) - set(seen))
+        raise UsageError(f"the shards of {setup_key} do not cover its questions once each: "
+                         f"twice {twice}, never {never}, not in its batch {sorted(set(seen) - set(batch))}")
+    entry = copy.deepcopy(dict(parts[0]))
+    for name in _PER_QUESTION:
+        merged = {qid: value for p in parts for qid, value in p[name].items()}
+        entry[name] = {qid: copy.deepcopy(merged[qid]) for qid in batch}
+    cache = _added([p["cache"] for p in parts if isinstance(p.get("cache"), dict)], None)
+    if cache:
+        entry["cache"] = cache
+    entry.update(counts)
+    return entry
+
+
+def _added(parts: Sequence[Mapping[str, Any]], names: Sequence[str] | None) -> dict[str, int]:
+    """Each count summed over the parts that have it (``names``: only those), in first-seen order."""
+    keys = list(dict.fromkeys(k for p in parts for k in p if names is None or k in names))
+    return {k: sum(int(p.get(k, 0)) for p in parts if k in p) for k in keys}

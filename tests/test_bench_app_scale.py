@@ -1,0 +1,38 @@
+"""bench/bench_app_scale.py's schedule and questions: the numbers it prints rest on these."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+
+from bench_app_scale import Activity, changed, questions_of, simulated_wall  # noqa: E402
+
+
+def test_the_fan_out_fills_every_slot_and_the_timed_passes_follow_one_after_another():
+    fan_out = [Activity("a", 10), Activity("b", 10), Activity("c", 10), Activity("d", 4)]
+    timing = [Activity("t1", 2), Activity("t2", 3)]
+
+    # one instance, 2 slots: a|b at 0-10, c on the first freed at 10-20, d on the other at 10-14
+    assert simulated_wall(fan_out, timing, 1) == 20 + 2 + 3
+    # two instances: all four at once, the longest ends at 10
+    assert simulated_wall(fan_out, timing, 2) == 10 + 5
+    assert simulated_wall(fan_out, timing, 100) == 10 + 5
+    # in order: the 30 s activity waits for a slot behind two of 1 s
+    assert simulated_wall([Activity("x", 1), Activity("y", 1), Activity("z", 30)], [], 1) == 1 + 30
+
+
+def test_questions_are_asked_again_in_numbered_variants_and_ten_percent_change(tmp_path):
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"id": "q1", "question": "a?", "expected": ["d1"]}\n'
+                      '{"id": "q2", "question": "b?", "expected": ["d2"]}\n', encoding="utf-8")
+
+    rows = questions_of(golden, 5)
+
+    assert [r["id"] for r in rows] == ["q1-0", "q2-0", "q1-1", "q2-1", "q1-2"]
+    assert len({r["question"] for r in rows}) == 5 and rows[4]["expected"] == ["d1"]
+    twenty = questions_of(golden, 20)
+    assert sum(a["question"] != b["question"] for a, b in zip(twenty, changed(twenty, 0.1))) == 20 // 10
+    sample = frozenset(r["id"] for r in twenty[:10])
+    kept = changed(twenty, 0.1, sample)
+    assert [r["id"] for r, k in zip(twenty, kept) if r != k] == ["q1-5", "q2-7"]  # 2 of the 10 outside, spread

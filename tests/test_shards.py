@@ -1,0 +1,190 @@
+"""A setup's batch cut into shards (``run.shards``): sized from the setup's cost, and merged back into
+exactly the entry one ``rank_setup`` over the whole batch gives."""
+from __future__ import annotations
+
+import json
+import math
+from datetime import datetime, timezone
+
+import pytest
+
+from conftest import SAMPLES
+from evaluation.errors import UsageError
+from evaluation.steps import (estimated_seconds, measured_times, merge_shards, plan_run, plan_shards, rank_setup,
+                              untimed_ids)
+from fakes import ANSWERS, ListTarget, write_golden
+
+MOMENT = datetime(2026, 11, 30, 1, 2, 3, tzinfo=timezone.utc)
+
+
+def through_json(value):
+    return json.loads(json.dumps(value))
+
+
+def fake_plan(setups, questions=100, timed=10):
+    """A plan holding what plan_shards reads: its setups, its questions and which are timed."""
+    ids = [f"q{n}" for n in range(questions)]
+    return {"setups": setups, "questions": [{"id": q} for q in ids], "timed_question_ids": ids[:timed]}
+
+
+BM25 = {"key": "local.keyword.bm25", "engine": "embedded", "models": [], "ranker": None, "options": {}}
+DENSE = {"key": "local.dense.bge-small", "engine": "embedded", "models": ["bge-small"], "ranker": None, "options": {}}
+RERANKED = {"key": "local.hybrid_reranked.bge-small", "engine": "embedded", "models": ["bge-small"],
+            "ranker": "cross-encoder", "options": {"rerank_candidates": 30}}
+
+
+# -- sizing -------------------------------------------------------------------------------------------
+
+def test_a_reranked_setup_costs_its_candidates_through_the_cross_encoder():
+    # 0.001 (BM25) + 1/174 (one query vector) + 30 pairs / 8.5 pairs a second
+    assert estimated_seconds(RERANKED) == pytest.approx(0.001 + 1 / 174 + 30 / 8.5)
+    assert estimated_seconds(DENSE) == pytest.approx(0.001 + 1 / 174)
+    assert estimated_seconds(BM25) == pytest.approx(0.001)
+
+
+def test_a_reranked_setup_is_cut_into_shards_of_a_few_minutes_and_cheap_ones_stay_whole():
+    plan = fake_plan([BM25, DENSE, RERANKED], questions=1010, timed=10)
+
+    shards = plan_shards(plan, shard_seconds=180)
+
+    # 1,000 untimed questions x 3.5368 s = 3,536.8 s of reranking -> ceil(3536.8 / 180) = 20 shards of 50
+    assert len(shards[RERANKED["key"]]) == math.ceil(1000 * (0.001 + 1 / 174 + 30 / 8.5) / 180) == 20
+    assert {len(s) for s in shards[RERANKED["key"]]} == {50}
+    # 1,000 x 6.7 ms = 6.7 s: one shard
+    assert shards[BM25["key"]] == shards[DENSE["key"]] == [untimed_ids(plan)]
+
+
+def test_shards_cover_the_batch_once_in_plan_order_with_sizes_one_apart():
+    plan = fake_plan([RERANKED], questions=110, timed=10)
+
+    [shards] = plan_shards(plan, shard_seconds=60).values()
+
+    # 100 x 3.5368 s / 60 s = 5.89 -> 6 shards: 100 = 4 x 17 + 2 x 16
+    assert [len(s) for s in shards] == [17, 17, 17, 17, 16, 16]
+    assert [q for s in shards for q in s] == untimed_ids(plan) == [f"q{n}" for n in range(10, 110)]
+
+
+def test_the_newest_runs_measured_time_sizes_the_shards_over_the_estimate():
+    plan = fake_plan([DENSE], questions=100, timed=0)
+
+    # measured 900 ms a search: 100 x 0.9 s / 30 s = 3 shards (the estimate, 6.7 ms, gives 1)
+    assert len(plan_shards(plan, measured_ms={DENSE["key"]: 900.0}, shard_seconds=30)[DENSE["key"]]) == 3
+    assert len(plan_shards(plan, shard_seconds=30)[DENSE["key"]]) == 1
+
+
+def test_most_questions_bounds_every_shard_and_an_empty_batch_is_one_empty_shard():
+    plan = fake_plan([BM25], questions=7, timed=2)
+    assert plan_shards(plan, most_questions=2)[BM25["key"]] == [["q2", "q3"], ["q4", "q5"], ["q6"]]
+
+    everything_timed = fake_plan([BM25], questions=3, timed=3)
+    assert plan_shards(everything_timed, most_questions=2)[BM25["key"]] == [[]]
+
+
+@pytest.mark.parametrize("keywords", [{"shard_seconds": 0}, {"shard_seconds": float("nan")}, {"most_questions": -1}])
+def test_sizes_no_shard_could_have_are_refused(keywords):
+    with pytest.raises(UsageError):
+        plan_shards(fake_plan([BM25]), **keywords)
+
+
+def test_measured_times_are_the_newest_runs_medians_of_setups_that_ran():
+    report = {"setups": [{"key": "a", "error": None, "summary": {"median_ms": 12.5}},
+                         {"key": "b", "error": "it broke", "summary": None},
+                         {"key": "c", "error": None, "summary": {"median_ms": None}}]}
+    assert measured_times(report) == {"a": 12.5}
+    assert measured_times(None) == {}
+
+
+# -- merging ------------------------------------------------------------------------------------------
+
+ROWS = [{"id": f"q{n}", "question": text, "expected": [text.split()[2]]} for n, text in enumerate(
+    ["where is alpha", "where is beta", "where is gamma", "where is alpha now", "where is beta now"], start=1)]
+
+
+class CountingTarget(ListTarget):
+    """Counts one request per question searched, as a service's target does (``target.Counted``)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.sent = {}
+
+    def search_batch(self, setup, questions, depth):
+        self.sent[setup.key] = self.sent.get(setup.key, 0) + len(questions)
+        return super().search_batch(setup, questions, depth)
+
+    def counters(self, setup_key):
+        return {"requests": self.sent.get(setup_key, 0), "retries": 0}
+
+
+def fake_run(tmp_path, broken=()):
+    target = CountingTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken=broken)
+    plan = through_json(plan_run(target, write_golden(tmp_path, ROWS), created_at=MOMENT, run_id="run-1", timed=1))
+    return target, plan
+
+
+def test_merged_shards_are_the_unsharded_entry(tmp_path):
+    target, plan = fake_run(tmp_path)
+    for setup in plan["setups"]:
+        whole = through_json(rank_setup(target, plan, setup["key"]))
+        shards = plan_shards(plan, most_questions=2)[setup["key"]]
+        parts = [through_json(rank_setup(target, plan, setup["key"], questions=ids)) for ids in shards]
+
+        assert len(shards) == 2 and merge_shards(plan, setup["key"], parts) == whole
+        assert whole["requests"] == 4 == 2 + 2  # 5 questions, 1 timed; each shard sent 2
+        backwards = merge_shards(plan, setup["key"], parts[::-1])  # shards may finish in any order
+        assert backwards == whole and list(backwards["ranks"]) == list(whole["ranks"]) == untimed_ids(plan)
+
+
+def test_a_failed_shard_fails_the_setup_with_its_error(tmp_path):
+    target, plan = fake_run(tmp_path, broken={"dense"})
+    key = "t.dense.m"
+    parts = [rank_setup(target, plan, key, questions=ids) for ids in plan_shards(plan, most_questions=2)[key]]
+
+    merged = merge_shards(plan, key, parts)
+
+    assert merged["error"] == "RuntimeError: the service said no" and merged["ranks"] == {}
+    assert merged == through_json(rank_setup(target, plan, key))  # as one activity gives it
+
+
+def test_shards_that_miss_or_repeat_a_question_are_refused(tmp_path):
+    target, plan = fake_run(tmp_path)
+    key = "t.keyword.bm25"
+    first, second = plan_shards(plan, most_questions=2)[key]
+    one = rank_setup(target, plan, key, questions=first)
+
+    with pytest.raises(UsageError, match="never"):
+        merge_shards(plan, key, [one])
+    with pytest.raises(UsageError, match="twice"):
+        merge_shards(plan, key, [one, one, rank_setup(target, plan, key, questions=second)])
+
+
+def test_a_shard_may_hold_only_untimed_questions_each_once(tmp_path):
+    target, plan = fake_run(tmp_path)
+    timed = plan["timed_question_ids"][0]
+    with pytest.raises(UsageError, match=f"untimed questions of the plan, each once: {timed}"):
+        rank_setup(target, plan, "t.keyword.bm25", questions=[timed])
+    again = untimed_ids(plan)[0]
+    with pytest.raises(UsageError, match="twice"):
+        rank_setup(target, plan, "t.keyword.bm25", questions=[again, again])
+
+
+@pytest.mark.slow
+def test_shards_of_the_real_engine_merged_equal_one_batch_bit_for_bit(sample_index):
+    """Every embedded setup (BM25, dense, hybrid, reranked) on the shipped sample: each shard on its own
+    target, as each activity opens its own, against one target ranking the whole batch."""
+    from evaluation.engine.target import EmbeddedTarget
+
+    def target():  # 5 candidates reranked, not 30: the rule is the same and the test 6x shorter
+        return EmbeddedTarget(sample_index, cache=False, rerank_candidates=5)
+
+    plan = through_json(plan_run(target(), SAMPLES / "golden.jsonl", created_at=MOMENT, run_id="run-1", timed=2))
+    plan["questions"] = plan["questions"][:9]  # 9 questions, 2 of them timed: 7 in the batch
+    plan["timed_question_ids"] = [q["id"] for q in plan["questions"][:2]]
+    keys = [s["key"] for s in plan["setups"]]
+    assert {k.split(".")[1] for k in keys} >= {"keyword", "dense", "hybrid", "hybrid_reranked"}
+    for key in keys:
+        whole = through_json(rank_setup(target(), plan, key))
+        shards = plan_shards(plan, most_questions=3)[key]
+        parts = [through_json(rank_setup(target(), plan, key, questions=ids)) for ids in shards]
+
+        assert [len(s) for s in shards] == [3, 2, 2] and whole["error"] is None
+        assert json.dumps(merge_shards(plan, key, parts), sort_keys=True) == json.dumps(whole, sort_keys=True), key
