@@ -179,7 +179,7 @@ def list_runs(args: argparse.Namespace) -> int:
     rows = []
     for run_id in runs.ids():
         report = runs.get(run_id)
-        rows.append(_listed(run_id, report))
+        rows.append(_run_row(run_id, report))
     if args.json:
         print(json.dumps(rows, indent=2))
     elif not rows:
@@ -193,7 +193,7 @@ def list_runs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _listed(run_id: str, report: dict) -> dict:
+def _run_row(run_id: str, report: dict) -> dict:
     """One row of ``chunking runs list``; a matrix run's builds are its chunk variants, its pick the best
     experiment by nDCG at its largest k (the matrix page's order)."""
     if report["kind"] == "matrix":
