@@ -18,6 +18,7 @@ from evaluation.errors import StoreError
 from evaluation.report.html import question_texts, render_html, with_banner
 from evaluation.report.style import CSS
 from evaluation.report.trend import collect_trend
+from evaluation.store.chunking import latest_views
 from evaluation.store import LATEST
 from evaluation.store.collections import Collections, RunRef
 
@@ -66,6 +67,7 @@ def evaluate_page(shelf: Collections, caller: Caller, admin_role: str, *, run: s
     golden_kept = False
     try:
         report = store.get(shown.run_id)
+        views = latest_views(store)  # the collection's latest chunking and matrix runs: the Chunking tab
         if allowed:
             try:
                 raw = store.golden(str((report.get("golden") or {}).get("sha256") or ""))
@@ -73,10 +75,11 @@ def evaluate_page(shelf: Collections, caller: Caller, admin_role: str, *, run: s
             except StoreError:
                 raw = None
             body = render_html(report, history=collect_trend(store, report),
-                               questions=question_texts(raw, report) if raw else None)
+                               questions=question_texts(raw, report) if raw else None, **views)
         else:
-            kept = store.page(shown.run_id)
-            body = kept.decode("utf-8", "replace") if kept else render_html(report, history=collect_trend(store, report))
+            kept = None if views else store.page(shown.run_id)
+            body = kept.decode("utf-8", "replace") if kept else render_html(report, history=collect_trend(store, report),
+                                                                           **views)
     except StoreError as err:
         raise Refusal(500, str(err)) from err
     nav = _nav(shown, newest, older, menu_page, pages, collection, caller, golden_kept,

@@ -186,11 +186,13 @@ def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | Non
     ``RunStore.save``; ``store.report_address(run_id)`` says where it went).
 
     The page holds this run and the older runs the store keeps on the same golden file, named by
-    question id only (anyone who may read runs may read it). The store's rules hold: everything is
+    question id only (anyone who may read runs may read it), and the store's latest chunking and matrix
+    runs in a Chunking tab when it keeps any (ids and numbers only). The store's rules hold: everything is
     checked first, nothing is written over.
     """
     from .report.html import render_html
     from .report.trend import collect_trend
+    from .store.chunking import latest_views
 
-    page = render_html(report, history=collect_trend(store, report))
+    page = render_html(report, history=collect_trend(store, report), **latest_views(store))
     return store.save(report, golden_raw, html=page)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from evaluation.report.html import render_html
 from evaluation.report.page.context import Page
+from evaluation.report.page.tabs import CHUNKING as CHUNKING_TAB
 from evaluation.report.page.tabs import RETRIEVAL, TABS, Tab
 
 SAVED = Path(__file__).parent / "fixtures" / "page"
@@ -23,9 +24,10 @@ def _chunking_section(page: Page) -> str:
 CHUNKING = Tab("chunking", "Chunking", (_chunking_section,), shows=lambda page: "chunking" in page.report)
 
 
-def test_the_page_has_one_tab_today_and_it_is_retrieval():
-    assert TABS == (RETRIEVAL,)
+def test_the_page_has_retrieval_then_chunking():
+    assert TABS == (RETRIEVAL, CHUNKING_TAB)
     assert RETRIEVAL.name == "retrieval" and RETRIEVAL.title == "Retrieval"
+    assert CHUNKING_TAB.name == "chunking" and CHUNKING_TAB.title == "Chunking"
 
 
 def test_a_tab_with_nothing_to_show_leaves_the_page_byte_for_byte_as_before():

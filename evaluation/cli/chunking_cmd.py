@@ -179,10 +179,7 @@ def list_runs(args: argparse.Namespace) -> int:
     rows = []
     for run_id in runs.ids():
         report = runs.get(run_id)
-        best = (report.get("pick") or {}).get("pick") if report["kind"] == "chunking" else report.get("best")
-        rows.append({"id": run_id, "kind": report["kind"], "created_at": report.get("created_at"),
-                     "questions": (report.get("golden") or {}).get("questions"),
-                     "builds": len(report.get("builds") or {r["build"] for r in report.get("rows", [])}), "pick": best})
+        rows.append(_run_row(run_id, report))
     if args.json:
         print(json.dumps(rows, indent=2))
     elif not rows:
@@ -196,6 +193,22 @@ def list_runs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_row(run_id: str, report: dict) -> dict:
+    """One row of ``chunking runs list``; a matrix run's builds are its chunk variants, its pick the best
+    experiment by nDCG at its largest k (the matrix page's order)."""
+    if report["kind"] == "matrix":
+        from ..report.matrix_page import best_experiment
+
+        best = best_experiment(report)
+        return {"id": run_id, "kind": "matrix", "created_at": report.get("created_at"),
+                "questions": (report.get("queries") or {}).get("questions"), "builds": len(report.get("variants") or []),
+                "pick": best}
+    best = (report.get("pick") or {}).get("pick") if report["kind"] == "chunking" else report.get("best")
+    return {"id": run_id, "kind": report["kind"], "created_at": report.get("created_at"),
+            "questions": (report.get("golden") or {}).get("questions"),
+            "builds": len(report.get("builds") or {r["build"] for r in report.get("rows", [])}), "pick": best}
+
+
 def show_run(args: argparse.Namespace) -> int:
     from ..chunking_eval import sweep_markdown
     from ..report.chunking import compare_text, sweep_text
@@ -205,6 +218,10 @@ def show_run(args: argparse.Namespace) -> int:
     report = chunking_store(open_run_store(args.store)).get(args.run_id)
     if args.json:
         print(json.dumps(report, indent=2))
+    elif report["kind"] == "matrix":
+        from .matrix_cmd import render
+
+        print(render(report))
     elif report["kind"] == "sweep":
         print(sweep_markdown(report) if args.markdown else sweep_text(report))
     else:

@@ -2,7 +2,8 @@
 
     python3 -m evaluation matrix --corpus C --queries Q --top-k 3,5,10 --chunk-size 500,1000 \\
         --chunk-overlap 100 --embedder bge-small,minilm-l6 [--chunker-config F] [--methods dense,hybrid] \\
-        --report-json out.json --report-csv out.csv [--per-query] [--fail-under hit_rate@5=0.85 ...] [--by chunk]
+        --report-json out.json --report-csv out.csv [--per-query] [--fail-under hit_rate@5=0.85 ...] [--by chunk] \\
+        [--save-to STORE]
 
 Prints one line per experiment; exit 1 when any ``--fail-under`` threshold is missed (each named, with
 by how much), 0 otherwise. ``--embedder hash`` runs with no model (feature hashing, not a real model).
@@ -59,6 +60,9 @@ def register(subparsers) -> None:
     parser.add_argument("--report-json", type=local_path, help="write the report as JSON here")
     parser.add_argument("--report-csv", type=local_path, help="write one row per experiment and k here")
     parser.add_argument("--report-html", type=local_path, help="write the report as a self-contained HTML page here")
+    parser.add_argument("--save-to", metavar="STORE",
+                        help="keep the run in this store, under chunking/runs/ (ids and scores, no text); "
+                             "`chunking runs list` lists it and the run page's Chunking tab shows it")
     parser.add_argument("--per-query", action="store_true", help="keep each query's metrics in the JSON report")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when an experiment scores below, e.g. hit_rate@5=0.85 or found@5=0.85; repeatable")
@@ -97,12 +101,18 @@ def run(args: argparse.Namespace) -> int:
     for path in (args.report_json, args.report_csv, args.report_html):
         if path is not None and not Path(path).parent.exists():
             raise UsageError(f"{path}: its folder does not exist; make it first or write the report elsewhere")
+    store = None
+    if args.save_to:
+        from .common import open_run_store
+
+        store = open_run_store(args.save_to, check=True)
     opened = [_open_openai(args, name) for name in embedders if name.startswith("openai:")]
     bar = ProgressBar(args.quiet)
     try:
         report = run_matrix(args.corpus, args.queries, top_k=ks, variants=variants, embedders=embedders,
                             methods=args.methods, by=args.by, labels_from=labels_from, per_query=args.per_query,
-                            fail_under=rules, cache=args.cache, threads=args.threads, progress=bar)
+                            fail_under=rules, cache=args.cache, threads=args.threads, progress=bar,
+                            save_to=store)
     finally:
         bar.close()
         for embedder in opened:
@@ -116,6 +126,10 @@ def run(args: argparse.Namespace) -> int:
 
         Path(args.report_html).write_text(render_matrix_html(report), encoding="utf-8")
     print(render(report))
+    if store is not None:
+        from ..store.chunking import chunking_store
+
+        print(f"Saved as matrix run {report['id']} in {args.save_to} ({chunking_store(store).run_file(report['id'])})")
     for line in missed_sentences(report):
         print(f"fail-under: {line}", file=sys.stderr)
     return 0 if report["gate"]["passed"] else 1

@@ -41,7 +41,9 @@ def write_report(args: argparse.Namespace) -> int:
             questions = question_texts(store.golden(sha), report)
         except StoreError as err:
             raise StoreError(f"{err} (run {report['id']}); leave out --with-questions to name questions by id") from err
-    page = render_html(report, history=collect_trend(store, report), questions=questions)
+    from ..store.chunking import latest_views
+
+    page = render_html(report, history=collect_trend(store, report), questions=questions, **latest_views(store))
     if args.out == "-":
         sys.stdout.write(page)
         return 0

@@ -9,7 +9,9 @@ load, say) is reported with its error and scores nothing; it does not sink the r
 
 The report holds configurations, ids and scores: no query or document text. Its ``experiments`` and
 their metrics are the same on every run of the same inputs; ``seconds`` and ``ms_per_query`` are
-the only numbers that move.
+the only numbers that move. Kept in a store (``save_to``), the report also gets the run's ``id`` and
+``created_at`` and goes under ``chunking/runs/<id>/`` with its page, beside the chunking runs: ``chunking
+runs list|show`` list and show it, and the run page's Chunking tab shows the newest.
 """
 from __future__ import annotations
 
@@ -43,11 +45,12 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, top
                by: str = "doc", labels_from: ChunkVariant | None = None, per_query: bool = False,
                fail_under: Iterable[tuple[Measure, float]] = (), workdir: str | Path | None = None,
                cache: str | Path | None = None, threads: int | None = None,
-               progress: Progress | None = None) -> dict[str, Any]:
+               progress: Progress | None = None, save_to: Any = None) -> dict[str, Any]:
     """Run every experiment and return the report (see the module docstring and ``report_keys``).
 
     ``queries`` is a queries file (ElectriPy's) or a golden file; ``fail_under`` pairs a measure at a
-    cut-off of ``top_k`` with the least value every experiment must reach (``gate``).
+    cut-off of ``top_k`` with the least value every experiment must reach (``gate``). ``save_to`` (a store
+    or its address, checked before any work) keeps the run there under ``chunking/runs/<id>/``.
     """
     ks = _cutoffs(top_k)
     methods = _methods(methods)
@@ -62,6 +65,12 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, top
         if measure.cutoff not in ks:
             raise UsageError(f"--fail-under {measure}: the cut-off {measure.cutoff} is not one of --top-k "
                              f"({','.join(map(str, ks))}); add it to --top-k")
+    store = None
+    if save_to is not None:
+        from ..store.chunking import chunking_store
+
+        store = chunking_store(save_to)
+        store.check()
     corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
     golden = queries if isinstance(queries, Golden) else read_golden(queries)
     problems = run_problems(golden)
@@ -88,6 +97,21 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, top
         "seconds": round(time.perf_counter() - started, 3),
     }
     report["gate"] = gate(report, rules)
+    if store is not None:
+        report = _kept(store, report)
+    return report
+
+
+def _kept(store: Any, report: dict[str, Any]) -> dict[str, Any]:
+    """``report`` with its run id and time, saved in ``store`` with its page."""
+    from datetime import datetime, timezone
+
+    from ..report.matrix_page import render_matrix_html
+    from ..store.runs import new_run_id
+
+    now = datetime.now(timezone.utc)
+    report = {"id": new_run_id(now), "created_at": now.isoformat().replace("+00:00", "Z"), **report}
+    store.save(report, html=render_matrix_html(report))
     return report
 
 

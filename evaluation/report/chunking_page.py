@@ -11,7 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from .style import CSS
+from .style import standalone_page
 from .svg import attr
 
 _W, _H, _PAD = 640, 260, 44
@@ -80,8 +80,4 @@ def _scatter(report: dict[str, Any]) -> str:
 
 
 def render_chunking_html(report: dict[str, Any]) -> str:
-    title = f"Chunking run · {report.get('id', '')}"
-    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{_e(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{_e(title)}</h1>\n"
-            + chunking_section(report) + "\n</main>\n</body>\n</html>\n")
+    return standalone_page(_e(f"Chunking run · {report.get('id', '')}"), chunking_section(report))

@@ -26,27 +26,32 @@ from typing import Any, Mapping, Sequence
 from ..golden.texts import question_texts  # noqa: F401  (the page's callers import it from here)
 from .page.context import Page, page_of
 from .page.format import esc
-from .page.tabs import TABS, Tab, page_parts
-from .style import CSS
+from .page.tabs import TABS, Tab, page_parts, shown_tabs
+from .style import CSS, tabs_css
 
 __all__ = ["Page", "TABS", "Tab", "question_texts", "render_html", "with_banner"]
 
 
 def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | None = None,
-                questions: Mapping[str, str] | None = None, tabs: Sequence[Tab] = TABS) -> str:
+                questions: Mapping[str, str] | None = None, chunking: dict[str, Any] | None = None,
+                matrix: dict[str, Any] | None = None, tabs: Sequence[Tab] = TABS) -> str:
     """The whole page for ``report``.
 
     ``history``: trend points of the runs on the same golden file, oldest first, this run last (see
     ``trend.collect_trend``); without it the page has this run alone. ``questions``: id -> text, for a
-    viewer allowed to read the golden file; without it the page names questions by id only. ``tabs``:
+    viewer allowed to read the golden file; without it the page names questions by id only. ``chunking``,
+    ``matrix``: the collection's latest chunking and matrix runs (``store.chunking.latest_views``), shown in
+    the Chunking tab; without either the page has no tabs and is the page it was before them. ``tabs``:
     the page's tabs (``page.tabs.TABS`` unless a caller or a test passes its own).
     """
-    page = page_of(report, history=history, questions=questions)
+    page = page_of(report, history=history, questions=questions, chunking=chunking, matrix=matrix)
+    shown = shown_tabs(page, tabs)
+    css = CSS + tabs_css([tab.name for tab in shown]) if len(shown) > 1 else CSS
     title = f"Retrieval evaluation · {page.collection} · {report.get('id', '')}"
     return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
             "<meta name=\"referrer\" content=\"no-referrer\">\n"
-            f"<title>{esc(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
+            f"<title>{esc(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n<main>\n"
             + "\n".join(p for p in page_parts(page, tabs) if p) + "\n</main>\n</body>\n</html>\n")
 
 

@@ -23,6 +23,12 @@ def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
                                                          -(x["metrics"] or {}).get(last, {}).get("ndcg", 0.0), x["id"]))
 
 
+def best_experiment(report: dict[str, Any]) -> str | None:
+    """The best experiment that ran, as ``<chunking> <method> <embedder>`` (nDCG at the largest k first)."""
+    rows = [x for x in _rows(report) if x["metrics"] is not None]
+    return " ".join(str(p) for p in (rows[0]["chunking"], rows[0]["method"], rows[0]["embedder"]) if p) if rows else None
+
+
 def matrix_section(report: dict[str, Any]) -> str:
     if not report or report.get("kind") != "matrix":
         return ""

@@ -1,4 +1,7 @@
 """The HTML report's stylesheet, inlined into every page (the page fetches nothing)."""
+from __future__ import annotations
+
+from typing import Sequence
 
 CSS = """
 :root { --ink: #1d2330; --muted: #5b6474; --line: #d9dee7; --soft: #f4f6f9; --accent: #1f5fae;
@@ -165,6 +168,37 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
 .page-nav .older a { color: #1f4f99; font-weight: 600; }
 @media print { .page-nav { display: none; } details.setup { break-inside: avoid; } thead th { position: static; } }
 """
+
+# A page with two or more tabs: a bar of tabs, one tab shown at a time. No script: the tab the address names
+# (``#tab-<name>``, or anything inside it, such as a setup's anchor) is shown, the first when it names none.
+# Without ``:has`` (an old browser) or in print every tab shows, stacked, each under its own title.
+_TABS_CSS = """
+nav.tabs { margin: 22px 0 0; border-bottom: 1px solid var(--line); }
+nav.tabs ul.plain { display: flex; flex-wrap: wrap; gap: 4px; margin: 0; padding: 0; list-style: none; font-size: 15px; }
+nav.tabs a { display: block; padding: 8px 20px; margin-bottom: -1px; border: 1px solid transparent;
+             border-bottom: none; border-radius: 8px 8px 0 0; color: var(--muted); font-weight: 600;
+             text-decoration: none; }
+nav.tabs a:hover { color: var(--ink); background: var(--soft); }
+section.tab > h2.tab-title { font-size: 13px; letter-spacing: .04em; text-transform: uppercase; color: var(--muted);
+                             border-top: none; margin: 14px 0 0; }
+section.tab > h2.tab-title + * > h2:first-child { border-top: none; margin-top: 22px; }  /* the bar is its line */
+@supports selector(:has(a)) {
+  section.tab > h2.tab-title { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+  main:has(section.tab:target, section.tab :target) section.tab:not(:target):not(:has(:target)) { display: none; }
+  main:not(:has(section.tab:target, section.tab :target)) section.tab ~ section.tab { display: none; }
+  main:not(:has(section.tab:target, section.tab :target)) nav.tabs li:first-child a { CURRENT }
+}
+@media print { section.tab { display: block !important; } nav.tabs { display: none; } }
+"""
+_CURRENT = "color: var(--ink); background: #fff; border-color: var(--line);"
+
+
+def tabs_css(names: Sequence[str]) -> str:
+    """The CSS a page with the tabs ``names`` adds to ``CSS`` (a page with one tab adds none): the bar, one
+    tab at a time, and the link of the tab on screen drawn as the open tab."""
+    current = "".join(f'\n  main:has(#tab-{n}:target, #tab-{n} :target) nav.tabs a[href="#tab-{n}"] {{ {_CURRENT} }}'
+                      for n in names)
+    return _TABS_CSS.replace("{ CURRENT }\n}", "{ " + _CURRENT + " }" + current + "\n}")
 
 
 def standalone_page(title_html: str, body_html: str) -> str:

@@ -7,7 +7,10 @@
 ``ChunkingRuns`` reads and writes through the store's own storage (``RunStore._read``, ``_write_new``,
 ``_list``, ``_exists``), so every kind of store holds chunking runs with no code of its own. A chunking
 report holds counts, keys and ids: never a question's or a passage's text (``compare_chunking`` makes
-it so; ``save`` refuses a report that is not one by its ``kind`` and ``format``).
+it so; ``save`` refuses a report that is not one by its ``kind`` and ``format``). A matrix run (``run_matrix``,
+kind ``matrix``) is kept the same way: configurations, ids and scores, and file names, never their text.
+
+``latest_views(store)`` is what the run page's Chunking tab reads: the newest run of each kind it shows.
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, 
 
 CHUNKING_RUNS_DIR = "chunking/runs"
 CHUNKING_FORMAT = 1
-KINDS = ("chunking", "sweep")  # compare_chunking's runs and sweep's
+KINDS = ("chunking", "sweep", "matrix")  # compare_chunking's runs, sweep's and run_matrix's
+VIEWS = ("chunking", "matrix")  # the kinds the run page's Chunking tab shows (``latest_views``)
 
 
 class ChunkingRuns:
@@ -35,7 +39,7 @@ class ChunkingRuns:
 
     def save(self, report: dict[str, Any], golden_raw: bytes | None = None, *, html: str | None = None) -> str:
         """Keep ``report`` (its golden file first, then its page); its run id. An id kept already is refused."""
-        if report.get("kind") not in KINDS or report.get("format") != CHUNKING_FORMAT:
+        if report.get("kind") not in KINDS or report.get("format") != CHUNKING_FORMAT:  # matrix format 1 too
             raise StoreError(f"not a chunking report of format {CHUNKING_FORMAT} (kind {report.get('kind')!r}, format "
                              f"{report.get('format')!r}); make one with compare_chunking")
         run_id = check_run_id(report.get("id", ""))
@@ -99,3 +103,33 @@ class ChunkingRuns:
 def chunking_store(where: RunStore | str | Any) -> ChunkingRuns:
     """Where chunking runs are saved and read: any place ``report_store`` takes, or a ``ChunkingRuns``."""
     return where if isinstance(where, ChunkingRuns) else ChunkingRuns(where)
+
+
+def latest_views(where: RunStore | str | Any) -> dict[str, dict[str, Any]]:
+    """The newest kept run of each kind the Chunking tab shows, by kind (``{"chunking": .., "matrix": ..}``,
+    a kind the store holds none of left out): ``render_html(report, **latest_views(store))``.
+
+    Runs are read newest first until each kind is found; one that cannot be read is passed over (logged),
+    and a store not made yet (a first run's page is drawn before its save makes the folder) holds none, so
+    a chunking run never keeps a retrieval page from showing.
+    """
+    import logging
+
+    runs = chunking_store(where)
+    found: dict[str, dict[str, Any]] = {}
+    try:
+        ids = runs.ids()
+    except StoreError as err:
+        logging.getLogger(__name__).info("no chunking runs read from %s: %s", runs.address, err)
+        return found
+    for run_id in ids:
+        try:
+            report = runs.get(run_id)
+        except (StoreError, RunNotFound) as err:
+            logging.getLogger(__name__).warning("chunking run %s passed over: %s", run_id, err)
+            continue
+        if report["kind"] in VIEWS and report["kind"] not in found:
+            found[report["kind"]] = report
+            if len(found) == len(VIEWS):
+                break
+    return found

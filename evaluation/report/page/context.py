@@ -1,5 +1,6 @@
 """What every section reads, worked out once per page: the report, its setups split into ran and failed,
-the picks by setup key, the collection's name, the history points and the question texts allowed.
+the picks by setup key, the collection's name, the history points, the question texts allowed, and the
+collection's latest chunking and matrix runs (ids and numbers only) for the Chunking tab.
 
 A section is a function ``Page -> str`` (its HTML, or "" to leave itself out), so a section added by a
 later tab (see ``tabs``) reads the same facts without a second pass over the report.
@@ -30,6 +31,8 @@ class Page:
     collection: str
     points: list[dict[str, Any]]
     questions: Mapping[str, str] | None
+    chunking: dict[str, Any] | None = None  # the collection's latest chunking run (kind "chunking"), for its tab
+    matrix: dict[str, Any] | None = None  # its latest matrix run (kind "matrix"), shown in the same tab
 
     @property
     def refused(self) -> bool:
@@ -38,15 +41,17 @@ class Page:
 
 
 def page_of(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | None = None,
-            questions: Mapping[str, str] | None = None) -> Page:
-    """The facts of ``report`` every section reads (``history`` and ``questions`` as ``render_html`` takes them)."""
+            questions: Mapping[str, str] | None = None, chunking: dict[str, Any] | None = None,
+            matrix: dict[str, Any] | None = None) -> Page:
+    """The facts of ``report`` every section reads (``history``, ``questions``, ``chunking`` and ``matrix`` as
+    ``render_html`` takes them)."""
     setups = [s for s in report.get("setups") or [] if isinstance(s, dict) and "key" in s]
     ran = sorted((s for s in setups if summary_of(s) is not None),
                  key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["key"]))
     failed = [s for s in setups if summary_of(s) is None]
     return Page(report=report, setups=setups, ran=ran, failed=failed, picks=picks_by_key(report),
                 collection=collection_name(report), points=list(history) if history else [trend_point(report)],
-                questions=questions)
+                questions=questions, chunking=chunking, matrix=matrix)
 
 
 def collection_name(report: dict[str, Any]) -> str:

@@ -2,10 +2,12 @@
 
 A ``Tab`` is a named list of sections (each a function ``Page -> str``, "" to leave itself out) and a rule
 for when it has something to show. ``TABS`` is the page's list, in order. Today it holds one tab,
-"Retrieval", and a page with one tab to show is drawn exactly as before tabs existed: its sections in
-order, no tab bar. With two or more to show (issue 25 adds "Chunking" beside "Retrieval"), the page
-gains a bar of links to each tab and each tab becomes a ``<section class="tab">`` with its title, all in
-the one file, readable without script.
+"Retrieval", and "Chunking" (``chunking_tab``: the collection's latest chunking and matrix runs), which
+shows only when the store holds one. A page with one tab to show is drawn exactly as before tabs existed: its sections in
+order, no tab bar. With two or more to show, the page gains a bar of links to each tab
+and each tab becomes a ``<section class="tab">`` with its title, all in the one file, readable without
+script: ``style.tabs_css`` (added to the page's CSS only then) shows one tab at a time by ``:target``,
+the first when the address names none, and every tab stacked where ``:has`` is not supported or in print.
 
 To add a tab: write its sections as modules in this package (each reading ``Page``), then add
 ``Tab("chunking", "Chunking", (...), shows=...)`` to ``TABS`` after ``RETRIEVAL``.
@@ -20,6 +22,7 @@ from typing import Callable, Sequence
 
 from ..svg import attr
 from .chart import chart
+from .chunking_tab import chunking_run, has_chunking_runs, matrix_run
 from .context import Page
 from .details import setup_details
 from .footer import footer
@@ -51,17 +54,23 @@ class Tab:
 
 RETRIEVAL = Tab("retrieval", "Retrieval", (pick_cards, left_out, chart, ranked_table, run_by_run, setup_details,
                                            hard_questions, glossary))
-TABS: tuple[Tab, ...] = (RETRIEVAL,)
+CHUNKING = Tab("chunking", "Chunking", (chunking_run, matrix_run), shows=has_chunking_runs)
+TABS: tuple[Tab, ...] = (RETRIEVAL, CHUNKING)
 BEFORE_TABS: tuple[Section, ...] = (header, unreachable, missing_documents)
 AFTER_TABS: tuple[Section, ...] = (footer,)
 REFUSED: tuple[Section, ...] = (header, refusal, footer)  # the run never started: why, and nothing else
+
+
+def shown_tabs(page: Page, tabs: Sequence[Tab] = TABS) -> list[Tab]:
+    """The tabs with something to show for ``page`` (none for a refused run), in order."""
+    return [] if page.refused else [tab for tab in tabs if tab.shows(page)]
 
 
 def page_parts(page: Page, tabs: Sequence[Tab] = TABS) -> list[str]:
     """The page's parts in order, each some HTML ("" for a section with nothing to show)."""
     if page.refused:
         return [section(page) for section in REFUSED]
-    shown = [tab for tab in tabs if tab.shows(page)]
+    shown = shown_tabs(page, tabs)
     parts = [section(page) for section in BEFORE_TABS]
     if len(shown) == 1:  # one tab: its sections as they are, no bar (the page before tabs, byte for byte)
         parts += [section(page) for section in shown[0].sections]
