@@ -45,6 +45,7 @@ batched, and ``*_cached`` always zero without the cache file. ``search`` is neve
 from __future__ import annotations
 
 import itertools
+from functools import cached_property
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -198,15 +199,15 @@ class EmbeddedTarget:
             raise ValueError(f"{model} is not a model of this index: {', '.join(self.index.models)}")
         if not questions:
             return []
-        positions = self._chunk_positions()
+        positions = self._chunk_positions
         queries = self._embed_queries(model, list(questions), cached=True)
         rows = np.asarray(self.index.vectors[model])[[positions[c] for c in chunk_ids]]
         return [float(x) for x in np.einsum("ij,ij->i", rows.astype(np.float32), queries.astype(np.float32))]
 
+    @cached_property
     def _chunk_positions(self) -> dict[str, int]:
-        if not hasattr(self, "_positions"):
-            self._positions = {c.id: i for i, c in enumerate(self.index.chunks)}
-        return self._positions
+        """Each chunk id's row in the index's vectors, made once per target."""
+        return {c.id: i for i, c in enumerate(self.index.chunks)}
 
     def cache_counts(self, setup_key: str) -> dict[str, int]:
         """Where the setup's batches got their vectors and pairs (see the module docstring)."""
