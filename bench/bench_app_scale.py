@@ -47,6 +47,7 @@ WARM_GOAL = 0.1
 class Activity:
     name: str
     seconds: float
+    measured: bool = True  # False: an unmeasured shard scheduled at its setup's measured mean (--sample-shards)
 
 
 def simulated_wall(fan_out: Sequence[Activity], timing: Sequence[Activity], instances: int,
@@ -88,8 +89,10 @@ def changed(rows: list[dict], share: float, keep: frozenset[str] = frozenset()) 
 
 
 def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | None, shard_seconds: float,
-             earlier: dict | None, workdir: Path) -> tuple[list[Activity], list[Activity], dict]:
-    """One run the app's way: (fan-out activities, timed passes, the report)."""
+             earlier: dict | None, workdir: Path, sample_shards: int = 0) -> tuple[list[Activity], list[Activity], dict | None]:
+    """One run the app's way: (fan-out activities, timed passes, the report). ``sample_shards``: measure
+    that many shards of a setup that has more (``app_scale_shards``); the report is then None."""
+    from app_scale_shards import sampled, scheduled
     from evaluation.engine.target import EmbeddedTarget
     from evaluation.steps import (assemble_report, finish_entries, measured_times, merge_shards, plan_run,
                                   plan_shards, rank_setup, reusable_times, time_setups)
@@ -105,11 +108,16 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     reused = reusable_times(plan, earlier, max_age_days=7)
     fan_out, parts = [], {}
     for setup in plan["setups"]:
-        for n, ids in enumerate(shards[setup["key"]]):
+        chosen, seconds = sampled(len(shards[setup["key"]]), sample_shards), {}
+        for n in chosen:
             started = time.perf_counter()
-            parts.setdefault(setup["key"], []).append(rank_setup(target(), plan, setup["key"], questions=ids))
-            fan_out.append(Activity(f"rank {setup['key']} #{n + 1}", time.perf_counter() - started))
-    ranked = {key: merge_shards(plan, key, found) for key, found in parts.items()}
+            parts.setdefault(setup["key"], []).append(rank_setup(target(), plan, setup["key"],
+                                                                 questions=shards[setup["key"]][n]))
+            seconds[n] = time.perf_counter() - started
+        fan_out += scheduled(setup["key"], seconds, len(shards[setup["key"]]))
+    complete = all(a.measured for a in fan_out)
+    ranked = {key: merge_shards(plan, key, found) if complete
+              else next((p for p in found if p["error"] is not None), found[0]) for key, found in parts.items()}
     timing, times = [], {}
     for key, entry in ranked.items():
         if entry["error"] is not None:
@@ -118,7 +126,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
         opened = target()
         times.update(time_setups({opened.name: opened}, plan, [key], reused=reused))
         timing.append(Activity(f"time {key}", time.perf_counter() - started))
-    return fan_out, timing, assemble_report(plan, finish_entries(plan, ranked, times))
+    return fan_out, timing, assemble_report(plan, finish_entries(plan, ranked, times)) if complete else None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -129,10 +137,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--instances", default="1,10,100")
     parser.add_argument("--only", action="append", default=None)
     parser.add_argument("--shard-seconds", type=float, default=180.0)
+    parser.add_argument("--sample-shards", type=int, default=0, metavar="N",
+                        help="measure N shards (first, last, between) of a setup with more, the rest at their mean; "
+                             "0: every shard (default). Implies --cold-only when a shard goes unmeasured")
+    parser.add_argument("--cold-only", action="store_true", help="no warm run")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="the cold run's activities as JSON, for --combine "
+                                                                  "(one question count)")
+    parser.add_argument("--combine", type=Path, nargs="+", metavar="FILE",
+                        help="schedule saved runs (--save) together as one run, measuring nothing")
     args = parser.parse_args(argv)
     from _machine import describe_machine
 
     print(describe_machine())
+    if args.combine:
+        from app_scale_shards import print_combined
+
+        print_combined(args.combine, [int(n) for n in args.instances.split(",")])
+        return 0
+    if args.sample_shards or args.cold_only or args.save:
+        return _cold_only(args)
     counts = [int(c) for c in args.questions.split(",")]
     instances = [int(n) for n in args.instances.split(",")]
     with tempfile.TemporaryDirectory() as work:
@@ -166,6 +189,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             same = all(s["ranks"][q] == cold_ranks[s["key"]][q] for s in warm[2]["setups"] for q in unchanged)
             print(f"  warm / cold activity-seconds: {ratio:.3f} (goal <= {WARM_GOAL}); ranks of unchanged "
                   f"questions identical: {same}")
+    return 0
+
+
+def _cold_only(args: argparse.Namespace) -> int:
+    """Cold runs alone, shards sampled as ``--sample-shards`` says (``app_scale_shards``), saved with ``--save``."""
+    from app_scale_shards import sample_lines, save, schedule_lines
+
+    counts = [int(c) for c in args.questions.split(",")]
+    if args.save and len(counts) != 1:
+        raise SystemExit("--save keeps one run: give one --questions count")
+    with tempfile.TemporaryDirectory() as work:
+        for count in counts:
+            before = os.getloadavg()[0]
+            fan_out, timing, _ = run_once(args.index, questions_of(args.golden, count), Path(work) / f"cache-{count}.sqlite",
+                                          only=args.only, shard_seconds=args.shard_seconds, earlier=None,
+                                          workdir=Path(work), sample_shards=args.sample_shards)
+            load = (before, os.getloadavg()[0])
+            print(f"\n{count} questions, cold, {len(timing)} setups timed (load {load[0]:.1f} before, {load[1]:.1f} after)")
+            for line in sample_lines(fan_out) + schedule_lines(fan_out, timing, [int(n) for n in args.instances.split(",")]):
+                print(line)
+            if args.save:
+                save(args.save, count, fan_out, timing, load)
     return 0
 
 
