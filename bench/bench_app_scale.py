@@ -21,6 +21,11 @@ the same expected documents), so 1,000 questions cost what 1,000 distinct questi
 
     python bench/bench_app_scale.py --index .index/docs-XXXX --golden samples/golden.jsonl \\
         [--questions 100,1000,5000] [--instances 1,10,100] [--only PATTERN] [--shard-seconds 180]
+        [--sample-shards N] [--cold-only] [--cache-per-setup] [--save FILE] | --combine FILE...
+
+``--sample-shards``, ``--save`` and ``--combine`` (``app_scale_shards.py``) measure the reranked setups
+at real sizes in parts small enough for a shared 2-core machine; ``bench_app_memory.py`` measures
+an instance's peak memory.
 """
 from __future__ import annotations
 
@@ -89,9 +94,13 @@ def changed(rows: list[dict], share: float, keep: frozenset[str] = frozenset()) 
 
 
 def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | None, shard_seconds: float,
-             earlier: dict | None, workdir: Path, sample_shards: int = 0) -> tuple[list[Activity], list[Activity], dict | None]:
+             earlier: dict | None, workdir: Path, sample_shards: int = 0,
+             cache_per_setup: bool = False) -> tuple[list[Activity], list[Activity], dict | None]:
     """One run the app's way: (fan-out activities, timed passes, the report). ``sample_shards``: measure
-    that many shards of a setup that has more (``app_scale_shards``); the report is then None."""
+    that many shards of a setup that has more (``app_scale_shards``); the report is then None.
+    ``cache_per_setup``: each setup's activities start from a cache of their own, empty on a cold run,
+    as when every setup's shards run at once on instances of their own (no setup reads the query
+    vectors or pair scores another computed in the same run)."""
     from app_scale_shards import sampled, scheduled
     from evaluation.engine.target import EmbeddedTarget
     from evaluation.steps import (assemble_report, finish_entries, measured_times, merge_shards, plan_run,
@@ -100,10 +109,14 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     golden = workdir / f"golden-{len(rows)}-{time.monotonic_ns()}.jsonl"
     golden.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
-    def target() -> EmbeddedTarget:
-        return EmbeddedTarget(index, cache=cache)
+    def target(key: str | None = None) -> EmbeddedTarget:
+        own = cache.with_name(f"{cache.stem}-{plan_keys.index(key)}{cache.suffix}") if cache_per_setup and key else cache
+        return EmbeddedTarget(index, cache=own)
+
+    plan_keys: list[str] = []
 
     plan = json.loads(json.dumps(plan_run(target(), golden, only=only)))
+    plan_keys += [setup["key"] for setup in plan["setups"]]
     shards = plan_shards(plan, measured_ms=measured_times(earlier), shard_seconds=shard_seconds)
     reused = reusable_times(plan, earlier, max_age_days=7)
     fan_out, parts = [], {}
@@ -111,7 +124,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
         chosen, seconds = sampled(len(shards[setup["key"]]), sample_shards), {}
         for n in chosen:
             started = time.perf_counter()
-            parts.setdefault(setup["key"], []).append(rank_setup(target(), plan, setup["key"],
+            parts.setdefault(setup["key"], []).append(rank_setup(target(setup["key"]), plan, setup["key"],
                                                                  questions=shards[setup["key"]][n]))
             seconds[n] = time.perf_counter() - started
         fan_out += scheduled(setup["key"], seconds, len(shards[setup["key"]]))
@@ -123,7 +136,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
         if entry["error"] is not None:
             continue
         started = time.perf_counter()
-        opened = target()
+        opened = target(key)
         times.update(time_setups({opened.name: opened}, plan, [key], reused=reused))
         timing.append(Activity(f"time {key}", time.perf_counter() - started))
     return fan_out, timing, assemble_report(plan, finish_entries(plan, ranked, times)) if complete else None
@@ -141,6 +154,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="measure N shards (first, last, between) of a setup with more, the rest at their mean; "
                              "0: every shard (default). Implies --cold-only when a shard goes unmeasured")
     parser.add_argument("--cold-only", action="store_true", help="no warm run")
+    parser.add_argument("--cache-per-setup", action="store_true",
+                        help="each setup's activities start from an empty cache of their own (all at once on 100 instances)")
     parser.add_argument("--save", type=Path, metavar="FILE", help="the cold run's activities as JSON, for --combine "
                                                                   "(one question count)")
     parser.add_argument("--combine", type=Path, nargs="+", metavar="FILE",
@@ -154,7 +169,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print_combined(args.combine, [int(n) for n in args.instances.split(",")])
         return 0
-    if args.sample_shards or args.cold_only or args.save:
+    if args.sample_shards or args.cold_only or args.save or args.cache_per_setup:
         return _cold_only(args)
     counts = [int(c) for c in args.questions.split(",")]
     instances = [int(n) for n in args.instances.split(",")]
@@ -204,7 +219,8 @@ def _cold_only(args: argparse.Namespace) -> int:
             before = os.getloadavg()[0]
             fan_out, timing, _ = run_once(args.index, questions_of(args.golden, count), Path(work) / f"cache-{count}.sqlite",
                                           only=args.only, shard_seconds=args.shard_seconds, earlier=None,
-                                          workdir=Path(work), sample_shards=args.sample_shards)
+                                          workdir=Path(work), sample_shards=args.sample_shards,
+                                          cache_per_setup=args.cache_per_setup)
             load = (before, os.getloadavg()[0])
             print(f"\n{count} questions, cold, {len(timing)} setups timed (load {load[0]:.1f} before, {load[1]:.1f} after)")
             for line in sample_lines(fan_out) + schedule_lines(fan_out, timing, [int(n) for n in args.instances.split(",")]):
