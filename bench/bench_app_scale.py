@@ -127,6 +127,8 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
             parts.setdefault(setup["key"], []).append(rank_setup(target(setup["key"]), plan, setup["key"],
                                                                  questions=shards[setup["key"]][n]))
             seconds[n] = time.perf_counter() - started
+            if sample_shards:  # as measured: a run stopped part way keeps what it measured
+                print(f"  measured rank {setup['key']} #{n + 1}: {seconds[n]:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
         fan_out += scheduled(setup["key"], seconds, len(shards[setup["key"]]))
     complete = all(a.measured for a in fan_out)
     ranked = {key: merge_shards(plan, key, found) if complete
@@ -139,6 +141,8 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
         opened = target(key)
         times.update(time_setups({opened.name: opened}, plan, [key], reused=reused))
         timing.append(Activity(f"time {key}", time.perf_counter() - started))
+        if sample_shards:
+            print(f"  measured time {key}: {timing[-1].seconds:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
     return fan_out, timing, assemble_report(plan, finish_entries(plan, ranked, times)) if complete else None
 
 
