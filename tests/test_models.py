@@ -125,10 +125,10 @@ def test_embedding_together_stops_the_other_models_and_raises_when_one_fails(mon
     bge, minilm = models.load_embedder("bge-small", threads=1), models.load_embedder("minilm-l6", threads=1)
     calls: list[int] = []
 
-    def fails(ids, mask, types):
+    def fails(graph, ids, mask, types):
         raise RuntimeError("graph failed")
 
-    def slow(ids, mask, types):
+    def slow(graph, ids, mask, types):
         calls.append(len(ids))
         time.sleep(0.01)
         return np.zeros((len(ids), bge.dimensions), dtype=np.float32)
