@@ -18,7 +18,9 @@ on 64-token texts, and none at chunk lengths (128-384 tokens), where one row per
 
 Nor do outputs depend on who runs a call: the number of intra-op threads and the thread that calls
 leave every row bit for bit the same (checked on the sample's chunks, 1 against 2 threads), so
-``embed_documents_together`` can run several models at once, each on its own core.
+``embed_documents_together`` can run several models at once, each on its own core, and the
+cross-encoder runs its one-row calls on one one-thread session per core at once (``_Sessions``).
+Embedders keep one session: a second of each raised an index build's peak memory from 578 to 953 MiB.
 """
 from __future__ import annotations
 
