@@ -200,8 +200,8 @@ def test_one_row_per_call_exactly_for_graphs_with_dynamic_int8_activations():
 def test_bge_graph_batched_would_move_a_row_with_its_neighbours():
     bge = models.load_embedder("bge-small")
     encodings = bge._tokenizer.encode_batch([PASSAGES[0], PASSAGES[4]])
-    alone = bge._vectors(*models._padded(encodings[:1]))[0]
-    beside_longer = bge._vectors(*models._padded(encodings))[0]
+    alone = bge._vectors(bge._graph, *models._padded(encodings[:1]))[0]
+    beside_longer = bge._vectors(bge._graph, *models._padded(encodings))[0]
     assert np.abs(alone - beside_longer).max() > 1e-3
     assert np.array_equal(bge.embed_documents([PASSAGES[0], PASSAGES[4]])[0], alone)
 
