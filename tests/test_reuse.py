@@ -86,7 +86,8 @@ def test_a_warm_run_searches_only_the_changed_question_and_takes_the_others_resu
             assert setup[name] == fresh[setup["key"]][name]
         assert setup["times_ms"] == before[setup["key"]]["times_ms"]
         assert "ranked_in" not in fresh[setup["key"]] and "timed_in" not in fresh[setup["key"]]
-    assert warm["picks"] == live["picks"]
+    # the pick by what is found is the same; the two by time may differ, as live times do from run to run
+    assert warm["picks"]["finds_the_most"] == live["picks"]["finds_the_most"]
 
 
 def test_a_reused_question_is_judged_against_its_expected_ids_now(target, tmp_path):
