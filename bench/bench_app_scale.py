@@ -89,10 +89,11 @@ def changed(rows: list[dict], share: float, keep: frozenset[str] = frozenset()) 
 
 
 def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | None, shard_seconds: float,
-             earlier: dict | None, workdir: Path, profiler: Any = None, retime: str = "when-changed") -> tuple[list[Activity], list[Activity], dict]:
+             earlier: dict | None, workdir: Path, profiler: Any = None, retime: str = "when-changed",
+             around: list[Activity] | None = None) -> tuple[list[Activity], list[Activity], dict]:
     """One run the app's way: (fan-out activities, timed passes, the report). The plan and the save are
-    activities too (``plan_evaluation``, ``save_report``): their seconds go in ``Activity("plan")`` and
-    ``Activity("save")`` at the ends of the timed passes' list, so ``ends`` can tell them apart."""
+    activities too (``plan_evaluation``, ``save_report``): given a list as ``around``, their
+    ``Activity("plan")`` and ``Activity("save")`` are added to it."""
     from evaluation.engine.target import EmbeddedTarget
     from evaluation import steps
 
@@ -137,12 +138,9 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
         ranked = {s["key"]: steps.merge_shards(plan, s["key"], parts.get(s["key"], []), ranks.get(s["key"]))
                   for s in plan["setups"]}
         report = steps.assemble_report(plan, steps.finish_entries(plan, ranked, times))
-    return fan_out, timing + [planned, Activity("save", time.perf_counter() - started)], report
-
-
-def ends(timing: Sequence[Activity]) -> tuple[list[Activity], list[Activity]]:
-    """(the timed passes, the plan and the save) of ``run_once``'s second list."""
-    return [a for a in timing if a.name not in ("plan", "save")], [a for a in timing if a.name in ("plan", "save")]
+    if around is not None:
+        around += [planned, Activity("save", time.perf_counter() - started)]
+    return fan_out, timing, report
 
 
 @contextlib.contextmanager
@@ -185,24 +183,24 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from app_profile import Profiler
 
                 profilers = {"cold": Profiler(), "warm": Profiler()}
+            around: dict[str, list[Activity]] = {"cold": [], "warm": []}
             with _installed(profilers.get("cold")):
                 cold = run_once(args.index, rows, cache, only=args.only, shard_seconds=args.shard_seconds,
-                                earlier=None, workdir=Path(work), profiler=profilers.get("cold"))
+                                earlier=None, workdir=Path(work), profiler=profilers.get("cold"), around=around["cold"])
             sample = frozenset(cold[2]["timed_question_ids"])
             with _installed(profilers.get("warm")):
                 warm = run_once(args.index, changed(rows, 0.1, sample), cache, only=args.only,
                                 shard_seconds=args.shard_seconds, earlier=cold[2], workdir=Path(work),
-                                profiler=profilers.get("warm"), retime=args.retime)
+                                profiler=profilers.get("warm"), retime=args.retime, around=around["warm"])
             print(f"\n{count} questions, {len(cold[2]['setups'])} setups (load {' '.join(f'{x:.1f}' for x in load)} "
                   f"before, {' '.join(f'{x:.1f}' for x in os.getloadavg())} after)")
-            for name, (fan_out, timing, report) in (("cold", cold), ("warm", warm)):
-                timed, around = ends(timing)
+            for name, (fan_out, timed, report) in (("cold", cold), ("warm", warm)):
                 seconds = sum(a.seconds for a in fan_out + timed)
                 longest = max(fan_out, key=lambda a: a.seconds, default=Activity("none", 0.0))
                 baseline = longest.seconds + sum(a.seconds for a in timed)
                 print(f"  {name}: {len(fan_out)} rank activities, {len(timed)} timed passes, "
                       f"{seconds:.1f} activity-seconds (with plan and save: "
-                      f"{seconds + sum(a.seconds for a in around):.1f}); longest activity {longest.seconds:.1f} s "
+                      f"{seconds + sum(a.seconds for a in around[name]):.1f}); longest activity {longest.seconds:.1f} s "
                       f"({longest.name}); timing pass {sum(a.seconds for a in timed):.1f} s; reused times "
                       f"{sum(1 for s in report['setups'] if s.get('timed_in'))}, reused results "
                       f"{sum(len(s.get('ranked_in') or {}) for s in report['setups'])} (question x setup)")
@@ -210,9 +208,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                     wall = simulated_wall(fan_out, timed, n)
                     print(f"    {n:>4} instances: wall {wall:8.1f} s = {wall / max(baseline, 1e-9):.2f}x "
                           f"(longest activity + timing pass, goal <= {GOAL_RATIO}x)")
-            searches = [sum(a.seconds for a in run[0] + ends(run[1])[0]) for run in (cold, warm)]
+            searches = [sum(a.seconds for a in run[0] + run[1]) for run in (cold, warm)]
             ratio = searches[1] / searches[0]
-            whole = sum(a.seconds for a in warm[0] + warm[1]) / sum(a.seconds for a in cold[0] + cold[1])
+            whole = ((searches[1] + sum(a.seconds for a in around["warm"]))
+                     / (searches[0] + sum(a.seconds for a in around["cold"])))
             asked = {r["id"]: r["question"] for r in changed(rows, 0.1, sample)}
             unchanged = [r["id"] for r in rows if asked[r["id"]] == r["question"]]
             before = {s["key"]: s for s in cold[2]["setups"]}

@@ -42,23 +42,24 @@ def test_questions_are_asked_again_in_numbered_variants_and_ten_percent_change(t
 def test_a_warm_run_the_apps_way_searches_only_the_changed_questions_and_the_profile_counts_its_steps(
         sample_index, tmp_path):
     from app_profile import Profiler
-    from bench_app_scale import changed, ends, run_once
+    from bench_app_scale import changed, run_once
 
     rows = questions_of(SAMPLES / "golden.jsonl", 80)  # 50 of them timed (the default sample)
     options = {"only": ["local.keyword.bm25"], "shard_seconds": 180.0, "workdir": tmp_path}
     cold = run_once(sample_index, rows, tmp_path / "cache.sqlite", earlier=None, **options)
-    profiler = Profiler()
+    profiler, around = Profiler(), []
     profiler.install()
     try:
         warm = run_once(sample_index, changed(rows, 0.1, frozenset(cold[2]["timed_question_ids"])),
-                        tmp_path / "cache.sqlite", earlier=cold[2], profiler=profiler, **options)
+                        tmp_path / "cache.sqlite", earlier=cold[2], profiler=profiler, around=around, **options)
     finally:
         profiler.uninstall()
 
     [setup] = warm[2]["setups"]
     assert len(setup["ranked_in"]) == 80 - 8  # 10% of 80 asked in other words (none sampled): searched here
-    assert [a.name for a in warm[0]] == ["rank local.keyword.bm25 #1"] and ends(warm[1])[0] == []  # settled
-    assert [a.name for a in ends(warm[1])[1]] == ["plan", "save"]
+    assert [a.name for a in warm[0]] == ["rank local.keyword.bm25 #1"] and warm[1] == []  # settled: not timed
+    assert [a.name for a in around] == ["plan", "save"]
+    assert [a.name for a in cold[1]] == ["time local.keyword.bm25"]  # the timed passes alone, as before
     table = profiler.table("warm")
     assert "| rank local.keyword.bm25 | 1 |" in table and "| plan | 1 |" in table and "| save | 1 |" in table
     import evaluation.run.one_setup as one_setup
