@@ -38,8 +38,9 @@ def late_problem(model: str = DEFAULT_MODEL) -> str | None:
     return None
 
 
-def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL) -> Cutter:
-    """A ``Cutter`` over ``evaluation.chunking``; ``chat`` cuts ``llm`` builds and writes ``c`` notes."""
+def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL, notes: Any = None) -> Cutter:
+    """A ``Cutter`` over ``evaluation.chunking``; ``chat`` cuts ``llm`` builds and writes ``c`` notes, kept
+    in ``notes`` (a ``notes.ChatNotes``) so no build or rerun asks for one twice."""
 
     def cutter(key: str, corpus: Corpus) -> Cut:
         from ..chunking import cut, parse_build
@@ -55,7 +56,8 @@ def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL) -> Cutter:
         handed: dict[str, tuple[str, str]] = {}
         late_rows: list[np.ndarray] = []
         for document in corpus:
-            pieces = cut(build, document.id, document.text, document.title, chat=chat, embedder=embedder)
+            pieces = cut(build, document.id, document.text, document.title, chat=chat, embedder=embedder,
+                         notes=notes)
             if not pieces:
                 continue
             breaks = [i for i, ch in enumerate(document.text) if ch == PAGE_BREAK] if PAGE_BREAK in document.text else None
