@@ -211,21 +211,24 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
 
         store = chunking_store(save_to)
         store.check()
-    notes = None
+    notes = sentences = None
     if cutter is None:
+        from ..engine.scratch import TextVectors
         from .cutters import check_keys, chunking_cutter
         from .notes import ChatNotes
 
         check_keys(plan.keys)
         notes = ChatNotes(cache) if chat is not None else None
-        cutter = chunking_cutter(chat=chat, notes=notes)
+        sentences = TextVectors(cache=cache, threads=threads) if cache is not None else None
+        cutter = chunking_cutter(chat=chat, notes=notes, sentences=sentences)
     try:
         results, vectors, failed = run_builds(corpus, read if read is not None else questions, plan.keys,
                                               budget=budget, answer=answer, judge=judge, cutter=cutter, cache=cache,
                                               workdir=workdir, threads=threads, progress=progress)
     finally:
-        if notes is not None:
-            notes.close()
+        for kept in (notes, sentences):
+            if kept is not None:
+                kept.close()
     scored = "answered" if answer is not None else "found"
     report = chunking_report(results, scored=scored, budget=budget, skipped=plan.skipped, current=current, alpha=alpha)
     from ..store.runs import new_run_id
