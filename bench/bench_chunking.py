@@ -17,7 +17,8 @@ ranked table, ties and share of vectors from the cache.
 
 ``--only ours`` runs our side alone (their side may be running already, elsewhere, niced); with
 ``--theirs-json PATH`` their side is read from the JSON file ``vectrixdb_chunking_side.py`` printed
-(its ``seconds`` is their wall time; ``PATH`` with ``.json`` changed to ``.err``, when it holds
+(the wall time is ``theirs.log``'s ``wall <seconds>`` beside it, the whole process as ours is timed, else
+the JSON's ``seconds``; ``PATH`` with ``.json`` changed to ``.err``, when it holds
 ``/usr/bin/time -v``'s output, gives their CPU seconds) and the side-by-side table is printed when the
 file holds a report. CPU seconds (user + sys of the side's process and its children, from
 ``resource.getrusage(RUSAGE_CHILDREN)``) are printed beside wall time for each side, since the two
@@ -91,7 +92,10 @@ def read_theirs(path: Path) -> tuple[float, str, str, str, float | None] | None:
                        flags=re.M) if log.is_file() else []
     before = loads[0] if loads else "not recorded"
     after = loads[-1] if len(loads) > 1 else "not recorded"
-    return float(report["seconds"]), text, before, after, time_v_cpu(path.with_suffix(".err"))
+    # the process's wall time from the log (``wall <seconds>``), as ours is timed; else compare_chunking's own
+    wall = re.search(r"^wall ([0-9.]+)", log.read_text(encoding="utf-8"), flags=re.M) if log.is_file() else None
+    seconds = float(wall.group(1)) if wall else float(report["seconds"])
+    return seconds, text, before, after, time_v_cpu(path.with_suffix(".err"))
 
 
 def cut_down(corpus: Path, golden: Path, most: int, out: Path) -> str:
@@ -120,7 +124,10 @@ def main() -> int:
     parser.add_argument("--theirs-first", action="store_true")
     parser.add_argument("--only", choices=("ours", "theirs"), help="run one side only")
     parser.add_argument("--theirs-json", type=Path, help="read their side from this JSON file instead of running it")
-    parser.add_argument("--ours-json", type=Path, help="also write our side's report to this file")
+    parser.add_argument("--ours-json", type=Path, help="also write our side (its report, wall and CPU seconds, load) "
+                        "to this file")
+    parser.add_argument("--ours-from", type=Path, help="read our side from a file --ours-json wrote instead of running "
+                        "it (with --theirs-json: the side-by-side table from two files, nothing run)")
     parser.add_argument("--cache", type=Path, help="our vector cache file, which must not exist yet (the run stays "
                         "cold) and is kept after, for later runs to reuse; default: a new one in a folder removed after")
     parser.add_argument("--vectrixdb-python", default=str(VECTRIXDB_PYTHON))
@@ -150,13 +157,22 @@ def main() -> int:
             sides = (args.only,)
         elif args.theirs_json:
             sides = ("ours",)
+        if args.ours_from:
+            kept = json.loads(args.ours_from.read_text(encoding="utf-8"))
+            runs["ours"] = (kept["wall_s"], json.dumps(kept["report"]), kept["load_before"], kept["load_after"],
+                            kept["cpu_s"])
+            print(f"ours (from {args.ours_from}): {kept['wall_s']:.1f} s wall, {kept['cpu_s']:.1f} s CPU (user+sys) "
+                  f"(load before {kept['load_before']}, after {kept['load_after']})")
+            sides = tuple(side for side in sides if side != "ours")
         for side in sides:
             argv = ours_argv if side == "ours" else theirs_argv
             runs[side] = timed(argv, env if side == "ours" else None)
             print(f"{side}: {runs[side][0]:.1f} s wall, {runs[side][4]:.1f} s CPU (user+sys) "
                   f"(load before {runs[side][2]}, after {runs[side][3]})", flush=True)
     if "ours" in runs and args.ours_json:
-        args.ours_json.write_text(runs["ours"][1], encoding="utf-8")
+        wall, out, before, after, cpu = runs["ours"]
+        args.ours_json.write_text(json.dumps({"wall_s": round(wall, 1), "cpu_s": round(cpu, 1), "load_before": before,
+                                              "load_after": after, "report": json.loads(out)}), encoding="utf-8")
     if args.theirs_json and "theirs" not in runs:
         read = read_theirs(args.theirs_json)
         if read is None:
