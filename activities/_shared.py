@@ -24,6 +24,12 @@ SHARDS = "shards.json"  # {setup key: [[question ids of each shard]]}: run.shard
 REUSED = "reused_times.json"  # {setup key: times an earlier run measured live}: run.retime.reusable_times
 
 
+def reused_ranks_name(setup_key: str) -> str:
+    """The working file of one setup's reused results (``run.reuse.reusable_ranks`` for that setup),
+    one per setup, so an activity reads only its own setup's."""
+    return f"reused/{setup_key}.json"
+
+
 def shard_name(setup_key: str, shard: int) -> str:
     """The working file of one shard's ranks (``rank_setup`` over that shard's questions)."""
     return f"entries/{setup_key}/{shard}.json"

@@ -5,7 +5,7 @@ import logging
 
 import azure.durable_functions as df
 
-from activities._shared import PLAN, REUSED, SHARDS, TARGETS, folder_of
+from activities._shared import PLAN, REUSED, SHARDS, TARGETS, folder_of, reused_ranks_name
 from app_storage import collection_targets, open_collection_target
 from evaluation.errors import GoldenFileError, SearchIndexError, TargetConfigError, UsageError
 from evaluation.evaluate import held_in_report, newest_report
@@ -34,7 +34,11 @@ def plan_evaluation(job: dict) -> dict:
     The collection's newest report says which expected documents its targets held then (so a run can
     say "no longer holds", as the CLI does), how long each setup's searches took (the shards' sizes),
     and which setups it timed live on the same index state (their times are reused, unless
-    EVALUATION_RETIME=always or they are older than EVALUATION_RETIME_MAX_DAYS)."""
+    EVALUATION_RETIME=always or they are older than EVALUATION_RETIME_MAX_DAYS), and which questions'
+    results it searched under the same ranking state (``run.reuse``: left out of the shards, kept as
+    reused/<key>.json; also unless EVALUATION_RETIME=always). ``settled``: the setups whose times and
+    sampled questions are all reused, which need no timed pass; ``reused_ranks``: the setups with
+    reused results."""
     settings, folder = folder_of(job)
     golden = golden_from_bytes(folder.kept_golden(job["sha256"]), folder.address(GOLDEN_NAME))
     states = job.get("state") or {}
@@ -46,10 +50,13 @@ def plan_evaluation(job: dict) -> dict:
                               settings=EvaluationSettings.from_app(settings), created_at=job["created_at"],
                               run_id=job["run_id"], held_before=held_in_report(newest),
                               warn=log.warning)  # missing documents, at WARNING in the app's log
-        shards = steps.plan_shards(plan, measured_ms=steps.measured_times(newest),
+        live = settings.retime == "always"  # EVALUATION_RETIME=always: every search and every time live
+        reused = {} if live else steps.reusable_times(plan, newest, max_age_days=settings.retime_max_days)
+        ranks = {} if live else steps.reusable_ranks(plan, newest)
+        shards = steps.plan_shards(plan, measured_ms=steps.measured_times(newest), reused=ranks,
                                    shard_seconds=settings.shard_seconds, most_questions=settings.shard_questions)
-        reused = ({} if settings.retime == "always" else
-                  steps.reusable_times(plan, newest, max_age_days=settings.retime_max_days))
+        settled = [s["key"] for s in plan["setups"]
+                   if steps.reused_timing(plan, s["key"], reused.get(s["key"]), ranks.get(s["key"])) is not None]
     except _REFUSALS as err:
         return {"refused": str(err)}
     folder.write_work(job["run_id"], TARGETS, {t.name: {"spec": s.to_dict(), "state": opened_state(t)}
@@ -57,5 +64,7 @@ def plan_evaluation(job: dict) -> dict:
     folder.write_work(job["run_id"], PLAN, plan)
     folder.write_work(job["run_id"], SHARDS, shards)
     folder.write_work(job["run_id"], REUSED, reused)
+    for key, found in ranks.items():
+        folder.write_work(job["run_id"], reused_ranks_name(key), found)
     return {"setups": [s["key"] for s in plan["setups"]], "shards": {key: len(s) for key, s in shards.items()},
-            "reused_times": len(reused)}
+            "reused_times": len(reused), "reused_ranks": sorted(ranks), "settled": settled}

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import azure.durable_functions as df
 
-from activities._shared import PLAN, SHARDS, folder_of, report_name, shard_name, times_name
+from activities._shared import (PLAN, REUSED, SHARDS, folder_of, report_name, reused_ranks_name, shard_name,
+                                times_name)
 from app_golden import GoldenTooLarge, golden_version, still_holds
 import evaluation  # evaluation.save_report: the library's, beside an activity of the same name
 from evaluation.errors import StoreError
-from evaluation.steps import assemble_report, finish_entries, merge_shards
+from evaluation.steps import assemble_report, finish_entries, merge_shards, reused_timing
 from evaluation.store.blob import delete_blobs
 from evaluation.store.collections import CollectionFolder
 from evaluation.store.runs import PAGE_NAME, RUNS_DIR
@@ -17,9 +18,11 @@ bp = df.Blueprint()
 
 @bp.activity_trigger(input_name="job")
 def save_report(job: dict) -> dict:
-    """{collection, sha256, run_id, failures: {key: why}} -> the report, saved beside the golden copy if
-    the golden file still holds the run's bytes: {"saved": true, "report": name}; else
-    {"saved": false, "sha256": what it holds now} (that save's own run reports on it).
+    """{collection, sha256, run_id, failures: {key: why}, reused_ranks, settled} -> the report, saved
+    beside the golden copy if the golden file still holds the run's bytes: {"saved": true, "report":
+    name}; else {"saved": false, "sha256": what it holds now} (that save's own run reports on it).
+    ``reused_ranks`` and ``settled`` are ``plan_evaluation``'s: the setups whose unchanged questions'
+    results, and whose times and sample, come from an earlier run (``run.reuse``, ``run.retime``).
 
     The write is conditional on the golden file's ETag at the hash check: Blob conditions hold only
     for the blob a request writes, so the report is written and then the golden file asked, with
@@ -31,10 +34,15 @@ def save_report(job: dict) -> dict:
     run_id, failures = job["run_id"], job.get("failures") or {}
     plan = folder.read_work(run_id, PLAN)
     shards = folder.read_work(run_id, SHARDS)
-    ranked = {key: merge_shards(plan, key, [folder.read_work(run_id, shard_name(key, n)) for n in range(len(parts))])
+    reused = {key: _optional(folder, run_id, reused_ranks_name(key)) for key in job.get("reused_ranks") or ()}
+    ranked = {key: merge_shards(plan, key, [folder.read_work(run_id, shard_name(key, n)) for n in range(len(parts))],
+                                reused.get(key))
               for key, parts in shards.items() if key not in failures}
+    settled = set(job.get("settled") or ())
+    times_reused = folder.read_work(run_id, REUSED) if settled else {}
     times = {key: timed for key, entry in ranked.items() if entry["error"] is None
-             for timed in [_times(folder, run_id, key)] if timed is not None}
+             for timed in [reused_timing(plan, key, times_reused.get(key), reused.get(key)) if key in settled
+                           else _optional(folder, run_id, times_name(key))] if timed is not None}
     report = assemble_report(plan, finish_entries(plan, ranked, times, failures))
     seen = _golden_now(settings, folder)
     if seen is None or seen.sha256 != job["sha256"]:
@@ -49,10 +57,11 @@ def save_report(job: dict) -> dict:
     return {"saved": True, "report": report_name(folder, run_id)}
 
 
-def _times(folder: CollectionFolder, run_id: str, key: str) -> dict | None:
-    """The setup's timed pass, or None when it never ran (``finish_entries`` then says so)."""
+def _optional(folder: CollectionFolder, run_id: str, name: str) -> dict | None:
+    """A working file that may be absent: a setup's timed pass that never ran (``finish_entries`` then
+    says so), or reused results no longer there (then merging says which questions have none)."""
     try:
-        return folder.read_work(run_id, times_name(key))
+        return folder.read_work(run_id, name)
     except StoreError:
         return None
 

@@ -38,7 +38,9 @@ def sampled(count: int, sample: int) -> list[int]:
 
 def scheduled(key: str, measured: dict[int, float], count: int) -> list[Activity]:
     """The setup's ``count`` rank activities in shard order: each measured shard at its time, every other
-    at the mean of the measured ones (``measured=False``)."""
+    at the mean of the measured ones (``measured=False``). A setup with no shard (every rank reused) has none."""
+    if not count:
+        return []
     if not measured:
         raise ValueError(f"{key}: no shard measured")
     at_mean = mean(measured.values())

@@ -30,6 +30,7 @@ an instance's peak memory.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import heapq
 import json
 import os
@@ -38,7 +39,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -94,20 +95,23 @@ def changed(rows: list[dict], share: float, keep: frozenset[str] = frozenset()) 
 
 
 def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | None, shard_seconds: float,
-             earlier: dict | None, workdir: Path, sample_shards: int = 0,
+             earlier: dict | None, workdir: Path, profiler: Any = None, retime: str = "when-changed",
+             around: list[Activity] | None = None, sample_shards: int = 0,
              cache_per_setup: bool = False) -> tuple[list[Activity], list[Activity], dict | None]:
-    """One run the app's way: (fan-out activities, timed passes, the report). ``sample_shards``: measure
-    that many shards of a setup that has more (``app_scale_shards``); the report is then None.
+    """One run the app's way: (fan-out activities, timed passes, the report). The plan and the save are
+    activities too (``plan_evaluation``, ``save_report``): given a list as ``around``, their
+    ``Activity("plan")`` and ``Activity("save")`` are added to it. ``sample_shards``: measure that many
+    shards of a setup that has more (``app_scale_shards``); the report is then None.
     ``cache_per_setup``: each setup's activities start from a cache of their own, empty on a cold run,
     as when every setup's shards run at once on instances of their own (no setup reads the query
     vectors or pair scores another computed in the same run)."""
     from app_scale_shards import sampled, scheduled
     from evaluation.engine.target import EmbeddedTarget
-    from evaluation.steps import (assemble_report, finish_entries, measured_times, merge_shards, plan_run,
-                                  plan_shards, rank_setup, reusable_times, time_setups)
+    from evaluation import steps
 
     golden = workdir / f"golden-{len(rows)}-{time.monotonic_ns()}.jsonl"
     golden.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    profiled = profiler.activity if profiler is not None else (lambda kind: contextlib.nullcontext())
 
     def target(key: str | None = None) -> EmbeddedTarget:
         own = cache.with_name(f"{cache.stem}-{plan_keys.index(key)}{cache.suffix}") if cache_per_setup and key else cache
@@ -115,35 +119,66 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
 
     plan_keys: list[str] = []
 
-    plan = json.loads(json.dumps(plan_run(target(), golden, only=only)))
-    plan_keys += [setup["key"] for setup in plan["setups"]]
-    shards = plan_shards(plan, measured_ms=measured_times(earlier), shard_seconds=shard_seconds)
-    reused = reusable_times(plan, earlier, max_age_days=7)
+    started = time.perf_counter()
+    with profiled("plan"):
+        plan = json.loads(json.dumps(steps.plan_run(target(), golden, only=only)))
+        plan_keys += [setup["key"] for setup in plan["setups"]]
+        live = retime == "always"
+        reused = {} if live else steps.reusable_times(plan, earlier, max_age_days=7)
+        ranks = {} if live else steps.reusable_ranks(plan, earlier)
+        shards = steps.plan_shards(plan, measured_ms=steps.measured_times(earlier), shard_seconds=shard_seconds,
+                                   reused=ranks)
+        settled = {s["key"]: found for s in plan["setups"]
+                   for found in [steps.reused_timing(plan, s["key"], reused.get(s["key"]), ranks.get(s["key"]))]
+                   if found is not None}
+    planned = Activity("plan", time.perf_counter() - started)
     fan_out, parts = [], {}
     for setup in plan["setups"]:
         chosen, seconds = sampled(len(shards[setup["key"]]), sample_shards), {}
         for n in chosen:
             started = time.perf_counter()
-            parts.setdefault(setup["key"], []).append(rank_setup(target(setup["key"]), plan, setup["key"],
-                                                                 questions=shards[setup["key"]][n]))
+            with profiled(f"rank {setup['key']}"):
+                parts.setdefault(setup["key"], []).append(steps.rank_setup(target(setup["key"]), plan, setup["key"],
+                                                                           questions=shards[setup["key"]][n]))
             seconds[n] = time.perf_counter() - started
             if sample_shards:  # as measured: a run stopped part way keeps what it measured
                 print(f"  measured rank {setup['key']} #{n + 1}: {seconds[n]:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
         fan_out += scheduled(setup["key"], seconds, len(shards[setup["key"]]))
     complete = all(a.measured for a in fan_out)
-    ranked = {key: merge_shards(plan, key, found) if complete
-              else next((p for p in found if p["error"] is not None), found[0]) for key, found in parts.items()}
-    timing, times = [], {}
-    for key, entry in ranked.items():
-        if entry["error"] is not None:
+    timing, times = [], dict(settled)
+    ranked_ok = [s["key"] for s in plan["setups"] if all(p["error"] is None for p in parts.get(s["key"], []))]
+    for key in ranked_ok:
+        if key in settled:  # times and the sample's results reused: no timed pass (as the orchestrator does)
             continue
         started = time.perf_counter()
-        opened = target(key)
-        times.update(time_setups({opened.name: opened}, plan, [key], reused=reused))
+        with profiled(f"time {key}"):
+            opened = target(key)
+            times.update(steps.time_setups({opened.name: opened}, plan, [key], reused=reused))
         timing.append(Activity(f"time {key}", time.perf_counter() - started))
         if sample_shards:
             print(f"  measured time {key}: {timing[-1].seconds:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
-    return fan_out, timing, assemble_report(plan, finish_entries(plan, ranked, times)) if complete else None
+    if not complete:  # a sampled run: shards are missing, so there is nothing to merge or save
+        return fan_out, timing, None
+    started = time.perf_counter()
+    with profiled("save"):
+        ranked = {s["key"]: steps.merge_shards(plan, s["key"], parts.get(s["key"], []), ranks.get(s["key"]))
+                  for s in plan["setups"]}
+        report = steps.assemble_report(plan, steps.finish_entries(plan, ranked, times))
+    if around is not None:
+        around += [planned, Activity("save", time.perf_counter() - started)]
+    return fan_out, timing, report
+
+
+@contextlib.contextmanager
+def _installed(profiler: Any):
+    if profiler is None:
+        yield
+        return
+    profiler.install()
+    try:
+        yield
+    finally:
+        profiler.uninstall()
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -164,6 +199,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                                   "(one question count)")
     parser.add_argument("--combine", type=Path, nargs="+", metavar="FILE",
                         help="schedule saved runs (--save) together as one run, measuring nothing")
+    parser.add_argument("--retime", choices=("when-changed", "always"), default="when-changed",
+                        help="always: the warm run searches and times everything live, as EVALUATION_RETIME=always")
+    parser.add_argument("--profile", action="store_true",
+                        help="also print each activity's seconds by step (bench/app_profile.py)")
     args = parser.parse_args(argv)
     from _machine import describe_machine
 
@@ -181,33 +220,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         for count in counts:
             rows = questions_of(args.golden, count)
             cache = Path(work) / f"cache-{count}.sqlite"
-            load = os.getloadavg()[0]
-            cold = run_once(args.index, rows, cache, only=args.only, shard_seconds=args.shard_seconds,
-                            earlier=None, workdir=Path(work))
+            load = os.getloadavg()
+            profilers = {}
+            if args.profile:
+                from app_profile import Profiler
+
+                profilers = {"cold": Profiler(), "warm": Profiler()}
+            around: dict[str, list[Activity]] = {"cold": [], "warm": []}
+            with _installed(profilers.get("cold")):
+                cold = run_once(args.index, rows, cache, only=args.only, shard_seconds=args.shard_seconds,
+                                earlier=None, workdir=Path(work), profiler=profilers.get("cold"), around=around["cold"])
             sample = frozenset(cold[2]["timed_question_ids"])
-            warm = run_once(args.index, changed(rows, 0.1, sample), cache, only=args.only,
-                            shard_seconds=args.shard_seconds, earlier=cold[2], workdir=Path(work))
-            print(f"\n{count} questions, {len(cold[2]['setups'])} setups (load {load:.1f} before, "
-                  f"{os.getloadavg()[0]:.1f} after)")
-            for name, (fan_out, timing, report) in (("cold", cold), ("warm", warm)):
-                seconds = sum(a.seconds for a in fan_out + timing)
-                longest = max(fan_out, key=lambda a: a.seconds)
-                baseline = longest.seconds + sum(a.seconds for a in timing)
-                print(f"  {name}: {len(fan_out)} rank activities, {len(timing)} timed passes, "
-                      f"{seconds:.1f} activity-seconds; longest activity {longest.seconds:.1f} s ({longest.name}); "
-                      f"timing pass {sum(a.seconds for a in timing):.1f} s; reused times "
-                      f"{sum(1 for s in report['setups'] if s.get('timed_in'))}")
+            with _installed(profilers.get("warm")):
+                warm = run_once(args.index, changed(rows, 0.1, sample), cache, only=args.only,
+                                shard_seconds=args.shard_seconds, earlier=cold[2], workdir=Path(work),
+                                profiler=profilers.get("warm"), retime=args.retime, around=around["warm"])
+            print(f"\n{count} questions, {len(cold[2]['setups'])} setups (load {' '.join(f'{x:.1f}' for x in load)} "
+                  f"before, {' '.join(f'{x:.1f}' for x in os.getloadavg())} after)")
+            for name, (fan_out, timed, report) in (("cold", cold), ("warm", warm)):
+                seconds = sum(a.seconds for a in fan_out + timed)
+                longest = max(fan_out, key=lambda a: a.seconds, default=Activity("none", 0.0))
+                baseline = longest.seconds + sum(a.seconds for a in timed)
+                print(f"  {name}: {len(fan_out)} rank activities, {len(timed)} timed passes, "
+                      f"{seconds:.1f} activity-seconds (with plan and save: "
+                      f"{seconds + sum(a.seconds for a in around[name]):.1f}); longest activity {longest.seconds:.1f} s "
+                      f"({longest.name}); timing pass {sum(a.seconds for a in timed):.1f} s; reused times "
+                      f"{sum(1 for s in report['setups'] if s.get('timed_in'))}, reused results "
+                      f"{sum(len(s.get('ranked_in') or {}) for s in report['setups'])} (question x setup)")
                 for n in instances:
-                    wall = simulated_wall(fan_out, timing, n)
-                    print(f"    {n:>4} instances: wall {wall:8.1f} s = {wall / baseline:.2f}x "
+                    wall = simulated_wall(fan_out, timed, n)
+                    print(f"    {n:>4} instances: wall {wall:8.1f} s = {wall / max(baseline, 1e-9):.2f}x "
                           f"(longest activity + timing pass, goal <= {GOAL_RATIO}x)")
-            ratio = sum(a.seconds for a in warm[0] + warm[1]) / sum(a.seconds for a in cold[0] + cold[1])
+            searches = [sum(a.seconds for a in run[0] + run[1]) for run in (cold, warm)]
+            ratio = searches[1] / searches[0]
+            whole = ((searches[1] + sum(a.seconds for a in around["warm"]))
+                     / (searches[0] + sum(a.seconds for a in around["cold"])))
             asked = {r["id"]: r["question"] for r in changed(rows, 0.1, sample)}
             unchanged = [r["id"] for r in rows if asked[r["id"]] == r["question"]]
-            cold_ranks = {s["key"]: s["ranks"] for s in cold[2]["setups"]}
-            same = all(s["ranks"][q] == cold_ranks[s["key"]][q] for s in warm[2]["setups"] for q in unchanged)
-            print(f"  warm / cold activity-seconds: {ratio:.3f} (goal <= {WARM_GOAL}); ranks of unchanged "
-                  f"questions identical: {same}")
+            before = {s["key"]: s for s in cold[2]["setups"]}
+            same = all(s[name][q] == before[s["key"]][name][q]
+                       for s in warm[2]["setups"] for q in unchanged for name in ("ranks", "results"))
+            print(f"  warm / cold activity-seconds: {ratio:.3f} (with plan and save: {whole:.3f}; goal <= {WARM_GOAL}); "
+                  f"ranks and results of unchanged questions identical: {same}")
+            for name, profiler in profilers.items():
+                print(profiler.table(f"{name} run, {count} questions: seconds by activity and step"))
     return 0
 
 

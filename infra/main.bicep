@@ -119,7 +119,7 @@ param shardSeconds int = 180
 @minValue(0)
 param shardQuestions int = 0
 
-@description('EVALUATION_RETIME: when-changed reuses the times of a run that timed the same index state live; always times every setup every run.')
+@description('EVALUATION_RETIME: when-changed reuses the times of a run that timed the same index state live, and the results of unchanged questions it searched on the same state; always searches and times everything every run.')
 @allowed([
   'when-changed'
   'always'

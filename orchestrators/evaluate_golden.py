@@ -10,10 +10,12 @@
    setup's questions into shards of a few minutes' work (``evaluation.run.shards``), so no activity
    runs long and a recycled instance costs one shard. Each is retried on passing faults; a shard that
    still fails makes its setup failed with the reason (kept, never picked), and the fan-in never
-   fails because of it.
+   fails because of it. Questions whose results the newest run searched on the same state are in
+   no shard (``evaluation.run.reuse``): a setup with none left has no activity.
 5. Time every setup that ranked, one activity per setup, one after another (times compare only if no
    two timed passes share an instance's cores; each pass is bounded by the time budget, and a
-   recycled instance costs one setup's timing).
+   recycled instance costs one setup's timing). A setup the plan settled (its times and its sampled
+   questions' results reused) is not timed.
 6. Assemble and save the report, unless the golden file changed meanwhile (no older report over a
    newer save); discard the run's working files.
 
@@ -78,7 +80,7 @@ def evaluate_golden(context: df.DurableOrchestrationContext) -> Generator[Any, A
         return (yield from _refuse(context, run, planned["refused"], ends, planned["refused"]))
 
     try:
-        saved = yield from _run_setups(context, run, planned["setups"], planned["shards"], status)
+        saved = yield from _run_setups(context, run, planned, status)
     except Exception:
         yield from _discard(context, run)  # a step still failed after its retries: the run ends Failed
         raise
@@ -90,20 +92,25 @@ def evaluate_golden(context: df.DurableOrchestrationContext) -> Generator[Any, A
     return {**ends, "outcome": "saved", "run_id": run["run_id"], "report": saved["report"]}
 
 
-def _run_setups(context: df.DurableOrchestrationContext, run: dict, keys: list[str], shards: dict[str, int],
+def _run_setups(context: df.DurableOrchestrationContext, run: dict, planned: dict,
                 status: Any) -> Generator[Any, Any, dict]:
-    """Rank in parallel, time one after another, save: what ``save_report`` answered."""
-    failures, ranked = yield from _rank_all(context, run, keys, shards, status)
-    for n, key in enumerate(ranked):
-        status("timing", f"timing setup {n + 1} of {len(ranked)}, one after another: {key}",
-               done=n, setups=len(ranked))
+    """Rank in parallel, time one after another, save: what ``save_report`` answered. A setup the plan
+    ``settled`` (times and sampled questions' results reused) has no timed pass."""
+    failures, ranked = yield from _rank_all(context, run, planned["setups"], planned["shards"], status)
+    settled = set(planned.get("settled") or ())  # plans made before warm saves had none
+    timed = [key for key in ranked if key not in settled]
+    for n, key in enumerate(timed):
+        status("timing", f"timing setup {n + 1} of {len(timed)}, one after another: {key}",
+               done=n, setups=len(timed))
         try:
             yield context.call_activity_with_retry(time_setup, RETRY, {"collection": run["collection"],
                                                                        "run_id": run["run_id"], "key": key})
         except Exception as err:  # noqa: BLE001 - retries exhausted: this setup has no times, so is never picked
             failures[key] = f"the timed pass failed: {_reason(err)}"
     status("saving", "saving the report")
-    return (yield context.call_activity_with_retry(save_report, RETRY, {**run, "failures": failures}))
+    return (yield context.call_activity_with_retry(save_report, RETRY, {
+        **run, "failures": failures, "reused_ranks": planned.get("reused_ranks") or [],
+        "settled": [key for key in ranked if key in settled]}))
 
 
 def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str], shards: dict[str, int],

@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
 from bench_app_scale import Activity, changed, questions_of, simulated_wall  # noqa: E402
+from conftest import SAMPLES  # noqa: E402
 
 
 def test_the_fan_out_fills_every_slot_and_the_timed_passes_follow_one_after_another():
@@ -36,3 +37,31 @@ def test_questions_are_asked_again_in_numbered_variants_and_ten_percent_change(t
     sample = frozenset(r["id"] for r in twenty[:10])
     kept = changed(twenty, 0.1, sample)
     assert [r["id"] for r, k in zip(twenty, kept) if r != k] == ["q1-5", "q2-7"]  # 2 of the 10 outside, spread
+
+
+def test_a_warm_run_the_apps_way_searches_only_the_changed_questions_and_the_profile_counts_its_steps(
+        sample_index, tmp_path):
+    from app_profile import Profiler
+    from bench_app_scale import changed, run_once
+
+    rows = questions_of(SAMPLES / "golden.jsonl", 80)  # 50 of them timed (the default sample)
+    options = {"only": ["local.keyword.bm25"], "shard_seconds": 180.0, "workdir": tmp_path}
+    cold = run_once(sample_index, rows, tmp_path / "cache.sqlite", earlier=None, **options)
+    profiler, around = Profiler(), []
+    profiler.install()
+    try:
+        warm = run_once(sample_index, changed(rows, 0.1, frozenset(cold[2]["timed_question_ids"])),
+                        tmp_path / "cache.sqlite", earlier=cold[2], profiler=profiler, around=around, **options)
+    finally:
+        profiler.uninstall()
+
+    [setup] = warm[2]["setups"]
+    assert len(setup["ranked_in"]) == 80 - 8  # 10% of 80 asked in other words (none sampled): searched here
+    assert [a.name for a in warm[0]] == ["rank local.keyword.bm25 #1"] and warm[1] == []  # settled: not timed
+    assert [a.name for a in around] == ["plan", "save"]
+    assert [a.name for a in cold[1]] == ["time local.keyword.bm25"]  # the timed passes alone, as before
+    table = profiler.table("warm")
+    assert "| rank local.keyword.bm25 | 1 |" in table and "| plan | 1 |" in table and "| save | 1 |" in table
+    import evaluation.run.one_setup as one_setup
+
+    assert not hasattr(one_setup._judged, "__wrapped__")  # the wrappers are gone again

@@ -27,6 +27,7 @@ def test_unmeasured_shards_are_scheduled_at_the_mean_of_the_measured_ones_in_sha
     assert [a.seconds for a in activities] == [100.0, (100 + 200) / 2, 200.0, (100 + 200) / 2]
     assert [a.measured for a in activities] == [True, False, True, False]
     assert [a.name.split(" (")[0] for a in activities] == [f"rank local.x #{n}" for n in (1, 2, 3, 4)]
+    assert scheduled("local.x", {}, 0) == []  # every rank reused: no activity
     with pytest.raises(ValueError):
         scheduled("local.x", {}, 4)
 

@@ -151,6 +151,37 @@ def test_the_fan_out_schedules_one_retried_activity_per_shard_in_one_episode():
     assert len(called(host, "rank_shard")) == len(WORK) == 5
 
 
+def test_a_warm_save_skips_the_shards_and_timed_passes_the_plan_found_reused():
+    # the keyword setup: every question reused and its times too (settled); the dense one: one shard of
+    # the changed questions, times reused but not settled; the reranked one: nothing reused
+    warm = {"setups": list(KEYS), "shards": {KEYS[0]: 0, KEYS[1]: 1, KEYS[2]: 3}, "reused_ranks": KEYS[:2],
+            "settled": [KEYS[0]]}
+    host, inst = run(plan_evaluation=lambda job: dict(warm))
+
+    assert [(job["key"], job["shard"]) for _, job in called(host, "rank_shard")] == WORK[1:]
+    assert [job["key"] for _, job in called(host, "time_setup")] == KEYS[1:]
+    [(_, save)] = called(host, "save_report")
+    assert (save["reused_ranks"], save["settled"]) == (KEYS[:2], [KEYS[0]])
+    assert inst.output["outcome"] == "saved"
+    assert [s["text"] for s in inst.statuses if s["stage"] == "timing"] == [
+        f"timing setup {n} of 2, one after another: {key}" for n, key in enumerate(KEYS[1:], start=1)]
+
+
+def test_a_settled_setup_whose_shard_failed_is_not_passed_as_settled():
+    warm = {"setups": list(KEYS), "shards": {KEYS[0]: 1, KEYS[1]: 1, KEYS[2]: 3}, "reused_ranks": [KEYS[0]],
+            "settled": [KEYS[0]]}
+
+    def rank(job):
+        if job["key"] == KEYS[0]:
+            raise RuntimeError("storage went away")
+        return {"key": job["key"], "shard": job["shard"], "ok": True}
+
+    host, inst = run(plan_evaluation=lambda job: dict(warm), rank_shard=rank)
+
+    [(_, save)] = called(host, "save_report")
+    assert KEYS[0] in save["failures"] and save["settled"] == []
+
+
 def test_the_whole_path_ends_with_the_saved_report_and_no_working_files():
     host, inst = run()
 
@@ -163,7 +194,7 @@ def test_the_whole_path_ends_with_the_saved_report_and_no_working_files():
     assert [job["key"] for _, job in called(host, "time_setup")] == KEYS  # one activity each, in order
     [(_, save)] = called(host, "save_report")
     assert save == {"collection": "docs", "sha256": SHA, "run_id": plan["run_id"], "created_at": plan["created_at"],
-                    "failures": {}}
+                    "failures": {}, "reused_ranks": [], "settled": []}
     assert inst.output == {"collection": "docs", "sha256": SHA, "outcome": "saved", "run_id": plan["run_id"],
                            "report": f"docs/retrieval/runs/{plan['run_id']}/report.json"}
     stages = [s["stage"] for s in inst.statuses]

@@ -95,3 +95,21 @@ def found_gap_words(found: Mapping[str, Any], questions: int | None) -> str:
         amount = f"more than {MOST_QUESTIONS:,}" if needed >= MOST_QUESTIONS else f"about {needed:,}"
         said += f" (telling a gap this size would take {amount} questions)"
     return said
+
+
+def ranked_in_note(setup: Mapping[str, Any]) -> str | None:
+    """Where a setup's reused results were searched (``run.reuse``), for every view: "ranked in run
+    <id>, same index state: 900 of 1000 questions (the rest searched in this run)"; None when every
+    result was searched in this run (or the report is older than reuse)."""
+    ranked_in = setup.get("ranked_in")
+    if not isinstance(ranked_in, Mapping) or not ranked_in:
+        return None
+    questions = len(setup.get("ranks") or {}) or len(ranked_in)
+    runs: dict[str, int] = {}
+    for run in ranked_in.values():
+        runs[str(run)] = runs.get(str(run), 0) + 1
+    where = (", ".join(f"run {run} ({count} of {questions})" for run, count in runs.items()) if len(runs) > 1
+             else f"run {next(iter(runs))}")
+    rest = questions - len(ranked_in)
+    return (f"ranked in {where}, same index state: {len(ranked_in)} of {plural(questions, 'question')}"
+            + (f" (the other {rest} searched in this run)" if rest > 0 else ""))

@@ -8,7 +8,7 @@ from functools import partial
 from typing import Any, Mapping
 
 from ..measures import CUTOFFS, FOUND_10, MRR, NDCG_10
-from .notes import cache_note, found_gap_words, missing_notes
+from .notes import cache_note, found_gap_words, missing_notes, ranked_in_note
 from ..store.shape import Report
 from .numbers import TEXT_DASH, milliseconds, percent
 
@@ -85,6 +85,7 @@ def render_picks(report: Report) -> str:
         out.append(f"  {label + ':':18} {key}  found@10 {summary['counts']['10']}/{summary['questions']}"
                    f" ({_pct(summary['found']['10'])}), median {_ms(summary['median_ms'])} ms"
                    + (f" (timed in run {by_key[key]['timed_in']}, same index state)" if by_key[key].get("timed_in") else "")
+                   + (f" ({ranked_in_note(by_key[key])})" if ranked_in_note(by_key[key]) else "")
                    + f" — {by_key[key]['method_label']}")
         tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key]
         if tied:

@@ -6,7 +6,9 @@ go through the same code:
 2. ``run_setup`` (``one_setup``): one setup's searches on one target (a Durable activity each), as the
    report's entry; or its halves ``time_setups`` and ``rank_setup``, joined by ``finish_entries``.
    Its batch may be cut into shards (``shards``: ``plan_shards``, then ``rank_setup(..., questions=)``
-   per shard, joined by ``merge_shards`` into the one entry), so no Durable activity runs long.
+   per shard, joined by ``merge_shards`` into the one entry), so no Durable activity runs long. A
+   warm save takes what an earlier run measured on the same state: times (``retime``) and the results
+   of unchanged questions (``reuse``), so only what changed is searched.
 3. ``assemble_report`` (``assemble``): rank the entries, name the picks, the frontier and each setup's
    neighbours, compare every setup with the top and say which faster setups tie each pick.
 
@@ -24,12 +26,14 @@ from .missing import missing_documents
 from .retrieval import retrieval_report, search_of, setups_of
 from .plan import PLAN_FORMAT, find_missing, plan_run, planned_setup, select_setups
 from .retime import DEFAULT_MAX_AGE_DAYS, RETIME_CHOICES, reusable_times, time_state
+from .reuse import rank_state, ranking_software, reusable_ranks, reused_timing
 from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, merge_shards, plan_shards
 
 __all__ = ["Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET",
            "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Progress",
            "RETIME_CHOICES", "assemble_report", "estimated_seconds", "failed_entry", "find_missing",
            "finish_entries", "golden_errors_reason", "measured_times", "merge_shards", "missing_documents",
-           "plan_run", "plan_shards", "planned_setup", "rank_setup", "refusal_report", "retrieval_report",
-           "reusable_times", "run_setup", "search_of", "select_setups", "setup_steps", "setups_of", "time_setup",
-           "time_setups", "time_state", "untimed_ids", "with_times"]
+           "plan_run", "plan_shards", "planned_setup", "rank_setup", "rank_state", "ranking_software",
+           "refusal_report", "retrieval_report", "reusable_ranks", "reusable_times", "reused_timing", "run_setup",
+           "search_of", "select_setups", "setup_steps", "setups_of", "time_setup", "time_setups", "time_state",
+           "untimed_ids", "with_times"]

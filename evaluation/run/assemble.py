@@ -21,6 +21,7 @@ from ..scoring.comparison import compare_with_top, pick_ties
 from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tie_tiers
 from ..settings import EvaluationSettings
 from ..store.shape import REPORT_FORMAT, Entry, Report
+from .copying import copied
 from .plan import PLAN_FORMAT, utc
 
 
@@ -38,7 +39,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry]) -> Report:
         raise UsageError(f"the entries do not match the plan: not planned {extra}, missing {absent}, "
                          f"given twice {twice}")
     settings = plan["settings"]
-    results = [copy.deepcopy(e) for e in entries]
+    results = [copied(e) for e in entries]
     ranked = rank_setups(results)
     for result in results:
         result["neighbours"] = neighbours(result, results)

@@ -7,7 +7,6 @@ same entry. A setup's failure is its entry's ``error``, never an exception: it d
 """
 from __future__ import annotations
 
-import copy
 import inspect
 import threading
 import time
@@ -15,13 +14,15 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
 from ..golden import Question
-from ..scoring.judging import judge
-from ..scoring.metrics import Outcome, median_margin, outcome_arrays, score_matrix, summarise
+from ..scoring.metrics import Outcome, median_margin, summarise
 from ..settings import EvaluationSettings
 from ..target import COUNTERS, Hit, Setup, Target
+from .copying import copied
 from .counts import counted
+from .judged import PER_QUESTION as _PER_QUESTION, judged as _judged, untimed_ids
 from .plan import plan_questions, planned_setup
 from .retime import time_state
+from .reuse import rank_state
 
 
 Progress = Callable[[int, int, str], None]  # (done, total, what is running)
@@ -38,7 +39,7 @@ def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
                  counts: dict[str, int] | None = None) -> dict[str, Any]:
     """The report entry of a setup that could not run: its error, no rank, never picked. ``counts``
     (requests, retries) are kept when the target counted them."""
-    return {**copy.deepcopy(planned_setup(plan, setup_key)), "ranks": {}, "ndcg_10": {}, "results": {},
+    return {**copied(planned_setup(plan, setup_key)), "ranks": {}, "ndcg_10": {}, "results": {},
             "times_ms": [], "error": error, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
             **(counts or {})}
 
@@ -97,12 +98,6 @@ def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
                    lambda error, counts: failed_entry(plan, setup_key, error, counts=counts))
 
 
-def untimed_ids(plan: dict[str, Any]) -> list[str]:
-    """The ids of the questions a setup's batch ranks (every one the plan does not time), in plan order."""
-    timed = set(plan["timed_question_ids"])
-    return [q["id"] for q in plan["questions"] if q["id"] not in timed]
-
-
 def _only_untimed(plan: dict[str, Any], question_ids: Sequence[str]) -> list[str]:
     """``question_ids`` in plan order, refused when one is not an untimed question of the plan or is given
     twice (a shard holding a timed question would rank it twice and its ranks would depend on the order)."""
@@ -146,7 +141,7 @@ def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[
     the per-question maps (the plan's order)."""
     if entry.get("error") is not None or "outcomes" not in entry:
         raise UsageError(f"setup {entry.get('key')} has no ranks to add times to (it failed: {entry.get('error')})")
-    done = copy.deepcopy(entry)
+    done = copied(entry)
     judged = timed["judged"]
     for name in _PER_QUESTION:
         merged = {**done[name], **judged[name]}
@@ -158,6 +153,10 @@ def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[
     for name in ("time_state", "timed_in"):  # what decided the times; where reused ones were measured
         if timed.get(name):
             done[name] = timed[name]
+    ranked_in = {**done.get("ranked_in", {}), **timed.get("ranked_in", {})}  # reused results (run.reuse)
+    if ranked_in:
+        order = question_ids if question_ids is not None else list(ranked_in)
+        done["ranked_in"] = {qid: ranked_in[qid] for qid in order if qid in ranked_in}
     if "cache" in timed:  # the sample's rest, batched once timing stopped
         done["cache"] = {name: done.get("cache", {}).get(name, 0) + n for name, n in timed["cache"].items()}
     return _add_counts(done, counts)
@@ -210,7 +209,7 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
         elif entry is None:
             entries.append(failed_entry(plan, key, "no ranks were kept for this setup"))
         elif entry.get("error") is not None:
-            entries.append(copy.deepcopy(entry))
+            entries.append(copied(entry))
         elif timed is None or "times_ms" not in timed:
             why = (timed or {}).get("error") or "its timed pass never ran"
             counts = {name: entry[name] + (timed or {}).get(name, 0) for name in COUNTERS if name in entry}
@@ -228,25 +227,6 @@ def _find_setup(target: Target, setup_key: str) -> Setup:
     return setup
 
 
-# What a setup's searches give per question id; ``outcomes`` ([positions, units expected]) is kept
-# until ``with_times`` has every question for the summary, then dropped.
-_PER_QUESTION = ("ranks", "ndcg_10", "results", "outcomes")
-
-
-def _judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], by: str) -> dict[str, dict]:
-    """Each question's outcome for its hits, as the per-question maps of ``_PER_QUESTION``."""
-    if len(hit_lists) != len(questions):  # a silent zip would score the wrong results
-        raise RuntimeError(f"the search gave {len(hit_lists)} result lists for {len(questions)} questions")
-    outcomes = [judge(question, hits, by) for question, hits in zip(questions, hit_lists)]
-    ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"] if outcomes else []
-    return {
-        "ranks": {o.question_id: o.first for o in outcomes},
-        "ndcg_10": {o.question_id: round(float(value), 6) for o, value in zip(outcomes, ndcg)},
-        "results": {q.id: [hit.to_row() for hit in hits] for q, hits in zip(questions, hit_lists)},
-        "outcomes": {o.question_id: [list(o.positions), o.relevant] for o in outcomes},
-    }
-
-
 def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter,
                   question_ids: Sequence[str]) -> dict[str, Any]:
     """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
@@ -254,8 +234,10 @@ def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _
     questions = [q for q in plan_questions(plan) if q.id in wanted]
     counter.stage("searching the other questions in a batch")
     hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
+    state = rank_state(plan, setup.key)  # what decided these results, so a later run may take them (run.reuse)
     return {**setup.to_dict(), **_judged(questions, hits, plan["settings"]["by"]), "times_ms": [], "error": None,
-            "summary": None, "rank": None, "neighbours": [], "versus_top": None}
+            "summary": None, "rank": None, "neighbours": [], "versus_top": None,
+            **({"rank_state": state} if state else {})}
 
 
 def _batch(target: Target, setup: Setup, questions: Sequence[Question], depth: int,

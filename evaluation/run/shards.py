@@ -20,13 +20,14 @@ which shard a question is in cannot change its results.
 """
 from __future__ import annotations
 
-import copy
 import math
 from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError
+from .copying import copied
 from .one_setup import _PER_QUESTION, failed_entry, untimed_ids
 from .plan import planned_setup
+from .reuse import reused_ids, reused_part
 
 DEFAULT_SHARD_SECONDS = 180.0  # a few minutes of one instance's work per shard (see the module docstring)
 
@@ -55,22 +56,30 @@ def estimated_seconds(setup: Mapping[str, Any]) -> float:
 
 
 def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None] | None = None,
-                shard_seconds: float = DEFAULT_SHARD_SECONDS, most_questions: int = 0) -> dict[str, list[list[str]]]:
-    """Per setup key, its shards: lists of untimed question ids, in plan order, together the whole batch.
+                shard_seconds: float = DEFAULT_SHARD_SECONDS, most_questions: int = 0,
+                reused: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, list[list[str]]]:
+    """Per setup key, its shards: lists of untimed question ids, in plan order, together the whole batch
+    but for the questions whose results ``reused`` (``reuse.reusable_ranks``) holds.
 
     A setup whose batch costs ``c`` seconds a question over ``n`` questions gets
     ``ceil(n * c / shard_seconds)`` shards of near-equal size (sizes differ by at most one), and none
     holds more than ``most_questions`` (0: no such bound; the end-to-end test makes shards of 2). A
-    setup with no untimed question has one empty shard, so every setup has an entry to merge.
+    setup with no untimed question has one empty shard, so every setup has an entry to merge; one
+    whose every untimed question is reused has none (nothing to search: ``merge_shards`` makes its
+    entry from ``reused`` alone).
     """
     if not (isinstance(shard_seconds, (int, float)) and math.isfinite(shard_seconds) and shard_seconds > 0):
         raise UsageError(f"a shard's seconds must be a number over 0, not {shard_seconds!r}")
     if isinstance(most_questions, bool) or not isinstance(most_questions, int) or most_questions < 0:
         raise UsageError(f"the most questions a shard holds must be a whole number of 0 (no bound) or more, "
                          f"not {most_questions!r}")
-    batch = untimed_ids(plan)
     shards = {}
     for setup in plan["setups"]:
+        taken = set(reused_ids(plan, (reused or {}).get(setup["key"])))
+        batch = [qid for qid in untimed_ids(plan) if qid not in taken]
+        if taken and not batch:
+            shards[setup["key"]] = []
+            continue
         measured = (measured_ms or {}).get(setup["key"])
         seconds = measured / 1000 if isinstance(measured, (int, float)) and measured > 0 else estimated_seconds(setup)
         count = max(1, math.ceil(len(batch) * seconds / shard_seconds - 1e-9))
@@ -103,8 +112,11 @@ def measured_times(report: Mapping[str, Any] | None) -> dict[str, float]:
     return found
 
 
-def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """One ``rank_setup`` entry from its shards' entries (``parts``, in shard order or any order).
+def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[str, Any]],
+                 reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One ``rank_setup`` entry from its shards' entries (``parts``, in shard order or any order), and
+    from ``reused`` (the setup's ``reuse.reusable_ranks``, as given to ``plan_shards``) for the
+    questions no shard searched: their results judged again, named in ``ranked_in``.
 
     Exactly what one ``rank_setup`` over the whole batch gives when every shard ranked: the
     per-question maps in plan order, ``cache``, ``requests`` and ``retries`` added up. A shard whose
@@ -113,6 +125,9 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
     twice or never would change the setup's numbers without a word.
     """
     planned_setup(plan, setup_key)
+    taken = reused_ids(plan, reused)
+    if taken:
+        parts = [*parts, reused_part(plan, setup_key, reused, taken)]
     if not parts:
         raise UsageError(f"setup {setup_key} has no shards to merge")
     batch = untimed_ids(plan)
@@ -126,10 +141,14 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
         never = sorted(set(batch) - set(seen))
         raise UsageError(f"the shards of {setup_key} do not cover its questions once each: "
                          f"twice {twice}, never {never}, not in its batch {sorted(set(seen) - set(batch))}")
-    entry = copy.deepcopy(dict(parts[0]))
+    entry = copied({k: v for k, v in parts[0].items() if k not in _PER_QUESTION})
     for name in _PER_QUESTION:
         merged = {qid: value for p in parts for qid, value in p[name].items()}
-        entry[name] = {qid: copy.deepcopy(merged[qid]) for qid in batch}
+        entry[name] = copied({qid: merged[qid] for qid in batch})
+    ranked_in = {qid: run for p in parts for qid, run in (p.get("ranked_in") or {}).items()}
+    entry.pop("ranked_in", None)
+    if ranked_in:
+        entry["ranked_in"] = {qid: ranked_in[qid] for qid in batch if qid in ranked_in}
     cache = _added([p["cache"] for p in parts if isinstance(p.get("cache"), dict)], None)
     if cache:
         entry["cache"] = cache

@@ -61,6 +61,10 @@ class Entry(_EntryBase, total=False):
     requests: int
     retries: int
     cache: dict[str, int]
+    time_state: str                 # sha256 of what decided the times (run.retime)
+    timed_in: str                   # the run whose live times these are, when reused
+    rank_state: str                 # sha256 of what decided the results (run.reuse)
+    ranked_in: dict[str, str]       # question id -> the run that searched it, for reused results
 
 
 class _ReportBase(TypedDict):

@@ -6,6 +6,7 @@ from typing import Any, Mapping
 
 from ...measures import MEASURES, NDCG_10
 from ...scoring.metrics import LANDED
+from ..notes import ranked_in_note
 from ..numbers import milliseconds as _ms, number as _num, percent as _pct
 from ..svg import attr, method_colour
 from .context import Page
@@ -15,7 +16,7 @@ LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463
 # Setup keys the page reads itself; any other key a newer report adds is shown in the setup's detail.
 _KNOWN_SETUP_KEYS = {"key", "target", "engine", "method", "method_label", "retrieval", "models", "ranker",
                      "options", "ranks", "results", "times_ms", "error", "summary", "rank", "neighbours",
-                     "requests", "retries", "versus_top", NDCG_10.versus_key, "cache"}
+                     "requests", "retries", "versus_top", NDCG_10.versus_key, "cache", "ranked_in", "rank_state"}
 _KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "landed", "median_ms", "p95_ms", "recall", "median_margin",
                        *(measure.summary_path[0] for measure in MEASURES)}  # "found", "mrr", "ndcg_10"
 
@@ -89,6 +90,9 @@ def _times(setup: dict[str, Any], summary: dict[str, Any]) -> str:
         facts += [("fastest", f"{_ms(min(times))} ms"), ("slowest", f"{_ms(max(times))} ms")]
     if setup.get("timed_in"):  # reused, not measured in this run (evaluation.run.retime)
         facts.insert(0, ("timed in", f"run {esc(setup['timed_in'])}, same index state"))
+    reused = ranked_in_note(setup)  # results reused, not searched in this run (evaluation.run.reuse)
+    if reused:
+        facts.insert(0, ("results", esc(reused)))
     if isinstance(setup.get("requests"), int):
         facts.append(("requests", str(setup["requests"])))
     if isinstance(setup.get("retries"), int):  # throttled requests sent again; the times include the waits

@@ -1,0 +1,142 @@
+"""Ranks per index state: when a save changes a few questions, the others' results may come from the
+run that ranked them, instead of searching them again.
+
+Why (``bench/bench_app_scale.py``, profiled by step): with times reused, a warm save still searched
+every question of every setup again, from cached vectors and pair scores: BM25, the dense matmul,
+fusion, the hits and their judging, per question, per setup. That is work in proportion to the
+golden file, not to what changed, and it kept a warm save at 0.31-0.45 of the cold run's
+activity-seconds. A question's results depend only on its text and on what ``rank_state`` hashes:
+the target as the plan describes it (an embedded index's fingerprint, which covers the corpus
+bytes, the chunking, the models and their files; the cross-encoder and the candidate counts), the
+setup, the software that ranks (``ranking_software``: the tokenising and scoring packages' versions,
+numpy's, and the sha256 of the engine's own source, so a change to a tie rule is a new state) and the
+depth. So a question whose text (its sha256) the newest run ranked under the same ``rank_state``
+takes that run's results, and is judged again against its current ``expected`` (an edited label is
+honoured; judging is microseconds a question).
+
+Only embedded targets: an Azure AI Search index's state (its definition's ETag and a document count)
+does not change when a document's text does, so its results are always searched live. Not at the
+``evidence`` grain: judging there reads each hit's text, which a report never keeps. Every entry
+ranked live keeps ``rank_state``; a reused question is named in the entry's ``ranked_in`` (question
+id -> the run that searched it live: reuse of reuse keeps the first run's id, since the state is the
+same), which the page and the text show as "ranked in run <id>, same index state".
+``EVALUATION_RETIME=always`` (the app) searches and times everything live.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from ..golden import Question
+from ..target import Hit
+from .copying import copied
+from .judged import PER_QUESTION, judged, untimed_ids
+from .plan import plan_questions, planned_setup
+
+REUSED_ENGINES = ("embedded",)  # engines whose target description pins every byte a result depends on
+
+
+@functools.lru_cache(maxsize=1)
+def ranking_software() -> dict[str, Any]:
+    """The versions of what turns a question into results: the engine's packages, numpy, and the
+    sha256 of the engine's own Python source (``evaluation/engine``, ``evaluation/target.py``)."""
+    import importlib.metadata
+
+    from ..engine.identity import software_versions
+
+    here = Path(__file__).resolve().parent.parent
+    files = sorted((here / "engine").glob("*.py")) + [here / "target.py"]
+    code = hashlib.sha256()
+    for path in files:
+        code.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return {**software_versions(), "numpy": importlib.metadata.version("numpy"), "engine_code": code.hexdigest()}
+
+
+def rank_state(plan: dict[str, Any], setup_key: str) -> str | None:
+    """The sha256 of what decides ``setup_key``'s results in this plan (see the module docstring);
+    None for a setup whose results are never reused (not an embedded target's)."""
+    setup = planned_setup(plan, setup_key)
+    if setup.get("engine") not in REUSED_ENGINES:
+        return None
+    depth = plan["settings"]["depth"]
+    described = {"target": plan["targets"].get(setup["target"]), "setup": setup, "software": ranking_software(),
+                 "depth": int(depth) if isinstance(depth, (int, float)) and not isinstance(depth, bool) else depth}
+    return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode("utf-8")).hexdigest()
+
+
+def reusable_ranks(plan: dict[str, Any], earlier: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    """Per setup key of ``plan``, the results ``earlier`` (a report) has for this plan's questions under
+    the same ``rank_state``: ``{"rank_state", "results": {question id: rows}, "ranked_in": {question id:
+    run id}}``, the questions matched by the sha256 of their text. Setups with none are left out."""
+    if not isinstance(earlier, Mapping) or plan["settings"].get("by") == "evidence":
+        return {}
+    earlier_id = str(earlier.get("id"))
+    by_sha: dict[str, str] = {}
+    for row in earlier.get("questions") or []:
+        if isinstance(row, Mapping) and isinstance(row.get("sha256"), str):
+            by_sha.setdefault(row["sha256"], str(row.get("id")))
+    by_key = {s.get("key"): s for s in earlier.get("setups") or [] if isinstance(s, Mapping)}
+    found = {}
+    for setup in plan["setups"]:
+        entry = by_key.get(setup["key"])
+        state = rank_state(plan, setup["key"])
+        if (state is None or not entry or entry.get("error") is not None or entry.get("rank_state") != state
+                or not isinstance(entry.get("results"), Mapping)):
+            continue
+        results, origin = entry["results"], entry.get("ranked_in") or {}
+        reused: dict[str, Any] = {}
+        ranked_in: dict[str, str] = {}
+        for question in plan["questions"]:
+            then = by_sha.get(question.get("sha256"))
+            if then is not None and isinstance(results.get(then), list):
+                reused[question["id"]] = results[then]
+                ranked_in[question["id"]] = str(origin.get(then) or earlier_id)
+        if reused:
+            found[setup["key"]] = {"rank_state": state, "results": reused, "ranked_in": ranked_in}
+    return found
+
+
+def reused_ids(plan: dict[str, Any], reused: Mapping[str, Any] | None) -> list[str]:
+    """The untimed questions (plan order) whose results ``reused`` (one setup's ``reusable_ranks``) holds:
+    the ones ``plan_shards`` leaves out of the setup's shards and ``merge_shards`` takes from here."""
+    held = (reused or {}).get("results") or {}
+    return [qid for qid in untimed_ids(plan) if qid in held]
+
+
+def reused_part(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any],
+                question_ids: Sequence[str]) -> dict[str, Any]:
+    """What ``rank_setup(plan, setup_key, questions=question_ids)`` gives, from ``reused``
+    (``reusable_ranks``' answer for the setup) without a search: the results judged again against each
+    question's current expected ids, and ``ranked_in`` naming the run that searched each one."""
+    setup = planned_setup(plan, setup_key)
+    wanted = set(question_ids)
+    questions: list[Question] = [q for q in plan_questions(plan) if q.id in wanted]
+    absent = sorted(wanted - set(reused["results"]))
+    if absent or len(questions) != len(wanted):
+        raise ValueError(f"setup {setup_key} has no reused results for {', '.join(absent) or 'some questions'}")
+    hits = [[_hit(row) for row in reused["results"][q.id]] for q in questions]
+    return {**copied(setup), **judged(questions, hits, plan["settings"]["by"]), "times_ms": [],
+            "error": None, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
+            "rank_state": reused["rank_state"], "ranked_in": {q.id: reused["ranked_in"][q.id] for q in questions}}
+
+
+def reused_timing(plan: dict[str, Any], setup_key: str, times: Mapping[str, Any] | None,
+                  ranks: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """What ``time_setups`` gives for a setup whose times are reused (``times``: ``reusable_times``'
+    answer for it) and whose every sampled question's results are reused too (``ranks``), with nothing
+    searched, so the setup needs no timed pass at all; None when either is missing."""
+    sample = list(plan["timed_question_ids"])
+    if not times or not ranks or any(qid not in ranks["results"] for qid in sample):
+        return None
+    part = reused_part(plan, setup_key, ranks, sample)
+    return {"times_ms": list(times["times_ms"]), "judged": {name: part[name] for name in PER_QUESTION},
+            "time_state": times["time_state"], "timed_in": times["timed_in"], "ranked_in": part["ranked_in"]}
+
+
+def _hit(row: Sequence[Any]) -> Hit:
+    """A report's result row ``[id, doc_id, page, score(, reranker_score)]`` as the hit it was made from
+    (its text aside: a report never keeps it, which is why the evidence grain is searched live)."""
+    return Hit(id=row[0], doc_id=row[1], page=row[2], score=row[3], reranker_score=row[4] if len(row) > 4 else None)
