@@ -21,6 +21,11 @@ the same expected documents), so 1,000 questions cost what 1,000 distinct questi
 
     python bench/bench_app_scale.py --index .index/docs-XXXX --golden samples/golden.jsonl \\
         [--questions 100,1000,5000] [--instances 1,10,100] [--only PATTERN] [--shard-seconds 180]
+        [--sample-shards N] [--cold-only] [--cache-per-setup] [--save FILE] | --combine FILE...
+
+``--sample-shards``, ``--save`` and ``--combine`` (``app_scale_shards.py``) measure the reranked setups
+at real sizes in parts small enough for a shared 2-core machine; ``bench_app_memory.py`` measures
+an instance's peak memory.
 """
 from __future__ import annotations
 
@@ -48,6 +53,7 @@ WARM_GOAL = 0.1
 class Activity:
     name: str
     seconds: float
+    measured: bool = True  # False: an unmeasured shard scheduled at its setup's measured mean (--sample-shards)
 
 
 def simulated_wall(fan_out: Sequence[Activity], timing: Sequence[Activity], instances: int,
@@ -90,10 +96,16 @@ def changed(rows: list[dict], share: float, keep: frozenset[str] = frozenset()) 
 
 def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | None, shard_seconds: float,
              earlier: dict | None, workdir: Path, profiler: Any = None, retime: str = "when-changed",
-             around: list[Activity] | None = None) -> tuple[list[Activity], list[Activity], dict]:
+             around: list[Activity] | None = None, sample_shards: int = 0,
+             cache_per_setup: bool = False) -> tuple[list[Activity], list[Activity], dict | None]:
     """One run the app's way: (fan-out activities, timed passes, the report). The plan and the save are
     activities too (``plan_evaluation``, ``save_report``): given a list as ``around``, their
-    ``Activity("plan")`` and ``Activity("save")`` are added to it."""
+    ``Activity("plan")`` and ``Activity("save")`` are added to it. ``sample_shards``: measure that many
+    shards of a setup that has more (``app_scale_shards``); the report is then None.
+    ``cache_per_setup``: each setup's activities start from a cache of their own, empty on a cold run,
+    as when every setup's shards run at once on instances of their own (no setup reads the query
+    vectors or pair scores another computed in the same run)."""
+    from app_scale_shards import sampled, scheduled
     from evaluation.engine.target import EmbeddedTarget
     from evaluation import steps
 
@@ -101,12 +113,16 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     golden.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     profiled = profiler.activity if profiler is not None else (lambda kind: contextlib.nullcontext())
 
-    def target() -> EmbeddedTarget:
-        return EmbeddedTarget(index, cache=cache)
+    def target(key: str | None = None) -> EmbeddedTarget:
+        own = cache.with_name(f"{cache.stem}-{plan_keys.index(key)}{cache.suffix}") if cache_per_setup and key else cache
+        return EmbeddedTarget(index, cache=own)
+
+    plan_keys: list[str] = []
 
     started = time.perf_counter()
     with profiled("plan"):
         plan = json.loads(json.dumps(steps.plan_run(target(), golden, only=only)))
+        plan_keys += [setup["key"] for setup in plan["setups"]]
         live = retime == "always"
         reused = {} if live else steps.reusable_times(plan, earlier, max_age_days=7)
         ranks = {} if live else steps.reusable_ranks(plan, earlier)
@@ -118,11 +134,17 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     planned = Activity("plan", time.perf_counter() - started)
     fan_out, parts = [], {}
     for setup in plan["setups"]:
-        for n, ids in enumerate(shards[setup["key"]]):
+        chosen, seconds = sampled(len(shards[setup["key"]]), sample_shards), {}
+        for n in chosen:
             started = time.perf_counter()
             with profiled(f"rank {setup['key']}"):
-                parts.setdefault(setup["key"], []).append(steps.rank_setup(target(), plan, setup["key"], questions=ids))
-            fan_out.append(Activity(f"rank {setup['key']} #{n + 1}", time.perf_counter() - started))
+                parts.setdefault(setup["key"], []).append(steps.rank_setup(target(setup["key"]), plan, setup["key"],
+                                                                           questions=shards[setup["key"]][n]))
+            seconds[n] = time.perf_counter() - started
+            if sample_shards:  # as measured: a run stopped part way keeps what it measured
+                print(f"  measured rank {setup['key']} #{n + 1}: {seconds[n]:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
+        fan_out += scheduled(setup["key"], seconds, len(shards[setup["key"]]))
+    complete = all(a.measured for a in fan_out)
     timing, times = [], dict(settled)
     ranked_ok = [s["key"] for s in plan["setups"] if all(p["error"] is None for p in parts.get(s["key"], []))]
     for key in ranked_ok:
@@ -130,9 +152,13 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
             continue
         started = time.perf_counter()
         with profiled(f"time {key}"):
-            opened = target()
+            opened = target(key)
             times.update(steps.time_setups({opened.name: opened}, plan, [key], reused=reused))
         timing.append(Activity(f"time {key}", time.perf_counter() - started))
+        if sample_shards:
+            print(f"  measured time {key}: {timing[-1].seconds:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
+    if not complete:  # a sampled run: shards are missing, so there is nothing to merge or save
+        return fan_out, timing, None
     started = time.perf_counter()
     with profiled("save"):
         ranked = {s["key"]: steps.merge_shards(plan, s["key"], parts.get(s["key"], []), ranks.get(s["key"]))
@@ -163,6 +189,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--instances", default="1,10,100")
     parser.add_argument("--only", action="append", default=None)
     parser.add_argument("--shard-seconds", type=float, default=180.0)
+    parser.add_argument("--sample-shards", type=int, default=0, metavar="N",
+                        help="measure N shards (first, last, between) of a setup with more, the rest at their mean; "
+                             "0: every shard (default). Implies --cold-only when a shard goes unmeasured")
+    parser.add_argument("--cold-only", action="store_true", help="no warm run")
+    parser.add_argument("--cache-per-setup", action="store_true",
+                        help="each setup's activities start from an empty cache of their own (all at once on 100 instances)")
+    parser.add_argument("--save", type=Path, metavar="FILE", help="the cold run's activities as JSON, for --combine "
+                                                                  "(one question count)")
+    parser.add_argument("--combine", type=Path, nargs="+", metavar="FILE",
+                        help="schedule saved runs (--save) together as one run, measuring nothing")
     parser.add_argument("--retime", choices=("when-changed", "always"), default="when-changed",
                         help="always: the warm run searches and times everything live, as EVALUATION_RETIME=always")
     parser.add_argument("--profile", action="store_true",
@@ -171,6 +207,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     from _machine import describe_machine
 
     print(describe_machine())
+    if args.combine:
+        from app_scale_shards import print_combined
+
+        print_combined(args.combine, [int(n) for n in args.instances.split(",")])
+        return 0
+    if args.sample_shards or args.cold_only or args.save or args.cache_per_setup:
+        return _cold_only(args)
     counts = [int(c) for c in args.questions.split(",")]
     instances = [int(n) for n in args.instances.split(",")]
     with tempfile.TemporaryDirectory() as work:
@@ -221,6 +264,29 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"ranks and results of unchanged questions identical: {same}")
             for name, profiler in profilers.items():
                 print(profiler.table(f"{name} run, {count} questions: seconds by activity and step"))
+    return 0
+
+
+def _cold_only(args: argparse.Namespace) -> int:
+    """Cold runs alone, shards sampled as ``--sample-shards`` says (``app_scale_shards``), saved with ``--save``."""
+    from app_scale_shards import sample_lines, save, schedule_lines
+
+    counts = [int(c) for c in args.questions.split(",")]
+    if args.save and len(counts) != 1:
+        raise SystemExit("--save keeps one run: give one --questions count")
+    with tempfile.TemporaryDirectory() as work:
+        for count in counts:
+            before = os.getloadavg()[0]
+            fan_out, timing, _ = run_once(args.index, questions_of(args.golden, count), Path(work) / f"cache-{count}.sqlite",
+                                          only=args.only, shard_seconds=args.shard_seconds, earlier=None,
+                                          workdir=Path(work), sample_shards=args.sample_shards,
+                                          cache_per_setup=args.cache_per_setup)
+            load = (before, os.getloadavg()[0])
+            print(f"\n{count} questions, cold, {len(timing)} setups timed (load {load[0]:.1f} before, {load[1]:.1f} after)")
+            for line in sample_lines(fan_out) + schedule_lines(fan_out, timing, [int(n) for n in args.instances.split(",")]):
+                print(line)
+            if args.save:
+                save(args.save, count, fan_out, timing, load)
     return 0
 
 

@@ -105,9 +105,14 @@ def deb_source(name: str, package: str, folder: str, cache: Path = CACHE) -> Sou
     return Source(name, unpacked / "usr/share/doc" / folder / "html", package, version)
 
 
-def python_source() -> Source:
-    return Source("python", python_docs.HTML, "python3.11-doc", _dpkg_version("python3.11-doc") or "unknown",
-                  python_docs.CORPUS_FOLDERS)
+def python_source(cache: Path = CACHE) -> Source:
+    """Python's docs (``python_docs.HTML``, the library, tutorial, howto and reference folders): the
+    installed copy, else the ``.deb`` fetched and unpacked under ``cache`` as the other packages are."""
+    version = _dpkg_version("python3.11-doc")
+    if version and python_docs.HTML.is_dir():
+        return Source("python", python_docs.HTML, "python3.11-doc", version, python_docs.CORPUS_FOLDERS)
+    fetched = deb_source("python", "python3.11-doc", "python3.11", cache=cache)
+    return Source("python", fetched.root, fetched.package, fetched.version, python_docs.CORPUS_FOLDERS)
 
 
 def _sha(text: str) -> str:
@@ -170,7 +175,7 @@ def choose(pool: list[dict], chunks: int, questions: int) -> tuple[list[dict], l
 
 
 def all_sources(cache: Path = CACHE) -> list[Source]:
-    return [python_source()] + [deb_source(*source, cache=cache) for source in DEB_SOURCES]
+    return [python_source(cache)] + [deb_source(*source, cache=cache) for source in DEB_SOURCES]
 
 
 def read_pool(sources: list[Source], cache: Path = CACHE) -> list[dict]:
