@@ -7,6 +7,11 @@ each session with 2 intra-op threads. Candidates:
 - "concurrent, 1 thread each" (shipped, ``models.embed_documents_together``): each model in its own
   Python thread at once, one intra-op thread each (onnxruntime releases the GIL in a run).
 
+- "sequential, a session per core": each model in turn, its calls spread over one-thread sessions,
+  one per core (``models.Embedder(pooled=True)``, as the cross-encoder runs). Run 2026-12-01 at load
+  9-10 (others shared the cores): 0.78 of the baseline's speed, "concurrent" 0.72, and 953 MiB peak
+  against 578 (a second session of each model), so embedders keep one session each.
+
 A shared queue of both models' calls (two workers, longest call first) was measured too, at commit
 f1e982b, and dropped: more CPU and more memory than one thread per model (see README.md).
 
@@ -20,6 +25,7 @@ baseline's. Then a whole ``build_index`` as shipped, for the share of the build 
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import subprocess
 import sys
@@ -35,7 +41,8 @@ import numpy as np  # noqa: E402
 from _machine import describe_machine, load_averages, peak_rss_mib  # noqa: E402
 
 BASELINE = "sequential, 2 threads each"
-CANDIDATES = (BASELINE, "sequential, 1 thread each", "concurrent, 1 thread each")
+POOLED = "sequential, a session per core"
+CANDIDATES = (BASELINE, "sequential, 1 thread each", "concurrent, 1 thread each", POOLED)
 
 
 def _texts(corpus: str) -> list[str]:
@@ -46,11 +53,20 @@ def _texts(corpus: str) -> list[str]:
     return [c.indexed_text for c in chunk_corpus(read_corpus(corpus), IndexSettings().chunking)]
 
 
+@functools.lru_cache(maxsize=None)
+def _pooled(name: str):
+    from evaluation.engine import models
+
+    return models.Embedder(models._SPECS[name], threads=2, pooled=True)
+
+
 def _embed(candidate: str, texts: list[str], names: tuple[str, ...]) -> list[np.ndarray]:
     from evaluation.engine.models import embed_documents_together, load_embedder
 
     if candidate == BASELINE:
         return [load_embedder(n, threads=2).embed_documents(texts) for n in names]
+    if candidate == POOLED:  # each model in turn, its calls spread over one one-thread session per core
+        return [_pooled(n).embed_documents(texts) for n in names]
     embedders = [load_embedder(n, threads=1) for n in names]
     if candidate == "sequential, 1 thread each":
         return [e.embed_documents(texts) for e in embedders]

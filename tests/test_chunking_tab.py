@@ -70,15 +70,15 @@ def test_latest_views_takes_the_newest_run_of_each_kind_and_passes_over_one_it_c
     assert latest_views(store) == {}
     older = _kept(store, chunking_report(), "20261201T100000000Z-aaaaaa")
     newer = _kept(store, chunking_report(), "20261201T110000000Z-bbbbbb")
-    _kept(store, {"kind": "sweep", "rows": []}, "20261201T120000000Z-cccccc")  # newest, but no view shows sweeps
+    sweep = _kept(store, {"kind": "sweep", "rows": []}, "20261201T120000000Z-cccccc")
     made = _kept(store, matrix(tmp_path), "20261201T090000000Z-dddddd")
     broken = store.root / "chunking" / "runs" / "20261201T130000000Z-eeeeee"
     broken.mkdir(parents=True)
     (broken / "report.json").write_text("{not json", encoding="utf-8")
     views = latest_views(store)
     assert views["chunking"]["id"] == newer["id"] != older["id"]
-    assert views["matrix"]["id"] == made["id"]
-    assert set(views) == {"chunking", "matrix"}
+    assert views["matrix"]["id"] == made["id"] and views["sweep"]["id"] == sweep["id"]
+    assert set(views) == {"chunking", "sweep", "matrix"}
 
 
 def test_a_run_saved_after_a_chunking_run_keeps_a_page_with_the_chunking_tab(tmp_path, sample_index):

@@ -50,7 +50,7 @@ def test_the_embedding_bar_over_texts_of_very_different_lengths_reads_as_far_as_
     its padded length, what a transformer's time grows with), so the test times nothing real."""
     clock = [0]
 
-    def timed_vectors(self, ids, mask, types):
+    def timed_vectors(self, graph, ids, mask, types):
         clock[0] += ids.shape[0] * ids.shape[1]
         return np.zeros((ids.shape[0], self.dimensions), dtype=np.float32)
 

@@ -125,10 +125,10 @@ def test_embedding_together_stops_the_other_models_and_raises_when_one_fails(mon
     bge, minilm = models.load_embedder("bge-small", threads=1), models.load_embedder("minilm-l6", threads=1)
     calls: list[int] = []
 
-    def fails(ids, mask, types):
+    def fails(graph, ids, mask, types):
         raise RuntimeError("graph failed")
 
-    def slow(ids, mask, types):
+    def slow(graph, ids, mask, types):
         calls.append(len(ids))
         time.sleep(0.01)
         return np.zeros((len(ids), bge.dimensions), dtype=np.float32)
@@ -200,8 +200,8 @@ def test_one_row_per_call_exactly_for_graphs_with_dynamic_int8_activations():
 def test_bge_graph_batched_would_move_a_row_with_its_neighbours():
     bge = models.load_embedder("bge-small")
     encodings = bge._tokenizer.encode_batch([PASSAGES[0], PASSAGES[4]])
-    alone = bge._vectors(*models._padded(encodings[:1]))[0]
-    beside_longer = bge._vectors(*models._padded(encodings))[0]
+    alone = bge._vectors(bge._graph, *models._padded(encodings[:1]))[0]
+    beside_longer = bge._vectors(bge._graph, *models._padded(encodings))[0]
     assert np.abs(alone - beside_longer).max() > 1e-3
     assert np.array_equal(bge.embed_documents([PASSAGES[0], PASSAGES[4]])[0], alone)
 

@@ -22,3 +22,13 @@ def where(chat: Any) -> str:
     """The model's address for an error sentence, when it has one."""
     url = getattr(getattr(chat, "settings", None), "url", None)
     return f"the chat model at {url}" if url else "the chat model"
+
+
+def chat_identity(chat: Any) -> str | None:
+    """Which model answers, for keeping its replies: a ``ChatModel``'s endpoint, API and model (or
+    deployment) name; None for a plain callable, which does not say (its replies are never kept)."""
+    settings = getattr(chat, "settings", None)
+    endpoint, model = getattr(settings, "endpoint", None), getattr(settings, "model", None)
+    if not endpoint or not model:
+        return None
+    return f"{getattr(settings, 'api', '')} {endpoint.rstrip('/')} {model}"

@@ -55,13 +55,14 @@ def spans_of(build: Build, text: str, *, chat: Any = None, embedder: Any = None,
 
 
 def cut(build: Build | str, doc_id: str, text: str, title: str | None = None, *,
-        chat: Any = None, embedder: Any = None) -> list[Chunk]:
+        chat: Any = None, embedder: Any = None, notes: Any = None) -> list[Chunk]:
     """The chunks of one document, cut as ``build`` (a ``Build`` or its key) says, in document order.
 
     ``chat`` (a ``ChatModel``, or any callable from chat messages to text) is needed by ``llm`` builds
     and ``c`` letters, ``embedder`` (a bundled
     ``Embedder``) by ``semantic``; UsageError saying so when one is missing. A document of only
     whitespace has no chunks. The same build, document and models always give the same chunks.
+    ``notes`` keeps ``c`` notes between builds and runs (``chunking.context.with_notes``).
     """
     build = parse_build(build) if isinstance(build, str) else build
     if not isinstance(text, str):
@@ -86,5 +87,5 @@ def cut(build: Build | str, doc_id: str, text: str, title: str | None = None, *,
     if build.letter == "c":
         from .context import with_notes
 
-        chunks = with_notes(chunks, text, title, chat)
+        chunks = with_notes(chunks, text, title, chat, notes)
     return chunks

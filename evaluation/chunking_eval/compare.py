@@ -182,7 +182,8 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
     """Compare the chunking techniques on the golden questions; the run's report (saved with ``save_to``).
 
     ``chat`` (a callable from chat messages to text, or a ``ChatModel``) answers and judges, and cuts
-    ``llm`` and writes ``c`` notes where the cutters take it; ``answer`` and ``judge`` replace the
+    ``llm`` and writes ``c`` notes where the cutters take it (a ``ChatModel``'s notes are kept in
+    ``cache`` with the vectors, so a rerun asks for none again); ``answer`` and ``judge`` replace the
     first two. ``current`` names the build in use, which the pick keeps unless beaten beyond luck.
     """
     started = time.perf_counter()
@@ -210,14 +211,24 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
 
         store = chunking_store(save_to)
         store.check()
+    notes = sentences = None
     if cutter is None:
+        from ..engine.scratch import TextVectors
         from .cutters import check_keys, chunking_cutter
+        from .notes import ChatNotes
 
         check_keys(plan.keys)
-        cutter = chunking_cutter(chat=chat)
-    results, vectors, failed = run_builds(corpus, read if read is not None else questions, plan.keys, budget=budget,
-                                  answer=answer, judge=judge, cutter=cutter, cache=cache, workdir=workdir,
-                                  threads=threads, progress=progress)
+        notes = ChatNotes(cache) if chat is not None else None
+        sentences = TextVectors(cache=cache, threads=threads) if cache is not None else None
+        cutter = chunking_cutter(chat=chat, notes=notes, sentences=sentences)
+    try:
+        results, vectors, failed = run_builds(corpus, read if read is not None else questions, plan.keys,
+                                              budget=budget, answer=answer, judge=judge, cutter=cutter, cache=cache,
+                                              workdir=workdir, threads=threads, progress=progress)
+    finally:
+        for kept in (notes, sentences):
+            if kept is not None:
+                kept.close()
     scored = "answered" if answer is not None else "found"
     report = chunking_report(results, scored=scored, budget=budget, skipped=plan.skipped, current=current, alpha=alpha)
     from ..store.runs import new_run_id

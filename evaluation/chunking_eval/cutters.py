@@ -38,8 +38,28 @@ def late_problem(model: str = DEFAULT_MODEL) -> str | None:
     return None
 
 
-def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL) -> Cutter:
-    """A ``Cutter`` over ``evaluation.chunking``; ``chat`` cuts ``llm`` builds and writes ``c`` notes."""
+class KeptSentences:
+    """``model``'s embedder as the ``semantic`` cutter calls it, its sentence vectors looked up in a
+    ``TextVectors`` (the cross-run cache file) first: a rerun embeds no sentence it embedded before.
+    The same vectors (``TextVectors`` embeds with the same model); ``token_states`` is the model's own."""
+
+    def __init__(self, embedder: Any, text_vectors: Any, model: str) -> None:
+        self._embedder, self._text_vectors, self._model = embedder, text_vectors, model
+        self.name = getattr(embedder, "name", model)
+        self.info = getattr(embedder, "info", None)
+
+    def embed_documents(self, texts: Sequence[str], **_: Any) -> np.ndarray:
+        return self._text_vectors.vectors(self._model, list(texts))
+
+    def token_states(self, text: str):
+        return self._embedder.token_states(text)
+
+
+def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL, notes: Any = None,
+                    sentences: Any = None) -> Cutter:
+    """A ``Cutter`` over ``evaluation.chunking``; ``chat`` cuts ``llm`` builds and writes ``c`` notes, kept
+    in ``notes`` (a ``notes.ChatNotes``) so no build or rerun asks for one twice; ``sentences`` (a
+    ``TextVectors``) keeps ``semantic``'s sentence vectors across runs (``KeptSentences``)."""
 
     def cutter(key: str, corpus: Corpus) -> Cut:
         from ..chunking import cut, parse_build
@@ -51,11 +71,14 @@ def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL) -> Cutter:
             from ..engine.models import load_embedder
 
             embedder = load_embedder(model)
+            if build.needs_embedder and sentences is not None:
+                embedder = KeptSentences(embedder, sentences, model)
         chunks: list[ScratchChunk] = []
         handed: dict[str, tuple[str, str]] = {}
         late_rows: list[np.ndarray] = []
         for document in corpus:
-            pieces = cut(build, document.id, document.text, document.title, chat=chat, embedder=embedder)
+            pieces = cut(build, document.id, document.text, document.title, chat=chat, embedder=embedder,
+                         notes=notes)
             if not pieces:
                 continue
             breaks = [i for i, ch in enumerate(document.text) if ch == PAGE_BREAK] if PAGE_BREAK in document.text else None

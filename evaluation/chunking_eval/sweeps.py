@@ -109,7 +109,9 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
               "seconds": round(time.perf_counter() - started, 3),
               "rule": "ranked by nDCG@10, then MRR, then median search time, then key"}
     if store is not None:
-        store.save(report, read.raw if read is not None else None)
+        from ..report.sweep_page import render_sweep_html
+
+        store.save(report, read.raw if read is not None else None, html=render_sweep_html(report))
     return report
 
 

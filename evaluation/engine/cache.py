@@ -13,6 +13,9 @@ Keys: a model key, then the sha256 of each text exactly as the model was given i
   embedded: a text's vector is the same whether it is asked as a query or embedded as a passage
 - ``pair_scores``: (model key, sha256(question), sha256(chunk's ``indexed_text``)) -> the logit
   (stored as a double, which holds the float32 exactly)
+- ``chat_notes``: one sha256 of what decides a chat model's note for a chunk (the model, the request's
+  wording, the chunk's and the document's text; ``chunking_eval.notes``) -> the note, so a chunking
+  run again asks the model nothing it asked before
 
 The model key is the sha256 of what decides an output: the model as ``models.model_info`` describes
 it (its .onnx and tokenizer sha256, pooling, max tokens, query prefix, rows per call), how texts are
@@ -52,6 +55,7 @@ _SCHEMA = (
     "PRIMARY KEY (model, text)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS pair_scores (model BLOB NOT NULL, query BLOB NOT NULL, passage BLOB NOT NULL, "
     "score REAL NOT NULL, PRIMARY KEY (model, query, passage)) WITHOUT ROWID",
+    "CREATE TABLE IF NOT EXISTS chat_notes (key BLOB NOT NULL PRIMARY KEY, note TEXT NOT NULL) WITHOUT ROWID",
 )
 
 
@@ -117,6 +121,14 @@ class PersistentCache:
     def put_scores(self, model: bytes, items: Iterable[tuple[tuple[str, str], float]]) -> None:
         self._store("INSERT OR IGNORE INTO pair_scores (model, query, passage, score) VALUES (?, ?, ?, ?)",
                     [(model, text_key(q), text_key(p), float(s)) for (q, p), s in items])
+
+    def notes(self, keys: Sequence[bytes]) -> dict[bytes, str]:
+        """The stored note of each key that has one, by key."""
+        return {key: note for key, note in zip(keys, self._lookup("SELECT note FROM chat_notes WHERE key = ?",
+                                                                  [(k,) for k in keys])) if isinstance(note, str)}
+
+    def put_notes(self, items: Iterable[tuple[bytes, str]]) -> None:
+        self._store("INSERT OR IGNORE INTO chat_notes (key, note) VALUES (?, ?)", [(k, n) for k, n in items])
 
     def close(self) -> None:
         with self._lock:

@@ -34,17 +34,19 @@ __all__ = ["Page", "TABS", "Tab", "question_texts", "render_html", "with_banner"
 
 def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | None = None,
                 questions: Mapping[str, str] | None = None, chunking: dict[str, Any] | None = None,
-                matrix: dict[str, Any] | None = None, tabs: Sequence[Tab] = TABS) -> str:
+                matrix: dict[str, Any] | None = None, sweep: dict[str, Any] | None = None,
+                tabs: Sequence[Tab] = TABS) -> str:
     """The whole page for ``report``.
 
     ``history``: trend points of the runs on the same golden file, oldest first, this run last (see
     ``trend.collect_trend``); without it the page has this run alone. ``questions``: id -> text, for a
     viewer allowed to read the golden file; without it the page names questions by id only. ``chunking``,
-    ``matrix``: the collection's latest chunking and matrix runs (``store.chunking.latest_views``), shown in
-    the Chunking tab; without either the page has no tabs and is the page it was before them. ``tabs``:
+    ``sweep``, ``matrix``: the collection's latest chunking, sweep and matrix runs
+    (``store.chunking.latest_views``), shown in the Chunking tab; without any the page has no tabs and is
+    the page it was before them. ``tabs``:
     the page's tabs (``page.tabs.TABS`` unless a caller or a test passes its own).
     """
-    page = page_of(report, history=history, questions=questions, chunking=chunking, matrix=matrix)
+    page = page_of(report, history=history, questions=questions, chunking=chunking, matrix=matrix, sweep=sweep)
     shown = shown_tabs(page, tabs)
     css = CSS + tabs_css([tab.name for tab in shown]) if len(shown) > 1 else CSS
     title = f"Retrieval evaluation · {page.collection} · {report.get('id', '')}"

@@ -2,6 +2,7 @@
 
     chunking/runs/<run id>/report.json     one file a run, written whole and never overwritten
     chunking/runs/<run id>/report.html     its page, when the saver rendered one
+    chunking/kinds/<kind>/<run id>         an empty marker: which runs are of which kind, by listing alone
     golden_dataset/<sha256>.jsonl          the golden file, kept once a version, beside the retrieval runs'
 
 ``ChunkingRuns`` reads and writes through the store's own storage (``RunStore._read``, ``_write_new``,
@@ -11,20 +12,28 @@ it so; ``save`` refuses a report that is not one by its ``kind`` and ``format``)
 kind ``matrix``) is kept the same way: configurations, ids and scores, and file names, never their text.
 
 ``latest_views(store)`` is what the run page's Chunking tab reads: the newest run of each kind it shows.
+It runs on every view of the Evaluate page, so it reads one report a kind, found by listing the
+kind's markers newest first; runs kept before the markers existed (none has one) are read newest
+first, at most ``UNMARKED_READS`` of them, for a kind no marker names.
 """
 from __future__ import annotations
 
 import difflib
 import json
+import logging
 from typing import Any
 
 from ..errors import RunNotFound, StoreError
 from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, report_bytes, report_store
 
+log = logging.getLogger(__name__)
+
 CHUNKING_RUNS_DIR = "chunking/runs"
+KINDS_DIR = "chunking/kinds"
 CHUNKING_FORMAT = 1
 KINDS = ("chunking", "sweep", "matrix")  # compare_chunking's runs, sweep's and run_matrix's
-VIEWS = ("chunking", "matrix")  # the kinds the run page's Chunking tab shows (``latest_views``)
+VIEWS = ("chunking", "sweep", "matrix")  # the kinds the run page's Chunking tab shows (``latest_views``)
+UNMARKED_READS = 8  # runs without a kind marker (kept before markers) read at most, newest first, per view
 
 
 class ChunkingRuns:
@@ -57,6 +66,9 @@ class ChunkingRuns:
             self.store._write_new(f"{CHUNKING_RUNS_DIR}/{run_id}/{PAGE_NAME}", html.encode("utf-8"))
         if not self.store._write_new(f"{CHUNKING_RUNS_DIR}/{run_id}/{REPORT_NAME}", data):
             raise StoreError(f"chunking run {run_id} is already in the store {self.address}; a run is kept once")
+        # after the report: a marker never names a run that is not there (a save stopped between the two
+        # leaves an unmarked run, which ``latest_views`` still finds among the unmarked)
+        self.store._write_new(f"{KINDS_DIR}/{report['kind']}/{run_id}", b"")
         return run_id
 
     def has(self, run_id: str) -> bool:
@@ -70,6 +82,11 @@ class ChunkingRuns:
             if len(parts) == 2 and parts[1] == REPORT_NAME:
                 found.add(parts[0])
         return newest_first(found)
+
+    def ids_of(self, kind: str) -> list[str]:
+        """The runs marked as ``kind``, newest first, from a listing alone (no report is read)."""
+        prefix = f"{KINDS_DIR}/{kind}/"
+        return newest_first({path[len(prefix):] for path in self.store._list(prefix) if "/" not in path[len(prefix):]})
 
     def get(self, run_id: str) -> dict[str, Any]:
         """The report of ``run_id`` (``latest``: the newest); ``RunNotFound`` naming the closest id."""
@@ -106,30 +123,45 @@ def chunking_store(where: RunStore | str | Any) -> ChunkingRuns:
 
 
 def latest_views(where: RunStore | str | Any) -> dict[str, dict[str, Any]]:
-    """The newest kept run of each kind the Chunking tab shows, by kind (``{"chunking": .., "matrix": ..}``,
-    a kind the store holds none of left out): ``render_html(report, **latest_views(store))``.
+    """The newest kept run of each kind the Chunking tab shows, by kind (``{"chunking": .., "sweep": ..,
+    "matrix": ..}``, a kind the store holds none of left out): ``render_html(report, **latest_views(store))``.
 
-    Runs are read newest first until each kind is found; one that cannot be read is passed over (logged),
-    and a store not made yet (a first run's page is drawn before its save makes the folder) holds none, so
-    a chunking run never keeps a retrieval page from showing.
+    One report read a kind: the newest its markers name that can be read (see the module docstring).
+    A run that cannot be read is passed over (logged), and a store not made yet (a first run's page is
+    drawn before its save makes the folder) holds none, so a chunking run never keeps a retrieval page
+    from showing.
     """
-    import logging
-
     runs = chunking_store(where)
     found: dict[str, dict[str, Any]] = {}
     try:
-        ids = runs.ids()
+        marked = {kind: runs.ids_of(kind) for kind in VIEWS}
     except StoreError as err:
-        logging.getLogger(__name__).info("no chunking runs read from %s: %s", runs.address, err)
+        log.info("no chunking runs read from %s: %s", runs.address, err)
         return found
-    for run_id in ids:
-        try:
-            report = runs.get(run_id)
-        except (StoreError, RunNotFound) as err:
-            logging.getLogger(__name__).warning("chunking run %s passed over: %s", run_id, err)
-            continue
-        if report["kind"] in VIEWS and report["kind"] not in found:
-            found[report["kind"]] = report
-            if len(found) == len(VIEWS):
+    for kind in VIEWS:
+        for run_id in marked[kind]:
+            report = _readable(runs, run_id)
+            if report is not None and report["kind"] == kind:
+                found[kind] = report
                 break
-    return found
+    if len(found) < len(VIEWS):
+        named = {run_id for ids in marked.values() for run_id in ids}
+        try:
+            unmarked = [run_id for run_id in runs.ids() if run_id not in named]
+        except StoreError:
+            unmarked = []
+        for run_id in unmarked[:UNMARKED_READS]:
+            report = _readable(runs, run_id)
+            if report is not None and report["kind"] in VIEWS and report["kind"] not in found:
+                found[report["kind"]] = report
+                if len(found) == len(VIEWS):
+                    break
+    return {kind: found[kind] for kind in VIEWS if kind in found}
+
+
+def _readable(runs: ChunkingRuns, run_id: str) -> dict[str, Any] | None:
+    try:
+        return runs.get(run_id)
+    except (StoreError, RunNotFound) as err:
+        log.warning("chunking run %s passed over: %s", run_id, err)
+        return None

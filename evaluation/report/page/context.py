@@ -33,6 +33,7 @@ class Page:
     questions: Mapping[str, str] | None
     chunking: dict[str, Any] | None = None  # the collection's latest chunking run (kind "chunking"), for its tab
     matrix: dict[str, Any] | None = None  # its latest matrix run (kind "matrix"), shown in the same tab
+    sweep: dict[str, Any] | None = None  # its latest sweep (kind "sweep"), shown in the same tab
 
     @property
     def refused(self) -> bool:
@@ -42,16 +43,16 @@ class Page:
 
 def page_of(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | None = None,
             questions: Mapping[str, str] | None = None, chunking: dict[str, Any] | None = None,
-            matrix: dict[str, Any] | None = None) -> Page:
-    """The facts of ``report`` every section reads (``history``, ``questions``, ``chunking`` and ``matrix`` as
-    ``render_html`` takes them)."""
+            matrix: dict[str, Any] | None = None, sweep: dict[str, Any] | None = None) -> Page:
+    """The facts of ``report`` every section reads (``history``, ``questions``, ``chunking``, ``matrix`` and
+    ``sweep`` as ``render_html`` takes them)."""
     setups = [s for s in report.get("setups") or [] if isinstance(s, dict) and "key" in s]
     ran = sorted((s for s in setups if summary_of(s) is not None),
                  key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["key"]))
     failed = [s for s in setups if summary_of(s) is None]
     return Page(report=report, setups=setups, ran=ran, failed=failed, picks=picks_by_key(report),
                 collection=collection_name(report), points=list(history) if history else [trend_point(report)],
-                questions=questions, chunking=chunking, matrix=matrix)
+                questions=questions, chunking=chunking, matrix=matrix, sweep=sweep)
 
 
 def collection_name(report: dict[str, Any]) -> str:

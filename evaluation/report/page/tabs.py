@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 from ..svg import attr
 from .chart import chart
-from .chunking_tab import chunking_run, has_chunking_runs, matrix_run
+from .chunking_tab import chunking_run, has_chunking_runs, matrix_run, sweep_run
 from .context import Page
 from .details import setup_details
 from .footer import footer
@@ -54,7 +54,7 @@ class Tab:
 
 RETRIEVAL = Tab("retrieval", "Retrieval", (pick_cards, left_out, chart, ranked_table, run_by_run, setup_details,
                                            hard_questions, glossary))
-CHUNKING = Tab("chunking", "Chunking", (chunking_run, matrix_run), shows=has_chunking_runs)
+CHUNKING = Tab("chunking", "Chunking", (chunking_run, sweep_run, matrix_run), shows=has_chunking_runs)
 TABS: tuple[Tab, ...] = (RETRIEVAL, CHUNKING)
 BEFORE_TABS: tuple[Section, ...] = (header, unreachable, missing_documents)
 AFTER_TABS: tuple[Section, ...] = (footer,)
