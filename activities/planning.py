@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import logging
+import warnings
 
 import azure.durable_functions as df
 
 from activities._shared import PLAN, REUSED, SHARDS, TARGETS, folder_of, reused_ranks_name
 from app_storage import collection_targets, open_collection_target
-from evaluation.errors import GoldenFileError, SearchIndexError, TargetConfigError, UsageError
+from evaluation.errors import GoldenFileError, MissingDocumentsWarning, SearchIndexError, TargetConfigError, UsageError
 from evaluation.evaluate import held_in_report, newest_report
 from evaluation.golden import golden_from_bytes
 from evaluation.settings import EvaluationSettings
@@ -46,10 +47,14 @@ def plan_evaluation(job: dict) -> dict:
     try:
         specs = collection_targets(settings, folder)
         targets = [open_collection_target(settings, spec, states.get(spec.name)) for spec in specs]
-        plan = steps.plan_run(targets, golden, only=list(settings.only) or None, skip=settings.skip,
-                              settings=EvaluationSettings.from_app(settings), created_at=job["created_at"],
-                              run_id=job["run_id"], held_before=held_in_report(newest),
-                              warn=log.warning)  # missing documents, at WARNING in the app's log
+        with warnings.catch_warnings():
+            # Missing documents are said once, at WARNING in the app's log through ``warn``; the
+            # MissingDocumentsWarning plan_run also raises would reach the same log a second time
+            # (the worker logs warnings), so the app ignores it, as the command line does.
+            warnings.simplefilter("ignore", MissingDocumentsWarning)
+            plan = steps.plan_run(targets, golden, only=list(settings.only) or None, skip=settings.skip,
+                                  settings=EvaluationSettings.from_app(settings), created_at=job["created_at"],
+                                  run_id=job["run_id"], held_before=held_in_report(newest), warn=log.warning)
         live = settings.retime == "always"  # EVALUATION_RETIME=always: every search and every time live
         reused = {} if live else steps.reusable_times(plan, newest, max_age_days=settings.retime_max_days)
         ranks = {} if live else steps.reusable_ranks(plan, newest)

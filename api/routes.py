@@ -119,15 +119,20 @@ def get_evaluation_report(req: func.HttpRequest) -> func.HttpResponse:
     from evaluation.errors import StoreError
     from evaluation.report.html import render_html
     from evaluation.report.trend import collect_trend
+    from evaluation.store.chunking import latest_views
 
     try:
         shelf = site.collections()
         ref = find_run(shelf, req.route_params.get("run", ""), _collection(req))
         store = shelf.store(ref.collection)
-        kept = store.page(ref.run_id)
-        if kept is None:  # kept before runs had pages: the same page, rendered now (ids only, never text)
+        # The kept page, unless the collection has chunking runs: a page kept before them (or before the
+        # Chunking tab existed) has no tab, so it is drawn again from report.json with the latest ones, as
+        # the Evaluate page does (ids only, never text). A page kept before runs had pages is drawn too.
+        views = latest_views(store)
+        kept = None if views else store.page(ref.run_id)
+        if kept is None:
             report = read_report(shelf, ref)
-            text = render_html(report, history=collect_trend(store, report))
+            text = render_html(report, history=collect_trend(store, report), **views)
         else:
             text = kept.decode("utf-8", "replace")
     except Refusal as err:

@@ -386,3 +386,34 @@ def test_an_app_run_says_what_its_index_no_longer_holds_and_sizes_shards_from_th
     plan = collection_folder(app_settings.current_settings(), "docs").read_work(RUN["run_id"], "plan.json")
     assert plan["missing"]["local"]["was_held"] == ["gone.md"]
     assert plan["settings"]["timed"] == 0  # EvaluationSettings.from_app: the app's settings reach the plan
+
+
+def test_an_app_run_logs_a_missing_document_once(app, sample_index, monkeypatch, caplog):
+    """``plan_run`` says missing documents to ``warn`` and as a ``MissingDocumentsWarning``; the app passes
+    its log as ``warn``, and a worker that logs warnings (``logging.captureWarnings``) would log the same
+    sentence twice. One log record, at WARNING, and no warning left to log."""
+    import logging
+    import warnings
+
+    import app_settings
+    from evaluation.engine.published import publish_index
+
+    publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
+    sample = (sample_index.parent.parent / "samples" / "golden.jsonl").read_bytes().splitlines(keepends=True)
+    data = b"".join(sample[:1]) + b'{"id": "gone-1", "question": "Where did it go?", "expected": ["gone.md"]}\n'
+    app.save("docs/golden.jsonl", data)
+    sha = hashlib.sha256(data).hexdigest()
+    call("keep_golden", {"collection": "docs", "sha256": sha})
+    monkeypatch.setenv("EVALUATION_ONLY", "keyword.bm25")
+    app_settings.current_settings.cache_clear()
+
+    logging.captureWarnings(True)
+    try:
+        with caplog.at_level(logging.INFO), warnings.catch_warnings():
+            warnings.simplefilter("always")
+            call("plan_evaluation", {**RUN, "sha256": sha, "state": None})
+    finally:
+        logging.captureWarnings(False)
+
+    said = [r for r in caplog.records if "gone.md" in r.getMessage()]
+    assert [(r.name, r.levelname) for r in said] == [("activities.planning", "WARNING")]

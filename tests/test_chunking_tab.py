@@ -147,16 +147,9 @@ def test_the_evaluate_page_shows_a_chunking_run_kept_after_the_run_it_shows(tmp_
     from test_api_routes import READER, call, settings
 
     from api import routes, site
-    from evaluation.evaluate import save_report
     from evaluation.store.collections import LocalCollections
 
-    from conftest import GOLDEN_RAW
-
-    docs, faq = LocalStore(tmp_path / "docs"), LocalStore(tmp_path / "faq")
-    save_report(docs, make_report("20261101T090000000Z-0000d1"), GOLDEN_RAW)
-    save_report(faq, make_report("20261102T090000000Z-0000f1"), GOLDEN_RAW)
-    assert b"tab-chunking" not in docs.page("20261101T090000000Z-0000d1")
-    _kept(docs, chunking_report(), "20261201T100000000Z-aaaaaa")
+    docs, faq = _docs_with_a_later_chunking_run_and_faq_without(tmp_path, make_report)
     with site.use(settings=settings(), collections=LocalCollections(tmp_path)):
         shown = call(routes.evaluate_page, "/api/evaluate?collection=docs", READER).get_body().decode()
         other = call(routes.evaluate_page, "/api/evaluate?collection=faq", READER).get_body().decode()
@@ -165,3 +158,35 @@ def test_the_evaluate_page_shows_a_chunking_run_kept_after_the_run_it_shows(tmp_
     assert "tab-chunking" not in other  # the faq collection has no chunking run: its kept page, no tab
     banner = other[other.index("<body>\n") + len("<body>\n"):other.index("<main>")]  # the site's menu
     assert other.replace(banner, "", 1) == faq.page("20261102T090000000Z-0000f1").decode()
+
+
+def test_report_html_of_a_run_kept_before_a_chunking_run_is_drawn_again_with_the_chunking_tab(tmp_path, make_report):
+    """``GET .../report.html`` serves the kept page, unless the collection has chunking runs: a page kept
+    before them has no tab, so it is drawn again from report.json with the tab, as the Evaluate page is."""
+    from test_api_routes import call, settings
+
+    from api import routes, site
+    from evaluation.store.collections import LocalCollections
+
+    docs, faq = _docs_with_a_later_chunking_run_and_faq_without(tmp_path, make_report)
+    with site.use(settings=settings(), collections=LocalCollections(tmp_path)):
+        shown = call(routes.get_evaluation_report, "/api/v1/evaluations/20261101T090000000Z-0000d1/report.html")
+        other = call(routes.get_evaluation_report, "/api/v1/evaluations/20261102T090000000Z-0000f1/report.html")
+    page = shown.get_body().decode()
+    assert shown.status_code == 200 and 'id="tab-chunking"' in page and "Pick: <code>markdown-1000-h</code>" in page
+    assert "Where is C?" not in page  # drawn from the report: question ids, never text
+    assert other.get_body() == faq.page("20261102T090000000Z-0000f1")  # no chunking run there: the kept page
+
+
+def _docs_with_a_later_chunking_run_and_faq_without(tmp_path, make_report):
+    """Two collections, one run each with its page; docs then gets a chunking run, so its kept page has no tab."""
+    from evaluation.evaluate import save_report
+
+    from conftest import GOLDEN_RAW
+
+    docs, faq = LocalStore(tmp_path / "docs"), LocalStore(tmp_path / "faq")
+    save_report(docs, make_report("20261101T090000000Z-0000d1"), GOLDEN_RAW)
+    save_report(faq, make_report("20261102T090000000Z-0000f1"), GOLDEN_RAW)
+    assert b"tab-chunking" not in docs.page("20261101T090000000Z-0000d1")
+    _kept(docs, chunking_report(), "20261201T100000000Z-aaaaaa")
+    return docs, faq

@@ -8,7 +8,7 @@ two ways: to the caller's ``warn`` callback (the command line prints it), and as
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable
 
 from ..golden import golden_of
 from ..settings import EvaluationSettings
