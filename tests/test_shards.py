@@ -160,7 +160,7 @@ def test_shards_that_miss_or_repeat_a_question_are_refused(tmp_path):
 def test_a_shard_may_hold_only_untimed_questions_each_once(tmp_path):
     target, plan = fake_run(tmp_path)
     timed = plan["timed_question_ids"][0]
-    with pytest.raises(UsageError, match=f"untimed questions of the plan, each once: {timed}"):
+    with pytest.raises(UsageError, match=f"questions of t.keyword.bm25's batch, each once: {timed}"):
         rank_setup(target, plan, "t.keyword.bm25", questions=[timed])
     again = untimed_ids(plan)[0]
     with pytest.raises(UsageError, match="twice"):
