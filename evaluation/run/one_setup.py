@@ -19,8 +19,8 @@ from ..settings import EvaluationSettings
 from ..target import COUNTERS, Hit, Setup, Target
 from .copying import copied
 from .counts import counted
-from .judged import (FEWEST_TIMED, PER_QUESTION as _PER_QUESTION, batch_ids, judged as _judged, timed_at_fixed_count,
-                     timed_ids, untimed_ids)
+from .judged import (FEWEST_TIMED, PER_QUESTION as _PER_QUESTION, batch_ids, judged as _judged, timed_ids,
+                     untimed_ids)
 from .plan import plan_questions, planned_setup
 from .retime import time_state
 from .reuse import rank_state
@@ -279,8 +279,7 @@ def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock
     counter.stage("warming up")
     _warm_up(target, setup, plan)
     counter.advance(1)
-    fixed = timed_at_fixed_count(planned_setup(plan, setup.key))
-    floor = len(sample) if fixed else min(settings.time_floor, len(sample))
+    floor = min(settings.time_floor, len(sample))  # a setup timed at a fixed count: all of its (<= 6)
     times, searched, hit_lists = [], [], []
     for question in sample:
         if len(times) >= floor:
