@@ -234,8 +234,7 @@ def _find_setup(target: Target, setup_key: str) -> Setup:
 def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter,
                   question_ids: Sequence[str]) -> dict[str, Any]:
     """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
-    wanted = set(question_ids)
-    questions = [q for q in plan_questions(plan) if q.id in wanted]
+    questions = plan_questions(plan, question_ids)
     counter.stage("searching the other questions in a batch")
     hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
     state = rank_state(plan, setup.key)  # what decided these results, so a later run may take them (run.reuse)
@@ -274,8 +273,9 @@ def _warm_up(target: Target, setup: Setup, plan: dict[str, Any]) -> None:
 
 def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock, counter: _Counter) -> dict[str, Any]:
     settings = EvaluationSettings.from_json(plan["settings"])
-    by_id = {q.id: q for q in plan_questions(plan)}
-    sample = [by_id[qid] for qid in timed_ids(plan, setup.key)]
+    ids = timed_ids(plan, setup.key)
+    by_id = {q.id: q for q in plan_questions(plan, ids)}
+    sample = [by_id[qid] for qid in ids]
     counter.stage("warming up")
     _warm_up(target, setup, plan)
     counter.advance(1)
@@ -312,8 +312,9 @@ def _reused_pass(target: Target, setup: Setup, plan: dict[str, Any], reused: Map
                  counter: _Counter) -> dict[str, Any]:
     """The timed pass's result with times reused (``retime``): the sample searched in one batch for its
     ranks, the times and where they were measured from ``reused``."""
-    by_id = {q.id: q for q in plan_questions(plan)}
-    sample = [by_id[qid] for qid in timed_ids(plan, setup.key)]
+    ids = timed_ids(plan, setup.key)
+    by_id = {q.id: q for q in plan_questions(plan, ids)}
+    sample = [by_id[qid] for qid in ids]
     counter.stage(f"times from run {reused['timed_in']} (same index state); the sampled questions in a batch")
     hits = _batch(target, setup, sample, plan["settings"]["depth"], counter) if sample else []
     return {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, plan["settings"]["by"]),

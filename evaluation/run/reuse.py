@@ -114,7 +114,7 @@ def reused_part(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any],
     question's current expected ids, and ``ranked_in`` naming the run that searched each one."""
     setup = planned_setup(plan, setup_key)
     wanted = set(question_ids)
-    questions: list[Question] = [q for q in plan_questions(plan) if q.id in wanted]
+    questions: list[Question] = plan_questions(plan, wanted)
     absent = sorted(wanted - set(reused["results"]))
     if absent or len(questions) != len(wanted):
         raise ValueError(f"setup {setup_key} has no reused results for {', '.join(absent) or 'some questions'}")
