@@ -269,7 +269,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _cold_only(args: argparse.Namespace) -> int:
     """Cold runs alone, shards sampled as ``--sample-shards`` says (``app_scale_shards``), saved with ``--save``."""
-    from app_scale_shards import sample_lines, save, schedule_lines
+    from app_scale_shards import activity_lines, sample_lines, save, schedule_lines
 
     counts = [int(c) for c in args.questions.split(",")]
     if args.save and len(counts) != 1:
@@ -283,7 +283,8 @@ def _cold_only(args: argparse.Namespace) -> int:
                                           cache_per_setup=args.cache_per_setup)
             load = (before, os.getloadavg()[0])
             print(f"\n{count} questions, cold, {len(timing)} setups timed (load {load[0]:.1f} before, {load[1]:.1f} after)")
-            for line in sample_lines(fan_out) + schedule_lines(fan_out, timing, [int(n) for n in args.instances.split(",")]):
+            for line in (activity_lines(fan_out, timing) + sample_lines(fan_out)
+                         + schedule_lines(fan_out, timing, [int(n) for n in args.instances.split(",")])):
                 print(line)
             if args.save:
                 save(args.save, count, fan_out, timing, load)
