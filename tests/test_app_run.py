@@ -137,7 +137,11 @@ def test_a_joined_warm_save_takes_the_settled_setups_times_and_results_without_a
     app = planned(target, tmp_path, rows, newest=cold)
     assert app.settled == KEYS and app.shards == {key: [[changed]] for key in KEYS}
 
-    warm = joined(target, app, times={})  # settled: no timed pass ran, so no times were kept
+    kept = {"shard_entries": ranked(target, app), "times": {}, "reused_ranks": through_json(app.reused_ranks),
+            "reused_times": through_json(app.reused_times), "settled": list(app.settled)}  # settled: no timed pass
+    given = copy.deepcopy(kept)
+    warm = join_app_run(through_json(app.plan), **kept)
+    assert kept == given  # the parts' files are read once and joined, never changed
     live = joined(target, planned(target, tmp_path, rows, newest=cold, retime="always"))
 
     before, fresh = by_key(cold), by_key(live)
