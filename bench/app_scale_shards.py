@@ -49,12 +49,37 @@ def scheduled(key: str, measured: dict[int, float], count: int) -> list[Activity
             for n in range(count)]
 
 
+def _shard_of(activity: Activity) -> tuple[str, int]:
+    """(setup key, shard number from 1) of a rank activity named ``rank KEY #N`` (with or without a note)."""
+    return activity.name.split(" ")[1], int(activity.name.split("#")[1].split(" ")[0])
+
+
+def activity_lines(fan_out: Sequence[Activity], timing: Sequence[Activity]) -> list[str]:
+    """Every activity's seconds, one line per setup in the run's order: each measured shard, how many
+    more are scheduled at the measured mean (``--sample-shards``), and the setup's timed pass (or that
+    it had none: times and sampled results reused, or its ranking failed)."""
+    shards: dict[str, list[Activity]] = {}
+    for activity in fan_out:
+        shards.setdefault(_shard_of(activity)[0], []).append(activity)
+    passes = {activity.name.split(" ", 1)[1]: activity for activity in timing}
+    lines = []
+    for key in dict.fromkeys([*shards, *passes]):
+        measured = [a for a in shards.get(key, []) if a.measured]
+        rest = [a for a in shards.get(key, []) if not a.measured]
+        ranked = ", ".join(f"#{_shard_of(a)[1]} {a.seconds:.1f} s" for a in measured) or "no shard"
+        if rest:
+            ranked += f"; {len(rest)} more at the measured mean, {rest[0].seconds:.1f} s"
+        timed = f"{passes[key].seconds:.1f} s" if key in passes else "none"
+        lines.append(f"  {key}: rank {ranked}; timed pass {timed}")
+    return lines
+
+
 def sample_lines(fan_out: Sequence[Activity]) -> list[str]:
     """One line per setup with an unmeasured shard: how many shards, which were measured, their times,
     mean and spread, and how many are scheduled at that mean."""
     by_setup: dict[str, list[tuple[int, Activity]]] = {}
     for activity in fan_out:
-        key, number = activity.name.split(" ")[1], int(activity.name.split("#")[1].split(" ")[0])
+        key, number = _shard_of(activity)
         by_setup.setdefault(key, []).append((number, activity))
     lines = []
     for key, shards in by_setup.items():
@@ -115,5 +140,5 @@ def print_combined(paths: Sequence[Path], instances: Sequence[int]) -> None:
     questions, fan_out, timing, loads = combined(paths)
     print(f"\n{questions} questions, {len(paths)} runs combined ({', '.join(os.path.basename(str(p)) for p in paths)}; "
           f"load {', '.join(f'{a:.1f}->{b:.1f}' for a, b in loads)})")
-    for line in sample_lines(fan_out) + schedule_lines(fan_out, timing, instances):
+    for line in activity_lines(fan_out, timing) + sample_lines(fan_out) + schedule_lines(fan_out, timing, instances):
         print(line)

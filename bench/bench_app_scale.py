@@ -25,7 +25,9 @@ the same expected documents), so 1,000 questions cost what 1,000 distinct questi
 
 ``--sample-shards``, ``--save`` and ``--combine`` (``app_scale_shards.py``) measure the reranked setups
 at real sizes in parts small enough for a shared 2-core machine; ``bench_app_memory.py`` measures
-an instance's peak memory.
+an instance's peak memory. ``--save`` keeps the cold run's activities; with neither ``--cold-only`` nor
+``--sample-shards`` the warm run follows as usual (so one run gives the cheap setups' warm ratio and
+the cold activities to combine), and ``--cache-per-setup`` applies to both runs.
 """
 from __future__ import annotations
 
@@ -194,9 +196,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                              "0: every shard (default). Implies --cold-only when a shard goes unmeasured")
     parser.add_argument("--cold-only", action="store_true", help="no warm run")
     parser.add_argument("--cache-per-setup", action="store_true",
-                        help="each setup's activities start from an empty cache of their own (all at once on 100 instances)")
+                        help="each setup's activities start from an empty cache of their own (all at once on 100 "
+                             "instances); a warm run then reads the cache its setup's cold run filled")
     parser.add_argument("--save", type=Path, metavar="FILE", help="the cold run's activities as JSON, for --combine "
-                                                                  "(one question count)")
+                                                                  "(one question count; the warm run still runs "
+                                                                  "unless --cold-only)")
     parser.add_argument("--combine", type=Path, nargs="+", metavar="FILE",
                         help="schedule saved runs (--save) together as one run, measuring nothing")
     parser.add_argument("--retime", choices=("when-changed", "always"), default="when-changed",
@@ -212,10 +216,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print_combined(args.combine, [int(n) for n in args.instances.split(",")])
         return 0
-    if args.sample_shards or args.cold_only or args.save or args.cache_per_setup:
+    if args.sample_shards or args.cold_only:
         return _cold_only(args)
     counts = [int(c) for c in args.questions.split(",")]
     instances = [int(n) for n in args.instances.split(",")]
+    if args.save and len(counts) != 1:
+        raise SystemExit("--save keeps one run: give one --questions count")
+    from app_scale_shards import activity_lines, save
     with tempfile.TemporaryDirectory() as work:
         for count in counts:
             rows = questions_of(args.golden, count)
@@ -229,12 +236,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             around: dict[str, list[Activity]] = {"cold": [], "warm": []}
             with _installed(profilers.get("cold")):
                 cold = run_once(args.index, rows, cache, only=args.only, shard_seconds=args.shard_seconds,
-                                earlier=None, workdir=Path(work), profiler=profilers.get("cold"), around=around["cold"])
+                                earlier=None, workdir=Path(work), profiler=profilers.get("cold"), around=around["cold"],
+                                cache_per_setup=args.cache_per_setup)
+            if args.save:  # the cold run, as --cold-only saves it, for --combine with the reranked setups' runs
+                save(args.save, count, cold[0], cold[1], (load[0], os.getloadavg()[0]))
             sample = frozenset(cold[2]["timed_question_ids"])
             with _installed(profilers.get("warm")):
                 warm = run_once(args.index, changed(rows, 0.1, sample), cache, only=args.only,
                                 shard_seconds=args.shard_seconds, earlier=cold[2], workdir=Path(work),
-                                profiler=profilers.get("warm"), retime=args.retime, around=around["warm"])
+                                profiler=profilers.get("warm"), retime=args.retime, around=around["warm"],
+                                cache_per_setup=args.cache_per_setup)
             print(f"\n{count} questions, {len(cold[2]['setups'])} setups (load {' '.join(f'{x:.1f}' for x in load)} "
                   f"before, {' '.join(f'{x:.1f}' for x in os.getloadavg())} after)")
             for name, (fan_out, timed, report) in (("cold", cold), ("warm", warm)):
@@ -251,6 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     wall = simulated_wall(fan_out, timed, n)
                     print(f"    {n:>4} instances: wall {wall:8.1f} s = {wall / max(baseline, 1e-9):.2f}x "
                           f"(longest activity + timing pass, goal <= {GOAL_RATIO}x)")
+                for line in activity_lines(fan_out, timed):
+                    print(f"  {line}")
             searches = [sum(a.seconds for a in run[0] + run[1]) for run in (cold, warm)]
             ratio = searches[1] / searches[0]
             whole = ((searches[1] + sum(a.seconds for a in around["warm"]))
@@ -269,7 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _cold_only(args: argparse.Namespace) -> int:
     """Cold runs alone, shards sampled as ``--sample-shards`` says (``app_scale_shards``), saved with ``--save``."""
-    from app_scale_shards import sample_lines, save, schedule_lines
+    from app_scale_shards import activity_lines, sample_lines, save, schedule_lines
 
     counts = [int(c) for c in args.questions.split(",")]
     if args.save and len(counts) != 1:
@@ -283,7 +296,8 @@ def _cold_only(args: argparse.Namespace) -> int:
                                           cache_per_setup=args.cache_per_setup)
             load = (before, os.getloadavg()[0])
             print(f"\n{count} questions, cold, {len(timing)} setups timed (load {load[0]:.1f} before, {load[1]:.1f} after)")
-            for line in sample_lines(fan_out) + schedule_lines(fan_out, timing, [int(n) for n in args.instances.split(",")]):
+            for line in (activity_lines(fan_out, timing) + sample_lines(fan_out)
+                         + schedule_lines(fan_out, timing, [int(n) for n in args.instances.split(",")])):
                 print(line)
             if args.save:
                 save(args.save, count, fan_out, timing, load)

@@ -65,3 +65,34 @@ def test_a_warm_run_the_apps_way_searches_only_the_changed_questions_and_the_pro
     import evaluation.run.one_setup as one_setup
 
     assert not hasattr(one_setup._judged, "__wrapped__")  # the wrappers are gone again
+
+
+def test_save_with_a_warm_run_keeps_the_cold_runs_activities_and_both_runs_get_a_cache_per_setup(
+        sample_index, tmp_path, monkeypatch, capsys):
+    import json
+
+    import bench_app_scale
+
+    calls = []
+    real = bench_app_scale.run_once
+
+    def recorded(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(bench_app_scale, "run_once", recorded)
+    saved = tmp_path / "cold.json"
+
+    assert bench_app_scale.main(["--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"),
+                                 "--questions", "80", "--instances", "1", "--only", "local.keyword.bm25",
+                                 "--cache-per-setup", "--save", str(saved)]) == 0
+
+    out = capsys.readouterr().out
+    assert "  warm: " in out and "warm / cold activity-seconds" in out  # --save no longer means cold only
+    assert [call["cache_per_setup"] for call in calls] == [True, True]  # cold and warm alike
+    run = json.loads(saved.read_text(encoding="utf-8"))
+    # the cold run's: its one shard and its timed pass (the warm run, settled, has no timed pass)
+    assert run["questions"] == 80
+    assert [a["name"] for a in run["fan_out"]] == ["rank local.keyword.bm25 #1"]
+    assert [a["name"] for a in run["timing"]] == ["time local.keyword.bm25"]
+    assert "    local.keyword.bm25: rank #1 " in out and "; timed pass none" in out  # every activity listed

@@ -8,7 +8,8 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from app_scale_shards import combined, sample_lines, sampled, save, schedule_lines, scheduled  # noqa: E402
+from app_scale_shards import (activity_lines, combined, sample_lines, sampled, save, schedule_lines,  # noqa: E402
+                              scheduled)
 from bench_app_scale import Activity, simulated_wall  # noqa: E402
 
 
@@ -39,6 +40,20 @@ def test_the_sample_line_names_the_measured_shards_their_mean_and_spread():
 
     assert lines == ["  local.r: 20 shards, 3 measured (#1 170.0 s, #11 190.0 s, #20 180.0 s); mean 180.0 s, "
                      "spread 170.0-190.0 s; 17 scheduled at the mean"]
+
+
+def test_every_activity_is_listed_by_setup_with_its_timed_pass_and_the_shards_at_the_mean_counted():
+    fan_out = ([Activity("rank local.cheap #1", 5.0)] + scheduled("local.r", {0: 170.0, 3: 190.0}, 4)
+               + [Activity("rank local.settled #1", 2.0)])
+    timing = [Activity("time local.cheap", 1.5), Activity("time local.r", 20.0)]
+
+    lines = activity_lines(fan_out, timing)
+
+    assert lines == ["  local.cheap: rank #1 5.0 s; timed pass 1.5 s",
+                     # shards 2 and 3 unmeasured, at (170 + 190) / 2 = 180
+                     "  local.r: rank #1 170.0 s, #4 190.0 s; 2 more at the measured mean, 180.0 s; timed pass 20.0 s",
+                     "  local.settled: rank #1 2.0 s; timed pass none"]  # times and sampled results reused
+    assert activity_lines([], [Activity("time local.x", 3.0)]) == ["  local.x: rank no shard; timed pass 3.0 s"]
 
 
 def test_the_ten_minute_goal_is_read_on_measured_activities_and_the_wall_on_all():
