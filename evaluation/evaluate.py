@@ -127,10 +127,16 @@ def plan_line(plan: dict[str, Any]) -> str:
     """What a run will do, in one line, before its first search: setups, questions, how many are timed."""
     setups, questions = len(plan["setups"]), len(plan["questions"])
     settings = plan["settings"]
+    from .run.judged import FEWEST_TIMED, timed_at_fixed_count
+
     timed = len(plan["timed_question_ids"])
+    fixed = sum(1 for s in plan["setups"] if timed_at_fixed_count(s))
+    most = min(FEWEST_TIMED, timed)
+    reranked = (f"; the {fixed} reranked by a model exactly {most}" if fixed > 1 else
+                f"; the one reranked by a model exactly {most}" if fixed else "")
     return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} question{'s' if questions != 1 else ''}: "
-            f"each setup times up to {timed} searches one by one (at least {min(6, timed)}; fewer than "
-            f"{settings['time_floor']} only when they are slow), the others in one batch")
+            f"each setup times up to {timed} searches one by one (at least {most}; fewer than "
+            f"{settings['time_floor']} only when they are slow{reranked}), the others in one batch")
 
 
 def held_in_latest_run(store: Any) -> dict[str, set[str]]:

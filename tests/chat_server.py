@@ -20,6 +20,15 @@ def completion(content: str | None, *, finish_reason: str = "stop", refusal: str
             "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
 
 
+def note_by_first_words(seen: "Seen") -> "Reply":
+    """A ``respond`` for a model writing ``c`` notes: each passage noted by its first words, so the same
+    request always gets the same note."""
+    import re
+
+    passage = re.search(r"<passage>\n(.{0,30})", seen.body["messages"][1]["content"], re.S)
+    return Reply(body=completion("About " + passage.group(1)))
+
+
 @dataclass
 class Reply:
     status: int = 200

@@ -4,12 +4,11 @@ note is asked for again only when the model, the chunk or its document changed."
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
-from chat_server import ChatServer, Reply, completion
+from chat_server import ChatServer, Reply, completion, note_by_first_words
 from evaluation.answers import ChatModel, JudgeSettings
 from evaluation.chunking import cut
 from evaluation.chunking_eval.cutters import chunking_cutter
@@ -25,9 +24,7 @@ DOC = ROWS[0]   # azure-identity's overview, 1,068 characters: 4 chunks at markd
 @pytest.fixture
 def server():
     with ChatServer() as running:
-        # a model that notes each passage by its first words: the same request gets the same note
-        running.respond = lambda seen: Reply(body=completion(
-            "About " + re.search(r"<passage>\n(.{0,30})", seen.body["messages"][1]["content"], re.S).group(1)))
+        running.respond = note_by_first_words  # the same passage always gets the same note
         yield running
 
 

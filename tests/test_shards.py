@@ -43,25 +43,27 @@ def test_a_reranked_setup_costs_its_candidates_through_the_cross_encoder():
 
 
 def test_a_reranked_setup_is_cut_into_shards_of_a_few_minutes_and_cheap_ones_stay_whole():
-    plan = fake_plan([BM25, DENSE, RERANKED], questions=1010, timed=10)
+    plan = fake_plan([BM25, DENSE, RERANKED], questions=1006, timed=10)
 
     shards = plan_shards(plan, shard_seconds=180)
 
-    # 1,000 untimed questions x 3.5368 s = 3,536.8 s of reranking -> ceil(3536.8 / 180) = 20 shards of 50
+    # the reranked setup times 6 of the 10 sampled: 1,000 questions in its batch x 3.5368 s = 3,536.8 s
+    # of reranking -> ceil(3536.8 / 180) = 20 shards of 50
     assert len(shards[RERANKED["key"]]) == math.ceil(1000 * (0.001 + 1 / 174 + 30 / 8.5) / 180) == 20
     assert {len(s) for s in shards[RERANKED["key"]]} == {50}
-    # 1,000 x 6.7 ms = 6.7 s: one shard
-    assert shards[BM25["key"]] == shards[DENSE["key"]] == [untimed_ids(plan)]
+    # 996 x 6.7 ms = 6.7 s: one shard of the questions outside the sample
+    assert shards[BM25["key"]] == shards[DENSE["key"]] == [untimed_ids(plan)] and len(untimed_ids(plan)) == 996
 
 
 def test_shards_cover_the_batch_once_in_plan_order_with_sizes_one_apart():
-    plan = fake_plan([RERANKED], questions=110, timed=10)
+    plan = fake_plan([RERANKED], questions=106, timed=10)
 
     [shards] = plan_shards(plan, shard_seconds=60).values()
 
-    # 100 x 3.5368 s / 60 s = 5.89 -> 6 shards: 100 = 4 x 17 + 2 x 16
+    # 100 in the batch (the 96 outside the sample and the 4 sampled after the 6 timed) x 3.5368 s / 60 s
+    # = 5.89 -> 6 shards: 100 = 4 x 17 + 2 x 16
     assert [len(s) for s in shards] == [17, 17, 17, 17, 16, 16]
-    assert [q for s in shards for q in s] == untimed_ids(plan) == [f"q{n}" for n in range(10, 110)]
+    assert [q for s in shards for q in s] == [f"q{n}" for n in range(6, 106)]
 
 
 def test_the_newest_runs_measured_time_sizes_the_shards_over_the_estimate():
@@ -160,7 +162,7 @@ def test_shards_that_miss_or_repeat_a_question_are_refused(tmp_path):
 def test_a_shard_may_hold_only_untimed_questions_each_once(tmp_path):
     target, plan = fake_run(tmp_path)
     timed = plan["timed_question_ids"][0]
-    with pytest.raises(UsageError, match=f"untimed questions of the plan, each once: {timed}"):
+    with pytest.raises(UsageError, match=f"questions of t.keyword.bm25's batch, each once: {timed}"):
         rank_setup(target, plan, "t.keyword.bm25", questions=[timed])
     again = untimed_ids(plan)[0]
     with pytest.raises(UsageError, match="twice"):

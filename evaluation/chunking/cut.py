@@ -49,7 +49,8 @@ def spans_of(build: Build, text: str, *, chat: Any = None, embedder: Any = None,
 
         if chat is None:
             raise UsageError(f"{build} asks a chat model where each topic starts, so it needs one: pass "
-                             "chat=ChatModel(JudgeSettings(...)) (evaluation.answers).")
+                             "chat=ChatModel(JudgeSettings(...)) (evaluation.answers), or --endpoint and --model "
+                             "to `chunking sweep|compare`.")
         spans = topic_spans(text, size, overlap, chat, doc_id=doc_id)
     return [(span, None, outline.headings_at(span[0])) for span in spans]
 
@@ -69,7 +70,8 @@ def cut(build: Build | str, doc_id: str, text: str, title: str | None = None, *,
         raise TypeError(f"cut: the text of {doc_id!r} is {type(text).__name__}, not str")
     if build.letter == "c" and chat is None:
         raise UsageError(f"{build} puts a chat model's note in front of every chunk, so it needs one: pass "
-                         "chat=ChatModel(JudgeSettings(...)) (evaluation.answers), or use the letter h or n.")
+                         "chat=ChatModel(JudgeSettings(...)) (evaluation.answers), or --endpoint and --model to "
+                         "`chunking sweep|compare`, or use the letter h or n.")
     found = spans_of(build, text, chat=chat, embedder=embedder, doc_id=doc_id)
     chunks: list[Chunk] = []
     for n, ((start, end), parent, headings) in enumerate(found):

@@ -67,10 +67,11 @@ def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int]
 
 
 def sweep_keys(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] | None = None,
-               headings: Sequence[bool] = (True,)) -> list[str]:
+               headings: Sequence[bool] = (True,), chat: bool = False) -> list[str]:
     """The keys a sweep makes from techniques and sizes (every technique needing no chat model, each at its
-    three sizes, by default), headings embedded or not."""
-    chosen = list(techniques) if techniques is not None else list(NO_MODEL)
+    three sizes, by default), headings embedded or not; with ``chat``, ``llm`` too and each technique's
+    middle size with a ``c`` note, as ``plan_builds`` makes them."""
+    chosen = list(techniques) if techniques is not None else [*NO_MODEL, *(["llm"] if chat else [])]
     plan = plan_builds(chosen, sizes=tuple(sizes or SIZES), child_sizes=tuple(sizes or CHILD_SIZES), headings=headings,
-                       late=False)
+                       chat=chat, late=False)
     return list(plan.keys)

@@ -41,13 +41,16 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
           k: Sequence[int] = DEFAULT_K, models: Sequence[str] = (DEFAULT_MODEL,), timed: int = TIMED,
           cache: str | Path | None = None, workdir: str | Path | None = None, cutter: Cutter | None = None,
           threads: int | None = None, progress: Progress | bool | None = None, save_to: Any = None,
-          created_at: datetime | None = None) -> dict[str, Any]:
+          created_at: datetime | None = None, chat: Any = None) -> dict[str, Any]:
     """Build the index every way ``builds`` names, ask each with ``methods``, and rank the rows; with
     ``save_to`` (a store or its address) the sweep is kept under ``chunking/runs/<id>/``.
 
     ``cache`` is the cross-run vector file (passages and questions); without it the builds of this run
     still share theirs, in a file of the scratch folder. ``cutter`` makes a build's chunks from its key
-    (default: ``evaluation.chunking``'s cutters).
+    (default: ``evaluation.chunking``'s cutters). ``chat`` (a callable from chat messages to text, or a
+    ``ChatModel``) lets the default cutters make ``llm`` and ``-c`` builds, as ``compare_chunking`` does:
+    its ``c`` notes are kept in ``cache`` (per chat model, request wording, chunk and document), so a
+    rerun asks the model for none it wrote before. A ``c`` or ``llm`` build without it fails with the reason.
     """
     check_grain(by)
     methods = _checked_methods(methods)
@@ -57,11 +60,14 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
     read, questions = golden_of(golden)
     refuse_chunk_labels(questions, corpus, str(read.source) if read is not None else "the golden questions")
     keys = list(dict.fromkeys(builds))
+    notes = None
     if cutter is None:
         from .cutters import chunking_cutter, check_keys
+        from .notes import ChatNotes
 
         check_keys(keys)
-        cutter = chunking_cutter()
+        notes = ChatNotes(cache) if chat is not None else None
+        cutter = chunking_cutter(chat=chat, notes=notes)
     store = None
     if save_to is not None:
         from ..store.chunking import chunking_store
@@ -96,6 +102,8 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
             passages = where.vector_counts
     finally:
         close()
+        if notes is not None:
+            notes.close()
     rows = rank_rows(rows)
     vectors = {name: passages[name] + query_counts[name] for name in passages}
     from ..store.runs import new_run_id

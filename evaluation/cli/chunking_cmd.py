@@ -11,7 +11,8 @@ bar that says which build and which stage. Vectors are kept in ``.index/chunking
 (``--cache``; ``--no-cache`` for this run only), so a second run embeds only what changed. With a chat
 model (``--endpoint`` and ``--model``, or EVALUATION_JUDGE_ENDPOINT and EVALUATION_JUDGE_MODEL, signed
 in as ``answers score`` is) compare answers and judges; without one it counts what was found within
-the budget and says so.
+the budget and says so. With one, both make ``llm`` builds and ``-c`` builds (a note in front of each
+chunk), which need it.
 """
 from __future__ import annotations
 
@@ -73,6 +74,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                 help="comma-separated: keyword, dense, hybrid, hybrid_reranked (default dense,hybrid)")
             parser.add_argument("--timed", type=whole(0, 1000), default=20,
                                 help="questions timed one at a time per build and method (default 20)")
+            add_chat_options(parser, "chat model", PREFIX)
             parser.set_defaults(handler=run_sweep)
         else:
             parser.add_argument("--budget", type=whole(1), default=6000,
@@ -118,15 +120,27 @@ def _bar(args: argparse.Namespace):
     return ProgressBar(quiet=args.quiet or args.json)
 
 
+def _chat(args: argparse.Namespace):
+    """The chat model the flags or EVALUATION_JUDGE_* name, or None when none is named."""
+    if not (args.endpoint or args.model or os.environ.get(f"{PREFIX}_ENDPOINT")):
+        return None
+    from ..answers.chat import ChatModel
+    from .answers_cmd import judge_settings
+
+    return ChatModel(judge_settings(args, os.environ))
+
+
 def run_sweep(args: argparse.Namespace) -> int:
     from ..chunking_eval import sweep, sweep_markdown
     from ..chunking_eval.plan import sweep_keys
     from ..report.chunking import sweep_text
 
-    keys = args.builds or sweep_keys(args.techniques, sizes=args.sizes, headings=_letters(args.headings))
+    chat = _chat(args)
+    keys = args.builds or sweep_keys(args.techniques, sizes=args.sizes, headings=_letters(args.headings),
+                                     chat=chat is not None)
     bar = _bar(args)
     try:
-        report = sweep(args.corpus, args.golden, builds=keys, methods=args.methods, timed=args.timed,
+        report = sweep(args.corpus, args.golden, builds=keys, methods=args.methods, timed=args.timed, chat=chat,
                        **_common(args, bar))
     finally:
         bar.close()
@@ -139,12 +153,7 @@ def run_compare(args: argparse.Namespace) -> int:
     from ..chunking_eval import compare_chunking
     from ..report.chunking import compare_text
 
-    chat = None
-    if args.endpoint or args.model or os.environ.get(f"{PREFIX}_ENDPOINT"):
-        from ..answers.chat import ChatModel
-        from .answers_cmd import judge_settings
-
-        chat = ChatModel(judge_settings(args, os.environ))
+    chat = _chat(args)
     sizes = {}
     if args.sizes is not None:
         sizes = {"sizes": tuple(args.sizes), "child_sizes": tuple(args.child_sizes or args.sizes)}

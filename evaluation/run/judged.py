@@ -8,6 +8,7 @@ from ..golden import Question
 from ..scoring.judging import judge
 from ..scoring.metrics import outcome_arrays, score_matrix
 from ..target import Hit
+from .plan import planned_setup
 
 # What a setup's searches give per question id; ``outcomes`` ([positions, units expected]) is kept
 # until ``with_times`` has every question for the summary, then dropped.
@@ -29,6 +30,42 @@ def judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], by
 
 
 def untimed_ids(plan: dict[str, Any]) -> list[str]:
-    """The ids of the questions a setup's batch ranks (every one the plan does not time), in plan order."""
+    """The ids of the questions outside the plan's timed sample, in plan order: every setup ranks them
+    in its batch (``batch_ids``: a setup timed a fixed count ranks the sample's rest there too)."""
     timed = set(plan["timed_question_ids"])
+    return [q["id"] for q in plan["questions"] if q["id"] not in timed]
+
+
+# The fewest timed searches whose median has a distribution-free 95% interval (order statistics 1 and
+# 6 of 6: 1 - 2 * 0.5**6 = 0.969).
+FEWEST_TIMED = 6
+
+# Rankers that score every candidate of every search through a model on the searching machine: seconds
+# a search (a cross-encoder over 30 candidates: 2-3.5 s on 2 cores). A setup with one is timed on exactly
+# FEWEST_TIMED searches, whatever they take. Why a fixed count rather than the floor-overrun rule alone
+# (which stops a setup at 6 when 10 would spend the time budget): on 2 quiet cores the reranked searches
+# sat at 2.0-2.7 s, on that rule's line, so a first run timed 6 or 10-11 of them by chance (one
+# evaluate of the three reranked setups: 137-160 s). And with the count known when the run is planned,
+# the sample's rest is part of the setup's batch, so the Function App ranks it in shards in parallel
+# instead of in the one timing activity, one after another with every other setup's (issue 28).
+FIXED_COUNT_RANKERS = ("cross-encoder",)
+
+
+def timed_at_fixed_count(setup: dict[str, Any]) -> bool:
+    """Whether ``setup`` (a plan's setup) is timed on exactly ``FEWEST_TIMED`` searches."""
+    return setup.get("ranker") in FIXED_COUNT_RANKERS
+
+
+def timed_ids(plan: dict[str, Any], setup_key: str) -> list[str]:
+    """The sampled questions ``setup_key``'s timed pass may search one by one, in the order it times them:
+    the plan's whole timed sample (the pass stops once the median is known well enough), or its first
+    ``FEWEST_TIMED`` for a setup timed at a fixed count (``timed_at_fixed_count``)."""
+    sample = list(plan["timed_question_ids"])
+    return sample[:FEWEST_TIMED] if timed_at_fixed_count(planned_setup(plan, setup_key)) else sample
+
+
+def batch_ids(plan: dict[str, Any], setup_key: str) -> list[str]:
+    """The questions ``setup_key``'s batch ranks, in plan order: every one its timed pass never searches
+    (``untimed_ids``, and the sample beyond ``timed_ids`` for a setup timed at a fixed count)."""
+    timed = set(timed_ids(plan, setup_key))
     return [q["id"] for q in plan["questions"] if q["id"] not in timed]

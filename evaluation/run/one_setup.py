@@ -19,7 +19,8 @@ from ..settings import EvaluationSettings
 from ..target import COUNTERS, Hit, Setup, Target
 from .copying import copied
 from .counts import counted
-from .judged import PER_QUESTION as _PER_QUESTION, judged as _judged, untimed_ids
+from .judged import (FEWEST_TIMED, PER_QUESTION as _PER_QUESTION, batch_ids, judged as _judged, timed_ids,
+                     untimed_ids)
 from .plan import plan_questions, planned_setup
 from .retime import time_state
 from .reuse import rank_state
@@ -69,7 +70,7 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
         setup = _find_setup(target, setup_key)
         timed.update(_reused_pass(target, setup, plan, reused, counter) if reused
                      else _timed_pass(target, setup, plan, clock, counter))
-        return _ranked_entry(target, setup, plan, counter, untimed_ids(plan))
+        return _ranked_entry(target, setup, plan, counter, batch_ids(plan, setup_key))
 
     def failed(error: str, counts: dict[str, int] | None) -> dict[str, Any]:
         counter.finish()
@@ -83,29 +84,30 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
 
 def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
                progress: Progress | None = None, questions: Sequence[str] | None = None) -> dict[str, Any]:
-    """The batch part of a setup's run: every question the plan does not time, in one batch, judged.
+    """The batch part of a setup's run: every question its timed pass does not search (``batch_ids``),
+    in one batch, judged.
 
     The entry lacks the timed questions, its times and its summary until ``with_times`` adds what
     ``time_setup`` gave. Failures become the entry's ``error`` (as in ``run_setup``). A counted target's
     ``requests`` and ``retries`` are the batch's. ``progress`` gets (done, questions in the batch, label).
-    ``questions`` (ids of untimed questions) ranks only those: one shard of the batch (``run.shards``).
+    ``questions`` (ids of questions of its batch) ranks only those: one shard of it (``run.shards``).
     """
     planned_setup(plan, setup_key)
-    batch = untimed_ids(plan) if questions is None else _only_untimed(plan, questions)
+    batch = batch_ids(plan, setup_key) if questions is None else _only_batch(plan, setup_key, questions)
     counter = _Counter(len(batch), setup_key, progress)
     return counted(target, setup_key,
                    lambda: _ranked_entry(target, _find_setup(target, setup_key), plan, counter, batch),
                    lambda error, counts: failed_entry(plan, setup_key, error, counts=counts))
 
 
-def _only_untimed(plan: dict[str, Any], question_ids: Sequence[str]) -> list[str]:
-    """``question_ids`` in plan order, refused when one is not an untimed question of the plan or is given
+def _only_batch(plan: dict[str, Any], setup_key: str, question_ids: Sequence[str]) -> list[str]:
+    """``question_ids`` in plan order, refused when one is not a question of the setup's batch or is given
     twice (a shard holding a timed question would rank it twice and its ranks would depend on the order)."""
     wanted = list(question_ids)
-    batch = untimed_ids(plan)
+    batch = batch_ids(plan, setup_key)
     unknown = sorted(set(wanted) - set(batch))
     if unknown or len(set(wanted)) != len(wanted):
-        raise UsageError(f"a shard's questions must be untimed questions of the plan, each once: "
+        raise UsageError(f"a shard's questions must be questions of {setup_key}'s batch, each once: "
                          f"{', '.join(unknown) or 'some are given twice'}")
     keep = set(wanted)
     return [qid for qid in batch if qid in keep]
@@ -119,7 +121,9 @@ def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress
     searched alone as a caller would (query embedding and reranking included, nothing cached) and
     timed, until at least ``time_floor`` are timed and either the median is known within ``time_margin``
     (``scoring.metrics.median_margin``) or the timed searches have taken ``time_budget`` seconds, or
-    all are timed. Those searches' results are the questions' ranks;
+    all are timed. A setup that reranks with a model on every search (``judged.timed_at_fixed_count``)
+    times exactly the first ``FEWEST_TIMED`` (``timed_ids``); its other sampled questions are in its
+    batch. Those searches' results are the questions' ranks;
     the timed questions left over are searched in one untimed batch. ``judged`` holds every timed
     question's ranks, nDCG@10, results and outcome, for ``with_times``.
 
@@ -129,7 +133,7 @@ def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress
     runs timed passes one after another.
     """
     planned_setup(plan, setup_key)
-    counter = _Counter(1 + len(plan["timed_question_ids"]), setup_key, progress)
+    counter = _Counter(1 + len(timed_ids(plan, setup_key)), setup_key, progress)
     return _timed_pass(target, _find_setup(target, setup_key), plan, clock, counter)
 
 
@@ -185,7 +189,7 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
         found[key] = counted(target, key,
                              lambda target=target, key=key, again=again: (
                                  _reused_pass(target, _find_setup(target, key), plan, again,
-                                              _Counter(len(plan["timed_question_ids"]), key, None))
+                                              _Counter(len(timed_ids(plan, key)), key, None))
                                  if again else time_setup(target, plan, key, clock=clock)),
                              lambda error, counts: {"error": error, **(counts or {})}, what="timing setup")
     return found
@@ -230,8 +234,7 @@ def _find_setup(target: Target, setup_key: str) -> Setup:
 def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter,
                   question_ids: Sequence[str]) -> dict[str, Any]:
     """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
-    wanted = set(question_ids)
-    questions = [q for q in plan_questions(plan) if q.id in wanted]
+    questions = plan_questions(plan, question_ids)
     counter.stage("searching the other questions in a batch")
     hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
     state = rank_state(plan, setup.key)  # what decided these results, so a later run may take them (run.reuse)
@@ -270,12 +273,13 @@ def _warm_up(target: Target, setup: Setup, plan: dict[str, Any]) -> None:
 
 def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock, counter: _Counter) -> dict[str, Any]:
     settings = EvaluationSettings.from_json(plan["settings"])
-    by_id = {q.id: q for q in plan_questions(plan)}
-    sample = [by_id[qid] for qid in plan["timed_question_ids"]]
+    ids = timed_ids(plan, setup.key)
+    by_id = {q.id: q for q in plan_questions(plan, ids)}
+    sample = [by_id[qid] for qid in ids]
     counter.stage("warming up")
     _warm_up(target, setup, plan)
     counter.advance(1)
-    floor = min(settings.time_floor, len(sample))
+    floor = min(settings.time_floor, len(sample))  # a setup timed at a fixed count: all of its (<= 6)
     times, searched, hit_lists = [], [], []
     for question in sample:
         if len(times) >= floor:
@@ -308,24 +312,21 @@ def _reused_pass(target: Target, setup: Setup, plan: dict[str, Any], reused: Map
                  counter: _Counter) -> dict[str, Any]:
     """The timed pass's result with times reused (``retime``): the sample searched in one batch for its
     ranks, the times and where they were measured from ``reused``."""
-    by_id = {q.id: q for q in plan_questions(plan)}
-    sample = [by_id[qid] for qid in plan["timed_question_ids"]]
+    ids = timed_ids(plan, setup.key)
+    by_id = {q.id: q for q in plan_questions(plan, ids)}
+    sample = [by_id[qid] for qid in ids]
     counter.stage(f"times from run {reused['timed_in']} (same index state); the sampled questions in a batch")
     hits = _batch(target, setup, sample, plan["settings"]["depth"], counter) if sample else []
     return {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, plan["settings"]["by"]),
             "time_state": reused["time_state"], "timed_in": reused["timed_in"]}
 
 
-# The fewest timed searches whose median has a distribution-free 95% interval (order statistics 1 and
-# 6 of 6: 1 - 2 * 0.5**6 = 0.969); a setup too slow to reach the floor within the budget stops here.
-FEWEST_TIMED = 6
-
-
 def _floor_overruns_budget(times_ms: Sequence[float], floor: int, budget_s: float) -> bool:
-    """Whether reaching the floor at the pace so far would spend the budget: such a setup (a reranked
-    one, seconds a search) stops at ``FEWEST_TIMED``, the fewest searches whose median has a 95%
-    interval. With the defaults (floor 10, budget 20 s) that is a setup whose searches average 2 s or
-    more: on the sample, 3 reranked setups x 4 searches fewer at 2-6 s each, 24-72 s of a first run."""
+    """Whether reaching the floor at the pace so far would spend the budget: such a setup (seconds a
+    search, e.g. a remote service under load) stops at ``FEWEST_TIMED``, the fewest searches whose median
+    has a 95% interval. With the defaults (floor 10, budget 20 s) that is a setup whose searches average
+    2 s or more. A setup reranked by a model never gets here: it is timed at a fixed count
+    (``judged.timed_at_fixed_count``)."""
     return bool(budget_s) and sum(times_ms) / len(times_ms) * floor >= budget_s * 1000
 
 

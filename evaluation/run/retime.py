@@ -6,7 +6,8 @@ a reranked setup that is up to the 20 s budget plus a warm-up, every save, altho
 decides a search's time changed. ``time_state`` is the sha256 of everything that does decide it: the
 target as the plan describes it (an embedded index's fingerprint, models, chunking and candidates; an
 Azure AI Search index's state), the setup, the software that embeds and scores (the engine's
-``software_versions``), the timed sample's questions (their sha256, in order) and the timing settings.
+``software_versions``), the questions its timed pass may search (``judged.timed_ids``: their sha256, in
+order) and the timing settings.
 Every entry timed live keeps it (``time_state``). A later run reuses that entry's ``times_ms`` when
 its own ``time_state`` for the setup is the same, the earlier entry was timed live (no ``timed_in``:
 reused times are never reused again, so their age is always the live pass's), and the earlier run is
@@ -21,6 +22,7 @@ import json
 from datetime import datetime, timedelta
 from typing import Any, Mapping
 
+from .judged import timed_ids
 from .plan import planned_setup, utc
 
 RETIME_CHOICES = ("when-changed", "always")  # EVALUATION_RETIME: reuse times when nothing changed, or never
@@ -36,7 +38,7 @@ def time_state(plan: dict[str, Any], setup_key: str) -> str:
     sha = {q["id"]: q.get("sha256") for q in plan["questions"]}
     described = {"target": plan["targets"].get(setup["target"]), "setup": setup,
                  "software": software_versions(),
-                 "sample": [sha.get(qid) for qid in plan["timed_question_ids"]],
+                 "sample": [sha.get(qid) for qid in timed_ids(plan, setup_key)],
                  # as numbers: the app's settings are whole numbers where the CLI's are floats (7 == 7.0)
                  "settings": {name: _number(plan["settings"].get(name)) for name in _TIMING_SETTINGS}}
     return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode("utf-8")).hexdigest()

@@ -33,7 +33,7 @@ from typing import Any, Mapping, Sequence
 from ..golden import Question
 from ..target import Hit
 from .copying import copied
-from .judged import PER_QUESTION, judged, untimed_ids
+from .judged import PER_QUESTION, batch_ids, judged, timed_ids
 from .plan import plan_questions, planned_setup
 
 REUSED_ENGINES = ("embedded",)  # engines whose target description pins every byte a result depends on
@@ -99,11 +99,12 @@ def reusable_ranks(plan: dict[str, Any], earlier: Mapping[str, Any] | None) -> d
     return found
 
 
-def reused_ids(plan: dict[str, Any], reused: Mapping[str, Any] | None) -> list[str]:
-    """The untimed questions (plan order) whose results ``reused`` (one setup's ``reusable_ranks``) holds:
-    the ones ``plan_shards`` leaves out of the setup's shards and ``merge_shards`` takes from here."""
+def reused_ids(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any] | None) -> list[str]:
+    """The questions of ``setup_key``'s batch (``judged.batch_ids``, plan order) whose results ``reused``
+    (the setup's ``reusable_ranks``) holds: the ones ``plan_shards`` leaves out of the setup's shards and
+    ``merge_shards`` takes from here."""
     held = (reused or {}).get("results") or {}
-    return [qid for qid in untimed_ids(plan) if qid in held]
+    return [qid for qid in batch_ids(plan, setup_key) if qid in held]
 
 
 def reused_part(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any],
@@ -113,7 +114,7 @@ def reused_part(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any],
     question's current expected ids, and ``ranked_in`` naming the run that searched each one."""
     setup = planned_setup(plan, setup_key)
     wanted = set(question_ids)
-    questions: list[Question] = [q for q in plan_questions(plan) if q.id in wanted]
+    questions: list[Question] = plan_questions(plan, wanted)
     absent = sorted(wanted - set(reused["results"]))
     if absent or len(questions) != len(wanted):
         raise ValueError(f"setup {setup_key} has no reused results for {', '.join(absent) or 'some questions'}")
@@ -128,7 +129,7 @@ def reused_timing(plan: dict[str, Any], setup_key: str, times: Mapping[str, Any]
     """What ``time_setups`` gives for a setup whose times are reused (``times``: ``reusable_times``'
     answer for it) and whose every sampled question's results are reused too (``ranks``), with nothing
     searched, so the setup needs no timed pass at all; None when either is missing."""
-    sample = list(plan["timed_question_ids"])
+    sample = timed_ids(plan, setup_key)
     if not times or not ranks or any(qid not in ranks["results"] for qid in sample):
         return None
     part = reused_part(plan, setup_key, ranks, sample)

@@ -25,7 +25,8 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError
 from .copying import copied
-from .one_setup import _PER_QUESTION, failed_entry, untimed_ids
+from .judged import batch_ids
+from .one_setup import _PER_QUESTION, failed_entry
 from .plan import planned_setup
 from .reuse import reused_ids, reused_part
 
@@ -58,8 +59,9 @@ def estimated_seconds(setup: Mapping[str, Any]) -> float:
 def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None] | None = None,
                 shard_seconds: float = DEFAULT_SHARD_SECONDS, most_questions: int = 0,
                 reused: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, list[list[str]]]:
-    """Per setup key, its shards: lists of untimed question ids, in plan order, together the whole batch
-    but for the questions whose results ``reused`` (``reuse.reusable_ranks``) holds.
+    """Per setup key, its shards: lists of the ids of its batch's questions (``judged.batch_ids``: the
+    untimed ones, and for a setup timed at a fixed count the sample's rest), in plan order, together the
+    whole batch but for the questions whose results ``reused`` (``reuse.reusable_ranks``) holds.
 
     A setup whose batch costs ``c`` seconds a question over ``n`` questions gets
     ``ceil(n * c / shard_seconds)`` shards of near-equal size (sizes differ by at most one), and none
@@ -75,8 +77,8 @@ def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None]
                          f"not {most_questions!r}")
     shards = {}
     for setup in plan["setups"]:
-        taken = set(reused_ids(plan, (reused or {}).get(setup["key"])))
-        batch = [qid for qid in untimed_ids(plan) if qid not in taken]
+        taken = set(reused_ids(plan, setup["key"], (reused or {}).get(setup["key"])))
+        batch = [qid for qid in batch_ids(plan, setup["key"]) if qid not in taken]
         if taken and not batch:
             shards[setup["key"]] = []
             continue
@@ -125,12 +127,12 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
     twice or never would change the setup's numbers without a word.
     """
     planned_setup(plan, setup_key)
-    taken = reused_ids(plan, reused)
+    taken = reused_ids(plan, setup_key, reused)
     if taken:
         parts = [*parts, reused_part(plan, setup_key, reused, taken)]
     if not parts:
         raise UsageError(f"setup {setup_key} has no shards to merge")
-    batch = untimed_ids(plan)
+    batch = batch_ids(plan, setup_key)
     counts = _added(parts, ("requests", "retries"))
     failed = next((p for p in parts if p.get("error") is not None), None)
     if failed is not None:
