@@ -3,47 +3,29 @@ Azurite with the shipped sample's index (keyword setups only: no model runs); an
 a new published state is a new opened index while the old pin keeps the old one."""
 from __future__ import annotations
 
-import hashlib
 import json
 import threading
 
 import pytest
 
 from app_fixtures import app  # noqa: F401 - the fixture
-from durable_host import registered
+from test_activities import call, sample_run  # noqa: F401 - the activity caller and the sample's run
 
 pytestmark = pytest.mark.azurite
 
-RUN = {"collection": "docs", "run_id": "20261201T190000000Z-0b5e11", "created_at": "2026-12-01T19:00:00+00:00"}
 KEY = "local.keyword.bm25"
 
 
-def call(name: str, job: dict) -> dict:
-    from activities import golden, planning, report, searches
-
-    for module in (golden, planning, searches, report):
-        if hasattr(module, name):
-            return registered(getattr(module, name))(json.loads(json.dumps(job)))
-    raise KeyError(name)
-
-
 @pytest.fixture
-def three_shards(app, sample_index, monkeypatch):
-    """The sample index published, three of its questions, none timed, one question a shard."""
+def three_shards(sample_run, monkeypatch):
+    """The sample's run (its index published, three of its questions, keyword only), none timed, one
+    question a shard."""
     import app_settings
-    from evaluation.engine.published import publish_index
 
-    publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
-    sample = (sample_index.parent.parent / "samples" / "golden.jsonl").read_bytes().splitlines(keepends=True)
-    data = b"".join(sample[:3])
-    app.save("docs/golden.jsonl", data)
-    sha = hashlib.sha256(data).hexdigest()
-    call("keep_golden", {"collection": "docs", "sha256": sha})
-    for name, value in (("EVALUATION_ONLY", "keyword.bm25"), ("EVALUATION_TIMED", "0"),
-                        ("EVALUATION_SHARD_QUESTIONS", "1")):
+    for name, value in (("EVALUATION_TIMED", "0"), ("EVALUATION_SHARD_QUESTIONS", "1")):
         monkeypatch.setenv(name, value)
     app_settings.current_settings.cache_clear()
-    return {**RUN, "sha256": sha}
+    return sample_run
 
 
 def test_two_rank_shard_calls_of_one_run_at_once_open_its_index_once(app, three_shards):
@@ -61,18 +43,19 @@ def test_two_rank_shard_calls_of_one_run_at_once_open_its_index_once(app, three_
 
     def activity(shard: int) -> None:
         start.wait()
-        answers[shard] = call("rank_shard", {"collection": "docs", "run_id": RUN["run_id"], "key": KEY, "shard": shard})
+        answers[shard] = call("rank_shard", {"collection": "docs", "run_id": three_shards["run_id"], "key": KEY,
+                                             "shard": shard})
 
     threads = [threading.Thread(target=activity, args=(shard,)) for shard in (0, 1)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(60)
-    call("rank_shard", {"collection": "docs", "run_id": RUN["run_id"], "key": KEY, "shard": 2})  # later, same instance
+    call("rank_shard", {"collection": "docs", "run_id": three_shards["run_id"], "key": KEY, "shard": 2})  # later
 
     assert answers == {n: {"key": KEY, "shard": n, "ok": True} for n in (0, 1)}
     assert opened.opens == before + 1 + 1  # the plan's, then one for all three shards
-    pinned = collection_folder(settings, "docs").read_work(RUN["run_id"], "targets.json")["local"]["state"]
+    pinned = collection_folder(settings, "docs").read_work(three_shards["run_id"], "targets.json")["local"]["state"]
     assert [k.fingerprint for k in opened.keys()] == [pinned]
 
 
