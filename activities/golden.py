@@ -7,7 +7,7 @@ from activities._shared import folder_of, report_name
 from app_golden import GoldenTooLarge, golden_version
 import evaluation  # evaluation.save_report, as activities/report.py calls it (an activity there has its name)
 from evaluation.golden import check_golden_bytes
-from evaluation.steps import golden_errors_reason, refusal_report
+from evaluation.steps import refused_run_report
 from evaluation.store.collections import GOLDEN_NAME
 
 bp = df.Blueprint()
@@ -56,10 +56,8 @@ def refuse_run(job: dict) -> dict:
     start, where runs are read; without a reason, the golden file's errors are why."""
     settings, folder = folder_of(job)
     raw = folder.kept_golden(job["sha256"])
-    check = check_golden_bytes(raw, folder.address(GOLDEN_NAME))
-    report = refusal_report(job["reason"] or golden_errors_reason(check), source=folder.address(GOLDEN_NAME),
-                            sha256=job["sha256"], run_id=job["run_id"], created_at=job["created_at"],
-                            check=check if not check.ok else None, by=settings.by, timed=settings.timed)
+    report = refused_run_report(raw, source=folder.address(GOLDEN_NAME), reason=job["reason"], run_id=job["run_id"],
+                                created_at=job["created_at"], by=settings.by, timed=settings.timed)
     if not folder.store.has(job["run_id"]):  # a retried activity saved it already
         evaluation.save_report(folder.store, report, raw)  # with its report.html
     return {"report": report_name(folder, job["run_id"])}

@@ -7,8 +7,8 @@ from activities._shared import (PLAN, REUSED, SHARDS, folder_of, report_name, re
                                 times_name)
 from app_golden import GoldenTooLarge, golden_version, still_holds
 import evaluation  # evaluation.save_report: the library's, beside an activity of the same name
+from evaluation import steps  # join_app_run: the run's parts joined into its report
 from evaluation.errors import StoreError
-from evaluation.steps import assemble_report, finish_entries, merge_shards, reused_timing
 from evaluation.store.blob import delete_blobs
 from evaluation.store.collections import CollectionFolder
 from evaluation.store.runs import PAGE_NAME, RUNS_DIR
@@ -32,18 +32,18 @@ def save_report(job: dict) -> dict:
     """
     settings, folder = folder_of(job)
     run_id, failures = job["run_id"], job.get("failures") or {}
+    settled = job.get("settled") or []
     plan = folder.read_work(run_id, PLAN)
     shards = folder.read_work(run_id, SHARDS)
-    reused = {key: _optional(folder, run_id, reused_ranks_name(key)) for key in job.get("reused_ranks") or ()}
-    ranked = {key: merge_shards(plan, key, [folder.read_work(run_id, shard_name(key, n)) for n in range(len(parts))],
-                                reused.get(key))
-              for key, parts in shards.items() if key not in failures}
-    settled = set(job.get("settled") or ())
-    times_reused = folder.read_work(run_id, REUSED) if settled else {}
-    times = {key: timed for key, entry in ranked.items() if entry["error"] is None
-             for timed in [reused_timing(plan, key, times_reused.get(key), reused.get(key)) if key in settled
-                           else _optional(folder, run_id, times_name(key))] if timed is not None}
-    report = assemble_report(plan, finish_entries(plan, ranked, times, failures))
+    # the files the run's activities kept: a failed setup's may be partly absent, a settled one has no times
+    report = steps.join_app_run(
+        plan, failures=failures, settled=settled,
+        shard_entries={key: [folder.read_work(run_id, shard_name(key, n)) for n in range(len(parts))]
+                       for key, parts in shards.items() if key not in failures},
+        reused_ranks={key: _optional(folder, run_id, reused_ranks_name(key)) for key in job.get("reused_ranks") or ()},
+        times={key: _optional(folder, run_id, times_name(key)) for key in shards
+               if key not in failures and key not in settled},
+        reused_times=folder.read_work(run_id, REUSED) if settled else {})
     seen = _golden_now(settings, folder)
     if seen is None or seen.sha256 != job["sha256"]:
         _take_back(folder, run_id)  # an earlier attempt of this activity may have kept it already
@@ -58,7 +58,7 @@ def save_report(job: dict) -> dict:
 
 
 def _optional(folder: CollectionFolder, run_id: str, name: str) -> dict | None:
-    """A working file that may be absent: a setup's timed pass that never ran (``finish_entries`` then
+    """A working file that may be absent: a setup's timed pass that never ran (``join_app_run`` then
     says so), or reused results no longer there (then merging says which questions have none)."""
     try:
         return folder.read_work(run_id, name)

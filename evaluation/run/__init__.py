@@ -12,6 +12,9 @@ go through the same code:
 3. ``assemble_report`` (``assemble``): rank the entries, name the picks, the frontier and each setup's
    neighbours, compare every setup with the top and say which faster setups tie each pick.
 
+``app_run`` does a run in parts, as the Function App does: ``plan_app_run`` is step 1 with a warm save's
+reuse and the shards, and ``join_app_run`` joins what the parts kept into step 3's report.
+
 ``evaluate`` is the three in a loop. The settings are one ``settings.EvaluationSettings``; the
 report's shape is ``store.shape.Report``. ``counts`` holds what a target counted during a step.
 """
@@ -19,7 +22,8 @@ from __future__ import annotations
 
 from ..settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MARGIN, DEFAULT_TIMED,
                         EvaluationSettings)
-from .assemble import assemble_report, golden_errors_reason, refusal_report
+from .app_run import AppPlan, join_app_run, plan_app_run
+from .assemble import assemble_report, golden_errors_reason, refused_run_report, refusal_report
 from .one_setup import (Clock, Progress, failed_entry, finish_entries, rank_setup, run_setup, setup_steps,
                         time_setup, time_setups, untimed_ids, with_times)
 from .missing import missing_documents
@@ -29,11 +33,11 @@ from .retime import DEFAULT_MAX_AGE_DAYS, RETIME_CHOICES, reusable_times, time_s
 from .reuse import rank_state, ranking_software, reusable_ranks, reused_timing
 from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, merge_shards, plan_shards
 
-__all__ = ["Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET",
+__all__ = ["AppPlan", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET",
            "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Progress",
-           "RETIME_CHOICES", "assemble_report", "estimated_seconds", "failed_entry", "find_missing",
-           "finish_entries", "golden_errors_reason", "measured_times", "merge_shards", "missing_documents",
-           "plan_run", "plan_shards", "planned_setup", "rank_setup", "rank_state", "ranking_software",
-           "refusal_report", "retrieval_report", "reusable_ranks", "reusable_times", "reused_timing", "run_setup",
-           "search_of", "select_setups", "setup_steps", "setups_of", "time_setup", "time_setups", "time_state",
-           "untimed_ids", "with_times"]
+           "RETIME_CHOICES", "assemble_report", "estimated_seconds", "failed_entry", "find_missing", "finish_entries",
+           "golden_errors_reason", "join_app_run", "measured_times", "merge_shards", "missing_documents",
+           "plan_app_run", "plan_run", "plan_shards", "planned_setup", "rank_setup", "rank_state", "ranking_software",
+           "refused_run_report", "refusal_report", "retrieval_report", "reusable_ranks", "reusable_times",
+           "reused_timing", "run_setup", "search_of", "select_setups", "setup_steps", "setups_of", "time_setup",
+           "time_setups", "time_state", "untimed_ids", "with_times"]

@@ -5,17 +5,19 @@ setup with the top on the same questions (``versus_top``), says which faster set
 cannot tell from each pick (``ties``; see ``scoring.comparison``), and keeps the setups each pick was
 chosen among because their times cannot be told apart (``ties_on_time``; see ``scoring.picks``). ``refusal_report`` is the report of a
 run that never started, made by the same function from an empty plan so it has every key. The
-report's shape is ``store.shape.Report``.
+report's shape is ``store.shape.Report``. ``refused_run_report`` makes a refusal from a golden file's
+bytes, as the Function App keeps one.
 """
 from __future__ import annotations
 
 import copy
+import hashlib
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any, Sequence
 
 from ..errors import UsageError
-from ..golden import GoldenCheck, question_sha256
+from ..golden import GoldenCheck, check_golden_bytes, question_sha256
 from ..measures import FOUND, FOUND_10
 from ..scoring.comparison import compare_with_top, pick_ties
 from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tie_tiers
@@ -124,3 +126,16 @@ def refusal_report(reason: str, *, source: str, sha256: str, run_id: str, create
 def golden_errors_reason(check: GoldenCheck) -> str:
     """Why a run with this golden file is refused, in a sentence."""
     return f"the golden file has {len(check.errors)} error(s); fix them (`python3 -m evaluation golden check`) and save it again"
+
+
+def refused_run_report(raw: bytes, *, source: str, run_id: str, created_at: datetime | str,
+                       reason: str | None = None, settings: EvaluationSettings | None = None,
+                       **keywords: Any) -> Report:
+    """``refusal_report`` for the golden file's bytes ``raw`` (``source`` names them; the report keeps
+    their sha256): refused for ``reason`` (a sentence: why the run's plan could not start), or, without
+    one, for the file's errors (``golden_errors_reason``). The file's check, its counts and every error
+    by line, is kept only when it found errors; a file that checks clean is named by source and sha256."""
+    check = check_golden_bytes(raw, source)
+    return refusal_report(reason or golden_errors_reason(check), source=source, sha256=hashlib.sha256(raw).hexdigest(),
+                          run_id=run_id, created_at=created_at, check=None if check.ok else check,
+                          settings=settings, **keywords)
