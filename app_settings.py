@@ -48,6 +48,7 @@ class AppSettings:
     shard_questions: int = 0              # EVALUATION_SHARD_QUESTIONS: most questions an activity ranks (0: no bound)
     retime: str = "when-changed"          # EVALUATION_RETIME: "always" times every setup live, every run
     retime_max_days: int = 7              # EVALUATION_RETIME_MAX_DAYS: times older than this are measured again
+    opened_indexes: int = 2               # EVALUATION_OPENED_INDEXES: opened embedded indexes one process keeps (0: none)
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
@@ -85,6 +86,7 @@ class AppSettings:
             shard_questions=_whole_number(env, "EVALUATION_SHARD_QUESTIONS", 0),
             retime=_choice(env, "EVALUATION_RETIME", ("when-changed", "always"), "when-changed"),
             retime_max_days=_whole_number(env, "EVALUATION_RETIME_MAX_DAYS", 7),
+            opened_indexes=_whole_number(env, "EVALUATION_OPENED_INDEXES", 2),
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )

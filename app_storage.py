@@ -11,6 +11,7 @@ import functools
 from typing import Any
 
 from app_settings import AppSettings, SettingsError
+from evaluation.engine.opened import OpenedIndexes
 from evaluation.store.collections import TARGETS_NAME, CollectionFolder
 from evaluation.target import Target
 from evaluation.targets import (SearchDefaults, TargetSpec, Trust, open_target, parse_target_specs, target_state,
@@ -67,14 +68,27 @@ def collection_targets(settings: AppSettings, folder: CollectionFolder) -> tuple
                        defaults=search_defaults(settings))
 
 
+@functools.lru_cache(maxsize=None)
+def _opened_indexes(most: int) -> OpenedIndexes:
+    return OpenedIndexes(most)
+
+
+def opened_indexes(settings: AppSettings) -> OpenedIndexes:
+    """This process's opened embedded indexes (``engine.opened``), at most EVALUATION_OPENED_INDEXES: the
+    worker runs an instance's activities as threads of one process, so its activities on one index
+    version share one opened index instead of each opening (and holding) its own."""
+    return _opened_indexes(settings.opened_indexes)
+
+
 def open_collection_target(settings: AppSettings, spec: TargetSpec, state: str | None = None, *,
                            batch_cache: Any = None) -> Target:
     """``spec``'s target opened the one way the app opens targets: into its index cache, with its storage
-    connection and search keys; ``state`` pins the version a run planned with (an index fingerprint);
-    ``batch_cache``: where an embedded target's batches keep vectors and scores (``shared_cache``)."""
+    connection and search keys, its opened index shared in the process (``opened_indexes``); ``state``
+    pins the version a run planned with (an index fingerprint); ``batch_cache``: where an embedded
+    target's batches keep vectors and scores (``shared_cache``)."""
     return open_target(spec, cache=settings.index_cache, state=state,
                        connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys,
-                       batch_cache=batch_cache)
+                       batch_cache=batch_cache, opened_indexes=opened_indexes(settings))
 
 
 CACHE_DIR = "retrieval/cache"  # <collection>/retrieval/cache/: the batch path's vectors and scores, in Blob

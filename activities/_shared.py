@@ -51,7 +51,9 @@ def folder_of(job: dict[str, Any]) -> tuple[AppSettings, CollectionFolder]:
 
 
 def open_pinned(settings: AppSettings, pinned: dict[str, Any], *, batch_cache: Any = None) -> Target:
-    """The target a run pinned: ``{"spec": {...}, "state": "..."}`` from its ``targets.json``."""
+    """The target a run pinned: ``{"spec": {...}, "state": "..."}`` from its ``targets.json``. Its opened
+    index is the one this process already holds for that version, if any (``app_storage.opened_indexes``):
+    the activities of a run on one instance open the index once."""
     return open_collection_target(settings, TargetSpec.from_dict(pinned["spec"]), pinned["state"],
                                   batch_cache=batch_cache)
 

@@ -4,10 +4,12 @@ On Flex Consumption the Python worker runs an instance's two activities (host.js
 threads of one process, so the instance's peak is one process's. Measured the same way: one process
 that has imported what the worker imports (``function_app``: the Durable and Blob SDKs and the
 activities), then two ``rank_shard``-equivalent calls in two threads at once, each opening its own
-target on the index as the activity does (``open_index``: the chunks parsed, the vectors and BM25
-mapped), each ranking the first shard ``plan_shards`` gives its setup (the app's rules, no earlier
-run). Peak RSS is the kernel's: ``VmHWM`` of ``/proc/self/status`` (file-backed pages of the mapped
-vectors and BM25 included, as the instance's memory limit counts them), with ``ru_maxrss`` beside it,
+target on the index as the activity does: its opened index (the chunks parsed, the vectors and BM25
+mapped) from the process's ``engine.opened.OpenedIndexes`` as ``app_storage.opened_indexes`` keeps them
+(``--opened-indexes``, the app's EVALUATION_OPENED_INDEXES: 2 by default, so the two share one open;
+0: each activity opens its own, as the app did before), each ranking the first shard ``plan_shards``
+gives its setup (the app's rules, no earlier run). Peak RSS is the kernel's: ``VmHWM`` of
+``/proc/self/status`` (file-backed pages of the mapped vectors and BM25 included, as the instance's memory limit counts them), with ``ru_maxrss`` beside it,
 not Python's own tracing. Baseline: the largest Flex instance the app's Bicep allows, 2048 MB
 (the issue's goal: under it).
 
@@ -24,7 +26,7 @@ index built both ways.
 
     python bench/bench_app_memory.py --build-standin --corpus DIR/corpus.jsonl --out INDEX
     python bench/bench_app_memory.py --index INDEX --golden DIR/golden.jsonl --questions 1000 \\
-        [--setups local.hybrid.bge-small+minilm-l6,local.hybrid_reranked.bge-small+minilm-l6]
+        [--setups local.hybrid.bge-small+minilm-l6,local.hybrid_reranked.bge-small+minilm-l6] [--opened-indexes 0]
 """
 from __future__ import annotations
 
@@ -87,8 +89,9 @@ def build_standin(corpus: Path, out: Path, seed: int = STANDIN_SEED) -> dict:
 
 
 def measure(index: Path, golden: Path, questions: int, setup_keys: Sequence[str], shard_seconds: float,
-            most: int) -> dict:
-    """Two rank_shard-equivalent calls of ``setup_keys`` in two threads at once, in this process."""
+            most: int, opened_indexes: int = 2) -> dict:
+    """Two rank_shard-equivalent calls of ``setup_keys`` in two threads at once, in this process, their
+    opened index from one ``OpenedIndexes(opened_indexes)`` as the app's process holds it."""
     try:
         import function_app  # noqa: F401  # what the worker has imported before its first activity
         imported = "function_app"
@@ -96,6 +99,7 @@ def measure(index: Path, golden: Path, questions: int, setup_keys: Sequence[str]
         imported = f"not function_app ({type(err).__name__}: {err})"
     from bench_app_scale import questions_of
     from evaluation.engine.index import open_index
+    from evaluation.engine.opened import OpenedIndexes
     from evaluation.engine.target import EmbeddedTarget
     from evaluation.steps import plan_run, plan_shards, rank_setup
 
@@ -118,11 +122,14 @@ def measure(index: Path, golden: Path, questions: int, setup_keys: Sequence[str]
             time.sleep(0.2)
 
     results: dict[str, dict] = {}
+    fingerprint = json.loads((index / "manifest.json").read_text(encoding="utf-8"))["fingerprint"]
+    opened = OpenedIndexes(opened_indexes)  # app_storage.opened_indexes: one per worker process
 
     def activity(key: str) -> None:
         began = time.perf_counter()
         shard = shards[key][0][:most] if most and len(shards[key]) > 1 else shards[key][0]
-        entry = rank_setup(EmbeddedTarget(open_index(index), cache=cache), plan, key, questions=shard)
+        target = EmbeddedTarget(opened.open(str(index), fingerprint, index), cache=cache)
+        entry = rank_setup(target, plan, key, questions=shard)
         results[key] = {"questions": len(shard), "shards": len(shards[key]), "seconds": time.perf_counter() - began,
                         "error": entry["error"]}
 
@@ -139,6 +146,7 @@ def measure(index: Path, golden: Path, questions: int, setup_keys: Sequence[str]
     manifest = json.loads((index / "manifest.json").read_text(encoding="utf-8"))
     return {"index": str(index), "chunks": manifest["chunks"], "models": [m["name"] for m in manifest["models"]],
             "imported": imported, "before_activities": start, "after": end, "results": results,
+            "opened_indexes": opened_indexes, "opens": opened.opens,
             "largest_sampled_rss_mb": max(samples, default=end["VmRSS"])}
 
 
@@ -146,6 +154,8 @@ def report(found: dict) -> None:
     peak = found["after"]["VmHWM"]
     print(f"index {found['index']}: {found['chunks']} chunks, models {', '.join(found['models'])}; imported "
           f"{found['imported']}")
+    print(f"  opened indexes kept (EVALUATION_OPENED_INDEXES) {found['opened_indexes']}: the two activities "
+          f"opened the index {found['opens']} time(s)")
     print(f"  before the activities: VmRSS {found['before_activities']['VmRSS']:.0f} MB "
           f"(VmHWM so far {found['before_activities']['VmHWM']:.0f} MB, the plan included)")
     for key, result in found["results"].items():
@@ -172,6 +182,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="rank at most this many questions of the first shard of a setup that has several (the "
                              "reranked ones: a question's 30 pairs are scored and let go, so the peak comes early); "
                              "a one-shard setup ranks its whole batch. 0: every question")
+    parser.add_argument("--opened-indexes", type=int, default=2,
+                        help="opened indexes the process keeps, as the app's EVALUATION_OPENED_INDEXES (default 2: "
+                             "the two activities share one open); 0: each activity opens its own, as before")
     parser.add_argument("--json", action="store_true", help="print one measurement as JSON (used per --index)")
     args = parser.parse_args(argv)
     if args.build_standin:
@@ -181,7 +194,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     keys = [k for k in args.setups.split(",") if k]
     if args.json:
-        print(json.dumps(measure(args.index[0], args.golden, args.questions, keys, args.shard_seconds, args.most)))
+        print(json.dumps(measure(args.index[0], args.golden, args.questions, keys, args.shard_seconds, args.most,
+                                 args.opened_indexes)))
         return 0
     from _machine import describe_machine
 
@@ -190,7 +204,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         load = os.getloadavg()[0]
         done = subprocess.run([sys.executable, __file__, "--json", "--index", str(index), "--golden", str(args.golden),
                                "--questions", str(args.questions), "--setups", args.setups, "--shard-seconds",
-                               str(args.shard_seconds), "--most", str(args.most)],
+                               str(args.shard_seconds), "--most", str(args.most),
+                               "--opened-indexes", str(args.opened_indexes)],
                               capture_output=True, text=True, check=True)
         print(f"\n{args.questions} questions, load {load:.1f} before, {os.getloadavg()[0]:.1f} after")
         report(json.loads(done.stdout.strip().splitlines()[-1]))

@@ -29,11 +29,14 @@ import json
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from .errors import TargetConfigError, did_you_mean
 from .target import Target
+
+if TYPE_CHECKING:
+    from .engine.opened import OpenedIndexes
 
 ENGINES = ("embedded", "azure_search")
 SETTING = "EVALUATION_TARGETS"
@@ -330,7 +333,7 @@ def target_state(spec: TargetSpec, *, connection_string: str | None = None, cred
 def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None,
                 connection_string: str | None = None, credential: Any = None,
                 api_keys: Mapping[str, str] | None = None, threads: int | None = None,
-                batch_cache: Any = None) -> Target:
+                batch_cache: Any = None, opened_indexes: OpenedIndexes | None = None) -> Target:
     """The target ``spec`` names, ready to search.
 
     ``state`` pins what ``target_state`` (or ``opened_state``) gave when the run was planned: an
@@ -339,15 +342,22 @@ def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None
     ``api_keys`` holds the values of the settings specs name in ``api_key_env``, read at the app's edge.
     ``batch_cache`` (an embedded index only) is where the batch path keeps its query vectors and pair
     scores instead of the SQLite file beside the index: the app's ``engine.shared_cache.SharedCache``.
+    ``opened_indexes`` (an ``engine.opened.OpenedIndexes``, an embedded index only) keeps the opened index
+    for every target of the process that opens the same version (its address, the pinned or current
+    fingerprint, the folder fetched into): the target made around it is still this call's own.
     """
     if spec.engine == "embedded":
         from .engine.index import open_index
-        from .engine.published import fetch_index
+        from .engine.published import fetch_index, published_fingerprint
         from .engine.target import EmbeddedTarget
 
-        folder = fetch_index(spec.index, cache, fingerprint=state, connection_string=connection_string,
+        fingerprint = state or published_fingerprint(spec.index, connection_string=connection_string,
+                                                     credential=credential)
+        folder = fetch_index(spec.index, cache, fingerprint=fingerprint, connection_string=connection_string,
                              credential=credential)
-        return EmbeddedTarget(open_index(folder), name=spec.name, rerank_candidates=spec.rerank_candidates,
+        index = (opened_indexes.open(spec.index, fingerprint, folder) if opened_indexes is not None
+                 else open_index(folder))
+        return EmbeddedTarget(index, name=spec.name, rerank_candidates=spec.rerank_candidates,
                               fusion_candidates=spec.fusion_candidates, cross_encoder=spec.cross_encoder,
                               threads=threads, described_index=spec.index,
                               cache=batch_cache if batch_cache is not None else True)

@@ -130,6 +130,10 @@ param retime string = 'when-changed'
 @minValue(0)
 param retimeMaxDays int = 7
 
+@description('EVALUATION_OPENED_INDEXES: opened embedded indexes one worker process keeps, shared by the activities it runs at once (0: each activity opens its own).')
+@minValue(0)
+param openedIndexes int = 2
+
 @description('EVALUATION_ADMIN_ROLE: app role a signed-in person needs to download a golden file.')
 param adminAppRole string = 'admin'
 
@@ -260,6 +264,7 @@ var appSettings = {
   EVALUATION_SHARD_QUESTIONS: string(shardQuestions)
   EVALUATION_RETIME: retime
   EVALUATION_RETIME_MAX_DAYS: string(retimeMaxDays)
+  EVALUATION_OPENED_INDEXES: string(openedIndexes)
   EVALUATION_INDEX_CACHE: '/tmp/retrieval-eval-indexes'
   EVALUATION_ADMIN_ROLE: adminAppRole
   EVALUATION_SIGN_IN_CLIENT_ID: signInClientId

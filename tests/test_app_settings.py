@@ -133,3 +133,11 @@ def test_shards_and_retiming_have_their_defaults_and_a_retime_that_is_no_choice_
         AppSettings.from_environ({"EVALUATION_RETIME": "sometimes"})
     with pytest.raises(SettingsError, match="EVALUATION_SHARD_SECONDS='0' must be a whole number of 1 or more"):
         AppSettings.from_environ({"EVALUATION_SHARD_SECONDS": "0"})  # no shard could hold a question
+
+
+def test_opened_indexes_kept_per_process_default_to_two_and_a_bad_value_is_named():
+    assert AppSettings.from_environ({}).opened_indexes == 2  # the pinned version and the next one published
+    assert AppSettings.from_environ({"EVALUATION_OPENED_INDEXES": "0"}).opened_indexes == 0  # each opens its own
+    with pytest.raises(SettingsError, match=r"EVALUATION_OPENED_INDEXES='two' must be a whole number of 0 or more "
+                                            r"\(default 2\)"):
+        AppSettings.from_environ({"EVALUATION_OPENED_INDEXES": "two"})

@@ -70,3 +70,16 @@ def test_two_activities_run_at_once_in_this_process_and_each_ranks_its_first_sha
         "local.keyword.bm25": (120 - 50, 1, None), "local.dense.bge-small": (5, 5, None)}
     assert found["after"]["VmHWM"] >= found["before_activities"]["VmRSS"]
     assert found["chunks"] > 0 and found["models"] == ["bge-small", "minilm-l6"]
+    assert found["opens"] == 1  # both activities search the one opened index (EVALUATION_OPENED_INDEXES 2)
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")  # the sample's questions expect documents this README lacks
+@pytest.mark.parametrize("kept, opens", [(2, 1), (0, 2)])
+def test_the_two_activities_share_one_opened_index_unless_the_process_keeps_none(tmp_path, corpus, kept, opens):
+    build_standin(corpus, tmp_path / "index")
+
+    found = measure(tmp_path / "index", GOLDEN, 60, ["local.keyword.bm25", "local.keyword_documents.bm25"], 0.1, 5,
+                    opened_indexes=kept)
+
+    assert (found["opened_indexes"], found["opens"]) == (kept, opens)  # EVALUATION_OPENED_INDEXES as the app's
+    assert all(r["error"] is None for r in found["results"].values())

@@ -225,6 +225,7 @@ def read(folder: Path, manifest: dict, chunks: int) -> TokenVectors | None:
     codes = np.load(where / "tokens.npy", mmap_mode="r")
     scales = np.load(where / "scales.npy", mmap_mode="r")
     offsets = np.load(where / "offsets.npy")
+    offsets.setflags(write=False)  # the codes and scales are read-only maps; the offsets as well (engine.opened)
     dims = built.get("dimensions")
     if (codes.dtype != np.int8 or codes.ndim != 2 or codes.shape[1] != dims or scales.shape != (codes.shape[0],)
             or offsets.shape != (chunks + 1,) or offsets[0] != 0 or offsets[-1] != codes.shape[0]

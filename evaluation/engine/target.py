@@ -44,6 +44,7 @@ batched, and ``*_cached`` always zero without the cache file. ``search`` is neve
 """
 from __future__ import annotations
 
+import copy
 import itertools
 from functools import cached_property
 from pathlib import Path
@@ -65,7 +66,8 @@ COUNTS = ("vectors_cached", "vectors_shared", "vectors_computed", "pairs_cached"
 
 
 class EmbeddedTarget:
-    """Searches one opened index. One instance per run: its caches live as long as it does."""
+    """Searches one opened index. One instance per run (in the app: per activity): its caches live as
+    long as it does. The opened index is only read, so many targets may share one (``opened``)."""
 
     def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = 30,
                  fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True,
@@ -125,7 +127,9 @@ class EmbeddedTarget:
 
     # -- describing -------------------------------------------------------------------------
     def describe(self) -> dict:
-        manifest = self.index.manifest
+        """What this target searches, as plain data of the caller's own: the manifest's parts are copies,
+        since the opened index (and its manifest) may be shared by every target of the process."""
+        manifest = copy.deepcopy(self.index.manifest)
         described = {
             "name": self.name,
             "engine": ENGINE,
