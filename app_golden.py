@@ -4,15 +4,17 @@ hashed as it streams in, and named by the ETag of the version read.
 Before, the triggers downloaded the whole file to hash it: a 112 MB golden file was hashed and its
 run started, at a 302 MB peak in the trigger (issue 22, probe 9). Now its size is asked first and a
 file over the limit is refused unread, with a sentence naming the setting. The ETag lets the report
-be kept only while the file still holds the bytes the run read (``activities.report.save_report``).
+be kept only while the file still holds the bytes the run read (``save_while_golden``).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 from app_settings import AppSettings
-from evaluation.store.blob import BlobTooLarge, blob_has_etag, blob_version
+from evaluation.store.blob import BlobTooLarge, blob_has_etag, blob_version, delete_blobs
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder
+from evaluation.store.runs import PAGE_NAME, REPORT_NAME, RUNS_DIR
 
 SETTING = "EVALUATION_GOLDEN_MAX_BYTES"
 
@@ -53,3 +55,45 @@ def golden_version(settings: AppSettings, folder: CollectionFolder, *, read: boo
 def still_holds(folder: CollectionFolder, version: GoldenVersion) -> bool:
     """Whether the golden file is still the version read (its ETag unchanged)."""
     return blob_has_etag(folder.container, _name(folder), version.etag)
+
+
+def save_while_golden(settings: AppSettings, folder: CollectionFolder, sha256: str, run_id: str,
+                      save: Callable[[], Any]) -> dict[str, Any]:
+    """``save()`` the run's report (and its page) only while the golden file holds the bytes ``sha256``
+    names: ``{"saved": True, "report": blob name}``, else ``{"saved": False, "sha256": what it holds now}``
+    (that save's own run reports on it).
+
+    Blob conditions hold only for the blob a request writes, so the report is written and then the golden
+    file asked, with ``If-Match`` on the ETag read before, whether it is still that version; when it is
+    not (a save landed in between), the report and its page are deleted again. A report never stays for
+    bytes no longer in the file, and a save is never blocked (a lease on the golden file would refuse the
+    team's upload). ``save`` is called only when ``folder.store`` does not hold the run yet (a retried
+    activity saved it already)."""
+    seen = _golden_now(settings, folder)
+    if seen is None or seen.sha256 != sha256:
+        _take_back(folder, run_id)  # an earlier attempt may have kept it already
+        return {"saved": False, "sha256": seen.sha256 if seen else None}
+    if not folder.store.has(run_id):
+        save()
+    if not still_holds(folder, seen):
+        _take_back(folder, run_id)
+        now = _golden_now(settings, folder)
+        return {"saved": False, "sha256": now.sha256 if now else None}
+    return {"saved": True, "report": report_name(folder, run_id)}
+
+
+def report_name(folder: CollectionFolder, run_id: str) -> str:
+    """The report's blob name in the container: ``<collection>/retrieval/runs/<id>/report.json``."""
+    return f"{folder.name}/{RUNS_DIR}/{run_id}/{REPORT_NAME}"
+
+
+def _golden_now(settings: AppSettings, folder: CollectionFolder) -> GoldenVersion | None:
+    try:
+        return golden_version(settings, folder)
+    except GoldenTooLarge:  # replaced by a file over the limit: not the run's bytes
+        return None
+
+
+def _take_back(folder: CollectionFolder, run_id: str) -> None:
+    """Delete the run's report, then its page (a page without its report is never listed)."""
+    delete_blobs(folder.container, [report_name(folder, run_id), f"{folder.name}/{RUNS_DIR}/{run_id}/{PAGE_NAME}"])

@@ -6,15 +6,13 @@ import warnings
 
 import azure.durable_functions as df
 
-from activities._shared import PLAN, REUSED, SHARDS, TARGETS, folder_of, reused_ranks_name
+from activities._shared import folder_of, keep_plan, plan_options
 from app_storage import collection_targets, open_collection_target
 from evaluation.errors import GoldenFileError, MissingDocumentsWarning, SearchIndexError, TargetConfigError, UsageError
 from evaluation.evaluate import held_in_report, newest_report
 from evaluation.golden import golden_from_bytes
-from evaluation.settings import EvaluationSettings
 from evaluation import steps  # plan_app_run: the run's first step, with what it may reuse
 from evaluation.store.collections import GOLDEN_NAME
-from evaluation.targets import opened_state
 
 log = logging.getLogger(__name__)
 
@@ -51,21 +49,13 @@ def plan_evaluation(job: dict) -> dict:
             # MissingDocumentsWarning plan_run also raises would reach the same log a second time
             # (the worker logs warnings), so the app ignores it, as the command line does.
             warnings.simplefilter("ignore", MissingDocumentsWarning)
-            planned = steps.plan_app_run(
-                targets, golden, newest=newest, retime=settings.retime, retime_max_days=settings.retime_max_days,
-                shard_seconds=settings.shard_seconds, most_questions=settings.shard_questions,
-                only=list(settings.only) or None, skip=settings.skip, settings=EvaluationSettings.from_app(settings),
-                created_at=job["created_at"], run_id=job["run_id"], held_before=held_in_report(newest),
-                warn=log.warning)
+            planned = steps.plan_app_run(targets, golden, newest=newest, held_before=held_in_report(newest),
+                                         created_at=job["created_at"], run_id=job["run_id"], warn=log.warning,
+                                         **plan_options(settings))
     except _REFUSALS as err:
         return {"refused": str(err)}
-    plan, shards, ranks = planned.plan, planned.shards, planned.reused_ranks
-    folder.write_work(job["run_id"], TARGETS, {t.name: {"spec": s.to_dict(), "state": opened_state(t)}
-                                              for s, t in zip(specs, targets)})
-    folder.write_work(job["run_id"], PLAN, plan)
-    folder.write_work(job["run_id"], SHARDS, shards)
-    folder.write_work(job["run_id"], REUSED, planned.reused_times)
-    for key, found in ranks.items():
-        folder.write_work(job["run_id"], reused_ranks_name(key), found)
-    return {"setups": [s["key"] for s in plan["setups"]], "shards": {key: len(s) for key, s in shards.items()},
-            "reused_times": len(planned.reused_times), "reused_ranks": sorted(ranks), "settled": planned.settled}
+    keep_plan(folder, job["run_id"], planned, specs, targets)
+    return {"setups": [s["key"] for s in planned.plan["setups"]],
+            "shards": {key: len(s) for key, s in planned.shards.items()},
+            "reused_times": len(planned.reused_times), "reused_ranks": sorted(planned.reused_ranks),
+            "settled": planned.settled}

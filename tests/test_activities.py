@@ -354,19 +354,28 @@ def test_a_timed_pass_waits_while_ranking_holds_the_cores(app, sample_run):
     assert order == ["held", "released", "timed"] and answer == {"key": "local.keyword.bm25", "ok": True}
 
 
+def kept_golden_with_a_gone_document(app, sample_index, *, sample_questions: int) -> str:
+    """The sample index published as docs; a golden file of the sample's first questions and one whose
+    expected document (gone.md) the index never held, saved and kept: its sha256."""
+    from evaluation.engine.published import publish_index
+
+    publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
+    sample = (sample_index.parent.parent / "samples" / "golden.jsonl").read_bytes().splitlines(keepends=True)
+    data = (b"".join(sample[:sample_questions])
+            + b'{"id": "gone-1", "question": "Where did it go?", "expected": ["gone.md"]}\n')
+    app.save("docs/golden.jsonl", data)
+    sha = hashlib.sha256(data).hexdigest()
+    call("keep_golden", {"collection": "docs", "sha256": sha})
+    return sha
+
+
 def test_an_app_run_says_what_its_index_no_longer_holds_and_sizes_shards_from_the_newest_runs_times(
         app, sample_index, monkeypatch, make_report):
     """As the CLI does (``held_in_latest_run``): an expected document the newest run found there and this
     index lacks "no longer" holds; and that run's median search time sizes the shards."""
     import app_settings
-    from evaluation.engine.published import publish_index
 
-    publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
-    sample = (sample_index.parent.parent / "samples" / "golden.jsonl").read_bytes().splitlines(keepends=True)
-    data = b"".join(sample[:2]) + b'{"id": "gone-1", "question": "Where did it go?", "expected": ["gone.md"]}\n'
-    app.save("docs/golden.jsonl", data)
-    sha = hashlib.sha256(data).hexdigest()
-    call("keep_golden", {"collection": "docs", "sha256": sha})
+    sha = kept_golden_with_a_gone_document(app, sample_index, sample_questions=2)
     before = make_report("20261129T090000000Z-000001", questions={"gone-1": ["gone.md"]},
                          setups={"local.keyword.bm25": {"gone-1": ["gone.md"]}})
     before["setups"][0]["summary"]["median_ms"] = 6000.0  # 6 s a search, measured by that run
@@ -396,14 +405,8 @@ def test_an_app_run_logs_a_missing_document_once(app, sample_index, monkeypatch,
     import warnings
 
     import app_settings
-    from evaluation.engine.published import publish_index
 
-    publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
-    sample = (sample_index.parent.parent / "samples" / "golden.jsonl").read_bytes().splitlines(keepends=True)
-    data = b"".join(sample[:1]) + b'{"id": "gone-1", "question": "Where did it go?", "expected": ["gone.md"]}\n'
-    app.save("docs/golden.jsonl", data)
-    sha = hashlib.sha256(data).hexdigest()
-    call("keep_golden", {"collection": "docs", "sha256": sha})
+    sha = kept_golden_with_a_gone_document(app, sample_index, sample_questions=1)
     monkeypatch.setenv("EVALUATION_ONLY", "keyword.bm25")
     app_settings.current_settings.cache_clear()
 
