@@ -14,7 +14,10 @@ SAMPLE = Path(__file__).resolve().parent.parent / "samples" / "corpus.jsonl"
 SETTINGS = IndexSettings(models=("bge-small", "minilm-l6"))
 
 
-def test_an_index_built_with_both_models_at_once_holds_each_models_own_sequential_vectors(tmp_path):
+def test_an_index_built_with_both_models_at_once_holds_each_models_own_sequential_vectors(tmp_path, monkeypatch):
+    calls = []  # every graph call of the build, whichever thread ran it
+    rows = models.Embedder._rows
+    monkeypatch.setattr(models.Embedder, "_rows", lambda self, encodings: calls.append(self.name) or rows(self, encodings))
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:12]), encoding="utf-8")
     stages: list[tuple[str, int, int]] = []
@@ -39,7 +42,8 @@ def test_an_index_built_with_both_models_at_once_holds_each_models_own_sequentia
     assert [done for _, done, _ in embedding] == sorted({done for _, done, _ in embedding})
     work = sum(models.text_work(text) for text in texts)  # the bar counts characters, once per model
     assert embedding[-1][1:] == (2 * work, 2 * work)
-    assert len(embedding) == 1 + 2 * -(-len(texts) // 32)  # the first frame, then each model after each batch of 32
+    assert calls.count("bge-small") == len(texts)  # one row per call
+    assert len(embedding) == 1 + len(calls)  # the first frame, then one after each graph call
 
 
 def test_the_embedding_bar_over_texts_of_very_different_lengths_reads_as_far_as_the_work_is(tmp_path, monkeypatch):
@@ -72,7 +76,7 @@ def test_the_embedding_bar_over_texts_of_very_different_lengths_reads_as_far_as_
                                            ("preparing the index (loading bge-small)", 3, 4),
                                            ("embedding with bge-small", 0, stages[-1][2])]
     seen = [(spent, done, total) for stage, done, total, spent in stages if stage.startswith("embedding")]
-    assert len(seen) == 1 + -(-220 // 32) and seen[-1][1] == seen[-1][2]  # a frame per batch of 32, ending full
+    assert len(seen) == 1 + 220 and seen[-1][1] == seen[-1][2]  # a frame per call (one row each), ending full
     assert all(abs(done / total - spent / work) < 0.10 for spent, done, total in seen)
     # the ETA a bar shows then (time spent x what is left / what is done) against the time really left
     spent, done, total = seen[len(seen) // 2]

@@ -68,6 +68,13 @@ class HashEmbedder:
                 progress(list(range(start, start + len(batch))))
         return out
 
+    def _calls(self, items: list[str], batch_size: int):
+        """``(positions, compute)`` a batch at a time, as ``models.Embedder._calls`` gives them."""
+        size = max(1, batch_size)
+        for start in range(0, len(items), size):
+            batch = items[start:start + size]
+            yield list(range(start, start + len(batch))), (lambda batch=batch: np.stack([hash_vector(t) for t in batch]))
+
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32,
                         progress: Callable[[int], None] | None = None) -> np.ndarray:
         return self._embed(list(texts), batch_size, None if progress is None else (lambda done: progress(len(done))))

@@ -25,6 +25,7 @@ Embedders keep one session: a second of each raised an index build's peak memory
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -549,6 +550,20 @@ class Embedder(_LoadedModel):
                              rows_per_call=self._spec.rows_per_call, infer=self._vectors, out=out,
                              progress=progress, graphs=self._sessions)
 
+    def _calls(self, items: list[str], batch_size: int):
+        """``(positions, compute)`` for each graph call ``_embed`` makes, in its order: ``compute()``
+        gives those positions' rows on the one session, so several threads may run calls at once
+        (onnxruntime's run is thread-safe; ``embed_documents_together``)."""
+        for start, encodings, batches in _windows(items, tokenizer=self._tokenizer, batch_size=batch_size,
+                                                  rows_per_call=self._spec.rows_per_call):
+            for calls in batches:
+                for rows in calls:
+                    chosen = [encodings[i] for i in rows]
+                    yield [start + int(i) for i in rows], functools.partial(self._rows, chosen)
+
+    def _rows(self, encodings: list) -> np.ndarray:
+        return self._vectors(self._graph, *_padded(encodings))
+
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32,
                         progress: Callable[[int], None] | None = None) -> np.ndarray:
         """(len(texts), dimensions) float32 unit rows; ``progress(k)`` after each batch of k texts."""
@@ -681,25 +696,16 @@ def embed_documents_together(embedders: Sequence[Embedder], texts: Sequence[str]
 
 
 class _CallQueue:
-    """One embedder's graph calls over ``items``, in the order ``_windows`` makes them, handed out one
-    at a time to whichever thread asks; ``left`` counts the characters not yet handed out."""
+    """One embedder's calls over ``items`` (its ``_calls``: ``(positions, compute)`` in order), handed
+    out one at a time to whichever thread asks; ``left`` counts the characters not yet handed out."""
 
     def __init__(self, embedder: Embedder, items: list[str], batch_size: int) -> None:
-        self.embedder = embedder
         self.out = np.zeros((len(items), embedder.dimensions), dtype=np.float32)
         self.left = sum(len(text) for text in items)
         self.drained = False
         self._items = items
-        self._calls = self._every_call(batch_size)
+        self._calls = embedder._calls(items, batch_size)
         self._lock = threading.Lock()
-
-    def _every_call(self, batch_size: int):
-        for start, encodings, batches in _windows(self._items, tokenizer=self.embedder._tokenizer,
-                                                  batch_size=batch_size,
-                                                  rows_per_call=self.embedder._spec.rows_per_call):
-            for calls in batches:
-                for rows in calls:
-                    yield [start + int(i) for i in rows], [encodings[i] for i in rows]
 
     def run_next(self, advance: Callable[[list[int]], None]) -> bool:
         """Run the next call and tell ``advance`` its positions; False when none was left."""
@@ -708,10 +714,9 @@ class _CallQueue:
             if call is None:
                 self.drained, self.left = True, 0
                 return False
-            positions, encodings = call
+            positions, compute = call
             self.left -= sum(len(self._items[i]) for i in positions)
-        # the one session, run by as many threads as help (onnxruntime's run is thread-safe)
-        self.out[positions] = self.embedder._vectors(self.embedder._graph, *_padded(encodings))
+        self.out[positions] = compute()
         advance(positions)
         return True
 
