@@ -14,14 +14,29 @@ deepest depth runs first and fills the cache beside the index, so the shallower 
 from it: they cost seconds, and their quality numbers are the ones a fresh run gives (cached scores
 equal fresh ones: tests/test_engine_cache.py). ``--no-cache`` scores every depth afresh.
 
-    python bench/bench_rerank_depth.py --index DIR --golden FILE [--depths 10,15,20,30] [--no-cache]
+Each depth is also compared with the baseline question by question, as ``compare`` compares two setups
+(``evaluation.scoring.comparison.paired``, seed 0): the difference of found@10, MRR and nDCG@10 (depth
+minus baseline), its 95% paired bootstrap interval and its two-sided p-value (exact sign-flip for
+found@10, sign-flip permutation for the others). The last column is "noise" when every interval
+holds 0, "loss" when one lies wholly below 0, "gain" when one lies wholly above.
+
+``--shape NAME`` takes one of ``bench_shapes.py``'s collections (its corpus and golden file under the
+bench cache, written by bench_shapes when missing, and its bge-small index there, built when missing
+or stale) instead of ``--index`` and ``--golden``. The quality runs need no quiet machine; the time a
+pair takes does: ``--no-timing`` skips it (run niced), and ``--reuse`` then reads every depth's report
+back from ``--work`` and only times the pairs (run under the bench lock), printing the whole table.
+
+    python bench/bench_rerank_depth.py (--index DIR --golden FILE | --shape NAME) [--depths 10,15,20,30]
+        [--no-cache] [--work DIR] [--no-timing] [--reuse]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -61,64 +76,170 @@ def rank_changes(setup: dict, baseline: dict) -> tuple[int, int]:
 
 
 def quality(setup: dict) -> str:
+    """found@1, found@10, MRR and nDCG@10 of a report entry, as table cells."""
     summary = setup.get("summary") or {}
     found = summary.get("found") or {}
     if setup.get("error"):
-        return f"error: {setup['error']}"
-    return (f"found@1 {found.get('1', 0):6.1%}  found@10 {found.get('10', 0):6.1%}  "
-            f"MRR {summary.get('mrr', 0):.3f}  nDCG@10 {summary.get('ndcg_10', 0):.3f}")
+        return f"error: {setup['error']} | | |"
+    return (f"{found.get('1', 0):.1%} | {found.get('10', 0):.1%} | {summary.get('mrr', 0):.3f} | "
+            f"{summary.get('ndcg_10', 0):.3f}")
+
+
+def versus_baseline(setup: dict, baseline: dict, seed: int = 0) -> dict[str, Any]:
+    """``setup`` against ``baseline`` question by question, as ``compare`` does (``comparison.paired``):
+    per metric the difference (setup minus baseline), its 95% bootstrap interval and p-value, on the
+    questions both entries ranked."""
+    from evaluation.scoring.comparison import paired
+    from evaluation.settings import SignificanceSettings
+
+    question_ids = sorted(set(setup.get("ranks") or {}) & set(baseline.get("ranks") or {}))
+    return paired(baseline, setup, question_ids, SignificanceSettings(seed=seed))
+
+
+def verdict(compared: dict[str, Any]) -> str:
+    """"loss" when some metric's interval of the difference lies wholly below 0, else "gain" when one
+    lies wholly above, else "noise" (every interval holds 0: the questions cannot tell the two apart)."""
+    intervals = [m["interval"] for m in compared.values() if isinstance(m, dict) and "interval" in m]
+    if any(high < 0 for _, high in intervals):
+        return "loss"
+    return "gain" if any(low > 0 for low, _ in intervals) else "noise"
+
+
+def difference(compared: dict[str, Any], metric: str, points: bool) -> str:
+    """A table cell: the difference, its interval and p, in points (found@10) or as a share (MRR)."""
+    m = compared.get(metric)
+    if not m:
+        return ""
+    scale, digits = (100, 1) if points else (1, 3)
+    low, high = (v * scale for v in m["interval"])
+    return f"{m['difference'] * scale:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}] p {m['p']:.2f}"
+
+
+def shape_paths(shape: str) -> tuple[Path, Path]:
+    """``bench_shapes.py``'s collection ``shape``: its files under the bench cache (written by bench_shapes'
+    own rules with its defaults when missing; kept as they are otherwise, so an index built on them stays
+    valid) and its bge-small index beside them (built when missing or stale). Returns (index, golden)."""
+    import bench_shapes
+    from evaluation.engine.index import IndexSettings, build_index
+
+    folder = bench_shapes.CACHE / shape
+    corpus, golden = folder / "corpus.jsonl", folder / "golden.jsonl"
+    if not (corpus.exists() and golden.exists()):
+        built = bench_shapes.build_collections([shape], questions=80, documents=500)
+        if shape not in built:
+            raise SystemExit(f"{shape}: bench_shapes.py could not build this collection on this machine")
+        corpus, golden = built[shape]
+    manifest = build_index(corpus, folder / "index", IndexSettings(models=("bge-small",)))
+    print(f"{shape}: {manifest['corpus']['documents']} documents, {manifest['chunks']} chunks "
+          f"(index {'reused' if manifest.get('reused') else 'built'}: {folder / 'index'})", flush=True)
+    return folder / "index", golden
+
+
+def evaluate_command(index: Path, golden: Path, depth: int, no_cache: bool) -> list[str]:
+    return [sys.executable, "-m", "evaluation", "evaluate", "--index", str(index), "--golden", str(golden),
+            "--only", "*hybrid*", "--timed", "0", "--rerank-candidates", str(depth), "--json", "--quiet",
+            *(["--no-cache"] if no_cache else [])]
+
+
+def saved_report(work: Path, depth: int, index: Path, golden: Path) -> dict:
+    """The report an earlier run of this script left in ``work`` for ``depth``, refused when it was made
+    on another index or at another depth (the table would mix two runs)."""
+    out = work / f"depth-{depth}.out"
+    if not out.exists():
+        raise SystemExit(f"--reuse: {out} is missing; run once without --reuse (and with --work {work})")
+    report = json.loads(out.read_text(encoding="utf-8"))
+    target = report["targets"]["local"]
+    if Path(target["index"]).resolve() != index.resolve():
+        raise SystemExit(f"--reuse: {out} was made on the index {target['index']}, not {index}")
+    if target.get("rerank_candidates") != depth:
+        raise SystemExit(f"--reuse: {out} was made at depth {target.get('rerank_candidates')}, not {depth}")
+    return report
 
 
 def main(argv: list[str] | None = None) -> int:
+    import bench_shapes
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--index", type=Path, required=True, help="an index built by `python -m evaluation index`")
-    parser.add_argument("--golden", type=Path, required=True, help="the golden file to evaluate")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--index", type=Path, help="an index built by `python -m evaluation index`")
+    where.add_argument("--shape", choices=bench_shapes.SHAPES, help="one of bench_shapes.py's collections")
+    parser.add_argument("--golden", type=Path, help="the golden file to evaluate (with --index)")
     parser.add_argument("--depths", type=depths, default=[30, 20, 15, 10],
                         help=f"candidates the cross-encoder rescores, comma-separated (default 10,15,20,30; "
                              f"baseline {BASELINE_DEPTH} is always run)")
     parser.add_argument("--no-cache", action="store_true", help="score every depth's pairs afresh")
     parser.add_argument("--work", type=Path, default=None, help="folder for the runs' logs and reports")
+    parser.add_argument("--no-timing", action="store_true",
+                        help="do not time the cross-encoder (quality only: run niced, then --reuse under the lock)")
+    parser.add_argument("--reuse", action="store_true",
+                        help="read each depth's report from --work (an earlier run's) instead of evaluating")
     args = parser.parse_args(argv)
+    if args.index is not None and args.golden is None:
+        parser.error("--index needs --golden")
+    if args.reuse and args.work is None:
+        parser.error("--reuse reads the reports of an earlier run: name its --work folder")
+    print(describe_machine())
+    print(f"load average (1, 5, 15 min) before: {load()}", flush=True)
+    index, golden = shape_paths(args.shape) if args.shape else (args.index, args.golden)
     runs = sorted(set(args.depths) | {BASELINE_DEPTH}, reverse=True)
     work = args.work or Path(tempfile.mkdtemp(prefix="rerank-depth-"))
     work.mkdir(parents=True, exist_ok=True)
-    print(describe_machine())
-    print(f"load average (1, 5, 15 min) before: {load()}")
-    print(f"index {args.index}, golden {args.golden}; depths {', '.join(map(str, runs))}; logs in {work}")
+    print(f"index {index}, golden {golden}; depths {', '.join(map(str, runs))}; logs in {work}", flush=True)
     reports: dict[int, dict] = {}
     for depth in runs:
-        command = [sys.executable, "-m", "evaluation", "evaluate", "--index", str(args.index),
-                   "--golden", str(args.golden), "--only", "*hybrid*", "--timed", "0",
-                   "--rerank-candidates", str(depth), "--json", "--quiet", *(["--no-cache"] if args.no_cache else [])]
-        reports[depth] = run_stage(f"depth {depth}", command, work / f"depth-{depth}.log").json()
-    print_table(reports, args.golden)
+        if args.reuse:
+            reports[depth] = saved_report(work, depth, index, golden)
+        else:
+            reports[depth] = run_stage(f"depth {depth}", evaluate_command(index, golden, depth, args.no_cache),
+                                       work / f"depth-{depth}.log").json()
+    per_pair = None
+    if not args.no_timing:
+        deepest = reports[max(reports)]
+        pairs = real_pairs(deepest, question_texts(golden), Path(deepest["targets"]["local"]["index"]), limit=120)
+        load_before = load()
+        per_pair = seconds_per_pair(pairs)
+        print(f"\ncross-encoder: {per_pair * 1000:.0f} ms a pair (timed on {len(pairs)} real pairs of the deepest "
+              f"run; load {load_before} -> {load()})")
+    print_table(reports, per_pair, args.shape or str(golden))
     print(f"\nload average after: {load()}")
     return 0
 
 
-def print_table(reports: dict[int, dict], golden: Path) -> None:
+def print_table(reports: dict[int, dict], per_pair: float | None, name: str) -> None:
+    """One markdown table per reranked setup: a row per depth, the hybrid unreranked as depth 0."""
+    baseline_report = reports[BASELINE_DEPTH]
+    baseline = {s["key"]: s for s in baseline_report["setups"]}
+    at_baseline = max(unique_pairs(baseline_report), 1)
     deepest = reports[max(reports)]
-    pairs = real_pairs(deepest, question_texts(golden), Path(deepest["targets"]["local"]["index"]), limit=120)
-    per_pair = seconds_per_pair(pairs)
-    print(f"\ncross-encoder: {per_pair * 1000:.0f} ms a pair (timed on {len(pairs)} real pairs of the deepest run)")
-    baseline = {s["key"]: s for s in reports[BASELINE_DEPTH]["setups"]}
-    print(f"  {'depth':>5} {'unique pairs':>12} {'CE seconds':>10} {'vs ' + str(BASELINE_DEPTH):>7}")
-    at_baseline = max(unique_pairs(reports[BASELINE_DEPTH]), 1)
-    for depth, report in reports.items():
-        count = unique_pairs(report)
-        print(f"  {depth:5} {count:12} {count * per_pair:10.1f} {count / at_baseline:7.0%}")
     reranked = [s for s in deepest["setups"] if s.get("ranker") == "cross-encoder"]
-    plain = {s["key"]: s for s in deepest["setups"] if s["method"] == "hybrid"}
+    plain = {s["key"]: s for s in deepest["setups"] if s["method"] == "hybrid" and not s.get("ranker")}
     for setup in reranked:
+        reference = baseline[setup["key"]]
+        questions = (reference.get("summary") or {}).get("questions", len(reference.get("ranks") or {}))
+        print(f"\n{name}, {setup['key']}, {questions} questions (better / worse: questions whose first expected "
+              f"result ranks higher / lower than at depth {BASELINE_DEPTH}; differences depth minus "
+              f"{BASELINE_DEPTH}, found@10 in points, with the 95% paired bootstrap interval and p)\n")
+        print("| depth | unique pairs | vs 30 | CE s | found@1 | found@10 | MRR | nDCG@10 | better / worse "
+              "| found@10 diff | MRR diff | vs 30 |")
+        print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        rows: list[tuple[str, dict, int]] = []
         unreranked = plain.get(setup["key"].replace("hybrid_reranked", "hybrid"))
-        print(f"\n{setup['key']}  (better / worse = questions whose first expected result ranks higher / lower "
-              f"than at depth {BASELINE_DEPTH})")
         if unreranked:
-            print(f"  {'0':>5}  {quality(unreranked)}   (hybrid, not reranked)")
+            rows.append(("0 (hybrid)", unreranked, 0))
         for depth, report in sorted(reports.items()):
             same = next(s for s in report["setups"] if s["key"] == setup["key"])
-            better, worse = rank_changes(same, baseline[setup["key"]])
-            print(f"  {depth:5}  {quality(same)}   better {better:3}  worse {worse:3}")
+            rows.append((f"**{depth}**" if depth == BASELINE_DEPTH else str(depth), same, unique_pairs(report)))
+        for label, entry, count in rows:
+            better, worse = rank_changes(entry, reference)
+            seconds = "" if per_pair is None else f"{count * per_pair:.1f}"
+            if entry is reference:
+                tail = "| | | |"
+            else:
+                compared = versus_baseline(entry, reference)
+                tail = (f"| {difference(compared, 'found@10', True)} | {difference(compared, 'mrr', False)} | "
+                        f"{verdict(compared)} |")
+            print(f"| {label} | {count:,} | {count / at_baseline:.0%} | {seconds} | {quality(entry)} "
+                  f"| {better} / {worse} {tail}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ a ``targets.json`` beside a collection's golden file (``{"targets": [...]}``) re
 its collection. A spec::
 
     {"name": "local", "engine": "embedded", "index": "https://<acct>.blob.core.windows.net/indexes/docs",
-     "rerank_candidates": 30}
+     "rerank_candidates": 20}
     {"name": "search", "engine": "azure_search", "endpoint": "https://<svc>.search.windows.net",
      "index": "docs-index", "api_key_env": null, "fields": {"id": "chunk_id", "doc_id": "parent_id"}}
 
@@ -60,7 +60,7 @@ class TargetSpec:
     engine: str
     index: str                      # embedded: the Blob address of a published index; azure_search: its name
     source: str
-    rerank_candidates: int = 30
+    rerank_candidates: int = 20  # engine.target.RERANK_CANDIDATES (an Azure AI Search target's: 30)
     fusion_candidates: int = 50
     cross_encoder: bool = True
     endpoint: str | None = None     # azure_search
@@ -246,7 +246,7 @@ def _embedded_spec(item: Mapping[str, Any], where: str, trust: Trust | None) -> 
     if not isinstance(cross_encoder, bool):
         raise TargetConfigError(f'{where}: "cross_encoder" must be true or false, not {json.dumps(cross_encoder)}')
     return TargetSpec(name=item["name"], engine="embedded", index=index.rstrip("/"), source=where,
-                      rerank_candidates=_whole(item, "rerank_candidates", where, 1, 1000, 30),
+                      rerank_candidates=_whole(item, "rerank_candidates", where, 1, 1000, 20),
                       fusion_candidates=_whole(item, "fusion_candidates", where, 20, 1000, 50),
                       cross_encoder=cross_encoder)
 

@@ -127,7 +127,7 @@ def test_there_is_a_colbert_hybrid_for_each_set_of_models_only_when_the_index_ha
     assert [s.key for s in late] == ["local.hybrid_colbert.bge-small", "local.hybrid_colbert.minilm-l6",
                                      "local.hybrid_colbert.bge-small+minilm-l6"]
     assert late[0].method_label == ("Hybrid: BM25 + bge-small (fused, RRF k=60), "
-                                    "reranked by ColBERT (late interaction, top 30)")
+                                    "reranked by ColBERT (late interaction, top 20)")  # the cross-encoder's candidates
     without = with_vectors(bm25_only, vectors(N, {}, 0.5))
     assert not [s for s in EmbeddedTarget(without).setups() if s.ranker == "colbert"]
 

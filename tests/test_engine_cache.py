@@ -20,7 +20,7 @@ from evaluation.engine import cache as cache_module
 from evaluation.engine import models
 from evaluation.engine.cache import PersistentCache, cache_path, model_key
 from evaluation.engine.index import open_index
-from evaluation.engine.target import COUNTS, EmbeddedTarget
+from evaluation.engine.target import COUNTS, RERANK_CANDIDATES, EmbeddedTarget
 from evaluation.golden import read_golden
 
 SAMPLES = Path(__file__).resolve().parent.parent / "samples"
@@ -102,7 +102,7 @@ def test_a_cold_run_computes_everything_once_and_reads_nothing(cold):
     total = {name: sum(c[name] for c in cold.counts.values()) for name in COUNTS}
     assert total["vectors_cached"] == total["pairs_cached"] == 0
     assert total["vectors_computed"] == 2 * 3  # two models, three questions
-    assert total["pairs_computed"] >= 30 * 3  # at least one reranked setup's 30 candidates per question
+    assert total["pairs_computed"] >= RERANK_CANDIDATES * 3  # at least one reranked setup's candidates per question
     assert rows(cold.path, "query_vectors") == total["vectors_computed"]
     assert rows(cold.path, "pair_scores") == total["pairs_computed"]
 
@@ -145,7 +145,7 @@ def test_a_changed_chunk_text_misses_and_only_its_pairs_are_scored_again(sample_
     counts = target.cache_counts(RERANKED)
     assert holding >= 1
     assert counts["pairs_computed"] == holding  # the changed chunk, once per question holding it
-    assert counts["pairs_cached"] == 30 * 3 - holding
+    assert counts["pairs_cached"] == RERANK_CANDIDATES * 3 - holding
     assert counts["vectors_cached"] == 3 and counts["vectors_computed"] == 0  # the questions did not change
 
 
@@ -194,7 +194,7 @@ def test_another_model_checksum_misses(sample_index, cold, tmp_path, monkeypatch
         assert embedder.embedded == cold.questions  # the embedder adds the prefix itself
     else:
         assert counts["vectors_cached"] == 3 and counts["vectors_computed"] == 0
-        assert counts["pairs_computed"] == len(cross.scored) == 30 * 3 and counts["pairs_cached"] == 0
+        assert counts["pairs_computed"] == len(cross.scored) == RERANK_CANDIDATES * 3 and counts["pairs_cached"] == 0
 
 
 # -- search, the timed path ----------------------------------------------------------------------------
@@ -341,10 +341,11 @@ def test_a_warm_runs_report_says_what_came_from_the_cache_and_its_times_are_stil
     report = evaluate(target, golden, only=["local.hybrid_reranked.bge-small"], timed=1)
 
     entry = report["setups"][0]
-    assert entry["cache"]["pairs_computed"] == 0 and entry["cache"]["pairs_cached"] == 30 * 2  # the 2 untimed
+    assert entry["cache"]["pairs_computed"] == 0 and entry["cache"]["pairs_cached"] == RERANK_CANDIDATES * 2  # the 2 untimed
     assert report["cache"] == entry["cache"]
     assert len(searched) == 1 + 1 and entry["summary"]["timed"] == 1  # warm-up and one live, uncached search
-    sentence = "From earlier runs' cache: 60 of 60 cross-encoder pair scores and 2 of 2 query vectors"
+    pairs = RERANK_CANDIDATES * 2  # 20 x 2 = 40
+    sentence = f"From earlier runs' cache: {pairs} of {pairs} cross-encoder pair scores and 2 of 2 query vectors"
     assert sentence in render_report(report) and sentence in html.unescape(render_html(report))
 
 

@@ -34,7 +34,7 @@ def test_the_setting_maps_each_collection_to_its_specs_with_defaults_filled_in()
     assert (search.endpoint, search.index, search.options["fields"]["doc_id"]) == (
         "https://svc.search.windows.net", "docs-index", "parent_id")
     assert search.options["rerank_candidates"] == 30  # the Azure AI Search target's own defaults
-    assert specs["manuals"][0].rerank_candidates == 30
+    assert specs["manuals"][0].rerank_candidates == 20  # the embedded engine's depth (bench_rerank_depth.py)
 
 
 def test_an_azure_search_spec_takes_the_apps_endpoint_and_embeddings_deployment_when_it_names_none():
@@ -74,7 +74,7 @@ def test_an_empty_setting_configures_nothing_and_a_collection_without_targets_is
     (setting(docs=[{**LOCAL, "index": "/srv/indexes/docs"}]), '"index" must be the Blob address of a folder'),
     (setting(docs=[{**LOCAL, "index": f"{ACCOUNT}/indexes"}]), "names a container but no folder"),
     (setting(docs=[{**LOCAL, "rerank_candidates": 0}]), r'"rerank_candidates" must be a whole number from 1 to 1000, '
-                                                        r"not 0 \(default 30\)"),
+                                                        r"not 0 \(default 20\)"),
     (setting(docs=[{**LOCAL, "rerank_candidates": True}]), "must be a whole number"),
     (setting(docs=[{**LOCAL, "cross_encoder": "no"}]), '"cross_encoder" must be true or false'),
     (setting(docs=[{**SEARCH, "index": "Docs Index"}]), r'\[0\]: index must be the name of an index on the service'),

