@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -50,22 +51,25 @@ def main() -> None:
     frames: list[tuple[float, dict[str, int]]] = []
     done = {rule: 0 for rule in RULES}
 
+    recording = threading.Lock()
+
     def advance(positions: list[int]) -> None:  # what embed_documents_together's threads report
-        for rule in RULES:
-            done[rule] += sum(weights[rule][i] for i in positions)
-        frames.append((time.perf_counter() - start, dict(done)))
+        with recording:
+            for rule in RULES:
+                done[rule] += sum(weights[rule][i] for i in positions)
+            frames.append((time.perf_counter() - start, dict(done)))
 
     start = time.perf_counter()
-    original = models.Embedder._embed
+    original = models._CallQueue.run_next
 
-    def embed(self, items, batch_size, progress):
-        return original(self, items, batch_size, lambda positions: (progress(positions), advance(positions)))
+    def run_next(self, told):
+        return original(self, lambda positions: (told(positions), advance(positions)))
 
-    models.Embedder._embed = embed
+    models._CallQueue.run_next = run_next
     try:
         models.embed_documents_together(embedders, texts)
     finally:
-        models.Embedder._embed = original
+        models._CallQueue.run_next = original
     wall = frames[-1][0]
     totals = {rule: sum(weights[rule]) * len(embedders) for rule in RULES}
     print(f"wall {wall:.1f} s; load after {load_averages()}\n")

@@ -5,7 +5,10 @@ each session with 2 intra-op threads. Candidates:
 
 - "sequential, 1 thread each": the same with 1 thread (how well one row per call uses a second thread);
 - "concurrent, 1 thread each" (shipped, ``models.embed_documents_together``): each model in its own
-  Python thread at once, one intra-op thread each (onnxruntime releases the GIL in a run).
+  Python thread at once, one intra-op thread each (onnxruntime releases the GIL in a run); a thread
+  whose model is done runs the other model's remaining calls on the same session;
+- "concurrent, no helping": as shipped until 2026-12-01, each thread runs only its own model, so
+  the slower model (bge-small) ends alone on one core.
 
 - "sequential, a session per core": each model in turn, its calls spread over one-thread sessions,
   one per core (``models.Embedder(pooled=True)``, as the cross-encoder runs). Run 2026-12-01 at load
@@ -42,7 +45,8 @@ from _machine import describe_machine, load_averages, peak_rss_mib  # noqa: E402
 
 BASELINE = "sequential, 2 threads each"
 POOLED = "sequential, a session per core"
-CANDIDATES = (BASELINE, "sequential, 1 thread each", "concurrent, 1 thread each", POOLED)
+NO_HELPING = "concurrent, no helping"
+CANDIDATES = (BASELINE, "sequential, 1 thread each", "concurrent, 1 thread each", NO_HELPING, POOLED)
 
 
 def _texts(corpus: str) -> list[str]:
@@ -72,6 +76,11 @@ def _embed(candidate: str, texts: list[str], names: tuple[str, ...]) -> list[np.
         return [e.embed_documents(texts) for e in embedders]
     if candidate == "concurrent, 1 thread each":
         return embed_documents_together(embedders, texts)
+    if candidate == NO_HELPING:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=len(embedders)) as pool:
+            return list(pool.map(lambda e: e.embed_documents(texts), embedders))
     raise SystemExit(f"unknown candidate {candidate!r}; one of {', '.join(CANDIDATES)}")
 
 

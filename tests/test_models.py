@@ -7,6 +7,7 @@ import importlib.util
 import json
 import shutil
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -117,6 +118,31 @@ def test_embedding_together_gives_each_model_the_vectors_it_gives_alone_bit_for_
     assert np.array_equal(together[0], alone[0]) and np.array_equal(together[1], alone[1])
     assert not np.allclose(together[0], together[1], atol=1e-2)  # a swap of the two models would show
     assert sum(seen) == 2 * len(texts)  # every text once per model
+
+
+def test_embedding_together_a_model_whose_calls_are_done_helps_the_other_finish(monkeypatch):
+    # minilm-l6's calls take no time, bge-small's 20 ms each: once minilm-l6's thread has run out it
+    # runs bge-small's calls too, so bge-small's 24 calls are shared by both threads, not left to one
+    import time
+
+    bge, minilm = models.load_embedder("bge-small", threads=1), models.load_embedder("minilm-l6", threads=1)
+    ran_by: dict[str, list[str]] = {"bge-small": [], "minilm-l6": []}
+
+    def recorded(model, seconds):
+        def vectors(graph, ids, mask, types):
+            ran_by[model.name].append(threading.current_thread().name)
+            time.sleep(seconds)
+            return np.full((len(ids), model.dimensions), len(ran_by[model.name]), dtype=np.float32)
+        return vectors
+
+    monkeypatch.setattr(bge, "_vectors", recorded(bge, 0.02))
+    monkeypatch.setattr(minilm, "_vectors", recorded(minilm, 0.0))
+    texts = [f"text number {n}" for n in range(24)]
+    seen: list[int] = []
+    models.embed_documents_together([bge, minilm], texts, batch_size=4, progress=seen.append)
+    assert len(ran_by["bge-small"]) == 24  # one row per call for bge-small, each run once
+    assert len(set(ran_by["bge-small"])) == 2  # by its own thread and by minilm-l6's
+    assert sum(seen) == 2 * 24
 
 
 def test_embedding_together_stops_the_other_models_and_raises_when_one_fails(monkeypatch):

@@ -447,7 +447,9 @@ def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Pr
     The vectors are bit for bit those of one model after the other (the thread count changes no row).
     Measured on 2 busy cores (bench/bench_indexing.py, load 6-8): 1 intra-op thread per model at once
     took 42-133 s of CPU where one model after the other with 2 threads each took 49-147 s: a one-row
-    call barely uses a second thread. A shared queue of both models' calls cost more CPU and memory.
+    call barely uses a second thread. A thread whose model is done helps the other one finish
+    (``embed_documents_together``); a shared queue of both models' calls from the start cost more CPU
+    and memory.
     """
     from .models import embed_documents_together, load_embedder, resolve_threads, text_work
 
