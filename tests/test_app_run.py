@@ -196,8 +196,9 @@ def test_joined_shards_give_the_report_one_unsharded_entry_per_setup_gives(targe
 @pytest.mark.parametrize("save", ["cold", "warm", "warm, a sampled question changed"])
 def test_the_save_joins_the_bytes_its_plain_steps_give(target, cold, tmp_path, monkeypatch, save):
     """The save's quick steps give, byte for byte, the report their plain forms give, which is what
-    the save gave before they were made quick (issue 28): copies by ``copy.deepcopy``, reused rows
-    judged as the hits they were made from, one bootstrap drawn per pair."""
+    the save gave before they were made quick (issue 28): copies by ``copy.deepcopy``, every entry
+    copied again when finished and assembled, reused rows judged as the hits they were made from, one
+    bootstrap drawn per pair."""
     import evaluation.run.assemble as assemble
     import evaluation.run.one_setup as one_setup
     import evaluation.run.reuse as reuse
@@ -214,10 +215,15 @@ def test_the_save_joins_the_bytes_its_plain_steps_give(target, cold, tmp_path, m
     kept = {"shard_entries": ranked(target, app), "times": timed(target, app),
             "reused_ranks": through_json(app.reused_ranks), "reused_times": through_json(app.reused_times),
             "settled": list(app.settled)}
-    quick = report_bytes(join_app_run(through_json(app.plan), **copy.deepcopy(kept)))
+    given = copy.deepcopy(kept)
+    quick = report_bytes(join_app_run(through_json(app.plan), **kept))
+    assert kept == given  # finished and assembled in place, yet what the parts kept is not changed
 
     for module in (assemble, one_setup, reuse, shards):
         monkeypatch.setattr(module, "copied", copy.deepcopy)
+    import evaluation.run.app_run as app_run  # every entry copied again, as before
+    monkeypatch.setattr(app_run, "finish_entries", lambda *args, owned: one_setup.finish_entries(*args))
+    monkeypatch.setattr(app_run, "assemble_report", lambda plan, entries, owned: assemble.assemble_report(plan, entries))
     monkeypatch.setattr(reuse, "judged_rows", lambda questions, row_lists, by: judged(questions, [
         [Hit(id=r[0], doc_id=r[1], page=r[2], score=r[3], reranker_score=r[4] if len(r) > 4 else None) for r in found]
         for found in row_lists], by))
