@@ -96,24 +96,43 @@ def changed(rows: list[dict], share: float, keep: frozenset[str] = frozenset()) 
     return [({**r, "question": r["question"] + " in other words"} if n in picked else r) for n, r in enumerate(rows)]
 
 
+def written(value: Any) -> bytes:
+    """``value`` as a run's working file holds it: compact UTF-8 JSON, as the app's ``write_work`` writes
+    it. Every part crosses between activities this way, written once and ``read`` by each that needs it."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def read(data: bytes) -> Any:
+    """A working file's value, as ``read_work`` reads it."""
+    return json.loads(data)
+
+
 def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | None, shard_seconds: float,
              earlier: dict | None, workdir: Path, profiler: Any = None, retime: str = "when-changed",
              around: list[Activity] | None = None, sample_shards: int = 0,
              cache_per_setup: bool = False) -> tuple[list[Activity], list[Activity], dict | None]:
-    """One run the app's way: (fan-out activities, timed passes, the report). The plan and the save are
-    activities too (``plan_evaluation``, ``save_report``): given a list as ``around``, their
-    ``Activity("plan")`` and ``Activity("save")`` are added to it. ``sample_shards``: measure that many
-    shards of a setup that has more (``app_scale_shards``); the report is then None.
+    """One run the app's way: (fan-out activities, timed passes, the report). Each activity makes the
+    library call its Function does, on what it reads from the run's working files (``written``, ``read``):
+    ``plan_evaluation`` is ``plan_app_run`` (what ``earlier``, the collection's newest report, lets the
+    run reuse, which setups are settled, the shards) and writes its parts; ``rank_shard`` is
+    ``rank_setup`` over one shard; ``time_setup`` is ``time_setups`` of one setup with the reused
+    times; ``save_report`` is ``join_app_run`` of what they kept (the report's page and its write to
+    the store are not timed). The plan and the save are activities too: given a list as ``around``,
+    their ``Activity("plan")`` and ``Activity("save")`` are added to it. ``sample_shards``: measure
+    that many shards of a setup that has more (``app_scale_shards``); the report is then None.
     ``cache_per_setup``: each setup's activities start from a cache of their own, empty on a cold run,
     as when every setup's shards run at once on instances of their own (no setup reads the query
     vectors or pair scores another computed in the same run)."""
     from app_scale_shards import sampled, scheduled
     from evaluation.engine.target import EmbeddedTarget
+    from evaluation.evaluate import held_in_report
+    from evaluation.store.runs import report_bytes
     from evaluation import steps
 
     golden = workdir / f"golden-{len(rows)}-{time.monotonic_ns()}.jsonl"
     golden.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     profiled = profiler.activity if profiler is not None else (lambda kind: contextlib.nullcontext())
+    newest = report_bytes(earlier) if earlier is not None else None  # as the store keeps it
 
     def target(key: str | None = None) -> EmbeddedTarget:
         own = cache.with_name(f"{cache.stem}-{plan_keys.index(key)}{cache.suffix}") if cache_per_setup and key else cache
@@ -122,52 +141,59 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     plan_keys: list[str] = []
 
     started = time.perf_counter()
-    with profiled("plan"):
-        plan = json.loads(json.dumps(steps.plan_run(target(), golden, only=only)))
-        plan_keys += [setup["key"] for setup in plan["setups"]]
-        live = retime == "always"
-        reused = {} if live else steps.reusable_times(plan, earlier, max_age_days=7)
-        ranks = {} if live else steps.reusable_ranks(plan, earlier)
-        shards = steps.plan_shards(plan, measured_ms=steps.measured_times(earlier), shard_seconds=shard_seconds,
-                                   reused=ranks)
-        settled = {s["key"]: found for s in plan["setups"]
-                   for found in [steps.reused_timing(plan, s["key"], reused.get(s["key"]), ranks.get(s["key"]))]
-                   if found is not None}
-    planned = Activity("plan", time.perf_counter() - started)
-    fan_out, parts = [], {}
+    with profiled("plan"):  # plan_evaluation
+        report = read(newest) if newest is not None else None  # newest_report: read from the store
+        planned = steps.plan_app_run(target(), golden, newest=report, held_before=held_in_report(report),
+                                     retime=retime, shard_seconds=shard_seconds, only=only)
+        files = {name: written(getattr(planned, name)) for name in ("plan", "shards", "reused_times")}
+        reused_ranks = {key: written(found) for key, found in planned.reused_ranks.items()}
+        settled = list(planned.settled)  # plan_evaluation's answer: plain JSON in the orchestration
+    planned_at = Activity("plan", time.perf_counter() - started)
+    plan, shards = read(files["plan"]), read(files["shards"])  # the orchestrator's view (not timed)
+    plan_keys += [setup["key"] for setup in plan["setups"]]
+    fan_out, parts, searched = [], {}, {}
     for setup in plan["setups"]:
-        chosen, seconds = sampled(len(shards[setup["key"]]), sample_shards), {}
+        key = setup["key"]
+        chosen, seconds = sampled(len(shards[key]), sample_shards), {}
         for n in chosen:
             started = time.perf_counter()
-            with profiled(f"rank {setup['key']}"):
-                parts.setdefault(setup["key"], []).append(steps.rank_setup(target(setup["key"]), plan, setup["key"],
-                                                                           questions=shards[setup["key"]][n]))
+            with profiled(f"rank {key}"):  # rank_shard: the plan and its shard from the working files
+                entry = steps.rank_setup(target(key), read(files["plan"]), key,
+                                         questions=read(files["shards"])[key][n])
+                parts.setdefault(key, []).append(written(entry))
+            searched[key] = searched.get(key, True) and entry["error"] is None  # rank_shard's "ok"
             seconds[n] = time.perf_counter() - started
             if sample_shards:  # as measured: a run stopped part way keeps what it measured
-                print(f"  measured rank {setup['key']} #{n + 1}: {seconds[n]:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
-        fan_out += scheduled(setup["key"], seconds, len(shards[setup["key"]]))
+                print(f"  measured rank {key} #{n + 1}: {seconds[n]:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
+        fan_out += scheduled(key, seconds, len(shards[key]))
     complete = all(a.measured for a in fan_out)
-    timing, times = [], dict(settled)
-    ranked_ok = [s["key"] for s in plan["setups"] if all(p["error"] is None for p in parts.get(s["key"], []))]
+    # the orchestrator's: the setups whose every shard searched without error are timed, unless settled
+    ranked_ok = [key for key in plan_keys if searched.get(key, True)]
+    timing, times = [], {}
     for key in ranked_ok:
         if key in settled:  # times and the sample's results reused: no timed pass (as the orchestrator does)
             continue
         started = time.perf_counter()
-        with profiled(f"time {key}"):
+        with profiled(f"time {key}"):  # time_setup: the plan and this setup's reused times, if any
+            reused = {k: v for k, v in read(files["reused_times"]).items() if k == key}
             opened = target(key)
-            times.update(steps.time_setups({opened.name: opened}, plan, [key], reused=reused))
+            times[key] = written(steps.time_setups({opened.name: opened}, read(files["plan"]), [key],
+                                                   reused=reused)[key])
         timing.append(Activity(f"time {key}", time.perf_counter() - started))
         if sample_shards:
             print(f"  measured time {key}: {timing[-1].seconds:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
     if not complete:  # a sampled run: shards are missing, so there is nothing to merge or save
         return fan_out, timing, None
     started = time.perf_counter()
-    with profiled("save"):
-        ranked = {s["key"]: steps.merge_shards(plan, s["key"], parts.get(s["key"], []), ranks.get(s["key"]))
-                  for s in plan["setups"]}
-        report = steps.assemble_report(plan, steps.finish_entries(plan, ranked, times))
+    with profiled("save"):  # save_report: join_app_run of the working files (activities/_shared.run_parts)
+        report = steps.join_app_run(
+            read(files["plan"]), failures={}, settled=[key for key in ranked_ok if key in settled],
+            shard_entries={key: [read(p) for p in parts.get(key, [])] for key in shards},
+            reused_ranks={key: read(found) for key, found in reused_ranks.items()},
+            times={key: read(times[key]) if key in times else None for key in shards if key not in settled},
+            reused_times=read(files["reused_times"]) if settled else {})
     if around is not None:
-        around += [planned, Activity("save", time.perf_counter() - started)]
+        around += [planned_at, Activity("save", time.perf_counter() - started)]
     return fan_out, timing, report
 
 

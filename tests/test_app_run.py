@@ -191,3 +191,45 @@ def test_joined_shards_give_the_report_one_unsharded_entry_per_setup_gives(targe
 
     assert [s["error"] for s in whole["setups"]] == [None] * 3
     assert json.dumps(sharded, sort_keys=True) == json.dumps(whole, sort_keys=True)
+
+
+@pytest.mark.parametrize("save", ["cold", "warm", "warm, a sampled question changed"])
+def test_the_save_joins_the_bytes_its_plain_steps_give(target, cold, tmp_path, monkeypatch, save):
+    """The save's quick steps give, byte for byte, the report their plain forms give, which is what
+    the save gave before they were made quick (issue 28): copies by ``copy.deepcopy``, every entry
+    copied again when finished and assembled, reused rows judged as the hits they were made from, one
+    bootstrap drawn per pair."""
+    import evaluation.run.assemble as assemble
+    import evaluation.run.one_setup as one_setup
+    import evaluation.run.reuse as reuse
+    import evaluation.run.shards as shards
+    import evaluation.scoring.comparison as comparison
+    from evaluation.run.judged import judged
+    from evaluation.store.runs import report_bytes
+    from evaluation.target import Hit
+
+    changed = untimed(cold)[:2] + (cold["timed_question_ids"][:1] if "sampled" in save else [])
+    rows = [({**r, "question": r["question"] + " (asked again)"} if r["id"] in changed else r) for r in ROWS]
+    app = planned(target, tmp_path, rows, newest=None if save == "cold" else cold)
+    assert bool(app.reused_ranks) == (save != "cold") and app.settled == (KEYS if save == "warm" else [])
+    kept = {"shard_entries": ranked(target, app), "times": timed(target, app),
+            "reused_ranks": through_json(app.reused_ranks), "reused_times": through_json(app.reused_times),
+            "settled": list(app.settled)}
+    given = copy.deepcopy(kept)
+    quick = report_bytes(join_app_run(through_json(app.plan), **kept))
+    assert kept == given  # finished and assembled in place, yet what the parts kept is not changed
+
+    for module in (assemble, one_setup, reuse, shards):
+        monkeypatch.setattr(module, "copied", copy.deepcopy)
+    import evaluation.run.app_run as app_run  # every entry copied again, as before
+    monkeypatch.setattr(app_run, "finish_entries", lambda *args, owned: one_setup.finish_entries(*args))
+    monkeypatch.setattr(app_run, "assemble_report", lambda plan, entries, owned: assemble.assemble_report(plan, entries))
+    monkeypatch.setattr(reuse, "judged_rows", lambda questions, row_lists, by: judged(questions, [
+        [Hit(id=r[0], doc_id=r[1], page=r[2], score=r[3], reranker_score=r[4] if len(r) > 4 else None) for r in found]
+        for found in row_lists], by))
+    monkeypatch.setattr(comparison, "versus", lambda reference, others, ids, settings: comparison.correct_for_many(
+        {o["key"]: comparison.paired(reference, o, ids, settings) for o in others if o["key"] != reference["key"]},
+        settings))
+    plain = report_bytes(join_app_run(through_json(app.plan), **copy.deepcopy(kept)))
+
+    assert quick == plain

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from evaluation.golden import Question
-from evaluation.scoring.judging import judge
+from evaluation.scoring.judging import judge, judge_rows
 from evaluation.target import Hit
 
 
@@ -66,3 +66,26 @@ def test_no_results_means_nothing_found():
 def test_an_unknown_grain_is_refused():
     with pytest.raises(ValueError, match="unknown grain"):
         judge(question(["a.md"]), HITS, "sentence")
+
+
+# -- a report's result rows, judged again (run.reuse) ------------------------------------------------
+
+ROWS = [h.to_row() for h in HITS]  # [id, doc_id, page, score]: what a report keeps of each hit
+
+
+@pytest.mark.parametrize("by, expected", [
+    ("doc", ["a.md", "r.pdf"]), ("doc", ["r.pdf#page=5", "a.md"]), ("doc", ["r.pdf", "r.pdf#page=2"]),
+    ("doc", ["gone.md"]), ("chunk", ["a.md:4", "a.md:9"]), ("chunk", ["r.pdf:9", "a.md:0", "r.pdf:9"]),
+    ("evidence", ["r.pdf"])])  # evidence without usable quotes is judged by document, rows or hits
+def test_rows_are_judged_as_the_hits_they_were_made_from(by, expected):
+    asked = question(expected, evidence=["90 days"])
+    assert judge_rows(asked, ROWS, by) == judge(asked, HITS, by)
+    assert judge_rows(asked, ROWS[::-1], by) == judge(asked, HITS[::-1], by)  # positions follow the rows' order
+
+
+def test_rows_keep_no_text_so_they_cannot_be_judged_by_evidence():
+    quoted = question(["r.pdf"], evidence=["keys are rotated every"])
+    with pytest.raises(ValueError, match="result rows keep no text, so they cannot be judged by evidence"):
+        judge_rows(quoted, ROWS, "evidence")
+    with pytest.raises(ValueError, match="unknown grain"):
+        judge_rows(quoted, ROWS, "sentence")

@@ -17,7 +17,7 @@ import evaluation.run.reuse as reuse
 from evaluation.engine.target import EmbeddedTarget
 from evaluation.report.notes import ranked_in_note
 from evaluation.report.text import render_picks
-from evaluation.steps import (assemble_report, finish_entries, merge_shards, plan_run, plan_shards, rank_setup,
+from evaluation.steps import (join_app_run, merge_shards, plan_app_run, plan_run, plan_shards, rank_setup,
                               rank_state, ranking_software, reusable_ranks, reusable_times, reused_timing,
                               time_setups)
 from conftest import SAMPLES
@@ -32,21 +32,22 @@ def through_json(value):
 
 
 def app_run(target, folder: Path, rows, *, earlier=None, live=False, **settings):
-    """One run the app's way: (report, plan, shards). ``live``: as EVALUATION_RETIME=always."""
+    """One run the app's way, through the calls its activities make: (report, plan, shards). The plan
+    (``plan_app_run``: what ``earlier`` lets it reuse, the shards, the settled setups), each shard
+    ranked, each unsettled setup timed, joined (``join_app_run``); every part through JSON, as the
+    working files carry it. ``live``: as EVALUATION_RETIME=always."""
     golden = write_golden(folder, rows)
-    plan = through_json(plan_run(target, golden, only=KEYWORD, timed=3, created_at="2026-12-01T10:00:00Z",
-                                 run_id=f"run-{folder.name}", **settings))
-    times = {} if live else reusable_times(plan, earlier, max_age_days=7)
-    ranks = {} if live else reusable_ranks(plan, through_json(earlier) if earlier else None)
-    shards = plan_shards(plan, reused=ranks, most_questions=3)
+    planned = plan_app_run(target, golden, newest=through_json(earlier) if earlier else None,
+                           retime="always" if live else "when-changed", most_questions=3, only=KEYWORD, timed=3,
+                           created_at="2026-12-01T10:00:00Z", run_id=f"run-{folder.name}", **settings)
+    plan = through_json(planned.plan)
     parts = {key: [through_json(rank_setup(target, plan, key, questions=ids)) for ids in found]
-             for key, found in shards.items()}
-    settled = {s["key"]: t for s in plan["setups"]
-               for t in [reused_timing(plan, s["key"], times.get(s["key"]), ranks.get(s["key"]))] if t is not None}
-    timed = {**through_json(time_setups({target.name: target}, plan, [k for k in parts if k not in settled],
-                                        reused=times)), **settled}
-    ranked = {key: merge_shards(plan, key, found, ranks.get(key)) for key, found in parts.items()}
-    return assemble_report(plan, finish_entries(plan, ranked, timed)), plan, shards
+             for key, found in planned.shards.items()}
+    timed = through_json(time_setups({target.name: target}, plan, [k for k in parts if k not in planned.settled],
+                                     reused=through_json(planned.reused_times)))
+    report = join_app_run(plan, shard_entries=parts, times=timed, reused_ranks=through_json(planned.reused_ranks),
+                          reused_times=through_json(planned.reused_times), settled=planned.settled)
+    return report, plan, planned.shards
 
 
 @pytest.fixture

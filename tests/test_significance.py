@@ -7,9 +7,11 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from evaluation.scoring.comparison import SignificanceSettings, compare_with_top, pick_ties, versus
-from evaluation.scoring.significance import (MOST_QUESTIONS, _binary_p_float, exact_binary_p, holm, holm_factors,
-                                            paired_bootstrap, questions_to_tell, sign_flip_p)
+from evaluation.scoring.comparison import (SignificanceSettings, compare_with_top, correct_for_many, paired,
+                                           pick_ties, versus)
+from evaluation.scoring.significance import (MOST_QUESTIONS, _BLOCK_VALUES, _binary_p_float, exact_binary_p, holm,
+                                            holm_factors, paired_bootstrap, paired_bootstraps, questions_to_tell,
+                                            sign_flip_p)
 
 SETTINGS = SignificanceSettings(alpha=0.05, resamples=2000, seed=0)
 
@@ -75,6 +77,32 @@ def test_the_bootstrap_interval_of_a_constant_difference_is_that_difference():
     interval = paired_bootstrap(np.column_stack([np.full(9, 0.25), np.zeros(9)]), rng=np.random.default_rng(3),
                                 resamples=500)
     assert interval.tolist() == [[0.25, 0.25], [0.0, 0.0]]
+
+
+def test_bootstraps_drawn_once_for_many_are_each_ones_own_bit_for_bit():
+    rng = np.random.default_rng(4)
+    n = _BLOCK_VALUES // 700  # 700 resamples a block: 2,000 resamples are three blocks, the last one short
+    many = [rng.normal(size=(n, 3)), rng.integers(-1, 2, size=(n, 2)).astype(float), rng.random(n),
+            rng.random((9, 2)), np.zeros((0, 3)), rng.random((9, 1))]
+
+    together = paired_bootstraps(many, rng_of=lambda: np.random.default_rng([7, 0]), resamples=2000, level=0.9)
+
+    alone = [paired_bootstrap(d, rng=np.random.default_rng([7, 0]), resamples=2000, level=0.9) for d in many]
+    assert [a.shape for a in together] == [(3, 2), (2, 2), (1, 2), (2, 2), (3, 2), (1, 2)]
+    assert all(np.array_equal(t, a) for t, a in zip(together, alone))  # every bit, not approximately
+    assert not np.array_equal(together[3][:1], together[5])  # same rows and seed, other values: other numbers
+
+
+def test_versus_gives_each_pairs_own_numbers_holm_corrected_across_them():
+    rng = np.random.default_rng(9)
+    top = entry("top", [int(r) for r in rng.integers(1, 4, size=36)])
+    others = [entry(k, [int(r) if r < 15 else None for r in rng.integers(1, 20, size=36)],
+                    ndcg={q: float(v) for q, v in zip(QUESTIONS, rng.random(36))}) for k in ("b", "c", "d")]
+
+    together = versus(top, [top, *others], QUESTIONS, SETTINGS)  # the reference itself is left out
+
+    one_by_one = correct_for_many({o["key"]: paired(top, o, QUESTIONS, SETTINGS) for o in others}, SETTINGS)
+    assert together == one_by_one and list(together) == ["b", "c", "d"]
 
 
 def test_holm_matches_a_hand_computation():

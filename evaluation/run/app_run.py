@@ -125,4 +125,6 @@ def join_app_run(plan: dict[str, Any], *, shard_entries: Mapping[str, Sequence[M
                  else times.get(key))
         if found is not None:
             timed[key] = found
-    return assemble_report(plan, finish_entries(plan, ranked, timed, failures))
+    # the merged entries are this call's own (merge_shards copies what it takes from the parts), so
+    # they are finished and assembled in place, not copied twice more
+    return assemble_report(plan, finish_entries(plan, ranked, timed, failures, owned=True), owned=True)

@@ -27,11 +27,12 @@ from .copying import copied
 from .plan import PLAN_FORMAT, utc
 
 
-def assemble_report(plan: dict[str, Any], entries: Sequence[Entry]) -> Report:
+def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bool = False) -> Report:
     """The report from the plan and one entry per planned setup (any order; the inputs are not changed).
 
     A planned setup with no entry is an error: the caller turns a step that never finished into
-    ``failed_entry`` so the report says why.
+    ``failed_entry`` so the report says why. ``owned``: the entries are the caller's to give away
+    (``join_app_run``'s, made for this report), so the report takes them as they are instead of copies.
     """
     planned = [s["key"] for s in plan["setups"]]
     given = [e["key"] for e in entries]
@@ -41,7 +42,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry]) -> Report:
         raise UsageError(f"the entries do not match the plan: not planned {extra}, missing {absent}, "
                          f"given twice {twice}")
     settings = plan["settings"]
-    results = [copied(e) for e in entries]
+    results = list(entries) if owned else [copied(e) for e in entries]
     ranked = rank_setups(results)
     for result in results:
         result["neighbours"] = neighbours(result, results)

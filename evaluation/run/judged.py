@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..golden import Question
-from ..scoring.judging import judge
-from ..scoring.metrics import outcome_arrays, score_matrix
+from ..scoring.judging import judge, judge_rows
+from ..scoring.metrics import Outcome, outcome_arrays, score_matrix
 from ..target import Hit
 from .plan import planned_setup
 
@@ -20,11 +20,36 @@ def judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], by
     if len(hit_lists) != len(questions):  # a silent zip would score the wrong results
         raise RuntimeError(f"the search gave {len(hit_lists)} result lists for {len(questions)} questions")
     outcomes = [judge(question, hits, by) for question, hits in zip(questions, hit_lists)]
+    return _maps(questions, outcomes, [[hit.to_row() for hit in hits] for hits in hit_lists])
+
+
+def judged_rows(questions: Sequence[Question], row_lists: Sequence[Sequence[Sequence[Any]]], by: str) -> dict[str, dict]:
+    """``judged`` for results a report kept (``Hit.to_row`` rows, ``run.reuse``): the same maps ``judged``
+    gives for the hits the rows were made from, without making them. Not at the evidence grain (a row
+    keeps no text: ``judge_rows``)."""
+    if len(row_lists) != len(questions):
+        raise RuntimeError(f"{len(row_lists)} result lists for {len(questions)} questions")
+    outcomes = [judge_rows(question, rows, by) for question, rows in zip(questions, row_lists)]
+    return _maps(questions, outcomes, [[row_again(row) for row in rows] for rows in row_lists])
+
+
+def row_again(row: Sequence[Any]) -> list:
+    """A report's result row as ``Hit.to_row`` writes it again for the hit it was made from (``[id,
+    doc_id, page, score(, reranker_score)]``, scores rounded, a None fifth element left out), without
+    making that hit. (Here, not beside ``to_row``: ``target.py`` is part of the ranking state,
+    ``reuse.ranking_software``, and this changes no ranking.)"""
+    again = [row[0], row[1], row[2], round(float(row[3]), 6)]
+    if len(row) > 4 and row[4] is not None:
+        again.append(round(float(row[4]), 6))
+    return again
+
+
+def _maps(questions: Sequence[Question], outcomes: Sequence[Outcome], rows: Sequence[list]) -> dict[str, dict]:
     ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"] if outcomes else []
     return {
         "ranks": {o.question_id: o.first for o in outcomes},
         "ndcg_10": {o.question_id: round(float(value), 6) for o, value in zip(outcomes, ndcg)},
-        "results": {q.id: [hit.to_row() for hit in hits] for q, hits in zip(questions, hit_lists)},
+        "results": {q.id: found for q, found in zip(questions, rows)},
         "outcomes": {o.question_id: [list(o.positions), o.relevant] for o in outcomes},
     }
 

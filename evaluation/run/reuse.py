@@ -31,9 +31,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..golden import Question
-from ..target import Hit
 from .copying import copied
-from .judged import PER_QUESTION, batch_ids, judged, timed_ids
+from .judged import PER_QUESTION, batch_ids, judged_rows, timed_ids
 from .plan import plan_questions, planned_setup
 
 REUSED_ENGINES = ("embedded",)  # engines whose target description pins every byte a result depends on
@@ -118,8 +117,8 @@ def reused_part(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any],
     absent = sorted(wanted - set(reused["results"]))
     if absent or len(questions) != len(wanted):
         raise ValueError(f"setup {setup_key} has no reused results for {', '.join(absent) or 'some questions'}")
-    hits = [[_hit(row) for row in reused["results"][q.id]] for q in questions]
-    return {**copied(setup), **judged(questions, hits, plan["settings"]["by"]), "times_ms": [],
+    rows = [reused["results"][q.id] for q in questions]
+    return {**copied(setup), **judged_rows(questions, rows, plan["settings"]["by"]), "times_ms": [],
             "error": None, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
             "rank_state": reused["rank_state"], "ranked_in": {q.id: reused["ranked_in"][q.id] for q in questions}}
 
@@ -135,9 +134,3 @@ def reused_timing(plan: dict[str, Any], setup_key: str, times: Mapping[str, Any]
     part = reused_part(plan, setup_key, ranks, sample)
     return {"times_ms": list(times["times_ms"]), "judged": {name: part[name] for name in PER_QUESTION},
             "time_state": times["time_state"], "timed_in": times["timed_in"], "ranked_in": part["ranked_in"]}
-
-
-def _hit(row: Sequence[Any]) -> Hit:
-    """A report's result row ``[id, doc_id, page, score(, reranker_score)]`` as the hit it was made from
-    (its text aside: a report never keeps it, which is why the evidence grain is searched live)."""
-    return Hit(id=row[0], doc_id=row[1], page=row[2], score=row[3], reranker_score=row[4] if len(row) > 4 else None)

@@ -17,8 +17,8 @@ target's order decides ties.
 """
 from __future__ import annotations
 
-from operator import attrgetter
-from typing import Sequence
+from operator import attrgetter, itemgetter
+from typing import Any, Callable, Sequence
 
 from ..settings import GRAINS
 from ..whitespace import fold_whitespace
@@ -27,6 +27,7 @@ from .metrics import Outcome
 from ..target import Hit
 
 _ID, _DOC_ID, _PAGE = attrgetter("id"), attrgetter("doc_id"), attrgetter("page")
+_ROW_ID, _ROW_DOC_ID, _ROW_PAGE = itemgetter(0), itemgetter(1), itemgetter(2)  # Hit.to_row's order
 
 
 def fold(text: str) -> str:
@@ -36,17 +37,38 @@ def fold(text: str) -> str:
 
 def judge(question: Question, hits: Sequence[Hit], by: str) -> Outcome:
     """The positions at which each of the question's expected units was first found."""
-    if by not in GRAINS:
-        raise ValueError(f"unknown grain {by!r}; use one of {', '.join(GRAINS)}")
+    _check_grain(by)
     if by == "evidence" and question.usable_evidence:
         return _judge_evidence(question, hits)
+    return _judge_keys(question, hits, by, _ID, _DOC_ID, _PAGE)
+
+
+def judge_rows(question: Question, rows: Sequence[Sequence[Any]], by: str) -> Outcome:
+    """``judge`` for a report's result rows (``[id, doc_id, page, score, ...]``, ``Hit.to_row``): the
+    outcome ``judge`` gives the hits they were made from, without making them (an earlier run's
+    results, judged again: ``run.reuse``). A row keeps no text, so it cannot be judged by evidence: a
+    question with usable evidence at that grain is a ``ValueError``."""
+    _check_grain(by)
+    if by == "evidence" and question.usable_evidence:
+        raise ValueError(f"question {question.id}: result rows keep no text, so they cannot be judged by evidence")
+    return _judge_keys(question, rows, by, _ROW_ID, _ROW_DOC_ID, _ROW_PAGE)
+
+
+def _check_grain(by: str) -> None:
+    if by not in GRAINS:
+        raise ValueError(f"unknown grain {by!r}; use one of {', '.join(GRAINS)}")
+
+
+def _judge_keys(question: Question, results: Sequence[Any], by: str, id_of: Callable[[Any], Any],
+                doc_id_of: Callable[[Any], Any], page_of: Callable[[Any], Any]) -> Outcome:
+    """``judge`` at the ``doc`` and ``chunk`` grains, on results read through the three getters."""
     # list.index finds each unit's first hit in C: judging costs microseconds a question.
     if by == "chunk":
         units: tuple = _unique(question.expected)
-        keys = list(map(_ID, hits))
+        keys = list(map(id_of, results))
         return _outcome(question.id, [_position(keys, unit) for unit in units], len(units))
     items = _unique(question.expected_items)
-    doc_ids = list(map(_DOC_ID, hits))
+    doc_ids = list(map(doc_id_of, results))
     pages: list | None = None
     found = []
     for item in items:
@@ -54,7 +76,7 @@ def judge(question: Question, hits: Sequence[Hit], by: str) -> Outcome:
             found.append(_position(doc_ids, item.doc_id))
         else:
             if pages is None:
-                pages = list(zip(doc_ids, map(_PAGE, hits)))
+                pages = list(zip(doc_ids, map(page_of, results)))
             found.append(_position(pages, (item.doc_id, item.page)))
     return _outcome(question.id, found, len(items))
 

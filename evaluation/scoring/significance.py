@@ -15,6 +15,8 @@ exchangeable on every question, so each non-zero ``d_i`` is as likely to be ``+|
   which is never 0 (Phipson and Smyth, 2010).
 - ``paired_bootstrap(d, rng, resamples, level)``: percentile interval of ``mean(d)`` over ``resamples``
   resamplings of the questions with replacement (each resample keeps pairs together).
+  ``paired_bootstraps`` gives many of them, each from a generator made afresh the same way, drawing
+  the resampled questions once for all (the same numbers, bit for bit).
 - ``questions_to_tell(better, worse, questions, alpha)``: how many questions the exact test above would
   need to call a found@10 difference of the size seen significant: the smallest N whose counts at
   the same rates (``better * N / questions`` and ``worse * N / questions``, rounded) give
@@ -31,7 +33,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -133,23 +135,48 @@ def paired_bootstrap(differences: Sequence | np.ndarray, *, rng: np.random.Gener
     Returns an array of shape (metrics, 2): the ``(1 - level) / 2`` and ``(1 + level) / 2`` percentiles
     (numpy's linear interpolation) of the resampled means. A 1-d input is one metric.
     """
-    d = np.asarray(differences, dtype=np.float64)
-    d = d.reshape(-1, 1) if d.ndim == 1 else d
-    n, k = d.shape
-    if n == 0:
-        return np.zeros((k, 2))
-    means = np.empty((resamples, k))
-    columns = [np.ascontiguousarray(d[:, j]) for j in range(k)]  # gathering from 1-d arrays: no (size, n, k) copy
-    block = max(1, _BLOCK_VALUES // n)
-    done = 0
-    while done < resamples:
-        size = min(block, resamples - done)
-        picks = rng.integers(0, n, size=(size, n))  # the same resampled questions for every metric
-        for j, column in enumerate(columns):
-            means[done:done + size, j] = column[picks].mean(axis=1)
-        done += size
+    return paired_bootstraps([differences], rng_of=lambda: rng, resamples=resamples, level=level)[0]
+
+
+def paired_bootstraps(many: Sequence[Sequence | np.ndarray], *, rng_of: Callable[[], np.random.Generator],
+                      resamples: int = 10_000, level: float = 0.95) -> list[np.ndarray]:
+    """``[paired_bootstrap(d, rng=rng_of(), ...) for d in many]``, the same numbers bit for bit, with
+    the resampled questions drawn once for every matrix with as many rows.
+
+    ``rng_of`` makes a generator afresh, as a caller seeding each pair alike does (``comparison``:
+    ``default_rng([seed, 0])`` for every pair): each would then draw the same questions block by block,
+    since what a block draws depends only on the stream and the number of questions. So one generator
+    per number of questions draws each block once and every matrix's columns are averaged over it,
+    with the same arithmetic, in the same order, as one matrix alone.
+    """
+    matrices = []
+    for differences in many:
+        d = np.asarray(differences, dtype=np.float64)
+        matrices.append(d.reshape(-1, 1) if d.ndim == 1 else d)
+    out: list[np.ndarray | None] = [None] * len(matrices)
     tail = (1 - level) / 2 * 100
-    return np.percentile(means, [tail, 100 - tail], axis=0).T
+    for n in dict.fromkeys(d.shape[0] for d in matrices):
+        group = [i for i, d in enumerate(matrices) if d.shape[0] == n]
+        if n == 0:
+            for i in group:
+                out[i] = np.zeros((matrices[i].shape[1], 2))
+            continue
+        rng = rng_of()
+        means = [np.empty((resamples, matrices[i].shape[1])) for i in group]
+        # gathering from 1-d arrays: no (size, n, k) copy
+        columns = [[np.ascontiguousarray(matrices[i][:, j]) for j in range(matrices[i].shape[1])] for i in group]
+        block = max(1, _BLOCK_VALUES // n)
+        done = 0
+        while done < resamples:
+            size = min(block, resamples - done)
+            picks = rng.integers(0, n, size=(size, n))  # the same resampled questions for every metric
+            for kept, of_matrix in zip(means, columns):
+                for j, column in enumerate(of_matrix):
+                    kept[done:done + size, j] = column[picks].mean(axis=1)
+            done += size
+        for i, kept in zip(group, means):
+            out[i] = np.percentile(kept, [tail, 100 - tail], axis=0).T
+    return out  # type: ignore[return-value]
 
 
 def holm_factors(p_values: Sequence[float | None]) -> list[int | None]:
