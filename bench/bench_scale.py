@@ -32,7 +32,7 @@ from bench_vectrixdb import Stage, load, run_stage  # noqa: E402
 
 GOAL_SECONDS = 600
 GOAL_MIB = 4096
-RERANK_CANDIDATES = 30  # evaluate's --rerank-candidates default: pairs per question per reranked setup
+from evaluation.engine.target import RERANK_CANDIDATES  # noqa: E402  evaluate's default: pairs per question per reranked setup
 QUICK = {"sizes": [150], "questions": [5, 10], "rerank": [1, 2]}
 DEFAULT_OUT = scale_corpus.CACHE / "scale"
 

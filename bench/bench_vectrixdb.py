@@ -56,6 +56,7 @@ from evaluation.report.notes import cache_note  # noqa: E402
 
 VECTRIXDB_PYTHON = Path("/work/wt/vectrixdb-venv/bin/python")
 SHARED = ("keyword", "dense", "hybrid", "hybrid_reranked")
+VECTRIXDB_RERANK_DEPTH = 30  # its candidates at limit 10: max(3 x limit, 30)
 QUICK = {"docs": 12, "questions": 3, "timed": 3, "max_words": 600}
 WARM_EVERY = 10  # every tenth question is reworded: about 10%
 
@@ -346,7 +347,10 @@ def main(argv: list[str] | None = None) -> int:
     cli = [sys.executable, "-m", "evaluation"]
     timed = ["--timed", str(args.timed)] if args.timed else []
     side = [str(args.vectrixdb_python), str(HERE / "vectrixdb_side.py")]
-    evaluate_ours = [*cli, "evaluate", "--index", str(ours_index), "--json", "--quiet", *timed]
+    # VectrixDB reranks max(3 x limit, 30) candidates; ours defaults to 20, so ask for its depth:
+    # the same work on both sides
+    evaluate_ours = [*cli, "evaluate", "--index", str(ours_index), "--json", "--quiet", *timed,
+                     "--rerank-candidates", str(VECTRIXDB_RERANK_DEPTH)]
     for gone in fresh_cache(ours_index):
         print(f"deleted {gone}: our evaluate starts cold")
     print("stages:")
