@@ -6,11 +6,12 @@ import warnings
 
 import azure.durable_functions as df
 
-from activities._shared import folder_of, keep_plan, plan_options
+from activities._shared import folder_of
 from app_storage import collection_targets, open_collection_target
 from evaluation.errors import GoldenFileError, MissingDocumentsWarning, SearchIndexError, TargetConfigError, UsageError
 from evaluation.evaluate import held_in_report, newest_report
 from evaluation.golden import golden_from_bytes
+from evaluation.run.work_files import keep_plan
 from evaluation import steps  # plan_app_run: the run's first step, with what it may reuse
 from evaluation.store.collections import GOLDEN_NAME
 
@@ -51,7 +52,7 @@ def plan_evaluation(job: dict) -> dict:
             warnings.simplefilter("ignore", MissingDocumentsWarning)
             planned = steps.plan_app_run(targets, golden, newest=newest, held_before=held_in_report(newest),
                                          created_at=job["created_at"], run_id=job["run_id"], warn=log.warning,
-                                         **plan_options(settings))
+                                         **settings.plan_options())
     except _REFUSALS as err:
         return {"refused": str(err)}
     keep_plan(folder, job["run_id"], planned, specs, targets)

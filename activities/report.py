@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import azure.durable_functions as df
 
-from activities._shared import folder_of, run_parts
+from activities._shared import folder_of
 from app_golden import save_while_golden
 import evaluation  # evaluation.save_report: the library's, beside an activity of the same name (with report.html)
 from evaluation import steps  # join_app_run: the run's parts joined into its report
+from evaluation.run.work_files import run_parts
 
 bp = df.Blueprint()
 

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import azure.durable_functions as df
 
-from activities._shared import PLAN, REUSED, SHARDS, TARGETS, cores, folder_of, open_pinned, shard_name, times_name
+from activities._shared import cores, folder_of, open_pinned
 from app_storage import shared_cache
 from evaluation import steps  # rank_setup and time_setups: what these activities call
+from evaluation.run import work_files
 
 bp = df.Blueprint()
 
@@ -16,15 +17,14 @@ def rank_shard(job: dict) -> dict:
     are in the run's shards.json), kept as entries/<key>/<shard>.json; {"key", "shard", "ok"}. Query
     vectors and pair scores come from, and go to, the collection's cache in Blob (``shared_cache``)."""
     settings, folder = folder_of(job)
-    plan = folder.read_work(job["run_id"], PLAN)
-    questions = folder.read_work(job["run_id"], SHARDS)[job["key"]][job["shard"]]
-    pinned = folder.read_work(job["run_id"], TARGETS)[steps.planned_setup(plan, job["key"])["target"]]
+    plan, pinned = work_files.setup_work(folder, job["run_id"], job["key"])
+    questions = work_files.shard_questions(folder, job["run_id"], job["key"], job["shard"])
     cache = shared_cache(folder)
     with cores(settings, alone=False):
         entry = steps.rank_setup(open_pinned(settings, pinned, batch_cache=cache), plan, job["key"],
                                  questions=questions)
     cache.flush()  # never raises: a cache that cannot be written costs the next run, not this one
-    folder.write_work(job["run_id"], shard_name(job["key"], job["shard"]), entry)
+    folder.write_work(job["run_id"], work_files.shard_name(job["key"], job["shard"]), entry)
     return {"key": job["key"], "shard": job["shard"], "ok": entry["error"] is None}
 
 
@@ -34,11 +34,10 @@ def time_setup(job: dict) -> dict:
     the run's time budget), kept as times/<key>.json; {"key", "ok"} (a failed pass keeps its error).
     A setup the plan found times for (reused_times.json) takes them and only ranks its sample."""
     settings, folder = folder_of(job)
-    plan = folder.read_work(job["run_id"], PLAN)
-    pinned = folder.read_work(job["run_id"], TARGETS)[steps.planned_setup(plan, job["key"])["target"]]
+    plan, pinned = work_files.setup_work(folder, job["run_id"], job["key"])
     target = open_pinned(settings, pinned)
-    reused = {k: v for k, v in folder.read_work(job["run_id"], REUSED).items() if k == job["key"]}
+    reused = work_files.reused_times_of(folder, job["run_id"], job["key"])
     with cores(settings, alone=not reused):  # reused times: only the sample's ranks, in a batch
         times = steps.time_setups({target.name: target}, plan, [job["key"]], reused=reused)
-    folder.write_work(job["run_id"], times_name(job["key"]), times[job["key"]])
+    folder.write_work(job["run_id"], work_files.times_name(job["key"]), times[job["key"]])
     return {"key": job["key"], "ok": "error" not in times[job["key"]]}

@@ -185,7 +185,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     if not complete:  # a sampled run: shards are missing, so there is nothing to merge or save
         return fan_out, timing, None
     started = time.perf_counter()
-    with profiled("save"):  # save_report: join_app_run of the working files (activities/_shared.run_parts)
+    with profiled("save"):  # save_report: join_app_run of the working files (evaluation/run/work_files.run_parts)
         report = steps.join_app_run(
             read(files["plan"]), failures={}, settled=[key for key in ranked_ok if key in settled],
             shard_entries={key: [read(p) for p in parts.get(key, [])] for key in shards},

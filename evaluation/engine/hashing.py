@@ -60,12 +60,10 @@ class HashEmbedder:
     def _embed(self, items: list[str], batch_size: int,
                progress: Callable[[list[int]], None] | None) -> np.ndarray:
         out = np.zeros((len(items), DIMENSIONS), dtype=np.float32)
-        for start in range(0, len(items), max(1, batch_size)):
-            batch = items[start:start + max(1, batch_size)]
-            for i, text in enumerate(batch, start=start):
-                out[i] = hash_vector(text)
+        for positions, compute in self._calls(items, batch_size):
+            out[positions] = compute()
             if progress is not None:  # the indices done, as models.Embedder._embed reports them
-                progress(list(range(start, start + len(batch))))
+                progress(positions)
         return out
 
     def _calls(self, items: list[str], batch_size: int):
