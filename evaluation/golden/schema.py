@@ -10,7 +10,7 @@ from collections import Counter
 from difflib import get_close_matches
 from functools import cache
 from importlib.resources import files
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Callable, Iterable
 
 from .records import parse_expected
 from .wording import json_kind, quoted
@@ -53,6 +53,30 @@ def _validator() -> Draft202012Validator:
     return Draft202012Validator(row_schema())
 
 
+@cache
+def _compiled_check() -> Callable[[Any], Any]:
+    # fastjsonschema compiles the schema to Python once: a conforming row (nearly every row of a real
+    # file) is checked about 11x faster than jsonschema walks it (0.04 s against 0.46 s for 5,000 of
+    # the sample's rows), which at 5,000 questions was most of the Function App's plan activity
+    # (issue 28). jsonschema stays the judge of a row this rejects: its errors carry the paths the
+    # sentences are written from. The two agree on every row (tests/test_golden_schema_fast_check.py).
+    # use_default=False: a check must never fill in a row it reads.
+    import fastjsonschema
+
+    return fastjsonschema.compile(row_schema(), use_default=False)
+
+
+def _conforms(row: Any) -> bool:
+    """Whether ``row`` meets the schema (fastjsonschema's compiled check)."""
+    from fastjsonschema import JsonSchemaException
+
+    try:
+        _compiled_check()(row)
+    except JsonSchemaException:
+        return False
+    return True
+
+
 def closest_field(name: str, fields: Iterable[str]) -> str | None:
     """The field ``name`` is most likely a typo of (case aside), or None when none is close."""
     by_lower = {field.lower(): field for field in fields}
@@ -71,6 +95,8 @@ def unknown_field(name: str, fields: Iterable[str]) -> str:
 
 def row_errors(row: dict[str, Any], line: int) -> list[str]:
     """Every way ``row`` breaks the schema, one sentence each, in field order."""
+    if _conforms(row):
+        return []
     found: list[tuple[int, int, str]] = []  # (field rank, item, sentence): unknown fields rank first
     for error in _validator().iter_errors(row):
         found.extend(_sentences(error, row, line))
