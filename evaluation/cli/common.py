@@ -261,8 +261,8 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
 
         folder = args.index_dir or default_index_dir(args.corpus)
         if read_marker(folder) is None:
-            bar.say(f"building the index of {args.corpus} in {folder}: first run only (about 2-3 minutes on 2 "
-                    "cores for the sample: chunking, BM25, embedding every chunk with each model); later runs "
+            bar.say(f"building the index of {args.corpus} in {folder}: first run only (for the sample about 20-70 s "
+                    "on 2 cores, depending on the CPU: chunking, BM25, embedding every chunk with each model); later runs "
                     "reuse it while the corpus and settings are unchanged")
         else:
             bar.say(f"checking the index in {folder} (built again only if the corpus, settings or models changed)")
