@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 
 from durable_host import (CALL_ACTIVITY_WITH_RETRY, CREATE_TIMER, EXECUTION_STARTED, ORCHESTRATOR_STARTED, START,
-                          WHEN_ANY, DurableHost, event, orchestration_context, registered, replay)
+                          WHEN_ALL, WHEN_ANY, DurableHost, event, orchestration_context, registered, replay)
 from orchestrators.evaluate_golden import RETRY, evaluate_golden
 
 # A completion the SDK cannot match to a task (a history with wrong event ids) only warns: fail instead.
@@ -410,6 +410,29 @@ def test_one_replay_of_a_large_fan_in_walks_each_shard_a_bounded_number_of_times
     replay(ORCHESTRATOR, last)
     retried = 100 + 3  # each retried call is a compound of one (the SDK's), and the three timed passes
     assert sum(children) - retried <= 3 * 100 + FAN_IN_GROUPS ** 2
+
+
+def test_the_group_waits_add_no_action_so_runs_in_flight_replay_across_them(many_shards):
+    """The groups wait on shards already scheduled: every episode's actions are the ones a plain
+    task_any fan-out gives (one WhenAny of the retried calls, then the timed passes one by one), with
+    no WhenAll the extension would have to match against the history."""
+    host, inst = many_shards
+
+    def kinds(actions):
+        for action in actions:
+            if isinstance(action, list):
+                yield from kinds(action)
+            else:
+                yield action["actionType"]
+                yield from kinds(action.get("compoundActions") or [])
+
+    last_state = inst.episodes[-1][1]
+    found = list(kinds(last_state["actions"]))
+    assert found.count(WHEN_ANY) == 1  # the fan-out's
+    # the SDK wraps each retried call in a WhenAll of one, as before; no group adds one
+    assert found.count(WHEN_ALL) == found.count(CALL_ACTIVITY_WITH_RETRY) == 4 + 100 + 3 + 1 + 1
+    # evaluate_now has no timer: golden_hash .. plan_evaluation, the shards, the timed passes, save, discard
+    assert len(_all_actions(last_state)) == 4 + 100 + 3 + 1 + 1
 
 
 def test_a_large_fan_in_reports_progress_in_steps_of_at_most_one_group(many_shards):
