@@ -4,7 +4,10 @@ The rank fan-in loops ``task_any`` over the pending shards; every replay walks t
 cost of one replay grows with shards x shards if the loop is quadratic. Baseline: 200 shards; the bench
 prints each size's best of 3 replays and its ratio to the baseline (5x the shards: linear 5, quadratic 25).
 Measured 2026-12-01 under the bench lock, load 7.2 before, 9.9 after: 200 shards 0.159 s, 1,000 shards
-3.659 s (x23.0). Usage: python3 bench/bench_orchestrator_replay.py [200 1000]
+3.659 s (x23.0). 2026-12-02, quiet, one after the other on one machine: the per-completion task_any loop
+(1d0a15d) 0.146 s and 1.621 s (x11.1); the fan-in in at most 32 groups (``FAN_IN_GROUPS``) 0.091 s and
+0.398 s (x4.4, under linear), most of it now the SDK parsing 2,048 event timestamps.
+Usage: python3 bench/bench_orchestrator_replay.py [200 1000]
 """
 from __future__ import annotations
 import json, sys, time

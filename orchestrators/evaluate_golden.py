@@ -42,6 +42,7 @@ bp = df.Blueprint()
 # failed one (Python's retry options carry no backoff: the extension's coefficient of 1 applies).
 RETRY = df.RetryOptions(first_retry_interval_in_milliseconds=5_000, max_number_of_attempts=3)
 REASON_LENGTH = 300  # a failed step's reason, as kept in the report: its first line, cut here
+FAN_IN_GROUPS = 32  # the rank fan-in waits on at most this many groups of shards (``_wait_for_every``)
 
 
 @bp.orchestration_trigger(context_name="context", input_type=dict)
@@ -122,15 +123,12 @@ def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str
     tasks = [context.call_activity_with_retry(rank_shard, RETRY, {"collection": run["collection"],
                                                                  "run_id": run["run_id"], "key": key, "shard": shard})
              for key, shard in work]
-    pending = list(tasks)
-    while pending:
-        done = len(tasks) - len(pending)
+
+    def progress(done: int) -> None:
         status("running", f"ranking {len(keys)} setups: {done} of {len(tasks)} shards done", done=done,
                shards=len(tasks), setups=len(keys))
-        # task_any rather than task_all: one shard failing must not end the fan-in, and the status can
-        # count the shards as they finish. The first call schedules them all at once.
-        yield context.task_any(pending)
-        pending = [task for task in pending if not task.is_completed]
+
+    yield from _wait_for_every(context, tasks, progress)
     failures: dict[str, str] = {}
     searched: dict[str, bool] = {key: True for key in keys}
     for (key, shard), task in zip(work, tasks):
@@ -140,6 +138,34 @@ def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str
         elif not task.result["ok"]:
             searched[key] = False
     return failures, [key for key in keys if searched[key] and key not in failures]
+
+
+def _wait_for_every(context: df.DurableOrchestrationContext, tasks: list, progress: Any) -> Generator[Any, Any, None]:
+    """Wait until every task has completed, passed or failed for good, calling ``progress(done)`` before
+    each wait. A task failing never ends the wait (``task_all`` alone would fail at the first).
+
+    The tasks wait in at most ``FAN_IN_GROUPS`` groups, so a replay does work in proportion to the tasks,
+    not their square: a ``task_any`` over every pending task after each completion walked all of them
+    once per completion, on every replay (``bench/bench_orchestrator_replay.py``). With up to that many
+    tasks each is its own group and the status counts them one by one."""
+    if not tasks:
+        return
+    progress(0)
+    yield context.task_any(tasks)  # the first wait schedules them all at once, in one episode
+    size = -(-len(tasks) // FAN_IN_GROUPS)
+    groups = [tasks[start:start + size] for start in range(0, len(tasks), size)]
+    waits: list[Any] = [context.task_all(group) for group in groups]
+    while True:
+        for n, wait in enumerate(waits):
+            if wait is not None and wait.is_completed:
+                # done, or ended early by a member that failed for good: wait again for the rest of it
+                groups[n] = [task for task in groups[n] if not task.is_completed]
+                waits[n] = context.task_all(groups[n]) if groups[n] else None
+        still = [wait for wait in waits if wait is not None]
+        if not still:
+            return
+        progress(len(tasks) - sum(len(group) for group in groups))
+        yield context.task_any(still)
 
 
 def _reason(error: BaseException) -> str:

@@ -12,7 +12,7 @@ from datetime import timedelta
 import pytest
 
 from durable_host import (CALL_ACTIVITY_WITH_RETRY, CREATE_TIMER, EXECUTION_STARTED, ORCHESTRATOR_STARTED, START,
-                          WHEN_ANY, DurableHost, event, orchestration_context, registered, replay)
+                          WHEN_ALL, WHEN_ANY, DurableHost, event, orchestration_context, registered, replay)
 from orchestrators.evaluate_golden import RETRY, evaluate_golden
 
 # A completion the SDK cannot match to a task (a history with wrong event ids) only warns: fail instead.
@@ -340,3 +340,144 @@ def test_the_triggers_start_the_orchestrator_by_the_name_it_is_registered_under(
     built = evaluate_golden.build()
     assert starting.ORCHESTRATOR == built.get_function_name() == "evaluate_golden"
     assert [b.type for b in built.get_bindings()] == ["orchestrationTrigger"]
+
+
+# -- the fan-in at real sizes -----------------------------------------------------------------------
+
+MANY = {KEYS[0]: 1, KEYS[1]: 20, KEYS[2]: 79}  # 100 shards: groups of 4 (FAN_IN_GROUPS 32)
+
+
+class SlowShards(DurableHost):
+    """The host, with the named (setup, shard) activities run last: after every other activity and
+    every timer, as a shard on a slow instance finishes after its neighbours' retries ran out."""
+
+    def __init__(self, slow, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.slow = set(slow)
+
+    def _is_slow(self, work):
+        if work.kind != "activity" or work.name != "rank_shard":
+            return False
+        job = json.loads(work.input)
+        return (job["key"], job["shard"]) in self.slow
+
+    def step(self):
+        held = [w for w in self.work if self._is_slow(w)]
+        self.work = [w for w in self.work if w not in held]
+        try:
+            if super().step():
+                return True
+        finally:
+            self.work += held
+        if held and not any(w.kind == "timer" for w in self.work):
+            return super().step()  # nothing else is left: the slow ones run now
+        return False
+
+
+def _many(shards=MANY, host_kind=None, slow=(), **answers):
+    script = Script(plan_evaluation=lambda job: {"setups": list(KEYS), "shards": dict(shards)}, **answers)
+    host = (SlowShards(slow, {"evaluate_golden": ORCHESTRATOR}, script.answers) if slow else script.host())
+    host.start_new("evaluate_golden", "golden-docs-many", json.dumps(NOW_JOB))
+    host.run()
+    return host, host.instances["golden-docs-many"]
+
+
+@pytest.fixture(scope="module")
+def many_shards():
+    """One happy 100-shard run, shared: each run replays its whole history once per event."""
+    return _many()
+
+
+def test_one_replay_of_a_large_fan_in_walks_each_shard_a_bounded_number_of_times(monkeypatch, many_shards):
+    """A replay's work grows with the shards, not their square: every compound task the orchestrator
+    builds while replaying the whole 100-shard history holds, together, at most 3 x 100 + 32 x 32
+    children (a task_any over every pending shard after each completion held about 100 x 100 / 2)."""
+    from azure.durable_functions.models import Task as sdk_tasks
+    from orchestrators.evaluate_golden import FAN_IN_GROUPS
+
+    host, inst = many_shards
+    assert inst.output["outcome"] == "saved" and len(called(host, "rank_shard")) == 100
+    last = max(inst.episodes, key=lambda episode: len(episode[0]))[0]
+
+    children = []
+    built = sdk_tasks.CompoundTask.__init__
+
+    def counting(self, tasks, *args, **kwargs):
+        children.append(len(tasks))
+        built(self, tasks, *args, **kwargs)
+
+    monkeypatch.setattr(sdk_tasks.CompoundTask, "__init__", counting)
+    replay(ORCHESTRATOR, last)
+    retried = 100 + 3  # each retried call is a compound of one (the SDK's), and the three timed passes
+    assert sum(children) - retried <= 3 * 100 + FAN_IN_GROUPS ** 2
+
+
+def test_the_group_waits_add_no_action_so_runs_in_flight_replay_across_them(many_shards):
+    """The groups wait on shards already scheduled: every episode's actions are the ones a plain
+    task_any fan-out gives (one WhenAny of the retried calls, then the timed passes one by one), with
+    no WhenAll the extension would have to match against the history."""
+    host, inst = many_shards
+
+    def kinds(actions):
+        for action in actions:
+            if isinstance(action, list):
+                yield from kinds(action)
+            else:
+                yield action["actionType"]
+                yield from kinds(action.get("compoundActions") or [])
+
+    last_state = inst.episodes[-1][1]
+    found = list(kinds(last_state["actions"]))
+    assert found.count(WHEN_ANY) == 1  # the fan-out's
+    # the SDK wraps each retried call in a WhenAll of one, as before; no group adds one
+    assert found.count(WHEN_ALL) == found.count(CALL_ACTIVITY_WITH_RETRY) == 4 + 100 + 3 + 1 + 1
+    # evaluate_now has no timer: golden_hash .. plan_evaluation, the shards, the timed passes, save, discard
+    assert len(_all_actions(last_state)) == 4 + 100 + 3 + 1 + 1
+
+
+def test_a_large_fan_in_reports_progress_in_steps_of_at_most_one_group(many_shards):
+    host, inst = many_shards
+
+    done = [s["done"] for s in inst.statuses if s and s.get("stage") == "running"]
+    assert done[0] == 0 and done == sorted(done) and done[-1] < 100
+    assert max(b - a for a, b in zip(done, done[1:])) <= 4  # a group: ceil(100 / 32) shards
+    assert len(set(done)) >= 100 // 4
+
+
+def test_a_shard_failing_for_good_while_its_group_waits_on_a_slow_one_still_waits_for_it():
+    """Shards 0 and 1 of the reranked setup share a group; 0 fails for good (its group's wait ends
+    early) while 1, slow, has not finished: the fan-in waits for 1 again, and only the reranked setup
+    fails. The dense setup's shard 3, also slow, shares no group with a failure: it is waited for too."""
+    def rank(job):
+        if (job["key"], job["shard"]) == (KEYS[2], 0):
+            raise RuntimeError("the instance was recycled")
+        return {"key": job["key"], "shard": job["shard"], "ok": True}
+
+    host, inst = _many(rank_shard=rank, slow=[(KEYS[2], 1), (KEYS[1], 3)])
+
+    log = names(host)
+    ranked = [(job["key"], job["shard"]) for _, job in called(host, "rank_shard")]
+    assert ranked.count((KEYS[2], 0)) == 3 and len(set(ranked)) == 100
+    assert ranked[-2:] == [(KEYS[1], 3), (KEYS[2], 1)]  # the slow ones really came after the failure
+    assert log.index("time_setup") > max(n for n, name in enumerate(log) if name == "rank_shard")
+    [(_, save)] = called(host, "save_report")
+    assert save["failures"] == {KEYS[2]: "shard 1 of 79 failed after 3 attempts: "
+                                         "RuntimeError: the instance was recycled"}
+    assert [job["key"] for _, job in called(host, "time_setup")] == KEYS[:2]
+    assert inst.output["outcome"] == "saved"
+
+
+def test_a_large_fan_in_whose_shard_passes_on_its_second_try_is_not_a_failure():
+    tries = []
+
+    def rank(job):
+        tries.append((job["key"], job["shard"]))
+        if (job["key"], job["shard"]) == (KEYS[1], 10) and tries.count((KEYS[1], 10)) == 1:
+            raise ConnectionError("reset by peer")
+        return {"key": job["key"], "shard": job["shard"], "ok": True}
+
+    host, inst = _many(rank_shard=rank, slow=[(KEYS[1], 11)])
+
+    [(_, save)] = called(host, "save_report")
+    assert tries.count((KEYS[1], 10)) == 2 and save["failures"] == {}
+    assert [job["key"] for _, job in called(host, "time_setup")] == KEYS
