@@ -35,6 +35,8 @@ STEPS = (
     ("evaluation.run.app_run", "merge_shards", "merge shards"),
     ("evaluation.run.app_run", "assemble_report", "assemble the report"),
     ("evaluation.run.app_run", "finish_entries", "assemble the report"),
+    ("evaluation.store.runs", "report_bytes", "write the report"),
+    ("evaluation.report.html", "render_html", "write the report"),
     ("evaluation.run.app_run", "plan_run", "plan the run"),
     ("evaluation.run.app_run", "plan_shards", "plan the run"),
     ("evaluation.run.app_run", "reusable_times", "what to reuse"),

@@ -116,8 +116,8 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     ``plan_evaluation`` is ``plan_app_run`` (what ``earlier``, the collection's newest report, lets the
     run reuse, which setups are settled, the shards) and writes its parts; ``rank_shard`` is
     ``rank_setup`` over one shard; ``time_setup`` is ``time_setups`` of one setup with the reused
-    times; ``save_report`` is ``join_app_run`` of what they kept (the report's page and its write to
-    the store are not timed). The plan and the save are activities too: given a list as ``around``,
+    times; ``save_report`` is ``join_app_run`` of what they kept, then the report's bytes and its page
+    as the store writes them (``report_bytes``, ``render_html``; the upload itself is not timed). The plan and the save are activities too: given a list as ``around``,
     their ``Activity("plan")`` and ``Activity("save")`` are added to it. ``sample_shards``: measure
     that many shards of a setup that has more (``app_scale_shards``); the report is then None.
     ``cache_per_setup``: each setup's activities start from a cache of their own, empty on a cold run,
@@ -126,6 +126,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     from app_scale_shards import sampled, scheduled
     from evaluation.engine.target import EmbeddedTarget
     from evaluation.evaluate import held_in_report
+    from evaluation.report.html import render_html
     from evaluation.store.runs import report_bytes
     from evaluation import steps
 
@@ -192,6 +193,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
             reused_ranks={key: read(found) for key, found in reused_ranks.items()},
             times={key: read(times[key]) if key in times else None for key in shards if key not in settled},
             reused_times=read(files["reused_times"]) if settled else {})
+        report_bytes(report), render_html(report)  # what evaluation.save_report writes (history: none here)
     if around is not None:
         around += [planned_at, Activity("save", time.perf_counter() - started)]
     return fan_out, timing, report
