@@ -43,15 +43,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         sent[run["now"]].extend(pairs)
         return np.zeros(len(pairs), dtype=np.float32)
 
+    real = models.CrossEncoder.score_pairs
     models.CrossEncoder.score_pairs = stubbed
     rows = scale.questions_of(args.golden, args.questions)
-    with tempfile.TemporaryDirectory() as work:
-        cache = Path(work) / "cache.sqlite"
-        cold = scale.run_once(args.index, rows, cache, only=[args.setup], shard_seconds=180.0, earlier=None,
-                              workdir=Path(work))
-        run["now"] = "warm"
-        scale.run_once(args.index, scale.changed(rows, 0.1, frozenset(cold[2]["timed_question_ids"])), cache,
-                       only=[args.setup], shard_seconds=180.0, earlier=cold[2], workdir=Path(work))
+    try:
+        with tempfile.TemporaryDirectory() as work:
+            cache = Path(work) / "cache.sqlite"
+            cold = scale.run_once(args.index, rows, cache, only=[args.setup], shard_seconds=180.0, earlier=None,
+                                  workdir=Path(work))
+            run["now"] = "warm"
+            scale.run_once(args.index, scale.changed(rows, 0.1, frozenset(cold[2]["timed_question_ids"])), cache,
+                           only=[args.setup], shard_seconds=180.0, earlier=cold[2], workdir=Path(work))
+    finally:
+        models.CrossEncoder.score_pairs = real  # the real scores again for whoever runs next in this process
     tokenizer = models.load_cross_encoder()._tokenizer
     totals = {}
     for name in ("cold", "warm"):
