@@ -261,7 +261,7 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
 
         folder = args.index_dir or default_index_dir(args.corpus)
         if read_marker(folder) is None:
-            bar.say(f"building the index of {args.corpus} in {folder}: first run only (for the sample about 20-70 s "
+            bar.say(f"building the index of {args.corpus} in {folder}: first run only (for the sample about 20-80 s "
                     "on 2 cores, depending on the CPU: chunking, BM25, embedding every chunk with each model); later runs "
                     "reuse it while the corpus and settings are unchanged")
         else:
