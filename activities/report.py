@@ -26,7 +26,8 @@ def save_report(job: dict) -> dict:
     run_id = job["run_id"]
     report = steps.join_app_run(**run_parts(folder, run_id, failures=job.get("failures") or {},
                                             settled=job.get("settled") or [],
-                                            reused_ranks=job.get("reused_ranks") or []))
+                                            reused_ranks=job.get("reused_ranks") or []),
+                                owned=True)  # decoded for this call: the report takes them without copies
     return save_while_golden(settings, folder, job["sha256"], run_id,
                              lambda: evaluation.save_report(folder.store, report, folder.kept_golden(job["sha256"])))
 

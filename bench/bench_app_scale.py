@@ -192,7 +192,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
             shard_entries={key: [read(p) for p in parts.get(key, [])] for key in shards},
             reused_ranks={key: read(found) for key, found in reused_ranks.items()},
             times={key: read(times[key]) if key in times else None for key in shards if key not in settled},
-            reused_times=read(files["reused_times"]) if settled else {})
+            reused_times=read(files["reused_times"]) if settled else {}, owned=True)
         report_bytes(report), render_html(report)  # what evaluation.save_report writes (history: none here)
     if around is not None:
         around += [planned_at, Activity("save", time.perf_counter() - started)]

@@ -218,6 +218,8 @@ def test_the_save_joins_the_bytes_its_plain_steps_give(target, cold, tmp_path, m
     given = copy.deepcopy(kept)
     quick = report_bytes(join_app_run(through_json(app.plan), **kept))
     assert kept == given  # finished and assembled in place, yet what the parts kept is not changed
+    # what save_report does with the working files it decoded: the same bytes, nothing copied
+    assert report_bytes(join_app_run(through_json(app.plan), **copy.deepcopy(kept), owned=True)) == quick
 
     for module in (assemble, one_setup, reuse, shards):
         monkeypatch.setattr(module, "copied", copy.deepcopy)

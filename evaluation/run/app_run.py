@@ -96,8 +96,10 @@ def join_app_run(plan: dict[str, Any], *, shard_entries: Mapping[str, Sequence[M
                  times: Mapping[str, Mapping[str, Any] | None] | None = None,
                  reused_ranks: Mapping[str, Mapping[str, Any] | None] | None = None,
                  reused_times: Mapping[str, Mapping[str, Any]] | None = None, settled: Iterable[str] = (),
-                 failures: Mapping[str, str] | None = None) -> Report:
-    """The report of a run done in parts, from what its parts kept (the inputs are not changed).
+                 failures: Mapping[str, str] | None = None, owned: bool = False) -> Report:
+    """The report of a run done in parts, from what its parts kept (the inputs are not changed, unless
+    ``owned``: the caller gives ``shard_entries`` and ``reused_ranks`` away, as ``save_report`` does with
+    what it decoded from the working files, and the report takes their values without copying them).
 
     ``shard_entries``: per setup key, the entries ``rank_setup`` gave for its shards (any order; none
     for a setup whose every question was reused). ``reused_ranks``: ``AppPlan.reused_ranks`` as kept
@@ -115,7 +117,7 @@ def join_app_run(plan: dict[str, Any], *, shard_entries: Mapping[str, Sequence[M
     failures = dict(failures or {})
     times, reused_ranks, reused_times = times or {}, reused_ranks or {}, reused_times or {}
     settled = set(settled)
-    ranked = {key: merge_shards(plan, key, list(parts), reused_ranks.get(key))
+    ranked = {key: merge_shards(plan, key, list(parts), reused_ranks.get(key), owned=owned)
               for key, parts in shard_entries.items() if key not in failures}
     timed = {}
     for key, entry in ranked.items():

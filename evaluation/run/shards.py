@@ -115,7 +115,7 @@ def measured_times(report: Mapping[str, Any] | None) -> dict[str, float]:
 
 
 def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[str, Any]],
-                 reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 reused: Mapping[str, Any] | None = None, *, owned: bool = False) -> dict[str, Any]:
     """One ``rank_setup`` entry from its shards' entries (``parts``, in shard order or any order), and
     from ``reused`` (the setup's ``reuse.reusable_ranks``, as given to ``plan_shards``) for the
     questions no shard searched: their results judged again, named in ``ranked_in``.
@@ -124,7 +124,10 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
     per-question maps in plan order, ``cache``, ``requests`` and ``retries`` added up. A shard whose
     search failed makes the setup failed with that error (the first, in shard order) and the counts of
     every shard. Shards that do not cover the batch exactly once are an error: a question ranked
-    twice or never would change the setup's numbers without a word.
+    twice or never would change the setup's numbers without a word. ``owned``: ``parts`` and ``reused``
+    are the caller's to give away (decoded from working files for this call), so the entry takes their
+    per-question values as they are instead of copies (a warm save's 36,000 reused results at 5,000
+    questions: ``bench/bench_app_scale.py``).
     """
     planned_setup(plan, setup_key)
     taken = reused_ids(plan, setup_key, reused)
@@ -143,10 +146,11 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
         never = sorted(set(batch) - set(seen))
         raise UsageError(f"the shards of {setup_key} do not cover its questions once each: "
                          f"twice {twice}, never {never}, not in its batch {sorted(set(seen) - set(batch))}")
-    entry = copied({k: v for k, v in parts[0].items() if k not in _PER_QUESTION})
+    keep = (lambda value: value) if owned else copied
+    entry = keep({k: v for k, v in parts[0].items() if k not in _PER_QUESTION})
     for name in _PER_QUESTION:
         merged = {qid: value for p in parts for qid, value in p[name].items()}
-        entry[name] = copied({qid: merged[qid] for qid in batch})
+        entry[name] = keep({qid: merged[qid] for qid in batch})
     ranked_in = {qid: run for p in parts for qid, run in (p.get("ranked_in") or {}).items()}
     entry.pop("ranked_in", None)
     if ranked_in:
