@@ -49,6 +49,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 SLOTS = 2  # activities at once per instance (host.json maxConcurrentActivityFunctions)
 GOAL_RATIO = 1.5
 WARM_GOAL = 0.1
+WARM_SHARE = 0.1  # of the questions asked in other words for the warm run
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,12 @@ def changed(rows: list[dict], share: float, keep: frozenset[str] = frozenset()) 
     return [({**r, "question": r["question"] + " in other words"} if n in picked else r) for n, r in enumerate(rows)]
 
 
+
+def warm_questions(rows: list[dict], cold_report: dict) -> list[dict]:
+    """The warm run's golden rows: ``rows`` with 10% asked in other words, none of the cold run's timed
+    sample among them (``changed``)."""
+    return changed(rows, WARM_SHARE, frozenset(cold_report["timed_question_ids"]))
+
 def written(value: Any) -> bytes:
     """``value`` as a run's working file holds it: compact UTF-8 JSON, as the app's ``write_work`` writes
     it. Every part crosses between activities this way, written once and ``read`` by each that needs it."""
@@ -117,8 +124,9 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     run reuse, which setups are settled, the shards) and writes its parts; ``rank_shard`` is
     ``rank_setup`` over one shard; ``time_setup`` is ``time_setups`` of one setup with the reused
     times; ``save_report`` is ``join_app_run`` of what they kept, then the report's bytes and its page
-    as the store writes them (``report_bytes``, ``render_html``; the upload itself is not timed). The plan and the save are activities too: given a list as ``around``,
-    their ``Activity("plan")`` and ``Activity("save")`` are added to it. ``sample_shards``: measure
+    as the store writes them (``report_bytes``, ``render_html``; the upload itself is not timed). The
+    plan and the save are activities too: given a list as ``around``, their ``Activity("plan")`` and
+    ``Activity("save")`` are added to it. ``sample_shards``: measure
     that many shards of a setup that has more (``app_scale_shards``); the report is then None.
     ``cache_per_setup``: each setup's activities start from a cache of their own, empty on a cold run,
     as when every setup's shards run at once on instances of their own (no setup reads the query
@@ -268,9 +276,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                                 cache_per_setup=args.cache_per_setup)
             if args.save:  # the cold run, as --cold-only saves it, for --combine with the reranked setups' runs
                 save(args.save, count, cold[0], cold[1], (load[0], os.getloadavg()[0]))
-            sample = frozenset(cold[2]["timed_question_ids"])
+            warm_rows = warm_questions(rows, cold[2])
             with _installed(profilers.get("warm")):
-                warm = run_once(args.index, changed(rows, 0.1, sample), cache, only=args.only,
+                warm = run_once(args.index, warm_rows, cache, only=args.only,
                                 shard_seconds=args.shard_seconds, earlier=cold[2], workdir=Path(work),
                                 profiler=profilers.get("warm"), retime=args.retime, around=around["warm"],
                                 cache_per_setup=args.cache_per_setup)
@@ -296,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             ratio = searches[1] / searches[0]
             whole = ((searches[1] + sum(a.seconds for a in around["warm"]))
                      / (searches[0] + sum(a.seconds for a in around["cold"])))
-            asked = {r["id"]: r["question"] for r in changed(rows, 0.1, sample)}
+            asked = {r["id"]: r["question"] for r in warm_rows}
             unchanged = [r["id"] for r in rows if asked[r["id"]] == r["question"]]
             before = {s["key"]: s for s in cold[2]["setups"]}
             same = all(s[name][q] == before[s["key"]][name][q]

@@ -52,8 +52,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             cold = scale.run_once(args.index, rows, cache, only=[args.setup], shard_seconds=180.0, earlier=None,
                                   workdir=Path(work))
             run["now"] = "warm"
-            scale.run_once(args.index, scale.changed(rows, 0.1, frozenset(cold[2]["timed_question_ids"])), cache,
-                           only=[args.setup], shard_seconds=180.0, earlier=cold[2], workdir=Path(work))
+            scale.run_once(args.index, scale.warm_questions(rows, cold[2]), cache, only=[args.setup],
+                           shard_seconds=180.0, earlier=cold[2], workdir=Path(work))
     finally:
         models.CrossEncoder.score_pairs = real  # the real scores again for whoever runs next in this process
     tokenizer = models.load_cross_encoder()._tokenizer

@@ -42,7 +42,7 @@ def test_questions_are_asked_again_in_numbered_variants_and_ten_percent_change(t
 def test_a_warm_run_the_apps_way_searches_only_the_changed_questions_and_the_profile_counts_its_steps(
         sample_index, tmp_path):
     from app_profile import Profiler
-    from bench_app_scale import changed, run_once
+    from bench_app_scale import run_once, warm_questions
 
     rows = questions_of(SAMPLES / "golden.jsonl", 80)  # 50 of them timed (the default sample)
     options = {"only": ["local.keyword.bm25"], "shard_seconds": 180.0, "workdir": tmp_path}
@@ -50,7 +50,7 @@ def test_a_warm_run_the_apps_way_searches_only_the_changed_questions_and_the_pro
     profiler, around = Profiler(), []
     profiler.install()
     try:
-        warm = run_once(sample_index, changed(rows, 0.1, frozenset(cold[2]["timed_question_ids"])),
+        warm = run_once(sample_index, warm_questions(rows, cold[2]),
                         tmp_path / "cache.sqlite", earlier=cold[2], profiler=profiler, around=around, **options)
     finally:
         profiler.uninstall()
