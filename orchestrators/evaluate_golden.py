@@ -25,7 +25,7 @@ unique part is ``context.new_uuid()``, the same on every replay), no settings. P
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, Generator
+from typing import Any, Callable, Generator
 
 import azure.durable_functions as df
 from azure.durable_functions.models.Task import TaskState
@@ -140,7 +140,8 @@ def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str
     return failures, [key for key in keys if searched[key] and key not in failures]
 
 
-def _wait_for_every(context: df.DurableOrchestrationContext, tasks: list, progress: Any) -> Generator[Any, Any, None]:
+def _wait_for_every(context: df.DurableOrchestrationContext, tasks: list,
+                    progress: Callable[[int], None]) -> Generator[Any, Any, None]:
     """Wait until every task has completed, passed or failed for good, calling ``progress(done)`` before
     each wait. A task failing never ends the wait (``task_all`` alone would fail at the first).
 
