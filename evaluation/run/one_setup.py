@@ -14,6 +14,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
 from ..golden import Question
+from ..scoring.judging import Rule
 from ..scoring.metrics import Outcome, median_margin, summarise
 from ..settings import EvaluationSettings
 from ..target import COUNTERS, Hit, Setup, Target
@@ -153,9 +154,12 @@ def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[
         merged = {**done[name], **judged[name]}
         order = question_ids if question_ids is not None else list(merged)
         done[name] = {qid: merged[qid] for qid in order if qid in merged}
-    outcomes = [Outcome(qid, tuple(positions), relevant) for qid, (positions, relevant) in done.pop("outcomes").items()]
+    outcomes = [Outcome.from_json(qid, value) for qid, value in done.pop("outcomes").items()]
     done["times_ms"] = list(timed["times_ms"])
     done["summary"] = summarise(outcomes, done["times_ms"])
+    holes = {o.question_id: list(o.holes) for o in outcomes if o.holes}
+    if holes:  # each question's unjudged ids in its top 10: what the golden file should label next
+        done["holes"] = holes
     for name in ("time_state", "timed_in"):  # what decided the times; where reused ones were measured
         if timed.get(name):
             done[name] = timed[name]
@@ -241,7 +245,7 @@ def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _
     counter.stage("searching the other questions in a batch")
     hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
     state = rank_state(plan, setup.key)  # what decided these results, so a later run may take them (run.reuse)
-    return {**setup.to_dict(), **_judged(questions, hits, plan["settings"]["by"]), "times_ms": [], "error": None,
+    return {**setup.to_dict(), **_judged(questions, hits, Rule.of(plan["settings"])), "times_ms": [], "error": None,
             "summary": None, "rank": None, "neighbours": [], "versus_top": None,
             **({"rank_state": state} if state else {})}
 
@@ -307,7 +311,7 @@ def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock
         counter.stage(f"{within}the other sampled questions in a batch")
         searched += rest
         hit_lists += _batch(target, setup, rest, settings.depth, counter)
-    return {"times_ms": times, "judged": _judged(searched, hit_lists, settings.by),
+    return {"times_ms": times, "judged": _judged(searched, hit_lists, Rule.of(plan["settings"])),
             "time_state": time_state(plan, setup.key)}
 
 
@@ -320,7 +324,7 @@ def _reused_pass(target: Target, setup: Setup, plan: dict[str, Any], reused: Map
     sample = [by_id[qid] for qid in ids]
     counter.stage(f"times from run {reused['timed_in']} (same index state); the sampled questions in a batch")
     hits = _batch(target, setup, sample, plan["settings"]["depth"], counter) if sample else []
-    return {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, plan["settings"]["by"]),
+    return {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, Rule.of(plan["settings"])),
             "time_state": reused["time_state"], "timed_in": reused["timed_in"]}
 
 

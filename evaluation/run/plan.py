@@ -130,8 +130,11 @@ def utc(moment: datetime | str | None) -> datetime:
 def _question_row(question: Question) -> dict[str, Any]:
     """A question as the plan carries it to the searches: with its text and quotes. The report keeps
     only ``id``, ``expected`` and ``sha256`` (see ``assemble_report``)."""
-    return {"id": question.id, "question": question.question, "expected": list(question.expected),
-            "evidence": list(question.evidence), "sha256": question_sha256(question.question)}
+    row = {"id": question.id, "question": question.question, "expected": list(question.expected),
+           "evidence": list(question.evidence), "sha256": question_sha256(question.question)}
+    if question.grades:  # graded labels: the ids graded other than 1 (0 = judged, not relevant)
+        row["grades"] = {key: grade for key, grade in question.grades}
+    return row
 
 
 def plan_questions(plan: dict[str, Any], only: Iterable[str] | None = None) -> list[Question]:
@@ -139,8 +142,8 @@ def plan_questions(plan: dict[str, Any], only: Iterable[str] | None = None) -> l
     not the whole golden file's: at 1,000 questions that was a twentieth of a warm shard's seconds)."""
     wanted = None if only is None else set(only)
     return [Question(id=row["id"], question=row["question"], expected=tuple(row["expected"]),
-                     evidence=tuple(row.get("evidence") or ())) for row in plan["questions"]
-            if wanted is None or row["id"] in wanted]
+                     evidence=tuple(row.get("evidence") or ()), grades=tuple((row.get("grades") or {}).items()))
+            for row in plan["questions"] if wanted is None or row["id"] in wanted]
 
 
 def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc", *,

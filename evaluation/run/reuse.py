@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from ..golden import Question
+from ..scoring.judging import Rule
 from .copying import copied
 from .judged import PER_QUESTION, batch_ids, judged_rows, timed_ids
 from .plan import plan_questions, planned_setup
@@ -118,7 +119,7 @@ def reused_part(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any],
     if absent or len(questions) != len(wanted):
         raise ValueError(f"setup {setup_key} has no reused results for {', '.join(absent) or 'some questions'}")
     rows = [reused["results"][q.id] for q in questions]
-    return {**copied(setup), **judged_rows(questions, rows, plan["settings"]["by"]), "times_ms": [],
+    return {**copied(setup), **judged_rows(questions, rows, Rule.of(plan["settings"])), "times_ms": [],
             "error": None, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
             "rank_state": reused["rank_state"], "ranked_in": {q.id: reused["ranked_in"][q.id] for q in questions}}
 

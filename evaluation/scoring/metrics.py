@@ -1,36 +1,38 @@
 """Retrieval metrics over judged questions, computed for all questions at once with numpy.
 
-A question's ``Outcome`` holds, for each of its expected units (document, page, chunk or quote: see
-``judging``) found in the results, the 1-based position of the first result that holds it, and how
-many units it has. One result may hold several units (a chunk holding two quotes; a chunk of
-``r.pdf`` page 2 when both ``r.pdf`` and ``r.pdf#page=2`` are expected): those units share a
-position. From those:
+A question's ``Outcome`` (see ``judging``, which also says how a run reads a rank: among results or
+among documents) holds the 1-based position at which each of its relevant units (graded ``min_grade``
+or more; a document, page, chunk or quote) was first found, and how many relevant units it has. At
+the doc and chunk grains one result is one unit; at the evidence grain one result may hold two
+quotes, which then share its position. Graded questions also carry each found unit's grade
+(``gains``) and every judged grade (``ideal``). From those:
 
 - found@k    share of questions with a relevant result at position <= k (k in 1, 3, 5, 10, 20).
-- recall@k   mean over questions of (units found at positions <= k) / (units expected).
+- recall@k   mean over questions of (relevant units found at positions <= k) / (relevant units).
 - MRR        mean over questions of 1 / (position of the first relevant result); 0 when none came back.
-- nDCG@10    DCG / ideal DCG, binary gains. DCG = sum over the positions p <= 10 where at least one
-             unit was first found of 1 / log2(p + 1): a result counts once, however many units it
-             holds. The ideal is the DCG of a perfect ranking: one relevant result at each of the
-             positions 1..min(needed, 10), where ``needed`` is how many results hold every unit
-             = (distinct positions at which units were found) + (units not found, one result each).
+- nDCG@10    DCG / ideal DCG, as trec_eval's ndcg_cut_10: DCG = sum over the positions p <= 10 holding a
+             unit first found there of gain / log2(p + 1), the gain being the unit's grade (1 for a
+             binary label; a result holding two quotes counts once, gain 1); the ideal DCG is that of
+             every judged grade above 0 in descending order (binary: one relevant result at each
+             position 1..min(needed, 10), ``needed`` = distinct positions found + units not found).
+- judged@10  share of the positions in the top 10 whose unit is judged (any grade, 0 included), over
+             the positions there are (a question with 3 results: of 3), 0 with none: ir_measures' Judged@10.
+- holes@10   distinct unjudged units in the top 10: what nobody labelled, which a run cannot score.
 - landed     how many questions had their first relevant result first, at 2-3, 4-5, 6-10, 11-20,
              or not in the top 20.
 
 So a perfect ranking scores 1.0 on found@k, MRR and nDCG@10 at every grain, and recall@k once k
 reaches the results the question needs (as in trec_eval, a question with two expected documents has
-recall@1 of at most 1/2). Where no result holds two units (every grain when each document, chunk
-or quote is in a different result), ``needed`` is the number of units and every number equals
-trec_eval's on the run whose docno at each position is the unit first found there (recip_rank,
-success_k, recall_k, ndcg_cut_10); where one result holds several units, trec_eval would count that
-result once in its DCG but every unit in its ideal, so a perfect ranking could not reach 1.0: here
-the ideal counts that result once too.
+recall@1 of at most 1/2). At the doc and chunk grains every number equals trec_eval's (success_k,
+recip_rank, recall_k, ndcg_cut_10; relevance level ``min_grade``) on the run ``report.trec`` exports
+for the same reading, whatever the grades; tests/test_oracle_graded.py holds that against
+pytrec_eval, ir_measures and ranx.
 
-Rules: positions count results as they came back, so a target's order decides ties (the embedded
-engine orders equal scores by position in the index). A question with no results, or with nothing
-relevant in them, scores 0 on every metric and lands "not in top 20". Questions without any relevant
-unit are not scored at all (the caller leaves them out). Times: median and 95th percentile (linear
-interpolation between closest ranks, numpy's default) of the timed searches, in milliseconds.
+Rules: positions count results (or units) as they came back, so a target's order decides ties (the
+embedded engine orders equal scores by position in the index). A question with no results, or with
+nothing relevant in them, scores 0 on every metric and lands "not in top 20". Questions without any
+relevant unit are not scored at all (the caller leaves them out). Times: median and 95th percentile
+(linear interpolation between closest ranks, numpy's default) of the timed searches, in milliseconds.
 """
 from __future__ import annotations
 
@@ -43,6 +45,7 @@ import numpy as np
 
 from ..measures import CUTOFFS, MRR, NDCG_10
 
+HOLES_CUTOFF = 10  # judged@k and holes@k are counted in the top 10, where nDCG looks
 LANDED = ("first", "2-3", "4-5", "6-10", "11-20", "not in top 20")
 _LANDED_EDGES = (1, 3, 5, 10, 20)  # upper position of each bucket but the last
 NDCG_CUTOFF = 10
@@ -51,8 +54,12 @@ NDCG_CUTOFF = 10
 @dataclass(frozen=True)
 class Outcome:
     question_id: str
-    positions: tuple[int, ...]  # ascending, 1-based: one per unit found (units one result holds share it)
-    relevant: int               # units expected
+    positions: tuple[int, ...]  # ascending, 1-based: one per relevant unit found (units one result holds share it)
+    relevant: int               # relevant units
+    gains: tuple[tuple[int, int], ...] | None = None  # graded: (position, grade) per found unit graded above 0
+    ideal: tuple[int, ...] | None = None  # graded: every judged grade above 0, best first
+    judged: float | None = None  # share of the top HOLES_CUTOFF positions holding a judged unit (None: not counted)
+    holes: tuple[str, ...] | None = None  # the distinct unjudged units in the top HOLES_CUTOFF
 
     @property
     def first(self) -> int | None:
@@ -63,46 +70,70 @@ class Outcome:
         """Results a perfect ranking needs: one per distinct position found, one per unit not found."""
         return len(set(self.positions)) + self.relevant - len(self.positions)
 
+    def to_json(self) -> list[Any]:
+        """``[positions, relevant]`` (the binary form working files have always kept), then ``gains``,
+        ``ideal``, ``judged`` and ``holes`` up to the last one given."""
+        extra = [None if self.gains is None else [list(g) for g in self.gains],
+                 None if self.ideal is None else list(self.ideal), self.judged,
+                 None if self.holes is None else list(self.holes)]
+        while extra and extra[-1] is None:
+            extra.pop()
+        return [list(self.positions), self.relevant, *extra]
+
+    @classmethod
+    def from_json(cls, question_id: str, value: Sequence[Any]) -> Outcome:
+        """``to_json``'s list back as the outcome (a two-item list: an outcome kept before grades)."""
+        positions, relevant, *extra = value
+        gains, ideal, judged, holes = (list(extra) + [None] * 4)[:4]
+        return cls(question_id, tuple(positions), relevant,
+                   None if gains is None else tuple((int(p), int(g)) for p, g in gains),
+                   None if ideal is None else tuple(ideal), judged, None if holes is None else tuple(holes))
+
 
 def _discounts(length: int) -> np.ndarray:
     return 1.0 / np.log2(np.arange(2, length + 2, dtype=np.float64))
 
 
-def score_matrix(first: np.ndarray, hits10: np.ndarray, needed: np.ndarray) -> dict[str, np.ndarray]:
+def score_matrix(first: np.ndarray, gains: np.ndarray, ideal_dcg: np.ndarray) -> dict[str, np.ndarray]:
     """Per-question metric arrays: ``found`` (bool), ``rr`` and ``ndcg_<cutoff>`` (``ndcg_10``).
 
-    ``first``: (Q,) position of the first relevant result, 0 when none. ``hits10``: (Q, cutoff), 1.0
-    where the result at position j + 1 holds a unit first found there (``outcome_arrays``; 10 columns
-    unless a caller asks for nDCG at another depth). ``needed``: (Q,) results a perfect ranking needs
-    (``Outcome.needed``).
+    ``first``: (Q,) position of the first relevant result, 0 when none. ``gains``: (Q, cutoff), the gain
+    of the unit first found at position j + 1 (0 where none; ``outcome_arrays``; 10 columns unless a
+    caller asks for nDCG at another depth). ``ideal_dcg``: (Q,) the DCG of a perfect ranking at that depth.
     """
-    cutoff = hits10.shape[1]
+    cutoff = gains.shape[1]
     found = first > 0
     rr = np.where(found, 1.0 / np.maximum(first, 1), 0.0)
-    discounts = _discounts(cutoff)
-    dcg = hits10 @ discounts
-    ideal_cum = np.concatenate(([0.0], np.cumsum(discounts)))
-    idcg = ideal_cum[np.minimum(needed, cutoff)]
-    ndcg = np.divide(dcg, idcg, out=np.zeros_like(dcg), where=idcg > 0)
+    dcg = gains @ _discounts(cutoff)
+    ndcg = np.divide(dcg, ideal_dcg, out=np.zeros_like(dcg), where=ideal_dcg > 0)
     return {"found": found, "rr": rr, f"ndcg_{cutoff}": ndcg}
 
 
 def outcome_arrays(outcomes: Sequence[Outcome],
                    cutoff: int = NDCG_CUTOFF) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(first, hits, needed) arrays for ``score_matrix``; ``hits`` has ``cutoff`` columns (nDCG's depth)."""
+    """(first, gains, ideal DCG) arrays for ``score_matrix``; ``gains`` has ``cutoff`` columns (nDCG's depth)."""
     n = len(outcomes)
     first = np.zeros(n, dtype=np.int64)
-    hits10 = np.zeros((n, cutoff), dtype=np.float64)
-    needed = np.zeros(n, dtype=np.int64)
+    gains = np.zeros((n, cutoff), dtype=np.float64)
+    ideal_dcg = np.zeros(n, dtype=np.float64)
+    discounts = _discounts(cutoff)
+    ideal_cum = np.concatenate(([0.0], np.cumsum(discounts)))
     for i, outcome in enumerate(outcomes):
-        needed[i] = outcome.needed
         if outcome.positions:
             first[i] = outcome.positions[0]
+        if outcome.gains is None:  # binary: gain 1 where a unit was first found; a result holding two is one result
             for p in outcome.positions:
                 if p > cutoff:
                     break
-                hits10[i, p - 1] = 1.0  # a result holding two units is still one result
-    return first, hits10, needed
+                gains[i, p - 1] = 1.0
+            ideal_dcg[i] = ideal_cum[min(outcome.needed, cutoff)]
+        else:
+            for p, grade in outcome.gains:
+                if p <= cutoff:
+                    gains[i, p - 1] = grade
+            best = np.asarray((outcome.ideal or ())[:cutoff], dtype=np.float64)
+            ideal_dcg[i] = float(best @ discounts[:len(best)])
+    return first, gains, ideal_dcg
 
 
 def recall_matrix(outcomes: Sequence[Outcome], cutoffs: Sequence[int] = CUTOFFS) -> dict[int, np.ndarray]:
@@ -116,6 +147,17 @@ def recall_matrix(outcomes: Sequence[Outcome], cutoffs: Sequence[int] = CUTOFFS)
         within = np.bincount(owner[position <= k], minlength=n).astype(np.float64)
         out[k] = np.divide(within, relevant, out=np.zeros(n), where=relevant > 0)
     return out
+
+
+def judged_summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """``judged_10`` (mean share of the top 10 positions holding a judged unit, ``Outcome.judged``) and ``holes_10`` (mean
+    distinct unjudged units in the top 10), over the questions that counted them; None when none did
+    (the evidence grain, or an entry kept before grades)."""
+    counted = [o for o in outcomes if o.judged is not None and o.holes is not None]
+    if not counted:
+        return {"judged_10": None, "holes_10": None}
+    return {"judged_10": round(sum(o.judged or 0.0 for o in counted) / len(counted), 4),
+            "holes_10": round(sum(len(o.holes or ()) for o in counted) / len(counted), 4)}
 
 
 def landed_bucket(first: int | None) -> str:
@@ -177,12 +219,13 @@ def timing_summary(times_ms: Sequence[float]) -> dict[str, Any]:
 
 
 def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> dict[str, Any]:
-    """The report's ``summary`` of one setup: counts, found and recall shares, MRR, nDCG@10, landed, times.
+    """The report's ``summary`` of one setup: counts, found and recall shares, MRR, nDCG@10, landed,
+    judged@10 and holes@10, times.
 
     Without ``times_ms`` the time fields read 0 and None until ``timing_summary`` fills them."""
     n = len(outcomes)
-    first, hits10, needed = outcome_arrays(outcomes)
-    scores = score_matrix(first, hits10, needed)
+    first, gains, ideal_dcg = outcome_arrays(outcomes)
+    scores = score_matrix(first, gains, ideal_dcg)
     counts = {str(k): int(np.count_nonzero((first > 0) & (first <= k))) for k in CUTOFFS}
     landed = {name: 0 for name in LANDED}
     for value in first.tolist():
@@ -197,6 +240,7 @@ def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> di
         MRR.summary_path[0]: round(float(scores["rr"].mean()), 4) if n else 0.0,
         NDCG_10.summary_path[0]: round(float(scores["ndcg_10"].mean()), 4) if n else 0.0,
         "landed": landed,
+        **judged_summary(outcomes),
         "median_ms": timing["median_ms"],
         "p95_ms": timing["p95_ms"],
         "median_margin": timing["median_margin"],

@@ -31,6 +31,8 @@ class Summary(TypedDict):
     mrr: float
     ndcg_10: float
     landed: dict[str, int]          # where the first relevant result landed (scoring.metrics.LANDED)
+    judged_10: Optional[float]      # share of the top 10 holding a judged unit (reports before grades lack it)
+    holes_10: Optional[float]       # mean distinct unjudged units in the top 10 (likewise)
     median_ms: Optional[float]
     p95_ms: Optional[float]
     median_margin: Optional[float]
@@ -65,6 +67,7 @@ class Entry(_EntryBase, total=False):
     timed_in: str                   # the run whose live times these are, when reused
     rank_state: str                 # sha256 of what decided the results (run.reuse)
     ranked_in: dict[str, str]       # question id -> the run that searched it, for reused results
+    holes: dict[str, list[str]]     # question id -> its unjudged unit ids in the top 10 (when it has any)
 
 
 class _ReportBase(TypedDict):
@@ -87,7 +90,7 @@ class _ReportBase(TypedDict):
 class Report(_ReportBase, total=False):
     """A run's report as ``run.assemble.assemble_report`` makes it and ``RunStore`` keeps it."""
 
-    questions: list[dict[str, Any]]  # id, expected, sha256: never a question's text
+    questions: list[dict[str, Any]]  # id, expected, grades (when graded), sha256: never a question's text
     timed_question_ids: list[str]
     significance: dict[str, Any]
     ties: dict[str, Any]
@@ -143,6 +146,7 @@ def _report(report: Any) -> None:
     for n, question in enumerate(_field(report, "questions", _list_of(_dict))):
         _field(question, "id", _str, f"questions[{n}]")
         _field(question, "expected", _list_of(_str), f"questions[{n}]")
+        _optional_field(question, "grades", _dict_of(_count), f"questions[{n}]")
     _optional_field(report, "timed_question_ids", _list_of(_str))
     rules = _field(report, "rules", _dict)
     for name in ("balance_points", "time_points"):
@@ -165,6 +169,7 @@ def _report(report: Any) -> None:
         _optional_field(setup, "ranks", _dict_of(_optional(_count)), where)
         _optional_field(setup, "results", _dict_of(_list_of(_result_row)), where)
         _optional_field(setup, "times_ms", _list_of(_number), where)
+        _optional_field(setup, "holes", _dict_of(_list_of(_str)), where)
     keys = [setup["key"] for setup in setups]
     if len(set(keys)) != len(keys):
         raise _Bad("setups name the same key twice")
@@ -185,6 +190,8 @@ def _summary(value: Any, path: str) -> dict:
         _field(value, name, _number, path)
     for name in ("median_ms", "p95_ms"):
         _field(value, name, _optional(_number), path)
+    for name in ("judged_10", "holes_10"):
+        _optional_field(value, name, _optional(_number), path)
     return value
 
 
