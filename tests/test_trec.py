@@ -26,7 +26,7 @@ def golden_of(questions: dict[str, list[str]]) -> Golden:
 
 
 def export(report, tmp_path, **options):
-    run_path, qrels_path = export_trec(report, tmp_path / "run.trec", tmp_path / "qrels.trec", **options)
+    run_path, qrels_path = export_trec(report, tmp_path / "run.trec", tmp_path / "qrels.trec", **options)[:2]
     return run_path.read_text().splitlines(), qrels_path.read_text().splitlines()
 
 
@@ -82,13 +82,23 @@ def test_export_trec_by_doc_writes_documents_and_expected_pages(tmp_path, make_r
     assert qrels == ["q1 0 doc-a 1", "q2 0 report.pdf#page=4 1", "q3 0 doc-c 1"]
 
 
-def test_export_trec_by_doc_keeps_each_document_once_at_its_first_chunk(tmp_path, make_report):
+def test_export_trec_reads_a_rank_as_the_report_does(tmp_path, make_report):
     report = make_report(questions={"q1": ["doc-a"]}, setups={"t.keyword.bm25": {"q1": ["doc-b", "doc-b", "doc-a"]}})
 
     run_lines, _ = export(report, tmp_path)
 
-    # the report counts chunks (doc-a is 3rd); the TREC run counts documents (doc-a is 2nd)
-    assert report["setups"][0]["ranks"] == {"q1": 3}
+    # among results (the report's default): doc-a is 3rd, so doc-b's second chunk keeps its place under its
+    # chunk id, which no question judges
+    assert report["rules"].get("rank_among", "results") == "results" and report["setups"][0]["ranks"] == {"q1": 3}
+    assert run_lines == ["q1 Q0 doc-b 1 20 t.keyword.bm25", "q1 Q0 doc-b:1 2 19 t.keyword.bm25",
+                         "q1 Q0 doc-a 3 18 t.keyword.bm25"]
+
+
+def test_export_trec_among_documents_keeps_each_document_once_at_its_first_chunk(tmp_path, make_report):
+    report = make_report(questions={"q1": ["doc-a"]}, setups={"t.keyword.bm25": {"q1": ["doc-b", "doc-b", "doc-a"]}})
+
+    run_lines, _ = export(report, tmp_path, rank_among="documents")
+
     assert run_lines == ["q1 Q0 doc-b 1 20 t.keyword.bm25", "q1 Q0 doc-a 2 19 t.keyword.bm25"]
 
 
@@ -174,7 +184,8 @@ def test_read_trec_run_orders_ties_as_trec_eval_does_by_score_then_docno_descend
     run = read_trec_run(path)
 
     assert [h.id for h in run["bm25"]["q1"]] == ["b", "a", "c"]  # a and b tie at 0.9: "b" > "a"; ranks ignored
-    assert run["dense"]["q1"] == [Hit(id="x.pdf#page=3", doc_id="x.pdf", page=3, score=2.0)]
+    # a docno is taken literally, as trec_eval matches it: x.pdf#page=3 is that page's unit, not x.pdf's
+    assert run["dense"]["q1"] == [Hit(id="x.pdf#page=3", doc_id="x.pdf#page=3", page=None, score=2.0)]
     assert run["bm25"]["q1"][2] == Hit(id="c", doc_id="c", page=None, score=0.5)
 
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from ..errors import EvaluationError
+from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 from .common import add_env_file_option, load_env_file_option, local_path, store_address
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
@@ -48,6 +49,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export.add_argument("--format", choices=EXPORT_FORMATS, default="all", help="what to write (default all)")
     export.add_argument("--by", choices=("doc", "chunk"), default=None,
                         help="grain of the TREC units (default: the report's; needed for evidence reports)")
+    export.add_argument("--rank-among", choices=RANK_AMONG, default=None,
+                        help="how a rank is read in the TREC run (default: the report's, so trec_eval, ranx and "
+                             "ir_measures give the report's numbers): among results as returned, or among documents")
     export.set_defaults(handler=export_run)
 
 
@@ -132,7 +136,7 @@ def kept_question_texts(store, report: dict) -> dict[str, str] | None:
 
 
 def export_run(args: argparse.Namespace) -> int:
-    from ..report.trec import export_csv, export_questions_csv, export_trec
+    from ..report.trec import export_csv, export_questions_csv, export_trec, unique_file_names
 
     store = _open(args)
     run_id = store.resolve(args.run_id)  # checked: file names come from it, never from inside the report
@@ -147,7 +151,17 @@ def export_run(args: argparse.Namespace) -> int:
     stem = args.out / run_id
     written = []
     if args.format in ("trec", "all"):  # first: it may refuse (evidence), and then nothing is written
-        written += export_trec(report, f"{stem}.run.trec", f"{stem}.qrels.trec", by=args.by)
+        keys = [s["key"] for s in report["setups"] if not s.get("error")]
+        names = dict(zip(keys, unique_file_names(keys)))
+        written += export_trec(report, f"{stem}.run.trec", f"{stem}.qrels.trec", by=args.by, rank_among=args.rank_among,
+                               setup_paths={key: f"{stem}.{name}.run.trec" for key, name in names.items()})
+        rules = report.get("rules") or {}
+        among = args.rank_among or rules.get("rank_among") or DEFAULT_RANK_AMONG
+        level = rules.get("min_grade") or DEFAULT_MIN_GRADE
+        same = "" if among == (rules.get("rank_among") or DEFAULT_RANK_AMONG) else " (not the report's reading)"
+        print(f"TREC files ranked among {among}{same}, relevance from grade {level}: trec_eval -l {level}, "
+              f"ir_measures (rel={level}) and ranx give the report's numbers on them; one run file per setup "
+              "beside the combined one", file=sys.stderr)
     if args.format in ("csv", "all"):
         written += [export_csv(report, f"{stem}.setups.csv"), export_questions_csv(report, f"{stem}.questions.csv")]
     for path in written:

@@ -3,14 +3,16 @@
 TREC files are how other tools (trec_eval, pytrec_eval, ir_measures, ranx) read a run:
 
     run     qid Q0 docno rank score tag        (tag = the setup key)
-    qrels   qid 0 docno 1                      (one line per expected unit)
+    qrels   qid 0 docno grade                  (one line per judged unit; grade 0: judged, not relevant)
 
-A docno is the unit judged at the report's grain (``by``):
+A docno is the unit judged at the report's grain (``by``, see ``scoring.judging``), read as the report
+reads a rank (``rank_among``), so trec_eval, ir_measures, ranx and ``score`` give the report's own
+numbers on the files (``trec_docnos``):
 
-- ``doc``: the document id. Each document is written once per question, at its first hit (later
-  chunks of it are dropped, so positions can move up against the report's, which count chunks). An
-  expected page, ``x.pdf#page=4``, stays that docno, and a hit on that page is written as it.
+- ``doc``: the document id, or ``x.pdf#page=4`` for a result on a page the question judges.
 - ``chunk``: the chunk id.
+- among ``documents``: each unit once, at its first result. Among ``results``: one line per result, a
+  unit's later results under docnos no question judges (their chunk ids), so they take up positions.
 - ``evidence``: refused. Quotes are not TREC units; export at ``doc`` instead.
 
 TREC fields are split on whitespace, so ``%``, whitespace and control characters inside an id are
@@ -34,9 +36,10 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
 from ..errors import EvaluationError, GoldenFileError, did_you_mean
-from ..golden import parse_expected
+from ..golden import Question
 from ..measures import MRR, NDCG_10
-from ..scoring.judging import judge
+from ..scoring.judging import Rule, judge, ranked_units, row_units
+from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 from ..scoring.metrics import CUTOFFS, outcome_arrays, recall_matrix, score_matrix, summarise
 from ..store.sources import Fetcher, read_bytes
 from ..target import Hit
@@ -101,12 +104,18 @@ def _cell(value: Any) -> Any:
 # -- TREC export ----------------------------------------------------------------------------------
 
 def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str | Path, *,
-                by: str | None = None) -> tuple[Path, Path]:
-    """Write every setup's results as a TREC run and the questions' expected units as qrels.
+                by: str | None = None, rank_among: str | None = None,
+                setup_paths: Mapping[str, str | Path] | None = None) -> tuple[Path, ...]:
+    """Write every setup's results as one TREC run, and the questions' judgements as graded qrels.
 
-    ``by`` defaults to the report's grain (see the module docstring). Scores are synthetic,
-    ``depth - rank + 1``, strictly descending, so trec_eval's own sort (score, then docno) keeps our
-    order exactly. Failed setups, and questions a setup returned nothing for, write no lines.
+    ``by`` and ``rank_among`` default to the report's own (``rules``), so trec_eval, ir_measures, ranx
+    or ``score`` give on these files the report's found@k, MRR, nDCG@10 and recall@k exactly (see
+    ``trec_docnos``; relevance level = the report's ``min_grade``). Scores are synthetic,
+    ``depth - rank + 1``, strictly descending, so every tool's own sort (score, then docno) keeps our
+    order. ``setup_paths`` (setup key -> path) also writes each setup's lines to a file of its own: a
+    tool that loads one file as one run (ranx, ir_measures) would otherwise merge the setups. Failed
+    setups, and questions a setup returned nothing for, write no lines. The qrels hold every judged
+    unit of every scored question with its grade (0 = judged, not relevant).
     """
     by = by or report.get("by", "doc")
     if by == "evidence":
@@ -115,48 +124,87 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
     if by not in TREC_GRAINS:
         raise EvaluationError(f"unknown grain {by!r} for TREC files; use one of {', '.join(TREC_GRAINS)} "
                               "(a page named in expected is written as doc#page=N at doc)")
+    rank_among = rank_among or (report.get("rules") or {}).get("rank_among") or DEFAULT_RANK_AMONG
+    if rank_among not in RANK_AMONG:
+        raise EvaluationError(f"unknown reading {rank_among!r}; rank among one of {', '.join(RANK_AMONG)}"
+                              f"{did_you_mean(str(rank_among), RANK_AMONG)}")
     depth = int(report["depth"])
-    questions = {q["id"]: q for q in report["questions"]}
-    run_lines = []
+    questions = {q.id: q for q in report_questions(report)}
+    per_setup: dict[str, list[str]] = {}
     for setup in report["setups"]:
         if setup.get("error"):
             continue
+        lines = per_setup.setdefault(setup["key"], [])
         for qid in report["question_ids"]:
-            pages = _expected_pages(questions[qid]["expected"]) if qid in questions else set()
-            units = _units((setup.get("results") or {}).get(qid) or [], by, pages)
-            run_lines += [f"{_escape(qid)} Q0 {_escape(u)} {rank} {depth - rank + 1} {_escape(setup['key'])}"
-                          for rank, u in enumerate(units, start=1)]
-    qrel_lines = [f"{_escape(q['id'])} 0 {_escape(e)} 1" for q in report["questions"] for e in dict.fromkeys(q["expected"])]
-    run_path, qrels_path = Path(run_path), Path(qrels_path)
-    run_path.write_text("".join(line + "\n" for line in run_lines), encoding="utf-8")
-    qrels_path.write_text("".join(line + "\n" for line in qrel_lines), encoding="utf-8")
-    return run_path, qrels_path
+            question = questions.get(qid) or Question(id=qid, question="")
+            docnos = trec_docnos(question, (setup.get("results") or {}).get(qid) or [], by, rank_among)
+            lines += [f"{_escape(qid)} Q0 {_escape(d)} {rank} {depth - rank + 1} {_escape(setup['key'])}"
+                      for rank, d in enumerate(docnos, start=1)]
+    qrel_lines = [f"{_escape(q.id)} 0 {_escape(unit)} {grade}" for q in questions.values()
+                  for unit, grade in q.judgements.items()]
+    written = [_write_lines(run_path, [line for lines in per_setup.values() for line in lines]),
+               _write_lines(qrels_path, qrel_lines)]
+    for key, path in (setup_paths or {}).items():
+        if key in per_setup:
+            written.append(_write_lines(path, per_setup[key]))
+    return tuple(written)
 
 
-def _expected_pages(expected: Sequence[str]) -> set[tuple[str, int]]:
-    pages = set()
-    for text in expected:
-        try:
-            item = parse_expected(text)
-        except ValueError:  # a stored report edited by hand: the item is a docno as written
+def report_questions(report: Mapping[str, Any]) -> list[Question]:
+    """A report's questions as ``Question``s with no text (``id``, ``expected`` and ``grades``): what its
+    judging read, for judging its kept results again."""
+    return [Question(id=q["id"], question="", expected=tuple(q.get("expected") or ()),
+                     grades=tuple((q.get("grades") or {}).items())) for q in report.get("questions") or []]
+
+
+def trec_docnos(question: Question, rows: Sequence[Sequence[Any]], by: str, rank_among: str) -> list[str]:
+    """A result list's docnos, best first: each result's unit (``judging.result_units``: a document, a
+    judged page ``doc#page=N``, or a chunk), read as the report reads a rank.
+
+    Among ``documents``, each unit once, at its first result. Among ``results``, one line per result: a
+    unit's first result is the unit, and each later result of it takes its place under a docno no
+    question judges (its chunk id, else the chunk id with ``#repeat=N``), so its position counts as
+    the report counts it and nothing is found twice.
+    """
+    units = row_units(question, rows, by)
+    if rank_among == "documents":
+        return ranked_units(units, rank_among)
+    taken = set(units) | set(question.judgements)
+    seen: set[str] = set()
+    docnos = []
+    for unit, row in zip(units, rows):
+        if unit not in seen:
+            seen.add(unit)
+            docnos.append(unit)
             continue
-        if item.page is not None:
-            pages.add((item.doc_id, item.page))
-    return pages
+        docno, n = str(row[0]), 1
+        while docno in taken:
+            n += 1
+            docno = f"{row[0]}#repeat={n}"
+        taken.add(docno)
+        docnos.append(docno)
+    return docnos
 
 
-def _units(rows: Sequence[Sequence[Any]], by: str, expected_pages: set[tuple[str, int]]) -> list[str]:
-    """The docnos of a result list at grain ``by``, each kept at its first position."""
-    units: dict[str, None] = {}
-    for chunk_id, doc_id, page, *_scores in rows:  # [id, doc_id, page, score, reranker score?]
-        if by == "chunk":
-            unit = chunk_id
-        elif page is not None and (doc_id, page) in expected_pages:
-            unit = f"{doc_id}#page={page}"
-        else:
-            unit = doc_id
-        units.setdefault(unit)
-    return list(units)
+def unique_file_names(keys: Sequence[str]) -> list[str]:
+    """A file name part per setup key, for its own run file: the key with any character but letters,
+    digits and ``._+-@`` written ``_`` (a key read from a stored report may hold anything, ``../``
+    included), at most 120 characters, and ``-2``, ``-3`` ... after a name already given."""
+    names: list[str] = []
+    for key in keys:
+        base = re.sub(r"[^A-Za-z0-9._+@-]", "_", key).lstrip(".")[:120] or "setup"
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = f"{base}-{n}"
+        names.append(name)
+    return names
+
+
+def _write_lines(path: str | Path, lines: Sequence[str]) -> Path:
+    path = Path(path)
+    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
+    return path
 
 
 def _escape(text: str) -> str:
@@ -172,8 +220,8 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval", fetcher: Fetche
     ``order="trec_eval"`` (default): score descending, then docno descending as written in the file,
     trec_eval's own sort, so ties come out as trec_eval ranks them and the rank column is ignored.
     ``order="rank"``: the rank column ascending, then the line order, for runs whose ranks are
-    meant to decide (scores then play no part). A docno ``a.pdf#page=3`` is a hit on page 3 of
-    ``a.pdf``. A bad line, or a docno twice for one question and tag (which trec_eval and pytrec_eval
+    meant to decide (scores then play no part). A docno is taken literally, as trec_eval matches it
+    to the qrels: ``a.pdf#page=3`` is found where a question judges that page, never as ``a.pdf``. A bad line, or a docno twice for one question and tag (which trec_eval and pytrec_eval
     refuse too), is an ``EvaluationError`` naming the file and the line.
     """
     if order not in ORDERS:
@@ -222,17 +270,17 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval", fetcher: Fetche
 
 
 def _hit(docno: str, score: float) -> Hit:
-    try:
-        item = parse_expected(docno)
-    except ValueError:  # not a page a golden file could name: the whole docno is the document
-        return Hit(id=docno, doc_id=docno, page=None, score=score)
-    return Hit(id=docno, doc_id=item.doc_id, page=item.page, score=score)
+    """A docno as a hit, taken literally: the docno is the unit (``a.pdf#page=3`` is found only where a
+    question judges exactly that page), as trec_eval matches docnos to qrels."""
+    return Hit(id=docno, doc_id=docno, page=None, score=score)
 
 
-def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: str = "doc") -> dict[str, dict]:
-    """Each tag's summary on the golden file's labelled questions, judged like a report's setups.
+def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: str = "doc", *,
+              min_grade: int = DEFAULT_MIN_GRADE) -> dict[str, dict]:
+    """Each tag's summary on the golden file's questions with a unit graded ``min_grade`` or more, judged
+    as trec_eval judges a run at that relevance level: each docno is the unit it names.
 
-    A labelled question absent from the run counts as nothing found. The summary is
+    A scored question absent from the run counts as nothing found. The summary is
     ``metrics.summarise``'s, except ``mrr``, ``ndcg_10`` and ``recall`` at full precision (the report
     rounds them to 4 places), plus ``per_question``: ``{qid: {first, rr, ndcg_10, recall_10}}``, so any
     comparison can be recomputed. Judging by evidence is refused: a TREC run carries no text to find
@@ -244,10 +292,12 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
     if getattr(golden, "problems", ()):
         log.warning("%s: %d row(s) with errors are left out of the scores; `python3 -m evaluation golden check %s` "
                     "says why", golden.source, len({p.line for p in golden.problems}), golden.source)
-    questions = list(golden.labelled)
+    questions = [q for q in golden.labelled if q.relevant(min_grade)]
     if not questions:
-        raise GoldenFileError(f"{golden.source}: no question has expected documents yet, so there is "
+        graded = f" graded {min_grade} or more" if min_grade > DEFAULT_MIN_GRADE else ""
+        raise GoldenFileError(f"{golden.source}: no question has expected documents{graded} yet, so there is "
                               "nothing to score; fill in \"expected\" and run again")
+    rule = Rule(by, "documents", min_grade)  # a TREC run holds each docno once per question: its own reading
     known = {q.id for q in questions}
     scored = {}
     for tag, per_question in run.items():
@@ -255,7 +305,7 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
         if strangers:
             log.warning("run %s answers %d question(s) that are not labelled in %s (left out): %s",
                         tag, len(strangers), golden.source, ", ".join(strangers[:10]))
-        outcomes = [judge(q, per_question.get(q.id, ()), by) for q in questions]
+        outcomes = [judge(q, per_question.get(q.id, ()), rule) for q in questions]
         scores = score_matrix(*outcome_arrays(outcomes))
         recall = recall_matrix(outcomes)
         summary = summarise(outcomes)

@@ -113,6 +113,11 @@ def result_units(question: Question, results: Sequence[Any], by: str, id_of: Cal
     return units
 
 
+def row_units(question: Question, rows: Sequence[Sequence[Any]], by: str) -> list[str]:
+    """``result_units`` of a report's result rows (``Hit.to_row``: ``[id, doc_id, page, score, ...]``)."""
+    return result_units(question, rows, by, _ROW_ID, _ROW_DOC_ID, _ROW_PAGE)
+
+
 def ranked_units(units: Sequence[str], rank_among: str) -> list[str]:
     """The units positions count: every result's (``results``) or each unit once, at its first result
     (``documents``)."""
