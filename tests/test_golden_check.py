@@ -27,7 +27,7 @@ CASES = {
     "not_object": ((2, 1, 0, 0), [(2, "a list, not an object" + ONE_OBJECT)], []),
     "unknown_field": ((3, 1, 0, 0), [
         (2, '"expeted" is not a field. Did you mean "expected"?'),
-        (3, '"notes" is not a field. Fields are: id, question, expected, reference, evidence, hint, draft.'),
+        (3, '"notes" is not a field. Fields are: id, question, expected, retrieval_ground_truth, reference, evidence, hint, draft.'),
     ], []),
     "missing_expected": ((3, 1, 0, 0), [
         (2, NEEDS_EXPECTED),

@@ -219,4 +219,9 @@ def test_the_shipped_schema_is_valid_draft_2020_12_and_its_examples_pass():
     Draft202012Validator.check_schema(schema)
     validator = Draft202012Validator(schema)
     assert all(validator.is_valid(example) for example in schema["examples"])
-    assert schema["additionalProperties"] is False and schema["required"] == ["question", "expected"]
+    assert schema["additionalProperties"] is False and schema["required"] == ["question"]
+    # the labels: "expected" (a list, or an object of grades) or Azure's "retrieval_ground_truth", one of them
+    assert not validator.is_valid({"question": "q?"})
+    assert validator.is_valid({"question": "q?", "retrieval_ground_truth": [{"document_id": "a", "query_relevance_label": 2}]})
+    assert not validator.is_valid({"question": "q?", "expected": ["a"],
+                                   "retrieval_ground_truth": [{"document_id": "a", "query_relevance_label": 2}]})

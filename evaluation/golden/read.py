@@ -123,7 +123,9 @@ def _short(value: Any) -> str:
 
 def _row(question: Question) -> dict[str, Any]:
     row: dict[str, Any] = {} if question.id is None else {"id": question.id}  # left out: numbered by its line
-    row.update(question=question.question, expected=list(question.expected))
+    # graded labels as the object they were written as (every judged id, 0s included); else the list
+    row.update(question=question.question,
+               expected=dict(question.judgements) if question.graded else list(question.expected))
     if question.reference is not None:
         row["reference"] = question.reference
     if question.evidence:

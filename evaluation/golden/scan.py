@@ -133,7 +133,7 @@ class _Scanner:
         return {"bedrock": BEDROCK_EXAMPLE, "queries": QUERIES_EXAMPLE}.get(self.format or "", ROW_EXAMPLE)
 
     def _read_row(self, number: int, text: str) -> None:
-        row, repeated, problem = _parse(text)
+        row, repeated, graded_twice, problem = _parse(text)
         if problem is not None:
             self._reject(number, [f"{problem}; each line must be one object like {self._example}"
                                   if problem.syntax else str(problem)])
@@ -160,6 +160,8 @@ class _Scanner:
         else:
             candidates, errors, warnings, claims = _jsonl_row(row, number)
         errors = [f"{quoted(key)} is given twice; keep one" for key in repeated] + errors
+        errors += [f'{quoted(key)} is graded twice in "expected"; grade each document or page once'
+                   for key in graded_twice]
         errors += self._repeats(number, claims)
         self.warnings.extend(GoldenProblem(number, warning) for warning in warnings)
         if errors:
@@ -249,8 +251,10 @@ def _nothing_ready(rows_with_errors: int, unfilled: int) -> str:
     return f'no question is ready{because}; fix or fill at least one row so it has a "question" and "expected"'
 
 
-def _parse(text: str) -> tuple[Any, list[str], JsonLineError | None]:
-    """``(value, keys repeated in the top object, problem)``; ``problem`` is None when ``text`` is JSON we read."""
+def _parse(text: str) -> tuple[Any, list[str], list[str], JsonLineError | None]:
+    """``(value, keys repeated in the top object, keys repeated in its "expected" object, problem)``;
+    ``problem`` is None when ``text`` is JSON we read (a key given twice keeps its last value in JSON,
+    so a grade given twice would be lost without a word)."""
     repeats: list[tuple[dict[str, Any], str]] = []
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -264,8 +268,11 @@ def _parse(text: str) -> tuple[Any, list[str], JsonLineError | None]:
     try:
         value = parse_line(text, object_pairs_hook=pairs)
     except JsonLineError as err:
-        return None, [], err
-    return value, list(dict.fromkeys(key for made, key in repeats if made is value)), None
+        return None, [], [], err
+    top = list(dict.fromkeys(key for made, key in repeats if made is value))
+    expected = value.get("expected") if isinstance(value, dict) else None
+    graded = list(dict.fromkeys(key for made, key in repeats if made is expected)) if isinstance(expected, dict) else []
+    return value, top, graded, None
 
 
 _FORMAT_NAMES = {"jsonl": "a golden-file row", "bedrock": "an Amazon Bedrock row", "queries": "an ElectriPy queries row"}
@@ -291,6 +298,15 @@ def _mixed_format(row: dict[str, Any], file_format: str) -> str | None:
     return None
 
 
+def _labels(row: dict[str, Any]) -> tuple[str, ...] | dict[str, int]:
+    """A checked row's labels as ``Question`` takes them: ``expected`` (a list, or an object of grades), or
+    Azure's ``retrieval_ground_truth`` as the object of grades it means."""
+    if "retrieval_ground_truth" in row:
+        return {item["document_id"]: item["query_relevance_label"] for item in row["retrieval_ground_truth"]}
+    expected = row["expected"]
+    return dict(expected) if isinstance(expected, dict) else tuple(expected)
+
+
 def _jsonl_row(row: dict[str, Any], number: int) -> tuple[list[Question], list[str], list[str], list[_Claim]]:
     """``(the question or template row if the row is valid, errors, warnings, claims)``."""
     errors = row_errors(row, number)
@@ -308,7 +324,10 @@ def _jsonl_row(row: dict[str, Any], number: int) -> tuple[list[Question], list[s
     claims = [_Claim(question_id, "id" not in row, text if isinstance(text, str) else None)]
     if errors:
         return [], errors, warnings, claims
-    question = Question(id=row.get("id", f"q{number}"), question=row["question"], expected=tuple(row["expected"]),
+    question = Question(id=row.get("id", f"q{number}"), question=row["question"], expected=_labels(row),
                         reference=row.get("reference"), evidence=tuple(quotes), hint=row.get("hint"),
                         draft=row.get("draft", False), line=number)
+    if question.judgements and not question.expected:
+        warnings.append("no document is graded 1 or more, so the question is judged but never scored; grade the "
+                        "documents that answer it 1 or more (0 means judged, not relevant)")
     return [question], errors, warnings, claims

@@ -12,18 +12,20 @@ from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from .records import parse_expected
+from .records import MAX_GRADE, parse_expected
 from .wording import json_kind, quoted
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
     from jsonschema.exceptions import ValidationError
 
-FIELDS = ("id", "question", "expected", "reference", "evidence", "hint", "draft")
+FIELDS = ("id", "question", "expected", "retrieval_ground_truth", "reference", "evidence", "hint", "draft")
 _KINDS = {  # field -> (what it must be, an example of the right one)
     "id": ("a string", '"id": "q7"'),
     "question": ("a string", '"question": "How often are keys rotated?"'),
-    "expected": ("a list of document ids", '"expected": ["report.pdf#page=41"]'),
+    "expected": ("a list of document ids, or an object of grades", '"expected": ["report.pdf#page=41"]'),
+    "retrieval_ground_truth": ("a list of {document_id, query_relevance_label}",
+                               '"retrieval_ground_truth": [{"document_id": "report.pdf", "query_relevance_label": 3}]'),
     "reference": ("a string", '"reference": "Every 90 days."'),
     "evidence": ("a quote or a list of quotes", '"evidence": ["keys are rotated every 90 days"]'),
     "hint": ("a string", '"hint": "Key management. Signing keys are rotated..."'),
@@ -34,6 +36,9 @@ _NEEDS = {
     "expected": 'needs "expected", the documents that answer the question, '
                 'for example "expected": ["report.pdf#page=41"]',
 }
+_BOTH_LABELS = ('"expected" and "retrieval_ground_truth" are both given; keep one: they are two ways of '
+                'writing the same labels')
+_GRADES_EXAMPLE = '"expected": {"report.pdf#page=41": 3, "report.pdf": 1, "faq.md": 0}'
 _EMPTY_QUESTION = ('"question" is empty; write the question '
                    '(only a template row, which keeps its "hint", may leave it empty)')
 
@@ -121,6 +126,17 @@ def _sentences(error: ValidationError, row: dict[str, Any], line: int) -> list[t
                 for position, key in enumerate(row) if key not in FIELDS]
     if "then" in error.relative_schema_path:
         return [(FIELDS.index("question"), 0, _EMPTY_QUESTION)]
+    if name is None and "allOf" in error.relative_schema_path:  # the labels: one of the two, not both
+        if kind == "not":
+            return [(FIELDS.index("retrieval_ground_truth"), 0, _BOTH_LABELS)]
+        suggested = {closest_field(key, FIELDS) for key in row if key not in FIELDS}
+        return [] if "expected" in suggested else [(FIELDS.index("expected"), 0, _NEEDS["expected"])]
+    if name in ("expected", "retrieval_ground_truth") and error.validator in ("anyOf", "required", "type",
+                                                                              "additionalProperties", "minItems",
+                                                                              "pattern", "minimum", "maximum",
+                                                                              "propertyNames", "minProperties",
+                                                                              "uniqueItems"):
+        return [(rank, position, sentence) for position, sentence in enumerate(_label_sentences(name, row[name]))]
     if kind == "required":
         suggested = {closest_field(key, FIELDS) for key in row if key not in FIELDS}
         return [(FIELDS.index(missing), 0, _NEEDS[missing]) for missing in error.validator_value
@@ -128,6 +144,75 @@ def _sentences(error: ValidationError, row: dict[str, Any], line: int) -> list[t
     if kind == "uniqueItems":
         return [(rank, 0, sentence) for sentence in _duplicates(error.instance)]
     return [(rank, item, _field_sentence(name, item, kind, error.instance, line))]
+
+
+def _label_sentences(name: str, value: Any) -> list[str]:
+    """Every mistake in the labels ``value`` of field ``name`` (``expected`` as a list or an object of
+    grades, or Azure's ``retrieval_ground_truth``), a sentence each, in order; [] when they are right."""
+    if name == "expected" and isinstance(value, dict):
+        return _grades_sentences('"expected"', list(value.items()))
+    if name == "expected":
+        if isinstance(value, str):
+            return [f'"expected" must be a list, not a string; for example "expected": [{quoted(value)}]']
+        if not isinstance(value, list):
+            return [f'"expected" must be a list of document ids or an object of grades, not {json_kind(value)}; '
+                    f'for example "expected": ["report.pdf#page=41"] or {_GRADES_EXAMPLE}']
+        if not value:
+            return ['"expected" is empty; name the documents that answer the question, for example '
+                    '"expected": ["report.pdf#page=41"]']
+        sentences = [_item_sentence('"expected" item', n, item) for n, item in enumerate(value)]
+        names = [item for item in value if isinstance(item, str)]
+        if len(set(names)) != len(names):
+            sentences += _duplicates(names)
+        return [s for s in sentences if s]
+    _, example = _KINDS["retrieval_ground_truth"]
+    if not isinstance(value, list) or not value:
+        return [f'"retrieval_ground_truth" must be a non-empty list of {{"document_id", "query_relevance_label"}} '
+                f"objects, not {json_kind(value) if value != [] else 'an empty list'}; for example {example}"]
+    pairs, sentences = [], []
+    for n, item in enumerate(value):
+        where = f'"retrieval_ground_truth" item {n + 1}'
+        if not isinstance(item, dict) or set(item) != {"document_id", "query_relevance_label"}:
+            sentences.append(f'{where} must be an object with exactly "document_id" and "query_relevance_label"; '
+                             f"for example {example}")
+            continue
+        pairs.append((item["document_id"], item["query_relevance_label"]))
+    return sentences + _grades_sentences('"retrieval_ground_truth"', pairs, key_word="document_id", example=example)
+
+
+def _grades_sentences(where: str, pairs: list[tuple[Any, Any]], key_word: str = "key",
+                      example: str = _GRADES_EXAMPLE) -> list[str]:
+    """The mistakes in graded labels ``pairs`` of (document id, grade)."""
+    if not pairs:
+        return [f"{where} grades no document; name at least one, for example {_GRADES_EXAMPLE}"]
+    sentences = []
+    seen: set[str] = set()
+    for n, (key, grade) in enumerate(pairs):
+        problem = _item_sentence(f"{where} {key_word}", n, key) if key_word != "key" or not isinstance(key, str) \
+            else _item_sentence(where, -1, key)
+        if problem:
+            sentences.append(problem)
+        if isinstance(key, str):
+            if key in seen:
+                sentences.append(f"{quoted(key)} is graded twice in {where}; grade each document or page once")
+            seen.add(key)
+        if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= MAX_GRADE:
+            shown = quoted(key) if isinstance(key, str) else f"item {n + 1}"
+            sentences.append(f"the grade of {shown} in {where} must be a whole number from 0 (judged, not relevant) "
+                             f"to {MAX_GRADE}, not {json.dumps(grade)[:40]}; for example {example}")
+    return sentences
+
+
+def _item_sentence(where: str, n: int, item: Any) -> str | None:
+    """The mistake in one document id of the labels (None when it is right)."""
+    label = where if n < 0 else f"{where} {n + 1}"
+    if not isinstance(item, str):
+        return f'{label} must be a string, not {json_kind(item)}; for example "report.pdf#page=41"'
+    try:
+        parse_expected(item)
+    except ValueError as err:
+        return f"in {where.split(' item')[0]}, {err}"
+    return None
 
 
 def _field_sentence(name: str | None, item: int, kind: Any, value: Any, line: int) -> str:
