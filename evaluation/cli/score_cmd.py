@@ -3,8 +3,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from ..measures import MRR, NDCG_10
+from .common import add_judging_options
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
 
@@ -12,13 +14,15 @@ from ..scoring.metrics import CUTOFFS
 def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser("score", help="score a TREC run against a golden file",
                                   description=__doc__.split(": ", 1)[1])
-    score.add_argument("--golden", required=True, help="the golden file (a path, s3://bucket/key or a Blob address)")
+    score.add_argument("--golden", required=True, help="the golden file (a path, s3://bucket/key or a Blob address), "
+                                                       "or topics labelled by --qrels")
     score.add_argument("--run", required=True, help="a TREC run: `qid Q0 docno rank score tag` lines")
     score.add_argument("--by", choices=GRAINS, default="doc",
                        help="what counts as found (default doc; evidence needs text, which a TREC run lacks)")
     score.add_argument("--order", choices=("trec_eval", "rank"), default="trec_eval",
                        help="how each question's results are ordered: trec_eval (default: score descending, "
                             "then docno descending, as trec_eval does) or rank (the rank column as written)")
+    add_judging_options(score, readings=False)  # a TREC run holds each docno once: its reading is its own
     score.add_argument("--json", action="store_true", help="print JSON instead of a table")
     score.set_defaults(handler=score_file)
 
@@ -27,7 +31,8 @@ def score_file(args: argparse.Namespace) -> int:
     from ..golden import read_golden
     from ..report.trec import read_trec_run, score_run
 
-    scored = score_run(read_golden(args.golden), read_trec_run(args.run, order=args.order), by=args.by)
+    golden = read_golden(args.golden, qrels=args.qrels, warn=lambda text: print(f"warning: {text}", file=sys.stderr))
+    scored = score_run(golden, read_trec_run(args.run, order=args.order), by=args.by, min_grade=args.min_grade)
     if args.json:
         print(json.dumps(scored, indent=2, ensure_ascii=False))
     elif not scored:

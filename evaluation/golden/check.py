@@ -25,7 +25,9 @@ from ..errors import GoldenFileError, at_most
 from ..engine.corpus import Corpus
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
+from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, _nothing_ready, check_size, load_raw, scan_golden, unlabelled_problem
+from ..settings import DEFAULT_UNFOUND_SHARE
 from .wording import plural, quoted
 
 JSON_LISTS_ALL = " (--json lists every one)"
@@ -105,7 +107,8 @@ def _item(problem: GoldenProblem) -> dict[str, Any]:
 
 def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
                  by: str = "doc", fetcher: Fetcher | None = None, max_bytes: int | None = GOLDEN_MAX_BYTES,
-                 setting: str = DEFAULT_SETTING) -> GoldenCheck:
+                 setting: str = DEFAULT_SETTING, unfound_share: float = DEFAULT_UNFOUND_SHARE,
+                 qrels: str | Path | Qrels | None = None) -> GoldenCheck:
     """Check every line of ``source`` (read as ``read_golden`` reads it, ``fetcher`` too); never raises
     for a bad, empty or missing file.
 
@@ -115,12 +118,22 @@ def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | H
     without pages, or past its last page (a corpus or an index knows the pages); a chunk id at a
     document grain, and a document or page at ``by="chunk"`` (an index knows its chunk ids). A file over
     ``max_bytes`` is one error naming ``setting`` (``read_golden``'s rule), read no further than that.
+
+    With ``corpus``, a file none of whose questions names a document the corpus holds is an error (every
+    setup would find nothing, and a run would name picks that find 0 of its questions), with the ids
+    meant (``a`` -> ``a.md``); more than ``unfound_share`` of the questions so is a warning (the file-wide
+    one, last). ``qrels`` labels the questions as ``read_golden`` does.
     """
     try:
         raw = load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting)
+        if isinstance(qrels, (str, Path)):
+            qrels = read_qrels(qrels, fetcher=fetcher)
+        if str(source).lower().endswith(".tsv") and qrels is not None:
+            raw = topics_tsv_rows(raw, source)
     except GoldenFileError as err:
         return _unread(source, err)
-    return check_golden_bytes(raw, source, corpus, by=by, max_bytes=max_bytes, setting=setting)
+    return check_golden_bytes(raw, source, corpus, by=by, max_bytes=max_bytes, setting=setting,
+                              unfound_share=unfound_share, qrels=qrels)
 
 
 def _unread(source: str | Path, err: GoldenFileError) -> GoldenCheck:
@@ -131,22 +144,91 @@ def _unread(source: str | Path, err: GoldenFileError) -> GoldenCheck:
 def check_golden_bytes(raw: bytes, source: str | Path,
                        corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
                        by: str = "doc", max_bytes: int | None = GOLDEN_MAX_BYTES,
-                       setting: str = DEFAULT_SETTING) -> GoldenCheck:
+                       setting: str = DEFAULT_SETTING, unfound_share: float = DEFAULT_UNFOUND_SHARE,
+                       qrels: Qrels | None = None) -> GoldenCheck:
     """``check_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
     try:
         check_size(raw, source, max_bytes, setting)
     except GoldenFileError as err:
         return _unread(source, err)
-    scan = scan_golden(raw)
+    scan = scan_golden(raw, labels_elsewhere=qrels is not None)
+    questions, file_warnings = scan.questions, list(scan.file_warnings)
+    if qrels is not None and questions:
+        read = Golden(source=str(source), sha256="", raw=raw, questions=questions, unfilled=scan.unfilled,
+                      drafts=scan.drafts, problems=scan.row_errors, format=scan.format)
+        try:
+            questions = with_qrels(read, qrels)[0].questions
+        except GoldenFileError as err:
+            return _unread(source, err)
     warnings = list(scan.row_warnings)
+    found_nowhere = ()
     if corpus is not None:
-        wanted = {item.doc_id for question in scan.questions for item in question.expected_items}
-        warnings += _label_warnings(scan.questions, _Labels.of(corpus, wanted), by)
-    unlabelled = unlabelled_problem(scan.questions, scan.format)
-    return GoldenCheck(source=str(source), rows=scan.rows, ready=sum(q.labelled for q in scan.questions),
+        wanted = {item.doc_id for question in questions for item in question.expected_items}
+        labels = _Labels.of(corpus, wanted)
+        warnings += _label_warnings(questions, labels, by)
+        found_nowhere = _found_nowhere(questions, labels, by, unfound_share)
+    unlabelled = unlabelled_problem(questions, scan.format)
+    return GoldenCheck(source=str(source), rows=scan.rows, ready=sum(q.labelled for q in questions),
                        unfilled=len(scan.unfilled), drafts=len(scan.drafts),
-                       errors=scan.row_errors + scan.file_errors + ((unlabelled,) if unlabelled else ()),
-                       warnings=_in_line_order(warnings) + scan.file_warnings, format=scan.format)
+                       errors=(scan.row_errors + scan.file_errors + ((unlabelled,) if unlabelled else ())
+                               + tuple(p for p in found_nowhere if p.message.startswith(NOTHING_FINDABLE))),
+                       warnings=_in_line_order(warnings) + tuple(file_warnings)
+                       + tuple(p for p in found_nowhere if not p.message.startswith(NOTHING_FINDABLE)),
+                       format=scan.format)
+
+
+NOTHING_FINDABLE = "no question can be scored"
+
+
+def _found_nowhere(questions: Sequence[Question], labels: _Labels, by: str, limit: float) -> tuple[GoldenProblem, ...]:
+    """The error when no labelled question names anything ``labels`` holds, or the warning when more than
+    ``limit`` of them name nothing it holds; () otherwise."""
+    labelled = [q for q in questions if q.labelled]
+    lost = [q for q in labelled if not any(_held(text, item, labels, by) for text, item in
+                                           zip(q.expected, q.expected_items))]
+    if not labelled or not lost:
+        return ()
+    if len(lost) == len(labelled):
+        return (GoldenProblem(None, nothing_findable(lost, labels.held, labels.where, by)),)
+    if len(lost) / len(labelled) > limit:
+        return (GoldenProblem(None, unfound_sentence(len(lost), len(labelled), labels.where, limit)),)
+    return ()
+
+
+def nothing_findable_problem(questions: Sequence[Question], corpus: Any, by: str = "doc") -> str | None:
+    """The sentence ``golden check --corpus`` errs with when none of ``questions`` names anything ``corpus``
+    holds (every setup would find nothing); None when some does."""
+    labelled = [q for q in questions if q.labelled]
+    labels = _Labels.of(corpus, {item.doc_id for q in labelled for item in q.expected_items})
+    found = _found_nowhere(labelled, labels, by, 1.0)
+    return found[0].message if found else None
+
+
+def _held(text: str, item: ExpectedItem, labels: _Labels, by: str) -> bool:
+    if by == "chunk" and labels.chunk_ids is not None:
+        return text in labels.chunk_ids
+    return item.doc_id in labels.held
+
+
+def nothing_findable(questions: Sequence[Question], held: Iterable[str], where: str, by: str = "doc") -> str:
+    """The sentence for labels of which none is in ``where``: every setup would find nothing."""
+    held = list(held)
+    absent = list(dict.fromkeys(text if by == "chunk" else item.doc_id for q in questions
+                                for text, item in zip(q.expected, q.expected_items)))
+    shown = ", ".join(quoted(doc_id) + _nearest(doc_id, held) for doc_id in absent[:3])
+    more = f" and {len(absent) - 3} more" if len(absent) > 3 else ""
+    return (f"{NOTHING_FINDABLE}: none of the {plural(len(questions), 'question')} names a "
+            f"{'chunk' if by == 'chunk' else 'document'} {where} holds ({shown}{more}), so every setup would find "
+            "nothing; write the ids as they are there (a folder corpus names each document by its path in the "
+            "folder, extension included, such as \"guide.md\")")
+
+
+def unfound_sentence(lost: int, labelled: int, where: str, limit: float) -> str:
+    """The warning for more than ``limit`` of the questions naming nothing ``where`` holds."""
+    return (f"{lost} of {labelled} questions ({lost / labelled:.0%}, more than {limit:.0%}) "
+            f"{'names' if lost == 1 else 'name'} no document "
+            f"{where} holds: they score 0 in every setup, so the picks rest on the other {labelled - lost}; "
+            "check their ids (the warnings above name the nearest)")
 
 
 def unscorable_labels(questions: Sequence[Question], target: Any, by: str = "doc") -> tuple[GoldenProblem, ...]:
@@ -249,10 +331,28 @@ def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str, *
 _MISSING = "missing"
 
 
-def _nearest(doc_id: str, held: frozenset[str]) -> str:
+def _nearest(doc_id: str, held: Iterable[str]) -> str:
     """`` (nearest: "a", "b")``: the held ids closest to an id that is not held (a typo's id meant)."""
-    close = get_close_matches(doc_id, sorted(held), n=3, cutoff=0.6)
+    close = nearest_ids(doc_id, held)
     return f" (nearest: {', '.join(quoted(c) for c in close)})" if close else ""
+
+
+def nearest_ids(doc_id: str, held: Iterable[str], n: int = 3) -> list[str]:
+    """Up to ``n`` held ids a person most likely meant by ``doc_id``, which is not held: first those that
+    differ only in case, in a file extension (``a`` for ``a.md``, the most natural mistake with a folder
+    corpus) or in a folder (``keys.md`` for ``guides/keys.md``); then the closest by spelling."""
+    known = sorted(set(held))
+    folded = doc_id.casefold()
+
+    def stem(text: str) -> str:
+        name = text.rsplit("/", 1)[-1]
+        return (name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name).casefold()
+
+    same = [k for k in known if k.casefold() == folded]
+    same += [k for k in known if k not in same and (stem(k) == folded or stem(k) == stem(doc_id)
+                                                    and (k.casefold().endswith("/" + folded) or "/" not in doc_id))]
+    close = [k for k in get_close_matches(doc_id, known, n=n, cutoff=0.6) if k not in same]
+    return (same + close)[:n]
 
 
 def _document_label(text: str, item: ExpectedItem, labels: _Labels) -> str | None:

@@ -14,10 +14,16 @@ import json
 from pathlib import Path
 from typing import Any, Iterable
 
+import logging
+from typing import Callable
+
 from ..errors import GoldenFileError, WrongArgument, at_most
+from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from ..store.sources import Fetcher
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw, scan_golden
+
+log = logging.getLogger(__name__)
 
 __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
            "golden_of", "questions_jsonl", "read_golden", "save_questions"]
@@ -25,7 +31,8 @@ __all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_b
 
 
 def read_golden(source: str | Path, fetcher: Fetcher | None = None, *, max_bytes: int | None = GOLDEN_MAX_BYTES,
-                setting: str = DEFAULT_SETTING) -> Golden:
+                setting: str = DEFAULT_SETTING, qrels: str | Path | Qrels | None = None,
+                warn: Callable[[str], None] | None = None) -> Golden:
     """Every usable question of ``source`` (a path, ``s3://bucket/key`` or a Blob address, read by
     ``fetcher.fetch(uri)`` when one is given); rows with errors go to ``problems``.
 
@@ -34,21 +41,40 @@ def read_golden(source: str | Path, fetcher: Fetcher | None = None, *, max_bytes
     converted or scored), but no run starts on it: ``plan_run`` refuses it, listing every problem.
     A file over ``max_bytes`` is refused with a sentence naming ``setting`` (the caller's name for the
     limit: a flag, an app setting); None reads any size.
+
+    ``qrels`` (a TREC qrels file, or one read with ``read_qrels``) labels the questions by id instead
+    of, or beside, their own ``expected`` (``qrels.with_qrels``): the rows may then be topics without
+    labels, and a ``.tsv`` source is read as TREC topics (``qid<TAB>text``). Its warnings go to ``warn``
+    (else the log). The Golden is then the labelled questions as one file, which a run keeps.
     """
-    return golden_from_bytes(load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting), source,
-                             max_bytes=max_bytes, setting=setting)
+    raw = load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting)
+    return golden_from_bytes(raw, source, max_bytes=max_bytes, setting=setting,
+                             qrels=read_qrels(qrels, fetcher=fetcher) if isinstance(qrels, (str, Path)) else qrels,
+                             warn=warn)
 
 
 def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None = GOLDEN_MAX_BYTES,
-                      setting: str = DEFAULT_SETTING) -> Golden:
+                      setting: str = DEFAULT_SETTING, qrels: Qrels | None = None,
+                      warn: Callable[[str], None] | None = None) -> Golden:
     """``read_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
     check_size(raw, source, max_bytes, setting)
-    scan = scan_golden(raw)
+    if str(source).lower().endswith(".tsv"):
+        if qrels is None:
+            raise GoldenFileError(f"{source}: a topics file (qid<TAB>question) holds no labels; give the judgements "
+                                  "with --qrels FILE (qrels= in the library)")
+        raw = topics_tsv_rows(raw, source)
+    scan = scan_golden(raw, labels_elsewhere=qrels is not None)
     if scan.file_errors:
         raise GoldenFileError(_explain(source, scan))
-    return Golden(source=str(source), sha256=hashlib.sha256(raw).hexdigest(), raw=raw,
-                  questions=scan.questions, unfilled=scan.unfilled, drafts=scan.drafts,
-                  problems=scan.row_errors, format=scan.format)
+    golden = Golden(source=str(source), sha256=hashlib.sha256(raw).hexdigest(), raw=raw,
+                    questions=scan.questions, unfilled=scan.unfilled, drafts=scan.drafts,
+                    problems=scan.row_errors, format=scan.format)
+    if qrels is None:
+        return golden
+    labelled, said = with_qrels(golden, qrels)
+    for sentence in said:
+        (warn or log.warning)(sentence)
+    return labelled
 
 
 def _explain(source: str | Path, scan: Scan) -> str:

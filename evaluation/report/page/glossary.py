@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ...measures import MRR, NDCG_10
+from ..notes import READINGS
 from .context import Page
 from .format import esc, has_recall
 
@@ -19,7 +20,9 @@ def glossary(page: Page) -> str:
                 "0.5 when second, 0 when none came back in the top "
                 f"{depth}), averaged over the questions."),
         (str(NDCG_10), "Normalised discounted cumulative gain over the first 10 results: every expected result "
-                    "counts, the nearer the top the more; 1.0 is every expected result at the very top."),
+                    "counts, the nearer the top the more, by its grade (1 for a document listed in expected), "
+                    "against the best order of every judged document, as trec_eval computes it; 1.0 is every "
+                    "expected result at the very top."),
         ("median / p95 ms", "Half the timed searches were faster than the median, 95 in 100 faster than p95. "
                             "Searches are timed one at a time as a caller would make them (query embedding and "
                             "reranking included, nothing cached), after one untimed warm-up, on a random "
@@ -40,6 +43,19 @@ def glossary(page: Page) -> str:
         ("neighbours", "Setups one change away: another ranker, one model more or fewer, or the same search "
                        "on another engine."),
     ]
+    rules = report.get("rules") or {}
+    among = rules.get("rank_among")
+    if among in READINGS:
+        grade = rules.get("min_grade", 1)
+        entries.insert(0, ("position", f"This run read ranks {READINGS[among][0]}: {READINGS[among][1]}. "
+                                       f"A document graded {grade} or more counts as expected for found@k, MRR and "
+                                       "recall@k; the exported TREC files read ranks the same way, so trec_eval, ranx "
+                                       "and ir_measures give these numbers on them."))
+    if any(isinstance((s.get("summary") or {}).get("judged_10"), (int, float)) for s in ran):
+        entries.append(("judged@10 / holes", "The share of a setup's top 10 results the golden file judges "
+                                             "(any grade, 0 included), and the documents there it does not judge: "
+                                             "those score as not relevant, so a setup finding them may be better "
+                                             "than it looks."))
     if has_recall(ran):
         entries.insert(1, ("recall@k", "The share of a question's expected items found in the first k results, "
                                        "averaged over the questions."))

@@ -14,6 +14,9 @@ from .format import esc, found_count, found_share, pick_key, plain, spaced, summ
 def pick_cards(page: Page) -> str:
     """The ``#picks`` section: a card per pick, "none" for a pick no setup ran for."""
     report, setups = page.report, page.setups
+    if report.get("picks_withheld"):
+        return ('<section id="picks"><h2>The picks</h2><div class="note warn"><strong>No pick.</strong> '
+                f'{esc(str(report["picks_withheld"]))}</div></section>')
     by_key = {s["key"]: s for s in setups}
     rules = report.get("rules") or {}
     rule_words = {

@@ -56,3 +56,33 @@ def _question_table(rows: list[tuple[int, str, int | None]], ran: list[dict[str,
     return ('<div class="table-wrap"><table><thead><tr><th>question</th><th class="num">setups finding it in the top 10</th>'
             '<th class="num">best position</th><th>expected</th></tr></thead>'
             f"<tbody>{body}</tbody></table></div>")
+
+
+def labels_needed(page: Page) -> str:
+    """The ``#labels`` section: the questions whose top 10 holds the most documents nobody judged, across the
+    setups that ran (each setup's ``holes``), so a team knows which rows of the golden file to label next.
+    Only for a graded golden file (one that judges beyond its answers); "" otherwise."""
+    report, ran, questions = page.report, page.ran, page.questions
+    graded = any(isinstance(q, dict) and q.get("grades") for q in report.get("questions") or [])
+    if not ran or not graded or not any(isinstance(s.get("holes"), dict) for s in ran):
+        return ""
+    unjudged: dict[str, dict[str, int]] = {}
+    for setup in ran:
+        for qid, ids in (setup.get("holes") or {}).items():
+            for doc in ids if isinstance(ids, list) else []:
+                seen = unjudged.setdefault(str(qid), {})
+                seen[str(doc)] = seen.get(str(doc), 0) + 1
+    if not unjudged:
+        return ('<section id="labels"><h2>Questions that most need labels</h2><p class="muted">None: every '
+                "setup's top 10 holds judged documents only.</p></section>")
+    rows = sorted(unjudged.items(), key=lambda item: (-len(item[1]), item[0]))[:20]
+    body = "".join(
+        f'<tr data-question="{attr(qid)}"><td>{question_cell(qid, questions)}</td><td class="num">{len(docs)}</td>'
+        f'<td class="expected">{esc(", ".join(d for d, _ in sorted(docs.items(), key=lambda x: (-x[1], x[0]))[:5]))}'
+        f'{" …" if len(docs) > 5 else ""}</td></tr>' for qid, docs in rows)
+    return ('<section id="labels"><h2>Questions that most need labels</h2><p class="muted">Documents in a setup\'s '
+            "top 10 that the golden file does not judge score as not relevant, so a setup that finds them looks "
+            "worse than it may be. These questions have the most; judge their documents (a grade, 0 when not "
+            f"relevant) and run again. Most often returned first.</p><div class=\"table-wrap\"><table><thead><tr>"
+            '<th>question</th><th class="num">unjudged in some top 10</th><th>documents to judge</th></tr></thead>'
+            f"<tbody>{body}</tbody></table></div></section>")

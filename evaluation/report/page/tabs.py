@@ -30,9 +30,9 @@ from .format import esc
 from .glossary import glossary
 from .history import run_by_run
 from .picks import pick_cards
-from .questions import hard_questions
+from .questions import hard_questions, labels_needed
 from .table import ranked_table
-from .top import header, left_out, missing_documents, refusal, unreachable
+from .top import header, left_out, missing_documents, refusal, unfound, unreachable
 
 Section = Callable[[Page], str]
 
@@ -53,10 +53,10 @@ class Tab:
 
 
 RETRIEVAL = Tab("retrieval", "Retrieval", (pick_cards, left_out, chart, ranked_table, run_by_run, setup_details,
-                                           hard_questions, glossary))
+                                           hard_questions, labels_needed, glossary))
 CHUNKING = Tab("chunking", "Chunking", (chunking_run, sweep_run, matrix_run), shows=has_chunking_runs)
 TABS: tuple[Tab, ...] = (RETRIEVAL, CHUNKING)
-BEFORE_TABS: tuple[Section, ...] = (header, unreachable, missing_documents)
+BEFORE_TABS: tuple[Section, ...] = (header, unreachable, unfound, missing_documents)
 AFTER_TABS: tuple[Section, ...] = (footer,)
 REFUSED: tuple[Section, ...] = (header, refusal, footer)  # the run never started: why, and nothing else
 

@@ -3,7 +3,7 @@ picks (a target that could not be reached, expected documents an index does not 
 """
 from __future__ import annotations
 
-from ..notes import missing_note
+from ..notes import missing_note, reading_words, unfound_words
 from ..svg import attr
 from .context import Page
 from .format import esc, sentence, spaced, utc_time
@@ -26,6 +26,7 @@ def header(page: Page) -> str:
     when = report.get("created_at")
     run_line = (f'Run <code>{esc(report.get("id", "?"))}</code>' + (f" at {esc(utc_time(when))}" if when else "")
                 + f' · judged by <strong>{esc(report.get("by", "doc"))}</strong>'
+                + (f", {esc(reading_words(report))}" if reading_words(report) else "")
                 + (f', {esc(report["depth"])} results deep' if report.get("depth") else ""))
     problems = golden.get("problems") or []
     problem_note = ""
@@ -61,6 +62,15 @@ def unreachable(page: Page) -> str:
         return ""
     return ('<section class="note warn" id="unreachable"><ul>' + "".join(f"<li>{esc(n)}</li>" for n in notes)
             + "</ul></section>")
+
+
+def unfound(page: Page) -> str:
+    """The loud note of a run in which more than its share of questions name nothing any target holds:
+    they score 0 in every setup, so the picks rest on the others."""
+    words = unfound_words(page.report)
+    if not words:
+        return ""
+    return f'<section class="note warn" id="unfound"><strong>Warning:</strong> {esc(words)}</section>'
 
 
 def missing_documents(page: Page) -> str:
