@@ -25,6 +25,17 @@ def corpus(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.fixture
+def golden(tmp_path: Path, corpus: Path) -> Path:
+    """The sample's questions, each expecting the one README the corpus holds: a run on a golden file none of
+    whose documents the index holds is refused (nothing could be found), so the labels must be its."""
+    doc_id = json.loads(corpus.read_text(encoding="utf-8").splitlines()[0])["id"]
+    rows = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines() if line.strip()]
+    path = tmp_path / "golden.jsonl"
+    path.write_text("".join(json.dumps({**r, "expected": [doc_id]}) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
 def test_the_peak_is_the_kernels_in_megabytes_and_grows_with_memory_touched():
     before = kernel_memory()
     held = b"x" * (200 * 1024 * 1024)  # 200 MB written, so every page is resident
@@ -58,11 +69,10 @@ def test_a_stand_in_index_is_the_real_build_but_for_the_vectors_values(tmp_path,
         assert np.array_equal(ours, np.asarray(open_index(tmp_path / "again").vectors[name]))  # seeded
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")  # the sample's questions expect documents this README lacks
-def test_two_activities_run_at_once_in_this_process_and_each_ranks_its_first_shard(tmp_path, corpus):
+def test_two_activities_run_at_once_in_this_process_and_each_ranks_its_first_shard(tmp_path, corpus, golden):
     build_standin(corpus, tmp_path / "index")
 
-    found = measure(tmp_path / "index", GOLDEN, 120, ["local.keyword.bm25", "local.dense.bge-small"], 0.1, 5)
+    found = measure(tmp_path / "index", golden, 120, ["local.keyword.bm25", "local.dense.bge-small"], 0.1, 5)
 
     # 120 questions less the timed sample of 50 = 70 in the batch. BM25, 1 ms a question: ceil(0.07 / 0.1) =
     # 1 shard, ranked whole; dense, 1 ms + 1/174 s: ceil(70 * 0.00675 / 0.1) = 5 shards, the first cut to 5
@@ -73,12 +83,11 @@ def test_two_activities_run_at_once_in_this_process_and_each_ranks_its_first_sha
     assert found["opens"] == 1  # both activities search the one opened index (EVALUATION_OPENED_INDEXES 2)
 
 
-@pytest.mark.filterwarnings("ignore::UserWarning")  # the sample's questions expect documents this README lacks
 @pytest.mark.parametrize("kept, opens", [(2, 1), (0, 2)])
-def test_the_two_activities_share_one_opened_index_unless_the_process_keeps_none(tmp_path, corpus, kept, opens):
+def test_the_two_activities_share_one_opened_index_unless_the_process_keeps_none(tmp_path, corpus, golden, kept, opens):
     build_standin(corpus, tmp_path / "index")
 
-    found = measure(tmp_path / "index", GOLDEN, 60, ["local.keyword.bm25", "local.keyword_documents.bm25"], 0.1, 5,
+    found = measure(tmp_path / "index", golden, 60, ["local.keyword.bm25", "local.keyword_documents.bm25"], 0.1, 5,
                     opened_indexes=kept)
 
     assert (found["opened_indexes"], found["opens"]) == (kept, opens)  # EVALUATION_OPENED_INDEXES as the app's
