@@ -38,8 +38,8 @@ and its own output (the tests hold the cases):
 2. Fidelity pairs each grade's count with that grade's weight. The exact form sorts the counts by
    the grade written as TEXT ("1" < "10" < "11" < "12" < "2"...) and pairs them with weights in
    numeric order: from a maximum of 10 up the weights go to the wrong grades. With labels 0-12,
-   {a: 10, b: 2}: retrieving only a gives fidelity 0.1 and only b gives 0.9 (it should be 1023/1030
-   and 7/1030 by its own weights).
+   {a: 10, b: 2}: retrieving only a gives fidelity 0.1 and only b gives 0.9 (by its own weights,
+   2047 for grade 10 and 7 for grade 2, they are 2047/2054 and 7/2054).
 3. Fidelity at depth k. The exact form counts every retrieved document, so a setup that returns
    1,000 documents has fidelity 1.0 at any ranking; fidelity@k is the share of the labelled weight
    found in the top k (a graded recall@k).
