@@ -44,7 +44,8 @@ def oracle():
     """The evaluator's properties for (labels, retrieved, label range), one evaluator per range."""
     made = {}
 
-    def properties(labels, retrieved, label_range=LabelRange()):
+    def properties(labels, retrieved, label_range=None):
+        label_range = label_range or LabelRange()
         key = (label_range.low, label_range.high)
         if key not in made:
             made[key] = evaluator_class()(ground_truth_label_min=key[0], ground_truth_label_max=key[1])
