@@ -49,7 +49,8 @@ def oracle():
         key = (label_range.low, label_range.high)
         if key not in made:
             made[key] = evaluator_class()(ground_truth_label_min=key[0], ground_truth_label_max=key[1])
-        out = made[key](retrieval_ground_truth=[{"document_id": d, "query_relevance_label": g} for d, g in labels.items()],
+        ground_truth = [{"document_id": d, "query_relevance_label": g} for d, g in labels.items()]
+        out = made[key](retrieval_ground_truth=ground_truth,
                         retrieved_documents=[{"document_id": d, "relevance_score": s} for d, s in retrieved])
         return out["document_retrieval_properties"]
 

@@ -103,7 +103,8 @@ def test_rows_written_by_hand_read_as_the_evaluator_reads_them(tmp_path):
                                     {"document_id": "2", "query_relevance_label": 2},
                                     {"document_id": "2", "query_relevance_label": 2}],
          "retrieved_documents": [{"document_id": "3", "relevance_score": 5}, {"document_id": "2", "relevance_score": 5},
-                                 {"document_id": "1", "relevance_score": 9.5}, {"document_id": "3", "relevance_score": 1}]},
+                                 {"document_id": "1", "relevance_score": 9.5},
+                                 {"document_id": "3", "relevance_score": 1}]},
         {"retrieval_ground_truth": [{"document_id": "x", "query_relevance_label": 0}], "retrieved_documents": []},
     ]
     path = tmp_path / "mine.jsonl"

@@ -49,7 +49,8 @@ and its own output (the tests hold the cases):
    2**(g - min + 1) - 1 above the minimum, an unlabelled document at the minimum. The exact form gives
    an unlabelled document 0 whatever the range (below the minimum of a 1-5 range; mid-scale in -2..2),
    counts the minimum as relevant in nDCG but not in fidelity, and divides by zero (ZeroDivisionError)
-   when every label is at most 0 and a negative one is retrieved.
+   when every label is at most 0 and a negative one is retrieved. With nothing retrieved, the first
+   and highest grades read the minimum too.
 6. xdcg on a 0-100 scale for any range: 100 * (g - min) / (max - min) in place of 25 * g, which reaches
    100 only when the maximum is 4 (300 with labels 0-12, against a threshold of 50).
 7. Thresholds on the right scale: the exact form checks top1_relevance and top3_max_relevance, which
@@ -59,9 +60,11 @@ and its own output (the tests hold the cases):
    trec_eval's nDCG reads 0 there), where the exact form gives 0 or NaN depending on what came back.
 
 Kept, though surprising: fidelity's weight 2**(g + 1) - 1 is not nDCG's gain 2**g - 1 (a grade-1
-document weighs 3, a grade-4 one 31); and a retrieved score's kind is not checked. Left out of both:
-the evaluator's ``total_retrieved_documents`` and ``total_ground_truth_documents`` (counts, which
-"pass" only from 50 up).
+document weighs 3, a grade-4 one 31). Left out of both: the evaluator's ``total_retrieved_documents``
+and ``total_ground_truth_documents`` (counts, which "pass" only from 50 up). Also seen in its code,
+and refused here or by ``report.azure_rows`` before it matters: a label ``true`` passes its integer
+check and then fails (KeyError 'True'); a threshold of None fails every question (TypeError); a
+document id 7 and "7" are two documents; a row without ``retrieved_documents`` scores as an empty list.
 """
 from __future__ import annotations
 
@@ -138,7 +141,8 @@ class RetrievalScores:
 
 def azure_exact(labels: Mapping[str, int], retrieved: Sequence[tuple[str, float]],
                 label_range: LabelRange = AZURE_LABELS) -> RetrievalScores:
-    """The evaluator's seven numbers for one question, exactly (module docstring, EXACT).
+    """The evaluator's seven numbers for one question, exactly (module docstring, EXACT); ``labels`` must
+    hold at least one document, each within ``label_range`` (``WrongValue`` otherwise, as the evaluator refuses).
 
     Where the evaluator itself fails with ZeroDivisionError (only possible with negative labels: see
     fix 5) ``ndcg@3`` is NaN and the rest are what its code computes before the failure.
