@@ -124,3 +124,58 @@ def parse_at_k(text: str, cutoffs: tuple[int, ...] | None = None) -> Measure:
         raise UsageError(f'"{text}": the cut-off {cutoff} is not one of --top-k ({",".join(map(str, cutoffs))}); '
                          f"add {cutoff} to --top-k or use one of those")
     return Measure(_AT_K_PRINTED[family], cutoff)
+
+
+# -- Azure AI Foundry's Document Retrieval metrics (scoring.azure_retrieval) ----------------------------
+#
+# ``azure.*`` are the seven numbers azure-ai-evaluation's DocumentRetrievalEvaluator computes, exactly (its
+# k is 3, so only ``azure.ndcg@3`` and ``azure.xdcg@3`` carry a cut-off); ``azure_corrected.*`` are the
+# same ideas with its mistakes fixed, at any cut-off k. A report does not hold them yet, so
+# ``parse_measure`` does not read them: ``parse_azure_measure`` does. The part after the dot is the
+# key a question's numbers are kept under (``ndcg@3``, ``fidelity``: the evaluator's own property names).
+
+AZURE = "azure"
+AZURE_CORRECTED = "azure_corrected"
+AZURE_K = 3  # the evaluator's fixed depth
+AZURE_EXACT = (Measure("azure.ndcg", AZURE_K), Measure("azure.xdcg", AZURE_K), Measure("azure.fidelity"),
+               Measure("azure.top1_relevance"), Measure("azure.top3_max_relevance"), Measure("azure.holes"),
+               Measure("azure.holes_ratio"))
+# The corrected forms, in the same order: which take a cut-off (top1_relevance needs none).
+_CORRECTED = (("ndcg", True), ("xdcg", True), ("fidelity", True), ("top1_relevance", False),
+              ("max_relevance", True), ("holes", True), ("holes_ratio", True))
+
+
+def azure_corrected(k: int) -> tuple[Measure, ...]:
+    """The seven corrected measures at cut-off ``k`` (a whole number from 1), in ``AZURE_EXACT``'s order."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise UsageError(f"a cut-off is a whole number of results from 1, not {k!r}")
+    return tuple(Measure(f"{AZURE_CORRECTED}.{name}", k if at_k else None) for name, at_k in _CORRECTED)
+
+
+def azure_key(measure: Measure) -> str:
+    """The key one question's numbers keep ``measure`` under: its printed name after the family
+    (``azure.ndcg@3`` -> ``ndcg@3``, the evaluator's property name; ``azure_corrected.holes@5`` -> ``holes@5``)."""
+    return str(measure).partition(".")[2]
+
+
+def parse_azure_measure(text: str) -> Measure:
+    """The Azure retrieval measure ``text`` names, in any case: one of ``AZURE_EXACT`` (``azure.ndcg@3``,
+    ``azure.fidelity``) or a corrected one at any cut-off (``azure_corrected.ndcg@10``,
+    ``azure_corrected.top1_relevance``). A ``UsageError`` names the measures there are, and the closest."""
+    wanted = text.strip().casefold()
+    for measure in AZURE_EXACT:
+        if wanted == str(measure):
+            return measure
+    family, _, rest = wanted.partition(".")
+    name, at, cutoff_text = rest.partition("@")
+    at_k = dict(_CORRECTED).get(name)
+    cutoff = int(cutoff_text) if cutoff_text.isdigit() and cutoff_text == str(int(cutoff_text)) else 0
+    if family == AZURE_CORRECTED and at_k is not None and bool(at) == at_k and (cutoff >= 1 or not at):
+        return Measure(f"{AZURE_CORRECTED}.{name}", cutoff or None)
+    names = [*map(str, AZURE_EXACT), *(f"{AZURE_CORRECTED}.{n}{'@k' if k else ''}" for n, k in _CORRECTED)]
+    if family == AZURE and at_k and cutoff >= 1:  # azure.ndcg@5: the evaluator's own cut-off is 3
+        closest = f' The evaluator\'s cut-off is {AZURE_K}; at another, use "{AZURE_CORRECTED}.{name}@{cutoff}".'
+    else:
+        closest = did_you_mean(wanted, names)
+    raise UsageError(f'"{text}" is not an Azure retrieval measure; the measures are {", ".join(names)} (k a whole '
+                     f"number from 1, as in {AZURE_CORRECTED}.ndcg@10).{closest}")

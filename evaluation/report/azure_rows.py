@@ -1,0 +1,266 @@
+"""A run as the rows Azure AI Foundry's Document Retrieval evaluator takes, and such rows read back.
+
+One JSON object a line, one line a question (JSONL, UTF-8):
+
+    {"query_id": "q1",
+     "retrieval_ground_truth": [{"document_id": "a.md", "query_relevance_label": 3}, ...],
+     "retrieved_documents": [{"document_id": "b.md", "relevance_score": 10.0}, ...]}
+
+``azure.ai.evaluation.evaluate(data=FILE, evaluators={"retrieval": DocumentRetrievalEvaluator()})`` reads
+the last two fields by name and passes ``query_id`` through, so its rows join back to the questions.
+Ids and numbers only: no question or document text is written, and none is kept when rows are read
+(a row's other fields, such as ``query``, are passed over).
+
+Written (``evaluator_rows``): one row per labelled question, in the order of the labels; each document
+once, at its first place in the results (the evaluator would rank a document listed twice by its last
+score: ``scoring.azure_retrieval``, fix 1); scores made from the rank, n for the first of n down to 1,
+because the evaluator ranks by score, and these keep the run's order exactly. A question with no
+labels gets no row: the evaluator refuses a row without ``retrieval_ground_truth``.
+
+Read (``read_evaluator_rows``): every line checked as the evaluator checks it, and more (ids are text,
+labels whole numbers in the label range, one label a document, ``retrieved_documents`` present even
+when empty); every problem is named with its line and the fix, and a file with any is refused whole.
+A row without ``query_id`` is ``q<line>``.
+"""
+from __future__ import annotations
+
+import json
+import logging
+from dataclasses import dataclass
+from difflib import get_close_matches
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+from ..errors import EvaluationError, InputTooLargeError, LineProblem, at_most, nearest_file
+from ..golden.wording import json_kind, quoted
+from ..jsonl import JsonLineError, file_wide, parse_line, read_lines
+from ..scoring.azure_retrieval import AZURE_LABELS, LabelRange
+from ..store.sources import Fetcher, read_bytes
+
+log = logging.getLogger(__name__)
+
+QUERY_ID = "query_id"
+GROUND_TRUTH = "retrieval_ground_truth"
+RETRIEVED = "retrieved_documents"
+DOCUMENT_ID = "document_id"
+LABEL = "query_relevance_label"
+SCORE = "relevance_score"
+MAX_ITEMS = 10_000  # the evaluator refuses a list longer than this
+ROW_EXAMPLE = (f'{{"{QUERY_ID}": "q1", "{GROUND_TRUTH}": [{{"{DOCUMENT_ID}": "a.md", "{LABEL}": 3}}], '
+               f'"{RETRIEVED}": [{{"{DOCUMENT_ID}": "a.md", "{SCORE}": 2.0}}]}}')
+
+
+@dataclass(frozen=True)
+class EvaluatorRow:
+    """One question's row: its id, its graded labels ``{document id: grade}``, and its retrieved list
+    ``((document id, score), ...)`` as written (repeats kept: the evaluator's numbers depend on them);
+    ``line`` is where it was read (None for a row made here)."""
+
+    query_id: str
+    labels: Mapping[str, int]
+    retrieved: tuple[tuple[str, float], ...]
+    line: int | None = None
+
+
+# -- writing ----------------------------------------------------------------------------------------
+
+def evaluator_rows(results: Mapping[str, Sequence[str]], labels: Mapping[str, Mapping[str, int]]) -> list[dict]:
+    """The evaluator's rows for one setup: ``results`` is each question's ranked document ids, best
+    first (repeats allowed: a document's later chunks); ``labels`` each question's grades. See the
+    module docstring for the rules; questions the labels do not name are left out (logged)."""
+    strangers = [qid for qid in results if qid not in labels]
+    if strangers:
+        log.warning("%d question(s) with results but no labels get no row: %s", len(strangers),
+                    ", ".join(strangers[:10]))
+    rows = []
+    for qid, graded in labels.items():
+        if not graded:
+            continue
+        ranked = list(dict.fromkeys(results.get(qid, ())))
+        rows.append({
+            QUERY_ID: qid,
+            GROUND_TRUTH: [{DOCUMENT_ID: doc_id, LABEL: grade} for doc_id, grade in graded.items()],
+            RETRIEVED: [{DOCUMENT_ID: doc_id, SCORE: float(len(ranked) - rank)} for rank, doc_id in enumerate(ranked)],
+        })
+    return rows
+
+
+def write_evaluator_rows(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
+    """Write ``rows`` to ``path`` as JSONL (UTF-8, one row a line) and return the path."""
+    path = Path(path)
+    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+# -- reading ----------------------------------------------------------------------------------------
+
+def read_evaluator_rows(source: str | Path, *, label_range: LabelRange = AZURE_LABELS,
+                        fetcher: Fetcher | None = None, max_bytes: int | None = None) -> tuple[EvaluatorRow, ...]:
+    """Every row of the evaluator's JSONL file at ``source`` (a path, an ``s3://`` or Blob address, read
+    by ``fetcher`` when given), labels checked against ``label_range`` (the evaluator's
+    ``ground_truth_label_min``/``max``). An ``EvaluationError`` names the file, each bad line and the
+    fix; nothing is returned from a file with any."""
+    try:
+        raw = read_bytes(source, fetcher=fetcher, max_bytes=max_bytes)
+    except InputTooLargeError as err:
+        raise EvaluationError(f"{source}: over the limit of {err.limit:,} bytes; split the file") from None
+    except FileNotFoundError as err:
+        raise EvaluationError(f"{source}: no such file.{nearest_file(source)}") from err
+    except OSError as err:
+        raise EvaluationError(f"{source}: cannot read the file ({err.strerror or err}); give a JSONL file of the "
+                              "evaluator's rows") from err
+    return rows_from_bytes(raw, source, label_range=label_range)
+
+
+def rows_from_bytes(raw: bytes, source: str | Path, *,
+                    label_range: LabelRange = AZURE_LABELS) -> tuple[EvaluatorRow, ...]:
+    """``read_evaluator_rows`` for bytes already read; ``source`` names them in messages."""
+    rows: list[EvaluatorRow] = []
+    problems: list[LineProblem] = []
+    first_line: dict[str, int] = {}
+    count = 0
+    for line in read_lines(raw):
+        count += 1
+        if line.text is None:
+            problems.append(LineProblem(line.number, str(line.problem)))
+            continue
+        try:
+            value = parse_line(line.text)
+        except JsonLineError as err:
+            example = f"; a row looks like {ROW_EXAMPLE}" if err.syntax else ""
+            problems.append(LineProblem(line.number, f"{err}{example}"))
+            continue
+        row, messages = _row(value, line.number, label_range)
+        if row is not None and row.query_id in first_line:
+            messages.append(f"query_id {quoted(row.query_id)} is already on line {first_line[row.query_id]}; "
+                            "give each question one row")
+        problems += [LineProblem(line.number, message) for message in messages]
+        if row is not None and not messages:
+            first_line[row.query_id] = line.number
+            rows.append(row)
+    if problems:
+        wide = file_wide(raw, problems, count)
+        lines = [f"{source}: {sentence}" for sentence in wide.sentences]
+        if wide.kept:
+            bad = len({p.line for p in wide.kept})
+            lines.append(f"{source}: {bad} line{'s' if bad != 1 else ''} cannot be read as Document Retrieval rows:")
+            lines += at_most([f"  {problem}" for problem in wide.kept], indent="  ")
+        raise EvaluationError("\n".join(lines))
+    if not rows:
+        raise EvaluationError(f"{source}: no rows; write one JSON object a line, like {ROW_EXAMPLE}")
+    return tuple(rows)
+
+
+def _row(value: Any, line: int, label_range: LabelRange) -> tuple[EvaluatorRow | None, list[str]]:
+    """One line's row, and a sentence for everything wrong with it (the row is None when it has any)."""
+    if not isinstance(value, dict):
+        return None, [f"{json_kind(value)}, not a row; a row is one JSON object like {ROW_EXAMPLE}"]
+    messages = [f'{quoted(key)} is not a field. Did you mean "{close[0]}"?' for key in value
+                if key not in (QUERY_ID, GROUND_TRUTH, RETRIEVED)
+                and (close := get_close_matches(key, (QUERY_ID, GROUND_TRUTH, RETRIEVED), n=1, cutoff=0.8))]
+    query_id = value.get(QUERY_ID, f"q{line}")
+    if not isinstance(query_id, str) or not query_id.strip():
+        messages.append(f"{QUERY_ID} must be non-empty text, not {json_kind(query_id)}; write it in quotes, "
+                        'as "q1"')
+    labels = _labels(value, label_range, messages)
+    retrieved = _retrieved(value, messages)
+    if messages:
+        return None, messages
+    return EvaluatorRow(query_id=query_id, labels=labels, retrieved=retrieved, line=line), messages
+
+
+def _items(value: dict, field: str, messages: list[str], *, empty_ok: bool) -> list | None:
+    """The list under ``field``, or None after saying why it is not one."""
+    if field not in value:
+        typo = [key for key in value if key != field and get_close_matches(key, [field], n=1, cutoff=0.8)]
+        if not typo:  # else the typo's own sentence says it
+            messages.append(f'needs "{field}"{", a list that may be empty ([])" if empty_ok else ""}; '
+                            f"a row looks like {ROW_EXAMPLE}")
+        return None
+    items = value[field]
+    if not isinstance(items, list) or (not items and not empty_ok):
+        what = "a list" if empty_ok else "a non-empty list (the evaluator refuses a question without labels)"
+        messages.append(f"{field} must be {what}, not {json_kind(items) if items != [] else 'an empty list'}")
+        return None
+    if len(items) > MAX_ITEMS:
+        messages.append(f"{field} holds {len(items):,} items; the evaluator takes at most {MAX_ITEMS:,}, so cut "
+                        "the list")
+        return None
+    return items
+
+
+def _labels(value: dict, label_range: LabelRange, messages: list[str]) -> dict[str, int]:
+    items = _items(value, GROUND_TRUTH, messages, empty_ok=False)
+    labels: dict[str, int] = {}
+    first_item: dict[str, int] = {}
+    wrong: list[str] = []
+    for number, item in enumerate(items or (), start=1):
+        where = f"{GROUND_TRUTH} item {number}"
+        doc_id = _document_id(item, where, LABEL, wrong)
+        if doc_id is None:
+            continue
+        grade = item.get(LABEL)
+        if LABEL not in item:
+            wrong.append(f"{where} ({quoted(doc_id)}) needs \"{LABEL}\", its grade")
+        elif isinstance(grade, bool) or not isinstance(grade, (int, float)) or grade != int(grade):
+            wrong.append(f"{where} ({quoted(doc_id)}): {LABEL} must be a whole number, not "
+                         f"{json.dumps(grade) if isinstance(grade, (int, float)) else json_kind(grade)}")
+        elif isinstance(grade, float):
+            wrong.append(f"{where} ({quoted(doc_id)}): {LABEL} must be written as a whole number, {int(grade)}, "
+                         f"not {grade!r} (the evaluator refuses {grade!r})")
+        elif not label_range.low <= grade <= label_range.high:
+            side = "above" if grade > label_range.high else "below"
+            wrong.append(f"{where} ({quoted(doc_id)}): label {grade} is {side} the label range {label_range}; "
+                         "give the range that holds it (the evaluator's ground_truth_label_min/max), or correct "
+                         "the label")
+        elif doc_id in labels and labels[doc_id] != grade:
+            wrong.append(f"{where}: {quoted(doc_id)} is labelled {labels[doc_id]} in item {first_item[doc_id]} and "
+                         f"{grade} here; keep one label a document")
+        else:
+            labels.setdefault(doc_id, grade)
+            first_item.setdefault(doc_id, number)
+    messages += _first_of(wrong)
+    return labels
+
+
+def _retrieved(value: dict, messages: list[str]) -> tuple[tuple[str, float], ...]:
+    items = _items(value, RETRIEVED, messages, empty_ok=True)
+    retrieved: list[tuple[str, float]] = []
+    wrong: list[str] = []
+    for number, item in enumerate(items or (), start=1):
+        where = f"{RETRIEVED} item {number}"
+        doc_id = _document_id(item, where, SCORE, wrong)
+        if doc_id is None:
+            continue
+        score = item.get(SCORE)
+        if SCORE not in item:
+            wrong.append(f"{where} ({quoted(doc_id)}) needs \"{SCORE}\", the engine's score (higher ranks first)")
+            continue
+        if isinstance(score, bool) or not isinstance(score, (int, float)):
+            wrong.append(f"{where} ({quoted(doc_id)}): {SCORE} must be a number, not {json_kind(score)}")
+            continue
+        retrieved.append((doc_id, score))
+    messages += _first_of(wrong)
+    return tuple(retrieved)
+
+
+def _document_id(item: Any, where: str, other: str, wrong: list[str]) -> str | None:
+    """The item's document id, or None after saying what is wrong with the item."""
+    if not isinstance(item, dict):
+        wrong.append(f"{where} must be an object like {{\"{DOCUMENT_ID}\": \"a.md\", \"{other}\": 3}}, "
+                     f"not {json_kind(item)}")
+        return None
+    doc_id = item.get(DOCUMENT_ID)
+    if not isinstance(doc_id, str) or not doc_id.strip():
+        shown = json.dumps(doc_id) if isinstance(doc_id, (int, float)) else json_kind(doc_id)
+        wrong.append(f"{where}: {DOCUMENT_ID} must be non-empty text, not {shown}; write the id in quotes, as the "
+                     "corpus names it (the evaluator matches 7 and \"7\" as different documents)")
+        return None
+    return doc_id
+
+
+def _first_of(wrong: list[str]) -> list[str]:
+    """The first problem of a list, with how many more items have one: a long list is one sentence."""
+    if len(wrong) <= 1:
+        return wrong
+    return [f"{wrong[0]} (and {len(wrong) - 1:,} more item(s) of the list with a problem)"]
