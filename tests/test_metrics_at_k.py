@@ -113,3 +113,30 @@ def test_a_name_that_is_no_at_k_measure_is_refused_with_the_list(text):
 
     with pytest.raises(UsageError, match="the measures are found@k, hit_rate@k, precision@k"):
         parse_at_k(text)
+
+
+def test_one_result_holding_two_expected_units_reads_one_for_precision_and_recall():
+    # the first result holds both quotes the question expects: precision counts results (1 of 1), recall
+    # counts units (2 of 2); a precision over units would read 2, a recall over results 1/2
+    question = Question(id="q", question="?", expected=("a",),
+                        evidence=("signing keys are rotated", "every ninety days exactly"))
+    hits = [Hit(id="a:0", doc_id="a", page=None, score=1.0,
+                text="Signing keys are rotated every ninety days exactly by the vault."),
+            Hit(id="b:0", doc_id="b", page=None, score=0.5, text="Nothing to see.")]
+    outcome = judge(question, hits, "evidence")
+
+    assert outcome.positions == (1, 1) and outcome.relevant == 2
+    assert question_at(outcome, 1)["precision"] == 1.0 and question_at(outcome, 1)["recall"] == 1.0
+    assert question_at(outcome, 2)["precision"] == 0.5 and question_at(outcome, 2)["recall"] == 1.0
+    # two units in two results: each result counts for precision, each unit for recall
+    apart = Outcome("q", (1, 2), 3)
+    assert question_at(apart, 2) == {"hit_rate": 1.0, "precision": 2 / 2, "recall": 2 / 3, "mrr": 1.0,
+                                     "ndcg": pytest.approx((1 + 1 / math.log2(3)) / (1 + 1 / math.log2(3)))}
+
+
+def test_a_cut_off_of_zero_or_below_is_a_sentence_not_a_division_by_zero():
+    from evaluation.scoring.at_k import check_cutoffs
+
+    for bad in (0, -1):
+        with pytest.raises(ValueError, match="a cut-off is a whole number of results from 1"):
+            check_cutoffs([bad])

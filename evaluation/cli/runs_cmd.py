@@ -18,7 +18,7 @@ from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 from .common import add_env_file_option, load_env_file_option, local_path, store_address
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
-EXPORT_FORMATS = ("csv", "trec", "all")
+EXPORT_FORMATS = ("csv", "trec", "azure", "all")
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -42,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                            "keeps the golden file (a report holds no text)")
     show.set_defaults(handler=show_run)
 
-    export = actions.add_parser("export", help="one run's results as CSV tables and TREC files")
+    export = actions.add_parser("export", help="one run's results as CSV tables, TREC files and Azure evaluator rows")
     export.add_argument("run_id", metavar="ID", help="a run id, or 'latest'")
     _store_argument(export)
     export.add_argument("--out", required=True, type=lambda text: Path(local_path(text)), help="folder to write into (made if absent)")
@@ -164,6 +164,12 @@ def export_run(args: argparse.Namespace) -> int:
               "beside the combined one", file=sys.stderr)
     if args.format in ("csv", "all"):
         written += [export_csv(report, f"{stem}.setups.csv"), export_questions_csv(report, f"{stem}.questions.csv")]
+    if args.format in ("azure", "all") and (args.by or report.get("by")) != "evidence":
+        from ..report.azure_rows import report_evaluator_rows, write_evaluator_rows
+
+        keys = [s["key"] for s in report["setups"] if not s.get("error")]
+        for key, name in zip(keys, unique_file_names(keys)):  # one file a setup: the evaluator scores one run a file
+            written.append(write_evaluator_rows(report_evaluator_rows(report, key, by=args.by), f"{stem}.{name}.azure.jsonl"))
     for path in written:
         print(path)
     return 0

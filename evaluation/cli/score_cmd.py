@@ -1,4 +1,5 @@
-"""``score``: score a TREC run file (any tool's) against a golden file, one summary per run tag."""
+"""``score``: score a TREC run file (any tool's) against a golden file, one summary per run tag; or the rows
+Azure AI Foundry's Document Retrieval evaluator takes (``--azure-rows``), by its numbers and ours."""
 from __future__ import annotations
 
 import argparse
@@ -14,9 +15,13 @@ from ..scoring.metrics import CUTOFFS
 def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser("score", help="score a TREC run against a golden file",
                                   description=__doc__.split(": ", 1)[1])
-    score.add_argument("--golden", required=True, help="the golden file (a path, s3://bucket/key or a Blob address), "
-                                                       "or topics labelled by --qrels")
-    score.add_argument("--run", required=True, help="a TREC run: `qid Q0 docno rank score tag` lines")
+    score.add_argument("--golden", help="the golden file (a path, s3://bucket/key or a Blob address), "
+                                        "or topics labelled by --qrels")
+    score.add_argument("--run", help="a TREC run: `qid Q0 docno rank score tag` lines")
+    score.add_argument("--azure-rows", metavar="FILE",
+                       help="instead of --golden and --run: JSONL rows as Azure AI Foundry's Document Retrieval "
+                            "evaluator takes them (retrieval_ground_truth, retrieved_documents; `runs export "
+                            "--format azure` writes them): its seven numbers, exactly and corrected, beside ours")
     score.add_argument("--by", choices=GRAINS, default="doc",
                        help="what counts as found (default doc; evidence needs text, which a TREC run lacks)")
     score.add_argument("--order", choices=("trec_eval", "rank"), default="trec_eval",
@@ -28,9 +33,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def score_file(args: argparse.Namespace) -> int:
+    from ..errors import UsageError
     from ..golden import read_golden
     from ..report.trec import read_trec_run, score_run
 
+    if args.azure_rows:
+        if args.golden or args.run or args.qrels:
+            raise UsageError("--azure-rows carries its own labels and results; give it alone, or --golden with --run")
+        return score_rows(args)
+    if not args.golden or not args.run:
+        raise UsageError("give --golden FILE and --run FILE (a TREC run), or --azure-rows FILE")
     golden = read_golden(args.golden, qrels=args.qrels, warn=lambda text: print(f"warning: {text}", file=sys.stderr))
     scored = score_run(golden, read_trec_run(args.run, order=args.order), by=args.by, min_grade=args.min_grade)
     if args.json:
@@ -50,3 +62,20 @@ def render_scores(scored: dict[str, dict]) -> str:
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
                      for r in [header, ["-" * w for w in widths], *rows])
+
+
+def score_rows(args: argparse.Namespace) -> int:
+    """``--azure-rows``: our summary and Azure's seven numbers, exactly and corrected, on the rows."""
+    from ..report.azure_rows import read_evaluator_rows, score_evaluator_rows
+
+    scored = score_evaluator_rows(read_evaluator_rows(args.azure_rows), min_grade=args.min_grade)
+    if args.json:
+        print(json.dumps(scored, indent=2, ensure_ascii=False))
+        return 0
+    print(render_scores({args.azure_rows: scored}) if scored["questions"] else
+          f"{args.azure_rows}: no row has a document graded {args.min_grade} or more, so found@k, MRR and nDCG are not scored")
+    azure = scored["azure"]
+    print(f"\nAzure AI Foundry's Document Retrieval metrics (labels {azure['label_range']}), mean of {scored['rows']} rows:")
+    for form in ("exact", "corrected"):
+        print(f"  {form + ':':10} " + ", ".join(f"{name} {'-' if v is None else f'{v:g}'}" for name, v in azure[form].items()))
+    return 0

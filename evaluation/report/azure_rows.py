@@ -35,6 +35,7 @@ from ..errors import EvaluationError, InputTooLargeError, LineProblem, at_most, 
 from ..golden.wording import json_kind, quoted
 from ..jsonl import JsonLineError, file_wide, parse_line, read_lines
 from ..scoring.azure_retrieval import AZURE_LABELS, LabelRange
+from ..scoring.judging import row_units
 from ..store.sources import Fetcher, read_bytes
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,21 @@ def evaluator_rows(results: Mapping[str, Sequence[str]], labels: Mapping[str, Ma
             RETRIEVED: [{DOCUMENT_ID: doc_id, SCORE: float(len(ranked) - rank)} for rank, doc_id in enumerate(ranked)],
         })
     return rows
+
+
+def report_evaluator_rows(report: Mapping[str, Any], setup_key: str, *, by: str | None = None) -> list[dict]:
+    """``evaluator_rows`` for one setup of a report: each question's distinct units (``judging.row_units``
+    at the report's grain, or ``by``) in the order its results came back, with its graded labels; the
+    rows the report's ``summary["azure"]`` was computed from."""
+    from .trec import report_questions
+
+    by = by or report.get("by", "doc")
+    entry = next((s for s in report["setups"] if s["key"] == setup_key), None)
+    if entry is None or entry.get("error"):
+        raise EvaluationError(f"setup {setup_key!r} has no results in run {report.get('id')}")
+    questions = report_questions(report)
+    results = {q.id: row_units(q, (entry.get("results") or {}).get(q.id) or [], by) for q in questions}
+    return evaluator_rows(results, {q.id: q.judgements for q in questions})
 
 
 def write_evaluator_rows(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
@@ -264,3 +280,37 @@ def _first_of(wrong: list[str]) -> list[str]:
     if len(wrong) <= 1:
         return wrong
     return [f"{wrong[0]} (and {len(wrong) - 1:,} more item(s) of the list with a problem)"]
+
+
+def score_evaluator_rows(rows: Sequence[EvaluatorRow], *, min_grade: int = 1, k: int = 3) -> dict[str, Any]:
+    """The rows scored both ways: our summary (``metrics.summarise``: found@k, recall@k, MRR, nDCG@10, at
+    relevance level ``min_grade``) on each row's documents ranked as the evaluator ranks them (by score,
+    highest first, equal scores in the list's order, each document at its first place), and
+    ``azure``: the evaluator's numbers exactly and corrected at ``k`` (``setup_azure_summary``'s shape;
+    the exact form on the rows as written, the corrected on the same ranking). A row without a label
+    graded ``min_grade`` or more is not in our summary (nothing to find), as in a run."""
+    from ..golden import Question
+    from ..scoring.azure_retrieval import azure_corrected, azure_exact, label_range_of, mean_scores
+    from ..scoring.judging import Rule, judge
+    from ..scoring.metrics import summarise
+    from ..target import Hit
+    from ..measures import azure_key
+
+    label_range = label_range_of(grade for row in rows for grade in row.labels.values())
+    rule = Rule("doc", "documents", min_grade)
+    outcomes, exact, corrected = [], [], []
+    for row in rows:
+        order = sorted(range(len(row.retrieved)), key=lambda i: -row.retrieved[i][1])  # stable: ties keep the list's order
+        ranked = list(dict.fromkeys(row.retrieved[i][0] for i in order))
+        question = Question(id=row.query_id, question="", expected=dict(row.labels))
+        if question.relevant(min_grade):
+            outcomes.append(judge(question, [Hit(id=d, doc_id=d, page=None, score=0.0) for d in ranked], rule))
+        exact.append(azure_exact(row.labels, row.retrieved, label_range))
+        corrected.append(azure_corrected(row.labels, [(d, 0.0) for d in ranked], k, label_range))
+
+    def rounded(means: Mapping[Any, float | None]) -> dict[str, float | None]:
+        return {azure_key(m): None if v is None else round(v, 4) for m, v in means.items()}
+
+    return {"rows": len(rows), **summarise(outcomes),
+            "azure": {"exact": rounded(mean_scores(exact)), "corrected": rounded(mean_scores(corrected)),
+                      "label_range": str(label_range)}}

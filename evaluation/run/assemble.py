@@ -19,12 +19,14 @@ from typing import Any, Sequence
 from ..errors import UsageError
 from ..golden import GoldenCheck, check_golden_bytes, question_sha256
 from ..measures import FOUND, FOUND_10
+from ..scoring.azure_retrieval import setup_azure_summary
 from ..scoring.comparison import compare_with_top, pick_ties
+from ..scoring.judging import ranked_units, row_units
 from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tie_tiers
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, EvaluationSettings
 from ..store.shape import REPORT_FORMAT, Entry, Report
 from .copying import copied
-from .plan import PLAN_FORMAT, utc
+from .plan import PLAN_FORMAT, plan_question, utc
 
 
 def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bool = False) -> Report:
@@ -55,6 +57,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
     if withheld:  # a run in which no setup finds anything is not an answer: nothing is named
         picks = {name: None for name in picks}
     compare_with_top(ranked, question_ids, significance)
+    add_azure_numbers(ranked, questions, settings.get("by", "doc"))
     return {
         "format": REPORT_FORMAT,
         "id": plan["run_id"],
@@ -94,6 +97,20 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
         **_cache_total(results),
     }
+
+
+def add_azure_numbers(entries: Sequence[dict[str, Any]], questions: Sequence[dict[str, Any]], by: str) -> None:
+    """Each ranked entry's ``summary["azure"]``: Azure AI Foundry's Document Retrieval numbers over its
+    questions (``scoring.azure_retrieval.setup_azure_summary``), exactly and corrected, on each question's
+    distinct units in order (the rows ``runs export --format azure`` writes for the evaluator). Not at
+    the evidence grain: quotes are not documents the evaluator ranks."""
+    if by == "evidence":
+        return
+    asked = [plan_question(q) for q in questions]
+    for entry in entries:
+        results = entry.get("results") or {}
+        pairs = [(q.judgements, ranked_units(row_units(q, results.get(q.id) or [], by), "documents")) for q in asked]
+        entry["summary"]["azure"] = setup_azure_summary(pairs)
 
 
 def picks_withheld(ranked: Sequence[dict[str, Any]]) -> str | None:

@@ -184,9 +184,13 @@ def plan_questions(plan: dict[str, Any], only: Iterable[str] | None = None) -> l
     """The plan's questions in plan order; ``only``: just those ids (a shard builds its own questions,
     not the whole golden file's: at 1,000 questions that was a twentieth of a warm shard's seconds)."""
     wanted = None if only is None else set(only)
-    return [Question(id=row["id"], question=row["question"], expected=tuple(row["expected"]),
-                     evidence=tuple(row.get("evidence") or ()), grades=tuple((row.get("grades") or {}).items()))
-            for row in plan["questions"] if wanted is None or row["id"] in wanted]
+    return [plan_question(row) for row in plan["questions"] if wanted is None or row["id"] in wanted]
+
+
+def plan_question(row: dict[str, Any]) -> Question:
+    """A plan's question row (``_question_row``) as the ``Question`` it was made from."""
+    return Question(id=row["id"], question=row["question"], expected=tuple(row["expected"]),
+                    evidence=tuple(row.get("evidence") or ()), grades=tuple((row.get("grades") or {}).items()))
 
 
 def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc", *,

@@ -266,3 +266,34 @@ def _weighted_as_text(grades: Sequence[int], label_range: LabelRange) -> float:
             counts[str(grade)] += 1
     in_text_order = [counts[key] for key in sorted(counts)]
     return sum(count * (2.0 ** (g + 1) - 1) for count, g in zip(in_text_order, above))
+
+
+def label_range_of(grades: Iterable[int]) -> LabelRange:
+    """The label range a golden file's grades fit: Azure's default 0-4 when they do, else 0 up to the
+    highest grade (a qrels file graded 0-12, say)."""
+    grades = list(grades)
+    return LabelRange(min(0, *grades) if grades else 0, max(4, *grades) if grades else 4)
+
+
+def setup_azure_summary(questions: Sequence[tuple[Mapping[str, int], Sequence[str]]],
+                        k: int = AZURE_K) -> dict[str, dict[str, float | None]]:
+    """One setup's Azure numbers over its questions, each given as (graded labels, its ranked document
+    ids best first, each once): ``{"exact": {property: mean}, "corrected": {property@k: mean}}``, the
+    means as ``mean_scores`` takes them, rounded to 4 places. The exact form reads the ids with scores
+    made from the rank (n for the first of n), which is how ``report.azure_rows`` writes them for the
+    evaluator, so azure-ai-evaluation gives these numbers on the exported rows."""
+    scored = [(labels, ranked) for labels, ranked in questions if labels]
+    if not scored:
+        return {"exact": {}, "corrected": {}}
+    label_range = label_range_of(grade for labels, _ in scored for grade in labels.values())
+    exact, corrected = [], []
+    for labels, ranked in scored:
+        retrieved = [(doc_id, float(len(ranked) - rank)) for rank, doc_id in enumerate(ranked)]
+        exact.append(azure_exact(labels, retrieved, label_range))
+        corrected.append(azure_corrected(labels, retrieved, k, label_range))
+
+    def rounded(means: Mapping[Measure, float | None]) -> dict[str, float | None]:
+        return {azure_key(m): None if v is None else round(v, 4) for m, v in means.items()}
+
+    return {"exact": rounded(mean_scores(exact)), "corrected": rounded(mean_scores(corrected)),
+            "label_range": str(label_range)}
