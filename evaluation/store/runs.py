@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import GoldenNotKept, RunNotFound, StoreError
+from ..files import write_whole
 from .s3 import is_s3_address
 from .shape import REPORT_FORMAT, loads_report, report_problem
 from .sources import is_blob_address
@@ -414,18 +415,7 @@ class LocalStore(RunStore):
         target = self.root / path
         if target.exists():
             return False
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-        except OSError as err:
-            raise StoreError(f"{target.parent}: cannot write the run there ({err.strerror or err})") from err
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temp, target)  # readers see the whole file or none of it
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        write_whole(target, data, what="the run", error=StoreError)  # readers see the whole file or none of it
         return True
 
     def _exists(self, path: str) -> bool:
