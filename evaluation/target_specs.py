@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from .errors import TargetConfigError, did_you_mean
+from .jsonl import JsonLineError, parse_json
 from .target import Target
 
 if TYPE_CHECKING:
@@ -157,12 +158,12 @@ def _json(value: str | bytes | Mapping[str, Any], source: str, example: str) -> 
         return value
     try:
         text = value.decode("utf-8-sig") if isinstance(value, bytes) else value
-        return json.loads(text)
+        return parse_json(text, strict=False)
     except UnicodeDecodeError as err:
         raise TargetConfigError(f"{source} is not UTF-8 text; save it as UTF-8 JSON") from err
-    except json.JSONDecodeError as err:
-        raise TargetConfigError(f"{source} is not JSON ({err.msg} at line {err.lineno} column {err.colno}); "
-                                f"write it like {example}") from err
+    except JsonLineError as err:
+        said = f"{err.decode.msg} at line {err.decode.lineno} column {err.decode.colno}" if err.decode else str(err)
+        raise TargetConfigError(f"{source} is not JSON ({said}); write it like {example}") from err
 
 
 def _specs(items: list[Any], where: str, *, defaults: SearchDefaults, trust: Trust | None) -> tuple[TargetSpec, ...]:
