@@ -22,7 +22,7 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Literal, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Literal, Sequence
 
 from .errors import EvaluationError, InputTooLargeError, UsageError, WriteError
 
@@ -111,7 +111,8 @@ class OutputKind:
     already at the path, whether it is one of these; ``replace`` says when such a file may be replaced:
     ``"own"`` whenever (a report written again), ``"force"`` only on purpose (``--force``), ``"never"``.
     ``holds`` is what such a file may hold, said when it is kept ("may hold checked questions");
-    ``example`` a file name for the sentence about a folder."""
+    ``example`` a file name for the sentence about a folder; ``changes`` what writing does to a file
+    ("written over", or "appended to" for a cache)."""
 
     name: str  # "golden file", "HTML page": the sentences put "a" or "an" in front (``article``)
     own: Callable[[bytes], bool]
@@ -119,6 +120,7 @@ class OutputKind:
     holds: str = ""
     example: str = "out"
     article: str = "a"
+    changes: str = "written over"
 
     @property
     def a_name(self) -> str:
@@ -140,23 +142,26 @@ class Output:
         return f"{self.flag} {self.path}" if self.flag else str(self.path)
 
 
-def check_outputs(outputs: Sequence[Output], inputs: Mapping[str, str | Path | None] | None = None, *,
-                  force: bool = False, error: type[EvaluationError] = UsageError, make_folders: bool = False) -> None:
+Input = tuple[str, "str | Path | None"]  # how a sentence names an input ("the --corpus file"), and its path
+
+
+def check_outputs(outputs: Sequence[Output], inputs: Iterable[Input] = (), *, force: bool = False,
+                  error: type[EvaluationError] = UsageError, make_folders: bool = False) -> None:
     """Refuse, before any work, an output the command must not write: the first problem, raised as
     ``error`` with the sentence saying the fix; nothing is written or made.
 
-    ``inputs``: how a sentence names each input (``"the --corpus file"``), by path; None entries are
-    skipped. An output is refused when it is a folder, a named pipe or a device; one of ``inputs``;
+    ``inputs``: (how a sentence names it, path) for each input, ``("the --corpus file", "c.jsonl")``; a
+    None path is skipped. An output is refused when it is a folder, a named pipe or a device; one of ``inputs``;
     another of ``outputs``; a file holding anything that is not ``kind.own`` (it may be an input of some
     other command: it is never written over), or one that is but whose kind keeps it (``"never"``, or
     ``"force"`` without ``force``). An empty file holds nothing to lose and is never refused for what it
     holds. The folder must exist (``make_folders``: the nearest folder that does must) and take a new file,
     which is tried with a file made and removed again.
     """
-    given = {label: path for label, path in (inputs or {}).items() if path is not None}
+    given = [(label, path) for label, path in inputs if path is not None]
     for number, output in enumerate(outputs):
         path = Path(output.path)
-        for label, source in given.items():
+        for label, source in given:
             if same_file(path, source):
                 raise error(f"{output.named} is {label}; write {output.what} to another file")
         for earlier in outputs[:number]:
@@ -187,8 +192,7 @@ def _check_existing(output: Output, path: Path, force: bool, error: type[Evaluat
         return
     if not kind.own(head):
         raise error(f"{output.named} already exists and is not {kind.a_name} this tool wrote; it may be an input "
-                    "(a golden file, a corpus), so it is never written over: write "
-                    f"{output.what} to another file")
+                    f"(a golden file, a corpus), so it is never {kind.changes}: write {output.what} to another file")
     if kind.replace == "never":
         raise error(f"{output.named} already exists and {kind.holds}; it is never written over: choose another file")
     if kind.replace == "force" and not force:
