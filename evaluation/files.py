@@ -18,6 +18,7 @@ import errno
 import fcntl
 import hashlib
 import os
+import secrets
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -244,7 +245,7 @@ def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, wh
     temp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        handle, temp = _new_temporary(path)
         with os.fdopen(handle, "wb") as out:
             out.write(raw)
         if replace:
@@ -260,6 +261,17 @@ def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, wh
     finally:
         if temp is not None:
             Path(temp).unlink(missing_ok=True)
+
+
+def _new_temporary(path: Path) -> tuple[int, str]:
+    """A new file beside ``path``, open for writing, with the permissions any new file gets (the umask's:
+    ``mkstemp`` would make it readable by its owner alone)."""
+    while True:
+        temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), str(temp)
+        except FileExistsError:
+            continue
 
 
 def _link_into_place(temp: Path, path: Path) -> None:
