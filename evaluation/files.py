@@ -250,10 +250,10 @@ def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, wh
             out.write(raw)
         if replace:
             os.replace(temp, path)  # readers see the whole file or none of it
-        else:
-            _link_into_place(Path(temp), path)
-    except FileExistsError:
-        raise
+        elif not _linked_into_place(Path(temp), path):
+            raise _Kept(errno.EEXIST, "holds a file that is never written over", str(path))
+    except _Kept as kept:
+        raise FileExistsError(*kept.args) from None
     except OSError as err:
         raise error(f"{path}: cannot write {what} there ({err.strerror or err}); nothing was written there, and a "
                     "file that was there before is as it was: free some space or give a folder you may write to"
@@ -274,10 +274,16 @@ def _new_temporary(path: Path) -> tuple[int, str]:
             continue
 
 
-def _link_into_place(temp: Path, path: Path) -> None:
+class _Kept(OSError):
+    """``path`` holds a file ``write_whole(replace=False)`` keeps (told apart from a folder in the way)."""
+
+
+def _linked_into_place(temp: Path, path: Path) -> bool:
+    """Whether ``temp`` now stands at ``path``: False when a file holding anything is there (kept)."""
     try:
         os.link(temp, path)  # fails when path exists: nothing is replaced
     except FileExistsError:
         if not (path.is_file() and path.stat().st_size == 0):
-            raise
+            return False
         os.replace(temp, path)
+    return True
