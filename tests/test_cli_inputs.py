@@ -11,13 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
+from test_matrix import write as write_corpus_and_queries
 
 from evaluation.errors import UsageError
 from evaluation.jsonl import MAX_DEPTH, JsonLineError, parse_json
 from evaluation.scoring.metrics import Outcome
-
-from conftest import run_cli
-from test_matrix import write as write_corpus_and_queries
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,7 +6,6 @@ leaves the file that was there (or none) and a sentence naming the path.
 The matrix runs use the ``hash`` embedder on test_matrix's three documents (about a second each)."""
 from __future__ import annotations
 
-import json
 import os
 import resource
 import sqlite3
@@ -15,14 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_cli
+from test_matrix import write as write_corpus_and_queries
 
 from evaluation.engine.cache import PersistentCache
 from evaluation.errors import UsageError, WriteError
 from evaluation.files import Output, check_outputs, write_whole
 from evaluation.matrix.export import MATRIX_JSON
-
-from conftest import run_cli
-from test_matrix import write as write_corpus_and_queries
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = ("matrix", "--quiet", "--embedder", "hash", "--methods", "keyword", "--chunk-size", "100", "--top-k", "3")

@@ -11,12 +11,12 @@ rank builds by when it went quiet. A run stopped so saves nothing.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from ..answers.chat import ChatModel  # noqa: F401  the client judged mode is usually given
 from ..errors import AnswerError
-from ..jsonl import JsonLineError, parse_json
 from ..golden import Question
+from ..jsonl import JsonLineError, parse_json
 
 Messages = list[dict[str, str]]
 Chat = Callable[[Messages], "str | None"]

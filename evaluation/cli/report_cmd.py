@@ -23,7 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description=__doc__.splitlines()[0])
     parser.add_argument("run_id", metavar="RUN", help="a run id, or 'latest'")
     _store_argument(parser)
-    parser.add_argument("--out", required=True, type=local_path, help="the HTML file to write (made or replaced), or - for stdout")
+    parser.add_argument("--out", required=True, type=local_path,
+                        help="the HTML file to write (made, or replacing a page this tool wrote), or - for stdout")
     parser.add_argument("--with-questions", action="store_true",
                         help="show question text read from the golden file the store kept for the run")
     parser.set_defaults(handler=write_report)

@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 from ..errors import GoldenFileError, UsageError
+from ..files import Output, check_outputs
 from ..store.sources import is_blob_address
 from .pages import opening_words, page_hint
-from ..files import Output, check_outputs
 from .read import GOLDEN_FILE, question_row, save_questions
 from .records import Question
 from .sampled import Source, Unit, sources_of

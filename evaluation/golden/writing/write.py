@@ -34,8 +34,8 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ...errors import GoldenFileError, UsageError, WriterUnavailable, did_you_mean
-from ...progress import ProgressBar
 from ...files import Output, check_outputs, same_file, write_whole
+from ...progress import ProgressBar
 from ..read import GOLDEN_FILE, questions_jsonl
 from ..records import Question
 from . import prompts
