@@ -221,12 +221,18 @@ def _check_folder(output: Output, path: Path, error: type[EvaluationError], make
         raise error(f"{output.named}: cannot write {output.what} there ({nearest} is a file, not a folder); give "
                     "a file in a folder you may write to")
     try:
-        handle, probe = tempfile.mkstemp(dir=nearest, prefix=".write-check-")
-        os.close(handle)
-        os.unlink(probe)
+        try_writing_in(nearest)
     except OSError as err:
         raise error(f"{output.named}: cannot write {output.what} there ({err.strerror or err} in {nearest}); give "
                     "a file in a folder you may write to") from None
+
+
+def try_writing_in(folder: str | Path) -> None:
+    """Make a file in ``folder`` and remove it again, so nothing is left: ``OSError`` when the folder does not
+    take one (read-only, full of inodes, not a folder). Asked before work a failed write would waste."""
+    handle, probe = tempfile.mkstemp(dir=folder, prefix=".write-check-")
+    os.close(handle)
+    os.unlink(probe)
 
 
 def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, what: str = "the file",
@@ -243,6 +249,7 @@ def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, wh
     path = Path(path)
     raw = data.encode("utf-8") if isinstance(data, str) else data
     temp = None
+    placed = True
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temp = _new_temporary(path)
@@ -250,10 +257,8 @@ def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, wh
             out.write(raw)
         if replace:
             os.replace(temp, path)  # readers see the whole file or none of it
-        elif not _linked_into_place(Path(temp), path):
-            raise _Kept(errno.EEXIST, "holds a file that is never written over", str(path))
-    except _Kept as kept:
-        raise FileExistsError(*kept.args) from None
+        else:
+            placed = _linked_into_place(Path(temp), path)
     except OSError as err:
         raise error(f"{path}: cannot write {what} there ({err.strerror or err}); nothing was written there, and a "
                     "file that was there before is as it was: free some space or give a folder you may write to"
@@ -261,6 +266,9 @@ def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, wh
     finally:
         if temp is not None:
             Path(temp).unlink(missing_ok=True)
+    if not placed:
+        raise FileExistsError(errno.EEXIST, "a file holding something is there, and it is never written over",
+                              str(path))
 
 
 def _new_temporary(path: Path) -> tuple[int, str]:
@@ -272,10 +280,6 @@ def _new_temporary(path: Path) -> tuple[int, str]:
             return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), str(temp)
         except FileExistsError:
             continue
-
-
-class _Kept(OSError):
-    """``path`` holds a file ``write_whole(replace=False)`` keeps (told apart from a folder in the way)."""
 
 
 def _linked_into_place(temp: Path, path: Path) -> bool:

@@ -36,18 +36,16 @@ import difflib
 import hashlib
 import json
 import logging
-import os
 import random
 import re
 import secrets
-import tempfile
 from abc import ABC, abstractmethod
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import GoldenNotKept, RunNotFound, StoreError
-from ..files import write_whole
+from ..files import try_writing_in, write_whole
 from .s3 import is_s3_address
 from .shape import REPORT_FORMAT, loads_report, report_problem
 from .sources import is_blob_address
@@ -443,9 +441,7 @@ class LocalStore(RunStore):
                 deepest = folder
                 break
         try:
-            handle, probe = tempfile.mkstemp(dir=deepest or Path.cwd(), prefix=".write-check-")
-            os.close(handle)
-            os.unlink(probe)
+            try_writing_in(deepest or Path.cwd())
         except OSError as err:
             raise StoreError(f"{self.root}: cannot keep runs there ({err.strerror or err} in {deepest}); "
                              "give a folder you may write to") from err
