@@ -202,9 +202,10 @@ def _check_existing(output: Output, path: Path, force: bool, error: type[Evaluat
 
 
 def _head(path: Path) -> bytes:
-    try:
-        with path.open("rb") as handle:
-            return handle.read(HEAD_BYTES)
+    try:  # opened without waiting: whatever is there, looking at it never blocks
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(handle, "rb") as opened:
+            return opened.read(HEAD_BYTES) or b""  # None: a pipe with nothing in it yet
     except OSError:
         return b"\0"  # unreadable: not told as ours, so it is kept
 

@@ -68,8 +68,9 @@ def test_a_named_pipe_given_as_an_input_is_refused_at_once_with_a_sentence(tmp_p
 # -- JSON nested without end --------------------------------------------------------------------------
 
 def test_json_nested_past_the_bound_is_refused_before_it_is_parsed_and_at_the_bound_is_read():
-    at_bound = "[" * MAX_DEPTH + "]" * MAX_DEPTH
-    assert parse_json(at_bound) == parse_json(at_bound, strict=False)
+    at_bound = "[" + "[], " * MAX_DEPTH + "[" * (MAX_DEPTH - 1) + "]" * MAX_DEPTH  # 100 deep, 200 brackets
+    parsed = parse_json(at_bound)
+    assert parsed == parse_json(at_bound, strict=False) and parsed[:MAX_DEPTH] == [[]] * MAX_DEPTH
     for deeper in ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), '{"a": ' * 100_000 + "1" + "}" * 100_000):
         with pytest.raises(JsonLineError, match="nested too deeply to read"):
             parse_json(deeper, strict=False)
