@@ -8,10 +8,11 @@ that are there and of the right kind, and a bad report is one sentence naming th
 from __future__ import annotations
 
 import json
-import math
-from typing import Any, Callable, Optional, TypedDict
+from typing import Any, Optional, TypedDict
 
 from ..measures import CUTOFFS as _CUTOFFS, MRR, NDCG_10
+from .checks import (Bad, count, dict_of, either, field, kind, list_of, number, obj, optional, optional_field, problem,
+                     text)
 
 REPORT_FORMAT = 1  # the report format this version writes and reads
 CUTOFFS = tuple(str(k) for k in _CUTOFFS)  # the found@k cut-offs every summary holds, as its keys
@@ -96,10 +97,6 @@ class Report(_ReportBase, total=False):
     refused: dict[str, Any]          # a run that never started: why
 
 
-class _Bad(Exception):
-    pass
-
-
 def loads_report(raw: bytes) -> Any:
     """The JSON in ``raw``, strictly: UTF-8, and no ``NaN`` or ``Infinity``; ``ValueError`` otherwise."""
     def refuse(name: str) -> Any:
@@ -118,163 +115,78 @@ def loads_report(raw: bytes) -> Any:
 def report_problem(report: Any) -> str | None:
     """The first field of ``report`` a reader could not use, as ``"<path> is <what>, not <wanted>"``;
     None when every field is usable."""
-    try:
-        _report(report)
-    except _Bad as bad:
-        return str(bad)
-    return None
+    return problem(_report, report, "the report")
 
 
 # -- the fields -----------------------------------------------------------------------------------
 
-def _report(report: Any) -> None:
-    _dict(report, "the report")
-    _field(report, "id", _str)
-    _field(report, "created_at", _optional(_str))
-    golden = _field(report, "golden", _dict)
+def _report(report: Any, path: str) -> None:
+    obj(report, path)
+    field(report, "id", text)
+    field(report, "created_at", optional(text))
+    golden = field(report, "golden", obj)
     for name in ("source", "sha256"):
-        _field(golden, name, _str, "golden")
+        field(golden, name, text, "golden")
     for name in ("questions", "labelled"):
-        _field(golden, name, _count, "golden")
-    _field(report, "collections", _list_of(_str))
-    _field(report, "depth", _count)
-    _field(report, "by", _str)
-    _field(report, "question_ids", _list_of(_str))
-    for n, question in enumerate(_field(report, "questions", _list_of(_dict))):
-        _field(question, "id", _str, f"questions[{n}]")
-        _field(question, "expected", _list_of(_str), f"questions[{n}]")
-    _optional_field(report, "timed_question_ids", _list_of(_str))
-    rules = _field(report, "rules", _dict)
+        field(golden, name, count, "golden")
+    field(report, "collections", list_of(text))
+    field(report, "depth", count)
+    field(report, "by", text)
+    field(report, "question_ids", list_of(text))
+    for n, question in enumerate(field(report, "questions", list_of(obj))):
+        field(question, "id", text, f"questions[{n}]")
+        field(question, "expected", list_of(text), f"questions[{n}]")
+    optional_field(report, "timed_question_ids", list_of(text))
+    rules = field(report, "rules", obj)
     for name in ("balance_points", "time_points"):
-        _field(rules, name, _number, "rules")
-    _field(report, "targets", _dict_of(_dict))
-    for target, gone in _field(report, "missing", _dict_of(_dict)).items():
-        _optional_field(gone, "documents", _list_of(_str), f"missing.{target}")
-        _optional_field(gone, "questions", _either(_list_of(_str), _dict), f"missing.{target}")
-    _optional_field(report, "frontier", _list_of(_str))
-    setups = _field(report, "setups", _list_of(_dict))
+        field(rules, name, number, "rules")
+    field(report, "targets", dict_of(obj))
+    for target, gone in field(report, "missing", dict_of(obj)).items():
+        optional_field(gone, "documents", list_of(text), f"missing.{target}")
+        optional_field(gone, "questions", either(list_of(text), obj), f"missing.{target}")
+    optional_field(report, "frontier", list_of(text))
+    setups = field(report, "setups", list_of(obj))
     summarised = set()
     for n, setup in enumerate(setups):
         where = f"setups[{n}]"
-        key = _field(setup, "key", _str, where)
-        _field(setup, "method_label", _str, where)
-        _field(setup, "rank", _optional(_count), where)
-        _field(setup, "error", _optional(_str), where)
-        if _field(setup, "summary", _optional(_summary), where) is not None:
+        key = field(setup, "key", text, where)
+        field(setup, "method_label", text, where)
+        field(setup, "rank", optional(count), where)
+        field(setup, "error", optional(text), where)
+        if field(setup, "summary", optional(_summary), where) is not None:
             summarised.add(key)
-        _optional_field(setup, "ranks", _dict_of(_optional(_count)), where)
-        _optional_field(setup, "results", _dict_of(_list_of(_result_row)), where)
-        _optional_field(setup, "times_ms", _list_of(_number), where)
+        optional_field(setup, "ranks", dict_of(optional(count)), where)
+        optional_field(setup, "results", dict_of(list_of(_result_row)), where)
+        optional_field(setup, "times_ms", list_of(number), where)
     keys = [setup["key"] for setup in setups]
     if len(set(keys)) != len(keys):
-        raise _Bad("setups name the same key twice")
-    for name, key in _field(report, "picks", _dict_of(_optional(_str))).items():
+        raise Bad("setups name the same key twice")
+    for name, key in field(report, "picks", dict_of(optional(text))).items():
         if key is not None and key not in summarised:
-            raise _Bad(f"picks.{name} is {key!r}, which is no setup with a summary")
+            raise Bad(f"picks.{name} is {key!r}, which is no setup with a summary")
 
 
 def _summary(value: Any, path: str) -> dict:
-    _dict(value, path)
-    found = _field(value, "found", _dict_of(_optional(_number)), path)
-    counts = _field(value, "counts", _dict_of(_count), path)
+    obj(value, path)
+    found = field(value, "found", dict_of(optional(number)), path)
+    counts = field(value, "counts", dict_of(count), path)
     for cutoff in CUTOFFS:
         if cutoff not in found or cutoff not in counts:
-            raise _Bad(f"{path}.found and {path}.counts need every cut-off ({', '.join(CUTOFFS)}); {cutoff} is missing")
-    _field(value, "questions", _count, path)
+            raise Bad(f"{path}.found and {path}.counts need every cut-off ({', '.join(CUTOFFS)}); {cutoff} is missing")
+    field(value, "questions", count, path)
     for name in (MRR.summary_path[0], NDCG_10.summary_path[0]):
-        _field(value, name, _number, path)
+        field(value, name, number, path)
     for name in ("median_ms", "p95_ms"):
-        _field(value, name, _optional(_number), path)
+        field(value, name, optional(number), path)
     return value
 
 
 def _result_row(value: Any, path: str) -> list:
     """``[chunk id, document id, page or null, score]``."""
     if not isinstance(value, list) or len(value) != 4:
-        raise _Bad(f"{path} is {_kind(value)}, not a result [chunk id, document id, page, score]")
-    _str(value[0], f"{path}[0]")
-    _str(value[1], f"{path}[1]")
-    _optional(_count)(value[2], f"{path}[2]")
-    _number(value[3], f"{path}[3]")
+        raise Bad(f"{path} is {kind(value)}, not a result [chunk id, document id, page, score]")
+    text(value[0], f"{path}[0]")
+    text(value[1], f"{path}[1]")
+    optional(count)(value[2], f"{path}[2]")
+    number(value[3], f"{path}[3]")
     return value
-
-
-# -- kinds ----------------------------------------------------------------------------------------
-
-Check = Callable[[Any, str], Any]
-
-
-def _field(container: dict, name: str, check: Check, where: str = "") -> Any:
-    path = f"{where}.{name}" if where else name
-    if name not in container:
-        raise _Bad(f"{path} is missing")
-    return check(container[name], path)
-
-
-def _optional_field(container: dict, name: str, check: Check, where: str = "") -> Any:
-    return _field(container, name, check, where) if name in container else None
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true or false"
-    if value is None:
-        return "null"
-    return {int: "a number", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
-        type(value), type(value).__name__)
-
-
-def _str(value: Any, path: str) -> str:
-    if not isinstance(value, str):
-        raise _Bad(f"{path} is {_kind(value)}, not a string")
-    return value
-
-
-def _count(value: Any, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _Bad(f"{path} is {value!r:.40}, not a whole number of 0 or more")
-    return value
-
-
-def _number(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _Bad(f"{path} is {_kind(value)}, not a finite number")
-    return value
-
-
-def _dict(value: Any, path: str) -> dict:
-    if not isinstance(value, dict):
-        raise _Bad(f"{path} is {_kind(value)}, not an object")
-    return value
-
-
-def _optional(check: Check) -> Check:
-    return lambda value, path: None if value is None else check(value, path)
-
-
-def _either(first: Check, second: Check) -> Check:
-    def check(value: Any, path: str) -> Any:
-        try:
-            return first(value, path)
-        except _Bad:
-            return second(value, path)
-    return check
-
-
-def _list_of(check: Check) -> Check:
-    def each(value: Any, path: str) -> list:
-        if not isinstance(value, list):
-            raise _Bad(f"{path} is {_kind(value)}, not a list")
-        for n, item in enumerate(value):
-            check(item, f"{path}[{n}]")
-        return value
-    return each
-
-
-def _dict_of(check: Check) -> Check:
-    def each(value: Any, path: str) -> dict:
-        _dict(value, path)
-        for key, item in value.items():
-            check(item, f"{path}.{key}")
-        return value
-    return each
