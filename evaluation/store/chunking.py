@@ -22,8 +22,9 @@ import difflib
 import logging
 from typing import Any, Callable
 
-from ..errors import RunNotFound, StoreError
+from ..errors import DamagedFile, RunNotFound, StoreError
 from .chunking_shape import chunking_report_problem
+from .leftovers import runs_in, temp_leftover
 from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, report_bytes, report_store
 from .shape import loads_report
 
@@ -76,18 +77,21 @@ class ChunkingRuns:
         return self.store._exists(f"{CHUNKING_RUNS_DIR}/{check_run_id(run_id)}/{REPORT_NAME}")
 
     def ids(self) -> list[str]:
-        """Every chunking run in the store, newest first."""
-        found = set()
-        for path in self.store._list(f"{CHUNKING_RUNS_DIR}/"):
-            parts = path[len(CHUNKING_RUNS_DIR) + 1:].split("/")
-            if len(parts) == 2 and parts[1] == REPORT_NAME:
-                found.add(parts[0])
-        return newest_first(found)
+        """Every chunking run in the store, newest first. What a save that stopped left beside the runs
+        is removed or named, as for retrieval runs (``leftovers``)."""
+        listing = runs_in(self.store._list(f"{CHUNKING_RUNS_DIR}/"), CHUNKING_RUNS_DIR, REPORT_NAME, PAGE_NAME,
+                          "run the chunking command again")
+        self.store.tidy(listing.leftovers)
+        return newest_first(listing.ids)
 
     def ids_of(self, kind: str) -> list[str]:
-        """The runs marked as ``kind``, newest first, from a listing alone (no report is read)."""
+        """The runs marked as ``kind``, newest first, from a listing alone (no report is read); a marker's
+        temporary file left by a save that stopped is removed or named, never taken for a run."""
         prefix = f"{KINDS_DIR}/{kind}/"
-        return newest_first({path[len(prefix):] for path in self.store._list(prefix) if "/" not in path[len(prefix):]})
+        names = {path[len(prefix):]: path for path in self.store._list(prefix) if "/" not in path[len(prefix):]}
+        temps = {name: temp_leftover(path) for name, path in names.items()}
+        self.store.tidy(left for left in temps.values() if left is not None)
+        return newest_first(name for name, left in temps.items() if left is None)
 
     def get(self, run_id: str) -> dict[str, Any]:
         """The report of ``run_id`` (``latest``: the newest that reads, each one passed over named in a
@@ -115,16 +119,16 @@ class ChunkingRuns:
         try:
             report = loads_report(raw)
         except ValueError as err:
-            raise StoreError(f"{where}: not a readable report ({err})") from err
+            raise DamagedFile(f"{where}: not a readable report ({err})") from err
         found = report.get("format") if isinstance(report, dict) else None
         if found != CHUNKING_FORMAT:
-            raise StoreError(f"{where}: chunking report format {found!r:.40} is not {CHUNKING_FORMAT}; "
+            raise DamagedFile(f"{where}: chunking report format {found!r:.40} is not {CHUNKING_FORMAT}; "
                              "read it with the version that wrote it")
         problem = chunking_report_problem(report)
         if problem is None and report["id"] != run_id:
             problem = f'"id" is {report["id"]!r:.80}, not the id of its folder'
         if problem is not None:
-            raise StoreError(f"{where}: not a chunking report this version can read ({problem})")
+            raise DamagedFile(f"{where}: not a chunking report this version can read ({problem})")
         return report
 
     def readable(self, on_skip: Callable[[str, str], None] | None = None) -> list[dict[str, Any]]:
