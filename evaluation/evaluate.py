@@ -89,7 +89,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     newest = newest_report(store) if store is not None else None
     plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
                     settings=EvaluationSettings.of(settings, **keywords), held_before=held_in_report(newest))
-    reused = reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS) if reuse_times else {}
+    reused = reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS, warn=warn) if reuse_times else {}
     bar = None
     if progress is True:
         from .progress import ProgressBar
