@@ -312,20 +312,10 @@ class RunStore(ABC):
             raw = self._read(path)
         except FileNotFoundError as err:
             raise RunNotFound(self._unknown_run(run_id)) from err
-        where = self._full(path)
-        try:
-            report = loads_report(raw)
-        except ValueError as err:
-            raise DamagedFile(f"{where}: not a readable report ({err})") from err
-        found = report.get("format") if isinstance(report, dict) else None
-        if found != REPORT_FORMAT:
-            raise DamagedFile(f"{where}: report format {found!r:.40} is not {REPORT_FORMAT}; "
-                             "read it with the version that wrote it")
-        problem = report_problem(report)
-        if problem is None and report["id"] != run_id:
-            problem = f'"id" is {report["id"]!r}, not the id of its folder'
-        if problem is not None:
-            raise DamagedFile(f"{where}: not a report this version can read ({problem})")
+        report = checked_report(raw, self._full(path))
+        if report["id"] != run_id:
+            raise DamagedFile(f'{self._full(path)}: not a report this version can read ("id" is {report["id"]!r:.80}, '
+                              "not the id of its folder)")
         return report
 
     def page(self, run_id: str) -> bytes | None:
@@ -384,6 +374,24 @@ class RunStore(ABC):
         """Where a run's file lives in this store (``report.json``, or ``report.html`` its page), as
         a path or address a person can open; for saying where a run went, not for reading it."""
         return self._full(f"{RUNS_DIR}/{check_run_id(run_id)}/{name}")
+
+
+def checked_report(raw: bytes, where: str) -> dict[str, Any]:
+    """The report ``raw`` holds, parsed strictly and with every field a reader uses checked
+    (``shape``); ``DamagedFile`` naming ``where`` and the first field that is wrong otherwise. How a
+    kept report is read (``RunStore.get``) and an unsaved-run file read back (``read_unsaved``)."""
+    try:
+        report = loads_report(raw)
+    except ValueError as err:
+        raise DamagedFile(f"{where}: not a readable report ({err})") from err
+    found = report.get("format") if isinstance(report, dict) else None
+    if found != REPORT_FORMAT:
+        raise DamagedFile(f"{where}: report format {found!r:.40} is not {REPORT_FORMAT}; "
+                          "read it with the version that wrote it")
+    problem = report_problem(report)
+    if problem is not None:
+        raise DamagedFile(f"{where}: not a report this version can read ({problem})")
+    return report
 
 
 def _warn_skipped(run_id: str, why: str) -> None:
