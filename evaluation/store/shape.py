@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any, Optional, TypedDict
 
-from ..measures import CUTOFFS as _CUTOFFS, MRR, NDCG_10
-from .checks import (Bad, count, dict_of, either, field, kind, list_of, number, obj, optional, optional_field, problem,
-                     text)
+from ..measures import CUTOFFS as _CUTOFFS, FOUND_10, MRR, NDCG_10
+from .checks import (Bad, count, dict_of, either, field, flag, kind, list_of, number, obj, optional, optional_field,
+                     problem, share, text)
 
 REPORT_FORMAT = 1  # the report format this version writes and reads
 CUTOFFS = tuple(str(k) for k in _CUTOFFS)  # the found@k cut-offs every summary holds, as its keys
@@ -140,7 +140,11 @@ def _report(report: Any, path: str) -> None:
     rules = field(report, "rules", obj)
     for name in ("balance_points", "time_points"):
         field(rules, name, number, "rules")
-    field(report, "targets", dict_of(obj))
+    optional_field(rules, "rank_by", list_of(text), "rules")
+    for name in ("seed", "timed", "time_floor"):
+        optional_field(rules, name, count, "rules")
+    for name, described in field(report, "targets", dict_of(obj)).items():
+        optional_field(described, "left_out", list_of(_left_out), f"targets.{name}")
     for target, gone in field(report, "missing", dict_of(obj)).items():
         optional_field(gone, "documents", list_of(text), f"missing.{target}")
         optional_field(gone, "questions", either(list_of(text), obj), f"missing.{target}")
@@ -151,6 +155,8 @@ def _report(report: Any, path: str) -> None:
         where = f"setups[{n}]"
         key = field(setup, "key", text, where)
         field(setup, "method_label", text, where)
+        for name in ("target", "engine", "method"):
+            optional_field(setup, name, text, where)
         field(setup, "rank", optional(count), where)
         field(setup, "error", optional(text), where)
         if field(setup, "summary", optional(_summary), where) is not None:
@@ -158,16 +164,44 @@ def _report(report: Any, path: str) -> None:
         optional_field(setup, "ranks", dict_of(optional(count)), where)
         optional_field(setup, "results", dict_of(list_of(_result_row)), where)
         optional_field(setup, "times_ms", list_of(number), where)
+        optional_field(setup, NDCG_10.versus_key, dict_of(number), where)  # per question, for comparisons
+        for name in ("models", "neighbours"):
+            optional_field(setup, name, list_of(text), where)
+        optional_field(setup, "versus_top", optional(_versus), where)
+        for name in ("requests", "retries"):
+            optional_field(setup, name, count, where)
+        optional_field(setup, "cache", dict_of(count), where)
+        for name in ("timed_in", "time_state", "rank_state"):
+            optional_field(setup, name, text, where)
+        optional_field(setup, "ranked_in", dict_of(text), where)
     keys = [setup["key"] for setup in setups]
     if len(set(keys)) != len(keys):
         raise Bad("setups name the same key twice")
     for name, key in field(report, "picks", dict_of(optional(text))).items():
         if key is not None and key not in summarised:
-            raise Bad(f"picks.{name} is {key!r}, which is no setup with a summary")
+            raise Bad(f"picks.{name} is {key!r:.80}, which is no setup with a summary")
+    significance = optional_field(report, "significance", optional(obj))
+    if significance:  # what every comparison in the report was made with
+        for name in ("alpha", "interval"):
+            field(significance, name, share, "significance")
+    if optional_field(report, "ties", optional(dict_of(optional(_tie)))) and not significance:
+        raise Bad("ties is kept without the significance it was tested with")
+    optional_field(report, "ties_on_time", optional(dict_of(optional(list_of(text)))))
+    optional_field(report, "cache", optional(dict_of(count)))
+    refused = optional_field(report, "refused", optional(obj))
+    if refused:
+        field(refused, "reason", text, "refused")
+        for n, error in enumerate(field(refused, "errors", list_of(obj), "refused")):
+            field(error, "message", text, f"refused.errors[{n}]")
+            optional_field(error, "line", optional(count), f"refused.errors[{n}]")
 
 
 def _summary(value: Any, path: str) -> dict:
     obj(value, path)
+    optional_field(value, "recall", dict_of(optional(number)), path)
+    optional_field(value, "landed", dict_of(count), path)
+    optional_field(value, "timed", count, path)
+    optional_field(value, "median_margin", optional(number), path)
     found = field(value, "found", dict_of(optional(number)), path)
     counts = field(value, "counts", dict_of(count), path)
     for cutoff in CUTOFFS:
@@ -189,4 +223,67 @@ def _result_row(value: Any, path: str) -> list:
     text(value[1], f"{path}[1]")
     optional(count)(value[2], f"{path}[2]")
     number(value[3], f"{path}[3]")
+    return value
+
+
+def _left_out(value: Any, path: str) -> dict:
+    """What a target's index cannot do: ``{"what", "reason"}``."""
+    obj(value, path)
+    field(value, "what", text, path)
+    field(value, "reason", text, path)
+    return value
+
+
+def _interval(value: Any, path: str) -> list:
+    if not isinstance(value, list) or len(value) != 2:
+        raise Bad(f"{path} is {kind(value)}, not an interval [low, high]")
+    for n, end in enumerate(value):
+        number(end, f"{path}[{n}]")
+    return value
+
+
+def _versus(value: Any, path: str) -> dict:
+    """A setup against the top (``scoring.comparison``): per metric the difference, its interval and
+    p-values; for found@10 also the questions each found alone."""
+    obj(value, path)
+    field(value, "top", text, path)
+    field(value, "tied", flag, path)
+    optional_field(value, "questions", optional(count), path)
+    found = field(value, FOUND_10.versus_key, obj, path)
+    for name in ("better", "worse"):
+        field(found, name, count, f"{path}.{FOUND_10.versus_key}")
+    optional_field(found, "questions_to_tell", optional(count), f"{path}.{FOUND_10.versus_key}")
+    for measure in (FOUND_10, MRR, NDCG_10):
+        compared = (found if measure is FOUND_10 else
+                    optional_field(value, measure.versus_key, optional(obj), path))
+        if compared is not None:
+            where = f"{path}.{measure.versus_key}"
+            field(compared, "difference", number, where)
+            field(compared, "interval", _interval, where)
+            field(compared, "p_holm", share, where)
+            optional_field(compared, "p", share, where)
+    return value
+
+
+def _tie(value: Any, path: str) -> dict:
+    """A pick and the faster setups the paired test cannot tell from it (``scoring.picks``)."""
+    obj(value, path)
+    field(value, "pick", text, path)
+    field(value, "median_ms", optional(number), path)
+    tied = field(value, "tied", flag, path)
+    with_ = optional_field(value, "with", optional(text), path)
+    keys = []
+    for n, row in enumerate(field(value, "faster", list_of(obj), path)):
+        where = f"{path}.faster[{n}]"
+        keys.append(field(row, "key", text, where))
+        field(row, "median_ms", optional(number), where)
+        field(row, "tied", flag, where)
+        field(row, "p_holm", share, where)
+        for name in ("better", "worse"):
+            field(row, name, count, where)
+        optional_field(row, "questions_to_tell", optional(count), where)
+        optional_field(row, "difference", optional(number), where)
+        optional_field(row, "p", share, where)
+    if tied and with_ not in keys:
+        raise Bad(f"{path}.with is {with_!r:.80}, which is none of the faster setups it says the pick is tied with")
     return value
