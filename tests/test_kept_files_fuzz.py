@@ -60,7 +60,7 @@ def damaged(draw, seed: Any) -> bytes:
             raw = dumps(value)
             return raw[:draw(st.integers(0, max(0, len(raw) - 1)))]
         if not where:
-            value = draw(st.sampled_from(HOSTILE))
+            value = copy.deepcopy(draw(st.sampled_from(HOSTILE)))  # a copy: a later step may edit inside it
             continue
         *parents, last = where
         node = value
@@ -69,7 +69,7 @@ def damaged(draw, seed: Any) -> bytes:
         if how == "delete":
             del node[last]
         else:
-            node[last] = draw(st.sampled_from(HOSTILE))
+            node[last] = copy.deepcopy(draw(st.sampled_from(HOSTILE)))
     return dumps(value)
 
 
