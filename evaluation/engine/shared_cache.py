@@ -126,13 +126,13 @@ def decode(data: bytes) -> tuple[dict, dict, list[str]]:
     return vectors, scores, list(header["parts"])
 
 
-def _header(value: object, path: str) -> dict:
+def _header(value: Any, path: str) -> dict:
     """``{"parts": [names], "vectors": n, "scores": m}``, as ``encode`` writes it."""
-    checks.obj(value, path)
-    checks.field(value, "parts", checks.list_of(checks.text), path)
-    checks.field(value, "vectors", checks.count, path)
-    checks.field(value, "scores", checks.count, path)
-    return value
+    header = checks.obj(value, path)
+    checks.field(header, "parts", checks.list_of(checks.text), path)
+    checks.field(header, "vectors", checks.count, path)
+    checks.field(header, "scores", checks.count, path)
+    return header
 
 
 def _finite(vector: np.ndarray) -> bool:
