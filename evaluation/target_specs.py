@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
 from .errors import TargetConfigError, did_you_mean, shown
+from .store.blob import same_endpoint
 from .target import Target
 
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ def _embedded_spec(item: Mapping[str, Any], where: str, trust: Trust | None) -> 
                                 f"index, such as https://<account>.blob.core.windows.net/indexes/docs, not "
                                 f"{shown(index)} ({err}); publish one with "
                                 "`python3 -m evaluation index CORPUS --out <address>`") from err
-    if trust is not None and _origin(address.account_url) != _origin(trust.storage_account_url):
+    if trust is not None and not same_endpoint(address.account_url, trust.storage_account_url):
         raise TargetConfigError(f'{where}: "index" must be in the app\'s own storage account '
                                 f"({trust.storage_account_url}), not {address.account_url}; a targets.json may "
                                 "only point at indexes the app keeps, so copy the index there or configure the "
@@ -309,11 +310,7 @@ def _is_service(url: str, suffix: str) -> bool:
 
 
 def _same(url: str, other: str | None) -> bool:
-    return bool(other) and _origin(url) == _origin(other)
-
-
-def _origin(url: str) -> str:
-    return url.rstrip("/").lower()
+    return bool(other) and same_endpoint(url, other)
 
 
 # -- opening -------------------------------------------------------------------------------------------

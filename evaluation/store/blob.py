@@ -168,15 +168,42 @@ def _signed_in_service(account_url: str, credential: object | None) -> Any:
     return BlobServiceClient(account_url, credential=credential, **client_options())
 
 
+def same_endpoint(one: str, other: str) -> bool:
+    """Whether two Blob endpoints (``https://<acct>.blob.core.windows.net``, Azurite's
+    ``http://127.0.0.1:10000/devstoreaccount1``) are one: the same scheme, host and port (443 and 80
+    written or not) and path, whatever the case of the scheme and host and a trailing "/". The one rule
+    for every place an address is matched against the endpoint the app or a connection string names."""
+    return _endpoint_key(one) == _endpoint_key(other)
+
+
+def _endpoint_key(url: str) -> tuple[str, str, int | None, str] | None:
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:  # a port that is not a number: matches nothing, not even itself
+        return None
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or {"https": 443, "http": 80}.get(scheme), \
+        parts.path.rstrip("/")
+
+
 def container_client(address: BlobAddress, *, connection_string: str | None = None,
                      credential: object | None = None) -> Any:
-    """A ``ContainerClient`` for the address's container, signed in as the module docstring says."""
+    """A ``ContainerClient`` for the address's container, signed in as the module docstring says. With a
+    connection string, the address must be on the connection string's endpoint (account, host, port):
+    the client goes where the connection string says, so an address naming anywhere else is refused
+    rather than read or written somewhere it does not name."""
     if connection_string:
         service = _service_from_connection_string(connection_string)
         if service.account_name and service.account_name != address.account:
             raise StoreError(f"{printable(address.text, ADDRESS_SHOWN)}: the address names account "
                              f"{shown(address.account)} but the connection string is for "
                              f"{shown(service.account_name)}; use one account for both")
+        endpoint = service.url.rstrip("/")
+        if not same_endpoint(address.account_url, endpoint):
+            raise StoreError(f"{printable(address.text, ADDRESS_SHOWN)}: the address is on the Blob endpoint "
+                             f"{address.account_url} but the connection string is for {endpoint}; write the "
+                             f"address on {endpoint}, or use the connection string of the account it names")
     elif credential is None and address.path_style and address.account == DEV_ACCOUNT:
         service = _signed_in_service(address.account_url,
                                      {"account_name": DEV_ACCOUNT, "account_key": DEV_ACCOUNT_KEY})
