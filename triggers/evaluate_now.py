@@ -54,7 +54,8 @@ def read_request(req: func.HttpRequest, settings: AppSettings) -> tuple[str, boo
                            'with "force": true to run again')
     for key in body:
         if key not in KEYS:
-            raise Refusal(400, f'{shown(key)} is not a key of this request.{did_you_mean(key, KEYS)} Keys: {", ".join(KEYS)}')
+            raise Refusal(400, f'{shown(key)} is not a key of this request.{did_you_mean(key, KEYS)} '
+                               f'Keys: {", ".join(KEYS)}')
     force = body.get("force", False)
     if not isinstance(force, bool):
         raise Refusal(400, f'"force" must be true or false, not {shown(force)}')

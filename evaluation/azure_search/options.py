@@ -194,7 +194,8 @@ def _query_vectors(value: Any, where: str) -> dict[str, str]:
                          f'e.g. {{"titleVector": "minilm-l6"}}; sources: {", ".join(sources)}')
     for name, source in value.items():
         if source not in sources:
-            raise UsageError(f'{where}: query_vectors[{shown(name)}] is {shown(source)}.{did_you_mean(str(source), sources)} '
+            raise UsageError(f'{where}: query_vectors[{shown(name)}] is {shown(source)}.'
+                             f'{did_you_mean(str(source), sources)} '
                              f"Sources: {', '.join(sources)}")
     return dict(value)
 

@@ -35,9 +35,11 @@ def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
         except ValueError:
             raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number") from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"{printable(text)} is too small: give a whole number of at least {minimum}")
+            raise argparse.ArgumentTypeError(f"{printable(text)} is too small: give a whole number of at least "
+                                             f"{minimum}")
         if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"{printable(text)} is too large: give a whole number of at most {maximum}")
+            raise argparse.ArgumentTypeError(f"{printable(text)} is too large: give a whole number of at most "
+                                             f"{maximum}")
         return value
 
     parse.__name__ = "whole number"
@@ -80,7 +82,8 @@ def seconds(maximum: float) -> Callable[[str], float]:
     """An argparse type: a finite number of seconds over 0, at most ``maximum`` (nothing waits for ever)."""
     def parse(text: str) -> float:
         value = _number(text, "number of seconds")
-        _refuse_unless(0 < value <= maximum, f"{printable(text)} is not a number of seconds over 0 and at most {maximum:g}")
+        _refuse_unless(0 < value <= maximum,
+                       f"{printable(text)} is not a number of seconds over 0 and at most {maximum:g}")
         return value
 
     parse.__name__ = "seconds"

@@ -117,7 +117,8 @@ def parse_address(address: str) -> BlobAddress:
                              f"the container, for example {printable(origin, ADDRESS_SHOWN)}/{DEV_ACCOUNT}/runs")
         account, container, rest = segments[0], segments[1], segments[2:]
         if not _ACCOUNT.fullmatch(account):
-            raise _refuse(address, f"{shown(account)} is not a storage account name (3-24 lowercase letters and digits)")
+            raise _refuse(address, f"{shown(account)} is not a storage account name (3-24 lowercase letters and "
+                                   "digits)")
         account_url = f"{origin}/{account}"
     else:
         named = _BLOB_HOST.fullmatch(host)

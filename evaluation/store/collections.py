@@ -149,9 +149,9 @@ def check_collection_name(name: str) -> str:
     characters; a ``StoreError`` saying so otherwise."""
     if (not isinstance(name, str) or not name or len(name) > 512 or not _NAME.fullmatch(name)
             or name in (".", "..")):
-        raise StoreError(f"{shown(name)} cannot name a collection: use the name of a top-level folder of the container, "
-                         "such as \"docs\" (no \"/\", not \".\" or \"..\", no control characters, at most 512 "
-                         "characters)")
+        raise StoreError(f"{shown(name)} cannot name a collection: use the name of a top-level folder of the "
+                         "container, such as \"docs\" (no \"/\", not \".\" or \"..\", no control characters, at most "
+                         "512 characters)")
     return name
 
 
