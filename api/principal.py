@@ -126,8 +126,9 @@ def _decode(raw: str) -> dict[str, Any] | None:
 
 
 def _claims(principal: dict[str, Any]) -> list[tuple[str, str]]:
-    found = []
-    for claim in principal.get("claims") or []:
+    claims = principal.get("claims")
+    found: list[tuple[str, str]] = []
+    for claim in claims if isinstance(claims, list) else []:  # "claims": 5 names no one, and is no 500
         if isinstance(claim, dict) and isinstance(claim.get("typ"), str) and isinstance(claim.get("val"), str):
             found.append((claim["typ"], claim["val"]))
     return found

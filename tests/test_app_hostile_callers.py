@@ -4,6 +4,8 @@ Every answer is the page or a short sentence, never a 500, and the way back from
 Called as the host calls the routes: the registered functions with real ``azure.functions`` objects."""
 from __future__ import annotations
 
+import base64
+import json
 from html import escape
 from urllib.parse import parse_qs, urlsplit
 
@@ -16,7 +18,7 @@ from evaluation.errors import printable
 from evaluation.store import LocalStore
 from evaluation.store.collections import LocalCollections
 
-from test_api_routes import ADMIN_ROLE, TENANT, body, call, fill, principal, settings
+from test_api_routes import ADMIN_ROLE, DOCS, TENANT, body, call, fill, principal, settings
 
 MB = 1024 * 1024
 
@@ -78,6 +80,25 @@ def test_a_token_proven_reader_with_a_long_name_is_refused_in_a_short_sentence(r
 
     assert response.status_code == 403 and len(response.get_body()) < 1024
     assert f"does not hold the app role '{ADMIN_ROLE}'" in body(response)["error"]
+
+
+@pytest.mark.parametrize("claims", [5, "name", {"typ": "name", "val": "Ada"}, None, [5, ["name", "Ada"], None]],
+                         ids=["a-number", "a-string", "an-object", "null", "odd-items"])
+def test_a_principal_whose_claims_are_not_a_list_of_claims_is_answered_never_a_500(runs, claims):
+    raw = base64.b64encode(json.dumps({"auth_typ": "aad", "claims": claims}).encode()).decode()
+
+    response = call(routes.evaluate_page, "/api/evaluate", {"X-MS-CLIENT-PRINCIPAL": raw})
+
+    assert response.status_code == 200 and "signed in as" not in response.get_body().decode()  # nobody named
+
+
+@pytest.mark.parametrize("token", ["\ud800.\ud800.\ud800", "é" * 100, "a.b.c\x00"], ids=["lone-surrogates", "accents",
+                                                                                         "control-character"])
+def test_a_token_holding_characters_no_signed_token_has_is_refused_with_403_never_a_500(runs, token):
+    response = call(routes.get_evaluation_golden, f"/api/v1/evaluations/{DOCS[0]}/golden?collection=docs",
+                    {"X-MS-CLIENT-PRINCIPAL": principal(), "X-MS-TOKEN-AAD-ID-TOKEN": token})
+
+    assert response.status_code == 403 and "cannot be read as a signed token" in body(response)["error"]
 
 
 # -- the way back from sign-in ------------------------------------------------------------------------
