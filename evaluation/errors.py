@@ -42,7 +42,7 @@ ECHO_LIMIT = 60  # characters of a value someone gave that a sentence repeats: e
 # What a sentence never prints as it is: control characters (C0, DEL, C1), lone surrogates (a JSON
 # "\ud800" cannot be written as UTF-8), line and paragraph separators, and the marks that reorder text.
 _UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
-_KINDS = {dict: "an object", list: "a list", tuple: "a list"}
+_KINDS: dict[type, str] = {dict: "an object", list: "a list", tuple: "a list"}
 
 
 def shown(value: object, limit: int = ECHO_LIMIT) -> str:

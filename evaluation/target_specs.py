@@ -310,7 +310,7 @@ def _is_service(url: str, suffix: str) -> bool:
 
 
 def _same(url: str, other: str | None) -> bool:
-    return bool(other) and same_endpoint(url, other)
+    return other is not None and same_endpoint(url, other)
 
 
 # -- opening -------------------------------------------------------------------------------------------
