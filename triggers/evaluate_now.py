@@ -84,7 +84,7 @@ def _utf8(text: str) -> bool:
 
 
 def _collection_of_address(address: Any, settings: AppSettings) -> str:
-    from evaluation.store.blob import parse_address
+    from evaluation.store.blob import parse_address, same_endpoint
 
     home = f"{account_url(settings)}/{settings.container}/"
     example = f"{home}<collection>/{GOLDEN_NAME}"
@@ -93,7 +93,7 @@ def _collection_of_address(address: Any, settings: AppSettings) -> str:
     except StoreError:
         parsed = None
     collection = collection_of(parsed.path) if parsed else None
-    if (parsed is None or collection is None or parsed.account_url.rstrip("/").lower() != account_url(settings).lower()
+    if (parsed is None or collection is None or not same_endpoint(parsed.account_url, account_url(settings))
             or parsed.container != settings.container):
         raise Refusal(400, f'"golden" must be the address of a collection\'s golden file in this app\'s container, '
                            f"such as {example}, not {shown(address)}")
