@@ -46,7 +46,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import GoldenNotKept, RunNotFound, StoreError
+from ..errors import GoldenNotKept, RunNotFound, StoreError, shown
 from .s3 import is_s3_address
 from .shape import REPORT_FORMAT, loads_report, report_problem
 from .sources import is_blob_address
@@ -95,7 +95,7 @@ def check_run_id(run_id: str) -> str:
     if run_id == LATEST:
         raise StoreError(f"{LATEST!r} is not a run id of its own: it always names the newest run")
     if not _RUN_ID.fullmatch(run_id):
-        raise StoreError(f"{run_id!r} is not a run id: use letters, digits, '.', '_' and '-' (at most 128, "
+        raise StoreError(f"{shown(run_id)} is not a run id: use letters, digits, '.', '_' and '-' (at most 128, "
                          "not starting with '.'), so it names one folder and nothing outside it")
     return run_id
 
