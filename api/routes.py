@@ -52,10 +52,13 @@ def _html(text: str, status: int = 200, *, cache: str = "no-store") -> func.Http
 
 def sign_in_url(url: str) -> str:
     """App Service authentication's Entra sign-in, coming back to the same page. Only the path and query
-    of ``url`` are kept, so the way back never leads to another site."""
+    of ``url`` are kept, and the path starts with exactly one "/", so the way back never leads to another
+    site: a browser reads ``//evil.example/x`` (and ``/\\evil.example/x``) as the host evil.example."""
     parts = urlsplit(url)
-    back = parts.path + (f"?{parts.query}" if parts.query else "")
-    return "/.auth/login/aad?" + urlencode({"post_login_redirect_uri": back})
+    path = "/" + parts.path.lstrip("/\\")
+    back = path + (f"?{parts.query}" if parts.query else "")
+    # errors: a lone surrogate (no real request carries one) is percent-encoded, never a 500
+    return "/.auth/login/aad?" + urlencode({"post_login_redirect_uri": back}, errors="surrogatepass")
 
 
 def _collection(req: func.HttpRequest) -> str | None:

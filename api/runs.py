@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from app_http import Refusal
-from evaluation.errors import DamagedFile, RunNotFound, StoreError
+from evaluation.errors import DamagedFile, RunNotFound, StoreError, shown
 from evaluation.report.notes import missing_notes
 from evaluation.store import LATEST, check_run_id
 from evaluation.store.collections import Collections, RunRef, latest_run, newest_runs
@@ -47,7 +47,7 @@ def whole_number(text: str | None, name: str, default: int, *, lowest: int, high
         value = None
     if value is None or value < lowest or (highest is not None and value > highest):
         span = f"from {lowest} to {highest}" if highest is not None else f"of {lowest} or more"
-        raise Refusal(400, f"{name}={text!r} must be a whole number {span}")
+        raise Refusal(400, f"{name}={shown(text)} must be a whole number {span}")
     return value
 
 
@@ -74,7 +74,7 @@ def find_run(shelf: Collections, run: str, collection: str | None = None) -> Run
         except StoreError as err:
             raise Refusal(503, str(err)) from err
         if ref is None:
-            where = f"collection {collection!r}" if collection else "any collection"
+            where = f"collection {shown(collection)}" if collection else "any collection"
             raise Refusal(404, f"no runs in {where} yet; a run starts when golden.jsonl is saved")
         return ref
     try:
@@ -83,11 +83,11 @@ def find_run(shelf: Collections, run: str, collection: str | None = None) -> Run
         raise Refusal(400, str(err)) from err
     holders = [RunRef(run, name) for name, store in collection_stores(shelf, collection) if run in _ids(store)]
     if not holders:
-        where = f"collection {collection!r}" if collection else "any collection"
-        raise Refusal(404, f"no run {run!r} in {where}; GET {PREFIX}/v1/evaluations lists the runs")
+        where = f"collection {shown(collection)}" if collection else "any collection"
+        raise Refusal(404, f"no run {shown(run)} in {where}; GET {PREFIX}/v1/evaluations lists the runs")
     if len(holders) > 1:
         names = ", ".join(ref.collection for ref in holders)
-        raise Refusal(409, f"run {run!r} is in more than one collection ({names}); add ?collection=NAME")
+        raise Refusal(409, f"run {shown(run)} is in more than one collection ({names}); add ?collection=NAME")
     return holders[0]
 
 

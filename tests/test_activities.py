@@ -119,7 +119,7 @@ def test_a_collection_without_targets_is_refused_with_the_sentence_and_nothing_w
 
     answer = call("plan_evaluation", {**RUN, "collection": "manuals", "state": None})
 
-    assert "no targets are configured for collection 'manuals'" in answer["refused"]
+    assert 'no targets are configured for collection "manuals"' in answer["refused"]
     assert app.names("manuals/golden_dataset/runs_in_progress/") == []
 
 

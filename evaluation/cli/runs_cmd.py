@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import EvaluationError
+from ..errors import EvaluationError, shown
 from .common import add_env_file_option, load_env_file_option, local_path, store_address
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
@@ -76,7 +76,7 @@ def _count(text: str) -> int:
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of runs (0 or more)")
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number of runs (0 or more)")
     return value
 
 

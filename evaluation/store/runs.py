@@ -48,7 +48,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import DamagedFile, GoldenNotKept, RunNotFound, StoreError
+from ..errors import DamagedFile, GoldenNotKept, RunNotFound, StoreError, shown
 from ..processes import process_alive
 from .leftovers import STALE_AFTER_S, TEMP_SUFFIX, Leftover, runs_in, temp_prefix
 from .s3 import is_s3_address
@@ -101,7 +101,7 @@ def check_run_id(run_id: str) -> str:
     if run_id == LATEST:
         raise StoreError(f"{LATEST!r} is not a run id of its own: it always names the newest run")
     if not _RUN_ID.fullmatch(run_id):
-        raise StoreError(f"{run_id!r} is not a run id: use letters, digits, '.', '_' and '-' (at most 128, "
+        raise StoreError(f"{shown(run_id)} is not a run id: use letters, digits, '.', '_' and '-' (at most 128, "
                          "not starting with '.'), so it names one folder and nothing outside it")
     return run_id
 
