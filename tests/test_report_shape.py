@@ -42,7 +42,7 @@ def tie_with_nobody(report):
 
 
 CASES = {
-    "a tie with no setup": (tie_with_nobody, "ties.best_for_balance.with is None, which is none of the faster setups"),
+    "a tie with no setup": (tie_with_nobody, "ties.best_for_balance.with is null, which is none of the faster setups"),
     "ties without significance": (lambda r: r.pop("significance"), "ties is kept without the significance"),
     "significance without alpha": (lambda r: r["significance"].pop("alpha"), "significance.alpha is missing"),
     "an interval of one end": (lambda r: r["setups"][1]["versus_top"]["mrr"].update(interval=[0.1]),
@@ -81,3 +81,14 @@ def test_a_damaged_section_the_views_read_is_a_sentence_in_every_command(kept, c
 def test_the_sections_as_evaluate_writes_them_read_back_whole(kept):
     store, run_id = kept
     assert store.get(run_id)["id"] == run_id
+
+
+def test_a_sentence_about_a_kept_file_repeats_its_values_and_keys_cut_short(kept, capsys):
+    """A value or a key of 100,000 characters is repeated as ``errors.shown`` repeats anything given: a
+    quoted prefix and its length, so the sentence stays one short line."""
+    store, run_id = kept
+    edit(store, run_id, lambda r: r["setups"][0]["ndcg_10"].update({"q" * 100_000: "x" * 100_000}))
+
+    code, out, err = run_cli(capsys, "runs", "show", run_id, "--store", str(store.root))
+
+    assert code == 1 and len(err) < 600 and "(100,000 characters)" in err and "is a string, not a finite number" in err

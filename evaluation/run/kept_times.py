@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from ..errors import shown
 from ..scoring.metrics import timing_summary
 
 # A search that took an hour did not finish as a search: a time over this is no measurement. The
@@ -29,7 +30,7 @@ def times_problem(entry: Mapping[str, Any]) -> str | None:
         return "it kept no times"
     for n, value in enumerate(times):
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            return f"times_ms[{n}] is {value!r:.40}, not a number of milliseconds"
+            return f"times_ms[{n}] is {shown(value)}, not a number of milliseconds"
         if not 0 <= value <= LONGEST_SEARCH_MS:
             return f"times_ms[{n}] is {value:g} ms, not a search time (0 to {LONGEST_SEARCH_MS:g} ms)"
     summary = entry.get("summary")
@@ -37,10 +38,10 @@ def times_problem(entry: Mapping[str, Any]) -> str | None:
         return "it has no summary of its times"
     made = timing_summary(times)
     if summary.get("timed") != made["timed"]:
-        return f"summary.timed is {summary.get('timed')!r:.40}, but times_ms holds {made['timed']} times"
+        return f"summary.timed is {shown(summary.get('timed'))}, but times_ms holds {made['timed']} times"
     for name in ("median_ms", "p95_ms"):
         kept = summary.get(name)
         if (isinstance(kept, bool) or not isinstance(kept, (int, float))
                 or not abs(kept - made[name]) <= _ROUNDING_MS):
-            return f"summary.{name} is {kept!r:.40}, but the times it summarises give {made[name]!r}"
+            return f"summary.{name} is {shown(kept)}, but the times it summarises give {made[name]!r}"
     return None

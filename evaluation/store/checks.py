@@ -13,11 +13,17 @@ report no run made, and dividing by it ends in ``OverflowError``).
 from __future__ import annotations
 
 import math
+import re
 from typing import Any, Callable
+
+from ..errors import shown
 
 LARGEST_COUNT = 2 ** 53  # the largest whole number a float holds exactly: no run counts more of anything
 
 Check = Callable[[Any, str], Any]
+# A key a path names as it is (a question id, a cut-off, a setup key); any other is quoted by ``shown``,
+# so a path stays one short line whatever key a file holds.
+_PLAIN_KEY = re.compile(r"[\w.@#:+-]{1,60}")
 
 
 class Bad(Exception):
@@ -55,9 +61,9 @@ def text(value: Any, path: str) -> str:
 
 def count(value: Any, path: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise Bad(f"{path} is {_shown(value)}, not a whole number of 0 or more")
+        raise Bad(f"{path} is {shown(value)}, not a whole number of 0 or more")
     if value > LARGEST_COUNT:
-        raise Bad(f"{path} is {_shown(value)}, larger than any count a run makes")
+        raise Bad(f"{path} is {shown(value)}, larger than any count a run makes")
     return value
 
 
@@ -71,14 +77,14 @@ def number(value: Any, path: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise Bad(f"{path} is {kind(value)}, not a finite number")
     if isinstance(value, int) and abs(value) > LARGEST_COUNT:
-        raise Bad(f"{path} is {_shown(value)}, larger than any number a run measures")
+        raise Bad(f"{path} is {shown(value)}, larger than any number a run measures")
     return value
 
 
 def share(value: Any, path: str) -> float:
     """A number from 0 to 1 (found@k, a p-value, a cache share)."""
     if not 0 <= number(value, path) <= 1:
-        raise Bad(f"{path} is {value!r:.40}, not a share from 0 to 1")
+        raise Bad(f"{path} is {shown(value)}, not a share from 0 to 1")
     return value
 
 
@@ -122,7 +128,7 @@ def dict_of(check: Check) -> Check:
     def each(value: Any, path: str) -> dict:
         obj(value, path)
         for key, item in value.items():
-            check(item, f"{path}.{key}")
+            check(item, f"{path}.{key if _PLAIN_KEY.fullmatch(key) else shown(key)}")
         return value
     return each
 
@@ -134,11 +140,3 @@ def problem(check: Check, value: Any, path: str) -> str | None:
     except Bad as bad:
         return str(bad)
     return None
-
-
-def _shown(value: Any) -> str:
-    """``value`` as a sentence shows it: short, whatever its size."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) > LARGEST_COUNT:
-        return f"a number of about {int(value.bit_length() * math.log10(2)) + 1} digits"  # str() refuses 4,300+
-    shown = repr(value)
-    return shown if len(shown) <= 40 else shown[:37] + "..."

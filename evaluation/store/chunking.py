@@ -22,7 +22,7 @@ import difflib
 import logging
 from typing import Any, Callable
 
-from ..errors import DamagedFile, RunNotFound, StoreError
+from ..errors import DamagedFile, RunNotFound, StoreError, shown
 from .chunking_shape import chunking_report_problem
 from .leftovers import runs_in, temp_leftover
 from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, report_bytes, report_store
@@ -122,11 +122,11 @@ class ChunkingRuns:
             raise DamagedFile(f"{where}: not a readable report ({err})") from err
         found = report.get("format") if isinstance(report, dict) else None
         if found != CHUNKING_FORMAT:
-            raise DamagedFile(f"{where}: chunking report format {found!r:.40} is not {CHUNKING_FORMAT}; "
+            raise DamagedFile(f"{where}: chunking report format {shown(found)} is not {CHUNKING_FORMAT}; "
                              "read it with the version that wrote it")
         problem = chunking_report_problem(report)
         if problem is None and report["id"] != run_id:
-            problem = f'"id" is {report["id"]!r:.80}, not the id of its folder'
+            problem = f'"id" is {shown(report["id"])}, not the id of its folder'
         if problem is not None:
             raise DamagedFile(f"{where}: not a chunking report this version can read ({problem})")
         return report

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..errors import shown
 from .checks import (Bad, count, dict_of, field, flag, list_of, number, obj, optional, optional_field, positive,
                      problem, share, text)
 
@@ -35,7 +36,7 @@ def _kept(report: Any, path: str) -> None:
 
 def _kind(value: Any, path: str) -> str:
     if value not in ("chunking", "sweep", "matrix"):
-        raise Bad(f"{path} is {value!r:.40}, not chunking, sweep or matrix")
+        raise Bad(f"{path} is {shown(value)}, not chunking, sweep or matrix")
     return value
 
 

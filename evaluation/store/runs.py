@@ -314,7 +314,7 @@ class RunStore(ABC):
             raise RunNotFound(self._unknown_run(run_id)) from err
         report = checked_report(raw, self._full(path))
         if report["id"] != run_id:
-            raise DamagedFile(f'{self._full(path)}: not a report this version can read ("id" is {report["id"]!r:.80}, '
+            raise DamagedFile(f'{self._full(path)}: not a report this version can read ("id" is {shown(report["id"])}, '
                               "not the id of its folder)")
         return report
 
@@ -386,7 +386,7 @@ def checked_report(raw: bytes, where: str) -> dict[str, Any]:
         raise DamagedFile(f"{where}: not a readable report ({err})") from err
     found = report.get("format") if isinstance(report, dict) else None
     if found != REPORT_FORMAT:
-        raise DamagedFile(f"{where}: report format {found!r:.40} is not {REPORT_FORMAT}; "
+        raise DamagedFile(f"{where}: report format {shown(found)} is not {REPORT_FORMAT}; "
                           "read it with the version that wrote it")
     problem = report_problem(report)
     if problem is not None:
@@ -400,7 +400,7 @@ def _warn_skipped(run_id: str, why: str) -> None:
 
 def _check_sha256(sha256: object) -> str:
     if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
-        raise StoreError(f"{sha256!r} is not a sha256: give the 64 lowercase hex digits of a report's golden.sha256")
+        raise StoreError(f"{shown(sha256)} is not a sha256: give the 64 lowercase hex digits of a report's golden.sha256")
     return sha256
 
 

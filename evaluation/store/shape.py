@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any, Optional, TypedDict
 
+from ..errors import shown
 from ..measures import CUTOFFS as _CUTOFFS, FOUND_10, MRR, NDCG_10
 from .checks import (Bad, count, dict_of, either, field, flag, kind, list_of, number, obj, optional, optional_field,
                      problem, share, text)
@@ -179,7 +180,7 @@ def _report(report: Any, path: str) -> None:
         raise Bad("setups name the same key twice")
     for name, key in field(report, "picks", dict_of(optional(text))).items():
         if key is not None and key not in summarised:
-            raise Bad(f"picks.{name} is {key!r:.80}, which is no setup with a summary")
+            raise Bad(f"picks.{name} is {shown(key)}, which is no setup with a summary")
     significance = optional_field(report, "significance", optional(obj))
     if significance:  # what every comparison in the report was made with
         for name in ("alpha", "interval"):
@@ -285,5 +286,5 @@ def _tie(value: Any, path: str) -> dict:
         optional_field(row, "difference", optional(number), where)
         optional_field(row, "p", share, where)
     if tied and with_ not in keys:
-        raise Bad(f"{path}.with is {with_!r:.80}, which is none of the faster setups it says the pick is tied with")
+        raise Bad(f"{path}.with is {shown(with_)}, which is none of the faster setups it says the pick is tied with")
     return value
