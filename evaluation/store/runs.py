@@ -28,7 +28,10 @@ Nothing read from a store is trusted: a report is parsed strictly (no ``NaN``), 
 uses is checked (``shape.report_problem``) and its ``id`` must be the folder's; ``history`` skips and
 names a report it cannot read instead of failing the list. ``check`` proves, before a run's first
 search, that ``save`` can write (the folder or container is there, writable, and signed in to);
-``keep_unsaved`` is where a report goes when saving still fails, so a finished run is never lost.
+``keep_unsaved`` is where a report goes when saving still fails, so a finished run is never lost, and
+``checked_report`` reads it back (``runs import``). A kept file that is there but does not read is a
+``DamagedFile``; what a save stopped half way left beside the runs is removed or named by the next
+listing (``leftovers``).
 """
 from __future__ import annotations
 
