@@ -29,6 +29,7 @@ from .errors import EvaluationError, InputTooLargeError, UsageError, WriteError
 
 _BLOCK = 1 << 20  # 1 MiB: a model file or a vectors file is read in blocks, never whole
 HEAD_BYTES = 64 * 1024  # what is read of a file already at an output's path to tell whose it is
+TEMP_SUFFIX = ".tmp"
 
 
 def sha256_file(path: str | Path) -> str:
@@ -238,9 +239,10 @@ def try_writing_in(folder: str | Path) -> None:
 
 def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, what: str = "the file",
                 error: type[EvaluationError] = WriteError) -> None:
-    """Write ``data`` (text as UTF-8) to ``path`` whole or not at all, making its folders.
+    """Write ``data`` to ``path`` whole or not at all, making its folders. Text is written as UTF-8, a lone
+    surrogate in it (a ``"\\ud800"`` escape an old report kept: no character) as its escape.
 
-    It goes to a temporary file beside ``path`` (``.<name>.<random>.tmp``, the name a store's save uses),
+    It goes to a temporary file beside ``path`` (``.<name>.<pid>-<random>.tmp``: ``temp_prefix``),
     which is then renamed into place: a reader sees the old file or the new one, never half of one. With
     ``replace=False`` it never goes over a file holding anything (it is linked into place, so a file that
     appeared meanwhile is kept: ``FileExistsError``); an empty file holds nothing and is replaced. On any
@@ -248,7 +250,7 @@ def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, wh
     which path could not be written and why.
     """
     path = Path(path)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    raw = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
     temp = None
     placed = True
     try:
@@ -272,11 +274,18 @@ def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, wh
                               str(path))
 
 
+def temp_prefix(name: str, pid: int) -> str:
+    """How the temporary file of ``name`` written by process ``pid`` starts: ``.<name>.<pid>-``, then 8
+    random characters and ``TEMP_SUFFIX``; named for its process, so a read after a kill -9 knows whose it
+    was (``store.leftovers``)."""
+    return f".{name}.{pid}-"
+
+
 def _new_temporary(path: Path) -> tuple[int, str]:
     """A new file beside ``path``, open for writing, with the permissions any new file gets (the umask's:
     ``mkstemp`` would make it readable by its owner alone)."""
     while True:
-        temp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+        temp = path.with_name(f"{temp_prefix(path.name, os.getpid())}{secrets.token_hex(4)}{TEMP_SUFFIX}")
         try:
             return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), str(temp)
         except FileExistsError:
