@@ -157,6 +157,11 @@ class InputTooLargeError(EvaluationError):
         self.limit = limit
 
 
+class WriteError(EvaluationError):
+    """A file could not be written whole (a full disk, a folder it may not write to): the sentence names the
+    path; nothing was left there, and a file that was there before is as it was (``files.write_whole``)."""
+
+
 class CorpusError(EvaluationError):
     """A corpus is missing or has rows that cannot be indexed; ``problems`` lists each one."""
 

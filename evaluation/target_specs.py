@@ -34,6 +34,7 @@ from urllib.parse import urlsplit
 
 from .errors import TargetConfigError, did_you_mean, shown
 from .store.blob import same_endpoint
+from .jsonl import JsonLineError, parse_json
 from .target import Target
 
 if TYPE_CHECKING:
@@ -158,14 +159,14 @@ def _json(value: str | bytes | Mapping[str, Any], source: str, example: str) -> 
         return value
     try:
         text = value.decode("utf-8-sig") if isinstance(value, bytes) else value
-        return json.loads(text)
+        return parse_json(text, strict=False)
     except UnicodeDecodeError as err:
         raise TargetConfigError(f"{source} is not UTF-8 text; save it as UTF-8 JSON") from err
-    except json.JSONDecodeError as err:
-        raise TargetConfigError(f"{source} is not JSON ({err.msg} at line {err.lineno} column {err.colno}); "
-                                f"write it like {example}") from err
-    except RecursionError as err:  # 100,000 nested brackets: Python's parser gives up, and so do we
-        raise TargetConfigError(f"{source} is nested too deeply to read; write it like {example}") from err
+    except JsonLineError as err:
+        if err.decode is not None:
+            raise TargetConfigError(f"{source} is not JSON ({err.decode.msg} at line {err.decode.lineno} column "
+                                    f"{err.decode.colno}); write it like {example}") from err
+        raise TargetConfigError(f"{source} is {err}; write it like {example}") from err  # nested too deeply
 
 
 def _specs(items: list[Any], where: str, *, defaults: SearchDefaults, trust: Trust | None) -> tuple[TargetSpec, ...]:

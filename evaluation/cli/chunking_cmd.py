@@ -29,15 +29,20 @@ DEFAULT_CACHE = Path(".index") / "chunking.cache.sqlite"
 
 
 def _listed(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
+    """An argparse type: names, comma-separated; at least one (an empty flag is a mistake, never "the default")."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names nothing; give at least one, comma-separated, or leave the "
+                                         "flag out for the default")
+    return names
 
 
 def _sizes(text: str) -> list[int]:
     try:
         return [int(part) for part in _listed(text)]
-    except ValueError:
+    except (ValueError, argparse.ArgumentTypeError):
         raise argparse.ArgumentTypeError(f"{text!r}: sizes are whole numbers of characters, comma-separated "
-                                         "(500,1000,2000)") from None
+                                         "(500,1000,2000), at least one; leave the flag out for the default") from None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -106,6 +111,11 @@ def _letters(headings: str) -> tuple[bool, ...]:
 def _common(args: argparse.Namespace, bar) -> dict:
     cache = None if args.no_cache else Path(args.cache)
     if cache is not None:
+        from ..engine.cache import VECTOR_CACHE
+        from ..files import Output, check_outputs
+
+        check_outputs([Output(cache, VECTOR_CACHE, "--cache", "the vectors")],
+                      [("the --corpus file", args.corpus), ("the --golden file", args.golden)], make_folders=True)
         cache.parent.mkdir(parents=True, exist_ok=True)
     store = None
     if args.save_to:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import MutableMapping
 
 from ..errors import LineProblem, SettingsFileError, at_most, nearest_file, printable
+from ..files import read_input
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
@@ -36,7 +37,7 @@ def read_env_file(path: str | Path) -> dict[str, str]:
     """Every setting of ``path``, in order; a ``SettingsFileError`` listing every bad line otherwise."""
     path = Path(path)
     try:
-        text = path.read_bytes().decode("utf-8-sig")
+        text = read_input(path).decode("utf-8-sig")  # a named pipe is refused, never waited on
     except FileNotFoundError:
         raise SettingsFileError(f"{path}: no such settings file.{nearest_file(path)}") from None
     except UnicodeDecodeError as err:

@@ -173,18 +173,13 @@ def _suggest(args: argparse.Namespace) -> int:
 
 def _write(args: argparse.Namespace) -> int:
     import os
-    from pathlib import Path
 
     from ..golden.writing.chat_writer import WRITER_MAX_TOKENS, ChatWriter
     from ..golden.writing.write import write_golden
     from .chat_options import chat_settings
 
     settings = chat_settings(args, os.environ, "writer", WRITER_PREFIX, max_tokens=WRITER_MAX_TOKENS)  # before any work
-    if Path(args.out).exists():  # said before an index is built; write_golden refuses it too
-        from ..errors import GoldenFileError
-
-        raise GoldenFileError(f"{args.out} already exists and may hold checked questions; it is never written over: "
-                              "choose another file")
+    _check_write_files(args)  # said before an index is built or a model asked; write_golden checks them too
     examples = _examples(args.examples) if args.examples else []
     bar = ProgressBar(args.quiet)
     try:
@@ -201,14 +196,29 @@ def _write(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_write_files(args: argparse.Namespace) -> None:
+    """``golden write``'s --out and --cache, named by their flags: neither an input nor each other, --out
+    never over a file holding anything, --cache only a reply cache, both in folders that take a file."""
+    from ..errors import GoldenFileError
+    from ..files import Output, check_outputs
+    from ..golden.read import GOLDEN_FILE
+    from ..golden.writing.cache import REPLY_CACHE
+
+    inputs = [("the --corpus file", args.corpus), ("the --examples file", args.examples)]
+    check_outputs([Output(args.out, GOLDEN_FILE, "--out", "the drafts")], inputs, error=GoldenFileError,
+                  make_folders=True)
+    if args.cache:
+        check_outputs([Output(args.cache, REPLY_CACHE, "--cache", "the model's replies")],
+                      [*inputs, ("the --out file", args.out)], make_folders=True)
+
+
 def _examples(path: str) -> list[str]:
     """``--examples``: one question a line, blank lines skipped."""
-    from pathlib import Path
-
     from ..errors import UsageError
+    from ..files import read_input
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise UsageError(f"--examples {path}: cannot read it ({getattr(err, 'strerror', None) or err}); give a UTF-8 "
                          "text file of questions, one a line") from err

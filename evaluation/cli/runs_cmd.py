@@ -143,7 +143,9 @@ def kept_question_texts(store, report: dict) -> dict[str, str] | None:
 
 
 def export_run(args: argparse.Namespace) -> int:
-    from ..report.trec import export_csv, export_questions_csv, export_trec
+    from ..files import Output, check_outputs
+    from ..report.trec import (QUESTIONS_CSV, SETUPS_CSV, TREC_QRELS, TREC_RUN, export_csv, export_questions_csv,
+                               export_trec)
 
     store = _open(args)
     run_id = store.resolve(args.run_id)  # checked: file names come from it, never from inside the report
@@ -156,6 +158,12 @@ def export_run(args: argparse.Namespace) -> int:
         raise EvaluationError(f"{args.out}: cannot make the folder ({err.strerror or err}); "
                               "give a folder you may write to") from err
     stem = args.out / run_id
+    files = [*((Output(f"{stem}.run.trec", TREC_RUN, what="the TREC run"),
+                Output(f"{stem}.qrels.trec", TREC_QRELS, what="the qrels")) if args.format in ("trec", "all") else ()),
+             *((Output(f"{stem}.setups.csv", SETUPS_CSV, what="the setups table"),
+                Output(f"{stem}.questions.csv", QUESTIONS_CSV, what="the questions table"))
+               if args.format in ("csv", "all") else ())]
+    check_outputs(files)  # an export of this run is written again; any other file there is left alone
     written = []
     if args.format in ("trec", "all"):  # first: it may refuse (evidence), and then nothing is written
         written += export_trec(report, f"{stem}.run.trec", f"{stem}.qrels.trec", by=args.by)

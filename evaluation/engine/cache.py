@@ -27,7 +27,8 @@ never does. Several processes may share the file (the Function App ranks setups 
 index copy): WAL mode and a busy timeout, and each write is one transaction of ``INSERT OR IGNORE``
 (a key always maps to the same value). A cache never fails a run: a file that cannot be opened, read
 or written (a read-only folder, a corrupt file, a lock held past the timeout) logs one warning and
-the target goes on without it.
+the target goes on without it. Nor does it change a file that is not a cache: a database holding
+other tables is given up on before anything is added to it (``--cache`` given another program's file).
 """
 from __future__ import annotations
 
@@ -43,9 +44,16 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..files import OutputKind
+
 log = logging.getLogger(__name__)
 
 CACHE_FORMAT = 1  # PRAGMA user_version: a file of another format is left alone, unread
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+# A --cache given on the command line: a SQLite file (this cache, or one whose tables are refused when it is
+# opened, see _open_once) or a new one; never a corpus or a golden file.
+VECTOR_CACHE = OutputKind("vector cache", own=lambda head: head.startswith(SQLITE_HEADER),
+                          example="vectors.cache.sqlite")
 CACHE_SUFFIX = ".cache.sqlite"
 BUSY_TIMEOUT_S = 30.0  # a writer waits this long for another process's transaction (each is milliseconds)
 OPEN_ATTEMPTS = 5  # tries at opening when SQLite answers "locked" without waiting (see _connect)
@@ -58,6 +66,15 @@ _SCHEMA = (
     "score REAL NOT NULL, PRIMARY KEY (model, query, passage)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS chat_notes (key BLOB NOT NULL PRIMARY KEY, note TEXT NOT NULL) WITHOUT ROWID",
 )
+
+
+_TABLES = ("query_vectors", "pair_scores", "chat_notes")
+
+
+def _tables(connection: sqlite3.Connection) -> set[str]:
+    """The file's own tables (SQLite's ``sqlite_*`` ones left out)."""
+    return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if not row[0].startswith("sqlite_")}
 
 
 def cache_path(index_folder: str | Path) -> Path:
@@ -210,6 +227,10 @@ class PersistentCache:
                 version = connection.execute("PRAGMA user_version").fetchone()[0]
                 if version not in (0, CACHE_FORMAT):
                     raise sqlite3.DatabaseError(f"it is a cache of format {version}, not {CACHE_FORMAT}")
+                foreign = sorted(_tables(connection) - set(_TABLES))
+                if foreign:  # another program's database: nothing is added to it
+                    raise sqlite3.DatabaseError(f"it is not a search cache: it holds the table(s) "
+                                                f"{', '.join(foreign[:5])}")
                 for statement in _SCHEMA:
                     connection.execute(statement)
                 connection.execute(f"PRAGMA user_version = {CACHE_FORMAT}")

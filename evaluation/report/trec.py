@@ -26,6 +26,7 @@ numbers on any run, ties included (``scoring.metrics`` says where its metrics eq
 from __future__ import annotations
 
 import csv
+import io
 import logging
 import math
 import re
@@ -34,6 +35,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
 from ..errors import EvaluationError, GoldenFileError, did_you_mean
+from ..files import OutputKind, write_whole
 from ..golden import parse_expected
 from ..measures import MRR, NDCG_10
 from ..scoring.judging import judge
@@ -56,11 +58,29 @@ Run = dict[str, dict[str, list[Hit]]]  # tag -> question id -> hits, best first
 
 # -- CSV ------------------------------------------------------------------------------------------
 
+SETUPS_HEADER = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
+                 *[f"recall@{k}" for k in CUTOFFS], *(m.summary_path[0] for m in (MRR, NDCG_10)), "median_ms",
+                 "p95_ms", "timed", "error"]
+QUESTIONS_HEADER = ["key", "question_id", "first_relevant"]
+_TREC_RUN_LINE = re.compile(rb"\S+ Q0 \S+ \d+ \S+ \S+\n")
+_TREC_QRELS_LINE = re.compile(rb"\S+ 0 \S+ \d+\n")
+
+# What `runs export` writes, each told by its first line, so it replaces only an export of its own kind.
+SETUPS_CSV = OutputKind("setups CSV table", own=lambda head: head.startswith(",".join(SETUPS_HEADER).encode()),
+                        example="setups.csv")
+QUESTIONS_CSV = OutputKind("questions CSV table",
+                           own=lambda head: head.startswith(",".join(QUESTIONS_HEADER).encode()),
+                           example="questions.csv")
+TREC_RUN = OutputKind("TREC run file", own=lambda head: _TREC_RUN_LINE.match(head) is not None,
+                      example="run.trec")
+TREC_QRELS = OutputKind("TREC qrels file", own=lambda head: _TREC_QRELS_LINE.match(head) is not None,
+                        example="qrels.trec")
+
+
 def export_csv(report: Mapping[str, Any], path: str | Path) -> Path:
     """One row per setup, in rank order (failed setups last): found@k and recall@k shares, MRR, nDCG@10,
     times."""
-    header = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
-              *[f"recall@{k}" for k in CUTOFFS], *(m.summary_path[0] for m in (MRR, NDCG_10)), "median_ms", "p95_ms", "timed", "error"]
+    header = SETUPS_HEADER
     rows = []
     for setup in sorted(report["setups"], key=lambda s: (s.get("rank") is None, s.get("rank") or 0)):
         summary = setup.get("summary") or {}
@@ -76,17 +96,18 @@ def export_questions_csv(report: Mapping[str, Any], path: str | Path) -> Path:
     """One row per (setup, question): the position of the first relevant result, empty when none."""
     rows = [[setup["key"], qid, (setup.get("ranks") or {}).get(qid)]
             for setup in report["setups"] for qid in report["question_ids"]]
-    return _write_csv(path, ["key", "question_id", "first_relevant"], rows)
+    return _write_csv(path, QUESTIONS_HEADER, rows)
 
 
 def _write_csv(path: str | Path, header: list[str], rows: Iterable[list]) -> Path:
-    path = Path(path)
-    # a lone surrogate (a "\ud800" escape an old report kept) is no character: written as its escape
-    with path.open("w", encoding="utf-8", errors="backslashreplace", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(header)
-        writer.writerows([[_cell(v) for v in row] for row in rows])
-    return path
+    """The table written whole, or nothing there (``files.write_whole``: a lone surrogate, a ``"\\ud800"``
+    escape an old report kept, is written as its escape)."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(header)
+    writer.writerows([[_cell(v) for v in row] for row in rows])
+    write_whole(path, out.getvalue(), what="the table")
+    return Path(path)
 
 
 def _cell(value: Any) -> Any:
@@ -129,8 +150,8 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
                           for rank, u in enumerate(units, start=1)]
     qrel_lines = [f"{_escape(q['id'])} 0 {_escape(e)} 1" for q in report["questions"] for e in dict.fromkeys(q["expected"])]
     run_path, qrels_path = Path(run_path), Path(qrels_path)
-    run_path.write_text("".join(line + "\n" for line in run_lines), encoding="utf-8")
-    qrels_path.write_text("".join(line + "\n" for line in qrel_lines), encoding="utf-8")
+    write_whole(run_path, "".join(line + "\n" for line in run_lines), what="the TREC run")
+    write_whole(qrels_path, "".join(line + "\n" for line in qrel_lines), what="the qrels")
     return run_path, qrels_path
 
 

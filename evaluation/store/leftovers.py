@@ -22,14 +22,8 @@ from dataclasses import dataclass
 from typing import Iterable
 
 STALE_AFTER_S = 600.0  # a save writes a file in well under a second: ten minutes untouched is a stopped save
-TEMP_SUFFIX = ".tmp"
-_OURS = re.compile(r"\.(?P<name>[^/]+)\.(?P<pid>[0-9]{1,10})-[a-z0-9_]{8}\.tmp")  # mkstemp: 8 random characters
+_OURS = re.compile(r"\.(?P<name>[^/]+)\.(?P<pid>[0-9]{1,10})-[a-z0-9_]{8}\.tmp")  # files.write_whole's: 8 random
 _EARLIER = re.compile(r"\.(?P<name>[^/]+)\.[a-z0-9_]{8}\.tmp")  # before the pid was in the name
-
-
-def temp_prefix(name: str, pid: int) -> str:
-    """The ``mkstemp`` prefix of the temporary file ``name`` is written to by process ``pid``."""
-    return f".{name}.{pid}-"
 
 
 @dataclass(frozen=True)

@@ -39,12 +39,10 @@ import difflib
 import hashlib
 import json
 import logging
-import os
 import random
 import re
 import secrets
 import stat
-import tempfile
 import time
 from abc import ABC, abstractmethod
 from datetime import datetime, timezone
@@ -52,8 +50,9 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from ..errors import DamagedFile, GoldenNotKept, RunNotFound, StoreError, shown
+from ..files import try_writing_in, write_whole
 from ..processes import process_alive
-from .leftovers import STALE_AFTER_S, TEMP_SUFFIX, Leftover, runs_in, temp_prefix
+from .leftovers import STALE_AFTER_S, Leftover, runs_in
 from .s3 import is_s3_address
 from .shape import REPORT_FORMAT, loads_report, report_problem
 from .sources import is_blob_address
@@ -451,20 +450,7 @@ class LocalStore(RunStore):
         target = self.root / path
         if target.exists():
             return False
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            # named for this process, so a read after a kill -9 knows whose it was (``leftovers``)
-            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=temp_prefix(target.name, os.getpid()),
-                                            suffix=TEMP_SUFFIX)
-        except OSError as err:
-            raise StoreError(f"{target.parent}: cannot write the run there ({err.strerror or err})") from err
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.replace(temp, target)  # readers see the whole file or none of it
-        except BaseException:
-            Path(temp).unlink(missing_ok=True)
-            raise
+        write_whole(target, data, what="the run", error=StoreError)  # readers see the whole file or none of it
         return True
 
     def _exists(self, path: str) -> bool:
@@ -509,9 +495,7 @@ class LocalStore(RunStore):
                 deepest = folder
                 break
         try:
-            handle, probe = tempfile.mkstemp(dir=deepest or Path.cwd(), prefix=".write-check-")
-            os.close(handle)
-            os.unlink(probe)
+            try_writing_in(deepest or Path.cwd())
         except OSError as err:
             raise StoreError(f"{self.root}: cannot keep runs there ({err.strerror or err} in {deepest}); "
                              "give a folder you may write to") from err
