@@ -38,6 +38,7 @@ from typing import Any, Callable
 from urllib.parse import urlsplit
 
 from .errors import EvaluationError, UsageError
+from .jsonl import JsonLineError, parse_json
 
 log = logging.getLogger(__name__)
 
@@ -195,22 +196,28 @@ class ChatRoute:
 
     def _json(self, response: Any) -> Any:
         try:
-            return response.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _body(response)
+        except (JsonLineError, UnicodeDecodeError) as err:
             raise self.error(f"the {self.settings.role} at {self.settings.url} sent a reply that is not JSON: "
-                             f"{snippet(response.text)}; check that the endpoint speaks the chat completions API") from None
+                             f"{snippet(response.text)} ({err}); check that the endpoint speaks the chat completions "
+                             "API") from None
+
+
+def _body(response: Any) -> Any:
+    """A response's JSON, read as every JSON a service sends is (``jsonl.parse_json``: nesting bounded)."""
+    return parse_json(response.content.decode("utf-8-sig"), strict=False)
 
 
 def _service_message(response: Any) -> str:
     """The service's own explanation (``error.message`` in OpenAI and Azure OpenAI errors), else the body."""
     try:
-        body = response.json()
+        body = _body(response)
         error = body.get("error") if isinstance(body, dict) else None
         if isinstance(error, dict) and error.get("message"):
             return str(error["message"])
         if isinstance(error, str):
             return error
-    except (json.JSONDecodeError, UnicodeDecodeError, AttributeError):
+    except (JsonLineError, UnicodeDecodeError, AttributeError):
         pass
     return snippet(response.text) or "(no message)"
 

@@ -1,17 +1,35 @@
-"""Two things done to files in more than one room: hashing one in blocks, and holding a lock on one.
+"""What is done to files in more than one room: hashing one in blocks, holding a lock on one, reading an
+input without waiting on a pipe, and writing an output whole, never over a file it must not replace.
 
-Bottom layer (imports nothing of the library), so the engine, the store and the app's activities share
-one way of each instead of keeping copies.
+Bottom layer (imports nothing of the library but its errors), so the engine, the store, the command line
+and the app's activities share one way of each instead of keeping copies.
+
+Every command that writes a file says so before any work, through ``check_outputs``: an output is never
+one of the command's inputs, never another of its outputs, never a folder, a pipe or a device, and a file
+already there is replaced only when it is the command's own kind of output, told by its first bytes (an
+``OutputKind``: a page this tool wrote, a matrix report, a reply cache). Then ``write_whole`` writes it:
+a temporary file beside it, renamed into place, so a full disk leaves the old file or none, never half a
+file, and the error names the path.
 """
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
+import os
+import secrets
+import stat
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterable, Iterator, Literal, Sequence
+
+from .errors import EvaluationError, InputTooLargeError, UsageError, WriteError
 
 _BLOCK = 1 << 20  # 1 MiB: a model file or a vectors file is read in blocks, never whole
+HEAD_BYTES = 64 * 1024  # what is read of a file already at an output's path to tell whose it is
+TEMP_SUFFIX = ".tmp"
 
 
 def sha256_file(path: str | Path) -> str:
@@ -34,3 +52,252 @@ def locked(path: str | Path, *, shared: bool = False) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+# -- reading an input -------------------------------------------------------------------------------
+
+class NotAFile(OSError):
+    """An input path naming a named pipe, a device or a socket: a pipe nobody writes to blocks for ever,
+    and ``/dev/zero`` never ends, so such a path is refused unread. ``strerror`` says which it is."""
+
+
+def read_input(path: str | Path, *, max_bytes: int | None = None) -> bytes:
+    """The bytes of the file at ``path``, every input a command reads from the disk.
+
+    Raises ``FileNotFoundError`` when nothing is there, ``IsADirectoryError`` for a folder, ``NotAFile``
+    for a named pipe, a device or a socket (opened without waiting, so a pipe nobody writes to is refused
+    at once, not waited on), and ``InputTooLargeError`` when the file holds more than ``max_bytes``
+    (None: no limit; no more than ``max_bytes + 1`` bytes are read). Callers catch ``OSError`` and say
+    what they were reading.
+    """
+    path = Path(path)
+    handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    mode = os.fstat(handle).st_mode  # of what was opened: nothing can be swapped in after a check
+    if not stat.S_ISREG(mode):
+        os.close(handle)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "a folder, not a file", str(path))
+        raise NotAFile(errno.EINVAL, f"{_special(mode)}, not a file", str(path))
+    with os.fdopen(handle, "rb") as opened:
+        data = opened.read() if max_bytes is None else opened.read(max_bytes + 1)
+    if max_bytes is not None and len(data) > max_bytes:
+        raise InputTooLargeError(path, max_bytes)
+    return data
+
+
+def _special(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a named pipe"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device"
+
+
+def same_file(one: str | Path, other: str | Path) -> bool:
+    """Whether two paths name one file: the same file on disk (through a link too) when both exist, else
+    the same absolute path once ``..`` and links are resolved."""
+    try:
+        return os.path.samefile(one, other)
+    except OSError:
+        return Path(one).resolve() == Path(other).resolve()
+
+
+# -- writing an output ------------------------------------------------------------------------------
+
+Replace = Literal["own", "force", "never"]
+
+
+@dataclass(frozen=True)
+class OutputKind:
+    """A kind of file the tool writes. ``own(head)`` tells, from the first ``HEAD_BYTES`` of a file
+    already at the path, whether it is one of these; ``replace`` says when such a file may be replaced:
+    ``"own"`` whenever (a report written again), ``"force"`` only on purpose (``--force``), ``"never"``.
+    ``holds`` is what such a file may hold, said when it is kept ("may hold checked questions");
+    ``example`` a file name for the sentence about a folder; ``changes`` what writing does to a file
+    ("written over", or "appended to" for a cache)."""
+
+    name: str  # "golden file", "HTML page": the sentences put "a" or "an" in front (``article``)
+    own: Callable[[bytes], bool]
+    replace: Replace = "own"
+    holds: str = ""
+    example: str = "out"
+    article: str = "a"
+    changes: str = "written over"
+
+    @property
+    def a_name(self) -> str:
+        return f"{self.article} {self.name}"
+
+
+@dataclass(frozen=True)
+class Output:
+    """One file a command is about to write: its path and kind, the flag the command names it by
+    (``--report-json``; empty from the library), and what the sentences call what goes there."""
+
+    path: str | Path
+    kind: OutputKind
+    flag: str = ""
+    what: str = "the file"
+
+    @property
+    def named(self) -> str:
+        return f"{self.flag} {self.path}" if self.flag else str(self.path)
+
+
+Input = tuple[str, "str | Path | None"]  # how a sentence names an input ("the --corpus file"), and its path
+
+
+def check_outputs(outputs: Sequence[Output], inputs: Iterable[Input] = (), *, force: bool = False,
+                  error: type[EvaluationError] = UsageError, make_folders: bool = False) -> None:
+    """Refuse, before any work, an output the command must not write: the first problem, raised as
+    ``error`` with the sentence saying the fix; nothing is written or made.
+
+    ``inputs``: (how a sentence names it, path) for each input, ``("the --corpus file", "c.jsonl")``; a
+    None path is skipped. An output is refused when it is a folder, a named pipe or a device; one of ``inputs``;
+    another of ``outputs``; a file holding anything that is not ``kind.own`` (it may be an input of some
+    other command: it is never written over), or one that is but whose kind keeps it (``"never"``, or
+    ``"force"`` without ``force``). An empty file holds nothing to lose and is never refused for what it
+    holds. The folder must exist (``make_folders``: the nearest folder that does must) and take a new file,
+    which is tried with a file made and removed again.
+    """
+    given = [(label, path) for label, path in inputs if path is not None]
+    for number, output in enumerate(outputs):
+        path = Path(output.path)
+        for label, source in given:
+            if same_file(path, source):
+                raise error(f"{output.named} is {label}; write {output.what} to another file")
+        for earlier in outputs[:number]:
+            if same_file(path, earlier.path):
+                raise error(f"{output.named} is also where {earlier.what} goes ({earlier.named}); give each its "
+                            "own file")
+        _check_existing(output, path, force, error)
+        _check_folder(output, path, error, make_folders)
+
+
+def _check_existing(output: Output, path: Path, force: bool, error: type[EvaluationError]) -> None:
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return
+    except OSError as err:  # a parent that is a file: said by _check_folder
+        if err.errno == errno.ENOTDIR:
+            return
+        raise error(f"{output.named}: cannot look at it ({err.strerror or err}); give a file you may write") from None
+    kind = output.kind
+    if stat.S_ISDIR(mode):
+        raise error(f"{output.named} is a folder; give the path of the {kind.name} to write, for example "
+                    f"{path / kind.example}")
+    if not stat.S_ISREG(mode):
+        raise error(f"{output.named} is {_special(mode)}, not a file; give the path of the {kind.name} to write")
+    head = _head(path)
+    if not head:
+        return
+    if not kind.own(head):
+        raise error(f"{output.named} already exists and is not {kind.a_name} this tool wrote; it may be an input "
+                    f"(a golden file, a corpus), so it is never {kind.changes}: write {output.what} to another file")
+    if kind.replace == "never":
+        raise error(f"{output.named} already exists and {kind.holds}; it is never written over: choose another file")
+    if kind.replace == "force" and not force:
+        raise error(f"{output.named} already exists and {kind.holds}; choose another file, or replace it on "
+                    "purpose (--force on the command line)")
+
+
+def _head(path: Path) -> bytes:
+    try:  # opened without waiting: whatever is there, looking at it never blocks
+        handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        with os.fdopen(handle, "rb") as opened:
+            return opened.read(HEAD_BYTES) or b""  # None: a pipe with nothing in it yet
+    except OSError:
+        return b"\0"  # unreadable: not told as ours, so it is kept
+
+
+def _check_folder(output: Output, path: Path, error: type[EvaluationError], make_folders: bool) -> None:
+    folder = path.absolute().parent
+    if not folder.exists() and not make_folders:
+        raise error(f"{output.named}: the folder {path.parent} does not exist; make it first, or write "
+                    f"{output.what} elsewhere")
+    nearest = folder
+    while not nearest.exists() and nearest != nearest.parent:
+        nearest = nearest.parent
+    if not nearest.is_dir():
+        raise error(f"{output.named}: cannot write {output.what} there ({nearest} is a file, not a folder); give "
+                    "a file in a folder you may write to")
+    try:
+        try_writing_in(nearest)
+    except OSError as err:
+        raise error(f"{output.named}: cannot write {output.what} there ({err.strerror or err} in {nearest}); give "
+                    "a file in a folder you may write to") from None
+
+
+def try_writing_in(folder: str | Path) -> None:
+    """Make a file in ``folder`` and remove it again, so nothing is left: ``OSError`` when the folder does not
+    take one (read-only, full of inodes, not a folder). Asked before work a failed write would waste."""
+    handle, probe = tempfile.mkstemp(dir=folder, prefix=".write-check-")
+    os.close(handle)
+    os.unlink(probe)
+
+
+def write_whole(path: str | Path, data: bytes | str, *, replace: bool = True, what: str = "the file",
+                error: type[EvaluationError] = WriteError) -> None:
+    """Write ``data`` to ``path`` whole or not at all, making its folders. Text is written as UTF-8, a lone
+    surrogate in it (a ``"\\ud800"`` escape an old report kept: no character) as its escape.
+
+    It goes to a temporary file beside ``path`` (``.<name>.<pid>-<random>.tmp``: ``temp_prefix``),
+    which is then renamed into place: a reader sees the old file or the new one, never half of one. With
+    ``replace=False`` it never goes over a file holding anything (it is linked into place, so a file that
+    appeared meanwhile is kept: ``FileExistsError``); an empty file holds nothing and is replaced. On any
+    other failure (a full disk) the temporary file is removed, ``path`` is as it was, and ``error`` says
+    which path could not be written and why.
+    """
+    path = Path(path)
+    raw = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data
+    temp = None
+    placed = True
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temp = _new_temporary(path)
+        with os.fdopen(handle, "wb") as out:
+            out.write(raw)
+        if replace:
+            os.replace(temp, path)  # readers see the whole file or none of it
+        else:
+            placed = _linked_into_place(Path(temp), path)
+    except OSError as err:
+        raise error(f"{path}: cannot write {what} there ({err.strerror or err}); nothing was written there, and a "
+                    "file that was there before is as it was: free some space or give a folder you may write to"
+                    ) from err
+    finally:
+        if temp is not None:
+            Path(temp).unlink(missing_ok=True)
+    if not placed:
+        raise FileExistsError(errno.EEXIST, "a file holding something is there, and it is never written over",
+                              str(path))
+
+
+def temp_prefix(name: str, pid: int) -> str:
+    """How the temporary file of ``name`` written by process ``pid`` starts: ``.<name>.<pid>-``, then 8
+    random characters and ``TEMP_SUFFIX``; named for its process, so a read after a kill -9 knows whose it
+    was (``store.leftovers``)."""
+    return f".{name}.{pid}-"
+
+
+def _new_temporary(path: Path) -> tuple[int, str]:
+    """A new file beside ``path``, open for writing, with the permissions any new file gets (the umask's:
+    ``mkstemp`` would make it readable by its owner alone)."""
+    while True:
+        temp = path.with_name(f"{temp_prefix(path.name, os.getpid())}{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        try:
+            return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666), str(temp)
+        except FileExistsError:
+            continue
+
+
+def _linked_into_place(temp: Path, path: Path) -> bool:
+    """Whether ``temp`` now stands at ``path``: False when a file holding anything is there (kept)."""
+    try:
+        os.link(temp, path)  # fails when path exists: nothing is replaced
+    except FileExistsError:
+        if not (path.is_file() and path.stat().st_size == 0):
+            return False
+        os.replace(temp, path)
+    return True

@@ -22,18 +22,26 @@ BOM = b"\xef\xbb\xbf"
 COMMENT = "#"
 # Only a line that writes a \uD800-\uDFFF escape can hold a surrogate after json.loads: others skip the walk.
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+# Deeper than this is no file or reply of ours (a golden row, a corpus row's metadata, a chunker config and a
+# model's JSON go 3 or 4 levels); Python's parser fails near 1,000 levels, and what walks a value after it sooner.
+MAX_DEPTH = 100
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_BRACKET = re.compile(r"[\[\]{}]")
 
 
 class JsonLineError(ValueError):
     """A line that is not one JSON value this project reads; ``str()`` is the sentence, without the line.
 
     ``syntax`` is True when the line is not JSON at all (callers then show an example of a good row),
-    False when it is JSON holding a value refused here (NaN, a lone surrogate).
+    False when it is JSON holding a value refused here (NaN, a lone surrogate, nesting too deep).
+    ``decode``: the parser's own error when the text is not JSON (its ``msg``, ``lineno``, ``colno``, for a
+    caller that names the line of a file of several).
     """
 
-    def __init__(self, message: str, *, syntax: bool = True) -> None:
+    def __init__(self, message: str, *, syntax: bool = True, decode: json.JSONDecodeError | None = None) -> None:
         super().__init__(message)
         self.syntax = syntax
+        self.decode = decode
 
 
 @dataclass(frozen=True)
@@ -62,24 +70,55 @@ def read_lines(raw: bytes) -> Iterator[Line]:
 
 def parse_line(text: str, *, object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
     """The JSON value of one line; ``JsonLineError`` saying what is wrong when it is not one we read."""
+    return parse_json(text, object_pairs_hook=object_pairs_hook)
+
+
+def parse_json(text: str, *, strict: bool = True,
+               object_pairs_hook: Callable[[list[tuple[str, Any]]], Any] | None = None) -> Any:
+    """The JSON value of ``text`` (a line, a settings file, a model's reply), or ``JsonLineError`` saying
+    what is wrong; every JSON a person or a model hands this tool is read here.
+
+    Nested deeper than ``MAX_DEPTH`` is refused before it is parsed: Python's parser gives up near 1,000
+    levels with a RecursionError, and a value just under that breaks whatever walks it next (``repr`` in
+    a sentence, ``json.dumps``). ``strict`` (the module docstring's rules for files) also refuses NaN and
+    Infinity, numbers too large to be finite, and lone surrogate escapes; a service's reply is read with
+    ``strict=False``, which keeps only the nesting bound.
+    """
+    deepest = _nesting(text)
+    if deepest > MAX_DEPTH:
+        raise JsonLineError(f"nested too deeply to read: {deepest:,} levels, where this tool reads up to {MAX_DEPTH} "
+                            "and its own files need a few", syntax=False)
     try:
-        value = json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
-                           object_pairs_hook=object_pairs_hook)
+        value = (json.loads(text, parse_constant=_refuse_constant, parse_float=_finite_float,
+                            object_pairs_hook=object_pairs_hook) if strict
+                 else json.loads(text, object_pairs_hook=object_pairs_hook))
     except JsonLineError:
         raise
     except json.JSONDecodeError as err:
-        raise JsonLineError(f"not valid JSON ({err.msg} at column {err.colno})") from None
-    except RecursionError:
+        raise JsonLineError(f"not valid JSON ({err.msg} at column {err.colno})", decode=err) from None
+    except RecursionError:  # the bound above makes this a last resort (a deep stack of our own)
         raise JsonLineError("nested too deeply to read") from None
     except ValueError:  # json reads an integer of thousands of digits this way
         raise JsonLineError("not valid JSON (a number too long to read)") from None
-    if _SURROGATE_ESCAPE.search(text):
+    if strict and _SURROGATE_ESCAPE.search(text):
         surrogate = _first_surrogate(value)
         if surrogate is not None:
             raise JsonLineError(f"holds the escape \\u{ord(surrogate):04x}, half of a surrogate pair with no "
                                 "other half, which is no character; remove it or write the whole character",
                                 syntax=False)
     return value
+
+
+def _nesting(text: str) -> int:
+    """How deep the arrays and objects of ``text`` go (brackets inside strings not counted); 0 for a
+    text with no more brackets than ``MAX_DEPTH`` in all, the common case, found at C speed."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return 0
+    depth = deepest = 0
+    for bracket in _BRACKET.findall(_STRING.sub("", text)):
+        depth += 1 if bracket in "[{" else -1
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _refuse_constant(name: str) -> Any:

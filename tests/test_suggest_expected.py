@@ -94,9 +94,21 @@ def test_an_existing_file_is_never_written_over(tmp_path):
     golden = bedrock_file(tmp_path, SAMPLE_ROWS[:2])
     out = tmp_path / "kept.jsonl"
     out.write_text("checked rows\n", encoding="utf-8")
-    with pytest.raises(GoldenFileError, match="already exists and may hold checked rows; it is never written over"):
+    with pytest.raises(GoldenFileError, match="already exists and .*it is never written over"):
         suggest_expected(FixedTarget(["a"]), golden, out)
     assert out.read_text(encoding="utf-8") == "checked rows\n"
+
+
+def test_an_out_that_cannot_be_written_is_refused_before_any_search(tmp_path):
+    golden = bedrock_file(tmp_path, SAMPLE_ROWS[:2])
+    kept = tmp_path / "kept.jsonl"
+    kept.write_text('{"question": "Checked by a person?", "expected": ["a"]}\n', encoding="utf-8")
+    for out, says in ((kept, "already exists and may hold checked questions; it is never written over"),
+                      (golden, "is the golden file the suggestions are made from; write the suggestions to another")):
+        target = FixedTarget(["a"])
+        with pytest.raises(GoldenFileError, match=says):
+            suggest_expected(target, golden, out)
+        assert target.searched == []
 
 
 def test_golden_suggest_on_the_command_line_writes_drafts_and_says_how_to_check_them(sample_index, tmp_path, capsys):

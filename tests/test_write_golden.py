@@ -385,3 +385,98 @@ def test_a_chat_writer_is_the_writer_golden_template_takes(server, index, tmp_pa
     by_doc = {row["expected"][0]: row for row in rows}
     assert by_doc["chess"]["question"] == TOPICS[4].question and all(row["draft"] for row in rows)
     assert [seen.body["messages"][0]["content"].split("\n", 1)[0] for seen in server.seen] == ["Task: template_question"] * 6
+
+
+# -- issue 37: the quote check's rules, the cache, --out, replies nested without end ---------------------
+
+def test_a_quote_in_other_capitals_is_not_on_its_page_and_is_asked_for_again(server, index):
+    from evaluation.golden.writing.checks import quote_on_page
+
+    doc = order(index)[0]
+    topic = TOPICS[list(TEXTS).index(doc)]
+    capital = topic.quote[0].upper() + topic.quote[1:]  # "Feed the sourdough ...": the page writes "feed"
+    assert quote_on_page(topic.quote, TEXTS[doc]) and not quote_on_page(capital, TEXTS[doc])
+    model = ScriptedWriter(TOPICS, drafts={topic.key: [{"question": topic.question, "answer": topic.answer,
+                                                         "evidence": [capital]}]})
+    done = run(server, index, model, n=1)
+    assert done.turned_down == {steps.QUOTE_OFF_PAGE: 1} and done.rows[0].evidence == (topic.quote,)
+
+
+def test_a_quote_of_exactly_three_words_is_a_quote_and_two_words_are_not(server, index):
+    doc = order(index)[0]
+    topic = TOPICS[list(TEXTS).index(doc)]
+    words = topic.quote.split()
+    three, two = " ".join(words[:3]), " ".join(words[:2])
+    drafted = {"question": topic.question, "answer": topic.answer}
+
+    kept = run(server, index, ScriptedWriter(TOPICS, drafts={topic.key: [{**drafted, "evidence": [three]}]}), n=1)
+    assert kept.turned_down == {} and kept.rows[0].evidence == (three,)
+    short = run(server, index, ScriptedWriter(TOPICS, drafts={topic.key: [{**drafted, "evidence": [two]}]}), n=1)
+    assert short.turned_down == {steps.NO_QUOTE: 1} and short.rows[0].evidence == (topic.quote,)
+
+
+@pytest.mark.parametrize("foreign", ["the corpus", "a golden file", "garbage"])
+def test_a_cache_that_is_not_a_reply_cache_is_refused_before_any_call_and_left_as_it_was(server, index, tmp_path,
+                                                                                          foreign):
+    from evaluation.errors import UsageError
+
+    held = {"the corpus": (index.parent / "corpus.jsonl").read_bytes(),
+            "a golden file": b'{"question": "How often is the starter fed?", "expected": ["bread"]}\n',
+            "garbage": b"garbage\nmore garbage\n"}[foreign]
+    cache, out = tmp_path / "replies.jsonl", tmp_path / "golden.jsonl"
+    cache.write_bytes(held)
+    with pytest.raises(UsageError, match=f"{cache} already exists and is not a reply cache this tool wrote; .*it is "
+                                         "never appended to"):
+        run(server, index, ScriptedWriter(TOPICS), out, n=1, cache=cache)
+    assert server.seen == [] and cache.read_bytes() == held and not out.exists()
+
+
+def test_the_cache_and_the_file_written_are_never_one_file(server, index, tmp_path):
+    from evaluation.errors import UsageError
+
+    both = tmp_path / "golden.jsonl"
+    with pytest.raises(UsageError, match="is both the golden file to write and the reply cache"):
+        run(server, index, ScriptedWriter(TOPICS), both, n=1, cache=both)
+    assert server.seen == [] and not both.exists()
+
+
+def test_a_cache_with_damaged_lines_says_which_it_skipped_and_each_new_reply_gets_a_line(server, index, tmp_path):
+    cache = tmp_path / "replies.jsonl"
+    run(server, index, ScriptedWriter(TOPICS), n=1, cache=cache)  # lines 1-3: a rating, a draft, a verdict
+    with cache.open("a", encoding="utf-8") as out:
+        out.write('changed by hand\n{"sha256": "ab')  # line 4, and line 5 cut short by a stop
+
+    done = run(server, index, ScriptedWriter(TOPICS), n=2, cache=cache)
+
+    assert (done.asked, done.reused) == (3, 3)  # the second passage's three replies are new
+    assert "has 2 lines that are not a reply (lines 4, 5: cut short by a stop, or changed by hand)" in done.summary()
+    lines = cache.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 5 + 3 and lines[3:5] == ["changed by hand", '{"sha256": "ab']
+    assert all(set(json.loads(line)) == {"sha256", "reply"} for line in lines[5:])
+
+
+def test_golden_write_refuses_an_out_it_cannot_write_before_any_model_call(server, index, tmp_path, capsys):
+    from conftest import run_cli
+
+    (tmp_path / "notes.txt").write_text("not a folder\n", encoding="utf-8")
+    out = tmp_path / "notes.txt" / "golden.jsonl"
+    server.respond = ScriptedWriter(TOPICS)
+
+    code, _, err = run_cli(capsys, "golden", "write", "--index", str(index), "--out", str(out), "--endpoint",
+                           f"{server.base}/v1", "--model", "writer-model", "--auth", "none", "--quiet", "-n", "1")
+    assert code == 1 and server.seen == []
+    assert f"--out {out}: cannot write the drafts there ({tmp_path / 'notes.txt'} is a file, not a folder)" in err
+    with pytest.raises(GoldenFileError, match="cannot write the drafts there"):
+        run(server, index, ScriptedWriter(TOPICS), out, n=1)
+    assert server.seen == []
+
+
+@pytest.mark.parametrize("reply, says", [
+    (Reply(body=completion("[" * 100_000 + "]" * 100_000)), "reply to rate_passage is not the JSON asked for"),
+    (Reply(body='{"choices": ' + "[" * 100_000 + "]" * 100_000 + "}"), "sent a reply that is not JSON: .*nested too deeply"),
+], ids=["in the message", "the whole body"])
+def test_a_reply_nested_without_end_stops_the_run_with_a_sentence(server, index, tmp_path, reply, says):
+    server.answer(reply)
+    with pytest.raises(WriterUnavailable, match=says), chat_writer(server) as writer:
+        write_golden(index, tmp_path / "golden.jsonl", 1, writer=writer)
+    assert len(server.seen) == 1 and list(tmp_path.iterdir()) == []

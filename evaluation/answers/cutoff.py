@@ -237,14 +237,18 @@ def find_cutoff(setup: str, answers: Iterable[float], near_misses: Iterable[floa
 def read_unanswerable(path: str | Path) -> list[str]:
     """Questions the collection cannot answer, from a file: one a line (blank lines skipped), or JSONL rows
     with a ``question`` (a golden file's rows work)."""
-    import json
+    from ..files import read_input
+    from ..jsonl import JsonLineError, parse_json
 
     path = Path(path)
     try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
+        lines = read_input(path).decode("utf-8-sig").splitlines()
     except FileNotFoundError as err:
         raise UsageError(f"{path}: no such file of unanswerable questions") from err
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
+        raise UsageError(f"{path}: cannot read it ({err.strerror or err}); give a text file of questions, one a "
+                         "line") from err
+    except UnicodeDecodeError as err:
         raise UsageError(f"{path}: cannot be read as UTF-8 text ({err})") from err
     found = []
     for number, line in enumerate(lines, start=1):
@@ -253,10 +257,10 @@ def read_unanswerable(path: str | Path) -> list[str]:
             continue
         if text.startswith("{"):
             try:
-                row = json.loads(text)
-            except json.JSONDecodeError as err:
-                raise UsageError(f"{path}: line {number}: starts like JSON but is not ({err.msg}); write the "
-                                 'question as plain text, or {"question": "..."}') from err
+                row = parse_json(text)
+            except JsonLineError as err:
+                raise UsageError(f"{path}: line {number}: starts like JSON but is not JSON this tool reads ({err}); "
+                                 'write the question as plain text, or {"question": "..."}') from err
             if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not row["question"].strip():
                 raise UsageError(f'{path}: line {number}: a JSON row needs "question" as text')
             text = row["question"].strip()

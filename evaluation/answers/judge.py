@@ -12,13 +12,13 @@ a score is a malformed reply, said with what came back.
 """
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..chat import ChatRoute, ChatSettings, snippet as _snippet
 from ..errors import AnswerError, UsageError
+from ..jsonl import JsonLineError, parse_json
 from ..golden import Question
 from .scored import METRICS
 
@@ -97,8 +97,8 @@ def parse_score(content: str) -> Any:
     none. The value is returned as written, so a judge saying 7 is caught by ``answer_report``."""
     text = re.sub(r"^```(?:json)?\s*|\s*```$", "", content.strip())
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
+        value = parse_json(text, strict=False)
+    except JsonLineError:
         match = re.search(r'"score"\s*:\s*(-?\d+(?:\.\d+)?)', text)
         return float(match.group(1)) if match else None
     if isinstance(value, dict):

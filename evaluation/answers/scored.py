@@ -204,7 +204,10 @@ def read_answers(path: str | Path, fetcher: Fetcher | None = None) -> dict[str, 
         text = raw.decode("utf-8-sig")
     except FileNotFoundError as err:
         raise AnswerError(f"{path}: no such answers file") from err
-    except (OSError, UnicodeDecodeError) as err:
+    except OSError as err:
+        raise AnswerError(f"{path}: cannot read the answers file ({err.strerror or err}); give a JSONL file of "
+                          "answers") from err
+    except UnicodeDecodeError as err:
         raise AnswerError(f"{path}: cannot be read as UTF-8 text ({err})") from err
     try:  # one JSON object mapping ids to answers, maybe over many lines
         whole = parse_line(text)

@@ -23,8 +23,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import GoldenFileError, UsageError
+from ..files import Output, check_outputs
 from ..golden import Golden, Question, read_golden, save_questions
+from ..golden.read import GOLDEN_FILE
 from ..golden.wording import line_list, plural
 from ..target import Setup, Target
 from ..store.sources import Fetcher
@@ -82,6 +84,11 @@ def suggest_expected(target: Target, golden: Golden | str | Path, out: str | Pat
     """
     if propose < 1:
         raise UsageError(f"propose at least one document per question, not {propose}")
+    if out is not None:  # before any search: never over a file holding anything, never over the golden file
+        source = golden if isinstance(golden, (str, Path)) and "://" not in str(golden) else None  # a local file
+        check_outputs([Output(out, GOLDEN_FILE, what="the suggestions")],
+                      [("the golden file the suggestions are made from", source)], error=GoldenFileError,
+                      make_folders=True)
     golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher)
     chosen = choose_setup(target, setup, PREFERRED)
     to_search = [q for q in golden.questions if not q.labelled and q.reference and q.reference.strip()]

@@ -13,11 +13,11 @@ document is made from half an answer.
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
 from ..errors import AnswerError
+from ..jsonl import JsonLineError, parse_json
 from .ask import ask, where
 from .cutters import Span, merge_tiny, split_long, trimmed
 
@@ -44,8 +44,8 @@ def parse_starts(content: str, first: int, last: int, *, what: str, who: str) ->
     """The line numbers of a reply, each from ``first`` to ``last``, sorted, ``first`` among them."""
     body = re.sub(r"^```(?:json)?\s*|\s*```$", "", content.strip())
     try:
-        value = json.loads(body)
-    except json.JSONDecodeError:
+        value = parse_json(body, strict=False)
+    except JsonLineError:
         value = None
     starts = value.get("starts") if isinstance(value, dict) else value
     if not isinstance(starts, list) or not all(isinstance(n, int) and not isinstance(n, bool) for n in starts):

@@ -10,13 +10,13 @@ rank builds by when it went quiet. A run stopped so saves nothing.
 """
 from __future__ import annotations
 
-import json
 import re
-from typing import Any, Callable, Sequence
+from typing import Callable, Sequence
 
 from ..answers.chat import ChatModel  # noqa: F401  the client judged mode is usually given
 from ..errors import AnswerError
 from ..golden import Question
+from ..jsonl import JsonLineError, parse_json
 
 Messages = list[dict[str, str]]
 Chat = Callable[[Messages], "str | None"]
@@ -84,8 +84,8 @@ def judge_with(chat: Chat) -> Judge:
 def _verdict(text: str) -> bool | None:
     cleaned = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip())
     try:
-        value = json.loads(cleaned)
-    except json.JSONDecodeError:
+        value = parse_json(cleaned, strict=False)
+    except JsonLineError:
         match = re.search(r'"right"\s*:\s*(true|false)', cleaned, re.IGNORECASE)
         return None if match is None else match.group(1).lower() == "true"
     if isinstance(value, dict) and isinstance(value.get("right"), bool):

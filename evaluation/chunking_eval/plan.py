@@ -38,6 +38,9 @@ def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int]
         if technique not in TECHNIQUES:
             raise UsageError(f'"{technique}" is not a chunking technique; the techniques are '
                              f'{", ".join(TECHNIQUES)}.{did_you_mean(technique, TECHNIQUES)}')
+    if not sizes or not child_sizes:
+        raise UsageError(f"no chunk size given ({'sizes' if not sizes else 'child_sizes'} is empty); give at least "
+                         f"one, such as {', '.join(map(str, SIZES))}")
     for size in [*sizes, *child_sizes]:
         if isinstance(size, bool) or not isinstance(size, int) or size < MIN_SIZE:
             raise UsageError(f"chunk size {size!r}: sizes are whole numbers of characters, {MIN_SIZE} or more")
@@ -72,6 +75,7 @@ def sweep_keys(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] 
     three sizes, by default), headings embedded or not; with ``chat``, ``llm`` too and each technique's
     middle size with a ``c`` note, as ``plan_builds`` makes them."""
     chosen = list(techniques) if techniques is not None else [*NO_MODEL, *(["llm"] if chat else [])]
-    plan = plan_builds(chosen, sizes=tuple(sizes or SIZES), child_sizes=tuple(sizes or CHILD_SIZES), headings=headings,
-                       chat=chat, late=False)
+    plan = plan_builds(chosen, sizes=tuple(SIZES if sizes is None else sizes),
+                       child_sizes=tuple(CHILD_SIZES if sizes is None else sizes), headings=headings, chat=chat,
+                       late=False)
     return list(plan.keys)

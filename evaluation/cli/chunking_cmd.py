@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
 from .answers_cmd import PREFIX
@@ -28,15 +29,20 @@ DEFAULT_CACHE = Path(".index") / "chunking.cache.sqlite"
 
 
 def _listed(text: str) -> list[str]:
-    return [part.strip() for part in text.split(",") if part.strip()]
+    """An argparse type: names, comma-separated; at least one (an empty flag is a mistake, never "the default")."""
+    names = [part.strip() for part in text.split(",") if part.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names nothing; give at least one, comma-separated, or leave the "
+                                         "flag out for the default")
+    return names
 
 
 def _sizes(text: str) -> list[int]:
     try:
         return [int(part) for part in _listed(text)]
-    except ValueError:
+    except (ValueError, argparse.ArgumentTypeError):
         raise argparse.ArgumentTypeError(f"{text!r}: sizes are whole numbers of characters, comma-separated "
-                                         "(500,1000,2000)") from None
+                                         "(500,1000,2000), at least one; leave the flag out for the default") from None
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -105,6 +111,11 @@ def _letters(headings: str) -> tuple[bool, ...]:
 def _common(args: argparse.Namespace, bar) -> dict:
     cache = None if args.no_cache else Path(args.cache)
     if cache is not None:
+        from ..engine.cache import VECTOR_CACHE
+        from ..files import Output, check_outputs
+
+        check_outputs([Output(cache, VECTOR_CACHE, "--cache", "the vectors")],
+                      [("the --corpus file", args.corpus), ("the --golden file", args.golden)], make_folders=True)
         cache.parent.mkdir(parents=True, exist_ok=True)
     store = None
     if args.save_to:
@@ -185,10 +196,10 @@ def list_runs(args: argparse.Namespace) -> int:
     from .common import open_run_store
 
     runs = chunking_store(open_run_store(args.store))
-    rows = []
-    for run_id in runs.ids():
-        report = runs.get(run_id)
-        rows.append(_run_row(run_id, report))
+    skipped = []
+    rows = [_run_row(report["id"], report) for report in runs.readable(on_skip=lambda run_id, why: skipped.append(why))]
+    for why in skipped:  # named, and left out: one damaged report does not hide the others (as `runs list`)
+        print(f"warning: skipped a chunking run that cannot be read: {why}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
     elif not rows:
@@ -212,10 +223,12 @@ def _run_row(run_id: str, report: dict) -> dict:
         return {"id": run_id, "kind": "matrix", "created_at": report.get("created_at"),
                 "questions": (report.get("queries") or {}).get("questions"), "builds": len(report.get("variants") or []),
                 "pick": best}
-    best = (report.get("pick") or {}).get("pick") if report["kind"] == "chunking" else report.get("best")
+    if report["kind"] == "chunking":
+        best, builds = (report.get("pick") or {}).get("pick"), len(report.get("builds") or [])
+    else:  # a sweep: one row per build and method
+        best, builds = report.get("best"), len({row["build"] for row in report["rows"]})
     return {"id": run_id, "kind": report["kind"], "created_at": report.get("created_at"),
-            "questions": (report.get("golden") or {}).get("questions"),
-            "builds": len(report.get("builds") or {r["build"] for r in report.get("rows", [])}), "pick": best}
+            "questions": (report.get("golden") or {}).get("questions"), "builds": builds, "pick": best}
 
 
 def show_run(args: argparse.Namespace) -> int:

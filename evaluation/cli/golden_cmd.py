@@ -15,6 +15,7 @@ import sys
 from typing import Any, Callable
 
 from ..engine.corpus import read_corpus
+from ..errors import shown
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
@@ -179,18 +180,13 @@ def _suggest(args: argparse.Namespace) -> int:
 
 def _write(args: argparse.Namespace) -> int:
     import os
-    from pathlib import Path
 
     from ..golden.writing.chat_writer import WRITER_MAX_TOKENS, ChatWriter
     from ..golden.writing.write import write_golden
     from .chat_options import chat_settings
 
     settings = chat_settings(args, os.environ, "writer", WRITER_PREFIX, max_tokens=WRITER_MAX_TOKENS)  # before any work
-    if Path(args.out).exists():  # said before an index is built; write_golden refuses it too
-        from ..errors import GoldenFileError
-
-        raise GoldenFileError(f"{args.out} already exists and may hold checked questions; it is never written over: "
-                              "choose another file")
+    _check_write_files(args)  # said before an index is built or a model asked; write_golden checks them too
     examples = _examples(args.examples) if args.examples else []
     bar = ProgressBar(args.quiet)
     try:
@@ -207,14 +203,29 @@ def _write(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_write_files(args: argparse.Namespace) -> None:
+    """``golden write``'s --out and --cache, named by their flags: neither an input nor each other, --out
+    never over a file holding anything, --cache only a reply cache, both in folders that take a file."""
+    from ..errors import GoldenFileError
+    from ..files import Output, check_outputs
+    from ..golden.read import GOLDEN_FILE
+    from ..golden.writing.cache import REPLY_CACHE
+
+    inputs = [("the --corpus file", args.corpus), ("the --examples file", args.examples)]
+    check_outputs([Output(args.out, GOLDEN_FILE, "--out", "the drafts")], inputs, error=GoldenFileError,
+                  make_folders=True)
+    if args.cache:
+        check_outputs([Output(args.cache, REPLY_CACHE, "--cache", "the model's replies")],
+                      [*inputs, ("the --out file", args.out)], make_folders=True)
+
+
 def _examples(path: str) -> list[str]:
     """``--examples``: one question a line, blank lines skipped."""
-    from pathlib import Path
-
     from ..errors import UsageError
+    from ..files import read_input
 
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = read_input(path).decode("utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise UsageError(f"--examples {path}: cannot read it ({getattr(err, 'strerror', None) or err}); give a UTF-8 "
                          "text file of questions, one a line") from err
@@ -230,7 +241,7 @@ def _mix(text: str) -> dict[str, int]:
         try:
             mix[kind] = int(weight) if weight.strip() else 1
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{part!r}: write KIND=N with N a whole number, as in factual=2,howto=1") from None
+            raise argparse.ArgumentTypeError(f"{shown(part)}: write KIND=N with N a whole number, as in factual=2,howto=1") from None
     return mix
 
 
@@ -240,7 +251,7 @@ def _unit(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"needs a score from 0 to 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"needs a score from 0 to 1, not {shown(text)}")
     return value
 
 
@@ -250,7 +261,7 @@ def _cosine(text: str) -> float:
     except ValueError:
         value = 2.0
     if not -1 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"needs a cosine from -1 to 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"needs a cosine from -1 to 1, not {shown(text)}")
     return value
 
 
@@ -274,7 +285,7 @@ def _at_least_one(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"needs a whole number of at least 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"needs a whole number of at least 1, not {shown(text)}")
     return value
 
 

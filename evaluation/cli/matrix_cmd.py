@@ -11,11 +11,11 @@ by how much), 0 otherwise. ``--embedder hash`` runs with no model (feature hashi
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from pathlib import Path
+from typing import Callable
 
 from ..errors import UsageError
+from ..files import Output, check_outputs, write_whole
 from .common import ProgressBar, local_path, whole
 
 
@@ -88,8 +88,6 @@ def register(subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..matrix import (missed_sentences, parse_thresholds, parse_variant, run_matrix, variants_from_config,
                           variants_from_flags)
-    from ..matrix.export import matrix_csv
-
     variants = (variants_from_config(args.chunker_config) if args.chunker_config
                 else variants_from_flags(args.chunk_size, args.chunk_overlap))
     ks = tuple(sorted(set(args.top_k)))
@@ -98,9 +96,14 @@ def run(args: argparse.Namespace) -> int:
     labels_from = parse_variant(args.labels_from) if args.labels_from else None
     if labels_from is not None and args.by != "chunk":
         raise UsageError("--labels-from names the chunking chunk-id labels were made with; it goes with --by chunk")
-    for path in (args.report_json, args.report_csv, args.report_html):
-        if path is not None and not Path(path).parent.exists():
-            raise UsageError(f"{path}: its folder does not exist; make it first or write the report elsewhere")
+    reports = _reports(args)
+    check_outputs([output for output, _ in reports], _inputs(args))  # before any work: nothing of the user's replaced
+    if args.cache:
+        from ..engine.cache import VECTOR_CACHE
+
+        check_outputs([Output(args.cache, VECTOR_CACHE, "--cache", "the vectors")],
+                      [*_inputs(args), *((f"the {o.flag} file", o.path) for o, _ in reports)],
+                      make_folders=True)
     store = None
     if args.save_to:
         from .common import open_run_store
@@ -117,14 +120,8 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
         for embedder in opened:
             embedder.close()
-    if args.report_json:
-        Path(args.report_json).write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    if args.report_csv:
-        Path(args.report_csv).write_text(matrix_csv(report), encoding="utf-8", newline="")
-    if args.report_html:
-        from ..report.matrix_page import render_matrix_html
-
-        Path(args.report_html).write_text(render_matrix_html(report), encoding="utf-8")
+    for output, text in reports:  # each whole or not at all; a failure names its path
+        write_whole(output.path, text(report), what=output.what)
     print(render(report))
     if store is not None:
         from ..store.chunking import chunking_store
@@ -133,6 +130,27 @@ def run(args: argparse.Namespace) -> int:
     for line in missed_sentences(report):
         print(f"fail-under: {line}", file=sys.stderr)
     return 0 if report["gate"]["passed"] else 1
+
+
+def _reports(args: argparse.Namespace) -> list[tuple[Output, Callable[[dict], str]]]:
+    """The report files the flags ask for, each with what writes its text from the report."""
+    from ..matrix.export import MATRIX_CSV, MATRIX_JSON, matrix_csv, matrix_json
+    from ..report.style import HTML_PAGE
+
+    def page(report: dict) -> str:
+        from ..report.matrix_page import render_matrix_html
+
+        return render_matrix_html(report)
+
+    wanted = [("--report-json", args.report_json, MATRIX_JSON, "the JSON report", matrix_json),
+              ("--report-csv", args.report_csv, MATRIX_CSV, "the CSV report", matrix_csv),
+              ("--report-html", args.report_html, HTML_PAGE, "the page", page)]
+    return [(Output(path, kind, flag, what), text) for flag, path, kind, what, text in wanted if path is not None]
+
+
+def _inputs(args: argparse.Namespace) -> list[tuple[str, str | None]]:
+    return [("the --corpus file", args.corpus), ("the --queries file", args.queries),
+            ("the --chunker-config file", args.chunker_config)]
 
 
 def _open_openai(args: argparse.Namespace, name: str):

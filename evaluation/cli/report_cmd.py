@@ -12,6 +12,8 @@ import sys
 from pathlib import Path
 
 from ..errors import StoreError, UsageError
+from ..files import Output, check_outputs, write_whole
+from ..report.style import HTML_PAGE
 from .common import local_path
 from .runs_cmd import _open, _store_argument
 
@@ -21,7 +23,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                    description=__doc__.splitlines()[0])
     parser.add_argument("run_id", metavar="RUN", help="a run id, or 'latest'")
     _store_argument(parser)
-    parser.add_argument("--out", required=True, type=local_path, help="the HTML file to write (made or replaced), or - for stdout")
+    parser.add_argument("--out", required=True, type=local_path,
+                        help="the HTML file to write (made, or replacing a page this tool wrote), or - for stdout")
     parser.add_argument("--with-questions", action="store_true",
                         help="show question text read from the golden file the store kept for the run")
     parser.set_defaults(handler=write_report)
@@ -48,19 +51,16 @@ def write_report(args: argparse.Namespace) -> int:
         sys.stdout.write(page)
         return 0
     out = Path(args.out)
-    if out.is_dir():
-        raise UsageError(f"--out {out} is a folder; name the file to write, e.g. {out / 'report.html'}")
-    if not out.parent.exists():
-        raise UsageError(f"--out {out}: the folder {out.parent} does not exist; make it first")
     _refuse_to_replace_an_input(out, args.store)
-    out.write_text(page, encoding="utf-8")
+    write_whole(out, page, what="the page")
     print(f"Wrote run {report['id']} to {out}")
     return 0
 
 
 def _refuse_to_replace_an_input(out: Path, store: str) -> None:
     """An output never replaces an input: nothing inside a local store (whose files are never written
-    over), and no existing file that is not an HTML page (a golden file, a corpus, a report.json)."""
+    over), and no existing file that is not a page this tool wrote (a golden file, a corpus, a
+    report.json: ``files.check_outputs``)."""
     from ..store import is_blob_address
 
     if not is_blob_address(store) and Path(store).is_dir():
@@ -68,9 +68,4 @@ def _refuse_to_replace_an_input(out: Path, store: str) -> None:
         if root in out.resolve().parents:
             raise UsageError(f"--out {out} is inside the store {store}, whose files are never written over; "
                              "write the page somewhere else")
-    if out.is_file():
-        with out.open("rb") as handle:
-            start = handle.read(512).lstrip().lower()
-        if not start.startswith((b"<!doctype html", b"<html")):
-            raise UsageError(f"--out {out} exists and is not an HTML page; it may be an input (a golden file, a "
-                             "corpus), so write the page to another file")
+    check_outputs([Output(out, HTML_PAGE, "--out", "the page")])

@@ -1,4 +1,4 @@
-"""``runs list | show | export``: read the reports a run store keeps.
+"""``runs list | show | export | import``: read the reports a run store keeps, and keep a run a save could not.
 
 ``--store`` is a folder, ``s3://bucket/prefix`` (boto3's default credentials and settings), a Blob
 address or an Azurite address. For Blob, the connection string comes from
@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import EvaluationError
+from ..errors import EvaluationError, shown
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 from .common import add_env_file_option, load_env_file_option, local_path, store_address
 
@@ -54,6 +54,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                              "ir_measures give the report's numbers): among results as returned, or among documents")
     export.set_defaults(handler=export_run)
 
+    keep = actions.add_parser("import", help="keep in a store the run an unsaved-run-<id>.json holds",
+                              description="Keep in a store the run an unsaved-run-<id>.json holds: the file "
+                                          "evaluate writes when it cannot save a finished run. The report is "
+                                          "checked as a kept one is, then saved with its page, as the save "
+                                          "would have; the file is left where it is.")
+    keep.add_argument("file", metavar="FILE", type=local_path, help="the unsaved-run-<id>.json to keep")
+    _store_argument(keep)
+    keep.add_argument("--golden", metavar="GOLDEN", type=local_path,
+                      help="the golden file the run read, to keep beside it (its sha256 must be the report's)")
+    keep.set_defaults(handler=import_run)
+
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store",
@@ -69,7 +80,7 @@ def _count(text: str) -> int:
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of runs (0 or more)")
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number of runs (0 or more)")
     return value
 
 
@@ -136,7 +147,10 @@ def kept_question_texts(store, report: dict) -> dict[str, str] | None:
 
 
 def export_run(args: argparse.Namespace) -> int:
-    from ..report.trec import export_csv, export_questions_csv, export_trec, unique_file_names
+    from ..files import Output, check_outputs
+    from ..report.azure_rows import AZURE_ROWS, report_evaluator_rows, write_evaluator_rows
+    from ..report.trec import (QUESTIONS_CSV, SETUPS_CSV, TREC_QRELS, TREC_RUN, export_csv, export_questions_csv,
+                               export_trec, unique_file_names)
 
     store = _open(args)
     run_id = store.resolve(args.run_id)  # checked: file names come from it, never from inside the report
@@ -149,10 +163,22 @@ def export_run(args: argparse.Namespace) -> int:
         raise EvaluationError(f"{args.out}: cannot make the folder ({err.strerror or err}); "
                               "give a folder you may write to") from err
     stem = args.out / run_id
+    keys = [s["key"] for s in report["setups"] if not s.get("error")]
+    names = dict(zip(keys, unique_file_names(keys)))  # a setup's own files, named by its key made safe
+    trec = args.format in ("trec", "all")
+    azure = args.format in ("azure", "all") and (args.by or report.get("by")) != "evidence"
+    files = [*((Output(f"{stem}.run.trec", TREC_RUN, what="the TREC run"),
+                Output(f"{stem}.qrels.trec", TREC_QRELS, what="the qrels"),
+                *(Output(f"{stem}.{name}.run.trec", TREC_RUN, what=f"{key}'s TREC run") for key, name in names.items()))
+               if trec else ()),
+             *((Output(f"{stem}.setups.csv", SETUPS_CSV, what="the setups table"),
+                Output(f"{stem}.questions.csv", QUESTIONS_CSV, what="the questions table"))
+               if args.format in ("csv", "all") else ()),
+             *((Output(f"{stem}.{name}.azure.jsonl", AZURE_ROWS, what=f"{key}'s evaluator rows")
+                for key, name in names.items()) if azure else ())]
+    check_outputs(files)  # an export of this run is written again; any other file there is left alone
     written = []
-    if args.format in ("trec", "all"):  # first: it may refuse (evidence), and then nothing is written
-        keys = [s["key"] for s in report["setups"] if not s.get("error")]
-        names = dict(zip(keys, unique_file_names(keys)))
+    if trec:  # first: it may refuse (evidence), and then nothing is written
         written += export_trec(report, f"{stem}.run.trec", f"{stem}.qrels.trec", by=args.by, rank_among=args.rank_among,
                                setup_paths={key: f"{stem}.{name}.run.trec" for key, name in names.items()})
         rules = report.get("rules") or {}
@@ -164,12 +190,50 @@ def export_run(args: argparse.Namespace) -> int:
               "beside the combined one", file=sys.stderr)
     if args.format in ("csv", "all"):
         written += [export_csv(report, f"{stem}.setups.csv"), export_questions_csv(report, f"{stem}.questions.csv")]
-    if args.format in ("azure", "all") and (args.by or report.get("by")) != "evidence":
-        from ..report.azure_rows import report_evaluator_rows, write_evaluator_rows
-
-        keys = [s["key"] for s in report["setups"] if not s.get("error")]
-        for key, name in zip(keys, unique_file_names(keys)):  # one file a setup: the evaluator scores one run a file
-            written.append(write_evaluator_rows(report_evaluator_rows(report, key, by=args.by), f"{stem}.{name}.azure.jsonl"))
+    if azure:  # one file a setup: the evaluator scores one run a file
+        written += [write_evaluator_rows(report_evaluator_rows(report, key, by=args.by), f"{stem}.{name}.azure.jsonl")
+                    for key, name in names.items()]
     for path in written:
         print(path)
     return 0
+
+
+MAX_REPORT_BYTES = 1 << 30  # an unsaved run of 5,000 questions is tens of megabytes: a gigabyte is no report
+
+
+def import_run(args: argparse.Namespace) -> int:
+    """``runs import FILE``: ``evaluate.save_unsaved`` on the file's bytes, into ``--store``."""
+    from ..evaluate import save_unsaved
+
+    raw = _local_bytes(args.file, "FILE")
+    golden = _local_bytes(args.golden, "--golden") if args.golden else None
+    store = _open(args)
+    run_id = save_unsaved(store, raw, golden, source=args.file)
+    print(f"Kept run {run_id} in {store.address} ({store.run_file(run_id)}); {args.file} may be deleted")
+    sha256 = store.get(run_id)["golden"]["sha256"]
+    if not store.has_golden(sha256):
+        print(f"note: the golden file the run read ({sha256[:12]}…) is not kept in {store.address}; give it with "
+              "--golden to keep it, so `runs show --questions` and an admin's page can show question text",
+              file=sys.stderr)
+    return 0
+
+
+def _local_bytes(path: str, flag: str) -> bytes:
+    """The bytes of the local file ``path``; a sentence for a folder, a pipe or a device (never read:
+    a pipe would wait for ever) and for a file too large to be a report."""
+    import stat
+
+    from ..errors import InputTooLargeError, nearest_file
+    from ..store.sources import read_bytes
+
+    try:
+        kind = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise EvaluationError(f"{flag} {path}: no such file.{nearest_file(path)}") from None
+    if not stat.S_ISREG(kind):
+        what = "a folder" if stat.S_ISDIR(kind) else "not a regular file"
+        raise EvaluationError(f"{flag} {path}: {what}; give the file itself")
+    try:
+        return read_bytes(path, max_bytes=MAX_REPORT_BYTES)
+    except InputTooLargeError as err:
+        raise EvaluationError(f"{flag} {err}; that is no report") from err

@@ -27,13 +27,15 @@ never does. Several processes may share the file (the Function App ranks setups 
 index copy): WAL mode and a busy timeout, and each write is one transaction of ``INSERT OR IGNORE``
 (a key always maps to the same value). A cache never fails a run: a file that cannot be opened, read
 or written (a read-only folder, a corrupt file, a lock held past the timeout) logs one warning and
-the target goes on without it.
+the target goes on without it. Nor does it change a file that is not a cache: a database holding
+other tables is given up on before anything is added to it (``--cache`` given another program's file).
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
+import math
 import sqlite3
 import threading
 import time
@@ -42,9 +44,16 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from ..files import OutputKind
+
 log = logging.getLogger(__name__)
 
 CACHE_FORMAT = 1  # PRAGMA user_version: a file of another format is left alone, unread
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+# A --cache given on the command line: a SQLite file (this cache, or one whose tables are refused when it is
+# opened, see _open_once) or a new one; never a corpus or a golden file.
+VECTOR_CACHE = OutputKind("vector cache", own=lambda head: head.startswith(SQLITE_HEADER),
+                          example="vectors.cache.sqlite")
 CACHE_SUFFIX = ".cache.sqlite"
 BUSY_TIMEOUT_S = 30.0  # a writer waits this long for another process's transaction (each is milliseconds)
 OPEN_ATTEMPTS = 5  # tries at opening when SQLite answers "locked" without waiting (see _connect)
@@ -57,6 +66,15 @@ _SCHEMA = (
     "score REAL NOT NULL, PRIMARY KEY (model, query, passage)) WITHOUT ROWID",
     "CREATE TABLE IF NOT EXISTS chat_notes (key BLOB NOT NULL PRIMARY KEY, note TEXT NOT NULL) WITHOUT ROWID",
 )
+
+
+_TABLES = ("query_vectors", "pair_scores", "chat_notes")
+
+
+def _tables(connection: sqlite3.Connection) -> set[str]:
+    """The file's own tables (SQLite's ``sqlite_*`` ones left out)."""
+    return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if not row[0].startswith("sqlite_")}
 
 
 def cache_path(index_folder: str | Path) -> Path:
@@ -80,6 +98,15 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
+def kept_vector(blob: object, dimensions: int) -> np.ndarray | None:
+    """The float32 vector a cache kept as ``blob``; None (recomputed) unless it holds exactly
+    ``dimensions`` finite numbers: a file edited or damaged to hold NaN is never served."""
+    if not isinstance(blob, bytes) or len(blob) != 4 * dimensions:
+        return None
+    vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+    return vector if np.isfinite(vector).all() else None
+
+
 class PersistentCache:
     """One cache file, opened on first use. Every method swallows the file's failures (after one
     warning) and answers as an empty cache would: nothing found, nothing kept."""
@@ -100,13 +127,15 @@ class PersistentCache:
         for text, blob in zip(texts, self._lookup(
                 "SELECT vector FROM query_vectors WHERE model = ? AND text = ?",
                 [(model, text_key(t)) for t in texts])):
-            if blob is not None and len(blob) == 4 * dimensions:
-                found[text] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+            vector = kept_vector(blob, dimensions)
+            if vector is not None:
+                found[text] = vector
         return found
 
     def put_vectors(self, model: bytes, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        rows = [(model, text_key(t), np.asarray(v, dtype="<f4")) for t, v in items]
         self._store("INSERT OR IGNORE INTO query_vectors (model, text, vector) VALUES (?, ?, ?)",
-                    [(model, text_key(t), np.asarray(v, dtype="<f4").tobytes()) for t, v in items])
+                    [(m, t, v.tobytes()) for m, t, v in rows if np.isfinite(v).all()])  # a NaN is never kept
 
     def scores(self, model: bytes, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
         """The stored logit of each (query, passage) pair that has one, by pair."""
@@ -114,13 +143,13 @@ class PersistentCache:
         for pair, score in zip(pairs, self._lookup(
                 "SELECT score FROM pair_scores WHERE model = ? AND query = ? AND passage = ?",
                 [(model, text_key(q), text_key(p)) for q, p in pairs])):
-            if score is not None:
+            if isinstance(score, (int, float)) and math.isfinite(score):  # a file edited to hold NaN: recomputed
                 found[pair] = float(score)
         return found
 
     def put_scores(self, model: bytes, items: Iterable[tuple[tuple[str, str], float]]) -> None:
         self._store("INSERT OR IGNORE INTO pair_scores (model, query, passage, score) VALUES (?, ?, ?, ?)",
-                    [(model, text_key(q), text_key(p), float(s)) for (q, p), s in items])
+                    [(model, text_key(q), text_key(p), float(s)) for (q, p), s in items if math.isfinite(s)])
 
     def notes(self, keys: Sequence[bytes]) -> dict[bytes, str]:
         """The stored note of each key that has one, by key."""
@@ -198,6 +227,10 @@ class PersistentCache:
                 version = connection.execute("PRAGMA user_version").fetchone()[0]
                 if version not in (0, CACHE_FORMAT):
                     raise sqlite3.DatabaseError(f"it is a cache of format {version}, not {CACHE_FORMAT}")
+                foreign = sorted(_tables(connection) - set(_TABLES))
+                if foreign:  # another program's database: nothing is added to it
+                    raise sqlite3.DatabaseError(f"it is not a search cache: it holds the table(s) "
+                                                f"{', '.join(foreign[:5])}")
                 for statement in _SCHEMA:
                     connection.execute(statement)
                 connection.execute(f"PRAGMA user_version = {CACHE_FORMAT}")

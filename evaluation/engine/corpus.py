@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from ..errors import CorpusError, LineProblem, at_most, did_you_mean, nearest_file
+from ..files import read_input
 from ..jsonl import file_wide, JsonLineError, parse_line, read_lines
 
 PAGE_BREAK = "\f"
@@ -225,7 +226,7 @@ def _read_folder(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
 
 def _read_file(path: Path) -> bytes:
     try:
-        return path.read_bytes()
+        return read_input(path)  # a named pipe is refused, never waited on
     except OSError as err:
         raise CorpusError(f"{_shown(str(path))}: cannot read the corpus ({err.strerror or err}); "
                           "check the path and that you may read it") from err

@@ -19,14 +19,16 @@ from typing import Callable
 
 from ..errors import GoldenFileError, WrongArgument, at_most
 from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
+from ..files import OutputKind, write_whole
+from ..jsonl import JsonLineError, parse_line, read_lines
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from ..store.sources import Fetcher
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw, scan_golden
 
 log = logging.getLogger(__name__)
 
-__all__ = ["ExpectedItem", "Golden", "GoldenProblem", "Question", "golden_from_bytes", "parse_expected",
-           "golden_of", "questions_jsonl", "read_golden", "save_questions"]
+__all__ = ["ExpectedItem", "GOLDEN_FILE", "Golden", "GoldenProblem", "Question", "golden_from_bytes",
+           "looks_like_golden", "parse_expected", "golden_of", "questions_jsonl", "read_golden", "save_questions"]
 
 
 
@@ -84,19 +86,37 @@ def _explain(source: str | Path, scan: Scan) -> str:
     return "\n".join(lines)
 
 
-def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite: bool = True) -> None:
-    """Write ``questions`` to ``path`` as golden-file JSONL (UTF-8, no BOM), one row each, in order.
+def looks_like_golden(head: bytes) -> bool:
+    """Whether a file starting with ``head`` is a golden file as this tool writes them: its first row (blank
+    and ``#`` lines skipped) a JSON object naming ``question`` or ``expected``."""
+    for line in read_lines(head):
+        try:
+            row = parse_line(line.text) if line.text is not None else None
+        except JsonLineError:  # not JSON, or a first line longer than the head read
+            return False
+        return isinstance(row, dict) and ("question" in row or "expected" in row)
+    return False
+
+
+# What golden_template, write_golden and suggest_expected write: never over a golden file (the template's
+# --force replaces one on purpose), never over any other file.
+GOLDEN_FILE = OutputKind("golden file", own=looks_like_golden, replace="never", holds="may hold checked questions",
+                         example="golden.jsonl")
+
+
+def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite: bool = True,
+                   what: str = "the questions") -> None:
+    """Write ``questions`` to ``path`` as golden-file JSONL (UTF-8, no BOM), one row each, in order, whole
+    or not at all (``files.write_whole``: a failure names the path as ``GoldenFileError``, saying ``what``).
 
     Each row keeps its id (a question without one is written without, and is numbered by its line
     when read); empty optional fields are left out. Questions with no ``expected`` (read
     from a Bedrock dataset) are written with ``"expected": []`` so ``golden check`` asks for them.
-    With ``overwrite=False`` an existing file is refused (``GoldenFileError``), checked and created
-    in one step so nothing written in between is lost.
+    With ``overwrite=False`` a file holding anything is refused (``GoldenFileError``), in the same step
+    as the file is put in place, so nothing written in between is lost.
     """
-    text = questions_jsonl(questions).decode("utf-8", "surrogatepass")
     try:
-        with open(path, "w" if overwrite else "x", encoding="utf-8", newline="\n") as out:
-            out.write(text)
+        write_whole(path, questions_jsonl(questions), replace=overwrite, what=what, error=GoldenFileError)
     except FileExistsError as err:
         raise GoldenFileError(f"{path} already exists and may hold checked rows; it is never written over: "
                               "choose another file") from err

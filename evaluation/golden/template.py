@@ -9,14 +9,16 @@ just read the text is easier than the ones people ask, so it stays a draft until
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 from typing import Any, Callable, Literal
 
 from ..errors import GoldenFileError, UsageError
+from ..files import Output, check_outputs
 from ..store.sources import is_blob_address
 from .pages import opening_words, page_hint
-from .read import question_row, save_questions
+from .read import GOLDEN_FILE, question_row, save_questions
 from .records import Question
 from .sampled import Source, Unit, sources_of
 
@@ -35,8 +37,10 @@ def golden_template(target_or_corpus: Any, path: str | Path | None = None, n: in
     through every page (a random start, then every ``total / n``-th), leaving out pages of fewer than
     20 words; a document with no page breaks counts as one page, named without ``#page=``; the hint
     names the page, the number printed on it, the heading it sits under, and its opening words.
-    ``writer(text) -> question`` drafts each row's question (``"draft": true``). An existing ``path`` is
-    never written over unless ``overwrite`` (the command line's ``--force``).
+    ``writer(text) -> question`` drafts each row's question (``"draft": true``). A golden file already at
+    ``path`` is replaced only with ``overwrite`` (the command line's ``--force``), and any other file (the
+    corpus, a page, a note) never; the file is written whole or not at all (``files.check_outputs`` and
+    ``write_whole``).
     """
     if n < 1:
         raise UsageError(f"the template needs at least one row; ask for n >= 1, not {n}")
@@ -54,12 +58,7 @@ def golden_template(target_or_corpus: Any, path: str | Path | None = None, n: in
                               'to write a question about; sample by "doc" instead')
     questions = [_question(line, unit, by, writer) for line, unit in enumerate(units, start=1)]
     if path is not None:
-        try:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            save_questions(questions, path, overwrite=overwrite)
-        except OSError as err:
-            raise GoldenFileError(f"{path}: cannot write the template there ({err.strerror or err}); "
-                                  "give a file in a folder you may write to") from err
+        save_questions(questions, path, overwrite=overwrite, what="the template")  # whole, or nothing there
     return [question_row(q) for q in questions]
 
 
@@ -68,16 +67,14 @@ def _check_destination(path: str | Path, given: Any, overwrite: bool) -> None:
         raise UsageError(f"{path}: a template is written to a local file, so this takes a local path; write it here, "
                          "fill in its questions, then upload it (saving golden.jsonl to the collection's folder starts "
                          f"a run); to name a local file whose name holds a colon, write ./{path}")
-    if Path(path).is_dir():
-        raise GoldenFileError(f"{path} is a folder; give the path of the golden file to write, "
-                              f"for example {Path(path) / 'golden.jsonl'}")
-    for item in given if isinstance(given, (list, tuple)) else [given]:
-        source = getattr(item, "source", item)
-        if isinstance(source, (str, Path)) and Path(path).resolve() == Path(source).resolve():
-            raise GoldenFileError(f"{path} is the corpus the template is made from; write the template to another file")
-    if Path(path).exists() and not overwrite:
-        raise GoldenFileError(f"{path} already exists and may hold written questions; choose another file, "
-                              "or replace it on purpose (--force on the command line)")
+    sources = [getattr(item, "source", item) for item in (given if isinstance(given, (list, tuple)) else [given])]
+    check_outputs([Output(path, TEMPLATE, what="the template")],
+                  [("the corpus the template is made from", s) for s in sources if isinstance(s, (str, Path))],
+                  force=overwrite, error=GoldenFileError, make_folders=True)
+
+
+# A template replaces a golden file only on purpose (--force): people write their questions into it.
+TEMPLATE = dataclasses.replace(GOLDEN_FILE, replace="force", holds="may hold written questions")
 
 
 def _question(line: int, unit: Unit, by: str, writer: Writer | None) -> Question:

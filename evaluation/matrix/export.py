@@ -1,4 +1,6 @@
-"""A matrix report as CSV: one row per experiment and k, the columns ElectriPy's users chart.
+"""A matrix report as files: JSON (``matrix_json``) and CSV (``matrix_csv``: one row per experiment and k,
+the columns ElectriPy's users chart), and how each is told from other files (``MATRIX_JSON``,
+``MATRIX_CSV``), so ``matrix --report-json/--report-csv`` replace only a report of their own kind.
 
 Text cells are neutralised as ``report.trec`` neutralises them (a cell starting ``=``, ``+``, ``-`` or
 ``@`` is one a spreadsheet would run as a formula).
@@ -7,12 +9,26 @@ from __future__ import annotations
 
 import csv
 import io
+import json
+import re
 from typing import Any
 
+from ..files import OutputKind
 from ..scoring.at_k import AT_K
 
 COLUMNS = ("experiment_id", "technique", "chunk_size", "chunk_overlap", "embedder", "method", "judged_by", "k",
            *AT_K, "questions", "chunks", "error")
+_JSON_START = re.compile(rb'\{\s*"kind": "matrix",')  # how ``matrix_json`` starts every report
+
+MATRIX_JSON = OutputKind("matrix JSON report", own=lambda head: _JSON_START.match(head) is not None,
+                         example="matrix.json")
+MATRIX_CSV = OutputKind("matrix CSV report", own=lambda head: head.startswith((",".join(COLUMNS) + "\n").encode()),
+                        example="matrix.csv")
+
+
+def matrix_json(report: dict[str, Any]) -> str:
+    """The report as the JSON file ``--report-json`` writes (``"kind": "matrix"`` first, indented)."""
+    return json.dumps(report, indent=2) + "\n"
 _FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 

@@ -13,18 +13,21 @@ A chunk's id is ``<document id>:<n>``, n from 0 in document order: the form Elec
 """
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..engine.corpus import PAGE_BREAK, Corpus
 from ..engine.scratch import ScratchChunk
-from ..errors import UsageError, did_you_mean
+from ..errors import InputTooLargeError, UsageError, did_you_mean
+from ..files import read_input
+from ..jsonl import JsonLineError, parse_json
 
 TECHNIQUES = ("fixed", "recursive", "sentence", "markdown")
 DEFAULT_TECHNIQUE = "fixed"
 MIN_SIZE = 50
+CONFIG_MAX_BYTES = 1 << 20  # a config names a few variants: a file of a megabyte is something else
+_EXAMPLE = '{"technique": "fixed", "chunk_size": 500, "chunk_overlap": 100}'
 _KEYS = {"technique": "technique", "chunk_size": "size", "size": "size", "chunk_overlap": "overlap",
          "overlap": "overlap"}
 
@@ -71,13 +74,20 @@ def variants_from_flags(sizes: Sequence[int], overlap: int | None) -> list[Chunk
 def variants_from_config(path: str | Path) -> list[ChunkVariant]:
     """The variants a ``--chunker-config`` JSON file names (see the module docstring)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = parse_json(read_input(path, max_bytes=CONFIG_MAX_BYTES).decode("utf-8"))
     except FileNotFoundError:
-        raise UsageError(f"{path}: no such chunker config; give a JSON file such as "
-                         '{"technique": "fixed", "chunk_size": 500, "chunk_overlap": 100}') from None
-    except (OSError, UnicodeDecodeError, ValueError) as err:
-        raise UsageError(f"{path}: not a JSON file ({err}); write one such as "
-                         '{"technique": "fixed", "chunk_size": 500, "chunk_overlap": 100}') from None
+        raise UsageError(f"{path}: no such chunker config; give a JSON file such as {_EXAMPLE}") from None
+    except OSError as err:
+        raise UsageError(f"{path}: cannot read the chunker config ({err.strerror or err}); give a JSON file such as "
+                         f"{_EXAMPLE}") from None
+    except InputTooLargeError:
+        raise UsageError(f"{path}: over {CONFIG_MAX_BYTES:,} bytes, far more than a list of chunk variants; give "
+                         f"a JSON file such as {_EXAMPLE}") from None
+    except UnicodeDecodeError as err:
+        raise UsageError(f"{path}: not UTF-8 text (byte {err.start + 1}); save it as UTF-8 JSON such as "
+                         f"{_EXAMPLE}") from None
+    except JsonLineError as err:
+        raise UsageError(f"{path}: not a chunker config ({err}); write one such as {_EXAMPLE}") from None
     items = data.get("variants") if isinstance(data, dict) and "variants" in data else data
     items = items if isinstance(items, list) else [items]
     if not items:

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import EvaluationError, InputTooLargeError, LineProblem, at_most, nearest_file
+from ..files import OutputKind, write_whole
 from ..golden.wording import json_kind, quoted
 from ..jsonl import JsonLineError, file_wide, parse_line, read_lines
 from ..scoring.azure_retrieval import AZURE_LABELS, LabelRange
@@ -101,11 +102,15 @@ def report_evaluator_rows(report: Mapping[str, Any], setup_key: str, *, by: str 
     return evaluator_rows(results, {q.id: q.judgements for q in questions})
 
 
+# An evaluator rows file this tool wrote starts with a row's query id (``report.azure_rows``' own order).
+AZURE_ROWS = OutputKind("Azure evaluator rows file", own=lambda head: head.startswith(b'{"query_id": '),
+                        example="run.azure.jsonl")
+
+
 def write_evaluator_rows(rows: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
-    """Write ``rows`` to ``path`` as JSONL (UTF-8, one row a line) and return the path."""
-    path = Path(path)
-    path.write_text("".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), encoding="utf-8")
-    return path
+    """Write ``rows`` to ``path`` as JSONL (UTF-8, one row a line), whole or not at all; the path."""
+    write_whole(path, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows), what="the evaluator rows")
+    return Path(path)
 
 
 # -- reading ----------------------------------------------------------------------------------------

@@ -1,7 +1,19 @@
-"""The HTML report's stylesheet, inlined into every page (the page fetches nothing)."""
+"""The HTML report's stylesheet, inlined into every page (the page fetches nothing), and the head every
+page this tool writes starts with, by which a page is told as ours (``HTML_PAGE``)."""
 from __future__ import annotations
 
 from typing import Sequence
+
+from ..files import OutputKind
+
+PAGE_HEAD = ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+             "<meta name=\"referrer\" content=\"no-referrer\">\n")
+
+# What `report --out` and `matrix --report-html` write: a page this tool wrote is replaced by the new one;
+# any other file there (a golden file, a corpus, somebody's own page) is not.
+HTML_PAGE = OutputKind("HTML page", own=lambda head: head.startswith(PAGE_HEAD.encode("utf-8")), article="an",
+                       example="report.html")
 
 CSS = """
 :root { --ink: #1d2330; --muted: #5b6474; --line: #d9dee7; --soft: #f4f6f9; --accent: #1f5fae;
@@ -204,8 +216,5 @@ def tabs_css(names: Sequence[str]) -> str:
 def standalone_page(title_html: str, body_html: str) -> str:
     """A whole page around ``body_html``: the run pages' head (charset, viewport, no referrer), ``CSS`` inline,
     ``title_html`` (escaped already) as its title and first heading. Nothing is fetched, no script runs."""
-    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            "<meta name=\"referrer\" content=\"no-referrer\">\n"
-            f"<title>{title_html}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n<h1>{title_html}</h1>\n"
-            + body_html + "\n</main>\n</body>\n</html>\n")
+    return (PAGE_HEAD + f"<title>{title_html}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
+            f"<h1>{title_html}</h1>\n" + body_html + "\n</main>\n</body>\n</html>\n")

@@ -28,6 +28,7 @@ numbers on any run, ties included (``scoring.metrics`` says where its metrics eq
 from __future__ import annotations
 
 import csv
+import io
 import logging
 import math
 import re
@@ -36,6 +37,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
 from ..errors import EvaluationError, GoldenFileError, did_you_mean
+from ..files import OutputKind, write_whole
 from ..golden import Question
 from ..measures import MRR, NDCG_10
 from ..scoring.judging import Rule, judge, ranked_units, row_units
@@ -50,7 +52,7 @@ TREC_GRAINS = ("doc", "chunk")
 ORDERS = ("trec_eval", "rank")
 # Whitespace splits TREC fields; control characters (NUL, ESC, DEL, C1 ...) would reach a terminal or a
 # tool reading the file raw: both are written %XX, as is "%" itself, and read back by read_trec_run.
-_ESCAPE = re.compile(r"[%\s\x00-\x1f\x7f-\x9f]")
+_ESCAPE = re.compile(r"[%\s\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # a lone surrogate (an escape in an old report) too
 # A cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV Injection").
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -59,11 +61,29 @@ Run = dict[str, dict[str, list[Hit]]]  # tag -> question id -> hits, best first
 
 # -- CSV ------------------------------------------------------------------------------------------
 
+SETUPS_HEADER = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
+                 *[f"recall@{k}" for k in CUTOFFS], *(m.summary_path[0] for m in (MRR, NDCG_10)), "median_ms",
+                 "p95_ms", "timed", "error"]
+QUESTIONS_HEADER = ["key", "question_id", "first_relevant"]
+_TREC_RUN_LINE = re.compile(rb"\S+ Q0 \S+ \d+ \S+ \S+\n")
+_TREC_QRELS_LINE = re.compile(rb"\S+ 0 \S+ \d+\n")
+
+# What `runs export` writes, each told by its first line, so it replaces only an export of its own kind.
+SETUPS_CSV = OutputKind("setups CSV table", own=lambda head: head.startswith(",".join(SETUPS_HEADER).encode()),
+                        example="setups.csv")
+QUESTIONS_CSV = OutputKind("questions CSV table",
+                           own=lambda head: head.startswith(",".join(QUESTIONS_HEADER).encode()),
+                           example="questions.csv")
+TREC_RUN = OutputKind("TREC run file", own=lambda head: _TREC_RUN_LINE.match(head) is not None,
+                      example="run.trec")
+TREC_QRELS = OutputKind("TREC qrels file", own=lambda head: _TREC_QRELS_LINE.match(head) is not None,
+                        example="qrels.trec")
+
+
 def export_csv(report: Mapping[str, Any], path: str | Path) -> Path:
     """One row per setup, in rank order (failed setups last): found@k and recall@k shares, MRR, nDCG@10,
     times."""
-    header = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
-              *[f"recall@{k}" for k in CUTOFFS], *(m.summary_path[0] for m in (MRR, NDCG_10)), "median_ms", "p95_ms", "timed", "error"]
+    header = SETUPS_HEADER
     rows = []
     for setup in sorted(report["setups"], key=lambda s: (s.get("rank") is None, s.get("rank") or 0)):
         summary = setup.get("summary") or {}
@@ -79,16 +99,18 @@ def export_questions_csv(report: Mapping[str, Any], path: str | Path) -> Path:
     """One row per (setup, question): the position of the first relevant result, empty when none."""
     rows = [[setup["key"], qid, (setup.get("ranks") or {}).get(qid)]
             for setup in report["setups"] for qid in report["question_ids"]]
-    return _write_csv(path, ["key", "question_id", "first_relevant"], rows)
+    return _write_csv(path, QUESTIONS_HEADER, rows)
 
 
 def _write_csv(path: str | Path, header: list[str], rows: Iterable[list]) -> Path:
-    path = Path(path)
-    with path.open("w", encoding="utf-8", newline="") as out:
-        writer = csv.writer(out)
-        writer.writerow(header)
-        writer.writerows([[_cell(v) for v in row] for row in rows])
-    return path
+    """The table written whole, or nothing there (``files.write_whole``: a lone surrogate, a ``"\\ud800"``
+    escape an old report kept, is written as its escape)."""
+    out = io.StringIO(newline="")
+    writer = csv.writer(out)
+    writer.writerow(header)
+    writer.writerows([[_cell(v) for v in row] for row in rows])
+    write_whole(path, out.getvalue(), what="the table")
+    return Path(path)
 
 
 def _cell(value: Any) -> Any:
@@ -142,11 +164,11 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
                       for rank, d in enumerate(docnos, start=1)]
     qrel_lines = [f"{_escape(q.id)} 0 {_escape(unit)} {grade}" for q in questions.values()
                   for unit, grade in q.judgements.items()]
-    written = [_write_lines(run_path, [line for lines in per_setup.values() for line in lines]),
-               _write_lines(qrels_path, qrel_lines)]
+    written = [_write_lines(run_path, [line for lines in per_setup.values() for line in lines], "the TREC run"),
+               _write_lines(qrels_path, qrel_lines, "the qrels")]
     for key, path in (setup_paths or {}).items():
         if key in per_setup:
-            written.append(_write_lines(path, per_setup[key]))
+            written.append(_write_lines(path, per_setup[key], f"{key}'s TREC run"))
     return tuple(written)
 
 
@@ -201,14 +223,13 @@ def unique_file_names(keys: Sequence[str]) -> list[str]:
     return names
 
 
-def _write_lines(path: str | Path, lines: Sequence[str]) -> Path:
-    path = Path(path)
-    path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    return path
+def _write_lines(path: str | Path, lines: Sequence[str], what: str) -> Path:
+    write_whole(path, "".join(line + "\n" for line in lines), what=what)
+    return Path(path)
 
 
 def _escape(text: str) -> str:
-    return _ESCAPE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8")), str(text))
+    return _ESCAPE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8", "surrogatepass")), str(text))
 
 
 # -- TREC import and scoring ----------------------------------------------------------------------

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import InputTooLargeError, StoreError
+from ..files import read_input
 from .address import is_blob_address, local_path_problem, malformed_address  # noqa: F401 (their old address)
 from .s3 import is_s3_address
 
@@ -25,9 +26,10 @@ class Fetcher(Protocol):
 def read_bytes(source: str | Path, *, connection_string: str | None = None, fetcher: Fetcher | None = None,
                max_bytes: int | None = None) -> bytes:
     """The raw bytes at ``source``. Raises ``FileNotFoundError`` when there is nothing there, and
-    ``InputTooLargeError`` when it holds more than ``max_bytes`` (None: no limit): a local file, device
-    or pipe is read no further than ``max_bytes + 1`` bytes (``/dev/zero`` stops there), a Blob's size is
-    known from its first response; what an S3 store or a fetcher gives is measured once read.
+    ``InputTooLargeError`` when it holds more than ``max_bytes`` (None: no limit): a local file is read
+    no further than ``max_bytes + 1`` bytes, and a named pipe or a device is refused unread
+    (``files.read_input``: ``NotAFile``, an ``OSError``); a Blob's size is known from its first response;
+    what an S3 store or a fetcher gives is measured once read.
 
     ``connection_string`` is used for Blob addresses only (the caller reads it from its settings).
     ``fetcher`` reads every address (a local path is still read from disk); whatever it raises but
@@ -43,14 +45,10 @@ def read_bytes(source: str | Path, *, connection_string: str | None = None, fetc
         from .blob import read_blob_bytes  # the only place Blob enters; keeps azure imports lazy
 
         return read_blob_bytes(str(source), connection_string=connection_string, max_bytes=max_bytes)
-    path = Path(source)
-    if path.is_dir():
-        raise IsADirectoryError(21, "a folder, not a file", str(path))
-    if max_bytes is None:
-        return path.read_bytes()
-    with path.open("rb") as handle:
-        data = handle.read(max_bytes + 1)
-    return _within(data, source, max_bytes)
+    try:
+        return read_input(source, max_bytes=max_bytes)
+    except InputTooLargeError as err:
+        raise InputTooLargeError(source, err.limit) from None  # named as the caller wrote it (./golden.jsonl)
 
 
 def _within(data: bytes, source: str | Path, max_bytes: int | None) -> bytes:

@@ -8,9 +8,10 @@ format on one passage will not on the next).
 """
 from __future__ import annotations
 
-import json
 import re
 from typing import Any, Sequence
+
+from ...jsonl import JsonLineError, parse_json
 
 KINDS = ("factual", "howto", "comparison", "multihop")
 KIND_WORDS = {
@@ -121,8 +122,8 @@ def parse_object(text: str, keys: Sequence[str]) -> dict[str, Any] | None:
         candidates.append(cleaned[start:end + 1])
     for candidate in candidates:
         try:
-            value = json.loads(candidate)
-        except json.JSONDecodeError:
+            value = parse_json(candidate, strict=False)
+        except JsonLineError:  # not JSON, or nested past any reply asked for
             continue
         if isinstance(value, dict) and all(key in value for key in keys):
             return value

@@ -32,13 +32,14 @@ class GoldenWriting:
     set_aside: int = 0
     unfindable: tuple[str, ...] = ()
     searched_with: tuple[str, ...] = ()  # the setups the findability check searched
+    cache_skipped: str | None = None  # the reply cache's lines that were not replies, said (``ReplyCache``)
 
     def to_dict(self) -> dict[str, Any]:
         return {"path": self.path, "wanted": self.wanted, "rows": len(self.rows), "kinds": dict(self.kinds),
                 "evolved": self.evolved, "asked": self.asked, "reused": self.reused,
                 "passed_over": dict(self.passed_over), "turned_down": dict(self.turned_down),
                 "set_aside": self.set_aside, "unfindable": list(self.unfindable),
-                "searched_with": list(self.searched_with)}
+                "searched_with": list(self.searched_with), "cache_skipped": self.cache_skipped}
 
     def summary(self) -> str:
         """What was written and what was not, a few lines a person reads."""
@@ -46,6 +47,8 @@ class GoldenWriting:
         lines = [f"Drafted {plural(len(self.rows), 'question')} of the {self.wanted} asked for"
                  + (f" ({kinds})" if kinds else "") + f"; {self.evolved} made harder by a rewrite."]
         lines.append(f"Model calls: {self.asked} made, {self.reused} reused from the cache.")
+        if self.cache_skipped:
+            lines.append(self.cache_skipped[0].upper() + self.cache_skipped[1:] + ".")
         if self.passed_over:
             lines.append("Passages passed over: " + _counts(self.passed_over) + ".")
         if self.turned_down:

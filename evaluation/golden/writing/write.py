@@ -19,26 +19,28 @@ The steps, for each passage ``passages.spread`` gives, until ``n`` rows are writ
    failure.
 
 Every reply is kept in ``cache`` as it comes (``cache.ReplyCache``), so a stopped run resumes and a
-repeat asks nothing. A reply that is not the JSON asked for stops the run (``WriterUnavailable``) and
-is not kept, so the next run asks again. The file is written at the end, to a temporary file beside
-``path`` that is then linked into place, never over a file already there: a run that stops writes
-nothing there.
+repeat asks nothing; a cache file that is not a reply cache is refused before any call. A reply that
+is not the JSON asked for stops the run (``WriterUnavailable``) and is not kept, so the next run asks
+again. ``path`` is checked before any call too (``files.check_outputs``: never over a file holding
+anything, in a folder that takes a file); the file is written at the end, whole, to a temporary file
+beside ``path`` that is then linked into place (``files.write_whole``): a run that stops writes nothing
+there.
 """
 from __future__ import annotations
 
-import os
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ...errors import GoldenFileError, UsageError, WriterUnavailable, did_you_mean
+from ...files import Output, check_outputs, same_file, write_whole
 from ...progress import ProgressBar
-from ..read import save_questions
+from ..read import GOLDEN_FILE, questions_jsonl
 from ..records import Question
 from . import prompts
 from .cache import ReplyCache, prompt_key
-from .checks import COPY_SHARE, NearDuplicates, copied_share, quote_on_page
+from .checks import COPY_SHARE, QUOTE_WORDS, NearDuplicates, copied_share, quote_on_page
 from .passages import Passage, is_short, partner, spread
 from .result import GoldenWriting
 
@@ -75,8 +77,12 @@ def write_golden(target: Any, path: str | Path | None = None, n: int = 50, *, wr
     """
     kinds = _mix(mix)
     _check_numbers(n, evolve, threshold, similarity, tries)
-    if path is not None:
-        _refuse_existing(Path(path))
+    if path is not None:  # before any model call: a file that cannot be written wastes every one
+        check_outputs([Output(path, GOLDEN_FILE, what="the drafts")], error=GoldenFileError, make_folders=True)
+    if cache is not None and path is not None and same_file(cache, path):
+        raise UsageError(f"{cache} is both the golden file to write and the reply cache; give the cache a file of "
+                         "its own, such as replies.jsonl")
+    replies = ReplyCache(cache)  # refuses a file that is not a reply cache, before any call
     target = _target(target)
     index = target.index
     if not index.models:
@@ -86,7 +92,7 @@ def write_golden(target: Any, path: str | Path | None = None, n: int = 50, *, wr
         from .chat_writer import ChatWriter
 
         writer = ChatWriter.from_environment()
-    run = _Run(writer, critic if critic is not None else writer, ReplyCache(cache), _progress(progress),
+    run = _Run(writer, critic if critic is not None else writer, replies, _progress(progress),
                owns_bar=progress is True)
     model = DUPLICATE_MODEL if DUPLICATE_MODEL in index.models else index.models[0]
     from ...engine.models import load_embedder
@@ -143,7 +149,8 @@ def write_golden(target: Any, path: str | Path | None = None, n: int = 50, *, wr
     result = GoldenWriting(rows=tuple(rows), wanted=n, path=str(path) if path is not None and rows else None,
                            kinds={kind: made[kind] for kind in kinds}, evolved=evolved, asked=run.asked,
                            reused=run.reused, passed_over=dict(passed_over), turned_down=dict(run.turned_down),
-                           set_aside=set_aside, unfindable=unfindable, searched_with=searched)
+                           set_aside=set_aside, unfindable=unfindable, searched_with=searched,
+                           cache_skipped=replies.skipped_sentence() if replies.skipped else None)
     run.say(result.summary())
     run.close()
     return result
@@ -261,7 +268,7 @@ def _fields(reply: dict[str, Any]) -> tuple[str, str, tuple[str, ...]]:
 
 
 def _quotes_problem(quotes: tuple[str, ...], places: list[Passage]) -> str | None:
-    if not any(len(q.split()) >= 3 for q in quotes):
+    if not any(len(q.split()) >= QUOTE_WORDS for q in quotes):
         return NO_QUOTE
     if not all(any(quote_on_page(q, p.text) for p in places) for q in quotes):
         return QUOTE_OFF_PAGE
@@ -308,29 +315,13 @@ def _findable(target: Any, rows: list[Question], run: _Run) -> tuple[list[Questi
 
 
 def _write(rows: list[Question], path: Path) -> None:
-    """Write to a temporary file beside ``path``, then link it into place: never over a file, never half."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.writing")
+    """Write ``rows`` whole, never over a file holding anything, never half (``files.write_whole``)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_questions(rows, temporary)
-        try:
-            os.link(temporary, path)  # fails if path exists: nothing is replaced
-        except FileExistsError:
-            raise GoldenFileError(f"{path} appeared while the questions were drafted; they were not written over "
-                                  "it: run again with another --out (the cache makes that cost nothing)") from None
-    except OSError as err:
-        raise GoldenFileError(f"{path}: cannot write the drafts there ({err.strerror or err}); give a file in a "
-                              "folder you may write to (the cache keeps every reply)") from err
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
-def _refuse_existing(path: Path) -> None:
-    if path.is_dir():
-        raise GoldenFileError(f"{path} is a folder; give the golden file to write, such as {path / 'golden.jsonl'}")
-    if path.exists():
-        raise GoldenFileError(f"{path} already exists and may hold checked questions; it is never written over: "
-                              "choose another file")
+        write_whole(path, questions_jsonl(rows), replace=False, what="the drafts (the cache keeps every reply)",
+                    error=GoldenFileError)
+    except FileExistsError:
+        raise GoldenFileError(f"{path} appeared while the questions were drafted; they were not written over "
+                              "it: run again with another --out (the cache makes that cost nothing)") from None
 
 
 def _target(target: Any) -> Any:
