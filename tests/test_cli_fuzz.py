@@ -99,6 +99,10 @@ POOLS.update({
     "techniques": ["markdown", "fixed,recursive", "nope", "", ",", "llm"],
     "builds": ["markdown-1000-h", "fixed-50-n", "x", "", "fixed-50-c"],
 })
+POOLS.update({  # graded judgements (issue 38)
+    "qrels": PATHS + ["qrels.txt"], "azure_rows": PATHS + ["rows.jsonl"], "min_grade": NUMBERS + ["1001"],
+    "unfound_share": ["20", "0", "100", "101", "-1", "nan", "x"],
+})
 HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
 # Choices that would sign in to Azure (a managed identity) are left out: they would leave the machine.
 CHOICES = {"auth": ["auto", "key", "none"], "api": ["auto", "openai"], "openai_auth": ["key", "none"],
@@ -121,7 +125,8 @@ GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx
         "similarity": ["0.5"], "tries": ["1"],
         "queries": ["golden.jsonl"], "top_k": ["1,3"], "embedder": ["hash"], "methods": ["keyword"],
         "report_json": ["out.json"], "report_csv": ["out.csv"], "report_html": ["out.html"], "sizes": ["500"],
-        "techniques": ["fixed"], "builds": ["fixed-500-n"]}
+        "techniques": ["fixed"], "builds": ["fixed-500-n"],
+        "qrels": ["qrels.txt"], "azure_rows": ["rows.jsonl"], "min_grade": ["1", "2"], "unfound_share": ["20"]}
 
 
 # -- the real parser's commands and flags ----------------------------------------------------------
@@ -249,6 +254,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (base / "answers.jsonl").write_text('{"id": "q1", "answer": "Use pip."}\n{"id": "q2", "answer": "Sign in."}\n',
                                         encoding="utf-8")
     (base / "unanswerable.txt").write_text("What is the capital of Mars?\n", encoding="utf-8")
+    (base / "qrels.txt").write_text("q1 0 alpha.md 2\nq2 0 beta.md 0\nq2 0 alpha.md 1\n", encoding="utf-8")
+    (base / "rows.jsonl").write_text('{"query_id": "q1", "retrieval_ground_truth": [{"document_id": "alpha.md", '
+                                     '"query_relevance_label": 3}], "retrieved_documents": [{"document_id": "alpha.md", '
+                                     '"relevance_score": 1.0}]}\n', encoding="utf-8")
     (base / "settings.env").write_text("# a server's settings\nEVALUATION_STORE=store\n", encoding="utf-8")
     (base / "bad.env").write_text("EVALUATION_STORE=store\nnot a setting\nQ='open\n", encoding="utf-8")
     here = os.getcwd()

@@ -332,7 +332,8 @@ def test_a_warm_runs_report_says_what_came_from_the_cache_and_its_times_are_stil
     from evaluation.report.text import render_report
 
     golden = tmp_path / "golden.jsonl"
-    golden.write_text("".join(json.dumps({"id": f"q{n}", "question": q, "expected": ["nowhere"]}) + "\n"
+    held = open_index(sample_index).chunks[0].doc_id  # any document the index holds: the run counts cache use
+    golden.write_text("".join(json.dumps({"id": f"q{n}", "question": q, "expected": [held]}) + "\n"
                               for n, q in enumerate(cold.questions)), encoding="utf-8")
     target = EmbeddedTarget(open_index(sample_index), cache=copy_of(cold, tmp_path))
     searched = []

@@ -142,12 +142,12 @@ def test_an_id_never_held_does_not_hold_and_one_an_earlier_run_found_no_longer_h
     answers = {m: {} for m in ("keyword", "dense", "hybrid")}
     first = []
     evaluate(_IndexedTarget("t", answers, held={"alpha", "beta", "gamma-guide"}), golden, warn=first.append,
-             save_to=tmp_path / "runs")
+             save_to=tmp_path / "runs", unfound_share=1.0)  # the notes on held ids alone, not the share found nowhere
     # the same store, and now alpha is gone from the target: the first run found it there
     golden.write_text(golden.read_text(encoding="utf-8").replace("gamma-gide", "gamma-guide"), encoding="utf-8")
     second = []
     report = evaluate(_IndexedTarget("t", answers, held={"beta", "gamma-guide"}), golden, warn=second.append,
-                      save_to=tmp_path / "runs", run_id="20990101T000000000Z-000001")
+                      save_to=tmp_path / "runs", run_id="20990101T000000000Z-000001", unfound_share=1.0)
 
     assert first == ['t does not hold 1 expected document: gamma-gide (nearest: gamma-guide); questions that '
                      "cannot be found there: g"]

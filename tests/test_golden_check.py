@@ -204,7 +204,7 @@ def test_an_index_target_is_asked_once_with_every_expected_document(tmp_path):
     golden = tmp_path / "golden.jsonl"
     golden.write_text('{"question": "How often are keys rotated?", "expected": ["security.pdf#page=3"]}\n'
                       '{"question": "Where are backups?", "expected": ["backup.md"]}\n', encoding="utf-8")
-    result = check_golden(golden, Target())
+    result = check_golden(golden, Target(), unfound_share=1)  # the line warnings alone, not the share (1 of 2)
     assert asked == [{"security.pdf", "backup.md"}]
     assert [(w.line, w.message) for w in result.warnings] == [
         (2, '"backup.md" is not in the index; check the id, or add the document')]
@@ -214,7 +214,7 @@ def test_any_object_with_ids_serves_as_the_corpus(tmp_path):
     class Ids:
         ids = frozenset({"backup.md"})
 
-    result = check_golden(FIXTURES / "valid.jsonl", Ids())
+    result = check_golden(FIXTURES / "valid.jsonl", Ids(), unfound_share=1)
     assert [w.line for w in result.warnings] == [1, 2, 3]
 
 
@@ -235,7 +235,7 @@ def test_a_page_of_a_document_without_pages_is_warned_even_page_one(tmp_path):
     golden = tmp_path / "golden.jsonl"
     golden.write_text(LABELS, encoding="utf-8")
 
-    result = check_golden(golden, read_corpus(write_corpus(tmp_path)))
+    result = check_golden(golden, read_corpus(write_corpus(tmp_path)), unfound_share=1)
 
     assert [(w.line, w.message) for w in result.warnings] == [
         (1, '"backup.md#page=1" names a page of "backup.md", which has no pages (no form feed in its text), so it '
@@ -258,8 +258,8 @@ def test_an_index_knows_pages_and_chunk_ids_at_every_grain(tmp_path, index):
     golden.write_text(LABELS + '{"question": "Which chunk of the cover?", "expected": ["security.pdf:0", "security.pdf:9"]}\n',
                       encoding="utf-8")
 
-    by_doc = [(w.line, w.message[:40]) for w in check_golden(golden, index).warnings]
-    by_chunk = [(w.line, w.message[:40]) for w in check_golden(golden, index, by="chunk").warnings]
+    by_doc = [(w.line, w.message[:40]) for w in check_golden(golden, index, unfound_share=1).warnings]
+    by_chunk = [(w.line, w.message[:40]) for w in check_golden(golden, index, by="chunk", unfound_share=1).warnings]
 
     assert by_doc == [(1, '"backup.md#page=1" names a page of "back'), (2, '"backup.md:0" is a chunk id, which a run'),
                       (4, '"security.pdf:0" is a chunk id, which a '), (4, '"security.pdf:9" is a chunk id, which a ')]
@@ -275,5 +275,7 @@ def test_golden_check_with_an_index_at_chunk_grain_on_the_command_line(tmp_path,
 
     code, out, _ = run_cli(capsys, "golden", "check", str(golden), "--index", str(tmp_path / "index"), "--by", "chunk")
 
-    assert code == 0 and 'line 1: "backup.md" is a document id, which a run at --by chunk never finds' in out
+    # neither label is a chunk of the index, so a run at --by chunk could find nothing: an error, by name
+    assert code == 1 and "no question can be scored: none of the 2 questions names a chunk the index holds" in out
+    assert 'line 1: "backup.md" is a document id, which a run at --by chunk never finds' in out
     assert 'line 2: "security.pdf:9" is not a chunk of the index' in out  # only the index's chunks can tell

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import csv
+from pathlib import Path
 import json
 import random
 from datetime import datetime, timedelta, timezone
@@ -164,8 +165,13 @@ def test_runs_export_all_writes_csv_and_trec_files(capsys, store_with_runs, tmp_
 
     assert code == 0
     stem = out_dir / ids[2]
-    expected = [f"{stem}.run.trec", f"{stem}.qrels.trec", f"{stem}.setups.csv", f"{stem}.questions.csv"]
+    ran = ["local.keyword.bm25", "local.dense.bge-small"]  # the failed hybrid setup has no files of its own
+    expected = [f"{stem}.run.trec", f"{stem}.qrels.trec", *(f"{stem}.{key}.run.trec" for key in ran),
+                f"{stem}.setups.csv", f"{stem}.questions.csv", *(f"{stem}.{key}.azure.jsonl" for key in ran)]
     assert out.splitlines() == expected
+    # each setup's own run file holds its lines of the combined one, so ranx or ir_measures loads one run a file
+    combined = (out_dir / f"{ids[2]}.run.trec").read_text().splitlines()
+    assert sorted(line for key in ran for line in Path(f"{stem}.{key}.run.trec").read_text().splitlines()) == sorted(combined)
     with open(f"{stem}.setups.csv", newline="", encoding="utf-8") as f:
         setups = list(csv.DictReader(f))
     assert [(r["rank"], r["key"], r["found@10"]) for r in setups] == [
@@ -199,7 +205,8 @@ def test_runs_export_of_an_evidence_report_needs_a_grain_and_writes_nothing_with
     code, _, _ = run(capsys, "runs", "export", "latest", "--store", str(tmp_path / "store"), "--out", str(out_dir),
                      "--by", "doc")
     assert code == 0
-    assert len(list(out_dir.iterdir())) == 4
+    # the combined run and the qrels, a run file and evaluator rows per setup that ran (2), the two tables
+    assert len(list(out_dir.iterdir())) == 2 + 2 * 2 + 2
 
 
 # -- Blob -----------------------------------------------------------------------------------------

@@ -67,14 +67,14 @@ def test_the_plan_is_plain_json_and_names_every_chosen_setup_with_its_target(gol
 
 
 def test_a_setup_key_not_in_the_plan_is_refused_with_the_closest_key(golden):
-    target = ListTarget("t", ANSWERS, held=set())
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
     plan = plan_run(target, golden, created_at=MOMENT)
     with pytest.raises(UsageError, match='Did you mean "t.hybrid.m"'):
         run_setup(target, plan, "t.hybird.m")
 
 
 def test_a_setup_the_target_no_longer_offers_is_that_setups_error(golden):
-    plan = plan_run(ListTarget("t", ANSWERS, held=set()), golden, created_at=MOMENT)
+    plan = plan_run(ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, created_at=MOMENT)
 
     class Fewer(ListTarget):
         def setups(self):
@@ -234,7 +234,8 @@ def test_a_refused_run_is_a_report_with_no_setups_and_every_golden_error(tmp_pat
                             run_id="run-9", created_at=MOMENT, check=check)
 
     target = ListTarget("t", ANSWERS, held={"alpha"})
-    plan = plan_run(target, write_golden(tmp_path, [{"question": "q", "expected": ["alpha"]}]), created_at=MOMENT)
+    plan = plan_run(target, write_golden(tmp_path, [{"question": "where is alpha", "expected": ["alpha"]}]),
+                    created_at=MOMENT)
     normal = assemble_report(plan, [run_setup(target, plan, s["key"]) for s in plan["setups"]])
     assert set(report) == set(normal) | {"refused"}  # every key a report has, whatever the report becomes
     assert report["setups"] == [] and set(report["picks"].values()) == {None}

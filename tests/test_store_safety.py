@@ -328,8 +328,10 @@ def test_a_report_with_nan_is_not_readable(store_with_runs):
 def test_export_names_its_files_after_the_checked_folder_id_and_writes_nothing_outside_out(store_with_runs, capsys, tmp_path):
     store, ids = store_with_runs
     code, out, _ = run_cli(capsys, "runs", "export", "latest", "--store", str(store.root), "--out", str(tmp_path / "out"))
+    ran = [s["key"] for s in store.get(ids[2])["setups"] if not s.get("error")]
+    per_setup = [f"{key}.{kind}" for key in ran for kind in ("run.trec", "azure.jsonl")]
     assert code == 0 and sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
-        f"{ids[2]}.{suffix}" for suffix in ("run.trec", "qrels.trec", "setups.csv", "questions.csv"))
+        f"{ids[2]}.{suffix}" for suffix in ("run.trec", "qrels.trec", "setups.csv", "questions.csv", *per_setup))
 
     report = json.loads(report_path(store, ids[2]).read_text(encoding="utf-8"))
     report["id"] = "../../escaped"

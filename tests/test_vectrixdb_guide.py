@@ -167,7 +167,10 @@ def test_a_document_the_index_does_not_hold_is_warned_at_once_kept_under_missing
 
     said = [w for w in caught if issubclass(w.category, MissingDocumentsWarning)]
     assert issubclass(MissingDocumentsWarning, UserWarning)
-    assert len(said) == 1 and told == [str(said[0].message)] and "flood-policy" in told[0]
+    assert len(said) == 1 and told[0] == str(said[0].message) and "flood-policy" in told[0]
+    assert told[1:] == ["questions in memory: 1 of 2 questions (50%, more than 20%) names no document the index holds: "
+                        "they score 0 in every setup, so the picks rest on the other 1; check their ids (the warnings "
+                        "above name the nearest)"]  # a share found nowhere is said loudly too
     assert report["missing"]["local"]["documents"] == ["flood-policy"]
     assert report["missing"]["local"]["questions"] == {"q2": ["flood-policy"]}
     assert [q["id"] for q in report["questions"]] == ["q1", "q2"]  # the questions stay in

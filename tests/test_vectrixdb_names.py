@@ -164,7 +164,10 @@ def test_the_command_line_says_missing_documents_once_in_its_words_and_raises_no
     from evaluation import MissingDocumentsWarning
 
     golden = tmp_path / "golden.jsonl"
-    golden.write_text(json.dumps({"question": "where is the flood policy", "expected": ["flood-policy"]}) + "\n",
+    held = json.loads((sample_index.parent.parent / "samples" / "corpus.jsonl").read_text(encoding="utf-8")
+                      .splitlines()[0])["id"]  # one question the index can answer: a run finding nothing is refused
+    golden.write_text(json.dumps({"question": "where is the flood policy", "expected": ["flood-policy"]}) + "\n" +
+                      json.dumps({"question": "where is the first document", "expected": [held]}) + "\n",
                       encoding="utf-8")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -19,7 +19,7 @@ import re
 from difflib import get_close_matches
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence, runtime_checkable
+from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..errors import GoldenFileError, at_most
 from ..engine.corpus import Corpus
@@ -157,7 +157,7 @@ def check_golden_bytes(raw: bytes, source: str | Path,
         read = Golden(source=str(source), sha256="", raw=raw, questions=questions, unfilled=scan.unfilled,
                       drafts=scan.drafts, problems=scan.row_errors, format=scan.format)
         try:
-            questions = with_qrels(read, qrels)[0].questions
+            questions = tuple(with_qrels(read, qrels)[0])
         except GoldenFileError as err:
             return _unread(source, err)
     warnings = list(scan.row_warnings)
@@ -210,12 +210,21 @@ def _held(text: str, item: ExpectedItem, labels: _Labels, by: str) -> bool:
     return item.doc_id in labels.held
 
 
-def nothing_findable(questions: Sequence[Question], held: Iterable[str], where: str, by: str = "doc") -> str:
-    """The sentence for labels of which none is in ``where``: every setup would find nothing."""
+def nothing_findable(questions: Sequence[Question], held: Iterable[str], where: str, by: str = "doc", *,
+                     nearest: Mapping[str, Sequence[str]] | None = None) -> str:
+    """The sentence for labels of which none is in ``where``: every setup would find nothing. Each absent
+    id is shown with the ``held`` ids nearest it (``nearest_ids``), or as ``nearest`` already says."""
     held = list(held)
     absent = list(dict.fromkeys(text if by == "chunk" else item.doc_id for q in questions
                                 for text, item in zip(q.expected, q.expected_items)))
-    shown = ", ".join(quoted(doc_id) + _nearest(doc_id, held) for doc_id in absent[:3])
+
+    def near(doc_id: str) -> str:
+        if nearest is None:
+            return _nearest(doc_id, held)
+        close = nearest.get(doc_id) or ()
+        return f" (nearest: {', '.join(quoted(c) for c in close)})" if close else ""
+
+    shown = ", ".join(quoted(doc_id) + near(doc_id) for doc_id in absent[:3])
     more = f" and {len(absent) - 3} more" if len(absent) > 3 else ""
     return (f"{NOTHING_FINDABLE}: none of the {plural(len(questions), 'question')} names a "
             f"{'chunk' if by == 'chunk' else 'document'} {where} holds ({shown}{more}), so every setup would find "

@@ -16,7 +16,6 @@ are read back.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,10 +96,10 @@ def read_qrels(source: str | Path, *, fetcher: Fetcher | None = None) -> Qrels:
     return Qrels(source=str(source), labels=labels, negative=negative)
 
 
-def with_qrels(golden: Golden, qrels: Qrels) -> tuple[Golden, list[str]]:
-    """``golden``'s questions labelled by ``qrels`` (see the module docstring), as the one golden file a
-    run keeps; and the sentences worth a warning (labels replaced, topics left out, qrels for no question).
-    """
+def with_qrels(golden: Golden, qrels: Qrels) -> tuple[list[Question], list[str]]:
+    """``golden``'s questions labelled by ``qrels`` (see the module docstring), the ones a run keeps; and the
+    sentences worth a warning (labels replaced, topics left out, qrels for no question). ``read`` makes
+    them the one golden file a run keeps (``questions_jsonl``)."""
     kept, replaced, unjudged = [], [], []
     for question in golden.questions:
         grades = qrels.labels.get(question.id or "")
@@ -131,13 +130,7 @@ def with_qrels(golden: Golden, qrels: Qrels) -> tuple[Golden, list[str]]:
         raise GoldenFileError(f"{qrels.source} judges none of the questions of {golden.source}; the qrels' first "
                               f"field must be the golden file's question ids (such as {quoted(golden.questions[0].id or 'q1')})"
                               if golden.questions else f"{golden.source} holds no question")
-    from .read import questions_jsonl  # here: read imports scan, which this module's callers import first
-
-    raw = questions_jsonl(kept)
-    labelled = Golden(source=f"{golden.source} with labels from {qrels.source}", sha256=hashlib.sha256(raw).hexdigest(),
-                      raw=raw, questions=tuple(kept), unfilled=golden.unfilled,
-                      drafts=tuple(q for q in kept if q.draft), problems=golden.problems, format=golden.format)
-    return labelled, said
+    return kept, said
 
 
 def _lines(questions: list[Question]) -> str:

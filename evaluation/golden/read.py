@@ -73,10 +73,13 @@ def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None =
                     problems=scan.row_errors, format=scan.format)
     if qrels is None:
         return golden
-    labelled, said = with_qrels(golden, qrels)
+    kept, said = with_qrels(golden, qrels)
     for sentence in said:
         (warn or log.warning)(sentence)
-    return labelled
+    raw = questions_jsonl(kept)  # the labelled questions as the one file a run keeps and names by sha256
+    return Golden(source=f"{golden.source} with labels from {qrels.source}", sha256=hashlib.sha256(raw).hexdigest(),
+                  raw=raw, questions=tuple(kept), unfilled=golden.unfilled, drafts=tuple(q for q in kept if q.draft),
+                  problems=golden.problems, format=golden.format)
 
 
 def _explain(source: str | Path, scan: Scan) -> str:

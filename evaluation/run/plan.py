@@ -21,7 +21,7 @@ from ..errors import GoldenFileError, MissingDocumentsWarning, UsageError, did_y
 from ..golden.queries import chunk_labels_as_documents
 from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
                       unscorable_labels)
-from ..golden.check import nearest_ids, unfound_sentence
+from ..golden.check import nearest_ids, nothing_findable, unfound_sentence
 from ..golden.wording import quoted
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
@@ -125,18 +125,10 @@ def found_nowhere(targets: Sequence[Target], questions: Sequence[Question], miss
     share = len(lost) / len(questions)
     if not lost or (len(lost) < len(questions) and share <= settings.unfound_share):
         return None
-    where = "the target" if len(targets) == 1 else "any target"
-    if len(lost) == len(questions):
-        first = next(iter(missing.values()))  # the first target's absent ids, each with the ids it holds nearest
-        nearest, absent = first.get("nearest") or {}, first.get("documents") or []
-        shown = ", ".join(quoted(doc) + (f" (nearest: {', '.join(quoted(n) for n in nearest[doc])})" if nearest.get(doc)
-                                          else "") for doc in absent[:3])
-        more = f" and {len(absent) - 3} more" if len(absent) > 3 else ""
-        unit = "chunk" if settings.by == "chunk" else "document"
-        sentence = (f"no question can be scored: none of the {len(questions)} questions names a {unit} {where} holds "
-                    f"({shown}{more}), so every setup would find nothing; write the ids as {where} names them (a "
-                    "folder corpus names each document by its path in the folder, extension included, such as "
-                    "\"guide.md\")")
+    where = "the index" if len(targets) == 1 else "any index"
+    if len(lost) == len(questions):  # golden check's sentence, with the ids the first target holds nearest
+        first = next(iter(missing.values()))
+        sentence = nothing_findable(questions, (), where, settings.by, nearest=first.get("nearest") or {})
     else:
         sentence = unfound_sentence(len(lost), len(questions), where, settings.unfound_share)
     ids = [q.id for q in questions if q.id in lost]

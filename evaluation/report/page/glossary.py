@@ -11,6 +11,7 @@ def glossary(page: Page) -> str:
     """The ``#words`` section; recall@k only when a setup's summary holds it."""
     report, ran = page.report, page.ran
     by = report.get("by", "doc")
+    graded = "rank_among" in (report.get("rules") or {})  # reports made before graded judgements keep their words
     depth = report.get("depth", 20)
     entries = [
         ("found@k", "The share of questions with at least one expected result in the first k results. Other "
@@ -20,9 +21,9 @@ def glossary(page: Page) -> str:
                 "0.5 when second, 0 when none came back in the top "
                 f"{depth}), averaged over the questions."),
         (str(NDCG_10), "Normalised discounted cumulative gain over the first 10 results: every expected result "
-                    "counts, the nearer the top the more, by its grade (1 for a document listed in expected), "
-                    "against the best order of every judged document, as trec_eval computes it; 1.0 is every "
-                    "expected result at the very top."),
+                    "counts, the nearer the top the more; 1.0 is every expected result at the very top."
+                    + (" A graded document counts by its grade (1 for one listed in expected), against the best "
+                       "order of every judged document, as trec_eval computes it." if graded else "")),
         ("median / p95 ms", "Half the timed searches were faster than the median, 95 in 100 faster than p95. "
                             "Searches are timed one at a time as a caller would make them (query embedding and "
                             "reranking included, nothing cached), after one untimed warm-up, on a random "
