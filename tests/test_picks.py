@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from evaluation.scoring.picks import (allowed_shortfall, choose_picks, frontier, neighbours, rank_setups,
-                                      tied_on_time, time_interval, time_tie_tiers)
+                                      time_tie_tiers)
+from evaluation.scoring.time_pairs import intervals_overlap, time_interval
 
 
 def setup(key, found10, found1=0, median=10.0, questions=25, error=None, **shape):
@@ -151,11 +152,11 @@ def test_time_intervals_are_the_order_statistics_of_the_timed_searches_or_their_
     assert time_interval(timed("x", 1, times)) == (8.0, 23.0)
     assert time_interval(timed("x", 1, [5.0, 9.0, 7.0])) == (5.0, 9.0)  # 3 searches: too few, their range
     assert time_interval(setup("x", 1, median=4.0)) == (4.0, 4.0)  # no times kept: the median alone
-    assert tied_on_time(timed("a", 1, times), timed("b", 1, [23.0] * 10))  # ends touch: tied
-    assert not tied_on_time(timed("a", 1, times), timed("b", 1, [23.5] * 10))
+    assert intervals_overlap(timed("a", 1, times), timed("b", 1, [23.0] * 10))  # ends touch: tied
+    assert not intervals_overlap(timed("a", 1, times), timed("b", 1, [23.5] * 10))
 
 
-def test_inside_the_fastest_tier_the_pick_goes_by_found_then_found_at_1_then_key_not_by_time():
+def test_inside_the_fastest_tier_setups_within_the_floor_go_by_found_then_found_at_1_then_key():
     base = list(range(1, 31))
     setups = [timed("top", 25, [t + 100 for t in base]),             # 101..130 ms: its own tier
               timed("quick", 23, base, found1=4),                    # the fastest median, 15.5 ms

@@ -51,7 +51,8 @@ def _number(value: Any) -> Any:
 def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, max_age_days: float,
                    now: datetime | str | None = None) -> dict[str, dict[str, Any]]:
     """Per setup key of ``plan``, the times ``earlier`` (a report) timed live on the same state:
-    ``{"times_ms": [...], "timed_in": run id, "time_state": sha256}``. Setups with none are left out."""
+    ``{"times_ms": [...], "timed_in": run id, "time_state": sha256}`` and the side-by-side pass they were
+    timed in (``time_pass``) when the entry says. Setups with none are left out."""
     if not isinstance(earlier, Mapping) or not earlier.get("created_at"):
         return {}
     try:
@@ -68,5 +69,7 @@ def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, m
                 or entry.get("time_state") != time_state(plan, setup["key"])):
             continue
         found[setup["key"]] = {"times_ms": list(entry["times_ms"]), "timed_in": str(earlier.get("id")),
-                               "time_state": entry["time_state"]}
+                               "time_state": entry["time_state"],
+                               # setups reused from one side-by-side pass still compare in pairs
+                               **({"time_pass": entry["time_pass"]} if entry.get("time_pass") else {})}
     return found

@@ -1,0 +1,183 @@
+"""Which of two setups is faster: their searches timed side by side, compared in pairs, with a floor
+under which time does not matter. ``scoring.picks`` builds its time tiers on ``told_apart``.
+
+Side by side: a run times every setup in one interleaved pass (``run.side_by_side``): question 1 on
+A, B, C, question 2 on B, C, A, ..., so each setup's i-th timed search (``times_ms[i]``) is the same
+question, searched a moment before or after the other setups' i-th. Entries that were timed in the
+same pass say so with the same ``time_pass``; two such setups are compared on the questions both
+timed (the first ``min(n_a, n_b)``: every setup times the sample in the same order).
+
+The test: per question, the log of the ratio of the two times, ``log(t_b / t_a)``, and the 20%
+trimmed t-test of its mean (``significance.trimmed_mean_test``: of 10 ratios the 2 highest and 2
+lowest are cut). Why it suits timings:
+
+- skew: search times are right-skewed and multiplicative (a long question is slow on every setup,
+  a busy core slows a search by a factor); their log ratio is not, and the pair's ratio is read
+  back as "2.1x (1.9-2.3)";
+- drift: load that comes and goes over the pass falls on both searches of a question alike, so the
+  ratio cancels it; the rotation (and its reverse every other cycle) lets each setup of a pair go
+  first equally often, so a rising load favours neither;
+- outliers: a burst that lands on one search of a pair gives one wild ratio; trimming drops it from
+  the estimate, and what stays in the winsorized spread makes the test more cautious, never less;
+- ties at the clock's resolution: equal times give a log ratio of 0, which the test keeps as it is
+  (a sign or signed-rank test has to drop it);
+- small n (6-36 searches): a sign or Wilcoxon test on n ratios cannot give a p-value below
+  ``2 / 2**n`` (1/32 at the 6 searches a reranked setup is timed on), so with Holm over three such
+  pairs not even a reranked setup a hundred times slower could be told apart; a t-test on trimmed
+  ratios can.
+
+Simulated (``tests/test_time_pairs_simulation.py``: timings with a slow drift of up to 1.8x over the
+pass and bursts of 1.5-3x load, Holm at 0.05 over seven pairs): a real 2x difference was told apart
+in 98% of pairs at 10 searches and all at 20 (Wilcoxon 94% and 100%, the sign test 70% and 99%,
+both 0% at 6 searches, where this test told 87%); equal setups were called different in 0.5%.
+
+Two setups are *told apart* (one is faster) only when both hold: the test, Holm-corrected over the
+pairs the pick considers (``told_apart``), says so at ``alpha``, and their medians are more than
+``equally_fast_ms`` apart. Under that floor they are *equally fast*, whatever the test says: it is a
+difference no caller sees beside a network round trip to a search service (``settings.
+DEFAULT_EQUALLY_FAST_MS``). Setups not timed side by side (times reused from another run, a report
+from before side-by-side timing) fall back to the 99% order-statistic intervals of their medians:
+told apart only when the intervals do not overlap (and the medians are more than the floor apart).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any, Mapping, Sequence
+
+from .metrics import median_interval, median_ms
+from .significance import holm, trimmed_mean_test
+
+TRIM = 0.2  # the share of log ratios cut at each end before the t-test (see the module docstring)
+PAIR_LEVEL = 0.95  # the level of a pair's ratio interval, as the report keeps it
+INTERVAL_CONFIDENCE = 0.99  # the fallback's intervals of the medians (setups not timed side by side)
+TIME_TEST = ("20% trimmed t-test on the per-question log ratios of two setups timed side by side, "
+             "Holm-corrected over the pairs a pick considers")
+TIME_TIE_RULE = ("equally fast when their medians are at most equally_fast_ms apart; otherwise tied on time "
+                 f"unless the {TIME_TEST} says one is faster (setups not timed side by side: unless the 99% "
+                 "order-statistic intervals of their medians do not overlap)")
+
+
+@dataclass(frozen=True)
+class TimePair:
+    """Two setups' times compared: ``faster`` has the lower median (then key). ``questions``: the
+    searches compared side by side (0: not timed side by side). ``ratio``: how many times slower
+    ``slower`` is, exp of the trimmed mean log ratio, with its ``PAIR_LEVEL`` interval ``low``-``high``;
+    ``p`` the test's two-sided p-value, before any correction (all None when not timed side by side,
+    or on fewer than 3 questions). ``difference_ms``: the medians' difference."""
+
+    faster: str
+    slower: str
+    questions: int
+    ratio: float | None
+    low: float | None
+    high: float | None
+    p: float | None
+    difference_ms: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def paired_times(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[list[float], list[float]]:
+    """The times ``a`` and ``b`` took on the same questions in the same side-by-side pass (``time_pass``),
+    in timing order; two empty lists when they were not timed side by side."""
+    if not a.get("time_pass") or a.get("time_pass") != b.get("time_pass"):
+        return [], []
+    times_a, times_b = list(a.get("times_ms") or []), list(b.get("times_ms") or [])
+    n = min(len(times_a), len(times_b))
+    return [float(t) for t in times_a[:n]], [float(t) for t in times_b[:n]]
+
+
+def compare_times(a: Mapping[str, Any], b: Mapping[str, Any]) -> TimePair:
+    """``a`` against ``b`` (ranked entries): see ``TimePair``. A time of 0 or less (a clock that did not
+    move) counts as the clock's step, 0.001 ms, so its log ratio is finite."""
+    first, second = sorted((a, b), key=lambda s: (median_ms(s), s["key"]))
+    times_fast, times_slow = paired_times(first, second)
+    difference = median_ms(second) - median_ms(first)
+    tested = None
+    if times_fast:
+        ratios = [math.log(max(slow, 0.001) / max(fast, 0.001)) for fast, slow in zip(times_fast, times_slow)]
+        tested = trimmed_mean_test(ratios, trim=TRIM, level=PAIR_LEVEL)
+    if tested is None:
+        return TimePair(first["key"], second["key"], len(times_fast), None, None, None, None, _rounded(difference))
+    estimate, low, high, p = tested
+    return TimePair(first["key"], second["key"], len(times_fast), round(math.exp(estimate), 4),
+                    round(math.exp(low), 4), round(math.exp(high), 4), p, _rounded(difference))
+
+
+def _rounded(value: float) -> float | None:
+    return round(value, 3) if math.isfinite(value) else None  # a setup never timed: no difference to keep
+
+
+def equally_fast(a: Mapping[str, Any], b: Mapping[str, Any], equally_fast_ms: float) -> bool:
+    """Whether the medians of ``a`` and ``b`` are at most ``equally_fast_ms`` apart (the floor)."""
+    return abs(median_ms(a) - median_ms(b)) <= equally_fast_ms
+
+
+def time_interval(setup: Mapping[str, Any]) -> tuple[float, float]:
+    """Where the setup's true median time lies, for the fallback: the 99% order-statistic interval of
+    its timed searches, their range when too few for one, the median alone without times."""
+    times = [float(t) for t in setup.get("times_ms") or []]
+    found = median_interval(times, INTERVAL_CONFIDENCE) if times else None
+    if found is not None:
+        return found
+    if times:
+        return min(times), max(times)
+    return median_ms(setup), median_ms(setup)
+
+
+def intervals_overlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Whether the fallback's intervals of ``a``'s and ``b``'s medians overlap (ends included)."""
+    (a_low, a_high), (b_low, b_high) = time_interval(a), time_interval(b)
+    return a_low <= b_high and b_low <= a_high
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How ``key`` compares with a tier's anchor: ``apart`` (the anchor is faster), and why: ``"equally
+    fast"`` (under the floor), ``"faster"`` / ``"cannot tell"`` (the paired test, ``p_holm`` its
+    Holm-corrected p-value), or ``"intervals apart"`` / ``"intervals overlap"`` (the fallback)."""
+
+    key: str
+    apart: bool
+    why: str
+    p_holm: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def told_apart(anchor: Mapping[str, Any], others: Sequence[Mapping[str, Any]], *, equally_fast_ms: float,
+               alpha: float) -> list[Verdict]:
+    """For each of ``others`` (in the order given), whether ``anchor`` (the fastest of them all) is faster.
+
+    Under the floor: never. Timed side by side with the anchor: when the pair's test, Holm-corrected
+    over the pairs here that the floor leaves to it (a pair under the floor makes no claim), has a
+    p-value at or under ``alpha`` and the ratio says the other is the slower. Otherwise: when the
+    intervals of the medians do not overlap."""
+    verdicts: list[Verdict | None] = [None] * len(others)
+    tested: list[tuple[int, TimePair]] = []
+    for n, other in enumerate(others):
+        if equally_fast(anchor, other, equally_fast_ms):
+            verdicts[n] = Verdict(other["key"], False, "equally fast")
+            continue
+        pair = compare_times(anchor, other)
+        if pair.p is None:
+            apart = not intervals_overlap(anchor, other)
+            verdicts[n] = Verdict(other["key"], apart, "intervals apart" if apart else "intervals overlap")
+            continue
+        tested.append((n, pair))
+    adjusted = holm([pair.p for _, pair in tested])
+    for (n, pair), p_holm in zip(tested, adjusted):
+        slower = pair.slower == others[n]["key"] and (pair.ratio or 0) > 1
+        apart = p_holm is not None and p_holm <= alpha and slower
+        verdicts[n] = Verdict(others[n]["key"], apart, "faster" if apart else "cannot tell",
+                              None if p_holm is None else round(p_holm, 6))
+    return [v for v in verdicts if v is not None]
+
+
+def time_pairs(ranked: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Every pair of ranked setups compared (``TimePair.to_dict``), in rank order of the first then the
+    second: the report's ``time_pairs``, so "2.1x faster (1.9-2.3)" can be read back for any two."""
+    return [compare_times(a, b).to_dict() for n, a in enumerate(ranked) for b in ranked[n + 1:]]
