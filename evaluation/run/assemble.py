@@ -92,7 +92,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
         # per pick, the tier's fastest setup and how each other member compared with it
         "time_tests": time_tests(ranked, **points, **on_time),
         # every pair of ranked setups: how many times slower the slower is, with its 95% interval
-        "time_pairs": time_pairs(ranked),
+        "time_pairs": time_pairs(ranked, evaluation.equally_fast_ms),
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
         **_cache_total(results),

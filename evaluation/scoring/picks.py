@@ -45,7 +45,7 @@ from typing import Any, Sequence
 
 from ..settings import DEFAULT_ALPHA, DEFAULT_EQUALLY_FAST_MS
 from .metrics import median_ms as _median
-from .time_pairs import TIME_TIE_RULE, Verdict, told_apart
+from .time_pairs import TIME_TIE_RULE, Verdict, compare_times, slower_by_more, told_apart
 
 PICKS = ("finds_the_most", "best_for_balance", "best_for_time")
 __all__ = ["PICKS", "TIME_TIE_RULE", "allowed_shortfall", "choose_picks", "frontier", "neighbours", "rank_setups",
@@ -156,7 +156,7 @@ def _pick_tiers(ranked: Sequence[dict], balance: float, time_points: float, equa
     def fastest_within(points: float) -> tuple[list[dict], list[Verdict]]:
         floor = _found10(top) - allowed_shortfall(points, questions)
         tier, verdicts = _tiers([s for s in ranked if _found10(s) >= floor], equally_fast_ms, alpha)[0]
-        pick = _time_pick(tier, equally_fast_ms)
+        pick = _time_pick(tier, equally_fast_ms, alpha)
         rest = sorted((s for s in tier if s is not pick), key=lambda s: (-_found10(s), -_found1(s), s["key"]))
         return [pick] + rest, verdicts
 
@@ -166,14 +166,15 @@ def _pick_tiers(ranked: Sequence[dict], balance: float, time_points: float, equa
             "best_for_balance": fastest_within(balance), "best_for_time": fastest_within(time_points)}
 
 
-def _time_pick(tier: Sequence[dict], equally_fast_ms: float) -> dict:
+def _time_pick(tier: Sequence[dict], equally_fast_ms: float, alpha: float) -> dict:
     """A time pick inside its tier: of the setups with the most found@10, the fastest (lowest median,
-    then key) and every one whose median is within ``equally_fast_ms`` of it; of those the most
-    found@1, then key. Anchored at the fastest, so "within the floor" never chains."""
+    then key) and every one not shown slower than it by more than the floor (``time_pairs.
+    slower_by_more``, uncorrected: one pair at a time); of those the most found@1, then key. Anchored
+    at the fastest, so "as fast" never chains."""
     most = max(_found10(s) for s in tier)
     best = [s for s in tier if _found10(s) == most]
     fastest = min(best, key=lambda s: (_median(s), s["key"]))
-    fast = [s for s in best if s is fastest or _median(s) - _median(fastest) <= equally_fast_ms]
+    fast = [s for s in best if s is fastest or not slower_by_more(compare_times(fastest, s, equally_fast_ms), alpha)]
     return min(fast, key=lambda s: (-_found1(s), s["key"]))
 
 

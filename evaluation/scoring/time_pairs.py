@@ -32,10 +32,10 @@ in 98% of pairs at 10 searches and all at 20 (Wilcoxon 94% and 100%, the sign te
 both 0% at 6 searches, where this test told 87%); equal setups were called different in 0.5%.
 
 Two setups are *told apart* (one is faster) only when both hold: the test, Holm-corrected over the
-pairs the pick considers (``told_apart``), says so at ``alpha``, and their medians are more than
-``equally_fast_ms`` apart. Under that floor they are *equally fast*, whatever the test says: it is a
-difference no caller sees beside a network round trip to a search service (``settings.
-DEFAULT_EQUALLY_FAST_MS``). Setups not timed side by side (times reused from another run, a report
+pairs the pick considers (``told_apart``), says so at ``alpha``, and the slower is more than
+``equally_fast_ms`` slower (estimated from the pairs: ``TimePair.difference_ms``). Under that floor
+they are *equally fast*, whatever the test says: it is a difference no caller sees beside a network
+round trip to a search service (``settings.DEFAULT_EQUALLY_FAST_MS``). Setups not timed side by side (times reused from another run, a report
 from before side-by-side timing) fall back to the 99% order-statistic intervals of their medians:
 told apart only when the intervals do not overlap (and the medians are more than the floor apart).
 """
@@ -63,8 +63,15 @@ class TimePair:
     """Two setups' times compared: ``faster`` has the lower median (then key). ``questions``: the
     searches compared side by side (0: not timed side by side). ``ratio``: how many times slower
     ``slower`` is, exp of the trimmed mean log ratio, with its ``PAIR_LEVEL`` interval ``low``-``high``;
-    ``p`` the test's two-sided p-value, before any correction (all None when not timed side by side,
-    or on fewer than 3 questions). ``difference_ms``: the medians' difference."""
+    ``p`` the test's two-sided p-value that they are as fast; ``p_floor`` the same test's one-sided
+    p-value that ``slower`` is slower by the floor or less (its log ratios less ``log(1 + floor /
+    faster's median)``): at or under ``alpha``, it is shown slower by more; both before any correction
+    (all None when not timed side by side, or on fewer than 3 questions). ``over_floor``: the estimate
+    is beyond the floor. ``intervals_apart``: for setups not timed side by side, whether the fallback's
+    intervals of their medians are apart (None for a pair compared side by side). ``difference_ms``: how many ms slower ``slower`` is: from the pairs
+    when they were compared side by side (``faster``'s median x (``ratio`` - 1): drift and the questions'
+    own lengths cancel in a pair, so two equally fast setups do not drift apart on a busy machine as
+    their medians do), else the medians' difference; None when a median is missing."""
 
     faster: str
     slower: str
@@ -73,6 +80,9 @@ class TimePair:
     low: float | None
     high: float | None
     p: float | None
+    p_floor: float | None
+    over_floor: bool
+    intervals_apart: bool | None
     difference_ms: float | None
 
     def to_dict(self) -> dict[str, Any]:
@@ -89,30 +99,43 @@ def paired_times(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[list[float
     return [float(t) for t in times_a[:n]], [float(t) for t in times_b[:n]]
 
 
-def compare_times(a: Mapping[str, Any], b: Mapping[str, Any]) -> TimePair:
-    """``a`` against ``b`` (ranked entries): see ``TimePair``. A time of 0 or less (a clock that did not
-    move) counts as the clock's step, 0.001 ms, so its log ratio is finite."""
+def compare_times(a: Mapping[str, Any], b: Mapping[str, Any], equally_fast_ms: float) -> TimePair:
+    """``a`` against ``b`` (ranked entries) with the floor ``equally_fast_ms``: see ``TimePair``. A time
+    of 0 or less (a clock that did not move) counts as the clock's step, 0.001 ms, so its log ratio is
+    finite."""
     first, second = sorted((a, b), key=lambda s: (median_ms(s), s["key"]))
     times_fast, times_slow = paired_times(first, second)
     difference = median_ms(second) - median_ms(first)
-    tested = None
+    tested = shifted = None
     if times_fast:
         ratios = [math.log(max(slow, 0.001) / max(fast, 0.001)) for fast, slow in zip(times_fast, times_slow)]
         tested = trimmed_mean_test(ratios, trim=TRIM, level=PAIR_LEVEL)
-    if tested is None:
-        return TimePair(first["key"], second["key"], len(times_fast), None, None, None, None, _rounded(difference))
+        shift = math.log1p(equally_fast_ms / max(median_ms(first), 0.001))
+        shifted = trimmed_mean_test([r - shift for r in ratios], trim=TRIM, level=PAIR_LEVEL)
+    if tested is None or shifted is None:
+        return TimePair(first["key"], second["key"], len(times_fast), None, None, None, None, None,
+                        math.isfinite(difference) and difference > equally_fast_ms,
+                        not intervals_overlap(first, second), _rounded(difference))
     estimate, low, high, p = tested
+    beyond, two_sided = shifted[0], shifted[3]
+    one_sided = two_sided / 2 if beyond > 0 else 1 - two_sided / 2
+    paired = median_ms(first) * (math.exp(estimate) - 1)
     return TimePair(first["key"], second["key"], len(times_fast), round(math.exp(estimate), 4),
-                    round(math.exp(low), 4), round(math.exp(high), 4), p, _rounded(difference))
+                    round(math.exp(low), 4), round(math.exp(high), 4), p, one_sided, beyond > 0, None,
+                    _rounded(paired))
 
 
 def _rounded(value: float) -> float | None:
     return round(value, 3) if math.isfinite(value) else None  # a setup never timed: no difference to keep
 
 
-def equally_fast(a: Mapping[str, Any], b: Mapping[str, Any], equally_fast_ms: float) -> bool:
-    """Whether the medians of ``a`` and ``b`` are at most ``equally_fast_ms`` apart (the floor)."""
-    return abs(median_ms(a) - median_ms(b)) <= equally_fast_ms
+def slower_by_more(pair: TimePair, alpha: float, p_floor: float | None = None) -> bool:
+    """Whether ``pair.slower`` is shown slower than ``pair.faster`` by more than the floor: side by side,
+    the test against the floor (``pair.p_floor``, or a corrected one given) at or under ``alpha``;
+    otherwise, their medians more than the floor apart and the fallback's intervals apart."""
+    if pair.p_floor is None:
+        return pair.over_floor and bool(pair.intervals_apart)
+    return pair.over_floor and (pair.p_floor if p_floor is None else p_floor) <= alpha
 
 
 def time_interval(setup: Mapping[str, Any]) -> tuple[float, float]:
@@ -135,9 +158,10 @@ def intervals_overlap(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
 
 @dataclass(frozen=True)
 class Verdict:
-    """How ``key`` compares with a tier's anchor: ``apart`` (the anchor is faster), and why: ``"equally
-    fast"`` (under the floor), ``"faster"`` / ``"cannot tell"`` (the paired test, ``p_holm`` its
-    Holm-corrected p-value), or ``"intervals apart"`` / ``"intervals overlap"`` (the fallback)."""
+    """How ``key`` compares with a tier's anchor: ``apart`` (the anchor is faster by more than the floor),
+    and why: ``"faster"`` or ``"cannot tell"`` (the paired test against the floor, ``p_holm`` its
+    Holm-corrected p-value), ``"equally fast"`` (the estimate is within the floor), or ``"intervals
+    apart"`` / ``"intervals overlap"`` (the fallback, for setups not timed side by side)."""
 
     key: str
     apart: bool
@@ -150,34 +174,29 @@ class Verdict:
 
 def told_apart(anchor: Mapping[str, Any], others: Sequence[Mapping[str, Any]], *, equally_fast_ms: float,
                alpha: float) -> list[Verdict]:
-    """For each of ``others`` (in the order given), whether ``anchor`` (the fastest of them all) is faster.
+    """For each of ``others`` (in the order given), whether ``anchor`` (the fastest of them all, by
+    median then key) is faster by more than the floor.
 
-    Under the floor: never. Timed side by side with the anchor: when the pair's test, Holm-corrected
-    over the pairs here that the floor leaves to it (a pair under the floor makes no claim), has a
-    p-value at or under ``alpha`` and the ratio says the other is the slower. Otherwise: when the
-    intervals of the medians do not overlap."""
-    verdicts: list[Verdict | None] = [None] * len(others)
-    tested: list[tuple[int, TimePair]] = []
-    for n, other in enumerate(others):
-        if equally_fast(anchor, other, equally_fast_ms):
-            verdicts[n] = Verdict(other["key"], False, "equally fast")
-            continue
-        pair = compare_times(anchor, other)
-        if pair.p is None:
-            apart = not intervals_overlap(anchor, other)
-            verdicts[n] = Verdict(other["key"], apart, "intervals apart" if apart else "intervals overlap")
-            continue
-        tested.append((n, pair))
-    adjusted = holm([pair.p for _, pair in tested])
-    for (n, pair), p_holm in zip(tested, adjusted):
-        slower = pair.slower == others[n]["key"] and (pair.ratio or 0) > 1
-        apart = p_holm is not None and p_holm <= alpha and slower
-        verdicts[n] = Verdict(others[n]["key"], apart, "faster" if apart else "cannot tell",
-                              None if p_holm is None else round(p_holm, 6))
-    return [v for v in verdicts if v is not None]
+    Timed side by side with the anchor: when the test against the floor (``TimePair.p_floor``),
+    Holm-corrected over every such pair here, is at or under ``alpha``. Otherwise: when their medians
+    are more than the floor apart and the intervals of their medians do not overlap."""
+    pairs = [compare_times(anchor, other, equally_fast_ms) for other in others]
+    tested = [n for n, pair in enumerate(pairs) if pair.p_floor is not None]
+    adjusted = dict(zip(tested, holm([pairs[n].p_floor for n in tested])))
+    verdicts = []
+    for n, (other, pair) in enumerate(zip(others, pairs)):
+        if n in adjusted:
+            apart = slower_by_more(pair, alpha, adjusted[n])
+            why = "faster" if apart else "cannot tell" if pair.over_floor else "equally fast"
+            verdicts.append(Verdict(other["key"], apart, why, round(adjusted[n], 6)))
+        else:
+            apart = slower_by_more(pair, alpha)
+            why = ("intervals apart" if apart else "equally fast" if not pair.over_floor else "intervals overlap")
+            verdicts.append(Verdict(other["key"], apart, why))
+    return verdicts
 
 
-def time_pairs(ranked: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def time_pairs(ranked: Sequence[Mapping[str, Any]], equally_fast_ms: float) -> list[dict[str, Any]]:
     """Every pair of ranked setups compared (``TimePair.to_dict``), in rank order of the first then the
     second: the report's ``time_pairs``, so "2.1x faster (1.9-2.3)" can be read back for any two."""
-    return [compare_times(a, b).to_dict() for n, a in enumerate(ranked) for b in ranked[n + 1:]]
+    return [compare_times(a, b, equally_fast_ms).to_dict() for n, a in enumerate(ranked) for b in ranked[n + 1:]]
