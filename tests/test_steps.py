@@ -546,3 +546,30 @@ def test_the_report_keeps_the_setups_each_pick_was_chosen_among_as_ties_on_time(
                                       "best_for_time": ["t.hybrid.m", "t.dense.m"]}
     assert report["rules"]["rank_by"] == ["found@10", "found@1", "time tier", "key"]
     assert "trimmed t-test" in report["rules"]["time_ties"] and report["rules"]["equally_fast_ms"] == 5.0
+
+
+def test_a_side_by_side_pass_timed_in_parts_gives_what_one_pass_gives_and_warms_up_again_each_part(tmp_path):
+    from evaluation.steps import time_setups, time_setups_part
+
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
+    plan = through_json(plan_run(target, many_questions(tmp_path, 12), created_at=MOMENT, only=["keyword", "dense"],
+                                 timed=8, time_margin=0))  # margin 0: every sampled question is timed
+    keys = [s["key"] for s in plan["setups"]]
+    whole = time_setups({"t": target}, plan, keys, clock=ticking_clock())
+    whole_calls, target.calls = list(target.calls), []
+
+    clock, state, parts = ticking_clock(), None, 0
+    while True:  # a part stops at the first round starting 5 ms (ticks) after it began
+        state, found = time_setups_part({"t": target}, plan, keys, state=through_json(state) if state else None,
+                                        seconds=0.005, clock=clock)
+        parts += 1
+        if found is not None:
+            break
+        assert state["round"] < 8 and not state["done"]
+
+    assert parts > 1 and through_json(found) == through_json(whole)
+    first = plan["questions"][0]  # the warm-up's question; timed too when it is in the sample
+    also_timed = 2 if first["id"] in plan["timed_question_ids"] else 0
+    searched_first = [c for c in target.calls if c[0] == "search" and c[2] == first["question"]]
+    assert len(searched_first) == parts * 2 + also_timed  # each part warms both setups up again
+    assert len(target.calls) == len(whole_calls) + (parts - 1) * 2

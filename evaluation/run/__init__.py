@@ -27,7 +27,7 @@ from ..settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MA
 from .app_run import AppPlan, join_app_run, plan_app_run
 from .assemble import assemble_report, golden_errors_reason, refused_run_report, refusal_report
 from .one_setup import (Clock, Progress, failed_entry, finish_entries, join_timed, rank_setup, run_setup,
-                        setup_steps, time_setup, time_setups, untimed_ids, with_times)
+                        setup_steps, time_setup, time_setups, time_setups_part, untimed_ids, with_times)
 from .missing import missing_documents
 from .retrieval import retrieval_report, search_of, setups_of
 from .plan import PLAN_FORMAT, find_missing, plan_run, planned_setup, select_setups
@@ -42,4 +42,4 @@ __all__ = ["AppPlan", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", 
            "plan_app_run", "plan_run", "plan_shards", "planned_setup", "rank_setup", "rank_state", "ranking_software",
            "refused_run_report", "refusal_report", "retrieval_report", "reusable_ranks", "reusable_times",
            "reused_timing", "run_setup", "search_of", "select_setups", "setup_steps", "setups_of", "time_setup",
-           "time_setups", "time_state", "untimed_ids", "with_times"]
+           "time_setups", "time_setups_part", "time_state", "untimed_ids", "with_times"]

@@ -23,7 +23,7 @@ from .searching import Clock, Counter, Progress, batch_search, find_setup
 from .side_by_side import finish_pass, start_pass, time_rounds
 
 __all__ = ["Clock", "Progress", "failed_entry", "finish_entries", "join_timed", "rank_setup", "run_setup", "setup_steps",
-           "time_setup", "time_setups", "untimed_ids", "with_times"]
+           "time_setup", "time_setups", "time_setups_part", "untimed_ids", "with_times"]
 
 
 def setup_steps(plan: dict[str, Any]) -> int:
@@ -191,12 +191,28 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
     either. ``counters`` (by key) hear of each setup's searches. ``raises``: a failure is raised (one
     setup: ``time_setup``'s contract) instead of kept.
     """
-    live = [key for key in setup_keys if not (reused or {}).get(key)]
-    state = time_rounds(targets, plan, start_pass(plan, live), clock=clock, counters=counters)
-    found = finish_pass(targets, plan, state, counters=counters)
-    failed = next((found[key]["error"] for key in live if "error" in found[key]), None)
+    _, found = time_setups_part(targets, plan, setup_keys, clock=clock, reused=reused, counters=counters)
+    assert found is not None  # no bound on its seconds: the pass is done
+    failed = next((found[key]["error"] for key in setup_keys if "error" in found[key]), None)
     if raises and failed:
         raise RuntimeError(failed)
+    return found
+
+
+def time_setups_part(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
+                     state: Mapping[str, Any] | None = None, seconds: float = 0, clock: Clock = time.perf_counter,
+                     reused: Mapping[str, Mapping[str, Any]] | None = None,
+                     counters: Mapping[str, Counter] | None = None) -> tuple[dict[str, Any], dict[str, dict] | None]:
+    """``time_setups`` in parts of about ``seconds`` (0: no bound), as the Function App's activities time
+    it: ``(the pass's state, None)`` while setups are still timing (give the state back to the next
+    part), ``(state, what time_setups gives)`` once every setup has stopped. ``state``: the last part's
+    (None: start the pass). Each part warms its setups up again (a part may run in another process)."""
+    live = [key for key in setup_keys if not (reused or {}).get(key)]
+    state = time_rounds(targets, plan, state or start_pass(plan, live), clock=clock, seconds=seconds,
+                        counters=counters)
+    if not state["done"]:
+        return state, None
+    found = finish_pass(targets, plan, state, counters=counters)
     for key in setup_keys:
         if key in found:
             continue
@@ -206,7 +222,7 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
         found[key] = counted(target, key, lambda target=target, key=key, again=again, counter=counter: _reused_pass(
             target, find_setup(target, key), plan, again, counter),
             lambda error, counts: {"error": error, **(counts or {})}, what="timing setup")
-    return {key: found[key] for key in setup_keys}
+    return state, {key: found[key] for key in setup_keys}
 
 
 def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], times: Mapping[str, dict[str, Any]],
