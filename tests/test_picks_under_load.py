@@ -1,25 +1,28 @@
 """The picks hold on a busy machine (issue 39): the library's own timed pass, on a simulated clock with a
 slow drift and bursts of load (``busy_machine``), drawn hundreds of times.
 
-The old rule, kept here as the baseline it is measured against: each setup timed in its own pass, one
-after another; two setups tied on time when the 99% order-statistic intervals of their medians
-overlap; a tier anchored at the fastest; inside it, the most found@10, then found@1, then key.
+The old rule, the baseline it is measured against (``busy_machine.old_picks``): each setup timed in its
+own pass, one after another; two setups tied on time when the 99% order-statistic intervals of their
+medians overlap; a tier anchored at the fastest; inside it, the most found@10, then found@1, then key.
 """
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter as Tally
 from datetime import datetime, timezone
+from pathlib import Path
 
 import numpy as np
 import pytest
 
-from busy_machine import ISSUE_SETUPS, QUESTIONS, BusyMachine, SimulatedTarget
-from evaluation.run import plan_run, rank_setup, time_setups, with_times
-from evaluation.run.copying import copied
-from evaluation.scoring.metrics import median_interval
-from evaluation.scoring.picks import choose_picks, rank_setups
-from evaluation.scoring.time_pairs import told_apart
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
+from busy_machine import ISSUE_SETUPS, QUESTIONS, BusyMachine, SimulatedTarget  # noqa: E402
+from busy_machine import old_picks  # noqa: E402
+from evaluation.run import plan_run, rank_setup, time_setups, with_times  # noqa: E402
+from evaluation.run.copying import copied  # noqa: E402
+from evaluation.scoring.picks import choose_picks, rank_setups  # noqa: E402
+from evaluation.scoring.time_pairs import told_apart  # noqa: E402
 
 DRAWS = 200
 MOMENT = datetime(2026, 12, 3, 9, 0, tzinfo=timezone.utc)
@@ -61,26 +64,6 @@ def draw(issue_run, seed: int, *, side_by_side: bool) -> list[dict]:
         times = {key: time_setups({"sim": target}, plan, [key], clock=clock)[key] for key in keys}
     ids = [q["id"] for q in plan["questions"]]
     return [with_times(copied(ranked[key]), times[key], question_ids=ids) for key in keys]
-
-
-def old_picks(entries: list[dict]) -> tuple[str, str, str]:
-    """The rule before issue 39 (see the module docstring), on the same 4 and 8 points."""
-    def interval(s):
-        return median_interval(s["times_ms"], 0.99) or (min(s["times_ms"]), max(s["times_ms"]))
-
-    def first_tier(group):
-        anchor = min(group, key=lambda s: (s["summary"]["median_ms"], s["key"]))
-        low, high = interval(anchor)
-        return [s for s in group if interval(s)[0] <= high and low <= interval(s)[1]]
-
-    def pick(group):
-        return min(group, key=lambda s: (-s["summary"]["counts"]["10"], -s["summary"]["counts"]["1"], s["key"]))["key"]
-
-    top = max(s["summary"]["counts"]["10"] for s in entries)
-    most = pick(entries)  # no two setups share found@10 and found@1 here: the top needs no tier
-    within = {points: [s for s in entries if s["summary"]["counts"]["10"] >= top - int(points * QUESTIONS // 100)]
-              for points in (4, 8)}
-    return most, pick(first_tier(within[4])), pick(first_tier(within[8]))
 
 
 def new_picks(entries: list[dict]) -> tuple[str, str, str]:

@@ -1,6 +1,8 @@
 """A busy machine, simulated: setups whose searches take a known time, slowed by load that drifts and
 comes in bursts, on a clock that only moves while something searches. The timed pass under test is the
-library's own (``time_setups``); only the seconds are made up.
+library's own (``time_setups``); only the seconds are made up. ``old_picks`` is the pick rule before
+issue 39, the baseline the new one is measured against (``tests/test_picks_under_load.py``,
+``bench_busy_picks.py``).
 
 The model (each part seeded): a setup's search of a question takes ``base_ms`` x the question's own
 factor (lognormal, sigma 0.25: a long question is slow on every setup) x noise (lognormal, sigma 0.1)
@@ -12,9 +14,12 @@ of searching on average, 20 ms long on average, each slowing everything 1.5-3x w
 from __future__ import annotations
 
 import math
+from typing import Sequence
 
 import numpy as np
 
+from evaluation.scoring.metrics import median_interval
+from evaluation.scoring.picks import allowed_shortfall
 from evaluation.target import Hit, Setup
 
 QUESTIONS = 17  # the issue's collection: 184 API reference sections, 17 questions
@@ -106,3 +111,35 @@ ISSUE_SETUPS = {
     "dense.bge-small": (18.0, 17, 12), "hybrid.bge-small": (18.6, 17, 13),
     "dense.bge-small+minilm-l6": (36.0, 17, 14), "hybrid.bge-small+minilm-l6": (36.6, 17, 15),
 }
+
+
+def old_picks(entries: Sequence[dict], balance: float = 4, time_points: float = 8) -> tuple[str, str, str]:
+    """The three picks by the rule before issue 39: tied on time when the 99% order-statistic intervals of
+    the medians overlap (their range under 8 searches), a tier anchored at the fastest of the setups
+    within the points, and inside it the most found@10, then found@1, then key; ``finds_the_most`` the
+    top (found@10, found@1, then the fastest tier among those equal on both, then key)."""
+    ran = [s for s in entries if not s.get("error") and s.get("summary")]
+
+    def interval(s):
+        times = s["times_ms"]
+        return median_interval(times, 0.99) or (min(times), max(times))
+
+    def first_tier(group):
+        anchor = min(group, key=lambda s: (s["summary"]["median_ms"], s["key"]))
+        low, high = interval(anchor)
+        return [s for s in group if interval(s)[0] <= high and low <= interval(s)[1]]
+
+    def best(group):
+        return min(group, key=lambda s: (-s["summary"]["counts"]["10"], -s["summary"]["counts"]["1"], s["key"]))
+
+    top = best(ran)
+    level = [s for s in ran if (s["summary"]["counts"]["10"], s["summary"]["counts"]["1"])
+             == (top["summary"]["counts"]["10"], top["summary"]["counts"]["1"])]
+    most = min(first_tier(level), key=lambda s: s["key"])["key"]
+    questions, most_found = top["summary"]["questions"], top["summary"]["counts"]["10"]
+
+    def within(points):
+        floor = most_found - allowed_shortfall(points, questions)
+        return best(first_tier([s for s in ran if s["summary"]["counts"]["10"] >= floor]))["key"]
+
+    return most, within(balance), within(time_points)
