@@ -33,10 +33,10 @@ from ..settings import EvaluationSettings
 from ..target import Setup, Target
 from .copying import copied
 from .counts import Tally
-from .judged import FEWEST_TIMED, judged, timed_ids
+from .judged import FEWEST_TIMED, PER_QUESTION, judged, timed_ids
 from .plan import plan_questions, planned_setup
 from .retime import time_state
-from .searching import Clock, Counter, Progress, batch_search, find_setup
+from .searching import Clock, Counter, batch_search, find_setup
 
 log = logging.getLogger(__name__)
 
@@ -52,10 +52,9 @@ def start_pass(plan: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
     """A pass over ``keys`` (plan setups, in the order the rotation starts from) that has timed nothing."""
     for key in keys:
         planned_setup(plan, key)
-    empty = {"ranks": {}, "ndcg_10": {}, "results": {}, "outcomes": {}}
     return {"pass": time_pass_id(plan, keys), "round": 0, "keys": list(keys), "done": not keys,
-            "setups": {key: {"times_ms": [], "judged": {k: {} for k in empty}, "stopped": False, "error": None,
-                             "counts": {}} for key in keys}}
+            "setups": {key: {"times_ms": [], "judged": {name: {} for name in PER_QUESTION}, "stopped": False,
+                             "error": None, "counts": {}} for key in keys}}
 
 
 def round_order(keys: Sequence[str], round_number: int) -> list[str]:
@@ -91,10 +90,10 @@ def floor_overruns_budget(times_ms: Sequence[float], floor: int, budget_s: float
     return bool(budget_s) and sum(times_ms) / len(times_ms) * floor >= budget_s * 1000
 
 
-def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], state: Mapping[str, Any], *,
+def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapping[str, Any], *,
                 clock: Clock = time.perf_counter, seconds: float = 0,
                 counters: Mapping[str, Counter] | None = None) -> dict[str, Any]:
-    """``state`` timed on: every setup still timing warmed up, then rounds until every setup has stopped
+    """``given`` (a pass's state) timed on: every setup still timing warmed up, then rounds until every setup has stopped
     (the state's ``done``) or, with ``seconds`` (> 0), the first round that starts that many seconds
     after this call began, whichever comes first. A new state: the given one is not changed.
 
@@ -102,12 +101,12 @@ def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], state: Mapp
     ``counters`` (by key) hear of each search. A counted target's requests and retries during this call
     are added to each setup's ``counts``."""
     settings = EvaluationSettings.from_json(plan["settings"])
-    state = copied(dict(state))
+    state: dict[str, Any] = copied(dict(given))
     keys, setups = state["keys"], state["setups"]
-    samples = {key: [q for q in plan_questions(plan, timed_ids(plan, key))] for key in keys}
-    order = {key: {qid: n for n, qid in enumerate(timed_ids(plan, key))} for key in keys}
+    samples = {}
     for key in keys:  # a sample's questions in timing order (plan_questions gives plan order)
-        samples[key].sort(key=lambda q, key=key: order[key][q.id])
+        by_id = {q.id: q for q in plan_questions(plan, timed_ids(plan, key))}
+        samples[key] = [by_id[qid] for qid in timed_ids(plan, key)]
     tallies = {key: Tally(targets[planned_setup(plan, key)["target"]], key).start() for key in keys}
     began = clock() if seconds else 0.0  # a timed search reads the clock twice, and nothing else does
 

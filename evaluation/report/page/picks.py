@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..notes import found_gap_words
-from ..numbers import milliseconds as _ms, number as _num, percent as _pct
+from ..numbers import milliseconds as _ms, percent as _pct
 from ..svg import attr
 from ..time_words import faster_words, floor_ms, in_tier_rule, tie_words
 from .context import PICKS, Page
