@@ -110,8 +110,13 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     def step_of(n: int, key: str) -> Progress:
         def step(count: int, _total: int, label: str) -> None:
             done[key] = count  # the bar is every setup's steps added up: they are timed side by side
+            stage = label.split(": ", 1)[-1]
+            if stage.startswith(("warming up", "timing searches side by side")):  # every setup at once: one bar
+                label = f"[{len(keys)} setups] {stage.split(' (')[0]}"
+            else:
+                label = f"[{n + 1}/{len(keys)}] {label}"
             if progress:
-                progress(sum(done.values()), total, f"[{n + 1}/{len(keys)}] {label}")
+                progress(sum(done.values()), total, label)
         return step
 
     counters = {key: Counter(per_setup, key, step_of(n, key)) for n, key in enumerate(keys)}
@@ -143,7 +148,7 @@ def plan_line(plan: dict[str, Any]) -> str:
     reranked = (f"; the {fixed} reranked by a model exactly {most}" if fixed > 1 else
                 f"; the one reranked by a model exactly {most}" if fixed else "")
     return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} question{'s' if questions != 1 else ''}: "
-            f"each setup times up to {timed} searches one by one (at least {most}; fewer than "
+            f"each setup times up to {timed} searches side by side with the others (at least {most}; fewer than "
             f"{settings['time_floor']} only when they are slow{reranked}), the others in one batch")
 
 
