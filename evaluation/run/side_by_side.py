@@ -93,9 +93,10 @@ def floor_overruns_budget(times_ms: Sequence[float], floor: int, budget_s: float
 def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapping[str, Any], *,
                 clock: Clock = time.perf_counter, seconds: float = 0,
                 counters: Mapping[str, Counter] | None = None) -> dict[str, Any]:
-    """``given`` (a pass's state) timed on: every setup still timing warmed up, then rounds until every setup has stopped
-    (the state's ``done``) or, with ``seconds`` (> 0), the first round that starts that many seconds
-    after this call began, whichever comes first. A new state: the given one is not changed.
+    """``given`` (a pass's state) timed on: every setup still timing warmed up, then rounds until every
+    setup has stopped (the state's ``done``) or, with ``seconds`` (> 0), until the first round that would
+    start that many seconds after this call began, whichever comes first. A new state: the given one is
+    not changed.
 
     A setup whose warm-up or search raises is failed with that error (``error``) and the others go on.
     ``counters`` (by key) hear of each search. A counted target's requests and retries during this call

@@ -125,7 +125,8 @@ def choose_picks(ranked: Sequence[dict], *, balance: float = 4, time_points: flo
 
 
 def time_tie_tiers(ranked: Sequence[dict], *, balance: float = 4, time_points: float = 8,
-                   equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS, alpha: float = DEFAULT_ALPHA) -> dict[str, list[str]]:
+                   equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS,
+                   alpha: float = DEFAULT_ALPHA) -> dict[str, list[str]]:
     """Per pick, the keys of the tier it was chosen from, the pick first, then the rest in rank order:
     for ``finds_the_most`` the setups with the top's found@10 and found@1 tied on time with it, for the
     others the fastest time tier among the setups within their points. ``[]`` when nothing ran."""

@@ -33,13 +33,17 @@ slower than the anchor were both told apart in 85% of draws on 6 searches, 99.3%
 17 (the sign test 72%, 91%, 99.7%; Wilcoxon's signed-rank 72%, 91%, 99.7%; Student's t untrimmed 77%,
 97%, 100%), and a setup 0.6 ms slower was never told apart (Wilcoxon once in 300 at 6 searches).
 
-Two setups are *told apart* (one is faster) only when both hold: the test, Holm-corrected over the
-pairs the pick considers (``told_apart``), says so at ``alpha``, and the slower is more than
-``equally_fast_ms`` slower (estimated from the pairs: ``TimePair.difference_ms``). Under that floor
-they are *equally fast*, whatever the test says: it is a difference no caller sees beside a network
-round trip to a search service (``settings.DEFAULT_EQUALLY_FAST_MS``). Setups not timed side by side (times reused from another run, a report
-from before side-by-side timing) fall back to the 99% order-statistic intervals of their medians:
-told apart only when the intervals do not overlap (and the medians are more than the floor apart).
+Two setups are *told apart* (one is faster) when the test shows the slower one slower by more than
+the floor, ``equally_fast_ms``: the same test on the log ratios less ``log(1 + floor / the faster's
+median)``, one-sided, Holm-corrected over the pairs the pick considers (``told_apart``), at ``alpha``.
+A difference within the floor can never be shown, so such setups are *equally fast*, whatever the
+test says of a smaller difference: it is one no caller sees beside a network round trip to a search
+service (``settings.DEFAULT_EQUALLY_FAST_MS``). Testing against the floor, not against no difference,
+keeps a pair of equally fast setups from being told apart when a busy machine inflates both their
+times and the floor becomes a small share of them. Setups not timed side by side (times reused from
+another run, a report from before side-by-side timing) fall back to the 99% order-statistic
+intervals of their medians: told apart when the intervals do not overlap and the medians are more
+than the floor apart.
 """
 from __future__ import annotations
 
@@ -55,9 +59,9 @@ PAIR_LEVEL = 0.95  # the level of a pair's ratio interval, as the report keeps i
 INTERVAL_CONFIDENCE = 0.99  # the fallback's intervals of the medians (setups not timed side by side)
 TIME_TEST = ("20% trimmed t-test on the per-question log ratios of two setups timed side by side, "
              "Holm-corrected over the pairs a pick considers")
-TIME_TIE_RULE = ("equally fast when their medians are at most equally_fast_ms apart; otherwise tied on time "
-                 f"unless the {TIME_TEST} says one is faster (setups not timed side by side: unless the 99% "
-                 "order-statistic intervals of their medians do not overlap)")
+TIME_TIE_RULE = (f"tied on time unless the {TIME_TEST}, one-sided against the floor, shows one slower by more "
+                 "than equally_fast_ms (setups not timed side by side: unless the 99% order-statistic intervals "
+                 "of their medians do not overlap and the medians are more than equally_fast_ms apart)")
 
 
 @dataclass(frozen=True)
@@ -70,10 +74,11 @@ class TimePair:
     faster's median)``): at or under ``alpha``, it is shown slower by more; both before any correction
     (all None when not timed side by side, or on fewer than 3 questions). ``over_floor``: the estimate
     is beyond the floor. ``intervals_apart``: for setups not timed side by side, whether the fallback's
-    intervals of their medians are apart (None for a pair compared side by side). ``difference_ms``: how many ms slower ``slower`` is: from the pairs
-    when they were compared side by side (``faster``'s median x (``ratio`` - 1): drift and the questions'
-    own lengths cancel in a pair, so two equally fast setups do not drift apart on a busy machine as
-    their medians do), else the medians' difference; None when a median is missing."""
+    intervals of their medians are apart (None for a pair compared side by side). ``difference_ms``:
+    how many ms slower ``slower`` is: from the pairs when they were compared side by side (``faster``'s
+    median x (``ratio`` - 1): drift and the questions' own lengths cancel in a pair, so two equally fast
+    setups do not drift apart on a busy machine as their medians do), else the medians' difference;
+    None when a median is missing."""
 
     faster: str
     slower: str
