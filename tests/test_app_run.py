@@ -51,7 +51,8 @@ def ranked(target, app: AppPlan) -> dict[str, list[dict]]:
 
 
 def timed(target, app: AppPlan) -> dict[str, dict]:
-    """Every setup's timed pass but the settled ones', side by side as ``time_side_by_side`` keeps them (same ticks each run)."""
+    """Every setup's timed pass but the settled ones', side by side as ``time_side_by_side`` keeps them (same
+    ticks each run)."""
     ticks = itertools.count()
     keys = [key for key in app.shards if key not in app.settled]
     return through_json(time_setups({target.name: target}, through_json(app.plan), keys,
