@@ -552,7 +552,12 @@ def test_a_pick_says_how_much_faster_with_the_pairs_interval_and_why_setups_are_
     assert f"tied on time with {other} (equally fast (both under 5 ms))" in text
     faster_than = re.search(r"(\d[\d.,]*)× faster \((\d[\d.,]*)–(\d[\d.,]*)\) than t\.hybrid\.m", text)
     assert faster_than is not None
-    card = re.search(r'<article class="pick" data-pick="best_for_time".*?</article>', render_html(report), flags=re.S)
+    whole = render_html(report)
+    card = re.search(r'<article class="pick" data-pick="best_for_time".*?</article>', whole, flags=re.S)
     page = html.unescape(re.sub(r"<[^>]+>", "", card.group(0)))
     assert f"Tied on time with {other} (equally fast (both under 5 ms)), so this one was chosen among them" in page
+    words = html.unescape(re.search(r'<section id="words">.*?</section>', whole, flags=re.S).group(0))
+    assert "<dt>equally fast</dt><dd>Setups under 5 ms of each other" in words
+    assert ("<dt>inside a tier</dt><dd>A time pick takes the setup shown faster by more than the floor, and only "
+            "between setups as fast as each other does found@1 decide.</dd>") in words
     assert f"{faster_than.group(0)[:-len(' than t.hybrid.m')]}" in page
