@@ -98,22 +98,16 @@ def evaluate_golden(context: df.DurableOrchestrationContext) -> Generator[Any, A
 
 def _run_setups(context: df.DurableOrchestrationContext, run: dict, planned: dict,
                 status: Any) -> Generator[Any, Any, dict]:
-    """Rank in parallel, time one after another, save: what ``save_report`` answered. A setup the plan
-    ``settled`` (times and sampled questions' results reused) has no timed pass."""
+    """Rank in parallel, time side by side (or one after another, for plans from before), save: what
+    ``save_report`` answered. A setup the plan ``settled`` (times and sampled questions' results reused)
+    has no timed pass."""
     failures, ranked = yield from _rank_all(context, run, planned["setups"], planned["shards"], status)
     settled = set(planned.get("settled") or ())  # plans made before warm saves had none
     timed = [key for key in ranked if key not in settled]
     if planned.get("side_by_side"):
         yield from _time_side_by_side(context, run, timed, failures, status)
-        timed = []  # every one is timed: nothing left for the loop below, which plans from before need
-    for n, key in enumerate(timed):
-        status("timing", f"timing setup {n + 1} of {len(timed)}, one after another: {key}",
-               done=n, setups=len(timed))
-        try:
-            yield context.call_activity_with_retry(time_setup, RETRY, {"collection": run["collection"],
-                                                                       "run_id": run["run_id"], "key": key})
-        except Exception as err:  # noqa: BLE001 - retries exhausted: this setup has no times, so is never picked
-            failures[key] = f"the timed pass failed: {_reason(err)}"
+    else:  # a plan answered before side-by-side timing: its run replays the actions it began with
+        yield from _time_one_by_one(context, run, timed, failures, status)
     status("saving", "saving the report")
     return (yield context.call_activity_with_retry(save_report, RETRY, {
         **run, "failures": failures, "reused_ranks": planned.get("reused_ranks") or [],
@@ -136,6 +130,20 @@ def _time_side_by_side(context: df.DurableOrchestrationContext, run: dict, keys:
         if answer["done"]:
             return
         part += 1
+
+
+def _time_one_by_one(context: df.DurableOrchestrationContext, run: dict, keys: list[str], failures: dict[str, str],
+                     status: Any) -> Generator[Any, Any, None]:
+    """Time ``keys`` one ``time_setup`` after another, as runs planned before side-by-side timing do. A
+    setup whose retries run out has no times: ``failures`` says why, and the next ones are timed."""
+    for n, key in enumerate(keys):
+        status("timing", f"timing setup {n + 1} of {len(keys)}, one after another: {key}",
+               done=n, setups=len(keys))
+        try:
+            yield context.call_activity_with_retry(time_setup, RETRY, {"collection": run["collection"],
+                                                                       "run_id": run["run_id"], "key": key})
+        except Exception as err:  # noqa: BLE001 - retries exhausted: this setup has no times, so is never picked
+            failures[key] = f"the timed pass failed: {_reason(err)}"
 
 
 def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str], shards: dict[str, int],
