@@ -574,3 +574,14 @@ def test_a_side_by_side_pass_timed_in_parts_gives_what_one_pass_gives_and_warms_
     searched_first = [c for c in target.calls if c[0] == "search" and c[2] == first["question"]]
     assert len(searched_first) == parts * 2 + also_timed  # each part warms both setups up again
     assert len(target.calls) == len(whole_calls) + (parts - 1) * 2
+
+
+def test_one_setups_timed_pass_alone_raises_its_failure_for_the_caller_to_decide(golden):
+    from evaluation.steps import time_setup
+
+    target = ListTarget("t", ANSWERS, held={"alpha"}, broken={"dense"})
+    plan = plan_run(target, golden, created_at=MOMENT, timed=1)
+    with pytest.raises(RuntimeError, match="RuntimeError: the service said no"):
+        time_setup(target, plan, "t.dense.m", clock=ticking_clock())
+    timed = time_setup(target, plan, "t.keyword.bm25", clock=ticking_clock())
+    assert timed["times_ms"] == [1.0] and timed["time_pass"].startswith(plan["run_id"] + "/")

@@ -131,9 +131,9 @@ def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress
     questions' ranks; the timed questions left over are searched in one untimed batch. ``judged``
     holds every timed question's ranks, nDCG@10, results and outcome, for ``with_times``.
 
-    Raises what the search raises: the caller decides what a failed timed pass means (``run_setup``
-    and the Function App make it the setup's error). ``progress`` gets (done, 1 + timed questions, label).
-    To compare setups' times, time them side by side instead (``time_setups``).
+    A failed warm-up or search is raised as a ``RuntimeError`` carrying its sentence ("RuntimeError: the
+    service said no"): the caller decides what a failed timed pass means. ``progress`` gets (done, 1 +
+    timed questions, label). To compare setups' times, time them side by side instead (``time_setups``).
     """
     planned_setup(plan, setup_key)
     counter = Counter(1 + len(timed_ids(plan, setup_key)), setup_key, progress)
