@@ -23,7 +23,7 @@ from evaluation.store import LATEST
 from evaluation.store.collections import Collections, RunRef
 
 from .principal import Caller
-from .runs import all_runs, find_run, links
+from .runs import all_runs, find_run, kept_page, links, read_report
 
 MENU_SIZE = 12
 _RUN_TIME = re.compile(r"(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})\d{3}Z(-.*)?")
@@ -65,23 +65,20 @@ def evaluate_page(shelf: Collections, caller: Caller, admin_role: str, *, run: s
     store = shelf.store(shown.collection)
     allowed, _reason = caller.may_download_golden(admin_role)
     golden_kept = False
-    try:
-        report = store.get(shown.run_id)
-        views = latest_views(store)  # the collection's latest chunking and matrix runs: the Chunking tab
-        if allowed:
-            try:
-                raw = store.golden(str((report.get("golden") or {}).get("sha256") or ""))
-                golden_kept = True
-            except StoreError:
-                raw = None
-            body = render_html(report, history=collect_trend(store, report),
-                               questions=question_texts(raw, report) if raw else None, **views)
-        else:
-            kept = None if views else store.page(shown.run_id)
-            body = kept.decode("utf-8", "replace") if kept else render_html(report, history=collect_trend(store, report),
-                                                                           **views)
-    except StoreError as err:
-        raise Refusal(500, str(err)) from err
+    report = read_report(shelf, shown)  # kept but unreadable: 404 naming the file; a store not answering: 503
+    views = latest_views(store)  # the collection's latest chunking and matrix runs: the Chunking tab
+    if allowed:
+        try:
+            raw = store.golden(str((report.get("golden") or {}).get("sha256") or ""))
+            golden_kept = True
+        except StoreError:
+            raw = None
+        body = render_html(report, history=collect_trend(store, report),
+                           questions=question_texts(raw, report) if raw else None, **views)
+    else:
+        kept = None if views else kept_page(store, shown)
+        body = kept.decode("utf-8", "replace") if kept else render_html(report, history=collect_trend(store, report),
+                                                                       **views)
     nav = _nav(shown, newest, older, menu_page, pages, collection, caller, golden_kept,
                explicit_menu=menu_page > 1)
     return with_banner(body, nav)

@@ -15,6 +15,10 @@ identity, a service principal) can be given app roles too. A principal counts as
 comes from Microsoft Entra (``auth_typ`` "aad"), does not say it is an app (``idtyp`` "app"), and
 carries something only a user's sign-in has: ``idtyp`` "user", a delegated scope (``scp``), or a user
 name (``preferred_username`` or ``upn``). Application-only tokens have none of these.
+
+A name is the platform's to say, not ours to trust as tidy: a longer one than Entra allows (256
+characters) is cut there with its length said, and its control characters and lone surrogates become
+``\\u`` escapes (``errors.printable``), so the page, a refusal and a log line can always show it.
 """
 from __future__ import annotations
 
@@ -24,12 +28,15 @@ import json
 from dataclasses import dataclass
 from typing import Any, Mapping
 
+from evaluation.errors import printable, shown
+
 HEADER = "x-ms-client-principal"
 ENTRA = "aad"
 SCOPE_CLAIMS = ("scp", "http://schemas.microsoft.com/identity/claims/scope")
 USER_NAME_CLAIMS = ("preferred_username", "upn", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/upn")
 ROLE_CLAIMS = ("roles", "http://schemas.microsoft.com/ws/2008/06/identity/claims/role")
 NAME_CLAIMS = ("name", "preferred_username", "upn", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/name")
+MAX_NAME = 256  # characters of a caller's name the app shows or logs: the longest display name Entra allows
 
 
 @dataclass(frozen=True)
@@ -80,12 +87,16 @@ def caller_from_claims(claims: list[tuple[str, str]], *, provider: str, role_typ
     """Who ``claims`` (``(type, value)`` pairs) say is calling: the rules of the module docstring, the
     same for the principal header and for a token whose signature was checked (``api.tokens``)."""
     roles = frozenset(v for t, v in claims if t in (role_type, *ROLE_CLAIMS))
-    name = next((v for t, v in claims if t == name_type), None) or next(
+    claimed = next((v for t, v in claims if t == name_type), None) or next(
         (v for wanted in NAME_CLAIMS for t, v in claims if t == wanted), None)
+    # The name is shown (the page's "signed in as", a refusal) and logged: never a lone surrogate, a
+    # control character or a megabyte, whatever the claim holds.
+    name = printable(claimed, MAX_NAME) if claimed else None
     provider = provider.lower()
     if provider != ENTRA:
-        return Caller(True, False, name, roles, f"signed in through {provider or 'an unknown provider'!r}, "
-                                                "not Microsoft Entra, whose app roles golden files need")
+        said = shown(provider) if provider else "an unknown provider"
+        return Caller(True, False, name, roles, f"signed in through {said}, not Microsoft Entra, whose app "
+                                                "roles golden files need")
     kinds = {v.lower() for t, v in claims if t == "idtyp"}
     if "app" in kinds:
         return Caller(True, False, name, roles, "signed in as an application, not a person; golden files go "
@@ -115,8 +126,9 @@ def _decode(raw: str) -> dict[str, Any] | None:
 
 
 def _claims(principal: dict[str, Any]) -> list[tuple[str, str]]:
-    found = []
-    for claim in principal.get("claims") or []:
+    claims = principal.get("claims")
+    found: list[tuple[str, str]] = []
+    for claim in claims if isinstance(claims, list) else []:  # "claims": 5 names no one, and is no 500
         if isinstance(claim, dict) and isinstance(claim.get("typ"), str) and isinstance(claim.get("val"), str):
             found.append((claim["typ"], claim["val"]))
     return found

@@ -31,7 +31,7 @@ from app_http import Refusal, attachment, json_answer, refusal_answer
 from . import site
 from .page import error_page, evaluate_page as render_evaluate_page
 from .principal import Caller, read_caller
-from .runs import MAX_LIMIT, find_run, golden_file, read_report, run_document, runs_page, whole_number
+from .runs import MAX_LIMIT, find_run, golden_file, kept_page, read_report, run_document, runs_page, whole_number
 from .tokens import golden_caller
 
 log = logging.getLogger(__name__)
@@ -52,10 +52,13 @@ def _html(text: str, status: int = 200, *, cache: str = "no-store") -> func.Http
 
 def sign_in_url(url: str) -> str:
     """App Service authentication's Entra sign-in, coming back to the same page. Only the path and query
-    of ``url`` are kept, so the way back never leads to another site."""
+    of ``url`` are kept, and the path starts with exactly one "/", so the way back never leads to another
+    site: a browser reads ``//evil.example/x`` (and ``/\\evil.example/x``) as the host evil.example."""
     parts = urlsplit(url)
-    back = parts.path + (f"?{parts.query}" if parts.query else "")
-    return "/.auth/login/aad?" + urlencode({"post_login_redirect_uri": back})
+    path = "/" + parts.path.lstrip("/\\")
+    back = path + (f"?{parts.query}" if parts.query else "")
+    # errors: a lone surrogate (no real request carries one) is percent-encoded, never a 500
+    return "/.auth/login/aad?" + urlencode({"post_login_redirect_uri": back}, errors="surrogatepass")
 
 
 def _collection(req: func.HttpRequest) -> str | None:
@@ -116,7 +119,6 @@ def get_evaluation(req: func.HttpRequest) -> func.HttpResponse:
 @bp.function_name("get_evaluation_report")
 @bp.route(route="v1/evaluations/{run}/report.html", methods=["GET"], auth_level=func.AuthLevel.FUNCTION)
 def get_evaluation_report(req: func.HttpRequest) -> func.HttpResponse:
-    from evaluation.errors import StoreError
     from evaluation.report.html import render_html
     from evaluation.report.trend import collect_trend
     from evaluation.store.chunking import latest_views
@@ -129,7 +131,7 @@ def get_evaluation_report(req: func.HttpRequest) -> func.HttpResponse:
         # Chunking tab existed) has no tab, so it is drawn again from report.json with the latest ones, as
         # the Evaluate page does (ids only, never text). A page kept before runs had pages is drawn too.
         views = latest_views(store)
-        kept = None if views else store.page(ref.run_id)
+        kept = None if views else kept_page(store, ref)
         if kept is None:
             report = read_report(shelf, ref)
             text = render_html(report, history=collect_trend(store, report), **views)
@@ -137,8 +139,6 @@ def get_evaluation_report(req: func.HttpRequest) -> func.HttpResponse:
             text = kept.decode("utf-8", "replace")
     except Refusal as err:
         return _html(error_page(err.status, err.message), err.status)
-    except StoreError as err:
-        return _html(error_page(500, str(err)), 500)
     # a run never changes once kept, so its page may be cached by the caller (named runs only)
     cache = "private, max-age=3600" if req.route_params.get("run") != "latest" else "no-store"
     return _html(text, cache=cache)

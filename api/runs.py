@@ -9,18 +9,21 @@ happens). Every link the routes give names the collection, so it never needs the
 from __future__ import annotations
 
 import copy
+import logging
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 from app_http import Refusal
-from evaluation.errors import StoreError
+from evaluation.errors import DamagedFile, RunNotFound, StoreError, shown
 from evaluation.report.notes import missing_notes
 from evaluation.store import LATEST, check_run_id
 from evaluation.store.collections import Collections, RunRef, latest_run, newest_runs
-from evaluation.store.runs import history_row
+from evaluation.store.runs import RunStore, history_row
 
 from .principal import Caller
+
+log = logging.getLogger(__name__)
 
 MAX_LIMIT = 100
 PREFIX = "/api"
@@ -44,7 +47,7 @@ def whole_number(text: str | None, name: str, default: int, *, lowest: int, high
         value = None
     if value is None or value < lowest or (highest is not None and value > highest):
         span = f"from {lowest} to {highest}" if highest is not None else f"of {lowest} or more"
-        raise Refusal(400, f"{name}={text!r} must be a whole number {span}")
+        raise Refusal(400, f"{name}={shown(text)} must be a whole number {span}")
     return value
 
 
@@ -71,7 +74,7 @@ def find_run(shelf: Collections, run: str, collection: str | None = None) -> Run
         except StoreError as err:
             raise Refusal(503, str(err)) from err
         if ref is None:
-            where = f"collection {collection!r}" if collection else "any collection"
+            where = f"collection {shown(collection)}" if collection else "any collection"
             raise Refusal(404, f"no runs in {where} yet; a run starts when golden.jsonl is saved")
         return ref
     try:
@@ -80,11 +83,11 @@ def find_run(shelf: Collections, run: str, collection: str | None = None) -> Run
         raise Refusal(400, str(err)) from err
     holders = [RunRef(run, name) for name, store in collection_stores(shelf, collection) if run in _ids(store)]
     if not holders:
-        where = f"collection {collection!r}" if collection else "any collection"
-        raise Refusal(404, f"no run {run!r} in {where}; GET {PREFIX}/v1/evaluations lists the runs")
+        where = f"collection {shown(collection)}" if collection else "any collection"
+        raise Refusal(404, f"no run {shown(run)} in {where}; GET {PREFIX}/v1/evaluations lists the runs")
     if len(holders) > 1:
         names = ", ".join(ref.collection for ref in holders)
-        raise Refusal(409, f"run {run!r} is in more than one collection ({names}); add ?collection=NAME")
+        raise Refusal(409, f"run {shown(run)} is in more than one collection ({names}); add ?collection=NAME")
     return holders[0]
 
 
@@ -96,10 +99,36 @@ def _ids(store) -> list[str]:
 
 
 def read_report(shelf: Collections, ref: RunRef) -> dict[str, Any]:
+    """The run's report; ``Refusal`` 404 when it is kept but cannot be read, 503 when the store does not
+    answer. Never a 500: a damaged file is kept data, named in the sentence, not a fault of the app."""
     try:
         return shelf.store(ref.collection).get(ref.run_id)
     except StoreError as err:
-        raise Refusal(500, str(err)) from err
+        raise store_refusal(ref, err) from err
+
+
+def kept_page(store: RunStore, ref: RunRef) -> bytes | None:
+    """The ``report.html`` kept beside the run; None when there is none, or when it cannot be read (the
+    page is then drawn again from report.json, and the damaged one named in a logged warning)."""
+    try:
+        return store.page(ref.run_id)
+    except DamagedFile as err:
+        log.warning("the kept page of run %s (%s) is passed over: %s", ref.run_id, ref.collection, err)
+        return None
+    except RunNotFound:  # no page, and no report file either: reading the report says which
+        return None
+    except StoreError as err:
+        raise store_refusal(ref, err) from err
+
+
+def store_refusal(ref: RunRef, err: StoreError) -> Refusal:
+    """What a route answers when a run's kept files cannot be read (see ``read_report``)."""
+    if isinstance(err, DamagedFile):
+        return Refusal(404, f"run {ref.run_id} of {ref.collection} is kept, but its report cannot be read: {err}; "
+                            f"GET {PREFIX}/v1/evaluations lists the runs that can")
+    if isinstance(err, RunNotFound):  # gone between the listing and the read
+        return Refusal(404, str(err))
+    return Refusal(503, f"the store of {ref.collection} did not answer: {err}")
 
 
 def without_question_text(report: dict[str, Any]) -> dict[str, Any]:

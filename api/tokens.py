@@ -71,6 +71,8 @@ def verified_claims(token: str, check: TokenCheck) -> dict[str, Any]:
     (with a reason) otherwise."""
     if len(token) > MAX_TOKEN_LENGTH:
         raise jwt.DecodeError(f"the token is {len(token)} characters long, more than any Entra token")
+    if not token.isascii():  # a token is base64url and dots; PyJWT would fail encoding anything else (a 500)
+        raise jwt.DecodeError("the token holds characters no signed token has")
     key = _keys(check.keys_url).get_signing_key_from_jwt(token)
     return jwt.decode(token, key.key, algorithms=ALGORITHMS, audience=list(check.audiences), issuer=check.issuer,
                       leeway=LEEWAY, options={"require": ["exp", "iat", "aud", "iss"]})

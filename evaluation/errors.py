@@ -5,10 +5,13 @@ and the fix. The command line prints ``str(err)`` and nothing else.
 """
 from __future__ import annotations
 
+import json
+import math
 import os
+import re
 from dataclasses import dataclass
-from pathlib import Path
 from difflib import get_close_matches
+from pathlib import Path
 from typing import Iterable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -35,9 +38,60 @@ class LineProblem:
         return f"line {self.line}: {self.message}" if self.line is not None else self.message
 
 
+ECHO_LIMIT = 60  # characters of a value someone gave that a sentence repeats: enough to recognise it
+# What a sentence never prints as it is: control characters (C0, DEL, C1), lone surrogates (a JSON
+# "\ud800" cannot be written as UTF-8), line and paragraph separators, and the marks that reorder text.
+_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+_KINDS: dict[type, str] = {dict: "an object", list: "a list", tuple: "a list"}
+
+
+def shown(value: object, limit: int = ECHO_LIMIT) -> str:
+    """``value`` as a sentence repeats what someone gave (a request, an argument, a file): text in double
+    quotes, escaped as JSON writes it, with every character in ``_UNSHOWN`` as a ``\\u`` escape, so
+    it stays one printable line of UTF-8; cut to ``limit`` characters with its length said when longer
+    (``"aaa…" (52,428,800 characters)``). A number, true, false or null as JSON; a list or an object by its
+    size, never its contents. Every error sentence that quotes a value given to it goes through here,
+    so a 50 MB name comes back as about 80 characters, never 50 MB."""
+    if isinstance(value, str):
+        kept, note = _cut(value, limit)
+        return _escaped(json.dumps(kept, ensure_ascii=False)) + note
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        # Python will not even write an int of over 4,300 digits as text: say how long it is
+        return f"a whole number of about {round(value.bit_length() * math.log10(2)):,} digits"
+    if value is None or isinstance(value, (bool, int, float)):
+        return json.dumps(value)
+    kind = _KINDS.get(type(value))
+    if kind is not None and hasattr(value, "__len__"):
+        count = len(value)  # type: ignore[arg-type]
+        return f"{kind} of {count:,} {'key' if kind == 'an object' else 'item'}{'' if count == 1 else 's'}"
+    return f"a {type(value).__name__}"
+
+
+def printable(text: str, limit: int = ECHO_LIMIT) -> str:
+    """``text`` cut and escaped as ``shown`` cuts and escapes it, without the quotes: for a value a page or
+    a sentence names as it is (the Evaluate page's "signed in as NAME")."""
+    kept, note = _cut(text, limit)
+    return _escaped(kept) + note
+
+
+def _cut(text: str, limit: int) -> tuple[str, str]:
+    if len(text) <= limit:
+        return text, ""
+    return text[:max(limit - 1, 0)] + "…", f" ({len(text):,} characters)"
+
+
+def _escaped(text: str) -> str:
+    return _UNSHOWN.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` Did you mean "x"?`` naming the closest of ``choices``, or "" when none is close."""
-    close = get_close_matches(word, list(choices), n=1)
+    choices = list(choices)
+    # A word over 2.4 times the longest choice cannot reach get_close_matches' ratio of 0.6 (2M / (a + b)
+    # with M <= the choice's length): so a 50 MB word is not compared character by character.
+    if not choices or len(word) > 2.4 * max(len(choice) for choice in choices):
+        return ""
+    close = get_close_matches(word, choices, n=1)
     return f' Did you mean "{close[0]}"?' if close else ""
 
 
@@ -121,6 +175,12 @@ class ModelError(EvaluationError):
 
 class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
+
+
+class DamagedFile(StoreError):
+    """A kept file that is there but cannot be used: not JSON, of another format, or a field of the wrong
+    kind. The sentence names the file and the field. Callers that list pass over it and name it; the app
+    answers it as kept data, never as a fault of its own (no 500)."""
 
 
 class _NotKept(StoreError, KeyError):

@@ -12,7 +12,8 @@ here because the store sits below the report package and keeps bytes only).
 
 A run is never lost to its store: the store is checked (``RunStore.check``) before the first search,
 and when saving still fails at the end the report is written to a local file and
-``RunNotSavedError`` carries it and that file's path.
+``RunNotSavedError`` carries it and that file's path; ``save_unsaved`` (``runs import``) keeps that
+file in the store later.
 """
 from __future__ import annotations
 
@@ -92,7 +93,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     newest = newest_report(store) if store is not None else None
     plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
                     settings=EvaluationSettings.of(settings, **keywords), held_before=held_in_report(newest))
-    reused = reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS) if reuse_times else {}
+    reused = reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS, warn=warn) if reuse_times else {}
     bar = None
     if progress is True:
         from .progress import ProgressBar
@@ -189,15 +190,39 @@ def held_in_report(report: dict[str, Any] | None) -> dict[str, set[str]]:
 
 def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: Sequence[str | Path] | None) -> None:
     from .errors import RunNotSavedError
-    from .store.runs import keep_unsaved
+    from .store.runs import IMPORT_COMMAND, keep_unsaved
 
     try:
         save_report(store, report, golden_raw)
     except Exception as err:  # noqa: BLE001 - whatever failed, the finished run is kept
         kept = keep_unsaved(report, fallback_dirs if fallback_dirs is not None else [Path.cwd()])
-        where = f"the report is kept in {kept}" if kept else "no local folder took the report either"
-        raise RunNotSavedError(f"run {report.get('id')} could not be saved in {getattr(store, 'address', store)} "
-                               f"({err}); {where}", report=report, kept=kept, cause=err) from err
+        address = getattr(store, "address", store)
+        where = (f"the report is kept in {kept}; once the store takes files again, keep it there with "
+                 f"`{IMPORT_COMMAND} {kept} --store {address}`" if kept else "no local folder took the report either")
+        raise RunNotSavedError(f"run {report.get('id')} could not be saved in {address} ({err}); {where}",
+                               report=report, kept=kept, cause=err) from err
+
+
+def save_unsaved(store: RunStore, raw: bytes, golden_raw: bytes | None = None, *, source: str = "the file") -> str:
+    """Keep in ``store`` the report an ``unsaved-run-<id>.json`` holds (``raw``, read from ``source``):
+    what a failed save left (``_save``), saved as that save would have (``save_report``: its golden file
+    when ``golden_raw`` is given, and its page); the run id.
+
+    The report is checked as a kept one is (``store.runs.checked_report``), so a file edited since, or
+    a report that held NaN (kept as it was so that nothing was lost), is a ``DamagedFile`` naming the
+    field. A run the store keeps already with the very same report is not written again; one it keeps
+    with another report is a ``StoreError``, as ``save`` says for any id kept already.
+    """
+    from .errors import StoreError
+    from .store.runs import checked_report
+
+    report = checked_report(raw, source)
+    if store.has(report["id"]):
+        if store.get(report["id"]) != report:
+            raise StoreError(f"{source}: run {report['id']} is kept in {store.address} already, with another "
+                             "report; a run is kept once, so nothing was written")
+        return report["id"]
+    return save_report(store, report, golden_raw)
 
 
 def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | None = None) -> str:

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
-from .errors import TargetConfigError, did_you_mean
+from .errors import TargetConfigError, did_you_mean, shown
+from .store.blob import same_endpoint
 from .target import Target
 
 if TYPE_CHECKING:
@@ -111,7 +112,7 @@ def parse_target_specs(value: str | bytes | Mapping[str, Any], *, source: str = 
                                 f"for example {_SETTING_EXAMPLE}")
     specs = {}
     for collection, items in data.items():
-        where = f"{source}[{json.dumps(collection)}]"
+        where = f"{source}[{shown(collection)}]"
         if not isinstance(items, list) or not items:
             raise TargetConfigError(f"{where} must be a non-empty list of target specs, for example "
                                     f"{_SETTING_EXAMPLE}")
@@ -127,7 +128,7 @@ def parse_collection_targets(value: str | bytes | Mapping[str, Any], *, source: 
         raise TargetConfigError(f'{source} must be an object with "targets", for example {_FILE_EXAMPLE}')
     extra = [k for k in data if k != "targets"]
     if extra:
-        raise TargetConfigError(f'{source}: "{extra[0]}" is not a key of targets.json.'
+        raise TargetConfigError(f'{source}: {shown(extra[0])} is not a key of targets.json.'
                                 f'{did_you_mean(extra[0], ["targets"])} It holds only "targets".')
     items = data["targets"]
     if not isinstance(items, list) or not items:
@@ -147,7 +148,7 @@ def targets_for(collection: str, configured: Mapping[str, tuple[TargetSpec, ...]
         return configured[collection]
     known = sorted(configured)
     hint = did_you_mean(collection, known)
-    raise TargetConfigError(f"no targets are configured for collection {collection!r}.{hint} Add it to the app "
+    raise TargetConfigError(f"no targets are configured for collection {shown(collection)}.{hint} Add it to the app "
                             f"setting {SETTING} ({', '.join(map(repr, known)) or 'which names none yet'}), "
                             f"or save {targets_json_source} beside its golden file")
 
@@ -163,6 +164,8 @@ def _json(value: str | bytes | Mapping[str, Any], source: str, example: str) -> 
     except json.JSONDecodeError as err:
         raise TargetConfigError(f"{source} is not JSON ({err.msg} at line {err.lineno} column {err.colno}); "
                                 f"write it like {example}") from err
+    except RecursionError as err:  # 100,000 nested brackets: Python's parser gives up, and so do we
+        raise TargetConfigError(f"{source} is nested too deeply to read; write it like {example}") from err
 
 
 def _specs(items: list[Any], where: str, *, defaults: SearchDefaults, trust: Trust | None) -> tuple[TargetSpec, ...]:
@@ -181,14 +184,14 @@ def _spec(item: Any, where: str, *, defaults: SearchDefaults, trust: Trust | Non
         raise TargetConfigError(f"{where} must be an object like {json.dumps(json.loads(_FILE_EXAMPLE)['targets'][0])}")
     engine = item.get("engine")
     if engine not in ENGINES:
-        shown = "missing" if engine is None else f"{json.dumps(engine)}"
+        said = "missing" if engine is None else shown(engine)
         hint = did_you_mean(engine, ENGINES) if isinstance(engine, str) else ""
-        raise TargetConfigError(f'{where}: "engine" is {shown}; use "embedded" or "azure_search".{hint}')
+        raise TargetConfigError(f'{where}: "engine" is {said}; use "embedded" or "azure_search".{hint}')
     if engine == "embedded":
         for key in item:
             if key not in _EMBEDDED_KEYS:
                 why = ' (it belongs to an "azure_search" target)' if key in _azure_search_keys() else ""
-                raise TargetConfigError(f'{where}: "{key}" is not a key of an "embedded" target{why}.'
+                raise TargetConfigError(f'{where}: {shown(key)} is not a key of an "embedded" target{why}.'
                                         f'{did_you_mean(key, _EMBEDDED_KEYS)} Keys: {", ".join(_EMBEDDED_KEYS)}')
     for key in ("name", "index"):
         if key not in item:
@@ -196,8 +199,8 @@ def _spec(item: Any, where: str, *, defaults: SearchDefaults, trust: Trust | Non
     name = item["name"]
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise TargetConfigError(f'{where}: "name" must be 1 to 40 letters, digits, "_" or "-" (it starts every '
-                                f'setup key, as in "{name if isinstance(name, str) else "local"}.keyword.bm25"), '
-                                f"not {json.dumps(name)}")
+                                f'setup key, as in "local.keyword.bm25"), '
+                                f"not {shown(name)}")
     if engine == "embedded":
         return _embedded_spec(item, where, trust)
     return _azure_search_spec(item, where, defaults, trust)
@@ -217,13 +220,13 @@ def _whole(item: Mapping[str, Any], key: str, where: str, low: int, high: int, d
     value = item.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise TargetConfigError(f'{where}: "{key}" must be a whole number from {low} to {high}, '
-                                f"not {json.dumps(value)} (default {default})")
+                                f"not {shown(value)} (default {default})")
     return value
 
 
 def _embedded_spec(item: Mapping[str, Any], where: str, trust: Trust | None) -> TargetSpec:
-    from .store.blob import parse_address
     from .errors import StoreError
+    from .store.blob import parse_address
 
     index = item["index"]
     try:
@@ -235,16 +238,16 @@ def _embedded_spec(item: Mapping[str, Any], where: str, trust: Trust | None) -> 
     except StoreError as err:
         raise TargetConfigError(f'{where}: "index" must be the Blob address of a folder holding a published '
                                 f"index, such as https://<account>.blob.core.windows.net/indexes/docs, not "
-                                f"{json.dumps(index)} ({err}); publish one with "
+                                f"{shown(index)} ({err}); publish one with "
                                 "`python3 -m evaluation index CORPUS --out <address>`") from err
-    if trust is not None and _origin(address.account_url) != _origin(trust.storage_account_url):
+    if trust is not None and not same_endpoint(address.account_url, trust.storage_account_url):
         raise TargetConfigError(f'{where}: "index" must be in the app\'s own storage account '
                                 f"({trust.storage_account_url}), not {address.account_url}; a targets.json may "
                                 "only point at indexes the app keeps, so copy the index there or configure the "
                                 f"target in the app setting {SETTING}")
     cross_encoder = item.get("cross_encoder", True)
     if not isinstance(cross_encoder, bool):
-        raise TargetConfigError(f'{where}: "cross_encoder" must be true or false, not {json.dumps(cross_encoder)}')
+        raise TargetConfigError(f'{where}: "cross_encoder" must be true or false, not {shown(cross_encoder)}')
     return TargetSpec(name=item["name"], engine="embedded", index=index.rstrip("/"), source=where,
                       rerank_candidates=_whole(item, "rerank_candidates", where, 1, 1000, 20),
                       fusion_candidates=_whole(item, "fusion_candidates", where, 20, 1000, 50),
@@ -307,11 +310,7 @@ def _is_service(url: str, suffix: str) -> bool:
 
 
 def _same(url: str, other: str | None) -> bool:
-    return bool(other) and _origin(url) == _origin(other)
-
-
-def _origin(url: str) -> str:
-    return url.rstrip("/").lower()
+    return other is not None and same_endpoint(url, other)
 
 
 # -- opening -------------------------------------------------------------------------------------------

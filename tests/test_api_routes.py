@@ -126,9 +126,9 @@ def test_the_default_page_is_twenty_and_a_collection_narrows_the_list(app):
     assert [r["id"] for r in faq["runs"]] == [FAQ[1], FAQ[0]]
 
 
-@pytest.mark.parametrize("query, words", [("limit=0", "limit='0' must be a whole number from 1 to 100"),
-                                          ("limit=101", "from 1 to 100"), ("offset=-1", "offset='-1'"),
-                                          ("limit=ten", "limit='ten'")])
+@pytest.mark.parametrize("query, words", [("limit=0", 'limit="0" must be a whole number from 1 to 100'),
+                                          ("limit=101", "from 1 to 100"), ("offset=-1", 'offset="-1"'),
+                                          ("limit=ten", 'limit="ten"')])
 def test_a_page_that_cannot_be_read_is_a_400_naming_the_parameter(app, query, words):
     response = call(routes.list_evaluations, f"/api/v1/evaluations?{query}")
 
@@ -139,7 +139,7 @@ def test_an_unknown_collection_is_a_404_that_names_the_ones_there(app):
     response = call(routes.list_evaluations, "/api/v1/evaluations?collection=fqa")
 
     assert response.status_code == 404
-    assert "no collection 'fqa'" in body(response)["error"] and 'Did you mean "faq"?' in body(response)["error"]
+    assert 'no collection "fqa"' in body(response)["error"] and 'Did you mean "faq"?' in body(response)["error"]
 
 
 # -- one run ----------------------------------------------------------------------------------------
@@ -181,7 +181,7 @@ def test_an_unknown_run_is_a_404_and_an_id_that_could_leave_its_folder_a_400(app
     hostile = call(routes.get_evaluation, "/api/v1/evaluations/..%2F..?collection=docs".replace("%2F", "-"))
     dotted = call(routes.get_evaluation, "/api/v1/evaluations/.hidden")
 
-    assert unknown.status_code == 404 and "no run '20261130T000000000Z-000000' in any collection" in body(unknown)["error"]
+    assert unknown.status_code == 404 and 'no run "20261130T000000000Z-000000" in any collection' in body(unknown)["error"]
     assert hostile.status_code == 400 and dotted.status_code == 400
     assert call(routes.get_evaluation, f"/api/v1/evaluations/{FAQ[0]}?collection=docs").status_code == 404
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation.store.blob import DEV_ACCOUNT, container_client, parse_address
+from evaluation.store.blob import DEV_ACCOUNT, container_client, parse_address, same_endpoint
 from evaluation.errors import StoreError
 from evaluation.store.sources import is_blob_address, read_bytes
 from evaluation.store import BlobStore, open_store
@@ -45,6 +45,42 @@ def test_a_connection_string_for_another_account_is_refused():
     with pytest.raises(StoreError, match="use one account for both"):
         container_client(parse_address("https://evalstore.blob.core.windows.net/runs"),
                          connection_string=connection_string)
+
+
+AZURITE_KEY = "a" * 86 + "=="
+AZURITE_CONNECTION = ("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"
+                      f"AccountKey={AZURITE_KEY};BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;")
+AZURE_CONNECTION = "DefaultEndpointsProtocol=https;AccountName=evalstore;AccountKey=a2V5;EndpointSuffix=core.windows.net"
+
+
+@pytest.mark.parametrize("address, connection_string", [
+    ("http://127.0.0.1:9999/devstoreaccount1/runs", AZURITE_CONNECTION),       # another port
+    ("http://localhost:10000/devstoreaccount1/runs", AZURITE_CONNECTION),      # another host
+    ("http://10.0.0.7:10000/devstoreaccount1/runs", AZURITE_CONNECTION),
+    ("https://evalstore.blob.core.usgovcloudapi.net/runs", AZURE_CONNECTION),  # the same account name, another cloud
+], ids=["port", "localhost", "other-host", "other-cloud"])
+def test_an_address_on_another_endpoint_than_the_connection_strings_is_refused_naming_both(address, connection_string):
+    # the client goes where the connection string says: an address naming anywhere else would be believed
+    # and read or written somewhere it does not name (issue 37)
+    with pytest.raises(StoreError) as refused:
+        open_store(address, connection_string=connection_string)
+
+    endpoint = parse_address(address).account_url
+    assert f"the address is on the Blob endpoint {endpoint} but the connection string is for" in str(refused.value)
+
+
+@pytest.mark.parametrize("address, connection_string", [
+    ("http://127.0.0.1:10000/devstoreaccount1/runs", AZURITE_CONNECTION),
+    ("HTTP://127.0.0.1:10000/devstoreaccount1/runs/team-a", AZURITE_CONNECTION),
+    ("http://127.0.0.1:10000/devstoreaccount1/runs", "UseDevelopmentStorage=true"),
+    ("https://evalstore.blob.core.windows.net/runs", AZURE_CONNECTION),
+    ("https://EvalStore.Blob.Core.Windows.Net:443/runs", AZURE_CONNECTION),  # the same endpoint, written otherwise
+], ids=["azurite", "scheme-case", "development-storage", "azure", "case-and-port"])
+def test_an_address_on_the_connection_strings_endpoint_is_opened_there(address, connection_string):
+    client = container_client(parse_address(address), connection_string=connection_string)
+
+    assert client.url.rstrip("/").endswith("/runs") and same_endpoint(parse_address(address).account_url,
+                                                                       client.url.rsplit("/", 1)[0])
 
 
 class FakeTokenCredential:

@@ -42,6 +42,19 @@ def test_the_tab_shows_the_pick_each_technique_ties_and_what_was_left_out():
     assert "30% of vectors came from the cache" in page
 
 
+def test_each_technique_says_how_many_questions_only_the_best_got_and_only_it_got():
+    # the best gets q0-q15 right; fixed-size gets q0-q11 and q16-q17: 4 only the best got (q12-q15),
+    # 2 only fixed-size got (q16, q17); swapping the two would say fixed-size found more than the best
+    best = result("markdown-1000-h", 16, 700)
+    fixed = BuildResult(key="fixed-1000-h", technique="fixed", size=1000, letter="h", chunks=650, seconds=2.5,
+                        outcomes={q: i < 12 or i in (16, 17) for i, q in enumerate(QUESTIONS)})
+    made = {**chunking_report([best, fixed], scored="found", budget=6000), "id": "20261201T120000000Z-abcdef",
+            "golden": {"questions": 20, "scored": 20}, "kind": "chunking", "format": 1}
+
+    assert "<td>4 only the best got, 2 only this; p = " in chunking_section(made)
+    assert "| Fixed-size | `fixed-1000-h` | 14/20 | 650 | tie | 4 vs 2, p = " in compare_text(made, markdown=True)
+
+
 def test_the_page_stands_alone_with_no_script_and_nothing_fetched():
     page = render_chunking_html(report())
     assert page.startswith("<!doctype html>") and "<script" not in page

@@ -23,7 +23,8 @@ def row(build: str, method: str, ndcg: float, mrr: float, found: tuple[int, ...]
     technique, size, letter = build.split("-")
     return {"key": f"{build}.{method}", "build": build, "technique": technique, "size": int(size), "letter": letter,
             "method": method, "questions": 12, "counts": {str(k): n for k, n in zip((1, 3, 5, 10), found)},
-            "found": {}, "recall": {}, "mrr": mrr, "ndcg_10": ndcg, "chunks": 40 + len(build), "build_seconds": 3.25,
+            "found": {str(k): round(n / 12, 4) for k, n in zip((1, 3, 5, 10), found)},
+            "recall": {str(k): round(n / 12, 4) for k, n in zip((1, 3, 5, 10), found)}, "mrr": mrr, "ndcg_10": ndcg, "chunks": 40 + len(build), "build_seconds": 3.25,
             "timed": 5, "median_ms": median}
 
 

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 from test_chunking_page import report as chunking_report
+from test_chunking_sweep_view import sweep_report
 from test_matrix import matrix
 
 from evaluation.report.html import render_html
@@ -70,7 +71,7 @@ def test_latest_views_takes_the_newest_run_of_each_kind_and_passes_over_one_it_c
     assert latest_views(store) == {}
     older = _kept(store, chunking_report(), "20261201T100000000Z-aaaaaa")
     newer = _kept(store, chunking_report(), "20261201T110000000Z-bbbbbb")
-    sweep = _kept(store, {"kind": "sweep", "rows": []}, "20261201T120000000Z-cccccc")
+    sweep = _kept(store, sweep_report(), "20261201T120000000Z-cccccc")
     made = _kept(store, matrix(tmp_path), "20261201T090000000Z-dddddd")
     broken = store.root / "chunking" / "runs" / "20261201T130000000Z-eeeeee"
     broken.mkdir(parents=True)

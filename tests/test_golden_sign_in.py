@@ -44,6 +44,20 @@ def test_a_delegated_access_token_for_the_apps_api_counts_too(runs):
     assert download(token, header="X-MS-TOKEN-AAD-ACCESS-TOKEN").status_code == 200
 
 
+def test_every_forwarded_token_is_tried_so_an_expired_id_token_beside_a_valid_access_token_gets_the_file(runs):
+    # App Service authentication forwards both; the ID token expires first (an hour), the access token is
+    # refreshed: trying only the first would turn a proven admin away with 403
+    expired_id = TENANT.token(exp=int(time.time()) - 3600)
+    access = TENANT.token(aud=f"api://{TENANT.claims()['aud']}", scp="user_impersonation", preferred_username=None)
+    headers = {**PRINCIPAL, "X-MS-TOKEN-AAD-ID-TOKEN": expired_id, "X-MS-TOKEN-AAD-ACCESS-TOKEN": access}
+
+    response = call(routes.get_evaluation_golden, URL, headers)
+
+    assert response.status_code == 200 and response.get_body() == GOLDEN_RAW
+    both_bad = call(routes.get_evaluation_golden, URL, {**headers, "X-MS-TOKEN-AAD-ACCESS-TOKEN": expired_id})
+    assert both_bad.status_code == 403 and "it has expired" in body(both_bad)["error"]
+
+
 def stranger_kid():
     return TENANT.token(kid="a-key-nobody-published")
 

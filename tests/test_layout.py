@@ -15,7 +15,7 @@ ROOT = Path(evaluation.__file__).parent
 LAYERS = [
     {"errors", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings", "progress", "unreachable",
      "chat", "azure_token",
-     "sample"},
+     "sample", "processes"},
     {"store"},
     {"engine"},
     {"azure_search"},  # reuses the engine's bundled models and cross-encoder

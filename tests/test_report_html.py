@@ -12,8 +12,9 @@ import pytest
 
 from evaluation.golden.texts import question_texts
 from evaluation.report.html import render_html, with_banner
-from evaluation.report.notes import missing_notes
+from evaluation.report.notes import found_gap_words, missing_notes
 from evaluation.report.trend import collect_trend, index_changes, trend_point
+from evaluation.scoring.significance import MOST_QUESTIONS, questions_to_tell
 from evaluation.store import LocalStore
 
 from conftest import GOLDEN_RAW
@@ -437,6 +438,17 @@ def test_a_faster_setup_the_test_cannot_tell_is_said_to_need_more_questions_and_
     report, _, _ = _with_significance(make_report(), tied=False)
     card = re.search(r'<article class="pick" data-pick="finds_the_most".*?</article>', render_html(report), flags=re.S)
     assert "Every faster setup finds significantly less (paired test at 0.05)." in card.group(0)
+
+
+def test_a_gap_no_100000_questions_would_tell_is_said_to_need_more_than_100000_never_about():
+    # questions_to_tell gives MOST_QUESTIONS when even that many would not tell (a gap of 1 in 1,000 needs
+    # millions); only a smaller count is "about" that many
+    needed = questions_to_tell(450, 451, 1000, 0.05)
+    assert needed == MOST_QUESTIONS == 100_000
+
+    said = found_gap_words({"better": 450, "worse": 451, "questions_to_tell": needed}, 1000)
+    assert said.endswith("(telling a gap this size would take more than 100,000 questions)")
+    assert "about 99,999 questions" in found_gap_words({"better": 0, "worse": 1, "questions_to_tell": 99_999}, 1000)
 
 
 def test_the_page_never_says_a_tie_loses_nothing_and_its_glossary_says_too_few_to_tell(make_report):

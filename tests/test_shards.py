@@ -89,7 +89,9 @@ def test_sizes_no_shard_could_have_are_refused(keywords):
 
 
 def test_measured_times_are_the_newest_runs_medians_of_setups_that_ran():
-    report = {"setups": [{"key": "a", "error": None, "summary": {"median_ms": 12.5}},
+    from evaluation.scoring.metrics import timing_summary
+
+    report = {"setups": [{"key": "a", "error": None, "times_ms": [10.0, 15.0], "summary": timing_summary([10.0, 15.0])},
                          {"key": "b", "error": "it broke", "summary": None},
                          {"key": "c", "error": None, "summary": {"median_ms": None}}]}
     assert measured_times(report) == {"a": 12.5}

@@ -40,9 +40,9 @@ def target() -> ListTarget:
 @pytest.mark.parametrize("address, says", [
     ("https://acct.blob.core.windows.net", "names no container"),
     ("https://acct.blob.core.windows.net/", "names no container"),
-    ("https://acct.blob.core.windows.net/Runs", "'Runs' is not a container name"),
-    ("https://acct.blob.core.windows.net/r", "'r' is not a container name"),
-    ("https://acct.blob.core.windows.net/a--b", "'a--b' is not a container name"),
+    ("https://acct.blob.core.windows.net/Runs", '"Runs" is not a container name'),
+    ("https://acct.blob.core.windows.net/r", '"r" is not a container name'),
+    ("https://acct.blob.core.windows.net/a--b", '"a--b" is not a container name'),
     ("https://Not_An_Account.blob.core.windows.net/runs", "is not a Blob endpoint"),
     ("https://evil.example.com/runs", "evil.example.com is not a Blob endpoint"),
     ("http://acct.blob.core.windows.net/runs", "reached over https"),
@@ -50,7 +50,7 @@ def target() -> ListTarget:
     ("https://acct.blob.core.windows.net/runs/../other", '"." or ".." segment'),
     ("http://[::1/devstoreaccount1/runs", "not a valid address (Invalid IPv6 URL)"),
     ("http://127.0.0.1:99999/devstoreaccount1/runs", "not a valid address (Port out of range"),
-    ("http://127.0.0.1:10000/Dev_Account/runs", "'Dev_Account' is not a storage account name"),
+    ("http://127.0.0.1:10000/Dev_Account/runs", '"Dev_Account" is not a storage account name'),
     ("ftp://acct.blob.core.windows.net/runs", "not a Blob address"),
 ])
 def test_an_address_that_is_not_a_blob_address_is_a_sentence_with_a_valid_example(address, says):

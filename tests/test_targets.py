@@ -49,7 +49,7 @@ def test_an_azure_search_spec_takes_the_apps_endpoint_and_embeddings_deployment_
 
 
 def test_an_empty_setting_configures_nothing_and_a_collection_without_targets_is_named():
-    with pytest.raises(TargetConfigError, match=r"no targets are configured for collection 'manual'\. "
+    with pytest.raises(TargetConfigError, match=r'no targets are configured for collection "manual"\. '
                                                 r'Did you mean "manuals"\? Add it to the app setting EVALUATION_TARGETS'):
         targets_for("manual", parse_target_specs(setting(manuals=[LOCAL])), None,
                     targets_json_source="manual/targets.json", trust=TRUST)
@@ -140,6 +140,7 @@ def test_a_targets_json_may_name_the_apps_own_search_endpoint():
     (b'{"targets": [], "extra": 1}', r'"extra" is not a key of targets.json'),
     (b'{"targets": []}', '"targets" must be a non-empty list'),
     (b'{"targets": ["local"]}', r"docs/targets.json: targets\[0\] must be an object like"),
+    (b'{"targets": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "docs/targets.json is nested too deeply to read"),
 ])
 def test_a_targets_json_mistake_names_the_file(raw, says):
     with pytest.raises(TargetConfigError, match=says):

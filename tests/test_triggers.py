@@ -302,7 +302,7 @@ def test_a_collection_without_targets_answers_400_naming_the_setting(published):
 
     code, body, _ = post(published, {"collection": "manuals"})
 
-    assert code == 400 and "no targets are configured for collection 'manuals'" in body["error"]
+    assert code == 400 and 'no targets are configured for collection "manuals"' in body["error"]
     assert "EVALUATION_TARGETS" in body["error"]
 
 

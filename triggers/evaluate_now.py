@@ -27,7 +27,7 @@ from app_golden import GoldenTooLarge, golden_version
 from app_http import Refusal, refusal_answer
 from app_settings import AppSettings, current_settings
 from app_storage import account_url, collection_folder, collection_target_state, collection_targets
-from evaluation.errors import EvaluationError, StoreError, did_you_mean
+from evaluation.errors import EvaluationError, StoreError, did_you_mean, shown
 from evaluation.golden import check_golden_bytes
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder, check_collection_name, collection_of
 from triggers.starting import instance_id, newest_report_sha256, start_once
@@ -54,19 +54,20 @@ def read_request(req: func.HttpRequest, settings: AppSettings) -> tuple[str, boo
                            'with "force": true to run again')
     for key in body:
         if key not in KEYS:
-            raise Refusal(400, f'"{key}" is not a key of this request.{did_you_mean(key, KEYS)} Keys: {", ".join(KEYS)}')
+            raise Refusal(400, f'{shown(key)} is not a key of this request.{did_you_mean(key, KEYS)} '
+                               f'Keys: {", ".join(KEYS)}')
     force = body.get("force", False)
     if not isinstance(force, bool):
-        raise Refusal(400, f'"force" must be true or false, not {_shown(force)}')
+        raise Refusal(400, f'"force" must be true or false, not {shown(force)}')
     if ("golden" in body) == ("collection" in body):
         raise Refusal(400, 'give exactly one of "golden" (the golden file\'s Blob address) and "collection" (its name)')
     if "collection" in body:
         name = body["collection"]
         if isinstance(name, str) and not _utf8(name):
-            raise Refusal(400, f"{_shown(name)} cannot name a collection: it is not UTF-8 text (a lone "
+            raise Refusal(400, f"{shown(name)} cannot name a collection: it is not UTF-8 text (a lone "
                                "surrogate); use the name of a top-level folder of the container, such as \"docs\"")
         try:
-            return check_collection_name(name if isinstance(name, str) else ""), force
+            return check_collection_name(name), force
         except StoreError as err:
             raise Refusal(400, str(err)) from err
     return _collection_of_address(body["golden"], settings), force
@@ -82,16 +83,8 @@ def _utf8(text: str) -> bool:
     return True
 
 
-def _shown(value: Any) -> str:
-    """``value`` as a request showed it, short and ASCII: a string quoted, anything else by its kind."""
-    if isinstance(value, str):
-        text = json.dumps(value)
-        return text if len(text) <= 120 else text[:117] + '..."'
-    return {dict: "an object", list: "a list", bool: "true or false", type(None): "null"}.get(type(value), "a number")
-
-
 def _collection_of_address(address: Any, settings: AppSettings) -> str:
-    from evaluation.store.blob import parse_address
+    from evaluation.store.blob import parse_address, same_endpoint
 
     home = f"{account_url(settings)}/{settings.container}/"
     example = f"{home}<collection>/{GOLDEN_NAME}"
@@ -100,10 +93,10 @@ def _collection_of_address(address: Any, settings: AppSettings) -> str:
     except StoreError:
         parsed = None
     collection = collection_of(parsed.path) if parsed else None
-    if (parsed is None or collection is None or parsed.account_url.rstrip("/").lower() != account_url(settings).lower()
+    if (parsed is None or collection is None or not same_endpoint(parsed.account_url, account_url(settings))
             or parsed.container != settings.container):
         raise Refusal(400, f'"golden" must be the address of a collection\'s golden file in this app\'s container, '
-                           f"such as {example}, not {_shown(address)}")
+                           f"such as {example}, not {shown(address)}")
     return collection
 
 

@@ -23,7 +23,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
-from ..errors import UsageError, did_you_mean
+from ..errors import UsageError, did_you_mean, shown
 
 ENGINE = "azure_search"
 # Accepted as a query vector source for a field, beside the bundled models' names.
@@ -91,13 +91,13 @@ class AzureSearchOptions:
             raise UsageError(f"{where}: a target spec is a JSON object, not {type(options).__name__}")
         for key in options:
             if key not in _KEYS:
-                raise UsageError(f'{where}: unknown option "{key}".{did_you_mean(str(key), _KEYS)} '
+                raise UsageError(f'{where}: unknown option {shown(key)}.{did_you_mean(str(key), _KEYS)} '
                                  f"Options: {', '.join(_KEYS)}")
         endpoint = _endpoint(options.get("endpoint"), f"{where}: endpoint")
         index = options.get("index")
         if not isinstance(index, str) or not _INDEX_NAME.match(index):
             raise UsageError(f'{where}: index must be the name of an index on the service (lower case letters, '
-                             f'digits and dashes), not {index!r}')
+                             f'digits and dashes), not {shown(index)}')
         return cls(
             endpoint=endpoint, index=index,
             api_key_env=_env_name(options.get("api_key_env"), f"{where}: api_key_env"),
@@ -137,7 +137,7 @@ def _endpoint(value: Any, what: str) -> str:
     value = value.strip().rstrip("/")
     local = re.match(r"^http://(127\.0\.0\.1|localhost)(:\d+)?$", value)
     if not (re.match(r"^https://[A-Za-z0-9.-]+(:\d+)?$", value) or local):
-        raise UsageError(f"{what} {value!r} is not a service address: use https://<service>.search.windows.net "
+        raise UsageError(f"{what} {shown(value)} is not a service address: use https://<service>.search.windows.net "
                          "(no path, no query)")
     return value
 
@@ -147,7 +147,7 @@ def _env_name(value: Any, what: str) -> str | None:
         return None
     if not isinstance(value, str) or not _ENV_NAME.match(value):
         raise UsageError(f"{what} is the NAME of an environment variable holding the key (e.g. "
-                         f"AZURE_SEARCH_KEY), not {value!r}; leave it out to sign in with Microsoft Entra ID")
+                         f"AZURE_SEARCH_KEY), not {shown(value)}; leave it out to sign in with Microsoft Entra ID")
     return value
 
 
@@ -155,7 +155,7 @@ def _optional_str(value: Any, what: str) -> str | None:
     if value is None:
         return None
     if not isinstance(value, str) or not value.strip():
-        raise UsageError(f"{what} must be a name, not {value!r}")
+        raise UsageError(f"{what} must be a name, not {shown(value)}")
     return value.strip()
 
 
@@ -167,7 +167,7 @@ def _fields(value: Any, where: str) -> FieldNames:
                          '{"id": "chunk_id", "doc_id": "parent_id", "page": "page", "text": "chunk"}')
     for role in value:
         if role not in FIELD_ROLES:
-            raise UsageError(f'{where}: fields has no role "{role}".{did_you_mean(str(role), FIELD_ROLES)} '
+            raise UsageError(f'{where}: fields has no role {shown(role)}.{did_you_mean(str(role), FIELD_ROLES)} '
                              f"Roles: {', '.join(FIELD_ROLES)}")
     return FieldNames(**{role: _optional_str(value.get(role), f"{where}: fields.{role}") for role in FIELD_ROLES})
 
@@ -194,7 +194,8 @@ def _query_vectors(value: Any, where: str) -> dict[str, str]:
                          f'e.g. {{"titleVector": "minilm-l6"}}; sources: {", ".join(sources)}')
     for name, source in value.items():
         if source not in sources:
-            raise UsageError(f'{where}: query_vectors.{name} is "{source}".{did_you_mean(str(source), sources)} '
+            raise UsageError(f'{where}: query_vectors[{shown(name)}] is {shown(source)}.'
+                             f'{did_you_mean(str(source), sources)} '
                              f"Sources: {', '.join(sources)}")
     return dict(value)
 
@@ -207,11 +208,11 @@ def _azure_openai(value: Any, where: str) -> AzureOpenAIEmbeddings | None:
                          f'"https://<resource>.openai.azure.com", "deployment": "<embeddings deployment>"}}')
     for key in value:
         if key not in _OPENAI_KEYS:
-            raise UsageError(f'{where}: azure_openai has no option "{key}".{did_you_mean(str(key), _OPENAI_KEYS)}')
+            raise UsageError(f'{where}: azure_openai has no option {shown(key)}.{did_you_mean(str(key), _OPENAI_KEYS)}')
     endpoint = value.get("endpoint")
     if not isinstance(endpoint, str) or not re.match(r"^https://[A-Za-z0-9.-]+(:\d+)?/?$", endpoint.strip()):
         raise UsageError(f"{where}: azure_openai.endpoint must be https://<resource>.openai.azure.com, "
-                         f"not {endpoint!r}")
+                         f"not {shown(endpoint)}")
     deployment = _optional_str(value.get("deployment"), f"{where}: azure_openai.deployment")
     if deployment is None:
         raise UsageError(f"{where}: azure_openai.deployment is required: the name of an embeddings deployment")
@@ -226,17 +227,17 @@ def _azure_openai(value: Any, where: str) -> AzureOpenAIEmbeddings | None:
 
 def _whole(value: Any, what: str, least: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < least:
-        raise UsageError(f"{what} must be a whole number of at least {least}, not {value!r}")
+        raise UsageError(f"{what} must be a whole number of at least {least}, not {shown(value)}")
     return value
 
 
 def _seconds(value: Any, what: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-        raise UsageError(f"{what} must be a number of seconds (0 or more), not {value!r}")
+        raise UsageError(f"{what} must be a number of seconds (0 or more), not {shown(value)}")
     return float(value)
 
 
 def _flag(value: Any, what: str) -> bool:
     if not isinstance(value, bool):
-        raise UsageError(f"{what} must be true or false, not {value!r}")
+        raise UsageError(f"{what} must be true or false, not {shown(value)}")
     return value

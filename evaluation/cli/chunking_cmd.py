@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sys
 from pathlib import Path
 
 from .answers_cmd import PREFIX
@@ -185,10 +186,10 @@ def list_runs(args: argparse.Namespace) -> int:
     from .common import open_run_store
 
     runs = chunking_store(open_run_store(args.store))
-    rows = []
-    for run_id in runs.ids():
-        report = runs.get(run_id)
-        rows.append(_run_row(run_id, report))
+    skipped = []
+    rows = [_run_row(report["id"], report) for report in runs.readable(on_skip=lambda run_id, why: skipped.append(why))]
+    for why in skipped:  # named, and left out: one damaged report does not hide the others (as `runs list`)
+        print(f"warning: skipped a chunking run that cannot be read: {why}", file=sys.stderr)
     if args.json:
         print(json.dumps(rows, indent=2))
     elif not rows:
@@ -212,10 +213,12 @@ def _run_row(run_id: str, report: dict) -> dict:
         return {"id": run_id, "kind": "matrix", "created_at": report.get("created_at"),
                 "questions": (report.get("queries") or {}).get("questions"), "builds": len(report.get("variants") or []),
                 "pick": best}
-    best = (report.get("pick") or {}).get("pick") if report["kind"] == "chunking" else report.get("best")
+    if report["kind"] == "chunking":
+        best, builds = (report.get("pick") or {}).get("pick"), len(report.get("builds") or [])
+    else:  # a sweep: one row per build and method
+        best, builds = report.get("best"), len({row["build"] for row in report["rows"]})
     return {"id": run_id, "kind": report["kind"], "created_at": report.get("created_at"),
-            "questions": (report.get("golden") or {}).get("questions"),
-            "builds": len(report.get("builds") or {r["build"] for r in report.get("rows", [])}), "pick": best}
+            "questions": (report.get("golden") or {}).get("questions"), "builds": builds, "pick": best}
 
 
 def show_run(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from ..errors import UsageError, did_you_mean
+from ..errors import UsageError, did_you_mean, printable, shown
 from ..progress import ProgressBar  # noqa: F401 - the subcommands import it from here
 
 MAX_THREADS = 256  # more only makes the model runtime start thousands of idle threads
@@ -33,11 +33,13 @@ def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+            raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number") from None
         if value < minimum:
-            raise argparse.ArgumentTypeError(f"{text} is too small: give a whole number of at least {minimum}")
+            raise argparse.ArgumentTypeError(f"{printable(text)} is too small: give a whole number of at least "
+                                             f"{minimum}")
         if maximum is not None and value > maximum:
-            raise argparse.ArgumentTypeError(f"{text} is too large: give a whole number of at most {maximum}")
+            raise argparse.ArgumentTypeError(f"{printable(text)} is too large: give a whole number of at most "
+                                             f"{maximum}")
         return value
 
     parse.__name__ = "whole number"
@@ -49,7 +51,7 @@ def _number(text: str, noun: str) -> float:
     try:
         return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a {noun}") from None
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a {noun}") from None
 
 
 def _refuse_unless(ok: bool, sentence: str) -> None:
@@ -71,7 +73,7 @@ def local_path(text: str) -> str:
 def points(text: str) -> float:
     """An argparse type: a finite number of points, 0 or more (``nan`` and ``inf`` are refused)."""
     value = _number(text, "number of points")
-    _refuse_unless(math.isfinite(value) and value >= 0, f"{text} is not a number of points: give a finite "
+    _refuse_unless(math.isfinite(value) and value >= 0, f"{printable(text)} is not a number of points: give a finite "
                                                          "number, 0 or more (points of found@10, e.g. 4)")
     return value
 
@@ -80,7 +82,8 @@ def seconds(maximum: float) -> Callable[[str], float]:
     """An argparse type: a finite number of seconds over 0, at most ``maximum`` (nothing waits for ever)."""
     def parse(text: str) -> float:
         value = _number(text, "number of seconds")
-        _refuse_unless(0 < value <= maximum, f"{text} is not a number of seconds over 0 and at most {maximum:g}")
+        _refuse_unless(0 < value <= maximum,
+                       f"{printable(text)} is not a number of seconds over 0 and at most {maximum:g}")
         return value
 
     parse.__name__ = "seconds"
@@ -90,7 +93,7 @@ def seconds(maximum: float) -> Callable[[str], float]:
 def budget_seconds(text: str) -> float:
     """An argparse type: a finite number of seconds, 0 (no budget) or more (``nan`` and ``inf`` refused)."""
     value = _number(text, "number of seconds")
-    _refuse_unless(math.isfinite(value) and value >= 0, f"{text} is not a number of seconds: give a finite "
+    _refuse_unless(math.isfinite(value) and value >= 0, f"{printable(text)} is not a number of seconds: give a finite "
                                                          "number, 0 (no budget) or more, e.g. 20")
     return value
 
@@ -106,21 +109,21 @@ def milliseconds(text: str) -> float:
 def percent_below_100(text: str) -> float:
     """An argparse type: a percentage from 0 up to (not including) 100 (``nan`` refused)."""
     value = _number(text, "number of percent")
-    _refuse_unless(0 <= value < 100, f"{text} is not a percentage from 0 to under 100; 10 is usual")
+    _refuse_unless(0 <= value < 100, f"{printable(text)} is not a percentage from 0 to under 100; 10 is usual")
     return value
 
 
 def probability(text: str) -> float:
     """An argparse type: a number strictly between 0 and 1 (``nan`` refused)."""
     value = _number(text, "number")
-    _refuse_unless(0 < value < 1, f"{text} is not a probability between 0 and 1; 0.05 is usual")
+    _refuse_unless(0 < value < 1, f"{printable(text)} is not a probability between 0 and 1; 0.05 is usual")
     return value
 
 
 def setup_pattern(text: str) -> str:
     """An argparse type for --only / --skip: at least one non-empty pattern (comma-separated)."""
     if not any(part.strip() for part in text.split(",")):
-        raise argparse.ArgumentTypeError(f"{text!r} names no setup; give a pattern such as hybrid, bm25, "
+        raise argparse.ArgumentTypeError(f"{shown(text)} names no setup; give a pattern such as hybrid, bm25, "
                                          "bge-small or local.dense.*")
     return text
 

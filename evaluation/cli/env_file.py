@@ -25,7 +25,7 @@ import re
 from pathlib import Path
 from typing import MutableMapping
 
-from ..errors import LineProblem, SettingsFileError, at_most, nearest_file
+from ..errors import LineProblem, SettingsFileError, at_most, nearest_file, printable
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ESCAPES = {"n": "\n", "t": "\t", '"': '"', "\\": "\\"}
@@ -79,9 +79,9 @@ def _setting(line: str) -> tuple[str, str]:
     key, equals, rest = line.partition("=")
     key = key.strip()
     if not equals:
-        raise ValueError(f"{_shown(line)} has no \"=\"; {_SHAPE}")
+        raise ValueError(f"{printable(line)} has no \"=\"; {_SHAPE}")
     if not _KEY.fullmatch(key):
-        raise ValueError(f"{_shown(key) or 'nothing'} is not a setting's name (letters, digits and _, not starting "
+        raise ValueError(f"{printable(key) or 'nothing'} is not a setting's name (letters, digits and _, not starting "
                          f"with a digit); {_SHAPE}")
     return key, _value(rest.strip(), key)
 
@@ -98,7 +98,7 @@ def _value(text: str, key: str) -> str:
         if ch == quote:
             after = text[i + 1:].strip()
             if after and not after.startswith("#"):
-                raise ValueError(f"{key}: {_shown(after)} follows the closing quote; put it inside the quotes, "
+                raise ValueError(f"{key}: {printable(after)} follows the closing quote; put it inside the quotes, "
                                  "or after a #, as a comment")
             return "".join(out)
         if quote == '"' and ch == "\\" and i + 1 < len(text):
@@ -113,6 +113,3 @@ def _value(text: str, key: str) -> str:
         i += 1
     raise ValueError(f"{key}: the value's {quote} quote is not closed on its line; close it, or leave the quotes out")
 
-
-def _shown(text: str) -> str:
-    return text if len(text) <= 60 else text[:57] + "..."

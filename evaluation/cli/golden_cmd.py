@@ -15,6 +15,7 @@ import sys
 from typing import Any, Callable
 
 from ..engine.corpus import read_corpus
+from ..errors import shown
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
@@ -223,7 +224,7 @@ def _mix(text: str) -> dict[str, int]:
         try:
             mix[kind] = int(weight) if weight.strip() else 1
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{part!r}: write KIND=N with N a whole number, as in factual=2,howto=1") from None
+            raise argparse.ArgumentTypeError(f"{shown(part)}: write KIND=N with N a whole number, as in factual=2,howto=1") from None
     return mix
 
 
@@ -233,7 +234,7 @@ def _unit(text: str) -> float:
     except ValueError:
         value = -1.0
     if not 0 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"needs a score from 0 to 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"needs a score from 0 to 1, not {shown(text)}")
     return value
 
 
@@ -243,7 +244,7 @@ def _cosine(text: str) -> float:
     except ValueError:
         value = 2.0
     if not -1 <= value <= 1:
-        raise argparse.ArgumentTypeError(f"needs a cosine from -1 to 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"needs a cosine from -1 to 1, not {shown(text)}")
     return value
 
 
@@ -267,7 +268,7 @@ def _at_least_one(text: str) -> int:
     except ValueError:
         value = 0
     if value < 1:
-        raise argparse.ArgumentTypeError(f"needs a whole number of at least 1, not {text!r}")
+        raise argparse.ArgumentTypeError(f"needs a whole number of at least 1, not {shown(text)}")
     return value
 
 

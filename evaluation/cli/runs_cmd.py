@@ -1,4 +1,4 @@
-"""``runs list | show | export``: read the reports a run store keeps.
+"""``runs list | show | export | import``: read the reports a run store keeps, and keep a run a save could not.
 
 ``--store`` is a folder, ``s3://bucket/prefix`` (boto3's default credentials and settings), a Blob
 address or an Azurite address. For Blob, the connection string comes from
@@ -13,7 +13,7 @@ import os
 import sys
 from pathlib import Path
 
-from ..errors import EvaluationError
+from ..errors import EvaluationError, shown
 from .common import add_env_file_option, load_env_file_option, local_path, store_address
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
@@ -50,6 +50,17 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="grain of the TREC units (default: the report's; needed for evidence reports)")
     export.set_defaults(handler=export_run)
 
+    keep = actions.add_parser("import", help="keep in a store the run an unsaved-run-<id>.json holds",
+                              description="Keep in a store the run an unsaved-run-<id>.json holds: the file "
+                                          "evaluate writes when it cannot save a finished run. The report is "
+                                          "checked as a kept one is, then saved with its page, as the save "
+                                          "would have; the file is left where it is.")
+    keep.add_argument("file", metavar="FILE", type=local_path, help="the unsaved-run-<id>.json to keep")
+    _store_argument(keep)
+    keep.add_argument("--golden", metavar="GOLDEN", type=local_path,
+                      help="the golden file the run read, to keep beside it (its sha256 must be the report's)")
+    keep.set_defaults(handler=import_run)
+
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--store",
@@ -65,7 +76,7 @@ def _count(text: str) -> int:
     except ValueError:
         value = -1
     if value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of runs (0 or more)")
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole number of runs (0 or more)")
     return value
 
 
@@ -153,3 +164,44 @@ def export_run(args: argparse.Namespace) -> int:
     for path in written:
         print(path)
     return 0
+
+
+MAX_REPORT_BYTES = 1 << 30  # an unsaved run of 5,000 questions is tens of megabytes: a gigabyte is no report
+
+
+def import_run(args: argparse.Namespace) -> int:
+    """``runs import FILE``: ``evaluate.save_unsaved`` on the file's bytes, into ``--store``."""
+    from ..evaluate import save_unsaved
+
+    raw = _local_bytes(args.file, "FILE")
+    golden = _local_bytes(args.golden, "--golden") if args.golden else None
+    store = _open(args)
+    run_id = save_unsaved(store, raw, golden, source=args.file)
+    print(f"Kept run {run_id} in {store.address} ({store.run_file(run_id)}); {args.file} may be deleted")
+    sha256 = store.get(run_id)["golden"]["sha256"]
+    if not store.has_golden(sha256):
+        print(f"note: the golden file the run read ({sha256[:12]}…) is not kept in {store.address}; give it with "
+              "--golden to keep it, so `runs show --questions` and an admin's page can show question text",
+              file=sys.stderr)
+    return 0
+
+
+def _local_bytes(path: str, flag: str) -> bytes:
+    """The bytes of the local file ``path``; a sentence for a folder, a pipe or a device (never read:
+    a pipe would wait for ever) and for a file too large to be a report."""
+    import stat
+
+    from ..errors import InputTooLargeError, nearest_file
+    from ..store.sources import read_bytes
+
+    try:
+        kind = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise EvaluationError(f"{flag} {path}: no such file.{nearest_file(path)}") from None
+    if not stat.S_ISREG(kind):
+        what = "a folder" if stat.S_ISDIR(kind) else "not a regular file"
+        raise EvaluationError(f"{flag} {path}: {what}; give the file itself")
+    try:
+        return read_bytes(path, max_bytes=MAX_REPORT_BYTES)
+    except InputTooLargeError as err:
+        raise EvaluationError(f"{flag} {err}; that is no report") from err

@@ -34,6 +34,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import sqlite3
 import threading
 import time
@@ -80,6 +81,15 @@ def text_key(text: str) -> bytes:
     return hashlib.sha256(text.encode("utf-8")).digest()
 
 
+def kept_vector(blob: object, dimensions: int) -> np.ndarray | None:
+    """The float32 vector a cache kept as ``blob``; None (recomputed) unless it holds exactly
+    ``dimensions`` finite numbers: a file edited or damaged to hold NaN is never served."""
+    if not isinstance(blob, bytes) or len(blob) != 4 * dimensions:
+        return None
+    vector = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+    return vector if np.isfinite(vector).all() else None
+
+
 class PersistentCache:
     """One cache file, opened on first use. Every method swallows the file's failures (after one
     warning) and answers as an empty cache would: nothing found, nothing kept."""
@@ -100,13 +110,15 @@ class PersistentCache:
         for text, blob in zip(texts, self._lookup(
                 "SELECT vector FROM query_vectors WHERE model = ? AND text = ?",
                 [(model, text_key(t)) for t in texts])):
-            if blob is not None and len(blob) == 4 * dimensions:
-                found[text] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+            vector = kept_vector(blob, dimensions)
+            if vector is not None:
+                found[text] = vector
         return found
 
     def put_vectors(self, model: bytes, items: Iterable[tuple[str, np.ndarray]]) -> None:
+        rows = [(model, text_key(t), np.asarray(v, dtype="<f4")) for t, v in items]
         self._store("INSERT OR IGNORE INTO query_vectors (model, text, vector) VALUES (?, ?, ?)",
-                    [(model, text_key(t), np.asarray(v, dtype="<f4").tobytes()) for t, v in items])
+                    [(m, t, v.tobytes()) for m, t, v in rows if np.isfinite(v).all()])  # a NaN is never kept
 
     def scores(self, model: bytes, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
         """The stored logit of each (query, passage) pair that has one, by pair."""
@@ -114,13 +126,13 @@ class PersistentCache:
         for pair, score in zip(pairs, self._lookup(
                 "SELECT score FROM pair_scores WHERE model = ? AND query = ? AND passage = ?",
                 [(model, text_key(q), text_key(p)) for q, p in pairs])):
-            if score is not None:
+            if isinstance(score, (int, float)) and math.isfinite(score):  # a file edited to hold NaN: recomputed
                 found[pair] = float(score)
         return found
 
     def put_scores(self, model: bytes, items: Iterable[tuple[tuple[str, str], float]]) -> None:
         self._store("INSERT OR IGNORE INTO pair_scores (model, query, passage, score) VALUES (?, ?, ?, ?)",
-                    [(model, text_key(q), text_key(p), float(s)) for (q, p), s in items])
+                    [(model, text_key(q), text_key(p), float(s)) for (q, p), s in items if math.isfinite(s)])
 
     def notes(self, keys: Sequence[bytes]) -> dict[bytes, str]:
         """The stored note of each key that has one, by key."""

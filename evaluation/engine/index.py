@@ -55,6 +55,7 @@ from .corpus import Corpus, Document, document_text, read_corpus  # noqa: F401  
 from .identity import differences, fingerprint_payload, rebuild_command, software_versions
 from ..errors import SearchIndexError
 from ..files import sha256_file
+from ..processes import process_alive
 
 if TYPE_CHECKING:
     from .colbert import TokenVectors
@@ -352,25 +353,13 @@ def _clean_stale_staging(folder: Path) -> None:
     pattern = re.compile(re.escape(f".{folder.name}.") + r"(building|old)-(\d+)-")
     for entry in folder.parent.iterdir():
         found = pattern.match(entry.name)
-        if not found or not entry.is_dir() or _process_alive(int(found.group(2))):
+        if not found or not entry.is_dir() or process_alive(int(found.group(2))):
             continue
         # a staging folder holds the marker itself; a swapped-out one holds the old index under its name
         inside = entry if found.group(1) == "building" else entry / folder.name
         if read_marker(inside) is not None or not any(entry.iterdir()):
             log.info("removing %s, left by a build that stopped", entry)
             shutil.rmtree(entry, ignore_errors=True)
-
-
-def _process_alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError, OSError):
-        return True  # someone else's process, or we cannot tell: keep its folder
-    return True
 
 
 def _write_chunks(path: Path, chunks: Sequence[Chunk]) -> None:

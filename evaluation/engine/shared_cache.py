@@ -25,9 +25,11 @@ What was chosen, and why:
   The size grows with distinct texts only (an entry is kept once): at 1,000 questions, 3 models and
   90,000 pairs about 11 MB.
 - **Damage is ignored with a log line.** Every blob ends with the sha256 of what comes before it; a
-  blob that does not parse or check is skipped with a warning (and a compaction drops it), so a
-  damaged cache costs recomputation, never a run. Any storage failure likewise: the cache answers
-  as an empty one and the run goes on.
+  blob that does not parse or check (``decode``: a checksum that does not match, a header nested
+  deeper than it should be, a vector or score that is not finite) is skipped with a warning naming it
+  (and a compaction drops it), so a damaged blob costs recomputation, never the rest of the cache and
+  never a run. Any storage failure likewise: the cache answers as an empty one and the run goes on.
+  A vector or score that is not finite is never written either.
 
 Blob format: ``MAGIC``, a JSON line ``{"parts": [names it holds], "vectors": n, "scores": m}``, then
 n vectors (model key 32 bytes, text key 32, dimensions uint32 little-endian, float32s), m scores
@@ -38,13 +40,16 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import math
 import struct
 import threading
 from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from .cache import text_key
+from ..store import checks
+from ..store.shape import loads_report
+from .cache import kept_vector, text_key
 
 log = logging.getLogger(__name__)
 
@@ -74,33 +79,64 @@ def encode(vectors: dict[tuple[bytes, bytes], bytes], scores: dict[tuple[bytes, 
 
 
 def decode(data: bytes) -> tuple[dict, dict, list[str]]:
-    """(vectors, scores, parts named) of one cache blob; ``CacheDamaged`` when it is not whole."""
+    """(vectors, scores, parts named) of one cache blob; ``CacheDamaged`` when it is not whole, and for
+    anything else that is not what ``encode`` writes: a header that is not the flat JSON object above
+    (however deeply nested: read by ``store.shape.loads_report``, which refuses instead of recursing),
+    a vector or score that is not finite (NaN would rank every passage alike and be served to every
+    later run), a vector that runs past the end."""
     if len(data) < len(MAGIC) + _KEY or not data.startswith(MAGIC):
         raise CacheDamaged("it does not start as a cache blob does")
     data, digest = data[:-_KEY], data[-_KEY:]
     if hashlib.sha256(data).digest() != digest:
         raise CacheDamaged("its checksum does not match (cut short or changed)")
-    end = data.index(b"\n", len(MAGIC))
+    end = data.find(b"\n", len(MAGIC))
+    if end < 0:
+        raise CacheDamaged("its header has no end")
     try:
-        header = json.loads(data[len(MAGIC):end])
-        at, vectors, scores = end + 1, {}, {}
-        for _ in range(int(header["vectors"])):
+        header = loads_report(data[len(MAGIC):end])
+    except ValueError as err:
+        raise CacheDamaged(f"its header is {err}") from None
+    problem = checks.problem(_header, header, "its header")
+    if problem is not None:
+        raise CacheDamaged(problem)
+    at, vectors, scores = end + 1, {}, {}
+    try:
+        for n in range(header["vectors"]):
             model, text = data[at:at + _KEY], data[at + _KEY:at + 2 * _KEY]
             (dims,) = _DIM.unpack_from(data, at + 2 * _KEY)
             at += 2 * _KEY + _DIM.size
-            vectors[(model, text)] = data[at:at + 4 * dims]
+            if at + 4 * dims > len(data):
+                raise CacheDamaged(f"vector {n + 1} runs past the end of the blob")
+            vector = data[at:at + 4 * dims]
+            if not np.isfinite(np.frombuffer(vector, dtype="<f4")).all():
+                raise CacheDamaged(f"vector {n + 1} holds a number that is not finite (NaN or infinity)")
+            vectors[(model, text)] = vector
             at += 4 * dims
-        for _ in range(int(header["scores"])):
+        for n in range(header["scores"]):
             key = (data[at:at + _KEY], data[at + _KEY:at + 2 * _KEY], data[at + 2 * _KEY:at + 3 * _KEY])
-            (scores[key],) = _SCORE.unpack_from(data, at + 3 * _KEY)
+            (score,) = _SCORE.unpack_from(data, at + 3 * _KEY)
+            if not math.isfinite(score):
+                raise CacheDamaged(f"score {n + 1} is {score}, not a finite number")
+            scores[key] = score
             at += 3 * _KEY + _SCORE.size
-        if at != len(data):
-            raise CacheDamaged(f"it holds {len(data) - at} bytes more than its header says")
-        return vectors, scores, [str(p) for p in header["parts"]]
-    except (ValueError, KeyError, TypeError, struct.error) as err:
-        if isinstance(err, CacheDamaged):
-            raise
-        raise CacheDamaged(f"it does not parse ({err})") from err
+    except struct.error as err:
+        raise CacheDamaged(f"it is shorter than its header says ({err})") from err
+    if at != len(data):
+        raise CacheDamaged(f"it holds {len(data) - at} bytes more than its header says")
+    return vectors, scores, list(header["parts"])
+
+
+def _header(value: Any, path: str) -> dict:
+    """``{"parts": [names], "vectors": n, "scores": m}``, as ``encode`` writes it."""
+    header = checks.obj(value, path)
+    checks.field(header, "parts", checks.list_of(checks.text), path)
+    checks.field(header, "vectors", checks.count, path)
+    checks.field(header, "scores", checks.count, path)
+    return header
+
+
+def _finite(vector: np.ndarray) -> bool:
+    return bool(np.isfinite(vector).all())
 
 
 class SharedCache:
@@ -129,17 +165,18 @@ class SharedCache:
         self._load()
         found = {}
         for text in texts:
-            blob = self._vectors.get((model, text_key(text)))
-            if blob is not None and len(blob) == 4 * dimensions:
-                found[text] = np.frombuffer(blob, dtype="<f4").astype(np.float32)
+            vector = kept_vector(self._vectors.get((model, text_key(text))), dimensions)
+            if vector is not None:
+                found[text] = vector
         return found
 
     def put_vectors(self, model: bytes, items: Iterable[tuple[str, np.ndarray]]) -> None:
         with self._lock:
             for text, vector in items:
                 key = (model, text_key(text))
-                if key not in self._vectors:
-                    self._vectors[key] = self._new_vectors[key] = np.asarray(vector, dtype="<f4").tobytes()
+                vector = np.asarray(vector, dtype="<f4")
+                if key not in self._vectors and _finite(vector):  # a NaN is never kept for the next runs
+                    self._vectors[key] = self._new_vectors[key] = vector.tobytes()
 
     def scores(self, model: bytes, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
         self._load()
@@ -154,7 +191,7 @@ class SharedCache:
         with self._lock:
             for (query, passage), score in items:
                 key = (model, text_key(query), text_key(passage))
-                if key not in self._scores:
+                if key not in self._scores and math.isfinite(score):
                     self._scores[key] = self._new_scores[key] = float(score)
 
     def close(self) -> None:

@@ -5,11 +5,11 @@ invisible characters as JSON escapes, and can always be printed as UTF-8.
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Iterable
 
+from ..errors import shown
+
 ROW_EXAMPLE = '{"question": "How often are keys rotated?", "expected": ["report.pdf#page=41"]}'
-_LONGEST = 60
 
 
 def template_command(out: str = "golden.jsonl") -> str:
@@ -17,12 +17,9 @@ def template_command(out: str = "golden.jsonl") -> str:
     return f"python3 -m evaluation golden template --corpus CORPUS --out {out}"
 
 
-def quoted(text: str) -> str:
-    """``text`` in double quotes, escaped as JSON writes it, cut to 60 characters."""
-    if len(text) > _LONGEST:
-        text = text[: _LONGEST - 1] + "…"
-    # A lone surrogate is valid JSON text but cannot be printed as UTF-8: show it as an escape.
-    return json.dumps(text, ensure_ascii=False).encode("utf-8", "backslashreplace").decode("utf-8")
+# The golden modules' name for the one way a sentence quotes a value (``errors.shown``): in double
+# quotes, escaped as JSON writes it, cut to 60 characters with the length said.
+quoted = shown
 
 
 def plural(count: int, noun: str, nouns: str | None = None) -> str:

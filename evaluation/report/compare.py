@@ -126,6 +126,9 @@ def _why_not(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, 
     failed = [name for name, s in (("baseline", before), ("current", after)) if s.get("error") or not s.get("summary")]
     if failed:
         return f"failed in the {' and '.join(failed)} run"
+    unranked = [name for name, s in (("baseline", before), ("current", after)) if not isinstance(s.get("ranks"), dict)]
+    if unranked:  # a report older than per-question ranks, or edited: nothing to pair question by question
+        return f"the {' and '.join(unranked)} run kept no per-question ranks"
     if not ids:
         return "no shared question"
     return None

@@ -50,11 +50,22 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
     shown = shown_tabs(page, tabs)
     css = CSS + tabs_css([tab.name for tab in shown]) if len(shown) > 1 else CSS
     title = f"Retrieval evaluation · {page.collection} · {report.get('id', '')}"
-    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            "<meta name=\"referrer\" content=\"no-referrer\">\n"
-            f"<title>{esc(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n<main>\n"
-            + "\n".join(p for p in page_parts(page, tabs) if p) + "\n</main>\n</body>\n</html>\n")
+    return utf8_text("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                     "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+                     "<meta name=\"referrer\" content=\"no-referrer\">\n"
+                     f"<title>{esc(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n<main>\n"
+                     + "\n".join(p for p in page_parts(page, tabs) if p) + "\n</main>\n</body>\n</html>\n")
+
+
+def utf8_text(page: str) -> str:
+    """``page`` as text UTF-8 can hold: a lone surrogate (a ``"\\ud800"`` escape a report made from an
+    old golden file keeps) is no character, so it is shown as its escape, and the page can be served
+    and saved."""
+    try:
+        page.encode("utf-8")
+    except UnicodeEncodeError:
+        return page.encode("utf-8", "backslashreplace").decode("utf-8")
+    return page
 
 
 def with_banner(page: str, banner: str) -> str:

@@ -47,7 +47,7 @@ TREC_GRAINS = ("doc", "chunk")
 ORDERS = ("trec_eval", "rank")
 # Whitespace splits TREC fields; control characters (NUL, ESC, DEL, C1 ...) would reach a terminal or a
 # tool reading the file raw: both are written %XX, as is "%" itself, and read back by read_trec_run.
-_ESCAPE = re.compile(r"[%\s\x00-\x1f\x7f-\x9f]")
+_ESCAPE = re.compile(r"[%\s\x00-\x1f\x7f-\x9f\ud800-\udfff]")  # a lone surrogate (an escape in an old report) too
 # A cell a spreadsheet would run as a formula starts with one of these (OWASP, "CSV Injection").
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -81,7 +81,8 @@ def export_questions_csv(report: Mapping[str, Any], path: str | Path) -> Path:
 
 def _write_csv(path: str | Path, header: list[str], rows: Iterable[list]) -> Path:
     path = Path(path)
-    with path.open("w", encoding="utf-8", newline="") as out:
+    # a lone surrogate (a "\ud800" escape an old report kept) is no character: written as its escape
+    with path.open("w", encoding="utf-8", errors="backslashreplace", newline="") as out:
         writer = csv.writer(out)
         writer.writerow(header)
         writer.writerows([[_cell(v) for v in row] for row in rows])
@@ -160,7 +161,7 @@ def _units(rows: Sequence[Sequence[Any]], by: str, expected_pages: set[tuple[str
 
 
 def _escape(text: str) -> str:
-    return _ESCAPE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8")), str(text))
+    return _ESCAPE.sub(lambda m: "".join(f"%{b:02X}" for b in m.group().encode("utf-8", "surrogatepass")), str(text))
 
 
 # -- TREC import and scoring ----------------------------------------------------------------------

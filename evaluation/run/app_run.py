@@ -83,7 +83,7 @@ def plan_app_run(targets: Target | Sequence[Target], golden: Golden | str | Path
     plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
                     settings=settings, held_before=held_before, fetcher=fetcher, **keywords)
     live = retime == "always"  # every search and every time live
-    times = {} if live else reusable_times(plan, newest, max_age_days=retime_max_days)
+    times = {} if live else reusable_times(plan, newest, max_age_days=retime_max_days, warn=warn)
     ranks = {} if live else reusable_ranks(plan, newest)
     shards = plan_shards(plan, measured_ms=measured_times(newest), reused=ranks, shard_seconds=shard_seconds,
                          most_questions=most_questions)

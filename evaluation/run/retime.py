@@ -19,11 +19,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 from datetime import datetime, timedelta
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 from .judged import timed_ids
+from .kept_times import times_problem
 from .plan import planned_setup, utc
+
+log = logging.getLogger(__name__)
 
 RETIME_CHOICES = ("when-changed", "always")  # EVALUATION_RETIME: reuse times when nothing changed, or never
 DEFAULT_MAX_AGE_DAYS = 7  # older times are timed again: the service, the host or its neighbours drift
@@ -49,17 +53,25 @@ def _number(value: Any) -> Any:
 
 
 def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, max_age_days: float,
-                   now: datetime | str | None = None) -> dict[str, dict[str, Any]]:
+                   now: datetime | str | None = None,
+                   warn: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
     """Per setup key of ``plan``, the times ``earlier`` (a report) timed live on the same state:
     ``{"times_ms": [...], "timed_in": run id, "time_state": sha256}`` and the side-by-side pass they were
-    timed in (``time_pass``) when the entry says. Setups with none are left out."""
+    timed in (``time_pass``) when the entry says. Setups with none are left out.
+
+    Times are believed only from a run dated no later than this plan (a clock that ran ahead would
+    otherwise make them look fresh for ever) and only when they are measurements that agree with their
+    summary (``kept_times.times_problem``). Times on the same state passed over for either reason are
+    named to ``warn`` (by default a logged warning), since the run then times live what it could have
+    reused."""
+    warn = warn or log.warning
     if not isinstance(earlier, Mapping) or not earlier.get("created_at"):
         return {}
     try:
         age = utc(now or plan["created_at"]) - utc(earlier["created_at"])
     except (TypeError, ValueError):
         return {}
-    if age > timedelta(days=max_age_days) or age < timedelta(0):
+    if age > timedelta(days=max_age_days):
         return {}
     found = {}
     by_key = {s.get("key"): s for s in earlier.get("setups") or [] if isinstance(s, Mapping)}
@@ -68,8 +80,14 @@ def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, m
         if (not entry or entry.get("error") is not None or entry.get("timed_in") or not entry.get("times_ms")
                 or entry.get("time_state") != time_state(plan, setup["key"])):
             continue
+        problem = ("it is dated after this run (its created_at is later than this plan's: a clock ran ahead)"
+                   if age < timedelta(0) else times_problem(entry))
+        if problem is not None:
+            warn(f"the times run {str(earlier.get('id'))[:80]} kept for setup {setup['key']} are not reused, "
+                 f"since {problem}; it is timed again")
+            continue
         found[setup["key"]] = {"times_ms": list(entry["times_ms"]), "timed_in": str(earlier.get("id")),
                                "time_state": entry["time_state"],
                                # setups reused from one side-by-side pass still compare in pairs
-                               **({"time_pass": entry["time_pass"]} if entry.get("time_pass") else {})}
+                               **({"time_pass": entry["time_pass"]} if isinstance(entry.get("time_pass"), str) else {})}
     return found

@@ -26,6 +26,7 @@ from typing import Any, Mapping, Sequence
 from ..errors import UsageError
 from .copying import copied
 from .judged import batch_ids
+from .kept_times import times_problem
 from .one_setup import _PER_QUESTION, failed_entry
 from .plan import planned_setup
 from .reuse import reused_ids, reused_part
@@ -104,12 +105,14 @@ def _split(ids: Sequence[str], count: int) -> list[list[str]]:
 
 def measured_times(report: Mapping[str, Any] | None) -> dict[str, float]:
     """Per setup key, the median timed search (ms) in ``report`` (a collection's newest run): what
-    ``plan_shards`` sizes shards from. Setups that failed or were never timed are left out."""
+    ``plan_shards`` sizes shards from. Setups that failed, were never timed, or whose times cannot be
+    believed (``kept_times.times_problem``) are left out."""
     found = {}
     for setup in (report or {}).get("setups") or []:
-        summary = setup.get("summary") if isinstance(setup, dict) else None
-        value = summary.get("median_ms") if isinstance(summary, dict) else None
-        if isinstance(value, (int, float)) and value > 0 and not setup.get("error"):
+        if not isinstance(setup, dict) or setup.get("error") or times_problem(setup) is not None:
+            continue  # times that are no measurement (kept_times) would size shards from nothing
+        value = setup["summary"]["median_ms"]
+        if value > 0:
             found[str(setup.get("key"))] = float(value)
     return found
 

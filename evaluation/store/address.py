@@ -7,6 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..errors import printable, shown
+
+ADDRESS_SHOWN = 300  # characters of an address a sentence repeats: any real one, never a megabyte
 
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
 # A scheme of two characters or more, then ":": "https:/acct..." and "https:acct/runs" start like an
@@ -29,8 +32,9 @@ def malformed_address(text: str) -> str | None:
     if start is None or _SCHEME.match(text):
         return None
     fixed = f"{start['scheme'].lower()}://{text[start.end():].lstrip(chr(47) + chr(92))}"
-    return (f'not a well-formed address: the scheme "{start["scheme"]}:" is followed by "//", so write {fixed} '
-            f"(to name a local file or folder whose name holds a colon, write ./{text})")
+    return (f'not a well-formed address: the scheme {shown(start["scheme"] + ":")} is followed by "//", so write '
+            f"{printable(fixed, ADDRESS_SHOWN)} (to name a local file or folder whose name holds a colon, write "
+            f"./{printable(text, ADDRESS_SHOWN)})")
 
 
 def local_path_problem(text: str) -> str | None:
@@ -39,5 +43,6 @@ def local_path_problem(text: str) -> str | None:
     start = _STARTS_LIKE_AN_ADDRESS.match(text)
     if start is None:
         return None
-    return (f'{text} starts like an address ("{start["scheme"]}:"), but this takes a local path; to name a '
-            f"local file or folder whose name holds a colon, write ./{text}")
+    said = printable(text, ADDRESS_SHOWN)
+    return (f'{said} starts like an address ({shown(start["scheme"] + ":")}), but this takes a local path; to '
+            f"name a local file or folder whose name holds a colon, write ./{said}")

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
-from ..errors import InputTooLargeError, StoreError, first_line
-from .address import malformed_address
+from ..errors import InputTooLargeError, StoreError, first_line, printable, shown
+from .address import ADDRESS_SHOWN, malformed_address
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ def _is_path_style(host: str) -> bool:
 
 
 def _refuse(address: str, why: str) -> StoreError:
-    return StoreError(f"{address}: {why}; a Blob address reads {EXAMPLE}")
+    return StoreError(f"{printable(address, ADDRESS_SHOWN)}: {why}; a Blob address reads {EXAMPLE}")
 
 
 def parse_address(address: str) -> BlobAddress:
@@ -113,26 +113,27 @@ def parse_address(address: str) -> BlobAddress:
     origin = f"{scheme}://{host if ':' not in host else f'[{host}]'}" + (f":{port}" if port is not None else "")
     if _is_path_style(host):
         if len(segments) < 2:
-            raise StoreError(f"{address}: an emulator address names the account then the container, "
-                             f"for example {origin}/{DEV_ACCOUNT}/runs")
+            raise StoreError(f"{printable(address, ADDRESS_SHOWN)}: an emulator address names the account then "
+                             f"the container, for example {printable(origin, ADDRESS_SHOWN)}/{DEV_ACCOUNT}/runs")
         account, container, rest = segments[0], segments[1], segments[2:]
         if not _ACCOUNT.fullmatch(account):
-            raise _refuse(address, f"{account!r} is not a storage account name (3-24 lowercase letters and digits)")
+            raise _refuse(address, f"{shown(account)} is not a storage account name (3-24 lowercase letters and "
+                                   "digits)")
         account_url = f"{origin}/{account}"
     else:
         named = _BLOB_HOST.fullmatch(host)
         if named is None:
-            raise _refuse(address, f"{host} is not a Blob endpoint (<account>.blob.core.windows.net, the account "
-                                   "3-24 lowercase letters and digits)")
+            raise _refuse(address, f"{printable(host, ADDRESS_SHOWN)} is not a Blob endpoint "
+                                   "(<account>.blob.core.windows.net, the account 3-24 lowercase letters and digits)")
         if scheme != "https":
             raise _refuse(address, "Azure Storage is reached over https")
         if not segments:
-            raise StoreError(f"{address}: the address names no container; add it after the host, "
-                             f"for example {origin}/runs")
+            raise StoreError(f"{printable(address, ADDRESS_SHOWN)}: the address names no container; add it after "
+                             f"the host, for example {printable(origin, ADDRESS_SHOWN)}/runs")
         account, container, rest = named.group("account"), segments[0], segments[1:]
         account_url = origin
     if not _CONTAINER.fullmatch(container):
-        raise _refuse(address, f"{container!r} is not a container name (3-63 lowercase letters, digits and "
+        raise _refuse(address, f"{shown(container)} is not a container name (3-63 lowercase letters, digits and "
                                "single hyphens, starting and ending with a letter or digit)")
     return BlobAddress(text=address, account_url=account_url, account=account, container=container,
                        path="/".join(rest))
@@ -168,14 +169,42 @@ def _signed_in_service(account_url: str, credential: object | None) -> Any:
     return BlobServiceClient(account_url, credential=credential, **client_options())
 
 
+def same_endpoint(one: str, other: str) -> bool:
+    """Whether two Blob endpoints (``https://<acct>.blob.core.windows.net``, Azurite's
+    ``http://127.0.0.1:10000/devstoreaccount1``) are one: the same scheme, host and port (443 and 80
+    written or not) and path, whatever the case of the scheme and host and a trailing "/". The one rule
+    for every place an address is matched against the endpoint the app or a connection string names."""
+    return _endpoint_key(one) == _endpoint_key(other)
+
+
+def _endpoint_key(url: str) -> tuple[str, str, int | None, str] | None:
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:  # a port that is not a number: matches nothing, not even itself
+        return None
+    scheme = parts.scheme.lower()
+    return scheme, (parts.hostname or "").lower(), port or {"https": 443, "http": 80}.get(scheme), \
+        parts.path.rstrip("/")
+
+
 def container_client(address: BlobAddress, *, connection_string: str | None = None,
                      credential: object | None = None) -> Any:
-    """A ``ContainerClient`` for the address's container, signed in as the module docstring says."""
+    """A ``ContainerClient`` for the address's container, signed in as the module docstring says. With a
+    connection string, the address must be on the connection string's endpoint (account, host, port):
+    the client goes where the connection string says, so an address naming anywhere else is refused
+    rather than read or written somewhere it does not name."""
     if connection_string:
         service = _service_from_connection_string(connection_string)
         if service.account_name and service.account_name != address.account:
-            raise StoreError(f"{address.text}: the address names account {address.account!r} but the "
-                             f"connection string is for {service.account_name!r}; use one account for both")
+            raise StoreError(f"{printable(address.text, ADDRESS_SHOWN)}: the address names account "
+                             f"{shown(address.account)} but the connection string is for "
+                             f"{shown(service.account_name)}; use one account for both")
+        endpoint = service.url.rstrip("/")
+        if not same_endpoint(address.account_url, endpoint):
+            raise StoreError(f"{printable(address.text, ADDRESS_SHOWN)}: the address is on the Blob endpoint "
+                             f"{address.account_url} but the connection string is for {endpoint}; write the "
+                             f"address on {endpoint}, or use the connection string of the account it names")
     elif credential is None and address.path_style and address.account == DEV_ACCOUNT:
         service = _signed_in_service(address.account_url,
                                      {"account_name": DEV_ACCOUNT, "account_key": DEV_ACCOUNT_KEY})

@@ -19,12 +19,14 @@ first, at most ``UNMARKED_READS`` of them, for a kind no marker names.
 from __future__ import annotations
 
 import difflib
-import json
 import logging
-from typing import Any
+from typing import Any, Callable
 
-from ..errors import RunNotFound, StoreError
+from ..errors import DamagedFile, RunNotFound, StoreError, shown
+from .chunking_shape import chunking_report_problem
+from .leftovers import runs_in, temp_leftover
 from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, report_bytes, report_store
+from .shape import loads_report
 
 log = logging.getLogger(__name__)
 
@@ -75,27 +77,35 @@ class ChunkingRuns:
         return self.store._exists(f"{CHUNKING_RUNS_DIR}/{check_run_id(run_id)}/{REPORT_NAME}")
 
     def ids(self) -> list[str]:
-        """Every chunking run in the store, newest first."""
-        found = set()
-        for path in self.store._list(f"{CHUNKING_RUNS_DIR}/"):
-            parts = path[len(CHUNKING_RUNS_DIR) + 1:].split("/")
-            if len(parts) == 2 and parts[1] == REPORT_NAME:
-                found.add(parts[0])
-        return newest_first(found)
+        """Every chunking run in the store, newest first. What a save that stopped left beside the runs
+        is removed or named, as for retrieval runs (``leftovers``)."""
+        listing = runs_in(self.store._list(f"{CHUNKING_RUNS_DIR}/"), CHUNKING_RUNS_DIR, REPORT_NAME, PAGE_NAME,
+                          "run the chunking command again")
+        self.store.tidy(listing.leftovers)
+        return newest_first(listing.ids)
 
     def ids_of(self, kind: str) -> list[str]:
-        """The runs marked as ``kind``, newest first, from a listing alone (no report is read)."""
+        """The runs marked as ``kind``, newest first, from a listing alone (no report is read); a marker's
+        temporary file left by a save that stopped is removed or named, never taken for a run."""
         prefix = f"{KINDS_DIR}/{kind}/"
-        return newest_first({path[len(prefix):] for path in self.store._list(prefix) if "/" not in path[len(prefix):]})
+        names = {path[len(prefix):]: path for path in self.store._list(prefix) if "/" not in path[len(prefix):]}
+        temps = {name: temp_leftover(path) for name, path in names.items()}
+        self.store.tidy(left for left in temps.values() if left is not None)
+        return newest_first(name for name, left in temps.items() if left is None)
 
     def get(self, run_id: str) -> dict[str, Any]:
-        """The report of ``run_id`` (``latest``: the newest); ``RunNotFound`` naming the closest id."""
+        """The report of ``run_id`` (``latest``: the newest that reads, each one passed over named in a
+        logged warning); ``RunNotFound`` naming the closest id. Every field a reader uses is checked
+        (``chunking_shape``) and the report's own ``id`` must be its folder's; a ``StoreError`` naming
+        the file and the field otherwise."""
         if run_id == "latest":
-            ids = self.ids()
-            if not ids:
-                raise RunNotFound(f"the store {self.address} holds no chunking runs yet; make one with "
-                                  "`python3 -m evaluation chunking compare --save-to STORE`")
-            run_id = ids[0]
+            for newest in self.ids():
+                try:
+                    return self.get(newest)
+                except StoreError as err:
+                    log.warning("chunking run %s passed over: %s", newest, err)
+            raise RunNotFound(f"the store {self.address} holds no chunking runs that can be read; make one with "
+                              "`python3 -m evaluation chunking compare --save-to STORE`")
         run_id = check_run_id(run_id)
         path = f"{CHUNKING_RUNS_DIR}/{run_id}/{REPORT_NAME}"
         try:
@@ -105,13 +115,34 @@ class ChunkingRuns:
             hint = f" Did you mean {close[0]}?" if close else ""
             raise RunNotFound(f"no chunking run {run_id!r} in the store {self.address}; `chunking runs list --store "
                               f"{self.address}` shows the runs it holds.{hint}") from err
+        where = f"{self.address.rstrip('/')}/{path}"
         try:
-            report = json.loads(raw)
+            report = loads_report(raw)
         except ValueError as err:
-            raise StoreError(f"{self.address}/{path}: not a readable report ({err})") from err
-        if not isinstance(report, dict) or report.get("kind") not in KINDS or report.get("id") != run_id:
-            raise StoreError(f"{self.address}/{path}: not a chunking report of run {run_id}")
+            raise DamagedFile(f"{where}: not a readable report ({err})") from err
+        found = report.get("format") if isinstance(report, dict) else None
+        if found != CHUNKING_FORMAT:
+            raise DamagedFile(f"{where}: chunking report format {shown(found)} is not {CHUNKING_FORMAT}; "
+                             "read it with the version that wrote it")
+        problem = chunking_report_problem(report)
+        if problem is None and report["id"] != run_id:
+            problem = f'"id" is {shown(report["id"])}, not the id of its folder'
+        if problem is not None:
+            raise DamagedFile(f"{where}: not a chunking report this version can read ({problem})")
         return report
+
+    def readable(self, on_skip: Callable[[str, str], None] | None = None) -> list[dict[str, Any]]:
+        """Every chunking run whose report reads, newest first; each one that does not is left out and
+        named to ``on_skip(run_id, sentence)`` (by default a logged warning), so one damaged report
+        never hides the others."""
+        on_skip = on_skip or (lambda run_id, why: log.warning("chunking run %s passed over: %s", run_id, why))
+        found = []
+        for run_id in self.ids():
+            try:
+                found.append(self.get(run_id))
+            except StoreError as err:
+                on_skip(run_id, str(err))
+        return found
 
     def run_file(self, run_id: str, name: str = REPORT_NAME) -> str:
         return f"{self.address.rstrip('/')}/{CHUNKING_RUNS_DIR}/{check_run_id(run_id)}/{name}"

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import StoreError, did_you_mean
+from ..errors import StoreError, did_you_mean, shown
 from .runs import GOLDEN_DIR, UNTIMED, BlobStore, LocalStore, RunStore, check_run_id, is_timed_id
 
 log = logging.getLogger(__name__)
@@ -61,7 +61,7 @@ class Collections(ABC):
         """The run store of the collection ``name``; a ``StoreError`` naming the collections otherwise."""
         names = self.names()
         if name not in names:
-            raise StoreError(f"no collection {name!r} in {self.address}.{did_you_mean(name, names)} "
+            raise StoreError(f"no collection {shown(name)} in {self.address}.{did_you_mean(name, names)} "
                              f"Collections: {', '.join(names) or 'none yet'}")
         return self._open(name)
 
@@ -149,9 +149,9 @@ def check_collection_name(name: str) -> str:
     characters; a ``StoreError`` saying so otherwise."""
     if (not isinstance(name, str) or not name or len(name) > 512 or not _NAME.fullmatch(name)
             or name in (".", "..")):
-        raise StoreError(f"{name!r} cannot name a collection: use the name of a top-level folder of the container, "
-                         "such as \"docs\" (no \"/\", not \".\" or \"..\", no control characters, at most 512 "
-                         "characters)")
+        raise StoreError(f"{shown(name)} cannot name a collection: use the name of a top-level folder of the "
+                         "container, such as \"docs\" (no \"/\", not \".\" or \"..\", no control characters, at most "
+                         "512 characters)")
     return name
 
 

@@ -28,7 +28,10 @@ Nothing read from a store is trusted: a report is parsed strictly (no ``NaN``), 
 uses is checked (``shape.report_problem``) and its ``id`` must be the folder's; ``history`` skips and
 names a report it cannot read instead of failing the list. ``check`` proves, before a run's first
 search, that ``save`` can write (the folder or container is there, writable, and signed in to);
-``keep_unsaved`` is where a report goes when saving still fails, so a finished run is never lost.
+``keep_unsaved`` is where a report goes when saving still fails, so a finished run is never lost, and
+``checked_report`` reads it back (``runs import``). A kept file that is there but does not read is a
+``DamagedFile``; what a save stopped half way left beside the runs is removed or named by the next
+listing (``leftovers``).
 """
 from __future__ import annotations
 
@@ -40,13 +43,17 @@ import os
 import random
 import re
 import secrets
+import stat
 import tempfile
+import time
 from abc import ABC, abstractmethod
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import GoldenNotKept, RunNotFound, StoreError
+from ..errors import DamagedFile, GoldenNotKept, RunNotFound, StoreError, shown
+from ..processes import process_alive
+from .leftovers import STALE_AFTER_S, TEMP_SUFFIX, Leftover, runs_in, temp_prefix
 from .s3 import is_s3_address
 from .shape import REPORT_FORMAT, loads_report, report_problem
 from .sources import is_blob_address
@@ -64,6 +71,8 @@ _RUN_ID = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,127}")
 _TIMED_ID = re.compile(r"[0-9]{8}T[0-9]{9}Z-[0-9a-f]{6}")  # what new_run_id makes: the moment, then 24 bits
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 UNSAVED_PREFIX = "unsaved-run-"
+IMPORT_COMMAND = "runs import"  # the command that keeps an unsaved-run file in a store (cli.runs_cmd)
+_SAVE_AGAIN = f"save the run again from its unsaved-run file if there is one (`{IMPORT_COMMAND}`)"
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +104,7 @@ def check_run_id(run_id: str) -> str:
     if run_id == LATEST:
         raise StoreError(f"{LATEST!r} is not a run id of its own: it always names the newest run")
     if not _RUN_ID.fullmatch(run_id):
-        raise StoreError(f"{run_id!r} is not a run id: use letters, digits, '.', '_' and '-' (at most 128, "
+        raise StoreError(f"{shown(run_id)} is not a run id: use letters, digits, '.', '_' and '-' (at most 128, "
                          "not starting with '.'), so it names one folder and nothing outside it")
     return run_id
 
@@ -239,14 +248,32 @@ class RunStore(ABC):
                 "a run is kept once, so make a new id with new_run_id")
 
     def ids(self) -> list[str]:
-        """Every run id in the store (both layouts), newest first (``newest_first``)."""
-        found = set()
+        """Every run id in the store (both layouts), newest first (``newest_first``). What a save that
+        stopped left beside the runs is removed or named (``leftovers``)."""
+        found: set[str] = set()
         for folder in (RUNS_DIR, LEGACY_RUNS_DIR):
-            for path in self._list(f"{folder}/"):
-                parts = path[len(folder) + 1:].split("/")
-                if len(parts) == 2 and parts[1] == REPORT_NAME and _RUN_ID.fullmatch(parts[0]):
-                    found.add(parts[0])
+            listing = runs_in(self._list(f"{folder}/"), folder, REPORT_NAME, PAGE_NAME, _SAVE_AGAIN)
+            self.tidy(listing.leftovers)
+            found.update(run_id for run_id in listing.ids if _RUN_ID.fullmatch(run_id))
         return newest_first(found)
+
+    def tidy(self, leftovers: Iterable[Leftover]) -> None:
+        """Remove each of ``leftovers`` that is surely stale and ours (``_remove_stale``), and name the
+        others in a logged warning: each once in the life of this store object."""
+        seen = self.__dict__.setdefault("_leftovers_seen", set())
+        for left in leftovers:
+            if left.path in seen:
+                continue
+            seen.add(left.path)
+            if left.pid is not None and self._remove_stale(left.path, left.pid):
+                log.info("removed %s: %s", self._full(left.path), left.what)
+                continue
+            log.warning("%s is %s", self._full(left.path), left.what)
+
+    def _remove_stale(self, path: str, pid: int) -> bool:
+        """Remove the temporary file at ``path`` when it is surely stale (``leftovers``); whether it was.
+        Only a folder store writes temporary files: elsewhere each file is one request."""
+        return False
 
     def latest(self, on_skip: Callable[[str, str], None] | None = None) -> str:
         """The id of the newest run whose report reads (see the module docstring); ``RunNotFound`` when
@@ -288,20 +315,10 @@ class RunStore(ABC):
             raw = self._read(path)
         except FileNotFoundError as err:
             raise RunNotFound(self._unknown_run(run_id)) from err
-        where = self._full(path)
-        try:
-            report = loads_report(raw)
-        except ValueError as err:
-            raise StoreError(f"{where}: not a readable report ({err})") from err
-        found = report.get("format") if isinstance(report, dict) else None
-        if found != REPORT_FORMAT:
-            raise StoreError(f"{where}: report format {found!r} is not {REPORT_FORMAT}; "
-                             "read it with the version that wrote it")
-        problem = report_problem(report)
-        if problem is None and report["id"] != run_id:
-            problem = f'"id" is {report["id"]!r}, not the id of its folder'
-        if problem is not None:
-            raise StoreError(f"{where}: not a report this version can read ({problem})")
+        report = checked_report(raw, self._full(path))
+        if report["id"] != run_id:
+            raise DamagedFile(f'{self._full(path)}: not a report this version can read ("id" is {shown(report["id"])}, '
+                              "not the id of its folder)")
         return report
 
     def page(self, run_id: str) -> bytes | None:
@@ -362,13 +379,31 @@ class RunStore(ABC):
         return self._full(f"{RUNS_DIR}/{check_run_id(run_id)}/{name}")
 
 
+def checked_report(raw: bytes, where: str) -> dict[str, Any]:
+    """The report ``raw`` holds, parsed strictly and with every field a reader uses checked
+    (``shape``); ``DamagedFile`` naming ``where`` and the first field that is wrong otherwise. How a
+    kept report is read (``RunStore.get``) and an unsaved-run file read back (``read_unsaved``)."""
+    try:
+        report = loads_report(raw)
+    except ValueError as err:
+        raise DamagedFile(f"{where}: not a readable report ({err})") from err
+    found = report.get("format") if isinstance(report, dict) else None
+    if found != REPORT_FORMAT:
+        raise DamagedFile(f"{where}: report format {shown(found)} is not {REPORT_FORMAT}; "
+                          "read it with the version that wrote it")
+    problem = report_problem(report)
+    if problem is not None:
+        raise DamagedFile(f"{where}: not a report this version can read ({problem})")
+    return report
+
+
 def _warn_skipped(run_id: str, why: str) -> None:
     log.warning("skipped run %s: %s", run_id, why)
 
 
 def _check_sha256(sha256: object) -> str:
     if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
-        raise StoreError(f"{sha256!r} is not a sha256: give the 64 lowercase hex digits of a report's golden.sha256")
+        raise StoreError(f"{shown(sha256)} is not a sha256: give the 64 lowercase hex digits of a report's golden.sha256")
     return sha256
 
 
@@ -403,12 +438,14 @@ class LocalStore(RunStore):
     def _read(self, path: str) -> bytes:
         target = self.root / path
         try:
+            if not stat.S_ISREG(target.stat().st_mode):  # kept data in the wrong form, not a failing disk;
+                what = "a folder" if target.is_dir() else "not a regular file"  # and a pipe is never read (it
+                raise DamagedFile(f"{target}: cannot be read ({what}, not a file)")  # would wait forever)
             return target.read_bytes()
         except FileNotFoundError:
             raise
         except OSError as err:
-            what = "a folder, not a file" if target.is_dir() else (err.strerror or str(err))
-            raise StoreError(f"{target}: cannot be read ({what})") from err
+            raise StoreError(f"{target}: cannot be read ({err.strerror or err})") from err
 
     def _write_new(self, path: str, data: bytes) -> bool:
         target = self.root / path
@@ -416,7 +453,9 @@ class LocalStore(RunStore):
             return False
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+            # named for this process, so a read after a kill -9 knows whose it was (``leftovers``)
+            handle, temp = tempfile.mkstemp(dir=target.parent, prefix=temp_prefix(target.name, os.getpid()),
+                                            suffix=TEMP_SUFFIX)
         except OSError as err:
             raise StoreError(f"{target.parent}: cannot write the run there ({err.strerror or err})") from err
         try:
@@ -439,7 +478,24 @@ class LocalStore(RunStore):
         base = self.root / prefix
         if not base.is_dir():
             return []
-        return [p.relative_to(self.root).as_posix() for p in base.rglob("*") if p.is_file()]
+        # a folder (or anything else) standing where a run's report goes is listed too: ``get`` then names
+        # it, rather than the run vanishing from every list without a word
+        return [p.relative_to(self.root).as_posix() for p in base.rglob("*")
+                if p.is_file() or (p.name == REPORT_NAME and not p.is_symlink())]
+
+    def _remove_stale(self, path: str, pid: int) -> bool:
+        target = self.root / path
+        try:
+            if process_alive(pid) or time.time() - target.stat().st_mtime < STALE_AFTER_S:
+                return False
+            target.unlink()
+        except OSError:  # gone already, or not ours to remove: named instead
+            return False
+        try:
+            target.parent.rmdir()  # only when nothing else is in it: a run folder the stopped save made
+        except OSError:
+            pass
+        return True
 
     def check(self) -> None:
         """Every folder a save makes can be made: none of them is a file, and the deepest one that

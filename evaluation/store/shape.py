@@ -8,10 +8,12 @@ that are there and of the right kind, and a bad report is one sentence naming th
 from __future__ import annotations
 
 import json
-import math
-from typing import Any, Callable, Optional, TypedDict
+from typing import Any, Optional, TypedDict
 
-from ..measures import CUTOFFS as _CUTOFFS, MRR, NDCG_10
+from ..errors import shown
+from ..measures import CUTOFFS as _CUTOFFS, FOUND_10, MRR, NDCG_10
+from .checks import (Bad, count, dict_of, either, field, flag, kind, list_of, number, obj, optional, optional_field,
+                     problem, share, text)
 
 REPORT_FORMAT = 1  # the report format this version writes and reads
 CUTOFFS = tuple(str(k) for k in _CUTOFFS)  # the found@k cut-offs every summary holds, as its keys
@@ -99,10 +101,6 @@ class Report(_ReportBase, total=False):
     refused: dict[str, Any]          # a run that never started: why
 
 
-class _Bad(Exception):
-    pass
-
-
 def loads_report(raw: bytes) -> Any:
     """The JSON in ``raw``, strictly: UTF-8, and no ``NaN`` or ``Infinity``; ``ValueError`` otherwise."""
     def refuse(name: str) -> Any:
@@ -121,163 +119,175 @@ def loads_report(raw: bytes) -> Any:
 def report_problem(report: Any) -> str | None:
     """The first field of ``report`` a reader could not use, as ``"<path> is <what>, not <wanted>"``;
     None when every field is usable."""
-    try:
-        _report(report)
-    except _Bad as bad:
-        return str(bad)
-    return None
+    return problem(_report, report, "the report")
 
 
 # -- the fields -----------------------------------------------------------------------------------
 
-def _report(report: Any) -> None:
-    _dict(report, "the report")
-    _field(report, "id", _str)
-    _field(report, "created_at", _optional(_str))
-    golden = _field(report, "golden", _dict)
+def _report(report: Any, path: str) -> None:
+    obj(report, path)
+    field(report, "id", text)
+    field(report, "created_at", optional(text))
+    golden = field(report, "golden", obj)
     for name in ("source", "sha256"):
-        _field(golden, name, _str, "golden")
+        field(golden, name, text, "golden")
     for name in ("questions", "labelled"):
-        _field(golden, name, _count, "golden")
-    _field(report, "collections", _list_of(_str))
-    _field(report, "depth", _count)
-    _field(report, "by", _str)
-    _field(report, "question_ids", _list_of(_str))
-    for n, question in enumerate(_field(report, "questions", _list_of(_dict))):
-        _field(question, "id", _str, f"questions[{n}]")
-        _field(question, "expected", _list_of(_str), f"questions[{n}]")
-    _optional_field(report, "timed_question_ids", _list_of(_str))
-    rules = _field(report, "rules", _dict)
+        field(golden, name, count, "golden")
+    field(report, "collections", list_of(text))
+    field(report, "depth", count)
+    field(report, "by", text)
+    field(report, "question_ids", list_of(text))
+    for n, question in enumerate(field(report, "questions", list_of(obj))):
+        field(question, "id", text, f"questions[{n}]")
+        field(question, "expected", list_of(text), f"questions[{n}]")
+    optional_field(report, "timed_question_ids", list_of(text))
+    rules = field(report, "rules", obj)
     for name in ("balance_points", "time_points"):
-        _field(rules, name, _number, "rules")
-    _field(report, "targets", _dict_of(_dict))
-    for target, gone in _field(report, "missing", _dict_of(_dict)).items():
-        _optional_field(gone, "documents", _list_of(_str), f"missing.{target}")
-        _optional_field(gone, "questions", _either(_list_of(_str), _dict), f"missing.{target}")
-    _optional_field(report, "frontier", _list_of(_str))
-    setups = _field(report, "setups", _list_of(_dict))
+        field(rules, name, number, "rules")
+    optional_field(rules, "rank_by", list_of(text), "rules")
+    for name in ("seed", "timed", "time_floor"):
+        optional_field(rules, name, count, "rules")
+    for name, described in field(report, "targets", dict_of(obj)).items():
+        optional_field(described, "left_out", list_of(_left_out), f"targets.{name}")
+    for target, gone in field(report, "missing", dict_of(obj)).items():
+        optional_field(gone, "documents", list_of(text), f"missing.{target}")
+        optional_field(gone, "questions", either(list_of(text), obj), f"missing.{target}")
+    optional_field(report, "frontier", list_of(text))
+    setups = field(report, "setups", list_of(obj))
     summarised = set()
     for n, setup in enumerate(setups):
         where = f"setups[{n}]"
-        key = _field(setup, "key", _str, where)
-        _field(setup, "method_label", _str, where)
-        _field(setup, "rank", _optional(_count), where)
-        _field(setup, "error", _optional(_str), where)
-        if _field(setup, "summary", _optional(_summary), where) is not None:
+        key = field(setup, "key", text, where)
+        field(setup, "method_label", text, where)
+        for name in ("target", "engine", "method"):
+            optional_field(setup, name, text, where)
+        field(setup, "rank", optional(count), where)
+        field(setup, "error", optional(text), where)
+        if field(setup, "summary", optional(_summary), where) is not None:
             summarised.add(key)
-        _optional_field(setup, "ranks", _dict_of(_optional(_count)), where)
-        _optional_field(setup, "results", _dict_of(_list_of(_result_row)), where)
-        _optional_field(setup, "times_ms", _list_of(_number), where)
+        optional_field(setup, "ranks", dict_of(optional(count)), where)
+        optional_field(setup, "results", dict_of(list_of(_result_row)), where)
+        optional_field(setup, "times_ms", list_of(number), where)
+        optional_field(setup, NDCG_10.versus_key, dict_of(number), where)  # per question, for comparisons
+        for name in ("models", "neighbours"):
+            optional_field(setup, name, list_of(text), where)
+        optional_field(setup, "versus_top", optional(_versus), where)
+        for name in ("requests", "retries"):
+            optional_field(setup, name, count, where)
+        optional_field(setup, "cache", dict_of(count), where)
+        for name in ("timed_in", "time_state", "rank_state"):
+            optional_field(setup, name, text, where)
+        optional_field(setup, "ranked_in", dict_of(text), where)
     keys = [setup["key"] for setup in setups]
     if len(set(keys)) != len(keys):
-        raise _Bad("setups name the same key twice")
-    for name, key in _field(report, "picks", _dict_of(_optional(_str))).items():
+        raise Bad("setups name the same key twice")
+    for name, key in field(report, "picks", dict_of(optional(text))).items():
         if key is not None and key not in summarised:
-            raise _Bad(f"picks.{name} is {key!r}, which is no setup with a summary")
+            raise Bad(f"picks.{name} is {shown(key)}, which is no setup with a summary")
+    significance = optional_field(report, "significance", optional(obj))
+    if significance:  # what every comparison in the report was made with
+        for name in ("alpha", "interval"):
+            field(significance, name, share, "significance")
+    if optional_field(report, "ties", optional(dict_of(optional(_tie)))) and not significance:
+        raise Bad("ties is kept without the significance it was tested with")
+    optional_field(report, "ties_on_time", optional(dict_of(optional(list_of(text)))))
+    optional_field(report, "cache", optional(dict_of(count)))
+    refused = optional_field(report, "refused", optional(obj))
+    if refused:
+        field(refused, "reason", text, "refused")
+        for n, error in enumerate(field(refused, "errors", list_of(obj), "refused")):
+            field(error, "message", text, f"refused.errors[{n}]")
+            optional_field(error, "line", optional(count), f"refused.errors[{n}]")
 
 
 def _summary(value: Any, path: str) -> dict:
-    _dict(value, path)
-    found = _field(value, "found", _dict_of(_optional(_number)), path)
-    counts = _field(value, "counts", _dict_of(_count), path)
+    obj(value, path)
+    optional_field(value, "recall", dict_of(optional(number)), path)
+    optional_field(value, "landed", dict_of(count), path)
+    optional_field(value, "timed", count, path)
+    optional_field(value, "median_margin", optional(number), path)
+    found = field(value, "found", dict_of(optional(number)), path)
+    counts = field(value, "counts", dict_of(count), path)
     for cutoff in CUTOFFS:
         if cutoff not in found or cutoff not in counts:
-            raise _Bad(f"{path}.found and {path}.counts need every cut-off ({', '.join(CUTOFFS)}); {cutoff} is missing")
-    _field(value, "questions", _count, path)
+            raise Bad(f"{path}.found and {path}.counts need every cut-off ({', '.join(CUTOFFS)}); {cutoff} is missing")
+    field(value, "questions", count, path)
     for name in (MRR.summary_path[0], NDCG_10.summary_path[0]):
-        _field(value, name, _number, path)
+        field(value, name, number, path)
     for name in ("median_ms", "p95_ms"):
-        _field(value, name, _optional(_number), path)
+        field(value, name, optional(number), path)
     return value
 
 
 def _result_row(value: Any, path: str) -> list:
     """``[chunk id, document id, page or null, score]``."""
     if not isinstance(value, list) or len(value) != 4:
-        raise _Bad(f"{path} is {_kind(value)}, not a result [chunk id, document id, page, score]")
-    _str(value[0], f"{path}[0]")
-    _str(value[1], f"{path}[1]")
-    _optional(_count)(value[2], f"{path}[2]")
-    _number(value[3], f"{path}[3]")
+        raise Bad(f"{path} is {kind(value)}, not a result [chunk id, document id, page, score]")
+    text(value[0], f"{path}[0]")
+    text(value[1], f"{path}[1]")
+    optional(count)(value[2], f"{path}[2]")
+    number(value[3], f"{path}[3]")
     return value
 
 
-# -- kinds ----------------------------------------------------------------------------------------
-
-Check = Callable[[Any, str], Any]
-
-
-def _field(container: dict, name: str, check: Check, where: str = "") -> Any:
-    path = f"{where}.{name}" if where else name
-    if name not in container:
-        raise _Bad(f"{path} is missing")
-    return check(container[name], path)
-
-
-def _optional_field(container: dict, name: str, check: Check, where: str = "") -> Any:
-    return _field(container, name, check, where) if name in container else None
-
-
-def _kind(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true or false"
-    if value is None:
-        return "null"
-    return {int: "a number", float: "a number", str: "a string", list: "a list", dict: "an object"}.get(
-        type(value), type(value).__name__)
-
-
-def _str(value: Any, path: str) -> str:
-    if not isinstance(value, str):
-        raise _Bad(f"{path} is {_kind(value)}, not a string")
+def _left_out(value: Any, path: str) -> dict:
+    """What a target's index cannot do: ``{"what", "reason"}``."""
+    obj(value, path)
+    field(value, "what", text, path)
+    field(value, "reason", text, path)
     return value
 
 
-def _count(value: Any, path: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise _Bad(f"{path} is {value!r:.40}, not a whole number of 0 or more")
+def _interval(value: Any, path: str) -> list:
+    if not isinstance(value, list) or len(value) != 2:
+        raise Bad(f"{path} is {kind(value)}, not an interval [low, high]")
+    for n, end in enumerate(value):
+        number(end, f"{path}[{n}]")
     return value
 
 
-def _number(value: Any, path: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise _Bad(f"{path} is {_kind(value)}, not a finite number")
+def _versus(value: Any, path: str) -> dict:
+    """A setup against the top (``scoring.comparison``): per metric the difference, its interval and
+    p-values; for found@10 also the questions each found alone."""
+    obj(value, path)
+    field(value, "top", text, path)
+    field(value, "tied", flag, path)
+    optional_field(value, "questions", optional(count), path)
+    found = field(value, FOUND_10.versus_key, obj, path)
+    for name in ("better", "worse"):
+        field(found, name, count, f"{path}.{FOUND_10.versus_key}")
+    optional_field(found, "questions_to_tell", optional(count), f"{path}.{FOUND_10.versus_key}")
+    for measure in (FOUND_10, MRR, NDCG_10):
+        compared = (found if measure is FOUND_10 else
+                    optional_field(value, measure.versus_key, optional(obj), path))
+        if compared is not None:
+            where = f"{path}.{measure.versus_key}"
+            field(compared, "difference", number, where)
+            field(compared, "interval", _interval, where)
+            field(compared, "p_holm", share, where)
+            optional_field(compared, "p", share, where)
     return value
 
 
-def _dict(value: Any, path: str) -> dict:
-    if not isinstance(value, dict):
-        raise _Bad(f"{path} is {_kind(value)}, not an object")
+def _tie(value: Any, path: str) -> dict:
+    """A pick and the faster setups the paired test cannot tell from it (``scoring.picks``)."""
+    obj(value, path)
+    field(value, "pick", text, path)
+    field(value, "median_ms", optional(number), path)
+    tied = field(value, "tied", flag, path)
+    with_ = optional_field(value, "with", optional(text), path)
+    keys = []
+    for n, row in enumerate(field(value, "faster", list_of(obj), path)):
+        where = f"{path}.faster[{n}]"
+        keys.append(field(row, "key", text, where))
+        field(row, "median_ms", optional(number), where)
+        field(row, "tied", flag, where)
+        field(row, "p_holm", share, where)
+        for name in ("better", "worse"):
+            field(row, name, count, where)
+        optional_field(row, "questions_to_tell", optional(count), where)
+        optional_field(row, "difference", optional(number), where)
+        optional_field(row, "p", share, where)
+    if tied and with_ not in keys:
+        raise Bad(f"{path}.with is {shown(with_)}, which is none of the faster setups it says the pick is tied with")
     return value
-
-
-def _optional(check: Check) -> Check:
-    return lambda value, path: None if value is None else check(value, path)
-
-
-def _either(first: Check, second: Check) -> Check:
-    def check(value: Any, path: str) -> Any:
-        try:
-            return first(value, path)
-        except _Bad:
-            return second(value, path)
-    return check
-
-
-def _list_of(check: Check) -> Check:
-    def each(value: Any, path: str) -> list:
-        if not isinstance(value, list):
-            raise _Bad(f"{path} is {_kind(value)}, not a list")
-        for n, item in enumerate(value):
-            check(item, f"{path}[{n}]")
-        return value
-    return each
-
-
-def _dict_of(check: Check) -> Check:
-    def each(value: Any, path: str) -> dict:
-        _dict(value, path)
-        for key, item in value.items():
-            check(item, f"{path}.{key}")
-        return value
-    return each
