@@ -89,5 +89,6 @@ def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, m
         found[setup["key"]] = {"times_ms": list(entry["times_ms"]), "timed_in": str(earlier.get("id")),
                                "time_state": entry["time_state"],
                                # setups reused from one side-by-side pass still compare in pairs
-                               **({"time_pass": entry["time_pass"]} if isinstance(entry.get("time_pass"), str) else {})}
+                               **({"time_pass": entry["time_pass"]}
+                                  if isinstance(entry.get("time_pass"), str) else {})}
     return found
