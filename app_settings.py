@@ -49,6 +49,7 @@ class AppSettings:
     retime: str = "when-changed"          # EVALUATION_RETIME: "always" times every setup live, every run
     retime_max_days: int = 7              # EVALUATION_RETIME_MAX_DAYS: times older than this are measured again
     opened_indexes: int = 2               # EVALUATION_OPENED_INDEXES: opened embedded indexes one process keeps (0: none)
+    equally_fast_ms: int = 5              # EVALUATION_EQUALLY_FAST_MS: search times this close never decide a pick
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
@@ -87,6 +88,7 @@ class AppSettings:
             retime=_choice(env, "EVALUATION_RETIME", ("when-changed", "always"), "when-changed"),
             retime_max_days=_whole_number(env, "EVALUATION_RETIME_MAX_DAYS", 7),
             opened_indexes=_whole_number(env, "EVALUATION_OPENED_INDEXES", 2),
+            equally_fast_ms=_whole_number(env, "EVALUATION_EQUALLY_FAST_MS", 5),
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )

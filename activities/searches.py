@@ -1,11 +1,12 @@
-"""The activities that search: one shard of a setup's batch, and one setup's timed pass."""
+"""The activities that search: one shard of a setup's batch, every setup's timed pass side by side (in
+parts), and one setup's timed pass (for runs planned before side-by-side timing)."""
 from __future__ import annotations
 
 import azure.durable_functions as df
 
 from activities._shared import cores, folder_of, open_pinned
 from app_storage import shared_cache
-from evaluation import steps  # rank_setup and time_setups: what these activities call
+from evaluation import steps  # rank_setup, time_setups_part and time_setups: what these activities call
 from evaluation.run import work_files
 
 bp = df.Blueprint()
@@ -41,3 +42,27 @@ def time_setup(job: dict) -> dict:
         times = steps.time_setups({target.name: target}, plan, [job["key"]], reused=reused)
     folder.write_work(job["run_id"], work_files.times_name(job["key"]), times[job["key"]])
     return {"key": job["key"], "ok": "error" not in times[job["key"]]}
+
+
+@bp.activity_trigger(input_name="job")
+def time_side_by_side(job: dict) -> dict:
+    """{collection, run_id, keys, part} -> one part of the timed pass of every setup in ``keys``, side by
+    side (``steps.time_setups_part``), alone on this instance's cores: at most about
+    EVALUATION_SHARD_SECONDS of rounds, so no activity runs long and a recycled instance costs one part.
+    Part 0 starts the pass; each later part reads where the last one stopped (times/side_by_side.json).
+    Once every setup has stopped, each setup's result is kept as times/<key>.json (what ``save_report``
+    reads, as from ``time_setup``); {"done": true|false, "part": n, "round": rounds timed so far}."""
+    settings, folder = folder_of(job)
+    keys = list(job["keys"])
+    plan, pinned, reused = work_files.side_by_side_work(folder, job["run_id"], keys)
+    targets = {name: open_pinned(settings, spec) for name, spec in pinned.items()}
+    state = folder.read_work(job["run_id"], work_files.SIDE_BY_SIDE) if job["part"] else None
+    with cores(settings, alone=True):
+        state, found = steps.time_setups_part(targets, plan, keys, state=state, seconds=settings.shard_seconds,
+                                              reused=reused)
+    if found is None:
+        folder.write_work(job["run_id"], work_files.SIDE_BY_SIDE, state)
+    else:
+        for key, times in found.items():
+            folder.write_work(job["run_id"], work_files.times_name(key), times)
+    return {"done": found is not None, "part": job["part"], "round": state["round"]}

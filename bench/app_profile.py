@@ -29,8 +29,10 @@ STEPS = (
     ("evaluation.engine.target", "rrf", "fusion"),
     ("evaluation.engine.target:EmbeddedTarget", "_hits", "hits"),
     ("evaluation.run.one_setup", "_judged", "judging"),
+    ("evaluation.run.side_by_side", "judged", "judging"),
     ("evaluation.run.reuse", "judged_rows", "judging"),
     ("evaluation.run.one_setup", "plan_questions", "questions from the plan"),
+    ("evaluation.run.side_by_side", "plan_questions", "questions from the plan"),
     # what plan_app_run and join_app_run call (the plan_evaluation and save_report activities)
     ("evaluation.run.app_run", "merge_shards", "merge shards"),
     ("evaluation.run.app_run", "assemble_report", "assemble the report"),
@@ -43,7 +45,7 @@ STEPS = (
     ("evaluation.run.app_run", "reusable_ranks", "what to reuse"),
     ("evaluation.run.app_run", "reused_timing", "what to reuse"),
     ("evaluation.run.retime", "time_state", "state keys"),
-    ("evaluation.run.one_setup", "time_state", "state keys"),
+    ("evaluation.run.side_by_side", "time_state", "state keys"),
 )
 
 

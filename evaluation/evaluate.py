@@ -1,9 +1,10 @@
 """Evaluate every setup of every target on a golden file: the product's main job.
 
-One run is the three steps of ``run`` in a loop: plan (golden file, setups, timed sample, missing
-documents), run each setup (an untimed warm-up, a sample searched one at a time as a caller would,
-nothing cached, for the times and those questions' ranks, every other question in a batch), assemble
-the report.
+One run is the three steps of ``run``: plan (golden file, setups, timed sample, missing documents),
+time every setup side by side (an untimed warm-up each, then the sample searched one at a time as a
+caller would, nothing cached, question by question on every setup in a rotating order: the times
+and those questions' ranks; ``run.side_by_side``), then each setup's other questions in a batch,
+assemble the report.
 A setup whose search fails is reported with its error, never picked, and the others go on.
 
 ``save_report`` keeps a report in a store with its golden file and its page (``report.html``, rendered
@@ -73,7 +74,9 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     instead (``timed=20``, ``by="chunk"``, ``balance=4``), over ``settings`` when both are given.
     """
     from .golden import golden_of
-    from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, run_setup, setup_steps
+    from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, setup_steps, time_setups
+    from .run.one_setup import join_timed
+    from .run.searching import Counter
     from .store import open_store
     from .target import as_targets
 
@@ -100,22 +103,32 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     if callable(say):
         say(plan_line(plan))
     by_name = {t.name: t for t in targets}
+    keys = [planned["key"] for planned in plan["setups"]]
     per_setup = setup_steps(plan)
-    total = per_setup * len(plan["setups"])
-    entries = []
-    for n, planned in enumerate(plan["setups"]):
-        def step(done: int, _total: int, label: str, before: int = n * per_setup,
-                 which: str = f"[{n + 1}/{len(plan['setups'])}] ") -> None:
-            if progress:
-                progress(before + done, total, which + label)
+    total = per_setup * len(keys)
+    done = dict.fromkeys(keys, 0)
 
-        try:
-            entries.append(run_setup(by_name[planned["target"]], plan, planned["key"], progress=step, clock=clock,
-                                     reused=reused.get(planned["key"])))
-        except BaseException:
-            if bar is not None:
-                bar.close()
-            raise
+    def step_of(n: int, key: str) -> Progress:
+        def step(count: int, _total: int, label: str) -> None:
+            done[key] = count  # the bar is every setup's steps added up: they are timed side by side
+            stage = label.split(": ", 1)[-1]
+            if stage.startswith(("warming up", "timing searches side by side")):  # every setup at once: one bar
+                label = f"[{len(keys)} setups] {stage.split(' (')[0]}"
+            else:
+                label = f"[{n + 1}/{len(keys)}] {label}"
+            if progress:
+                progress(sum(done.values()), total, label)
+        return step
+
+    counters = {key: Counter(per_setup, key, step_of(n, key)) for n, key in enumerate(keys)}
+    try:
+        times = time_setups(by_name, plan, keys, clock=clock, reused=reused, counters=counters)
+        entries = [join_timed(by_name[planned["target"]], plan, planned["key"], times[planned["key"]],
+                              counters[planned["key"]]) for planned in plan["setups"]]
+    except BaseException:
+        if bar is not None:
+            bar.close()
+        raise
     if bar is not None:
         bar.close()
     report = assemble_report(plan, entries)
@@ -136,7 +149,7 @@ def plan_line(plan: dict[str, Any]) -> str:
     reranked = (f"; the {fixed} reranked by a model exactly {most}" if fixed > 1 else
                 f"; the one reranked by a model exactly {most}" if fixed else "")
     return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} question{'s' if questions != 1 else ''}: "
-            f"each setup times up to {timed} searches one by one (at least {most}; fewer than "
+            f"each setup times up to {timed} searches side by side with the others (at least {most}; fewer than "
             f"{settings['time_floor']} only when they are slow{reranked}), the others in one batch")
 
 

@@ -41,6 +41,13 @@ DEFAULT_TIME_FLOOR = 10
 # 2-6 s each to reach +/-10%, and no pick hangs on that precision. The report keeps the margin reached.
 DEFAULT_TIME_BUDGET = 20.0
 DEFAULT_ALPHA = 0.05
+# Milliseconds under which a difference in median search time never decides a pick ("equally fast"):
+# a query to a search service costs a caller a network round trip and the service's own work, several
+# ms at best in the same Azure region and tens of ms more often (not measured here: no Azure from this
+# machine), so a difference of a few ms between two setups is lost in what every search costs. 5 ms
+# keeps the embedded engine's real differences (BM25 about 0.5 ms against one query embedding about
+# 18 ms on 2 cores) and calls keyword (0.48 ms) and keyword_documents (1.1 ms) equally fast.
+DEFAULT_EQUALLY_FAST_MS = 5.0
 DEFAULT_RESAMPLES = 10_000
 
 
@@ -90,6 +97,7 @@ class EvaluationSettings:
     rank_among: str = DEFAULT_RANK_AMONG  # "results" or "documents": how a rank is read (scoring.judging)
     min_grade: int = DEFAULT_MIN_GRADE  # the grade from which a judged unit is relevant
     unfound_share: float = DEFAULT_UNFOUND_SHARE  # above this share of questions found nowhere, say so loudly
+    equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS  # medians this close never decide a pick (the floor)
 
     def __post_init__(self) -> None:
         """Refuse any setting a run could not finish with, before the first search."""
@@ -119,6 +127,10 @@ class EvaluationSettings:
                 or not 0 <= self.time_margin < 1:  # nan fails this too
             raise UsageError(f"the time margin must be a share from 0 (time every sampled question) to under 1, "
                              f"not {self.time_margin!r}")
+        if isinstance(self.equally_fast_ms, bool) or not isinstance(self.equally_fast_ms, (int, float)) \
+                or not math.isfinite(self.equally_fast_ms) or self.equally_fast_ms < 0:
+            raise UsageError(f"equally fast must be zero or more milliseconds (differences in median search time "
+                             f"under it never decide a pick), not {self.equally_fast_ms!r}")
         if isinstance(self.time_budget, bool) or not isinstance(self.time_budget, (int, float)) \
                 or not math.isfinite(self.time_budget) or self.time_budget < 0:
             raise UsageError(f"the time budget must be zero (none) or more seconds, not {self.time_budget!r}")
@@ -166,7 +178,8 @@ class EvaluationSettings:
     @classmethod
     def from_app(cls, app: Any) -> EvaluationSettings:
         """From the Function App's settings (``app_settings.AppSettings``): the ones it lets a team set."""
-        return cls(**{name: getattr(app, name) for name in ("by", "timed", "time_budget") if hasattr(app, name)})
+        return cls(**{name: getattr(app, name) for name in ("by", "timed", "time_budget", "equally_fast_ms")
+                      if hasattr(app, name)})
 
 
 NAMES = frozenset(f.name for f in fields(EvaluationSettings))

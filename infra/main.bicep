@@ -111,6 +111,10 @@ param timedQuestions int = 50
 @minValue(0)
 param timeBudgetSeconds int = 20
 
+@description('EVALUATION_EQUALLY_FAST_MS: setups whose search times are this many milliseconds apart or less are equally fast (a network round trip to a search service); such a difference never decides a pick.')
+@minValue(0)
+param equallyFastMs int = 5
+
 @description('EVALUATION_SHARD_SECONDS: estimated seconds of the searches of one setup per activity; a costlier setup is cut into shards ranked in parallel.')
 @minValue(1)
 param shardSeconds int = 180
@@ -260,6 +264,7 @@ var appSettings = {
   EVALUATION_BY: judgeBy
   EVALUATION_TIMED: string(timedQuestions)
   EVALUATION_TIME_BUDGET: string(timeBudgetSeconds)
+  EVALUATION_EQUALLY_FAST_MS: string(equallyFastMs)
   EVALUATION_SHARD_SECONDS: string(shardSeconds)
   EVALUATION_SHARD_QUESTIONS: string(shardQuestions)
   EVALUATION_RETIME: retime

@@ -12,10 +12,13 @@
    still fails makes its setup failed with the reason (kept, never picked), and the fan-in never
    fails because of it. Questions whose results the newest run searched on the same state are in
    no shard (``evaluation.run.reuse``): a setup with none left has no activity.
-5. Time every setup that ranked, one activity per setup, one after another (times compare only if no
-   two timed passes share an instance's cores; each pass is bounded by the time budget, and a
-   recycled instance costs one setup's timing). A setup the plan settled (its times and its sampled
-   questions' results reused) is not timed.
+5. Time every setup that ranked side by side (``time_side_by_side``: question by question on every
+   setup in a rotating order, so load falls on all alike and their times compare in pairs), alone on
+   an instance's cores, in parts of at most EVALUATION_SHARD_SECONDS, one after another until the
+   pass is done (a recycled instance costs one part; each part resumes where the last stopped). A
+   setup the plan settled (its times and its sampled questions' results reused) is not timed. A run
+   planned before side-by-side timing (its plan's answer has no ``side_by_side``: in flight across a
+   deploy) times one setup per activity, one after another, as it began (``time_setup``).
 6. Assemble and save the report, unless the golden file changed meanwhile (no older report over a
    newer save); discard the run's working files.
 
@@ -33,7 +36,7 @@ from azure.durable_functions.models.Task import TaskState
 from activities.golden import check_golden_copy, golden_hash, keep_golden, refuse_run
 from activities.report import discard_run_files, save_report
 from activities.planning import plan_evaluation
-from activities.searches import rank_shard, time_setup
+from activities.searches import rank_shard, time_setup, time_side_by_side
 from evaluation.store.runs import new_run_id
 
 bp = df.Blueprint()
@@ -95,23 +98,52 @@ def evaluate_golden(context: df.DurableOrchestrationContext) -> Generator[Any, A
 
 def _run_setups(context: df.DurableOrchestrationContext, run: dict, planned: dict,
                 status: Any) -> Generator[Any, Any, dict]:
-    """Rank in parallel, time one after another, save: what ``save_report`` answered. A setup the plan
-    ``settled`` (times and sampled questions' results reused) has no timed pass."""
+    """Rank in parallel, time side by side (or one after another, for plans from before), save: what
+    ``save_report`` answered. A setup the plan ``settled`` (times and sampled questions' results reused)
+    has no timed pass."""
     failures, ranked = yield from _rank_all(context, run, planned["setups"], planned["shards"], status)
     settled = set(planned.get("settled") or ())  # plans made before warm saves had none
     timed = [key for key in ranked if key not in settled]
-    for n, key in enumerate(timed):
-        status("timing", f"timing setup {n + 1} of {len(timed)}, one after another: {key}",
-               done=n, setups=len(timed))
+    if planned.get("side_by_side"):
+        yield from _time_side_by_side(context, run, timed, failures, status)
+    else:  # a plan answered before side-by-side timing: its run replays the actions it began with
+        yield from _time_one_by_one(context, run, timed, failures, status)
+    status("saving", "saving the report")
+    return (yield context.call_activity_with_retry(save_report, RETRY, {
+        **run, "failures": failures, "reused_ranks": planned.get("reused_ranks") or [],
+        "settled": [key for key in ranked if key in settled]}))
+
+
+def _time_side_by_side(context: df.DurableOrchestrationContext, run: dict, keys: list[str], failures: dict[str, str],
+                       status: Any) -> Generator[Any, Any, None]:
+    """Time ``keys`` side by side, one part after another until the pass says it is done. A part whose
+    retries run out fails every setup of the pass (none has times): ``failures`` says why."""
+    part = 0
+    while keys:
+        status("timing", f"timing {len(keys)} setups side by side, part {part + 1}", part=part, setups=len(keys))
+        try:
+            answer = yield context.call_activity_with_retry(time_side_by_side, RETRY, {
+                "collection": run["collection"], "run_id": run["run_id"], "keys": keys, "part": part})
+        except Exception as err:  # noqa: BLE001 - retries exhausted: these setups have no times, so none is picked
+            failures.update({key: f"the timed pass failed: {_reason(err)}" for key in keys})
+            return
+        if answer["done"]:
+            return
+        part += 1
+
+
+def _time_one_by_one(context: df.DurableOrchestrationContext, run: dict, keys: list[str], failures: dict[str, str],
+                     status: Any) -> Generator[Any, Any, None]:
+    """Time ``keys`` one ``time_setup`` after another, as runs planned before side-by-side timing do. A
+    setup whose retries run out has no times: ``failures`` says why, and the next ones are timed."""
+    for n, key in enumerate(keys):
+        status("timing", f"timing setup {n + 1} of {len(keys)}, one after another: {key}",
+               done=n, setups=len(keys))
         try:
             yield context.call_activity_with_retry(time_setup, RETRY, {"collection": run["collection"],
                                                                        "run_id": run["run_id"], "key": key})
         except Exception as err:  # noqa: BLE001 - retries exhausted: this setup has no times, so is never picked
             failures[key] = f"the timed pass failed: {_reason(err)}"
-    status("saving", "saving the report")
-    return (yield context.call_activity_with_retry(save_report, RETRY, {
-        **run, "failures": failures, "reused_ranks": planned.get("reused_ranks") or [],
-        "settled": [key for key in ranked if key in settled]}))
 
 
 def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str], shards: dict[str, int],

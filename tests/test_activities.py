@@ -302,7 +302,7 @@ def test_a_run_searches_the_index_version_it_planned_with_after_a_newer_one_is_p
     from app_fixtures import publish_fake_index
 
     planned = call("plan_evaluation", {**sample_run, "state": None})
-    assert planned == {"setups": ["local.keyword.bm25"], "shards": {"local.keyword.bm25": 1},
+    assert planned == {"setups": ["local.keyword.bm25"], "side_by_side": True, "shards": {"local.keyword.bm25": 1},
                        "reused_times": 0, "reused_ranks": [], "settled": []}
     publish_fake_index(app, tmp_path / "newer", "indexes/docs", "9" * 64)  # an ingestion pipeline, mid-run
 
@@ -354,6 +354,28 @@ def test_a_timed_pass_waits_while_ranking_holds_the_cores(app, sample_run):
     assert order == ["held", "released", "timed"] and answer == {"key": "local.keyword.bm25", "ok": True}
 
 
+def test_the_side_by_side_timed_pass_waits_for_ranking_and_keeps_each_setups_times_for_the_save(app, sample_run):
+    from activities._shared import folder_of
+    from evaluation.run import work_files
+
+    call("plan_evaluation", {**sample_run, "state": None})
+    call("rank_shard", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25", "shard": 0})
+    order = []
+    ranking = hold_cores(False, order)
+
+    answer = call("time_side_by_side", {"collection": "docs", "run_id": RUN["run_id"], "keys": ["local.keyword.bm25"],
+                                        "part": 0})
+    order.append("timed")
+    ranking.join()
+
+    assert order == ["held", "released", "timed"] and answer["done"] is True and answer["part"] == 0
+    _, folder = folder_of({"collection": "docs"})
+    times = folder.read_work(RUN["run_id"], work_files.times_name("local.keyword.bm25"))
+    assert times["time_pass"].startswith(RUN["run_id"] + "/") and len(times["times_ms"]) >= 1
+    saved = call("save_report", {**sample_run, "failures": {}, "reused_ranks": [], "settled": []})
+    assert saved["saved"] is True
+
+
 def kept_golden_with_a_gone_document(app, sample_index, *, sample_questions: int) -> str:
     """The sample index published as docs; a golden file of the sample's first questions and one whose
     expected document (gone.md) the index never held, saved and kept: its sha256."""
@@ -391,7 +413,7 @@ def test_an_app_run_says_what_its_index_no_longer_holds_and_sizes_shards_from_th
     planned = call("plan_evaluation", {**RUN, "sha256": sha, "state": None})
 
     # 3 questions x 6 s = 18 s of work over 10 s a shard: 2 shards (the estimate, 3 x 1 ms, gives 1)
-    assert planned == {"setups": ["local.keyword.bm25"], "shards": {"local.keyword.bm25": 2},
+    assert planned == {"setups": ["local.keyword.bm25"], "side_by_side": True, "shards": {"local.keyword.bm25": 2},
                        "reused_times": 0, "reused_ranks": [], "settled": []}
     from app_storage import collection_folder
 

@@ -52,13 +52,14 @@ def sample_app(app: App, sample_index, monkeypatch):
 def fixed_clock(monkeypatch):
     """Every timed search takes 1 ms, in the app and in the CLI alike: the reports can be compared whole."""
     from evaluation.evaluate import evaluate
-    from evaluation.steps import time_setups
+    from evaluation.steps import time_setups, time_setups_part
 
     def ticking():
         ticks = itertools.count()
         return lambda: next(ticks) * 0.001
 
-    monkeypatch.setitem(time_setups.__kwdefaults__, "clock", ticking())
+    monkeypatch.setitem(time_setups.__kwdefaults__, "clock", ticking())  # runs planned before side by side
+    monkeypatch.setitem(time_setups_part.__kwdefaults__, "clock", ticking())  # time_side_by_side's parts
     monkeypatch.setitem(evaluate.__kwdefaults__, "clock", ticking())
 
 
@@ -110,6 +111,8 @@ def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sampl
     aside = ("id", "created_at", "cache")
     for run in (report, cli):
         assert all(isinstance(setup.pop("cache"), dict) for setup in run["setups"])
+        passes = {setup.pop("time_pass") for setup in run["setups"]}  # every setup timed in the run's one pass
+        assert len(passes) == 1 and passes.pop().startswith(run["id"] + "/")
     assert {k: v for k, v in report.items() if k not in aside} == {k: v for k, v in cli.items() if k not in aside}
 
     size, what = sample_app.host.largest_payload
@@ -221,7 +224,7 @@ def test_a_warm_save_reuses_the_times_and_the_unchanged_questions_results_and_se
     assert sample_app.names("docs/retrieval/cache/parts/")  # kept in the app's storage account
     # settled setups (times and the sample reused) had no timed pass; only the changed question's shards ran
     ran = [name for _, name, _ in sample_app.host.activity_log]
-    assert ran.count("time_setup") == len(cold["setups"])  # the cold run's only
+    assert ran.count("time_side_by_side") == 1 and "time_setup" not in ran  # the cold run's only: every setup at once
     assert ran.count("rank_shard") == 3 * len(cold["setups"]) + len(warm["setups"])  # shards of 2, 2, 1; then 1
 
 

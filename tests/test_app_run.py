@@ -51,7 +51,8 @@ def ranked(target, app: AppPlan) -> dict[str, list[dict]]:
 
 
 def timed(target, app: AppPlan) -> dict[str, dict]:
-    """Every setup's timed pass but the settled ones', as ``time_setup`` keeps each (same ticks each run)."""
+    """Every setup's timed pass but the settled ones', side by side as ``time_side_by_side`` keeps them (same
+    ticks each run)."""
     ticks = itertools.count()
     keys = [key for key in app.shards if key not in app.settled]
     return through_json(time_setups({target.name: target}, through_json(app.plan), keys,
@@ -148,6 +149,7 @@ def test_a_joined_warm_save_takes_the_settled_setups_times_and_results_without_a
     for setup in warm["setups"]:
         assert setup["error"] is None and setup["timed_in"] == cold["id"]
         assert setup["times_ms"] == before[setup["key"]]["times_ms"]
+        assert setup["time_pass"] == before[setup["key"]]["time_pass"]  # one pass of the cold run: still paired
         assert setup["ranked_in"] == {r["id"]: cold["id"] for r in ROWS if r["id"] != changed}
         for name in ("ranks", "results", "ndcg_10"):  # what searching every question again gives
             assert setup[name] == fresh[setup["key"]][name], (setup["key"], name)

@@ -78,6 +78,7 @@ def test_the_readme_table_gives_the_defaults_the_app_uses():
     assert table["EVALUATION_DEBOUNCE_SECONDS"] == str(settings.debounce_seconds)
     assert table["EVALUATION_BY"] == settings.by and table["EVALUATION_TIMED"] == str(settings.timed)
     assert table["EVALUATION_TIME_BUDGET"] == str(settings.time_budget)
+    assert table["EVALUATION_EQUALLY_FAST_MS"] == str(settings.equally_fast_ms) == "5"
     assert table["EVALUATION_ADMIN_ROLE"] == settings.admin_role
     assert table["EVALUATION_INDEX_CACHE"] == "<tempdir>/retrieval-eval-indexes"
     assert settings.index_cache == Path(tempfile.gettempdir()) / "retrieval-eval-indexes"

@@ -174,3 +174,30 @@ def test_a_run_whose_only_target_is_unreachable_is_still_refused_with_the_reason
 
     with pytest.raises(SearchServiceError, match="the service said no"):
         reachable_or_reported([Refusing(), Refusing()])
+
+
+def test_azure_setups_are_timed_side_by_side_question_by_question_in_a_rotating_order(sample):
+    # what the service is sent: every setup's warm-up, then each timed question on every setup, the order
+    # rotating from question to question (issue 39); read back from the request bodies
+    from evaluation.run import plan_run, time_setups
+    from evaluation.run.side_by_side import round_order
+
+    opened, golden = sample
+    azure, fake = _azure(opened)
+    keys = ["search.keyword.bm25", "search.dense.contentVector", "search.hybrid.contentVector"]
+    plan = plan_run(azure, golden, only=keys, timed=4, time_margin=0)
+    before = len(fake.searches)  # the plan's own look-ups of the expected documents
+
+    times = time_setups({"search": azure}, plan, keys)
+
+    def setup_of(body):
+        vectors, text = bool(body.get("vectorQueries")), body.get("search") not in (None, "", "*")
+        return {(False, True): keys[0], (True, False): keys[1], (True, True): keys[2]}[(vectors, text)]
+
+    sent = [(setup_of(r.body), r.body.get("search") or r.body["vectorQueries"][0].get("text")) for r in fake.searches[before:]]
+    questions = {q["id"]: q["question"] for q in plan["questions"]}
+    timed = [questions[i] for i in plan["timed_question_ids"]]
+    expected = [(key, plan["questions"][0]["question"]) for key in keys]  # warm-ups first
+    expected += [(key, timed[r]) for r in range(4) for key in round_order(keys, r)]
+    assert sent[:len(expected)] == expected
+    assert len({t["time_pass"] for t in times.values()}) == 1 and all(len(t["times_ms"]) == 4 for t in times.values())

@@ -89,6 +89,19 @@ def test_json_output_is_the_report(sample_index, capsys):
     assert [s["key"] for s in report["setups"] if s["rank"]] and report["picks"]["finds_the_most"]
 
 
+def test_equally_fast_ms_is_the_reports_floor_and_a_negative_one_is_refused(sample_index, capsys):
+    code = main(["evaluate", "--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"), "--json",
+                 "--equally-fast-ms", "0.5", *FAST])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["rules"]["equally_fast_ms"] == 0.5
+    assert {(p["faster"], p["slower"]) for p in report["time_pairs"]} in (
+        {("local.keyword.bm25", "local.hybrid.bge-small")}, {("local.hybrid.bge-small", "local.keyword.bm25")})
+    with pytest.raises(SystemExit) as caught:
+        main(["evaluate", "--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"),
+              "--equally-fast-ms", "-1", *FAST])
+    assert caught.value.code == 2 and "-1 is not a number of milliseconds" in capsys.readouterr().err
+
+
 def test_fail_under_exits_1_and_says_which_threshold_was_missed(sample_index, capsys):
     code = main(["evaluate", "--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"),
                  "--fail-under", "found@1=1", "--fail-under", "found@20=0", *FAST])
@@ -124,16 +137,16 @@ def test_evaluate_warns_before_searching_about_every_label_that_can_never_score(
                                     "expected": [doc]}) + "\n"
                       + json.dumps({"id": "gone", "question": "Where is the lost page?",
                                     "expected": ["no-such-doc"]}) + "\n", encoding="utf-8")
-    from evaluation.run import run_setup
+    from evaluation.run import time_setups
 
     said_before_search = []
 
-    def first_search(*args, **kwargs):
+    def first_search(*args, **kwargs):  # the timed pass, side by side: a run's first searches
         said_before_search.append(capsys.readouterr().err)
-        monkeypatch.setattr("evaluation.run.run_setup", run_setup)
-        return run_setup(*args, **kwargs)
+        monkeypatch.setattr("evaluation.run.time_setups", time_setups)
+        return time_setups(*args, **kwargs)
 
-    monkeypatch.setattr("evaluation.run.run_setup", first_search)
+    monkeypatch.setattr("evaluation.run.time_setups", first_search)
     code = main(["evaluate", "--index", str(sample_index), "--golden", str(golden), "--only", "keyword", "--quiet",
                  "--timed", "0"])
     assert code == 0, capsys.readouterr().err

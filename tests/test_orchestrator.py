@@ -481,3 +481,73 @@ def test_a_large_fan_in_whose_shard_passes_on_its_second_try_is_not_a_failure():
     [(_, save)] = called(host, "save_report")
     assert tries.count((KEYS[1], 10)) == 2 and save["failures"] == {}
     assert [job["key"] for _, job in called(host, "time_setup")] == KEYS
+
+
+# -- side by side (issue 39) ------------------------------------------------------------------------------
+
+def side_by_side_plan(job):
+    return {"setups": list(KEYS), "shards": dict(SHARDS), "side_by_side": True}
+
+
+def parts_until(last):
+    """A ``time_side_by_side`` that is done at part ``last``."""
+    return lambda job: {"done": job["part"] == last, "part": job["part"], "round": 10 * (job["part"] + 1)}
+
+
+def test_a_plan_timed_side_by_side_times_every_ranked_setup_in_one_pass_part_after_part():
+    host, inst = run(plan_evaluation=side_by_side_plan, time_side_by_side=parts_until(2))
+
+    assert names(host) == ["golden_hash", "keep_golden", "check_golden_copy", "plan_evaluation",
+                           *["rank_shard"] * 5, *["time_side_by_side"] * 3, "save_report", "discard_run_files"]
+    [(_, plan)] = called(host, "plan_evaluation")
+    assert [job for _, job in called(host, "time_side_by_side")] == [
+        {"collection": "docs", "run_id": plan["run_id"], "keys": KEYS, "part": n} for n in range(3)]
+    [(_, save)] = called(host, "save_report")
+    assert save["failures"] == {} and inst.output["outcome"] == "saved"
+    assert [s["text"] for s in inst.statuses if s["stage"] == "timing"] == [
+        f"timing 3 setups side by side, part {n}" for n in (1, 2, 3)]
+    timing = [[a for a in _all_actions(state)[-1:] if a.get("functionName") == "time_side_by_side"]
+              for _, state in inst.episodes]
+    assert len([episode for episode in timing if episode]) == 3  # each part after the one before completed
+
+
+def test_side_by_side_leaves_out_settled_setups_and_setups_whose_search_failed():
+    warm = {**side_by_side_plan(None), "shards": {KEYS[0]: 0, KEYS[1]: 1, KEYS[2]: 3}, "reused_ranks": KEYS[:1],
+            "settled": [KEYS[0]]}
+    host, inst = run(plan_evaluation=lambda job: dict(warm), time_side_by_side=parts_until(0),
+                     rank_shard=lambda job: {"key": job["key"], "shard": job["shard"], "ok": job["key"] != KEYS[2]})
+
+    assert [job["keys"] for _, job in called(host, "time_side_by_side")] == [[KEYS[1]]]
+    assert "time_setup" not in names(host)
+
+
+def test_a_side_by_side_part_whose_retries_run_out_fails_every_setup_of_the_pass_and_the_run_is_saved():
+    def part(job):
+        if job["part"] == 1:
+            raise MemoryError("the instance ran out of memory")
+        return {"done": False, "part": job["part"], "round": 5}
+
+    host, inst = run(plan_evaluation=side_by_side_plan, time_side_by_side=part)
+
+    assert [job["part"] for _, job in called(host, "time_side_by_side")] == [0, 1, 1, 1]  # its retries, then no more
+    [(_, save)] = called(host, "save_report")
+    assert list(save["failures"]) == KEYS
+    assert all(why.startswith("the timed pass failed: MemoryError") for why in save["failures"].values())
+    assert inst.output["outcome"] == "saved"
+
+
+def test_replaying_every_episode_of_a_side_by_side_run_gives_the_same_actions_status_and_output():
+    host, inst = run(plan_evaluation=side_by_side_plan, time_side_by_side=parts_until(1))
+
+    for context_json, first in inst.episodes:
+        assert replay(ORCHESTRATOR, context_json) == first
+
+
+def test_a_run_planned_before_side_by_side_timing_still_times_one_setup_per_activity_as_it_began():
+    # its plan's answer, already in its history, has no "side_by_side": in flight across a deploy, it
+    # replays the actions it scheduled before (one time_setup per setup, one after another)
+    host, inst = run(plan_evaluation=lambda job: {"setups": list(KEYS), "shards": dict(SHARDS)},
+                     time_side_by_side=parts_until(0))
+
+    assert [job["key"] for _, job in called(host, "time_setup")] == KEYS
+    assert "time_side_by_side" not in names(host) and inst.output["outcome"] == "saved"

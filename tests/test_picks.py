@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from evaluation.scoring.picks import (allowed_shortfall, choose_picks, frontier, neighbours, rank_setups,
-                                      tied_on_time, time_interval, time_tie_tiers)
+                                      time_tie_tiers, time_tiers)
+from evaluation.scoring.time_pairs import intervals_overlap, time_interval
 
 
 def setup(key, found10, found1=0, median=10.0, questions=25, error=None, **shape):
@@ -151,11 +152,11 @@ def test_time_intervals_are_the_order_statistics_of_the_timed_searches_or_their_
     assert time_interval(timed("x", 1, times)) == (8.0, 23.0)
     assert time_interval(timed("x", 1, [5.0, 9.0, 7.0])) == (5.0, 9.0)  # 3 searches: too few, their range
     assert time_interval(setup("x", 1, median=4.0)) == (4.0, 4.0)  # no times kept: the median alone
-    assert tied_on_time(timed("a", 1, times), timed("b", 1, [23.0] * 10))  # ends touch: tied
-    assert not tied_on_time(timed("a", 1, times), timed("b", 1, [23.5] * 10))
+    assert intervals_overlap(timed("a", 1, times), timed("b", 1, [23.0] * 10))  # ends touch: tied
+    assert not intervals_overlap(timed("a", 1, times), timed("b", 1, [23.5] * 10))
 
 
-def test_inside_the_fastest_tier_the_pick_goes_by_found_then_found_at_1_then_key_not_by_time():
+def test_inside_the_fastest_tier_setups_within_the_floor_go_by_found_then_found_at_1_then_key():
     base = list(range(1, 31))
     setups = [timed("top", 25, [t + 100 for t in base]),             # 101..130 ms: its own tier
               timed("quick", 23, base, found1=4),                    # the fastest median, 15.5 ms
@@ -173,3 +174,68 @@ def test_setups_that_find_as_many_and_are_tied_on_time_rank_by_key_not_by_their_
     setups = [timed("b", 20, [t - 0.5 for t in times]), timed("a", 20, times), timed("c", 20, [t + 60 for t in times])]
     assert [s["key"] for s in rank_setups(setups)] == ["a", "b", "c"]  # b's median is faster, but tied with a
     assert time_tie_tiers(rank_setups(setups))["finds_the_most"] == ["a", "b"]
+
+
+def side_by_side(key, found10, times, found1=5, questions=25):
+    """An entry timed in the same side-by-side pass as the others made with it: its i-th time is the same
+    question as theirs."""
+    entry = timed(key, found10, times, found1=found1, questions=questions)
+    entry["time_pass"] = "run/pass"
+    return entry
+
+
+def wobble(ms, n=12):
+    """``n`` times around ``ms`` (-/+ 2%, the same pattern for every setup: the same questions)."""
+    return [ms * (1 + 0.02 * ((i % 3) - 1)) for i in range(n)]
+
+
+def test_tiers_do_not_chain_through_overlapping_intervals():
+    # not timed side by side: the fallback. 99% intervals of 30 searches are order statistics 8 and 23:
+    # a: 10-12 ms, b: 11.5-13 ms, c: 12.5-14 ms. a overlaps b, b overlaps c, a does not overlap c
+    def spread(low, high):
+        return [low] * 8 + [(low + high) / 2] * 14 + [high] * 8
+
+    a, b, c = (timed(k, 20, spread(lo, hi)) for k, lo, hi in [("a", 10, 12), ("b", 11.5, 13), ("c", 12.5, 14)])
+    assert [time_interval(s) for s in (a, b, c)] == [(10, 12), (11.5, 13), (12.5, 14)]
+    tiers = time_tiers([c, b, a], equally_fast_ms=0)
+    assert [[s["key"] for s in tier] for tier in tiers] == [["a", "b"], ["c"]]  # c is not tied with a through b
+
+
+def test_tiers_side_by_side_do_not_chain_through_setups_within_the_floor():
+    # a 10 ms, b 14 ms, c 18 ms on the same questions: a-b and b-c are 4 ms apart (under the 5 ms
+    # floor), a-c 8 ms, which the paired test shows slower by more than the floor
+    a, b, c = (side_by_side(k, 20, wobble(ms)) for k, ms in [("a", 10.0), ("b", 14.0), ("c", 18.0)])
+    tiers = time_tiers([c, b, a], equally_fast_ms=5.0)
+    assert [[s["key"] for s in tier] for tier in tiers] == [["a", "b"], ["c"]]
+
+
+def test_time_tiers_are_made_among_setups_that_find_as_many_not_across_every_setup():
+    # "b" and "a" find 20 of 25 and are 2 ms apart (equally fast), so they rank by key: a, then b.
+    # "quick" finds 15 and is 4 ms faster than b (equally fast) but 6 ms faster than a (slower by more):
+    # tiers made across every setup would put b in quick's tier and a in the next, ranking b first
+    quick = side_by_side("quick", 15, wobble(16.0))
+    b, a = side_by_side("b", 20, wobble(20.0)), side_by_side("a", 20, wobble(22.0))
+    assert [s["key"] for s in rank_setups([quick, b, a])] == ["a", "b", "quick"]
+    assert [[s["key"] for s in t] for t in time_tiers([quick, b, a])] == [["quick", "b"], ["a"]]  # the wrong way
+
+
+def test_inside_a_tier_a_time_pick_takes_the_setup_shown_faster_not_the_one_with_more_found_at_1():
+    # both find 24 of 25; "slow" finds more at 1 and is 2x slower on every question. A tier holding
+    # both (the anchor's Holm correction over many pairs could leave it there) is made by hand here:
+    # inside it the setup shown faster by more than the floor wins, whatever the other finds at 1
+    fast = side_by_side("fast", 24, wobble(20.0), found1=10)
+    slow = side_by_side("slow", 24, wobble(40.0), found1=20)
+    from evaluation.scoring.picks import _time_pick
+
+    assert _time_pick([fast, slow], 5.0, 0.05)["key"] == "fast"
+    assert _time_pick([fast, slow], 25.0, 0.05)["key"] == "slow"  # 20 ms apart, under a 25 ms floor: found@1
+
+
+def test_setups_under_the_floor_are_equally_fast_and_the_pick_goes_by_what_they_find():
+    # the shipped sample's case: keyword 0.48 ms finds one question fewer than keyword_documents 1.1 ms
+    keyword = side_by_side("keyword", 23, wobble(0.48))
+    documents = side_by_side("keyword_documents", 24, wobble(1.1))
+    top = side_by_side("hybrid", 24, wobble(20.0), found1=9)
+    ranked = rank_setups([keyword, documents, top])
+    assert choose_picks(ranked)["best_for_balance"] == "keyword_documents"  # 0.6 ms never decides
+    assert choose_picks(ranked, equally_fast_ms=0)["best_for_balance"] == "keyword"  # without the floor it would

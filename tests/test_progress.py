@@ -30,10 +30,14 @@ def test_the_first_line_says_what_runs_and_every_frame_is_labelled(tmp_path):
 
     shown = frames(stream.getvalue())
 
-    assert shown[0] == ("running 3 setups on 12 questions: each setup times up to 8 searches one by one (at least "
-                        "6; fewer than 10 only when they are slow), the others in one batch")
+    assert shown[0] == ("running 3 setups on 12 questions: each setup times up to 8 searches side by side with the "
+                        "others (at least 6; fewer than 10 only when they are slow), the others in one batch")
     bars = [f for f in shown[1:] if "%|" in f]
-    assert bars and all(re.match(r"^\[[123]/3\] t\.[a-z]+\.[a-z0-9]+: \S", f) for f in bars), bars[:3]
+    # the side-by-side pass is one stage of every setup (one bar, not one per search); each batch is its setup's
+    together = [f for f in bars if f.startswith("[3 setups] ")]
+    assert {f.split(":")[0] for f in together} == {"[3 setups] warming up", "[3 setups] timing searches side by side"}
+    alone = [f for f in bars if f not in together]
+    assert alone and all(re.match(r"^\[[123]/3\] t\.[a-z]+\.[a-z0-9]+: \S", f) for f in alone), alone[:3]
 
 
 def test_a_new_stage_starts_its_own_bar_so_its_rate_is_its_own():

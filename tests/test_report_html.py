@@ -528,3 +528,48 @@ def test_the_page_names_no_hover_and_keeps_bookkeeping_in_the_footer(make_report
     assert "hover" not in Elements(page).text.lower()
     assert page.index('id="cache"') > page.index("<footer>")
     assert page.index('id="picks"') < page.index('id="chart"') < page.index('id="ranked"')
+
+
+def test_a_pick_says_how_much_faster_with_the_pairs_interval_and_why_setups_are_tied_in_text_and_page(tmp_path):
+    # every search costs a fixed time on a made-up clock: keyword 1 ms, dense 2 ms, hybrid 30 ms (+ 1 ms
+    # on every third question, so each pair's ratios spread): keyword and dense are equally fast (both
+    # under the 5 ms floor), hybrid finds the most and keyword and dense are 15x and 30x faster
+    from evaluation import evaluate
+    from evaluation.report.text import render_picks
+    from fakes import ListTarget, write_golden
+
+    now = [0.0]
+    cost = {"keyword": 1.0, "dense": 2.0, "hybrid": 30.0}
+
+    class Timed(ListTarget):
+        def search(self, setup, question, depth):
+            now[0] += (cost[setup.method] + (1.0 if len(self.calls) % 3 == 0 else 0.0)) / 1000
+            return super().search(setup, question, depth)
+
+    golden = write_golden(tmp_path, [{"id": f"q{n}", "question": f"question {n}", "expected": [f"d{n}"]}
+                                     for n in range(12)])
+    answers = {"hybrid": {f"question {n}": [f"d{n}"] for n in range(12)},  # all first: finds the most
+               "dense": {f"question {n}": ["x", f"d{n}"] for n in range(12)},
+               "keyword": {f"question {n}": ["x", f"d{n}"] for n in range(12)}}
+    report = evaluate(Timed("t", answers, held={f"d{n}" for n in range(12)}), golden, clock=lambda: now[0],
+                      time_floor=6, balance=100, time_points=100)
+    assert report["picks"]["finds_the_most"] == "t.hybrid.m" and report["rules"]["equally_fast_ms"] == 5.0
+    pair = next(p for p in report["time_pairs"] if {p["faster"], p["slower"]} == {"t.keyword.bm25", "t.hybrid.m"})
+    assert pair["faster"] == "t.keyword.bm25" and pair["questions"] >= 6 and pair["low"] < pair["ratio"] < pair["high"]
+    fast = report["picks"]["best_for_time"]
+    other = ({"t.keyword.bm25", "t.dense.m"} - {fast}).pop()
+    assert report["ties_on_time"]["best_for_time"] == [fast, other]
+
+    text = render_picks(report)
+    assert f"tied on time with {other} (equally fast (both under 5 ms))" in text
+    faster_than = re.search(r"(\d[\d.,]*)× faster \((\d[\d.,]*)–(\d[\d.,]*)\) than t\.hybrid\.m", text)
+    assert faster_than is not None
+    whole = render_html(report)
+    card = re.search(r'<article class="pick" data-pick="best_for_time".*?</article>', whole, flags=re.S)
+    page = html.unescape(re.sub(r"<[^>]+>", "", card.group(0)))
+    assert f"Tied on time with {other} (equally fast (both under 5 ms)), so this one was chosen among them" in page
+    words = html.unescape(re.search(r'<section id="words">.*?</section>', whole, flags=re.S).group(0))
+    assert "<dt>equally fast</dt><dd>Setups under 5 ms of each other" in words
+    assert ("<dt>inside a tier</dt><dd>A time pick takes the setup shown faster by more than the floor, and only "
+            "between setups as fast as each other does found@1 decide.</dd>") in words
+    assert f"{faster_than.group(0)[:-len(' than t.hybrid.m')]}" in page

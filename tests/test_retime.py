@@ -51,7 +51,10 @@ def test_a_save_that_changes_only_unsampled_questions_takes_the_earlier_runs_tim
         assert setup["timed_in"] == first["id"] and setup["times_ms"] == earlier[setup["key"]]["times_ms"]
         assert setup["time_state"] == earlier[setup["key"]]["time_state"]
         assert set(setup["ranks"]) == {r["id"] for r in ROWS}  # the sample's ranks were still searched
+        assert setup["time_pass"] == earlier[setup["key"]]["time_pass"]  # timed side by side in the first run
     assert all("timed_in" not in s for s in first["setups"])  # the first timed live
+    # so their pairs still compare side by side, on the first run's searches
+    assert [p["questions"] for p in second["time_pairs"]] == [2] * len(second["time_pairs"])
 
 
 def test_another_index_state_an_old_run_retime_or_a_changed_sample_times_live(tmp_path):

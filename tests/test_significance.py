@@ -253,3 +253,37 @@ def test_questions_to_tell_is_the_holm_corrected_tests_for_each_setup_compared_w
                                                      entry("poorer", [1] * 31 + [None] * 5, median=5.0)),
                      QUESTIONS, SETTINGS)["finds_the_most"]
     assert {row["key"]: row["questions_to_tell"] for row in ties["faster"]} == {"poorer": 47, "close": 66}
+
+
+def test_student_t_p_values_and_critical_values_match_scipy():
+    from scipy import stats
+
+    from evaluation.scoring.significance import t_quantile, t_two_sided_p
+
+    for df in (1, 2, 3, 4, 5, 9, 16, 35):
+        for t in (0.0, 0.3, 1.0, 2.5, 7.0, 40.0):
+            assert t_two_sided_p(t, df) == pytest.approx(2 * stats.t.sf(t, df), abs=1e-12)
+            assert t_two_sided_p(-t, df) == t_two_sided_p(t, df)
+        assert t_quantile(0.95, df) == pytest.approx(stats.t.ppf(0.975, df), rel=1e-9)
+    assert t_two_sided_p(float("inf"), 3) == 0.0 and t_two_sided_p(float("nan"), 3) == 1.0
+    with pytest.raises(ValueError):
+        t_two_sided_p(1.0, 0)
+
+
+def test_the_trimmed_mean_test_cuts_a_fifth_at_each_end_and_winsorizes_the_spread():
+    from scipy import stats
+    from scipy.stats import mstats
+
+    from evaluation.scoring.significance import trimmed_mean_test
+
+    values = [1, 2, 3, 4, 100, 5, 6, 7, 8, 9]  # n = 10: g = 2 cut at each end, h = 6 kept
+    estimate, low, high, p = trimmed_mean_test(values)
+    assert estimate == (3 + 4 + 5 + 6 + 7 + 8) / 6 == stats.trim_mean(values, 0.2)  # 100 is cut, not averaged
+    winsorized = np.asarray(mstats.winsorize(np.array(values, dtype=float), limits=(0.2, 0.2)))
+    assert sorted(winsorized) == [3, 3, 3, 4, 5, 6, 7, 8, 8, 8]
+    error = math.sqrt(9 * winsorized.var(ddof=1) / (6 * 5))  # Yuen: (n - 1) s_w**2 / (h (h - 1))
+    assert p == pytest.approx(2 * stats.t.sf(estimate / error, 5))
+    reach = stats.t.ppf(0.975, 5) * error
+    assert (low, high) == (pytest.approx(estimate - reach), pytest.approx(estimate + reach))
+    assert trimmed_mean_test([0.2, 0.2, 0.2, 0.2]) == (0.2, 0.2, 0.2, 0.0)  # no spread, not 0: shown
+    assert trimmed_mean_test([0.0] * 6)[3] == 1.0 and trimmed_mean_test([1.0, 2.0]) is None

@@ -31,11 +31,16 @@ def through_json(value):
 
 
 def steps_report(targets, golden, **options):
+    """The report made step by step, as the Function App makes it: every setup timed side by side, each
+    ranked apart, joined (``finish_entries``) and assembled, every part through JSON."""
+    from evaluation.steps import finish_entries, rank_setup, time_setups
+
     by_name = {t.name: t for t in targets}
     plan = through_json(plan_run(targets, golden, created_at=MOMENT, run_id="run-1", **options))
-    entries = [through_json(run_setup(by_name[s["target"]], plan, s["key"], clock=ticking_clock()))
-               for s in through_json(plan)["setups"]]
-    return through_json(assemble_report(through_json(plan), entries))
+    keys = [s["key"] for s in plan["setups"]]
+    times = through_json(time_setups(by_name, plan, keys, clock=ticking_clock()))
+    ranked = {s["key"]: through_json(rank_setup(by_name[s["target"]], plan, s["key"])) for s in plan["setups"]}
+    return through_json(assemble_report(through_json(plan), finish_entries(plan, ranked, times)))
 
 
 @pytest.fixture
@@ -155,19 +160,37 @@ def test_ranks_then_times_apart_give_the_entry_run_setup_gives(golden):
         assert apart["summary"]["timed"] == 2 and apart["times_ms"] == [1.0, 1.0]  # one 1 ms tick per search
 
 
-def test_timed_passes_run_one_setup_after_another_each_after_its_warm_up(golden):
+def test_timed_passes_run_side_by_side_after_every_warm_up_in_a_rotating_order(golden):
     from evaluation.steps import time_setups
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
-    plan = plan_run(target, golden, created_at=MOMENT, timed=2)
+    plan = plan_run(target, golden, created_at=MOMENT, timed=3)
     keys = [s["key"] for s in plan["setups"]]
+    k, d, h = keys  # keyword, dense, hybrid
 
     times = time_setups({"t": target}, plan, keys, clock=ticking_clock())
 
-    assert {key: t["times_ms"] for key, t in times.items()} == {key: [1.0, 1.0] for key in keys}
+    assert {key: t["times_ms"] for key, t in times.items()} == {key: [1.0, 1.0, 1.0] for key in keys}
     assert all(sorted(t["judged"]["ranks"]) == sorted(plan["timed_question_ids"]) for t in times.values())
-    searched = [(kind, key) for kind, key, _ in target.calls]
-    assert searched == [("search", key) for key in keys for _ in range(1 + 2)]  # warm-up, then 2 timed, in turn
+    assert len({t["time_pass"] for t in times.values()}) == 1  # one pass: their times compare in pairs
+    warm = plan["questions"][0]["question"]
+    first, second, third = (next(q for q in plan["questions"] if q["id"] == i)["question"]
+                            for i in plan["timed_question_ids"])
+    assert target.calls == [("search", k, warm), ("search", d, warm), ("search", h, warm),  # every warm-up first
+                            ("search", k, first), ("search", d, first), ("search", h, first),  # A, B, C
+                            ("search", d, second), ("search", h, second), ("search", k, second),  # B, C, A
+                            ("search", h, third), ("search", k, third), ("search", d, third)]  # C, A, B
+
+
+def test_the_rotation_reverses_every_other_cycle_so_each_of_a_pair_goes_first_as_often():
+    from evaluation.run.side_by_side import round_order
+
+    keys = ["a", "b", "c"]
+    orders = [round_order(keys, r) for r in range(6)]
+    assert orders == [["a", "b", "c"], ["b", "c", "a"], ["c", "a", "b"],
+                      ["c", "b", "a"], ["a", "c", "b"], ["b", "a", "c"]]
+    for x, y in [("a", "b"), ("a", "c"), ("b", "c")]:
+        assert sum(o.index(x) < o.index(y) for o in orders) == 3  # first in 3 of 6 rounds, for every pair
 
 
 def test_a_timed_pass_that_fails_is_that_setups_error_and_the_others_are_timed(golden):
@@ -277,6 +300,8 @@ def test_request_counts_add_up_the_same_whether_a_setup_runs_whole_or_split(gold
     split = finish_entries(plan, ranked, time_setups({"t": target}, plan, keys, clock=ticking_clock()))
 
     assert [e["requests"] for e in whole] == [1 + 2 + 1] * 3  # warm-up, 2 timed, the batch's other question
+    for entry in whole + split:  # timed alone or side by side: the passes differ, nothing else does
+        entry.pop("time_pass")
     assert through_json(split) == through_json(whole)
 
 
@@ -503,9 +528,10 @@ def test_progress_moves_for_every_question_inside_a_batch_and_says_the_setup_and
     assert [done for done, _, _ in seen] == list(range(1, 2 * 13 + 1))  # one step at a time, never stalled
     assert {total for _, total, _ in seen} == {2 * 13}
     labels = [label for _, _, label in seen]
-    # each label starts with which setup of how many it is (issue 23: the bar says where the run is)
-    assert labels[0] == "[1/2] t.keyword.bm25: warming up"
-    assert "[1/2] t.keyword.bm25: timing searches one by one (1 of at most 4)" in labels
+    # each label starts with which setup of how many it is (issue 23: the bar says where the run is), or,
+    # while every setup is warmed up and timed side by side, how many setups that stage runs
+    assert labels[0] == "[2 setups] warming up"
+    assert labels[2:2 + 2 * 4] == ["[2 setups] timing searches side by side"] * 8
     assert labels.count("[2/2] t.dense.m: searching the other questions in a batch") == 8
 
 
@@ -521,4 +547,42 @@ def test_the_report_keeps_the_setups_each_pick_was_chosen_among_as_ties_on_time(
     assert report["ties_on_time"] == {"finds_the_most": ["t.hybrid.m"], "best_for_balance": ["t.hybrid.m", "t.dense.m"],
                                       "best_for_time": ["t.hybrid.m", "t.dense.m"]}
     assert report["rules"]["rank_by"] == ["found@10", "found@1", "time tier", "key"]
-    assert "99%" in report["rules"]["time_ties"]
+    assert "trimmed t-test" in report["rules"]["time_ties"] and report["rules"]["equally_fast_ms"] == 5.0
+
+
+def test_a_side_by_side_pass_timed_in_parts_gives_what_one_pass_gives_and_warms_up_again_each_part(tmp_path):
+    from evaluation.steps import time_setups, time_setups_part
+
+    target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
+    plan = through_json(plan_run(target, many_questions(tmp_path, 12), created_at=MOMENT, only=["keyword", "dense"],
+                                 timed=8, time_margin=0))  # margin 0: every sampled question is timed
+    keys = [s["key"] for s in plan["setups"]]
+    whole = time_setups({"t": target}, plan, keys, clock=ticking_clock())
+    whole_calls, target.calls = list(target.calls), []
+
+    clock, state, parts = ticking_clock(), None, 0
+    while True:  # a part stops at the first round starting 5 ms (ticks) after it began
+        state, found = time_setups_part({"t": target}, plan, keys, state=through_json(state) if state else None,
+                                        seconds=0.005, clock=clock)
+        parts += 1
+        if found is not None:
+            break
+        assert state["round"] < 8 and not state["done"]
+
+    assert parts > 1 and through_json(found) == through_json(whole)
+    first = plan["questions"][0]  # the warm-up's question; timed too when it is in the sample
+    also_timed = 2 if first["id"] in plan["timed_question_ids"] else 0
+    searched_first = [c for c in target.calls if c[0] == "search" and c[2] == first["question"]]
+    assert len(searched_first) == parts * 2 + also_timed  # each part warms both setups up again
+    assert len(target.calls) == len(whole_calls) + (parts - 1) * 2
+
+
+def test_one_setups_timed_pass_alone_raises_its_failure_for_the_caller_to_decide(golden):
+    from evaluation.steps import time_setup
+
+    target = ListTarget("t", ANSWERS, held={"alpha"}, broken={"dense"})
+    plan = plan_run(target, golden, created_at=MOMENT, timed=1)
+    with pytest.raises(RuntimeError, match="RuntimeError: the service said no"):
+        time_setup(target, plan, "t.dense.m", clock=ticking_clock())
+    timed = time_setup(target, plan, "t.keyword.bm25", clock=ticking_clock())
+    assert timed["times_ms"] == [1.0] and timed["time_pass"].startswith(plan["run_id"] + "/")

@@ -98,6 +98,14 @@ def budget_seconds(text: str) -> float:
     return value
 
 
+def milliseconds(text: str) -> float:
+    """An argparse type: a finite number of milliseconds, 0 or more (``nan`` and ``inf`` refused)."""
+    value = _number(text, "number of milliseconds")
+    _refuse_unless(math.isfinite(value) and value >= 0, f"{text} is not a number of milliseconds: give a finite "
+                                                         "number, 0 or more, e.g. 5")
+    return value
+
+
 def percent_below_100(text: str) -> float:
     """An argparse type: a percentage from 0 up to (not including) 100 (``nan`` refused)."""
     value = _number(text, "number of percent")

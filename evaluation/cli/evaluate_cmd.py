@@ -13,7 +13,7 @@ from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..settings import EvaluationSettings
 from .common import (INDEX_HELP, ProgressBar, add_env_file_option, add_golden_limit_option, default_store,
-                     load_env_file_option, budget_seconds, golden_limit, percent_below_100,
+                     load_env_file_option, budget_seconds, golden_limit, milliseconds, percent_below_100,
                      add_chunking_options, add_index_cache_option, add_judging_options, add_significance_options,
                      local_path, percent_0_to_100,
                      open_embedded_target, open_run_store, points, setup_pattern, whole)
@@ -95,6 +95,10 @@ def register(subparsers) -> None:
                         help="stop timing a setup once its timed searches have taken this long, the floor "
                              "reached, whatever the margin (the report keeps the margin reached; "
                              "default 20; 0: no budget)")
+    parser.add_argument("--equally-fast-ms", type=milliseconds, default=None, metavar="MS",
+                        help="setups whose search times are this close count as equally fast: such a difference "
+                             "never decides a pick (default 5, about a network round trip to a search service; "
+                             "0: any difference the paired test shows decides)")
     parser.add_argument("--reuse-times", action="store_true",
                         help="with --save-to: take a setup's times from the store's newest run when it timed "
                              "them live on the same index state, software and timed sample within 7 days "

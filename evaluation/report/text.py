@@ -12,6 +12,7 @@ from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ran
                     unfound_words)
 from ..store.shape import Report
 from .numbers import TEXT_DASH, milliseconds, percent
+from .time_words import faster_words, in_tier_rule, tie_words
 
 _PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
                 ("best_for_time", "Best for time"))
@@ -90,10 +91,16 @@ def render_picks(report: Report) -> str:
                    + (f" (timed in run {by_key[key]['timed_in']}, same index state)" if by_key[key].get("timed_in") else "")
                    + (f" ({ranked_in_note(by_key[key])})" if ranked_in_note(by_key[key]) else "")
                    + f" — {by_key[key]['method_label']}")
-        tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key]
+        top = report["picks"].get("finds_the_most")
+        if "time_pairs" in report and name != "finds_the_most" and top in by_key and top != key:  # as it was before
+            words = faster_words(report, key, top, summary["median_ms"], by_key[top]["summary"]["median_ms"])
+            if words:
+                out.append(f"  {'':18} {words} than {top}")
+        tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key and k in by_key]
         if tied:
-            out.append(f"  {'':18} tied on time with {', '.join(tied)} (their medians' 99% intervals overlap); "
-                       "chosen among them by found@10, then found@1, then key")
+            medians = {k: by_key[k]["summary"]["median_ms"] for k in [key, *tied]}
+            named = ", ".join(f"{k} ({tie_words(report, name, key, k, medians)})" for k in tied)
+            out.append(f"  {'':18} tied on time with {named}; chosen among them by {in_tier_rule(report, name)}")
     out.append(f"  (balance: fastest within {rules['balance_points']:g} points of the most; "
                f"time: within {rules['time_points']:g} points)")
     return "\n".join(out)

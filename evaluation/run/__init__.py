@@ -3,8 +3,10 @@ go through the same code:
 
 1. ``plan_run`` (``plan``): read the golden file, choose the setups, sample the timed questions, look
    up the expected documents on every target. The plan is everything the other two steps need.
-2. ``run_setup`` (``one_setup``): one setup's searches on one target (a Durable activity each), as the
-   report's entry; or its halves ``time_setups`` and ``rank_setup``, joined by ``finish_entries``.
+2. ``time_setups`` (``one_setup``, ``side_by_side``): every setup's timed pass side by side, then each
+   setup's ``rank_setup`` (its other questions in a batch; a Durable activity each), joined by
+   ``finish_entries`` (or ``join_timed``) into the report's entries; ``run_setup`` is one setup's whole
+   run, timed in a pass of its own.
    Its batch may be cut into shards (``shards``: ``plan_shards``, then ``rank_setup(..., questions=)``
    per shard, joined by ``merge_shards`` into the one entry), so no Durable activity runs long. A
    warm save takes what an earlier run measured on the same state: times (``retime``) and the results
@@ -24,8 +26,8 @@ from ..settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MA
                         EvaluationSettings)
 from .app_run import AppPlan, join_app_run, plan_app_run
 from .assemble import assemble_report, golden_errors_reason, refused_run_report, refusal_report
-from .one_setup import (Clock, Progress, failed_entry, finish_entries, rank_setup, run_setup, setup_steps,
-                        time_setup, time_setups, untimed_ids, with_times)
+from .one_setup import (Clock, Progress, failed_entry, finish_entries, join_timed, rank_setup, run_setup,
+                        setup_steps, time_setup, time_setups, time_setups_part, untimed_ids, with_times)
 from .missing import missing_documents
 from .retrieval import retrieval_report, search_of, setups_of
 from .plan import PLAN_FORMAT, find_missing, plan_run, planned_setup, select_setups
@@ -36,8 +38,8 @@ from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, me
 __all__ = ["AppPlan", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET",
            "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Progress",
            "RETIME_CHOICES", "assemble_report", "estimated_seconds", "failed_entry", "find_missing", "finish_entries",
-           "golden_errors_reason", "join_app_run", "measured_times", "merge_shards", "missing_documents",
+           "golden_errors_reason", "join_app_run", "join_timed", "measured_times", "merge_shards", "missing_documents",
            "plan_app_run", "plan_run", "plan_shards", "planned_setup", "rank_setup", "rank_state", "ranking_software",
            "refused_run_report", "refusal_report", "retrieval_report", "reusable_ranks", "reusable_times",
            "reused_timing", "run_setup", "search_of", "select_setups", "setup_steps", "setups_of", "time_setup",
-           "time_setups", "time_state", "untimed_ids", "with_times"]
+           "time_setups", "time_setups_part", "time_state", "untimed_ids", "with_times"]

@@ -3,7 +3,9 @@
 It ranks the entries, names the picks, the frontier and each setup's neighbours, compares every
 setup with the top on the same questions (``versus_top``), says which faster setups the paired test
 cannot tell from each pick (``ties``; see ``scoring.comparison``), and keeps the setups each pick was
-chosen among because their times cannot be told apart (``ties_on_time``; see ``scoring.picks``). ``refusal_report`` is the report of a
+chosen among because their times cannot be told apart (``ties_on_time``, and how each compared with
+the tier's fastest: ``time_tests``; see ``scoring.picks``), and every pair's time ratio with its interval
+(``time_pairs``; see ``scoring.time_pairs``). ``refusal_report`` is the report of a
 run that never started, made by the same function from an empty plan so it has every key. The
 report's shape is ``store.shape.Report``. ``refused_run_report`` makes a refusal from a golden file's
 bytes, as the Function App keeps one.
@@ -22,7 +24,8 @@ from ..measures import FOUND, FOUND_10
 from ..scoring.azure_retrieval import setup_azure_summary
 from ..scoring.comparison import compare_with_top, pick_ties
 from ..scoring.judging import ranked_units, row_units
-from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tie_tiers
+from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tests, time_tie_tiers
+from ..scoring.time_pairs import TIME_TEST, time_pairs
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, EvaluationSettings
 from ..store.shape import REPORT_FORMAT, Entry, Report
 from .copying import copied
@@ -44,15 +47,18 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
         raise UsageError(f"the entries do not match the plan: not planned {extra}, missing {absent}, "
                          f"given twice {twice}")
     settings = plan["settings"]
+    evaluation = EvaluationSettings.from_json(settings)  # plans made before a setting get its default
+    on_time = {"equally_fast_ms": evaluation.equally_fast_ms, "alpha": evaluation.alpha}
     results = list(entries) if owned else [copied(e) for e in entries]
-    ranked = rank_setups(results)
+    ranked = rank_setups(results, **on_time)
     for result in results:
         result["neighbours"] = neighbours(result, results)
         result["versus_top"] = None
     questions = plan["questions"]
     question_ids = [q["id"] for q in questions]
-    significance = EvaluationSettings.from_json(settings).significance  # plans made before alpha get the defaults
-    picks = choose_picks(ranked, balance=settings["balance"], time_points=settings["time_points"])
+    significance = evaluation.significance
+    points = {"balance": settings["balance"], "time_points": settings["time_points"]}
+    picks = choose_picks(ranked, **points, **on_time)
     withheld = picks_withheld(ranked)
     if withheld:  # a run in which no setup finds anything is not an answer: nothing is named
         picks = {name: None for name in picks}
@@ -81,7 +87,9 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
                   "seed": settings["seed"],
                   # plans made before precision-sized timing timed every sampled question
                   "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0),
-                  "time_budget": settings.get("time_budget", 0)},
+                  "time_budget": settings.get("time_budget", 0),
+                  # differences in median time at most this far apart never decide a pick; the paired test
+                  "equally_fast_ms": evaluation.equally_fast_ms, "time_test": TIME_TEST},
         "targets": copy.deepcopy(plan["targets"]),
         "missing": copy.deepcopy(plan["missing"]),
         # questions no target holds an expected document of, when more than the run's share of them
@@ -91,8 +99,11 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
         "significance": significance.describe(),
         "ties": pick_ties(picks, ranked, question_ids, significance),
         # per pick, the setups it was chosen among because their times cannot be told apart
-        "ties_on_time": {} if withheld else time_tie_tiers(ranked, balance=settings["balance"],
-                                                           time_points=settings["time_points"]),
+        "ties_on_time": {} if withheld else time_tie_tiers(ranked, **points, **on_time),
+        # per pick, the tier's fastest setup and how each other member compared with it
+        "time_tests": {} if withheld else time_tests(ranked, **points, **on_time),
+        # every pair of ranked setups: how many times slower the slower is, with its 95% interval
+        "time_pairs": time_pairs(ranked, evaluation.equally_fast_ms),
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
         **_cache_total(results),

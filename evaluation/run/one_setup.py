@@ -1,34 +1,30 @@
 """Step 2 of a run: one setup's searches on one target (a Durable activity each), as the report's entry.
 
-``run_setup`` does it all at once; the Function App runs its two halves apart, ``time_setups`` (the
-timed passes, one after another so their times are comparable) and ``rank_setup`` (every other
-question in one batch, in parallel), and joins them with ``with_times`` / ``finish_entries`` into the
-same entry. A setup's failure is its entry's ``error``, never an exception: it does not end the run.
+``run_setup`` does it all at once for one setup; a run does it in two halves, ``time_setups`` (every
+setup's timed pass side by side, ``side_by_side``, so their times are comparable) and ``rank_setup``
+(every other question in one batch; in the Function App, in parallel), and joins them with
+``with_times`` / ``finish_entries`` into the same entry. A setup's failure is its entry's ``error``,
+never an exception: it does not end the run.
 """
 from __future__ import annotations
 
-import inspect
-import threading
 import time
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError
-from ..golden import Question
 from ..scoring.judging import Rule
-from ..scoring.metrics import Outcome, median_margin, summarise
-from ..settings import EvaluationSettings
-from ..target import COUNTERS, Hit, Setup, Target
+from ..scoring.metrics import Outcome, summarise
+from ..target import COUNTERS, Setup, Target
 from .copying import copied
 from .counts import counted
-from .judged import (FEWEST_TIMED, PER_QUESTION as _PER_QUESTION, batch_ids, judged as _judged, timed_ids,
-                     untimed_ids)
+from .judged import PER_QUESTION as _PER_QUESTION, batch_ids, judged as _judged, timed_ids, untimed_ids
 from .plan import plan_questions, planned_setup
-from .retime import time_state
 from .reuse import rank_state
+from .searching import Clock, Counter, Progress, batch_search, find_setup
+from .side_by_side import finish_pass, start_pass, time_rounds
 
-
-Progress = Callable[[int, int, str], None]  # (done, total, what is running)
-Clock = Callable[[], float]  # seconds, monotonic; time.perf_counter unless a test fixes it
+__all__ = ["Clock", "Progress", "failed_entry", "finish_entries", "join_timed", "rank_setup", "run_setup",
+           "setup_steps", "time_setup", "time_setups", "time_setups_part", "untimed_ids", "with_times"]
 
 
 def setup_steps(plan: dict[str, Any]) -> int:
@@ -58,29 +54,37 @@ def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress:
     question's nDCG@10, which paired comparisons need) and ``results``. A target that counts its
     requests (``target.Counted``) has this setup's ``requests`` and ``retries`` put in the entry.
 
-    The same work as ``time_setup`` and ``rank_setup`` joined by ``with_times``, which the Function App
-    runs apart (timed passes one after another, batches in parallel) for the same entry. ``reused``
+    Timed alone, in a pass of its own: its times compare with another setup's only through the
+    intervals of their medians (``scoring.time_pairs``). A run times every setup side by side
+    (``time_setups``) and joins each with its batch (``join_timed``), as ``evaluate`` does. ``reused``
     (``retime.reusable_times``' answer for this setup) takes the times from the run that timed the
     same state live, and searches the sampled questions in a batch instead of timing them.
     """
     planned_setup(plan, setup_key)
-    counter = _Counter(setup_steps(plan), setup_key, progress)
-    timed: dict[str, Any] = {}
+    counter = Counter(setup_steps(plan), setup_key, progress)
+    timed = time_setups({target.name: target}, plan, [setup_key], clock=clock,
+                        reused={setup_key: reused} if reused else None, counters={setup_key: counter})[setup_key]
+    return join_timed(target, plan, setup_key, timed, counter)
 
-    def work() -> dict[str, Any]:
-        setup = _find_setup(target, setup_key)
-        timed.update(_reused_pass(target, setup, plan, reused, counter) if reused
-                     else _timed_pass(target, setup, plan, clock, counter))
-        return _ranked_entry(target, setup, plan, counter, batch_ids(plan, setup_key))
 
-    def failed(error: str, counts: dict[str, int] | None) -> dict[str, Any]:
+def join_timed(target: Target, plan: dict[str, Any], setup_key: str, timed: Mapping[str, Any],
+               counter: Counter | None = None) -> dict[str, Any]:
+    """The entry of a setup whose timed pass gave ``timed`` (``time_setups``' answer for it): its batch
+    searched and joined with the times (``with_times``), or, when the timed pass failed, a
+    ``failed_entry`` with that error and no batch searched. Counts of both halves are added up."""
+    counts = {name: timed[name] for name in COUNTERS if name in timed}
+    counter = counter or Counter(len(batch_ids(plan, setup_key)), setup_key, None)
+    if "times_ms" not in timed:
         counter.finish()
-        return failed_entry(plan, setup_key, error, counts=counts)
-
-    entry = counted(target, setup_key, work, failed)
+        return failed_entry(plan, setup_key, timed.get("error") or "its timed pass never ran", counts=counts or None)
+    entry = counted(target, setup_key,
+                    lambda: _ranked_entry(target, find_setup(target, setup_key), plan, counter,
+                                          batch_ids(plan, setup_key)),
+                    lambda error, batch: failed_entry(plan, setup_key, error, counts=batch))
     if entry.get("error") is not None:
-        return entry
-    return with_times(entry, timed, question_ids=[q["id"] for q in plan["questions"]])
+        counter.finish()
+        return _add_counts(entry, counts) if "requests" in entry else entry
+    return with_times(entry, timed, counts, question_ids=[q["id"] for q in plan["questions"]])
 
 
 def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
@@ -95,9 +99,9 @@ def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
     """
     planned_setup(plan, setup_key)
     batch = batch_ids(plan, setup_key) if questions is None else _only_batch(plan, setup_key, questions)
-    counter = _Counter(len(batch), setup_key, progress)
+    counter = Counter(len(batch), setup_key, progress)
     return counted(target, setup_key,
-                   lambda: _ranked_entry(target, _find_setup(target, setup_key), plan, counter, batch),
+                   lambda: _ranked_entry(target, find_setup(target, setup_key), plan, counter, batch),
                    lambda error, counts: failed_entry(plan, setup_key, error, counts=counts))
 
 
@@ -116,26 +120,27 @@ def _only_batch(plan: dict[str, Any], setup_key: str, question_ids: Sequence[str
 
 def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
                clock: Clock = time.perf_counter) -> dict[str, Any]:
-    """The timed part of a setup's run: ``{"times_ms": [...], "judged": {...}}``.
+    """The timed part of one setup's run, in a pass of its own: ``{"times_ms": [...], "judged": {...},
+    "time_state", "time_pass"}``.
 
     One untimed warm-up, then the plan's timed questions in the plan's (seeded, random) order, each
     searched alone as a caller would (query embedding and reranking included, nothing cached) and
-    timed, until at least ``time_floor`` are timed and either the median is known within ``time_margin``
-    (``scoring.metrics.median_margin``) or the timed searches have taken ``time_budget`` seconds, or
-    all are timed. A setup that reranks with a model on every search (``judged.timed_at_fixed_count``)
-    times exactly the first ``FEWEST_TIMED`` (``timed_ids``); its other sampled questions are in its
-    batch. Those searches' results are the questions' ranks;
-    the timed questions left over are searched in one untimed batch. ``judged`` holds every timed
-    question's ranks, nDCG@10, results and outcome, for ``with_times``.
+    timed, until ``side_by_side.stops`` (at least ``time_floor`` timed and the median known within
+    ``time_margin``, or ``time_budget`` seconds spent, or all timed). A setup that reranks with a model
+    on every search (``judged.timed_at_fixed_count``) times exactly the first ``FEWEST_TIMED``
+    (``timed_ids``); its other sampled questions are in its batch. Those searches' results are the
+    questions' ranks; the timed questions left over are searched in one untimed batch. ``judged``
+    holds every timed question's ranks, nDCG@10, results and outcome, for ``with_times``.
 
-    Raises what the search raises: the caller decides what a failed timed pass means (``run_setup``
-    and the Function App make it the setup's error). ``progress`` gets (done, 1 + timed questions, label).
-    Times are only comparable when nothing else searches on the same cores meanwhile: the caller
-    runs timed passes one after another.
+    A failed warm-up or search is raised as a ``RuntimeError`` carrying its sentence ("RuntimeError: the
+    service said no"): the caller decides what a failed timed pass means. ``progress`` gets (done, 1 +
+    timed questions, label). To compare setups' times, time them side by side instead (``time_setups``).
     """
     planned_setup(plan, setup_key)
-    counter = _Counter(1 + len(timed_ids(plan, setup_key)), setup_key, progress)
-    return _timed_pass(target, _find_setup(target, setup_key), plan, clock, counter)
+    counter = Counter(1 + len(timed_ids(plan, setup_key)), setup_key, progress)
+    found = time_setups({target.name: target}, plan, [setup_key], clock=clock, counters={setup_key: counter},
+                        raises=True)[setup_key]
+    return {name: value for name, value in found.items() if name not in COUNTERS and name != "cache"}
 
 
 def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[str, int] | None = None, *,
@@ -160,7 +165,7 @@ def with_times(entry: dict[str, Any], timed: Mapping[str, Any], counts: Mapping[
     holes = {o.question_id: list(o.holes) for o in outcomes if o.holes}
     if holes:  # each question's unjudged ids in its top 10: what the golden file should label next
         done["holes"] = holes
-    for name in ("time_state", "timed_in"):  # what decided the times; where reused ones were measured
+    for name in ("time_state", "timed_in", "time_pass"):  # what decided the times; where they were measured
         if timed.get(name):
             done[name] = timed[name]
     ranked_in = {**done.get("ranked_in", {}), **timed.get("ranked_in", {})}  # reused results (run.reuse)
@@ -179,26 +184,49 @@ def _add_counts(entry: dict[str, Any], counts: Mapping[str, int] | None) -> dict
 
 
 def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
-                clock: Clock = time.perf_counter,
-                reused: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, dict[str, Any]]:
-    """Every setup's timed pass (``time_setup``), strictly one after another (``targets`` by name);
-    a setup in ``reused`` (``retime.reusable_times``) takes those times and only ranks its sample.
+                clock: Clock = time.perf_counter, reused: Mapping[str, Mapping[str, Any]] | None = None,
+                counters: Mapping[str, Counter] | None = None, raises: bool = False) -> dict[str, dict[str, Any]]:
+    """Every setup's timed pass, side by side in one pass (``side_by_side``; ``targets`` by name); a setup
+    in ``reused`` (``retime.reusable_times``) takes those times and only ranks its sample, after the pass.
 
-    ``{key: {"times_ms": [...], "judged": {...}}}``, or ``{key: {"error": "..."}}`` for a setup whose
-    warm-up or searches failed (that setup's failure, as in ``run_setup``; the others go on). A counted
-    target's ``requests`` and ``retries`` during the pass are given beside either.
+    ``{key: {"times_ms": [...], "judged": {...}, "time_state", "time_pass"}}``, or ``{key: {"error":
+    "..."}}`` for a setup whose warm-up or searches failed (that setup's failure, as in ``run_setup``;
+    the others go on). A counted target's ``requests`` and ``retries`` during the pass are given beside
+    either. ``counters`` (by key) hear of each setup's searches. ``raises``: a failure is raised (one
+    setup: ``time_setup``'s contract) instead of kept.
     """
-    found: dict[str, dict[str, Any]] = {}
-    for key in setup_keys:
-        target = targets[planned_setup(plan, key)["target"]]
-        again = (reused or {}).get(key)
-        found[key] = counted(target, key,
-                             lambda target=target, key=key, again=again: (
-                                 _reused_pass(target, _find_setup(target, key), plan, again,
-                                              _Counter(len(timed_ids(plan, key)), key, None))
-                                 if again else time_setup(target, plan, key, clock=clock)),
-                             lambda error, counts: {"error": error, **(counts or {})}, what="timing setup")
+    _, found = time_setups_part(targets, plan, setup_keys, clock=clock, reused=reused, counters=counters)
+    assert found is not None  # no bound on its seconds: the pass is done
+    failed = next((found[key]["error"] for key in setup_keys if "error" in found[key]), None)
+    if raises and failed:
+        raise RuntimeError(failed)
     return found
+
+
+def time_setups_part(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
+                     state: Mapping[str, Any] | None = None, seconds: float = 0, clock: Clock = time.perf_counter,
+                     reused: Mapping[str, Mapping[str, Any]] | None = None,
+                     counters: Mapping[str, Counter] | None = None) -> tuple[dict[str, Any], dict[str, dict] | None]:
+    """``time_setups`` in parts of about ``seconds`` (0: no bound), as the Function App's activities time
+    it: ``(the pass's state, None)`` while setups are still timing (give the state back to the next
+    part), ``(state, what time_setups gives)`` once every setup has stopped. ``state``: the last part's
+    (None: start the pass). Each part warms its setups up again (a part may run in another process)."""
+    live = [key for key in setup_keys if not (reused or {}).get(key)]
+    state = time_rounds(targets, plan, state or start_pass(plan, live), clock=clock, seconds=seconds,
+                        counters=counters)
+    if not state["done"]:
+        return state, None
+    found = finish_pass(targets, plan, state, counters=counters)
+    for key in setup_keys:
+        if key in found:
+            continue
+        target = targets[planned_setup(plan, key)["target"]]
+        counter = (counters or {}).get(key) or Counter(len(timed_ids(plan, key)), key, None)
+        again = reused[key]  # type: ignore[index]
+        found[key] = counted(target, key, lambda target=target, key=key, again=again, counter=counter: _reused_pass(
+            target, find_setup(target, key), plan, again, counter),
+            lambda error, counts: {"error": error, **(counts or {})}, what="timing setup")
+    return state, {key: found[key] for key in setup_keys}
 
 
 def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], times: Mapping[str, dict[str, Any]],
@@ -231,127 +259,29 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
     return entries
 
 
-def _find_setup(target: Target, setup_key: str) -> Setup:
-    setup = next((s for s in target.setups() if s.key == setup_key), None)
-    if setup is None:
-        raise LookupError(f"target {target.name} offers no setup {setup_key} any more")
-    return setup
-
-
-def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: _Counter,
+def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: Counter,
                   question_ids: Sequence[str]) -> dict[str, Any]:
     """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
     questions = plan_questions(plan, question_ids)
     counter.stage("searching the other questions in a batch")
-    hits = _batch(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
+    hits = batch_search(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
     state = rank_state(plan, setup.key)  # what decided these results, so a later run may take them (run.reuse)
     return {**setup.to_dict(), **_judged(questions, hits, Rule.of(plan["settings"])), "times_ms": [], "error": None,
             "summary": None, "rank": None, "neighbours": [], "versus_top": None,
             **({"rank_state": state} if state else {})}
 
 
-def _batch(target: Target, setup: Setup, questions: Sequence[Question], depth: int,
-           counter: _Counter) -> list[list[Hit]]:
-    """``search_batch``, with progress per question from a target whose ``search_batch`` takes a
-    ``progress`` callback (given how many more questions are done), all at once from any other."""
-    texts = [q.question for q in questions]
-    reported = 0
-    lock = threading.Lock()  # a target may report from its worker threads
-
-    def advance(n: int) -> None:
-        nonlocal reported
-        with lock:
-            n = max(0, min(n, len(texts) - reported))  # over-reporting cannot push the bar past the batch
-            reported += n
-            counter.advance(n)
-
-    if "progress" in inspect.signature(target.search_batch).parameters:
-        hits = target.search_batch(setup, texts, depth, progress=advance)
-    else:
-        hits = target.search_batch(setup, texts, depth)
-    advance(len(texts) - reported)
-    return hits
-
-
-def _warm_up(target: Target, setup: Setup, plan: dict[str, Any]) -> None:
-    """One untimed search, so loading models and first-touch costs never land in a timed search."""
-    target.search(setup, plan["questions"][0]["question"], plan["settings"]["depth"])
-
-
-def _timed_pass(target: Target, setup: Setup, plan: dict[str, Any], clock: Clock, counter: _Counter) -> dict[str, Any]:
-    settings = EvaluationSettings.from_json(plan["settings"])
-    ids = timed_ids(plan, setup.key)
-    by_id = {q.id: q for q in plan_questions(plan, ids)}
-    sample = [by_id[qid] for qid in ids]
-    counter.stage("warming up")
-    _warm_up(target, setup, plan)
-    counter.advance(1)
-    floor = min(settings.time_floor, len(sample))  # a setup timed at a fixed count: all of its (<= 6)
-    times, searched, hit_lists = [], [], []
-    for question in sample:
-        if len(times) >= floor:
-            margin = median_margin(times)
-            if margin is not None and margin <= settings.time_margin:
-                break
-            if settings.time_budget and sum(times) >= settings.time_budget * 1000:
-                break
-        elif len(times) >= FEWEST_TIMED and _floor_overruns_budget(times, floor, settings.time_budget):
-            break
-        counter.stage(f"timing searches one by one ({len(times) + 1} of at most {len(sample)})")
-        started = clock()
-        hits = target.search(setup, question.question, settings.depth)
-        times.append(round((clock() - started) * 1000, 3))
-        searched.append(question)
-        hit_lists.append(hits)
-        counter.advance(1)
-    rest = sample[len(searched):]
-    if rest:  # the median is known well enough, or the budget is spent: the rest only needs its ranks
-        known = median_margin(times)
-        within = "" if known is None else f"median known within {known:.0%}; "
-        counter.stage(f"{within}the other sampled questions in a batch")
-        searched += rest
-        hit_lists += _batch(target, setup, rest, settings.depth, counter)
-    return {"times_ms": times, "judged": _judged(searched, hit_lists, Rule.of(plan["settings"])),
-            "time_state": time_state(plan, setup.key)}
-
-
 def _reused_pass(target: Target, setup: Setup, plan: dict[str, Any], reused: Mapping[str, Any],
-                 counter: _Counter) -> dict[str, Any]:
+                 counter: Counter) -> dict[str, Any]:
     """The timed pass's result with times reused (``retime``): the sample searched in one batch for its
     ranks, the times and where they were measured from ``reused``."""
     ids = timed_ids(plan, setup.key)
     by_id = {q.id: q for q in plan_questions(plan, ids)}
     sample = [by_id[qid] for qid in ids]
     counter.stage(f"times from run {reused['timed_in']} (same index state); the sampled questions in a batch")
-    hits = _batch(target, setup, sample, plan["settings"]["depth"], counter) if sample else []
-    return {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, Rule.of(plan["settings"])),
-            "time_state": reused["time_state"], "timed_in": reused["timed_in"]}
-
-
-def _floor_overruns_budget(times_ms: Sequence[float], floor: int, budget_s: float) -> bool:
-    """Whether reaching the floor at the pace so far would spend the budget: such a setup (seconds a
-    search, e.g. a remote service under load) stops at ``FEWEST_TIMED``, the fewest searches whose median
-    has a 95% interval. With the defaults (floor 10, budget 20 s) that is a setup whose searches average
-    2 s or more. A setup reranked by a model never gets here: it is timed at a fixed count
-    (``judged.timed_at_fixed_count``)."""
-    return bool(budget_s) and sum(times_ms) / len(times_ms) * floor >= budget_s * 1000
-
-
-class _Counter:
-    """Progress of one setup's steps, reported as (done, total, "<key>: <stage>")."""
-
-    def __init__(self, total: int, key: str, progress: Progress | None) -> None:
-        self.total, self.key, self.progress, self.done = total, key, progress, 0
-        self.label = key
-
-    def stage(self, words: str) -> None:
-        self.label = f"{self.key}: {words}"
-
-    def advance(self, n: int) -> None:
-        self.done += n
-        if self.progress and n:
-            self.progress(self.done, self.total, self.label)
-
-    def finish(self) -> None:
-        """The bar still reaches the end when a setup fails."""
-        self.advance(self.total - self.done)
+    hits = batch_search(target, setup, sample, plan["settings"]["depth"], counter) if sample else []
+    found = {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, Rule.of(plan["settings"])),
+             "time_state": reused["time_state"], "timed_in": reused["timed_in"]}
+    if reused.get("time_pass"):  # setups reused from one pass of the earlier run still compare side by side
+        found["time_pass"] = reused["time_pass"]
+    return found

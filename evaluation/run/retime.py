@@ -56,7 +56,8 @@ def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, m
                    now: datetime | str | None = None,
                    warn: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
     """Per setup key of ``plan``, the times ``earlier`` (a report) timed live on the same state:
-    ``{"times_ms": [...], "timed_in": run id, "time_state": sha256}``. Setups with none are left out.
+    ``{"times_ms": [...], "timed_in": run id, "time_state": sha256}`` and the side-by-side pass they were
+    timed in (``time_pass``) when the entry says. Setups with none are left out.
 
     Times are believed only from a run dated no later than this plan (a clock that ran ahead would
     otherwise make them look fresh for ever) and only when they are measurements that agree with their
@@ -86,5 +87,8 @@ def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, m
                  f"since {problem}; it is timed again")
             continue
         found[setup["key"]] = {"times_ms": list(entry["times_ms"]), "timed_in": str(earlier.get("id")),
-                               "time_state": entry["time_state"]}
+                               "time_state": entry["time_state"],
+                               # setups reused from one side-by-side pass still compare in pairs
+                               **({"time_pass": entry["time_pass"]}
+                                  if isinstance(entry.get("time_pass"), str) else {})}
     return found

@@ -133,5 +133,8 @@ def reused_timing(plan: dict[str, Any], setup_key: str, times: Mapping[str, Any]
     if not times or not ranks or any(qid not in ranks["results"] for qid in sample):
         return None
     part = reused_part(plan, setup_key, ranks, sample)
-    return {"times_ms": list(times["times_ms"]), "judged": {name: part[name] for name in PER_QUESTION},
-            "time_state": times["time_state"], "timed_in": times["timed_in"], "ranked_in": part["ranked_in"]}
+    found = {"times_ms": list(times["times_ms"]), "judged": {name: part[name] for name in PER_QUESTION},
+             "time_state": times["time_state"], "timed_in": times["timed_in"], "ranked_in": part["ranked_in"]}
+    if times.get("time_pass"):  # setups reused from one side-by-side pass still compare in pairs
+        found["time_pass"] = times["time_pass"]
+    return found

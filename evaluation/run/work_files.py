@@ -21,6 +21,7 @@ PLAN = "plan.json"
 TARGETS = "targets.json"
 SHARDS = "shards.json"  # {setup key: [[question ids of each shard]]}: run.shards.plan_shards
 REUSED = "reused_times.json"  # {setup key: times an earlier run measured live}: run.retime.reusable_times
+SIDE_BY_SIDE = "times/side_by_side.json"  # the side-by-side timed pass so far, between its parts
 
 
 def reused_ranks_name(setup_key: str) -> str:
@@ -57,6 +58,16 @@ def setup_work(folder: CollectionFolder, run_id: str, setup_key: str) -> tuple[d
     """The plan and the pinned target (``{"spec", "state"}``) one setup searches."""
     plan = folder.read_work(run_id, PLAN)
     return plan, folder.read_work(run_id, TARGETS)[planned_setup(plan, setup_key)["target"]]
+
+
+def side_by_side_work(folder: CollectionFolder, run_id: str, setup_keys: list[str]) -> tuple[dict, dict[str, Any], dict]:
+    """What a side-by-side timed pass of ``setup_keys`` reads: the plan, the pinned targets it searches
+    (by name), and the times the plan found for any of them (``reused_times_of``)."""
+    plan = folder.read_work(run_id, PLAN)
+    pinned = folder.read_work(run_id, TARGETS)
+    names = {planned_setup(plan, key)["target"] for key in setup_keys}
+    reused = {k: v for k, v in folder.read_work(run_id, REUSED).items() if k in setup_keys}
+    return plan, {name: pinned[name] for name in sorted(names)}, reused
 
 
 def shard_questions(folder: CollectionFolder, run_id: str, setup_key: str, shard: int) -> list[str]:

@@ -1,39 +1,38 @@
 """Rank setups and name the three picks, as the product defines them, so the same inputs give the
 same picks however the timings fall.
 
-Time ties: two setups are *tied on time* when the 99% order-statistic intervals of their medians
-overlap (``scoring.metrics.median_interval``: distribution-free, from the timed searches the report
-keeps). A *time tier* is anchored at the fastest setup of a group (lowest median, then key): every
-setup of the group tied on time with the anchor, the anchor included; the rest form the next tiers
-the same way (no chaining: a tier never holds two setups further apart than the anchor's interval
-reaches).
+Time tiers: two setups are *tied on time* unless ``time_pairs.told_apart`` says one is faster: their
+searches timed side by side and compared in pairs (a trimmed t-test on per-question log ratios,
+Holm-corrected over the pairs the tier considers), and their medians more than ``equally_fast_ms``
+apart (under that floor they are *equally fast*; ``scoring.time_pairs`` says why this test and why
+the floor). A *time tier* is anchored at the fastest setup of a group (lowest median, then key):
+the anchor and every setup of the group it is not told apart from; the rest form the next tiers the
+same way. No chaining: a tier never holds a setup the anchor is told apart from, however close it
+is to another member.
 
-Why intervals and not a paired or rank test on the timed searches: the noise that moved the picks
-lies between timed passes (each setup is timed on its own, one after another, while the machine's
-load changes), which a test over the searches of one pass does not see; and such a test calls
-9.5 ms against 9.6 ms different once each has 50 quiet searches. An interval says only where the
-median lies, and overlap is read off the report's own numbers. Why 99% and not the 95% of the
-margin beside each median: simulated (five setups with times drawn from one lognormal, sigma 0.3,
-10, 30 or 50 searches each), 95% intervals changed a pick in 0.5% of evaluations (10 of 2,000 at
-50 searches), 99% in 1 of 5,000 at 30 and 50 searches and none at 10. The price: a real 3x
-difference is told apart in every evaluation from 30 searches (78% at 10, where the 99% interval
-is the whole range), 2x in 99.8% at 30, 1.5x in 50% at 30 and 92% at 50; a smaller difference is
-called a tie, and the picks then go by what is found. A setup with too few timed searches for a
-99% interval (under 8) has its range, min to max; one with no times (a hand-made entry) its
-median alone.
+Why the old rule (99% intervals of each setup's median, overlapping = tied) no longer decides: each
+setup was timed in its own pass, so load that came and went between passes landed on some setups and
+not others, and a busy machine widened the intervals until a tier took in a setup twice as slow.
+Timed side by side, a pair's searches share the load, and its log ratios cancel it. The intervals
+stay as the fallback for setups not timed side by side (times reused from another run, reports from
+before): there a tier is the setups whose intervals overlap the anchor's.
 
 Ranking: found@10 (more is better), then found@1, then time tier (faster first), then setup key.
-Only setups that ran are ranked; a failed setup has no rank and is never picked.
+Time tiers are made among the setups with the same found@10 and found@1 (only there does time rank),
+never across every setup. Only setups that ran are ranked; a failed setup has no rank and is never
+picked.
 
 Picks:
 - ``finds_the_most``: the top-ranked setup.
 - ``best_for_balance``: among the setups whose found@10 is within ``balance`` percentage points of
   the top, inclusive, counted in whole questions (``floor(balance / 100 * questions)`` questions
   fewer at most: at 4 points over 25 questions that is 1 question, so 92% (23/25) counts when the
-  most is 96% (24/25)), the fastest time tier; inside it, the most found@10, then found@1, then key.
+  most is 96% (24/25)), the fastest time tier; inside it, the most found@10, then the faster: the
+  lowest median, and every setup equally fast with it (within the floor) counts as fast; among
+  those, the most found@1, then key. A time pick never takes a slower setup for its found@1.
 - ``best_for_time``: the same within ``time_points``.
 All three may be the same setup; all are None when nothing ran. ``ties_on_time`` gives, per pick, the
-tier it was chosen from (``time_tie_tiers``).
+tier it was chosen from (``time_tie_tiers``); ``time_tests`` how each member compared with its anchor.
 
 ``frontier``: setups no other setup beats on both found@10 and median time (at least as good on both,
 better on one). ``neighbours``: setups one change away: another ranker, one model more or fewer, or
@@ -44,12 +43,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Sequence
 
-from .metrics import median_interval, median_ms as _median
-
-TIE_CONFIDENCE = 0.99
+from ..settings import DEFAULT_ALPHA, DEFAULT_EQUALLY_FAST_MS
+from .metrics import median_ms as _median
+from .time_pairs import TIME_TIE_RULE, Verdict, compare_times, slower_by_more, told_apart
 
 PICKS = ("finds_the_most", "best_for_balance", "best_for_time")
-TIME_TIE_RULE = "tied on time when the 99% order-statistic intervals of the medians overlap"
+__all__ = ["PICKS", "TIME_TIE_RULE", "allowed_shortfall", "choose_picks", "frontier", "neighbours", "rank_setups",
+           "time_tests", "time_tie_tiers", "time_tiers"]
 
 
 def _ran(setup: dict) -> bool:
@@ -60,39 +60,28 @@ def _found10(setup: dict) -> int:
     return setup["summary"]["counts"]["10"]
 
 
-def time_interval(setup: dict) -> tuple[float, float]:
-    """Where the setup's true median time lies (see the module docstring): the 99% order-statistic
-    interval of its timed searches, their range when too few for one, the median alone without times."""
-    times = [float(t) for t in setup.get("times_ms") or []]
-    found = median_interval(times, TIE_CONFIDENCE) if times else None
-    if found is not None:
-        return found
-    if times:
-        return min(times), max(times)
-    return _median(setup), _median(setup)
+def _found1(setup: dict) -> int:
+    return setup["summary"]["counts"]["1"]
 
 
-def tied_on_time(a: dict, b: dict) -> bool:
-    """Whether the intervals of ``a``'s and ``b``'s medians overlap (ends included)."""
-    (a_low, a_high), (b_low, b_high) = time_interval(a), time_interval(b)
-    return a_low <= b_high and b_low <= a_high
-
-
-def time_tiers(setups: Sequence[dict]) -> list[list[dict]]:
-    """``setups`` in time tiers, fastest tier first: each anchored at the fastest setup left (median,
-    then key) and holding every setup left that is tied on time with the anchor, anchor first."""
+def _tiers(setups: Sequence[dict], equally_fast_ms: float, alpha: float) -> list[tuple[list[dict], list[Verdict]]]:
+    """``time_tiers`` with, per tier, how each member after the anchor compared with it."""
     left = sorted(setups, key=lambda s: (_median(s), s["key"]))
     tiers = []
     while left:
-        anchor = left[0]
-        tier = [s for s in left if s is anchor or tied_on_time(anchor, s)]
-        tiers.append(tier)
-        left = [s for s in left if not any(s is t for t in tier)]
+        anchor, rest = left[0], left[1:]
+        verdicts = told_apart(anchor, rest, equally_fast_ms=equally_fast_ms, alpha=alpha)
+        kept = {v.key for v in verdicts if not v.apart}
+        tiers.append(([anchor] + [s for s in rest if s["key"] in kept], [v for v in verdicts if not v.apart]))
+        left = [s for s in rest if s["key"] not in kept]
     return tiers
 
 
-def _tier_of(setups: Sequence[dict]) -> dict[str, int]:
-    return {s["key"]: n for n, tier in enumerate(time_tiers(setups)) for s in tier}
+def time_tiers(setups: Sequence[dict], *, equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS,
+               alpha: float = DEFAULT_ALPHA) -> list[list[dict]]:
+    """``setups`` in time tiers, fastest tier first: each anchored at the fastest setup left (median,
+    then key) and holding every setup left that the anchor is not told apart from, anchor first."""
+    return [tier for tier, _ in _tiers(setups, equally_fast_ms, alpha)]
 
 
 def rank_key(setup: dict, tier: int = 0) -> tuple:
@@ -100,14 +89,17 @@ def rank_key(setup: dict, tier: int = 0) -> tuple:
     return (-summary["counts"]["10"], -summary["counts"]["1"], tier, setup["key"])
 
 
-def rank_setups(setups: Sequence[dict]) -> list[dict]:
+def rank_setups(setups: Sequence[dict], *, equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS,
+                alpha: float = DEFAULT_ALPHA) -> list[dict]:
     """The setups that ran, best first; sets each one's ``rank`` (1-based) and ``None`` on failures.
     Time tiers are made among setups with the same found@10 and found@1 (only there does time rank)."""
     ran = [s for s in setups if _ran(s)]
     groups: dict[tuple[int, int], list[dict]] = {}
     for s in ran:
-        groups.setdefault((_found10(s), s["summary"]["counts"]["1"]), []).append(s)
-    tier = {key: n for group in groups.values() for key, n in _tier_of(group).items()}
+        groups.setdefault((_found10(s), _found1(s)), []).append(s)
+    tier = {s["key"]: n for group in groups.values()
+            for n, members in enumerate(time_tiers(group, equally_fast_ms=equally_fast_ms, alpha=alpha))
+            for s in members}
     ranked = sorted(ran, key=lambda s: rank_key(s, tier[s["key"]]))
     for position, setup in enumerate(ranked, start=1):
         setup["rank"] = position
@@ -124,33 +116,67 @@ def allowed_shortfall(points: float, questions: int) -> int:
     return int(Fraction(str(points)) * questions // 100)
 
 
-def choose_picks(ranked: Sequence[dict], *, balance: float = 4, time_points: float = 8) -> dict[str, Any]:
+def choose_picks(ranked: Sequence[dict], *, balance: float = 4, time_points: float = 8,
+                 equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
     """The three picks (see the module docstring) from ``rank_setups``' list."""
-    return {name: (tier[0] if tier else None) for name, tier in time_tie_tiers(ranked, balance=balance,
-                                                                              time_points=time_points).items()}
+    tiers = time_tie_tiers(ranked, balance=balance, time_points=time_points, equally_fast_ms=equally_fast_ms,
+                           alpha=alpha)
+    return {name: (tier[0] if tier else None) for name, tier in tiers.items()}
 
 
-def time_tie_tiers(ranked: Sequence[dict], *, balance: float = 4, time_points: float = 8) -> dict[str, list[str]]:
+def time_tie_tiers(ranked: Sequence[dict], *, balance: float = 4, time_points: float = 8,
+                   equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS,
+                   alpha: float = DEFAULT_ALPHA) -> dict[str, list[str]]:
     """Per pick, the keys of the tier it was chosen from, the pick first, then the rest in rank order:
     for ``finds_the_most`` the setups with the top's found@10 and found@1 tied on time with it, for the
     others the fastest time tier among the setups within their points. ``[]`` when nothing ran."""
+    return {name: [s["key"] for s in tier] for name, (tier, _) in
+            _pick_tiers(ranked, balance, time_points, equally_fast_ms, alpha).items()}
+
+
+def time_tests(ranked: Sequence[dict], *, balance: float = 4, time_points: float = 8,
+               equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
+    """Per pick, the anchor of the tier it was chosen from (its fastest setup) and how each other member
+    compared with it (``time_pairs.Verdict``): the report's ``time_tests``, {} per pick when nothing ran."""
+    found = {}
+    for name, (tier, verdicts) in _pick_tiers(ranked, balance, time_points, equally_fast_ms, alpha).items():
+        anchor = min(tier, key=lambda s: (_median(s), s["key"])) if tier else None
+        found[name] = ({"anchor": anchor["key"], "tied": [v.to_dict() for v in verdicts]} if anchor else {})
+    return found
+
+
+def _pick_tiers(ranked: Sequence[dict], balance: float, time_points: float, equally_fast_ms: float,
+                alpha: float) -> dict[str, tuple[list[dict], list[Verdict]]]:
+    """Per pick, its tier (the pick first, then the rest in rank order) and the verdicts that made it."""
     if not ranked:
-        return {name: [] for name in PICKS}
+        return {name: ([], []) for name in PICKS}
     top = ranked[0]
     questions = top["summary"]["questions"]
     order = {s["key"]: n for n, s in enumerate(ranked)}
 
-    def by_rank(tier: Sequence[dict]) -> list[str]:
-        return [s["key"] for s in sorted(tier, key=lambda s: (-_found10(s), -s["summary"]["counts"]["1"], s["key"]))]
-
-    def fastest_within(points: float) -> list[str]:
+    def fastest_within(points: float) -> tuple[list[dict], list[Verdict]]:
         floor = _found10(top) - allowed_shortfall(points, questions)
-        return by_rank(time_tiers([s for s in ranked if _found10(s) >= floor])[0])
+        tier, verdicts = _tiers([s for s in ranked if _found10(s) >= floor], equally_fast_ms, alpha)[0]
+        pick = _time_pick(tier, equally_fast_ms, alpha)
+        rest = sorted((s for s in tier if s is not pick), key=lambda s: (-_found10(s), -_found1(s), s["key"]))
+        return [pick] + rest, verdicts
 
     level = [s for s in ranked if rank_key(s)[:2] == rank_key(top)[:2]]
-    most = [s for s in time_tiers(level) if any(t is top for t in s)][0]
-    return {"finds_the_most": sorted((s["key"] for s in most), key=order.__getitem__),
+    most, verdicts = next((tier, v) for tier, v in _tiers(level, equally_fast_ms, alpha) if any(t is top for t in tier))
+    return {"finds_the_most": (sorted(most, key=lambda s: order[s["key"]]), verdicts),
             "best_for_balance": fastest_within(balance), "best_for_time": fastest_within(time_points)}
+
+
+def _time_pick(tier: Sequence[dict], equally_fast_ms: float, alpha: float) -> dict:
+    """A time pick inside its tier: of the setups with the most found@10, the fastest (lowest median,
+    then key) and every one not shown slower than it by more than the floor (``time_pairs.
+    slower_by_more``, uncorrected: one pair at a time); of those the most found@1, then key. Anchored
+    at the fastest, so "as fast" never chains."""
+    most = max(_found10(s) for s in tier)
+    best = [s for s in tier if _found10(s) == most]
+    fastest = min(best, key=lambda s: (_median(s), s["key"]))
+    fast = [s for s in best if s is fastest or not slower_by_more(compare_times(fastest, s, equally_fast_ms), alpha)]
+    return min(fast, key=lambda s: (-_found1(s), s["key"]))
 
 
 def frontier(ranked: Sequence[dict]) -> list[str]:

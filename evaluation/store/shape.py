@@ -70,6 +70,7 @@ class Entry(_EntryBase, total=False):
     rank_state: str                 # sha256 of what decided the results (run.reuse)
     ranked_in: dict[str, str]       # question id -> the run that searched it, for reused results
     holes: dict[str, list[str]]     # question id -> its unjudged unit ids in the top 10 (when it has any)
+    time_pass: str                  # the side-by-side timed pass it was timed in (scoring.time_pairs)
 
 
 class _ReportBase(TypedDict):
@@ -97,6 +98,8 @@ class Report(_ReportBase, total=False):
     significance: dict[str, Any]
     ties: dict[str, Any]
     ties_on_time: dict[str, list[str]]  # per pick, the setup keys it was chosen among (pick first)
+    time_tests: dict[str, Any]       # per pick, its tier's fastest and how each other member compared
+    time_pairs: list[dict[str, Any]]  # every pair of ranked setups: ratio of times, its interval, the tests
     cache: dict[str, int]
     refused: dict[str, Any]          # a run that never started: why
 

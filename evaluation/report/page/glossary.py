@@ -5,11 +5,35 @@ from ...measures import MRR, NDCG_10
 from ..notes import READINGS
 from .context import Page
 from .format import esc, has_recall
+from ..time_words import floor_ms
+
+
+# What "tied on time" meant in reports from before side-by-side timing and the floor (their pages say it still).
+_BEFORE_THE_FLOOR = ("tied on time", "Two setups whose medians' 99% intervals overlap: their timed searches cannot "
+                     "tell which is faster, so the picks treat them as equally fast and choose between them by "
+                     "found@10, then found@1, then key, and the same inputs give the same picks.")
+
+
+def _time_entries(floor: float) -> list[tuple[str, str]]:
+    """Tied on time, equally fast, and the rule inside a tier, for a report with a floor of ``floor`` ms."""
+    return [
+        ("tied on time", "Every setup's sample is timed side by side, question by question in a rotating order, "
+                         "so a busy machine slows each pair alike; two setups are tied unless a paired test on "
+                         "their per-question time ratios (trimmed, Holm-corrected) shows one slower by more than "
+                         "the floor. Setups not timed side by side are tied when their medians' 99% intervals "
+                         "overlap."),
+        ("equally fast", f"Setups under {floor:g} ms of each other (the report's equally_fast_ms: about what a "
+                         "round trip to a search service costs) are equally fast: such a difference never "
+                         "decides a pick."),
+        ("inside a tier", "A time pick takes the setup shown faster by more than the floor, and only between "
+                          "setups as fast as each other does found@1 decide."),
+    ]
 
 
 def glossary(page: Page) -> str:
     """The ``#words`` section; recall@k only when a setup's summary holds it."""
     report, ran = page.report, page.ran
+    floor = floor_ms(report)
     by = report.get("by", "doc")
     graded = "rank_among" in (report.get("rules") or {})  # reports made before graded judgements keep their words
     depth = report.get("depth", 20)
@@ -36,9 +60,7 @@ def glossary(page: Page) -> str:
                             "report's alpha, the questions are too few to tell, which is not the same as finding "
                             "as many: the page says how many questions the same test would need for a gap of the "
                             "size seen."),
-        ("tied on time", "Two setups whose medians' 99% intervals overlap: their timed searches cannot tell "
-                         "which is faster, so the picks treat them as equally fast and choose between them by "
-                         "found@10, then found@1, then key, and the same inputs give the same picks."),
+        *(_time_entries(floor) if floor is not None else [_BEFORE_THE_FLOOR]),
         ("picks", "finds_the_most is the top of the ranking; best_for_balance and best_for_time are the fastest "
                   "setups within a few points of it, counted in whole questions."),
         ("neighbours", "Setups one change away: another ranker, one model more or fewer, or the same search "

@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..notes import found_gap_words
-from ..numbers import milliseconds as _ms, number as _num, percent as _pct
+from ..numbers import milliseconds as _ms, percent as _pct
 from ..svg import attr
+from ..time_words import faster_words, floor_ms, in_tier_rule, tie_words
 from .context import PICKS, Page
 from .format import esc, found_count, found_share, pick_key, plain, spaced, summary_of
 
@@ -19,12 +20,15 @@ def pick_cards(page: Page) -> str:
                 f'{esc(str(report["picks_withheld"]))}</div></section>')
     by_key = {s["key"]: s for s in setups}
     rules = report.get("rules") or {}
+    floor = floor_ms(report)
+    equal = (f"setups tied on time count as equally fast, and so do setups under {plain(floor)} ms of each other"
+             if floor is not None else "setups tied on time count as equally fast")
     rule_words = {
         "finds_the_most": "The setup with the most questions found in the top 10 (then found@1, then time).",
         "best_for_balance": f"The fastest setup within {plain(rules.get('balance_points', 4))} points of the most found "
-                            "(setups tied on time count as equally fast).",
+                            f"({equal}).",
         "best_for_time": f"The fastest setup within {plain(rules.get('time_points', 8))} points of the most found "
-                         "(setups tied on time count as equally fast).",
+                         f"({equal}).",
     }
     top_key = pick_key((report.get("picks") or {}).get("finds_the_most"))
     top_summary = summary_of(by_key[top_key]) if top_key in by_key else None
@@ -45,7 +49,7 @@ def pick_cards(page: Page) -> str:
             notes = {k: v for k, v in value.items() if k not in ("key", "setup")}
             extra = "".join(f'<p class="extra"><strong>{esc(spaced(k))}:</strong> {esc(plain(v))}</p>'
                             for k, v in notes.items())
-        versus = (_versus(summary, top_summary, name) + _time_tie_note(report, name, key)
+        versus = (_versus(report, key, top_key, summary, top_summary, name) + _time_tie_note(report, name, key, by_key)
                   + _tie_note((report.get("ties") or {}).get(name), report))
         cards.append(
             f'<article class="pick" data-pick="{name}" data-key="{attr(key)}"><h3>{label}</h3>'
@@ -60,34 +64,41 @@ def pick_cards(page: Page) -> str:
             f'<div class="picks">{"".join(cards)}</div></section>')
 
 
-def _versus(summary: dict[str, Any], top: dict[str, Any] | None, name: str) -> str:
-    """How a faster pick compares with ``finds_the_most``: questions given up, times faster."""
+def _versus(report: dict[str, Any], key: str, top_key: Any, summary: dict[str, Any], top: dict[str, Any] | None,
+            name: str) -> str:
+    """How a faster pick compares with ``finds_the_most``: questions given up, times faster (with the
+    pair's 95% interval when they were timed side by side)."""
     if top is None or name == "finds_the_most" or summary is top:
         return ""
     mine, most = found_count(summary, 10), found_count(top, 10)
-    t_mine, t_top = _num(summary.get("median_ms")), _num(top.get("median_ms"))
     words = []
     if mine is not None and most is not None:
         words.append("finds as many" if mine == most else
                      f"{most - mine} question{'s' if most - mine != 1 else ''} fewer found")
-    if t_mine and t_top:
-        ratio = t_top / t_mine
-        words.append(f"{ratio:,.0f}× faster" if ratio >= 10 else f"{ratio:.1f}× faster" if ratio >= 1.05
-                     else "about as fast")
+    faster = faster_words(report, key, str(top_key), summary.get("median_ms"), top.get("median_ms"))
+    if faster:
+        words.append(faster)
     if not words:
         return ""
     return f'<p class="versus">Against finds the most: <strong>{esc(", ".join(words))}</strong>.</p>'
 
 
-def _time_tie_note(report: dict[str, Any], name: str, key: str) -> str:
-    """The setups a pick is tied with on time (``report["ties_on_time"][pick]``), "" when none."""
+def _time_tie_note(report: dict[str, Any], name: str, key: str, by_key: dict[str, Any]) -> str:
+    """The setups a pick is tied with on time (``report["ties_on_time"][pick]``) and why each is
+    (``time_words.tie_words``), "" when none."""
     tier = (report.get("ties_on_time") or {}).get(name)
     tied = [k for k in tier if isinstance(k, str) and k != key] if isinstance(tier, list) else []
     if not tied:
         return ""
     named = ", ".join(f'<strong class="key">{esc(k)}</strong>' for k in tied)
-    return (f'<p class="tie time">Tied on time with {named}: their medians’ 99% intervals overlap, so this '
-            "one was chosen among them by found@10, then found@1, then key.</p>")
+    if floor_ms(report) is None:  # a report from before the floor: the words it was rendered with then
+        return (f'<p class="tie time">Tied on time with {named}: their medians’ 99% intervals overlap, so this '
+                "one was chosen among them by found@10, then found@1, then key.</p>")
+    medians = {k: (summary_of(by_key[k]) or {}).get("median_ms") for k in [key, *tied] if k in by_key}
+    named = ", ".join(f'<strong class="key">{esc(k)}</strong> ({esc(tie_words(report, name, key, k, medians))})'
+                      for k in tied)
+    return (f'<p class="tie time">Tied on time with {named}, so this one was chosen among them by '
+            f"{esc(in_tier_rule(report, name))}.</p>")
 
 
 def _tie_note(tie: Any, report: dict[str, Any]) -> str:
