@@ -9,18 +9,23 @@ ranking's top (``finds_the_most`` without time: found@10, then found@1, then key
 
 Each collection (``bench_shapes.build_collections``: short sections without headings, long pages,
 API reference, mixed, the Python FAQ) is indexed with the engine's defaults (``IndexSettings()``:
-both bundled embedding models, the default chunking) in its own folder beside bench_shapes' bge-small
-index, so neither rebuilds the other's. Every setup of the embedded target runs but the
+both bundled embedding models, the default chunking). Collections and indexes live in this bench's
+own folder (``OWN``): bench_shapes' folders are rewritten by every run of a bench that builds them,
+with its own sizes (one such run, beside this one, left api-reference with 184 documents and 17
+questions between the build and the search). Every setup of the embedded target runs but the
 cross-encoder reranked ones (minutes per collection on 2 cores); ``--rerank`` adds
 ``hybrid_reranked.bge-small``. Each setup searches every question once, in a batch, 20 results deep.
-Among documents those 20 results may hold fewer than 10 documents; the exported TREC run holds the
-same, so trec_eval would read the same top 10.
+Among documents, the top 10 are the first 10 distinct documents of those 20 results, so they reach
+past the 10th result when a document has several chunks there (and 20 results may hold fewer than 10
+documents: the exported TREC run holds the same, so trec_eval reads the same top 10); each collection
+prints how many distinct documents a question's 20 results held.
 
     python bench/bench_readings.py [--only NAME ...] [--questions 80] [--rerank]
 """
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 import time
 from dataclasses import dataclass
@@ -29,12 +34,17 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import describe_machine, load_averages  # noqa: E402
-from bench_shapes import SHAPES, build_collections  # noqa: E402
+from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections  # noqa: E402
 
 READINGS = ("results", "documents")  # the first is the baseline: the default reading
 BASELINE = READINGS[0]
 DEPTH = 20
 RERANKED_KEPT = "local.hybrid_reranked.bge-small"  # the one reranked setup --rerank adds
+OWN = SHAPES_CACHE.parent / "readings"  # this bench's collections and indexes (bench_shapes' are shared)
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -44,6 +54,7 @@ class SetupReadings:
     key: str
     summaries: dict[str, dict]
     moved: int
+    held: float  # distinct documents among a question's results, on average
 
 
 def _short(key: str) -> str:
@@ -74,7 +85,7 @@ def measure(shape: str, corpus: Path, golden: Path, rerank: bool) -> tuple[list[
     from evaluation.scoring.judging import Rule, judge
     from evaluation.scoring.metrics import summarise
 
-    folder = corpus.parent / "index-default"
+    folder = corpus.parent / "index"
     started = time.perf_counter()
     manifest = build_index(corpus, folder, IndexSettings())
     built = time.perf_counter() - started
@@ -83,8 +94,9 @@ def measure(shape: str, corpus: Path, golden: Path, rerank: bool) -> tuple[list[
     index = open_index(folder)
     documents, chunks = manifest["corpus"]["documents"], manifest["chunks"]
     print(f"\n## {shape}\n\n{documents} documents, {chunks} chunks ({chunks / documents:.1f} per document), "
-          f"models {', '.join(index.models)}, {len(questions)} questions (index "
-          f"{'reused' if manifest.get('reused') else f'built in {built:.0f} s'}; load {load_averages()})", flush=True)
+          f"models {', '.join(index.models)}, {len(questions)} questions (corpus sha256 {_sha256(corpus)[:12]}; "
+          f"index {'reused' if manifest.get('reused') else f'built in {built:.0f} s'}; load {load_averages()})",
+          flush=True)
     target = EmbeddedTarget(index, cross_encoder=rerank, cache=False)
     setups = [s for s in target.setups() if s.ranker is None or s.key == RERANKED_KEPT]
     rules = {reading: Rule("doc", rank_among=reading) for reading in READINGS}
@@ -95,8 +107,12 @@ def measure(shape: str, corpus: Path, golden: Path, rerank: bool) -> tuple[list[
         outcomes = {reading: [judge(q, h, rule) for q, h in zip(questions, hits)] for reading, rule in rules.items()}
         moved = {a.question_id for a, b in zip(*outcomes.values()) if a.first != b.first}
         moved_any |= moved
-        rows.append(SetupReadings(setup.key, {r: summarise(o) for r, o in outcomes.items()}, len(moved)))
-    print(f"{len(setups)} setups searched in {time.perf_counter() - started:.0f} s (load {load_averages()})\n")
+        held = sum(len({hit.doc_id for hit in found}) for found in hits) / max(1, len(hits))
+        rows.append(SetupReadings(setup.key, {r: summarise(o) for r, o in outcomes.items()}, len(moved), held))
+    held = [row.held for row in rows]
+    print(f"{len(setups)} setups searched in {time.perf_counter() - started:.0f} s (load {load_averages()}); "
+          f"a question's {DEPTH} results held {min(held):.1f}-{max(held):.1f} distinct documents "
+          f"(mean per setup, lowest to highest)\n")
     return rows, len(questions), len(moved_any)
 
 
@@ -106,14 +122,17 @@ def _pair(summaries: dict[str, dict], value) -> str:
 
 def print_collection(rows: list[SetupReadings], n: int, moved_any: int) -> None:
     print(f"Each cell: {' / '.join(READINGS)}; diff = {READINGS[1]} - {BASELINE} (the baseline). "
-          "moved: questions whose first relevant position differs.\n")
-    print("| setup | found@1 | found@10 | MRR | diff | nDCG@10 | diff | moved |\n|---|---|---|---|---|---|---|---|")
+          f"found@{DEPTH} among {BASELINE}: every relevant document in the {DEPTH} results, the most found@10 "
+          f"among {READINGS[1]} can reach. moved: questions whose first relevant position differs.\n")
+    print(f"| setup | found@1 | found@10 | found@{DEPTH} ({BASELINE}) | MRR | diff | nDCG@10 | diff | moved |\n"
+          "|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         s, b, other = row.summaries, row.summaries[BASELINE], row.summaries[READINGS[1]]
         found1, found10 = _pair(s, lambda x: str(x["counts"]["1"])), _pair(s, lambda x: str(x["counts"]["10"]))
         mrr, ndcg = _pair(s, lambda x: f"{x['mrr']:.3f}"), _pair(s, lambda x: f"{x['ndcg_10']:.3f}")
-        print(f"| {_short(row.key)} | {found1} | {found10} (of {n}) | {mrr} | {other['mrr'] - b['mrr']:+.3f} "
-              f"| {ndcg} | {other['ndcg_10'] - b['ndcg_10']:+.3f} | {row.moved} |")
+        mrr_diff, ndcg_diff = other["mrr"] - b["mrr"], other["ndcg_10"] - b["ndcg_10"]
+        print(f"| {_short(row.key)} | {found1} | {found10} (of {n}) | {b['counts'][str(DEPTH)]} "
+              f"| {mrr} | {mrr_diff:+.3f} | {ndcg} | {ndcg_diff:+.3f} | {row.moved} |")
     tops = {reading: top_of(rows, reading) for reading in READINGS}
     print()
     for reading, top in tops.items():
@@ -123,9 +142,11 @@ def print_collection(rows: list[SetupReadings], n: int, moved_any: int) -> None:
     if base.key == other.key:
         print("the top is the same in both readings")
     else:
-        s = base.summaries[READINGS[1]]
+        s, t = base.summaries[READINGS[1]], other.summaries[BASELINE]
         print(f"the top differs: {_short(base.key)} ranks #{rank_in(rows, READINGS[1], base.key)} among "
-              f"{READINGS[1]} (found@10 {s['counts']['10']}/{n}, found@1 {s['counts']['1']}/{n})")
+              f"{READINGS[1]} (found@10 {s['counts']['10']}/{n}, found@1 {s['counts']['1']}/{n}); "
+              f"{_short(other.key)} ranks #{rank_in(rows, BASELINE, other.key)} among {BASELINE} "
+              f"(found@10 {t['counts']['10']}/{n}, found@1 {t['counts']['1']}/{n})")
     print(f"questions with a different first relevant position: {moved_any} of {n} in at least one setup; "
           f"{base.moved} in the top setup ({_short(base.key)})")
 
@@ -149,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     print(describe_machine())
     print(f"load {load_averages()}; baseline: the {BASELINE!r} reading (the default); judged at doc grain, "
           f"{DEPTH} results per question", flush=True)
-    built = build_collections(list(args.only or SHAPES), args.questions, args.documents, args.faq_documents)
+    built = build_collections(list(args.only or SHAPES), args.questions, args.documents, args.faq_documents, OWN)
     summary = []
     for shape, (corpus, golden) in built.items():
         rows, n, moved_any = measure(shape, corpus, golden, args.rerank)
