@@ -214,12 +214,14 @@ def collection(shape: str, sources: dict[str, scale_corpus.Source], questions: i
     return [docs[d] for d in docs if d in keep], golden
 
 
-def build_collections(names: list[str], questions: int, documents: int,
-                      faq_documents: int = 800) -> dict[str, tuple[Path, Path]]:
+def build_collections(names: list[str], questions: int, documents: int, faq_documents: int = 800,
+                      cache: Path = CACHE) -> dict[str, tuple[Path, Path]]:
+    """Each collection's corpus and golden file, written under ``cache / shape``: a bench that reads
+    them while another bench may rebuild them with other sizes passes a folder of its own."""
     sources = _sources()
     out = {}
     for shape in names:
-        folder = CACHE / shape
+        folder = cache / shape
         if shape == "python-faq":
             root = sources["python"].root
             if not (root / "faq").is_dir():
