@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .errors import AnswerError, EvaluationError
+from .extras import needs
 
 
 def bearer_token_provider(scope: str, client_id: str | None = None, *, who: str = "the judge",
@@ -20,8 +21,9 @@ def bearer_token_provider(scope: str, client_id: str | None = None, *, who: str 
     (the app's managed identity in Azure, the developer's sign-in on a workstation). ``who`` is what the
     token is for, in the sentence a failure becomes.
     """
-    from azure.core.exceptions import ClientAuthenticationError
-    from azure.identity import DefaultAzureCredential, ManagedIdentityCredential, get_bearer_token_provider
+    with needs("azure", f"a managed identity for {who}", error):
+        from azure.core.exceptions import ClientAuthenticationError
+        from azure.identity import DefaultAzureCredential, ManagedIdentityCredential, get_bearer_token_provider
 
     credential = ManagedIdentityCredential(client_id=client_id) if client_id else DefaultAzureCredential()
     provider = get_bearer_token_provider(credential, scope)

@@ -13,7 +13,7 @@ import evaluation
 ROOT = Path(evaluation.__file__).parent
 # Lower first. A module may import its own package and anything on an earlier line, never a later one.
 LAYERS = [
-    {"errors", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings", "progress", "unreachable",
+    {"errors", "extras", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings", "progress", "unreachable",
      "chat", "azure_token",
      "sample", "processes"},
     {"store"},

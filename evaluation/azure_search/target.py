@@ -26,7 +26,12 @@ from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import UsageError
+from ..extras import needs
 from ..target import COUNTERS, Hit, Setup
+
+with needs("azure", "an Azure AI Search target"):  # here, once: the target cannot sign in or search without them
+    import azure.core  # noqa: F401
+    import azure.search.documents  # noqa: F401
 from .definition import IndexShape, ResolvedFields, choose_semantic_configuration, resolve_fields
 from .filters import FILTER_CHARS, doc_id_filters
 from .options import ENGINE, AzureSearchOptions

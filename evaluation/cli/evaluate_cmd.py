@@ -201,7 +201,7 @@ def _pairs(value: str | None, flag: str) -> dict[str, str]:
 def azure_search_target(args: argparse.Namespace):
     """The Azure AI Search target the flags name. The command line is an edge: it reads the key from the
     variable --search-key-env names, and the endpoint and Azure OpenAI settings from the environment."""
-    from ..azure_search.target import AzureSearchTarget
+    from ..azure_search import AzureSearchTarget  # a sentence naming the "azure" extra when the SDK is not installed
 
     endpoint = args.search_endpoint or os.environ.get("AZURE_SEARCH_ENDPOINT")
     if not endpoint:

@@ -37,6 +37,7 @@ from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
 from ..errors import InputTooLargeError, StoreError, first_line, printable, shown
+from ..extras import needs
 from .address import ADDRESS_SHOWN, malformed_address
 
 log = logging.getLogger(__name__)
@@ -141,7 +142,8 @@ def parse_address(address: str) -> BlobAddress:
 
 def client_options() -> dict[str, Any]:
     """What every Blob client here is built with: few retries, short timeouts (module docstring)."""
-    from azure.storage.blob import LinearRetry
+    with needs("azure", "a Blob address", StoreError):
+        from azure.storage.blob import LinearRetry
 
     # The SDK's default (15 s, then 18 s, 24 s, ... apart) is what made an unreachable endpoint take 80 s.
     return {"retry_policy": LinearRetry(backoff=BACKOFF_S, random_jitter_range=0, retry_total=RETRIES),
@@ -149,7 +151,8 @@ def client_options() -> dict[str, Any]:
 
 
 def _service_from_connection_string(connection_string: str) -> Any:
-    from azure.storage.blob import BlobServiceClient
+    with needs("azure", "a Blob address", StoreError):
+        from azure.storage.blob import BlobServiceClient
 
     try:
         return BlobServiceClient.from_connection_string(connection_string, **client_options())
@@ -160,11 +163,11 @@ def _service_from_connection_string(connection_string: str) -> Any:
 
 def _signed_in_service(account_url: str, credential: object | None) -> Any:
     """A service client for ``account_url`` signed in with ``credential``, else ``DefaultAzureCredential``."""
-    from azure.storage.blob import BlobServiceClient
-
-    if credential is None:
+    with needs("azure", "a Blob address", StoreError):
+        from azure.storage.blob import BlobServiceClient
         from azure.identity import DefaultAzureCredential
 
+    if credential is None:
         credential = DefaultAzureCredential()
     return BlobServiceClient(account_url, credential=credential, **client_options())
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 from urllib.parse import urlsplit
 
+from ..extras import needs
 from ..errors import StoreError, first_line
 
 EXAMPLE = "s3://<bucket>/<key or prefix>, for example s3://evals/policies/golden.jsonl"
@@ -77,11 +78,9 @@ def parse_s3_address(address: str) -> S3Address:
 
 def s3_client() -> Any:
     """A boto3 S3 client with boto3's default credentials and settings, failing fast (module docstring)."""
-    try:
+    with needs("s3", "an s3:// address", StoreError):
         import boto3
         from botocore.config import Config
-    except ImportError as err:
-        raise StoreError("S3 addresses need boto3, which is not installed: pip install boto3") from err
     config = Config(connect_timeout=CONNECTION_TIMEOUT_S, read_timeout=READ_TIMEOUT_S,
                     retries={"max_attempts": ATTEMPTS, "mode": "standard"})
     with _translated("s3://"):
