@@ -107,12 +107,26 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     per_setup = setup_steps(plan)
     total = per_setup * len(keys)
     done = dict.fromkeys(keys, 0)
+    from .progress import RunWork
+    from .run.judged import timed_ids
+    from .run.shards import estimated_seconds
+
+    # the time left is the run's: every setup's steps weighed by what one costs it (a cross-encoder's
+    # question, hundreds of BM25 queries), so the fast setups ending early do not promise a fast finish
+    work = RunWork({s["key"]: estimated_seconds(s) for s in plan["setups"]}, dict.fromkeys(keys, per_setup),
+                   timed_steps={key: 1 + len(timed_ids(plan, key)) for key in keys},  # the warm-up, then the sample
+                   kinds={s["key"]: f'{s.get("engine")}:{s.get("ranker") or len(s.get("models") or ())}'
+                          for s in plan["setups"]})
+    if callable(getattr(progress, "estimate", None)):
+        progress.estimate(work.left, "searches")
 
     def step_of(n: int, key: str) -> Progress:
         def step(count: int, _total: int, label: str) -> None:
             done[key] = count  # the bar is every setup's steps added up: they are timed side by side
             stage = label.split(": ", 1)[-1]
-            if stage.startswith(("warming up", "timing searches side by side")):  # every setup at once: one bar
+            timed = stage.startswith(("warming up", "timing searches side by side"))
+            work.advance(key, count, timed=timed)
+            if timed:  # every setup at once: one bar
                 label = f"[{len(keys)} setups] {stage.split(' (')[0]}"
             else:
                 label = f"[{n + 1}/{len(keys)}] {label}"
