@@ -39,16 +39,19 @@ class RunWork:
     pass: no batching, no cache) and the rest in a batch; one step weighs what it is expected to cost
     (``weights``, seconds from the plan: a question through a cross-encoder weighs hundreds of BM25
     queries); parts of one ``kinds`` (the same ranker) run alike. The time between two reports is the
-    reporting part's, so each (phase, kind) learns its own pace, seconds per unit of weight: left = the
-    weight left in each phase and kind x that pace, else the phase's pace over every kind, else the run's.
+    reporting part's (but a part's first step, which loads its models), so each (phase, kind) learns its
+    own pace, seconds per unit of weight: left = the weight left in each phase and kind x that pace, else
+    the kind's pace in the other phase, else the phase's over every kind, else the run's.
     So three minutes of cross-encoder work after the fast setups is three minutes, and batches answered
     from the cache (a second run) are seen to be fast as soon as they start.
     """
 
     def __init__(self, weights: Mapping[str, float], steps: Mapping[str, int], *,
                  timed_steps: Mapping[str, int] | None = None, kinds: Mapping[str, str] | None = None,
+                 batch_weights: Mapping[str, float] | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.weights, self.steps, self.clock = dict(weights), dict(steps), clock
+        self.batch_weights = {p: (batch_weights or {}).get(p, w) for p, w in self.weights.items()}  # a batch step's
         self.timed = {p: min(self.steps[p], (timed_steps or {}).get(p, 0)) for p in self.weights}
         self.kinds = {p: (kinds or {}).get(p, p) for p in self.weights}
         self.done = dict.fromkeys(self.weights, 0)
@@ -62,18 +65,19 @@ class RunWork:
         now = self.clock()
         done = min(done, self.steps[part])
         new = done - self.done[part]
-        if new > 0 and self.last is not None:
+        if new > 0 and self.last is not None and self.done[part] > 0:  # a part's first step loads its models: no pace
             phase = "timed" if timed else "batch"
             seconds_weight = self.spent.setdefault((phase, self.kinds[part]), [0.0, 0.0])
             seconds_weight[0] += now - self.last
-            seconds_weight[1] += new * self.weights[part]
+            seconds_weight[1] += new * (self.weights if timed else self.batch_weights)[part]
         if timed:
             self.done_timed[part] = min(self.timed[part], self.done_timed[part] + max(new, 0))
         self.done[part] = max(self.done[part], done)
         self.last = now
 
     def _pace(self, phase: str, kind: str) -> float | None:
-        for keys in ([(phase, kind)], [k for k in self.spent if k[0] == phase], list(self.spent)):
+        other = "batch" if phase == "timed" else "timed"
+        for keys in ([(phase, kind)], [(other, kind)], [k for k in self.spent if k[0] == phase], list(self.spent)):
             seconds = sum(self.spent[k][0] for k in keys if k in self.spent)
             weight = sum(self.spent[k][1] for k in keys if k in self.spent)
             if weight > 0 and seconds > 0:
@@ -83,10 +87,11 @@ class RunWork:
     def left(self) -> float | None:
         """Seconds left, or None until some weighted work has taken time."""
         total = 0.0
-        for part, weight in self.weights.items():
+        for part in self.weights:
             timed_left = max(0, self.timed[part] - self.done_timed[part])
             batch_left = max(0, self.steps[part] - self.done[part] - timed_left)
-            for phase, count in (("timed", timed_left), ("batch", batch_left)):
+            for phase, count, weight in (("timed", timed_left, self.weights[part]),
+                                         ("batch", batch_left, self.batch_weights[part])):
                 if count:
                     pace = self._pace(phase, self.kinds[part])
                     if pace is None:

@@ -141,3 +141,18 @@ def test_a_terminal_bar_counts_searches_and_shows_the_runs_time_left(tmp_path):
     assert bars and all(" searches [" in f for f in bars)
     assert any(re.search(r"about \d+:\d\d left\]", f) for f in bars)
     assert not any("step" in f for f in bars)
+
+
+def test_a_reranked_setup_after_its_targets_first_weighs_the_pairs_it_adds_in_its_batch():
+    from evaluation.evaluate import SHARED_PAIRS_SHARE, batch_weights
+    from evaluation.run.shards import KEYWORD_SECONDS, PAIR_SECONDS, VECTOR_SECONDS
+
+    setups = [{"key": f"t.hybrid_reranked.{m}", "target": "t", "engine": "embedded", "ranker": "cross-encoder",
+               "models": [m], "options": {"rerank_candidates": 20}} for m in ("a", "b")]
+    setups.append({**setups[0], "key": "u.hybrid_reranked.a", "target": "u"})  # another target scores its own
+    weights = batch_weights({"setups": setups})
+    base = KEYWORD_SECONDS + VECTOR_SECONDS
+
+    assert weights["t.hybrid_reranked.a"] == pytest.approx(base + 20 * PAIR_SECONDS)
+    assert weights["t.hybrid_reranked.b"] == pytest.approx(base + 20 * PAIR_SECONDS * SHARED_PAIRS_SHARE)
+    assert weights["u.hybrid_reranked.a"] == weights["t.hybrid_reranked.a"]
