@@ -1,18 +1,103 @@
 """A progress bar on stderr for a person at a terminal: the command line's, and the library's when a
 caller asks for it (``evaluate(..., progress=True)``, ``build_index(..., progress=True)``).
 
-What it promises (issue 23): every bar is labelled from its first frame (the label is given when the
-bar is made, not after); a new stage gets a new bar, so an ETA comes from that stage's own rate, not
-from the embedding's or the previous setup's; ``say`` prints a line above the bar (what will happen,
-where the page is). tqdm is imported only when a bar is first drawn, so ``import evaluation`` stays light.
+What it promises (issues 23 and 42): every bar is labelled from its first frame (the label is given
+when the bar is made, not after); a new stage gets a new bar; the count is in words (searches,
+characters); ``say`` prints a line above the bar (what will happen, where the page is). The time left
+is the whole run's when the caller knows its work (``estimate``, with ``RunWork``: every stage's work
+from the plan, so three minutes of cross-encoder work after the fast setups is three minutes, not the
+fast stage's "2 s left"), else the stage's own rate. When the stream is not a terminal (a CI log, a
+file) it writes plain lines, one when a stage starts or ends and at most one every ``PLAIN_SECONDS``
+in between, never the frames a terminal redraws in place. tqdm is imported only when a bar is first
+drawn, so ``import evaluation`` stays light.
 """
 from __future__ import annotations
 
 import sys
 import threading
-from typing import Callable, TextIO
+import time
+from typing import Callable, Mapping, TextIO
 
 HEARTBEAT_SECONDS = 1.0  # a bar is redrawn at least this often, so its clock moves during a long batch
+PLAIN_SECONDS = 15.0  # without a terminal: a line at most this often within a stage (a log stays short)
+# What a stage counts, in words, by what its label says it is doing (the first match wins).
+UNITS = (("embedding", "characters"), ("preparing the index", "steps"))
+DEFAULT_UNIT = "steps"
+
+
+def duration(seconds: float) -> str:
+    """``2:34``, ``1:02:03``: a time left as a person reads a clock."""
+    seconds = max(0, int(round(seconds)))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+class RunWork:
+    """The time a run has left, from the work left in every part and phase.
+
+    Each part (a setup) has ``steps``, the first ``timed_steps`` of them searched one by one (the timed
+    pass: no batching, no cache) and the rest in a batch; one step weighs what it is expected to cost
+    (``weights``, seconds from the plan: a question through a cross-encoder weighs hundreds of BM25
+    queries); parts of one ``kinds`` (the same ranker) run alike. The time between two reports is the
+    reporting part's (but a part's first step, which loads its models), so each (phase, kind) learns its
+    own pace, seconds per unit of weight: left = the weight left in each phase and kind x that pace, else
+    the kind's pace in the other phase, else the phase's over every kind, else the run's.
+    So three minutes of cross-encoder work after the fast setups is three minutes, and batches answered
+    from the cache (a second run) are seen to be fast as soon as they start.
+    """
+
+    def __init__(self, weights: Mapping[str, float], steps: Mapping[str, int], *,
+                 timed_steps: Mapping[str, int] | None = None, kinds: Mapping[str, str] | None = None,
+                 batch_weights: Mapping[str, float] | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.weights, self.steps, self.clock = dict(weights), dict(steps), clock
+        self.batch_weights = {p: (batch_weights or {}).get(p, w) for p, w in self.weights.items()}  # a batch step's
+        self.timed = {p: min(self.steps[p], (timed_steps or {}).get(p, 0)) for p in self.weights}
+        self.kinds = {p: (kinds or {}).get(p, p) for p in self.weights}
+        self.done = dict.fromkeys(self.weights, 0)
+        self.done_timed = dict.fromkeys(self.weights, 0)
+        self.spent: dict[tuple[str, str], list[float]] = {}  # (phase, kind) -> [seconds, weight]
+        self.last: float | None = None
+
+    def advance(self, part: str, done: int, *, timed: bool = False) -> None:
+        """``part`` has done ``done`` of its steps (a count, not an increment), the latest ones in its timed
+        pass when ``timed``; the time since the last report is this part's."""
+        now = self.clock()
+        done = min(done, self.steps[part])
+        new = done - self.done[part]
+        if new > 0 and self.last is not None and self.done[part] > 0:  # a part's first step loads its models: no pace
+            phase = "timed" if timed else "batch"
+            seconds_weight = self.spent.setdefault((phase, self.kinds[part]), [0.0, 0.0])
+            seconds_weight[0] += now - self.last
+            seconds_weight[1] += new * (self.weights if timed else self.batch_weights)[part]
+        if timed:
+            self.done_timed[part] = min(self.timed[part], self.done_timed[part] + max(new, 0))
+        self.done[part] = max(self.done[part], done)
+        self.last = now
+
+    def _pace(self, phase: str, kind: str) -> float | None:
+        other = "batch" if phase == "timed" else "timed"
+        for keys in ([(phase, kind)], [(other, kind)], [k for k in self.spent if k[0] == phase], list(self.spent)):
+            seconds = sum(self.spent[k][0] for k in keys if k in self.spent)
+            weight = sum(self.spent[k][1] for k in keys if k in self.spent)
+            if weight > 0 and seconds > 0:
+                return seconds / weight
+        return None
+
+    def left(self) -> float | None:
+        """Seconds left, or None until some weighted work has taken time."""
+        total = 0.0
+        for part in self.weights:
+            timed_left = max(0, self.timed[part] - self.done_timed[part])
+            batch_left = max(0, self.steps[part] - self.done[part] - timed_left)
+            for phase, count, weight in (("timed", timed_left, self.weights[part]),
+                                         ("batch", batch_left, self.batch_weights[part])):
+                if count:
+                    pace = self._pace(phase, self.kinds[part])
+                    if pace is None:
+                        return None
+                    total += count * weight * pace
+        return total
 
 
 class ProgressBar:
@@ -23,31 +108,72 @@ class ProgressBar:
     """
 
     def __init__(self, quiet: bool = False, stream: TextIO | None = None,
-                 heartbeat: float | None = HEARTBEAT_SECONDS) -> None:
+                 heartbeat: float | None = HEARTBEAT_SECONDS, *, plain: bool | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream if stream is not None else sys.stderr
         self.quiet = quiet or self.stream is None
+        # plain lines unless the stream is a terminal (``plain`` forces either way, for tests)
+        self.plain = (not _is_terminal(self.stream)) if plain is None else plain
         self._bar = None
         self._label: str | None = None
         self._lock = threading.Lock()
         self._heartbeat = heartbeat
         self._beating: threading.Event | None = None
+        self._left: Callable[[], float | None] | None = None
+        self._unit: str | None = None
+        self._clock = clock
+        self._last_line = -float("inf")
+        self._line_stage: str | None = None
+
+    def estimate(self, left: Callable[[], float | None], unit: str) -> None:
+        """From now on the time left is ``left()`` (the run's, ``RunWork.left``) and the count is in ``unit``."""
+        self._left, self._unit = left, unit
+
+    def unit(self, label: str) -> str:
+        """What the count of ``label``'s stage is, in words."""
+        if self._unit:
+            return self._unit
+        return next((unit for words, unit in UNITS if words in label), DEFAULT_UNIT)
+
+    def _time_left(self) -> str:
+        left = self._left() if self._left else None
+        return "estimating the time left" if left is None else f"about {duration(left)} left"
 
     def __call__(self, done: int, total: int, label: str) -> None:
         if self.quiet:
             return
+        label = label[:120]  # "[8/10] local.hybrid_reranked.bge-small+minilm-l6: <stage>" fits whole
+        if self.plain:
+            self._line(done, total, label)
+            return
         from tqdm import tqdm
 
-        label = label[:120]  # "[8/10] local.hybrid_reranked.bge-small+minilm-l6: <stage>" fits whole
         with self._lock:
             if self._bar is None or self._bar.total != total or _stage(label) != _stage(self._label):
                 self._close()
-                self._bar = tqdm(total=total, initial=done, desc=label, file=self.stream, unit="step", leave=False,
-                                 dynamic_ncols=True)
+                unit = " " + self.unit(label)
+                fmt = ("{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}" + unit + " [{elapsed}, {postfix}]"
+                       if self._left else None)  # the run's time left in the postfix, not this stage's rate
+                self._bar = tqdm(total=total, initial=done, desc=label, file=self.stream, unit=unit, leave=False,
+                                 dynamic_ncols=True, bar_format=fmt,
+                                 postfix=self._time_left() if self._left else None)
                 self._start_heartbeat()
             elif label != self._label:
                 self._bar.set_description_str(label, refresh=False)
             self._label = label
+            if self._left:
+                self._bar.set_postfix_str(self._time_left(), refresh=False)
             self._bar.update(done - self._bar.n)
+
+    def _line(self, done: int, total: int, label: str) -> None:
+        """A plain line: when a stage starts or ends, else at most one every ``PLAIN_SECONDS``."""
+        now, stage = self._clock(), _stage(label)
+        with self._lock:
+            if stage == self._line_stage and done < total and now - self._last_line < PLAIN_SECONDS:
+                return
+            self._line_stage, self._last_line = stage, now
+            left = f", {self._time_left()}" if self._left else ""
+            print(f"{label}: {done}/{total} {self.unit(label)}{left}", file=self.stream, flush=True)
 
     def _start_heartbeat(self) -> None:
         """Redraw the bar every ``heartbeat`` seconds while it is open: one batch of the cross-encoder or
@@ -61,6 +187,8 @@ class ProgressBar:
             while not stop.wait(self._heartbeat):
                 with self._lock:
                     if self._bar is not None:
+                        if self._left:
+                            self._bar.set_postfix_str(self._time_left(), refresh=False)
                         self._bar.refresh()
 
         threading.Thread(target=beat, name="progress-heartbeat", daemon=True).start()
@@ -91,6 +219,13 @@ class ProgressBar:
             self._bar.close()
             self._bar = None
             self._label = None
+
+
+def _is_terminal(stream: TextIO | None) -> bool:
+    try:
+        return bool(stream is not None and stream.isatty())
+    except (AttributeError, ValueError):  # a closed or odd stream: no terminal to redraw in place
+        return False
 
 
 def _stage(label: str | None) -> str | None:

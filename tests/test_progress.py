@@ -1,10 +1,13 @@
-"""Progress that tells the truth (issue 23): a first line says what will run; every bar frame carries
-its label from the first; a new stage starts a new bar, so its ETA is its own rate; the library draws
-the same bar when asked (``progress=True``)."""
+"""Progress that tells the truth (issues 23 and 42): a first line says what will run; every bar frame carries
+its label from the first; a new stage starts a new bar; the time left is the run's, from the work left in
+every stage; counts are in words; without a terminal, plain lines instead of frames; the library draws the
+same bar when asked (``progress=True``)."""
 from __future__ import annotations
 
 import io
 import re
+
+import pytest
 
 from evaluation.evaluate import evaluate
 from evaluation.progress import ProgressBar
@@ -25,8 +28,8 @@ def golden(tmp_path):
 
 def test_the_first_line_says_what_runs_and_every_frame_is_labelled(tmp_path):
     stream = io.StringIO()
-    evaluate(ListTarget("t", ANSWERS, held={"alpha"}), golden(tmp_path), progress=ProgressBar(stream=stream),
-             timed=8)
+    evaluate(ListTarget("t", ANSWERS, held={"alpha"}), golden(tmp_path),
+             progress=ProgressBar(stream=stream, plain=False), timed=8)
 
     shown = frames(stream.getvalue())
 
@@ -41,7 +44,7 @@ def test_the_first_line_says_what_runs_and_every_frame_is_labelled(tmp_path):
 
 
 def test_a_new_stage_starts_its_own_bar_so_its_rate_is_its_own():
-    bar = ProgressBar(stream=io.StringIO())
+    bar = ProgressBar(stream=io.StringIO(), plain=False)
     bar(1, 100, "[1/2] t.keyword.bm25: warming up")
     first = bar._bar
     bar(2, 100, "[1/2] t.keyword.bm25: timing searches one by one (1 of at most 8)")
@@ -66,7 +69,7 @@ def test_a_bar_is_redrawn_while_a_long_step_runs_so_it_never_sits_silent():
     import time
 
     stream = io.StringIO()
-    bar = ProgressBar(stream=stream, heartbeat=0.05)
+    bar = ProgressBar(stream=stream, heartbeat=0.05, plain=False)
     bar(1, 10, "[1/1] t.hybrid_reranked.m: the other sampled questions in a batch")
     drawn = len(frames(stream.getvalue()))
     time.sleep(0.5)  # one long batch: no update from the run for 10 heartbeats
@@ -79,3 +82,77 @@ def test_a_bar_is_redrawn_while_a_long_step_runs_so_it_never_sits_silent():
     assert redrawn >= drawn + 5  # about one frame a heartbeat, every one still labelled
     assert all(f.startswith("[1/1] t.hybrid_reranked.m:") for f in frames(stream.getvalue())[1:redrawn] if "%|" in f)
     assert len(frames(stream.getvalue())) == after_close  # a closed bar is not redrawn
+
+
+def test_the_time_left_is_the_runs_work_left_not_the_fast_stages_rate():
+    from evaluation.progress import RunWork
+
+    now = [0.0]
+    # 36 BM25 questions at 1 ms each, then 36 questions through a cross-encoder at 2.4 s each
+    work = RunWork({"keyword": 0.001, "reranked": 2.4}, {"keyword": 36, "reranked": 36},
+                   kinds={"keyword": "bm25", "reranked": "cross-encoder"}, clock=lambda: now[0])
+    work.advance("keyword", 0)
+    for n in range(1, 37):
+        now[0] += 0.001
+        work.advance("keyword", n)
+    # a stage's own rate (the bar before): 36 steps in 0.036 s, so the 36 left "take" 0.036 s
+    assert work.left() == pytest.approx(36 * 2.4, rel=0.05)  # the run's: the cross-encoder's 86 s still to come
+    for n in range(1, 19):  # half the cross-encoder's questions, each 10% slower than planned
+        now[0] += 2.64
+        work.advance("reranked", n)
+    assert work.left() == pytest.approx(18 * 2.64, rel=0.01)  # its own pace now, not the keyword setup's
+
+
+def test_batches_answered_from_the_cache_are_seen_to_be_fast_as_soon_as_they_start():
+    from evaluation.progress import RunWork
+
+    now = [0.0]
+    work = RunWork({"reranked": 2.4}, {"reranked": 36}, timed_steps={"reranked": 7}, clock=lambda: now[0])
+    work.advance("reranked", 0, timed=True)
+    for n in range(1, 8):  # the warm-up and 6 timed searches, one by one and uncached: 2.4 s each
+        now[0] += 2.4
+        work.advance("reranked", n, timed=True)
+    assert work.left() == pytest.approx(29 * 2.4, rel=0.01)  # nothing known of the batch yet: the timed pace
+    for n in range(8, 11):  # the batch from the cache: 10 ms a question
+        now[0] += 0.01
+        work.advance("reranked", n)
+    assert work.left() == pytest.approx(26 * 0.01, rel=0.01)
+
+
+def test_without_a_terminal_the_bar_writes_a_few_plain_lines_with_words_and_the_time_left(tmp_path):
+    stream = io.StringIO()  # not a terminal, as a CI log is not
+    evaluate(ListTarget("t", ANSWERS, held={"alpha"}), golden(tmp_path), progress=ProgressBar(stream=stream), timed=8)
+
+    text = stream.getvalue()
+    lines = text.splitlines()
+    assert "\r" not in text and "%|" not in text  # no frames redrawn in place
+    bars = [line for line in lines[1:] if " searches" in line]
+    assert bars and all(re.search(r": \d+/\d+ searches, (about \d+:\d\d left|estimating the time left)$", b)
+                        for b in bars), bars[:3]
+    assert len(lines) < 40  # a line when a stage starts or ends, not one per search (36 searches a setup here)
+
+
+def test_a_terminal_bar_counts_searches_and_shows_the_runs_time_left(tmp_path):
+    stream = io.StringIO()
+    evaluate(ListTarget("t", ANSWERS, held={"alpha"}), golden(tmp_path),
+             progress=ProgressBar(stream=stream, plain=False), timed=8)
+
+    bars = [f for f in frames(stream.getvalue()) if "%|" in f]
+    assert bars and all(" searches [" in f for f in bars)
+    assert any(re.search(r"about \d+:\d\d left\]", f) for f in bars)
+    assert not any("step" in f for f in bars)
+
+
+def test_a_reranked_setup_after_its_targets_first_weighs_the_pairs_it_adds_in_its_batch():
+    from evaluation.evaluate import SHARED_PAIRS_SHARE, batch_weights
+    from evaluation.run.shards import KEYWORD_SECONDS, PAIR_SECONDS, VECTOR_SECONDS
+
+    setups = [{"key": f"t.hybrid_reranked.{m}", "target": "t", "engine": "embedded", "ranker": "cross-encoder",
+               "models": [m], "options": {"rerank_candidates": 20}} for m in ("a", "b")]
+    setups.append({**setups[0], "key": "u.hybrid_reranked.a", "target": "u"})  # another target scores its own
+    weights = batch_weights({"setups": setups})
+    base = KEYWORD_SECONDS + VECTOR_SECONDS
+
+    assert weights["t.hybrid_reranked.a"] == pytest.approx(base + 20 * PAIR_SECONDS)
+    assert weights["t.hybrid_reranked.b"] == pytest.approx(base + 20 * PAIR_SECONDS * SHARED_PAIRS_SHARE)
+    assert weights["u.hybrid_reranked.a"] == weights["t.hybrid_reranked.a"]
