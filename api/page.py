@@ -18,7 +18,7 @@ from evaluation.errors import StoreError
 from evaluation.report.html import question_texts, render_html, with_banner
 from evaluation.report.style import CSS
 from evaluation.report.trend import collect_trend
-from evaluation.store.chunking import latest_views
+from evaluation.store.builds import latest_views
 from evaluation.store import LATEST
 from evaluation.store.collections import Collections, RunRef
 

@@ -121,7 +121,7 @@ def get_evaluation(req: func.HttpRequest) -> func.HttpResponse:
 def get_evaluation_report(req: func.HttpRequest) -> func.HttpResponse:
     from evaluation.report.html import render_html
     from evaluation.report.trend import collect_trend
-    from evaluation.store.chunking import latest_views
+    from evaluation.store.builds import latest_views
 
     try:
         shelf = site.collections()

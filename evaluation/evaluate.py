@@ -236,7 +236,7 @@ def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | Non
     """
     from .report.html import render_html
     from .report.trend import collect_trend
-    from .store.chunking import latest_views
+    from .store.builds import latest_views
 
     page = render_html(report, history=collect_trend(store, report), **latest_views(store))
     return store.save(report, golden_raw, html=page)

@@ -10,7 +10,7 @@ a report keeps it, which the metrics, the comparison, the store's shape check, t
     MRR                    summary["mrr"];     versus_top["mrr"]
     nDCG@10                summary["ndcg_10"]; versus_top["ndcg_10"]
 
-A matrix (``evaluation.matrix``) reports five measures at any cut-off its ``--top-k`` names:
+A matrix (``evaluation.builds.run_matrix``) reports five measures at any cut-off its ``--top-k`` names:
 ``parse_at_k`` reads ``hit_rate@5`` (or ``found@5``), ``precision@5``, ``recall@5``, ``mrr@5``, ``ndcg@5``,
 and ``Measure.at_k_key`` is the key ``scoring.at_k`` keeps it under.
 

@@ -12,7 +12,7 @@ from test_matrix import matrix
 
 from evaluation.report.html import render_html
 from evaluation.store import LocalStore
-from evaluation.store.chunking import ChunkingRuns, latest_views
+from evaluation.store.builds import ChunkingRuns, latest_views
 from evaluation.report.style import CSS
 
 SAVED = Path(__file__).parent / "fixtures" / "page"

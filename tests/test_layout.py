@@ -24,8 +24,10 @@ LAYERS = [
     {"report"},
     {"answers"},
     {"chunking"},  # cuts with the engine's bundled models and the answer tools' chat client
-    {"chunking_eval"},  # sweep, compare_chunking: builds cut by chunking, scored by scoring, judged by answers
-    {"matrix"},  # ElectriPy's experiment matrix: chunk variants cut by chunking, indexed as chunking_eval's builds
+    # how an index is built, judged: compare_chunking, sweep, run_matrix: builds cut by chunking, scored by
+    # scoring, judged by answers
+    {"builds"},
+    {"chunking_eval", "matrix"},  # the old names of builds, kept for users: they warn and re-export it
     {"target_specs", "targets"},
     {"run", "steps"},
     {"evaluate"},

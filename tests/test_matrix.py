@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from evaluation.errors import UsageError
-from evaluation.matrix import ChunkVariant, parse_thresholds, run_matrix
-from evaluation.matrix.experiments import Experiment
-from evaluation.matrix.variants import cut_corpus
+from evaluation.builds import ChunkVariant, parse_thresholds, run_matrix
+from evaluation.builds.grid import Experiment
+from evaluation.builds.variants import cut_corpus
 from evaluation.engine.corpus import read_corpus
 
 ROOT = Path(__file__).parent.parent
@@ -127,7 +127,7 @@ def test_by_chunk_over_several_variants_asks_which_one_the_labels_were_made_with
 
 
 def test_a_variant_that_fails_is_reported_with_its_error_and_the_others_run(tmp_path, monkeypatch):
-    import evaluation.matrix.run as run_module
+    import evaluation.builds.matrix as run_module
 
     real = run_module.cut_corpus
 
@@ -219,7 +219,7 @@ def test_electripys_embedder_names_are_answered_with_ours(tmp_path, theirs, ours
 
 
 def test_the_html_page_has_a_row_per_experiment_marks_hash_and_escapes_what_it_shows(tmp_path):
-    from evaluation.report.matrix_page import render_matrix_html
+    from evaluation.report.builds.matrix_page import render_matrix_html
 
     report = matrix(tmp_path, variants=[ChunkVariant("fixed", 100, 0), ChunkVariant("fixed", 300, 0)])
     report["experiments"][0] = {**report["experiments"][0], "metrics": None, "error": "<script>alert(1)</script>"}

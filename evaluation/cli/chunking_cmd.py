@@ -142,9 +142,9 @@ def _chat(args: argparse.Namespace):
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from ..chunking_eval import sweep, sweep_markdown
-    from ..chunking_eval.plan import sweep_keys
-    from ..report.chunking import sweep_text
+    from ..builds import sweep
+    from ..builds.plan import sweep_keys
+    from ..report.builds.text import sweep_markdown, sweep_text
 
     chat = _chat(args)
     keys = args.builds or sweep_keys(args.techniques, sizes=args.sizes, headings=_letters(args.headings),
@@ -161,8 +161,8 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from ..chunking_eval import compare_chunking
-    from ..report.chunking import compare_text
+    from ..builds import compare_chunking
+    from ..report.builds.text import compare_text
 
     chat = _chat(args)
     sizes = {}
@@ -184,7 +184,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def _saved(args: argparse.Namespace, report: dict) -> None:
     if args.save_to and not args.json:
-        from ..store.chunking import chunking_store
+        from ..store.builds import chunking_store
         from .common import open_run_store
 
         print(f"Saved as chunking run {report['id']} in {args.save_to} "
@@ -192,7 +192,7 @@ def _saved(args: argparse.Namespace, report: dict) -> None:
 
 
 def list_runs(args: argparse.Namespace) -> int:
-    from ..store.chunking import chunking_store
+    from ..store.builds import chunking_store
     from .common import open_run_store
 
     runs = chunking_store(open_run_store(args.store))
@@ -205,7 +205,7 @@ def list_runs(args: argparse.Namespace) -> int:
     elif not rows:
         print(f"no chunking runs in {args.store} yet")
     else:
-        from ..report.chunking import table
+        from ..report.builds.text import table
 
         print("\n".join(table(["id", "kind", "questions", "builds", "pick"],
                               [[r["id"], r["kind"], str(r["questions"]), str(r["builds"]), str(r["pick"])] for r in rows],
@@ -217,7 +217,7 @@ def _run_row(run_id: str, report: dict) -> dict:
     """One row of ``chunking runs list``; a matrix run's builds are its chunk variants, its pick the best
     experiment by nDCG at its largest k (the matrix page's order)."""
     if report["kind"] == "matrix":
-        from ..report.matrix_page import best_experiment
+        from ..report.builds.matrix_page import best_experiment
 
         best = best_experiment(report)
         return {"id": run_id, "kind": "matrix", "created_at": report.get("created_at"),
@@ -232,9 +232,8 @@ def _run_row(run_id: str, report: dict) -> dict:
 
 
 def show_run(args: argparse.Namespace) -> int:
-    from ..chunking_eval import sweep_markdown
-    from ..report.chunking import compare_text, sweep_text
-    from ..store.chunking import chunking_store
+    from ..report.builds.text import compare_text, sweep_markdown, sweep_text
+    from ..store.builds import chunking_store
     from .common import open_run_store
 
     report = chunking_store(open_run_store(args.store)).get(args.run_id)

@@ -86,7 +86,7 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..matrix import (missed_sentences, parse_thresholds, parse_variant, run_matrix, variants_from_config,
+    from ..builds import (missed_sentences, parse_thresholds, parse_variant, run_matrix, variants_from_config,
                           variants_from_flags)
     variants = (variants_from_config(args.chunker_config) if args.chunker_config
                 else variants_from_flags(args.chunk_size, args.chunk_overlap))
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
         write_whole(output.path, text(report), what=output.what)
     print(render(report))
     if store is not None:
-        from ..store.chunking import chunking_store
+        from ..store.builds import chunking_store
 
         print(f"Saved as matrix run {report['id']} in {args.save_to} ({chunking_store(store).run_file(report['id'])})")
     for line in missed_sentences(report):
@@ -134,11 +134,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _reports(args: argparse.Namespace) -> list[tuple[Output, Callable[[dict], str]]]:
     """The report files the flags ask for, each with what writes its text from the report."""
-    from ..matrix.export import MATRIX_CSV, MATRIX_JSON, matrix_csv, matrix_json
+    from ..report.builds.export import MATRIX_CSV, MATRIX_JSON, matrix_csv, matrix_json
     from ..report.style import HTML_PAGE
 
     def page(report: dict) -> str:
-        from ..report.matrix_page import render_matrix_html
+        from ..report.builds.matrix_page import render_matrix_html
 
         return render_matrix_html(report)
 

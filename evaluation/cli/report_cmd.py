@@ -44,7 +44,7 @@ def write_report(args: argparse.Namespace) -> int:
             questions = question_texts(store.golden(sha), report)
         except StoreError as err:
             raise StoreError(f"{err} (run {report['id']}); leave out --with-questions to name questions by id") from err
-    from ..store.chunking import latest_views
+    from ..store.builds import latest_views
 
     page = render_html(report, history=collect_trend(store, report), questions=questions, **latest_views(store))
     if args.out == "-":

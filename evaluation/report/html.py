@@ -42,7 +42,7 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
     ``trend.collect_trend``); without it the page has this run alone. ``questions``: id -> text, for a
     viewer allowed to read the golden file; without it the page names questions by id only. ``chunking``,
     ``sweep``, ``matrix``: the collection's latest chunking, sweep and matrix runs
-    (``store.chunking.latest_views``), shown in the Chunking tab; without any the page has no tabs and is
+    (``store.builds.latest_views``), shown in the Chunking tab; without any the page has no tabs and is
     the page it was before them. ``tabs``:
     the page's tabs (``page.tabs.TABS`` unless a caller or a test passes its own).
     """

@@ -3,7 +3,7 @@
 ``compare_text(report, markdown=False)``: every technique at its best (right of questions, chunks,
 tied or not, against the best), the pick and why, what was left out, the time taken and the share of
 vectors that came from the cache; ``markdown=True`` gives the same as Markdown tables. The sweep's own
-table is ``chunking_eval.sweeps.sweep_markdown``. Reads only the report: counts and keys.
+table is ``sweep_markdown`` below. Reads only the report: counts and keys.
 """
 from __future__ import annotations
 
@@ -74,4 +74,23 @@ def sweep_text(report: dict[str, Any]) -> str:
     vectors = report.get("vectors") or {}
     lines.append(f"{report['questions']} questions judged by document; {report['rule']}; "
                  f"{report.get('seconds', 0):.1f} s; {vectors.get('share_from_cache', 0):.0%} of vectors from the cache.")
+    return "\n".join(lines) + "\n"
+
+
+def sweep_markdown(report: dict[str, Any]) -> str:
+    """The sweep as a Markdown table, best first, for a pull request."""
+    cutoffs = report["k"]
+    head = (["#", "build", "method", "nDCG@10", "MRR"] + [f"recall@{c}" for c in cutoffs]
+            + [f"found@{c}" for c in cutoffs] + ["chunks", "build s", "median ms"])
+    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" if i < 3 else "---:" for i in range(len(head))) + "|"]
+    for row in report["rows"]:
+        median = "-" if row["median_ms"] is None else f"{row['median_ms']:.1f}"
+        cells = ([str(row["rank"]), f"`{row['build']}`", row["method"], f"{row['ndcg_10']:.3f}", f"{row['mrr']:.3f}"]
+                 + [f"{row['recall'][str(c)]:.3f}" for c in cutoffs]
+                 + [f"{row['counts'][str(c)]}/{row['questions']}" for c in cutoffs]
+                 + [str(row["chunks"]), f"{row['build_seconds']:.1f}", median])
+        lines.append("| " + " | ".join(cells) + " |")
+    share = report.get("vectors", {}).get("share_from_cache")
+    lines += ["", f"{report['questions']} questions, judged by document; {report['rule']}."
+              + (f" {share:.0%} of vectors came from the cache." if share is not None else "")]
     return "\n".join(lines) + "\n"

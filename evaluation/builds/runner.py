@@ -20,7 +20,7 @@ from typing import Callable, Iterator, Sequence
 from ..engine.corpus import Corpus
 from ..engine.scratch import VECTOR_COUNTS, TextVectors
 from ..engine.target import EmbeddedTarget
-from .builds import DEFAULT_MODEL, Cutter, Indexed, index_cut
+from .cut import DEFAULT_MODEL, Cutter, Indexed, index_cut
 
 log = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """What a kept chunking, sweep or matrix run must hold before anything reads it: every field its readers use.
 
-The readers are the run's text (``report.chunking.compare_text``, ``sweep_text``, ``sweep_markdown``,
+The readers are the run's text (``report.builds.text.compare_text``, ``sweep_text``, ``sweep_markdown``,
 ``cli.matrix_cmd.render``), its HTML (``chunking_section``, ``sweep_section``, ``matrix_section`` in the
 run page's Chunking tab and the Evaluate page) and the rows of ``chunking runs list``. They read the
 fields below without a default, or with a default only for an absent field (``report.get("techniques",

@@ -32,7 +32,7 @@ from ..golden import Golden, Question
 from ..scoring.judging import judge as judge_hits
 from ..scoring.significance import exact_binary_p, holm
 from ..target import Hit
-from .builds import DEFAULT_MODEL, Cut, Cutter
+from .cut import DEFAULT_MODEL, Cut, Cutter
 from .choice import ALPHA, chunking_choice, split
 from .inputs import corpus_of, golden_of, refuse_chunk_labels
 from .judged import Answer, Judge, answer_with, judge_with
@@ -207,7 +207,7 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
         raise UsageError(f"no build to make: {reasons}")
     store = None
     if save_to is not None:
-        from ..store.chunking import chunking_store
+        from ..store.builds import chunking_store
 
         store = chunking_store(save_to)
         store.check()
@@ -244,7 +244,7 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
                               "model was given, so answers were not written or judged"),
               **report, "failed": failed, "vectors": vectors, "seconds": round(time.perf_counter() - started, 3)}
     if store is not None:
-        from ..report.chunking_page import render_chunking_html
+        from ..report.builds.compare_page import render_chunking_html
 
         store.save(report, read.raw if read is not None else None, html=render_chunking_html(report))
     return report

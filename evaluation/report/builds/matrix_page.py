@@ -10,7 +10,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from .style import standalone_page
+from ..style import standalone_page
 
 
 def _e(value: Any) -> str:

@@ -25,7 +25,7 @@ from ..golden import Golden, Question
 from ..measures import MRR, NDCG_10
 from ..scoring.judging import judge
 from ..scoring.metrics import percentile_ms, summarise
-from .builds import DEFAULT_MODEL, Cutter
+from .cut import DEFAULT_MODEL, Cutter
 from .inputs import check_grain, corpus_of, golden_of, refuse_chunk_labels
 from .runner import METHODS, Progress, cache_share, each_build, progress_of, scratch, setup_for
 
@@ -70,7 +70,7 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
         cutter = chunking_cutter(chat=chat, notes=notes)
     store = None
     if save_to is not None:
-        from ..store.chunking import chunking_store
+        from ..store.builds import chunking_store
 
         store = chunking_store(save_to)
         store.check()
@@ -117,7 +117,7 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
               "seconds": round(time.perf_counter() - started, 3),
               "rule": "ranked by nDCG@10, then MRR, then median search time, then key"}
     if store is not None:
-        from ..report.sweep_page import render_sweep_html
+        from ..report.builds.sweep_page import render_sweep_html
 
         store.save(report, read.raw if read is not None else None, html=render_sweep_html(report))
     return report
@@ -184,22 +184,3 @@ def _checked_k(k: Sequence[int]) -> tuple[int, ...]:
     if wrong or not cutoffs:
         raise UsageError(f"k={list(k)}: each k must be one of {', '.join(map(str, CUTOFFS))}")
     return cutoffs
-
-
-def sweep_markdown(report: dict[str, Any]) -> str:
-    """The sweep as a Markdown table, best first, for a pull request."""
-    cutoffs = report["k"]
-    head = (["#", "build", "method", "nDCG@10", "MRR"] + [f"recall@{c}" for c in cutoffs]
-            + [f"found@{c}" for c in cutoffs] + ["chunks", "build s", "median ms"])
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---" if i < 3 else "---:" for i in range(len(head))) + "|"]
-    for row in report["rows"]:
-        median = "-" if row["median_ms"] is None else f"{row['median_ms']:.1f}"
-        cells = ([str(row["rank"]), f"`{row['build']}`", row["method"], f"{row['ndcg_10']:.3f}", f"{row['mrr']:.3f}"]
-                 + [f"{row['recall'][str(c)]:.3f}" for c in cutoffs]
-                 + [f"{row['counts'][str(c)]}/{row['questions']}" for c in cutoffs]
-                 + [str(row["chunks"]), f"{row['build_seconds']:.1f}", median])
-        lines.append("| " + " | ".join(cells) + " |")
-    share = report.get("vectors", {}).get("share_from_cache")
-    lines += ["", f"{report['questions']} questions, judged by document; {report['rule']}."
-              + (f" {share:.0%} of vectors came from the cache." if share is not None else "")]
-    return "\n".join(lines) + "\n"

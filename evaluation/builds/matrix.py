@@ -26,8 +26,8 @@ from ..golden import Golden, Question, explain_problems, read_golden, run_proble
 from ..measures import Measure
 from ..scoring.at_k import check_cutoffs, per_question_at, summarise_at
 from ..scoring.judging import judge
-from .experiments import METHODS, Experiment, expand
-from .gate import gate
+from .grid import METHODS, Experiment, expand
+from .ci_gate import gate
 from .labels import chunk_label_map, grains, trap_note
 from .variants import ChunkVariant, cut_corpus
 
@@ -67,7 +67,7 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, top
                              f"({','.join(map(str, ks))}); add it to --top-k")
     store = None
     if save_to is not None:
-        from ..store.chunking import chunking_store
+        from ..store.builds import chunking_store
 
         store = chunking_store(save_to)
         store.check()
@@ -106,7 +106,7 @@ def _kept(store: Any, report: dict[str, Any]) -> dict[str, Any]:
     """``report`` with its run id and time, saved in ``store`` with its page."""
     from datetime import datetime, timezone
 
-    from ..report.matrix_page import render_matrix_html
+    from ..report.builds.matrix_page import render_matrix_html
     from ..store.runs import new_run_id
 
     now = datetime.now(timezone.utc)
@@ -118,7 +118,7 @@ def _kept(store: Any, report: dict[str, Any]) -> dict[str, Any]:
 def _run(experiments: list[Experiment], variants: list[ChunkVariant], corpus: Corpus, questions: list[Question],
          as_documents: list[Question], embedders: Sequence[str], ks: tuple[int, ...], per_query: bool, *,
          workdir, cache, threads, progress) -> list[dict[str, Any]]:
-    from ..chunking_eval.runner import scratch, setup_for
+    from .runner import scratch, setup_for
     from ..engine.scratch import build_scratch_index
     from ..engine.target import EmbeddedTarget
 

@@ -23,7 +23,7 @@ import logging
 from typing import Any, Callable
 
 from ..errors import DamagedFile, RunNotFound, StoreError, shown
-from .chunking_shape import chunking_report_problem
+from .builds_shape import chunking_report_problem
 from .leftovers import runs_in, temp_leftover
 from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, report_bytes, report_store
 from .shape import loads_report
@@ -96,7 +96,7 @@ class ChunkingRuns:
     def get(self, run_id: str) -> dict[str, Any]:
         """The report of ``run_id`` (``latest``: the newest that reads, each one passed over named in a
         logged warning); ``RunNotFound`` naming the closest id. Every field a reader uses is checked
-        (``chunking_shape``) and the report's own ``id`` must be its folder's; a ``StoreError`` naming
+        (``builds_shape``) and the report's own ``id`` must be its folder's; a ``StoreError`` naming
         the file and the field otherwise."""
         if run_id == "latest":
             for newest in self.ids():

@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from ..files import OutputKind
-from ..scoring.at_k import AT_K
+from ...files import OutputKind
+from ...scoring.at_k import AT_K
 
 COLUMNS = ("experiment_id", "technique", "chunk_size", "chunk_overlap", "embedder", "method", "judged_by", "k",
            *AT_K, "questions", "chunks", "error")

@@ -11,8 +11,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from .style import standalone_page
-from .svg import attr
+from ..style import standalone_page
+from ..svg import attr
 
 _W, _H, _PAD = 640, 260, 44
 

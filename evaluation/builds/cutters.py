@@ -16,7 +16,7 @@ import numpy as np
 
 from ..engine.corpus import PAGE_BREAK, Corpus
 from ..engine.scratch import ScratchChunk
-from .builds import DEFAULT_MODEL, Cut, Cutter
+from .cut import DEFAULT_MODEL, Cut, Cutter
 
 
 def check_keys(keys: Sequence[str]) -> None:
