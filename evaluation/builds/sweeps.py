@@ -22,7 +22,7 @@ from typing import Any, Iterable, Sequence
 from ..engine.corpus import Corpus
 from ..errors import UsageError, did_you_mean
 from ..golden import Golden, Question
-from ..measures import MRR, NDCG_10
+from ..measures import FOUND_10, MRR, NDCG_10, RECALL_10
 from ..scoring.judging import judge
 from ..scoring.metrics import percentile_ms, summarise
 from .cut import DEFAULT_MODEL, Cutter
@@ -115,7 +115,7 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
               "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed,
               "vectors": {**vectors, "share_from_cache": cache_share(vectors)},
               "seconds": round(time.perf_counter() - started, 3),
-              "rule": "ranked by nDCG@10, then MRR, then median search time, then key"}
+              "rule": f"ranked by {NDCG_10}, then {MRR}, then median search time, then key"}
     if store is not None:
         from ..report.builds.sweep_page import render_sweep_html
 
@@ -128,7 +128,7 @@ def rank_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     time (faster first; a row never timed last), then key."""
     def order(row: dict[str, Any]) -> tuple:
         median = row["median_ms"] if row["median_ms"] is not None else float("inf")
-        return (-row[NDCG_10.summary_path[0]], -row[MRR.summary_path[0]], median, row["key"])
+        return (-NDCG_10.of(row), -MRR.of(row), median, row["key"])
 
     ranked = sorted(rows, key=order)
     for rank, row in enumerate(ranked, start=1):
@@ -153,10 +153,10 @@ def _row(built, method: str, summary: dict[str, Any], times: list[float], cutoff
     cut = built.cut
     return {"key": f"{cut.key}.{method}", "build": cut.key, "technique": cut.technique, "size": cut.size,
             "letter": cut.letter, "method": method, "questions": summary["questions"],
-            "counts": {str(c): summary["counts"][str(c)] for c in cutoffs},
-            "found": {str(c): summary["found"][str(c)] for c in cutoffs},
-            "recall": {str(c): summary["recall"][str(c)] for c in cutoffs},
-            MRR.summary_path[0]: summary[MRR.summary_path[0]], NDCG_10.summary_path[0]: summary[NDCG_10.summary_path[0]],
+            "counts": {str(c): FOUND_10.at(c).count_of(summary) for c in cutoffs},
+            "found": {str(c): FOUND_10.at(c).of(summary) for c in cutoffs},
+            "recall": {str(c): RECALL_10.at(c).of(summary) for c in cutoffs},
+            MRR.summary_path[0]: MRR.of(summary), NDCG_10.summary_path[0]: NDCG_10.of(summary),
             "chunks": len(cut.chunks), "build_seconds": built.seconds,
             "timed": len(times), "median_ms": percentile_ms(times, 50)}
 

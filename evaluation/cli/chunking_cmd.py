@@ -232,7 +232,7 @@ def _run_row(run_id: str, report: dict) -> dict:
 
 
 def show_run(args: argparse.Namespace) -> int:
-    from ..report.builds.text import compare_text, sweep_markdown, sweep_text
+    from ..report.builds.text import compare_text, matrix_text, sweep_markdown, sweep_text
     from ..store.builds import chunking_store
     from .common import open_run_store
 
@@ -240,9 +240,7 @@ def show_run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     elif report["kind"] == "matrix":
-        from .matrix_cmd import render
-
-        print(render(report))
+        print(matrix_text(report))
     elif report["kind"] == "sweep":
         print(sweep_markdown(report) if args.markdown else sweep_text(report))
     else:

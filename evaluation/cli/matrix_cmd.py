@@ -122,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
             embedder.close()
     for output, text in reports:  # each whole or not at all; a failure names its path
         write_whole(output.path, text(report), what=output.what)
-    print(render(report))
+    from ..report.builds.text import matrix_text
+
+    print(matrix_text(report))
     if store is not None:
         from ..store.builds import chunking_store
 
@@ -170,25 +172,3 @@ def _open_openai(args: argparse.Namespace, name: str):
                                  api_version=args.openai_api_version, auth=args.openai_auth, api_key=key,
                                  managed_identity_client_id=args.openai_client_id, dimensions=args.openai_dimensions)
     return openai_embedder(settings)
-
-
-def render(report: dict) -> str:
-    """One line per experiment: its short id, configuration and each metric at each k."""
-    ks = report["top_k"]
-    lines = [f"{len(report['experiments'])} experiments on {report['queries']['questions']} queries "
-             f"({report['queries']['format']} file), judged by {report['by']}; {report['labels']['said']}"]
-    for entry in report["embedders"]:
-        if not entry["real_model"]:
-            lines.append(f"note: embedder {entry['name']} is {entry['model']}")
-    for x in report["experiments"]:
-        what = f"{x['id'][:12]}  {x['chunking']:<18} {x['method']:<16} {x['embedder'] or '-':<12}"
-        if x["metrics"] is None:
-            lines.append(f"{what} failed: {x['error']}")
-            continue
-        cells = "  ".join(f"@{k} hit {m['hit_rate']:.3f} P {m['precision']:.3f} R {m['recall']:.3f} "
-                          f"MRR {m['mrr']:.3f} nDCG {m['ndcg']:.3f}" for k in ks for m in [x["metrics"][str(k)]])
-        lines.append(f"{what} {cells}")
-    gate = report["gate"]
-    if gate["thresholds"]:
-        lines.append("gate: " + ("every threshold met" if gate["passed"] else f"{len(gate['missed'])} missed"))
-    return "\n".join(lines)
