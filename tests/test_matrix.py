@@ -9,6 +9,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -228,3 +229,20 @@ def test_the_html_page_has_a_row_per_experiment_marks_hash_and_escapes_what_it_s
     assert "(not a real model)" in page
     assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "http://" not in page and "https://" not in page  # nothing fetched
+
+
+def test_the_page_and_the_lines_name_each_measure_as_measures_prints_it_with_its_value(tmp_path):
+    from evaluation.measures import at_k
+    from evaluation.report.builds.matrix_page import render_matrix_html
+    from evaluation.report.builds.text import matrix_text
+
+    report = matrix(tmp_path)
+    page, lines = render_matrix_html(report), matrix_text(report)
+    assert re.findall(r'<th class="num">([^<]+)</th>', page) == [str(m) for k in (1, 3, 5) for m in at_k(k)]
+    x = report["experiments"][0]
+    row = page[page.index(f"<code>{x['id'][:12]}</code>"):]
+    shown = re.findall(r'<td class="num">([^<]+)</td>', row[:row.index("</tr>")])
+    assert shown == [f"{x['metrics'][str(k)][key]:.3f}" for k in (1, 3, 5)
+                     for key in ("hit_rate", "precision", "recall", "mrr", "ndcg")]
+    assert (f"precision@3 {x['metrics']['3']['precision']:.3f} recall@3 {x['metrics']['3']['recall']:.3f} "
+            f"MRR@3 {x['metrics']['3']['mrr']:.3f}") in lines
