@@ -36,6 +36,8 @@ _LAZY = {
     "run_matrix": ".matrix", "ChunkVariant": ".variants", "parse_variant": ".variants",
     "variants_from_config": ".variants", "variants_from_flags": ".variants", "gate": ".ci_gate",
     "missed_sentences": ".ci_gate", "parse_thresholds": ".ci_gate", "matrix_csv": "..report.builds.export",
+    # how each is made
+    "CompareSettings": ".settings", "SweepSettings": ".settings", "MatrixSettings": ".settings",
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)

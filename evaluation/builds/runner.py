@@ -13,19 +13,19 @@ import logging
 import shutil
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..engine.corpus import Corpus
 from ..engine.scratch import VECTOR_COUNTS, TextVectors
 from ..engine.target import EmbeddedTarget
-from .cut import DEFAULT_MODEL, Cutter, Indexed, index_cut
+from .cut import Cutter, Indexed, index_cut
+from .settings import DEFAULT_MODEL, BuildPlace
 
 log = logging.getLogger(__name__)
 
 TARGET = "local"
-METHODS = ("keyword", "dense", "hybrid", "hybrid_reranked")  # what a scratch index can be searched with
 Progress = Callable[[int, int, str], None]  # (done, total, label), as the command line's bar takes it
 
 
@@ -47,21 +47,35 @@ class Scratch:
     text_vectors: TextVectors
     query_cache: Path
     threads: int | None = None
+    queries: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VECTOR_COUNTS, 0))
 
     @property
     def vector_counts(self) -> dict[str, int]:
         return dict(self.text_vectors.counts)
 
+    def count_queries(self, target: EmbeddedTarget, setup: Any) -> None:
+        """Add the question vectors ``target`` took from the cache, shared or computed for ``setup``."""
+        for name, value in target.cache_counts(setup.key).items():
+            if name in self.queries:
+                self.queries[name] += value
+
+    def vectors(self) -> dict[str, Any]:
+        """The report's ``vectors``: passages' and questions' vectors by where they came from, and the share
+        the cache (the file, or another build of the run) gave."""
+        passages = self.vector_counts
+        counts = {name: passages[name] + self.queries[name] for name in passages}
+        return {**counts, "share_from_cache": cache_share(counts)}
+
 
 @contextmanager
-def scratch(workdir: str | Path | None = None, cache: str | Path | None = None,
-            threads: int | None = None) -> Iterator[Scratch]:
-    """A scratch folder (``workdir``'s, or a new temporary one) removed at the end with everything in it."""
-    base = Path(tempfile.mkdtemp(prefix="chunking-run-", dir=workdir))
-    vectors_file = Path(cache) if cache is not None else base / "run.cache.sqlite"
-    text_vectors = TextVectors(cache=vectors_file, threads=threads)
+def scratch(place: BuildPlace) -> Iterator[Scratch]:
+    """A scratch folder (in ``place.workdir``, or a new temporary one) removed at the end with everything in
+    it; its vectors kept in ``place.cache`` when given."""
+    base = Path(tempfile.mkdtemp(prefix="chunking-run-", dir=place.workdir))
+    vectors_file = Path(place.cache) if place.cache is not None else base / "run.cache.sqlite"
+    text_vectors = TextVectors(cache=vectors_file, threads=place.threads)
     try:
-        yield Scratch(workdir=base, text_vectors=text_vectors, query_cache=vectors_file, threads=threads)
+        yield Scratch(workdir=base, text_vectors=text_vectors, query_cache=vectors_file, threads=place.threads)
     finally:
         text_vectors.close()
         shutil.rmtree(base, ignore_errors=True)

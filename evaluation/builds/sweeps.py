@@ -15,36 +15,33 @@ scores and keys: no question or passage text.
 from __future__ import annotations
 
 import time
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from ..engine.corpus import Corpus
-from ..errors import UsageError, did_you_mean
 from ..golden import Golden, Question
 from ..measures import FOUND_10, MRR, NDCG_10, RECALL_10
 from ..scoring.judging import judge
 from ..scoring.metrics import percentile_ms, summarise
-from .cut import DEFAULT_MODEL, Cutter
-from .inputs import check_grain, corpus_of, golden_of, refuse_chunk_labels
-from .runner import METHODS, Progress, cache_share, each_build, progress_of, scratch, setup_for
+from ..store.builds import run_stamp, store_to_save_in
+from .cut import Cutter
+from .inputs import corpus_of, labelled_questions
+from .runner import Progress, each_build, progress_of, scratch, setup_for
+from .settings import SweepSettings
 
-DEFAULT_BUILDS = ("markdown-1000-h", "recursive-1000-h", "sentence-1000-h", "fixed-1000-h")
-DEFAULT_METHODS = ("dense", "hybrid")
-DEFAULT_K = (1, 3, 5, 10)
 DEPTH = 20  # results asked for: found and recall at every k a summary holds
-TIMED = 20  # questions timed one at a time per row, after one untimed search
 
 
 def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Question], *,
-          builds: Sequence[str] = DEFAULT_BUILDS, methods: Sequence[str] = DEFAULT_METHODS, by: str = "doc",
-          k: Sequence[int] = DEFAULT_K, models: Sequence[str] = (DEFAULT_MODEL,), timed: int = TIMED,
-          cache: str | Path | None = None, workdir: str | Path | None = None, cutter: Cutter | None = None,
-          threads: int | None = None, progress: Progress | bool | None = None, save_to: Any = None,
-          created_at: datetime | None = None, chat: Any = None) -> dict[str, Any]:
-    """Build the index every way ``builds`` names, ask each with ``methods``, and rank the rows; with
-    ``save_to`` (a store or its address) the sweep is kept under ``chunking/runs/<id>/``.
+          settings: SweepSettings | None = None, chat: Any = None, cutter: Cutter | None = None,
+          save_to: Any = None, progress: Progress | bool | None = None, created_at: datetime | None = None,
+          **keywords: Any) -> dict[str, Any]:
+    """Build the index every way the settings' ``builds`` name, ask each with its ``methods``, and rank the
+    rows; with ``save_to`` (a store or its address) the sweep is kept under ``chunking/runs/<id>/``.
 
+    How the sweep is made is ``settings`` (``SweepSettings``: builds, methods, cut-offs, models, questions
+    timed, where builds are made); any of its fields may be given as a keyword instead (``timed=5``).
     ``cache`` is the cross-run vector file (passages and questions); without it the builds of this run
     still share theirs, in a file of the scratch folder. ``cutter`` makes a build's chunks from its key
     (default: ``evaluation.chunking``'s cutters). ``chat`` (a callable from chat messages to text, or a
@@ -52,68 +49,51 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
     its ``c`` notes are kept in ``cache`` (per chat model, request wording, chunk and document), so a
     rerun asks the model for none it wrote before. A ``c`` or ``llm`` build without it fails with the reason.
     """
-    check_grain(by)
-    methods = _checked_methods(methods)
-    cutoffs = _checked_k(k)
-    models = tuple(models)
+    settings = SweepSettings.of(settings, **keywords)
     corpus = corpus_of(corpus)
-    read, questions = golden_of(golden)
-    refuse_chunk_labels(questions, corpus, str(read.source) if read is not None else "the golden questions")
-    keys = list(dict.fromkeys(builds))
+    read, questions = labelled_questions(golden, corpus)
+    keys = list(settings.builds)
     notes = None
     if cutter is None:
         from .cutters import chunking_cutter, check_keys
         from .notes import ChatNotes
 
         check_keys(keys)
-        notes = ChatNotes(cache) if chat is not None else None
+        notes = ChatNotes(settings.cache) if chat is not None else None
         cutter = chunking_cutter(chat=chat, notes=notes)
-    store = None
-    if save_to is not None:
-        from ..store.builds import chunking_store
-
-        store = chunking_store(save_to)
-        store.check()
-    created_at = created_at or datetime.now(timezone.utc)
+    store = store_to_save_in(save_to)
+    stamp = run_stamp(created_at)
     texts = [q.question for q in questions]
     draw, close = progress_of(progress)
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
     failed: list[dict[str, str]] = []
-    query_counts = {"vectors_cached": 0, "vectors_shared": 0, "vectors_computed": 0}
     try:
-        with scratch(workdir, cache, threads) as where:
-            for made in each_build(keys, corpus, cutter, where, models=models,
-                                   cross_encoder="hybrid_reranked" in methods, progress=draw):
+        with scratch(settings) as where:
+            for made in each_build(keys, corpus, cutter, where, models=settings.models,
+                                   cross_encoder="hybrid_reranked" in settings.methods, progress=draw):
                 if made.error is not None:
                     failed.append({"build": made.key, "error": made.error})
                     continue
                 built, target, tell = made.built, made.target, made.tell
-                for method in methods:
-                    setup = setup_for(target, method, models)
+                for method in settings.methods:
+                    setup = setup_for(target, method, settings.models)
                     tell(f"asking {len(texts)} questions with {method}", 0, len(texts))
                     found = target.search_batch(setup, texts, DEPTH)
-                    outcomes = [judge(q, hits, by) for q, hits in zip(questions, found)]
-                    times = _timed(target, setup, texts[:max(0, timed)], tell, method)
-                    rows.append(_row(built, method, summarise(outcomes), times, cutoffs))
-                    for name, value in target.cache_counts(setup.key).items():
-                        if name in query_counts:
-                            query_counts[name] += value
-            passages = where.vector_counts
+                    outcomes = [judge(q, hits, settings.by) for q, hits in zip(questions, found)]
+                    times = _timed(target, setup, texts[:settings.timed], tell, method)
+                    rows.append(_row(built, method, summarise(outcomes), times, settings.k))
+                    where.count_queries(target, setup)
+            vectors = where.vectors()
     finally:
         close()
         if notes is not None:
             notes.close()
     rows = rank_rows(rows)
-    vectors = {name: passages[name] + query_counts[name] for name in passages}
-    from ..store.runs import new_run_id
-
-    report = {"format": 1, "kind": "sweep", "id": new_run_id(created_at),
-              "created_at": created_at.isoformat().replace("+00:00", "Z"), "by": by, "k": list(cutoffs),
-              "methods": list(methods), "models": list(models), "questions": len(questions),
+    report = {"format": 1, "kind": "sweep", **stamp, "by": settings.by, "k": list(settings.k),
+              "methods": list(settings.methods), "models": list(settings.models), "questions": len(questions),
               "golden": _golden_summary(read, questions), "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
-              "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed,
-              "vectors": {**vectors, "share_from_cache": cache_share(vectors)},
+              "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed, "vectors": vectors,
               "seconds": round(time.perf_counter() - started, 3),
               "rule": f"ranked by {NDCG_10}, then {MRR}, then median search time, then key"}
     if store is not None:
@@ -163,24 +143,3 @@ def _row(built, method: str, summary: dict[str, Any], times: list[float], cutoff
 
 def _golden_summary(read: Golden | None, questions: Sequence[Question]) -> dict[str, Any]:
     return {"sha256": read.sha256 if read is not None else None, "questions": len(questions)}
-
-
-def _checked_methods(methods: Sequence[str]) -> tuple[str, ...]:
-    methods = tuple(dict.fromkeys(methods))
-    for method in methods:
-        if method not in METHODS:
-            raise UsageError(f'"{method}" is not a method a sweep can search with; the methods are '
-                             f'{", ".join(METHODS)}.{did_you_mean(method, METHODS)}')
-    if not methods:
-        raise UsageError(f"a sweep needs at least one method: {', '.join(METHODS)}")
-    return methods
-
-
-def _checked_k(k: Sequence[int]) -> tuple[int, ...]:
-    from ..measures import CUTOFFS
-
-    cutoffs = tuple(sorted(set(k)))
-    wrong = [c for c in cutoffs if c not in CUTOFFS]
-    if wrong or not cutoffs:
-        raise UsageError(f"k={list(k)}: each k must be one of {', '.join(map(str, CUTOFFS))}")
-    return cutoffs

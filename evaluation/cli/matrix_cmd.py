@@ -33,6 +33,11 @@ def _names(text: str) -> list[str]:
 
 
 def register(subparsers) -> None:
+    from ..builds import settings as the
+
+    def listed(values) -> str:
+        return ",".join(map(str, values))
+
     parser = subparsers.add_parser(
         "matrix", help="ElectriPy's experiment matrix: chunk variants x embedders x methods, metrics at each k",
         description="Cut the corpus each way the chunk flags say, index each cut with every embedder, ask every "
@@ -40,19 +45,20 @@ def register(subparsers) -> None:
                     "--top-k, each experiment named by the sha256 of its configuration.")
     parser.add_argument("--corpus", required=True, type=local_path, help="corpus JSONL (id, text, source_uri?, metadata?)")
     parser.add_argument("--queries", required=True, help="queries JSONL (id, query, relevant_ids, metadata?) or a golden file")
-    parser.add_argument("--top-k", type=_numbers("--top-k"), default=[3, 5, 10], help="cut-offs (default 3,5,10)")
-    parser.add_argument("--chunk-size", type=_numbers("--chunk-size"), default=[500],
-                        help="chunk sizes in characters, comma-separated (default 500)")
+    parser.add_argument("--top-k", type=_numbers("--top-k"), help=f"cut-offs (default {listed(the.MATRIX_TOP_K)})")
+    parser.add_argument("--chunk-size", type=_numbers("--chunk-size"),
+                        help="chunk sizes in characters, comma-separated (default "
+                             f"{listed(v.size for v in the.MATRIX_VARIANTS)})")
     parser.add_argument("--chunk-overlap", type=whole(0), default=None,
                         help="characters repeated between chunks (default a fifth of each size)")
     parser.add_argument("--chunker-config", type=local_path,
                         help="a JSON file of chunk variants; takes precedence over --chunk-size/--chunk-overlap")
     parser.add_argument("--embedder", type=_names, action="append", default=None,
                         help="embedders, comma-separated or repeated: bge-small, minilm-l6, hash (not a real model), "
-                             "openai:<deployment> (default bge-small)")
-    parser.add_argument("--methods", type=_names, default=["dense", "hybrid"],
-                        help="keyword, dense, hybrid, hybrid_reranked (default dense,hybrid)")
-    parser.add_argument("--by", choices=("doc", "chunk"), default="doc",
+                             f"openai:<deployment> (default {listed(the.MATRIX_EMBEDDERS)})")
+    parser.add_argument("--methods", type=_names,
+                        help=f"{', '.join(the.METHODS)} (default {listed(the.MATRIX_METHODS)})")
+    parser.add_argument("--by", choices=("doc", "chunk"),
                         help="judge relevant ids by document (default) or as chunk ids of --labels-from")
     parser.add_argument("--labels-from", metavar="VARIANT",
                         help="with --by chunk: the variant the labels' chunk ids were made with, "
@@ -86,22 +92,15 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..builds import (missed_sentences, parse_thresholds, parse_variant, run_matrix, variants_from_config,
-                          variants_from_flags)
-    variants = (variants_from_config(args.chunker_config) if args.chunker_config
-                else variants_from_flags(args.chunk_size, args.chunk_overlap))
-    ks = tuple(sorted(set(args.top_k)))
-    rules = parse_thresholds(args.fail_under, ks)
-    embedders = [name for group in (args.embedder or [["bge-small"]]) for name in group]
-    labels_from = parse_variant(args.labels_from) if args.labels_from else None
-    if labels_from is not None and args.by != "chunk":
-        raise UsageError("--labels-from names the chunking chunk-id labels were made with; it goes with --by chunk")
+    from ..builds import MatrixSettings, missed_sentences, run_matrix
+
+    settings = MatrixSettings.from_args(args)
     reports = _reports(args)
     check_outputs([output for output, _ in reports], _inputs(args))  # before any work: nothing of the user's replaced
-    if args.cache:
+    if settings.cache:
         from ..engine.cache import VECTOR_CACHE
 
-        check_outputs([Output(args.cache, VECTOR_CACHE, "--cache", "the vectors")],
+        check_outputs([Output(settings.cache, VECTOR_CACHE, "--cache", "the vectors")],
                       [*_inputs(args), *((f"the {o.flag} file", o.path) for o, _ in reports)],
                       make_folders=True)
     store = None
@@ -109,13 +108,10 @@ def run(args: argparse.Namespace) -> int:
         from .common import open_run_store
 
         store = open_run_store(args.save_to, check=True)
-    opened = [_open_openai(args, name) for name in embedders if name.startswith("openai:")]
+    opened = [_open_openai(args, name) for name in settings.embedders if name.startswith("openai:")]
     bar = ProgressBar(args.quiet)
     try:
-        report = run_matrix(args.corpus, args.queries, top_k=ks, variants=variants, embedders=embedders,
-                            methods=args.methods, by=args.by, labels_from=labels_from, per_query=args.per_query,
-                            fail_under=rules, cache=args.cache, threads=args.threads, progress=bar,
-                            save_to=store)
+        report = run_matrix(args.corpus, args.queries, settings=settings, progress=bar, save_to=store)
     finally:
         bar.close()
         for embedder in opened:

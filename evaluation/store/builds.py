@@ -20,12 +20,14 @@ from __future__ import annotations
 
 import difflib
 import logging
+from datetime import datetime, timezone
 from typing import Any, Callable
 
 from ..errors import DamagedFile, RunNotFound, StoreError, shown
 from .builds_shape import chunking_report_problem
 from .leftovers import runs_in, temp_leftover
-from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, report_bytes, report_store
+from .runs import (PAGE_NAME, REPORT_NAME, RunStore, check_run_id, new_run_id, newest_first, report_bytes,
+                   report_store)
 from .shape import loads_report
 
 log = logging.getLogger(__name__)
@@ -151,6 +153,22 @@ class ChunkingRuns:
 def chunking_store(where: RunStore | str | Any) -> ChunkingRuns:
     """Where chunking runs are saved and read: any place ``report_store`` takes, or a ``ChunkingRuns``."""
     return where if isinstance(where, ChunkingRuns) else ChunkingRuns(where)
+
+
+def store_to_save_in(save_to: RunStore | str | Any | None) -> ChunkingRuns | None:
+    """Where a run asked to be kept (``save_to``: a store, its address, or None for nowhere) is saved, checked
+    before any work, so a store that cannot be opened is refused before the first build is cut."""
+    if save_to is None:
+        return None
+    runs = chunking_store(save_to)
+    runs.check()
+    return runs
+
+
+def run_stamp(created_at: datetime | None = None) -> dict[str, str]:
+    """A new run's ``id`` and ``created_at`` (``created_at``, or now, in UTC and ISO 8601 with a Z)."""
+    created_at = created_at or datetime.now(timezone.utc)
+    return {"id": new_run_id(created_at), "created_at": created_at.isoformat().replace("+00:00", "Z")}
 
 
 def latest_views(where: RunStore | str | Any) -> dict[str, dict[str, Any]]:

@@ -22,7 +22,7 @@ def chunking_section(report: dict[str, Any]) -> str:
     scored = report.get("scored", "found")
     pick = report.get("pick") or {}
     ties = report.get("ties") or []
-    parts = [f'<section class="chunking" id="chunking"><h2>How to cut the documents</h2>',
+    parts = ['<section class="chunking" id="chunking"><h2>How to cut the documents</h2>',
              f'<p class="lead">Pick: <code>{esc(pick.get("pick"))}</code>'
              + (" (a switch from the build in use)" if pick.get("switch") else "") + f'. {esc(pick.get("why", ""))}.</p>',
              f'<p class="muted">{esc(report.get("scored_note", ""))}. Tied with the best: '
