@@ -23,12 +23,11 @@ import logging
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from ..errors import DamagedFile, RunNotFound, StoreError, shown
+from ..errors import RunNotFound, StoreError
 from .builds_shape import chunking_report_problem
 from .leftovers import runs_in, temp_leftover
-from .runs import (PAGE_NAME, REPORT_NAME, RunStore, check_run_id, new_run_id, newest_first, report_bytes,
-                   report_store)
-from .shape import loads_report
+from .runs import (PAGE_NAME, REPORT_NAME, RunStore, check_run_id, checked_report, new_run_id, newest_first,
+                   report_bytes, report_store)
 
 log = logging.getLogger(__name__)
 
@@ -117,21 +116,8 @@ class ChunkingRuns:
             hint = f" Did you mean {close[0]}?" if close else ""
             raise RunNotFound(f"no chunking run {run_id!r} in the store {self.address}; `chunking runs list --store "
                               f"{self.address}` shows the runs it holds.{hint}") from err
-        where = f"{self.address.rstrip('/')}/{path}"
-        try:
-            report = loads_report(raw)
-        except ValueError as err:
-            raise DamagedFile(f"{where}: not a readable report ({err})") from err
-        found = report.get("format") if isinstance(report, dict) else None
-        if found != CHUNKING_FORMAT:
-            raise DamagedFile(f"{where}: chunking report format {shown(found)} is not {CHUNKING_FORMAT}; "
-                             "read it with the version that wrote it")
-        problem = chunking_report_problem(report)
-        if problem is None and report["id"] != run_id:
-            problem = f'"id" is {shown(report["id"])}, not the id of its folder'
-        if problem is not None:
-            raise DamagedFile(f"{where}: not a chunking report this version can read ({problem})")
-        return report
+        return checked_report(raw, f"{self.address.rstrip('/')}/{path}", run_id=run_id, kind="chunking report",
+                              format=CHUNKING_FORMAT, problem_of=chunking_report_problem)
 
     def readable(self, on_skip: Callable[[str, str], None] | None = None) -> list[dict[str, Any]]:
         """Every chunking run whose report reads, newest first; each one that does not is left out and
