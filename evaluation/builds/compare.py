@@ -96,13 +96,9 @@ def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterab
     draw, close = progress_of(progress)
     texts = [q.question for q in questions]
     results: list[BuildResult] = []
-    failed: list[dict[str, str]] = []
     try:
         with scratch(settings) as where:
             for made in each_build(list(keys), corpus, cutter, where, progress=draw):
-                if made.error is not None:
-                    failed.append({"build": made.key, "error": made.error})
-                    continue
                 built, target, tell = made.built, made.target, made.tell
                 setup = setup_for(target, METHOD, (DEFAULT_MODEL,))
                 tell(f"asking {len(texts)} questions", 0, len(texts))
@@ -122,7 +118,7 @@ def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterab
                 results.append(BuildResult(key=built.cut.key, technique=built.cut.technique, size=built.cut.size,
                                            letter=built.cut.letter, chunks=len(built.cut.chunks),
                                            seconds=built.seconds, outcomes=outcomes, handed_chars=handed_chars))
-            vectors = where.vectors()
+            vectors, failed = where.vectors(), where.failed
     finally:
         close()
     return results, vectors, failed

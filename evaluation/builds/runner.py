@@ -48,6 +48,7 @@ class Scratch:
     query_cache: Path
     threads: int | None = None
     queries: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VECTOR_COUNTS, 0))
+    failed: list[dict[str, str]] = field(default_factory=list)  # {"build", "error"}: the report's ``failed``
 
     @property
     def vector_counts(self) -> dict[str, int]:
@@ -84,9 +85,9 @@ def scratch(place: BuildPlace) -> Iterator[Scratch]:
 def each_build(keys: Sequence[str], corpus: Corpus, cutter: Cutter, where: Scratch, *,
                models: tuple[str, ...] = (DEFAULT_MODEL,), cross_encoder: bool = False,
                progress: Progress | None = None) -> Iterator[Made]:
-    """For each key in turn: cut, index, and yield a ``Made``: the build and a target searching it, or the
-    error that stopped it (a build that fails is reported and never picked; it does not sink the run,
-    but a chat model that refuses or goes quiet, ``AnswerError``, stops the run). The build's folder is
+    """For each key in turn: cut, index, and yield a ``Made``: the build and a target searching it. A build
+    that fails is put in ``where.failed`` with its error (reported, never picked: it does not sink the run),
+    but a chat model that refuses or goes quiet (``AnswerError``) stops the run. The build's folder is
     removed when the caller asks for the next one."""
     from ..errors import AnswerError
 
@@ -108,7 +109,7 @@ def each_build(keys: Sequence[str], corpus: Corpus, cutter: Cutter, where: Scrat
                 raise
             except Exception as err:  # one build's failure is that build's result
                 log.warning("build %s failed: %s", key, err)
-                yield Made(key=key, built=None, target=None, tell=tell, error=f"{type(err).__name__}: {err}")
+                where.failed.append({"build": key, "error": f"{type(err).__name__}: {err}"})
                 continue
             yield Made(key=key, built=built, target=target, tell=tell)
         finally:
@@ -117,11 +118,12 @@ def each_build(keys: Sequence[str], corpus: Corpus, cutter: Cutter, where: Scrat
 
 @dataclass(frozen=True)
 class Made:
+    """One build made: its cut and index, the target that searches it, and what tells the progress bar."""
+
     key: str
-    built: Indexed | None
-    target: EmbeddedTarget | None
+    built: Indexed
+    target: EmbeddedTarget
     tell: Callable[[str, int, int], None]
-    error: str | None = None
 
 
 def setup_for(target: EmbeddedTarget, method: str, models: tuple[str, ...]):

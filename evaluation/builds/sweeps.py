@@ -67,14 +67,10 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
     draw, close = progress_of(progress)
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
-    failed: list[dict[str, str]] = []
     try:
         with scratch(settings) as where:
             for made in each_build(keys, corpus, cutter, where, models=settings.models,
                                    cross_encoder="hybrid_reranked" in settings.methods, progress=draw):
-                if made.error is not None:
-                    failed.append({"build": made.key, "error": made.error})
-                    continue
                 built, target, tell = made.built, made.target, made.tell
                 for method in settings.methods:
                     setup = setup_for(target, method, settings.models)
@@ -84,7 +80,7 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
                     times = _timed(target, setup, texts[:settings.timed], tell, method)
                     rows.append(_row(built, method, summarise(outcomes), times, settings.k))
                     where.count_queries(target, setup)
-            vectors = where.vectors()
+            vectors, failed = where.vectors(), where.failed
     finally:
         close()
         if notes is not None:
