@@ -128,3 +128,13 @@ def test_found_at_k_counts_its_questions_and_no_other_measure_is_counted():
     assert FOUND_10.at(5).count_of(summary) == summary["counts"]["5"] == 2  # a at 1, b at 4
     with pytest.raises(ValueError, match="only found@k"):
         MRR.count_of(summary)
+
+
+def test_evaluate_fail_under_reads_recall_at_k_from_the_summary_as_every_other_measure():
+    from evaluation.cli.evaluate_cmd import missed_thresholds, parse_fail_under
+
+    rules = parse_fail_under(["recall@5=0.75", "Recall@20=0.5"])
+    summary = {"recall": {"5": 2 / 3, "20": 0.5}}
+    report = {"picks": {"finds_the_most": "t.keyword.bm25"}, "setups": [{"key": "t.keyword.bm25", "summary": summary}]}
+    # 2/3 < 0.75 misses by 0.75 - 2/3; 0.5 >= 0.5 is met
+    assert missed_thresholds(report, rules) == ["recall@5 of t.keyword.bm25 is 0.6667, under 0.75 by 0.08333"]
