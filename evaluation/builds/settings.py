@@ -16,7 +16,7 @@ import argparse
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence, TypeVar
+from typing import Any, Iterable, Sequence, TypeVar
 
 from ..chunking.keys import CHILD_SIZES, SIZES
 from ..errors import UsageError, did_you_mean
@@ -50,8 +50,9 @@ def _set(settings: Any, name: str, value: Any) -> None:
 def _names(value: Any, what: str) -> tuple[str, ...]:
     """``value`` as a tuple of names without repeats, in order; a single string is refused (``"dense"`` is not
     ``("d", "e", ...)``)."""
-    if isinstance(value, str) or not all(isinstance(item, str) for item in value):
-        raise UsageError(f"{what} is a list of names, such as [{', '.join(map(repr, SWEEP_METHODS))}], not {value!r}")
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable) \
+            or not all(isinstance(item, str) for item in value):
+        raise UsageError(f"{what} is a list of names, not {value!r}")
     return tuple(dict.fromkeys(value))
 
 
