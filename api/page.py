@@ -15,10 +15,9 @@ from urllib.parse import urlencode
 
 from app_http import Refusal
 from evaluation.errors import StoreError
-from evaluation.report.html import question_texts, render_html, with_banner
-from evaluation.report.style import CSS
-from evaluation.report.trend import collect_trend
-from evaluation.store.chunking import latest_views
+from evaluation.report.html import question_texts, run_page, with_banner
+from evaluation.report.style import standalone_page
+from evaluation.store.builds import latest_views
 from evaluation.store import LATEST
 from evaluation.store.collections import Collections, RunRef
 
@@ -73,12 +72,10 @@ def evaluate_page(shelf: Collections, caller: Caller, admin_role: str, *, run: s
             golden_kept = True
         except StoreError:
             raw = None
-        body = render_html(report, history=collect_trend(store, report),
-                           questions=question_texts(raw, report) if raw else None, **views)
+        body = run_page(report, store, questions=question_texts(raw, report) if raw else None, views=views)
     else:
         kept = None if views else kept_page(store, shown)
-        body = kept.decode("utf-8", "replace") if kept else render_html(report, history=collect_trend(store, report),
-                                                                       **views)
+        body = kept.decode("utf-8", "replace") if kept else run_page(report, store, views=views)
     nav = _nav(shown, newest, older, menu_page, pages, collection, caller, golden_kept,
                explicit_menu=menu_page > 1)
     return with_banner(body, nav)
@@ -120,10 +117,7 @@ def _nav(shown: RunRef, newest: RunRef, older: list[RunRef], menu_page: int, pag
 
 
 def _bare_page(title: str, sentence: str) -> str:
-    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-            f"<title>{escape(title)}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
-            f"<h1>{escape(title)}</h1><p>{escape(sentence)}</p>\n</main>\n</body>\n</html>\n")
+    return standalone_page(escape(title), f"<p>{escape(sentence)}</p>")
 
 
 def error_page(status: int, message: str) -> str:

@@ -119,9 +119,8 @@ def get_evaluation(req: func.HttpRequest) -> func.HttpResponse:
 @bp.function_name("get_evaluation_report")
 @bp.route(route="v1/evaluations/{run}/report.html", methods=["GET"], auth_level=func.AuthLevel.FUNCTION)
 def get_evaluation_report(req: func.HttpRequest) -> func.HttpResponse:
-    from evaluation.report.html import render_html
-    from evaluation.report.trend import collect_trend
-    from evaluation.store.chunking import latest_views
+    from evaluation.report.html import run_page
+    from evaluation.store.builds import latest_views
 
     try:
         shelf = site.collections()
@@ -134,7 +133,7 @@ def get_evaluation_report(req: func.HttpRequest) -> func.HttpResponse:
         kept = None if views else kept_page(store, ref)
         if kept is None:
             report = read_report(shelf, ref)
-            text = render_html(report, history=collect_trend(store, report), **views)
+            text = run_page(report, store, views=views)
         else:
             text = kept.decode("utf-8", "replace")
     except Refusal as err:

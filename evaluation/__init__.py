@@ -46,10 +46,10 @@ _PUBLIC = {
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
     "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers", "ANSWER_METRICS": ".answers",
     # how to cut the documents
-    "sweep": ".chunking_eval", "sweep_markdown": ".chunking_eval", "compare_chunking": ".chunking_eval",
-    "chunking_choice": ".chunking_eval", "chunking_store": ".store.chunking",
+    "sweep": ".builds", "sweep_markdown": ".builds", "compare_chunking": ".builds",
+    "chunking_choice": ".builds", "chunking_store": ".store.builds",
     # ElectriPy's experiment matrix
-    "run_matrix": ".matrix", "ChunkVariant": ".matrix",
+    "run_matrix": ".builds", "ChunkVariant": ".builds",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
 }
@@ -57,9 +57,8 @@ __all__ = sorted([*_PUBLIC, "evaluate"])
 
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .azure_search import AzureSearchTarget
-    from .chunking_eval import chunking_choice, compare_chunking, sweep, sweep_markdown
-    from .store.chunking import chunking_store
-    from .matrix import ChunkVariant, run_matrix
+    from .builds import ChunkVariant, chunking_choice, compare_chunking, run_matrix, sweep, sweep_markdown
+    from .store.builds import chunking_store
     from .engine import EmbeddedTarget, build_index, open_index
     from .answers import (ANSWER_METRICS, ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,
                           suggest_expected)

@@ -273,9 +273,6 @@ def save_report(store: RunStore, report: dict[str, Any], golden_raw: bytes | Non
     runs in a Chunking tab when it keeps any (ids and numbers only). The store's rules hold: everything is
     checked first, nothing is written over.
     """
-    from .report.html import render_html
-    from .report.trend import collect_trend
-    from .store.chunking import latest_views
+    from .report.html import run_page
 
-    page = render_html(report, history=collect_trend(store, report), **latest_views(store))
-    return store.save(report, golden_raw, html=page)
+    return store.save(report, golden_raw, html=run_page(report, store))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Mapping
+from typing import Any, Mapping, TypeVar
 
 from .errors import UsageError, did_you_mean
 from .measures import FOUND_10, MRR, NDCG_10
@@ -49,6 +49,22 @@ DEFAULT_ALPHA = 0.05
 # 18 ms on 2 cores) and calls keyword (0.48 ms) and keyword_documents (1.1 ms) equally fast.
 DEFAULT_EQUALLY_FAST_MS = 5.0
 DEFAULT_RESAMPLES = 10_000
+S = TypeVar("S")
+
+
+def keywords_over(cls: type[S], settings: S | None, keywords: Mapping[str, Any], what: str) -> S:
+    """``settings`` (``cls``'s defaults when None) with ``keywords`` put over it, checked again: how a
+    function's keywords and its ``settings=`` become one settings object (``EvaluationSettings.of`` and
+    the builds wing's). A keyword that is no field of ``cls`` is a ``TypeError`` naming the settings of
+    ``what`` and the closest, as for any function; a ``settings`` of another class is one too."""
+    if settings is not None and not isinstance(settings, cls):
+        raise TypeError(f"settings is a {type(settings).__name__}; {what} takes a {cls.__name__}")
+    names = sorted(f.name for f in fields(cls))
+    unknown = sorted(set(keywords) - set(names))
+    if unknown:
+        raise TypeError(f"{unknown[0]!r} is not a setting of {what}; settings: {', '.join(names)}."
+                        f"{did_you_mean(unknown[0], names)}")
+    return replace(settings or cls(), **keywords) if keywords else settings or cls()
 
 
 @dataclass(frozen=True)
@@ -155,11 +171,7 @@ class EvaluationSettings:
     def of(cls, settings: EvaluationSettings | None = None, **keywords: Any) -> EvaluationSettings:
         """``settings`` (or the defaults) with ``keywords`` put over it: how a caller's keywords become
         the one object. A keyword that is no setting is a ``TypeError``, as for any function."""
-        unknown = sorted(set(keywords) - NAMES)
-        if unknown:
-            raise TypeError(f"{unknown[0]!r} is not a setting of a run; settings: {', '.join(sorted(NAMES))}."
-                            f"{did_you_mean(unknown[0], NAMES)}")
-        return replace(settings or cls(), **keywords) if keywords else settings or cls()
+        return keywords_over(cls, settings, keywords, "a run")
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> EvaluationSettings:

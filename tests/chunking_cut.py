@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from evaluation.chunking_eval.builds import Cut
+from evaluation.builds.cut import Cut
 from evaluation.engine.chunking import ChunkSettings, chunk_document
 from evaluation.engine.corpus import Corpus
 from evaluation.engine.scratch import ScratchChunk

@@ -2,10 +2,10 @@
 exact sign tests against the best; what is handed over stays within the budget."""
 from __future__ import annotations
 
-from evaluation.chunking_eval.builds import Cut
-from evaluation.chunking_eval.choice import chunking_choice
-from evaluation.chunking_eval.compare import chunking_report, handed_over
-from evaluation.chunking_eval.results import BuildResult, ranked
+from evaluation.builds.cut import Cut
+from evaluation.builds.choice import chunking_choice
+from evaluation.builds.compare import chunking_report, handed_over
+from evaluation.builds.results import BuildResult, ranked
 from evaluation.target import Hit
 
 QUESTIONS = [f"q{i}" for i in range(20)]
@@ -101,7 +101,7 @@ def test_parent_child_hands_over_each_parent_once():
 
 
 def test_sweep_rows_rank_by_ndcg_then_mrr_then_time_then_key():
-    from evaluation.chunking_eval.sweeps import rank_rows
+    from evaluation.builds.sweeps import rank_rows
 
     rows = [{"key": "a", "ndcg_10": 0.8, "mrr": 0.9, "median_ms": 5.0},
             {"key": "b", "ndcg_10": 0.8, "mrr": 0.9, "median_ms": 4.0},   # as good, faster

@@ -15,7 +15,7 @@ from evaluation.answers import ChatModel, JudgeSettings
 from evaluation.engine.corpus import read_corpus
 from evaluation.errors import AnswerError
 from evaluation.golden import read_golden
-from evaluation.store.chunking import chunking_store
+from evaluation.store.builds import chunking_store
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,7 @@ import pytest
 
 from evaluation.chunking import cut, late_vectors
 from evaluation.chunking import late
-from evaluation.chunking_eval.cutters import chunking_cutter
+from evaluation.builds.cutters import chunking_cutter
 from evaluation.engine import models
 from evaluation.engine.corpus import Corpus, Document
 

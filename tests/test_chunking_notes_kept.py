@@ -11,8 +11,8 @@ import pytest
 from chat_server import ChatServer, Reply, completion, note_by_first_words
 from evaluation.answers import ChatModel, JudgeSettings
 from evaluation.chunking import cut
-from evaluation.chunking_eval.cutters import chunking_cutter
-from evaluation.chunking_eval.notes import ChatNotes
+from evaluation.builds.cutters import chunking_cutter
+from evaluation.builds.notes import ChatNotes
 from evaluation.engine.corpus import Corpus, Document
 from evaluation.errors import AnswerError
 

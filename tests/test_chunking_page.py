@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 
-from evaluation.chunking_eval.compare import chunking_report
-from evaluation.chunking_eval.results import BuildResult
-from evaluation.report.chunking import compare_text
-from evaluation.report.chunking_page import chunking_section, render_chunking_html
+from evaluation.builds.compare import chunking_report
+from evaluation.builds.results import BuildResult
+from evaluation.report.builds.text import compare_text
+from evaluation.report.builds.compare_page import chunking_section, render_chunking_html
 
 QUESTIONS = [f"q{i}" for i in range(20)]
 

@@ -16,7 +16,7 @@ from conftest import GOLDEN_RAW, run_cli
 from evaluation.errors import StoreError
 from evaluation.evaluate import save_report
 from evaluation.store import LocalStore
-from evaluation.store.chunking import ChunkingRuns, latest_views
+from evaluation.store.builds import ChunkingRuns, latest_views
 
 GOOD, BAD = "20261201T100000000Z-aaaaaa", "20261201T110000000Z-bbbbbb"
 

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from evaluation.chunking import semantic
-from evaluation.chunking_eval.cutters import chunking_cutter
+from evaluation.builds.cutters import chunking_cutter
 from evaluation.engine.corpus import Corpus, Document
 from evaluation.engine.scratch import TextVectors
 

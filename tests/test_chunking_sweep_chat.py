@@ -12,7 +12,7 @@ from chunking_cut import small_sample
 from evaluation import sweep
 from evaluation.cli import main
 from evaluation.answers import ChatModel, JudgeSettings
-from evaluation.chunking_eval.plan import sweep_keys
+from evaluation.builds.plan import sweep_keys
 
 
 @pytest.fixture

@@ -9,12 +9,12 @@ from pathlib import Path
 from test_chunking_page import report as chunking_report
 from test_matrix import matrix
 
-from evaluation.chunking_eval.sweeps import rank_rows
+from evaluation.builds.sweeps import rank_rows
 from evaluation.report.html import render_html
-from evaluation.report.sweep_page import render_sweep_html, sweep_section
+from evaluation.report.builds.sweep_page import render_sweep_html, sweep_section
 from evaluation.store import LocalStore
-from evaluation.store import chunking as kept_runs
-from evaluation.store.chunking import ChunkingRuns, latest_views
+from evaluation.store import builds as kept_runs
+from evaluation.store.builds import ChunkingRuns, latest_views
 
 SAVED = Path(__file__).parent / "fixtures" / "page"
 

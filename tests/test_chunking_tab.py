@@ -12,7 +12,7 @@ from test_matrix import matrix
 
 from evaluation.report.html import render_html
 from evaluation.store import LocalStore
-from evaluation.store.chunking import ChunkingRuns, latest_views
+from evaluation.store.builds import ChunkingRuns, latest_views
 from evaluation.report.style import CSS
 
 SAVED = Path(__file__).parent / "fixtures" / "page"
@@ -191,3 +191,33 @@ def _docs_with_a_later_chunking_run_and_faq_without(tmp_path, make_report):
     assert b"tab-chunking" not in docs.page("20261101T090000000Z-0000d1")
     _kept(docs, chunking_report(), "20261201T100000000Z-aaaaaa")
     return docs, faq
+
+
+def test_a_kept_runs_page_holds_its_history_and_the_stores_latest_chunking_runs(tmp_path, make_report):
+    from evaluation.report.html import run_page
+
+    store = LocalStore(tmp_path / "store")
+    older, shown = make_report("20261101T090000000Z-000001"), make_report("20261102T090000000Z-000002")
+    store.save(older)
+    store.save(shown)
+    assert older["id"] not in render_html(shown)  # drawn alone, a run's page names no other run
+    _kept(store, sweep_report(), "20261201T130000000Z-abcdef")
+
+    page = run_page(shown, store)
+
+    assert older["id"] in page and "the only run on this golden file" not in page  # its history: the older run
+    assert 'id="tab-chunking"' in page and '<section class="sweep" id="sweep">' in page  # the store's latest sweep
+    assert 'id="tab-chunking"' not in run_page(shown, store, views={})  # views the caller read are the ones shown
+
+
+def test_every_caller_draws_a_kept_runs_page_with_run_page_and_none_assembles_its_own():
+    """Saving a run, ``report``, the app's Evaluate page and its report.html once each gathered the history and
+    the chunking runs themselves; ``report.html.run_page`` is the one place now."""
+    root = Path(__file__).parent.parent
+    sources = [*(root / "evaluation").rglob("*.py"), *(root / "api").rglob("*.py")]
+    gathering = sorted(str(p.relative_to(root)) for p in sources
+                       if "collect_trend(" in p.read_text(encoding="utf-8") and p.name not in ("html.py", "trend.py"))
+    assert gathering == []
+    callers = sorted(str(p.relative_to(root)) for p in sources if "run_page(" in p.read_text(encoding="utf-8"))
+    assert callers == ["api/page.py", "api/routes.py", "evaluation/cli/report_cmd.py", "evaluation/evaluate.py",
+                       "evaluation/report/html.py"]

@@ -93,7 +93,7 @@ def test_a_chunker_config_nested_without_end_is_a_sentence(capsys, tmp_path, dep
 
 def test_a_judge_verdict_or_a_list_of_topic_starts_nested_without_end_is_no_verdict():
     from evaluation.answers.judge import parse_score
-    from evaluation.chunking_eval.judged import _verdict
+    from evaluation.builds.judged import _verdict
 
     deep = '{"score": ' + "[" * 100_000 + "]" * 100_000 + "}"
     assert parse_score(deep) is None and _verdict(deep) is None
@@ -104,10 +104,10 @@ def test_a_judge_verdict_or_a_list_of_topic_starts_nested_without_end_is_no_verd
 @pytest.fixture
 def nothing_runs(monkeypatch):
     """Fail the test if a chunking command gets as far as cutting anything."""
-    import evaluation.chunking_eval as chunking_eval
+    import evaluation.builds as builds
 
     for name in ("sweep", "compare_chunking"):
-        monkeypatch.setattr(chunking_eval, name, lambda *a, **k: pytest.fail("the run started"))
+        monkeypatch.setattr(builds, name, lambda *a, **k: pytest.fail("the run started"))
 
 
 @pytest.mark.parametrize("action, flag", [("compare", "--sizes"), ("compare", "--child-sizes"),
@@ -125,7 +125,7 @@ def test_a_chunking_list_flag_given_nothing_is_refused_not_read_as_the_default(c
 
 
 def test_the_library_refuses_an_empty_list_of_sizes_too():
-    from evaluation.chunking_eval.plan import plan_builds, sweep_keys
+    from evaluation.builds.plan import plan_builds, sweep_keys
 
     for call in (lambda: plan_builds(sizes=()), lambda: plan_builds(child_sizes=[]), lambda: sweep_keys(sizes=[])):
         with pytest.raises(UsageError, match="no chunk size given"):
@@ -137,7 +137,7 @@ def test_the_library_refuses_an_empty_list_of_sizes_too():
 
 @pytest.mark.parametrize("k", [0, -1])
 def test_a_cut_off_below_1_is_a_sentence_wherever_a_k_is_read(capsys, tmp_path, k):
-    from evaluation.matrix import run_matrix
+    from evaluation.builds import run_matrix
     from evaluation.scoring.at_k import per_question_at, question_at, summarise_at
 
     outcome = Outcome(question_id="q1", positions=(1,), relevant=1)

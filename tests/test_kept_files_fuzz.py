@@ -191,7 +191,7 @@ def test_a_damaged_run_report_is_read_as_a_sentence_by_the_store_the_commands_th
 @given(data=st.data(), kind=st.sampled_from(["chunking", "sweep", "matrix"]))
 def test_a_damaged_chunking_sweep_or_matrix_run_is_a_sentence_or_passed_over_and_never_a_500(seeds, data, kind):
     from evaluation.store import LocalStore
-    from evaluation.store.chunking import ChunkingRuns, latest_views
+    from evaluation.store.builds import ChunkingRuns, latest_views
 
     raw = data.draw(damaged(seeds[kind]))
     run_id = seeds[kind]["id"]

@@ -24,8 +24,10 @@ LAYERS = [
     {"report"},
     {"answers"},
     {"chunking"},  # cuts with the engine's bundled models and the answer tools' chat client
-    {"chunking_eval"},  # sweep, compare_chunking: builds cut by chunking, scored by scoring, judged by answers
-    {"matrix"},  # ElectriPy's experiment matrix: chunk variants cut by chunking, indexed as chunking_eval's builds
+    # how an index is built, judged: compare_chunking, sweep, run_matrix: builds cut by chunking, scored by
+    # scoring, judged by answers
+    {"builds"},
+    {"chunking_eval", "matrix"},  # the old names of builds, kept for users: they warn and re-export it
     {"target_specs", "targets"},
     {"run", "steps"},
     {"evaluate"},
@@ -187,3 +189,26 @@ def test_evaluate_stays_the_function_after_its_module_is_imported():
             "print(callable(evaluation.evaluate) and evaluation.evaluate.__name__)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "evaluate"
+
+
+OLD_NAMES = {"chunking_eval": ("sweep", "compare_chunking", "chunking_choice", "sweep_markdown", "run_builds"),
+             "matrix": ("run_matrix", "ChunkVariant", "matrix_csv", "gate", "parse_thresholds")}
+
+
+@pytest.mark.parametrize("old", sorted(OLD_NAMES))
+def test_an_old_name_of_the_builds_wing_gives_its_names_from_builds_and_warns_with_the_new_place(old):
+    code = (f"import warnings, sys\nwith warnings.catch_warnings(record=True) as said:\n"
+            f"    warnings.simplefilter('always')\n    import evaluation.{old} as old\n"
+            "import evaluation.builds as new\n"
+            "print([str(w.message) for w in said if w.category is DeprecationWarning])\n"
+            "print(all(getattr(old, n) is getattr(new, n) for n in old.__all__), sorted(old.__all__))")
+    said, same = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                check=True).stdout.splitlines()
+    assert f"evaluation.{old} is now evaluation.builds" in said
+    assert same.startswith("True") and all(f"'{name}'" in same for name in OLD_NAMES[old])
+
+
+@pytest.mark.parametrize("path", sorted(p for p in ROOT.rglob("*.py") if _part(p) not in OLD_NAMES),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_library_imports_the_builds_wing_from_its_new_place_only(path):
+    assert _imported_parts(path) & set(OLD_NAMES) == set()

@@ -9,6 +9,7 @@ import csv
 import hashlib
 import io
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,9 +17,9 @@ from pathlib import Path
 import pytest
 
 from evaluation.errors import UsageError
-from evaluation.matrix import ChunkVariant, parse_thresholds, run_matrix
-from evaluation.matrix.experiments import Experiment
-from evaluation.matrix.variants import cut_corpus
+from evaluation.builds import ChunkVariant, parse_thresholds, run_matrix
+from evaluation.builds.grid import Experiment
+from evaluation.builds.variants import cut_corpus
 from evaluation.engine.corpus import read_corpus
 
 ROOT = Path(__file__).parent.parent
@@ -127,7 +128,7 @@ def test_by_chunk_over_several_variants_asks_which_one_the_labels_were_made_with
 
 
 def test_a_variant_that_fails_is_reported_with_its_error_and_the_others_run(tmp_path, monkeypatch):
-    import evaluation.matrix.run as run_module
+    import evaluation.builds.matrix as run_module
 
     real = run_module.cut_corpus
 
@@ -219,7 +220,7 @@ def test_electripys_embedder_names_are_answered_with_ours(tmp_path, theirs, ours
 
 
 def test_the_html_page_has_a_row_per_experiment_marks_hash_and_escapes_what_it_shows(tmp_path):
-    from evaluation.report.matrix_page import render_matrix_html
+    from evaluation.report.builds.matrix_page import render_matrix_html
 
     report = matrix(tmp_path, variants=[ChunkVariant("fixed", 100, 0), ChunkVariant("fixed", 300, 0)])
     report["experiments"][0] = {**report["experiments"][0], "metrics": None, "error": "<script>alert(1)</script>"}
@@ -228,3 +229,20 @@ def test_the_html_page_has_a_row_per_experiment_marks_hash_and_escapes_what_it_s
     assert "(not a real model)" in page
     assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
     assert "http://" not in page and "https://" not in page  # nothing fetched
+
+
+def test_the_page_and_the_lines_name_each_measure_as_measures_prints_it_with_its_value(tmp_path):
+    from evaluation.measures import at_k
+    from evaluation.report.builds.matrix_page import render_matrix_html
+    from evaluation.report.builds.text import matrix_text
+
+    report = matrix(tmp_path)
+    page, lines = render_matrix_html(report), matrix_text(report)
+    assert re.findall(r'<th class="num">([^<]+)</th>', page) == [str(m) for k in (1, 3, 5) for m in at_k(k)]
+    x = report["experiments"][0]
+    row = page[page.index(f"<code>{x['id'][:12]}</code>"):]
+    shown = re.findall(r'<td class="num">([^<]+)</td>', row[:row.index("</tr>")])
+    assert shown == [f"{x['metrics'][str(k)][key]:.3f}" for k in (1, 3, 5)
+                     for key in ("hit_rate", "precision", "recall", "mrr", "ndcg")]
+    assert (f"precision@3 {x['metrics']['3']['precision']:.3f} recall@3 {x['metrics']['3']['recall']:.3f} "
+            f"MRR@3 {x['metrics']['3']['mrr']:.3f}") in lines

@@ -20,14 +20,14 @@ from test_matrix import write as write_corpus_and_queries
 from evaluation.engine.cache import PersistentCache
 from evaluation.errors import UsageError, WriteError
 from evaluation.files import Output, check_outputs, write_whole
-from evaluation.matrix.export import MATRIX_JSON
+from evaluation.report.builds.export import MATRIX_JSON
 
 ROOT = Path(__file__).resolve().parent.parent
 MATRIX = ("matrix", "--quiet", "--embedder", "hash", "--methods", "keyword", "--chunk-size", "100", "--top-k", "3")
 # Writes limited to LIMIT bytes a file once the matrix has run: a disk that fills up at the report.
 FULL_AT_THE_REPORT = """
 import resource, sys
-import evaluation.matrix as matrix
+import evaluation.builds as matrix
 from evaluation.cli import main
 real = matrix.run_matrix
 def run_then_full(*args, **kwargs):

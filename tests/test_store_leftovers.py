@@ -17,7 +17,7 @@ import pytest
 
 from conftest import GOLDEN_RAW, run_cli
 from evaluation.store import LocalStore
-from evaluation.store.chunking import ChunkingRuns
+from evaluation.store.builds import ChunkingRuns
 from evaluation.store.leftovers import STALE_AFTER_S
 
 RUN, KILLED = "20261130T090000000Z-000001", "20261130T100000000Z-00dead"

@@ -9,7 +9,7 @@ sees the chunk's own text only, and the reader is handed it without the note.
 Every chunk of the document gets its note before any chunk is returned: a refusal or an empty
 reply is an ``AnswerError`` naming the chunk, and the document's chunks are not half noted.
 
-No question twice: with ``notes`` (``chunking_eval.notes.ChatNotes``: the run's memory and the
+No question twice: with ``notes`` (``builds.notes.ChatNotes``: the run's memory and the
 cross-run cache file) a note is kept under ``note_key``, one sha256 of the chat model's identity,
 the request's wording, the chunk's text and the document's, and asked for again only when one of
 those changed. Each note is kept as it comes, so a run stopped by a refusal at chunk 40 asks only
@@ -47,7 +47,7 @@ def note_request(text: str, title: str | None, chunk: Chunk) -> str:
 
 
 class Notes(Protocol):
-    """Where notes are kept between builds and runs (``chunking_eval.notes.ChatNotes``)."""
+    """Where notes are kept between builds and runs (``builds.notes.ChatNotes``)."""
 
     def get(self, key: bytes) -> str | None: ...
 

@@ -1,24 +1,17 @@
-"""How to cut the documents: ``sweep``, ``compare_chunking`` and ``chunking_choice``.
+"""The old name of ``evaluation.builds`` for how to cut the documents: ``sweep``, ``compare_chunking``,
+``chunking_choice`` and the rest of its names, each loaded from ``evaluation.builds`` on first use.
 
-``evaluate`` judges an index as it was built; these judge how it is built. Each build (a key
-``<technique>-<size>-<letter>``: see ``evaluation.chunking``, whose cutters make the chunks) is indexed
-in a scratch folder with the embedded engine (``engine.scratch``), asked every golden question, and
-removed. ``sweep`` ranks builds by nDCG@10 for a pull request; ``compare_chunking`` asks which way of
-cutting hands a model what it needs within a budget of characters, compares the techniques question
-by question, and picks (``chunking_choice``), saving the run under ``chunking/runs/`` in the store.
-
-Above ``answers`` (judged mode uses its chat client) and ``scoring``; nothing below imports it.
+Importing it warns (``DeprecationWarning``) with the new place; the library imports only the new place.
 """
 from __future__ import annotations
 
+import warnings
+
 from ..lazy import lazy_attributes
 
-_LAZY = {
-    "sweep": ".sweeps", "sweep_markdown": ".sweeps",
-    "compare_chunking": ".compare", "chunking_report": ".compare", "run_builds": ".compare",
-    "handed_over": ".compare", "chunking_choice": ".choice", "BuildResult": ".results",
-    "plan_builds": ".plan", "NAMES": ".plan",
-    "answer_with": ".judged", "judge_with": ".judged",
-}
-__all__ = sorted(_LAZY)
-__getattr__ = lazy_attributes(__name__, _LAZY)
+__all__ = ["BuildResult", "NAMES", "answer_with", "chunking_choice", "chunking_report", "compare_chunking",
+           "handed_over", "judge_with", "plan_builds", "run_builds", "sweep", "sweep_markdown"]
+__getattr__ = lazy_attributes(__name__, dict.fromkeys(__all__, "..builds"))
+
+warnings.warn("evaluation.chunking_eval is now evaluation.builds: import sweep, compare_chunking, chunking_choice "
+              "and the rest from evaluation.builds (or from evaluation)", DeprecationWarning, stacklevel=2)

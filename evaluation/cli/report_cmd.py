@@ -32,8 +32,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def write_report(args: argparse.Namespace) -> int:
     from ..golden.texts import question_texts
-    from ..report.html import render_html
-    from ..report.trend import collect_trend
+    from ..report.html import run_page
 
     store = _open(args)
     report = store.get(args.run_id)
@@ -44,9 +43,7 @@ def write_report(args: argparse.Namespace) -> int:
             questions = question_texts(store.golden(sha), report)
         except StoreError as err:
             raise StoreError(f"{err} (run {report['id']}); leave out --with-questions to name questions by id") from err
-    from ..store.chunking import latest_views
-
-    page = render_html(report, history=collect_trend(store, report), questions=questions, **latest_views(store))
+    page = run_page(report, store, questions=questions)
     if args.out == "-":
         sys.stdout.write(page)
         return 0

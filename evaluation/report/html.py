@@ -16,8 +16,10 @@ allowed to read the golden file: the ``report.html`` kept beside a run holds ids
 who may read runs may read it. The renderer reads what is present and skips what is absent, so
 reports from older and newer versions (recall per k, significance, other engines) render.
 
-This module is the entry point. Each section is its own module in ``page/``, and ``page/tabs.py``
-lists them in order, grouped in tabs: that is where a new tab or section plugs in.
+``run_page(report, store)`` is that page for a run kept in a store, with its history and the store's
+chunking runs: what every caller that shows a kept run draws. This module is the entry point. Each
+section is its own module in ``page/``, and ``page/tabs.py`` lists them in order, grouped in tabs: that
+is where a new tab or section plugs in.
 """
 from __future__ import annotations
 
@@ -27,9 +29,9 @@ from ..golden.texts import question_texts  # noqa: F401  (the page's callers imp
 from .page.context import Page, page_of
 from .page.format import esc
 from .page.tabs import TABS, Tab, page_parts, shown_tabs
-from .style import CSS, PAGE_HEAD, tabs_css
+from .style import CSS, tabs_css, whole_page
 
-__all__ = ["Page", "TABS", "Tab", "question_texts", "render_html", "with_banner"]
+__all__ = ["Page", "TABS", "Tab", "question_texts", "render_html", "run_page", "with_banner"]
 
 
 def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | None = None,
@@ -42,7 +44,7 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
     ``trend.collect_trend``); without it the page has this run alone. ``questions``: id -> text, for a
     viewer allowed to read the golden file; without it the page names questions by id only. ``chunking``,
     ``sweep``, ``matrix``: the collection's latest chunking, sweep and matrix runs
-    (``store.chunking.latest_views``), shown in the Chunking tab; without any the page has no tabs and is
+    (``store.builds.latest_views``), shown in the Chunking tab; without any the page has no tabs and is
     the page it was before them. ``tabs``:
     the page's tabs (``page.tabs.TABS`` unless a caller or a test passes its own).
     """
@@ -50,8 +52,20 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
     shown = shown_tabs(page, tabs)
     css = CSS + tabs_css([tab.name for tab in shown]) if len(shown) > 1 else CSS
     title = f"Retrieval evaluation · {page.collection} · {report.get('id', '')}"
-    return utf8_text(PAGE_HEAD + f"<title>{esc(title)}</title>\n<style>{css}</style>\n</head>\n<body>\n<main>\n"
-                     + "\n".join(p for p in page_parts(page, tabs) if p) + "\n</main>\n</body>\n</html>\n")
+    return utf8_text(whole_page(esc(title), "\n".join(p for p in page_parts(page, tabs) if p), css))
+
+
+def run_page(report: dict[str, Any], store: Any, *, questions: Mapping[str, str] | None = None,
+             views: Mapping[str, dict[str, Any]] | None = None) -> str:
+    """The page of ``report`` as kept in ``store`` (a ``RunStore``): its history on the same golden file
+    (``trend.collect_trend``) and the store's latest chunking, sweep and matrix runs in the Chunking tab
+    (``views``, read here with ``store.builds.latest_views`` unless the caller read them already). The one
+    place a run's page is drawn: saving a run, ``report``, the app's Evaluate page and its report.html."""
+    from ..store.builds import latest_views
+    from .trend import collect_trend
+
+    views = latest_views(store) if views is None else views
+    return render_html(report, history=collect_trend(store, report), questions=questions, **views)
 
 
 def utf8_text(page: str) -> str:

@@ -213,8 +213,14 @@ def tabs_css(names: Sequence[str]) -> str:
     return _TABS_CSS.replace("{ CURRENT }\n}", "{ " + _CURRENT + " }" + current + "\n}")
 
 
+def whole_page(title_html: str, body_html: str, css: str = CSS) -> str:
+    """Every page this tool writes, around ``body_html``: ``PAGE_HEAD`` (charset, viewport, no referrer),
+    ``title_html`` (escaped already) as its title, ``css`` inline. Nothing is fetched, no script runs."""
+    return (PAGE_HEAD + f"<title>{title_html}</title>\n<style>{css}</style>\n</head>\n<body>\n<main>\n" + body_html
+            + "\n</main>\n</body>\n</html>\n")
+
+
 def standalone_page(title_html: str, body_html: str) -> str:
-    """A whole page around ``body_html``: the run pages' head (charset, viewport, no referrer), ``CSS`` inline,
-    ``title_html`` (escaped already) as its title and first heading. Nothing is fetched, no script runs."""
-    return (PAGE_HEAD + f"<title>{title_html}</title>\n<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
-            f"<h1>{title_html}</h1>\n" + body_html + "\n</main>\n</body>\n</html>\n")
+    """A page of its own around ``body_html`` (a kept chunking, sweep or matrix run's, an app's error page):
+    ``whole_page`` with ``title_html`` as its first heading too."""
+    return whole_page(title_html, f"<h1>{title_html}</h1>\n" + body_html)

@@ -25,9 +25,10 @@ import math
 from typing import Any, Iterable, Sequence
 
 from ..errors import WrongValue
+from ..measures import AT_K_KEYS
 from .metrics import Outcome
 
-AT_K = ("hit_rate", "precision", "recall", "mrr", "ndcg")  # the order reports list them in
+AT_K = AT_K_KEYS  # each measure's key at a cut-off, in the order reports list them (measures.at_k)
 MAX_K = 1000  # results a search is asked for at most: a larger cut-off is a typo, not a measure
 
 

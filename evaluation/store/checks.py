@@ -2,7 +2,7 @@
 
 A kept file (a run's report, a chunking run's, a cache blob's header) comes back from a folder or a
 container anyone with write access may have edited. Its reader checks it with these before using it
-(``shape`` for retrieval reports, ``chunking_shape`` for chunking, sweep and matrix runs), so a bad
+(``shape`` for retrieval reports, ``builds_shape`` for chunking, sweep and matrix runs), so a bad
 file is one sentence naming the field (``Bad``), never a ``TypeError`` three modules away.
 
 A check is ``(value, path) -> value``: it returns what it was given when it is of its kind and raises

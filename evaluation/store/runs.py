@@ -314,11 +314,7 @@ class RunStore(ABC):
             raw = self._read(path)
         except FileNotFoundError as err:
             raise RunNotFound(self._unknown_run(run_id)) from err
-        report = checked_report(raw, self._full(path))
-        if report["id"] != run_id:
-            raise DamagedFile(f'{self._full(path)}: not a report this version can read ("id" is {shown(report["id"])}, '
-                              "not the id of its folder)")
-        return report
+        return checked_report(raw, self._full(path), run_id=run_id)
 
     def page(self, run_id: str) -> bytes | None:
         """The ``report.html`` kept with ``run_id`` (or the newest run for ``"latest"``); None when the
@@ -378,21 +374,27 @@ class RunStore(ABC):
         return self._full(f"{RUNS_DIR}/{check_run_id(run_id)}/{name}")
 
 
-def checked_report(raw: bytes, where: str) -> dict[str, Any]:
-    """The report ``raw`` holds, parsed strictly and with every field a reader uses checked
-    (``shape``); ``DamagedFile`` naming ``where`` and the first field that is wrong otherwise. How a
-    kept report is read (``RunStore.get``) and an unsaved-run file read back (``read_unsaved``)."""
+def checked_report(raw: bytes, where: str, *, run_id: str | None = None, kind: str = "report",
+                   format: int = REPORT_FORMAT,
+                   problem_of: Callable[[Any], str | None] = report_problem) -> dict[str, Any]:
+    """The report ``raw`` holds, parsed strictly and with every field a reader uses checked (``problem_of``:
+    ``shape.report_problem``, or ``builds_shape``'s for a chunking run), of ``format``, its own ``id`` the
+    folder's ``run_id`` when one is given; ``DamagedFile`` naming ``where`` and the first field that is wrong
+    otherwise, the report called ``kind``. How a kept report is read (``RunStore.get``, ``ChunkingRuns.get``)
+    and an unsaved-run file read back (``read_unsaved``)."""
     try:
         report = loads_report(raw)
     except ValueError as err:
         raise DamagedFile(f"{where}: not a readable report ({err})") from err
     found = report.get("format") if isinstance(report, dict) else None
-    if found != REPORT_FORMAT:
-        raise DamagedFile(f"{where}: report format {shown(found)} is not {REPORT_FORMAT}; "
-                          "read it with the version that wrote it")
-    problem = report_problem(report)
+    if found != format:
+        raise DamagedFile(f"{where}: {kind} format {shown(found)} is not {format}; read it with the version that "
+                          "wrote it")
+    problem = problem_of(report)
+    if problem is None and run_id is not None and report["id"] != run_id:
+        problem = f'"id" is {shown(report["id"])}, not the id of its folder'
     if problem is not None:
-        raise DamagedFile(f"{where}: not a report this version can read ({problem})")
+        raise DamagedFile(f"{where}: not a {kind} this version can read ({problem})")
     return report
 
 

@@ -2,15 +2,15 @@
 (every build asked with each method, ranked) and its latest matrix run (chunk variants x embedders x
 methods), beside Retrieval.
 
-All three come from the store's ``chunking/runs/`` (``store.chunking.latest_views``) and hold ids and numbers
+All three come from the store's ``chunking/runs/`` (``store.builds.latest_views``) and hold ids and numbers
 only, so the tab shows nothing a reader of runs may not read. A collection with none has no tab, and
 its page stays exactly the page it was before the tab existed.
 """
 from __future__ import annotations
 
-from ..chunking_page import chunking_section
-from ..matrix_page import matrix_section
-from ..sweep_page import sweep_section
+from ..builds.compare_page import chunking_section
+from ..builds.matrix_page import matrix_section
+from ..builds.sweep_page import sweep_section
 from .context import Page
 
 

@@ -16,7 +16,8 @@ import numpy as np
 
 from ..engine.corpus import PAGE_BREAK, Corpus
 from ..engine.scratch import ScratchChunk
-from .builds import DEFAULT_MODEL, Cut, Cutter
+from .cut import Cut, Cutter
+from .settings import DEFAULT_MODEL
 
 
 def check_keys(keys: Sequence[str]) -> None:

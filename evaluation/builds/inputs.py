@@ -1,4 +1,4 @@
-"""What a chunking run reads: the corpus, the golden questions, and the one grain labels may have.
+"""What a chunking run reads: the corpus and the golden questions, whose labels name documents.
 
 Labels have to survive a change of chunker, so they name documents (or one page of one): a chunk id
 such as ``guide.md:3`` means another passage in every build, so a golden file holding one is refused
@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from ..engine.corpus import Corpus, read_corpus
-from ..errors import GoldenFileError, UsageError
+from ..errors import GoldenFileError
 from ..golden import Golden, Question, read_golden
 
 _CHUNK_ID = re.compile(r"(?P<doc>.+):(?P<n>\d+)")
-GRAIN = "doc"
 
 
 def corpus_of(corpus: Corpus | str | Path) -> Corpus:
@@ -37,10 +36,12 @@ def golden_of(golden: Golden | str | Path | Iterable[Question]) -> tuple[Golden 
     return None, questions
 
 
-def check_grain(by: str) -> None:
-    if by != GRAIN:
-        raise UsageError(f'by="{by}": a chunking run judges by document only (by="doc"), because a chunk id or a '
-                         "quote's chunk names another passage in every build; label questions with document ids")
+def labelled_questions(golden: Golden | str | Path | Iterable[Question],
+                       corpus: Corpus) -> tuple[Golden | None, list[Question]]:
+    """``golden_of``'s file and labelled questions, once ``refuse_chunk_labels`` found no chunk id among them."""
+    read, questions = golden_of(golden)
+    refuse_chunk_labels(questions, corpus, str(read.source) if read is not None else "the golden questions")
+    return read, questions
 
 
 def refuse_chunk_labels(questions: Sequence[Question], corpus: Corpus, source: str = "the golden file") -> None:

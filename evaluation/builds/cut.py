@@ -19,8 +19,7 @@ import numpy as np
 from ..engine.corpus import Corpus
 from ..engine.index import OpenedIndex
 from ..engine.scratch import ScratchChunk, TextVectors, build_scratch_index
-
-DEFAULT_MODEL = "bge-small"
+from .settings import DEFAULT_MODEL
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,10 @@ from ..errors import UsageError, did_you_mean
 NAMES = {"markdown": "Structure-aware", "parent": "Parent-child", "recursive": "Recursive", "sentence": "Sentence",
          "semantic": "Semantic", "fixed": "Fixed-size", "llm": "LLM-based"}
 NO_MODEL = tuple(t for t in TECHNIQUES if t not in NEEDS_CHAT_TECHNIQUES)
+# Each chunk's headings embedded in front of it (h) or not (n), as --headings says it; a compare makes both,
+# a sweep the ones with headings.
+HEADINGS = {"both": (True, False), "yes": (True,), "no": (False,)}
+SWEEP_HEADINGS = HEADINGS["yes"]
 
 
 @dataclass(frozen=True)
@@ -27,26 +31,32 @@ class Plan:
     skipped: tuple[dict, ...] = field(default_factory=tuple)  # {"what", "reason"}
 
 
-def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] = SIZES,
-                child_sizes: Sequence[int] = CHILD_SIZES, headings: Sequence[bool] = (True, False),
-                chat: bool = False, late: bool | None = None, late_reason: str | None = None) -> Plan:
-    """The keys, in the order they are built, and the skipped techniques and letters with their reasons.
-
-    ``late_reason`` is why late chunking cannot run here (None: it can)."""
-    asked = list(dict.fromkeys(techniques)) if techniques is not None else [*NO_MODEL, "llm"]
-    for technique in asked:
+def check_builds(techniques: Sequence[str] | None, sizes: Sequence[int], child_sizes: Sequence[int],
+                 headings: Sequence[bool]) -> None:
+    """A ``UsageError`` saying what to give for techniques, sizes or headings that would plan no build."""
+    for technique in techniques or ():
         if technique not in TECHNIQUES:
             raise UsageError(f'"{technique}" is not a chunking technique; the techniques are '
-                             f'{", ".join(TECHNIQUES)}.{did_you_mean(technique, TECHNIQUES)}')
+                             f'{", ".join(TECHNIQUES)}.{did_you_mean(str(technique), TECHNIQUES)}')
     if not sizes or not child_sizes:
         raise UsageError(f"no chunk size given ({'sizes' if not sizes else 'child_sizes'} is empty); give at least "
                          f"one, such as {', '.join(map(str, SIZES))}")
     for size in [*sizes, *child_sizes]:
         if isinstance(size, bool) or not isinstance(size, int) or size < MIN_SIZE:
             raise UsageError(f"chunk size {size!r}: sizes are whole numbers of characters, {MIN_SIZE} or more")
-    letters = [letter for on, letter in ((True, "h"), (False, "n")) if on in tuple(headings)]
-    if not letters:
+    if not any(on in tuple(headings) for on in (True, False)):
         raise UsageError("headings=() leaves no build: give (True,), (False,) or both")
+
+
+def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] = SIZES,
+                child_sizes: Sequence[int] = CHILD_SIZES, headings: Sequence[bool] = HEADINGS["both"],
+                chat: bool = False, late: bool | None = None, late_reason: str | None = None) -> Plan:
+    """The keys, in the order they are built, and the skipped techniques and letters with their reasons.
+
+    ``late_reason`` is why late chunking cannot run here (None: it can)."""
+    check_builds(techniques, sizes, child_sizes, headings)
+    asked = list(dict.fromkeys(techniques)) if techniques is not None else [*NO_MODEL, "llm"]
+    letters = [letter for on, letter in ((True, "h"), (False, "n")) if on in tuple(headings)]
     keys: list[str] = []
     skipped: list[dict] = []
     for technique in asked:
@@ -70,7 +80,7 @@ def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int]
 
 
 def sweep_keys(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] | None = None,
-               headings: Sequence[bool] = (True,), chat: bool = False) -> list[str]:
+               headings: Sequence[bool] = SWEEP_HEADINGS, chat: bool = False) -> list[str]:
     """The keys a sweep makes from techniques and sizes (every technique needing no chat model, each at its
     three sizes, by default), headings embedded or not; with ``chat``, ``llm`` too and each technique's
     middle size with a ``c`` note, as ``plan_builds`` makes them."""

@@ -1,7 +1,7 @@
 """What a kept chunking, sweep or matrix run must hold before anything reads it: every field its readers use.
 
-The readers are the run's text (``report.chunking.compare_text``, ``sweep_text``, ``sweep_markdown``,
-``cli.matrix_cmd.render``), its HTML (``chunking_section``, ``sweep_section``, ``matrix_section`` in the
+The readers are the run's text (``report.builds.text.compare_text``, ``sweep_text``, ``sweep_markdown``,
+``matrix_text``), its HTML (``chunking_section``, ``sweep_section``, ``matrix_section`` in the
 run page's Chunking tab and the Evaluate page) and the rows of ``chunking runs list``. They read the
 fields below without a default, or with a default only for an absent field (``report.get("techniques",
 [])`` still fails on ``null``), so ``ChunkingRuns.get`` checks each kept report here first, as
@@ -14,10 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import shown
+from ..measures import AT_K_KEYS, MRR, NDCG_10
 from .checks import (Bad, count, dict_of, field, flag, list_of, number, obj, optional, optional_field, positive,
                      problem, share, text)
 
-AT_K = ("hit_rate", "precision", "recall", "mrr", "ndcg")  # a matrix experiment's metrics at each k (scoring.at_k)
 
 
 def chunking_report_problem(report: Any) -> str | None:
@@ -113,8 +113,8 @@ def _sweep(report: dict) -> None:
         optional_field(row, "key", text, where)
         for name in ("rank", "questions", "chunks"):
             field(row, name, count, where)
-        for name in ("ndcg_10", "mrr"):
-            field(row, name, share, where)
+        for measure in (NDCG_10, MRR):
+            field(row, measure.summary_path[0], share, where)
         field(row, "build_seconds", number, where)
         field(row, "median_ms", optional(number), where)
         _at_every(field(row, "counts", dict_of(count), where), cutoffs, f"{where}.counts")
@@ -158,7 +158,7 @@ def _matrix(report: dict) -> None:
             _at_every(metrics, cutoffs, f"{where}.metrics")
             for k in cutoffs:
                 at_k = field(metrics, k, obj, f"{where}.metrics")
-                for name in AT_K:
+                for name in AT_K_KEYS:
                     field(at_k, name, share, f"{where}.metrics.{k}")
     gate = field(report, "gate", obj)
     field(gate, "thresholds", list_of(obj), "gate")

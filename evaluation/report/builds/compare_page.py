@@ -8,17 +8,12 @@ chunking run's own ``report.html``: the same section on a page of its own, inlin
 """
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
-from .style import standalone_page
-from .svg import attr
+from ..page.format import esc
+from ..style import standalone_page
 
 _W, _H, _PAD = 640, 260, 44
-
-
-def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
 
 
 def chunking_section(report: dict[str, Any]) -> str:
@@ -27,11 +22,11 @@ def chunking_section(report: dict[str, Any]) -> str:
     scored = report.get("scored", "found")
     pick = report.get("pick") or {}
     ties = report.get("ties") or []
-    parts = [f'<section class="chunking" id="chunking"><h2>How to cut the documents</h2>',
-             f'<p class="lead">Pick: <code>{_e(pick.get("pick"))}</code>'
-             + (" (a switch from the build in use)" if pick.get("switch") else "") + f'. {_e(pick.get("why", ""))}.</p>',
-             f'<p class="muted">{_e(report.get("scored_note", ""))}. Tied with the best: '
-             + (", ".join(_e(t) for t in ties) if ties else "none") + ".</p>"]
+    parts = ['<section class="chunking" id="chunking"><h2>How to cut the documents</h2>',
+             f'<p class="lead">Pick: <code>{esc(pick.get("pick"))}</code>'
+             + (" (a switch from the build in use)" if pick.get("switch") else "") + f'. {esc(pick.get("why", ""))}.</p>',
+             f'<p class="muted">{esc(report.get("scored_note", ""))}. Tied with the best: '
+             + (", ".join(esc(t) for t in ties) if ties else "none") + ".</p>"]
     rows = []
     for t in report.get("techniques", []):
         against = t.get("against_best") or {}
@@ -39,15 +34,15 @@ def chunking_section(report: dict[str, Any]) -> str:
                   f'{against.get("best_only")} only the best got, {against.get("this_only")} only this; '
                   f'p = {against.get("p_holm", 1):.3g} (Holm)')
         state = "best" if t.get("best") else "tie" if t.get("tie") else "behind"
-        rows.append(f'<tr class="{state}"><td>{_e(t["name"])}</td><td><code>{_e(t["build"])}</code></td>'
+        rows.append(f'<tr class="{state}"><td>{esc(t["name"])}</td><td><code>{esc(t["build"])}</code></td>'
                     f'<td class="num">{t["right"]}/{t["questions"]}</td><td class="num">{t["chunks"]}</td>'
-                    f"<td>{_e(state)}</td><td>{_e(versus)}</td></tr>")
+                    f"<td>{esc(state)}</td><td>{esc(versus)}</td></tr>")
     parts.append('<div class="table-wrap"><table class="ranked"><thead><tr><th>technique</th><th>best build</th>'
-                 f'<th class="num">{_e(scored)}</th><th class="num">chunks</th><th>tie</th>'
+                 f'<th class="num">{esc(scored)}</th><th class="num">chunks</th><th>tie</th>'
                  f'<th>against the best</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
     parts.append(_scatter(report))
-    notes = [f"Left out: {_e(s['what'])}: {_e(s['reason'])}." for s in report.get("skipped") or []]
-    notes += [f"Failed: <code>{_e(f['build'])}</code>: {_e(f['error'])}." for f in report.get("failed") or []]
+    notes = [f"Left out: {esc(s['what'])}: {esc(s['reason'])}." for s in report.get("skipped") or []]
+    notes += [f"Failed: <code>{esc(f['build'])}</code>: {esc(f['error'])}." for f in report.get("failed") or []]
     vectors = report.get("vectors") or {}
     notes.append(f"{len(report.get('builds', []))} builds in {report.get('seconds', 0):.0f} s, one after another; "
                  f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache.")
@@ -67,17 +62,17 @@ def _scatter(report: dict[str, Any]) -> str:
         x = _PAD + (_W - 2 * _PAD) * b["chunks"] / most_chunks
         y = _H - _PAD - (_H - 2 * _PAD) * b["right"] / questions
         fill = "var(--accent)" if b["key"] in best else "#9aa3b2"
-        dots.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{fill}"><title>{attr(b["key"])}: '
+        dots.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{fill}"><title>{esc(b["key"])}: '
                     f'{b["right"]}/{b["questions"]}, {b["chunks"]} chunks</title></circle>')
     axes = (f'<line x1="{_PAD}" y1="{_H - _PAD}" x2="{_W - _PAD}" y2="{_H - _PAD}" stroke="#888"/>'
             f'<line x1="{_PAD}" y1="{_PAD}" x2="{_PAD}" y2="{_H - _PAD}" stroke="#888"/>'
             f'<text x="{_W / 2}" y="{_H - 10}" text-anchor="middle" font-size="12">chunks made (0 to {most_chunks})</text>'
             f'<text x="12" y="{_H / 2}" font-size="12" transform="rotate(-90 12 {_H / 2})" text-anchor="middle">'
-            f'{attr(report.get("scored", "found"))} (0 to {questions})</text>')
+            f'{esc(report.get("scored", "found"))} (0 to {questions})</text>')
     return (f'<figure><svg viewBox="0 0 {_W} {_H}" width="100%" role="img" aria-label="questions right against chunks '
             f'made, one point per build">{axes}{"".join(dots)}</svg><figcaption class="small muted">One point per build: '
             "questions right against chunks made; each technique's best build in blue.</figcaption></figure>")
 
 
 def render_chunking_html(report: dict[str, Any]) -> str:
-    return standalone_page(_e(f"Chunking run · {report.get('id', '')}"), chunking_section(report))
+    return standalone_page(esc(f"Chunking run · {report.get('id', '')}"), chunking_section(report))

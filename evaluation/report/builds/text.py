@@ -1,13 +1,17 @@
-"""A chunking run as text: the ranked tables a terminal and a pull request show.
+"""Chunking, sweep and matrix runs as text: the ranked tables a terminal and a pull request show.
 
 ``compare_text(report, markdown=False)``: every technique at its best (right of questions, chunks,
 tied or not, against the best), the pick and why, what was left out, the time taken and the share of
 vectors that came from the cache; ``markdown=True`` gives the same as Markdown tables. The sweep's own
-table is ``chunking_eval.sweeps.sweep_markdown``. Reads only the report: counts and keys.
+tables are ``sweep_text`` (a terminal's) and ``sweep_markdown`` (a pull request's); a matrix's lines are
+``matrix_text``. Each reads only the report (counts, keys and scores), and names each measure as
+``measures`` prints it.
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
+
+from ...measures import FOUND_10, MRR, NDCG_10, RECALL_10, at_k
 
 
 def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool, right: Sequence[bool] = ()) -> list[str]:
@@ -61,11 +65,10 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
 
 def sweep_text(report: dict[str, Any]) -> str:
     """The sweep's rows as terminal columns, best first (``sweep_markdown`` gives them as Markdown)."""
-    cutoffs = report["k"]
-    head = (["#", "build", "method", "nDCG@10", "MRR"] + [f"found@{c}" for c in cutoffs]
-            + ["chunks", "build s", "median ms"])
-    rows = [[str(r["rank"]), r["build"], r["method"], f"{r['ndcg_10']:.3f}", f"{r['mrr']:.3f}"]
-            + [f"{r['counts'][str(c)]}/{r['questions']}" for c in cutoffs]
+    found = [FOUND_10.at(c) for c in report["k"]]
+    head = ["#", "build", "method", str(NDCG_10), str(MRR), *map(str, found), "chunks", "build s", "median ms"]
+    rows = [[str(r["rank"]), r["build"], r["method"], f"{NDCG_10.of(r):.3f}", f"{MRR.of(r):.3f}"]
+            + [f"{m.count_of(r)}/{r['questions']}" for m in found]
             + [str(r["chunks"]), f"{r['build_seconds']:.1f}", "-" if r["median_ms"] is None else f"{r['median_ms']:.1f}"]
             for r in report["rows"]]
     lines = table(head, rows, markdown=False, right=[True, False, False] + [True] * (len(head) - 3))
@@ -75,3 +78,41 @@ def sweep_text(report: dict[str, Any]) -> str:
     lines.append(f"{report['questions']} questions judged by document; {report['rule']}; "
                  f"{report.get('seconds', 0):.1f} s; {vectors.get('share_from_cache', 0):.0%} of vectors from the cache.")
     return "\n".join(lines) + "\n"
+
+
+def sweep_markdown(report: dict[str, Any]) -> str:
+    """The sweep as a Markdown table, best first, for a pull request."""
+    recall = [RECALL_10.at(c) for c in report["k"]]
+    found = [FOUND_10.at(c) for c in report["k"]]
+    head = ["#", "build", "method", str(NDCG_10), str(MRR), *map(str, recall), *map(str, found), "chunks", "build s",
+            "median ms"]
+    rows = [[str(row["rank"]), f"`{row['build']}`", row["method"], f"{NDCG_10.of(row):.3f}", f"{MRR.of(row):.3f}"]
+            + [f"{m.of(row):.3f}" for m in recall] + [f"{m.count_of(row)}/{row['questions']}" for m in found]
+            + [str(row["chunks"]), f"{row['build_seconds']:.1f}", "-" if row["median_ms"] is None else f"{row['median_ms']:.1f}"]
+            for row in report["rows"]]
+    lines = table(head, rows, markdown=True, right=[False, False, False] + [True] * (len(head) - 3))
+    share = report.get("vectors", {}).get("share_from_cache")
+    lines += ["", f"{report['questions']} questions, judged by document; {report['rule']}."
+              + (f" {share:.0%} of vectors came from the cache." if share is not None else "")]
+    return "\n".join(lines) + "\n"
+
+
+def matrix_text(report: dict[str, Any]) -> str:
+    """A matrix run as terminal lines: what was judged how, then one line per experiment, its short id,
+    configuration and each measure at each k; the gate's outcome when it had thresholds."""
+    lines = [f"{len(report['experiments'])} experiments on {report['queries']['questions']} queries "
+             f"({report['queries']['format']} file), judged by {report['by']}; {report['labels']['said']}"]
+    for entry in report["embedders"]:
+        if not entry["real_model"]:
+            lines.append(f"note: embedder {entry['name']} is {entry['model']}")
+    for x in report["experiments"]:
+        what = f"{x['id'][:12]}  {x['chunking']:<18} {x['method']:<16} {x['embedder'] or '-':<12}"
+        if x["metrics"] is None:
+            lines.append(f"{what} failed: {x['error']}")
+            continue
+        cells = "  ".join(" ".join(f"{m} {m.at_k_of(x['metrics']):.3f}" for m in at_k(k)) for k in report["top_k"])
+        lines.append(f"{what} {cells}")
+    gate = report["gate"]
+    if gate["thresholds"]:
+        lines.append("gate: " + ("every threshold met" if gate["passed"] else f"{len(gate['missed'])} missed"))
+    return "\n".join(lines)

@@ -13,11 +13,11 @@ import json
 import re
 from typing import Any
 
-from ..files import OutputKind
-from ..scoring.at_k import AT_K
+from ...files import OutputKind
+from ...measures import AT_K_KEYS, at_k
 
 COLUMNS = ("experiment_id", "technique", "chunk_size", "chunk_overlap", "embedder", "method", "judged_by", "k",
-           *AT_K, "questions", "chunks", "error")
+           *AT_K_KEYS, "questions", "chunks", "error")
 _JSON_START = re.compile(rb'\{\s*"kind": "matrix",')  # how ``matrix_json`` starts every report
 
 MATRIX_JSON = OutputKind("matrix JSON report", own=lambda head: _JSON_START.match(head) is not None,
@@ -48,7 +48,6 @@ def matrix_csv(report: dict[str, Any]) -> str:
         head = [x["id"], chunking["technique"], chunking["size"], chunking["overlap"], x["embedder"], x["method"],
                 x["judged_by"]]
         for k in report["top_k"]:
-            values = x["metrics"][str(k)] if x["metrics"] is not None else {}
-            writer.writerow([_cell(v) for v in (*head, k, *(values.get(m) for m in AT_K), x.get("questions"),
+            writer.writerow([_cell(v) for v in (*head, k, *(m.at_k_of(x["metrics"]) for m in at_k(k)), x.get("questions"),
                                                 x["chunks"], x.get("error"))])
     return out.getvalue()

@@ -13,19 +13,19 @@ import logging
 import shutil
 import tempfile
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from ..engine.corpus import Corpus
 from ..engine.scratch import VECTOR_COUNTS, TextVectors
 from ..engine.target import EmbeddedTarget
-from .builds import DEFAULT_MODEL, Cutter, Indexed, index_cut
+from .cut import Cutter, Indexed, index_cut
+from .settings import DEFAULT_MODEL, BuildPlace
 
 log = logging.getLogger(__name__)
 
 TARGET = "local"
-METHODS = ("keyword", "dense", "hybrid", "hybrid_reranked")  # what a scratch index can be searched with
 Progress = Callable[[int, int, str], None]  # (done, total, label), as the command line's bar takes it
 
 
@@ -47,21 +47,36 @@ class Scratch:
     text_vectors: TextVectors
     query_cache: Path
     threads: int | None = None
+    queries: dict[str, int] = field(default_factory=lambda: dict.fromkeys(VECTOR_COUNTS, 0))
+    failed: list[dict[str, str]] = field(default_factory=list)  # {"build", "error"}: the report's ``failed``
 
     @property
     def vector_counts(self) -> dict[str, int]:
         return dict(self.text_vectors.counts)
 
+    def count_queries(self, target: EmbeddedTarget, setup: Any) -> None:
+        """Add the question vectors ``target`` took from the cache, shared or computed for ``setup``."""
+        for name, value in target.cache_counts(setup.key).items():
+            if name in self.queries:
+                self.queries[name] += value
+
+    def vectors(self) -> dict[str, Any]:
+        """The report's ``vectors``: passages' and questions' vectors by where they came from, and the share
+        the cache (the file, or another build of the run) gave."""
+        passages = self.vector_counts
+        counts = {name: passages[name] + self.queries[name] for name in passages}
+        return {**counts, "share_from_cache": cache_share(counts)}
+
 
 @contextmanager
-def scratch(workdir: str | Path | None = None, cache: str | Path | None = None,
-            threads: int | None = None) -> Iterator[Scratch]:
-    """A scratch folder (``workdir``'s, or a new temporary one) removed at the end with everything in it."""
-    base = Path(tempfile.mkdtemp(prefix="chunking-run-", dir=workdir))
-    vectors_file = Path(cache) if cache is not None else base / "run.cache.sqlite"
-    text_vectors = TextVectors(cache=vectors_file, threads=threads)
+def scratch(place: BuildPlace) -> Iterator[Scratch]:
+    """A scratch folder (in ``place.workdir``, or a new temporary one) removed at the end with everything in
+    it; its vectors kept in ``place.cache`` when given."""
+    base = Path(tempfile.mkdtemp(prefix="chunking-run-", dir=place.workdir))
+    vectors_file = Path(place.cache) if place.cache is not None else base / "run.cache.sqlite"
+    text_vectors = TextVectors(cache=vectors_file, threads=place.threads)
     try:
-        yield Scratch(workdir=base, text_vectors=text_vectors, query_cache=vectors_file, threads=threads)
+        yield Scratch(workdir=base, text_vectors=text_vectors, query_cache=vectors_file, threads=place.threads)
     finally:
         text_vectors.close()
         shutil.rmtree(base, ignore_errors=True)
@@ -70,9 +85,9 @@ def scratch(workdir: str | Path | None = None, cache: str | Path | None = None,
 def each_build(keys: Sequence[str], corpus: Corpus, cutter: Cutter, where: Scratch, *,
                models: tuple[str, ...] = (DEFAULT_MODEL,), cross_encoder: bool = False,
                progress: Progress | None = None) -> Iterator[Made]:
-    """For each key in turn: cut, index, and yield a ``Made``: the build and a target searching it, or the
-    error that stopped it (a build that fails is reported and never picked; it does not sink the run,
-    but a chat model that refuses or goes quiet, ``AnswerError``, stops the run). The build's folder is
+    """For each key in turn: cut, index, and yield a ``Made``: the build and a target searching it. A build
+    that fails is put in ``where.failed`` with its error (reported, never picked: it does not sink the run),
+    but a chat model that refuses or goes quiet (``AnswerError``) stops the run. The build's folder is
     removed when the caller asks for the next one."""
     from ..errors import AnswerError
 
@@ -94,7 +109,7 @@ def each_build(keys: Sequence[str], corpus: Corpus, cutter: Cutter, where: Scrat
                 raise
             except Exception as err:  # one build's failure is that build's result
                 log.warning("build %s failed: %s", key, err)
-                yield Made(key=key, built=None, target=None, tell=tell, error=f"{type(err).__name__}: {err}")
+                where.failed.append({"build": key, "error": f"{type(err).__name__}: {err}"})
                 continue
             yield Made(key=key, built=built, target=target, tell=tell)
         finally:
@@ -103,11 +118,12 @@ def each_build(keys: Sequence[str], corpus: Corpus, cutter: Cutter, where: Scrat
 
 @dataclass(frozen=True)
 class Made:
+    """One build made: its cut and index, the target that searches it, and what tells the progress bar."""
+
     key: str
-    built: Indexed | None
-    target: EmbeddedTarget | None
+    built: Indexed
+    target: EmbeddedTarget
     tell: Callable[[str, int, int], None]
-    error: str | None = None
 
 
 def setup_for(target: EmbeddedTarget, method: str, models: tuple[str, ...]):

@@ -39,7 +39,7 @@ def gate(report: dict[str, Any], rules: list[tuple[Measure, float]]) -> dict[str
     missed = []
     for measure, wanted in rules:
         for x in report["experiments"]:
-            got = None if x["metrics"] is None else x["metrics"][str(measure.cutoff)][measure.at_k_key]
+            got = measure.at_k_of(x["metrics"])
             if got is None or got < wanted:
                 missed.append({"metric": str(measure), "threshold": wanted, "experiment": x["id"],
                                "chunking": x["chunking"], "embedder": x["embedder"], "method": x["method"],

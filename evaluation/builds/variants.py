@@ -15,13 +15,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from ..engine.corpus import PAGE_BREAK, Corpus
-from ..engine.scratch import ScratchChunk
 from ..errors import InputTooLargeError, UsageError, did_you_mean
 from ..files import read_input
 from ..jsonl import JsonLineError, parse_json
+
+if TYPE_CHECKING:  # the scratch index's chunk; imported where a corpus is cut, so a variant stays light to name
+    from ..engine.scratch import ScratchChunk
 
 TECHNIQUES = ("fixed", "recursive", "sentence", "markdown")
 DEFAULT_TECHNIQUE = "fixed"
@@ -129,6 +131,8 @@ def _spans(variant: ChunkVariant, text: str) -> list[tuple[int, int]]:
 
 def cut_corpus(variant: ChunkVariant, corpus: Iterable) -> list[ScratchChunk]:
     """Every document's chunks under ``variant``, ids ``<doc id>:<n>``; a chunk's page is its first character's."""
+    from ..engine.scratch import ScratchChunk
+
     chunks = []
     for document in corpus:
         breaks = [i for i, ch in enumerate(document.text) if ch == PAGE_BREAK]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 import time
-from datetime import datetime, timezone
+from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -31,16 +31,17 @@ from ..errors import UsageError
 from ..golden import Golden, Question
 from ..scoring.judging import judge as judge_hits
 from ..scoring.significance import exact_binary_p, holm
+from ..store.builds import run_stamp, store_to_save_in
 from ..target import Hit
-from .builds import DEFAULT_MODEL, Cut, Cutter
-from .choice import ALPHA, chunking_choice, split
-from .inputs import corpus_of, golden_of, refuse_chunk_labels
+from .choice import chunking_choice, split
+from .cut import Cut, Cutter
+from .inputs import corpus_of, golden_of, labelled_questions
 from .judged import Answer, Judge, answer_with, judge_with
-from .plan import CHILD_SIZES, NAMES, SIZES, plan_builds
+from .plan import NAMES, plan_builds
 from .results import BuildResult, ranked
-from .runner import Progress, cache_share, each_build, progress_of, scratch, setup_for
+from .runner import Progress, each_build, progress_of, scratch, setup_for
+from .settings import ALPHA, DEFAULT_MODEL, CompareSettings
 
-BUDGET = 6000
 METHOD = "hybrid"
 REPORT_FORMAT = 1
 SEARCH = f"hybrid: BM25 + {DEFAULT_MODEL}, fused by RRF (k = 60), no reranker"
@@ -71,18 +72,17 @@ def depth_for(cut: Cut, budget: int) -> int:
 
 
 def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Question], keys: Sequence[str], *,
-               budget: int = BUDGET, answer: Answer | None = None, judge: Judge | None = None,
-               cutter: Cutter | None = None, cache: str | Path | None = None, workdir: str | Path | None = None,
-               threads: int | None = None, progress: Progress | bool | None = None) -> tuple[list[BuildResult], dict, list[dict]]:
+               settings: CompareSettings | None = None, answer: Answer | None = None, judge: Judge | None = None,
+               cutter: Cutter | None = None, progress: Progress | bool | None = None,
+               **keywords: Any) -> tuple[list[BuildResult], dict, list[dict]]:
     """Make each build of ``keys`` in turn and score every question on it; (results, vector counts, the
-    builds that failed with their errors)."""
+    builds that failed with their errors). ``settings`` (``CompareSettings``: the budget and where builds
+    are made, any of its fields a keyword instead) as ``compare_chunking``'s."""
+    settings = CompareSettings.of(settings, **keywords)
     if (answer is None) != (judge is None):
         raise UsageError("judged mode needs both answer and judge (or chat, which makes both); give both or neither")
-    if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
-        raise UsageError(f"budget={budget!r}: the characters handed over, a whole number of 1 or more")
     corpus = corpus_of(corpus)
-    read, questions = golden_of(golden)
-    refuse_chunk_labels(questions, corpus, str(read.source) if read is not None else "the golden questions")
+    read, questions = labelled_questions(golden, corpus)
     if answer is not None:
         questions = [q for q in questions if q.reference]
         if not questions:
@@ -96,25 +96,18 @@ def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterab
     draw, close = progress_of(progress)
     texts = [q.question for q in questions]
     results: list[BuildResult] = []
-    failed: list[dict[str, str]] = []
-    query_counts = {"vectors_cached": 0, "vectors_shared": 0, "vectors_computed": 0}
     try:
-        with scratch(workdir, cache, threads) as where:
+        with scratch(settings) as where:
             for made in each_build(list(keys), corpus, cutter, where, progress=draw):
-                if made.error is not None:
-                    failed.append({"build": made.key, "error": made.error})
-                    continue
                 built, target, tell = made.built, made.target, made.tell
                 setup = setup_for(target, METHOD, (DEFAULT_MODEL,))
                 tell(f"asking {len(texts)} questions", 0, len(texts))
-                found = target.search_batch(setup, texts, depth_for(built.cut, budget))
-                for name, value in target.cache_counts(setup.key).items():
-                    if name in query_counts:
-                        query_counts[name] += value
+                found = target.search_batch(setup, texts, depth_for(built.cut, settings.budget))
+                where.count_queries(target, setup)
                 outcomes: dict[str, bool] = {}
                 handed_chars = 0
                 for number, (question, hits) in enumerate(zip(questions, found), start=1):
-                    handed = handed_over(hits, built.cut, budget)
+                    handed = handed_over(hits, built.cut, settings.budget)
                     handed_chars += sum(len(text) for _, text in handed)
                     if answer is None:
                         outcomes[question.id] = judge_hits(question, [h for h, _ in handed], "doc").first is not None
@@ -125,11 +118,10 @@ def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterab
                 results.append(BuildResult(key=built.cut.key, technique=built.cut.technique, size=built.cut.size,
                                            letter=built.cut.letter, chunks=len(built.cut.chunks),
                                            seconds=built.seconds, outcomes=outcomes, handed_chars=handed_chars))
-            passages = where.vector_counts
+            vectors, failed = where.vectors(), where.failed
     finally:
         close()
-    vectors = {name: passages[name] + query_counts[name] for name in passages}
-    return results, {**vectors, "share_from_cache": cache_share(vectors)}, failed
+    return results, vectors, failed
 
 
 def chunking_report(results: Sequence[BuildResult], *, scored: str, budget: int, skipped: Sequence[dict] = (),
@@ -172,45 +164,43 @@ def _technique(r: BuildResult, s: tuple[int, int] | None, p: float | None, q: fl
 
 
 def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Question], *,
-                     techniques: Sequence[str] | None = None, sizes: Sequence[int] = SIZES,
-                     child_sizes: Sequence[int] = CHILD_SIZES, headings: Sequence[bool] = (True, False),
-                     budget: int = BUDGET, chat: Any = None, answer: Answer | None = None, judge: Judge | None = None,
-                     save_to: Any = None, progress: Progress | bool | None = None, current: str | None = None,
-                     late: bool | None = None, alpha: float = ALPHA, cache: str | Path | None = None,
-                     workdir: str | Path | None = None, cutter: Cutter | None = None, threads: int | None = None,
-                     created_at: datetime | None = None) -> dict[str, Any]:
+                     settings: CompareSettings | None = None, chat: Any = None, answer: Answer | None = None,
+                     judge: Judge | None = None, cutter: Cutter | None = None, save_to: Any = None,
+                     progress: Progress | bool | None = None, created_at: datetime | None = None,
+                     **keywords: Any) -> dict[str, Any]:
     """Compare the chunking techniques on the golden questions; the run's report (saved with ``save_to``).
 
+    How the run is made is ``settings`` (``CompareSettings``: the techniques, sizes and headings planned,
+    the budget, the build in use, late chunking, the level, where builds are made); any of its fields may
+    be given as a keyword instead (``techniques=("markdown",)``, ``budget=4000``), over ``settings``.
+
     ``chat`` (a callable from chat messages to text, or a ``ChatModel``) answers and judges, and cuts
-    ``llm`` and writes ``c`` notes where the cutters take it (a ``ChatModel``'s notes are kept in
-    ``cache`` with the vectors, so a rerun asks for none again); ``answer`` and ``judge`` replace the
-    first two. ``current`` names the build in use, which the pick keeps unless beaten beyond luck.
+    ``llm`` and writes ``c`` notes where the cutters take it (a ``ChatModel``'s notes are kept in the
+    cache file with the vectors, so a rerun asks for none again); ``answer`` and ``judge`` replace the
+    first two. The build in use (``current``) stays the pick unless beaten beyond luck. ``cutter`` makes
+    a build's chunks from its key (default: ``evaluation.chunking``'s cutters).
     """
+    settings = CompareSettings.of(settings, **keywords)
     started = time.perf_counter()
-    created_at = created_at or datetime.now(timezone.utc)
+    stamp = run_stamp(created_at)
     corpus = corpus_of(corpus)
     read, questions = golden_of(golden)
     if chat is not None:
         answer = answer or answer_with(chat)
         judge = judge or judge_with(chat)
     late_reason = None
-    if late is not False:
+    if settings.late is not False:
         from .cutters import late_problem
 
         late_reason = late_problem()
-    if late is True and late_reason is not None:
+    if settings.late is True and late_reason is not None:
         raise UsageError(f"late=True: {late_reason}")
-    plan = plan_builds(techniques, sizes=sizes, child_sizes=child_sizes, headings=headings, chat=chat is not None,
-                       late=late, late_reason=late_reason)
+    plan = plan_builds(settings.techniques, sizes=settings.sizes, child_sizes=settings.child_sizes,
+                       headings=settings.headings, chat=chat is not None, late=settings.late, late_reason=late_reason)
     if not plan.keys:
         reasons = "; ".join(s["reason"] for s in plan.skipped)
         raise UsageError(f"no build to make: {reasons}")
-    store = None
-    if save_to is not None:
-        from ..store.chunking import chunking_store
-
-        store = chunking_store(save_to)
-        store.check()
+    store = store_to_save_in(save_to)
     notes = sentences = None
     if cutter is None:
         from ..engine.scratch import TextVectors
@@ -218,23 +208,23 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
         from .notes import ChatNotes
 
         check_keys(plan.keys)
-        notes = ChatNotes(cache) if chat is not None else None
-        sentences = TextVectors(cache=cache, threads=threads) if cache is not None else None
+        notes = ChatNotes(settings.cache) if chat is not None else None
+        sentences = (TextVectors(cache=settings.cache, threads=settings.threads) if settings.cache is not None
+                     else None)
         cutter = chunking_cutter(chat=chat, notes=notes, sentences=sentences)
     try:
         results, vectors, failed = run_builds(corpus, read if read is not None else questions, plan.keys,
-                                              budget=budget, answer=answer, judge=judge, cutter=cutter, cache=cache,
-                                              workdir=workdir, threads=threads, progress=progress)
+                                              settings=settings, answer=answer, judge=judge, cutter=cutter,
+                                              progress=progress)
     finally:
         for kept in (notes, sentences):
             if kept is not None:
                 kept.close()
     scored = "answered" if answer is not None else "found"
-    report = chunking_report(results, scored=scored, budget=budget, skipped=plan.skipped, current=current, alpha=alpha)
-    from ..store.runs import new_run_id
-
-    report = {"format": REPORT_FORMAT, "kind": "chunking", "id": new_run_id(created_at),
-              "created_at": created_at.isoformat().replace("+00:00", "Z"),
+    report = chunking_report(results, scored=scored, budget=settings.budget, skipped=plan.skipped,
+                             current=settings.current, alpha=settings.alpha)
+    budget = settings.budget
+    report = {"format": REPORT_FORMAT, "kind": "chunking", **stamp,
               "golden": {"sha256": read.sha256 if read is not None else None, "questions": len(questions),
                          "scored": results[0].questions if results else 0},
               "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
@@ -244,7 +234,7 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
                               "model was given, so answers were not written or judged"),
               **report, "failed": failed, "vectors": vectors, "seconds": round(time.perf_counter() - started, 3)}
     if store is not None:
-        from ..report.chunking_page import render_chunking_html
+        from ..report.builds.compare_page import render_chunking_html
 
         store.save(report, read.raw if read is not None else None, html=render_chunking_html(report))
     return report

@@ -11,8 +11,7 @@ from typing import Any, Sequence
 
 from ..scoring.significance import exact_binary_p
 from .results import BuildResult, ranked
-
-ALPHA = 0.05
+from .settings import ALPHA
 
 
 def split(a: BuildResult, b: BuildResult) -> tuple[int, int]:

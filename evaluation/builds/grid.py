@@ -17,7 +17,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from ..chunking_eval.runner import METHODS  # what a scratch index is searched with
 from .variants import ChunkVariant
 
 ID_FORMAT = 1  # part of every id: bump when what an id covers changes

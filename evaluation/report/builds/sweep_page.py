@@ -8,14 +8,11 @@ Inline CSS (the run pages' own), no script, nothing fetched; every value from th
 """
 from __future__ import annotations
 
-from html import escape
 from typing import Any
 
-from .style import standalone_page
-
-
-def _e(value: Any) -> str:
-    return escape(str(value), quote=True)
+from ...measures import FOUND_10, MRR, NDCG_10
+from ..page.format import esc
+from ..style import standalone_page
 
 
 def _number(value: Any, digits: int) -> str:
@@ -25,32 +22,32 @@ def _number(value: Any, digits: int) -> str:
 def sweep_section(report: dict[str, Any]) -> str:
     if not report or report.get("kind") != "sweep":
         return ""
-    cutoffs = [str(c) for c in report.get("k") or []]
+    found = [FOUND_10.at(c) for c in report.get("k") or []]
     rows = []
     for row in sorted(report.get("rows") or [], key=lambda r: r.get("rank", 0)):
-        found = "".join(f'<td class="num">{row["counts"][c]}/{row["questions"]}</td>' for c in cutoffs)
-        rows.append(f'<tr><td class="num">{row["rank"]}</td><td><code>{_e(row["build"])}</code></td>'
-                    f'<td>{_e(row["method"])}</td><td class="num">{_number(row.get("ndcg_10"), 3)}</td>'
-                    f'<td class="num">{_number(row.get("mrr"), 3)}</td>{found}<td class="num">{row["chunks"]}</td>'
+        counts = "".join(f'<td class="num">{m.count_of(row)}/{row["questions"]}</td>' for m in found)
+        rows.append(f'<tr><td class="num">{row["rank"]}</td><td><code>{esc(row["build"])}</code></td>'
+                    f'<td>{esc(row["method"])}</td><td class="num">{_number(NDCG_10.of(row), 3)}</td>'
+                    f'<td class="num">{_number(MRR.of(row), 3)}</td>{counts}<td class="num">{row["chunks"]}</td>'
                     f'<td class="num">{_number(row.get("build_seconds"), 1)}</td>'
                     f'<td class="num">{_number(row.get("median_ms"), 1)}</td></tr>')
-    head = "".join(f'<th class="num">found@{_e(c)}</th>' for c in cutoffs)
-    notes = [f"Failed: <code>{_e(f['build'])}</code>: {_e(f['error'])}." for f in report.get("failed") or []]
+    head = "".join(f'<th class="num">{esc(m)}</th>' for m in found)
+    notes = [f"Failed: <code>{esc(f['build'])}</code>: {esc(f['error'])}." for f in report.get("failed") or []]
     vectors = report.get("vectors") or {}
     builds = len({row["build"] for row in report.get("rows") or []})
     notes.append(f"{builds} builds in {report.get('seconds', 0):.0f} s, one after another; "
-                 f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache. {_e(report.get('rule', ''))}.")
+                 f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache. {esc(report.get('rule', ''))}.")
     best = report.get("best")
     return "\n".join([
         '<section class="sweep" id="sweep"><h2>Sweep: every build, every method</h2>',
-        f'<p class="lead">Best: <code>{_e(best)}</code>. {report.get("questions", 0)} questions, judged by '
-        f'{_e(report.get("by", "doc"))}.</p>' if best else
+        f'<p class="lead">Best: <code>{esc(best)}</code>. {report.get("questions", 0)} questions, judged by '
+        f'{esc(report.get("by", "doc"))}.</p>' if best else
         f'<p class="lead">No build ran. {report.get("questions", 0)} questions.</p>',
         '<div class="table-wrap"><table class="ranked"><thead><tr><th class="num">#</th><th>build</th><th>method</th>'
-        f'<th class="num">nDCG@10</th><th class="num">MRR</th>{head}<th class="num">chunks</th>'
+        f'<th class="num">{esc(NDCG_10)}</th><th class="num">{esc(MRR)}</th>{head}<th class="num">chunks</th>'
         f'<th class="num">build s</th><th class="num">median ms</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>',
         '<ul class="small">' + "".join(f"<li>{n}</li>" for n in notes) + "</ul></section>"])
 
 
 def render_sweep_html(report: dict[str, Any]) -> str:
-    return standalone_page(_e(f"Sweep · {report.get('id', '')}"), sweep_section(report))
+    return standalone_page(esc(f"Sweep · {report.get('id', '')}"), sweep_section(report))

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import difflib
 import logging
+from datetime import datetime, timezone
 from typing import Any, Callable
 
-from ..errors import DamagedFile, RunNotFound, StoreError, shown
-from .chunking_shape import chunking_report_problem
+from ..errors import RunNotFound, StoreError
+from .builds_shape import chunking_report_problem
 from .leftovers import runs_in, temp_leftover
-from .runs import PAGE_NAME, REPORT_NAME, RunStore, check_run_id, newest_first, report_bytes, report_store
-from .shape import loads_report
+from .runs import (PAGE_NAME, REPORT_NAME, RunStore, check_run_id, checked_report, new_run_id, newest_first,
+                   report_bytes, report_store)
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +97,7 @@ class ChunkingRuns:
     def get(self, run_id: str) -> dict[str, Any]:
         """The report of ``run_id`` (``latest``: the newest that reads, each one passed over named in a
         logged warning); ``RunNotFound`` naming the closest id. Every field a reader uses is checked
-        (``chunking_shape``) and the report's own ``id`` must be its folder's; a ``StoreError`` naming
+        (``builds_shape``) and the report's own ``id`` must be its folder's; a ``StoreError`` naming
         the file and the field otherwise."""
         if run_id == "latest":
             for newest in self.ids():
@@ -115,21 +116,8 @@ class ChunkingRuns:
             hint = f" Did you mean {close[0]}?" if close else ""
             raise RunNotFound(f"no chunking run {run_id!r} in the store {self.address}; `chunking runs list --store "
                               f"{self.address}` shows the runs it holds.{hint}") from err
-        where = f"{self.address.rstrip('/')}/{path}"
-        try:
-            report = loads_report(raw)
-        except ValueError as err:
-            raise DamagedFile(f"{where}: not a readable report ({err})") from err
-        found = report.get("format") if isinstance(report, dict) else None
-        if found != CHUNKING_FORMAT:
-            raise DamagedFile(f"{where}: chunking report format {shown(found)} is not {CHUNKING_FORMAT}; "
-                             "read it with the version that wrote it")
-        problem = chunking_report_problem(report)
-        if problem is None and report["id"] != run_id:
-            problem = f'"id" is {shown(report["id"])}, not the id of its folder'
-        if problem is not None:
-            raise DamagedFile(f"{where}: not a chunking report this version can read ({problem})")
-        return report
+        return checked_report(raw, f"{self.address.rstrip('/')}/{path}", run_id=run_id, kind="chunking report",
+                              format=CHUNKING_FORMAT, problem_of=chunking_report_problem)
 
     def readable(self, on_skip: Callable[[str, str], None] | None = None) -> list[dict[str, Any]]:
         """Every chunking run whose report reads, newest first; each one that does not is left out and
@@ -151,6 +139,22 @@ class ChunkingRuns:
 def chunking_store(where: RunStore | str | Any) -> ChunkingRuns:
     """Where chunking runs are saved and read: any place ``report_store`` takes, or a ``ChunkingRuns``."""
     return where if isinstance(where, ChunkingRuns) else ChunkingRuns(where)
+
+
+def store_to_save_in(save_to: RunStore | str | Any | None) -> ChunkingRuns | None:
+    """Where a run asked to be kept (``save_to``: a store, its address, or None for nowhere) is saved, checked
+    before any work, so a store that cannot be opened is refused before the first build is cut."""
+    if save_to is None:
+        return None
+    runs = chunking_store(save_to)
+    runs.check()
+    return runs
+
+
+def run_stamp(created_at: datetime | None = None) -> dict[str, str]:
+    """A new run's ``id`` and ``created_at`` (``created_at``, or now, in UTC and ISO 8601 with a Z)."""
+    created_at = created_at or datetime.now(timezone.utc)
+    return {"id": new_run_id(created_at), "created_at": created_at.isoformat().replace("+00:00", "Z")}
 
 
 def latest_views(where: RunStore | str | Any) -> dict[str, dict[str, Any]]:

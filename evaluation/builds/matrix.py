@@ -18,116 +18,86 @@ from __future__ import annotations
 import logging
 import time
 from pathlib import Path
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable
 
 from ..engine.corpus import Corpus, read_corpus
-from ..errors import GoldenFileError, UsageError, did_you_mean
+from ..errors import GoldenFileError
 from ..golden import Golden, Question, explain_problems, read_golden, run_problems
-from ..measures import Measure
-from ..scoring.at_k import check_cutoffs, per_question_at, summarise_at
+from ..scoring.at_k import per_question_at, summarise_at
 from ..scoring.judging import judge
-from .experiments import METHODS, Experiment, expand
-from .gate import gate
+from ..store.builds import run_stamp, store_to_save_in
+from .ci_gate import gate
+from .grid import Experiment, expand
 from .labels import chunk_label_map, grains, trap_note
-from .variants import ChunkVariant, cut_corpus
+from .settings import MatrixSettings
+from .variants import cut_corpus
 
 log = logging.getLogger(__name__)
 
 MATRIX_FORMAT = 1
-DEFAULT_METHODS = ("dense", "hybrid")
-DEFAULT_EMBEDDERS = ("bge-small",)
 Progress = Callable[[int, int, str], None]  # (done, total, label)
 
 
-def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, top_k: Sequence[int] = (3, 5, 10),
-               variants: Sequence[ChunkVariant] = (ChunkVariant("fixed", 500, 100),),
-               embedders: Sequence[str] = DEFAULT_EMBEDDERS, methods: Sequence[str] = DEFAULT_METHODS,
-               by: str = "doc", labels_from: ChunkVariant | None = None, per_query: bool = False,
-               fail_under: Iterable[tuple[Measure, float]] = (), workdir: str | Path | None = None,
-               cache: str | Path | None = None, threads: int | None = None,
-               progress: Progress | None = None, save_to: Any = None) -> dict[str, Any]:
-    """Run every experiment and return the report (see the module docstring and ``report_keys``).
+def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, settings: MatrixSettings | None = None,
+               progress: Progress | None = None, save_to: Any = None, **keywords: Any) -> dict[str, Any]:
+    """Run every experiment and return the report (see the module docstring).
 
-    ``queries`` is a queries file (ElectriPy's) or a golden file; ``fail_under`` pairs a measure at a
-    cut-off of ``top_k`` with the least value every experiment must reach (``gate``). ``save_to`` (a store
-    or its address, checked before any work) keeps the run there under ``chunking/runs/<id>/``.
+    ``queries`` is a queries file (ElectriPy's) or a golden file. How the matrix is made is ``settings``
+    (``MatrixSettings``: cut-offs, chunk variants, embedders, methods, the grain, per-query rows, the
+    ``fail_under`` thresholds, where builds are made); any of its fields may be given as a keyword instead
+    (``top_k=(3, 5, 10)``, ``embedders=("hash",)``). ``fail_under`` pairs a measure at a cut-off of
+    ``top_k`` with the least value every experiment must reach (``ci_gate.gate``). ``save_to`` (a store or
+    its address, checked before any work) keeps the run there under ``chunking/runs/<id>/``.
     """
-    ks = _cutoffs(top_k)
-    methods = _methods(methods)
-    embedders = _embedders(embedders, methods)
-    variants = list(dict.fromkeys(variants))
-    if not variants:
-        raise UsageError("a matrix needs at least one chunk variant, such as --chunk-size 500")
-    if by not in ("doc", "chunk"):
-        raise UsageError(f'--by {by}: a matrix judges by "doc" (the default) or "chunk"')
-    rules = list(fail_under)
-    for measure, _ in rules:
-        if measure.cutoff not in ks:
-            raise UsageError(f"--fail-under {measure}: the cut-off {measure.cutoff} is not one of --top-k "
-                             f"({','.join(map(str, ks))}); add it to --top-k")
-    store = None
-    if save_to is not None:
-        from ..store.chunking import chunking_store
-
-        store = chunking_store(save_to)
-        store.check()
+    settings = MatrixSettings.of(settings, **keywords)
+    store = store_to_save_in(save_to)
     corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
     golden = queries if isinstance(queries, Golden) else read_golden(queries)
     problems = run_problems(golden)
     if problems:
         raise GoldenFileError(explain_problems(golden.source, problems))
     questions = list(golden.labelled)
+    variants = list(settings.variants)
     as_documents, mapped = chunk_label_map(questions, corpus)
-    by_variant, labels_variant = grains(variants, by, mapped, labels_from)
-    models = {name: _model_identity(name) for name in embedders}
-    experiments = expand(variants, embedders, methods, ks, by_variant, models)
+    by_variant, labels_variant = grains(variants, settings.by, mapped, settings.labels_from)
+    models = {name: _model_identity(name) for name in settings.embedders}
+    experiments = expand(variants, settings.embedders, settings.methods, settings.top_k, by_variant, models)
     started = time.perf_counter()
-    results = _run(experiments, variants, corpus, questions, as_documents, embedders, ks, per_query,
-                   workdir=workdir, cache=cache, threads=threads, progress=progress)
+    results = _run(experiments, corpus, questions, as_documents, settings, progress)
     report = {
         "kind": "matrix", "format": MATRIX_FORMAT,
-        "top_k": list(ks), "methods": list(methods), "by": by,
+        "top_k": list(settings.top_k), "methods": list(settings.methods), "by": settings.by,
         "variants": [v.to_dict() for v in variants],
-        "embedders": [_embedder_entry(name) for name in embedders],
+        "embedders": [_embedder_entry(name) for name in settings.embedders],
         "corpus": {"source": str(corpus.source), "sha256": corpus.sha256, "documents": len(corpus)},
         "queries": {"source": golden.source, "sha256": golden.sha256, "format": golden.format,
                     "questions": len(questions)},
-        "labels": trap_note(mapped, by, labels_variant, corpus, questions),
+        "labels": trap_note(mapped, settings.by, labels_variant, corpus, questions),
         "experiments": results,
         "seconds": round(time.perf_counter() - started, 3),
     }
-    report["gate"] = gate(report, rules)
+    report["gate"] = gate(report, list(settings.fail_under))
     if store is not None:
-        report = _kept(store, report)
+        from ..report.builds.matrix_page import render_matrix_html
+
+        report = {**run_stamp(), **report}
+        store.save(report, html=render_matrix_html(report))
     return report
 
 
-def _kept(store: Any, report: dict[str, Any]) -> dict[str, Any]:
-    """``report`` with its run id and time, saved in ``store`` with its page."""
-    from datetime import datetime, timezone
-
-    from ..report.matrix_page import render_matrix_html
-    from ..store.runs import new_run_id
-
-    now = datetime.now(timezone.utc)
-    report = {"id": new_run_id(now), "created_at": now.isoformat().replace("+00:00", "Z"), **report}
-    store.save(report, html=render_matrix_html(report))
-    return report
-
-
-def _run(experiments: list[Experiment], variants: list[ChunkVariant], corpus: Corpus, questions: list[Question],
-         as_documents: list[Question], embedders: Sequence[str], ks: tuple[int, ...], per_query: bool, *,
-         workdir, cache, threads, progress) -> list[dict[str, Any]]:
-    from ..chunking_eval.runner import scratch, setup_for
+def _run(experiments: list[Experiment], corpus: Corpus, questions: list[Question], as_documents: list[Question],
+         settings: MatrixSettings, progress: Progress | None) -> list[dict[str, Any]]:
+    from .runner import scratch, setup_for
     from ..engine.scratch import build_scratch_index
     from ..engine.target import EmbeddedTarget
 
+    variants, ks = settings.variants, settings.top_k
     texts = [q.question for q in questions]
     depth = max(ks)
     done: dict[Experiment, dict[str, Any]] = {}
-    needs_models = [e for e in embedders if any(x.embedder == e for x in experiments)]
+    needs_models = [e for e in settings.embedders if any(x.embedder == e for x in experiments)]
     reranked = any(x.method == "hybrid_reranked" for x in experiments)
-    with scratch(workdir, cache, threads) as where:
+    with scratch(settings) as where:
         for number, variant in enumerate(variants, start=1):
             mine = [x for x in experiments if x.variant == variant]
             label = f"[{number}/{len(variants)}] {variant}"
@@ -136,7 +106,7 @@ def _run(experiments: list[Experiment], variants: list[ChunkVariant], corpus: Co
                 index = build_scratch_index(chunks, where.workdir / f"variant-{number}", models=needs_models,
                                             text_vectors=where.text_vectors, name=str(variant))
                 target = EmbeddedTarget(index, name="local", cache=where.query_cache, cross_encoder=reranked,
-                                        threads=threads)
+                                        threads=settings.threads)
             except (KeyboardInterrupt, MemoryError):
                 raise
             except Exception as err:  # this variant's experiments fail; the others run
@@ -160,7 +130,7 @@ def _run(experiments: list[Experiment], variants: list[ChunkVariant], corpus: Co
                     continue
                 judged = questions if x.by == "chunk" else as_documents
                 outcomes = [judge(q, hits, x.by) for q, hits in zip(judged, found)]
-                done[x] = _entry(x, outcomes, chunks=len(chunks), ms=ms, ks=ks, per_query=per_query)
+                done[x] = _entry(x, outcomes, chunks=len(chunks), ms=ms, ks=ks, per_query=settings.per_query)
     return [done[x] for x in experiments]
 
 
@@ -177,39 +147,6 @@ def _entry(x: Experiment, outcomes, *, error: str | None = None, chunks: int | N
     if per_query:
         entry["per_query"] = per_question_at(outcomes, ks)
     return entry
-
-
-def _cutoffs(top_k: Sequence[int]) -> tuple[int, ...]:
-    try:
-        return check_cutoffs(top_k)
-    except ValueError as err:
-        raise UsageError(f"--top-k: {err}") from None
-
-
-def _methods(methods: Sequence[str]) -> tuple[str, ...]:
-    out = tuple(dict.fromkeys(methods))
-    wrong = next((m for m in out if m not in METHODS), None) if out else ""
-    if wrong is not None:
-        hint = did_you_mean(wrong, METHODS) if wrong else ""
-        raise UsageError(f"--methods {wrong or '(none)'}: a matrix searches with {', '.join(METHODS)}.{hint}")
-    return out
-
-
-def _embedders(embedders: Sequence[str], methods: Sequence[str]) -> tuple[str, ...]:
-    from ..engine.models import embedder_names
-
-    out = tuple(dict.fromkeys(e.strip() for e in embedders if e.strip()))
-    known = embedder_names()
-    for name in out:
-        if name in ("fake", "openai"):  # ElectriPy's names: say ours rather than guess at what was meant
-            ours = "hash (feature hashing of words, not a real model)" if name == "fake" else "openai:<deployment>"
-            raise UsageError(f'--embedder {name} is ElectriPy\'s name; here it is {ours}')
-        if name not in known and not name.startswith("openai:"):
-            raise UsageError(f'"{name}" is not an embedder; the embedders are {", ".join(known)} and '
-                             f"openai:<deployment>.{did_you_mean(name, known)}")
-    if not out:
-        raise UsageError(f"give at least one embedder, such as --embedder {known[0]}")
-    return out
 
 
 def _model_identity(name: str) -> str | None:

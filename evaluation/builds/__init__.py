@@ -1,0 +1,43 @@
+"""How to build an index, judged: ``compare_chunking``, ``sweep``, ``chunking_choice`` and ``run_matrix``.
+
+``evaluate`` judges an index as it was built; this wing judges how it is built. Each build (a key
+``<technique>-<size>-<letter>`` cut by ``evaluation.chunking``, or a matrix's chunk variant
+``<technique>-<size>-<overlap>``) is cut, indexed in a scratch folder with the embedded engine
+(``engine.scratch``), asked every golden question and removed, one after another (``runner``).
+
+    compare_chunking   compare.py   which way of cutting hands a model what it needs within a budget of
+                                    characters; techniques compared question by question, and the pick
+    chunking_choice    choice.py    keep the build in use unless the best beats it beyond luck
+    sweep              sweeps.py    every build asked with each method, ranked by nDCG@10 for a pull request
+    run_matrix         matrix.py    ElectriPy's experiment matrix: chunk variants x embedders x methods
+                                    (grid.py), metrics at each k, the chunk-id trap (labels.py), a CI gate
+                                    (ci_gate.py)
+
+How each is made is one frozen settings object (``settings.py``: ``CompareSettings``, ``SweepSettings``,
+``MatrixSettings``), as ``EvaluationSettings`` is for ``evaluate``; every function still takes its
+fields as keywords. What a run reads is ``inputs.py``, which builds it plans ``plan.py``, how a build
+is cut ``cut.py`` and ``cutters.py`` (``variants.py`` for a matrix), judged mode's chat model
+``judged.py`` and ``notes.py``. The runs are kept by ``store.builds`` and shown by ``report.builds``.
+
+Above ``answers`` (judged mode uses its chat client), ``chunking`` and ``scoring``; nothing below imports it.
+The old names ``evaluation.chunking_eval`` and ``evaluation.matrix`` still import, with a warning.
+"""
+from __future__ import annotations
+
+from ..lazy import lazy_attributes
+
+_LAZY = {
+    # how to cut the documents
+    "compare_chunking": ".compare", "chunking_report": ".compare", "run_builds": ".compare",
+    "handed_over": ".compare", "chunking_choice": ".choice", "BuildResult": ".results",
+    "plan_builds": ".plan", "NAMES": ".plan", "answer_with": ".judged", "judge_with": ".judged",
+    "sweep": ".sweeps", "sweep_markdown": "..report.builds.text",
+    # ElectriPy's experiment matrix
+    "run_matrix": ".matrix", "ChunkVariant": ".variants", "parse_variant": ".variants",
+    "variants_from_config": ".variants", "variants_from_flags": ".variants", "gate": ".ci_gate",
+    "missed_sentences": ".ci_gate", "parse_thresholds": ".ci_gate", "matrix_csv": "..report.builds.export",
+    # how each is made
+    "CompareSettings": ".settings", "SweepSettings": ".settings", "MatrixSettings": ".settings",
+}
+__all__ = sorted(_LAZY)
+__getattr__ = lazy_attributes(__name__, _LAZY)

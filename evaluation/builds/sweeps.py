@@ -1,0 +1,141 @@
+"""``sweep``: every build asked every golden question with each method, ranked; ``sweep_markdown``.
+
+``evaluate`` judges an index as it was built; how the documents were cut was decided before. A sweep
+builds the index again for each build key (``<technique>-<size>-<letter>``, see
+``evaluation.chunking``) in a scratch folder removed after, asks every labelled question with each
+method, and ranks the rows (one per build and method) by nDCG@10, then MRR, then median search time,
+then key. Each row holds recall and found at each k, the chunks the build made, its build seconds
+(cutting, indexing and embedding: builds run one after another, so these compare with each other
+and with nothing else) and the median of searches timed one at a time, as a caller would search.
+
+Labels name documents (``by="doc"``, the only grain that means the same in two builds); a golden file
+of chunk ids is refused with the reason (``inputs.refuse_chunk_labels``). The report holds counts,
+scores and keys: no question or passage text.
+"""
+from __future__ import annotations
+
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from ..engine.corpus import Corpus
+from ..golden import Golden, Question
+from ..measures import FOUND_10, MRR, NDCG_10, RECALL_10
+from ..scoring.judging import judge
+from ..scoring.metrics import percentile_ms, summarise
+from ..store.builds import run_stamp, store_to_save_in
+from .cut import Cutter
+from .inputs import corpus_of, labelled_questions
+from .runner import Progress, each_build, progress_of, scratch, setup_for
+from .settings import SweepSettings
+
+DEPTH = 20  # results asked for: found and recall at every k a summary holds
+
+
+def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Question], *,
+          settings: SweepSettings | None = None, chat: Any = None, cutter: Cutter | None = None,
+          save_to: Any = None, progress: Progress | bool | None = None, created_at: datetime | None = None,
+          **keywords: Any) -> dict[str, Any]:
+    """Build the index every way the settings' ``builds`` name, ask each with its ``methods``, and rank the
+    rows; with ``save_to`` (a store or its address) the sweep is kept under ``chunking/runs/<id>/``.
+
+    How the sweep is made is ``settings`` (``SweepSettings``: builds, methods, cut-offs, models, questions
+    timed, where builds are made); any of its fields may be given as a keyword instead (``timed=5``).
+    ``cache`` is the cross-run vector file (passages and questions); without it the builds of this run
+    still share theirs, in a file of the scratch folder. ``cutter`` makes a build's chunks from its key
+    (default: ``evaluation.chunking``'s cutters). ``chat`` (a callable from chat messages to text, or a
+    ``ChatModel``) lets the default cutters make ``llm`` and ``-c`` builds, as ``compare_chunking`` does:
+    its ``c`` notes are kept in ``cache`` (per chat model, request wording, chunk and document), so a
+    rerun asks the model for none it wrote before. A ``c`` or ``llm`` build without it fails with the reason.
+    """
+    settings = SweepSettings.of(settings, **keywords)
+    corpus = corpus_of(corpus)
+    read, questions = labelled_questions(golden, corpus)
+    keys = list(settings.builds)
+    notes = None
+    if cutter is None:
+        from .cutters import chunking_cutter, check_keys
+        from .notes import ChatNotes
+
+        check_keys(keys)
+        notes = ChatNotes(settings.cache) if chat is not None else None
+        cutter = chunking_cutter(chat=chat, notes=notes)
+    store = store_to_save_in(save_to)
+    stamp = run_stamp(created_at)
+    texts = [q.question for q in questions]
+    draw, close = progress_of(progress)
+    started = time.perf_counter()
+    rows: list[dict[str, Any]] = []
+    try:
+        with scratch(settings) as where:
+            for made in each_build(keys, corpus, cutter, where, models=settings.models,
+                                   cross_encoder="hybrid_reranked" in settings.methods, progress=draw):
+                built, target, tell = made.built, made.target, made.tell
+                for method in settings.methods:
+                    setup = setup_for(target, method, settings.models)
+                    tell(f"asking {len(texts)} questions with {method}", 0, len(texts))
+                    found = target.search_batch(setup, texts, DEPTH)
+                    outcomes = [judge(q, hits, settings.by) for q, hits in zip(questions, found)]
+                    times = _timed(target, setup, texts[:settings.timed], tell, method)
+                    rows.append(_row(built, method, summarise(outcomes), times, settings.k))
+                    where.count_queries(target, setup)
+            vectors, failed = where.vectors(), where.failed
+    finally:
+        close()
+        if notes is not None:
+            notes.close()
+    rows = rank_rows(rows)
+    report = {"format": 1, "kind": "sweep", **stamp, "by": settings.by, "k": list(settings.k),
+              "methods": list(settings.methods), "models": list(settings.models), "questions": len(questions),
+              "golden": _golden_summary(read, questions), "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
+              "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed, "vectors": vectors,
+              "seconds": round(time.perf_counter() - started, 3),
+              "rule": f"ranked by {NDCG_10}, then {MRR}, then median search time, then key"}
+    if store is not None:
+        from ..report.builds.sweep_page import render_sweep_html
+
+        store.save(report, read.raw if read is not None else None, html=render_sweep_html(report))
+    return report
+
+
+def rank_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``rows`` best first, each given its ``rank``: nDCG@10, then MRR (higher first), then median search
+    time (faster first; a row never timed last), then key."""
+    def order(row: dict[str, Any]) -> tuple:
+        median = row["median_ms"] if row["median_ms"] is not None else float("inf")
+        return (-NDCG_10.of(row), -MRR.of(row), median, row["key"])
+
+    ranked = sorted(rows, key=order)
+    for rank, row in enumerate(ranked, start=1):
+        row["rank"] = rank
+    return ranked
+
+
+def _timed(target, setup, texts: list[str], tell, method: str) -> list[float]:
+    if not texts:
+        return []
+    target.search(setup, texts[0], DEPTH)  # warm-up: loads the model, fills nothing
+    times = []
+    for number, text in enumerate(texts, start=1):
+        tell(f"timing {method} searches one by one", number - 1, len(texts))
+        began = time.perf_counter()
+        target.search(setup, text, DEPTH)
+        times.append((time.perf_counter() - began) * 1000)
+    return times
+
+
+def _row(built, method: str, summary: dict[str, Any], times: list[float], cutoffs: tuple[int, ...]) -> dict[str, Any]:
+    cut = built.cut
+    return {"key": f"{cut.key}.{method}", "build": cut.key, "technique": cut.technique, "size": cut.size,
+            "letter": cut.letter, "method": method, "questions": summary["questions"],
+            "counts": {str(c): FOUND_10.at(c).count_of(summary) for c in cutoffs},
+            "found": {str(c): FOUND_10.at(c).of(summary) for c in cutoffs},
+            "recall": {str(c): RECALL_10.at(c).of(summary) for c in cutoffs},
+            MRR.summary_path[0]: MRR.of(summary), NDCG_10.summary_path[0]: NDCG_10.of(summary),
+            "chunks": len(cut.chunks), "build_seconds": built.seconds,
+            "timed": len(times), "median_ms": percentile_ms(times, 50)}
+
+
+def _golden_summary(read: Golden | None, questions: Sequence[Question]) -> dict[str, Any]:
+    return {"sha256": read.sha256 if read is not None else None, "questions": len(questions)}
