@@ -12,7 +12,7 @@ from app_storage import collection_folder, open_collection_target
 from evaluation.files import locked
 from evaluation.store.collections import CollectionFolder
 from evaluation.target import Target
-from evaluation.targets import TargetSpec
+from evaluation.target_specs import TargetSpec
 
 
 def folder_of(job: dict[str, Any]) -> tuple[AppSettings, CollectionFolder]:

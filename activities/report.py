@@ -6,7 +6,7 @@ import azure.durable_functions as df
 from activities._shared import folder_of
 from app_golden import save_while_golden
 import evaluation  # evaluation.save_report: the library's, beside an activity of the same name (with report.html)
-from evaluation import steps  # join_app_run: the run's parts joined into its report
+from evaluation.run.app_run import join_app_run
 from evaluation.run.work_files import run_parts
 
 bp = df.Blueprint()
@@ -24,10 +24,10 @@ def save_report(job: dict) -> dict:
     """
     settings, folder = folder_of(job)
     run_id = job["run_id"]
-    report = steps.join_app_run(**run_parts(folder, run_id, failures=job.get("failures") or {},
-                                            settled=job.get("settled") or [],
-                                            reused_ranks=job.get("reused_ranks") or []),
-                                owned=True)  # decoded for this call: the report takes them without copies
+    report = join_app_run(**run_parts(folder, run_id, failures=job.get("failures") or {},
+                                      settled=job.get("settled") or [],
+                                      reused_ranks=job.get("reused_ranks") or []),
+                          owned=True)  # decoded for this call: the report takes them without copies
     return save_while_golden(settings, folder, job["sha256"], run_id,
                              lambda: evaluation.save_report(folder.store, report, folder.kept_golden(job["sha256"])))
 

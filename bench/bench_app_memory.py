@@ -101,7 +101,7 @@ def measure(index: Path, golden: Path, questions: int, setup_keys: Sequence[str]
     from evaluation.engine.index import open_index
     from evaluation.engine.opened import OpenedIndexes
     from evaluation.engine.target import EmbeddedTarget
-    from evaluation.steps import plan_run, plan_shards, rank_setup
+    from evaluation.run import plan_run, plan_shards, rank_setup
 
     work = Path(tempfile.mkdtemp(prefix="app-memory-"))
     rows = questions_of(golden, questions)

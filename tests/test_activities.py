@@ -147,7 +147,7 @@ def planned_run(app, tmp_path):
     """A run's working files as plan_evaluation and the setup activities leave them (hand-made target)."""
     import app_settings
     from app_storage import collection_folder
-    from evaluation.steps import plan_run, rank_setup, time_setups
+    from evaluation.run import plan_run, rank_setup, time_setups
     from fakes import ANSWERS, ListTarget
 
     app.save("docs/golden.jsonl", GOLDEN)

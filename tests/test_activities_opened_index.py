@@ -77,7 +77,7 @@ def test_a_new_published_state_is_opened_anew_and_the_old_pin_keeps_the_old_inde
     from evaluation.engine.index import IndexSettings, build_index
     from evaluation.engine.opened import OpenedIndexes
     from evaluation.engine.published import publish_index
-    from evaluation.targets import TargetSpec, open_target
+    from evaluation.target_specs import TargetSpec, open_target
 
     address = azurite.address(azurite.new_container(), "indexes/docs")
     built = {}

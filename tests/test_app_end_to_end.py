@@ -52,7 +52,7 @@ def sample_app(app: App, sample_index, monkeypatch):
 def fixed_clock(monkeypatch):
     """Every timed search takes 1 ms, in the app and in the CLI alike: the reports can be compared whole."""
     from evaluation.evaluate import evaluate
-    from evaluation.steps import time_setups, time_setups_part
+    from evaluation.run import time_setups, time_setups_part
 
     def ticking():
         ticks = itertools.count()

@@ -157,7 +157,7 @@ def test_a_damaged_run_report_is_read_as_a_sentence_by_the_store_the_commands_th
 
     from evaluation.run.kept_times import times_problem
     from evaluation.run.shards import measured_times
-    from evaluation.steps import plan_run, reusable_times
+    from evaluation.run import plan_run, reusable_times
     from evaluation.store import LocalStore
     from fakes import write_golden
 
