@@ -7,7 +7,7 @@ from ...lazy import lazy_attributes
 
 _PUBLIC = {
     "write_golden": ".write", "GoldenWriting": ".result", "ChatWriter": ".chat_writer",
-    "WriterUnavailable": "...errors", "ReplyCache": ".cache",
+    "WriterUnavailableError": "...errors", "WriterUnavailable": "...errors", "ReplyCache": ".cache",
 }
 __all__ = sorted(_PUBLIC)
 __getattr__ = lazy_attributes(__name__, _PUBLIC)

@@ -20,7 +20,7 @@ The steps, for each passage ``passages.spread`` gives, until ``n`` rows are writ
 
 Every reply is kept in ``cache`` as it comes (``cache.ReplyCache``), so a stopped run resumes and a
 repeat asks nothing; a cache file that is not a reply cache is refused before any call. A reply that
-is not the JSON asked for stops the run (``WriterUnavailable``) and is not kept, so the next run asks
+is not the JSON asked for stops the run (``WriterUnavailableError``) and is not kept, so the next run asks
 again. ``path`` is checked before any call too (``files.check_outputs``: never over a file holding
 anything, in a folder that takes a file); the file is written at the end, whole, to a temporary file
 beside ``path`` that is then linked into place (``files.write_whole``): a run that stops writes nothing
@@ -33,7 +33,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ...errors import GoldenFileError, UsageError, WriterUnavailable, did_you_mean
+from ...errors import GoldenFileError, UsageError, WriterUnavailableError, did_you_mean
 from ...files import Output, check_outputs, same_file, write_whole
 from ...progress import ProgressBar
 from ..read import GOLDEN_FILE, questions_jsonl
@@ -180,13 +180,13 @@ class _Run:
         self.asked += 1
         task = prompts.task_of(messages)
         if not isinstance(text, str) or not text.strip():
-            raise WriterUnavailable(f"the writer gave no text for {task}; nothing was written (check the model, or "
-                                    "that the service is answering)")
+            raise WriterUnavailableError(f"the writer gave no text for {task}; nothing was written (check the model, "
+                                         "or that the service is answering)")
         found = prompts.parse_object(text, keys)
         if found is None:
-            raise WriterUnavailable(f"the writer's reply to {task} is not the JSON asked for (an object with "
-                                    f"{', '.join(keys)}): {text[:160]!r}; nothing was written (use a model that "
-                                    "keeps to a JSON format)")
+            raise WriterUnavailableError(f"the writer's reply to {task} is not the JSON asked for (an object with "
+                                         f"{', '.join(keys)}): {text[:160]!r}; nothing was written (use a model that "
+                                         "keeps to a JSON format)")
         self.cache.put(key, text)
         return found
 
@@ -195,15 +195,16 @@ class _Run:
         reply = self.ask(self.critic, prompts.rate_passage(passage), keys)
         scores = [prompts.score_of(reply[k]) for k in keys]
         if any(score is None for score in scores):
-            raise WriterUnavailable(f"the critic rated a passage outside 0-1: {dict((k, reply[k]) for k in keys)}; "
-                                    "nothing was written (use a model that keeps to the format)")
+            raise WriterUnavailableError(f"the critic rated a passage outside 0-1: {dict((k, reply[k]) for k in keys)}"
+                                         "; nothing was written (use a model that keeps to the format)")
         return sum(scores) / len(scores)
 
     def judge(self, question: str, answer: str, places: Sequence[Passage]) -> float:
         reply = self.ask(self.critic, prompts.judge_question(question, answer, [p.text for p in places]), ("score",))
         score = prompts.score_of(reply["score"])
         if score is None:
-            raise WriterUnavailable(f"the critic scored a question outside 0-1: {reply['score']!r}; nothing was written")
+            raise WriterUnavailableError(f"the critic scored a question outside 0-1: {reply['score']!r}; nothing was "
+                                         "written")
         return score
 
     def show(self, done: int, total: int, label: str) -> None:
@@ -244,7 +245,7 @@ def _evolve(run: _Run, question: str, answer: str, places: list[Passage], step: 
                                        task=voice["task"])
     harder = run.ask(run.writer, messages, ("question",))["question"]
     if not isinstance(harder, str) or not harder.strip():
-        raise WriterUnavailable(f"the writer's rewrite has no question: {harder!r}; nothing was written")
+        raise WriterUnavailableError(f"the writer's rewrite has no question: {harder!r}; nothing was written")
     harder = harder.strip()
     if harder == question:
         return None
@@ -262,8 +263,8 @@ def _fields(reply: dict[str, Any]) -> tuple[str, str, tuple[str, ...]]:
         evidence = [evidence]
     if (not isinstance(question, str) or not question.strip() or not isinstance(answer, str)
             or not isinstance(evidence, list) or not all(isinstance(q, str) for q in evidence)):
-        raise WriterUnavailable("the writer's question is not the JSON asked for (a question and an answer as text, "
-                                f"evidence a list of quotes): {str(reply)[:160]}; nothing was written")
+        raise WriterUnavailableError("the writer's question is not the JSON asked for (a question and an answer as "
+                                     f"text, evidence a list of quotes): {str(reply)[:160]}; nothing was written")
     return question.strip(), answer.strip(), tuple(q.strip() for q in evidence if q.strip())
 
 
