@@ -7,7 +7,7 @@ import warnings
 import azure.durable_functions as df
 
 from activities._shared import folder_of
-from app_storage import collection_targets, open_collection_target
+from app.storage import collection_targets, open_collection_target
 from evaluation.errors import GoldenFileError, MissingDocumentsWarning, SearchIndexError, TargetConfigError, UsageError
 from evaluation.evaluate import held_in_report, newest_report
 from evaluation.golden import golden_from_bytes

@@ -4,7 +4,7 @@ from __future__ import annotations
 import azure.durable_functions as df
 
 from activities._shared import folder_of
-from app_golden import save_while_golden
+from app.golden import save_while_golden
 import evaluation  # evaluation.save_report: the library's, beside an activity of the same name (with report.html)
 from evaluation.run.app_run import join_app_run
 from evaluation.run.work_files import run_parts
@@ -20,7 +20,7 @@ def save_report(job: dict) -> dict:
     ``reused_ranks`` and ``settled`` are ``plan_evaluation``'s: the setups whose unchanged questions'
     results, and whose times and sample, come from an earlier run (``run.reuse``, ``run.retime``).
     The report is ``join_app_run`` of the run's working files; the conditional write, and why it is
-    safe against a save landing meanwhile, is ``app_golden.save_while_golden``'s.
+    safe against a save landing meanwhile, is ``app.golden.save_while_golden``'s.
     """
     settings, folder = folder_of(job)
     run_id = job["run_id"]

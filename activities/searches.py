@@ -5,7 +5,7 @@ from __future__ import annotations
 import azure.durable_functions as df
 
 from activities._shared import cores, folder_of, open_pinned
-from app_storage import shared_cache
+from app.storage import shared_cache
 # the module, not its functions: the activity time_setup below has the name of one of them
 from evaluation.run import one_setup, work_files
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from app_http import Refusal
+from app.http import Refusal
 from evaluation.errors import DamagedFileError, RunNotFoundError, StoreError, shown
 from evaluation.report.notes import missing_notes
 from evaluation.store import LATEST, check_run_id

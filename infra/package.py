@@ -4,8 +4,8 @@
     python3 infra/package.py --with-dependencies [--out build/app.zip]
 
 The zip holds ``host.json`` and ``requirements.txt`` at its root, every top-level module
-(``function_app.py``, ``app_settings.py``) and every top-level package of the app (``evaluation/`` with
-its data files, ``triggers/``, ``orchestrators/``, ``activities/``, ``api/``), without caches. By default
+(``function_app.py``) and every top-level package of the app (``evaluation/`` with its data files, ``app/``,
+``triggers/``, ``orchestrators/``, ``activities/``, ``api/``), without caches. By default
 no dependency is in it: the remote build installs ``requirements.txt`` on Linux with the app's Python.
 Publish it with ``az functionapp deployment source config-zip ... --build-remote true``.
 
@@ -70,7 +70,7 @@ def app_packages(root: Path = ROOT) -> list[Path]:
 
 
 def app_modules(root: Path = ROOT) -> list[Path]:
-    """Top-level ``*.py`` files of the app (``function_app.py``, ``app_settings.py``, ...)."""
+    """Top-level ``*.py`` files of the app (``function_app.py``)."""
     return sorted(path for path in root.glob("*.py") if not path.name.startswith((".", "_")))
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from app_settings import AppSettings
+from app.settings import AppSettings
 from evaluation.store.blob import BlobTooLargeError, blob_has_etag, blob_version, delete_blobs
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder
 from evaluation.store.runs import PAGE_NAME, REPORT_NAME, RUNS_DIR

@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from app_settings import AppSettings, SettingsError
+from app.settings import AppSettings, SettingsError
 from evaluation.engine.opened import OpenedIndexes
 from evaluation.store.collections import TARGETS_NAME, CollectionFolder
 from evaluation.target import Target
