@@ -12,6 +12,7 @@ from evaluation.errors import GoldenFileError, MissingDocumentsWarning, SearchIn
 from evaluation.evaluate import held_in_report, newest_report
 from evaluation.golden import golden_from_bytes
 from evaluation.run.app_run import plan_app_run
+from evaluation.run.app_run_settings import AppRunSettings
 from evaluation.run.work_files import keep_plan
 from evaluation.store.collections import GOLDEN_NAME
 
@@ -52,7 +53,7 @@ def plan_evaluation(job: dict) -> dict:
             warnings.simplefilter("ignore", MissingDocumentsWarning)
             planned = plan_app_run(targets, golden, newest=newest, held_before=held_in_report(newest),
                                    created_at=job["created_at"], run_id=job["run_id"], warn=log.warning,
-                                   **settings.plan_options())
+                                   settings=AppRunSettings.from_app(settings))
     except _REFUSALS as err:
         return {"refused": str(err)}
     keep_plan(folder, job["run_id"], planned, specs, targets)

@@ -28,7 +28,8 @@ _PUBLIC = {
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
     # drafting a golden file with a model
-    "write_golden": ".golden.writing", "GoldenWriting": ".golden.writing", "ChatWriter": ".golden.writing",
+    "write_golden": ".golden.writing", "WritingSettings": ".golden.writing", "GoldenWriting": ".golden.writing",
+    "ChatWriter": ".golden.writing",
     "WriterUnavailableError": ".errors",
     # where runs live
     "open_store": ".store", "report_store": ".store", "save_report": ".evaluate", "render_html": ".report.html",
@@ -74,6 +75,7 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
     from .golden.writing.chat_writer import ChatWriter
     from .golden.writing.result import GoldenWriting
+    from .golden.writing.settings import WritingSettings
     from .golden.writing.write import write_golden
     from .run import assemble_report, missing_documents, plan_run, retrieval_report, run_setup, setups_of
     from .settings import EvaluationSettings

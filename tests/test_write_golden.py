@@ -111,6 +111,17 @@ def test_every_row_is_a_draft_naming_its_document_answer_and_quote_and_the_file_
     assert done.unfindable == () and "local.keyword.bm25" in done.searched_with
 
 
+def test_a_settings_object_drafts_the_rows_its_keywords_draft_and_a_keyword_goes_over_it(server, index):
+    from evaluation.golden.writing import WritingSettings
+
+    by_keywords = run(server, index, ScriptedWriter(TOPICS), n=2, seed=3)
+    server.respond = ScriptedWriter(TOPICS)
+    with chat_writer(server) as writer:
+        by_object = write_golden(index, writer=writer, settings=WritingSettings(n=5, mix={"factual": 1}, evolve=0,
+                                                                                seed=3), n=2)
+    assert by_object.rows == by_keywords.rows and len(by_object.rows) == by_object.wanted == 2
+
+
 def test_a_quote_that_is_not_on_its_page_is_turned_down_and_asked_for_again(server, index):
     doc = order(index)[0]
     topic = TOPICS[list(TEXTS).index(doc)]
