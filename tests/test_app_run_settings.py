@@ -71,6 +71,19 @@ def test_keywords_of_either_object_go_over_the_settings_and_a_misspelt_one_names
         AppRunSettings.of(base, retim="always")
 
 
+def test_plan_app_run_still_takes_every_keyword_it_took_before_the_settings_object():
+    import inspect
+
+    from evaluation.run import app_run_settings
+    from evaluation.settings import NAMES as EVALUATION_NAMES
+
+    before = {"targets", "golden", "newest", "retime", "retime_max_days", "shard_seconds", "most_questions", "only",
+              "skip", "created_at", "run_id", "held_before", "warn", "settings", "fetcher"}
+    taken = set(inspect.signature(plan_app_run).parameters) | app_run_settings.NAMES
+    assert before - taken == set() and "keywords" in taken  # and, as before, EvaluationSettings' fields:
+    assert AppRunSettings.of(**dict.fromkeys(EVALUATION_NAMES & {"timed", "seed"}, 3)).evaluation.timed == 3
+
+
 def test_plan_app_run_plans_the_same_from_the_object_as_from_its_keywords(tmp_path):
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
     golden = write_golden(tmp_path, ROWS)

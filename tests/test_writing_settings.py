@@ -34,6 +34,12 @@ def test_neither_write_golden_nor_golden_write_writes_a_default_of_its_own():
     assert WritingSettings.from_args(args) == WritingSettings()
 
 
+def test_write_golden_still_takes_every_keyword_it_took_before_the_settings_object():
+    before = {"target", "path", "n", "writer", "critic", "examples", "scenario", "task", "mix", "evolve", "threshold",
+              "similarity", "tries", "seed", "cache", "progress"}
+    assert before - set(inspect.signature(write_golden).parameters) - writing.NAMES == set()
+
+
 def test_from_args_reads_every_setting_golden_write_takes():
     args = build_parser().parse_args([*REQUIRED, "-n", "7", "--mix", "factual=1,how-to=2", "--scenario", "on call",
                                       "--task", "fix it", "--evolve", "2", "--threshold", "0.6", "--similarity",
