@@ -13,8 +13,8 @@ because each is always caught inside the library and said again with what it was
 against it still works.
 
 One exception stays private to its package: ``store.checks.Bad``, the sentence a kept file's field check
-gives. It never leaves ``checks.problem``, which turns it into the sentence a ``DamagedFileError`` (or a
-warning) carries, so no caller can meet it.
+gives. It never leaves ``checks.problem``, which turns it into the sentence a ``DamagedFileError``, a
+``CacheDamagedError`` or a warning carries, so no caller can meet it.
 """
 from __future__ import annotations
 
