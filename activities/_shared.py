@@ -7,12 +7,12 @@ import contextlib
 from pathlib import Path
 from typing import Any, Iterator
 
-from app_settings import AppSettings, current_settings
-from app_storage import collection_folder, open_collection_target
+from app.settings import AppSettings, current_settings
+from app.storage import collection_folder, open_collection_target
 from evaluation.files import locked
 from evaluation.store.collections import CollectionFolder
 from evaluation.target import Target
-from evaluation.targets import TargetSpec
+from evaluation.target_specs import TargetSpec
 
 
 def folder_of(job: dict[str, Any]) -> tuple[AppSettings, CollectionFolder]:
@@ -22,7 +22,7 @@ def folder_of(job: dict[str, Any]) -> tuple[AppSettings, CollectionFolder]:
 
 def open_pinned(settings: AppSettings, pinned: dict[str, Any], *, batch_cache: Any = None) -> Target:
     """The target a run pinned: ``{"spec": {...}, "state": "..."}`` from its ``targets.json``. Its opened
-    index is the one this process already holds for that version, if any (``app_storage.opened_indexes``):
+    index is the one this process already holds for that version, if any (``app.storage.opened_indexes``):
     the activities of a run on one instance open the index once."""
     return open_collection_target(settings, TargetSpec.from_dict(pinned["spec"]), pinned["state"],
                                   batch_cache=batch_cache)

@@ -4,10 +4,10 @@ from __future__ import annotations
 import azure.durable_functions as df
 
 from activities._shared import folder_of
-from app_golden import GoldenTooLarge, golden_version, report_name
+from app.golden import GoldenTooLarge, golden_version, report_name
 import evaluation  # evaluation.save_report, as activities/report.py calls it (an activity there has its name)
 from evaluation.golden import check_golden_bytes
-from evaluation.steps import refused_run_report
+from evaluation.run.assemble import refused_run_report
 from evaluation.store.collections import GOLDEN_NAME
 
 bp = df.Blueprint()

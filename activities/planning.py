@@ -7,12 +7,13 @@ import warnings
 import azure.durable_functions as df
 
 from activities._shared import folder_of
-from app_storage import collection_targets, open_collection_target
+from app.storage import collection_targets, open_collection_target
 from evaluation.errors import GoldenFileError, MissingDocumentsWarning, SearchIndexError, TargetConfigError, UsageError
 from evaluation.evaluate import held_in_report, newest_report
 from evaluation.golden import golden_from_bytes
+from evaluation.run.app_run import plan_app_run
+from evaluation.run.app_run_settings import AppRunSettings
 from evaluation.run.work_files import keep_plan
-from evaluation import steps  # plan_app_run: the run's first step, with what it may reuse
 from evaluation.store.collections import GOLDEN_NAME
 
 log = logging.getLogger(__name__)
@@ -50,9 +51,9 @@ def plan_evaluation(job: dict) -> dict:
             # MissingDocumentsWarning plan_run also raises would reach the same log a second time
             # (the worker logs warnings), so the app ignores it, as the command line does.
             warnings.simplefilter("ignore", MissingDocumentsWarning)
-            planned = steps.plan_app_run(targets, golden, newest=newest, held_before=held_in_report(newest),
-                                         created_at=job["created_at"], run_id=job["run_id"], warn=log.warning,
-                                         **settings.plan_options())
+            planned = plan_app_run(targets, golden, newest=newest, held_before=held_in_report(newest),
+                                   created_at=job["created_at"], run_id=job["run_id"], warn=log.warning,
+                                   settings=AppRunSettings.from_app(settings))
     except _REFUSALS as err:
         return {"refused": str(err)}
     keep_plan(folder, job["run_id"], planned, specs, targets)

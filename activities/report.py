@@ -4,9 +4,9 @@ from __future__ import annotations
 import azure.durable_functions as df
 
 from activities._shared import folder_of
-from app_golden import save_while_golden
+from app.golden import save_while_golden
 import evaluation  # evaluation.save_report: the library's, beside an activity of the same name (with report.html)
-from evaluation import steps  # join_app_run: the run's parts joined into its report
+from evaluation.run.app_run import join_app_run
 from evaluation.run.work_files import run_parts
 
 bp = df.Blueprint()
@@ -20,14 +20,14 @@ def save_report(job: dict) -> dict:
     ``reused_ranks`` and ``settled`` are ``plan_evaluation``'s: the setups whose unchanged questions'
     results, and whose times and sample, come from an earlier run (``run.reuse``, ``run.retime``).
     The report is ``join_app_run`` of the run's working files; the conditional write, and why it is
-    safe against a save landing meanwhile, is ``app_golden.save_while_golden``'s.
+    safe against a save landing meanwhile, is ``app.golden.save_while_golden``'s.
     """
     settings, folder = folder_of(job)
     run_id = job["run_id"]
-    report = steps.join_app_run(**run_parts(folder, run_id, failures=job.get("failures") or {},
-                                            settled=job.get("settled") or [],
-                                            reused_ranks=job.get("reused_ranks") or []),
-                                owned=True)  # decoded for this call: the report takes them without copies
+    report = join_app_run(**run_parts(folder, run_id, failures=job.get("failures") or {},
+                                      settled=job.get("settled") or [],
+                                      reused_ranks=job.get("reused_ranks") or []),
+                          owned=True)  # decoded for this call: the report takes them without copies
     return save_while_golden(settings, folder, job["sha256"], run_id,
                              lambda: evaluation.save_report(folder.store, report, folder.kept_golden(job["sha256"])))
 

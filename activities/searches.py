@@ -5,9 +5,9 @@ from __future__ import annotations
 import azure.durable_functions as df
 
 from activities._shared import cores, folder_of, open_pinned
-from app_storage import shared_cache
-from evaluation import steps  # rank_setup, time_setups_part and time_setups: what these activities call
-from evaluation.run import work_files
+from app.storage import shared_cache
+# the module, not its functions: the activity time_setup below has the name of one of them
+from evaluation.run import one_setup, work_files
 
 bp = df.Blueprint()
 
@@ -22,8 +22,8 @@ def rank_shard(job: dict) -> dict:
     questions = work_files.shard_questions(folder, job["run_id"], job["key"], job["shard"])
     cache = shared_cache(folder)
     with cores(settings, alone=False):
-        entry = steps.rank_setup(open_pinned(settings, pinned, batch_cache=cache), plan, job["key"],
-                                 questions=questions)
+        entry = one_setup.rank_setup(open_pinned(settings, pinned, batch_cache=cache), plan, job["key"],
+                                     questions=questions)
     cache.flush()  # never raises: a cache that cannot be written costs the next run, not this one
     folder.write_work(job["run_id"], work_files.shard_name(job["key"], job["shard"]), entry)
     return {"key": job["key"], "shard": job["shard"], "ok": entry["error"] is None}
@@ -39,7 +39,7 @@ def time_setup(job: dict) -> dict:
     target = open_pinned(settings, pinned)
     reused = work_files.reused_times_of(folder, job["run_id"], job["key"])
     with cores(settings, alone=not reused):  # reused times: only the sample's ranks, in a batch
-        times = steps.time_setups({target.name: target}, plan, [job["key"]], reused=reused)
+        times = one_setup.time_setups({target.name: target}, plan, [job["key"]], reused=reused)
     folder.write_work(job["run_id"], work_files.times_name(job["key"]), times[job["key"]])
     return {"key": job["key"], "ok": "error" not in times[job["key"]]}
 
@@ -47,7 +47,7 @@ def time_setup(job: dict) -> dict:
 @bp.activity_trigger(input_name="job")
 def time_side_by_side(job: dict) -> dict:
     """{collection, run_id, keys, part} -> one part of the timed pass of every setup in ``keys``, side by
-    side (``steps.time_setups_part``), alone on this instance's cores: at most about
+    side (``one_setup.time_setups_part``), alone on this instance's cores: at most about
     EVALUATION_SHARD_SECONDS of rounds, so no activity runs long and a recycled instance costs one part.
     Part 0 starts the pass; each later part reads where the last one stopped (times/side_by_side.json).
     Once every setup has stopped, each setup's result is kept as times/<key>.json (what ``save_report``
@@ -58,8 +58,8 @@ def time_side_by_side(job: dict) -> dict:
     targets = {name: open_pinned(settings, spec) for name, spec in pinned.items()}
     state = folder.read_work(job["run_id"], work_files.SIDE_BY_SIDE) if job["part"] else None
     with cores(settings, alone=True):
-        state, found = steps.time_setups_part(targets, plan, keys, state=state, seconds=settings.shard_seconds,
-                                              reused=reused)
+        state, found = one_setup.time_setups_part(targets, plan, keys, state=state,
+                                                  seconds=settings.shard_seconds, reused=reused)
     if found is None:
         folder.write_work(job["run_id"], work_files.SIDE_BY_SIDE, state)
     else:

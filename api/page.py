@@ -13,7 +13,7 @@ from html import escape
 from typing import Any
 from urllib.parse import urlencode
 
-from app_http import Refusal
+from app.http import Refusal
 from evaluation.errors import StoreError
 from evaluation.report.html import question_texts, run_page, with_banner
 from evaluation.report.style import standalone_page

@@ -26,7 +26,7 @@ from urllib.parse import urlencode, urlsplit
 
 import azure.functions as func
 
-from app_http import Refusal, attachment, json_answer, refusal_answer
+from app.http import Refusal, attachment, json_answer, refusal_answer
 
 from . import site
 from .page import error_page, evaluate_page as render_evaluate_page

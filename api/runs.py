@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
-from app_http import Refusal
-from evaluation.errors import DamagedFile, RunNotFound, StoreError, shown
+from app.http import Refusal
+from evaluation.errors import DamagedFileError, RunNotFoundError, StoreError, shown
 from evaluation.report.notes import missing_notes
 from evaluation.store import LATEST, check_run_id
 from evaluation.store.collections import Collections, RunRef, latest_run, newest_runs
@@ -112,10 +112,10 @@ def kept_page(store: RunStore, ref: RunRef) -> bytes | None:
     page is then drawn again from report.json, and the damaged one named in a logged warning)."""
     try:
         return store.page(ref.run_id)
-    except DamagedFile as err:
+    except DamagedFileError as err:
         log.warning("the kept page of run %s (%s) is passed over: %s", ref.run_id, ref.collection, err)
         return None
-    except RunNotFound:  # no page, and no report file either: reading the report says which
+    except RunNotFoundError:  # no page, and no report file either: reading the report says which
         return None
     except StoreError as err:
         raise store_refusal(ref, err) from err
@@ -123,10 +123,10 @@ def kept_page(store: RunStore, ref: RunRef) -> bytes | None:
 
 def store_refusal(ref: RunRef, err: StoreError) -> Refusal:
     """What a route answers when a run's kept files cannot be read (see ``read_report``)."""
-    if isinstance(err, DamagedFile):
+    if isinstance(err, DamagedFileError):
         return Refusal(404, f"run {ref.run_id} of {ref.collection} is kept, but its report cannot be read: {err}; "
                             f"GET {PREFIX}/v1/evaluations lists the runs that can")
-    if isinstance(err, RunNotFound):  # gone between the listing and the read
+    if isinstance(err, RunNotFoundError):  # gone between the listing and the read
         return Refusal(404, str(err))
     return Refusal(503, f"the store of {ref.collection} did not answer: {err}")
 

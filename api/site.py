@@ -1,5 +1,5 @@
 """Where the routes read runs: the app's settings and its collections container, read the one way the
-whole app reads them (``app_settings.current_settings``, ``app_storage.collections_container``).
+whole app reads them (``app.settings.current_settings``, ``app.storage.collections_container``).
 
 Tests point the routes elsewhere (other settings, a local folder, an Azurite container) with ``use``.
 """
@@ -9,8 +9,8 @@ import contextlib
 import threading
 from typing import Iterator
 
-from app_settings import AppSettings, current_settings
-from app_storage import collections_container
+from app.settings import AppSettings, current_settings
+from app.storage import collections_container
 from evaluation.store.collections import BlobCollections, Collections
 
 from .tokens import TokenCheck
@@ -29,7 +29,7 @@ def settings() -> AppSettings:
 def collections() -> Collections:
     with _lock:
         chosen = _collections
-    # The container client is opened once per process (app_storage); wrapping it costs nothing.
+    # The container client is opened once per process (app.storage); wrapping it costs nothing.
     return chosen if chosen is not None else BlobCollections(collections_container(settings()))
 
 

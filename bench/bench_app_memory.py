@@ -5,7 +5,7 @@ threads of one process, so the instance's peak is one process's. Measured the sa
 that has imported what the worker imports (``function_app``: the Durable and Blob SDKs and the
 activities), then two ``rank_shard``-equivalent calls in two threads at once, each opening its own
 target on the index as the activity does: its opened index (the chunks parsed, the vectors and BM25
-mapped) from the process's ``engine.opened.OpenedIndexes`` as ``app_storage.opened_indexes`` keeps them
+mapped) from the process's ``engine.opened.OpenedIndexes`` as ``app.storage.opened_indexes`` keeps them
 (``--opened-indexes``, the app's EVALUATION_OPENED_INDEXES: 2 by default, so the two share one open;
 0: each activity opens its own, as the app did before), each ranking the first shard ``plan_shards``
 gives its setup (the app's rules, no earlier run). Peak RSS is the kernel's: ``VmHWM`` of
@@ -101,7 +101,7 @@ def measure(index: Path, golden: Path, questions: int, setup_keys: Sequence[str]
     from evaluation.engine.index import open_index
     from evaluation.engine.opened import OpenedIndexes
     from evaluation.engine.target import EmbeddedTarget
-    from evaluation.steps import plan_run, plan_shards, rank_setup
+    from evaluation.run import plan_run, plan_shards, rank_setup
 
     work = Path(tempfile.mkdtemp(prefix="app-memory-"))
     rows = questions_of(golden, questions)
@@ -123,7 +123,7 @@ def measure(index: Path, golden: Path, questions: int, setup_keys: Sequence[str]
 
     results: dict[str, dict] = {}
     fingerprint = json.loads((index / "manifest.json").read_text(encoding="utf-8"))["fingerprint"]
-    opened = OpenedIndexes(opened_indexes)  # app_storage.opened_indexes: one per worker process
+    opened = OpenedIndexes(opened_indexes)  # app.storage.opened_indexes: one per worker process
 
     def activity(key: str) -> None:
         began = time.perf_counter()

@@ -136,7 +136,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     from evaluation.evaluate import held_in_report
     from evaluation.report.html import render_html
     from evaluation.store.runs import report_bytes
-    from evaluation import steps
+    from evaluation.run import join_app_run, plan_app_run, rank_setup, time_setups
 
     golden = workdir / f"golden-{len(rows)}-{time.monotonic_ns()}.jsonl"
     golden.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -152,8 +152,8 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     started = time.perf_counter()
     with profiled("plan"):  # plan_evaluation
         report = read(newest) if newest is not None else None  # newest_report: read from the store
-        planned = steps.plan_app_run(target(), golden, newest=report, held_before=held_in_report(report),
-                                     retime=retime, shard_seconds=shard_seconds, only=only)
+        planned = plan_app_run(target(), golden, newest=report, held_before=held_in_report(report),
+                               retime=retime, shard_seconds=shard_seconds, only=only)
         files = {name: written(getattr(planned, name)) for name in ("plan", "shards", "reused_times")}
         reused_ranks = {key: written(found) for key, found in planned.reused_ranks.items()}
         settled = list(planned.settled)  # plan_evaluation's answer: plain JSON in the orchestration
@@ -167,8 +167,8 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
         for n in chosen:
             started = time.perf_counter()
             with profiled(f"rank {key}"):  # rank_shard: the plan and its shard from the working files
-                entry = steps.rank_setup(target(key), read(files["plan"]), key,
-                                         questions=read(files["shards"])[key][n])
+                entry = rank_setup(target(key), read(files["plan"]), key,
+                                   questions=read(files["shards"])[key][n])
                 parts.setdefault(key, []).append(written(entry))
             searched[key] = searched.get(key, True) and entry["error"] is None  # rank_shard's "ok"
             seconds[n] = time.perf_counter() - started
@@ -186,8 +186,8 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
         with profiled(f"time {key}"):  # time_setup: the plan and this setup's reused times, if any
             reused = {k: v for k, v in read(files["reused_times"]).items() if k == key}
             opened = target(key)
-            times[key] = written(steps.time_setups({opened.name: opened}, read(files["plan"]), [key],
-                                                   reused=reused)[key])
+            times[key] = written(time_setups({opened.name: opened}, read(files["plan"]), [key],
+                                             reused=reused)[key])
         timing.append(Activity(f"time {key}", time.perf_counter() - started))
         if sample_shards:
             print(f"  measured time {key}: {timing[-1].seconds:.1f} s (load {os.getloadavg()[0]:.1f})", flush=True)
@@ -195,7 +195,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
         return fan_out, timing, None
     started = time.perf_counter()
     with profiled("save"):  # save_report: join_app_run of the working files (evaluation/run/work_files.run_parts)
-        report = steps.join_app_run(
+        report = join_app_run(
             read(files["plan"]), failures={}, settled=[key for key in ranked_ok if key in settled],
             shard_entries={key: [read(p) for p in parts.get(key, [])] for key in shards},
             reused_ranks={key: read(found) for key, found in reused_ranks.items()},

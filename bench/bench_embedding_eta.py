@@ -1,5 +1,5 @@
 """How truthful the embedding bar's ETA is: counting texts (the baseline, before issue 21) against
-counting characters (``models.text_work``, shipped), and counting tokens as each model reads them (cut
+counting characters (``embed_together.text_work``, shipped), and counting tokens as each model reads them (cut
 at its limit; what a model's time grows with, at the price of tokenizing every text twice), on the same
 run of the real models.
 
@@ -35,7 +35,7 @@ def main() -> None:
     parser.add_argument("--models", nargs="+", default=["bge-small", "minilm-l6"])
     args = parser.parse_args()
 
-    from evaluation.engine import models
+    from evaluation.engine import embed_together, models
     from evaluation.engine.chunking import chunk_corpus
     from evaluation.engine.corpus import read_corpus
     from evaluation.engine.index import IndexSettings
@@ -60,16 +60,16 @@ def main() -> None:
             frames.append((time.perf_counter() - start, dict(done)))
 
     start = time.perf_counter()
-    original = models._CallQueue.run_next
+    original = embed_together._CallQueue.run_next
 
     def run_next(self, told):
         return original(self, lambda positions: (told(positions), advance(positions)))
 
-    models._CallQueue.run_next = run_next
+    embed_together._CallQueue.run_next = run_next
     try:
         models.embed_documents_together(embedders, texts)
     finally:
-        models._CallQueue.run_next = original
+        embed_together._CallQueue.run_next = original
     wall = frames[-1][0]
     totals = {rule: sum(weights[rule]) * len(embedders) for rule in RULES}
     print(f"wall {wall:.1f} s; load after {load_averages()}\n")

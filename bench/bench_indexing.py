@@ -59,9 +59,9 @@ def _texts(corpus: str) -> list[str]:
 
 @functools.lru_cache(maxsize=None)
 def _pooled(name: str):
-    from evaluation.engine import models
+    from evaluation.engine import model_catalog, models
 
-    return models.Embedder(models._SPECS[name], threads=2, pooled=True)
+    return models.Embedder(model_catalog._SPECS[name], threads=2, pooled=True)
 
 
 def _embed(candidate: str, texts: list[str], names: tuple[str, ...]) -> list[np.ndarray]:

@@ -1,10 +1,10 @@
-"""Raw model throughput: each bundled model alone, as evaluation/models.py runs it, against naive batching.
+"""Raw model throughput: each bundled model alone, as evaluation/engine/models.py runs it, against naive batching.
 
 Baseline, "naive: unsorted, padded to max_length": the same model and tokenizer, texts in the order
 given, batches of 32 each padded to the model's max_tokens and run in one call. Ours (shipped):
 texts sorted by length, each call padded to its own longest text; MiniLM runs as many rows per call
 as fit 1024 tokens, bge-small and the cross-encoder one row per call because their int8 activation
-scale spans the whole call (see evaluation/models.py). For those two a third row shows sorted
+scale spans the whole call (see evaluation/engine/graphs.py). For those two a third row shows sorted
 batches of 32 in one call: the speed that rule gives up or gains.
 
 Texts are real: passages cut at token boundaries from samples/corpus.jsonl (package READMEs), 64
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from _machine import describe_machine  # noqa: E402
-from evaluation.engine import models  # noqa: E402
+from evaluation.engine import graphs, models  # noqa: E402
 
 BATCH = 32
 SHORT_TOKENS = 64
@@ -107,7 +107,7 @@ def _naive(model, infer: Callable) -> Way:
 
     def run(items: list) -> None:
         for b in range(0, len(items), BATCH):
-            infer(*models._padded(tokenizer.encode_batch(items[b:b + BATCH])))
+            infer(model._graph, *graphs._padded(tokenizer.encode_batch(items[b:b + BATCH])))
     return run
 
 
@@ -115,8 +115,8 @@ def _sorted_whole_batches(model, infer: Callable, *row_shape: int) -> Way:
     """Ours, but each batch of 32 in one call: faster or not, a row's output depends on its batch."""
     def run(items: list) -> None:
         out = np.zeros((len(items), *row_shape), dtype=np.float32)
-        models._run_bucketed(items, tokenizer=model._tokenizer, batch_size=BATCH, rows_per_call=BATCH,
-                             infer=infer, out=out, progress=None)
+        graphs._run_bucketed(items, tokenizer=model._tokenizer, batch_size=BATCH, rows_per_call=BATCH,
+                             infer=infer, out=out, progress=None, graphs=model._sessions)
     return run
 
 
@@ -167,7 +167,7 @@ def main() -> None:
         one_row = embedder._spec.rows_per_call == 1
         ways: list[tuple[str, Way]] = [
             ("shipped: sorted, " + ("one text per call" if one_row else
-                                    f"calls of <= {models._TOKENS_PER_CALL} tokens"),
+                                    f"calls of <= {graphs._TOKENS_PER_CALL} tokens"),
              lambda items: embedder.embed_documents(items, batch_size=BATCH))]
         if one_row:
             ways.append((f"sorted, {BATCH} per call (batch-dependent)", _sorted_whole_batches(embedder, embedder._vectors, embedder.dimensions)))

@@ -3,7 +3,7 @@
 Like ``store/blob.py`` for Blob storage, this module keeps ``azure.identity`` and ``azure.core`` out of
 the rest of the library and imports them inside its function, so ``import evaluation`` stays light.
 Azure's exceptions stop here: a credential that cannot get a token becomes ``error`` (the judge's
-``AnswerError``, the writer's ``WriterUnavailable``) naming the fix.
+``AnswerError``, the writer's ``WriterUnavailableError``) naming the fix.
 """
 from __future__ import annotations
 

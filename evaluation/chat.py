@@ -13,7 +13,7 @@ Where it posts (``ChatSettings.url``):
   version path does (``https://api.openai.com/v1``, ``http://127.0.0.1:8080/v1``).
 
 Failures are sentences naming the role (``the judge``, ``the writer``), the URL and the fix, raised as
-the route's ``error`` class (``AnswerError`` for the judge, ``WriterUnavailable`` for the writer):
+the route's ``error`` class (``AnswerError`` for the judge, ``WriterUnavailableError`` for the writer):
 
 - timeouts, connection failures and 408/429/500/502/503/504 are retried ``retries`` times, waiting
   ``Retry-After`` when the service says (at most 30 s), else 1 s, 2 s, 4 s ...; then a sentence;
@@ -37,8 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from .errors import EvaluationError, UsageError
-from .jsonl import JsonLineError, parse_json
+from .errors import EvaluationError, JsonLineError, UsageError
+from .jsonl import parse_json
 
 log = logging.getLogger(__name__)
 

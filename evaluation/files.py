@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Literal, Sequence
 
-from .errors import EvaluationError, InputTooLargeError, UsageError, WriteError
+from .errors import NotAFile  # noqa: F401  (its name before the naming rule, importable here as before)
+from .errors import EvaluationError, InputTooLargeError, NotAFileError, UsageError, WriteError
 
 _BLOCK = 1 << 20  # 1 MiB: a model file or a vectors file is read in blocks, never whole
 HEAD_BYTES = 64 * 1024  # what is read of a file already at an output's path to tell whose it is
@@ -56,15 +57,10 @@ def locked(path: str | Path, *, shared: bool = False) -> Iterator[None]:
 
 # -- reading an input -------------------------------------------------------------------------------
 
-class NotAFile(OSError):
-    """An input path naming a named pipe, a device or a socket: a pipe nobody writes to blocks for ever,
-    and ``/dev/zero`` never ends, so such a path is refused unread. ``strerror`` says which it is."""
-
-
 def read_input(path: str | Path, *, max_bytes: int | None = None) -> bytes:
     """The bytes of the file at ``path``, every input a command reads from the disk.
 
-    Raises ``FileNotFoundError`` when nothing is there, ``IsADirectoryError`` for a folder, ``NotAFile``
+    Raises ``FileNotFoundError`` when nothing is there, ``IsADirectoryError`` for a folder, ``NotAFileError``
     for a named pipe, a device or a socket (opened without waiting, so a pipe nobody writes to is refused
     at once, not waited on), and ``InputTooLargeError`` when the file holds more than ``max_bytes``
     (None: no limit; no more than ``max_bytes + 1`` bytes are read). Callers catch ``OSError`` and say
@@ -77,7 +73,7 @@ def read_input(path: str | Path, *, max_bytes: int | None = None) -> bytes:
         os.close(handle)
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, "a folder, not a file", str(path))
-        raise NotAFile(errno.EINVAL, f"{_special(mode)}, not a file", str(path))
+        raise NotAFileError(errno.EINVAL, f"{_special(mode)}, not a file", str(path))
     with os.fdopen(handle, "rb") as opened:
         data = opened.read() if max_bytes is None else opened.read(max_bytes + 1)
     if max_bytes is not None and len(data) > max_bytes:

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
+from .errors import JsonLineError  # defined with the library's other exceptions; importable here as before
+
 BOM = b"\xef\xbb\xbf"
 COMMENT = "#"
 # Only a line that writes a \uD800-\uDFFF escape can hold a surrogate after json.loads: others skip the walk.
@@ -27,21 +29,6 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 MAX_DEPTH = 100
 _STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
 _BRACKET = re.compile(r"[\[\]{}]")
-
-
-class JsonLineError(ValueError):
-    """A line that is not one JSON value this project reads; ``str()`` is the sentence, without the line.
-
-    ``syntax`` is True when the line is not JSON at all (callers then show an example of a good row),
-    False when it is JSON holding a value refused here (NaN, a lone surrogate, nesting too deep).
-    ``decode``: the parser's own error when the text is not JSON (its ``msg``, ``lineno``, ``colno``, for a
-    caller that names the line of a file of several).
-    """
-
-    def __init__(self, message: str, *, syntax: bool = True, decode: json.JSONDecodeError | None = None) -> None:
-        super().__init__(message)
-        self.syntax = syntax
-        self.decode = decode
 
 
 @dataclass(frozen=True)

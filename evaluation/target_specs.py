@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 from urllib.parse import urlsplit
 
-from .errors import TargetConfigError, did_you_mean, shown
+from .errors import JsonLineError, TargetConfigError, did_you_mean, shown
 from .store.blob import same_endpoint
-from .jsonl import JsonLineError, parse_json
+from .jsonl import parse_json
 from .target import Target
 
 if TYPE_CHECKING:

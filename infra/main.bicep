@@ -254,7 +254,7 @@ var appSettings = {
   // Telemetry with Entra ingestion: the component refuses its instrumentation key alone.
   APPLICATIONINSIGHTS_CONNECTION_STRING: monitoring.outputs.connectionString
   APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identity.properties.clientId};Authorization=AAD'
-  // The app's own settings (README table; app_settings.py).
+  // The app's own settings (README table; app/settings.py).
   EVALUATION_STORAGE_ACCOUNT_URL: storageAccountUrl
   EVALUATION_CONTAINER: collectionsContainerName
   EVALUATION_TARGETS: string(evaluationTargets)

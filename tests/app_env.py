@@ -8,7 +8,7 @@ it is
   ``.get``/``[...]`` on anything called ``env``/``environ``/``environment``; or
 - any string constant shaped like a setting name (``EVALUATION_CONTAINER``, ``AZURE_SEARCH_ENDPOINT``,
   ``AzureWebJobsStorage``), wherever it appears: that catches helpers such as ``text("EVALUATION_BY")``
-  and tables of names read in a loop, which ``app_settings.py`` may use.
+  and tables of names read in a loop, which ``app/settings.py`` may use.
 
 A name built at run time (``f"EVALUATION_{x}"``) is not seen: write setting names out in full.
 """
@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 NOT_SCANNED = {
-    "evaluation": "the library reads no app setting; settings are read once at the edge (app_settings.py) "
+    "evaluation": "the library reads no app setting; settings are read once at the edge (app/settings.py) "
                   "and passed in. Its command line reads AZURE_STORAGE_CONNECTION_STRING for local use only",
 }
 

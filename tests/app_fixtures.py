@@ -69,7 +69,7 @@ def publish_fake_index(app: App, folder: Path, path: str, fingerprint: str) -> s
 @pytest.fixture
 def app(azurite, monkeypatch, tmp_path):
     """Settings pointing at a fresh container (the app's only environment), and a started host."""
-    import app_settings
+    from app import settings as app_settings
     from activities import golden, planning, report, searches
     from orchestrators.evaluate_golden import evaluate_golden
 

@@ -48,9 +48,9 @@ def test_a_kept_golden_copy_is_checked_against_its_name(app):
     from evaluation.errors import StoreError
     from evaluation.store.collections import CollectionFolder
 
-    from app_storage import collections_container
+    from app.storage import collections_container
 
-    import app_settings
+    from app import settings as app_settings
 
     folder = CollectionFolder(collections_container(app_settings.current_settings()), "docs")
     app.save(f"docs/golden_dataset/{SHA}.jsonl", b"something else")
@@ -62,8 +62,8 @@ def test_a_kept_golden_copy_is_checked_against_its_name(app):
 def test_working_files_are_written_read_and_discarded_beside_the_golden_copies(app):
     from evaluation.errors import StoreError
 
-    import app_settings
-    from app_storage import collection_folder
+    from app import settings as app_settings
+    from app.storage import collection_folder
 
     folder = collection_folder(app_settings.current_settings(), "docs")
     folder.write_work("run-1", "plan.json", {"questions": ["text"]})
@@ -145,9 +145,9 @@ def test_an_index_never_published_is_refused_with_the_command(app):
 
 def planned_run(app, tmp_path):
     """A run's working files as plan_evaluation and the setup activities leave them (hand-made target)."""
-    import app_settings
-    from app_storage import collection_folder
-    from evaluation.steps import plan_run, rank_setup, time_setups
+    from app import settings as app_settings
+    from app.storage import collection_folder
+    from evaluation.run import plan_run, rank_setup, time_setups
     from fakes import ANSWERS, ListTarget
 
     app.save("docs/golden.jsonl", GOLDEN)
@@ -219,7 +219,7 @@ def test_a_retried_save_report_after_a_replacing_save_takes_back_what_the_first_
 
 
 def test_golden_hash_and_keep_golden_read_nothing_over_the_size_limit(app, monkeypatch):
-    import app_settings
+    from app import settings as app_settings
 
     monkeypatch.setenv("EVALUATION_GOLDEN_MAX_BYTES", str(len(GOLDEN) - 1))
     app_settings.current_settings.cache_clear()
@@ -234,7 +234,7 @@ def test_golden_hash_and_keep_golden_read_nothing_over_the_size_limit(app, monke
 
 def test_a_timed_pass_waits_for_ranking_to_finish_and_keeps_ranking_out(tmp_path):
     from activities._shared import cores
-    from app_settings import AppSettings
+    from app.settings import AppSettings
 
     settings = AppSettings.from_environ({"EVALUATION_INDEX_CACHE": str(tmp_path)})
     order = []
@@ -273,7 +273,7 @@ def test_a_timed_pass_waits_for_ranking_to_finish_and_keeps_ranking_out(tmp_path
 
 @pytest.fixture
 def sample_run(app, sample_index, monkeypatch):
-    import app_settings
+    from app import settings as app_settings
     from evaluation.engine.published import publish_index
 
     publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
@@ -288,7 +288,7 @@ def sample_run(app, sample_index, monkeypatch):
 
 
 def test_setup_patterns_that_match_nothing_are_refused_with_the_setups_there_are(app, sample_run, monkeypatch):
-    import app_settings
+    from app import settings as app_settings
 
     monkeypatch.setenv("EVALUATION_ONLY", "hybird")
     app_settings.current_settings.cache_clear()
@@ -313,7 +313,7 @@ def test_a_run_searches_the_index_version_it_planned_with_after_a_newer_one_is_p
 
 def hold_cores(alone: bool, order: list, seconds: float = 1.0) -> threading.Thread:
     """Another activity holding this instance's cores (alone, or shared) for ``seconds``."""
-    import app_settings
+    from app import settings as app_settings
     from activities._shared import cores
 
     def hold():
@@ -395,7 +395,7 @@ def test_an_app_run_says_what_its_index_no_longer_holds_and_sizes_shards_from_th
         app, sample_index, monkeypatch, make_report):
     """As the CLI does (``held_in_latest_run``): an expected document the newest run found there and this
     index lacks "no longer" holds; and that run's median search time sizes the shards."""
-    import app_settings
+    from app import settings as app_settings
 
     sha = kept_golden_with_a_gone_document(app, sample_index, sample_questions=2)
     before = make_report("20261129T090000000Z-000001", questions={"gone-1": ["gone.md"]},
@@ -415,7 +415,7 @@ def test_an_app_run_says_what_its_index_no_longer_holds_and_sizes_shards_from_th
     # 3 questions x 6 s = 18 s of work over 10 s a shard: 2 shards (the estimate, 3 x 1 ms, gives 1)
     assert planned == {"setups": ["local.keyword.bm25"], "side_by_side": True, "shards": {"local.keyword.bm25": 2},
                        "reused_times": 0, "reused_ranks": [], "settled": []}
-    from app_storage import collection_folder
+    from app.storage import collection_folder
 
     plan = collection_folder(app_settings.current_settings(), "docs").read_work(RUN["run_id"], "plan.json")
     assert plan["missing"]["local"]["was_held"] == ["gone.md"]
@@ -429,7 +429,7 @@ def test_an_app_run_logs_a_missing_document_once(app, sample_index, monkeypatch,
     import logging
     import warnings
 
-    import app_settings
+    from app import settings as app_settings
 
     sha = kept_golden_with_a_gone_document(app, sample_index, sample_questions=1)
     monkeypatch.setenv("EVALUATION_ONLY", "keyword.bm25")

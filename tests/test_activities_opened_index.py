@@ -1,4 +1,4 @@
-"""The activities of one run on one instance open its index once (``app_storage.opened_indexes``), against
+"""The activities of one run on one instance open its index once (``app.storage.opened_indexes``), against
 Azurite with the shipped sample's index (keyword setups only: no model runs); and the library's rule that
 a new published state is a new opened index while the old pin keeps the old one."""
 from __future__ import annotations
@@ -20,7 +20,7 @@ KEY = "local.keyword.bm25"
 def three_shards(sample_run, monkeypatch):
     """The sample's run (its index published, three of its questions, keyword only), none timed, one
     question a shard."""
-    import app_settings
+    from app import settings as app_settings
 
     for name, value in (("EVALUATION_TIMED", "0"), ("EVALUATION_SHARD_QUESTIONS", "1")):
         monkeypatch.setenv(name, value)
@@ -29,8 +29,8 @@ def three_shards(sample_run, monkeypatch):
 
 
 def test_two_rank_shard_calls_of_one_run_at_once_open_its_index_once(app, three_shards):
-    import app_settings
-    from app_storage import collection_folder, opened_indexes
+    from app import settings as app_settings
+    from app.storage import collection_folder, opened_indexes
 
     settings = app_settings.current_settings()
     opened = opened_indexes(settings)
@@ -60,8 +60,8 @@ def test_two_rank_shard_calls_of_one_run_at_once_open_its_index_once(app, three_
 
 
 def test_the_app_keeps_as_many_opened_indexes_as_its_setting_says(monkeypatch):
-    import app_settings
-    from app_storage import opened_indexes
+    from app import settings as app_settings
+    from app.storage import opened_indexes
 
     monkeypatch.setenv("EVALUATION_OPENED_INDEXES", "0")
     app_settings.current_settings.cache_clear()
@@ -77,7 +77,7 @@ def test_a_new_published_state_is_opened_anew_and_the_old_pin_keeps_the_old_inde
     from evaluation.engine.index import IndexSettings, build_index
     from evaluation.engine.opened import OpenedIndexes
     from evaluation.engine.published import publish_index
-    from evaluation.targets import TargetSpec, open_target
+    from evaluation.target_specs import TargetSpec, open_target
 
     address = azurite.address(azurite.new_container(), "indexes/docs")
     built = {}

@@ -13,7 +13,7 @@ import pytest
 
 from api import routes, site
 from api.page import MENU_SIZE
-from app_settings import AppSettings
+from app.settings import AppSettings
 from evaluation.evaluate import save_report
 from evaluation.store import LocalStore, open_store
 from evaluation.store.collections import LocalCollections

@@ -36,7 +36,7 @@ def golden(first: int, count: int) -> bytes:
 
 @pytest.fixture
 def sample_app(app: App, sample_index, monkeypatch):
-    import app_settings
+    from app import settings as app_settings
     from evaluation.engine.published import publish_index
 
     publish_index(sample_index, app.address("indexes/docs"), connection_string=app.azurite.connection_string)
@@ -52,7 +52,7 @@ def sample_app(app: App, sample_index, monkeypatch):
 def fixed_clock(monkeypatch):
     """Every timed search takes 1 ms, in the app and in the CLI alike: the reports can be compared whole."""
     from evaluation.evaluate import evaluate
-    from evaluation.steps import time_setups, time_setups_part
+    from evaluation.run import time_setups, time_setups_part
 
     def ticking():
         ticks = itertools.count()
@@ -229,7 +229,7 @@ def test_a_warm_save_reuses_the_times_and_the_unchanged_questions_results_and_se
 
 
 def test_evaluation_retime_always_searches_and_times_a_warm_save_live(sample_app, monkeypatch):
-    import app_settings
+    from app import settings as app_settings
 
     monkeypatch.setenv("EVALUATION_RETIME", "always")
     app_settings.current_settings.cache_clear()

@@ -16,7 +16,7 @@ import pytest
 from evaluation.engine.index import IndexSettings, build_index, open_index
 from evaluation.engine.target import EmbeddedTarget
 from evaluation.errors import UsageError
-from evaluation.steps import AppPlan, join_app_run, plan_app_run, rank_setup, time_setups
+from evaluation.run import AppPlan, join_app_run, plan_app_run, rank_setup, time_setups
 from conftest import SAMPLES
 from fakes import write_golden
 

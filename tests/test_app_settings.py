@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app_settings import AppSettings, SettingsError
+from app.settings import AppSettings, SettingsError
 
 
 def test_defaults_when_nothing_is_set():
@@ -59,8 +59,8 @@ def readme_settings() -> dict[str, str]:
 
 
 def read_names() -> set[str]:
-    """Every environment name app_settings.py reads."""
-    source = (ROOT / "app_settings.py").read_text(encoding="utf-8")
+    """Every environment name app/settings.py reads."""
+    source = (ROOT / "app/settings.py").read_text(encoding="utf-8")
     return set(re.findall(r'(?:text|_whole_number)\((?:env, )?"([A-Z_]+)"', source)) | {"AZURE_SEARCH_API_KEY*"}
 
 
@@ -85,7 +85,7 @@ def test_the_readme_table_gives_the_defaults_the_app_uses():
 
 
 def test_search_keys_are_read_only_under_the_prefix_specs_may_name_and_kept_out_of_repr():
-    from app_settings import SEARCH_API_KEY_PREFIX
+    from app.settings import SEARCH_API_KEY_PREFIX
     from evaluation.target_specs import API_KEY_PREFIX
 
     settings = AppSettings.from_environ({"AZURE_SEARCH_API_KEY_DOCS": "k1", "OTHER_SECRET": "k2",
@@ -111,7 +111,7 @@ def test_host_json_holds_what_the_readme_says():
                                              "AccountKey=a2V5;EndpointSuffix=core.windows.net"},
 ])
 def test_the_apps_blob_client_tries_three_times_1_s_apart_since_event_grid_and_durable_retry_too(environ):
-    import app_storage
+    from app import storage as app_storage
     from azure.storage.blob import LinearRetry
 
     app_storage._container.cache_clear()

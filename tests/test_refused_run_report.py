@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from evaluation.steps import refused_run_report
+from evaluation.run import refused_run_report
 
 BROKEN = b'{"id": "q1", "question": "Where is alpha?", "expeted": ["alpha"]}\n'  # a typo: line 1, then no question ready
 CLEAN = b'{"id": "q1", "question": "Where is alpha?", "expected": ["alpha"]}\n'

@@ -185,7 +185,7 @@ def test_the_evaluate_page_on_an_older_run_says_so_and_offers_the_way_back(brows
     import azure.functions as func
 
     from api import routes, site
-    from app_settings import AppSettings
+    from app.settings import AppSettings
     from evaluation.store.collections import LocalCollections
 
     store, older, newest = sample_runs

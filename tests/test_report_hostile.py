@@ -74,7 +74,7 @@ def hostile_report(name: Callable[[int], str]) -> tuple[dict, dict[str, str]]:
 def pages(name: Callable[[int], str]) -> list[str]:
     report, texts = hostile_report(name)
     older = dict(report, id="20261129T012433123Z-000001", created_at="2026-11-29T01:24:33.123000Z")
-    from evaluation.steps import refusal_report
+    from evaluation.run import refusal_report
 
     refused = refusal_report(name(80), source=name(81), sha256="ab" * 32, run_id="20261130T000000000Z-000001",
                              created_at="2026-11-30T00:00:00Z")

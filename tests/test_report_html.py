@@ -478,7 +478,7 @@ def test_a_report_without_significance_shows_no_vs_top_column(make_report):
 
 
 def test_a_refused_run_says_why_it_never_started_with_every_error_by_line():
-    from evaluation.steps import refusal_report
+    from evaluation.run import refusal_report
 
     report = refusal_report("the golden file has 2 error(s); fix them and save it again", source="docs/golden.jsonl",
                             sha256="ab" * 32, run_id="20261130T000000000Z-000001", created_at="2026-11-30T00:00:00Z")

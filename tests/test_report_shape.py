@@ -13,7 +13,7 @@ from test_retime import MOMENT, ROWS, Indexed
 
 from conftest import run_cli
 from evaluation import evaluate
-from evaluation.errors import DamagedFile
+from evaluation.errors import DamagedFileError
 from evaluation.store import LocalStore
 from fakes import write_golden
 
@@ -69,7 +69,7 @@ def test_a_damaged_section_the_views_read_is_a_sentence_in_every_command(kept, c
     change, says = CASES[case]
     edit(store, run_id, change)
 
-    with pytest.raises(DamagedFile) as caught:
+    with pytest.raises(DamagedFileError) as caught:
         store.get(run_id)
     assert says in str(caught.value)
     for argv in (("runs", "show", run_id), ("report", run_id, "--out", str(tmp_path / "page.html")),

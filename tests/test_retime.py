@@ -9,7 +9,7 @@ from conftest import run_cli
 from evaluation import evaluate
 from evaluation.report.html import render_html
 from evaluation.report.text import render_report
-from evaluation.steps import plan_run, reusable_times, time_state
+from evaluation.run import plan_run, reusable_times, time_state
 from fakes import ANSWERS, ListTarget, write_golden
 
 MOMENT = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)

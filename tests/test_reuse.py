@@ -17,9 +17,9 @@ import evaluation.run.reuse as reuse
 from evaluation.engine.target import EmbeddedTarget
 from evaluation.report.notes import ranked_in_note
 from evaluation.report.text import render_picks
-from evaluation.steps import (join_app_run, merge_shards, plan_app_run, plan_run, plan_shards, rank_setup,
-                              rank_state, ranking_software, reusable_ranks, reusable_times, reused_timing,
-                              time_setups)
+from evaluation.run import (join_app_run, merge_shards, plan_app_run, plan_run, plan_shards, rank_setup,
+                            rank_state, ranking_software, reusable_ranks, reusable_times, reused_timing,
+                            time_setups)
 from conftest import SAMPLES
 from fakes import ANSWERS, ListTarget, write_golden
 

@@ -248,7 +248,7 @@ def test_a_refused_run_says_so_in_the_list_and_shows_its_errors(capsys, tmp_path
     import hashlib
 
     from evaluation.golden import check_golden_bytes
-    from evaluation.steps import golden_errors_reason, refusal_report
+    from evaluation.run import golden_errors_reason, refusal_report
 
     raw = b'{"question": "Where?", "expeted": ["a"]}\n'
     check = check_golden_bytes(raw, "docs/golden.jsonl")

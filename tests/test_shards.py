@@ -10,8 +10,8 @@ import pytest
 
 from conftest import SAMPLES
 from evaluation.errors import UsageError
-from evaluation.steps import (estimated_seconds, measured_times, merge_shards, plan_run, plan_shards, rank_setup,
-                              untimed_ids)
+from evaluation.run import (estimated_seconds, measured_times, merge_shards, plan_run, plan_shards, rank_setup,
+                            untimed_ids)
 from fakes import ANSWERS, ListTarget, write_golden
 
 MOMENT = datetime(2026, 11, 30, 1, 2, 3, tzinfo=timezone.utc)

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from evaluation.engine import shared_cache
-from evaluation.engine.shared_cache import CacheDamaged, SharedCache, decode, encode
+from evaluation.engine.shared_cache import CacheDamagedError, SharedCache, decode, encode
 
 MODEL = hashlib.sha256(b"a model").digest()
 CROSS = hashlib.sha256(b"a cross-encoder").digest()
@@ -43,7 +43,7 @@ def test_a_blob_holds_its_vectors_scores_and_parts_and_is_checked_whole():
 
     assert decode(data) == (vectors, scores, ["p1.bin", "p2.bin"])
     for damaged in (data[:-1], data[:40], b"x" + data[1:], data[:-33] + b"\0" + data[-32:], b""):
-        with pytest.raises(CacheDamaged):
+        with pytest.raises(CacheDamagedError):
             decode(damaged)
 
 

@@ -8,7 +8,7 @@ import pytest
 from evaluation.answers.stale import stale_evidence
 from evaluation.engine.corpus import read_corpus
 from evaluation.golden.wording import quoted
-from evaluation.steps import plan_run
+from evaluation.run import plan_run
 
 from conftest import SAMPLES, run_cli
 from fakes import ANSWERS, ListTarget, write_golden

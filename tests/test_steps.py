@@ -12,7 +12,7 @@ import pytest
 
 from evaluation import assemble_report, evaluate, plan_run, run_setup
 from evaluation.errors import UsageError
-from evaluation.steps import failed_entry
+from evaluation.run import failed_entry
 
 from evaluation.target import Hit
 from fakes import ANSWERS, ListTarget, write_golden
@@ -33,7 +33,7 @@ def through_json(value):
 def steps_report(targets, golden, **options):
     """The report made step by step, as the Function App makes it: every setup timed side by side, each
     ranked apart, joined (``finish_entries``) and assembled, every part through JSON."""
-    from evaluation.steps import finish_entries, rank_setup, time_setups
+    from evaluation.run import finish_entries, rank_setup, time_setups
 
     by_name = {t.name: t for t in targets}
     plan = through_json(plan_run(targets, golden, created_at=MOMENT, run_id="run-1", **options))
@@ -136,7 +136,7 @@ def test_on_the_shipped_sample_the_steps_apart_equal_evaluate(sample_index):
 def test_evaluate_times_as_many_questions_by_default_as_a_plan_does():
     import importlib
 
-    whole, steps = importlib.import_module("evaluation.evaluate"), importlib.import_module("evaluation.steps")
+    whole, steps = importlib.import_module("evaluation.evaluate"), importlib.import_module("evaluation.run")
 
     assert whole.DEFAULT_TIMED == steps.DEFAULT_TIMED == 50
     assert whole.DEFAULT_TIME_MARGIN == steps.DEFAULT_TIME_MARGIN and whole.DEFAULT_TIME_FLOOR == steps.DEFAULT_TIME_FLOOR
@@ -146,7 +146,7 @@ def test_evaluate_times_as_many_questions_by_default_as_a_plan_does():
 # -- a run split as the Function App runs it: ranks in parallel, timed passes one after another --------
 
 def test_ranks_then_times_apart_give_the_entry_run_setup_gives(golden):
-    from evaluation.steps import rank_setup, time_setup, with_times
+    from evaluation.run import rank_setup, time_setup, with_times
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
     plan = through_json(plan_run(target, golden, created_at=MOMENT, run_id="run-1", timed=2))
@@ -161,7 +161,7 @@ def test_ranks_then_times_apart_give_the_entry_run_setup_gives(golden):
 
 
 def test_timed_passes_run_side_by_side_after_every_warm_up_in_a_rotating_order(golden):
-    from evaluation.steps import time_setups
+    from evaluation.run import time_setups
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
     plan = plan_run(target, golden, created_at=MOMENT, timed=3)
@@ -194,7 +194,7 @@ def test_the_rotation_reverses_every_other_cycle_so_each_of_a_pair_goes_first_as
 
 
 def test_a_timed_pass_that_fails_is_that_setups_error_and_the_others_are_timed(golden):
-    from evaluation.steps import time_setups
+    from evaluation.run import time_setups
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"dense"})
     plan = plan_run(target, golden, created_at=MOMENT, timed=1)
@@ -206,7 +206,7 @@ def test_a_timed_pass_that_fails_is_that_setups_error_and_the_others_are_timed(g
 
 
 def test_a_rank_that_fails_is_the_entrys_error_and_has_no_times_to_add(golden):
-    from evaluation.steps import rank_setup, with_times
+    from evaluation.run import rank_setup, with_times
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"hybrid"})
     plan = plan_run(target, golden, created_at=MOMENT, timed=1)  # two questions left for the batch
@@ -219,7 +219,7 @@ def test_a_rank_that_fails_is_the_entrys_error_and_has_no_times_to_add(golden):
 
 
 def test_finish_entries_keeps_each_setups_part_or_says_which_is_missing(golden):
-    from evaluation.steps import finish_entries, rank_setup, time_setup
+    from evaluation.run import finish_entries, rank_setup, time_setup
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"hybrid"})
     plan = plan_run(target, golden, created_at=MOMENT, timed=1)
@@ -245,7 +245,7 @@ def test_finish_entries_keeps_each_setups_part_or_says_which_is_missing(golden):
 
 def test_a_refused_run_is_a_report_with_no_setups_and_every_golden_error(tmp_path):
     from evaluation.golden import check_golden_bytes
-    from evaluation.steps import golden_errors_reason, refusal_report
+    from evaluation.run import golden_errors_reason, refusal_report
     from evaluation.store import LocalStore
 
     raw = (b'{"question": "Where?", "expeted": ["a"]}\n{"question": "Where else?", "expected": "b"}\n'
@@ -290,7 +290,7 @@ class CountingTarget(ListTarget):
 
 
 def test_request_counts_add_up_the_same_whether_a_setup_runs_whole_or_split(golden):
-    from evaluation.steps import finish_entries, rank_setup, time_setups
+    from evaluation.run import finish_entries, rank_setup, time_setups
 
     plan = through_json(plan_run(ListTarget("t", ANSWERS, held={"alpha"}), golden, created_at=MOMENT, timed=2))
     keys = [s["key"] for s in plan["setups"]]
@@ -306,7 +306,7 @@ def test_request_counts_add_up_the_same_whether_a_setup_runs_whole_or_split(gold
 
 
 def test_a_setup_that_fails_midway_keeps_the_requests_it_sent_in_every_step(golden):
-    from evaluation.steps import rank_setup, time_setups
+    from evaluation.run import rank_setup, time_setups
 
     class FailingBatch(CountingTarget):
         def search_batch(self, setup, questions, depth):
@@ -551,7 +551,7 @@ def test_the_report_keeps_the_setups_each_pick_was_chosen_among_as_ties_on_time(
 
 
 def test_a_side_by_side_pass_timed_in_parts_gives_what_one_pass_gives_and_warms_up_again_each_part(tmp_path):
-    from evaluation.steps import time_setups, time_setups_part
+    from evaluation.run import time_setups, time_setups_part
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
     plan = through_json(plan_run(target, many_questions(tmp_path, 12), created_at=MOMENT, only=["keyword", "dense"],
@@ -578,7 +578,7 @@ def test_a_side_by_side_pass_timed_in_parts_gives_what_one_pass_gives_and_warms_
 
 
 def test_one_setups_timed_pass_alone_raises_its_failure_for_the_caller_to_decide(golden):
-    from evaluation.steps import time_setup
+    from evaluation.run import time_setup
 
     target = ListTarget("t", ANSWERS, held={"alpha"}, broken={"dense"})
     plan = plan_run(target, golden, created_at=MOMENT, timed=1)

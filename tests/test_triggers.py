@@ -159,7 +159,7 @@ def test_a_golden_file_deleted_before_the_event_arrived_is_acknowledged(app):
 
 
 def test_storage_out_of_reach_is_raised_so_event_grid_retries(app, monkeypatch):
-    import app_settings
+    from app import settings as app_settings
     from evaluation.errors import StoreError
 
     closed = app.azurite.connection_string.replace(app.azurite.blob_endpoint.split("/")[2], "127.0.0.1:9")
@@ -315,7 +315,7 @@ def test_an_index_never_published_answers_400_with_the_command(app):
 
 
 def test_storage_out_of_reach_answers_503_to_retry_later(published, monkeypatch):
-    import app_settings
+    from app import settings as app_settings
 
     closed = published.azurite.connection_string.replace(published.azurite.blob_endpoint.split("/")[2], "127.0.0.1:9")
     monkeypatch.setenv("EVALUATION_STORAGE_CONNECTION_STRING", closed)
@@ -386,7 +386,7 @@ def test_evaluate_now_runs_the_same_bytes_again_when_the_newest_report_is_for_ot
 
 @pytest.fixture
 def small_limit(monkeypatch):
-    import app_settings
+    from app import settings as app_settings
 
     monkeypatch.setenv("EVALUATION_GOLDEN_MAX_BYTES", str(len(GOLDEN) + 10))
     app_settings.current_settings.cache_clear()
@@ -429,7 +429,7 @@ def test_a_saved_golden_file_over_the_limit_starts_nothing_and_says_why(app, sma
 
 
 def test_a_golden_file_at_the_limit_is_hashed_as_before(published, monkeypatch):
-    import app_settings
+    from app import settings as app_settings
 
     monkeypatch.setenv("EVALUATION_GOLDEN_MAX_BYTES", str(len(GOLDEN)))  # exactly its size: allowed
     app_settings.current_settings.cache_clear()

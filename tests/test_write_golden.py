@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.chat import ChatSettings
-from evaluation.errors import GoldenFileError, WriterUnavailable
+from evaluation.errors import GoldenFileError, WriterUnavailableError
 from evaluation.golden import check_golden, read_golden
 from evaluation.golden.writing import ChatWriter, write_golden
 from evaluation.golden.writing.passages import spread
@@ -109,6 +109,17 @@ def test_every_row_is_a_draft_naming_its_document_answer_and_quote_and_the_file_
     # 3 passages: a rating, a draft and the critic's verdict each; nothing reused without a cache
     assert (done.asked, done.reused, done.kinds) == (3 * 3, 0, {"factual": 3})
     assert done.unfindable == () and "local.keyword.bm25" in done.searched_with
+
+
+def test_a_settings_object_drafts_the_rows_its_keywords_draft_and_a_keyword_goes_over_it(server, index):
+    from evaluation.golden.writing import WritingSettings
+
+    by_keywords = run(server, index, ScriptedWriter(TOPICS), n=2, seed=3)
+    server.respond = ScriptedWriter(TOPICS)
+    with chat_writer(server) as writer:
+        by_object = write_golden(index, writer=writer, settings=WritingSettings(n=5, mix={"factual": 1}, evolve=0,
+                                                                                seed=3), n=2)
+    assert by_object.rows == by_keywords.rows and len(by_object.rows) == by_object.wanted == 2
 
 
 def test_a_quote_that_is_not_on_its_page_is_turned_down_and_asked_for_again(server, index):
@@ -219,7 +230,7 @@ def test_a_stopped_run_resumes_from_the_cache_and_a_repeat_makes_no_call(server,
         return model(seen)
 
     server.respond = quits_after_four
-    with pytest.raises(WriterUnavailable, match="answered 503 Service Unavailable"), chat_writer(server) as writer:
+    with pytest.raises(WriterUnavailableError, match="answered 503 Service Unavailable"), chat_writer(server) as writer:
         write_golden(index, out, 3, writer=writer, mix={"factual": 1}, evolve=1, cache=cache)
     assert not out.exists() and len(cache.read_text().splitlines()) == 4
     before = len(server.seen)
@@ -252,7 +263,7 @@ def test_an_existing_file_is_refused_before_any_call_and_left_as_it_was(server, 
 def test_a_refusing_service_stops_the_run_at_once_and_nothing_is_written(server, index, tmp_path):
     out = tmp_path / "golden.jsonl"
     server.answer(Reply(401, {"error": {"message": "Access denied due to invalid subscription key."}}))
-    with pytest.raises(WriterUnavailable) as caught, chat_writer(server, retries=2) as writer:
+    with pytest.raises(WriterUnavailableError) as caught, chat_writer(server, retries=2) as writer:
         write_golden(index, out, 3, writer=writer)
     assert "refused the request: 401 Unauthorized: Access denied" in str(caught.value)
     assert len(server.seen) == 1 and not out.exists() and list(tmp_path.iterdir()) == []
@@ -260,14 +271,14 @@ def test_a_refusing_service_stops_the_run_at_once_and_nothing_is_written(server,
 
 def test_a_model_that_declines_stops_the_run(server, index, tmp_path):
     server.answer(Reply(body=completion(None, refusal="I can't help with that.")))
-    with pytest.raises(WriterUnavailable, match="declined to write: I can't help"), chat_writer(server) as writer:
+    with pytest.raises(WriterUnavailableError, match="declined to write: I can't help"), chat_writer(server) as writer:
         write_golden(index, tmp_path / "golden.jsonl", 3, writer=writer)
     assert len(server.seen) == 1 and list(tmp_path.iterdir()) == []
 
 
 def test_a_silent_service_stops_the_run_after_its_retries_and_nothing_is_written(server, index, tmp_path):
     server.answer(Reply(body=completion('{"score": 1}'), delay_s=1.0))
-    with pytest.raises(WriterUnavailable, match=r"did not answer within 0.2 s \(2 attempt\(s\)\)"), \
+    with pytest.raises(WriterUnavailableError, match=r"did not answer within 0.2 s \(2 attempt\(s\)\)"), \
             chat_writer(server, retries=1, timeout_s=0.2) as writer:
         write_golden(index, tmp_path / "golden.jsonl", 3, writer=writer)
     assert len(server.seen) == 2 and list(tmp_path.iterdir()) == []
@@ -278,7 +289,7 @@ def test_an_empty_reply_or_one_that_is_not_the_json_asked_for_stops_the_run_and_
                                                                                                 content):
     server.answer(Reply(body=completion(content)))
     cache = tmp_path / "replies.jsonl"
-    with pytest.raises(WriterUnavailable), chat_writer(server) as writer:
+    with pytest.raises(WriterUnavailableError), chat_writer(server) as writer:
         write_golden(index, tmp_path / "golden.jsonl", 3, writer=writer, cache=cache)
     assert len(server.seen) == 1 and not (tmp_path / "golden.jsonl").exists() and not cache.exists()
 
@@ -477,6 +488,6 @@ def test_golden_write_refuses_an_out_it_cannot_write_before_any_model_call(serve
 ], ids=["in the message", "the whole body"])
 def test_a_reply_nested_without_end_stops_the_run_with_a_sentence(server, index, tmp_path, reply, says):
     server.answer(reply)
-    with pytest.raises(WriterUnavailable, match=says), chat_writer(server) as writer:
+    with pytest.raises(WriterUnavailableError, match=says), chat_writer(server) as writer:
         write_golden(index, tmp_path / "golden.jsonl", 1, writer=writer)
     assert len(server.seen) == 1 and list(tmp_path.iterdir()) == []

@@ -10,7 +10,7 @@ new one. ``"force": true`` always starts a new run.
 Answers: 202 started (or already running / ran: same URLs), 400 a request or golden file that cannot
 run (a sentence; for a golden file with errors the first 100 ``problems`` and ``more_problems``, how
 many were left out; a golden file over ``EVALUATION_GOLDEN_MAX_BYTES`` is refused unread), 404 no
-golden file there, 503 storage out of reach (retry). Refusals are ``app_http.Refusal``.
+golden file there, 503 storage out of reach (retry). Refusals are ``app.http.Refusal``.
 """
 from __future__ import annotations
 
@@ -23,10 +23,10 @@ from typing import Any
 import azure.durable_functions as df
 import azure.functions as func
 
-from app_golden import GoldenTooLarge, golden_version
-from app_http import Refusal, refusal_answer
-from app_settings import AppSettings, current_settings
-from app_storage import account_url, collection_folder, collection_target_state, collection_targets
+from app.golden import GoldenTooLarge, golden_version
+from app.http import Refusal, refusal_answer
+from app.settings import AppSettings, current_settings
+from app.storage import account_url, collection_folder, collection_target_state, collection_targets
 from evaluation.errors import EvaluationError, StoreError, did_you_mean, shown
 from evaluation.golden import check_golden_bytes
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder, check_collection_name, collection_of

@@ -2,7 +2,7 @@
 
 The trigger hashes the blob's bytes as they are now (not as the event saw them: a later save's bytes
 are what a run should read), streamed and only after its size is within ``EVALUATION_GOLDEN_MAX_BYTES``
-(``app_golden``), and starts ``evaluate_golden`` once per collection and sha256 (see
+(``app.golden``), and starts ``evaluate_golden`` once per collection and sha256 (see
 ``triggers.starting``). Delivery is at least once and may come out of order; both fold into the same
 instance id. Anything it cannot act on (another event type, another blob, a golden file already
 gone or over the size limit) is logged and acknowledged; only a fault that may pass (storage or the
@@ -16,9 +16,9 @@ import logging
 import azure.durable_functions as df
 import azure.functions as func
 
-from app_golden import GoldenTooLarge, golden_version
-from app_settings import current_settings
-from app_storage import collection_folder
+from app.golden import GoldenTooLarge, golden_version
+from app.settings import current_settings
+from app.storage import collection_folder
 from evaluation.store.collections import collection_of
 from triggers.starting import instance_id, newest_report_sha256, start_once
 

@@ -238,7 +238,8 @@ def read_unanswerable(path: str | Path) -> list[str]:
     """Questions the collection cannot answer, from a file: one a line (blank lines skipped), or JSONL rows
     with a ``question`` (a golden file's rows work)."""
     from ..files import read_input
-    from ..jsonl import JsonLineError, parse_json
+    from ..errors import JsonLineError
+    from ..jsonl import parse_json
 
     path = Path(path)
     try:

@@ -24,7 +24,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..engine.models import ModelInfo, register_embedder
+from ..engine.model_catalog import ModelInfo, register_embedder
 from ..errors import ModelError
 from ..chat import ChatRoute, ChatSettings
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from ..chat import ChatRoute, ChatSettings, snippet as _snippet
-from ..errors import AnswerError, UsageError
-from ..jsonl import JsonLineError, parse_json
+from ..errors import AnswerError, JsonLineError, UsageError
+from ..jsonl import parse_json
 from ..golden import Question
 from .scored import METRICS
 

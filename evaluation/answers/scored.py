@@ -32,8 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..errors import AnswerError, UsageError, did_you_mean
-from ..jsonl import JsonLineError, parse_line, read_lines
+from ..errors import AnswerError, JsonLineError, UsageError, did_you_mean
+from ..jsonl import parse_line, read_lines
 from ..golden import Golden, Question, read_golden
 from ..golden.wording import plural, quoted
 from ..store.sources import Fetcher

@@ -186,7 +186,7 @@ def _vector_fields(value: Any, where: str) -> tuple[str, ...] | None:
 def _query_vectors(value: Any, where: str) -> dict[str, str]:
     if value is None:
         return {}
-    from ..engine.models import EMBEDDER_NAMES
+    from ..engine.model_catalog import EMBEDDER_NAMES
 
     sources = (VECTORIZER, AZURE_OPENAI, *EMBEDDER_NAMES)
     if not isinstance(value, Mapping):

@@ -137,7 +137,7 @@ class AzureSearchTarget:
         shape = IndexShape.read(definition)
         fields = resolve_fields(shape, self.options.fields, where=self._where)
         semantic = choose_semantic_configuration(shape, self.options.semantic_configuration, where=self._where)
-        from ..engine.models import CROSS_ENCODER_NAME, available_embedders, cross_encoder_available, model_info
+        from ..engine.model_catalog import CROSS_ENCODER_NAME, available_embedders, cross_encoder_available, model_info
 
         bundled = {m: model_info(m).dimensions for m in available_embedders()}
         sources, vector_left_out = query_vector_sources(shape, self.options, bundled, where=self._where)
@@ -186,7 +186,7 @@ class AzureSearchTarget:
         else:
             missing_check = (f"not checked: {fields.doc_id} is not filterable in the index; make it filterable "
                              "to have documents the index no longer holds found before a run")
-        from ..engine.models import CROSS_ENCODER_NAME, model_info
+        from ..engine.model_catalog import CROSS_ENCODER_NAME, model_info
 
         return {
             "name": self.name, "engine": ENGINE, "collection": self.options.index,

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Sequence
 
-from ..errors import UsageError, did_you_mean
+from ..errors import BuildKeyError, did_you_mean
 
 # What each technique cuts at, in the words of the tool our users come from.
 TECHNIQUES: dict[str, str] = {
@@ -40,10 +40,6 @@ MAX_SIZE = 100_000
 OVERLAP_SHARE = 5                # the overlap is size // OVERLAP_SHARE characters
 
 _KEY = re.compile(r"([a-z]+)-([1-9][0-9]*)-([a-z])")
-
-
-class BuildKeyError(UsageError, ValueError):
-    """A build key that names nothing; the message says what a key is."""
 
 
 def _what_a_key_is() -> str:

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..errors import AnswerError
-from ..jsonl import JsonLineError, parse_json
+from ..errors import AnswerError, JsonLineError
+from ..jsonl import parse_json
 from .ask import ask, where
 from .cutters import Span, merge_tiny, split_long, trimmed
 

@@ -134,7 +134,7 @@ def index_settings(args: argparse.Namespace):
 
     models = tuple(m.strip() for m in args.models.split(",") if m.strip()) if args.models else None
     if models is not None:
-        from ..engine.models import EMBEDDER_NAMES, HASH_NAME
+        from ..engine.model_catalog import EMBEDDER_NAMES, HASH_NAME
 
         known = (*EMBEDDER_NAMES, HASH_NAME)
         unknown = [m for m in models if m not in known]

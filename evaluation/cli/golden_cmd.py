@@ -21,6 +21,7 @@ from .chat_options import add_chat_options
 from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
                      open_embedded_target, percent_0_to_100, whole)
 from ..golden.check import check_golden
+from ..golden.writing import settings as writing
 from ..golden.template import golden_template
 
 
@@ -93,20 +94,26 @@ def register(subparsers: Any) -> None:
                                             '"draft": true for a person to check. Never writes over a file.')
     add_target_options(write)
     write.add_argument("--out", metavar="FILE", required=True, type=local_path, help="the golden file to write (never an existing one)")
-    write.add_argument("-n", type=_at_least_one, default=50, help="how many questions (default 50)")
-    write.add_argument("--scenario", default="", help="who asks, in a sentence (the questions' voice)")
-    write.add_argument("--task", default="", help="why they ask, in a sentence")
+    # Each setting's default is WritingSettings' (None here: not given), so it is written once.
+    write.add_argument("-n", type=_at_least_one, help=f"how many questions (default {writing.DEFAULT_N})")
+    write.add_argument("--scenario", help="who asks, in a sentence (the questions' voice)")
+    write.add_argument("--task", help="why they ask, in a sentence")
     write.add_argument("--examples", metavar="FILE", type=local_path,
                        help="questions people really ask, one a line, whose style is copied")
-    write.add_argument("--mix", type=_mix, default=None, metavar="KIND=N,...",
-                       help="kinds of question and their weights (default factual=2,howto=1,comparison=1,multihop=1)")
-    write.add_argument("--evolve", type=whole(0, 5), default=1, help="rewrites that make each question harder (default 1)")
-    write.add_argument("--threshold", type=_unit, default=0.7,
-                       help="the critic's score a passage and a question must reach, 0-1 (default 0.7)")
-    write.add_argument("--similarity", type=_cosine, default=0.5,
-                       help="the cosine at which a question repeats an earlier one (default 0.5)")
-    write.add_argument("--tries", type=whole(1, 10), default=3, help="drafts asked for per passage (default 3)")
-    write.add_argument("--seed", type=int, default=0, help="the passage sampling seed (default 0)")
+    write.add_argument("--mix", type=_mix, metavar="KIND=N,...",
+                       help="kinds of question and their weights (default "
+                            f"{','.join(f'{kind}={weight}' for kind, weight in writing.DEFAULT_MIX.items())})")
+    write.add_argument("--evolve", type=whole(0, 5),
+                       help=f"rewrites that make each question harder (default {writing.DEFAULT_EVOLVE})")
+    write.add_argument("--threshold", type=_unit,
+                       help=f"the critic's score a passage and a question must reach, 0-1 (default "
+                            f"{writing.DEFAULT_THRESHOLD})")
+    write.add_argument("--similarity", type=_cosine,
+                       help=f"the cosine at which a question repeats an earlier one (default "
+                            f"{writing.DEFAULT_SIMILARITY})")
+    write.add_argument("--tries", type=whole(1, 10),
+                       help=f"drafts asked for per passage (default {writing.DEFAULT_TRIES})")
+    write.add_argument("--seed", type=int, help="the passage sampling seed (default 0)")
     write.add_argument("--cache", metavar="FILE", type=local_path,
                        help="keep every model reply here, so a stopped run resumes and a repeat asks nothing")
     write.add_argument("--json", action="store_true", help="print what was done as JSON")
@@ -187,16 +194,14 @@ def _write(args: argparse.Namespace) -> int:
 
     settings = chat_settings(args, os.environ, "writer", WRITER_PREFIX, max_tokens=WRITER_MAX_TOKENS)  # before any work
     _check_write_files(args)  # said before an index is built or a model asked; write_golden checks them too
-    examples = _examples(args.examples) if args.examples else []
+    drafting = writing.WritingSettings.from_args(args, examples=_examples(args.examples) if args.examples else ())
     bar = ProgressBar(args.quiet)
     try:
         target = open_embedded_target(args, bar)
         bar.close()
         with ChatWriter(settings) as writer:
-            done = write_golden(target, args.out, args.n, writer=writer, examples=examples, scenario=args.scenario,
-                                task=args.task, mix=args.mix, evolve=args.evolve, threshold=args.threshold,
-                                similarity=args.similarity, tries=args.tries, seed=args.seed, cache=args.cache,
-                                progress=None if args.quiet else bar)
+            done = write_golden(target, args.out, writer=writer, cache=args.cache, progress=None if args.quiet else bar,
+                                settings=drafting)
     finally:
         bar.close()
     print(json.dumps(done.to_dict(), indent=2) if args.json else done.summary())

@@ -17,7 +17,7 @@ Keys: a model key, then the sha256 of each text exactly as the model was given i
   wording, the chunk's and the document's text; ``chunking_eval.notes``) -> the note, so a chunking
   run again asks the model nothing it asked before
 
-The model key is the sha256 of what decides an output: the model as ``models.model_info`` describes
+The model key is the sha256 of what decides an output: the model as ``model_catalog.model_info`` describes
 it (its .onnx and tokenizer sha256, pooling, max tokens, query prefix, rows per call), how texts are
 batched, and the tokenizers and onnxruntime versions. A changed chunk text or another model misses
 on its own, so the index fingerprint is not part of any key.
@@ -86,7 +86,8 @@ def cache_path(index_folder: str | Path) -> Path:
 def model_key(name: str) -> bytes:
     """sha256 of everything that decides model ``name``'s outputs (see the module docstring); nothing is loaded."""
     from .identity import model_identity, software_versions
-    from .models import batching, model_info
+    from .graphs import batching
+    from .model_catalog import model_info
 
     software = software_versions()
     described = {"model": model_identity(model_info(name).to_dict()), "batching": batching(),

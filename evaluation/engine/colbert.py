@@ -41,7 +41,9 @@ from typing import Callable, Sequence
 import numpy as np
 
 from ..errors import ModelError, SearchIndexError
-from .models import COLBERT_NAME, _LoadedModel, _ModelSpec, _cached, _find, _SPECS, _texts, _tokenizer, model_info
+from .graphs import _texts, _tokenizer
+from .model_catalog import _SPECS, COLBERT_NAME, _find, _ModelSpec, model_info
+from .models import _cached, _LoadedModel
 
 log = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from ..errors import CorpusError, LineProblem, at_most, did_you_mean, nearest_file
+from ..errors import CorpusError, JsonLineError, LineProblem, at_most, did_you_mean, nearest_file
 from ..files import read_input
-from ..jsonl import file_wide, JsonLineError, parse_line, read_lines
+from ..jsonl import file_wide, parse_line, read_lines
 
 PAGE_BREAK = "\f"
 FOLDER_SUFFIXES = (".md", ".markdown", ".txt")

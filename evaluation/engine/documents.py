@@ -16,7 +16,7 @@ import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-from ..errors import CorpusError, WrongArgument
+from ..errors import CorpusError, WrongArgumentError
 
 if TYPE_CHECKING:
     from ..progress import Progress
@@ -34,8 +34,8 @@ def document_rows(documents: Any) -> tuple[list[dict[str, Any]], list[str]]:
         for doc_id, value in documents.items():
             row = {"text": value} if isinstance(value, str) else dict(value) if isinstance(value, Mapping) else None
             if row is None:
-                raise WrongArgument(f"document {doc_id!r}: its value must be its text (or a row such as "
-                                    f'{{"text": "...", "title": "..."}}), not {type(value).__name__}')
+                raise WrongArgumentError(f"document {doc_id!r}: its value must be its text (or a row such as "
+                                         f'{{"text": "...", "title": "..."}}), not {type(value).__name__}')
             rows.append({"id": doc_id, **row})
             labels.append(f"document {doc_id!r}")
         if rows:
@@ -45,9 +45,9 @@ def document_rows(documents: Any) -> tuple[list[dict[str, Any]], list[str]]:
         if odd is None:
             return ([dict(row) for row in documents],
                     [f"document {n} ({row.get('id')!r})" for n, row in enumerate(documents, 1)])
-        raise WrongArgument(f"documents must be {TAKES}; the list holds {type(odd).__name__} {str(odd)[:40]!r}")
-    raise WrongArgument(f"documents must be {TAKES}, not {type(documents).__name__}"
-                        + (" (an empty one)" if isinstance(documents, (Mapping, list, tuple)) else ""))
+        raise WrongArgumentError(f"documents must be {TAKES}; the list holds {type(odd).__name__} {str(odd)[:40]!r}")
+    raise WrongArgumentError(f"documents must be {TAKES}, not {type(documents).__name__}"
+                             + (" (an empty one)" if isinstance(documents, (Mapping, list, tuple)) else ""))
 
 
 def from_documents(cls: type, documents: Any, *, settings: IndexSettings | None = None,
@@ -63,7 +63,7 @@ def from_documents(cls: type, documents: Any, *, settings: IndexSettings | None 
     try:
         text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     except TypeError as err:
-        raise WrongArgument(f"documents must be {TAKES}: {err}") from err
+        raise WrongArgumentError(f"documents must be {TAKES}: {err}") from err
     folder = Path(tempfile.mkdtemp(prefix="evaluation-documents-"))
     try:
         corpus = folder / "corpus.jsonl"

@@ -7,7 +7,7 @@ The index fingerprint hashes, besides the index format and the corpus bytes:
   change to that line changes the fingerprint without a version to remember to bump;
 - the BM25 settings of the chunk index and of the document index, and the text the document index
   holds, as ``corpus.document_text`` makes it of a probe document;
-- each embedding model as ``models.model_info`` describes it: the .onnx and tokenizer sha256,
+- each embedding model as ``model_catalog.model_info`` describes it: the .onnx and tokenizer sha256,
   dimensions, pooling, max_tokens, query prefix, rows per call (loading refuses files with other
   checksums, so these are the loaded model's), and how texts are batched;
 - the versions of the software that turns text into tokens, scores and vectors, on both the index
@@ -61,7 +61,8 @@ def model_identity(info: dict[str, Any]) -> dict[str, Any]:
 def fingerprint_payload(*, index_format: int, corpus_sha256: str, chunking: dict, chunking_rules: int,
                         bm25: dict, bm25_documents: dict, models: Sequence[str]) -> dict[str, Any]:
     """Everything the fingerprint hashes (see the module docstring), as plain JSON data."""
-    from .models import batching, model_info
+    from .graphs import batching
+    from .model_catalog import model_info
 
     return {"format": index_format, "corpus": corpus_sha256, "chunking": chunking, "chunking_rules": chunking_rules,
             "indexed_text": indexed_text_probe(), "bm25": bm25,
@@ -74,7 +75,7 @@ def differences(manifest: dict[str, Any]) -> list[str]:
     """How the models and software installed now differ from those that built the index, one
     sentence each (empty when nothing differs)."""
     from ..errors import UsageError
-    from .models import model_info
+    from .model_catalog import model_info
 
     found = []
     for built in manifest.get("models") or []:
@@ -110,7 +111,7 @@ def rebuild_command(manifest: dict[str, Any], folder: str | Path) -> str:
         if key in chunking and chunking[key] != default[key]:
             words += [flag, str(chunking[key])]
     models = [m.get("name") for m in manifest.get("models") or []]
-    from .models import available_embedders
+    from .model_catalog import available_embedders
 
     if models and sorted(models) != sorted(available_embedders()):
         words += ["--models", ",".join(models)]

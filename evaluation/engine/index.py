@@ -86,7 +86,7 @@ class IndexSettings:
     colbert: bool = False  # store ColBERT token vectors too (evaluation/engine/colbert.py)
 
     def resolved_models(self) -> tuple[str, ...]:
-        from .models import available_embedders
+        from .model_catalog import available_embedders
 
         return tuple(sorted(self.models if self.models is not None else available_embedders()))
 
@@ -440,7 +440,9 @@ def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Pr
     (``embed_documents_together``); a shared queue of both models' calls from the start cost more CPU
     and memory.
     """
-    from .models import embed_documents_together, load_embedder, resolve_threads, text_work
+    from .embed_together import embed_documents_together, text_work
+    from .graphs import resolve_threads
+    from .models import load_embedder
 
     each = max(1, resolve_threads(threads) // max(1, len(names)))
     embedders = []

@@ -80,7 +80,8 @@ class TextVectors:
     def vectors(self, model: str, texts: Sequence[str], *,
                 progress: Callable[[int], None] | None = None) -> np.ndarray:
         """(len(texts), dimensions) float32 unit rows for ``texts`` exactly as given (no query prefix)."""
-        from .models import load_embedder, model_info
+        from .model_catalog import model_info
+        from .models import load_embedder
 
         wanted = list(dict.fromkeys(texts))
         todo = [t for t in wanted if (model, t) not in self._memory]

@@ -47,6 +47,8 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
+from ..errors import CacheDamaged  # noqa: F401  (its name before the naming rule, importable here as before)
+from ..errors import CacheDamagedError
 from ..store import checks
 from ..store.shape import loads_report
 from .cache import kept_vector, text_key
@@ -62,10 +64,6 @@ _DIM = struct.Struct("<I")
 _SCORE = struct.Struct("<d")
 
 
-class CacheDamaged(ValueError):
-    """A cache blob that does not parse or does not match its checksum."""
-
-
 def encode(vectors: dict[tuple[bytes, bytes], bytes], scores: dict[tuple[bytes, bytes, bytes], float],
            parts: Sequence[str] = ()) -> bytes:
     """One cache blob holding ``vectors`` ((model, text key) -> float32 bytes) and ``scores``."""
@@ -79,26 +77,26 @@ def encode(vectors: dict[tuple[bytes, bytes], bytes], scores: dict[tuple[bytes, 
 
 
 def decode(data: bytes) -> tuple[dict, dict, list[str]]:
-    """(vectors, scores, parts named) of one cache blob; ``CacheDamaged`` when it is not whole, and for
+    """(vectors, scores, parts named) of one cache blob; ``CacheDamagedError`` when it is not whole, and for
     anything else that is not what ``encode`` writes: a header that is not the flat JSON object above
     (however deeply nested: read by ``store.shape.loads_report``, which refuses instead of recursing),
     a vector or score that is not finite (NaN would rank every passage alike and be served to every
     later run), a vector that runs past the end."""
     if len(data) < len(MAGIC) + _KEY or not data.startswith(MAGIC):
-        raise CacheDamaged("it does not start as a cache blob does")
+        raise CacheDamagedError("it does not start as a cache blob does")
     data, digest = data[:-_KEY], data[-_KEY:]
     if hashlib.sha256(data).digest() != digest:
-        raise CacheDamaged("its checksum does not match (cut short or changed)")
+        raise CacheDamagedError("its checksum does not match (cut short or changed)")
     end = data.find(b"\n", len(MAGIC))
     if end < 0:
-        raise CacheDamaged("its header has no end")
+        raise CacheDamagedError("its header has no end")
     try:
         header = loads_report(data[len(MAGIC):end])
     except ValueError as err:
-        raise CacheDamaged(f"its header is {err}") from None
+        raise CacheDamagedError(f"its header is {err}") from None
     problem = checks.problem(_header, header, "its header")
     if problem is not None:
-        raise CacheDamaged(problem)
+        raise CacheDamagedError(problem)
     at, vectors, scores = end + 1, {}, {}
     try:
         for n in range(header["vectors"]):
@@ -106,23 +104,23 @@ def decode(data: bytes) -> tuple[dict, dict, list[str]]:
             (dims,) = _DIM.unpack_from(data, at + 2 * _KEY)
             at += 2 * _KEY + _DIM.size
             if at + 4 * dims > len(data):
-                raise CacheDamaged(f"vector {n + 1} runs past the end of the blob")
+                raise CacheDamagedError(f"vector {n + 1} runs past the end of the blob")
             vector = data[at:at + 4 * dims]
             if not np.isfinite(np.frombuffer(vector, dtype="<f4")).all():
-                raise CacheDamaged(f"vector {n + 1} holds a number that is not finite (NaN or infinity)")
+                raise CacheDamagedError(f"vector {n + 1} holds a number that is not finite (NaN or infinity)")
             vectors[(model, text)] = vector
             at += 4 * dims
         for n in range(header["scores"]):
             key = (data[at:at + _KEY], data[at + _KEY:at + 2 * _KEY], data[at + 2 * _KEY:at + 3 * _KEY])
             (score,) = _SCORE.unpack_from(data, at + 3 * _KEY)
             if not math.isfinite(score):
-                raise CacheDamaged(f"score {n + 1} is {score}, not a finite number")
+                raise CacheDamagedError(f"score {n + 1} is {score}, not a finite number")
             scores[key] = score
             at += 3 * _KEY + _SCORE.size
     except struct.error as err:
-        raise CacheDamaged(f"it is shorter than its header says ({err})") from err
+        raise CacheDamagedError(f"it is shorter than its header says ({err})") from err
     if at != len(data):
-        raise CacheDamaged(f"it holds {len(data) - at} bytes more than its header says")
+        raise CacheDamagedError(f"it holds {len(data) - at} bytes more than its header says")
     return vectors, scores, list(header["parts"])
 
 
@@ -297,7 +295,7 @@ class SharedCache:
         self.read_blobs += 1
         try:
             return decode(data)
-        except CacheDamaged as err:
+        except CacheDamagedError as err:
             log.warning("the shared cache blob %s is damaged and ignored: %s", name, err)
             return None
 

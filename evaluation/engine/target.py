@@ -154,7 +154,7 @@ class EmbeddedTarget:
             "fusion_candidates": self.fusion_candidates,
         }
         if self._use_cross_encoder:
-            from .models import CROSS_ENCODER_NAME, model_info
+            from .model_catalog import CROSS_ENCODER_NAME, model_info
 
             described["cross_encoder"] = model_info(CROSS_ENCODER_NAME).to_dict()  # described, not loaded
             described["rerank_candidates"] = self.rerank_candidates
@@ -173,7 +173,7 @@ class EmbeddedTarget:
         options = {**options, "keyword": KEYWORD_RULES[self.hybrid_keyword]}  # what hybrid fuses
         found += [Setup(self.name, ENGINE, "hybrid", combo, options=options) for combo in subsets]
         if models and self._use_cross_encoder:
-            from .models import CROSS_ENCODER_NAME
+            from .model_catalog import CROSS_ENCODER_NAME
 
             reranked = {**options, "rerank_candidates": self.rerank_candidates, "cross_encoder": CROSS_ENCODER_NAME}
             found += [Setup(self.name, ENGINE, "hybrid", combo, ranker="cross-encoder", options=reranked)
@@ -305,7 +305,8 @@ class EmbeddedTarget:
 
     def _embed_queries(self, model: str, questions: list[str], *, cached: bool,
                        counts: dict[str, int] | None = None) -> np.ndarray:
-        from .models import load_embedder, model_info
+        from .model_catalog import model_info
+        from .models import load_embedder
 
         if not cached:
             return load_embedder(model, threads=self.threads).embed_queries(questions)
@@ -340,7 +341,7 @@ class EmbeddedTarget:
     def _score_missing_pairs(self, wanted: list[tuple[str, int]], counts: dict[str, int] | None) -> None:
         """Put every (question, chunk position) of ``wanted`` in the memory cache: from memory, the
         cache file, or else one cross-encoder call for all the rest (then kept in the file)."""
-        from .models import CROSS_ENCODER_NAME
+        from .model_catalog import CROSS_ENCODER_NAME
 
         todo = [p for p in wanted if p not in self._pair_scores]
         shared, stored = len(wanted) - len(todo), 0

@@ -17,10 +17,10 @@ from typing import Any, Iterable
 import logging
 from typing import Callable
 
-from ..errors import GoldenFileError, WrongArgument, at_most
+from ..errors import GoldenFileError, JsonLineError, WrongArgumentError, at_most
 from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
 from ..files import OutputKind, write_whole
-from ..jsonl import JsonLineError, parse_line, read_lines
+from ..jsonl import parse_line, read_lines
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
 from ..store.sources import Fetcher
 from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw, scan_golden
@@ -143,7 +143,7 @@ def golden_of(golden: Any, fetcher: Fetcher | None = None) -> Golden:
     that file is, its questions without an id are numbered by position as that file's would be by line,
     and its ``sha256`` is that file's: a run on the list and a run on the saved file are the same
     golden data. Nothing is kept of it (``raw`` is empty): no person saved a file, so a store keeps
-    no copy to download. Anything else is a ``WrongArgument`` saying what is taken.
+    no copy to download. Anything else is a ``WrongArgumentError`` saying what is taken.
     """
     if isinstance(golden, Golden):
         return golden
@@ -152,8 +152,8 @@ def golden_of(golden: Any, fetcher: Fetcher | None = None) -> Golden:
     if isinstance(golden, (list, tuple)) and golden and all(isinstance(q, Question) for q in golden):
         read = golden_from_bytes(questions_jsonl(golden), IN_MEMORY, max_bytes=None)
         return dataclasses.replace(read, raw=b"")
-    raise WrongArgument(f"the golden questions must be a path, an s3:// or Blob address, a Golden "
-                        f"(read_golden(...)) or a non-empty list of Question(...), not {_described(golden)}")
+    raise WrongArgumentError(f"the golden questions must be a path, an s3:// or Blob address, a Golden "
+                             f"(read_golden(...)) or a non-empty list of Question(...), not {_described(golden)}")
 
 
 def _described(value: Any) -> str:

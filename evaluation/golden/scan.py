@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from ..errors import GoldenFileError, InputTooLargeError, StoreError, nearest_file
-from ..jsonl import JsonLineError, file_wide, parse_line, read_lines
+from ..errors import GoldenFileError, InputTooLargeError, JsonLineError, StoreError, nearest_file
+from ..jsonl import file_wide, parse_line, read_lines
 from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
 from .queries import QUERIES_EXAMPLE, looks_like_queries, queries_question
 from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question

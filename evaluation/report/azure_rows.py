@@ -31,10 +31,10 @@ from difflib import get_close_matches
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..errors import EvaluationError, InputTooLargeError, LineProblem, at_most, nearest_file
+from ..errors import EvaluationError, InputTooLargeError, JsonLineError, LineProblem, at_most, nearest_file
 from ..files import OutputKind, write_whole
 from ..golden.wording import json_kind, quoted
-from ..jsonl import JsonLineError, file_wide, parse_line, read_lines
+from ..jsonl import file_wide, parse_line, read_lines
 from ..scoring.azure_retrieval import AZURE_LABELS, LabelRange
 from ..scoring.judging import row_units
 from ..store.sources import Fetcher, read_bytes

@@ -15,7 +15,8 @@ go through the same code:
    neighbours, compare every setup with the top and say which faster setups tie each pick.
 
 ``app_run`` does a run in parts, as the Function App does: ``plan_app_run`` is step 1 with a warm save's
-reuse and the shards, and ``join_app_run`` joins what the parts kept into step 3's report.
+reuse and the shards (planned as one ``AppRunSettings`` says, ``app_run_settings``), and ``join_app_run``
+joins what the parts kept into step 3's report.
 
 ``evaluate`` is the three in a loop. The settings are one ``settings.EvaluationSettings``; the
 report's shape is ``store.shape.Report``. ``counts`` holds what a target counted during a step.
@@ -25,6 +26,7 @@ from __future__ import annotations
 from ..settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MARGIN, DEFAULT_TIMED,
                         EvaluationSettings)
 from .app_run import AppPlan, join_app_run, plan_app_run
+from .app_run_settings import AppRunSettings
 from .assemble import assemble_report, golden_errors_reason, refused_run_report, refusal_report
 from .one_setup import (Clock, Progress, failed_entry, finish_entries, join_timed, rank_setup, run_setup,
                         setup_steps, time_setup, time_setups, time_setups_part, untimed_ids, with_times)
@@ -35,7 +37,7 @@ from .retime import DEFAULT_MAX_AGE_DAYS, RETIME_CHOICES, reusable_times, time_s
 from .reuse import rank_state, ranking_software, reusable_ranks, reused_timing
 from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, merge_shards, plan_shards
 
-__all__ = ["AppPlan", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET",
+__all__ = ["AppPlan", "AppRunSettings", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET",
            "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Progress",
            "RETIME_CHOICES", "assemble_report", "estimated_seconds", "failed_entry", "find_missing", "finish_entries",
            "golden_errors_reason", "join_app_run", "join_timed", "measured_times", "merge_shards", "missing_documents",

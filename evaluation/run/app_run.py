@@ -10,28 +10,28 @@ shards merged with its reused results (``merge_shards``), its times live or reus
 
 Both take and give plain JSON data (``AppPlan`` holds five such values), so an activity only decodes
 its job, opens what it needs, makes one of these calls and writes or encodes the answer; reading and
-writing the working files is the caller's.
+writing the working files is the caller's. How a run in parts is planned is one ``AppRunSettings``
+(``app_run_settings``), which the planning activity builds from the app's settings.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from ..errors import UsageError
 from ..golden import Golden
 from ..settings import EvaluationSettings
 from ..store.shape import Report
 from ..store.sources import Fetcher
 from ..target import Target
+from .app_run_settings import AppRunSettings
 from .assemble import assemble_report
 from .one_setup import finish_entries
 from .plan import plan_run
-from .retime import DEFAULT_MAX_AGE_DAYS, RETIME_CHOICES, reusable_times
+from .retime import reusable_times
 from .reuse import reusable_ranks, reused_timing
-from .shards import DEFAULT_SHARD_SECONDS, measured_times, merge_shards, plan_shards
+from .shards import measured_times, merge_shards, plan_shards
 
 
 @dataclass(frozen=True)
@@ -53,17 +53,18 @@ class AppPlan:
 
 
 def plan_app_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
-                 newest: Mapping[str, Any] | None, retime: str = "when-changed",
-                 retime_max_days: float = DEFAULT_MAX_AGE_DAYS, shard_seconds: float = DEFAULT_SHARD_SECONDS,
-                 most_questions: int = 0, only: Iterable[str] | None = None, skip: Iterable[str] = (),
-                 created_at: datetime | str | None = None, run_id: str | None = None,
-                 held_before: Mapping[str, Iterable[str]] | None = None, warn: Callable[[str], None] | None = None,
-                 settings: EvaluationSettings | None = None, fetcher: Fetcher | None = None,
-                 **keywords: Any) -> AppPlan:
+                 newest: Mapping[str, Any] | None, created_at: datetime | str | None = None,
+                 run_id: str | None = None, held_before: Mapping[str, Iterable[str]] | None = None,
+                 warn: Callable[[str], None] | None = None, fetcher: Fetcher | None = None,
+                 settings: AppRunSettings | EvaluationSettings | None = None, **keywords: Any) -> AppPlan:
     """Plan a run to be done in parts, with what ``newest`` (the collection's newest report, or None)
-    lets it reuse; ``plan_run``'s arguments (``only``, ``skip``, ``created_at``, ``run_id``,
-    ``held_before``, ``warn``, ``settings`` or its fields as keywords) go to it unchanged, and so do
+    lets it reuse; ``plan_run``'s arguments (``created_at``, ``run_id``, ``held_before``, ``warn``,
+    ``fetcher``, and the settings' ``only``, ``skip`` and ``evaluation``) go to it unchanged, and so do
     its errors, raised before any search.
+
+    How the run is planned is ``settings``: an ``AppRunSettings``, or the ``EvaluationSettings`` alone;
+    any field of either (``retime``, ``retime_max_days``, ``shard_seconds``, ``most_questions``,
+    ``only``, ``skip``, ``timed``, ``by``, ...) may be given as a keyword instead, over ``settings``.
 
     The newest report says how long each setup's searches took (``measured_times``: the shards'
     sizes, at most ``shard_seconds`` of work and ``most_questions`` questions each, 0: no bound), which
@@ -75,18 +76,14 @@ def plan_app_run(targets: Target | Sequence[Target], golden: Golden | str | Path
     newest run found on each target comes as ``held_before`` (``evaluate.held_in_report(newest)``,
     from the layer above), so the run can say "no longer holds" as the command line does.
     """
-    if retime not in RETIME_CHOICES:
-        raise UsageError(f"retime must be one of {', '.join(RETIME_CHOICES)}, not {retime!r}")
-    if (isinstance(retime_max_days, bool) or not isinstance(retime_max_days, (int, float))
-            or not math.isfinite(retime_max_days) or retime_max_days < 0):
-        raise UsageError(f"retime_max_days must be a number of days, 0 or more, not {retime_max_days!r}")
-    plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
-                    settings=settings, held_before=held_before, fetcher=fetcher, **keywords)
-    live = retime == "always"  # every search and every time live
-    times = {} if live else reusable_times(plan, newest, max_age_days=retime_max_days, warn=warn)
+    options = AppRunSettings.of(settings, **keywords)
+    plan = plan_run(targets, golden, only=options.only, skip=options.skip, created_at=created_at, run_id=run_id,
+                    warn=warn, settings=options.evaluation, held_before=held_before, fetcher=fetcher)
+    live = options.retime == "always"  # every search and every time live
+    times = {} if live else reusable_times(plan, newest, max_age_days=options.retime_max_days, warn=warn)
     ranks = {} if live else reusable_ranks(plan, newest)
-    shards = plan_shards(plan, measured_ms=measured_times(newest), reused=ranks, shard_seconds=shard_seconds,
-                         most_questions=most_questions)
+    shards = plan_shards(plan, measured_ms=measured_times(newest), reused=ranks, shard_seconds=options.shard_seconds,
+                         most_questions=options.most_questions)
     settled = [s["key"] for s in plan["setups"]
                if reused_timing(plan, s["key"], times.get(s["key"]), ranks.get(s["key"])) is not None]
     return AppPlan(plan=plan, shards=shards, reused_times=times, reused_ranks=ranks, settled=settled)

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from ..errors import GoldenFileError, WrongArgument, WrongValue, did_you_mean
+from ..errors import GoldenFileError, WrongArgumentError, WrongValueError, did_you_mean
 from ..golden import Question, explain_problems, golden_of
 from ..scoring.judging import judge
 from ..scoring.metrics import outcome_arrays, recall_matrix, score_matrix
@@ -55,36 +55,36 @@ def setups_of(target: Target) -> list[dict[str, Any]]:
 
 
 def choose_setup(target: Target, search: Mapping[str, Any]) -> Setup:
-    """The one setup of ``target`` that ``search`` (the keywords above) names; a ``WrongArgument`` for a
-    keyword that is none of them, a ``WrongValue`` naming what the target offers when none fits."""
+    """The one setup of ``target`` that ``search`` (the keywords above) names; a ``WrongArgumentError`` for a
+    keyword that is none of them, a ``WrongValueError`` naming what the target offers when none fits."""
     unknown = sorted(set(search) - set(SEARCH_KEYWORDS))
     if unknown:
-        raise WrongArgument(f"{unknown[0]!r} is not a search keyword; they are {', '.join(SEARCH_KEYWORDS)}."
-                            f"{did_you_mean(unknown[0], SEARCH_KEYWORDS)}")
+        raise WrongArgumentError(f"{unknown[0]!r} is not a search keyword; they are {', '.join(SEARCH_KEYWORDS)}."
+                                 f"{did_you_mean(unknown[0], SEARCH_KEYWORDS)}")
     setups = target.setups()
     if not setups:
-        raise WrongValue(f"target {target.name!r} offers no setup to search with")
+        raise WrongValueError(f"target {target.name!r} offers no setup to search with")
     if search.get("setup") is not None:
         by_key = {s.key: s for s in setups}
         if search["setup"] not in by_key:
-            raise WrongValue(f"{search['setup']!r} is not a setup of target {target.name!r}."
-                             f"{did_you_mean(str(search['setup']), by_key)} Its setups: {', '.join(by_key)}")
+            raise WrongValueError(f"{search['setup']!r} is not a setup of target {target.name!r}."
+                                  f"{did_you_mean(str(search['setup']), by_key)} Its setups: {', '.join(by_key)}")
         return by_key[search["setup"]]
     modes = list(dict.fromkeys(s.retrieval for s in setups))
     mode = search.get("mode") or ("hybrid" if "hybrid" in modes else modes[0])
     if mode not in modes:
-        raise WrongValue(f"mode {mode!r} is not one target {target.name!r} offers; it offers {', '.join(modes)}."
-                         f"{did_you_mean(str(mode), modes)}")
+        raise WrongValueError(f"mode {mode!r} is not one target {target.name!r} offers; it offers {', '.join(modes)}."
+                              f"{did_you_mean(str(mode), modes)}")
     ranker = _ranker(search.get("rerank"))
     fitting = [s for s in setups if s.retrieval == mode and s.ranker == ranker]
     if not fitting:
         rankers = sorted({s.ranker or "none" for s in setups if s.retrieval == mode})
-        raise WrongValue(f"target {target.name!r} does not rerank {mode} search with {ranker or 'none'}; "
-                         f"it offers rerank= {', '.join(rankers)} there")
+        raise WrongValueError(f"target {target.name!r} does not rerank {mode} search with {ranker or 'none'}; "
+                              f"it offers rerank= {', '.join(rankers)} there")
     vectors = search.get("vectors")
     if mode in KEYWORD_MODES:
         if vectors:
-            raise WrongValue(f"{mode} search reads no vectors; leave vectors= out")
+            raise WrongValueError(f"{mode} search reads no vectors; leave vectors= out")
         return fitting[0]
     if vectors is None or vectors in _ALL_VECTORS:
         return max(fitting, key=lambda s: len(s.models))  # every model fused
@@ -93,8 +93,8 @@ def choose_setup(target: Target, search: Mapping[str, Any]) -> Setup:
         if set(setup.models) == wanted:
             return setup
     offered = sorted({"+".join(s.models) for s in fitting})
-    raise WrongValue(f"target {target.name!r} has no {mode} setup over vectors {'+'.join(sorted(wanted))}; "
-                     f"it has {', '.join(offered)}")
+    raise WrongValueError(f"target {target.name!r} has no {mode} setup over vectors {'+'.join(sorted(wanted))}; "
+                          f"it has {', '.join(offered)}")
 
 
 def retrieval_report(target: Target, questions: Any, k: Sequence[int] = (1, 3, 5, 10), by: str = "doc", *,
@@ -163,16 +163,16 @@ def _labelled(questions: Any, fetcher: Fetcher | None) -> tuple[list[Question], 
 def _one_target(target: Any) -> list[Target]:
     targets = as_targets(target)
     if len(targets) != 1:
-        raise WrongArgument(f"this scores one target, and {len(targets)} were given; call it once for each")
+        raise WrongArgumentError(f"this scores one target, and {len(targets)} were given; call it once for each")
     return targets
 
 
 def _cutoffs(k: Any) -> tuple[int, ...]:
     values = (k,) if isinstance(k, int) else tuple(k) if isinstance(k, (list, tuple, set, frozenset)) else None
     if not values or any(isinstance(c, bool) or not isinstance(c, int) for c in values):
-        raise WrongArgument(f"k must be a whole number or a list of them, as in k=(1, 3, 5, 10), not {k!r}")
+        raise WrongArgumentError(f"k must be a whole number or a list of them, as in k=(1, 3, 5, 10), not {k!r}")
     if min(values) < 1:
-        raise WrongValue(f"k counts results from 1, so k={min(values)} cannot be scored; use 1 or more")
+        raise WrongValueError(f"k counts results from 1, so k={min(values)} cannot be scored; use 1 or more")
     return tuple(sorted(set(values)))
 
 
@@ -184,6 +184,6 @@ def _ranker(rerank: Any) -> str | None:
     word = str(rerank).strip().lower()
     word = _RERANK_WORDS.get(word.replace("-", "_"), word)
     if word not in ("semantic", "cross-encoder", "colbert"):
-        raise WrongValue(f"rerank={rerank!r} is not a ranker; use False, \"cross-encoder\" (or True), "
-                         f"\"semantic\" or \"colbert\"")
+        raise WrongValueError(f"rerank={rerank!r} is not a ranker; use False, \"cross-encoder\" (or True), "
+                              f"\"semantic\" or \"colbert\"")
     return word

@@ -57,6 +57,16 @@ def estimated_seconds(setup: Mapping[str, Any]) -> float:
     return seconds
 
 
+def check_shard_bounds(shard_seconds: float, most_questions: int) -> None:
+    """``UsageError`` for a shard size no plan can be cut with: ``plan_shards``' rule, which a run in parts'
+    settings (``AppRunSettings``) check when built, before the golden file is read."""
+    if not (isinstance(shard_seconds, (int, float)) and math.isfinite(shard_seconds) and shard_seconds > 0):
+        raise UsageError(f"a shard's seconds must be a number over 0, not {shard_seconds!r}")
+    if isinstance(most_questions, bool) or not isinstance(most_questions, int) or most_questions < 0:
+        raise UsageError(f"the most questions a shard holds must be a whole number of 0 (no bound) or more, "
+                         f"not {most_questions!r}")
+
+
 def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None] | None = None,
                 shard_seconds: float = DEFAULT_SHARD_SECONDS, most_questions: int = 0,
                 reused: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, list[list[str]]]:
@@ -71,11 +81,7 @@ def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None]
     whose every untimed question is reused has none (nothing to search: ``merge_shards`` makes its
     entry from ``reused`` alone).
     """
-    if not (isinstance(shard_seconds, (int, float)) and math.isfinite(shard_seconds) and shard_seconds > 0):
-        raise UsageError(f"a shard's seconds must be a number over 0, not {shard_seconds!r}")
-    if isinstance(most_questions, bool) or not isinstance(most_questions, int) or most_questions < 0:
-        raise UsageError(f"the most questions a shard holds must be a whole number of 0 (no bound) or more, "
-                         f"not {most_questions!r}")
+    check_shard_bounds(shard_seconds, most_questions)
     shards = {}
     for setup in plan["setups"]:
         taken = set(reused_ids(plan, setup["key"], (reused or {}).get(setup["key"])))

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 from ..errors import StoreError
 from ..store.collections import CollectionFolder
 from ..target import Target
-from ..targets import TargetSpec, opened_state
+from ..target_specs import TargetSpec, opened_state
 from .plan import planned_setup
 
 PLAN = "plan.json"

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from typing import Any, Iterable, Sequence
 
-from ..errors import WrongValue
+from ..errors import WrongValueError
 from ..measures import AT_K_KEYS
 from .metrics import Outcome
 
@@ -33,24 +33,24 @@ MAX_K = 1000  # results a search is asked for at most: a larger cut-off is a typ
 
 
 def check_cutoffs(cutoffs: Iterable[int]) -> tuple[int, ...]:
-    """``cutoffs`` as a sorted tuple without repeats; ``WrongValue`` (a ValueError) for anything but whole
+    """``cutoffs`` as a sorted tuple without repeats; ``WrongValueError`` (a ValueError) for anything but whole
     numbers from 1 to ``MAX_K``, or for none at all."""
     out = [check_cutoff(k) for k in cutoffs]
     if not out:
-        raise WrongValue("give at least one cut-off, such as 3, 5, 10")
+        raise WrongValueError("give at least one cut-off, such as 3, 5, 10")
     return tuple(sorted(set(out)))
 
 
 def check_cutoff(k: Any) -> int:
-    """``k`` when it is a whole number of results from 1 to ``MAX_K``; else ``WrongValue`` saying so (a cut-off
+    """``k`` when it is a whole number of results from 1 to ``MAX_K``; else ``WrongValueError`` saying so (a cut-off
     of 0 would divide precision by 0)."""
     if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
-        raise WrongValue(f"a cut-off is a whole number of results from 1 to {MAX_K:,}, not {k!r}")
+        raise WrongValueError(f"a cut-off is a whole number of results from 1 to {MAX_K:,}, not {k!r}")
     return k
 
 
 def question_at(outcome: Outcome, k: int) -> dict[str, float]:
-    """The five metrics of one question at cut-off ``k`` (see the module docstring); ``WrongValue`` for a
+    """The five metrics of one question at cut-off ``k`` (see the module docstring); ``WrongValueError`` for a
     ``k`` that is not a cut-off (``check_cutoff``)."""
     check_cutoff(k)
     within = [p for p in outcome.positions if p <= k]

@@ -72,7 +72,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping, Sequence
 
-from ..errors import WrongArgument, WrongValue
+from ..errors import WrongArgumentError, WrongValueError
 from ..measures import AZURE_EXACT, AZURE_K, Measure, azure_key
 from ..measures import azure_corrected as corrected_measures
 
@@ -95,27 +95,27 @@ class LabelRange:
     def __post_init__(self) -> None:
         for name, value in (("minimum", self.low), ("maximum", self.high)):
             if isinstance(value, bool) or not isinstance(value, int):
-                raise WrongArgument(f"a label range's {name} is a whole number, not {value!r}")
+                raise WrongArgumentError(f"a label range's {name} is a whole number, not {value!r}")
         if self.low >= self.high or self.high < 1:
             # the evaluator takes a maximum below 1 but then fails (a KeyError) on any unlabelled document
-            raise WrongValue(f"a label range runs from its minimum up to a maximum of 1 or more; {self.low}-"
-                             f"{self.high} is not one (Azure's default is 0-4)")
+            raise WrongValueError(f"a label range runs from its minimum up to a maximum of 1 or more; {self.low}-"
+                                  f"{self.high} is not one (Azure's default is 0-4)")
 
     def __str__(self) -> str:
         return f"{self.low}-{self.high}"
 
     def check(self, labels: Mapping[str, int]) -> None:
-        """``WrongValue`` naming the first document whose label is no whole number in this range, or
+        """``WrongValueError`` naming the first document whose label is no whole number in this range, or
         when there are no labels at all (the evaluator refuses a question without any)."""
         if not labels:
-            raise WrongValue("a question needs at least one labelled document to be scored (Azure's evaluator "
-                             "refuses an empty retrieval_ground_truth); label one, or leave the question out")
+            raise WrongValueError("a question needs at least one labelled document to be scored (Azure's evaluator "
+                                  "refuses an empty retrieval_ground_truth); label one, or leave the question out")
         for doc_id, grade in labels.items():
             if isinstance(grade, bool) or not isinstance(grade, int):
-                raise WrongArgument(f"document {doc_id!r}: its label must be a whole number, not {grade!r}")
+                raise WrongArgumentError(f"document {doc_id!r}: its label must be a whole number, not {grade!r}")
             if not self.low <= grade <= self.high:
-                raise WrongValue(f"document {doc_id!r}: label {grade} is outside the label range {self}; "
-                                 f"widen the range to hold it, or correct the label")
+                raise WrongValueError(f"document {doc_id!r}: label {grade} is outside the label range {self}; "
+                                      f"widen the range to hold it, or correct the label")
 
 
 AZURE_LABELS = LabelRange()
@@ -142,7 +142,7 @@ class RetrievalScores:
 def azure_exact(labels: Mapping[str, int], retrieved: Sequence[tuple[str, float]],
                 label_range: LabelRange = AZURE_LABELS) -> RetrievalScores:
     """The evaluator's seven numbers for one question, exactly (module docstring, EXACT); ``labels`` must
-    hold at least one document, each within ``label_range`` (``WrongValue`` otherwise, as the evaluator refuses).
+    hold at least one document, each within ``label_range`` (``WrongValueError`` otherwise, as the evaluator refuses).
 
     Where the evaluator itself fails with ZeroDivisionError (only possible with negative labels: see
     fix 5) ``ndcg@3`` is NaN and the rest are what its code computes before the failure.
@@ -227,8 +227,8 @@ def mean_scores(questions: Iterable[RetrievalScores]) -> dict[Measure, float | N
         return {}
     measures = questions[0].measures
     if any(q.measures != measures for q in questions):
-        raise WrongValue("questions scored with different measures cannot be averaged together; score them all "
-                         "exactly, or all corrected at one cut-off")
+        raise WrongValueError("questions scored with different measures cannot be averaged together; score them all "
+                              "exactly, or all corrected at one cut-off")
     out: dict[Measure, float | None] = {}
     for i, measure in enumerate(measures):
         numbers = [q.values[i] for q in questions if not math.isnan(q.values[i])]

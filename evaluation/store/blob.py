@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 from urllib.parse import unquote, urlsplit
 
-from ..errors import InputTooLargeError, StoreError, first_line, printable, shown
+from ..errors import BlobTooLarge  # noqa: F401  (its name before the naming rule, importable here as before)
+from ..errors import BlobTooLargeError, InputTooLargeError, StoreError, first_line, printable, shown
 from ..extras import needs
 from .address import ADDRESS_SHOWN, malformed_address
 
@@ -378,19 +379,11 @@ def blob_endpoint(connection_string: str) -> str:
 
 # -- one version of a blob, named by its ETag (the Function App's golden file) ------------------------
 
-class BlobTooLarge(StoreError):
-    """A blob larger than the caller's limit; nothing of it was read. ``size`` is its length in bytes."""
-
-    def __init__(self, message: str, size: int) -> None:
-        super().__init__(message)
-        self.size = size
-
-
 def blob_version(container: Any, name: str, *, max_bytes: int,
                  read: bool = False) -> tuple[str, str, bytes | None] | None:
     """``(sha256, etag, bytes or None)`` of one version of blob ``name``, or None when it is absent.
 
-    Its size is asked first (one HEAD): above ``max_bytes`` it is ``BlobTooLarge`` and nothing is
+    Its size is asked first (one HEAD): above ``max_bytes`` it is ``BlobTooLargeError`` and nothing is
     downloaded. The download is then conditional on the ETag the HEAD saw, so the hash is of exactly
     that version; a save landing in between is another version, and the pair is asked again (three
     times at most). The hash is computed over the download's chunks; the bytes are kept only with ``read``.
@@ -408,7 +401,8 @@ def blob_version(container: Any, name: str, *, max_bytes: int,
         except FileNotFoundError:
             return None
         if properties.size > max_bytes:
-            raise BlobTooLarge(f"{where} is {properties.size:,} bytes, more than the {max_bytes:,} allowed", properties.size)
+            raise BlobTooLargeError(f"{where} is {properties.size:,} bytes, more than the {max_bytes:,} allowed",
+                                    properties.size)
         digest, parts = hashlib.sha256(), []
         try:
             with _translated(where):

@@ -23,7 +23,7 @@ import logging
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from ..errors import RunNotFound, StoreError
+from ..errors import RunNotFoundError, StoreError
 from .builds_shape import chunking_report_problem
 from .leftovers import runs_in, temp_leftover
 from .runs import (PAGE_NAME, REPORT_NAME, RunStore, check_run_id, checked_report, new_run_id, newest_first,
@@ -96,7 +96,7 @@ class ChunkingRuns:
 
     def get(self, run_id: str) -> dict[str, Any]:
         """The report of ``run_id`` (``latest``: the newest that reads, each one passed over named in a
-        logged warning); ``RunNotFound`` naming the closest id. Every field a reader uses is checked
+        logged warning); ``RunNotFoundError`` naming the closest id. Every field a reader uses is checked
         (``builds_shape``) and the report's own ``id`` must be its folder's; a ``StoreError`` naming
         the file and the field otherwise."""
         if run_id == "latest":
@@ -105,7 +105,7 @@ class ChunkingRuns:
                     return self.get(newest)
                 except StoreError as err:
                     log.warning("chunking run %s passed over: %s", newest, err)
-            raise RunNotFound(f"the store {self.address} holds no chunking runs that can be read; make one with "
+            raise RunNotFoundError(f"the store {self.address} holds no chunking runs that can be read; make one with "
                               "`python3 -m evaluation chunking compare --save-to STORE`")
         run_id = check_run_id(run_id)
         path = f"{CHUNKING_RUNS_DIR}/{run_id}/{REPORT_NAME}"
@@ -114,7 +114,7 @@ class ChunkingRuns:
         except FileNotFoundError as err:
             close = difflib.get_close_matches(run_id, self.ids(), n=1)
             hint = f" Did you mean {close[0]}?" if close else ""
-            raise RunNotFound(f"no chunking run {run_id!r} in the store {self.address}; `chunking runs list --store "
+            raise RunNotFoundError(f"no chunking run {run_id!r} in the store {self.address}; `chunking runs list --store "
                               f"{self.address}` shows the runs it holds.{hint}") from err
         return checked_report(raw, f"{self.address.rstrip('/')}/{path}", run_id=run_id, kind="chunking report",
                               format=CHUNKING_FORMAT, problem_of=chunking_report_problem)
@@ -197,6 +197,6 @@ def latest_views(where: RunStore | str | Any) -> dict[str, dict[str, Any]]:
 def _readable(runs: ChunkingRuns, run_id: str) -> dict[str, Any] | None:
     try:
         return runs.get(run_id)
-    except (StoreError, RunNotFound) as err:
+    except (StoreError, RunNotFoundError) as err:
         log.warning("chunking run %s passed over: %s", run_id, err)
         return None

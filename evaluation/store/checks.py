@@ -27,7 +27,10 @@ _PLAIN_KEY = re.compile(r"[\w.@#:+-]{1,60}")
 
 
 class Bad(Exception):
-    """A field a reader could not use; ``str()`` is the sentence, starting with the field's path."""
+    """A field a reader could not use; ``str()`` is the sentence, starting with the field's path.
+
+    Private to the checks: ``problem`` catches it and gives its sentence, which the reader raises as its own
+    error, so it is the one exception defined outside ``errors.py`` (whose docstring says the rule)."""
 
 
 def field(container: dict, name: str, check: Check, where: str = "") -> Any:

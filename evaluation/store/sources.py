@@ -28,7 +28,7 @@ def read_bytes(source: str | Path, *, connection_string: str | None = None, fetc
     """The raw bytes at ``source``. Raises ``FileNotFoundError`` when there is nothing there, and
     ``InputTooLargeError`` when it holds more than ``max_bytes`` (None: no limit): a local file is read
     no further than ``max_bytes + 1`` bytes, and a named pipe or a device is refused unread
-    (``files.read_input``: ``NotAFile``, an ``OSError``); a Blob's size is known from its first response;
+    (``files.read_input``: ``NotAFileError``, an ``OSError``); a Blob's size is known from its first response;
     what an S3 store or a fetcher gives is measured once read.
 
     ``connection_string`` is used for Blob addresses only (the caller reads it from its settings).

@@ -20,9 +20,9 @@ import re
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from ...errors import UsageError
+from ...errors import JsonLineError, UsageError
 from ...files import Output, OutputKind, check_outputs, read_input
-from ...jsonl import JsonLineError, parse_json, read_lines
+from ...jsonl import parse_json, read_lines
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """``ChatWriter``: the golden writer's model, over any OpenAI-compatible chat completions endpoint.
 
 Azure OpenAI (a key, or a managed identity), OpenAI, or a server on your own machine: the route,
-sign-in and retries are the judge's (``evaluation/chat.py``). Every failure is ``WriterUnavailable``
+sign-in and retries are the judge's (``evaluation/chat.py``). Every failure is ``WriterUnavailableError``
 with a sentence: a refusal by the service (401, 403, 404 ...) at once, a timeout or a busy service
 after its retries, and a reply with no text in it (empty, a refusal by the model, a content filter
 stop), because a model that says nothing about one passage will say nothing about the next.
@@ -15,7 +15,7 @@ import os
 from typing import Any, Mapping, Sequence
 
 from ...chat import ChatRoute, ChatSettings, snippet
-from ...errors import UsageError, WriterUnavailable
+from ...errors import UsageError, WriterUnavailableError
 from .prompts import parse_object, template_question
 
 # The settings ``from_environment`` reads, by name.
@@ -34,7 +34,7 @@ class ChatWriter(ChatRoute):
     """A chat model that writes golden questions and, unless ``write_golden`` is given another critic,
     judges them. ``settings.role`` should be "writer" (``from_environment`` and the CLI make it so)."""
 
-    error = WriterUnavailable
+    error = WriterUnavailableError
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **options: Any) -> ChatWriter:
@@ -67,24 +67,26 @@ class ChatWriter(ChatRoute):
         return self.settings.model
 
     def chat(self, messages: Sequence[Mapping[str, str]]) -> str:
-        """The model's text for ``messages``; ``WriterUnavailable`` when there is none (see the module docstring)."""
+        """The model's text for ``messages``; ``WriterUnavailableError`` when there is none (see the module
+        docstring)."""
         reply = self._post(self.body([dict(m) for m in messages]))
         url, role = self.settings.url, self.settings.role
         try:
             choice = reply["choices"][0]
             message = choice["message"]
         except (KeyError, IndexError, TypeError):
-            raise WriterUnavailable(f"the {role} at {url} sent a reply without choices[0].message, which is not a "
-                                    f"chat completions reply: {snippet(reply)}; check that the endpoint speaks that "
-                                    "API") from None
+            raise WriterUnavailableError(f"the {role} at {url} sent a reply without choices[0].message, which is "
+                                         f"not a chat completions reply: {snippet(reply)}; check that the endpoint "
+                                         "speaks that API") from None
         if choice.get("finish_reason") == "content_filter":
-            raise WriterUnavailable(f"the {role} at {url} stopped its reply: the service's content filter blocked "
-                                    "it; use a deployment whose filter lets this collection's text through")
+            raise WriterUnavailableError(f"the {role} at {url} stopped its reply: the service's content filter blocked "
+                                         "it; use a deployment whose filter lets this collection's text through")
         if isinstance(message, dict) and message.get("refusal"):
-            raise WriterUnavailable(f"the {role} at {url} declined to write: {message['refusal']}")
+            raise WriterUnavailableError(f"the {role} at {url} declined to write: {message['refusal']}")
         content = message.get("content") if isinstance(message, dict) else None
         if not isinstance(content, str) or not content.strip():
-            raise WriterUnavailable(f"the {role} at {url} replied with no text; check the model or deployment name")
+            raise WriterUnavailableError(f"the {role} at {url} replied with no text; check the model or deployment "
+                                         "name")
         return content
 
     def __call__(self, text: str | Sequence[Mapping[str, str]]) -> str:
@@ -94,6 +96,6 @@ class ChatWriter(ChatRoute):
             return self.chat(text)
         reply = parse_object(self.chat(template_question(text)), ("question",))
         if reply is None or not str(reply["question"]).strip():
-            raise WriterUnavailable(f"the {self.settings.role} at {self.settings.url} did not reply with "
-                                    '{"question": "..."}; check the model or deployment name')
+            raise WriterUnavailableError(f"the {self.settings.role} at {self.settings.url} did not reply with "
+                                         '{"question": "..."}; check the model or deployment name')
         return str(reply["question"]).strip()

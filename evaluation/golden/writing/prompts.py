@@ -3,7 +3,7 @@
 Each prompt asks for one JSON object and nothing else, and names its task on the system message's first
 line (``Task: rate_passage`` ...), so a log, a cache file or a scripted test can tell the calls apart.
 A reply is read by ``parse_object``: the object (fenced in ``` or not) when it has every key asked
-for, else None, which the writer turns into ``WriterUnavailable`` (a model that does not keep to the
+for, else None, which the writer turns into ``WriterUnavailableError`` (a model that does not keep to the
 format on one passage will not on the next).
 """
 from __future__ import annotations
@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from ...jsonl import JsonLineError, parse_json
+from ...errors import JsonLineError
+from ...jsonl import parse_json
 
 KINDS = ("factual", "howto", "comparison", "multihop")
 KIND_WORDS = {

@@ -1,6 +1,7 @@
 """``write_golden``: a golden file drafted by a model from the collection's own chunks, every row a draft.
 
-The steps, for each passage ``passages.spread`` gives, until ``n`` rows are written:
+How it drafts is one ``WritingSettings`` (``settings.py``: ``n``, ``mix``, ``threshold``, ...). The steps,
+for each passage ``passages.spread`` gives, until ``n`` rows are written:
 
 1. the critic rates the passage (clarity, self-containedness, substance, each 0-1; their mean) and it
    is kept at ``threshold`` or more, else passed over;
@@ -20,7 +21,7 @@ The steps, for each passage ``passages.spread`` gives, until ``n`` rows are writ
 
 Every reply is kept in ``cache`` as it comes (``cache.ReplyCache``), so a stopped run resumes and a
 repeat asks nothing; a cache file that is not a reply cache is refused before any call. A reply that
-is not the JSON asked for stops the run (``WriterUnavailable``) and is not kept, so the next run asks
+is not the JSON asked for stops the run (``WriterUnavailableError``) and is not kept, so the next run asks
 again. ``path`` is checked before any call too (``files.check_outputs``: never over a file holding
 anything, in a folder that takes a file); the file is written at the end, whole, to a temporary file
 beside ``path`` that is then linked into place (``files.write_whole``): a run that stops writes nothing
@@ -33,7 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ...errors import GoldenFileError, UsageError, WriterUnavailable, did_you_mean
+from ...errors import GoldenFileError, UsageError, WriterUnavailableError
 from ...files import Output, check_outputs, same_file, write_whole
 from ...progress import ProgressBar
 from ..read import GOLDEN_FILE, questions_jsonl
@@ -43,8 +44,8 @@ from .cache import ReplyCache, prompt_key
 from .checks import COPY_SHARE, QUOTE_WORDS, NearDuplicates, copied_share, quote_on_page
 from .passages import Passage, is_short, partner, spread
 from .result import GoldenWriting
+from .settings import WritingSettings
 
-DEFAULT_MIX = {"factual": 2, "howto": 1, "comparison": 1, "multihop": 1}
 FOUND_DEPTH = 20
 DUPLICATE_MODEL = "minilm-l6"  # see bench/bench_golden_checks.py: bge-small puts any two questions near 0.5
 Progress = Callable[[int, int, str], None]
@@ -62,21 +63,25 @@ LOW_QUESTION = "the critic found it below the threshold"
 REWRITE = "rewrite not kept: "
 
 
-def write_golden(target: Any, path: str | Path | None = None, n: int = 50, *, writer: Any = None, critic: Any = None,
-                 examples: Sequence[str] = (), scenario: str = "", task: str = "", mix: Mapping[str, int] | None = None,
-                 evolve: int = 1, threshold: float = 0.7, similarity: float = 0.5, tries: int = 3, seed: int = 0,
-                 cache: str | Path | None = None, progress: bool | Progress | None = None) -> GoldenWriting:
+def write_golden(target: Any, path: str | Path | None = None, n: int | None = None, *, writer: Any = None,
+                 critic: Any = None, cache: str | Path | None = None, progress: bool | Progress | None = None,
+                 settings: WritingSettings | None = None, **keywords: Any) -> GoldenWriting:
     """Draft ``n`` golden rows from ``target``'s chunks (the steps are the module docstring's) and return
     them with what it did; written as JSONL to ``path`` when given, never over an existing file.
 
     ``target``: an ``EmbeddedTarget``, an opened index or an index folder. ``writer``: a ``ChatWriter``,
     anything with ``chat(messages) -> text``, or a callable from chat messages to the model's text; left
     out, ``ChatWriter.from_environment()``. ``critic`` judges passages and questions, the writer unless
-    given. ``similarity``: the cosine, by the index's MiniLM (else its first model), at which a question
-    repeats an earlier one. The same seed on the same index, with the same replies, gives the same rows.
+    given. ``cache``: the reply cache's file. ``progress``: a callback ``(done, total, label)``, or True
+    for a bar on stderr.
+
+    What it drafts is ``settings`` (``WritingSettings``); ``n`` and any of its fields may be given as
+    keywords instead (``mix={"factual": 1}``, ``evolve=0``, ``examples=[...]``, ``scenario``, ``task``,
+    ``threshold``, ``similarity``, ``tries``, ``seed``), over ``settings`` when both are given. The same
+    seed on the same index, with the same replies, gives the same rows.
     """
-    kinds = _mix(mix)
-    _check_numbers(n, evolve, threshold, similarity, tries)
+    settings = WritingSettings.of(settings, **({} if n is None else {"n": n}), **keywords)
+    n, kinds, threshold, similarity = settings.n, settings.kinds, settings.threshold, settings.similarity
     if path is not None:  # before any model call: a file that cannot be written wastes every one
         check_outputs([Output(path, GOLDEN_FILE, what="the drafts")], error=GoldenFileError, make_folders=True)
     if cache is not None and path is not None and same_file(cache, path):
@@ -104,7 +109,7 @@ def write_golden(target: Any, path: str | Path | None = None, n: int = 50, *, wr
     evolved = set_aside = considered = 0
     turn = _Turns(kinds)
     try:
-        for passage in spread(index.chunks, seed):
+        for passage in spread(index.chunks, settings.seed):
             if len(rows) >= n:
                 break
             considered += 1
@@ -123,13 +128,13 @@ def write_golden(target: Any, path: str | Path | None = None, n: int = 50, *, wr
                     passed_over[NO_PARTNER] += 1
                     continue
                 places.append(second)
-            voice = dict(scenario=scenario, task=task, examples=tuple(examples))
-            drafted = _draft(run, kind, places, voice, duplicates, threshold, similarity, tries)
+            voice = dict(scenario=settings.scenario, task=settings.task, examples=settings.examples)
+            drafted = _draft(run, kind, places, voice, duplicates, threshold, similarity, settings.tries)
             if drafted is None:
                 set_aside += 1
                 continue
             question, answer, quotes = drafted
-            for step in range(evolve):
+            for step in range(settings.evolve):
                 harder = _evolve(run, question, answer, places, len(rows) + step, voice, duplicates, threshold,
                                  similarity)
                 if harder is not None:
@@ -180,13 +185,13 @@ class _Run:
         self.asked += 1
         task = prompts.task_of(messages)
         if not isinstance(text, str) or not text.strip():
-            raise WriterUnavailable(f"the writer gave no text for {task}; nothing was written (check the model, or "
-                                    "that the service is answering)")
+            raise WriterUnavailableError(f"the writer gave no text for {task}; nothing was written (check the model, "
+                                         "or that the service is answering)")
         found = prompts.parse_object(text, keys)
         if found is None:
-            raise WriterUnavailable(f"the writer's reply to {task} is not the JSON asked for (an object with "
-                                    f"{', '.join(keys)}): {text[:160]!r}; nothing was written (use a model that "
-                                    "keeps to a JSON format)")
+            raise WriterUnavailableError(f"the writer's reply to {task} is not the JSON asked for (an object with "
+                                         f"{', '.join(keys)}): {text[:160]!r}; nothing was written (use a model that "
+                                         "keeps to a JSON format)")
         self.cache.put(key, text)
         return found
 
@@ -195,15 +200,16 @@ class _Run:
         reply = self.ask(self.critic, prompts.rate_passage(passage), keys)
         scores = [prompts.score_of(reply[k]) for k in keys]
         if any(score is None for score in scores):
-            raise WriterUnavailable(f"the critic rated a passage outside 0-1: {dict((k, reply[k]) for k in keys)}; "
-                                    "nothing was written (use a model that keeps to the format)")
+            raise WriterUnavailableError(f"the critic rated a passage outside 0-1: {dict((k, reply[k]) for k in keys)}"
+                                         "; nothing was written (use a model that keeps to the format)")
         return sum(scores) / len(scores)
 
     def judge(self, question: str, answer: str, places: Sequence[Passage]) -> float:
         reply = self.ask(self.critic, prompts.judge_question(question, answer, [p.text for p in places]), ("score",))
         score = prompts.score_of(reply["score"])
         if score is None:
-            raise WriterUnavailable(f"the critic scored a question outside 0-1: {reply['score']!r}; nothing was written")
+            raise WriterUnavailableError(f"the critic scored a question outside 0-1: {reply['score']!r}; nothing was "
+                                         "written")
         return score
 
     def show(self, done: int, total: int, label: str) -> None:
@@ -244,7 +250,7 @@ def _evolve(run: _Run, question: str, answer: str, places: list[Passage], step: 
                                        task=voice["task"])
     harder = run.ask(run.writer, messages, ("question",))["question"]
     if not isinstance(harder, str) or not harder.strip():
-        raise WriterUnavailable(f"the writer's rewrite has no question: {harder!r}; nothing was written")
+        raise WriterUnavailableError(f"the writer's rewrite has no question: {harder!r}; nothing was written")
     harder = harder.strip()
     if harder == question:
         return None
@@ -262,8 +268,8 @@ def _fields(reply: dict[str, Any]) -> tuple[str, str, tuple[str, ...]]:
         evidence = [evidence]
     if (not isinstance(question, str) or not question.strip() or not isinstance(answer, str)
             or not isinstance(evidence, list) or not all(isinstance(q, str) for q in evidence)):
-        raise WriterUnavailable("the writer's question is not the JSON asked for (a question and an answer as text, "
-                                f"evidence a list of quotes): {str(reply)[:160]}; nothing was written")
+        raise WriterUnavailableError("the writer's question is not the JSON asked for (a question and an answer as "
+                                     f"text, evidence a list of quotes): {str(reply)[:160]}; nothing was written")
     return question.strip(), answer.strip(), tuple(q.strip() for q in evidence if q.strip())
 
 
@@ -334,29 +340,6 @@ def _target(target: Any) -> Any:
         return EmbeddedTarget(target, cross_encoder=False)
     raise UsageError(f"write_golden drafts from the embedded engine's index: give an EmbeddedTarget, an opened index "
                      f"or an index folder, not {type(target).__name__}")
-
-
-def _mix(mix: Mapping[str, int] | None) -> dict[str, int]:
-    chosen = dict(DEFAULT_MIX if mix is None else mix)
-    for kind, weight in chosen.items():
-        if kind not in prompts.KINDS:
-            raise UsageError(f'"{kind}" is not a kind of question.{did_you_mean(str(kind), prompts.KINDS)} '
-                             f"Kinds: {', '.join(prompts.KINDS)}")
-        if isinstance(weight, bool) or not isinstance(weight, int) or weight < 0:
-            raise UsageError(f'the mix gives "{kind}" {weight!r}; give each kind a whole number of 0 or more')
-    if not any(chosen.values()):
-        raise UsageError("the mix asks for no question at all; give at least one kind a weight over 0")
-    return {kind: weight for kind, weight in chosen.items() if weight}
-
-
-def _check_numbers(n: int, evolve: int, threshold: float, similarity: float, tries: int) -> None:
-    if n < 1 or tries < 1 or evolve < 0:
-        raise UsageError(f"ask for at least 1 question and 1 try, and 0 or more rewrites (n={n}, tries={tries}, "
-                         f"evolve={evolve})")
-    if not 0 <= threshold <= 1:
-        raise UsageError(f"the critic's threshold is a score from 0 to 1, not {threshold}")
-    if not -1 <= similarity <= 1:
-        raise UsageError(f"similarity is a cosine from -1 to 1, not {similarity}")
 
 
 class _Turns:

@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from app_settings import AppSettings
-from evaluation.store.blob import BlobTooLarge, blob_has_etag, blob_version, delete_blobs
+from app.settings import AppSettings
+from evaluation.store.blob import BlobTooLargeError, blob_has_etag, blob_version, delete_blobs
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder
 from evaluation.store.runs import PAGE_NAME, REPORT_NAME, RUNS_DIR
 
@@ -42,7 +42,7 @@ def golden_version(settings: AppSettings, folder: CollectionFolder, *, read: boo
     limit = settings.golden_max_bytes
     try:
         found = blob_version(folder.container, _name(folder), max_bytes=limit, read=read)
-    except BlobTooLarge as err:
+    except BlobTooLargeError as err:
         raise GoldenTooLarge(f"{folder.address(GOLDEN_NAME)} is {err.size:,} bytes, more than the {limit:,} that "
                              f"{SETTING} allows; split the questions into collections of their own, or raise "
                              f"{SETTING} in the Function App's configuration") from err

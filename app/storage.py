@@ -1,6 +1,6 @@
 """Where the Function App's files are, from its settings: the collections container, one collection's
 folder, the targets a collection searches, and those targets opened. Shared by the triggers and the activities; every rule
-lives in the library (``evaluation.store.collections``, ``evaluation.targets``).
+lives in the library (``evaluation.store.collections``, ``evaluation.target_specs``).
 
 In Azure the app signs in to Blob storage with its managed identity (``EVALUATION_STORAGE_ACCOUNT_URL``);
 locally ``EVALUATION_STORAGE_CONNECTION_STRING`` (Azurite) is used instead.
@@ -10,12 +10,12 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from app_settings import AppSettings, SettingsError
+from app.settings import AppSettings, SettingsError
 from evaluation.engine.opened import OpenedIndexes
 from evaluation.store.collections import TARGETS_NAME, CollectionFolder
 from evaluation.target import Target
-from evaluation.targets import (SearchDefaults, TargetSpec, Trust, open_target, parse_target_specs, target_state,
-                                targets_for)
+from evaluation.target_specs import (SearchDefaults, TargetSpec, Trust, open_target, parse_target_specs,
+                                     target_state, targets_for)
 
 
 def account_url(settings: AppSettings) -> str:

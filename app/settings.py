@@ -12,9 +12,9 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Mapping
 
-SEARCH_API_KEY_PREFIX = "AZURE_SEARCH_API_KEY"  # equals evaluation.targets.API_KEY_PREFIX (tested)
+SEARCH_API_KEY_PREFIX = "AZURE_SEARCH_API_KEY"  # equals evaluation.target_specs.API_KEY_PREFIX (tested)
 
 
 class SettingsError(ValueError):
@@ -92,16 +92,6 @@ class AppSettings:
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )
-
-    def plan_options(self) -> dict[str, Any]:
-        """These settings as ``plan_app_run`` takes them: what to reuse, how to cut shards, which setups,
-        and the evaluation settings."""
-        from evaluation.settings import EvaluationSettings
-
-        return {"retime": self.retime, "retime_max_days": self.retime_max_days,
-                "shard_seconds": self.shard_seconds, "most_questions": self.shard_questions,
-                "only": list(self.only) or None, "skip": self.skip,
-                "settings": EvaluationSettings.from_app(self)}
 
 
 @functools.cache
