@@ -177,19 +177,12 @@ def batch_weights(plan: dict[str, Any]) -> dict[str, float]:
 
 
 def plan_line(plan: dict[str, Any]) -> str:
-    """What a run will do, in one line, before its first search: setups, questions, how many are timed."""
+    """What a run will do, in one line a first-time reader can parse, before its first search."""
     setups, questions = len(plan["setups"]), len(plan["questions"])
-    settings = plan["settings"]
-    from .run.judged import FEWEST_TIMED, timed_at_fixed_count
-
     timed = len(plan["timed_question_ids"])
-    fixed = sum(1 for s in plan["setups"] if timed_at_fixed_count(s))
-    most = min(FEWEST_TIMED, timed)
-    reranked = (f"; the {fixed} reranked by a model exactly {most}" if fixed > 1 else
-                f"; the one reranked by a model exactly {most}" if fixed else "")
     return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} question{'s' if questions != 1 else ''}: "
-            f"each setup times up to {timed} searches side by side with the others (at least {most}; fewer than "
-            f"{settings['time_floor']} only when they are slow{reranked}), the others in one batch")
+            f"each searches up to {timed} of them one at a time, side by side with the others, to time them, "
+            "and the rest in one batch")
 
 
 def held_in_latest_run(store: Any) -> dict[str, set[str]]:

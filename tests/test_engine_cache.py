@@ -347,7 +347,7 @@ def test_a_warm_runs_report_says_what_came_from_the_cache_and_its_times_are_stil
     assert len(searched) == 1 + 1 and entry["summary"]["timed"] == 1  # warm-up and one live, uncached search
     pairs = RERANK_CANDIDATES * 2  # 20 x 2 = 40
     sentence = f"From earlier runs' cache: {pairs} of {pairs} cross-encoder pair scores and 2 of 2 query vectors"
-    assert sentence in render_report(report) and sentence in html.unescape(render_html(report))
+    assert sentence in render_report(report, details=True) and sentence in html.unescape(render_html(report))
 
 
 def _connect_locked_first(monkeypatch, times: int) -> list[int]:

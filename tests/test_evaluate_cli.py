@@ -21,7 +21,10 @@ def test_the_main_job_prints_the_ranked_table_and_the_three_picks_and_saves_the_
     assert "local.keyword.bm25" in out and "local.hybrid.bge-small" in out
     for label in ("Finds the most:", "Best for balance:", "Best for time:"):
         assert label in out
-    assert "Faster setups the paired test cannot tell from each pick (found@10, exact test, Holm-corrected, alpha 0.05):" in out
+    # the answer last: what the run found and the picks, each with why; the statistics behind --details
+    assert out.index("Picks (nothing is switched") > out.index("#  setup")
+    assert "why: it finds the most questions in its top 10" in out
+    assert "Faster setups the paired test cannot tell" not in out and "--details" in out
     assert "within noise" not in out.lower() and "loses nothing" not in out
     saved, page, data = out.strip().splitlines()[-3:]
     run_id = saved.split("run ")[1].split(" in ")[0]
@@ -33,8 +36,10 @@ def test_the_main_job_prints_the_ranked_table_and_the_three_picks_and_saves_the_
     assert report["golden"]["labelled"] == 36
     assert (store / "golden_dataset" / f"{report['golden']['sha256']}.jsonl").read_bytes() == \
         (SAMPLES / "golden.jsonl").read_bytes()
-    assert main(["runs", "show", "latest", "--store", str(store)]) == 0
-    assert "Finds the most:" in capsys.readouterr().out
+    assert main(["runs", "show", "latest", "--store", str(store), "--details"]) == 0
+    shown = capsys.readouterr().out
+    assert "Finds the most:" in shown
+    assert "Faster setups the paired test cannot tell from each pick (found@10, exact test, Holm-corrected, alpha 0.05):" in shown
 
 
 def test_a_saved_report_holds_no_question_reference_or_evidence_text_from_the_golden_file(sample_index, tmp_path,

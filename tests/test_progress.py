@@ -33,8 +33,8 @@ def test_the_first_line_says_what_runs_and_every_frame_is_labelled(tmp_path):
 
     shown = frames(stream.getvalue())
 
-    assert shown[0] == ("running 3 setups on 12 questions: each setup times up to 8 searches side by side with the "
-                        "others (at least 6; fewer than 10 only when they are slow), the others in one batch")
+    assert shown[0] == ("running 3 setups on 12 questions: each searches up to 8 of them one at a time, side by side "
+                        "with the others, to time them, and the rest in one batch")
     bars = [f for f in shown[1:] if "%|" in f]
     # the side-by-side pass is one stage of every setup (one bar, not one per search); each batch is its setup's
     together = [f for f in bars if f.startswith("[3 setups] ")]

@@ -226,9 +226,13 @@ def test_each_pick_shows_its_found10_and_median_time(make_report):
     # dense: 3 of 3 = 100%, median 60 ms; keyword: 2 of 3 = 67%, median 6.0 ms, 60 / 6 = 10 times faster
     assert cards["finds_the_most"].startswith("Finds the most local.dense.bge-small")
     assert "100% found@10 · 3 of 3" in cards["finds_the_most"] and "60 ms" in cards["finds_the_most"]
-    for name in ("best_for_balance", "best_for_time"):
-        assert "67% found@10 · 2 of 3" in cards[name] and "6.0 ms" in cards[name]
-        assert "Against finds the most: 1 question fewer found, 10× faster." in cards[name]
+    assert "67% found@10 · 2 of 3" in cards["best_for_balance"] and "6.0 ms" in cards["best_for_balance"]
+    assert "Against finds the most: 1 question fewer found, 10× faster." in cards["best_for_balance"]
+    # the third pick is the second's setup: one short card that says so, not the whole card again
+    assert "best_for_time" not in cards
+    same = re.findall(r'<article class="pick same" data-pick="best_for_time".*?>(.*?)</article>', page)
+    assert len(same) == 1 and "The same setup as Best for balance (local.keyword.bm25)" in Elements(same[0]).text
+    assert "found@10 ·" not in Elements(same[0]).text
 
 
 def test_the_ranked_table_has_found_at_every_cutoff_mrr_ndcg_and_times(make_report):
@@ -468,7 +472,7 @@ def test_a_pick_tied_on_time_names_the_setups_it_was_chosen_among(make_report):
     words = html.unescape(re.sub(r"<[^>]+>", "", card.group(0)))
     assert (f"Tied on time with {others[0]}: their medians’ 99% intervals overlap, so this one was chosen among them "
             "by found@10, then found@1, then key.") in words
-    time_card = re.search(r'<article class="pick" data-pick="best_for_time".*?</article>', render_html(report), flags=re.S)
+    time_card = re.search(r'<article class="pick[^"]*" data-pick="best_for_time".*?</article>', render_html(report), flags=re.S)
     assert "Tied on time" not in time_card.group(0)
 
 
@@ -562,14 +566,17 @@ def test_a_pick_says_how_much_faster_with_the_pairs_interval_and_why_setups_are_
 
     text = render_picks(report)
     assert f"tied on time with {other} (equally fast (both under 5 ms))" in text
-    faster_than = re.search(r"(\d[\d.,]*)× faster \((\d[\d.,]*)–(\d[\d.,]*)\) than t\.hybrid\.m", text)
-    assert faster_than is not None
+    faster_than = re.search(r"(?:than|as many as) t\.hybrid\.m, and is (\d[\d.,]*)× faster \((\d[\d.,]*)–(\d[\d.,]*)\)", text)
+    assert faster_than is not None, text
     whole = render_html(report)
-    card = re.search(r'<article class="pick" data-pick="best_for_time".*?</article>', whole, flags=re.S)
+    # both time picks are one setup here: its card is the balance pick's, the time pick's says it is the same
+    assert report["picks"]["best_for_balance"] == fast
+    assert re.search(r'<article class="pick same" data-pick="best_for_time"', whole)
+    card = re.search(r'<article class="pick" data-pick="best_for_balance".*?</article>', whole, flags=re.S)
     page = html.unescape(re.sub(r"<[^>]+>", "", card.group(0)))
     assert f"Tied on time with {other} (equally fast (both under 5 ms)), so this one was chosen among them" in page
     words = html.unescape(re.search(r'<section id="words">.*?</section>', whole, flags=re.S).group(0))
     assert "<dt>equally fast</dt><dd>Setups under 5 ms of each other" in words
     assert ("<dt>inside a tier</dt><dd>A time pick takes the setup shown faster by more than the floor, and only "
             "between setups as fast as each other does found@1 decide.</dd>") in words
-    assert f"{faster_than.group(0)[:-len(' than t.hybrid.m')]}" in page
+    assert f"{faster_than.group(1)}× faster ({faster_than.group(2)}–{faster_than.group(3)})" in page

@@ -97,7 +97,7 @@ def test_runs_show_prints_the_report_for_a_person(capsys, store_with_runs):
     code, out, _ = run(capsys, "runs", "show", ids[0], "--store", folder)
 
     assert code == 0
-    assert out.startswith(f"Run {ids[0]} at ")
+    assert out.startswith(f"Run {ids[0]}: ")
     assert "local.dense.bge-small" in out
 
 

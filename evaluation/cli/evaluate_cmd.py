@@ -119,6 +119,9 @@ def register(subparsers) -> None:
     add_significance_options(parser)
     parser.add_argument("--json", action="store_true", help="print the report as JSON on stdout "
                                                             "(the comparison with --baseline goes to stderr)")
+    parser.add_argument("--details", action="store_true",
+                        help="also print the statistics: each setup's paired test against the top, with intervals, "
+                             "and the faster setups the test cannot tell from each pick (the page and JSON always hold them)")
     parser.add_argument("--questions", action="store_true",
                         help="also list each question, where the picks found it, and its text")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -269,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(render_report(report))
+        print(render_report(report, details=args.details))
         if args.questions:
             from ..golden.texts import question_texts
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Mapping
 
-from ..measures import CUTOFFS, FOUND_10, MRR, NDCG_10
+from ..measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
+from .answer import PICK_LABELS, findings, pick_answers
 from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ranked_in_note, reading_words,
                     unfound_words)
 from ..store.shape import Report
 from .numbers import TEXT_DASH, milliseconds, percent
-from .time_words import faster_words, in_tier_rule, tie_words
+from .time_words import in_tier_rule, tie_words
 
-_PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
-                ("best_for_time", "Best for time"))
+_PICK_LABELS = PICK_LABELS
 
 
 _pct = partial(percent, dash=TEXT_DASH)
@@ -38,11 +38,14 @@ def _versus_cells(setup: dict[str, Any]) -> list[str]:
     return [f"{found['better'] - found['worse']:+d}", _p(found["p_holm"]) + ("" if versus["tied"] else " *")]
 
 
-def render_table(report: Report) -> str:
+def render_table(report: Report, *, details: bool = True) -> str:
+    """Every setup that ran, ranked: found@k as shares, MRR, nDCG@10, median and p95 time; with ``details``
+    also found@10 against the top and its paired test's p-value (reports made before the comparisons
+    have none)."""
     setups = report["setups"]
-    compared = bool(report.get("significance"))  # reports made before the comparisons have none
-    header = ["#", "setup", *[f"@{k}" for k in CUTOFFS], str(MRR), str(NDCG_10), "median ms", "p95 ms",
-              *(["@10 vs top", "p"] if compared else [])]
+    compared = bool(report.get("significance")) and details
+    header = ["#", "setup", *[str(m) for m in FOUND], str(MRR), str(NDCG_10), "median ms", "p95 ms",
+              *(["found@10 vs top", "p"] if compared else [])]
     rows = []
     for s in setups:
         summary = s.get("summary")
@@ -59,7 +62,7 @@ def render_table(report: Report) -> str:
 
     out = [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
     if compared:
-        out.append(f"(@10 vs top: questions found in the top 10 minus the top's; p: paired exact test, "
+        out.append(f"(found@10 vs top: questions found in the top 10 minus the top's; p: paired exact test, "
                    f"Holm-corrected; * significant at {report['significance']['alpha']:g})")
     retried = [s for s in setups if s.get("retries")]
     if retried:  # throttled requests were waited for and sent again; their times include the waits
@@ -75,27 +78,29 @@ def render_table(report: Report) -> str:
 
 
 def render_picks(report: Report) -> str:
+    """The three picks, each with its numbers and one line of why in plain words (``answer.pick_answers``); a
+    pick that is the same setup as an earlier one says only that; the setups each was tied with on time."""
     by_key = {s["key"]: s for s in report["setups"]}
     rules = report["rules"]
     if report.get("picks_withheld"):
         return f"Picks: none. {report['picks_withheld']}"
     out = ["Picks (nothing is switched: a person chooses):"]
-    for name, label in _PICK_LABELS:
-        key = report["picks"].get(name)
+    for answer in pick_answers(report):
+        name, label, key = answer.name, answer.label, answer.key
         if key is None:
-            out.append(f"  {label + ':':18} none (no setup ran)")
+            out.append(f"  {label + ':':18} none ({answer.why})")
             continue
-        summary = by_key[key]["summary"]
-        out.append(f"  {label + ':':18} {key}  found@10 {summary['counts']['10']}/{summary['questions']}"
-                   f" ({_pct(summary['found']['10'])}), median {_ms(summary['median_ms'])} ms"
-                   + (f" (timed in run {by_key[key]['timed_in']}, same index state)" if by_key[key].get("timed_in") else "")
-                   + (f" ({ranked_in_note(by_key[key])})" if ranked_in_note(by_key[key]) else "")
-                   + f" — {by_key[key]['method_label']}")
-        top = report["picks"].get("finds_the_most")
-        if "time_pairs" in report and name != "finds_the_most" and top in by_key and top != key:  # as it was before
-            words = faster_words(report, key, top, summary["median_ms"], by_key[top]["summary"]["median_ms"])
-            if words:
-                out.append(f"  {'':18} {words} than {top}")
+        if answer.same_as:
+            out.append(f"  {label + ':':18} the same setup as {answer.same_as.lower()}")
+        else:
+            summary = by_key[key]["summary"]
+            out.append(f"  {label + ':':18} {key}  found@10 {summary['counts']['10']} of {summary['questions']}"
+                       f" ({_pct(summary['found']['10'])}), median {_ms(summary['median_ms'])} ms"
+                       + (f" (timed in run {by_key[key]['timed_in']}, same index state)" if by_key[key].get("timed_in")
+                          else "")
+                       + (f" ({ranked_in_note(by_key[key])})" if ranked_in_note(by_key[key]) else "")
+                       + f" — {by_key[key]['method_label']}")
+            out.append(f"  {'':18} why: {answer.why}")
         tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key and k in by_key]
         if tied:
             medians = {k: by_key[k]["summary"]["median_ms"] for k in [key, *tied]}
@@ -172,35 +177,47 @@ def render_versus_top(report: Report) -> str:
     return "\n".join(out)
 
 
-def render_report(report: Report) -> str:
+def render_report(report: Report, *, details: bool = False) -> str:
+    """The run for a person at a terminal, the answer last: one line of what ran, any warning, the ranked
+    table with named columns, the notes (documents not held, setups left out, labels, cache), then what the
+    run found and the three picks with why. ``details``: the paired tests and intervals too (the page and
+    report.json always hold them)."""
     if report.get("refused"):
         return render_refusal(report)
     golden = report["golden"]
     reading = reading_words(report)
-    head = (f"Run {report['id']} at {report['created_at']}: {golden['labelled']} labelled question(s) from "
-            f"{golden['source']} (sha256 {golden['sha256'][:12]}), judged by {report['by']}"
-            f"{', ' + reading if reading else ''}, {report['depth']} results deep")
+    head = (f"Run {report['id']}: {golden['labelled']} questions from {golden['source']}, judged by {report['by']}"
+            f"{', ' + reading if reading else ''}")
     from ..unreachable import unreachable_notes
 
     unfound = unfound_words(report)
     loud = ["", f"WARNING: {unfound}"] if unfound else []  # before the table: the picks rest on the rest
-    parts = [head, *unreachable_notes(report), *loud, "", render_table(report), "", render_picks(report)]
-    for section in (render_ties(report), render_versus_top(report)):
-        if section:
-            parts += ["", section]
+    parts = [head, *unreachable_notes(report), *loud, "", render_table(report, details=details)]
+    notes = []
     if report.get("missing"):
-        parts += ["", *missing_notes(report)]
+        notes += missing_notes(report)
     top = next((s for s in report["setups"] if s.get("rank") == 1), None)
     graded = any(q.get("grades") for q in report.get("questions") or [] if isinstance(q, dict))
     if top is not None and graded and holes_words(top):  # a graded file is judged beyond its answers: say its holes
-        parts += ["", f"Labels: {top['key']} has {holes_words(top)}; the page lists the questions that most need "
-                      "labels (each setup's unjudged ids are in the report's holes)"]
-    if report.get("cache"):
-        parts += ["", cache_note(report["cache"])]
-    left_out = [f"Left out on {name}: {item['what']} ({item['reason']})"
-                for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
-    if left_out:  # what a target's index cannot do, so a missing setup is never a silent one
-        parts += ["", *left_out]
+        notes.append(f"Labels: {top['key']} has {holes_words(top)}; the page lists the questions that most need "
+                     "labels (each setup's unjudged ids are in the report's holes)")
+    if report.get("cache") and details:
+        notes.append(cache_note(report["cache"]))
+    notes += [f"Left out on {name}: {item['what']} ({item['reason']})"  # a missing setup is never a silent one
+              for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
+    if notes:
+        parts += ["", *notes]
+    if details:
+        for section in (render_ties(report), render_versus_top(report)):
+            if section:
+                parts += ["", section]
+    elif report.get("significance") and len([s for s in report["setups"] if s.get("summary")]) > 1:
+        parts += ["", "(Whether each difference is more than luck, with paired tests and intervals: --details, the "
+                      "page, or report.json.)"]
+    found = findings(report)
+    if found:
+        parts += ["", "What this run found: " + " ".join(found)]
+    parts += ["", render_picks(report)]
     return "\n".join(parts)
 
 

@@ -10,6 +10,7 @@ import re
 from html import escape
 from typing import Any, Iterable, Mapping
 
+from ..answer import pick_key  # noqa: F401  (the page reads picks as the answer does)
 from ..numbers import number as _num
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -18,16 +19,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def esc(value: Any) -> str:
     """Text for the page: escaped, and a lone surrogate (from a JSON escape) shown as U+FFFD."""
     return escape(_SURROGATE.sub("\ufffd", str(value)), quote=True)
-
-
-def pick_key(value: Any) -> str | None:
-    """A pick is a setup key, or (in newer reports) an object naming one under ``key`` or ``setup``."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        key = value.get("key") or value.get("setup")
-        return key if isinstance(key, str) else None
-    return None
 
 
 def summary_of(setup: dict[str, Any]) -> dict[str, Any] | None:

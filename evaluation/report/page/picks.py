@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..answer import findings, pick_answers
 from ..notes import found_gap_words
 from ..numbers import milliseconds as _ms, percent as _pct
 from ..svg import attr
@@ -32,6 +33,7 @@ def pick_cards(page: Page) -> str:
     }
     top_key = pick_key((report.get("picks") or {}).get("finds_the_most"))
     top_summary = summary_of(by_key[top_key]) if top_key in by_key else None
+    answers = {a.name: a for a in pick_answers(report)}  # the same words as the terminal's
     cards = []
     for name, label, _words_ in PICKS:
         value = (report.get("picks") or {}).get(name)
@@ -42,6 +44,12 @@ def pick_cards(page: Page) -> str:
             cards.append(f'<article class="pick" data-pick="{name}"><h3>{label}</h3>'
                          '<div class="setup">none</div><p class="rule">No setup ran.</p></article>')
             continue
+        answer = answers.get(name)
+        if answer is not None and answer.same_as:  # the same setup as an earlier pick: said, not repeated whole
+            cards.append(f'<article class="pick same" data-pick="{name}" data-key="{attr(key)}"><h3>{label}</h3>'
+                         f'<p class="why">The same setup as <strong>{esc(answer.same_as)}</strong> '
+                         f'(<span class="key">{esc(key)}</span>): {esc(answer.why)}.</p></article>')
+            continue
         questions = summary.get("questions")
         count = found_count(summary, 10)
         extra = ""
@@ -49,6 +57,7 @@ def pick_cards(page: Page) -> str:
             notes = {k: v for k, v in value.items() if k not in ("key", "setup")}
             extra = "".join(f'<p class="extra"><strong>{esc(spaced(k))}:</strong> {esc(plain(v))}</p>'
                             for k, v in notes.items())
+        why = f'<p class="why">Why: {esc(answer.why)}.</p>' if answer is not None else ""
         versus = (_versus(report, key, top_key, summary, top_summary, name) + _time_tie_note(report, name, key, by_key)
                   + _tie_note((report.get("ties") or {}).get(name), report))
         cards.append(
@@ -58,10 +67,12 @@ def pick_cards(page: Page) -> str:
             f'<div class="number"><b>{_pct(found_share(summary, 10), questions)}</b><span>found@10'
             + (f" · {count} of {questions}" if count is not None and questions else "") + "</span></div>"
             f'<div class="number"><b>{_ms(summary.get("median_ms"))}<small> ms</small></b><span>median search time</span></div>'
-            f'</div>{versus}<p class="rule">{rule_words[name]}</p>{extra}</article>')
+            f'</div>{why}{versus}<p class="rule">{rule_words[name]}</p>{extra}</article>')
+    found = findings(report)
+    finding = f'<p class="finding"><strong>What this run found:</strong> {esc(" ".join(found))}</p>' if found else ""
     return ('<section id="picks"><h2>The picks</h2><p class="muted">Nothing is switched: a person chooses. '
             "The three picks follow fixed rules; the chart and the table below show every other setup.</p>"
-            f'<div class="picks">{"".join(cards)}</div></section>')
+            f'{finding}<div class="picks">{"".join(cards)}</div></section>')
 
 
 def _versus(report: dict[str, Any], key: str, top_key: Any, summary: dict[str, Any], top: dict[str, Any] | None,
