@@ -93,3 +93,13 @@ def test_one_argument_under_both_of_its_names_is_a_type_error_naming_both(db):
         retrieval_report(db, QUESTIONS, db=db)
     with pytest.raises(TypeError, match="'golden' and 'questions'"):
         stale_evidence(db, QUESTIONS, questions=QUESTIONS)
+
+
+def test_write_golden_takes_every_option_of_the_reference_by_its_keyword(db):
+    from evaluation import write_golden
+
+    # the reference's signature, every option at its documented default
+    done = write_golden(db, None, 50, writer=lambda messages: "", critic=None, examples=(), scenario="", task="",
+                        mix=None, evolve=1, threshold=0.7, similarity=0.5, tries=3, seed=0, cache=None, progress=None)
+
+    assert done.wanted == 50 and done.passed_over == {"too short to ask about": 3}
