@@ -39,4 +39,4 @@ class ReportStore(ABC, metaclass=_Opens):
     The rules live in ``RunStore``; this name only opens and recognises."""
 
 
-ReportStore.register(RunStore)
+ReportStore.register(RunStore)  # type: ignore[type-abstract]  # mypy wants a concrete class; register takes any
