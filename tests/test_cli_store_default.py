@@ -38,7 +38,8 @@ def test_without_save_to_or_the_variable_the_run_is_kept_in_evaluations_here_wit
     assert code == 0
     [run_id] = kept_runs(tmp_path / "evaluations")
     saved, page, data = saved_lines(out)
-    assert saved == (f"Saved as run {run_id} in evaluations (the default, as EVALUATION_STORE is not set; "
+    assert saved == (f"Saved as run {run_id} in evaluations (the default, as EVALUATION_STORE and "
+                     "VECTRIXDB_EVALUATIONS are not set; "
                      "--save-to STORE keeps it elsewhere, --no-save keeps nothing)")
     folder = Path("evaluations") / "retrieval" / "runs" / run_id
     assert page.startswith(f"  page:   {folder / 'report.html'}  (file://")

@@ -14,7 +14,7 @@ ROOT = Path(evaluation.__file__).parent
 # Lower first. A module may import its own package and anything on an earlier line, never a later one.
 LAYERS = [
     {"errors", "extras", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings", "progress", "unreachable",
-     "chat", "azure_token",
+     "chat", "azure_token", "keywords",
      "sample", "processes"},
     {"store"},
     {"engine"},

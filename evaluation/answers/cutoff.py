@@ -45,6 +45,7 @@ import numpy as np
 from ..errors import UsageError, did_you_mean
 from ..golden import Golden, Question, read_golden
 from ..golden.wording import plural
+from ..keywords import also_named
 from ..scoring.judging import judge
 from ..store.sources import Fetcher
 from ..target import Hit, Setup, Target
@@ -153,6 +154,7 @@ class Cutoff:
         return "\n".join(lines)
 
 
+@also_named(db="target")
 def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Question], unanswerable: Iterable[str | Question] = (),
                   setup: Setup | str | None = None, *, by: str = "doc", depth: int = 20, measure: str = "similarity",
                   fetcher: Fetcher | None = None, **search: Any) -> Cutoff:

@@ -25,6 +25,7 @@ from ..errors import LineProblem
 from ..golden import Golden, Question
 from ..golden.scan import load_raw, scan_golden
 from ..golden.wording import plural, quoted
+from ..keywords import also_named
 from ..scoring.judging import fold
 from ..store.sources import Fetcher
 
@@ -66,6 +67,7 @@ class StaleEvidence:
         return LineProblem(self.line, self.message())
 
 
+@also_named(targets="target", questions="golden")
 def stale_evidence(target: Any, golden: Golden | str | Path | Iterable[Question], *,
                    fetcher: Fetcher | None = None) -> Any:
     """Every labelled question with a usable quote that no chunk of its expected documents holds, in order.

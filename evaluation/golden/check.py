@@ -23,6 +23,7 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..errors import GoldenFileError, at_most
 from ..engine.corpus import Corpus
+from ..keywords import also_named
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
 from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
@@ -105,6 +106,7 @@ def _item(problem: GoldenProblem) -> dict[str, Any]:
     return {"line": problem.line, "message": problem.message}
 
 
+@also_named(db="corpus")
 def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
                  by: str = "doc", fetcher: Fetcher | None = None, max_bytes: int | None = GOLDEN_MAX_BYTES,
                  setting: str = DEFAULT_SETTING, unfound_share: float = DEFAULT_UNFOUND_SHARE,

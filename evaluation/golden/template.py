@@ -16,6 +16,7 @@ from typing import Any, Callable, Literal
 
 from ..errors import GoldenFileError, UsageError
 from ..files import Output, check_outputs
+from ..keywords import also_named
 from ..store.sources import is_blob_address
 from .pages import opening_words, page_hint
 from .read import GOLDEN_FILE, question_row, save_questions
@@ -26,6 +27,7 @@ NEAR_EMPTY_WORDS = 20  # a page with fewer words (a cover, a blank page) cannot 
 Writer = Callable[[str], str]
 
 
+@also_named(db="target_or_corpus")
 def golden_template(target_or_corpus: Any, path: str | Path | None = None, n: int = 50, *, seed: int = 0,
                     by: Literal["doc", "page"] = "doc", writer: Writer | None = None,
                     overwrite: bool = False) -> list[dict[str, Any]]:

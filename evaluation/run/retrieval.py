@@ -24,6 +24,7 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import GoldenFileError, WrongArgumentError, WrongValueError, did_you_mean
 from ..golden import Question, explain_problems, golden_of
+from ..keywords import also_named
 from ..scoring.judging import judge
 from ..scoring.metrics import outcome_arrays, recall_matrix, score_matrix
 from ..settings import DEFAULT_DEPTH, EvaluationSettings
@@ -97,6 +98,7 @@ def choose_setup(target: Target, search: Mapping[str, Any]) -> Setup:
                           f"it has {', '.join(offered)}")
 
 
+@also_named(db="target")
 def retrieval_report(target: Target, questions: Any, k: Sequence[int] = (1, 3, 5, 10), by: str = "doc", *,
                      fetcher: Fetcher | None = None, **search: Any) -> dict[str, Any]:
     """found@k, recall@k, MRR and nDCG at the largest k of one setup over the labelled questions.

