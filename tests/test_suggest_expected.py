@@ -73,7 +73,7 @@ def test_questions_with_a_reference_become_drafts_and_the_rest_are_kept_in_line_
                         "reference": "The answer.", "draft": True},
                        {"id": "q2", "question": "No reference?", "expected": []}]
     assert "Line 3 has errors and was left out" in found.summary()
-    assert read_golden(tmp_path / "out.jsonl").drafts[0].id == "q1"
+    assert read_golden(tmp_path / "out.jsonl").draft_rows[0].id == "q1"
 
 
 def test_labelled_questions_and_template_rows_are_written_as_they_were(tmp_path):

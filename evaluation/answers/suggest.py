@@ -98,7 +98,7 @@ def suggest_expected(target: Target, golden: Golden | str | Path, out: str | Pat
         documents = list(dict.fromkeys(hit.doc_id for hit in hits))[:propose]
         if documents:
             proposals[question.id] = replace(question, expected=tuple(documents), draft=True)
-    rows = tuple(sorted((proposals.get(q.id, q) for q in (*golden.questions, *golden.unfilled)),
+    rows = tuple(sorted((proposals.get(q.id, q) for q in (*golden.questions, *golden.unfilled_rows)),
                         key=lambda q: (q.line is None, q.line or 0)))
     if out is not None:
         save_questions(rows, out, overwrite=False)

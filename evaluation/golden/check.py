@@ -154,8 +154,8 @@ def check_golden_bytes(raw: bytes, source: str | Path,
     scan = scan_golden(raw, labels_elsewhere=qrels is not None)
     questions, file_warnings = scan.questions, list(scan.file_warnings)
     if qrels is not None and questions:
-        read = Golden(source=str(source), sha256="", raw=raw, questions=questions, unfilled=scan.unfilled,
-                      drafts=scan.drafts, problems=scan.row_errors, format=scan.format)
+        read = Golden(source=str(source), sha256="", raw=raw, questions=questions, unfilled_rows=scan.unfilled,
+                      problems=scan.row_errors, format=scan.format)
         try:
             questions = tuple(with_qrels(read, qrels)[0])
         except GoldenFileError as err:
@@ -170,7 +170,7 @@ def check_golden_bytes(raw: bytes, source: str | Path,
     unlabelled = unlabelled_problem(questions, scan.format)
     return GoldenCheck(source=str(source), rows=scan.rows, ready=sum(q.labelled for q in questions),
                        unfilled=len(scan.unfilled), drafts=len(scan.drafts),
-                       errors=(scan.row_errors + scan.file_errors + ((unlabelled,) if unlabelled else ())
+                       errors=(scan.row_errors + scan.file_errors + scan.run_errors + ((unlabelled,) if unlabelled else ())
                                + tuple(p for p in found_nowhere if p.message.startswith(NOTHING_FINDABLE))),
                        warnings=_in_line_order(warnings) + tuple(file_warnings)
                        + tuple(p for p in found_nowhere if not p.message.startswith(NOTHING_FINDABLE)),
@@ -255,8 +255,9 @@ def unscorable_labels(questions: Sequence[Question], target: Any, by: str = "doc
 def run_problems(golden: Golden) -> tuple[GoldenProblem, ...]:
     """Every error ``check_golden`` reports for the file ``golden`` was read from: its rows' errors, and
     "no question is ready" when none is labelled. A run starts only when this is empty."""
-    if not golden.questions:  # read_golden refuses such a file; a Golden made by hand can be empty
-        return (GoldenProblem(None, _nothing_ready(len({p.line for p in golden.problems}), len(golden.unfilled))),)
+    if not golden.questions:  # a template nobody has filled yet reads so, and a Golden made by hand can be empty
+        nothing = GoldenProblem(None, _nothing_ready(len({p.line for p in golden.problems}), golden.unfilled))
+        return (*golden.problems, nothing)
     unlabelled = unlabelled_problem(golden.questions, golden.format)
     return tuple(golden.problems) + ((unlabelled,) if unlabelled else ())
 

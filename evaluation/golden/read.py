@@ -69,7 +69,7 @@ def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None =
     if scan.file_errors:
         raise GoldenFileError(_explain(source, scan))
     golden = Golden(source=str(source), sha256=hashlib.sha256(raw).hexdigest(), raw=raw,
-                    questions=scan.questions, unfilled=scan.unfilled, drafts=scan.drafts,
+                    questions=scan.questions, unfilled_rows=scan.unfilled,
                     problems=scan.row_errors, format=scan.format)
     if qrels is None:
         return golden
@@ -78,7 +78,7 @@ def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None =
         (warn or log.warning)(sentence)
     raw = questions_jsonl(kept)  # the labelled questions as the one file a run keeps and names by sha256
     return Golden(source=f"{golden.source} with labels from {qrels.source}", sha256=hashlib.sha256(raw).hexdigest(),
-                  raw=raw, questions=tuple(kept), unfilled=golden.unfilled, drafts=tuple(q for q in kept if q.draft),
+                  raw=raw, questions=tuple(kept), unfilled_rows=golden.unfilled_rows,
                   problems=golden.problems, format=golden.format)
 
 
