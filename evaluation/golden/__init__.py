@@ -13,5 +13,5 @@ from .template import golden_template
 
 __all__ = ["ExpectedItem", "Golden", "GoldenCheck", "GoldenProblem", "IN_MEMORY", "Question", "check_golden",
            "check_golden_bytes", "explain_problems", "golden_from_bytes", "golden_of", "golden_template",
-           "load_bedrock_jsonl", "load_questions", "numbered", "parse_expected", "question_sha256", "questions_jsonl", "read_golden", "run_problems",
-           "save_questions", "unscorable_labels"]
+           "load_bedrock_jsonl", "load_questions", "numbered", "parse_expected", "question_sha256",
+           "questions_jsonl", "read_golden", "run_problems", "save_questions", "unscorable_labels"]

