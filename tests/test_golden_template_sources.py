@@ -79,7 +79,7 @@ def test_a_writer_drafts_each_question_from_the_text_and_marks_it_draft(report, 
     assert [r["question"] for r in rows] == ["What does Retention say?", "What does # say?"]
     assert all(r["draft"] is True for r in rows) and seen[0].startswith("Retention goes on here.")
     golden = read_golden(path)
-    assert [q.id for q in golden.drafts] == ["q1", "q2"] and golden.unfilled == ()
+    assert [q.id for q in golden.draft_rows] == ["q1", "q2"] and golden.unfilled == 0
 
 
 def test_a_writer_that_returns_no_question_stops_the_template_before_anything_is_written(report, tmp_path):

@@ -139,7 +139,7 @@ def test_the_export_scored_by_every_oracle_gives_the_reports_numbers(tmp_path_fa
         assert summary["recall"][str(k)] == pytest.approx(float(by_ranx[f"recall@{k}-l{level}"]), abs=ROUNDED)
 
     # our own `score` on the exported run: the report's numbers at full precision
-    golden = Golden(source="g.jsonl", sha256="0" * 64, raw=b"", questions=tuple(questions), unfilled=(), drafts=(),
+    golden = Golden(source="g.jsonl", sha256="0" * 64, raw=b"", questions=tuple(questions),
                     problems=(), format="jsonl")
     ours = score_run(golden, read_trec_run(run_path), by, min_grade=level).get("t.keyword.bm25")
     if ours is None:  # the setup found nothing for any question: no line to read back

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from evaluation.answers.stale import stale_evidence
+from evaluation.answers.stale import stale_evidence, stale_questions
 from evaluation.engine.corpus import read_corpus
 from evaluation.golden.wording import quoted
 from evaluation.run import plan_run
@@ -32,7 +32,7 @@ def test_every_quote_of_the_shipped_sample_is_held_by_a_chunk_of_its_expected_do
     from evaluation import EmbeddedTarget, open_index
 
     assert stale_evidence(read_corpus(SAMPLES / "corpus.jsonl"), GOLDEN) == ()
-    assert stale_evidence(EmbeddedTarget(open_index(sample_index), cross_encoder=False), GOLDEN) == ()
+    assert stale_evidence(EmbeddedTarget(open_index(sample_index), cross_encoder=False), GOLDEN) == {}
 
 
 def test_a_quote_removed_from_the_corpus_is_caught_on_its_questions_line(tmp_path):
@@ -112,7 +112,7 @@ def test_a_target_without_chunk_texts_is_not_checked_rather_than_guessed(tmp_pat
 
     assert stale_warnings(target, str(golden), []) == []
     with pytest.raises(TypeError, match="needs a Corpus or a target with chunk_texts"):
-        stale_evidence(target, golden)
+        stale_questions(target, golden)
 
 
 def test_none_of_two_quotes_held_says_any_of_them(tmp_path):

@@ -21,7 +21,7 @@ ORACLE_MEASURES = {"recip_rank", "ndcg_cut_10", "success_1", "success_10", "reca
 def golden_of(questions: dict[str, list[str]]) -> Golden:
     """A Golden holding ``{qid: expected}`` as labelled questions."""
     rows = tuple(Question(id=qid, question=f"Question {qid}?", expected=tuple(e)) for qid, e in questions.items())
-    return Golden(source="golden.jsonl", sha256="0" * 64, raw=b"", questions=rows, unfilled=(), drafts=(),
+    return Golden(source="golden.jsonl", sha256="0" * 64, raw=b"", questions=rows,
                   problems=(), format="jsonl")
 
 
@@ -436,7 +436,7 @@ def test_score_run_says_when_rows_of_the_golden_file_are_left_out(caplog):
     from evaluation.golden import GoldenProblem
 
     golden = Golden(source="golden.jsonl", sha256="0" * 64, raw=b"",
-                    questions=(Question(id="q1", question="?", expected=("a",)),), unfilled=(), drafts=(),
+                    questions=(Question(id="q1", question="?", expected=("a",)),),
                     problems=(GoldenProblem(2, "not valid JSON"),), format="jsonl")
 
     score_run(golden, {"t": {"q1": [Hit("a", "a", None, 1.0)]}})

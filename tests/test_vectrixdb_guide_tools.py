@@ -69,7 +69,7 @@ def test_the_guides_template_has_a_row_a_document_its_id_in_expected_and_an_empt
     # file can be filled a few rows at a time": one row filled, two left
     fill_first_row("template.jsonl", "Can a customer postpone a loan payment after a wildfire?")
     golden = read_golden("template.jsonl")
-    assert len(golden.unfilled) == 2 and [q.expected for q in golden.questions] == [("deferment",)]
+    assert golden.unfilled == 2 and [q.expected for q in golden.questions] == [("deferment",)]
     # "The same seed on the same collection gives the same rows."
     assert golden_template(db, n=50, seed=0) == rows
 
@@ -114,7 +114,7 @@ def test_a_list_of_handles_samples_several_collections_into_one_golden_file(db, 
     rows = golden_template([db, other], "template.jsonl", n=50, seed=0)
     assert [r["expected"][0] for r in rows] == [*DOCUMENTS, "faq-fees"]
     fill_first_row("template.jsonl", "Can a customer postpone a loan payment after a wildfire?")
-    assert len(read_golden("template.jsonl").unfilled) == 3
+    assert read_golden("template.jsonl").unfilled == 3
 
 
 # -- answer_report and answer_cutoff, as the reference describes them ---------------------------------

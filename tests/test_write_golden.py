@@ -103,7 +103,7 @@ def test_every_row_is_a_draft_naming_its_document_answer_and_quote_and_the_file_
         assert row.hint.startswith(f"factual question drafted by a model from {doc}")
     assert list(tmp_path.iterdir()) == [out]  # no temporary file left beside it
     golden = read_golden(out)
-    assert len(golden.questions) == len(golden.drafts) == 3 and not golden.problems
+    assert len(golden.questions) == golden.drafts == 3 and not golden.problems
     checked = check_golden(out)
     assert checked.ok and checked.drafts == 3
     # 3 passages: a rating, a draft and the critic's verdict each; nothing reused without a cache

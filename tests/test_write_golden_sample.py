@@ -37,7 +37,7 @@ def test_golden_write_on_the_shipped_sample_drafts_rows_that_check_and_evaluate(
         assert code == 0 and len(server.seen) == calls and json.loads(printed)["asked"] == 0
         assert again.read_bytes() == out.read_bytes()
     golden = read_golden(out)
-    assert len(golden.questions) == len(golden.drafts) == 6 and not golden.problems
+    assert len(golden.questions) == golden.drafts == 6 and not golden.problems
     assert all(q.draft and q.expected and q.reference and q.evidence for q in golden.questions)
     code, printed, _ = run_cli(capsys, "golden", "check", str(out), "--index", str(sample_index))
     assert code == 0 and check_golden(out).drafts == 6

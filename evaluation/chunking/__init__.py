@@ -58,12 +58,12 @@ are never used.
 from __future__ import annotations
 
 from ..lazy import lazy_attributes
-from .keys import (CHILD_SIZES, LETTERS, MIN_SIZE, SIZES, TECHNIQUES, Build, BuildKeyError, default_builds,
+from .keys import (ADDS, CHILD_SIZES, LETTERS, MIN_SIZE, SIZES, TECHNIQUES, Build, BuildKeyError, default_builds,
                    parse_build)
 from .chunk import Chunk
 from .cut import cut
 
 _LAZY = {"late_vectors": ".late"}
-__all__ = sorted(["Build", "BuildKeyError", "CHILD_SIZES", "Chunk", "LETTERS", "MIN_SIZE", "SIZES", "TECHNIQUES",
+__all__ = sorted(["ADDS", "Build", "BuildKeyError", "CHILD_SIZES", "Chunk", "LETTERS", "MIN_SIZE", "SIZES", "TECHNIQUES",
                   "cut", "default_builds", "parse_build", *_LAZY])
 __getattr__ = lazy_attributes(__name__, _LAZY)

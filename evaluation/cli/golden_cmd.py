@@ -153,9 +153,9 @@ def _check(args: argparse.Namespace) -> int:
     result = check_golden(args.file, corpus, by=args.by, qrels=args.qrels, unfound_share=args.unfound_share / 100,
                           **golden_limit(args))
     if corpus is not None and result.ready:
-        from ..answers.stale import stale_evidence
+        from ..answers.stale import stale_questions
 
-        result = result.with_warnings(stale.problem() for stale in stale_evidence(corpus, args.file))
+        result = result.with_warnings(stale.problem() for stale in stale_questions(corpus, args.file))
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.summary())
     return 0 if result.ok else 1
 

