@@ -96,6 +96,7 @@ svg.chart .point circle:not(.ring) { fill-opacity: .88; }
 svg.chart .pick-label { fill: var(--ink); font-size: 12px; font-weight: 600; paint-order: stroke;
                         stroke: #fff; stroke-width: 3px; }
 figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
+figure.build-chart { max-width: 640px; }  /* drawn at most as wide as its units: its words stay by its axes */
 figure.build-chart .axis-words { margin: 2px 0; }
 figure.build-chart .axis-words:last-of-type { text-align: center; }
 .named-pick code { font-weight: 650; }

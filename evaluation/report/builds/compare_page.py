@@ -14,7 +14,7 @@ from ..page.format import esc, scroller
 from .pick import named_pick, pick_badge
 from ..style import standalone_page
 
-_W, _H, _PAD = 640, 260, 44
+_W, _H, _PAD = 640, 260, 14  # the axes' words are HTML around the drawing: the pad only keeps a point whole
 
 
 def chunking_section(report: dict[str, Any]) -> str:
