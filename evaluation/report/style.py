@@ -159,7 +159,7 @@ td.setup .badges { display: block; margin-top: 2px; }
 td.setup .badges .badge:first-child { margin-left: 0; }
 
 .trend td.num { min-width: 54px; }
-/* the setup stays put on the left and this run on the right while the older runs slide between them */
+/* the setup stays put on the left and this run on the right while the earlier runs slide between them */
 table.trend th.key, table.trend td.key { position: sticky; left: 0; z-index: 1; background: #fff;
                                          box-shadow: 1px 0 0 #eceff4; }
 table.trend th.this-run, table.trend td.this-run { position: sticky; right: 0; z-index: 1; background: #eef3fb;

@@ -24,7 +24,7 @@ def run_by_run(page: Page) -> str:
     for point in points:
         keys += [k for k in point.get("found_10") or {} if k not in keys]
     # the setup, the trend, the runs oldest first: the setup and this run (last) stay on screen while the
-    # older runs slide between them, so a phone shows this run's column without scrolling
+    # earlier runs slide between them, so a phone shows this run's column without scrolling
     last = len(points) - 1
     head = ['<th class="key">setup</th><th>trend</th>']
     for i, (point, changed) in enumerate(zip(points, changes)):
@@ -56,6 +56,6 @@ def run_by_run(page: Page) -> str:
             + ("A dashed line marks a run whose index changed since the run before it. " if changed_any else
                "The indexes did not change between these runs. ")
             + f"Green went up, red went down; – means the setup did not run. Trend lines run from {floor:.0%} to 100%, "
-            "oldest to newest. The setup and this run stay put while the older runs slide sideways.</p>"
+            "oldest to newest. The setup and this run stay put while the earlier runs slide sideways.</p>"
             + scroller(f'<table class="trend"><thead><tr>{"".join(head)}</tr></thead><tbody>{"".join(rows)}</tbody>'
                        "</table>") + "</section>")
