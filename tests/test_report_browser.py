@@ -101,13 +101,17 @@ def test_the_kept_page_shows_picks_every_chart_point_and_the_ranked_table_and_fe
             assert card.is_visible() and card.get_attribute("data-key") == key
             summary = by_key[key]["summary"]
             text = card.inner_text()
+            if "same" in (card.get_attribute("class") or "").split():  # the same setup as an earlier pick: named
+                assert "The same setup as" in text and key in text
+                continue
             assert f"{summary['found']['10'] * 100:.0f}%" in text
             assert f"{summary['counts']['10']} of {summary['questions']}" in text
             assert _ms(summary["median_ms"]) in text
 
         # every chart point: one per setup that ran, drawn inside the plot, carrying its numbers
-        plot = page.locator("svg.chart rect.plot").bounding_box()
-        points = page.locator("svg.chart g.point")
+        assert page.locator("svg.chart.wide").is_visible() and not page.locator("svg.chart.narrow").is_visible()
+        plot = page.locator("svg.chart.wide rect.plot").bounding_box()
+        points = page.locator("svg.chart.wide g.point")
         assert points.count() == len(ranked)
         for i in range(points.count()):
             point = points.nth(i)
@@ -207,7 +211,7 @@ def test_the_evaluate_page_on_an_older_run_says_so_and_offers_the_way_back(brows
         assert note.is_visible() and "You are looking at an older run" in note.inner_text()
         assert page.locator(".page-nav a.back").get_attribute("href") == "?"
         assert page.locator(".page-nav details.menu li[data-run]").count() == 1  # the one older run
-        assert page.locator("svg.chart g.point").count() == len([s for s in older["setups"] if s["summary"]])
+        assert page.locator("svg.chart.wide g.point").count() == len([s for s in older["setups"] if s["summary"]])
         page.locator("details.menu").evaluate("element => element.open = true")
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "evaluate-page-older-run.png"))
@@ -286,8 +290,9 @@ def test_at_400_px_the_picks_come_first_the_chart_fits_and_found_at_10_reads_wit
         assert cards.first.bounding_box()["y"] < 800
         for i in range(3):
             assert _inside(cards.nth(i).bounding_box(), 400)
-        # the chart fits the width: every point inside the viewport's width, none scrolled away
-        points = page.locator("svg.chart g.point circle:not(.ring)")
+        # the chart fits the width: the drawing made for a phone, every point inside the viewport's width
+        assert page.locator("svg.chart.narrow").is_visible() and not page.locator("svg.chart.wide").is_visible()
+        points = page.locator("svg.chart.narrow g.point circle:not(.ring)")
         drawn = len([s for s in grown["setups"] if s.get("summary")])
         assert points.count() == drawn
         for i in range(points.count()):

@@ -49,6 +49,13 @@ class Elements(HTMLParser):
         return found
 
 
+def drawings(page: str) -> dict[str, str]:
+    """The page's found/time chart as each of its drawings (``wide``, ``narrow``: the page shows the one
+    its width has room for), by name."""
+    return {name: re.search(rf'<svg class="chart {name}".*?</svg>', page, flags=re.S).group(0)
+            for name in ("wide", "narrow")}
+
+
 def timed(report: dict, times: dict[str, list[float]]) -> dict:
     """``report`` with the given searches' times (ms) per setup, and the medians they make."""
     report = copy.deepcopy(report)
@@ -163,18 +170,19 @@ def test_time_is_on_a_log_axis_and_more_found_is_higher(make_report):
     report = timed(make_report(setups=THREE), {"local.keyword.bm25": [1.0], "local.dense.bge-small": [10.0],
                                                 "local.hybrid.bge-small": [100.0]})
 
-    elements = Elements(render_html(report))
+    for drawing in drawings(render_html(report)).values():  # in each drawing, wide and narrow
+        elements = Elements(drawing)
 
-    circles = [a for t, a in elements.tags if t == "circle" and "fill" in a]
-    by_found = {round(float(p["data-found10"]), 2): p for p in elements.having("g", "point")}
-    assert len(circles) == 3
-    xs = sorted(float(c["cx"]) for c in circles)
-    assert xs[1] - xs[0] == pytest.approx(xs[2] - xs[1], abs=0.2)
-    ys = {float(c["cy"]): float(c["cx"]) for c in circles}
-    y_of = {x: y for y, x in ys.items()}
-    # dense (100%, 10 ms) above keyword (67%, 1 ms) above hybrid (33%, 100 ms): SVG y grows downwards
-    assert y_of[xs[1]] < y_of[xs[0]] < y_of[xs[2]]
-    assert set(by_found) == {1.0, 0.67, 0.33}
+        circles = [a for t, a in elements.tags if t == "circle" and "fill" in a]
+        by_found = {round(float(p["data-found10"]), 2): p for p in elements.having("g", "point")}
+        assert len(circles) == 3
+        xs = sorted(float(c["cx"]) for c in circles)
+        assert xs[1] - xs[0] == pytest.approx(xs[2] - xs[1], abs=0.2)
+        ys = {float(c["cy"]): float(c["cx"]) for c in circles}
+        y_of = {x: y for y, x in ys.items()}
+        # dense (100%, 10 ms) above keyword (67%, 1 ms) above hybrid (33%, 100 ms): SVG y grows downwards
+        assert y_of[xs[1]] < y_of[xs[0]] < y_of[xs[2]]
+        assert set(by_found) == {1.0, 0.67, 0.33}
 
 
 def test_points_that_share_a_spot_stay_there_and_each_keeps_its_own_number(make_report):
@@ -182,15 +190,16 @@ def test_points_that_share_a_spot_stay_there_and_each_keeps_its_own_number(make_
     same = {"local.keyword.bm25": THREE["local.keyword.bm25"], "local.dense.bge-small": THREE["local.keyword.bm25"]}
     report = make_report(setups=same)
 
-    elements = Elements(render_html(report))
+    for drawing in drawings(render_html(report)).values():  # in each drawing, wide and narrow
+        elements = Elements(drawing)
 
-    circles = {(a["cx"], a["cy"]) for t, a in elements.tags if t == "circle" and "fill" in a}
-    labels = [a for a in elements.having("text", "rank-label")]
-    assert len(circles) == 1  # drawn where the numbers put them: one spot
-    assert sorted(a["data-key"] for a in labels) == sorted(same)
-    spots = {(a["x"], a["y"]) for a in labels}
-    assert len(spots) == 2  # two numbers, two places
-    assert elements.having("line", "leader") == []  # right and left of the spot: near enough to need no line
+        circles = {(a["cx"], a["cy"]) for t, a in elements.tags if t == "circle" and "fill" in a}
+        labels = [a for a in elements.having("text", "rank-label")]
+        assert len(circles) == 1  # drawn where the numbers put them: one spot
+        assert sorted(a["data-key"] for a in labels) == sorted(same)
+        spots = {(a["x"], a["y"]) for a in labels}
+        assert len(spots) == 2  # two numbers, two places
+        assert elements.having("line", "leader") == []  # right and left of the spot: near enough to need no line
 
 
 def test_the_frontier_is_joined_in_time_order_and_the_picks_are_ringed(make_report):
@@ -200,14 +209,16 @@ def test_the_frontier_is_joined_in_time_order_and_the_picks_are_ringed(make_repo
     report["picks"] = {"finds_the_most": "local.dense.bge-small", "best_for_balance": "local.dense.bge-small",
                        "best_for_time": "local.keyword.bm25"}
 
-    elements = Elements(render_html(report))
-
-    line = elements.having("polyline", "frontier")
-    assert len(line) == 1
-    xs = [float(pair.split(",")[0]) for pair in line[0]["points"].split()]
-    assert len(xs) == 2 and xs[0] < xs[1]  # keyword (1 ms) first
-    ringed = {p["data-key"] for p in elements.having("g", "pick")}
-    assert ringed == {"local.dense.bge-small", "local.keyword.bm25"}
+    page = render_html(report)
+    for drawing in drawings(page).values():  # in each drawing, wide and narrow
+        drawn = Elements(drawing)
+        line = drawn.having("polyline", "frontier")
+        assert len(line) == 1
+        xs = [float(pair.split(",")[0]) for pair in line[0]["points"].split()]
+        assert len(xs) == 2 and xs[0] < xs[1]  # keyword (1 ms) first
+        ringed = {p["data-key"] for p in drawn.having("g", "pick")}
+        assert ringed == {"local.dense.bge-small", "local.keyword.bm25"}
+    elements = Elements(page)
     cards = {c["data-pick"]: c["data-key"] for c in elements.having("article", "pick")}
     assert cards == report["picks"]
 

@@ -57,16 +57,24 @@ td .vs .why { display: block; color: #6b7280; }
 td .vs.real, td .vs.real .why { color: #9b1c1c; }
 
 figure { margin: 8px 0 0; }
-.chart-grid { display: grid; grid-template-columns: minmax(0, 820px) minmax(240px, 300px); gap: 8px 24px;
+.chart-grid { display: grid; grid-template-columns: minmax(0, 820px) minmax(240px, 1fr); gap: 8px 24px;
               align-items: start; }
 .chart-grid figcaption { grid-column: 1 / -1; }
 .chart-grid.many { grid-template-columns: minmax(0, 900px); }
 .chart-grid.many ol.chart-key { columns: 3 250px; column-gap: 28px; }
 .chart-grid.many ol.chart-key li { break-inside: avoid; }
-@media (max-width: 900px) { .chart-grid { grid-template-columns: minmax(0, 1fr); } }
+/* the key goes under the chart before it would squeeze the chart under its 820 px */
+@media (max-width: 1139px) { .chart-grid { grid-template-columns: minmax(0, 900px); }
+                             .chart-grid ol.chart-key { columns: 3 250px; column-gap: 28px; }
+                             .chart-grid ol.chart-key li { break-inside: avoid; } }
+.chart-wrap { container: chart / inline-size; }
 .chart-wrap > .scroll { overflow-x: auto; }
-/* the chart scales to the width it is given, a phone's too: every point stays on screen */
+/* the chart fills the width it is given, every point on screen; its text is 11 to 12.5 units, so each
+   drawing shows only where it is at least as wide as drawn (text 11 px or more): the wide one from 820 px,
+   the narrow one (a phone's, 340 units) below that */
 svg.chart { width: 100%; max-width: 100%; height: auto; display: block; }
+svg.chart.narrow { display: none; max-width: 520px; }
+@container chart (width < 820px) { svg.chart.wide { display: none; } svg.chart.narrow { display: block; } }
 ol.chart-key { margin: 10px 0 0; padding-left: 28px; font-size: 13px; }
 ol.chart-key li { margin: 0 0 7px; }
 ol.chart-key li::marker { font-weight: 700; color: var(--muted); }
@@ -88,6 +96,11 @@ svg.chart .point circle:not(.ring) { fill-opacity: .88; }
 svg.chart .pick-label { fill: var(--ink); font-size: 12px; font-weight: 600; paint-order: stroke;
                         stroke: #fff; stroke-width: 3px; }
 figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
+figure.build-chart { max-width: 640px; }  /* drawn at most as wide as its units: its words stay by its axes */
+figure.build-chart .axis-words { margin: 2px 0; }
+figure.build-chart .axis-words:last-of-type { text-align: center; }
+.named-pick code { font-weight: 650; }
+tr.picked td { background: #eef3fb; }
 .legend { display: flex; flex-wrap: wrap; gap: 6px 16px; margin: 6px 0 0; padding: 0; list-style: none;
           font-size: 13px; color: var(--muted); }
 .legend li { display: flex; align-items: center; gap: 6px; }
@@ -96,6 +109,19 @@ figcaption { font-size: 13px; color: var(--muted); margin-top: 4px; }
 .swatch.ring { background: #fff; border: 2px solid #1d2330; }
 
 .table-wrap { overflow-x: auto; border: 1px solid var(--line); border-radius: 8px; }
+/* a table wider than its frame says so above it (format.scroller): shown by a scroll timeline, which is
+   active only while its frame can scroll; a browser without scroll timelines shows it on narrow screens */
+.table-scroll { timeline-scope: --table-x; }
+.table-scroll > .table-wrap { scroll-timeline: --table-x inline; }
+.scroll-hint { margin: 0; max-height: 0; overflow: hidden; visibility: hidden; font-size: 13px; color: var(--muted);
+               text-align: right; }
+@supports (animation-timeline: scroll()) {
+  .scroll-hint { animation: scroll-hint-shown linear both; animation-timeline: --table-x; }
+}
+@supports not (animation-timeline: scroll()) {
+  @media (max-width: 900px) { .scroll-hint { max-height: 4em; margin: 0 0 4px; visibility: visible; } }
+}
+@keyframes scroll-hint-shown { from, to { max-height: 4em; margin: 0 0 4px; visibility: visible; } }
 table { border-collapse: collapse; width: 100%; font-size: 14px; }
 th, td { padding: 6px 10px; text-align: left; vertical-align: top; border-bottom: 1px solid #eceff4; }
 thead th { background: var(--soft); font-size: 12.5px; color: var(--muted); font-weight: 600;
@@ -133,6 +159,17 @@ td.setup .badges { display: block; margin-top: 2px; }
 td.setup .badges .badge:first-child { margin-left: 0; }
 
 .trend td.num { min-width: 54px; }
+/* the setup stays put on the left and this run on the right while the earlier runs slide between them */
+table.trend th.key, table.trend td.key { position: sticky; left: 0; z-index: 1; background: #fff;
+                                         box-shadow: 1px 0 0 #eceff4; }
+table.trend th.this-run, table.trend td.this-run { position: sticky; right: 0; z-index: 1; background: #eef3fb;
+                                                   box-shadow: -1px 0 0 var(--line); }
+table.trend thead th.key, table.trend thead th.this-run { z-index: 2; }
+table.trend thead th.key { background: var(--soft); }
+@media (max-width: 600px) {
+  table.trend th.key, table.trend td.key { min-width: 34vw; max-width: 40vw; font-size: 12.5px; }
+  table.trend svg.spark { width: 84px; height: auto; }  /* beside this run's column on a 400 px screen */
+}
 .trend th.changed, .trend td.changed { border-left: 2px dashed var(--warn-line); }
 .trend .up { color: var(--good); }
 .trend .down { color: var(--bad); }

@@ -45,10 +45,11 @@ def _fmt_ms(value: float) -> str:
     return milliseconds(value, style="tick")
 
 
-def _log_ticks(lo: float, hi: float) -> list[float]:
-    """1-2-5 ticks inside [lo, hi] when the axis spans few decades, powers of ten otherwise."""
+def _log_ticks(lo: float, hi: float, *, most_decades: float = 4) -> list[float]:
+    """1-2-5 ticks inside [lo, hi] when the axis spans at most ``most_decades`` decades, powers of ten
+    otherwise (a narrow chart has room for fewer labels)."""
     decades = math.log10(hi / lo)
-    steps = (1, 2, 5) if decades <= 4 else (1,)
+    steps = (1, 2, 5) if decades <= most_decades else (1,)
     ticks = []
     for exponent in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1):
         for step in steps:
@@ -81,13 +82,38 @@ def _found_domain(shares: Sequence[float]) -> tuple[float, float, float]:
     return floor, 100.0, step
 
 
-def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, width: int = 820,
-            height: int = 430) -> str:
-    """The found@10 / median time chart as an ``<svg>`` element ('' when no point can be drawn)."""
+@dataclass(frozen=True)
+class ChartLayout:
+    """How big a chart is drawn and what fits in it. Its text is sized in the chart's own units (11 to
+    12.5), so it reads at 11 px or more only where the chart is drawn at least ``width`` px wide: the page
+    draws ``WIDE`` and ``NARROW`` and shows the one that fits (``style.CSS``), never one scaled down."""
+
+    name: str                               # its class beside "chart", and the suffix of its ids
+    width: int
+    height: int
+    margins: tuple[int, int, int, int]      # left, right, top, bottom
+    time_words: str                         # the time axis's title
+    most_decades: float                     # 1-2-5 ticks up to this many decades, powers of ten beyond
+    pick_labels: bool                       # the picks' names beside their points (the cards name them too)
+
+
+WIDE = ChartLayout("wide", 820, 430, (64, 24, 18, 52), "median search time, ms (log scale) — faster to the left",
+                   4, True)
+# a phone's: 340 units fill a 400 px screen's 380 px at a scale over 1; the three picks' names (about 330
+# px together) would cover the plot, so the rings mark the picks and the cards above name them
+NARROW = ChartLayout("narrow", 340, 360, (58, 12, 14, 46), "median ms (log scale) — faster to the left", 1.5,
+                     False)
+
+
+def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, layout: ChartLayout = WIDE) -> str:
+    """The found@10 / median time chart as an ``<svg>`` element drawn in ``layout`` ('' when no point can
+    be drawn)."""
     if not points:
         return ""
-    left, right, top, bottom = 64, 24, 18, 52
+    width, height = layout.width, layout.height
+    left, right, top, bottom = layout.margins
     plot_w, plot_h = width - left - right, height - top - bottom
+    ids = "" if layout is WIDE else f"-{layout.name}"
     t_lo, t_hi = _time_domain([p.median_ms for p in points])
     f_lo, f_hi, f_step = _found_domain([p.found_10 for p in points])
 
@@ -97,10 +123,10 @@ def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, width: int
     def y(share: float) -> float:
         return top + plot_h * (1 - (share * 100 - f_lo) / (f_hi - f_lo))
 
-    out = [f'<svg class="chart" viewBox="0 0 {width} {height}" width="{width}" height="{height}" role="img" '
-           f'aria-labelledby="chart-title chart-desc" xmlns="http://www.w3.org/2000/svg">',
-           '<title id="chart-title">found@10 against median search time, one point per setup</title>',
-           f'<desc id="chart-desc">{len(points)} setups; time on a logarithmic axis; the frontier joined by a '
+    out = [f'<svg class="chart {layout.name}" viewBox="0 0 {width} {height}" width="{width}" height="{height}" '
+           f'role="img" aria-labelledby="chart-title{ids} chart-desc{ids}" xmlns="http://www.w3.org/2000/svg">',
+           f'<title id="chart-title{ids}">found@10 against median search time, one point per setup</title>',
+           f'<desc id="chart-desc{ids}">{len(points)} setups; time on a logarithmic axis; the frontier joined by a '
            'line; picks ringed. The ranked table below holds the same numbers.</desc>',
            f'<rect class="plot" x="{left}" y="{top}" width="{plot_w}" height="{plot_h}"/>']
     # grid and axes
@@ -110,7 +136,7 @@ def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, width: int
         out.append(f'<line class="grid" x1="{left}" x2="{left + plot_w}" y1="{gy:.1f}" y2="{gy:.1f}"/>')
         out.append(f'<text class="tick" x="{left - 8}" y="{gy + 4:.1f}" text-anchor="end">{value:g}%</text>')
         value += f_step
-    for tick in _log_ticks(t_lo, t_hi):
+    for tick in _log_ticks(t_lo, t_hi, most_decades=layout.most_decades):
         gx = x(tick)
         major = math.isclose(math.log10(tick), round(math.log10(tick)))
         out.append(f'<line class="grid{" major" if major else ""}" x1="{gx:.1f}" x2="{gx:.1f}" y1="{top}" '
@@ -118,8 +144,8 @@ def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, width: int
         out.append(f'<text class="tick" x="{gx:.1f}" y="{top + plot_h + 16}" text-anchor="middle">'
                    f'{_fmt_ms(tick)}</text>')
     out.append(f'<text class="axis" x="{left + plot_w / 2:.1f}" y="{height - 12}" text-anchor="middle">'
-               'median search time, ms (log scale) — faster to the left</text>')
-    out.append(f'<text class="axis" transform="translate(16 {top + plot_h / 2:.1f}) rotate(-90)" '
+               f'{escape(layout.time_words)}</text>')
+    out.append(f'<text class="axis" transform="translate({left - 48} {top + plot_h / 2:.1f}) rotate(-90)" '
                'text-anchor="middle">found@10 — more is better</text>')
     # the frontier, under the points
     by_key = {p.key: p for p in points}
@@ -148,7 +174,7 @@ def scatter(points: Sequence[ChartPoint], frontier: Sequence[str], *, width: int
     for i in by_rank:
         placer.place(spots[i], str(points[i].rank), "rank-label", _RANK_CHAR_W, data_key=points[i].key)
     for i in by_rank:
-        if points[i].picks:
+        if points[i].picks and layout.pick_labels:
             placer.place(spots[i], " · ".join(points[i].picks), "pick-label", _PICK_CHAR_W, far=True)
     out += placer.drawn
     out.append("</svg>")

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..page.format import esc
+from ..page.format import esc, scroller
+from .pick import named_pick, pick_badge
 from ..style import standalone_page
 
-_W, _H, _PAD = 640, 260, 44
+_W, _H, _PAD = 640, 260, 14  # the axes' words are HTML around the drawing: the pad only keeps a point whole
 
 
 def chunking_section(report: dict[str, Any]) -> str:
@@ -23,8 +24,8 @@ def chunking_section(report: dict[str, Any]) -> str:
     pick = report.get("pick") or {}
     ties = report.get("ties") or []
     parts = ['<section class="chunking" id="chunking"><h2>How to cut the documents</h2>',
-             f'<p class="lead">Pick: <code>{esc(pick.get("pick"))}</code>'
-             + (" (a switch from the build in use)" if pick.get("switch") else "") + f'. {esc(pick.get("why", ""))}.</p>',
+             named_pick(pick.get("pick"), str(pick.get("why") or ""), none="no build ran",
+                        aside="a switch from the build in use" if pick.get("switch") else ""),
              f'<p class="muted">{esc(report.get("scored_note", ""))}. Tied with the best: '
              + (", ".join(esc(t) for t in ties) if ties else "none") + ".</p>"]
     rows = []
@@ -34,12 +35,14 @@ def chunking_section(report: dict[str, Any]) -> str:
                   f'{against.get("best_only")} only the best got, {against.get("this_only")} only this; '
                   f'p = {against.get("p_holm", 1):.3g} (Holm)')
         state = "best" if t.get("best") else "tie" if t.get("tie") else "behind"
-        rows.append(f'<tr class="{state}"><td>{esc(t["name"])}</td><td><code>{esc(t["build"])}</code></td>'
+        picked = t["build"] == pick.get("pick")
+        rows.append(f'<tr class="{state}{" picked" if picked else ""}"><td>{esc(t["name"])}</td>'
+                    f'<td><code>{esc(t["build"])}</code>{pick_badge() if picked else ""}</td>'
                     f'<td class="num">{t["right"]}/{t["questions"]}</td><td class="num">{t["chunks"]}</td>'
                     f"<td>{esc(state)}</td><td>{esc(versus)}</td></tr>")
-    parts.append('<div class="table-wrap"><table class="ranked"><thead><tr><th>technique</th><th>best build</th>'
-                 f'<th class="num">{esc(scored)}</th><th class="num">chunks</th><th>tie</th>'
-                 f'<th>against the best</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>')
+    parts.append(scroller('<table class="ranked"><thead><tr><th>technique</th><th>best build</th>'
+                          f'<th class="num">{esc(scored)}</th><th class="num">chunks</th><th>tie</th>'
+                          f'<th>against the best</th></tr></thead><tbody>{"".join(rows)}</tbody></table>'))
     parts.append(_scatter(report))
     notes = [f"Left out: {esc(s['what'])}: {esc(s['reason'])}." for s in report.get("skipped") or []]
     notes += [f"Failed: <code>{esc(f['build'])}</code>: {esc(f['error'])}." for f in report.get("failed") or []]
@@ -65,12 +68,15 @@ def _scatter(report: dict[str, Any]) -> str:
         dots.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="5" fill="{fill}"><title>{esc(b["key"])}: '
                     f'{b["right"]}/{b["questions"]}, {b["chunks"]} chunks</title></circle>')
     axes = (f'<line x1="{_PAD}" y1="{_H - _PAD}" x2="{_W - _PAD}" y2="{_H - _PAD}" stroke="#888"/>'
-            f'<line x1="{_PAD}" y1="{_PAD}" x2="{_PAD}" y2="{_H - _PAD}" stroke="#888"/>'
-            f'<text x="{_W / 2}" y="{_H - 10}" text-anchor="middle" font-size="12">chunks made (0 to {most_chunks})</text>'
-            f'<text x="12" y="{_H / 2}" font-size="12" transform="rotate(-90 12 {_H / 2})" text-anchor="middle">'
-            f'{esc(report.get("scored", "found"))} (0 to {questions})</text>')
-    return (f'<figure><svg viewBox="0 0 {_W} {_H}" width="100%" role="img" aria-label="questions right against chunks '
-            f'made, one point per build">{axes}{"".join(dots)}</svg><figcaption class="small muted">One point per build: '
+            f'<line x1="{_PAD}" y1="{_PAD}" x2="{_PAD}" y2="{_H - _PAD}" stroke="#888"/>')
+    # the axes' words are HTML beside the drawing, not SVG text: the drawing scales to the screen's width
+    # (to 0.6 on a phone), and text inside it would shrink with it
+    return ('<figure class="build-chart"><p class="axis-words small muted">↑ '
+            f'{esc(report.get("scored", "found"))} (0 to {questions})</p>'
+            f'<svg viewBox="0 0 {_W} {_H}" width="100%" role="img" aria-label="questions right against chunks '
+            f'made, one point per build">{axes}{"".join(dots)}</svg>'
+            f'<p class="axis-words small muted">chunks made (0 to {most_chunks}) →</p>'
+            '<figcaption class="small muted">One point per build: '
             "questions right against chunks made; each technique's best build in blue.</figcaption></figure>")
 
 

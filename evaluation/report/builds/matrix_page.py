@@ -10,8 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...measures import NDCG_10, at_k
-from ..page.format import esc
+from ..page.format import esc, scroller
 from ..style import standalone_page
+from .pick import named_pick, pick_badge
 
 
 def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -27,6 +28,22 @@ def best_experiment(report: dict[str, Any]) -> str | None:
     return " ".join(str(p) for p in (rows[0]["chunking"], rows[0]["method"], rows[0]["embedder"]) if p) if rows else None
 
 
+def _pick_line(report: dict[str, Any]) -> str:
+    """The view's first line: the best experiment (``best_experiment``: what ``chunking runs list`` calls
+    the matrix's pick), its id, and why: its nDCG at the largest k among those that ran, and how many
+    others are as high (a tie goes to the first by id)."""
+    ran = [x for x in _rows(report) if x["metrics"] is not None]
+    if not ran:
+        return named_pick(None, "", none="every experiment failed")
+    ndcg = NDCG_10.at(max(report["top_k"]))
+    best = ndcg.at_k_of(ran[0]["metrics"]) or 0.0
+    level = sum(1 for x in ran[1:] if abs((ndcg.at_k_of(x["metrics"]) or 0.0) - best) < 1e-12)
+    why = f"The highest {ndcg} of the {len(ran)} experiments that ran ({best:.3f})"
+    if level:
+        why += f"; {level} other{'s' if level != 1 else ''} as high, so the first by id"
+    return named_pick(best_experiment(report), why, none="", aside=f"experiment {ran[0]['id'][:12]}")
+
+
 def matrix_section(report: dict[str, Any]) -> str:
     if not report or report.get("kind") != "matrix":
         return ""
@@ -34,14 +51,18 @@ def matrix_section(report: dict[str, Any]) -> str:
     measures = [m for k in ks for m in at_k(k)]
     head = "".join(f'<th class="num">{esc(m)}</th>' for m in measures)
     rows = []
+    first = True  # the first that ran is the pick (``_rows``: best first, failed last)
     for x in _rows(report):
-        cells = (f"<td><code>{esc(x['id'][:12])}</code></td><td><code>{esc(x['chunking'])}</code></td><td>{esc(x['method'])}</td>"
+        picked = first and x["metrics"] is not None
+        first = first and not picked
+        cells = (f"<td><code>{esc(x['id'][:12])}</code>{pick_badge() if picked else ''}</td>"
+                 f"<td><code>{esc(x['chunking'])}</code></td><td>{esc(x['method'])}</td>"
                  f"<td>{esc(x['embedder'] or '-')}</td><td>{esc(x['judged_by'])}</td>")
         if x["metrics"] is None:
             rows.append(f'<tr class="failed">{cells}<td colspan="{len(measures)}">failed: {esc(x.get("error"))}</td></tr>')
             continue
         values = "".join(f'<td class="num">{m.at_k_of(x["metrics"]):.3f}</td>' for m in measures)
-        rows.append(f"<tr>{cells}{values}</tr>")
+        rows.append(('<tr class="picked">' if picked else "<tr>") + f"{cells}{values}</tr>")
     embedders = "".join(f"<li><code>{esc(e['name'])}</code>: {esc(e['model'])}"
                         + ("" if e["real_model"] else " <strong>(not a real model)</strong>") + "</li>"
                         for e in report["embedders"])
@@ -50,12 +71,12 @@ def matrix_section(report: dict[str, Any]) -> str:
             "; ".join(f"{esc(m['metric'])} of {esc(m['experiment'][:12])} is {esc(m['value'])}, under {esc(m['threshold'])}"
                       for m in gate["missed"]))
     return "\n".join([
-        '<section class="matrix" id="matrix"><h2>Experiment matrix</h2>',
+        '<section class="matrix" id="matrix"><h2>Experiment matrix</h2>', _pick_line(report),
         f'<p class="lead">{len(report["experiments"])} experiments on {report["queries"]["questions"]} queries, '
         f'judged by {esc(report["by"])}. {esc(report["labels"]["said"])}.</p>',
         f"<ul class=\"small\">{embedders}<li>Gate: {said}.</li></ul>",
-        '<div class="table-wrap"><table class="ranked"><thead><tr><th>id</th><th>chunking</th><th>method</th>'
-        f"<th>embedder</th><th>judged by</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>",
+        scroller('<table class="ranked"><thead><tr><th>id</th><th>chunking</th><th>method</th>'
+                 f"<th>embedder</th><th>judged by</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"),
         "</section>"])
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...measures import FOUND_10, MRR, NDCG_10
-from ..page.format import esc
+from ..page.format import esc, scroller
 from ..style import standalone_page
 
 
@@ -43,9 +43,10 @@ def sweep_section(report: dict[str, Any]) -> str:
         f'<p class="lead">Best: <code>{esc(best)}</code>. {report.get("questions", 0)} questions, judged by '
         f'{esc(report.get("by", "doc"))}.</p>' if best else
         f'<p class="lead">No build ran. {report.get("questions", 0)} questions.</p>',
-        '<div class="table-wrap"><table class="ranked"><thead><tr><th class="num">#</th><th>build</th><th>method</th>'
-        f'<th class="num">{esc(NDCG_10)}</th><th class="num">{esc(MRR)}</th>{head}<th class="num">chunks</th>'
-        f'<th class="num">build s</th><th class="num">median ms</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>',
+        scroller('<table class="ranked"><thead><tr><th class="num">#</th><th>build</th><th>method</th>'
+                 f'<th class="num">{esc(NDCG_10)}</th><th class="num">{esc(MRR)}</th>{head}<th class="num">chunks</th>'
+                 f'<th class="num">build s</th><th class="num">median ms</th></tr></thead><tbody>{"".join(rows)}</tbody>'
+                 "</table>"),
         '<ul class="small">' + "".join(f"<li>{n}</li>" for n in notes) + "</ul></section>"])
 
 

@@ -3,7 +3,7 @@ legend and a numbered key that reads without the chart."""
 from __future__ import annotations
 
 from ..numbers import milliseconds as _ms, number as _num, percent as _pct
-from ..svg import METHOD_COLOURS, ChartPoint, attr, method_colour, scatter
+from ..svg import METHOD_COLOURS, NARROW, WIDE, ChartPoint, attr, method_colour, scatter
 from .context import Page
 from .format import esc, found_share, summary_of, wrappable_key
 
@@ -15,7 +15,11 @@ METHOD_NAMES = {"keyword": "keyword (BM25)", "keyword_documents": "keyword (BM25
 
 
 def chart(page: Page) -> str:
-    """The ``#chart`` section: the setups with a found@10 and a timed search drawn, the others named."""
+    """The ``#chart`` section: the setups with a found@10 and a timed search drawn, the others named.
+
+    The chart is drawn twice, wide and narrow (``svg.WIDE``, ``svg.NARROW``), and the page's CSS shows
+    the one its column has room for: an SVG scaled down to a phone shrinks its text with it (6 px at
+    400 px), so a phone gets a chart drawn for its width instead."""
     report, ran, picks = page.report, page.ran, page.picks
     points, undrawn = [], []
     for setup in ran:
@@ -53,7 +57,8 @@ def chart(page: Page) -> str:
             '<p class="muted">Each point is a setup, numbered by its rank in the table and coloured by its method. '
             "Up is more questions found in the top 10; left is faster. Points up and to the left are the ones "
             "worth a look.</p>"
-            f'<figure class="chart-grid{" many" if len(points) > 10 else ""}"><div class="chart-wrap"><div class="scroll">{scatter(points, frontier)}</div>'
+            f'<figure class="chart-grid{" many" if len(points) > 10 else ""}"><div class="chart-wrap"><div class="scroll">'
+            f"{scatter(points, frontier, layout=WIDE)}{scatter(points, frontier, layout=NARROW)}</div>"
             f'<ul class="legend">{legend}</ul></div>'
             f'<ol class="chart-key">{key_list}</ol>'
             "<figcaption>Time is the median of searches made one at a time, as a caller would. Every point is "

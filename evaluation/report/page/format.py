@@ -73,3 +73,11 @@ def question_cell(qid: str, questions: Mapping[str, str] | None) -> str:
 
 def has_recall(ran: Iterable[dict[str, Any]]) -> bool:
     return any(isinstance((summary_of(s) or {}).get("recall"), dict) for s in ran)
+
+
+def scroller(table: str) -> str:
+    """``table`` (a ``<table>`` element's HTML) in the frame every table of the pages sits in: it slides
+    sideways when the table is wider than the screen, and only then shows the hint above it (``.scroll-hint``
+    in ``style.CSS``), so a column out of sight is never a silent absence."""
+    return ('<div class="table-scroll"><p class="scroll-hint">More columns: slide the table sideways →</p>'
+            f'<div class="table-wrap">{table}</div></div>')

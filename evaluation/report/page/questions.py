@@ -5,7 +5,7 @@ from typing import Any, Mapping
 
 from ..svg import attr
 from .context import Page
-from .format import esc, question_cell
+from .format import esc, question_cell, scroller
 
 
 def hard_questions(page: Page) -> str:
@@ -53,9 +53,9 @@ def _question_table(rows: list[tuple[int, str, int | None]], ran: list[dict[str,
         f'<td class="num">{found} of {len(ran)}</td><td class="num">{best if best else "–"}</td>'
         f'<td class="expected">{esc(", ".join(str(e) for e in expected.get(qid, [])))}</td></tr>'
         for found, qid, best in rows)
-    return ('<div class="table-wrap"><table><thead><tr><th>question</th><th class="num">setups finding it in the top 10</th>'
-            '<th class="num">best position</th><th>expected</th></tr></thead>'
-            f"<tbody>{body}</tbody></table></div>")
+    return scroller('<table><thead><tr><th>question</th><th class="num">setups finding it in the top 10</th>'
+                    '<th class="num">best position</th><th>expected</th></tr></thead>'
+                    f"<tbody>{body}</tbody></table>")
 
 
 def labels_needed(page: Page) -> str:
@@ -83,6 +83,6 @@ def labels_needed(page: Page) -> str:
     return ('<section id="labels"><h2>Questions that most need labels</h2><p class="muted">Documents in a setup\'s '
             "top 10 that the golden file does not judge score as not relevant, so a setup that finds them looks "
             "worse than it may be. These questions have the most; judge their documents (a grade, 0 when not "
-            f"relevant) and run again. Most often returned first.</p><div class=\"table-wrap\"><table><thead><tr>"
-            '<th>question</th><th class="num">unjudged in some top 10</th><th>documents to judge</th></tr></thead>'
-            f"<tbody>{body}</tbody></table></div></section>")
+            "relevant) and run again. Most often returned first.</p>"
+            + scroller('<table><thead><tr><th>question</th><th class="num">unjudged in some top 10</th>'
+                       f"<th>documents to judge</th></tr></thead><tbody>{body}</tbody></table>") + "</section>")

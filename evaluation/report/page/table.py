@@ -8,7 +8,7 @@ from ...measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
 from ..numbers import milliseconds as _ms, number as _num, percent as _pct, score as _score
 from ..svg import attr, method_colour
 from .context import Page
-from .format import esc, found_count, found_share, has_recall, plain, spaced, summary_of
+from .format import esc, found_count, found_share, has_recall, plain, scroller, spaced, summary_of
 
 
 def ranked_table(page: Page) -> str:
@@ -63,8 +63,8 @@ def ranked_table(page: Page) -> str:
             + ("; then the setup against the top, question by question (q: questions it finds that the top "
                "misses, minus the reverse; p: the paired test, corrected for comparing many setups)" if versus else "")
             + ". The setup column stays put while the table slides sideways.</p>"
-            f'<div class="table-wrap"><table class="ranked"><thead>{head}</thead><tbody>{"".join(rows)}</tbody>'
-            "</table></div></section>")
+            + scroller(f'<table class="ranked"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>')
+            + "</section>")
 
 
 def _versus_top(setup: dict[str, Any]) -> str:
