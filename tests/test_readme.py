@@ -49,7 +49,7 @@ def test_the_readme_stays_under_about_400_lines():
 
 def code_blocks(text: str) -> list[str]:
     """The body of every fenced code block, in order."""
-    return re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.S | re.M)
+    return re.findall(r"^```[^\n]*\n(.*?)^```", text, flags=re.DOTALL | re.MULTILINE)
 
 
 def shown_commands(text: str) -> list[str]:
@@ -125,10 +125,10 @@ def github_slug(heading: str) -> str:
 def anchors(path: Path) -> set[str]:
     """Every heading's anchor in a Markdown file (outside code blocks); a repeated heading gets ``-1``,
     ``-2``, ... as on GitHub."""
-    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL | re.MULTILINE)
     seen: dict[str, int] = {}
     found = set()
-    for heading in re.findall(r"^#{1,6} (.+)$", text, flags=re.M):
+    for heading in re.findall(r"^#{1,6} (.+)$", text, flags=re.MULTILINE):
         slug = github_slug(heading)
         found.add(f"{slug}-{seen[slug]}" if slug in seen else slug)
         seen[slug] = seen.get(slug, 0) + 1
@@ -137,7 +137,7 @@ def anchors(path: Path) -> set[str]:
 
 def links(path: Path) -> list[str]:
     """Every Markdown link target in a file, outside code blocks and inline code."""
-    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.S | re.M)
+    text = re.sub(r"^```.*?^```", "", path.read_text(encoding="utf-8"), flags=re.DOTALL | re.MULTILINE)
     text = re.sub(r"`[^`\n]*`", "", text)
     return re.findall(r"\]\(([^)\s]+)\)", text)
 
@@ -209,7 +209,7 @@ def test_the_routes_table_lists_every_route_the_app_registers_with_its_caller():
     from api import routes
 
     text = (ROOT / "docs" / "azure.md").read_text(encoding="utf-8")
-    table = dict(re.findall(r"^\| `GET /api/([^`?]+)[^`]*` \| ([^|]+) \|", text, flags=re.M))
+    table = dict(re.findall(r"^\| `GET /api/([^`?]+)[^`]*` \| ([^|]+) \|", text, flags=re.MULTILINE))
     registered = {}
     for route in (routes.evaluate_page, routes.list_evaluations, routes.get_evaluation,
                   routes.get_evaluation_report, routes.get_evaluation_golden):
