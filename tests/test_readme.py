@@ -55,14 +55,21 @@ def code_blocks(text: str) -> list[str]:
 def shown_commands(text: str) -> list[str]:
     """Every ``retrieval-eval ...`` or ``python3 -m evaluation ...`` command a code block shows: a shell line,
     a YAML ``run:`` step, or a part of a line joined by ``&&``; comments dropped."""
-    commands = []
+    commands: list[str] = []
     for block in code_blocks(text):
-        for line in block.splitlines():
+        following = False  # the line before was a command, so an indented [...] line continues it (a synopsis)
+        for line in block.replace("\\\n", " ").splitlines():  # a command continued with \ is one line
+            line = re.sub(r"(^|\s)#.*$", "", line)  # a comment, never a page's #page=N
+            if following and re.match(r"\s+(\[|--)", line):
+                commands[-1] += " " + line.strip()
+                continue
+            following = False
             line = re.sub(r"^\s*-?\s*run:\s*", "", line).strip()
             for part in line.split("&&"):
                 part = part.strip()
                 if part.startswith(("retrieval-eval ", "python3 -m evaluation ")):
                     commands.append(part)
+                    following = True
     return commands
 
 
@@ -89,6 +96,38 @@ def test_every_command_the_readme_shows_parses_with_the_real_parser(capsys):
             "index samples/corpus.jsonl"} <= shown
 
 
+def subcommand_parser(command: str):
+    """The parser of the (sub)command a line names, and the words that named it: ``runs list|show ID`` is
+    ``runs list``'s, a synopsis's alternatives read as their first."""
+    import argparse
+
+    words = command.split()
+    words = words[1:] if words[0] == "retrieval-eval" else words[3:]
+    parser, named = build_parser(), []
+    for word in words:
+        choices = next((action.choices for action in parser._actions
+                        if isinstance(action, argparse._SubParsersAction)), None)
+        if not choices or word.split("|")[0] not in choices:
+            break
+        parser = choices[word.split("|")[0]]
+        named.append(word.split("|")[0])
+    return parser, named
+
+
+def test_every_flag_a_docs_synopsis_names_is_a_flag_of_its_command():
+    """docs/ shows synopses (``[--force]``, ``CORPUS|--index DIR``) that cannot be parsed as they stand:
+    every ``--flag`` they name must still be one of that command's."""
+    unknown = []
+    for page in PAGES:
+        for command in shown_commands(page.read_text(encoding="utf-8")):
+            parser, named = subcommand_parser(command)
+            assert named, command
+            flags = {option for action in parser._actions for option in action.option_strings}
+            unknown += [f"{page.name}: {' '.join(named)} {flag}" for flag in
+                        re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", command) if flag not in flags]
+    assert unknown == []
+
+
 def test_the_readme_commands_use_the_installed_script_and_the_default_store():
     commands = shown_commands(README.read_text(encoding="utf-8"))
     assert commands and all(command.startswith("retrieval-eval ") for command in commands)
@@ -109,7 +148,8 @@ def test_the_ci_gate_judges_the_deployed_setup_alone_and_fails_on_a_regression()
 def test_the_report_command_in_the_reference_parses():
     text = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
     line = next(line for line in text.splitlines() if line.startswith("retrieval-eval report "))
-    words = shlex.split(line.split("#", 1)[0].replace("ID|latest", "latest").replace("[--with-questions]", "--with-questions"))
+    words = shlex.split(line.split("#", 1)[0].replace("ID|latest", "latest").replace("[--store STORE] ", "")
+                        .replace("[--with-questions]", "--with-questions"))
     args = build_parser().parse_args(words[1:])
     assert (args.run_id, args.out, args.with_questions) == ("latest", "report.html", True)
 
