@@ -117,7 +117,7 @@ def test_the_settings_object_is_what_the_function_app_gets():
     assert resolve(site.file, loop["config"]["value"]) == {"operator": {"type": "property_accessor", "operands": {"operand_1": item, "operand_2": "value"}}}
 
 
-# -- the settings table (docs/azure.md) and local.settings.example.json ------------------------------------------
+# -- the settings table (docs/azure.md) and local.settings.example.json ----------------------------------------
 
 def readme_setting_names(text: str) -> set[str] | None:
     """Names in backticks in the first column of the table whose first header is ``setting`` (docs/azure.md's)."""
