@@ -88,14 +88,14 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
     rows = rank_rows(rows)
     report = {"format": 1, "kind": "sweep", **stamp, "by": settings.by, "k": list(settings.k),
               "methods": list(settings.methods), "models": list(settings.models), "questions": len(questions),
-              "golden": _golden_summary(read, questions), "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
+              "golden": {"sha256": read.sha256, "questions": len(questions)}, "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
               "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed, "vectors": vectors,
               "seconds": round(time.perf_counter() - started, 3),
               "rule": f"ranked by {NDCG_10}, then {MRR}, then median search time, then key"}
     if store is not None:
         from ..report.builds.sweep_page import render_sweep_html
 
-        store.save(report, read.raw if read is not None else None, html=render_sweep_html(report))
+        store.save(report, read.raw or None, html=render_sweep_html(report))
     return report
 
 
@@ -135,7 +135,3 @@ def _row(built, method: str, summary: dict[str, Any], times: list[float], cutoff
             MRR.summary_path[0]: MRR.of(summary), NDCG_10.summary_path[0]: NDCG_10.of(summary),
             "chunks": len(cut.chunks), "build_seconds": built.seconds,
             "timed": len(times), "median_ms": percentile_ms(times, 50)}
-
-
-def _golden_summary(read: Golden | None, questions: Sequence[Question]) -> dict[str, Any]:
-    return {"sha256": read.sha256 if read is not None else None, "questions": len(questions)}
