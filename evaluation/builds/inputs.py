@@ -81,12 +81,17 @@ def _text(value: str | Path, what: str) -> str:
     """The text a value stands for: the file it names when that file exists, else the value itself."""
     path = Path(value) if isinstance(value, Path) or ("\n" not in value and len(value) < _LONGEST_PATH) else None
     try:
-        if path is not None and path.is_file():
-            return path.read_text(encoding="utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise WrongArgumentError(f"{what}: {path} is not UTF-8 text (byte {err.start + 1}); save it as UTF-8") from None
-    except OSError as err:
-        raise WrongArgumentError(f"{what}: cannot read {path} ({err.strerror or err})") from None
+        is_file = path is not None and path.is_file()
+    except OSError:  # a name the system cannot take (too long, say) names no file: it is text
+        is_file = False
+    if is_file:
+        try:
+            return path.read_text(encoding="utf-8-sig")  # type: ignore[union-attr]
+        except UnicodeDecodeError as err:
+            raise WrongArgumentError(f"{what}: {path} is not UTF-8 text (byte {err.start + 1}); save it as UTF-8") \
+                from None
+        except OSError as err:
+            raise WrongArgumentError(f"{what}: cannot read {path} ({err.strerror or err})") from None
     if isinstance(value, Path):
         raise WrongArgumentError(f"{what}: {value} is no file")
     return value
