@@ -51,14 +51,16 @@ def files(tmp_path, monkeypatch):
 def test_sweep_takes_its_grid_and_leaves_out_an_overlap_not_under_the_size(files):
     from evaluation import sweep
 
-    report = sweep(files, "golden.jsonl", chunk=("recursive",), chunk_size=(100, 1000), overlap=(200,),
+    report = sweep(files, "golden.jsonl", chunk=("recursive",), chunk_size=(100, 200, 1000), overlap=(200,),
                    embed_heading=(False,), search=({"mode": "dense"},), open_with=HASH)
 
-    # 1 chunk x 2 sizes x 1 overlap x 1 heading = 2 builds, less size 100 (overlap 200 is not under it) = 1
+    # 1 chunk x 3 sizes x 1 overlap x 1 heading = 3 builds, less sizes 100 and 200 (overlap 200 is not under
+    # either: equal is left out too) = 1
     assert [row["build"] for row in report["rows"]] == ["recursive-1000-n"]
     assert report["rows"][0]["overlap"] == 200 and report["rows"][0]["method"] == "dense"
-    assert report["skipped"] == [{"what": "recursive size 100 overlap 200",
-                                  "reason": "an overlap not under the chunk size repeats every chunk whole"}]
+    reason = "an overlap not under the chunk size repeats every chunk whole"
+    assert report["skipped"] == [{"what": "recursive size 100 overlap 200", "reason": reason},
+                                 {"what": "recursive size 200 overlap 200", "reason": reason}]
     assert report["best"] == report["rows"][0]["key"] and report["models"] == ["hash"]
 
 
