@@ -39,6 +39,7 @@ _LAZY = {
     "run_matrix": ".matrix", "ChunkVariant": ".variants", "parse_variant": ".variants",
     "variants_from_config": ".variants", "variants_from_flags": ".variants", "gate": ".ci_gate",
     "missed_sentences": ".ci_gate", "parse_thresholds": ".ci_gate", "matrix_csv": "..report.builds.export",
+    "ChunkerPort": ".ports", "EmbeddingPort": ".ports", "own_variant": ".ports", "own_embedder": ".ports",
     # how each is made
     "CompareSettings": ".settings", "SweepSettings": ".settings", "MatrixSettings": ".settings",
 }

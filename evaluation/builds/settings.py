@@ -325,7 +325,7 @@ def _embedders(embedders: Sequence[str]) -> tuple[str, ...]:
     for name in out:
         if name == "openai":  # ElectriPy's name for a service we reach per deployment: say ours, guess nothing
             raise UsageError("--embedder openai is ElectriPy's name; here it is openai:<deployment>")
-        if name not in known and not name.startswith("openai:"):
+        if name not in known and not name.startswith(("openai:", "own:")):
             raise UsageError(f'"{name}" is not an embedder; the embedders are {", ".join(known)} and '
                              f"openai:<deployment>.{did_you_mean(name, known)}")
     if not out:
