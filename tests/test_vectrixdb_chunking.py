@@ -83,10 +83,11 @@ def test_sweep_reads_a_list_of_paths_and_a_mapping_of_ids_to_paths(files):
     from evaluation import sweep
 
     by_paths = sweep(files, "golden.jsonl", open_with=HASH, builds=("fixed-500-n",))
+    by_folder = sweep(["docs"], "golden.jsonl", open_with=HASH, builds=("fixed-500-n",))  # a folder in the list
     by_ids = sweep({doc_id: f"docs/{doc_id}.md" for doc_id in POLICIES}, QUESTIONS, open_with=HASH,
                    builds=("fixed-500-n",))
 
-    for report in (by_paths, by_ids):
+    for report in (by_paths, by_folder, by_ids):
         assert report["corpus"]["documents"] == 3 and report["questions"] == 3
         assert all(row["counts"]["10"] == 3 for row in report["rows"])  # 3 documents: each found in the top 10
 

