@@ -63,7 +63,8 @@ def _one_collection(documents: Any, what: str) -> Corpus:
             labels.append(f"document {doc_id!r}")
         return corpus_of_rows(rows, what, labels)
     if isinstance(documents, (list, tuple)) and documents and all(isinstance(p, (str, Path)) for p in documents):
-        rows, labels, named = [], [], {}
+        rows, labels = [], []
+        named: dict[str, Path] = {}
         for path in map(Path, documents):
             if path.is_dir():  # a folder in the list: its .md and .txt files, named as a folder corpus names them
                 for document in read_corpus(path):

@@ -111,7 +111,7 @@ def parse_build(key: str) -> Build:
         hint = did_you_mean(technique, TECHNIQUES) if technique not in TECHNIQUES else ""
         raise BuildKeyError(f'"{key}" is not a build key.{hint} {_what_a_key_is()}')
     technique, size, overlap, letter = match.groups()
-    build = Build(technique, int(size), letter, None if overlap is None else int(overlap))
+    build = Build(technique, int(size), letter) if overlap is None else Build(technique, int(size), letter, int(overlap))
     if str(build) != key:  # the fifth written out: one build, one key
         raise BuildKeyError(f'"{key}" writes out the overlap every build of that size has (a fifth); write "{build}"')
     return build
