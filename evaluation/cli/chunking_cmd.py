@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from .answers_cmd import PREFIX
-from .common import local_path, whole
+from .common import local_path, plain, whole
 
 DEFAULT_CACHE = Path(".index") / "chunking.cache.sqlite"
 
@@ -58,9 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         return next(word for word, letters in HEADINGS.items() if letters == default)
 
     chunking = subparsers.add_parser("chunking", help="which way of cutting the documents finds the most",
-                                     description=__doc__.split("\n\n", 1)[0],
+                                     description=plain(__doc__.split("\n\n", 1)[0]),
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n\n", 1)[1])
+                                     epilog=plain(__doc__.split("\n\n", 1)[1]))
     actions = chunking.add_subparsers(dest="chunking_command", metavar="ACTION", required=True)
     for name, helping in (("compare", "each technique at its best, compared question by question, and the pick"),
                           ("sweep", "every build asked with each method, ranked by nDCG@10")):

@@ -4,12 +4,29 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Callable
 
 from ..errors import UsageError, did_you_mean, printable, shown
 from ..progress import ProgressBar  # noqa: F401 - the subcommands import it from here
+
+_BACKTICKS = re.compile(r"``?([^`]+?)``?")
+
+
+def plain(text: str) -> str:
+    """``text`` (a docstring a help text is made of) without its reStructuredText markup: ````x```` and
+    ```x``` become ``x``. A help is read in a terminal, where the backticks are noise, not emphasis."""
+    return _BACKTICKS.sub(r"\1", text)
+
+
+def program() -> str:
+    """The name the user typed: the installed script, or the module as the README may run it. Help and
+    suggested commands use it, so a command shown can be pasted back as it is."""
+    return "retrieval-eval" if os.path.basename(sys.argv[0] or "") == "retrieval-eval" else "python3 -m evaluation"
+
 
 MAX_THREADS = 256  # more only makes the model runtime start thousands of idle threads
 MAX_RESAMPLES = 1_000_000  # 100 times the default; more only makes a run look hung
@@ -253,7 +270,7 @@ def add_significance_options(parser: argparse.ArgumentParser) -> None:
                              f"from 100 to {MAX_RESAMPLES})")
 
 
-INDEX_HELP = ("an index folder built by `python3 -m evaluation index`, or the Blob address it was published to "
+INDEX_HELP = ("an index folder built by the index command, or the Blob address it was published to "
               "(fetched once into --index-cache)")
 
 

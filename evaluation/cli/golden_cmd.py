@@ -44,8 +44,8 @@ def register(subparsers: Any) -> None:
                          help="also warn about labels this corpus cannot match (documents it does not hold, pages "
                               "of documents without pages or past the last one) and evidence quotes none of "
                               "their chunks holds")
-    against.add_argument("--index", metavar="DIR", type=local_path, help="the same against an index built by `python3 -m evaluation "
-                                                        "index` (its own chunks, so chunk ids too)")
+    against.add_argument("--index", metavar="DIR", type=local_path, help="the same against an index built by the index command "
+                                                        "(its own chunks, so chunk ids too)")
     check.add_argument("--by", choices=GRAINS, default="doc",
                        help="the grain the run will judge at, for the warnings (default doc)")
     check.add_argument("--qrels", metavar="FILE",
@@ -63,7 +63,7 @@ def register(subparsers: Any) -> None:
     source = template.add_mutually_exclusive_group(required=True)
     source.add_argument("--corpus", metavar="CORPUS", type=local_path, help="a corpus JSONL file or folder")
     source.add_argument("--index", metavar="DIR", type=local_path,
-                        help="an index built by `python3 -m evaluation index`: the corpus it was built from, "
+                        help="an index built by the index command: the corpus it was built from, "
                              "else its own chunks")
     template.add_argument("--out", metavar="FILE", required=True, help="the golden file to write")
     template.add_argument("-n", type=_at_least_one, default=50, help="how many rows (default 50)")

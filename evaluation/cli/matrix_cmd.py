@@ -68,7 +68,7 @@ def register(subparsers) -> None:
     parser.add_argument("--report-html", type=local_path, help="write the report as a self-contained HTML page here")
     parser.add_argument("--save-to", metavar="STORE",
                         help="keep the run in this store, under chunking/runs/ (ids and scores, no text); "
-                             "`chunking runs list` lists it and the run page's Chunking tab shows it")
+                             "chunking runs list lists it and the run page's Chunking tab shows it")
     parser.add_argument("--per-query", action="store_true", help="keep each query's metrics in the JSON report")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when an experiment scores below, e.g. hit_rate@5=0.85 or found@5=0.85; repeatable")

@@ -7,21 +7,21 @@ import json
 import sys
 
 from ..measures import MRR, NDCG_10
-from .common import add_judging_options
+from .common import add_judging_options, plain
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser("score", help="score a TREC run against a golden file",
-                                  description=__doc__.split(": ", 1)[1])
+                                  description=plain(__doc__.split(": ", 1)[1]))
     score.add_argument("--golden", help="the golden file (a path, s3://bucket/key or a Blob address), "
                                         "or topics labelled by --qrels")
-    score.add_argument("--run", help="a TREC run: `qid Q0 docno rank score tag` lines")
+    score.add_argument("--run", help="a TREC run: lines of qid Q0 docno rank score tag")
     score.add_argument("--azure-rows", metavar="FILE",
                        help="instead of --golden and --run: JSONL rows as Azure AI Foundry's Document Retrieval "
-                            "evaluator takes them (retrieval_ground_truth, retrieved_documents; `runs export "
-                            "--format azure` writes them): its seven numbers, exactly and corrected, beside ours")
+                            "evaluator takes them (retrieval_ground_truth, retrieved_documents, as runs export "
+                            "--format azure writes them): its seven numbers, exactly and corrected, beside ours")
     score.add_argument("--by", choices=GRAINS, default="doc",
                        help="what counts as found (default doc; evidence needs text, which a TREC run lacks)")
     score.add_argument("--order", choices=("trec_eval", "rank"), default="trec_eval",
