@@ -26,3 +26,24 @@ def test_no_help_shows_backticks():
     shown = [f"{words}: {line.strip()}" for words, parser in every_parser()
              for line in parser.format_help().splitlines() if "`" in line]
     assert shown == []
+
+
+def test_golden_template_suggests_a_check_against_the_corpus_it_was_drawn_from(tmp_path, capsys):
+    """The suggested ``golden check`` names the corpus, so a label naming no document is caught when it runs."""
+    import json
+    import shlex
+
+    from conftest import SAMPLES, run_cli
+
+    golden = tmp_path / "golden.jsonl"
+    code, out, _ = run_cli(capsys, "golden", "template", "--corpus", str(SAMPLES / "corpus.jsonl"),
+                           "--out", str(golden), "-n", "2")
+    assert code == 0
+    suggested = shlex.split(out.split("then run: ", 1)[1])
+    assert suggested[:3] == ["python3", "-m", "evaluation"]
+    rows = [json.loads(line) for line in golden.read_text().splitlines()]
+    rows = [{**row, "question": f"question {n}?"} for n, row in enumerate(rows)]
+    rows[1]["expected"] = ["no-such-document"]
+    golden.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    code, out, _ = run_cli(capsys, *suggested[3:])
+    assert "no-such-document" in out

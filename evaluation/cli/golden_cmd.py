@@ -19,7 +19,7 @@ from ..errors import shown
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
-                     open_embedded_target, percent_0_to_100, whole)
+                     open_embedded_target, percent_0_to_100, program, whole)
 from ..golden.check import check_golden
 from ..golden.writing import settings as writing
 from ..golden.template import golden_template
@@ -167,9 +167,17 @@ def _template(args: argparse.Namespace) -> int:
     else:
         source = args.corpus
     rows = golden_template(source, args.out, n=args.n, seed=args.seed, by=args.by, overwrite=args.force)
-    print(f"wrote {len(rows)} template rows to {args.out}; write a question in each, "
-          f"then run: python3 -m evaluation golden check {args.out}")
+    print(f"wrote {len(rows)} template rows to {args.out}; write a question in each, then run: {check_command(args)}")
     return 0
+
+
+def check_command(args: argparse.Namespace) -> str:
+    """The ``golden check`` to run on a template once filled in: against the corpus or index it was drawn
+    from, so the labels are checked too (without it, a label naming no document passes)."""
+    import shlex
+
+    against = f"--index {shlex.quote(args.index)}" if args.index else f"--corpus {shlex.quote(args.corpus)}"
+    return f"{program()} golden check {shlex.quote(args.out)} {against}"
 
 
 def _suggest(args: argparse.Namespace) -> int:
