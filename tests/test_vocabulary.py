@@ -47,3 +47,85 @@ def test_golden_template_suggests_a_check_against_the_corpus_it_was_drawn_from(t
     golden.write_text("".join(json.dumps(row) + "\n" for row in rows))
     code, out, _ = run_cli(capsys, *suggested[3:])
     assert "no-such-document" in out
+
+
+def store_flags() -> list[tuple[str, argparse.Action]]:
+    """Every ``--store`` and ``--save-to`` of every command, by the command's words."""
+    return [(words, action) for words, parser in every_parser() for action in parser._actions
+            if {"--store", "--save-to"} & set(action.option_strings)]
+
+
+def test_every_store_flag_is_optional_and_names_the_one_default_store():
+    from evaluation.cli.common import DEFAULT_STORE, STORE_VARIABLE
+
+    found = store_flags()
+    assert {words for words, _ in found} >= {"evaluate", "runs list", "runs show", "runs export", "runs import",
+                                             "report", "compare", "chunking compare", "chunking sweep",
+                                             "chunking runs list", "chunking runs show", "matrix"}
+    named = f"${STORE_VARIABLE}, else ./{DEFAULT_STORE}"
+    wrong = [f"{words} {action.option_strings[0]}" for words, action in found
+             if action.required or named not in " ".join((action.help or "").split())]
+    assert wrong == []
+
+
+def test_a_matrix_saved_with_a_bare_save_to_is_listed_by_chunking_runs_list_with_no_store(
+        tmp_path, monkeypatch, capsys):
+    """The commands that keep and read chunking runs meet in the default store without naming it."""
+    import json
+
+    from conftest import run_cli
+
+    monkeypatch.delenv("EVALUATION_STORE")
+    monkeypatch.chdir(tmp_path)
+    corpus, queries = tmp_path / "corpus.jsonl", tmp_path / "queries.jsonl"
+    corpus.write_text("".join(json.dumps({"id": f"d{n}", "text": f"alpha beta {word} gamma"}) + "\n"
+                              for n, word in enumerate(("north", "south", "east"))), encoding="utf-8")
+    queries.write_text(json.dumps({"id": "q1", "query": "south", "relevant_ids": ["d1"]}) + "\n", encoding="utf-8")
+    code, out, err = run_cli(capsys, "matrix", "--corpus", str(corpus), "--queries", str(queries), "--embedder",
+                             "hash", "--methods", "keyword", "--chunk-chars", "100", "--quiet", "--save-to")
+    assert code == 0, err
+    assert f"in evaluations (" in out
+    code, listed, err = run_cli(capsys, "chunking", "runs", "list", "--json")
+    assert code == 0, err
+    assert [row["kind"] for row in json.loads(listed)] == ["matrix"]
+    assert (tmp_path / "evaluations" / "chunking" / "runs").is_dir()
+
+
+UNITS = {"-words": "words", "-chars": "characters"}
+
+
+def test_every_chunk_size_flag_names_its_unit_and_its_help_says_it():
+    """evaluate and index count words, matrix and chunking characters: the flag's name and help say which."""
+    sized = [(words, action) for words, parser in every_parser() for action in parser._actions
+             if any(part in option for option in action.option_strings for part in ("size", "overlap", "-chars",
+                                                                                      "-words"))]
+    assert {words for words, _ in sized} >= {"evaluate", "index", "matrix", "chunking compare", "chunking sweep"}
+    unnamed = [f"{words} {action.option_strings}" for words, action in sized
+               if not any(action.option_strings[0].endswith(suffix) and unit in action.help
+                          for suffix, unit in UNITS.items())]
+    assert unnamed == []
+
+
+@pytest.mark.parametrize("words, old, new, value", [
+    (("evaluate", "--golden", "g", "--index", "i"), "--chunk-size", "--chunk-words", "120"),
+    (("index", "c", "--out", "o"), "--chunk-overlap", "--overlap-words", "7"),
+    (("matrix", "--corpus", "c", "--queries", "q"), "--chunk-size", "--chunk-chars", "300,500"),
+    (("matrix", "--corpus", "c", "--queries", "q"), "--chunk-overlap", "--overlap-chars", "30"),
+    (("chunking", "compare", "--corpus", "c", "--golden", "g"), "--sizes", "--chunk-chars", "500,1000"),
+    (("chunking", "sweep", "--corpus", "c", "--golden", "g"), "--child-sizes", "--child-chars", "200")])
+def test_the_old_chunk_flags_still_mean_what_they_meant(words, old, new, value):
+    parser = build_parser()
+    assert vars(parser.parse_args([*words, old, value])) == vars(parser.parse_args([*words, new, value]))
+
+
+def test_every_way_of_signing_in_is_spelled_managed_identity_and_the_other_spelling_is_read_as_it():
+    ways = [(words, action) for words, parser in every_parser() for action in parser._actions
+            if action.choices and any("identity" in str(choice) for choice in action.choices)]
+    assert {words for words, _ in ways} >= {"answers score", "golden write", "chunking compare", "matrix"}
+    parser = build_parser()
+    for words, action in ways:
+        assert "managed_identity" in action.choices and "managed-identity" not in action.choices, words
+    asked = parser.parse_args(["answers", "score", "--golden", "g", "--answers", "a", "--auth", "managed-identity"])
+    assert asked.auth == "managed_identity"
+    matrix = parser.parse_args(["matrix", "--corpus", "c", "--queries", "q", "--openai-auth", "managed-identity"])
+    assert matrix.openai_auth == "managed_identity"
