@@ -8,7 +8,7 @@
 
 Each build is cut, indexed in a scratch folder and removed after, one after another, with a progress
 bar that says which build and which stage. Vectors are kept in ``.index/chunking.cache.sqlite``
-(``--cache``; ``--no-cache`` for this run only), so a second run embeds only what changed. With a chat
+(``--vector-cache``; ``--no-cache`` for this run only), so a second run embeds only what changed. With a chat
 model (``--endpoint`` and ``--model``, or EVALUATION_JUDGE_ENDPOINT and EVALUATION_JUDGE_MODEL, signed
 in as ``answers score`` is) compare answers and judges; without one it counts what was found within
 the budget and says so. With one, both make ``llm`` builds and ``-c`` builds (a note in front of each
@@ -84,9 +84,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         add_save_option(parser, "chunking/runs/")
         parser.add_argument("--markdown", action="store_true", help="print the table as Markdown, for a pull request")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
-        parser.add_argument("--cache", type=local_path, default=str(DEFAULT_CACHE),
-                            help=f"the vector cache file kept across runs (default {DEFAULT_CACHE})")
-        parser.add_argument("--no-cache", action="store_true", help="share vectors within this run only")
+        parser.add_argument("--vector-cache", "--cache", dest="cache", type=local_path, default=str(DEFAULT_CACHE),
+                            metavar="FILE", help=f"the vector cache file kept across runs (default {DEFAULT_CACHE}; "
+                                                 "--cache is its old name)")
+        parser.add_argument("--no-cache", action="store_true", help="keep no vector cache file: share vectors within this run only")
         parser.add_argument("--quiet", action="store_true", help="no progress bar")
         if name == "sweep":
             parser.add_argument("--builds", type=_listed, help="build keys, comma-separated (markdown-1000-h,...), "
@@ -120,13 +121,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _prepared(args: argparse.Namespace, cache: Path | None) -> dict:
-    """The cache file's folder made (refusing a --cache that is another kind of file, or an input), and
+    """The cache file's folder made (refusing a --vector-cache that is another kind of file, or an input), and
     the store to save in opened and checked: before any work."""
     if cache is not None:
         from ..engine.cache import VECTOR_CACHE
         from ..files import Output, check_outputs
 
-        check_outputs([Output(cache, VECTOR_CACHE, "--cache", "the vectors")],
+        check_outputs([Output(cache, VECTOR_CACHE, "--vector-cache", "the vectors")],
                       [("the --corpus file", args.corpus), ("the --golden file", args.golden)], make_folders=True)
         cache.parent.mkdir(parents=True, exist_ok=True)
     store = None

@@ -114,8 +114,9 @@ def register(subparsers: Any) -> None:
     write.add_argument("--tries", type=whole(1, 10),
                        help=f"drafts asked for per passage (default {writing.DEFAULT_TRIES})")
     write.add_argument("--seed", type=int, help="the passage sampling seed (default 0)")
-    write.add_argument("--cache", metavar="FILE", type=local_path,
-                       help="keep every model reply here, so a stopped run resumes and a repeat asks nothing")
+    write.add_argument("--reply-cache", "--cache", dest="cache", metavar="FILE", type=local_path,
+                       help="keep every model reply here, so a stopped run resumes and a repeat asks nothing "
+                            "(--cache is its old name)")
     write.add_argument("--json", action="store_true", help="print what was done as JSON")
     write.add_argument("--quiet", action="store_true", help="no progress bar")
     add_chat_options(write, "writer", WRITER_PREFIX)
@@ -217,8 +218,8 @@ def _write(args: argparse.Namespace) -> int:
 
 
 def _check_write_files(args: argparse.Namespace) -> None:
-    """``golden write``'s --out and --cache, named by their flags: neither an input nor each other, --out
-    never over a file holding anything, --cache only a reply cache, both in folders that take a file."""
+    """``golden write``'s --out and --reply-cache, named by their flags: neither an input nor each other, --out
+    never over a file holding anything, --reply-cache only a reply cache, both in folders that take a file."""
     from ..errors import GoldenFileError
     from ..files import Output, check_outputs
     from ..golden.read import GOLDEN_FILE
@@ -228,7 +229,7 @@ def _check_write_files(args: argparse.Namespace) -> None:
     check_outputs([Output(args.out, GOLDEN_FILE, "--out", "the drafts")], inputs, error=GoldenFileError,
                   make_folders=True)
     if args.cache:
-        check_outputs([Output(args.cache, REPLY_CACHE, "--cache", "the model's replies")],
+        check_outputs([Output(args.cache, REPLY_CACHE, "--reply-cache", "the model's replies")],
                       [*inputs, ("the --out file", args.out)], make_folders=True)
 
 

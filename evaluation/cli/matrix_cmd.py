@@ -91,7 +91,8 @@ def register(subparsers) -> None:
     openai.add_argument("--openai-client-id", metavar="ID", help="a user-assigned managed identity's client id")
     openai.add_argument("--openai-api-version", default="2024-10-21", help="Azure OpenAI only (default 2024-10-21)")
     openai.add_argument("--openai-dimensions", type=whole(1, 65536), help="the vectors' size (default: asked of the endpoint once)")
-    parser.add_argument("--cache", type=local_path, help="a vector cache file kept across runs")
+    parser.add_argument("--vector-cache", "--cache", dest="cache", type=local_path, metavar="FILE",
+                        help="a vector cache file kept across runs (--cache is its old name)")
     parser.add_argument("--threads", type=whole(1), default=None, help="threads for the embedding models")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
@@ -106,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
     if settings.cache:
         from ..engine.cache import VECTOR_CACHE
 
-        check_outputs([Output(settings.cache, VECTOR_CACHE, "--cache", "the vectors")],
+        check_outputs([Output(settings.cache, VECTOR_CACHE, "--vector-cache", "the vectors")],
                       [*_inputs(args), *((f"the {o.flag} file", o.path) for o, _ in reports)],
                       make_folders=True)
     store = None
