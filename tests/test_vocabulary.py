@@ -3,7 +3,7 @@ keeps or reads runs, one name per unit for chunk sizes, one spelling per idea; o
 from __future__ import annotations
 
 import argparse
-from typing import Iterator
+from collections.abc import Iterator
 
 import pytest
 
@@ -84,7 +84,7 @@ def test_a_matrix_saved_with_a_bare_save_to_is_listed_by_chunking_runs_list_with
     code, out, err = run_cli(capsys, "matrix", "--corpus", str(corpus), "--queries", str(queries), "--embedder",
                              "hash", "--methods", "keyword", "--chunk-chars", "100", "--quiet", "--save-to")
     assert code == 0, err
-    assert f"in evaluations (" in out
+    assert "in evaluations (" in out
     code, listed, err = run_cli(capsys, "chunking", "runs", "list", "--json")
     assert code == 0, err
     assert [row["kind"] for row in json.loads(listed)] == ["matrix"]
@@ -159,7 +159,7 @@ def test_every_readme_command_that_keeps_or_reads_runs_uses_the_default_store(ca
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
     parser, checked, named = build_parser(), [], []
-    for block in re.findall(r"```[a-z]*\n(.*?)```", readme, flags=re.S):
+    for block in re.findall(r"```[a-z]*\n(.*?)```", readme, flags=re.DOTALL):
         for line in block.splitlines():
             command = line.split(" # ", 1)[0].split("&&")[-1].strip()
             for program in ("python3 -m evaluation ", "retrieval-eval "):
@@ -173,3 +173,35 @@ def test_every_readme_command_that_keeps_or_reads_runs_uses_the_default_store(ca
                         named.append(command)
     capsys.readouterr()
     assert len(checked) >= 5 and named == []
+
+
+def test_found_at_k_is_a_percent_and_the_means_three_places_in_every_table():
+    """One metric was printed as 90%, 0.900 and 9/10: found@k (hit_rate@k) is a percent, with its count where
+    one is shown, and MRR, nDCG and recall are to three places, in the score table, the sweep's text and
+    Markdown, and the matrix's text and page, as in the run's own table (``Measure.shown``)."""
+    import re
+
+    from evaluation.cli.score_cmd import render_scores
+    from evaluation.measures import CUTOFFS
+    from evaluation.report.builds.matrix_page import matrix_section
+    from evaluation.report.builds.sweep_page import sweep_section
+    from evaluation.report.builds.text import matrix_text, sweep_markdown, sweep_text
+
+    summary = {"questions": 10, "found": {str(k): 0.9 for k in CUTOFFS}, "counts": {str(k): 9 for k in CUTOFFS},
+               "recall": {str(k): 0.6 for k in CUTOFFS}, "mrr": 0.6, "ndcg_10": 0.6}
+    sweep = {"k": [10], "questions": 10, "best": None, "rule": "ranked by nDCG@10", "seconds": 1.0, "vectors": {},
+             "rows": [{"rank": 1, "build": "fixed-1000-h", "method": "keyword", **summary, "chunks": 3,
+                       "build_seconds": 1.0, "median_ms": 1.0}]}
+    matrix = {"kind": "matrix", "experiments": [{"id": "a" * 64, "chunking": "fixed-500-100", "method": "keyword", "embedder": "hash",
+                               "judged_by": "doc", "metrics": {"10": {"hit_rate": 0.9, "precision": 0.6,
+                                                                       "recall": 0.6, "mrr": 0.6, "ndcg": 0.6}}}],
+              "queries": {"questions": 10, "format": "queries"}, "by": "doc", "labels": {"said": "by document"},
+              "embedders": [], "gate": {"thresholds": [], "passed": True, "missed": []}, "top_k": [10]}
+    counted = {"score": render_scores({"run": summary}), "sweep text": sweep_text(sweep),
+               "sweep markdown": sweep_markdown(sweep), "sweep page": sweep_section({"kind": "sweep", **sweep})}
+    bare = {"matrix text": matrix_text(matrix), "matrix page": matrix_section(matrix)}
+    for view, text in {**counted, **bare}.items():
+        assert "90%" in text and "0.600" in text, view
+        assert not re.search(r"0\.90|0\.6000|(?<!\()9/10", text), view
+    for view, text in counted.items():
+        assert "90% (9/10)" in text, view

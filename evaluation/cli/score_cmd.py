@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..measures import MRR, NDCG_10
+from ..measures import FOUND_10, MRR, NDCG_10
 from .common import add_judging_options, plain
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
@@ -55,10 +55,12 @@ def score_file(args: argparse.Namespace) -> int:
 
 
 def render_scores(scored: dict[str, dict]) -> str:
-    """A table, one row per run tag: found@k as count/questions, MRR and nDCG@10 to 4 places."""
-    header = ["run", *[f"@{k}" for k in CUTOFFS], str(MRR), str(NDCG_10)]
-    rows = [[tag, *[f"{s['counts'][str(k)]}/{s['questions']}" for k in CUTOFFS], f"{MRR.of(s):.4f}",
-             f"{NDCG_10.of(s):.4f}"] for tag, s in scored.items()]
+    """A table, one row per run tag: found@k as a percent with its count, MRR and nDCG@10 to three places
+    (``Measure.shown``, as every view writes them)."""
+    found = [FOUND_10.at(k) for k in CUTOFFS]
+    header = ["run", *map(str, found), str(MRR), str(NDCG_10)]
+    rows = [[tag, *[m.shown(m.of(s), count=m.count_of(s), questions=s["questions"]) for m in found],
+             MRR.shown(MRR.of(s)), NDCG_10.shown(NDCG_10.of(s))] for tag, s in scored.items()]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
                      for r in [header, ["-" * w for w in widths], *rows])
