@@ -17,8 +17,8 @@ _BACKTICKS = re.compile(r"``?([^`]+?)``?")
 
 
 def plain(text: str) -> str:
-    """``text`` (a docstring a help text is made of) without its reStructuredText markup: ````x```` and
-    ```x``` become ``x``. A help is read in a terminal, where the backticks are noise, not emphasis."""
+    """``text`` (a docstring a help text is made of) without its reStructuredText markup: a name between
+    double or single backticks loses them. A help is read in a terminal, where backticks are noise."""
     return _BACKTICKS.sub(r"\1", text)
 
 
@@ -238,7 +238,7 @@ def add_save_option(parser: argparse.ArgumentParser, where: str) -> None:
     the command that lists the runs finds it with no ``--store``."""
     parser.add_argument("--save-to", metavar="STORE", nargs="?", const="",
                         help=f"keep the run in this store, under {where}; --save-to alone: the default store "
-                             f"(${STORE_VARIABLE}, else ./{DEFAULT_STORE}, which every command reads)")
+                             f"({STORE_DEFAULT_HELP})")
 
 
 def save_address(args: argparse.Namespace) -> str | None:
