@@ -30,6 +30,7 @@ Bottom layer (beside ``errors``), so the store's shape check reads the cut-offs 
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 from typing import Any, Iterable, Mapping
 
@@ -85,6 +86,22 @@ class Measure:
         return counts.get(str(self.cutoff)) if isinstance(counts, Mapping) else None
 
     @property
+    def is_share_of_questions(self) -> bool:
+        """found@k (hit_rate@k): the share of the questions found, which every view shows as a percent."""
+        return _SUMMARY_FAMILY.get(self.name.casefold()) == "found"
+
+    def shown(self, value: Any, *, count: Any = None, questions: Any = None, dash: str = "-") -> str:
+        """This measure's value as every view writes it: found@k (hit_rate@k) as a percent, with the count of
+        questions when ``count`` and ``questions`` are given (``97% (35/36)``); every other measure, a mean
+        from 0 to 1, to three places (``0.600``). ``dash`` for a value a report does not hold."""
+        if not self.is_share_of_questions:
+            return score_text(value, dash=dash)
+        text = percent_text(value, questions, dash=dash)
+        if text != dash and isinstance(count, int) and isinstance(questions, int) and questions > 0:
+            text += f" ({count}/{questions})"
+        return text
+
+    @property
     def at_k_key(self) -> str:
         """The key ``scoring.at_k`` keeps this measure under at its cut-off (``hit_rate`` for found@k)."""
         return _AT_K_FAMILY[self.name.casefold()]
@@ -120,6 +137,26 @@ FOUND = tuple(Measure("found", k) for k in CUTOFFS)
 HIT_RATE = tuple(Measure("hit_rate", k) for k in CUTOFFS)
 RECALL = tuple(Measure("recall", k) for k in CUTOFFS)
 MEASURES = (*FOUND, MRR, NDCG_10, *HIT_RATE, *RECALL)  # every measure a report holds, in the order views show them
+
+
+def finite(value: Any) -> float | None:
+    """``value`` as a finite float, or None for anything else (bools, NaN, text from an edited file)."""
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+
+
+def percent_text(share: Any, questions: int | None = None, *, dash: str = "-") -> str:
+    """``0.6667`` as ``67%``; one decimal once more than 200 questions make a tenth of a point readable."""
+    value = finite(share)
+    if value is None:
+        return dash
+    digits = 1 if questions and questions > 200 else 0
+    return f"{value * 100:.{digits}f}%"
+
+
+def score_text(value: Any, *, dash: str = "-") -> str:
+    """A mean from 0 to 1 (MRR, nDCG, recall, precision) to three places."""
+    value = finite(value)
+    return dash if value is None else f"{value:.3f}"
 
 
 def at_k(k: int) -> tuple[Measure, ...]:

@@ -64,7 +64,8 @@ def inputs(tmp_path) -> tuple[Path, Path]:
     ("--report-json", 0, "--report-json {} is the --corpus file; write the JSON report to another file"),
     ("--report-csv", 1, "--report-csv {} is the --queries file; write the CSV report to another file"),
     ("--report-html", 1, "--report-html {} is the --queries file; write the page to another file"),
-    ("--cache", 0, "--cache {} is the --corpus file; write the vectors to another file"),
+    ("--vector-cache", 0, "--vector-cache {} is the --corpus file; write the vectors to another file"),
+    ("--cache", 0, "--vector-cache {} is the --corpus file; write the vectors to another file"),  # the old name
 ])
 def test_a_matrix_output_naming_one_of_its_inputs_is_refused_and_the_input_kept(capsys, inputs, flag, which, says):
     named = inputs[which]

@@ -45,9 +45,10 @@ def test_score_prints_a_table_with_one_row_per_run_tag(capsys, files):
 
     assert code == 0
     lines = out.splitlines()
-    assert lines[0].split() == ["run", "@1", "@3", "@5", "@10", "@20", "MRR", "nDCG@10"]
-    assert lines[2].split() == ["bm25", "1/3", "2/3", "2/3", "2/3", "2/3", f"{(1 + 1 / 2) / 3:.4f}",
-                                f"{(1 + 1 / 1.5849625007211563) / 3:.4f}"]  # 1/log2(3) for position 2
+    assert lines[0].split() == ["run", "found@1", "found@3", "found@5", "found@10", "found@20", "MRR", "nDCG@10"]
+    # found@k a percent with its count, the means to three places: as every view writes them
+    assert lines[2].split() == ["bm25", "33%", "(1/3)", *["67%", "(2/3)"] * 4, f"{(1 + 1 / 2) / 3:.3f}",
+                                f"{(1 + 1 / 1.5849625007211563) / 3:.3f}"]  # 1/log2(3) for position 2
 
 
 def test_score_of_a_bad_run_line_is_one_sentence_and_exit_1(capsys, files, tmp_path):

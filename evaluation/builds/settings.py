@@ -184,7 +184,7 @@ class CompareSettings(BuildPlace):
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> CompareSettings:
-        """From ``chunking compare``'s arguments: ``--sizes`` alone sets the children's sizes too."""
+        """From ``chunking compare``'s arguments: ``--chunk-chars`` (``--sizes``) alone sets the children's sizes too."""
         given: dict[str, Any] = cls._place(args)
         if args.sizes is not None:
             given.update(sizes=tuple(args.sizes), child_sizes=tuple(args.child_sizes or args.sizes))
@@ -233,7 +233,7 @@ class SweepSettings(BuildPlace):
 
     @classmethod
     def from_args(cls, args: argparse.Namespace, *, chat: bool = False) -> SweepSettings:
-        """From ``chunking sweep``'s arguments: ``--builds``, or the keys ``--techniques``, ``--sizes`` and
+        """From ``chunking sweep``'s arguments: ``--builds``, or the keys ``--techniques``, ``--chunk-chars`` and
         ``--headings`` make (``plan.sweep_keys``; ``chat``: a chat model was named, so ``llm`` and ``c`` too)."""
         from .plan import sweep_keys
 
@@ -272,7 +272,7 @@ class MatrixSettings(BuildPlace):
         _set(self, "embedders", _embedders(self.embedders))
         _set(self, "variants", tuple(dict.fromkeys(self.variants)))
         if not self.variants or not all(isinstance(v, ChunkVariant) for v in self.variants):
-            raise UsageError("a matrix needs at least one chunk variant (ChunkVariant), such as --chunk-size 500")
+            raise UsageError("a matrix needs at least one chunk variant (ChunkVariant), such as --chunk-chars 500")
         if self.by not in ("doc", "chunk"):
             raise UsageError(f'--by {self.by}: a matrix judges by "doc" (the default) or "chunk"')
         if self.labels_from is not None and self.by != "chunk":
@@ -288,7 +288,7 @@ class MatrixSettings(BuildPlace):
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> MatrixSettings:
-        """From ``matrix``'s arguments: ``--chunker-config`` over ``--chunk-size/--chunk-overlap``, embedders
+        """From ``matrix``'s arguments: ``--chunker-config`` over ``--chunk-chars/--overlap-chars``, embedders
         comma-separated or repeated, each ``--fail-under`` read at a cut-off of ``--top-k``."""
         from .ci_gate import parse_thresholds
         from .variants import parse_variant, variants_from_config, variants_from_flags

@@ -20,6 +20,7 @@ import warnings
 from typing import Sequence
 
 from ..errors import EvaluationError, MissingDocumentsWarning, UsageError
+from .common import program
 
 _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "report_cmd", "compare_cmd", "score_cmd",
                     "answers_cmd", "chunking_cmd", "matrix_cmd")
@@ -45,8 +46,7 @@ class _Parser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
-        # the name the user typed: the installed script, or the module as the README runs it
-        prog="retrieval-eval" if os.path.basename(sys.argv[0] or "") == "retrieval-eval" else "python3 -m evaluation",
+        prog=program(),
         description="Find which way of searching a collection should use, from its golden file.",
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the library is doing")

@@ -17,6 +17,7 @@ import os
 from typing import Mapping
 
 from .chat_options import add_chat_options, chat_settings
+from .common import plain
 
 PREFIX = "EVALUATION_JUDGE"  # EVALUATION_JUDGE_ENDPOINT, _MODEL, _API_KEY
 KEY_VARIABLE = f"{PREFIX}_API_KEY"  # the judge's key variable, the chunking commands' default too
@@ -27,9 +28,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                     description="Score written answers to golden questions with a judge model.")
     actions = answers.add_subparsers(dest="answers_command", metavar="ACTION", required=True)
     score = actions.add_parser("score", help="score each answer on Bedrock's RAG metrics with a judge model",
-                               description=__doc__.split("\n\n", 1)[0].split(": ", 1)[1],
+                               description=plain(__doc__.split("\n\n", 1)[0].split(": ", 1)[1]),
                                formatter_class=argparse.RawDescriptionHelpFormatter,
-                               epilog=__doc__.split("\n\n", 1)[1])
+                               epilog=plain(__doc__.split("\n\n", 1)[1]))
     score.add_argument("--golden", required=True, help="the golden file (the questions and reference answers)")
     score.add_argument("--answers", required=True,
                        help='JSONL rows {"id", "answer", "sources"?}, or one JSON object id -> answer')

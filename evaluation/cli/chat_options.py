@@ -13,7 +13,8 @@ from __future__ import annotations
 import argparse
 from typing import Any, Mapping
 
-from .common import seconds, whole
+from ..chat import AUTHS
+from .common import auth_way, seconds, whole
 
 MAX_TIMEOUT_S = 600  # a model that needs longer for one reply is not answering; nothing waits for ever
 MAX_RETRIES = 10
@@ -27,8 +28,9 @@ def add_chat_options(parser: argparse.ArgumentParser, role: str, prefix: str) ->
     parser.add_argument("--api", choices=("auto", "azure", "openai"), default="auto",
                         help="request style (default auto: azure on *.openai.azure.com and *.cognitiveservices.azure.com)")
     parser.add_argument("--api-version", default="2024-10-21", help="Azure OpenAI api-version (default 2024-10-21)")
-    parser.add_argument("--auth", choices=("auto", "key", "managed-identity", "none"), default="auto",
-                        help="how to sign in (default auto)")
+    parser.add_argument("--auth", type=auth_way, choices=("auto", *AUTHS), default="auto",
+                        help="how to sign in (default auto; managed-identity, the old spelling, is read as "
+                             "managed_identity)")
     parser.add_argument("--api-key-env", default=f"{prefix}_API_KEY", metavar="NAME",
                         help=f"environment variable holding the key (default {prefix}_API_KEY)")
     parser.add_argument("--client-id", help="a user-assigned managed identity's client id")
@@ -51,7 +53,7 @@ def chat_settings(args: argparse.Namespace, environ: Mapping[str, str], role: st
         raise UsageError(f"the {role} needs an endpoint and a model: --endpoint URL --model NAME, or "
                          f"{prefix}_ENDPOINT and {prefix}_MODEL")
     key = environ.get(args.api_key_env) or None
-    auth = args.auth.replace("-", "_")
+    auth = args.auth
     if auth == "auto":
         probe = ChatSettings(endpoint=endpoint, model=model, api=args.api, auth="none", role=role)
         auth = "key" if key else "managed_identity" if probe.kind == "azure" else "none"

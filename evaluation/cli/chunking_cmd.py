@@ -1,6 +1,6 @@
 """``chunking sweep | compare | runs list | runs show``: how to cut the documents, measured.
 
-    python3 -m evaluation chunking compare --corpus C --golden G [--techniques markdown,fixed] [--sizes 500,1000,2000]
+    python3 -m evaluation chunking compare --corpus C --golden G [--techniques markdown,fixed] [--chunk-chars 500,1000,2000]
                                            [--save-to STORE] [--markdown]
     python3 -m evaluation chunking sweep --corpus C --golden G [--builds markdown-1000-h,...] [--methods dense,hybrid]
     python3 -m evaluation chunking runs list --store STORE
@@ -8,7 +8,7 @@
 
 Each build is cut, indexed in a scratch folder and removed after, one after another, with a progress
 bar that says which build and which stage. Vectors are kept in ``.index/chunking.cache.sqlite``
-(``--cache``; ``--no-cache`` for this run only), so a second run embeds only what changed. With a chat
+(``--vector-cache``; ``--no-cache`` for this run only), so a second run embeds only what changed. With a chat
 model (``--endpoint`` and ``--model``, or EVALUATION_JUDGE_ENDPOINT and EVALUATION_JUDGE_MODEL, signed
 in as ``answers score`` is) compare answers and judges; without one it counts what was found within
 the budget and says so. With one, both make ``llm`` builds and ``-c`` builds (a note in front of each
@@ -23,7 +23,7 @@ import sys
 from pathlib import Path
 
 from .answers_cmd import PREFIX
-from .common import local_path, whole
+from .common import add_save_option, add_store_option, local_path, plain, save_address, store_address, whole
 
 DEFAULT_CACHE = Path(".index") / "chunking.cache.sqlite"
 
@@ -58,9 +58,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         return next(word for word, letters in HEADINGS.items() if letters == default)
 
     chunking = subparsers.add_parser("chunking", help="which way of cutting the documents finds the most",
-                                     description=__doc__.split("\n\n", 1)[0],
+                                     description=plain(__doc__.split("\n\n", 1)[0]),
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
-                                     epilog=__doc__.split("\n\n", 1)[1])
+                                     epilog=plain(__doc__.split("\n\n", 1)[1]))
     actions = chunking.add_subparsers(dest="chunking_command", metavar="ACTION", required=True)
     for name, helping in (("compare", "each technique at its best, compared question by question, and the pick"),
                           ("sweep", "every build asked with each method, ranked by nDCG@10")):
@@ -69,24 +69,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("--golden", required=True, help="the golden file (labels name documents)")
         parser.add_argument("--techniques", type=_listed,
                             help=f"comma-separated: {listed(TECHNIQUES)} (default: every one with what it needs)")
-        parser.add_argument("--sizes", type=_sizes, help=f"chunk sizes in characters (default {listed(SIZES)})")
-        parser.add_argument("--child-sizes", type=_sizes, help=f"parent-child's children's sizes (default "
-                                                               f"{listed(CHILD_SIZES)}; with --sizes alone, the "
-                                                               "same sizes)")
+        # Characters, as matrix counts them (evaluate and index count words): the names say the unit; the old
+        # names stay.
+        parser.add_argument("--chunk-chars", "--sizes", dest="sizes", type=_sizes, metavar="CHARS",
+                            help=f"chunk sizes in characters, comma-separated (default {listed(SIZES)}; --sizes is "
+                                 "its old name)")
+        parser.add_argument("--child-chars", "--child-sizes", dest="child_sizes", type=_sizes, metavar="CHARS",
+                            help=f"parent-child's children's sizes in characters (default {listed(CHILD_SIZES)}; "
+                                 "with --chunk-chars alone, the same sizes; --child-sizes is its old name)")
         default = the.CompareSettings.headings if name == "compare" else SWEEP_HEADINGS
         parser.add_argument("--headings", choices=tuple(HEADINGS),
                             help=f"embed each chunk's headings in front of it, or not, or both (default "
                                  f"{headings(default)})")
-        parser.add_argument("--save-to", metavar="STORE", help="keep the run in this store, under chunking/runs/")
+        add_save_option(parser, "chunking/runs/")
         parser.add_argument("--markdown", action="store_true", help="print the table as Markdown, for a pull request")
         parser.add_argument("--json", action="store_true", help="print the report as JSON")
-        parser.add_argument("--cache", type=local_path, default=str(DEFAULT_CACHE),
-                            help=f"the vector cache file kept across runs (default {DEFAULT_CACHE})")
-        parser.add_argument("--no-cache", action="store_true", help="share vectors within this run only")
+        parser.add_argument("--vector-cache", "--cache", dest="cache", type=local_path, default=str(DEFAULT_CACHE),
+                            metavar="FILE", help=f"the vector cache file kept across runs (default {DEFAULT_CACHE}; "
+                                                 "--cache is its old name)")
+        parser.add_argument("--no-cache", action="store_true", help="keep no vector cache file: share vectors within this run only")
         parser.add_argument("--quiet", action="store_true", help="no progress bar")
         if name == "sweep":
             parser.add_argument("--builds", type=_listed, help="build keys, comma-separated (markdown-1000-h,...), "
-                                                               "instead of --techniques and --sizes")
+                                                               "instead of --techniques and --chunk-chars")
             parser.add_argument("--methods", type=_listed,
                                 help=f"comma-separated: {', '.join(the.METHODS)} (default {listed(the.SWEEP_METHODS)})")
             parser.add_argument("--timed", type=whole(0, 1000),
@@ -104,29 +109,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     runs = actions.add_parser("runs", help="the chunking runs a store keeps")
     runs_actions = runs.add_subparsers(dest="chunking_runs_command", metavar="ACTION", required=True)
     listing = runs_actions.add_parser("list", help="the chunking runs in a store, newest first")
-    listing.add_argument("--store", required=True, help="a folder, s3://bucket/prefix or a Blob address")
+    add_store_option(listing, what="the store holding the chunking runs")
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=list_runs)
     show = runs_actions.add_parser("show", help="one chunking run")
     show.add_argument("run_id", metavar="ID", help="a run id, or 'latest'")
-    show.add_argument("--store", required=True, help="a folder, s3://bucket/prefix or a Blob address")
+    add_store_option(show, what="the store holding the chunking run")
     show.add_argument("--markdown", action="store_true")
     show.add_argument("--json", action="store_true")
     show.set_defaults(handler=show_run)
 
 
 def _prepared(args: argparse.Namespace, cache: Path | None) -> dict:
-    """The cache file's folder made (refusing a --cache that is another kind of file, or an input), and
+    """The cache file's folder made (refusing a --vector-cache that is another kind of file, or an input), and
     the store to save in opened and checked: before any work."""
     if cache is not None:
         from ..engine.cache import VECTOR_CACHE
         from ..files import Output, check_outputs
 
-        check_outputs([Output(cache, VECTOR_CACHE, "--cache", "the vectors")],
+        check_outputs([Output(cache, VECTOR_CACHE, "--vector-cache", "the vectors")],
                       [("the --corpus file", args.corpus), ("the --golden file", args.golden)], make_folders=True)
         cache.parent.mkdir(parents=True, exist_ok=True)
     store = None
-    if args.save_to:
+    if save_address(args) is not None:
         from .common import open_run_store
 
         store = open_run_store(args.save_to, check=True)
@@ -196,6 +201,7 @@ def list_runs(args: argparse.Namespace) -> int:
     from ..store.builds import chunking_store
     from .common import open_run_store
 
+    args.store = store_address(args.store)
     runs = chunking_store(open_run_store(args.store))
     skipped = []
     rows = [_run_row(report["id"], report) for report in runs.readable(on_skip=lambda run_id, why: skipped.append(why))]
@@ -237,7 +243,7 @@ def show_run(args: argparse.Namespace) -> int:
     from ..store.builds import chunking_store
     from .common import open_run_store
 
-    report = chunking_store(open_run_store(args.store)).get(args.run_id)
+    report = chunking_store(open_run_store(store_address(args.store))).get(args.run_id)
     if args.json:
         print(json.dumps(report, indent=2))
     elif report["kind"] == "matrix":

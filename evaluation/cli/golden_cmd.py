@@ -20,7 +20,7 @@ from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .collection import add_collection_arguments, apply_collection
 from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
-                     open_embedded_target, percent_0_to_100, whole)
+                     open_embedded_target, percent_0_to_100, program, whole)
 from ..golden.check import check_golden
 from ..golden.writing import settings as writing
 from ..golden.template import golden_template
@@ -45,8 +45,8 @@ def register(subparsers: Any) -> None:
                          help="also warn about labels this corpus cannot match (documents it does not hold, pages "
                               "of documents without pages or past the last one) and evidence quotes none of "
                               "their chunks holds")
-    against.add_argument("--index", metavar="DIR", type=local_path, help="the same against an index built by `python3 -m evaluation "
-                                                        "index` (its own chunks, so chunk ids too)")
+    against.add_argument("--index", metavar="DIR", type=local_path, help="the same against an index built by the index command "
+                                                        "(its own chunks, so chunk ids too)")
     check.add_argument("--by", choices=GRAINS, default="doc",
                        help="the grain the run will judge at, for the warnings (default doc)")
     check.add_argument("--qrels", metavar="FILE",
@@ -65,7 +65,7 @@ def register(subparsers: Any) -> None:
     source = template.add_mutually_exclusive_group()  # or COLLECTION: one of the three (``_template``)
     source.add_argument("--corpus", metavar="CORPUS", type=local_path, help="a corpus JSONL file or folder")
     source.add_argument("--index", metavar="DIR", type=local_path,
-                        help="an index built by `python3 -m evaluation index`: the corpus it was built from, "
+                        help="an index built by the index command: the corpus it was built from, "
                              "else its own chunks")
     template.add_argument("--out", metavar="FILE", required=True, help="the golden file to write")
     template.add_argument("-n", type=_at_least_one, default=50, help="how many rows (default 50)")
@@ -116,8 +116,9 @@ def register(subparsers: Any) -> None:
     write.add_argument("--tries", type=whole(1, 10),
                        help=f"drafts asked for per passage (default {writing.DEFAULT_TRIES})")
     write.add_argument("--seed", type=int, help="the passage sampling seed (default 0)")
-    write.add_argument("--cache", metavar="FILE", type=local_path,
-                       help="keep every model reply here, so a stopped run resumes and a repeat asks nothing")
+    write.add_argument("--reply-cache", "--cache", dest="cache", metavar="FILE", type=local_path,
+                       help="keep every model reply here, so a stopped run resumes and a repeat asks nothing "
+                            "(--cache is its old name)")
     write.add_argument("--json", action="store_true", help="print what was done as JSON")
     write.add_argument("--quiet", action="store_true", help="no progress bar")
     add_chat_options(write, "writer", WRITER_PREFIX)
@@ -172,9 +173,17 @@ def _template(args: argparse.Namespace) -> int:
     else:
         source = args.corpus
     rows = golden_template(source, args.out, n=args.n, seed=args.seed, by=args.by, overwrite=args.force)
-    print(f"wrote {len(rows)} template rows to {args.out}; write a question in each, "
-          f"then run: python3 -m evaluation golden check {args.out}")
+    print(f"wrote {len(rows)} template rows to {args.out}; write a question in each, then run: {check_command(args)}")
     return 0
+
+
+def check_command(args: argparse.Namespace) -> str:
+    """The ``golden check`` to run on a template once filled in: against the corpus or index it was drawn
+    from, so the labels are checked too (without it, a label naming no document passes)."""
+    import shlex
+
+    against = f"--index {shlex.quote(args.index)}" if args.index else f"--corpus {shlex.quote(args.corpus)}"
+    return f"{program()} golden check {shlex.quote(args.out)} {against}"
 
 
 def _suggest(args: argparse.Namespace) -> int:
@@ -214,8 +223,8 @@ def _write(args: argparse.Namespace) -> int:
 
 
 def _check_write_files(args: argparse.Namespace) -> None:
-    """``golden write``'s --out and --cache, named by their flags: neither an input nor each other, --out
-    never over a file holding anything, --cache only a reply cache, both in folders that take a file."""
+    """``golden write``'s --out and --reply-cache, named by their flags: neither an input nor each other, --out
+    never over a file holding anything, --reply-cache only a reply cache, both in folders that take a file."""
     from ..errors import GoldenFileError
     from ..files import Output, check_outputs
     from ..golden.read import GOLDEN_FILE
@@ -225,7 +234,7 @@ def _check_write_files(args: argparse.Namespace) -> None:
     check_outputs([Output(args.out, GOLDEN_FILE, "--out", "the drafts")], inputs, error=GoldenFileError,
                   make_folders=True)
     if args.cache:
-        check_outputs([Output(args.cache, REPLY_CACHE, "--cache", "the model's replies")],
+        check_outputs([Output(args.cache, REPLY_CACHE, "--reply-cache", "the model's replies")],
                       [*inputs, ("the --out file", args.out)], make_folders=True)
 
 

@@ -14,9 +14,10 @@ import argparse
 import sys
 from typing import Callable
 
+from ..chat import AUTHS
 from ..errors import UsageError
 from ..files import Output, check_outputs, write_whole
-from .common import ProgressBar, local_path, whole
+from .common import ProgressBar, add_save_option, auth_way, local_path, save_address, whole
 
 
 def _numbers(flag: str):
@@ -46,13 +47,18 @@ def register(subparsers) -> None:
     parser.add_argument("--corpus", required=True, type=local_path, help="corpus JSONL (id, text, source_uri?, metadata?)")
     parser.add_argument("--queries", required=True, help="queries JSONL (id, query, relevant_ids, metadata?) or a golden file")
     parser.add_argument("--top-k", type=_numbers("--top-k"), help=f"cut-offs (default {listed(the.MATRIX_TOP_K)})")
-    parser.add_argument("--chunk-size", type=_numbers("--chunk-size"),
-                        help="chunk sizes in characters, comma-separated (default "
-                             f"{listed(v.size for v in the.MATRIX_VARIANTS)})")
-    parser.add_argument("--chunk-overlap", type=whole(0), default=None,
-                        help="characters repeated between chunks (default a fifth of each size)")
+    # Characters, as ElectriPy's flags count them (evaluate and index count words): the names say the unit,
+    # and ElectriPy's own names stay, meaning characters here as they do there.
+    parser.add_argument("--chunk-chars", "--chunk-size", dest="chunk_size", type=_numbers("--chunk-chars"),
+                        metavar="CHARS", help="chunk sizes in characters, comma-separated (default "
+                                              f"{listed(v.size for v in the.MATRIX_VARIANTS)}; --chunk-size, "
+                                              "ElectriPy's name, counts characters here)")
+    parser.add_argument("--overlap-chars", "--chunk-overlap", dest="chunk_overlap", type=whole(0), default=None,
+                        metavar="CHARS", help="characters repeated between chunks (default a fifth of each size; "
+                                              "--chunk-overlap, ElectriPy's name, counts characters here)")
     parser.add_argument("--chunker-config", type=local_path,
-                        help="a JSON file of chunk variants; takes precedence over --chunk-size/--chunk-overlap")
+                        help="a JSON file of chunk variants (sizes in characters); takes precedence over "
+                             "--chunk-chars/--overlap-chars")
     parser.add_argument("--embedder", type=_names, action="append", default=None,
                         help="embedders, comma-separated or repeated: bge-small, minilm-l6, hash (not a real model), "
                              f"openai:<deployment> (default {listed(the.MATRIX_EMBEDDERS)})")
@@ -66,9 +72,8 @@ def register(subparsers) -> None:
     parser.add_argument("--report-json", type=local_path, help="write the report as JSON here")
     parser.add_argument("--report-csv", type=local_path, help="write one row per experiment and k here")
     parser.add_argument("--report-html", type=local_path, help="write the report as a self-contained HTML page here")
-    parser.add_argument("--save-to", metavar="STORE",
-                        help="keep the run in this store, under chunking/runs/ (ids and scores, no text); "
-                             "`chunking runs list` lists it and the run page's Chunking tab shows it")
+    add_save_option(parser, "chunking/runs/ (ids and scores, no text), where chunking runs list and the run "
+                            "page's Chunking tab find it")
     parser.add_argument("--per-query", action="store_true", help="keep each query's metrics in the JSON report")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
                         help="exit 1 when an experiment scores below, e.g. hit_rate@5=0.85 or found@5=0.85; repeatable")
@@ -78,14 +83,16 @@ def register(subparsers) -> None:
                              "such as http://127.0.0.1:8080/v1")
     openai.add_argument("--openai-api", choices=("auto", "azure", "openai"), default="auto",
                         help="auto decides by the host name (default)")
-    openai.add_argument("--openai-auth", choices=("key", "managed_identity", "none"), default="key",
-                        help="key (default, read from --openai-key-env), managed_identity (Azure only), or none")
+    openai.add_argument("--openai-auth", type=auth_way, choices=AUTHS, default="key",
+                        help="key (default, read from --openai-key-env), managed_identity (Azure only; "
+                             "managed-identity is read as it), or none")
     openai.add_argument("--openai-key-env", metavar="VAR", default="OPENAI_API_KEY",
                         help="the environment variable holding the key (default OPENAI_API_KEY)")
     openai.add_argument("--openai-client-id", metavar="ID", help="a user-assigned managed identity's client id")
     openai.add_argument("--openai-api-version", default="2024-10-21", help="Azure OpenAI only (default 2024-10-21)")
     openai.add_argument("--openai-dimensions", type=whole(1, 65536), help="the vectors' size (default: asked of the endpoint once)")
-    parser.add_argument("--cache", type=local_path, help="a vector cache file kept across runs")
+    parser.add_argument("--vector-cache", "--cache", dest="cache", type=local_path, metavar="FILE",
+                        help="a vector cache file kept across runs (--cache is its old name)")
     parser.add_argument("--threads", type=whole(1), default=None, help="threads for the embedding models")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=run)
@@ -100,11 +107,11 @@ def run(args: argparse.Namespace) -> int:
     if settings.cache:
         from ..engine.cache import VECTOR_CACHE
 
-        check_outputs([Output(settings.cache, VECTOR_CACHE, "--cache", "the vectors")],
+        check_outputs([Output(settings.cache, VECTOR_CACHE, "--vector-cache", "the vectors")],
                       [*_inputs(args), *((f"the {o.flag} file", o.path) for o, _ in reports)],
                       make_folders=True)
     store = None
-    if args.save_to:
+    if save_address(args) is not None:
         from .common import open_run_store
 
         store = open_run_store(args.save_to, check=True)

@@ -14,13 +14,13 @@ from pathlib import Path
 from ..errors import StoreError, UsageError
 from ..files import Output, check_outputs, write_whole
 from ..report.style import HTML_PAGE
-from .common import local_path
+from .common import local_path, plain
 from .runs_cmd import _open, _store_argument
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("report", help="one run as a self-contained HTML page",
-                                   description=__doc__.splitlines()[0])
+                                   description=plain(__doc__.splitlines()[0]))
     parser.add_argument("run_id", metavar="RUN", help="a run id, or 'latest'")
     _store_argument(parser)
     parser.add_argument("--out", required=True, type=local_path,

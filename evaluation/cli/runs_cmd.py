@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..errors import EvaluationError, shown
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
-from .common import add_env_file_option, load_env_file_option, local_path, store_address
+from .common import add_env_file_option, add_store_option, load_env_file_option, local_path, plain, store_address
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
 EXPORT_FORMATS = ("csv", "trec", "azure", "all")
@@ -23,7 +23,7 @@ EXPORT_FORMATS = ("csv", "trec", "azure", "all")
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     runs = subparsers.add_parser("runs", help="list, show and export the runs a store keeps",
-                                 description=__doc__.splitlines()[0])
+                                 description=plain(__doc__.splitlines()[0]))
     actions = runs.add_subparsers(dest="runs_command", metavar="ACTION", required=True)
 
     listing = actions.add_parser("list", help="the runs in a store, newest first")
@@ -69,10 +69,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store",
-                        help="a folder, s3://<bucket>/<prefix>, https://<account>.blob.core.windows.net/<container>/<prefix>, "
-                             "or http://127.0.0.1:<port>/devstoreaccount1/<container>/<prefix> (default: "
-                             "$EVALUATION_STORE, else ./evaluations, where evaluate keeps its runs)")
+    add_store_option(parser)
     add_env_file_option(parser)
 
 

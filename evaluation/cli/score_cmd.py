@@ -6,22 +6,22 @@ import argparse
 import json
 import sys
 
-from ..measures import MRR, NDCG_10
-from .common import add_judging_options
+from ..measures import FOUND_10, MRR, NDCG_10
+from .common import add_judging_options, plain
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser("score", help="score a TREC run against a golden file",
-                                  description=__doc__.split(": ", 1)[1])
+                                  description=plain(__doc__.split(": ", 1)[1]))
     score.add_argument("--golden", help="the golden file (a path, s3://bucket/key or a Blob address), "
                                         "or topics labelled by --qrels")
-    score.add_argument("--run", help="a TREC run: `qid Q0 docno rank score tag` lines")
+    score.add_argument("--run", help="a TREC run: lines of qid Q0 docno rank score tag")
     score.add_argument("--azure-rows", metavar="FILE",
                        help="instead of --golden and --run: JSONL rows as Azure AI Foundry's Document Retrieval "
-                            "evaluator takes them (retrieval_ground_truth, retrieved_documents; `runs export "
-                            "--format azure` writes them): its seven numbers, exactly and corrected, beside ours")
+                            "evaluator takes them (retrieval_ground_truth, retrieved_documents, as runs export "
+                            "--format azure writes them): its seven numbers, exactly and corrected, beside ours")
     score.add_argument("--by", choices=GRAINS, default="doc",
                        help="what counts as found (default doc; evidence needs text, which a TREC run lacks)")
     score.add_argument("--order", choices=("trec_eval", "rank"), default="trec_eval",
@@ -55,10 +55,12 @@ def score_file(args: argparse.Namespace) -> int:
 
 
 def render_scores(scored: dict[str, dict]) -> str:
-    """A table, one row per run tag: found@k as count/questions, MRR and nDCG@10 to 4 places."""
-    header = ["run", *[f"@{k}" for k in CUTOFFS], str(MRR), str(NDCG_10)]
-    rows = [[tag, *[f"{s['counts'][str(k)]}/{s['questions']}" for k in CUTOFFS], f"{MRR.of(s):.4f}",
-             f"{NDCG_10.of(s):.4f}"] for tag, s in scored.items()]
+    """A table, one row per run tag: found@k as a percent with its count, MRR and nDCG@10 to three places
+    (``Measure.shown``, as every view writes them)."""
+    found = [FOUND_10.at(k) for k in CUTOFFS]
+    header = ["run", *map(str, found), str(MRR), str(NDCG_10)]
+    rows = [[tag, *[m.shown(m.of(s), count=m.count_of(s), questions=s["questions"]) for m in found],
+             MRR.shown(MRR.of(s)), NDCG_10.shown(NDCG_10.of(s))] for tag, s in scored.items()]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
                      for r in [header, ["-" * w for w in widths], *rows])

@@ -107,7 +107,7 @@ def rebuild_command(manifest: dict[str, Any], folder: str | Path) -> str:
     corpus = (manifest.get("corpus") or {}).get("source") or "CORPUS"
     words = ["python3 -m evaluation index", _quoted(corpus), "--out", _quoted(str(folder))]
     chunking, default = manifest.get("chunking") or {}, ChunkSettings().to_dict()
-    for key, flag in (("strategy", "--chunking"), ("size", "--chunk-size"), ("overlap", "--chunk-overlap")):
+    for key, flag in (("strategy", "--chunking"), ("size", "--chunk-words"), ("overlap", "--overlap-words")):
         if key in chunking and chunking[key] != default[key]:
             words += [flag, str(chunking[key])]
     models = [m.get("name") for m in manifest.get("models") or []]

@@ -7,8 +7,9 @@ A value a report does not hold (None, a bool, NaN, a string from an edited file)
 """
 from __future__ import annotations
 
-import math
 from typing import Any
+
+from ..measures import finite, percent_text, score_text
 
 PAGE_DASH = "–"  # the page's mark for a number a report does not hold
 TEXT_DASH = "-"  # the text table's (plain ASCII, for terminals and logs)
@@ -16,16 +17,13 @@ TEXT_DASH = "-"  # the text table's (plain ASCII, for terminals and logs)
 
 def number(value: Any) -> float | None:
     """``value`` as a finite float, or None for anything else (bools, NaN, text)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+    return finite(value)
 
 
 def percent(share: Any, questions: int | None = None, *, dash: str = PAGE_DASH) -> str:
-    """``0.6667`` as ``67%``; one decimal once more than 200 questions make a tenth of a point readable."""
-    value = number(share)
-    if value is None:
-        return dash
-    digits = 1 if questions and questions > 200 else 0
-    return f"{value * 100:.{digits}f}%"
+    """``0.6667`` as ``67%``; one decimal once more than 200 questions make a tenth of a point readable
+    (``measures.percent_text``: the rule found@k is shown by everywhere)."""
+    return percent_text(share, questions, dash=dash)
 
 
 def milliseconds(value: Any, *, dash: str = PAGE_DASH, style: str = "page") -> str:
@@ -45,6 +43,5 @@ def milliseconds(value: Any, *, dash: str = PAGE_DASH, style: str = "page") -> s
 
 
 def score(value: Any, *, dash: str = PAGE_DASH) -> str:
-    """An MRR or nDCG (0 to 1) to three places."""
-    value = number(value)
-    return dash if value is None else f"{value:.3f}"
+    """An MRR or nDCG (0 to 1) to three places (``measures.score_text``)."""
+    return score_text(value, dash=dash)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, Mapping
 
-from ..measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
+from ..measures import FOUND, FOUND_10, MRR, NDCG_10
 from .answer import PICK_LABELS, findings, pick_answers
 from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ranked_in_note, reading_words,
                     unfound_words)
@@ -51,8 +51,8 @@ def render_table(report: Report, *, details: bool = True) -> str:
         summary = s.get("summary")
         if summary is None:
             continue
-        rows.append([str(s["rank"]), s["key"], *[_pct(summary["found"][str(k)]) for k in CUTOFFS],
-                     f"{MRR.of(summary):.3f}", f"{NDCG_10.of(summary):.3f}", _ms(summary["median_ms"]),
+        rows.append([str(s["rank"]), s["key"], *[m.shown(m.of(summary), dash=TEXT_DASH) for m in FOUND],
+                     MRR.shown(MRR.of(summary)), NDCG_10.shown(NDCG_10.of(summary)), _ms(summary["median_ms"]),
                      _ms(summary["p95_ms"]), *(_versus_cells(s) if compared else [])])
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
     right = set(range(2, len(header)))

@@ -61,7 +61,7 @@ def matrix_section(report: dict[str, Any]) -> str:
         if x["metrics"] is None:
             rows.append(f'<tr class="failed">{cells}<td colspan="{len(measures)}">failed: {esc(x.get("error"))}</td></tr>')
             continue
-        values = "".join(f'<td class="num">{m.at_k_of(x["metrics"]):.3f}</td>' for m in measures)
+        values = "".join(f'<td class="num">{esc(m.shown(m.at_k_of(x["metrics"])))}</td>' for m in measures)
         rows.append(('<tr class="picked">' if picked else "<tr>") + f"{cells}{values}</tr>")
     embedders = "".join(f"<li><code>{esc(e['name'])}</code>: {esc(e['model'])}"
                         + ("" if e["real_model"] else " <strong>(not a real model)</strong>") + "</li>"

@@ -25,10 +25,11 @@ def sweep_section(report: dict[str, Any]) -> str:
     found = [FOUND_10.at(c) for c in report.get("k") or []]
     rows = []
     for row in sorted(report.get("rows") or [], key=lambda r: r.get("rank", 0)):
-        counts = "".join(f'<td class="num">{m.count_of(row)}/{row["questions"]}</td>' for m in found)
+        counts = "".join(f'<td class="num">{esc(m.shown(m.of(row), count=m.count_of(row), questions=row["questions"]))}</td>'
+                         for m in found)
         rows.append(f'<tr><td class="num">{row["rank"]}</td><td><code>{esc(row["build"])}</code></td>'
-                    f'<td>{esc(row["method"])}</td><td class="num">{_number(NDCG_10.of(row), 3)}</td>'
-                    f'<td class="num">{_number(MRR.of(row), 3)}</td>{counts}<td class="num">{row["chunks"]}</td>'
+                    f'<td>{esc(row["method"])}</td><td class="num">{NDCG_10.shown(NDCG_10.of(row))}</td>'
+                    f'<td class="num">{MRR.shown(MRR.of(row))}</td>{counts}<td class="num">{row["chunks"]}</td>'
                     f'<td class="num">{_number(row.get("build_seconds"), 1)}</td>'
                     f'<td class="num">{_number(row.get("median_ms"), 1)}</td></tr>')
     head = "".join(f'<th class="num">{esc(m)}</th>' for m in found)

@@ -67,8 +67,8 @@ def sweep_text(report: dict[str, Any]) -> str:
     """The sweep's rows as terminal columns, best first (``sweep_markdown`` gives them as Markdown)."""
     found = [FOUND_10.at(c) for c in report["k"]]
     head = ["#", "build", "method", str(NDCG_10), str(MRR), *map(str, found), "chunks", "build s", "median ms"]
-    rows = [[str(r["rank"]), r["build"], r["method"], f"{NDCG_10.of(r):.3f}", f"{MRR.of(r):.3f}"]
-            + [f"{m.count_of(r)}/{r['questions']}" for m in found]
+    rows = [[str(r["rank"]), r["build"], r["method"], NDCG_10.shown(NDCG_10.of(r)), MRR.shown(MRR.of(r))]
+            + [m.shown(m.of(r), count=m.count_of(r), questions=r["questions"]) for m in found]
             + [str(r["chunks"]), f"{r['build_seconds']:.1f}", "-" if r["median_ms"] is None else f"{r['median_ms']:.1f}"]
             for r in report["rows"]]
     lines = table(head, rows, markdown=False, right=[True, False, False] + [True] * (len(head) - 3))
@@ -86,8 +86,9 @@ def sweep_markdown(report: dict[str, Any]) -> str:
     found = [FOUND_10.at(c) for c in report["k"]]
     head = ["#", "build", "method", str(NDCG_10), str(MRR), *map(str, recall), *map(str, found), "chunks", "build s",
             "median ms"]
-    rows = [[str(row["rank"]), f"`{row['build']}`", row["method"], f"{NDCG_10.of(row):.3f}", f"{MRR.of(row):.3f}"]
-            + [f"{m.of(row):.3f}" for m in recall] + [f"{m.count_of(row)}/{row['questions']}" for m in found]
+    rows = [[str(row["rank"]), f"`{row['build']}`", row["method"], NDCG_10.shown(NDCG_10.of(row)), MRR.shown(MRR.of(row))]
+            + [m.shown(m.of(row)) for m in recall]
+            + [m.shown(m.of(row), count=m.count_of(row), questions=row["questions"]) for m in found]
             + [str(row["chunks"]), f"{row['build_seconds']:.1f}", "-" if row["median_ms"] is None else f"{row['median_ms']:.1f}"]
             for row in report["rows"]]
     lines = table(head, rows, markdown=True, right=[False, False, False] + [True] * (len(head) - 3))
@@ -110,7 +111,7 @@ def matrix_text(report: dict[str, Any]) -> str:
         if x["metrics"] is None:
             lines.append(f"{what} failed: {x['error']}")
             continue
-        cells = "  ".join(" ".join(f"{m} {m.at_k_of(x['metrics']):.3f}" for m in at_k(k)) for k in report["top_k"])
+        cells = "  ".join(" ".join(f"{m} {m.shown(m.at_k_of(x['metrics']))}" for m in at_k(k)) for k in report["top_k"])
         lines.append(f"{what} {cells}")
     gate = report["gate"]
     if gate["thresholds"]:
