@@ -26,10 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import describe_machine  # noqa: E402
-from evaluation.chunking import cut  # noqa: E402
-from evaluation.chunking.cutters import fixed, recursive, sentence, sections  # noqa: E402
-from evaluation.chunking.outline import Outline  # noqa: E402
+from _machine import describe_machine
+from evaluation.chunking import cut
+from evaluation.chunking.cutters import fixed, recursive, sentence, sections
+from evaluation.chunking.outline import Outline
 
 SAMPLE = Path(__file__).resolve().parent.parent / "evaluation" / "sample" / "corpus.jsonl"
 

@@ -39,9 +39,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from _machine import describe_machine, load_averages, peak_rss_mib  # noqa: E402
+from _machine import describe_machine, load_averages, peak_rss_mib
 
 BASELINE = "sequential, 2 threads each"
 POOLED = "sequential, a session per core"

@@ -27,18 +27,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from evaluation.engine.chunking import chunk_corpus  # noqa: E402
-from evaluation.engine.corpus import read_corpus  # noqa: E402
-from evaluation.engine.fusion import RRF_K, rrf, top_k  # noqa: E402
-from evaluation.engine.index import (BM25_SETTINGS, DOCUMENT_BM25_SETTINGS, IndexSettings, bm25_tokenize,  # noqa: E402
+from evaluation.engine.chunking import chunk_corpus
+from evaluation.engine.corpus import read_corpus
+from evaluation.engine.fusion import RRF_K, rrf, top_k
+from evaluation.engine.index import (BM25_SETTINGS, DOCUMENT_BM25_SETTINGS, IndexSettings, bm25_tokenize,
                                      build_index, document_text, open_index)
-from evaluation.engine.target import EmbeddedTarget  # noqa: E402
-from evaluation.golden import read_golden  # noqa: E402
-from evaluation.scoring.judging import judge  # noqa: E402
-from evaluation.scoring.metrics import summarise  # noqa: E402
-from evaluation.target import Hit  # noqa: E402
+from evaluation.engine.target import EmbeddedTarget
+from evaluation.golden import read_golden
+from evaluation.scoring.judging import judge
+from evaluation.scoring.metrics import summarise
+from evaluation.target import Hit
 
 DEPTH = 20
 POOL = 50  # the engine's fusion_candidates

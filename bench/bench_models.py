@@ -30,10 +30,10 @@ from typing import Callable, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from _machine import describe_machine  # noqa: E402
-from evaluation.engine import graphs, models  # noqa: E402
+from _machine import describe_machine
+from evaluation.engine import graphs, models
 
 BATCH = 32
 SHORT_TOKENS = 64

@@ -10,7 +10,9 @@ Measured 2026-12-01 under the bench lock, load 7.2 before, 9.9 after: 200 shards
 Usage: python3 bench/bench_orchestrator_replay.py [200 1000]
 """
 from __future__ import annotations
-import json, sys, time
+import json
+import sys
+import time
 from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]

@@ -33,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe_machine, load_averages  # noqa: E402
-from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections  # noqa: E402
+from _machine import describe_machine, load_averages
+from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections
 
 READINGS = ("results", "documents")  # the first is the baseline: the default reading
 BASELINE = READINGS[0]

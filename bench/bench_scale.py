@@ -25,10 +25,10 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import python_docs  # noqa: E402
-import scale_corpus  # noqa: E402
-from _machine import describe_machine  # noqa: E402
-from bench_vectrixdb import Stage, load, run_stage  # noqa: E402
+import python_docs
+import scale_corpus
+from _machine import describe_machine
+from bench_vectrixdb import Stage, load, run_stage
 
 GOAL_SECONDS = 600
 GOAL_MIB = 4096

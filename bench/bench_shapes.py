@@ -47,9 +47,9 @@ from posixpath import normpath
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import python_docs  # noqa: E402
-import scale_corpus  # noqa: E402
-from _machine import describe_machine  # noqa: E402
+import python_docs
+import scale_corpus
+from _machine import describe_machine
 
 CACHE = python_docs.DEFAULT_OUT / "shapes"
 MIN_QUESTION_WORDS, MAX_QUESTION_WORDS = 6, 60

@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe_machine  # noqa: E402
-from busy_machine import ISSUE_SETUPS, QUESTIONS, BusyMachine, SimulatedTarget  # noqa: E402
+from _machine import describe_machine
+from busy_machine import ISSUE_SETUPS, QUESTIONS, BusyMachine, SimulatedTarget
 
 FLOOR_MS, ALPHA = 5.0, 0.05
 ANCHOR = "sim.dense.bge-small"

@@ -34,9 +34,9 @@ from urllib.parse import unquote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import python_docs  # noqa: E402
-from evaluation.engine.chunking import RULES_VERSION, ChunkSettings, chunk_document  # noqa: E402
-from evaluation.engine.corpus import Document  # noqa: E402
+import python_docs
+from evaluation.engine.chunking import RULES_VERSION, ChunkSettings, chunk_document
+from evaluation.engine.corpus import Document
 
 CACHE = python_docs.DEFAULT_OUT
 # (id prefix, Debian package, its folder under /usr/share/doc): Sphinx HTML in <folder>/html, every page

@@ -226,7 +226,7 @@ def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: 
 
     try:
         save_report(store, report, golden_raw)
-    except Exception as err:  # noqa: BLE001 - whatever failed, the finished run is kept
+    except Exception as err:  # whatever failed, the finished run is kept
         kept = keep_unsaved(report, fallback_dirs if fallback_dirs is not None else [Path.cwd()])
         address = getattr(store, "address", store)
         where = (f"the report is kept in {kept}; once the store takes files again, keep it there with "

@@ -83,7 +83,7 @@ def replay(orchestrator: Callable[..., str], context_json: str) -> dict[str, Any
     context = OrchestrationTriggerConverter.decode(Datum(type="json", value=context_json), trigger_metadata=None)
     try:
         return json.loads(orchestrator(context))
-    except Exception as err:  # noqa: BLE001 - the SDK reports an orchestrator's failure this way
+    except Exception as err:  # the SDK reports an orchestrator's failure this way
         text = str(err)
         marker = "$OutOfProcData$:"
         if marker not in text:
@@ -325,7 +325,7 @@ class DurableHost:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 host.requests.append(("GET", self.path))
                 parts = urlsplit(self.path).path.split("/")
                 if parts[1:3] == ["durabletask", "instances"] and len(parts) == 4:
@@ -333,7 +333,7 @@ class DurableHost:
                 else:
                     self._send(404, None)
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 host.requests.append(("POST", self.path))
                 parts = urlsplit(self.path).path.split("/")
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))

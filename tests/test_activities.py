@@ -9,7 +9,6 @@ import time
 
 import pytest
 
-from app_fixtures import app  # noqa: F401 - the fixture
 from durable_host import registered
 
 pytestmark = pytest.mark.azurite

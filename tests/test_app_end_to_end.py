@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from app_fixtures import App, app  # noqa: F401 - the fixture
+from app_fixtures import App
 from conftest import SAMPLES, run_cli
 from durable_host import call_client_function, event_grid, registered
 from triggers.golden_changed import golden_changed

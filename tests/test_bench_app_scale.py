@@ -6,8 +6,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from bench_app_scale import Activity, changed, questions_of, simulated_wall  # noqa: E402
-from conftest import SAMPLES  # noqa: E402
+from bench_app_scale import Activity, changed, questions_of, simulated_wall
+from conftest import SAMPLES
 
 
 def test_the_fan_out_fills_every_slot_and_the_timed_passes_follow_one_after_another():

@@ -8,9 +8,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from app_scale_shards import (activity_lines, combined, sample_lines, sampled, save, schedule_lines,  # noqa: E402
+from app_scale_shards import (activity_lines, combined, sample_lines, sampled, save, schedule_lines,
                               scheduled)
-from bench_app_scale import Activity, simulated_wall  # noqa: E402
+from bench_app_scale import Activity, simulated_wall
 
 
 def test_a_sample_is_the_first_the_last_and_evenly_between():

@@ -13,8 +13,8 @@ from evaluation.engine.corpus import read_corpus
 from evaluation.golden.check import check_golden
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import python_docs  # noqa: E402
-import scale_corpus  # noqa: E402
+import python_docs
+import scale_corpus
 
 HTML = python_docs.HTML
 PAGES = ("shutil", "threading", "queue", "pickle", "random", "os.path", "json", "csv")

@@ -3,7 +3,6 @@ time; scratch folders removed; labels that name chunks refused with the reason; 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 

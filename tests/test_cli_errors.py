@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cli import main
 
 from conftest import run_cli
 

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluation.errors import GoldenFileError
-from evaluation.golden import read_golden, run_problems, save_questions
+from evaluation.golden import read_golden, run_problems
 from evaluation.golden.check import check_golden
 
 FIXTURES = Path(__file__).parent / "fixtures" / "golden"

@@ -338,7 +338,7 @@ def test_staging_folders_of_dead_builds_are_removed_by_the_next_build_and_nothin
     swapped_out = tmp_path / f".index.old-{dead}-x3"
     (swapped_out / "index").mkdir(parents=True)
     (swapped_out / "index" / MARKER).write_text(json.dumps({"tool": "retrieval-evaluation"}))
-    alive = tmp_path / f".index.building-1-x4"  # pid 1 is always running: its build may be going on
+    alive = tmp_path / ".index.building-1-x4"  # pid 1 is always running: its build may be going on
     alive.mkdir()
     (alive / MARKER).write_text(json.dumps({"tool": "retrieval-evaluation"}))
     not_ours = tmp_path / f".index.building-{dead}-x5"

@@ -30,7 +30,7 @@ class EmbeddingsServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
                 server.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                 data = [{"object": "embedding", "index": i, "embedding": (3 * hash_vector(t)).tolist()}

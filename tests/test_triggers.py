@@ -12,7 +12,7 @@ import re
 import azure.functions as func
 import pytest
 
-from app_fixtures import app, publish_fake_index  # noqa: F401 - the fixture
+from app_fixtures import publish_fake_index
 from durable_host import call_client_function, event_grid, registered
 from triggers.evaluate_now import evaluate_now
 from triggers.golden_changed import golden_changed

@@ -30,7 +30,7 @@ from ..extras import needs
 from ..target import COUNTERS, Hit, Setup
 
 with needs("azure", "an Azure AI Search target"):  # here, once: the target cannot sign in or search without them
-    import azure.core  # noqa: F401
+    import azure.core
     import azure.search.documents  # noqa: F401
 from .definition import IndexShape, ResolvedFields, choose_semantic_configuration, resolve_fields
 from .filters import FILTER_CHARS, doc_id_filters

@@ -64,6 +64,6 @@ from .chunk import Chunk
 from .cut import cut
 
 _LAZY = {"late_vectors": ".late"}
-__all__ = sorted(["Build", "BuildKeyError", "CHILD_SIZES", "Chunk", "LETTERS", "MIN_SIZE", "SIZES", "TECHNIQUES",
-                  "cut", "default_builds", "parse_build", *_LAZY])
+__all__ = ["Build", "BuildKeyError", "CHILD_SIZES", "Chunk", "LETTERS", "MIN_SIZE", "SIZES", "TECHNIQUES", "cut",
+           "default_builds", "late_vectors", "parse_build"]
 __getattr__ = lazy_attributes(__name__, _LAZY)

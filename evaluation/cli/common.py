@@ -4,12 +4,11 @@ from __future__ import annotations
 import argparse
 import hashlib
 import math
-import sys
 from pathlib import Path
 from typing import Callable
 
 from ..errors import UsageError, did_you_mean, printable, shown
-from ..progress import ProgressBar  # noqa: F401 - the subcommands import it from here
+from ..progress import ProgressBar  # the subcommands import it from here
 
 MAX_THREADS = 256  # more only makes the model runtime start thousands of idle threads
 MAX_RESAMPLES = 1_000_000  # 100 times the default; more only makes a run look hung

@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 from ..errors import GoldenFileError, at_most
 from ..store.sources import Fetcher
-from .records import MAX_GRADE, Golden, GoldenProblem, Question, parse_expected
+from .records import MAX_GRADE, Golden, Question, parse_expected
 from .scan import load_raw
 from .wording import line_list, plural, quoted
 

@@ -22,7 +22,6 @@ from ..golden.queries import chunk_labels_as_documents
 from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
                       unscorable_labels)
 from ..golden.check import nearest_ids, nothing_findable, unfound_sentence
-from ..golden.wording import quoted
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
