@@ -76,14 +76,12 @@ def splitter_spans(splitter, docs):
 
 
 def candidates(size: int):
-    from chonkie import RecursiveChunker, SentenceChunker, TokenChunker
+    from chonkie import RecursiveChunker, TokenChunker
     from semantic_text_splitter import MarkdownSplitter, TextSplitter
 
     overlap = size // 5
     token = TokenChunker(tokenizer="character", chunk_size=size, chunk_overlap=overlap)
     chonkie_recursive = RecursiveChunker(tokenizer="character", chunk_size=size)
-    chonkie_sentence = SentenceChunker(tokenizer="character", chunk_size=size, chunk_overlap=overlap,
-                                       min_sentences_per_chunk=1)
     markdown_alone = MarkdownSplitter(size, overlap)
     text_splitter = TextSplitter(size, overlap)
     return {
@@ -131,7 +129,8 @@ def semantic_side(docs, n: int) -> None:
     pairs = [tuple(rng.sample(range(len(docs)), 2)) for _ in range(20)]
 
     def body(text):
-        return "\n".join(l for l in text.splitlines() if l.strip() and not l.startswith(("#", "```", "|", "[")))
+        return "\n".join(line for line in text.splitlines()
+                         if line.strip() and not line.startswith(("#", "```", "|", "[")))
 
     joined = [(body(docs[a]["text"])[:700], body(docs[b]["text"])[:700]) for a, b in pairs]
     for name, run in (("shipped: drift of 3-sentence means, cut at mean + 1 sd", None), ("chonkie SemanticChunker", theirs)):

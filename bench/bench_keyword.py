@@ -110,7 +110,7 @@ def main() -> None:
 
     results: dict[str, list[list[Hit]]] = {name: [] for name in RULES}
     keyword_lists: dict[str, list[list[int]]] = {"a": [], "c0": []}
-    for q, tokens in zip(questions, bm25_tokenize([q.question for q in questions])):
+    for tokens in bm25_tokenize([q.question for q in questions]):
         c_rank = ranks(scores_of(chunk_bm25, tokens, len(chunks)))
         d_rank = ranks(scores_of(doc_bm25, tokens, len(docs)))
         d0_rank = ranks(scores_of(doc_bm25_0, tokens, len(docs)))

@@ -123,9 +123,10 @@ def fold(heading: str) -> str:
     return " ".join(heading.casefold().split())
 
 
-def pool_rows(sources: list[Source], settings: ChunkSettings = ChunkSettings()) -> list[dict]:
+def pool_rows(sources: list[Source], settings: ChunkSettings | None = None) -> list[dict]:
     """Every section of at least python_docs.MIN_WORDS words, in source and page order, with its heading
     and its chunk count (``metadata``)."""
+    settings = settings or ChunkSettings()
     rows: list[dict] = []
     for source in sources:
         for path in source.pages():

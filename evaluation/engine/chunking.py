@@ -401,7 +401,7 @@ def _pack(units: list[Span], settings: ChunkSettings) -> list[Span]:
         return []
     start = end = units[0][0]
     spans: list[Span] = []
-    for lo, hi in units:
+    for _lo, hi in units:
         if end == start or hi - start <= settings.size or end - start <= settings.overlap:
             end = hi
         else:

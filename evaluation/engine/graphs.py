@@ -152,7 +152,9 @@ def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int
     for start, encodings, batches in _windows(items, tokenizer=tokenizer, batch_size=batch_size,
                                               rows_per_call=rows_per_call):
         for calls in batches:
-            results = graphs.map(lambda graph, rows: infer(graph, *_padded([encodings[i] for i in rows])), calls)
+            # graphs.map calls the lambda before the loop moves on, so it sees this window's encodings
+            results = graphs.map(
+                lambda graph, rows: infer(graph, *_padded([encodings[i] for i in rows])), calls)  # noqa: B023
             for rows, result in zip(calls, results):
                 out[start + rows] = result
             if progress is not None:

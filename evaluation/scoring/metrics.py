@@ -186,18 +186,18 @@ def median_ms(entry: Mapping[str, Any]) -> float:
 
 def median_interval(times_ms: Sequence[float], confidence: float = MEDIAN_CONFIDENCE) -> tuple[float, float] | None:
     """A distribution-free interval holding the true median with at least ``confidence``: the order
-    statistics x(l) and x(n+1-l) for the largest l with P(Binomial(n, 1/2) < l) <= (1 - confidence) / 2.
+    statistics x(k) and x(n+1-k) for the largest k with P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2.
     None while n is too small for any such interval (n < 6 at 95%)."""
     ordered = sorted(float(t) for t in times_ms)
     n = len(ordered)
     tail = (1 - confidence) / 2
-    below, l = 0.0, 0  # below = P(Binomial(n, 1/2) <= l - 1)
-    while l < n and below + math.comb(n, l) / 2 ** n <= tail:
-        below += math.comb(n, l) / 2 ** n
-        l += 1
-    if l == 0:
+    below, k = 0.0, 0  # below = P(Binomial(n, 1/2) <= k - 1)
+    while k < n and below + math.comb(n, k) / 2 ** n <= tail:
+        below += math.comb(n, k) / 2 ** n
+        k += 1
+    if k == 0:
         return None
-    return ordered[l - 1], ordered[n - l]
+    return ordered[k - 1], ordered[n - k]
 
 
 def median_margin(times_ms: Sequence[float], confidence: float = MEDIAN_CONFIDENCE) -> float | None:

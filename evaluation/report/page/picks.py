@@ -35,7 +35,7 @@ def pick_cards(page: Page) -> str:
     top_summary = summary_of(by_key[top_key]) if top_key in by_key else None
     answers = {a.name: a for a in pick_answers(report)}  # the same words as the terminal's
     cards = []
-    for name, label, _words_ in PICKS:
+    for name, label, _words in PICKS:
         value = (report.get("picks") or {}).get(name)
         key = pick_key(value)
         setup = by_key.get(key) if key else None
