@@ -50,7 +50,7 @@ def timed(run, docs) -> tuple[float, list[list[tuple[int, int]]]]:
 
 def quality(docs, spans_per_doc) -> dict:
     ends = split = stops = across = count = longest = 0
-    for doc, spans in zip(docs, spans_per_doc):
+    for doc, spans in zip(docs, spans_per_doc, strict=True):
         text = doc["text"]
         starts = [s.start for s in Outline.of(text).sections]
         for a, b in spans:

@@ -94,7 +94,7 @@ def _child(candidate: str, corpus: str, out: str) -> None:
     wall, cpu = time.perf_counter(), time.process_time()
     vectors = _embed(candidate, texts, names)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    for name, array in zip(names, vectors):
+    for name, array in zip(names, vectors, strict=True):
         np.save(Path(out) / f"{name}.npy", array)
     print(json.dumps({"candidate": candidate, "chunks": len(texts), "wall": wall, "cpu": cpu,
                       "rss": peak_rss_mib(), "load_before": load_before, "load_after": load_averages()}))

@@ -127,7 +127,7 @@ def main() -> None:
                 doc_hits(sorted(d0_rank, key=d0_rank.__getitem__)), chunk_hits(fused(c_rank, doc_of, d_rank)),
                 chunk_hits(shipped), chunk_hits(fused(c_rank, doc_of, d0_rank, best_only=True)),
                 chunk_hits(fused(c_rank, doc_of, b_rank)),
-                chunk_hits(sorted(c_rank, key=lambda i: (d0_rank.get(int(doc_of[i]), 1 << 30), c_rank[i]))))):
+                chunk_hits(sorted(c_rank, key=lambda i: (d0_rank.get(int(doc_of[i]), 1 << 30), c_rank[i])))), strict=True):
             results[name].append(hits)
 
     print(f"{len(questions)} questions, top {DEPTH}; doc grain" + (" | evidence grain (chunk-level)" if has_evidence else ""))
@@ -148,7 +148,7 @@ def table_row(questions, hits, has_evidence: bool, *, documents: bool = False) -
             line += " |"
             if documents:
                 continue  # whole documents: no chunk to judge
-        s = summarise([judge(q, h, grain) for q, h in zip(questions, hits)])
+        s = summarise([judge(q, h, grain) for q, h in zip(questions, hits, strict=True)])
         line += f" {s['counts']['1']:>8} {s['counts']['10']:>9} {s['mrr']:6.3f} {s['ndcg_10']:8.3f}"
     return line
 
@@ -172,7 +172,7 @@ def engine_check(corpus, chunks, questions, expected_ids: list[list[str]]) -> No
         target = EmbeddedTarget(index, cross_encoder=False, cache=False, fusion_candidates=POOL)
         keyword = next(s for s in target.setups() if s.method == "keyword")
         got = [[h.id for h in hits] for hits in target.search_batch(keyword, texts, POOL)]
-        same = sum(g == e for g, e in zip(got, expected_ids))
+        same = sum(g == e for g, e in zip(got, expected_ids, strict=True))
         print(f"  engine keyword lists equal to the shipped rule's: {same}/{len(texts)}")
 
         def chunk_only(question: str) -> list:  # the engine's keyword before issue 15

@@ -43,14 +43,14 @@ def make_inputs(questions: int, results: int, seed: int = 0):
 
 
 def ours(golden, runs):
-    return summarise([judge(q, hits, "doc") for q, hits in zip(golden, runs)])
+    return summarise([judge(q, hits, "doc") for q, hits in zip(golden, runs, strict=True)])
 
 
 def oracle(golden, runs):
     import pytrec_eval
 
     qrels = {q.id: {d: 1 for d in q.expected} for q in golden}
-    run = {q.id: {h.id: h.score for h in hits} for q, hits in zip(golden, runs)}
+    run = {q.id: {h.id: h.score for h in hits} for q, hits in zip(golden, runs, strict=True)}
     per_question = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
     return {m: statistics.fmean(v[m] for v in per_question.values()) for m in MEASURES}
 

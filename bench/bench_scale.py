@@ -22,6 +22,7 @@ import json
 import re
 import shutil
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -66,7 +67,7 @@ def found_at_10(report: dict) -> dict[str, float | None]:
 
 def pair_rate(points: list[tuple[int, float]]) -> list[float]:
     """Marginal pairs per second between consecutive (pairs, seconds) points: equal when linear."""
-    return [(p2 - p1) / (s2 - s1) if s2 > s1 else float("inf") for (p1, s1), (p2, s2) in zip(points, points[1:])]
+    return [(p2 - p1) / (s2 - s1) if s2 > s1 else float("inf") for (p1, s1), (p2, s2) in pairwise(points)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,7 +154,7 @@ def print_rerank(rerank: list[tuple[int, int, Stage]]) -> None:
     rates = pair_rate(points)
     print(f"\nreranked setups (evaluate --only '*hybrid_reranked*' --timed 0 --no-cache, {rerank[0][0]} chunks, "
           f"{RERANK_CANDIDATES} pairs a question)")
-    for (_, questions, stage), (pairs, _) in zip(rerank, points):
+    for (_, questions, stage), (pairs, _) in zip(rerank, points, strict=True):
         print(f"  {questions:5} questions {pairs:6} pairs {stage.seconds:7.1f} s  peak RSS {stage.peak_mib:5.0f} MiB  "
               f"load {stage.load_before} -> {stage.load_after}")
     if rates:

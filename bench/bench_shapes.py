@@ -262,7 +262,7 @@ def measure(shape: str, corpus: Path, golden: Path) -> list[tuple[str, dict]]:
         wanted.append((f"hybrid.bge-small ({hybrid_keyword})", "local.hybrid.bge-small"))
         for label, key in wanted:
             hits = target.search_batch(by_key[key], texts, 20)
-            rows.append((label, summarise([judge(q, h, "doc") for q, h in zip(questions, hits)])))
+            rows.append((label, summarise([judge(q, h, "doc") for q, h in zip(questions, hits, strict=True)])))
     return rows
 
 

@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             ratios = [np.log(np.array(times[k]["times_ms"][:n]) / anchor) - shift for k in others]
             for name, test in tests().items():
                 adjusted = holm([test(d) for d in ratios])
-                apart = dict(zip(others, (p is not None and p <= ALPHA for p in adjusted)))
+                apart = dict(zip(others, (p is not None and p <= ALPHA for p in adjusted), strict=True))
                 found[name, n]["twice"] += all(apart[k] for k in TWICE)
                 found[name, n]["equal"] += apart[EQUAL]
     print(f"\n{args.draws} draws; Holm over 3 pairs at {ALPHA}; floor {FLOOR_MS:g} ms; baseline: sign\n")

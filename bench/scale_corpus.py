@@ -200,7 +200,7 @@ def write(out: Path, docs: list[dict], golden: list[dict]) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     corpus = [{**d, "metadata": {"package": d["metadata"]["package"]}} for d in docs]
     paths = (out / "corpus.jsonl", out / "golden.jsonl")
-    for path, rows in zip(paths, (corpus, golden)):
+    for path, rows in zip(paths, (corpus, golden), strict=True):
         python_docs.write_jsonl(path, rows)
     return paths
 

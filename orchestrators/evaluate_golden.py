@@ -163,7 +163,7 @@ def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str
     yield from _wait_for_every(context, tasks, progress)
     failures: dict[str, str] = {}
     searched: dict[str, bool] = {key: True for key in keys}
-    for (key, shard), task in zip(work, tasks):
+    for (key, shard), task in zip(work, tasks, strict=True):
         if task.state is TaskState.FAILED:
             failures.setdefault(key, f"shard {shard + 1} of {shards[key]} failed after "
                                      f"{RETRY.max_number_of_attempts} attempts: {_reason(task.result)}")

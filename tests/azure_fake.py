@@ -449,7 +449,7 @@ class TinyBackend:
 
     def similarity(self, field_name: str, vector: Sequence[float]) -> list[float]:
         source = "chunk" if field_name == "contentVector" else "title"
-        return [sum(a * b for a, b in zip(bag_vector(d[source]), vector)) for d in self.documents]
+        return [sum(a * b for a, b in zip(bag_vector(d[source]), vector, strict=True)) for d in self.documents]
 
     def vectorize(self, field_name: str, text: str) -> list[float]:
         return bag_vector(text)
@@ -526,7 +526,7 @@ class SampleBackend:
 
         with self._lock:
             ids, scores = self.index.bm25.retrieve(bm25_tokenize([text]), k=len(self.documents), show_progress=False)
-        pairs = [(int(i), float(s)) for i, s in zip(ids[0].tolist(), scores[0].tolist()) if s > 0]
+        pairs = [(int(i), float(s)) for i, s in zip(ids[0].tolist(), scores[0].tolist(), strict=True) if s > 0]
         return sorted(pairs, key=lambda item: (-item[1], item[0]))
 
     def similarity(self, field_name: str, vector: Sequence[float]) -> list[float]:

@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 import shutil
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -39,7 +40,7 @@ def test_maxsim_over_many_documents_equals_the_formula_one_document_at_a_time():
     rng = np.random.default_rng(3)
     query, tokens = rng.standard_normal((32, 128)), rng.standard_normal((2000, 128))
     offsets = np.array([0, 50, 51, 700, 700, 1337, 2000])
-    expected = [(query @ tokens[a:b].T).max(axis=1).sum() if b > a else 0.0 for a, b in zip(offsets, offsets[1:])]
+    expected = [(query @ tokens[a:b].T).max(axis=1).sum() if b > a else 0.0 for a, b in pairwise(offsets)]
     assert colbert.maxsim(query, tokens, offsets) == pytest.approx(expected, rel=1e-5)
 
 

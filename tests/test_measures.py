@@ -117,7 +117,7 @@ def test_a_matrix_keeps_each_measure_at_k_under_the_key_scoring_writes():
 
     assert [str(m) for m in at_k(5)] == ["hit_rate@5", "precision@5", "recall@5", "MRR@5", "nDCG@5"]
     assert [m.at_k_key for m in at_k(5)] == list(AT_K_KEYS) == list(question_at(Outcome("a", (1,), 1), 5))
-    metrics = {"5": dict(zip(AT_K_KEYS, (1.0, 0.2, 0.5, 1.0, 0.9)))}
+    metrics = {"5": dict(zip(AT_K_KEYS, (1.0, 0.2, 0.5, 1.0, 0.9), strict=True))}
     assert [m.at_k_of(metrics) for m in at_k(5)] == [1.0, 0.2, 0.5, 1.0, 0.9]
     assert parse("found@5").at_k_of(metrics) == 1.0 and at_k(3)[0].at_k_of(metrics) is None
     assert parse("recall@5").at_k_of(None) is None  # a failed experiment has no metrics

@@ -367,7 +367,7 @@ def random_run_with_ties(path, seed: int, questions: int = 60, corpus: int = 80)
             docs = rng.sample(range(corpus), rng.randint(0, 40))
             ranks = list(range(1, len(docs) + 1))
             rng.shuffle(ranks)
-            lines += [f"{qid} Q0 doc{d} {rank} {rng.choice([1, 2, 2.5, 3])} {tag}" for d, rank in zip(docs, ranks)]
+            lines += [f"{qid} Q0 doc{d} {rank} {rng.choice([1, 2, 2.5, 3])} {tag}" for d, rank in zip(docs, ranks, strict=True)]
     rng.shuffle(lines)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return expected

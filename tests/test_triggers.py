@@ -268,7 +268,7 @@ def test_a_golden_file_with_errors_answers_400_with_every_problem_and_starts_not
     assert code == 400 and "has 3 error(s)" in body["error"]
     expected = [(1, '"expeted" is not a field'), (2, '"expected" must be a list'), (None, "no question is ready")]
     assert len(body["problems"]) == len(expected)
-    for problem, (line, start) in zip(body["problems"], expected):
+    for problem, (line, start) in zip(body["problems"], expected, strict=True):
         assert problem["line"] == line and problem["message"].startswith(start)
     assert published.host.requests == []
 

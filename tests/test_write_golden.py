@@ -97,7 +97,7 @@ def test_every_row_is_a_draft_naming_its_document_answer_and_quote_and_the_file_
     done = run(server, index, ScriptedWriter(TOPICS), out, n=3)
     first = order(index)[:3]
     assert [row.expected for row in done.rows] == [(doc,) for doc in first]
-    for row, doc in zip(done.rows, first):
+    for row, doc in zip(done.rows, first, strict=True):
         topic = TOPICS[list(TEXTS).index(doc)]
         assert (row.question, row.reference, row.evidence, row.draft) == (topic.question, topic.answer, (topic.quote,), True)
         assert row.hint.startswith(f"factual question drafted by a model from {doc}")

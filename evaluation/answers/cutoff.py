@@ -172,7 +172,7 @@ def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Ques
     found = [(i, results[0]) for i, results in enumerate(hits) if results]
     values = _read(target, chosen, measure, [texts[i] for i, _ in found], [top for _, top in found])
     answers, near = [], []
-    for (i, top), value in zip(found, values):
+    for (i, top), value in zip(found, values, strict=True):
         if i < len(labelled) and judge(labelled[i], [top], by).first == 1:
             answers.append(value)
         else:
@@ -198,7 +198,7 @@ def _read(target: Target, setup: Setup, measure: str, texts: list[str], tops: li
         raise UsageError(f'{target.name} has no embedding model to measure similarity with; use measure="relevance"')
     ids = [t.id for t in tops]
     per_model = [similarities(model, texts, ids) for model in models]
-    return [sum(values) / len(models) for values in zip(*per_model)] if tops else []
+    return [sum(values) / len(models) for values in zip(*per_model, strict=True)] if tops else []
 
 
 def find_cutoff(setup: str, answers: Iterable[float], near_misses: Iterable[float], *, no_result: int = 0,

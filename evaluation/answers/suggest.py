@@ -94,7 +94,7 @@ def suggest_expected(target: Target, golden: Golden | str | Path, out: str | Pat
     to_search = [q for q in golden.questions if not q.labelled and q.reference and q.reference.strip()]
     results = target.search_batch(chosen, [q.reference for q in to_search], max(depth, propose)) if to_search else []
     proposals = {}
-    for question, hits in zip(to_search, results):
+    for question, hits in zip(to_search, results, strict=True):
         documents = list(dict.fromkeys(hit.doc_id for hit in hits))[:propose]
         if documents:
             proposals[question.id] = replace(question, expected=tuple(documents), draft=True)

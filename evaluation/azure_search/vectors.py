@@ -123,7 +123,7 @@ class QueryVectors:
         with self._lock:
             todo = list(dict.fromkeys(q for q in questions if (key, q) not in self._cache))
         if todo:
-            for question, vector in zip(todo, self._embed(source, dimensions, todo)):
+            for question, vector in zip(todo, self._embed(source, dimensions, todo), strict=True):
                 with self._lock:
                     self._cache[(key, question)] = vector
         with self._lock:

@@ -106,7 +106,7 @@ def run_builds(corpus: Corpus | str | Path, golden: Golden | str | Path | Iterab
                 where.count_queries(target, setup)
                 outcomes: dict[str, bool] = {}
                 handed_chars = 0
-                for number, (question, hits) in enumerate(zip(questions, found), start=1):
+                for number, (question, hits) in enumerate(zip(questions, found, strict=True), start=1):
                     handed = handed_over(hits, built.cut, settings.budget)
                     handed_chars += sum(len(text) for _, text in handed)
                     if answer is None:
@@ -142,7 +142,7 @@ def chunking_report(results: Sequence[BuildResult], *, scored: str, budget: int,
         p_values = [exact_binary_p(*s) for s in splits]
         adjusted = holm(p_values)
         techniques.append(_technique(top, None, None, None, best=True))
-        for r, s, p, q in zip(leaders[1:], splits, p_values, adjusted):
+        for r, s, p, q in zip(leaders[1:], splits, p_values, adjusted, strict=True):
             techniques.append({**_technique(r, s, p, q, best=False), "tie": q > alpha})
         ties = [t["technique"] for t in techniques[1:] if t["tie"]]
     else:

@@ -129,7 +129,7 @@ def _run(experiments: list[Experiment], corpus: Corpus, questions: list[Question
                     done[x] = _entry(x, None, error=f"{type(err).__name__}: {err}", chunks=len(chunks))
                     continue
                 judged = questions if x.by == "chunk" else as_documents
-                outcomes = [judge(q, hits, x.by) for q, hits in zip(judged, found)]
+                outcomes = [judge(q, hits, x.by) for q, hits in zip(judged, found, strict=True)]
                 done[x] = _entry(x, outcomes, chunks=len(chunks), ms=ms, ks=ks, per_query=settings.per_query)
     return [done[x] for x in experiments]
 

@@ -118,7 +118,7 @@ def list_runs(args: argparse.Namespace) -> int:
                       str(row["golden"]["questions"]), ", ".join(row["collections"]), outcome])
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     for r in table:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     return 0
 
 
@@ -166,7 +166,7 @@ def export_run(args: argparse.Namespace) -> int:
                               "give a folder you may write to") from err
     stem = args.out / run_id
     keys = [s["key"] for s in report["setups"] if not s.get("error")]
-    names = dict(zip(keys, unique_file_names(keys)))  # a setup's own files, named by its key made safe
+    names = dict(zip(keys, unique_file_names(keys), strict=True))  # a setup's own files, named by its key made safe
     trec = args.format in ("trec", "all")
     azure = args.format in ("azure", "all") and (args.by or report.get("by")) != "evidence"
     files = [*((Output(f"{stem}.run.trec", TREC_RUN, what="the TREC run"),

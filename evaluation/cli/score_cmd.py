@@ -60,7 +60,7 @@ def render_scores(scored: dict[str, dict]) -> str:
     rows = [[tag, *[f"{s['counts'][str(k)]}/{s['questions']}" for k in CUTOFFS], f"{MRR.of(s):.4f}",
              f"{NDCG_10.of(s):.4f}"] for tag, s in scored.items()]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
                      for r in [header, ["-" * w for w in widths], *rows])
 
 

@@ -127,7 +127,7 @@ class PersistentCache:
         found = {}
         for text, blob in zip(texts, self._lookup(
                 "SELECT vector FROM query_vectors WHERE model = ? AND text = ?",
-                [(model, text_key(t)) for t in texts])):
+                [(model, text_key(t)) for t in texts]), strict=True):
             vector = kept_vector(blob, dimensions)
             if vector is not None:
                 found[text] = vector
@@ -143,7 +143,7 @@ class PersistentCache:
         found = {}
         for pair, score in zip(pairs, self._lookup(
                 "SELECT score FROM pair_scores WHERE model = ? AND query = ? AND passage = ?",
-                [(model, text_key(q), text_key(p)) for q, p in pairs])):
+                [(model, text_key(q), text_key(p)) for q, p in pairs]), strict=True):
             if isinstance(score, (int, float)) and math.isfinite(score):  # a file edited to hold NaN: recomputed
                 found[pair] = float(score)
         return found
@@ -155,7 +155,7 @@ class PersistentCache:
     def notes(self, keys: Sequence[bytes]) -> dict[bytes, str]:
         """The stored note of each key that has one, by key."""
         return {key: note for key, note in zip(keys, self._lookup("SELECT note FROM chat_notes WHERE key = ?",
-                                                                  [(k,) for k in keys])) if isinstance(note, str)}
+                                                                  [(k,) for k in keys]), strict=True) if isinstance(note, str)}
 
     def put_notes(self, items: Iterable[tuple[bytes, str]]) -> None:
         self._store("INSERT OR IGNORE INTO chat_notes (key, note) VALUES (?, ?)", [(k, n) for k, n in items])

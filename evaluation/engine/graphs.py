@@ -155,7 +155,7 @@ def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int
             # graphs.map calls the lambda before the loop moves on, so it sees this window's encodings
             results = graphs.map(
                 lambda graph, rows: infer(graph, *_padded([encodings[i] for i in rows])), calls)  # noqa: B023
-            for rows, result in zip(calls, results):
+            for rows, result in zip(calls, results, strict=True):
                 out[start + rows] = result
             if progress is not None:
                 progress([start + int(i) for rows in calls for i in rows])

@@ -182,7 +182,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         _build_bm25(staging / "bm25_documents", [_corpus.document_text(d) for d in documents], DOCUMENT_BM25_SETTINGS)
         model_infos = []
         for name, (vectors, info) in zip(names, _embed_chunks(names, chunks, progress=progress, threads=threads,
-                                                              loading=prepare)):
+                                                              loading=prepare), strict=True):
             (staging / "vectors").mkdir(exist_ok=True)
             np.save(staging / "vectors" / f"{name}.npy", vectors)
             model_infos.append(info)
@@ -465,7 +465,7 @@ def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Pr
         progress(stage, 0, total)
     outs = embed_documents_together(embedders, texts, progress=advance, weights=weights)
     return [(np.ascontiguousarray(vectors, dtype=np.float32), embedder.info.to_dict())
-            for vectors, embedder in zip(outs, embedders)]
+            for vectors, embedder in zip(outs, embedders, strict=True)]
 
 
 def _swap_in(staging: Path, folder: Path) -> None:

@@ -186,7 +186,7 @@ def render_comparison(comparison: Mapping[str, Any]) -> str:
                          str(len(s["worse"])), str(len(s["better"]))])
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         out.append("")
-        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [header, *rows]]
         out.append(f"(p: paired exact test on found@10, Holm-corrected across setups; alpha {significance['alpha']:g}; "
                    f"MRR intervals {significance['interval'] * 100:g}% paired bootstrap)")
         for key, s in comparison["setups"].items():

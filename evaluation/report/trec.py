@@ -194,7 +194,7 @@ def trec_docnos(question: Question, rows: Sequence[Sequence[Any]], by: str, rank
     taken = set(units) | set(question.judgements)
     seen: set[str] = set()
     docnos = []
-    for unit, row in zip(units, rows):
+    for unit, row in zip(units, rows, strict=True):
         if unit not in seen:
             seen.add(unit)
             docnos.append(unit)
@@ -335,6 +335,6 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
         summary["recall"] = {str(k): float(shares.mean()) for k, shares in recall.items()}
         summary["per_question"] = {o.question_id: {"first": o.first, "rr": float(rr), "ndcg_10": float(nd),
                                                    "recall_10": float(r10)}
-                                   for o, rr, nd, r10 in zip(outcomes, scores["rr"], scores["ndcg_10"], recall[10])}
+                                   for o, rr, nd, r10 in zip(outcomes, scores["rr"], scores["ndcg_10"], recall[10], strict=True)}
         scored[tag] = summary
     return scored

@@ -46,7 +46,7 @@ def keep_plan(folder: CollectionFolder, run_id: str, planned: Any, specs: Sequen
     with the state it was opened at) as the run's working files: the plan, the targets, the shards, the
     reused times, and each setup's reused results."""
     folder.write_work(run_id, TARGETS, {t.name: {"spec": s.to_dict(), "state": opened_state(t)}
-                                        for s, t in zip(specs, targets)})
+                                        for s, t in zip(specs, targets, strict=True)})
     folder.write_work(run_id, PLAN, planned.plan)
     folder.write_work(run_id, SHARDS, planned.shards)
     folder.write_work(run_id, REUSED, planned.reused_times)

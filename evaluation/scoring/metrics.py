@@ -163,7 +163,7 @@ def judged_summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
 def landed_bucket(first: int | None) -> str:
     if not first:
         return LANDED[-1]
-    for name, edge in zip(LANDED, _LANDED_EDGES):
+    for name, edge in zip(LANDED[:-1], _LANDED_EDGES, strict=True):  # the last bucket has no edge
         if first <= edge:
             return name
     return LANDED[-1]

@@ -20,10 +20,10 @@ def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool,
     if markdown:
         rule = "|" + "|".join("---:" if a else "---" for a in align) + "|"
         return ["| " + " | ".join(head) + " |", rule] + ["| " + " | ".join(r) + " |" for r in rows]
-    widths = [max(len(str(c)) for c in column) for column in zip(head, *rows)]
+    widths = [max(len(str(c)) for c in column) for column in zip(head, *rows, strict=True)]
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(str(c).rjust(w) if a else str(c).ljust(w) for c, w, a in zip(cells, widths, align)).rstrip()
+        return "  ".join(str(c).rjust(w) if a else str(c).ljust(w) for c, w, a in zip(cells, widths, align, strict=True)).rstrip()
 
     return [line(head), line(["-" * w for w in widths])] + [line(r) for r in rows]
 

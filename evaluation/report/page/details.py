@@ -65,7 +65,7 @@ def _landed(summary: dict[str, Any]) -> str:
     landed = summary.get("landed") or {}
     total = sum(v for v in landed.values() if isinstance(v, int)) or 1
     bars, keys = [], []
-    for name, colour in zip(LANDED, LANDED_COLOURS):
+    for name, colour in zip(LANDED, LANDED_COLOURS, strict=True):
         count = landed.get(name, 0) if isinstance(landed.get(name, 0), int) else 0
         if count:
             bars.append(f'<span style="width:{count / total * 100:.2f}%;background:{colour}" '

@@ -23,7 +23,7 @@ def run_by_run(page: Page) -> str:
     for point in points:
         keys += [k for k in point.get("found_10") or {} if k not in keys]
     head = ["<th>setup</th>"]
-    for point, changed in zip(points, changes):
+    for point, changed in zip(points, changes, strict=True):
         stamp = utc_time(point.get("created_at")) or str(point.get("id") or "")
         day, _, clock = stamp.partition(" ")
         cls = ' class="num changed"' if changed else ' class="num"'
@@ -37,7 +37,7 @@ def run_by_run(page: Page) -> str:
     for key in keys:
         values = [_num((p.get("found_10") or {}).get(key)) for p in points]
         cells = []
-        for i, (value, changed) in enumerate(zip(values, changes)):
+        for i, (value, changed) in enumerate(zip(values, changes, strict=True)):
             before = values[i - 1] if i else None
             direction = ""
             if value is not None and before is not None and abs(value - before) > 1e-9:
