@@ -106,7 +106,8 @@ def _nav(shown: RunRef, newest: RunRef, older: list[RunRef], menu_page: int, pag
     golden = (f'<a class="golden" href="{escape(links(shown)["golden"], quote=True)}">download the golden file</a>'
               if golden_kept else "")
     line = (f'<div class="inner"><span class="title">Retrieval evaluation</span>'
-            f'<span class="showing">{"newest run" if shown == newest else "run"}: <strong>{escape(_name(shown))}</strong></span>'
+            f'<span class="showing">{"newest run" if shown == newest else "run"}: '
+            f'<strong>{escape(_name(shown))}</strong></span>'
             f"{menu}{golden}{who}</div>")
     note = ""
     if shown != newest:

@@ -23,7 +23,8 @@
    newer save); discard the run's working files.
 
 Deterministic: no I/O, no clock but ``context.current_utc_datetime``, no randomness (the run id's
-unique part is ``context.new_uuid()``, the same on every replay), no settings. Payloads are collection names, keys, hashes and short sentences.
+unique part is ``context.new_uuid()``, the same on every replay), no settings. Payloads are collection names, keys,
+hashes and short sentences.
 """
 from __future__ import annotations
 

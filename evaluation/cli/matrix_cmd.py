@@ -43,8 +43,10 @@ def register(subparsers) -> None:
         description="Cut the corpus each way the chunk flags say, index each cut with every embedder, ask every "
                     "query with each method, and report hit rate, precision, recall, MRR@k and nDCG@k at each "
                     "--top-k, each experiment named by the sha256 of its configuration.")
-    parser.add_argument("--corpus", required=True, type=local_path, help="corpus JSONL (id, text, source_uri?, metadata?)")
-    parser.add_argument("--queries", required=True, help="queries JSONL (id, query, relevant_ids, metadata?) or a golden file")
+    parser.add_argument("--corpus", required=True, type=local_path,
+                        help="corpus JSONL (id, text, source_uri?, metadata?)")
+    parser.add_argument("--queries", required=True,
+                        help="queries JSONL (id, query, relevant_ids, metadata?) or a golden file")
     parser.add_argument("--top-k", type=_numbers("--top-k"), help=f"cut-offs (default {listed(the.MATRIX_TOP_K)})")
     parser.add_argument("--chunk-size", type=_numbers("--chunk-size"),
                         help="chunk sizes in characters, comma-separated (default "
@@ -84,7 +86,8 @@ def register(subparsers) -> None:
                         help="the environment variable holding the key (default OPENAI_API_KEY)")
     openai.add_argument("--openai-client-id", metavar="ID", help="a user-assigned managed identity's client id")
     openai.add_argument("--openai-api-version", default="2024-10-21", help="Azure OpenAI only (default 2024-10-21)")
-    openai.add_argument("--openai-dimensions", type=whole(1, 65536), help="the vectors' size (default: asked of the endpoint once)")
+    openai.add_argument("--openai-dimensions", type=whole(1, 65536),
+                        help="the vectors' size (default: asked of the endpoint once)")
     parser.add_argument("--cache", type=local_path, help="a vector cache file kept across runs")
     parser.add_argument("--threads", type=whole(1), default=None, help="threads for the embedding models")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

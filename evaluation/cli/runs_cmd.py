@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export = actions.add_parser("export", help="one run's results as CSV tables, TREC files and Azure evaluator rows")
     export.add_argument("run_id", metavar="ID", help="a run id, or 'latest'")
     _store_argument(export)
-    export.add_argument("--out", required=True, type=lambda text: Path(local_path(text)), help="folder to write into (made if absent)")
+    export.add_argument("--out", required=True, type=lambda text: Path(local_path(text)),
+                        help="folder to write into (made if absent)")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="all", help="what to write (default all)")
     export.add_argument("--by", choices=("doc", "chunk"), default=None,
                         help="grain of the TREC units (default: the report's; needed for evidence reports)")

@@ -22,8 +22,8 @@ it (its .onnx and tokenizer sha256, pooling, max tokens, query prefix, rows per 
 batched, and the tokenizers and onnxruntime versions. A changed chunk text or another model misses
 on its own, so the index fingerprint is not part of any key.
 
-Only ``EmbeddedTarget.search_batch`` (the ranks) and a scratch build's ``TextVectors`` read and write it; ``search`` (the timed path)
-never does. Several processes may share the file (the Function App ranks setups in parallel on one
+Only ``EmbeddedTarget.search_batch`` (the ranks) and a scratch build's ``TextVectors`` read and write it; ``search``
+(the timed path) never does. Several processes may share the file (the Function App ranks setups in parallel on one
 index copy): WAL mode and a busy timeout, and each write is one transaction of ``INSERT OR IGNORE``
 (a key always maps to the same value). A cache never fails a run: a file that cannot be opened, read
 or written (a read-only folder, a corrupt file, a lock held past the timeout) logs one warning and

@@ -74,7 +74,8 @@ class EmbeddedTarget:
     """Searches one opened index. One instance per run (in the app: per activity): its caches live as
     long as it does. The opened index is only read, so many targets may share one (``opened``)."""
 
-    def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = RERANK_CANDIDATES,
+    def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local",
+                 rerank_candidates: int = RERANK_CANDIDATES,
                  fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True,
                  described_index: str | None = None, cache: bool | str | Path = True,
                  hybrid_keyword: str = "keyword") -> None:
@@ -326,7 +327,8 @@ class EmbeddedTarget:
             computed = load_embedder(model, threads=self.threads).embed_queries(todo)
             self._query_vectors.update(((model, q), vector) for q, vector in zip(todo, computed, strict=True))
             if self._stored is not None:
-                self._stored.put_vectors(self._model_key(model), zip((as_embedded[q] for q in todo), computed, strict=True))
+                self._stored.put_vectors(self._model_key(model),
+                                         zip((as_embedded[q] for q in todo), computed, strict=True))
         if counts is not None:
             counts["vectors_shared"] += shared
             counts["vectors_cached"] += stored

@@ -141,7 +141,8 @@ class _Scanner:
                                   if problem.syntax else str(problem)])
             return
         if not isinstance(row, dict):
-            self._reject(number, [f"{json_kind(row)}, not an object; each line must be one object like {self._example}"])
+            self._reject(number,
+                         [f"{json_kind(row)}, not an object; each line must be one object like {self._example}"])
             return
         if self.format is None:
             self.format = _format_of(row)
@@ -277,7 +278,8 @@ def _parse(text: str) -> tuple[Any, list[str], list[str], JsonLineError | None]:
     return value, top, graded, None
 
 
-_FORMAT_NAMES = {"jsonl": "a golden-file row", "bedrock": "an Amazon Bedrock row", "queries": "an ElectriPy queries row"}
+_FORMAT_NAMES = {"jsonl": "a golden-file row", "bedrock": "an Amazon Bedrock row",
+                 "queries": "an ElectriPy queries row"}
 
 
 def _format_of(row: dict[str, Any]) -> str:
@@ -329,7 +331,8 @@ def _jsonl_row(row: dict[str, Any], number: int, labels_elsewhere: bool = False
     claims = [_Claim(question_id, "id" not in row, text if isinstance(text, str) else None)]
     if errors:
         return [], errors, warnings, claims
-    question = Question(id=row.get("id", f"q{number}"), question=row["question"], expected=() if topic else _labels(row),
+    question = Question(id=row.get("id", f"q{number}"), question=row["question"],
+                        expected=() if topic else _labels(row),
                         reference=row.get("reference"), evidence=tuple(quotes), hint=row.get("hint"),
                         draft=row.get("draft", False), line=number)
     if question.judgements and not question.expected:

@@ -60,7 +60,8 @@ def setup_work(folder: CollectionFolder, run_id: str, setup_key: str) -> tuple[d
     return plan, folder.read_work(run_id, TARGETS)[planned_setup(plan, setup_key)["target"]]
 
 
-def side_by_side_work(folder: CollectionFolder, run_id: str, setup_keys: list[str]) -> tuple[dict, dict[str, Any], dict]:
+def side_by_side_work(folder: CollectionFolder, run_id: str,
+                      setup_keys: list[str]) -> tuple[dict, dict[str, Any], dict]:
     """What a side-by-side timed pass of ``setup_keys`` reads: the plan, the pinned targets it searches
     (by name), and the times the plan found for any of them (``reused_times_of``)."""
     plan = folder.read_work(run_id, PLAN)

@@ -115,7 +115,8 @@ def compare_times(a: Mapping[str, Any], b: Mapping[str, Any], equally_fast_ms: f
     difference = median_ms(second) - median_ms(first)
     tested = shifted = None
     if times_fast:
-        ratios = [math.log(max(slow, 0.001) / max(fast, 0.001)) for fast, slow in zip(times_fast, times_slow, strict=True)]
+        ratios = [math.log(max(slow, 0.001) / max(fast, 0.001)) for fast, slow in zip(times_fast,
+                                                                                      times_slow, strict=True)]
         tested = trimmed_mean_test(ratios, trim=TRIM, level=PAIR_LEVEL)
         shift = math.log1p(equally_fast_ms / max(median_ms(first), 0.001))
         shifted = trimmed_mean_test([r - shift for r in ratios], trim=TRIM, level=PAIR_LEVEL)

@@ -66,7 +66,8 @@ def _scatter(report: dict[str, Any]) -> str:
                     f'{b["right"]}/{b["questions"]}, {b["chunks"]} chunks</title></circle>')
     axes = (f'<line x1="{_PAD}" y1="{_H - _PAD}" x2="{_W - _PAD}" y2="{_H - _PAD}" stroke="#888"/>'
             f'<line x1="{_PAD}" y1="{_PAD}" x2="{_PAD}" y2="{_H - _PAD}" stroke="#888"/>'
-            f'<text x="{_W / 2}" y="{_H - 10}" text-anchor="middle" font-size="12">chunks made (0 to {most_chunks})</text>'
+            f'<text x="{_W / 2}" y="{_H - 10}" text-anchor="middle" font-size="12">chunks made (0 to '
+            f'{most_chunks})</text>'
             f'<text x="12" y="{_H / 2}" font-size="12" transform="rotate(-90 12 {_H / 2})" text-anchor="middle">'
             f'{esc(report.get("scored", "found"))} (0 to {questions})</text>')
     return (f'<figure><svg viewBox="0 0 {_W} {_H}" width="100%" role="img" aria-label="questions right against chunks '

@@ -38,7 +38,8 @@ def matrix_section(report: dict[str, Any]) -> str:
         cells = (f"<td><code>{esc(x['id'][:12])}</code></td><td><code>{esc(x['chunking'])}</code></td><td>{esc(x['method'])}</td>"
                  f"<td>{esc(x['embedder'] or '-')}</td><td>{esc(x['judged_by'])}</td>")
         if x["metrics"] is None:
-            rows.append(f'<tr class="failed">{cells}<td colspan="{len(measures)}">failed: {esc(x.get("error"))}</td></tr>')
+            rows.append(f'<tr class="failed">{cells}<td colspan="{len(measures)}">failed: '
+                        f'{esc(x.get("error"))}</td></tr>')
             continue
         values = "".join(f'<td class="num">{m.at_k_of(x["metrics"]):.3f}</td>' for m in measures)
         rows.append(f"<tr>{cells}{values}</tr>")
@@ -47,7 +48,8 @@ def matrix_section(report: dict[str, Any]) -> str:
                         for e in report["embedders"])
     gate = report["gate"]
     said = ("no thresholds" if not gate["thresholds"] else "every threshold met" if gate["passed"] else
-            "; ".join(f"{esc(m['metric'])} of {esc(m['experiment'][:12])} is {esc(m['value'])}, under {esc(m['threshold'])}"
+            "; ".join(f"{esc(m['metric'])} of {esc(m['experiment'][:12])} is {esc(m['value'])}, under "
+                      f"{esc(m['threshold'])}"
                       for m in gate["missed"]))
     return "\n".join([
         '<section class="matrix" id="matrix"><h2>Experiment matrix</h2>',

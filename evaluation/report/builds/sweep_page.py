@@ -45,7 +45,8 @@ def sweep_section(report: dict[str, Any]) -> str:
         f'<p class="lead">No build ran. {report.get("questions", 0)} questions.</p>',
         '<div class="table-wrap"><table class="ranked"><thead><tr><th class="num">#</th><th>build</th><th>method</th>'
         f'<th class="num">{esc(NDCG_10)}</th><th class="num">{esc(MRR)}</th>{head}<th class="num">chunks</th>'
-        f'<th class="num">build s</th><th class="num">median ms</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>',
+        f'<th class="num">build s</th><th class="num">median '
+        f'ms</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>',
         '<ul class="small">' + "".join(f"<li>{n}</li>" for n in notes) + "</ul></section>"])
 
 

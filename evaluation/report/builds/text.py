@@ -14,7 +14,8 @@ from typing import Any, Sequence
 from ...measures import FOUND_10, MRR, NDCG_10, RECALL_10, at_k
 
 
-def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool, right: Sequence[bool] = ()) -> list[str]:
+def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool,
+          right: Sequence[bool] = ()) -> list[str]:
     """Lines of a table: Markdown pipes, or columns padded to line up in a terminal."""
     align = list(right) + [False] * (len(head) - len(right))
     if markdown:
@@ -44,7 +45,8 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
                    markdown=markdown, right=[False, False, True, True, False, False])
     pick = report.get("pick") or {}
     ties = report.get("ties") or []
-    lines += ["", f"Pick: {code(pick.get('pick'))}" + (" (switch)" if pick.get("switch") else "") + f". {pick.get('why', '')}.",
+    lines += ["",
+              f"Pick: {code(pick.get('pick'))}" + (" (switch)" if pick.get("switch") else "") + f". {pick.get('why', '')}.",
               "Tied with the best: " + (", ".join(ties) if ties else "none") + "."]
     for skipped in report.get("skipped") or []:
         lines.append(f"Left out: {skipped['what']}: {skipped['reason']}.")
@@ -69,7 +71,8 @@ def sweep_text(report: dict[str, Any]) -> str:
     head = ["#", "build", "method", str(NDCG_10), str(MRR), *map(str, found), "chunks", "build s", "median ms"]
     rows = [[str(r["rank"]), r["build"], r["method"], f"{NDCG_10.of(r):.3f}", f"{MRR.of(r):.3f}"]
             + [f"{m.count_of(r)}/{r['questions']}" for m in found]
-            + [str(r["chunks"]), f"{r['build_seconds']:.1f}", "-" if r["median_ms"] is None else f"{r['median_ms']:.1f}"]
+            + [str(r["chunks"]), f"{r['build_seconds']:.1f}",
+               "-" if r["median_ms"] is None else f"{r['median_ms']:.1f}"]
             for r in report["rows"]]
     lines = table(head, rows, markdown=False, right=[True, False, False] + [True] * (len(head) - 3))
     for failed in report.get("failed") or []:
@@ -88,7 +91,8 @@ def sweep_markdown(report: dict[str, Any]) -> str:
             "median ms"]
     rows = [[str(row["rank"]), f"`{row['build']}`", row["method"], f"{NDCG_10.of(row):.3f}", f"{MRR.of(row):.3f}"]
             + [f"{m.of(row):.3f}" for m in recall] + [f"{m.count_of(row)}/{row['questions']}" for m in found]
-            + [str(row["chunks"]), f"{row['build_seconds']:.1f}", "-" if row["median_ms"] is None else f"{row['median_ms']:.1f}"]
+            + [str(row["chunks"]), f"{row['build_seconds']:.1f}",
+               "-" if row["median_ms"] is None else f"{row['median_ms']:.1f}"]
             for row in report["rows"]]
     lines = table(head, rows, markdown=True, right=[False, False, False] + [True] * (len(head) - 3))
     share = report.get("vectors", {}).get("share_from_cache")

@@ -38,7 +38,8 @@ def _detail(setup: dict[str, Any], by_key: dict[str, dict[str, Any]], report: di
     head = (f'<summary><span class="dot" style="background:{method_colour(setup.get("method"))}"></span>'
             + (f'#{esc(setup["rank"])} ' if setup.get("rank") else "")
             + f'<span class="key">{esc(key)}</span> · {esc(setup.get("method_label", ""))}'
-            + (f' · found@10 {_pct(found_share(summary, 10), summary.get("questions"))}, median {_ms(summary.get("median_ms"))} ms'
+            + (f' · found@10 {_pct(found_share(summary, 10), summary.get("questions"))}, median '
+               f'{_ms(summary.get("median_ms"))} ms'
                if summary else " · failed") + "</summary>")
     columns = []
     if summary is None:

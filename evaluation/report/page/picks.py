@@ -66,7 +66,8 @@ def pick_cards(page: Page) -> str:
             '<div class="numbers">'
             f'<div class="number"><b>{_pct(found_share(summary, 10), questions)}</b><span>found@10'
             + (f" · {count} of {questions}" if count is not None and questions else "") + "</span></div>"
-            f'<div class="number"><b>{_ms(summary.get("median_ms"))}<small> ms</small></b><span>median search time</span></div>'
+            f'<div class="number"><b>{_ms(summary.get("median_ms"))}<small> ms</small></b><span>median search '
+            f'time</span></div>'
             f'</div>{why}{versus}<p class="rule">{rule_words[name]}</p>{extra}</article>')
     found = findings(report)
     finding = f'<p class="finding"><strong>What this run found:</strong> {esc(" ".join(found))}</p>' if found else ""

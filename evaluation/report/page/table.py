@@ -31,7 +31,8 @@ def ranked_table(page: Page) -> str:
         share, count = found_share(summary, 10), found_count(summary, 10)
         of = f'<span class="count">{count} of {n}</span>' if count is not None and n else ""
         cells = [f'<td class="num main">{_pct(share, n)}{of}{_versus_top(setup) if versus else ""}</td>',
-                 f'<td class="num">{_ms(summary.get("median_ms"))}</td><td class="num">{_ms(summary.get("p95_ms"))}</td>']
+                 f'<td class="num">{_ms(summary.get("median_ms"))}</td><td '
+                 f'class="num">{_ms(summary.get("p95_ms"))}</td>']
         for k in others:
             share, count = found_share(summary, k), found_count(summary, k)
             title = f' title="{count} of {n} questions"' if count is not None and n else ""
