@@ -13,8 +13,9 @@ the fan-out's finish + the timed passes. The baseline is the issue's goal: withi
 single activity of the fan-out plus the timing pass.
 
 Cold is an empty cache; warm is the same golden file with 10% of its questions asked in other words
-(outside the timed sample: a changed sampled question is timed again), the cache and the cold run's report kept (times reused when the index state, software and timed sample
-are unchanged: ``run.retime``). The warm goal: at most 1/10 of the cold run's activity-seconds.
+(outside the timed sample: a changed sampled question is timed again), the cache and the cold run's report kept (times
+reused when the index state, software and timed sample are unchanged: ``run.retime``). The warm goal: at most 1/10 of
+the cold run's activity-seconds.
 
 Questions: the golden file's, each asked again in numbered variants to reach the count (distinct texts,
 the same expected documents), so 1,000 questions cost what 1,000 distinct questions cost.
@@ -326,7 +327,8 @@ def _cold_only(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as work:
         for count in counts:
             before = os.getloadavg()[0]
-            fan_out, timing, _ = run_once(args.index, questions_of(args.golden, count), Path(work) / f"cache-{count}.sqlite",
+            fan_out, timing, _ = run_once(args.index, questions_of(args.golden, count),
+                                          Path(work) / f"cache-{count}.sqlite",
                                           only=args.only, shard_seconds=args.shard_seconds, earlier=None,
                                           workdir=Path(work), sample_shards=args.sample_shards,
                                           cache_per_setup=args.cache_per_setup)

@@ -87,7 +87,8 @@ def candidates(size: int):
     return {
         "fixed": (("shipped: by hand, at spaces", lambda ds: [fixed(d["text"], size, overlap) for d in ds]),
                   ("chonkie TokenChunker (characters)", lambda ds: chonkie_spans(token, ds))),
-        "recursive": (("shipped: semantic-text-splitter TextSplitter", lambda ds: [recursive(d["text"], size, overlap) for d in ds]),
+        "recursive": (("shipped: semantic-text-splitter TextSplitter",
+                       lambda ds: [recursive(d["text"], size, overlap) for d in ds]),
                       ("chonkie RecursiveChunker (no overlap)", lambda ds: chonkie_spans(chonkie_recursive, ds))),
         "markdown": (("shipped: sections, long ones by MarkdownSplitter",
                       lambda ds: [[s for s, _ in sections(d["text"], Outline.of(d["text"]), size, overlap)] for d in ds]),
@@ -133,7 +134,8 @@ def semantic_side(docs, n: int) -> None:
                          if line.strip() and not line.startswith(("#", "```", "|", "[")))
 
     joined = [(body(docs[a]["text"])[:700], body(docs[b]["text"])[:700]) for a, b in pairs]
-    for name, run in (("shipped: drift of 3-sentence means, cut at mean + 1 sd", None), ("chonkie SemanticChunker", theirs)):
+    for name, run in (("shipped: drift of 3-sentence means, cut at mean + 1 sd", None),
+                      ("chonkie SemanticChunker", theirs)):
         start = time.perf_counter()
         if run is None:
             made = [len(cut("semantic-1000-n", d["id"], d["text"], embedder=embedder)) for d in docs[:n]]

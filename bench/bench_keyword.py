@@ -63,7 +63,8 @@ def ranks(scores: np.ndarray) -> dict[int, int]:
     return {i: r for r, (i, _) in enumerate(top_k(scores, matched), start=1)}
 
 
-def fused(chunk_rank: dict[int, int], doc_of: np.ndarray, doc_rank: dict[int, int], *, best_only: bool = False) -> list[int]:
+def fused(chunk_rank: dict[int, int], doc_of: np.ndarray, doc_rank: dict[int, int], *,
+          best_only: bool = False) -> list[int]:
     """Matched chunks by 1/(k + chunk rank) + 1/(k + its document's rank), exact, ties in index order.
     ``best_only``: the document's term goes to its best chunk alone (one boosted chunk per document)."""
     best: dict[int, int] = {}

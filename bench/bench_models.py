@@ -170,7 +170,8 @@ def main() -> None:
                                     f"calls of <= {graphs._TOKENS_PER_CALL} tokens"),
              lambda items, embedder=embedder: embedder.embed_documents(items, batch_size=BATCH))]
         if one_row:
-            ways.append((f"sorted, {BATCH} per call (batch-dependent)", _sorted_whole_batches(embedder, embedder._vectors, embedder.dimensions)))
+            ways.append((f"sorted, {BATCH} per call (batch-dependent)",
+                         _sorted_whole_batches(embedder, embedder._vectors, embedder.dimensions)))
         ways.append(("naive: unsorted, padded to max_length", _naive(embedder, embedder._vectors)))
         for texts_label, texts in sets:
             _measure(name, texts_label, texts, "texts", ways, args.repeats)

@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         chunks = json.loads((index / "manifest.json").read_text(encoding="utf-8"))["chunks"]
         for count in args.questions:
             golden_path = _golden(folder, golden, count)
-            stage = run_stage(f"evaluate {min(count, len(golden))} q", _evaluate(index, golden_path, "--skip", "*hybrid_reranked*"),
+            stage = run_stage(f"evaluate {min(count, len(golden))} q",
+                              _evaluate(index, golden_path, "--skip", "*hybrid_reranked*"),
                               folder / f"evaluate-{count}.log")
             rows.append({"chunks": chunks, "documents": len(docs), "questions": min(count, len(golden)),
                          "index": built, "evaluate": stage, "found": found_at_10(stage.json())})

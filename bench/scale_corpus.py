@@ -42,10 +42,13 @@ CACHE = python_docs.DEFAULT_OUT
 # (id prefix, Debian package, its folder under /usr/share/doc): Sphinx HTML in <folder>/html, every page
 # (python-django-doc is not among them: its pages mark sections <div class="section">, which
 # python_docs.read_page does not read, so it gave no section at all.)
-DEB_SOURCES = (("linux", "linux-doc-6.1", "linux-doc-6.1"), ("llvm", "llvm-15-doc", "llvm-15-doc"), ("scipy", "python-scipy-doc", "python-scipy-doc"),
+DEB_SOURCES = (("linux", "linux-doc-6.1", "linux-doc-6.1"), ("llvm", "llvm-15-doc", "llvm-15-doc"),
+               ("scipy", "python-scipy-doc", "python-scipy-doc"),
                ("cmake", "cmake-doc", "cmake-data"), ("sqlalchemy", "python-sqlalchemy-doc", "python-sqlalchemy-doc"),
-               ("sklearn", "python-sklearn-doc", "python-sklearn-doc"), ("sympy", "python-sympy-doc", "python-sympy-doc"),
-               ("astropy", "python-astropy-doc", "python-astropy-doc"), ("pandas", "python-pandas-doc", "python-pandas-doc"),
+               ("sklearn", "python-sklearn-doc", "python-sklearn-doc"),
+               ("sympy", "python-sympy-doc", "python-sympy-doc"),
+               ("astropy", "python-astropy-doc", "python-astropy-doc"),
+               ("pandas", "python-pandas-doc", "python-pandas-doc"),
                ("statsmodels", "python-statsmodels-doc", "python-statsmodels-doc"))
 MIN_QUESTION_WORDS = 3  # "Introduction", "Examples", "struct foo": many sections share them
 # Bump when a change here would read the packages into other sections or chunk counts (the pool cache key)

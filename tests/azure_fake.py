@@ -345,7 +345,8 @@ class _Response(HttpResponseImpl):
         merged = CaseInsensitiveDict({"Content-Type": "application/json; odata.metadata=minimal; charset=utf-8",
                                       **(headers or {})})
         super().__init__(request=request, internal_response=None, status_code=status,
-                         reason={200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden",
+                         reason={200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required",
+                                 403: "Forbidden",
                                  404: "Not Found", 429: "Too Many Requests",
                                  503: "Service Unavailable"}.get(status, "Error"),
                          content_type=merged["Content-Type"], headers=merged, stream_download_generator=None)
@@ -398,7 +399,8 @@ def example_definition(*, semantic: bool = True, vectorizer: bool = True, name: 
         "vectorSearch": {
             "algorithms": [{"name": "hnsw", "kind": "hnsw",
                             "hnswParameters": {"metric": "cosine", "m": 4, "efConstruction": 400, "efSearch": 500}}],
-            "profiles": [{"name": "vectorized", "algorithm": "hnsw", **({"vectorizer": "openai"} if vectorizer else {})},
+            "profiles": [{"name": "vectorized", "algorithm": "hnsw",
+                          **({"vectorizer": "openai"} if vectorizer else {})},
                          {"name": "plain", "algorithm": "hnsw"}],
             "vectorizers": [{"name": "openai", "kind": "azureOpenAI",
                              "azureOpenAIParameters": {"resourceUri": OPENAI_ENDPOINT, "deploymentId": "embed",

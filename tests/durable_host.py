@@ -158,7 +158,8 @@ class DurableHost:
             self.work = [w for w in self.work if w.instance != instance_id]  # a replaced instance's leftovers
             inst = Instance(instance_id, name, input_json, created=self.now)
             inst.inbox.append(event(EXECUTION_STARTED, self.now, Name=name, Version="", Input=input_json,
-                                    OrchestrationInstance={"InstanceId": instance_id, "ExecutionId": f"e{len(self.starts)}"},
+                                    OrchestrationInstance={"InstanceId": instance_id,
+                                                           "ExecutionId": f"e{len(self.starts)}"},
                                     ParentInstance=None, Tags=None))
             self.instances[instance_id] = inst
             self.starts.append(instance_id)

@@ -305,7 +305,8 @@ def test_a_run_searches_the_index_version_it_planned_with_after_a_newer_one_is_p
                        "reused_times": 0, "reused_ranks": [], "settled": []}
     publish_fake_index(app, tmp_path / "newer", "indexes/docs", "9" * 64)  # an ingestion pipeline, mid-run
 
-    ranked = call("rank_shard", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25", "shard": 0})
+    ranked = call("rank_shard",
+                  {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25", "shard": 0})
 
     assert ranked == {"key": "local.keyword.bm25", "shard": 0, "ok": True}  # the newer "index" holds no chunks to open
 

@@ -180,7 +180,8 @@ def test_the_reply_reads_as_theirs_does_with_table_and_at_cutoff():
 
 def test_similarity_on_a_target_that_cannot_give_it_says_to_measure_relevance():
     target, questions, off = separable(ScoredTarget)
-    with pytest.raises(UsageError, match='cannot give the similarity of what t.keyword.bm25 finds; use measure="relevance"'):
+    with pytest.raises(UsageError,
+                       match='cannot give the similarity of what t.keyword.bm25 finds; use measure="relevance"'):
         answer_cutoff(target, questions, off, mode="keyword")
     assert answer_cutoff(target, questions, off, mode="keyword", measure="relevance").cutoff is not None
 

@@ -36,7 +36,8 @@ def test_questions_are_asked_again_in_numbered_variants_and_ten_percent_change(t
     assert sum(a["question"] != b["question"] for a, b in zip(twenty, changed(twenty, 0.1), strict=True)) == 20 // 10
     sample = frozenset(r["id"] for r in twenty[:10])
     kept = changed(twenty, 0.1, sample)
-    assert [r["id"] for r, k in zip(twenty, kept, strict=True) if r != k] == ["q1-5", "q2-7"]  # 2 of the 10 outside, spread
+    assert [r["id"] for r, k in zip(twenty, kept, strict=True) if r != k] == ["q1-5",
+                                                                              "q2-7"]  # 2 of the 10 outside, spread
 
 
 def test_a_warm_run_the_apps_way_searches_only_the_changed_questions_and_the_profile_counts_its_steps(

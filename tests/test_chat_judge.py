@@ -41,7 +41,8 @@ def test_a_score_comes_back_from_the_openai_wire_format_and_the_request_is_what_
     system, user = seen.body["messages"]
     assert system["role"] == "system" and '{"score": S' in system["content"]
     for part in ("Quality to grade: correctness.", "Question: How often are keys rotated?",
-                 "Reference answer: Every 90 days.", "Source 1: Keys rotate every 90 days.", "Answer to grade: Quarterly."):
+                 "Reference answer: Every 90 days.", "Source 1: Keys rotate every 90 days.",
+                 "Answer to grade: Quarterly."):
         assert part in user["content"]
 
 
@@ -110,7 +111,8 @@ def test_a_service_still_busy_after_the_retries_is_a_sentence(server):
 @pytest.mark.parametrize("reply,said", [
     (Reply(body="<html>502 Bad Gateway</html>"), "sent a reply that is not JSON: <html>502 Bad Gateway</html>"),
     (Reply(body={"object": "list", "data": []}), "sent a reply without choices[0].message"),
-    (Reply(body=completion("The answer is quite good.")), 'replied without a score for correctness of question "rotate": '
+    (Reply(body=completion("The answer is quite good.")),
+     'replied without a score for correctness of question "rotate": '
                                                          "The answer is quite good."),
 ])
 def test_a_malformed_reply_is_a_sentence_showing_what_came_back(server, reply, said):
@@ -179,7 +181,8 @@ def test_answers_score_from_the_command_line_reads_settings_from_flags_and_the_e
                              "--model", "judge-model", "--api-key-env", "MY_JUDGE_KEY", "--json")
     assert code == 0, err
     result = json.loads(out)
-    assert result["unanswered"] == ["b"] and result["metrics"]["correctness"] == {"mean": 1.0, "scored": 1, "skipped": []}
+    assert result["unanswered"] == ["b"] and result["metrics"]["correctness"] == {"mean": 1.0,
+                                                                                  "scored": 1, "skipped": []}
     assert len(server.seen) == 4 and server.seen[0].headers["authorization"] == "Bearer sk-from-env"  # 4 metrics
 
 

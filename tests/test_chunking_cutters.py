@@ -212,4 +212,5 @@ def test_the_outline_reads_heading_paths_skips_code_and_joins_an_empty_heading_t
     assert text[sections[3].start:].startswith("## C\n\n### C1")
     assert "# not a heading" in text[sections[2].start:sections[2].end]
     assert [text[s.start:s.end] for s in sections] == [text[s.start:e] for s, e in
-                                                       zip(sections, [x.start for x in sections[1:]] + [len(text)], strict=True)]
+                                                       zip(sections,
+                                                           [x.start for x in sections[1:]] + [len(text)], strict=True)]

@@ -24,7 +24,8 @@ def row(build: str, method: str, ndcg: float, mrr: float, found: tuple[int, ...]
     return {"key": f"{build}.{method}", "build": build, "technique": technique, "size": int(size), "letter": letter,
             "method": method, "questions": 12, "counts": {str(k): n for k, n in zip((1, 3, 5, 10), found, strict=True)},
             "found": {str(k): round(n / 12, 4) for k, n in zip((1, 3, 5, 10), found, strict=True)},
-            "recall": {str(k): round(n / 12, 4) for k, n in zip((1, 3, 5, 10), found, strict=True)}, "mrr": mrr, "ndcg_10": ndcg, "chunks": 40 + len(build), "build_seconds": 3.25,
+            "recall": {str(k): round(n / 12, 4) for k, n in zip((1, 3, 5, 10), found, strict=True)}, "mrr": mrr,
+            "ndcg_10": ndcg, "chunks": 40 + len(build), "build_seconds": 3.25,
             "timed": 5, "median_ms": median}
 
 

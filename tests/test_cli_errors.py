@@ -131,7 +131,8 @@ def test_a_template_into_a_folder_that_does_not_exist_yet_makes_it(capsys, corpu
     ("AFILE/golden.jsonl", 1, "cannot write the template there"),
     ("AFOLDER", 1, "is a folder; give the path of the golden file"),
 ])
-def test_a_template_destination_that_cannot_be_written_is_a_sentence(capsys, corpus, tmp_path, monkeypatch, out, code_wanted, says):
+def test_a_template_destination_that_cannot_be_written_is_a_sentence(capsys, corpus, tmp_path, monkeypatch, out,
+                                                                     code_wanted, says):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "AFILE").write_text("x", encoding="utf-8")
     (tmp_path / "AFOLDER").mkdir()

@@ -50,7 +50,8 @@ def test_a_planted_regression_is_significant_and_named_with_the_questions_it_los
 
 
 def test_questions_whose_first_relevant_result_moved_are_listed_worse_or_better(tmp_path):
-    comparison = compare_reports(run(tmp_path, "a", keyword_at={0: 1, 1: 4}), run(tmp_path, "b", keyword_at={0: 3, 1: 2}))
+    comparison = compare_reports(run(tmp_path, "a", keyword_at={0: 1, 1: 4}),
+                                 run(tmp_path, "b", keyword_at={0: 3, 1: 2}))
     keyword = comparison["setups"]["t.keyword.bm25"]
     assert keyword["worse"] == [{"id": "q0", "before": 1, "after": 3}]
     assert keyword["better"] == [{"id": "q1", "before": 4, "after": 2}]

@@ -96,7 +96,8 @@ def test_comment_lines_are_skipped_and_later_lines_keep_their_numbers(tmp_path):
     (b'{"id": "a.md", "text": "x"}\n{"id": "b.md", "text": "bad \\ud800 escape"}\n', 2, "holds the escape \\ud800"),
     (b'{"id": "a.md", "text": "x", "metadata": {"score": NaN}}\n', 1, "holds NaN, which is not a number JSON allows"),
     (b'{"id": "a.md", "text": "x", "metadata": {"score": -Infinity}}\n', 1, "holds -Infinity"),
-    (b'{"id": "a.md", "text": "x", "metadata": {"score": 1e999}}\n', 1, "holds the number 1e999, too large to be finite"),
+    (b'{"id": "a.md", "text": "x", "metadata": {"score": 1e999}}\n', 1,
+     "holds the number 1e999, too large to be finite"),
 ])
 def test_bytes_and_values_a_corpus_cannot_hold_are_refused_with_their_line(tmp_path, raw, line, says):
     problems = corpus_problems(tmp_path, raw)

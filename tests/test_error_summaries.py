@@ -111,7 +111,8 @@ def test_at_most_keeps_a_short_list_whole_and_counts_the_rest():
 
 def test_an_expected_id_not_in_the_corpus_gets_the_nearest_corpus_ids(tmp_path):
     path = tmp_path / "golden.jsonl"
-    path.write_text(json.dumps({"question": "How do I sign in?", "expected": ["azure-identity/managed-identty-support"]})
+    path.write_text(json.dumps({"question": "How do I sign in?",
+                                "expected": ["azure-identity/managed-identty-support"]})
                     + "\n", encoding="utf-8")
 
     warnings = [str(w) for w in check_golden(path, read_corpus(SAMPLES / "corpus.jsonl")).warnings]

@@ -1,5 +1,6 @@
 """Bounded input: a golden file's size has a limit the library enforces, a device or a named pipe is
-refused unread (one may never end, the other never begin), problems are shown 20 at a time with a count of the rest, and ids
+refused unread (one may never end, the other never begin), problems are shown 20 at a time with a count of the rest, and
+ids
 holding control characters are refused with the line and the fix."""
 from __future__ import annotations
 

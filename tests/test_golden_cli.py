@@ -16,7 +16,8 @@ def test_check_json_prints_the_result_dict_and_exits_0_when_ok(capsys):
     printed = json.loads(capsys.readouterr().out)
     assert list(printed) == ["ok", "rows", "ready", "unfilled", "drafts", "errors", "warnings"]
     assert printed == {"ok": True, "rows": 3, "ready": 3, "unfilled": 0, "drafts": 1, "errors": [], "warnings": [
-        {"line": None, "message": '1 draft question not checked yet (line 2); check each one and remove "draft": true'}]}
+        {"line": None,
+         "message": '1 draft question not checked yet (line 2); check each one and remove "draft": true'}]}
 
 
 def test_check_exits_1_when_there_are_errors(capsys):

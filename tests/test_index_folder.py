@@ -130,7 +130,8 @@ def test_two_corpora_of_the_same_name_in_two_folders_keep_two_indexes(tmp_path, 
     assert a == Path(".index") / f"corpus-{short}"  # readable: the corpus's name, then 8 hex digits of its path
 
 
-def test_evaluate_on_the_current_folder_keeps_its_index_beside_the_others_under_dot_index(tmp_path, monkeypatch, capsys):
+def test_evaluate_on_the_current_folder_keeps_its_index_beside_the_others_under_dot_index(tmp_path,
+                                                                                          monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert default_index_dir(".").parent == Path(".index")  # was ".index" itself
     assert default_index_dir(".").name.startswith(f"{tmp_path.name}-")

@@ -102,7 +102,8 @@ def test_the_plan_is_flex_consumption_fc1_on_linux():
     assert plan["properties"]["reserved"] is True
     app = one("Microsoft.Web/sites").body
     assert app["kind"] == "functionapp,linux"
-    assert app["properties"]["serverFarmId"] == {"operator": {"type": "property_accessor", "operands": {"operand_1": "plan", "operand_2": "id"}}}
+    assert app["properties"]["serverFarmId"] == {"operator": {"type": "property_accessor",
+                                                              "operands": {"operand_1": "plan", "operand_2": "id"}}}
     assert app["properties"]["httpsOnly"] is True
 
 
@@ -224,7 +225,9 @@ def test_each_principal_holds_exactly_the_roles_its_work_needs():
 def test_scoped_roles_sit_on_the_right_containers():
     admin = next(a for a, _, _ in role_assignments() if a.symbol == "adminCollections")
     assert accessor_path(admin.body["scope"]) == "storage::blobService::collections"
-    assert admin.condition == {"operator": {"type": "not", "operands": {"bool_value": {"function": {"type": "empty", "parameters": {"item_to_test": "adminPrincipalId"}}}}}}
+    assert admin.condition == {"operator": {"type": "not",
+                                            "operands": {"bool_value": {"function": {"type": "empty",
+                                                                                     "parameters": {"item_to_test": "adminPrincipalId"}}}}}}
     topic = next(a for a, _, _ in role_assignments() if a.symbol == "deadLetterWriter")
     assert accessor_path(topic.body["scope"]) == "storage::blobService::deadLetter"
     containers = {r.symbol: r.body["name"] for r in resources("Microsoft.Storage/storageAccounts/blobServices/containers", existing=True)}
@@ -272,7 +275,8 @@ def test_the_subscription_calls_golden_changed_on_blob_created_golden_jsonl_in_t
     assert dead_letter["identity"] == {"type": "SystemAssigned"}
     assert dead_letter["deadLetterDestination"] == {
         "endpointType": "StorageBlob",
-        "properties": {"resourceId": {"operator": {"type": "property_accessor", "operands": {"operand_1": "storage", "operand_2": "id"}}},
+        "properties": {"resourceId": {"operator": {"type": "property_accessor",
+                                                   "operands": {"operand_1": "storage", "operand_2": "id"}}},
                        "blobContainerName": "deadLetterContainerName"}}
 
 
@@ -352,6 +356,7 @@ def test_the_secret_check_sees_written_out_credentials(value):
 
 def test_the_secret_check_sees_list_calls_and_passes_plain_names():
     assert secret_problems({"function": {"type": "list_func", "parameters": {"func_name": "listKeys"}}})
-    assert secret_problems({"operator": {"type": "function_accessor", "operands": {"operand_1": "st", "func_name": "listSecrets"}}})
+    assert secret_problems({"operator": {"type": "function_accessor",
+                                         "operands": {"operand_1": "st", "func_name": "listSecrets"}}})
     assert secret_problems(["Microsoft.Storage/storageAccounts/blobServices/containers", "managedidentity",
                             "ClientId=${identity.properties.clientId};Authorization=AAD"]) == []

@@ -260,7 +260,8 @@ def test_infra_readme_documents_every_skipped_checkov_check_and_every_module():
     assert documented_roles == sorted(BUILT_IN_ROLES[role_id] for _, _, role_id in role_assignments())
 
 
-@pytest.mark.parametrize("line", [line for path in bicep_files() for line in raw_lines(path) if "checkov:skip=" in line])
+@pytest.mark.parametrize("line",
+                         [line for path in bicep_files() for line in raw_lines(path) if "checkov:skip=" in line])
 def test_every_skip_gives_a_reason(line):
     reason = line.split("checkov:skip=", 1)[1].split(":", 1)[1].strip()
     assert len(reason.split()) >= 8, f"a skip needs a reason a reviewer can check: {line.strip()}"

@@ -110,10 +110,15 @@ def test_the_settings_object_is_what_the_function_app_gets():
     assert call["params"]["appSettings"] == "appSettings"
     (site,) = [r for r in resources("Microsoft.Web/sites") if r.file == call["path"]]
     loop = site.body["properties"]["siteConfig"]["appSettings"]
-    assert loop["loop_type"]["detail"]["array_name"] == {"function": {"type": "items", "parameters": {"arg_1": "appSettings"}}}
+    assert loop["loop_type"]["detail"]["array_name"] == {"function": {"type": "items",
+                                                                      "parameters": {"arg_1": "appSettings"}}}
     item = loop["loop_type"]["detail"]["item_name"]
-    assert resolve(site.file, loop["config"]["name"]) == {"operator": {"type": "property_accessor", "operands": {"operand_1": item, "operand_2": "key"}}}
-    assert resolve(site.file, loop["config"]["value"]) == {"operator": {"type": "property_accessor", "operands": {"operand_1": item, "operand_2": "value"}}}
+    assert resolve(site.file, loop["config"]["name"]) == {"operator": {"type": "property_accessor",
+                                                                       "operands": {"operand_1": item,
+                                                                                    "operand_2": "key"}}}
+    assert resolve(site.file, loop["config"]["value"]) == {"operator": {"type": "property_accessor",
+                                                                        "operands": {"operand_1": item,
+                                                                                     "operand_2": "value"}}}
 
 
 # -- README table and local.settings.example.json --------------------------------------------------------------
@@ -175,7 +180,8 @@ def test_the_readme_and_local_settings_checks_catch_a_missing_or_stale_setting()
               "| `EVALUATION_CONTAINER` | container |\n| `EVALUATION_GONE` | renamed |\n"
               "| `AZURE_SEARCH_API_KEY*` | keys by prefix |\n\nafter the table `NOT_A_ROW`\n")
     names = readme_setting_names(readme)
-    assert names == {"AzureWebJobsStorage__accountName", "AzureWebJobsStorage", "EVALUATION_CONTAINER", "EVALUATION_GONE",
+    assert names == {"AzureWebJobsStorage__accountName", "AzureWebJobsStorage", "EVALUATION_CONTAINER",
+                     "EVALUATION_GONE",
                      "AZURE_SEARCH_API_KEY"}
     assert readme_problems(names, {"EVALUATION_CONTAINER", "EVALUATION_BY"}) == [
         "EVALUATION_BY is read by the app but missing from the README settings table",

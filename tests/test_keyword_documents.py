@@ -162,7 +162,8 @@ def test_hybrid_fuses_plain_keyword_unless_the_target_is_told_to_fuse_the_docume
     bare = Setup("local", "embedded", "hybrid")
 
     assert [h.id for h in plain.search(bare, QUESTION, 20)] == ["b:0", "a:0", "c:0", "a:1", "a:2"]  # chunk BM25
-    assert [h.id for h in told.search(bare, QUESTION, 20)] == ["a:0", "b:0", "a:1", "c:0", "a:2"]  # fused with documents
+    assert [h.id for h in told.search(bare, QUESTION, 20)] == ["a:0", "b:0", "a:1", "c:0",
+                                                               "a:2"]  # fused with documents
     assert plain.describe()["hybrid_keyword"] == "keyword" and told.describe()["hybrid_keyword"] == "keyword_documents"
     with pytest.raises(ValueError, match="hybrid_keyword"):
         EmbeddedTarget(guide, cross_encoder=False, cache=False, hybrid_keyword="documents")

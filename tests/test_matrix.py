@@ -190,7 +190,8 @@ def test_the_gate_exits_1_naming_each_threshold_missed_and_by_how_much_and_0_whe
             "--embedder", "hash", "--methods", "keyword"]
     # keyword at 300 characters finds each query's one document first: hit_rate@5 = 1, and of the top 5
     # (3 chunks come back) one is relevant, so precision@5 = 1/5 = 0.2 for every query.
-    met = cli([*base, "--fail-under", "hit_rate@5=0.85", "--fail-under", "found@1=1", "--fail-under", "precision@5=0.2"])
+    met = cli([*base, "--fail-under", "hit_rate@5=0.85", "--fail-under", "found@1=1", "--fail-under",
+               "precision@5=0.2"])
     assert met.returncode == 0, met.stderr
     assert "fail-under" not in met.stderr
     missed = cli([*base, "--fail-under", "hit_rate@5=0.85", "--fail-under", "precision@5=0.3",

@@ -16,7 +16,8 @@ def test_every_measure_parses_back_from_its_printed_name(measure):
 
 @pytest.mark.parametrize("text, measure", [
     ("found@10", Measure("found", 10)), ("FOUND@1", Measure("found", 1)), ("hit_rate@5", Measure("hit_rate", 5)),
-    ("nDCG@10", Measure("nDCG", 10)), ("ndcg@10", Measure("nDCG", 10)), ("MRR", Measure("MRR")), ("mrr", Measure("MRR")),
+    ("nDCG@10", Measure("nDCG", 10)), ("ndcg@10", Measure("nDCG", 10)), ("MRR", Measure("MRR")),
+                                           ("mrr", Measure("MRR")),
     (" found@20 ", Measure("found", 20)),
 ])
 def test_a_measure_is_read_in_any_case(text, measure):
@@ -101,8 +102,10 @@ def test_each_use_reads_its_measures_through_the_one_parser_and_refuses_the_othe
             use(text)  # ... that this use has no number for
 
 
-@pytest.mark.parametrize("text, says", [("recal@10", 'Did you mean "recall@k"?'), ("precison@5", 'Did you mean "precision@k"?'),
-                                        ("azure.fidelty", 'Did you mean "azure.fidelity"?'), ("found@0", 'Did you mean "found@k"?'),
+@pytest.mark.parametrize("text, says",
+                         [("recal@10", 'Did you mean "recall@k"?'), ("precison@5", 'Did you mean "precision@k"?'),
+                                        ("azure.fidelty", 'Did you mean "azure.fidelity"?'),
+                                        ("found@0", 'Did you mean "found@k"?'),
                                         ("found@05", 'Did you mean "found@k"?'), ("nDCG", 'Did you mean "nDCG@k"?')])
 def test_a_name_that_is_no_measure_at_all_is_refused_with_every_family_and_the_closest(text, says):
     with pytest.raises(UsageError, match="is not a measure; the measures are found@k, hit_rate@k, precision@k, "

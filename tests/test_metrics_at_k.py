@@ -95,8 +95,10 @@ def test_macro_averages_weigh_every_question_the_same():
                             "mrr": (1 + 0) / 2, "ndcg": (1 + 0) / 2}
 
 
-@pytest.mark.parametrize("text, printed, key", [("hit_rate@5", "hit_rate@5", "hit_rate"), ("found@5", "found@5", "hit_rate"),
-                                                ("Precision@3", "precision@3", "precision"), ("mrr@10", "MRR@10", "mrr"),
+@pytest.mark.parametrize("text, printed, key",
+                         [("hit_rate@5", "hit_rate@5", "hit_rate"), ("found@5", "found@5", "hit_rate"),
+                                                ("Precision@3", "precision@3", "precision"),
+                                                ("mrr@10", "MRR@10", "mrr"),
                                                 ("NDCG@7", "nDCG@7", "ndcg"), ("recall@1", "recall@1", "recall")])
 def test_an_at_k_measure_reads_under_both_spellings_and_its_name_reads_back(text, printed, key):
     from evaluation.measures import parse_at_k

@@ -112,7 +112,8 @@ def test_the_matrix_measures_an_openai_embedder_and_a_second_run_asks_the_cache_
     corpus, queries = tmp_path / "c.jsonl", tmp_path / "q.jsonl"
     corpus.write_text('{"id": "doc-1", "text": "Signing keys are rotated every 90 days."}\n'
                       '{"id": "doc-2", "text": "The cafeteria serves lunch at noon."}\n', encoding="utf-8")
-    queries.write_text('{"id": "q1", "query": "how often are keys rotated", "relevant_ids": ["doc-1"]}\n', encoding="utf-8")
+    queries.write_text('{"id": "q1", "query": "how often are keys rotated", "relevant_ids": ["doc-1"]}\n',
+                       encoding="utf-8")
     arguments = [sys.executable, "-m", "evaluation", "matrix", "--quiet", "--corpus", str(corpus), "--queries",
                  str(queries), "--top-k", "1", "--embedder", "openai:embed-prod", "--methods", "dense",
                  "--openai-endpoint", server.url, "--openai-key-env", "TEST_EMBED_KEY", "--openai-dimensions", "256",

@@ -52,7 +52,8 @@ def test_the_library_example_uses_public_names_with_arguments_they_take():
 def test_the_report_command_in_the_readme_parses():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     line = next(line for line in text.splitlines() if line.startswith("python3 -m evaluation report "))
-    words = shlex.split(line.split("#", 1)[0].replace("ID|latest", "latest").replace("[--with-questions]", "--with-questions"))
+    words = shlex.split(line.split("#", 1)[0].replace("ID|latest", "latest").replace("[--with-questions]",
+                                                                                     "--with-questions"))
     args = build_parser().parse_args(words[3:])
     assert (args.run_id, args.out, args.with_questions) == ("latest", "report.html", True)
 

@@ -472,7 +472,8 @@ def test_a_pick_tied_on_time_names_the_setups_it_was_chosen_among(make_report):
     words = html.unescape(re.sub(r"<[^>]+>", "", card.group(0)))
     assert (f"Tied on time with {others[0]}: their medians’ 99% intervals overlap, so this one was chosen among them "
             "by found@10, then found@1, then key.") in words
-    time_card = re.search(r'<article class="pick[^"]*" data-pick="best_for_time".*?</article>', render_html(report), flags=re.S)
+    time_card = re.search(r'<article class="pick[^"]*" data-pick="best_for_time".*?</article>',
+                          render_html(report), flags=re.S)
     assert "Tied on time" not in time_card.group(0)
 
 
@@ -515,7 +516,8 @@ def test_questions_most_setups_miss_lists_only_those_more_than_half_missed(make_
         "local.hybrid.bge-small": {"q1": ["doc-a"], "q2": ["doc-b"], "q3": ["doc-b"]},
     })
     page = render_html(report)
-    section = page[page.index('<section id="questions">'):page.index("</section>", page.index('<section id="questions">'))]
+    section = page[page.index('<section id="questions">'):page.index("</section>",
+                                                                     page.index('<section id="questions">'))]
     most = section.split("<h3>Questions some setups miss</h3>")[0]
     some = section.split("<h3>Questions some setups miss</h3>")[1]
 

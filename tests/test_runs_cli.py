@@ -184,7 +184,8 @@ def test_runs_export_all_writes_csv_and_trec_files(capsys, store_with_runs, tmp_
 def test_runs_export_csv_only_writes_no_trec(capsys, store_with_runs, tmp_path):
     folder, ids = store_with_runs
 
-    code, _, _ = run(capsys, "runs", "export", ids[0], "--store", folder, "--out", str(tmp_path / "x"), "--format", "csv")
+    code, _, _ = run(capsys, "runs", "export", ids[0], "--store", folder, "--out", str(tmp_path / "x"),
+                     "--format", "csv")
 
     assert code == 0
     assert sorted(p.name for p in (tmp_path / "x").iterdir()) == [f"{ids[0]}.questions.csv", f"{ids[0]}.setups.csv"]

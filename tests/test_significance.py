@@ -188,7 +188,8 @@ def test_a_p_value_at_alpha_is_significant_and_just_over_it_is_within_noise():
 def test_the_same_seed_gives_the_same_p_values_and_intervals_twice():
     rng = np.random.default_rng(5)
     ndcg_a = {q: float(v) for q, v in zip(QUESTIONS, rng.random(36), strict=True)}
-    ndcg_b = {q: float(v) for q, v in zip(QUESTIONS, rng.random(36), strict=True)}  # 36 differ: 2**36 patterns, so drawn
+    ndcg_b = {q: float(v) for q, v in zip(QUESTIONS, rng.random(36),
+                                          strict=True)}  # 36 differ: 2**36 patterns, so drawn
     a = entry("a", [1] * 36, ndcg=ndcg_a)
     b = entry("b", [2] * 30 + [1] * 6, ndcg=ndcg_b)
     first = versus(a, [b], QUESTIONS, SignificanceSettings(resamples=2000, seed=7))

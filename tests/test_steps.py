@@ -232,7 +232,8 @@ def test_finish_entries_keeps_each_setups_part_or_says_which_is_missing(golden):
         return {**time_setup(target, plan, key), "times_ms": [ms]}
 
     ok = {"t.keyword.bm25": timed("t.keyword.bm25", 2.0), "t.dense.m": timed("t.dense.m", 3.0)}
-    assert errors(ok, {}) == {"t.keyword.bm25": None, "t.dense.m": None, "t.hybrid.m": "RuntimeError: the service said no"}
+    assert errors(ok, {}) == {"t.keyword.bm25": None, "t.dense.m": None,
+                              "t.hybrid.m": "RuntimeError: the service said no"}
     assert errors(ok, {"t.dense.m": "the setup's activity failed after 3 attempts: boom"})["t.dense.m"] == \
         "the setup's activity failed after 3 attempts: boom"
     assert errors({"t.keyword.bm25": ok["t.keyword.bm25"]}, {})["t.dense.m"] == "its timed pass never ran"

@@ -61,7 +61,8 @@ def test_export_questions_csv_writes_each_setup_and_question_with_its_first_rele
         ("local.keyword.bm25", "q1", "1"), ("local.keyword.bm25", "q2", "2"), ("local.keyword.bm25", "q3", ""),
         ("local.dense.bge-small", "q1", "3"), ("local.dense.bge-small", "q2", "1"),
         ("local.dense.bge-small", "q3", "1"),
-        ("local.hybrid.bge-small", "q1", ""), ("local.hybrid.bge-small", "q2", ""), ("local.hybrid.bge-small", "q3", ""),
+        ("local.hybrid.bge-small", "q1", ""), ("local.hybrid.bge-small", "q2", ""),
+                                                 ("local.hybrid.bge-small", "q3", ""),
     ]
 
 
@@ -367,7 +368,8 @@ def random_run_with_ties(path, seed: int, questions: int = 60, corpus: int = 80)
             docs = rng.sample(range(corpus), rng.randint(0, 40))
             ranks = list(range(1, len(docs) + 1))
             rng.shuffle(ranks)
-            lines += [f"{qid} Q0 doc{d} {rank} {rng.choice([1, 2, 2.5, 3])} {tag}" for d, rank in zip(docs, ranks, strict=True)]
+            lines += [f"{qid} Q0 doc{d} {rank} {rng.choice([1, 2, 2.5, 3])} {tag}" for d, rank in zip(docs,
+                                                                                                      ranks, strict=True)]
     rng.shuffle(lines)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return expected

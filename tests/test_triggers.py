@@ -133,7 +133,8 @@ def test_another_event_type_is_acknowledged_without_a_call(app):
     assert app.host.requests == []
 
 
-@pytest.mark.parametrize("path", ["docs/Golden.jsonl", "docs/golden.jsonl.tmp", "docs/targets.json", "team/docs/golden.jsonl",
+@pytest.mark.parametrize("path",
+                         ["docs/Golden.jsonl", "docs/golden.jsonl.tmp", "docs/targets.json", "team/docs/golden.jsonl",
                                   "golden.jsonl", "docs/golden_dataset/" + "a" * 64 + ".jsonl"])
 def test_a_blob_that_is_not_a_collections_golden_file_is_acknowledged_without_a_call(app, path):
     app.save(path, GOLDEN)
@@ -335,7 +336,8 @@ DEPTH = 100_000
 @pytest.mark.parametrize("raw, says", [
     (b'{"collection": "\\ud800"}', "cannot name a collection"),
     (b"[" * DEPTH + b"]" * DEPTH, "nested too deeply"),
-    (b'{"collection": "docs", "force": ' + b"[" * 500 + b"]" * 500 + b"}", "\"force\" must be true or false, not a list"),
+    (b'{"collection": "docs", "force": ' + b"[" * 500 + b"]" * 500 + b"}",
+     "\"force\" must be true or false, not a list"),
     (b'{"collection": ' + b"[" * DEPTH + b"]" * DEPTH + b"}", "nested too deeply"),
     (b'{"golden": ' + b'{"a": ' * DEPTH + b"1" + b"}" * DEPTH + b"}", "nested too deeply"),
 ], ids=["lone-surrogate", "nested-array", "nested-force", "nested-collection", "nested-golden"])

@@ -55,7 +55,8 @@ def test_a_run_from_the_guide_runs_as_written_and_returns_the_three_picks_and_th
     with contextlib.redirect_stdout(printed):
         report["picks"]                               # the three keys
         for setup in report["setups"][:3]:
-            print(setup["rank"], setup["method_label"], "on", setup["engine"], setup["summary"]["found"]["10"], setup["summary"]["median_ms"])
+            print(setup["rank"], setup["method_label"], "on", setup["engine"], setup["summary"]["found"]["10"],
+                  setup["summary"]["median_ms"])
 
     keys = {s["key"] for s in report["setups"]}
     assert set(PICKS) <= set(report["picks"]) and {report["picks"][p] for p in PICKS} <= keys

@@ -120,7 +120,8 @@ def test_a_list_of_handles_samples_several_collections_into_one_golden_file(db, 
 # -- answer_report and answer_cutoff, as the reference describes them ---------------------------------
 
 GOLDEN_ROWS = [
-    {"id": "wildfire", "question": "Can a customer postpone a loan payment after a wildfire?", "expected": ["deferment"],
+    {"id": "wildfire", "question": "Can a customer postpone a loan payment after a wildfire?",
+     "expected": ["deferment"],
      "reference": "Yes: customers in disaster areas can defer loan payments with no late fees."},
     {"id": "cash", "question": "A displaced customer needs cash today. What can we offer?",
      "expected": ["emergency-fund"], "reference": "Expedited access to funds, with fees waived."},
