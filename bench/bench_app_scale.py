@@ -291,7 +291,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 baseline = longest.seconds + sum(a.seconds for a in timed)
                 print(f"  {name}: {len(fan_out)} rank activities, {len(timed)} timed passes, "
                       f"{seconds:.1f} activity-seconds (with plan and save: "
-                      f"{seconds + sum(a.seconds for a in around[name]):.1f}); longest activity {longest.seconds:.1f} s "
+                      f"{seconds + sum(a.seconds for a in around[name]):.1f}); longest activity "
+                      f"{longest.seconds:.1f} s "
                       f"({longest.name}); timing pass {sum(a.seconds for a in timed):.1f} s; reused times "
                       f"{sum(1 for s in report['setups'] if s.get('timed_in'))}, reused results "
                       f"{sum(len(s.get('ranked_in') or {}) for s in report['setups'])} (question x setup)")
@@ -310,7 +311,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             before = {s["key"]: s for s in cold[2]["setups"]}
             same = all(s[name][q] == before[s["key"]][name][q]
                        for s in warm[2]["setups"] for q in unchanged for name in ("ranks", "results"))
-            print(f"  warm / cold activity-seconds: {ratio:.3f} (with plan and save: {whole:.3f}; goal <= {WARM_GOAL}); "
+            print(f"  warm / cold activity-seconds: {ratio:.3f} (with plan and save: {whole:.3f}; goal <= "
+                  f"{WARM_GOAL}); "
                   f"ranks and results of unchanged questions identical: {same}")
             for name, profiler in profilers.items():
                 print(profiler.table(f"{name} run, {count} questions: seconds by activity and step"))
@@ -333,7 +335,8 @@ def _cold_only(args: argparse.Namespace) -> int:
                                           workdir=Path(work), sample_shards=args.sample_shards,
                                           cache_per_setup=args.cache_per_setup)
             load = (before, os.getloadavg()[0])
-            print(f"\n{count} questions, cold, {len(timing)} setups timed (load {load[0]:.1f} before, {load[1]:.1f} after)")
+            print(f"\n{count} questions, cold, {len(timing)} setups timed (load {load[0]:.1f} before, {load[1]:.1f} "
+                  f"after)")
             for line in (activity_lines(fan_out, timing) + sample_lines(fan_out)
                          + schedule_lines(fan_out, timing, [int(n) for n in args.instances.split(",")])):
                 print(line)

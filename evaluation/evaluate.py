@@ -180,7 +180,8 @@ def plan_line(plan: dict[str, Any]) -> str:
     """What a run will do, in one line a first-time reader can parse, before its first search."""
     setups, questions = len(plan["setups"]), len(plan["questions"])
     timed = len(plan["timed_question_ids"])
-    return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} question{'s' if questions != 1 else ''}: "
+    return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} "
+            f"question{'s' if questions != 1 else ''}: "
             f"each searches up to {timed} of them one at a time, side by side with the others, to time them, "
             "and the rest in one batch")
 

@@ -130,7 +130,8 @@ def test_a_targets_json_pointing_outside_the_apps_account_is_refused_naming_the_
 
     answer = call("plan_evaluation", {**RUN, "state": None})
 
-    assert answer["refused"].startswith("docs/targets.json: targets[0]: \"index\" must be in the app's own storage account")
+    assert answer["refused"].startswith("docs/targets.json: targets[0]: \"index\" must be in the app's own storage "
+                                        "account")
 
 
 def test_an_index_never_published_is_refused_with_the_command(app):

@@ -65,8 +65,10 @@ def test_a_refusal_is_said_at_once_with_the_services_message_and_never_retried(s
     waits = []
     with pytest.raises(AnswerError) as caught, judge_for(server, retries=2, waits=waits) as judge:
         judge("correctness", QUESTION, "Every 90 days.")
-    assert str(caught.value) == (f"the judge at {server.base}/v1/chat/completions refused the request: 401 Unauthorized: "
-                                 "Access denied due to invalid subscription key.; check the key, or that the identity can sign in")
+    assert str(caught.value) == (f"the judge at {server.base}/v1/chat/completions refused the request: 401 "
+                                 f"Unauthorized: "
+                                 "Access denied due to invalid subscription key.; check the key, or that the identity "
+                                 "can sign in")
     assert len(server.seen) == 1 and waits == []
 
 

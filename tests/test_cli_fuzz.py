@@ -24,7 +24,8 @@ from evaluation.cli import build_parser, main
 from conftest import closed_port
 
 CORPUS = ('{"id": "alpha.md", "text": "Alpha explains how to install the package with pip and configure retries."}\n'
-          '{"id": "beta.md", "text": "Beta covers managed identity sign in for storage accounts and keys.\\fPage two."}\n')
+          '{"id": "beta.md", "text": "Beta covers managed identity sign in for storage accounts and keys.\\fPage '
+          'two."}\n')
 GOLDEN = ('{"id": "q1", "question": "How do I install the package?", "expected": ["alpha.md"]}\n'
           '{"id": "q2", "question": "How do I sign in with a managed identity?", "expected": ["beta.md#page=1"]}\n')
 
@@ -267,7 +268,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (base / "unanswerable.txt").write_text("What is the capital of Mars?\n", encoding="utf-8")
     (base / "qrels.txt").write_text("q1 0 alpha.md 2\nq2 0 beta.md 0\nq2 0 alpha.md 1\n", encoding="utf-8")
     (base / "rows.jsonl").write_text('{"query_id": "q1", "retrieval_ground_truth": [{"document_id": "alpha.md", '
-                                     '"query_relevance_label": 3}], "retrieved_documents": [{"document_id": "alpha.md", '
+                                     '"query_relevance_label": 3}], "retrieved_documents": [{"document_id": '
+                                     '"alpha.md", '
                                      '"relevance_score": 1.0}]}\n', encoding="utf-8")
     (base / "settings.env").write_text("# a server's settings\nEVALUATION_STORE=store\n", encoding="utf-8")
     (base / "bad.env").write_text("EVALUATION_STORE=store\nnot a setting\nQ='open\n", encoding="utf-8")

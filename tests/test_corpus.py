@@ -108,7 +108,8 @@ def test_one_jsonl_reading_for_corpus_and_golden_file(tmp_path):
     from evaluation.golden.check import check_golden
 
     raw = (b'# a comment\n{"id": "q1", "question": "Why \xe9?", "expected": ["a.md"]}\n'
-           b'{"question": "Why \\ud800?", "expected": ["a.md"]}\n{"question": "Ok\xe2\x80\xa8?", "expected": ["a.md"]}\n'
+           b'{"question": "Why \\ud800?", "expected": ["a.md"]}\n{"question": "Ok\xe2\x80\xa8?", "expected": '
+           b'["a.md"]}\n'
            b'{"question": "How?", "expected": ["a.md"], "draft": NaN}\n')
     (tmp_path / "golden.jsonl").write_bytes(raw)
     result = check_golden(tmp_path / "golden.jsonl")

@@ -196,7 +196,8 @@ def test_a_damaged_index_is_refused_with_the_fix(sample_index, tmp_path):
 
 def test_bad_corpus_rows_are_reported_by_line(tmp_path):
     corpus = tmp_path / "bad.jsonl"
-    corpus.write_text('{"id": "a", "text": "fine"}\n{"id": "b", "txt": "oops"}\nnot json\n{"id": "a", "text": "again"}\n',
+    corpus.write_text('{"id": "a", "text": "fine"}\n{"id": "b", "txt": "oops"}\nnot json\n{"id": "a", "text": '
+                      '"again"}\n',
                       encoding="utf-8")
     with pytest.raises(CorpusError) as caught:
         build_index(corpus, tmp_path / "index", IndexSettings(models=()))

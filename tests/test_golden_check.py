@@ -16,7 +16,8 @@ ONE_OBJECT = ('; each line must be one object like '
               '{"question": "How often are keys rotated?", "expected": ["report.pdf#page=41"]}')
 NEEDS_EXPECTED = ('needs "expected", the documents that answer the question, '
                   'for example "expected": ["report.pdf#page=41"]')
-EMPTY_QUESTION = '"question" is empty; write the question (only a template row, which keeps its "hint", may leave it empty)'
+EMPTY_QUESTION = ('"question" is empty; write the question (only a template row, which keeps its "hint", may leave it '
+                  'empty)')
 NO_DOCUMENTS = ("no question is ready: an Amazon Bedrock dataset names no documents, so none of its {} questions "
                 'can be scored yet; label each with "expected", the documents that answer it')
 
@@ -28,7 +29,8 @@ CASES = {
     "unknown_field": ((3, 1, 0, 0), [
         (2, '"expeted" is not a field. Did you mean "expected"?'),
         (3,
-         '"notes" is not a field. Fields are: id, question, expected, retrieval_ground_truth, reference, evidence, hint, draft.'),
+         '"notes" is not a field. Fields are: id, question, expected, retrieval_ground_truth, reference, evidence, '
+         'hint, draft.'),
     ], []),
     "missing_expected": ((3, 1, 0, 0), [
         (2, NEEDS_EXPECTED),

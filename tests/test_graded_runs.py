@@ -129,7 +129,8 @@ def test_ids_without_their_extension_are_refused_by_golden_check_naming_the_ids_
     code, out, _ = run_cli(capsys, "golden", "check", str(golden), "--corpus", str(docs))
 
     assert code == 1 and "Not ready to run." in out
-    assert 'no question can be scored: none of the 2 questions names a document the corpus holds ("keys" (nearest: "keys.md")' in out
+    assert ('no question can be scored: none of the 2 questions names a document the corpus holds ("keys" (nearest: '
+            '"keys.md")') in out
 
 
 def test_ids_none_of_which_the_corpus_holds_end_evaluate_with_a_sentence_before_any_index_is_built(tmp_path, capsys):
@@ -199,4 +200,5 @@ def test_the_loud_share_is_more_than_the_setting_and_every_target_must_miss_a_qu
     assert found_nowhere([target], questions, {"local": lost(2)}, settings) is None  # 20%: not more than 20%
     assert found_nowhere([target], questions, {"local": lost(3)}, settings)["questions"] == 3
     assert found_nowhere([target, target], questions, {"local": lost(3)}, settings) is None  # another target holds them
-    assert found_nowhere([target], questions, {"local": lost(10)}, settings)["sentence"].startswith("no question can be scored")
+    assert found_nowhere([target], questions, {"local": lost(10)}, settings)["sentence"].startswith("no question can "
+                                                                                                    "be scored")

@@ -175,7 +175,8 @@ def test_every_role_assignment_is_named_by_scope_principal_and_role():
 
 def test_every_role_id_is_a_documented_built_in_role_named_in_a_comment_above_it():
     for assignment, variable, role_id in role_assignments():
-        assert role_id in BUILT_IN_ROLES, f"{assignment.file.name}: {variable}={role_id} is not a documented built-in role"
+        assert role_id in BUILT_IN_ROLES, (f"{assignment.file.name}: {variable}={role_id} is not a documented "
+                                           f"built-in role")
         lines = raw_lines(assignment.file)
         (line,) = [i for i, text in enumerate(lines) if text == f"var {variable} = '{role_id}'"]
         block = []

@@ -260,7 +260,8 @@ def test_an_existing_file_is_refused_before_any_call_and_left_as_it_was(server, 
     out.write_text('{"question": "checked by a person", "expected": ["bread"]}\n', encoding="utf-8")
     with pytest.raises(GoldenFileError, match="already exists"):
         run(server, index, ScriptedWriter(TOPICS), out, n=1)
-    assert server.seen == [] and out.read_text(encoding="utf-8") == '{"question": "checked by a person", "expected": ["bread"]}\n'
+    assert server.seen == [] and out.read_text(encoding="utf-8") == ('{"question": "checked by a person", "expected": '
+                                                                     '["bread"]}\n')
 
 
 def test_a_refusing_service_stops_the_run_at_once_and_nothing_is_written(server, index, tmp_path):

@@ -123,7 +123,9 @@ class Cutoff:
         if self.cutoff is None:
             return f"No cut-off: {self.reason}"
         best = self.best
-        found = (f"decline to answer when the top result of {self.setup} {'scores' if self.measure == 'relevance' else 'has a similarity'} under {self.cutoff:.6g}: that keeps "
+        found = (f"decline to answer when the top result of {self.setup} "
+                 f"{'scores' if self.measure == 'relevance' else 'has a similarity'} under {self.cutoff:.6g}: that "
+                 f"keeps "
                  f"{best.kept:.0%} of answers and declines {best.declined:.0%} of near misses")
         if not self.worth_acting_on:
             return (f"Separation {self.separation:.2f}: an answer outscores a near miss only {self.separation:.0%} of "
@@ -139,7 +141,8 @@ class Cutoff:
                 "advice": self.advice, "trades": [t.to_dict() for t in self.trades]}
 
     def summary(self) -> str:
-        lines = [f"{self.setup}: {plural(len(self.answers), 'answer')} and {plural(len(self.near_misses), 'near miss', 'near misses')} "
+        lines = [f"{self.setup}: {plural(len(self.answers), 'answer')} and "
+                 f"{plural(len(self.near_misses), 'near miss', 'near misses')} "
                  "at the top" + (f"; {self.no_result} search(es) found nothing" if self.no_result else "") + ".",
                  self.advice]
         if self.note:
@@ -162,7 +165,8 @@ def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Ques
     ``search`` describes, else the target's most relevance-like scorer: the reranked hybrid, a semantic
     ranker, dense, then keyword. ``questions`` may be a golden file's address, read by ``fetcher``."""
     if measure not in MEASURES:
-        raise UsageError(f'measure={measure!r} is not one of {", ".join(MEASURES)}.{did_you_mean(str(measure), MEASURES)}')
+        raise UsageError(f'measure={measure!r} is not one of '
+                         f'{", ".join(MEASURES)}.{did_you_mean(str(measure), MEASURES)}')
     if isinstance(questions, (str, Path)):
         questions = read_golden(questions, fetcher)
     labelled = [q for q in (questions.questions if isinstance(questions, Golden) else questions) if q.labelled]

@@ -170,7 +170,8 @@ class SweepSettings(BuildPlace):
         super().__post_init__()
         if self.by != GRAIN:
             raise UsageError(f'by="{self.by}": a chunking run judges by document only (by="doc"), because a chunk id '
-                             "or a quote's chunk names another passage in every build; label questions with document ids")
+                             "or a quote's chunk names another passage in every build; label questions with "
+                             "document ids")
         _set(self, "builds", _names(self.builds, "builds"))
         _set(self, "methods", check_methods(self.methods, "sweep"))
         _set(self, "models", _names(self.models, "models"))

@@ -125,7 +125,8 @@ def register(subparsers) -> None:
                                                             "(the comparison with --baseline goes to stderr)")
     parser.add_argument("--details", action="store_true",
                         help="also print the statistics: each setup's paired test against the top, with intervals, "
-                             "and the faster setups the test cannot tell from each pick (the page and JSON always hold them)")
+                             "and the faster setups the test cannot tell from each pick (the page and JSON always hold "
+                             "them)")
     parser.add_argument("--questions", action="store_true",
                         help="also list each question, where the picks found it, and its text")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

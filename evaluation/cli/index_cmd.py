@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if manifest["reused"]:
-        checked = "every file's sha256 checked" if args.verify else "opened as evaluate opens it; --verify checks every byte"
+        checked = "every file's sha256 checked" if args.verify else ("opened as evaluate opens it; --verify checks "
+                                                                     "every byte")
         print(f"{folder} already holds this index ({manifest['chunks']} chunks, fingerprint "
               f"{manifest['fingerprint'][:12]}, {checked}); nothing to build (--force builds it again)")
     else:

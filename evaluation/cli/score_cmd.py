@@ -73,9 +73,11 @@ def score_rows(args: argparse.Namespace) -> int:
         print(json.dumps(scored, indent=2, ensure_ascii=False))
         return 0
     print(render_scores({args.azure_rows: scored}) if scored["questions"] else
-          f"{args.azure_rows}: no row has a document graded {args.min_grade} or more, so found@k, MRR and nDCG are not scored")
+          f"{args.azure_rows}: no row has a document graded {args.min_grade} or more, so found@k, MRR and nDCG are not "
+          f"scored")
     azure = scored["azure"]
-    print(f"\nAzure AI Foundry's Document Retrieval metrics (labels {azure['label_range']}), mean of {scored['rows']} rows:")
+    print(f"\nAzure AI Foundry's Document Retrieval metrics (labels {azure['label_range']}), mean of {scored['rows']} "
+          f"rows:")
     for form in ("exact", "corrected"):
         print(f"  {form + ':':10} " + ", ".join(f"{name} {'-' if v is None else f'{v:g}'}" for name, v in azure[form].items()))
     return 0

@@ -134,7 +134,8 @@ def check_corpus(source: str | Path) -> list[CorpusProblem]:
 
 
 def _summarise(path: Path, problems: list[CorpusProblem]) -> str:
-    head = f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the corpus; fix {'it' if len(problems) == 1 else 'them'} and run again:"
+    head = (f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the corpus; fix "
+            f"{'it' if len(problems) == 1 else 'them'} and run again:")
     return "\n".join([head, *at_most([f"  {p}" for p in problems], indent="  ")])
 
 

@@ -245,7 +245,8 @@ def check_destination(folder: str | Path, corpus: str | Path | None = None) -> N
     if corpus is not None and not str(corpus).startswith(("http://", "https://")):
         source = Path(corpus).resolve()
         if source == where or where in source.parents:
-            raise SearchIndexError(f"{folder}: the corpus {corpus} is {'this folder' if source == where else 'inside it'}, "
+            raise SearchIndexError(f"{folder}: the corpus {corpus} is "
+                                   f"{'this folder' if source == where else 'inside it'}, "
                                    "and building an index there would replace it; give another folder")
     if folder.is_dir() and read_marker(folder) is None and any(folder.iterdir()):
         manifest = read_manifest(folder)
@@ -524,7 +525,8 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
                                f"`python3 -m evaluation index CORPUS --out {folder}`")
     if manifest.get("format") != INDEX_FORMAT:
         if read_marker(folder) is not None:  # ours: building again replaces it in place
-            raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT} (this version "
+            raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT} (this "
+                                   f"version "
                                    f"also keeps a document BM25); rebuild it with `{rebuild_command(manifest, folder)}`")
         raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT}; rebuild it "
                                f"(delete the folder, then `python3 -m evaluation index CORPUS --out {folder}`)")

@@ -128,7 +128,8 @@ def with_qrels(golden: Golden, qrels: Qrels) -> tuple[list[Question], list[str]]
         said.append(f"{qrels.source}: {plural(qrels.negative, 'grade')} below 0 read as 0 (judged, not relevant)")
     if not kept:
         raise GoldenFileError(f"{qrels.source} judges none of the questions of {golden.source}; the qrels' first "
-                              f"field must be the golden file's question ids (such as {quoted(golden.questions[0].id or 'q1')})"
+                              f"field must be the golden file's question ids (such as "
+                              f"{quoted(golden.questions[0].id or 'q1')})"
                               if golden.questions else f"{golden.source} holds no question")
     return kept, said
 

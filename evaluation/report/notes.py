@@ -89,7 +89,9 @@ def found_gap_words(found: Mapping[str, Any], questions: int | None) -> str:
         return f"finds {same} in the top 10"
     gap = better - worse
     said = f"finds {plural(abs(gap), 'question')} {'more' if gap > 0 else 'fewer'} in the top 10"
-    said += f", and {plural(questions, 'question') if questions else 'the questions'} are too few to tell whether that is luck"
+    said += (f", and {plural(questions, 'question') if questions else 'the questions'} are too few to tell whether "
+             f"that "
+             f"is luck")
     needed = found.get("questions_to_tell")
     if isinstance(needed, int) and not isinstance(needed, bool):
         amount = f"more than {MOST_QUESTIONS:,}" if needed >= MOST_QUESTIONS else f"about {needed:,}"

@@ -71,7 +71,8 @@ def _scatter(report: dict[str, Any]) -> str:
             f'<text x="12" y="{_H / 2}" font-size="12" transform="rotate(-90 12 {_H / 2})" text-anchor="middle">'
             f'{esc(report.get("scored", "found"))} (0 to {questions})</text>')
     return (f'<figure><svg viewBox="0 0 {_W} {_H}" width="100%" role="img" aria-label="questions right against chunks '
-            f'made, one point per build">{axes}{"".join(dots)}</svg><figcaption class="small muted">One point per build: '
+            f'made, one point per build">{axes}{"".join(dots)}</svg><figcaption class="small muted">One point per '
+            f'build: '
             "questions right against chunks made; each technique's best build in blue.</figcaption></figure>")
 
 

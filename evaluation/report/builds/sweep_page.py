@@ -36,7 +36,8 @@ def sweep_section(report: dict[str, Any]) -> str:
     vectors = report.get("vectors") or {}
     builds = len({row["build"] for row in report.get("rows") or []})
     notes.append(f"{builds} builds in {report.get('seconds', 0):.0f} s, one after another; "
-                 f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache. {esc(report.get('rule', ''))}.")
+                 f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache. "
+                 f"{esc(report.get('rule', ''))}.")
     best = report.get("best")
     return "\n".join([
         '<section class="sweep" id="sweep"><h2>Sweep: every build, every method</h2>',

@@ -55,7 +55,8 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
     vectors = report.get("vectors") or {}
     lines.append(f"{len(report.get('builds', []))} builds in {report.get('seconds', 0):.1f} s; "
                  f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache "
-                 f"({vectors.get('vectors_cached', 0)} from the file, {vectors.get('vectors_shared', 0)} shared in the run, "
+                 f"({vectors.get('vectors_cached', 0)} from the file, {vectors.get('vectors_shared', 0)} shared in the "
+                 f"run, "
                  f"{vectors.get('vectors_computed', 0)} computed).")
     lines += ["", "Every build:" if not markdown else "Every build:", ""]
     lines += table(["#", "build", scored, "chunks", "seconds"],
@@ -79,7 +80,8 @@ def sweep_text(report: dict[str, Any]) -> str:
         lines.append(f"Failed: {failed['build']}: {failed['error']}.")
     vectors = report.get("vectors") or {}
     lines.append(f"{report['questions']} questions judged by document; {report['rule']}; "
-                 f"{report.get('seconds', 0):.1f} s; {vectors.get('share_from_cache', 0):.0%} of vectors from the cache.")
+                 f"{report.get('seconds', 0):.1f} s; {vectors.get('share_from_cache', 0):.0%} of vectors from the "
+                 f"cache.")
     return "\n".join(lines) + "\n"
 
 

@@ -51,6 +51,7 @@ def run_by_run(page: Page) -> str:
             "file (oldest first; this run last). "
             + ("A dashed line marks a run whose index changed since the run before it. " if changed_any else
                "The indexes did not change between these runs. ")
-            + f"Green went up, red went down; – means the setup did not run. Trend lines run from {floor:.0%} to 100%.</p>"
+            + f"Green went up, red went down; – means the setup did not run. Trend lines run from {floor:.0%} to "
+              f"100%.</p>"
             f'<div class="table-wrap"><table class="trend"><thead><tr>{"".join(head)}</tr></thead>'
             f'<tbody>{"".join(rows)}</tbody></table></div></section>')

@@ -26,7 +26,8 @@ def pick_cards(page: Page) -> str:
              if floor is not None else "setups tied on time count as equally fast")
     rule_words = {
         "finds_the_most": "The setup with the most questions found in the top 10 (then found@1, then time).",
-        "best_for_balance": f"The fastest setup within {plain(rules.get('balance_points', 4))} points of the most found "
+        "best_for_balance": f"The fastest setup within {plain(rules.get('balance_points', 4))} points of the most "
+                            f"found "
                             f"({equal}).",
         "best_for_time": f"The fastest setup within {plain(rules.get('time_points', 8))} points of the most found "
                          f"({equal}).",

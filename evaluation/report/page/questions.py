@@ -53,7 +53,8 @@ def _question_table(rows: list[tuple[int, str, int | None]], ran: list[dict[str,
         f'<td class="num">{found} of {len(ran)}</td><td class="num">{best if best else "–"}</td>'
         f'<td class="expected">{esc(", ".join(str(e) for e in expected.get(qid, [])))}</td></tr>'
         for found, qid, best in rows)
-    return ('<div class="table-wrap"><table><thead><tr><th>question</th><th class="num">setups finding it in the top 10</th>'
+    return ('<div class="table-wrap"><table><thead><tr><th>question</th><th class="num">setups finding it in the top '
+            '10</th>'
             '<th class="num">best position</th><th>expected</th></tr></thead>'
             f"<tbody>{body}</tbody></table></div>")
 
