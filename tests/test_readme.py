@@ -25,7 +25,15 @@ def test_the_main_job_command_parses_and_names_files_the_repo_ships():
 def test_the_test_command_is_what_ci_runs():
     assert readme_commands()[1] == "bash .ci/run"
     assert "python3 -m pytest -q" in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    assert "(python3 -m pytest -q)" in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[5]
+    assert "python3 -m pytest -q)" in (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[6]
+
+
+def test_ci_runs_ruff_and_mypy_before_the_tests_and_the_readme_says_so():
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert ci.index("python3 -m ruff check .") < ci.index("python3 -m pytest -q")
+    assert ci.index("python3 -m mypy") < ci.index("python3 -m pytest -q")
+    said = (ROOT / "README.md").read_text(encoding="utf-8").splitlines()[6]
+    assert said == "# (python3 -m ruff check . && python3 -m mypy && python3 -m pytest -q):"
 
 
 def test_the_library_example_uses_public_names_with_arguments_they_take():
