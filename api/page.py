@@ -93,11 +93,11 @@ def _nav(shown: RunRef, newest: RunRef, older: list[RunRef], menu_page: int, pag
                      f"{escape(_name(ref))}</a></li>")
     pager = []
     if menu_page > 1:
-        pager.append(f'<a rel="prev" '
-                     f'href="{escape(_here(collection=collection, run=None if shown == newest else shown.run_id, page=menu_page - 1), quote=True)}">newer</a>')
+        href = _here(collection=collection, run=None if shown == newest else shown.run_id, page=menu_page - 1)
+        pager.append(f'<a rel="prev" href="{escape(href, quote=True)}">newer</a>')
     if menu_page < pages:
-        pager.append(f'<a rel="next" '
-                     f'href="{escape(_here(collection=collection, run=None if shown == newest else shown.run_id, page=menu_page + 1), quote=True)}">older</a>')
+        href = _here(collection=collection, run=None if shown == newest else shown.run_id, page=menu_page + 1)
+        pager.append(f'<a rel="next" href="{escape(href, quote=True)}">older</a>')
     menu = ""
     if older:
         menu = (f'<details class="menu"{" open" if explicit_menu else ""}><summary>Older runs '

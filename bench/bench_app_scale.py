@@ -145,7 +145,9 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     newest = report_bytes(earlier) if earlier is not None else None  # as the store keeps it
 
     def target(key: str | None = None) -> EmbeddedTarget:
-        own = cache.with_name(f"{cache.stem}-{plan_keys.index(key)}{cache.suffix}") if cache_per_setup and key else cache
+        own = (
+            cache.with_name(f"{cache.stem}-{plan_keys.index(key)}{cache.suffix}") if cache_per_setup and key else cache
+        )
         return EmbeddedTarget(index, cache=own)
 
     plan_keys: list[str] = []

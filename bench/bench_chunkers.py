@@ -85,16 +85,28 @@ def candidates(size: int):
     markdown_alone = MarkdownSplitter(size, overlap)
     text_splitter = TextSplitter(size, overlap)
     return {
-        "fixed": (("shipped: by hand, at spaces", lambda ds: [fixed(d["text"], size, overlap) for d in ds]),
-                  ("chonkie TokenChunker (characters)", lambda ds: chonkie_spans(token, ds))),
-        "recursive": (("shipped: semantic-text-splitter TextSplitter",
-                       lambda ds: [recursive(d["text"], size, overlap) for d in ds]),
-                      ("chonkie RecursiveChunker (no overlap)", lambda ds: chonkie_spans(chonkie_recursive, ds))),
-        "markdown": (("shipped: sections, long ones by MarkdownSplitter",
-                      lambda ds: [[s for s, _ in sections(d["text"], Outline.of(d["text"]), size, overlap)] for d in ds]),
-                     ("MarkdownSplitter alone", lambda ds: splitter_spans(markdown_alone, ds))),
-        "sentence": (("shipped: chonkie SentenceChunker", lambda ds: [sentence(d["text"], size, overlap) for d in ds]),
-                     ("semantic-text-splitter TextSplitter", lambda ds: splitter_spans(text_splitter, ds))),
+        "fixed": (
+            ("shipped: by hand, at spaces", lambda ds: [fixed(d["text"], size, overlap) for d in ds]),
+            ("chonkie TokenChunker (characters)", lambda ds: chonkie_spans(token, ds)),
+        ),
+        "recursive": (
+            (
+                "shipped: semantic-text-splitter TextSplitter",
+                lambda ds: [recursive(d["text"], size, overlap) for d in ds],
+            ),
+            ("chonkie RecursiveChunker (no overlap)", lambda ds: chonkie_spans(chonkie_recursive, ds)),
+        ),
+        "markdown": (
+            (
+                "shipped: sections, long ones by MarkdownSplitter",
+                lambda ds: [[s for s, _ in sections(d["text"], Outline.of(d["text"]), size, overlap)] for d in ds],
+            ),
+            ("MarkdownSplitter alone", lambda ds: splitter_spans(markdown_alone, ds)),
+        ),
+        "sentence": (
+            ("shipped: chonkie SentenceChunker", lambda ds: [sentence(d["text"], size, overlap) for d in ds]),
+            ("semantic-text-splitter TextSplitter", lambda ds: splitter_spans(text_splitter, ds)),
+        ),
     }
 
 

@@ -123,15 +123,26 @@ def main() -> None:
         shipped = fused(c_rank, doc_of, d0_rank)
         keyword_lists["a"].append(by_chunk[:POOL])
         keyword_lists["c0"].append(shipped[:POOL])
-        for name, hits in zip(RULES, (
-                chunk_hits(by_chunk), doc_hits(sorted(d_rank, key=d_rank.__getitem__)),
-                doc_hits(sorted(d0_rank, key=d0_rank.__getitem__)), chunk_hits(fused(c_rank, doc_of, d_rank)),
-                chunk_hits(shipped), chunk_hits(fused(c_rank, doc_of, d0_rank, best_only=True)),
+        for name, hits in zip(
+            RULES,
+            (
+                chunk_hits(by_chunk),
+                doc_hits(sorted(d_rank, key=d_rank.__getitem__)),
+                doc_hits(sorted(d0_rank, key=d0_rank.__getitem__)),
+                chunk_hits(fused(c_rank, doc_of, d_rank)),
+                chunk_hits(shipped),
+                chunk_hits(fused(c_rank, doc_of, d0_rank, best_only=True)),
                 chunk_hits(fused(c_rank, doc_of, b_rank)),
-                chunk_hits(sorted(c_rank, key=lambda i: (d0_rank.get(int(doc_of[i]), 1 << 30), c_rank[i])))), strict=True):
+                chunk_hits(sorted(c_rank, key=lambda i: (d0_rank.get(int(doc_of[i]), 1 << 30), c_rank[i]))),
+            ),
+            strict=True,
+        ):
             results[name].append(hits)
 
-    print(f"{len(questions)} questions, top {DEPTH}; doc grain" + (" | evidence grain (chunk-level)" if has_evidence else ""))
+    print(
+        f"{len(questions)} questions, top {DEPTH}; doc grain"
+        + (" | evidence grain (chunk-level)" if has_evidence else "")
+    )
     head = f"{'found@1':>8} {'found@10':>9} {'MRR':>6} {'nDCG@10':>8}"
     print(f"  {'rule':44} {head}" + (f" | {head}" if has_evidence else ""))
     for name, hits in results.items():

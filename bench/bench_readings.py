@@ -104,7 +104,10 @@ def measure(shape: str, corpus: Path, golden: Path, rerank: bool) -> tuple[list[
     started = time.perf_counter()
     for setup in setups:
         hits = target.search_batch(setup, texts, DEPTH)
-        outcomes = {reading: [judge(q, h, rule) for q, h in zip(questions, hits, strict=True)] for reading, rule in rules.items()}
+        outcomes = {
+            reading: [judge(q, h, rule) for q, h in zip(questions, hits, strict=True)]
+            for reading, rule in rules.items()
+        }
         moved = {a.question_id for a, b in zip(*outcomes.values(), strict=True) if a.first != b.first}
         moved_any |= moved
         held = sum(len({hit.doc_id for hit in found}) for found in hits) / max(1, len(hits))

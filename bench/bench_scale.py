@@ -132,13 +132,18 @@ def print_table(rows: list[dict]) -> None:
     setups = list(dict.fromkeys(key for row in rows for key in row["found"]))
     print("\nevery setup but the reranked ones, over all questions (each stage its own process; "
           f"goal: {GOAL_SECONDS} s and {GOAL_MIB} MiB at 100k chunks x 1,000 questions)")
-    print(f"  {'chunks':>7} {'docs':>6} {'qs':>5} {'index s':>8} {'chunks/s':>8} {'MiB':>5} {'eval s':>7} {'MiB':>5}"
-          f" {'eval/goal':>9} {'both/goal':>9} {'RSS/goal':>8}   " + "  ".join(f"{k.split('.', 1)[1]:>18}" for k in setups))
+    print(
+        f"  {'chunks':>7} {'docs':>6} {'qs':>5} {'index s':>8} {'chunks/s':>8} {'MiB':>5} {'eval s':>7} {'MiB':>5}"
+        f" {'eval/goal':>9} {'both/goal':>9} {'RSS/goal':>8}   "
+        + "  ".join(f"{k.split('.', 1)[1]:>18}" for k in setups)
+    )
     for row in rows:
         built, stage = row["index"], row["evaluate"]
         both = built.seconds + stage.seconds
         peak = max(built.peak_mib, stage.peak_mib)
-        found = "  ".join(f"{'-' if row['found'].get(k) is None else format(row['found'][k], '.1%'):>18}" for k in setups)
+        found = "  ".join(
+            f"{'-' if row['found'].get(k) is None else format(row['found'][k], '.1%'):>18}" for k in setups
+        )
         print(f"  {row['chunks']:7} {row['documents']:6} {row['questions']:5} {built.seconds:8.1f} "
               f"{row['chunks'] / built.seconds:8.1f} {built.peak_mib:5.0f} {stage.seconds:7.1f} {stage.peak_mib:5.0f}"
               f" {stage.seconds / GOAL_SECONDS:8.2f}x {both / GOAL_SECONDS:8.2f}x {peak / GOAL_MIB:7.2f}x   {found}")

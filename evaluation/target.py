@@ -69,7 +69,8 @@ class Setup:
         fused = " (fused, RRF k=%s)" % self.options.get("rrf_k", 60)
         label = {
             "keyword": "Keyword (BM25)",
-            "keyword_documents": "Keyword (BM25, fused with the document's BM25, RRF k=%s)" % self.options.get("rrf_k", 60),
+            "keyword_documents": "Keyword (BM25, fused with the document's BM25, RRF k=%s)"
+            % self.options.get("rrf_k", 60),
             "dense": f"Dense: {models}" + (fused if len(self.models) > 1 else ""),
             "hybrid": f"Hybrid: BM25 + {models}" + fused,
         }[self.retrieval]

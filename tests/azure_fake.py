@@ -238,7 +238,9 @@ class FakeAzureSearch(HttpTransport):
         top = body.get("top")
         page = 50 if top is None else min(int(top), 1000)
         window = ranked[skip:skip + page]
-        answer: dict[str, Any] = {"@odata.context": f"{ENDPOINT}/indexes('{self.definition['name']}')/$metadata#docs(*)"}
+        answer: dict[str, Any] = {
+            "@odata.context": f"{ENDPOINT}/indexes('{self.definition['name']}')/$metadata#docs(*)"
+        }
         if body.get("count"):
             answer["@odata.count"] = len(ranked)
         if body.get("facets"):
@@ -251,7 +253,9 @@ class FakeAzureSearch(HttpTransport):
             following = {**body, "skip": skip + len(window)}
             if top is not None:
                 following["top"] = int(top) - len(window)
-            answer["@odata.nextLink"] = f"{ENDPOINT}/indexes('{self.definition['name']}')/docs/search.post.search?api-version=2026-04-01"
+            answer["@odata.nextLink"] = (
+                f"{ENDPOINT}/indexes('{self.definition['name']}')/docs/search.post.search?api-version=2026-04-01"
+            )
             answer["@search.nextPageParameters"] = following
         return answer
 
@@ -281,7 +285,9 @@ class FakeAzureSearch(HttpTransport):
 
     def _vectorizer(self, spec: dict) -> str | None:
         vector_search = self.definition.get("vectorSearch") or {}
-        profile = next((p for p in vector_search.get("profiles", []) if p["name"] == spec.get("vectorSearchProfile")), {})
+        profile = next(
+            (p for p in vector_search.get("profiles", []) if p["name"] == spec.get("vectorSearchProfile")), {}
+        )
         names = {v["name"] for v in vector_search.get("vectorizers", [])}
         return profile.get("vectorizer") if profile.get("vectorizer") in names else None
 

@@ -359,22 +359,35 @@ class DurableHost:
         public = f"http://127.0.0.1:{port}/runtime/webhooks/durabletask"
         query = f"taskHub={HUB}&connection=Storage&code=hostkey"
         instance = f"{public}/instances/INSTANCEID"
-        return json.dumps({
-            "taskHubName": HUB,
-            "creationUrls": {"createNewInstancePostUri": f"{public}/orchestrators/{{functionName}}[/{{instanceId}}]?code=hostkey",
-                             "createAndWaitOnNewInstancePostUri": f"{public}/orchestrators/{{functionName}}[/{{instanceId}}]?timeout={{timeoutInSeconds}}&pollingInterval={{intervalInSeconds}}&code=hostkey"},
-            "managementUrls": {"id": "INSTANCEID", "statusQueryGetUri": f"{instance}?{query}",
-                               "sendEventPostUri": f"{instance}/raiseEvent/{{eventName}}?{query}",
-                               "terminatePostUri": f"{instance}/terminate?reason={{text}}&{query}",
-                               "rewindPostUri": f"{instance}/rewind?reason={{text}}&{query}",
-                               "purgeHistoryDeleteUri": f"{instance}?{query}",
-                               "restartPostUri": f"{instance}/restart?{query}",
-                               "suspendPostUri": f"{instance}/suspend?reason={{text}}&{query}",
-                               "resumePostUri": f"{instance}/resume?reason={{text}}&{query}"},
-            "baseUrl": public, "requiredQueryStringParameters": "code=hostkey",
-            "rpcBaseUrl": f"http://127.0.0.1:{port}/durabletask/",
-            "httpBaseUrl": "", "maxGrpcMessageSizeInBytes": 0, "grpcHttpClientTimeout": "00:01:40",
-        })
+        return json.dumps(
+            {
+                "taskHubName": HUB,
+                "creationUrls": {
+                    "createNewInstancePostUri": (f"{public}/orchestrators/{{functionName}}[/{{instanceId}}]"
+                                                 "?code=hostkey"),
+                    "createAndWaitOnNewInstancePostUri": (
+                        f"{public}/orchestrators/{{functionName}}[/{{instanceId}}]"
+                        "?timeout={timeoutInSeconds}&pollingInterval={intervalInSeconds}&code=hostkey"),
+                },
+                "managementUrls": {
+                    "id": "INSTANCEID",
+                    "statusQueryGetUri": f"{instance}?{query}",
+                    "sendEventPostUri": f"{instance}/raiseEvent/{{eventName}}?{query}",
+                    "terminatePostUri": f"{instance}/terminate?reason={{text}}&{query}",
+                    "rewindPostUri": f"{instance}/rewind?reason={{text}}&{query}",
+                    "purgeHistoryDeleteUri": f"{instance}?{query}",
+                    "restartPostUri": f"{instance}/restart?{query}",
+                    "suspendPostUri": f"{instance}/suspend?reason={{text}}&{query}",
+                    "resumePostUri": f"{instance}/resume?reason={{text}}&{query}",
+                },
+                "baseUrl": public,
+                "requiredQueryStringParameters": "code=hostkey",
+                "rpcBaseUrl": f"http://127.0.0.1:{port}/durabletask/",
+                "httpBaseUrl": "",
+                "maxGrpcMessageSizeInBytes": 0,
+                "grpcHttpClientTimeout": "00:01:40",
+            }
+        )
 
     def close(self) -> None:
         if self.server:

@@ -214,7 +214,9 @@ def test_the_readme_lists_every_target_option_and_every_search_flag():
     table = {line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")}
     assert table >= set(_KEYS) - {"name", "engine"}
     evaluate = build_parser()._subparsers._group_actions[0].choices["evaluate"]
-    flags = {option for action in evaluate._actions for option in action.option_strings if option.startswith("--search")}
+    flags = {
+        option for action in evaluate._actions for option in action.option_strings if option.startswith("--search")
+    }
     assert flags == {flag for flag in flags if flag in section}
 
 

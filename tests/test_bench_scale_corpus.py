@@ -1,4 +1,6 @@
-"""bench/scale_corpus.py on a slice of Python's docs: sizes by chunk count, known-item questions, the same every time."""
+"""bench/scale_corpus.py on a slice of Python's docs: sizes by chunk count, known-item questions, the same every
+time."""
+
 from __future__ import annotations
 
 import json

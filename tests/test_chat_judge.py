@@ -87,7 +87,9 @@ def test_a_service_that_goes_quiet_times_out_after_the_bounded_retries(server):
     waits = []
     with pytest.raises(AnswerError) as caught, judge_for(server, retries=1, timeout_s=0.3, waits=waits) as judge:
         judge("correctness", QUESTION, "Every 90 days.")
-    assert "did not answer within 0.3 s (2 attempt(s)); check that the service is up, or allow more time" in str(caught.value)
+    assert "did not answer within 0.3 s (2 attempt(s)); check that the service is up, or allow more time" in str(
+        caught.value
+    )
     assert len(server.seen) == 2 and waits == [1.0]  # one retry, after 2**0 = 1 s
 
 
@@ -195,7 +197,9 @@ def test_answers_score_says_a_refusal_in_one_sentence_and_exits_1(server, tmp_pa
     server.answer(Reply(403, {"error": {"message": "Principal does not have access."}}))
     code, _, err = run_cli(capsys, "answers", "score", "--golden", str(golden), "--answers", str(answers),
                            "--endpoint", f"{server.base}/v1", "--model", "m", "--auth", "none")
-    assert code == 1 and err.startswith("error: the judge at ") and "403 Forbidden: Principal does not have access." in err
+    assert (
+        code == 1 and err.startswith("error: the judge at ") and "403 Forbidden: Principal does not have access." in err
+    )
     assert "Traceback" not in err
 
 

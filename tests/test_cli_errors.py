@@ -160,7 +160,9 @@ def test_azure_sign_in_warnings_stay_quiet_unless_verbose(capsys, caplog, monkey
     caplog.set_level(logging.DEBUG)
 
     code, _, err = exit_code(capsys, "score", "--golden", "g.jsonl", "--run", "r.trec")
-    assert code == 1 and err.splitlines() == ["error: https://acct.blob.core.windows.net/runs: not signed in or not allowed"]
+    assert code == 1 and err.splitlines() == [
+        "error: https://acct.blob.core.windows.net/runs: not signed in or not allowed"
+    ]
     assert [r.getMessage() for r in caplog.records if r.name.startswith("azure")] == []
 
     code, _, err = exit_code(capsys, "-v", "score", "--golden", "g.jsonl", "--run", "r.trec")

@@ -51,7 +51,8 @@ POOLS: dict[str, list[str]] = {
     "run": PATHS,
     "golden": PATHS + ADDRESSES, "save_to": PATHS + STORE_ADDRESSES, "store": PATHS + STORE_ADDRESSES,
     "out": PATHS + STORE_ADDRESSES,
-    "run_id": ["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"] + [f"20990101T000000000Z-{c * 6}" for c in "abcdef"],
+    "run_id": (["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"]
+               + [f"20990101T000000000Z-{c * 6}" for c in "abcdef"]),
     "only": ["keyword", "hybrid", "dense", "bm25", "bge-small", "local.*", "", ",", "*", "nothing", "hybrid_reranked",
              "[", "local.dense.bge-small", "keyword,dense"],
     "fail_under": ["found@10=0.8", "found@10=80", "found@010=0.8", "mrr=0.5", "ndcg@10=1", "recall@10=0.5",

@@ -188,7 +188,9 @@ def test_colbert_changes_the_fingerprint_and_an_index_without_it_keeps_the_one_i
                                  chunking_rules=RULES_VERSION, bm25=BM25_SETTINGS,
                                  bm25_documents=DOCUMENT_BM25_SETTINGS, models=())
     assert fingerprint(sha, plain) == hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()
-    assert manifest["fingerprint"] == fingerprint(sha, IndexSettings(models=(), colbert=True)) != fingerprint(sha, plain)
+    assert (
+        manifest["fingerprint"] == fingerprint(sha, IndexSettings(models=(), colbert=True)) != fingerprint(sha, plain)
+    )
 
 
 @pytest.mark.parametrize("damage, verify, said", [
@@ -241,6 +243,9 @@ def test_a_real_encode_scores_the_relevant_passage_highest(built):
 
 def test_documents_drop_punctuation_vectors_and_keep_the_markers():
     encoder = colbert.load_encoder(threads=1)
-    (with_commas,), (without,) = encoder.encode_documents(["red, green, blue."]), encoder.encode_documents(["red green blue"])
+    (with_commas,), (without,) = (
+        encoder.encode_documents(["red, green, blue."]),
+        encoder.encode_documents(["red green blue"]),
+    )
     # [CLS] [unused1] red green blue [SEP]: 6 vectors either way; the commas and the full stop are dropped
     assert len(with_commas) == len(without) == 6

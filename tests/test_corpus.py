@@ -128,7 +128,9 @@ def test_one_jsonl_reading_for_corpus_and_golden_file(tmp_path):
     (" padded.md ", 'has a space at the start or end, which a golden file cannot name; write "padded.md"'),
 ])
 def test_ids_a_golden_file_cannot_name_as_written_are_refused(tmp_path, doc_id, says):
-    raw = (json.dumps({"id": "fine.md", "text": "x"}) + "\n" + json.dumps({"id": doc_id, "text": "words"}) + "\n").encode()
+    raw = (
+        json.dumps({"id": "fine.md", "text": "x"}) + "\n" + json.dumps({"id": doc_id, "text": "words"}) + "\n"
+    ).encode()
     problems = corpus_problems(tmp_path, raw)
     assert len(problems) == 1 and problems[0].startswith("line 2: id ") and says in problems[0]
 

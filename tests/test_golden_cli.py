@@ -79,7 +79,9 @@ def test_template_from_an_index_samples_the_corpus_it_was_built_from(sample_inde
 
     by_index, by_corpus = tmp_path / "index.jsonl", tmp_path / "corpus.jsonl"
     assert main(["golden", "template", "--index", str(sample_index), "--out", str(by_index), "-n", "5"]) == 0
-    assert main(["golden", "template", "--corpus", str(SAMPLES / "corpus.jsonl"), "--out", str(by_corpus), "-n", "5"]) == 0
+    assert (
+        main(["golden", "template", "--corpus", str(SAMPLES / "corpus.jsonl"), "--out", str(by_corpus), "-n", "5"]) == 0
+    )
     assert by_index.read_bytes() == by_corpus.read_bytes() and len(by_index.read_bytes().splitlines()) == 5
 
 

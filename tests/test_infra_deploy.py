@@ -63,10 +63,14 @@ def packager():
 
 def test_the_deploy_steps_come_in_the_order_that_works():
     group = first(lambda line: line.startswith("az group create "))
-    provision = first(lambda line: line.startswith("az deployment group create ") and "deployEventSubscription" not in line)
+    provision = first(
+        lambda line: line.startswith("az deployment group create ") and "deployEventSubscription" not in line
+    )
     package = first(lambda line: line.startswith("python3 infra/package.py "))
     publish = first(lambda line: line.startswith("az functionapp deployment source config-zip "))
-    subscribe = first(lambda line: line.startswith("az deployment group create ") and "deployEventSubscription=true" in line)
+    subscribe = first(
+        lambda line: line.startswith("az deployment group create ") and "deployEventSubscription=true" in line
+    )
     golden = first(lambda line: line.startswith("az storage blob upload ") and "samples/golden.jsonl" in line)
     report = first(lambda line: "report.json" in line and line.startswith("for "))
     teardown = first(lambda line: line.startswith("az group delete "))

@@ -15,15 +15,15 @@ from bicep_model import MAIN, module_calls, resolve, resources, variables
 # Read by the code, deliberately never set in Azure by the Bicep: the deployment holds no secret.
 NOT_SET_IN_AZURE = {
     "EVALUATION_STORAGE_CONNECTION_STRING": "local/Azurite only: a connection string carries the account key; "
-                                            "in Azure the app signs in with its identity at "
-                                            "EVALUATION_STORAGE_ACCOUNT_URL",
+    "in Azure the app signs in with its identity at "
+    "EVALUATION_STORAGE_ACCOUNT_URL",
     "AzureWebJobsStorage": "the host's connection string for Azurite when run locally; in Azure the identity-based "
-                           "AzureWebJobsStorage__* settings replace it",
+    "AzureWebJobsStorage__* settings replace it",
     "WEBSITE_AUTH_ENABLED": "set by App Service itself while App Service authentication is on; the app reads it "
-                            "to know whether the X-MS-CLIENT-PRINCIPAL header came from the platform (api/principal.py)",
+    "to know whether the X-MS-CLIENT-PRINCIPAL header came from the platform (api/principal.py)",
     "AZURE_SEARCH_API_KEY": "prefix of optional Azure AI Search API keys that a target spec names in api_key_env; "
-                            "the app signs in to search with its identity (Search Index Data Reader, Reader), so "
-                            "the Bicep sets no key; a team that must use one sets it itself",
+    "the app signs in to search with its identity (Search Index Data Reader, Reader), so "
+    "the Bicep sets no key; a team that must use one sets it itself",
 }
 # Settings read by prefix (AZURE_SEARCH_API_KEY_DOCS, ...): a name that starts with one is known.
 PREFIXES = {"AZURE_SEARCH_API_KEY"}
@@ -90,7 +90,9 @@ def test_the_scan_reads_the_app_package_and_every_other_app_module():
 
 def test_every_setting_the_app_reads_is_set_in_the_bicep():
     code = settings_read()
-    missing = {name: where for name, where in code.items() if name not in bicep_settings() and name not in NOT_SET_IN_AZURE}
+    missing = {
+        name: where for name, where in code.items() if name not in bicep_settings() and name not in NOT_SET_IN_AZURE
+    }
     assert not missing, ("read by the app but not set in infra/main.bicep (add them to the appSettings object, "
                          f"or to NOT_SET_IN_AZURE with the reason): {missing}")
 
@@ -143,7 +145,9 @@ def unknown(names: set[str], known: set[str]) -> list[str]:
 
 
 def readme_problems(names: set[str], code: set[str]) -> list[str]:
-    problems = [f"{name} is read by the app but missing from the README settings table" for name in sorted(code - names)]
+    problems = [
+        f"{name} is read by the app but missing from the README settings table" for name in sorted(code - names)
+    ]
     problems += [f"{name} is in the README settings table but nothing reads it" for name in
                  unknown(names, code | set(PLATFORM) | set(NOT_SET_IN_AZURE))]
     return problems

@@ -88,7 +88,9 @@ def test_results_are_chunks_and_a_chunk_without_a_question_word_is_none_even_in_
 
     assert {h.id for h in hits} <= guide.chunk_ids and all(h.id == f"{h.doc_id}:{h.id.split(':')[1]}" for h in hits)
     assert [h.text for h in hits if h.id == "a:0"] == ["Rotate the keys every ninety days; rotate sooner after a leak."]
-    assert "a:3" not in {h.id for h in hits}  # "A leak costs a week of work.": its document ranks first, it holds no word
+    assert "a:3" not in {
+        h.id for h in hits
+    }  # "A leak costs a week of work.": its document ranks first, it holds no word
     assert target.search(setup, "zebra the of", 20) == []
 
 

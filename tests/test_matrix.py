@@ -177,7 +177,9 @@ def test_their_documented_example_runs_end_to_end_with_json_and_csv_reports(tmp_
     rows = list(csv.DictReader(io.StringIO(out_csv.read_text(encoding="utf-8"))))
     assert len(rows) == 2 * 1 * 2 * 3  # variants x embedders x methods (dense, hybrid) x k
     first = report["experiments"][0]
-    assert [float(rows[i]["precision"]) for i in range(3)] == [first["metrics"][k]["precision"] for k in ("3", "5", "10")]
+    assert [float(rows[i]["precision"]) for i in range(3)] == [
+        first["metrics"][k]["precision"] for k in ("3", "5", "10")
+    ]
     assert "Signing keys" not in out_json.read_text() and "hello" not in out_csv.read_text()  # ids and scores only
     again = tmp_path / "again.json"
     assert cli([*arguments[:-4], "--report-json", str(again)]).returncode == 0

@@ -61,8 +61,10 @@ def test_fail_under_reads_every_measure_by_name_and_checks_the_summary_key_it_na
     summary = {"found": {"1": 1 / 3, "5": 2 / 3}, "mrr": 0.5, "ndcg_10": 0.85}
     report = {"picks": {"finds_the_most": "t.keyword.bm25"}, "setups": [{"key": "t.keyword.bm25", "summary": summary}]}
     # 2/3 < 0.7 and 0.85 < 0.9 miss; 0.5 >= 0.5 and 1/3 >= 0.3 are met
-    assert missed_thresholds(report, rules) == ["hit_rate@5 of t.keyword.bm25 is 0.6667, under 0.7 by 0.03333",  # 0.7 - 2/3
-                                                "ndcg@10 of t.keyword.bm25 is 0.85, under 0.9 by 0.05"]
+    assert missed_thresholds(report, rules) == [
+        "hit_rate@5 of t.keyword.bm25 is 0.6667, under 0.7 by 0.03333",  # 0.7 - 2/3
+        "ndcg@10 of t.keyword.bm25 is 0.85, under 0.9 by 0.05",
+    ]
 
 
 # -- one parser for every measure there is -----------------------------------------------------------

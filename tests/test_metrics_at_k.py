@@ -36,7 +36,9 @@ def random_case(seed: int, questions: int = 150, chunks: int = 40):
         scores = {f"c{i:02d}": float(rng.randint(0, 4)) for i in retrieved}  # five scores: many ties
         qrels[qid] = {c: 1 for c in relevant}
         run[qid] = scores
-        hits = [Hit(id=c, doc_id=c.rstrip("0123456789"), score=scores[c], text="", page=None) for c in trec_order(scores)]
+        hits = [
+            Hit(id=c, doc_id=c.rstrip("0123456789"), score=scores[c], text="", page=None) for c in trec_order(scores)
+        ]
         cases.append((Question(id=qid, question="?", expected=tuple(relevant)), hits))
     return qrels, run, cases
 

@@ -35,7 +35,9 @@ class EmbeddingsServer:
                 server.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                 data = [{"object": "embedding", "index": i, "embedding": (3 * hash_vector(t)).tolist()}
                         for i, t in enumerate(body["input"])][::-1]
-                payload = json.dumps({"object": "list", "data": data} if status == 200 else {"error": {"message": "no"}})
+                payload = json.dumps(
+                    {"object": "list", "data": data} if status == 200 else {"error": {"message": "no"}}
+                )
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.end_headers()

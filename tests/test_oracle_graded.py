@@ -108,7 +108,9 @@ def test_the_export_scored_by_every_oracle_gives_the_reports_numbers(tmp_path_fa
     assert summary["ndcg_10"] == pytest.approx(sum(v["ndcg_cut_10"] for v in per_q.values()) / n, abs=ROUNDED)
     for k in CUTOFFS:
         assert summary["counts"][str(k)] == sum(v[f"success_{k}"] for v in per_q.values())
-        assert summary["recall"][str(k)] == pytest.approx(sum(v[f"recall_{k}"] for v in per_q.values()) / n, abs=ROUNDED)
+        assert summary["recall"][str(k)] == pytest.approx(
+            sum(v[f"recall_{k}"] for v in per_q.values()) / n, abs=ROUNDED
+        )
 
     # ir_measures (its own Judged@10; the rest through trec_eval's code again, by its names)
     found = {RR(rel=level): "mrr", nDCG @ 10: "ndcg_10"}

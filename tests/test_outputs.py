@@ -119,7 +119,9 @@ def test_a_full_disk_at_the_report_leaves_the_earlier_file_or_none_and_names_the
                           capture_output=True, text=True, timeout=300)
 
     assert done.returncode == 1, done.stderr
-    assert f"error: {out}: cannot write the JSON report there (File too large); nothing was written there" in done.stderr
+    assert (
+        f"error: {out}: cannot write the JSON report there (File too large); nothing was written there" in done.stderr
+    )
     assert (out.read_bytes() if out.exists() else None) == before  # never half a report, never a 0-byte one
     assert leftovers(tmp_path) == []
 

@@ -45,8 +45,12 @@ def test_the_library_example_uses_public_names_with_arguments_they_take():
     text = (ROOT / "README.md").read_text(encoding="utf-8")
     snippet = text.split("## Using the library", 1)[1].split("```python", 1)[1].split("```", 1)[0]
     tree = ast.parse(snippet)
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "evaluation"
-                for alias in node.names}
+    imported = {
+        alias.name
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "evaluation"
+        for alias in node.names
+    }
     assert imported and imported <= set(evaluation.__all__)
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)
              and isinstance(node.func, ast.Name) and node.func.id in imported]

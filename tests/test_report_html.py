@@ -313,7 +313,10 @@ def test_throttling_retries_and_setups_an_index_cannot_do_are_shown(make_report)
     text = Elements(render_html(report)).text
 
     assert "requests 7 retried after throttling 2 (the times include the waits)" in text
-    assert "Setups left out because the index cannot do them: on search: keyword_semantic (no semantic configuration)" in text
+    assert (
+        "Setups left out because the index cannot do them: on search: keyword_semantic (no semantic configuration)"
+        in text
+    )
     assert "index docs, endpoint https://s.search.windows.net, index state cccccccccccc" in text
 
 
@@ -568,7 +571,9 @@ def test_a_pick_says_how_much_faster_with_the_pairs_interval_and_why_setups_are_
 
     text = render_picks(report)
     assert f"tied on time with {other} (equally fast (both under 5 ms))" in text
-    faster_than = re.search(r"(?:than|as many as) t\.hybrid\.m, and is (\d[\d.,]*)× faster \((\d[\d.,]*)–(\d[\d.,]*)\)", text)
+    faster_than = re.search(
+        r"(?:than|as many as) t\.hybrid\.m, and is (\d[\d.,]*)× faster \((\d[\d.,]*)–(\d[\d.,]*)\)", text
+    )
     assert faster_than is not None, text
     whole = render_html(report)
     # both time picks are one setup here: its card is the balance pick's, the time pick's says it is the same

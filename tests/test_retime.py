@@ -93,7 +93,9 @@ def test_the_state_covers_the_target_the_sample_and_the_timing_settings(tmp_path
     assert time_state(plan, key) == time_state(json.loads(json.dumps(plan)), key)
     assert time_state(plan_run(Indexed("f2"), golden, created_at=MOMENT, timed=2), key) != time_state(plan, key)
     assert time_state(plan_run(Indexed(), golden, created_at=MOMENT, timed=3), key) != time_state(plan, key)
-    assert time_state(plan_run(Indexed(), golden, created_at=MOMENT, timed=2, time_budget=5), key) != time_state(plan, key)
+    assert time_state(plan_run(Indexed(), golden, created_at=MOMENT, timed=2, time_budget=5), key) != time_state(
+        plan, key
+    )
     assert time_state(plan, plan["setups"][1]["key"]) != time_state(plan, key)
 
 

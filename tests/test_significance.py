@@ -96,8 +96,14 @@ def test_bootstraps_drawn_once_for_many_are_each_ones_own_bit_for_bit():
 def test_versus_gives_each_pairs_own_numbers_holm_corrected_across_them():
     rng = np.random.default_rng(9)
     top = entry("top", [int(r) for r in rng.integers(1, 4, size=36)])
-    others = [entry(k, [int(r) if r < 15 else None for r in rng.integers(1, 20, size=36)],
-                    ndcg={q: float(v) for q, v in zip(QUESTIONS, rng.random(36), strict=True)}) for k in ("b", "c", "d")]
+    others = [
+        entry(
+            k,
+            [int(r) if r < 15 else None for r in rng.integers(1, 20, size=36)],
+            ndcg={q: float(v) for q, v in zip(QUESTIONS, rng.random(36), strict=True)},
+        )
+        for k in ("b", "c", "d")
+    ]
 
     together = versus(top, [top, *others], QUESTIONS, SETTINGS)  # the reference itself is left out
 

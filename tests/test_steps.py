@@ -139,7 +139,9 @@ def test_evaluate_times_as_many_questions_by_default_as_a_plan_does():
     whole, steps = importlib.import_module("evaluation.evaluate"), importlib.import_module("evaluation.run")
 
     assert whole.DEFAULT_TIMED == steps.DEFAULT_TIMED == 50
-    assert whole.DEFAULT_TIME_MARGIN == steps.DEFAULT_TIME_MARGIN and whole.DEFAULT_TIME_FLOOR == steps.DEFAULT_TIME_FLOOR
+    assert (
+        whole.DEFAULT_TIME_MARGIN == steps.DEFAULT_TIME_MARGIN and whole.DEFAULT_TIME_FLOOR == steps.DEFAULT_TIME_FLOOR
+    )
     assert whole.DEFAULT_TIME_BUDGET == steps.DEFAULT_TIME_BUDGET
 
 

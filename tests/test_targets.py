@@ -49,8 +49,11 @@ def test_an_azure_search_spec_takes_the_apps_endpoint_and_embeddings_deployment_
 
 
 def test_an_empty_setting_configures_nothing_and_a_collection_without_targets_is_named():
-    with pytest.raises(TargetConfigError, match=r'no targets are configured for collection "manual"\. '
-                                                r'Did you mean "manuals"\? Add it to the app setting EVALUATION_TARGETS'):
+    with pytest.raises(
+        TargetConfigError,
+        match=r'no targets are configured for collection "manual"\. '
+        r'Did you mean "manuals"\? Add it to the app setting EVALUATION_TARGETS',
+    ):
         targets_for("manual", parse_target_specs(setting(manuals=[LOCAL])), None,
                     targets_json_source="manual/targets.json", trust=TRUST)
     assert parse_target_specs("{}") == {}

@@ -400,7 +400,9 @@ def test_a_chat_writer_is_the_writer_golden_template_takes(server, index, tmp_pa
         rows = golden_template(corpus, tmp_path / "golden.jsonl", n=6, writer=writer)
     by_doc = {row["expected"][0]: row for row in rows}
     assert by_doc["chess"]["question"] == TOPICS[4].question and all(row["draft"] for row in rows)
-    assert [seen.body["messages"][0]["content"].split("\n", 1)[0] for seen in server.seen] == ["Task: template_question"] * 6
+    assert [seen.body["messages"][0]["content"].split("\n", 1)[0] for seen in server.seen] == [
+        "Task: template_question"
+    ] * 6
 
 
 # -- issue 37: the quote check's rules, the cache, --out, replies nested without end ---------------------

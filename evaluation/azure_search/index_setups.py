@@ -76,7 +76,9 @@ def query_vector_sources(shape: IndexShape, options: AzureSearchOptions, bundled
             have = ", ".join(names) or "none"
             raise UsageError(f'{where}: "{name}" is not a vector field of index {shape.name}.'
                              f"{did_you_mean(name, names)} Its vector fields: {have}")
-    chosen = [by_name[n] for n in options.vector_fields] if options.vector_fields is not None else list(by_name.values())
+    chosen = (
+        [by_name[n] for n in options.vector_fields] if options.vector_fields is not None else list(by_name.values())
+    )
     sources: dict[str, QueryVectorSource] = {}
     left_out: list[LeftOut] = []
     for field in chosen:

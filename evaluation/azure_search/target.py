@@ -175,7 +175,9 @@ class AzureSearchTarget:
         count = self.service.document_count()
         stats = self.service.statistics_if_allowed() or {}
         definition = {k: v for k, v in index.definition.items() if k != "@odata.context"}
-        state = hashlib.sha256(json.dumps({"definition": definition, "document_count": count}, sort_keys=True).encode()).hexdigest()
+        state = hashlib.sha256(
+            json.dumps({"definition": definition, "document_count": count}, sort_keys=True).encode()
+        ).hexdigest()
         storage = stats.get("storageSize")
         fields = index.fields
         if fields.doc_id_filterable:

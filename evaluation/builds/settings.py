@@ -84,7 +84,9 @@ class BuildPlace:
                 raise UsageError(f"{name} is a path, or None, not {value!r}")
         if self.threads is not None and (isinstance(self.threads, bool) or not isinstance(self.threads, int)
                                          or self.threads < 1):
-            raise UsageError(f"threads is a whole number from 1 (or None for the engine's choice), not {self.threads!r}")
+            raise UsageError(
+                f"threads is a whole number from 1 (or None for the engine's choice), not {self.threads!r}"
+            )
 
     @classmethod
     def of(cls: type[T], settings: T | None = None, **keywords: Any) -> T:

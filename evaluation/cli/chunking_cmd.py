@@ -162,7 +162,9 @@ def run_sweep(args: argparse.Namespace) -> int:
         report = sweep(args.corpus, args.golden, settings=settings, chat=chat, progress=bar, **saving)
     finally:
         bar.close()
-    print(json.dumps(report, indent=2) if args.json else sweep_markdown(report) if args.markdown else sweep_text(report))
+    print(
+        json.dumps(report, indent=2) if args.json else sweep_markdown(report) if args.markdown else sweep_text(report)
+    )
     _saved(args, report)
     return 0
 
@@ -209,9 +211,16 @@ def list_runs(args: argparse.Namespace) -> int:
     else:
         from ..report.builds.text import table
 
-        print("\n".join(table(["id", "kind", "questions", "builds", "pick"],
-                              [[r["id"], r["kind"], str(r["questions"]), str(r["builds"]), str(r["pick"])] for r in rows],
-                              markdown=False, right=[False, False, True, True, False])))
+        print(
+            "\n".join(
+                table(
+                    ["id", "kind", "questions", "builds", "pick"],
+                    [[r["id"], r["kind"], str(r["questions"]), str(r["builds"]), str(r["pick"])] for r in rows],
+                    markdown=False,
+                    right=[False, False, True, True, False],
+                )
+            )
+        )
     return 0
 
 

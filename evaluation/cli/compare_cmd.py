@@ -19,8 +19,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     "per setup, found@10 and MRR before and after with paired tests, and the questions that moved.")
     parser.add_argument("baseline", metavar="RUN_A", help="the baseline run id, or 'latest'")
     parser.add_argument("current", metavar="RUN_B", help="the run to compare with it, or 'latest'")
-    parser.add_argument("--store", help="the run store holding both (a folder, s3://bucket/prefix or a Blob address; "
-                                        "default: $EVALUATION_STORE, else ./evaluations, where evaluate keeps its runs)")
+    parser.add_argument(
+        "--store",
+        help="the run store holding both (a folder, s3://bucket/prefix or a Blob address; "
+        "default: $EVALUATION_STORE, else ./evaluations, where evaluate keeps its runs)",
+    )
     add_env_file_option(parser)
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 1 when a setup's found@10 is significantly lower than in RUN_A")

@@ -70,10 +70,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _store_argument(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--store",
-                        help="a folder, s3://<bucket>/<prefix>, https://<account>.blob.core.windows.net/<container>/<prefix>, "
-                             "or http://127.0.0.1:<port>/devstoreaccount1/<container>/<prefix> (default: "
-                             "$EVALUATION_STORE, else ./evaluations, where evaluate keeps its runs)")
+    parser.add_argument(
+        "--store",
+        help="a folder, s3://<bucket>/<prefix>, https://<account>.blob.core.windows.net/<container>/<prefix>, "
+        "or http://127.0.0.1:<port>/devstoreaccount1/<container>/<prefix> (default: "
+        "$EVALUATION_STORE, else ./evaluations, where evaluate keeps its runs)",
+    )
     add_env_file_option(parser)
 
 

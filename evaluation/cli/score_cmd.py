@@ -60,8 +60,10 @@ def render_scores(scored: dict[str, dict]) -> str:
     rows = [[tag, *[f"{s['counts'][str(k)]}/{s['questions']}" for k in CUTOFFS], f"{MRR.of(s):.4f}",
              f"{NDCG_10.of(s):.4f}"] for tag, s in scored.items()]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
-                     for r in [header, ["-" * w for w in widths], *rows])
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+        for r in [header, ["-" * w for w in widths], *rows]
+    )
 
 
 def score_rows(args: argparse.Namespace) -> int:
@@ -79,5 +81,8 @@ def score_rows(args: argparse.Namespace) -> int:
     print(f"\nAzure AI Foundry's Document Retrieval metrics (labels {azure['label_range']}), mean of {scored['rows']} "
           f"rows:")
     for form in ("exact", "corrected"):
-        print(f"  {form + ':':10} " + ", ".join(f"{name} {'-' if v is None else f'{v:g}'}" for name, v in azure[form].items()))
+        print(
+            f"  {form + ':':10} "
+            + ", ".join(f"{name} {'-' if v is None else f'{v:g}'}" for name, v in azure[form].items())
+        )
     return 0

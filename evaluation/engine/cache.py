@@ -154,8 +154,13 @@ class PersistentCache:
 
     def notes(self, keys: Sequence[bytes]) -> dict[bytes, str]:
         """The stored note of each key that has one, by key."""
-        return {key: note for key, note in zip(keys, self._lookup("SELECT note FROM chat_notes WHERE key = ?",
-                                                                  [(k,) for k in keys]), strict=True) if isinstance(note, str)}
+        return {
+            key: note
+            for key, note in zip(
+                keys, self._lookup("SELECT note FROM chat_notes WHERE key = ?", [(k,) for k in keys]), strict=True
+            )
+            if isinstance(note, str)
+        }
 
     def put_notes(self, items: Iterable[tuple[bytes, str]]) -> None:
         self._store("INSERT OR IGNORE INTO chat_notes (key, note) VALUES (?, ?)", [(k, n) for k, n in items])

@@ -182,7 +182,11 @@ class TokenVectors:
         starts, ends = self.offsets[list(chunks)], self.offsets[np.asarray(chunks, dtype=np.int64) + 1]
         lengths = ends - starts
         offsets = np.concatenate(([0], np.cumsum(lengths)))
-        rows = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends, strict=True)]) if len(chunks) else np.zeros(0, np.int64)
+        rows = (
+            np.concatenate([np.arange(s, e) for s, e in zip(starts, ends, strict=True)])
+            if len(chunks)
+            else np.zeros(0, np.int64)
+        )
         return self.codes[rows].astype(np.float32) * self.scales[rows, None], offsets
 
     def score(self, query: np.ndarray, chunks: Sequence[int]) -> np.ndarray:
@@ -238,7 +242,9 @@ def read(folder: Path, manifest: dict, chunks: int) -> TokenVectors | None:
         sample = np.linspace(0, len(codes) - 1, num=min(len(codes), 4096)).astype(np.int64)
         norms = np.linalg.norm(codes[sample].astype(np.float32) * np.asarray(scales)[sample, None], axis=1)
         if not np.isfinite(norms).all() or np.abs(norms - 1).max() > _UNIT_TOLERANCE:
-            raise SearchIndexError(f"{folder}: {FOLDER}/tokens.npy holds rows that are not unit length (damaged); {fix}")
+            raise SearchIndexError(
+                f"{folder}: {FOLDER}/tokens.npy holds rows that are not unit length (damaged); {fix}"
+            )
     return TokenVectors(codes=codes, scales=scales, offsets=offsets)
 
 

@@ -160,8 +160,9 @@ def _read_jsonl(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
                                           if err.syntax else str(err)))
             continue
         if not isinstance(row, dict):
-            problems.append(CorpusProblem(number,
-                                          'not an object; each line must be one object like {"id": "a", "text": "..."}'))
+            problems.append(
+                CorpusProblem(number, 'not an object; each line must be one object like {"id": "a", "text": "..."}')
+            )
             continue
         document, row_problems = _document_from_row(row, number)
         problems.extend(row_problems)

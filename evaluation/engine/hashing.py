@@ -71,7 +71,10 @@ class HashEmbedder:
         size = max(1, batch_size)
         for start in range(0, len(items), size):
             batch = items[start:start + size]
-            yield list(range(start, start + len(batch))), (lambda batch=batch: np.stack([hash_vector(t) for t in batch]))
+            yield (
+                list(range(start, start + len(batch))),
+                (lambda batch=batch: np.stack([hash_vector(t) for t in batch])),
+            )
 
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32,
                         progress: Callable[[int], None] | None = None) -> np.ndarray:

@@ -525,9 +525,11 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
                                f"`python3 -m evaluation index CORPUS --out {folder}`")
     if manifest.get("format") != INDEX_FORMAT:
         if read_marker(folder) is not None:  # ours: building again replaces it in place
-            raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT} (this "
-                                   f"version "
-                                   f"also keeps a document BM25); rebuild it with `{rebuild_command(manifest, folder)}`")
+            raise SearchIndexError(
+                f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT} (this "
+                f"version "
+                f"also keeps a document BM25); rebuild it with `{rebuild_command(manifest, folder)}`"
+            )
         raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT}; rebuild it "
                                f"(delete the folder, then `python3 -m evaluation index CORPUS --out {folder}`)")
     changed = differences(manifest)  # the questions must meet the chunks' own models, tokenizers and stemmer

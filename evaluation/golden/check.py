@@ -26,7 +26,15 @@ from ..engine.corpus import Corpus
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
 from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
-from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, _nothing_ready, check_size, load_raw, scan_golden, unlabelled_problem
+from .scan import (
+    DEFAULT_SETTING,
+    GOLDEN_MAX_BYTES,
+    _nothing_ready,
+    check_size,
+    load_raw,
+    scan_golden,
+    unlabelled_problem,
+)
 from ..settings import DEFAULT_UNFOUND_SHARE
 from .wording import plural, quoted
 

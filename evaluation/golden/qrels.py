@@ -90,7 +90,9 @@ def read_qrels(source: str | Path, *, fetcher: Fetcher | None = None) -> Qrels:
         labels.setdefault(qid, {})[docno] = grade
     if problems:
         shown = at_most([f"  {p}" for p in problems], indent="  ")
-        raise GoldenFileError("\n".join([f"{source}: {plural(len(problems), 'line')} cannot be read as qrels:", *shown]))
+        raise GoldenFileError(
+            "\n".join([f"{source}: {plural(len(problems), 'line')} cannot be read as qrels:", *shown])
+        )
     if not labels:
         raise GoldenFileError(f"{source}: no judgement in the file; a qrels file holds `qid 0 docno grade` lines")
     return Qrels(source=str(source), labels=labels, negative=negative)
@@ -121,7 +123,9 @@ def with_qrels(golden: Golden, qrels: Qrels) -> tuple[list[Question], list[str]]
         said.append(f"{golden.source}: {plural(len(unjudged), 'question')} {qrels.source} does not judge and the "
                     f"file does not label are left out ({_lines(unjudged)})")
     if strangers:
-        shown = ", ".join(quoted(q) for q in strangers[:5]) + (f" and {len(strangers) - 5} more" if len(strangers) > 5 else "")
+        shown = ", ".join(quoted(q) for q in strangers[:5]) + (
+            f" and {len(strangers) - 5} more" if len(strangers) > 5 else ""
+        )
         said.append(f"{qrels.source}: {plural(len(strangers), 'question id')} not in {golden.source} ({shown}); "
                     "their judgements are not used")
     if qrels.negative:

@@ -165,7 +165,9 @@ def render_comparison(comparison: Mapping[str, Any]) -> str:
     if questions["matched_by"] == "id only":
         out.append("  (a report here keeps no question text or hash: questions with the same id are taken as the same)")
     if base["golden_sha256"] != cur["golden_sha256"]:
-        out.append(f"  The golden files differ ({str(base['golden_sha256'])[:12]} -> {str(cur['golden_sha256'])[:12]}).")
+        out.append(
+            f"  The golden files differ ({str(base['golden_sha256'])[:12]} -> {str(cur['golden_sha256'])[:12]})."
+        )
     if questions["reworded"]:
         out.append(f"  Reworded under the same id, so not shared: {', '.join(questions['reworded'])}")
     if questions["relabelled"]:
@@ -192,7 +194,9 @@ def render_comparison(comparison: Mapping[str, Any]) -> str:
         for key, s in comparison["setups"].items():
             for word in ("worse", "better"):
                 if s[word]:
-                    moved = ", ".join(f"{m['id']} ({_position(m['before'])} -> {_position(m['after'])})" for m in s[word])
+                    moved = ", ".join(
+                        f"{m['id']} ({_position(m['before'])} -> {_position(m['after'])})" for m in s[word]
+                    )
                     out.append(f"  {key} {word}: {moved}")
     for key, reason in comparison["not_compared"].items():
         out.append(f"  {key}: not compared ({reason})")

@@ -71,7 +71,10 @@ def cache_note(cache: Mapping[str, int]) -> str:
     the cache, so their times are always measured live)."""
     def share(kind: str, words: str) -> str:
         cached, shared, computed = (int(cache.get(f"{kind}_{how}", 0)) for how in ("cached", "shared", "computed"))
-        return f"{cached} of {cached + computed} {words}" + (f" ({shared} more shared between setups)" if shared else "")
+        return f"{cached} of {cached + computed} {words}" + (
+            f" ({shared} more shared between setups)" if shared else ""
+        )
+
     return (f"From earlier runs' cache: {share('pairs', 'cross-encoder pair scores')} and "
             f"{share('vectors', 'query vectors')}; timed searches never use it.")
 

@@ -16,7 +16,11 @@ TEXT_DASH = "-"  # the text table's (plain ASCII, for terminals and logs)
 
 def number(value: Any) -> float | None:
     """``value`` as a finite float, or None for anything else (bools, NaN, text)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+    return (
+        float(value)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        else None
+    )
 
 
 def percent(share: Any, questions: int | None = None, *, dash: str = PAGE_DASH) -> str:

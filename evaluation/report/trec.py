@@ -254,7 +254,9 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval", fetcher: Fetche
     except FileNotFoundError as err:
         raise EvaluationError(f"{path}: no such run file") from err
     except OSError as err:
-        raise EvaluationError(f"{path}: cannot read the run file ({err.strerror or err}); give a TREC run file") from err
+        raise EvaluationError(
+            f"{path}: cannot read the run file ({err.strerror or err}); give a TREC run file"
+        ) from err
     except UnicodeDecodeError as err:
         raise EvaluationError(f"{path}: not UTF-8 text ({err}); a TREC run is a text file") from err
     rows: dict[str, dict[str, list[tuple[float, str, int, int, str]]]] = {}

@@ -150,9 +150,9 @@ def recall_matrix(outcomes: Sequence[Outcome], cutoffs: Sequence[int] = CUTOFFS)
 
 
 def judged_summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """``judged_10`` (mean share of the top 10 positions holding a judged unit, ``Outcome.judged``) and ``holes_10`` (mean
-    distinct unjudged units in the top 10), over the questions that counted them; None when none did
-    (the evidence grain, or an entry kept before grades)."""
+    """``judged_10`` (mean share of the top 10 positions holding a judged unit, ``Outcome.judged``) and
+    ``holes_10`` (mean distinct unjudged units in the top 10), over the questions that counted them; None
+    when none did (the evidence grain, or an entry kept before grades)."""
     counted = [o for o in outcomes if o.judged is not None and o.holes is not None]
     if not counted:
         return {"judged_10": None, "holes_10": None}
@@ -236,7 +236,9 @@ def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> di
         "timed": timing["timed"],
         "counts": counts,
         "found": {k: (round(c / n, 4) if n else 0.0) for k, c in counts.items()},
-        "recall": {str(k): (round(float(shares.mean()), 4) if n else 0.0) for k, shares in recall_matrix(outcomes).items()},
+        "recall": {
+            str(k): (round(float(shares.mean()), 4) if n else 0.0) for k, shares in recall_matrix(outcomes).items()
+        },
         MRR.summary_path[0]: round(float(scores["rr"].mean()), 4) if n else 0.0,
         NDCG_10.summary_path[0]: round(float(scores["ndcg_10"].mean()), 4) if n else 0.0,
         "landed": landed,

@@ -190,7 +190,9 @@ def told_apart(anchor: Mapping[str, Any], others: Sequence[Mapping[str, Any]], *
     are more than the floor apart and the intervals of their medians do not overlap."""
     pairs = [compare_times(anchor, other, equally_fast_ms) for other in others]
     tested = [n for n, pair in enumerate(pairs) if pair.p_floor is not None]
-    adjusted = {n: float(p) for n, p in zip(tested, holm([pairs[n].p_floor for n in tested]), strict=True) if p is not None}
+    adjusted = {
+        n: float(p) for n, p in zip(tested, holm([pairs[n].p_floor for n in tested]), strict=True) if p is not None
+    }
     verdicts = []
     for n, (other, pair) in enumerate(zip(others, pairs, strict=True)):
         if n in adjusted:

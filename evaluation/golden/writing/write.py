@@ -307,8 +307,9 @@ def _findable(target: Any, rows: list[Question], run: _Run) -> tuple[list[Questi
     found: list[set[str]] = [set() for _ in rows]
     for number, setup in enumerate(setups, start=1):
         run.show(number - 1, len(setups), f"write_golden: searching the questions with each setup ({setup.key})")
-        for seen, hits in zip(found,
-                              target.search_batch(setup, [r.question for r in rows], FOUND_DEPTH) if rows else [], strict=True):
+        for seen, hits in zip(
+            found, target.search_batch(setup, [r.question for r in rows], FOUND_DEPTH) if rows else [], strict=True
+        ):
             seen.update(hit.doc_id for hit in hits)
     run.show(len(setups), len(setups), "write_golden: searching the questions with each setup (done)")
     out, unfindable = [], []

@@ -22,11 +22,15 @@ def chunking_section(report: dict[str, Any]) -> str:
     scored = report.get("scored", "found")
     pick = report.get("pick") or {}
     ties = report.get("ties") or []
-    parts = ['<section class="chunking" id="chunking"><h2>How to cut the documents</h2>',
-             f'<p class="lead">Pick: <code>{esc(pick.get("pick"))}</code>'
-             + (" (a switch from the build in use)" if pick.get("switch") else "") + f'. {esc(pick.get("why", ""))}.</p>',
-             f'<p class="muted">{esc(report.get("scored_note", ""))}. Tied with the best: '
-             + (", ".join(esc(t) for t in ties) if ties else "none") + ".</p>"]
+    parts = [
+        '<section class="chunking" id="chunking"><h2>How to cut the documents</h2>',
+        f'<p class="lead">Pick: <code>{esc(pick.get("pick"))}</code>'
+        + (" (a switch from the build in use)" if pick.get("switch") else "")
+        + f". {esc(pick.get('why', ''))}.</p>",
+        f'<p class="muted">{esc(report.get("scored_note", ""))}. Tied with the best: '
+        + (", ".join(esc(t) for t in ties) if ties else "none")
+        + ".</p>",
+    ]
     rows = []
     for t in report.get("techniques", []):
         against = t.get("against_best") or {}

@@ -24,7 +24,9 @@ def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 def best_experiment(report: dict[str, Any]) -> str | None:
     """The best experiment that ran, as ``<chunking> <method> <embedder>`` (nDCG at the largest k first)."""
     rows = [x for x in _rows(report) if x["metrics"] is not None]
-    return " ".join(str(p) for p in (rows[0]["chunking"], rows[0]["method"], rows[0]["embedder"]) if p) if rows else None
+    return (
+        " ".join(str(p) for p in (rows[0]["chunking"], rows[0]["method"], rows[0]["embedder"]) if p) if rows else None
+    )
 
 
 def matrix_section(report: dict[str, Any]) -> str:
@@ -35,8 +37,10 @@ def matrix_section(report: dict[str, Any]) -> str:
     head = "".join(f'<th class="num">{esc(m)}</th>' for m in measures)
     rows = []
     for x in _rows(report):
-        cells = (f"<td><code>{esc(x['id'][:12])}</code></td><td><code>{esc(x['chunking'])}</code></td><td>{esc(x['method'])}</td>"
-                 f"<td>{esc(x['embedder'] or '-')}</td><td>{esc(x['judged_by'])}</td>")
+        cells = (
+            f"<td><code>{esc(x['id'][:12])}</code></td><td><code>{esc(x['chunking'])}</code></td><td>{esc(x['method'])}</td>"
+            f"<td>{esc(x['embedder'] or '-')}</td><td>{esc(x['judged_by'])}</td>"
+        )
         if x["metrics"] is None:
             rows.append(f'<tr class="failed">{cells}<td colspan="{len(measures)}">failed: '
                         f'{esc(x.get("error"))}</td></tr>')

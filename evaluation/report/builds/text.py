@@ -24,7 +24,9 @@ def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool,
     widths = [max(len(str(c)) for c in column) for column in zip(head, *rows, strict=True)]
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(str(c).rjust(w) if a else str(c).ljust(w) for c, w, a in zip(cells, widths, align, strict=True)).rstrip()
+        return "  ".join(
+            str(c).rjust(w) if a else str(c).ljust(w) for c, w, a in zip(cells, widths, align, strict=True)
+        ).rstrip()
 
     return [line(head), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
@@ -45,9 +47,11 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
                    markdown=markdown, right=[False, False, True, True, False, False])
     pick = report.get("pick") or {}
     ties = report.get("ties") or []
-    lines += ["",
-              f"Pick: {code(pick.get('pick'))}" + (" (switch)" if pick.get("switch") else "") + f". {pick.get('why', '')}.",
-              "Tied with the best: " + (", ".join(ties) if ties else "none") + "."]
+    lines += [
+        "",
+        f"Pick: {code(pick.get('pick'))}" + (" (switch)" if pick.get("switch") else "") + f". {pick.get('why', '')}.",
+        "Tied with the best: " + (", ".join(ties) if ties else "none") + ".",
+    ]
     for skipped in report.get("skipped") or []:
         lines.append(f"Left out: {skipped['what']}: {skipped['reason']}.")
     for failed in report.get("failed") or []:

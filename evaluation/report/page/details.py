@@ -121,7 +121,13 @@ def _neighbours(setup: dict[str, Any], summary: dict[str, Any], by_key: dict[str
         speed = ""
         if t_mine and t_theirs:
             ratio = t_theirs / t_mine
-            speed = f"{ratio:.1f}× slower" if ratio >= 1.05 else f"{1 / ratio:.1f}× faster" if ratio <= 1 / 1.05 else "as fast"
+            speed = (
+                f"{ratio:.1f}× slower"
+                if ratio >= 1.05
+                else f"{1 / ratio:.1f}× faster"
+                if ratio <= 1 / 1.05
+                else "as fast"
+            )
         rows.append(f'<li><a class="key" href="#setup-{attr(other_key)}">{esc(other_key)}</a>: '
                     f"{esc(', '.join(x for x in (diff, speed) if x))}</li>")
     body = f'<ul class="plain">{"".join(rows)}</ul>' if rows else '<p class="muted">None among the setups run.</p>'
@@ -136,9 +142,11 @@ def _missed(setup: dict[str, Any], report: dict[str, Any], questions: Mapping[st
     if not missed:
         return "<div><h3>Questions not found in the top 10</h3><p class=\"muted\">None: every question was.</p></div>"
     missed.sort(key=lambda item: (item[1] is None, item[1] or 0, item[0]))
-    items = "".join(f"<li>{question_cell(qid, questions)} — "
-                    f"{'not in the top ' + esc(report.get('depth', 20)) if not isinstance(r, int) else 'first at ' + str(r)}</li>"
-                    for qid, r in missed)
+    items = "".join(
+        f"<li>{question_cell(qid, questions)} — "
+        f"{'not in the top ' + esc(report.get('depth', 20)) if not isinstance(r, int) else 'first at ' + str(r)}</li>"
+        for qid, r in missed
+    )
     return f"<div><h3>Questions not found in the top 10 ({len(missed)})</h3><ul class=\"plain\">{items}</ul></div>"
 
 

@@ -53,10 +53,12 @@ def ranked_table(page: Page) -> str:
             + f'<td class="num">{_score(MRR.of(summary))}</td><td class="num">{_score(NDCG_10.of(summary))}</td></tr>')
     span = 2 + len(CUTOFFS) + (1 if recall else 0) + 4
     for setup in failed:
-        rows.append(f'<tr class="failed" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
-                    f'<td class="setup"><span class="key">{esc(setup["key"])}</span>'
-                    f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
-                    f'<td colspan="{span - 2}">failed, never picked: {esc(setup.get("error") or "no result")}</td></tr>')
+        rows.append(
+            f'<tr class="failed" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
+            f'<td class="setup"><span class="key">{esc(setup["key"])}</span>'
+            f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
+            f'<td colspan="{span - 2}">failed, never picked: {esc(setup.get("error") or "no result")}</td></tr>'
+        )
     rank_by = (report.get("rules") or {}).get("rank_by") or ["found@10", "found@1", "median_ms", "key"]
     return ('<section id="ranked"><h2>Every setup, ranked</h2>'
             f'<p class="muted">Ranked by {esc(", then ".join(spaced(str(r)) for r in rank_by))}. '
@@ -84,6 +86,8 @@ def _versus_top(setup: dict[str, Any]) -> str:
                       for name, v in versus.items() if isinstance(v, dict) and "difference" in v)
     noise = bool(versus.get("tied"))
     words = f"{delta:+d} q" + (f", p {p:.2f}" if p is not None else "")
-    return (f'<span class="vs {"noise" if noise else "real"}" title="{attr(title)}">{esc(words)}'
-            f'<span class="why">{("same found@10" if delta == 0 else "too few to tell") if noise else "a real difference"}'
-            "</span></span>")
+    return (
+        f'<span class="vs {"noise" if noise else "real"}" title="{attr(title)}">{esc(words)}'
+        f'<span class="why">{("same found@10" if delta == 0 else "too few to tell") if noise else "a real difference"}'
+        "</span></span>"
+    )
