@@ -33,7 +33,7 @@ class _Parser(argparse.ArgumentParser):
     uses the parent's type).
     """
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
 
 

@@ -22,6 +22,7 @@ import os
 import queue
 import threading
 from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
 import numpy as np
@@ -193,7 +194,7 @@ class _Sessions:
         self._free: "queue.SimpleQueue[_Graph]" = queue.SimpleQueue()
         for graph in self.graphs:
             self._free.put(graph)
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
     def map(self, run: Callable, calls: Sequence) -> list:
@@ -202,8 +203,6 @@ class _Sessions:
             return [self._on_free(run, call) for call in calls]
         with self._pool_lock:  # made on first use: a model only ever run one call at a time needs none
             if self._pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-
                 self._pool = ThreadPoolExecutor(max_workers=len(self.graphs), thread_name_prefix="onnx")
         futures = [self._pool.submit(self._on_free, run, call) for call in calls]
         try:
