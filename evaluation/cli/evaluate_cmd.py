@@ -7,6 +7,7 @@ import os
 import re
 import sys
 import tempfile
+from typing import Any, Mapping
 
 from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
@@ -164,7 +165,7 @@ def _is_measure(name: str) -> bool:
     return True
 
 
-def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]:
+def missed_thresholds(report: Mapping[str, Any], rules: list[tuple[str, float]]) -> list[str]:
     """Sentences for each --fail-under rule the top setup misses (every rule, when nothing ran)."""
     top_key = report["picks"]["finds_the_most"]
     if top_key is None:

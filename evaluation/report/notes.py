@@ -41,7 +41,8 @@ def missing_note(target: str, gone: dict[str, Any], *, limit: int | None = 10) -
     lost, partly = _ids(gone.get("questions")), _ids(gone.get("partly"))
     unit = "chunk" if gone.get("unit") == "chunk" else "document"  # at --by chunk, expected chunk ids
     was_held = {str(d) for d in gone.get("was_held") or []}
-    nearest = gone.get("nearest") if isinstance(gone.get("nearest"), dict) else {}
+    nearest_given = gone.get("nearest")
+    nearest = nearest_given if isinstance(nearest_given, dict) else {}
     never = [d for d in documents if d not in was_held]
     parts = []
     if never:
@@ -59,7 +60,7 @@ def missing_note(target: str, gone: dict[str, Any], *, limit: int | None = 10) -
     return sentence
 
 
-def missing_notes(report: dict[str, Any], *, limit: int | None = 10) -> list[str]:
+def missing_notes(report: Mapping[str, Any], *, limit: int | None = 10) -> list[str]:
     """``missing_note`` for every target of ``report`` that lost expected documents, by target name."""
     missing = report.get("missing") or {}
     return [missing_note(target, gone, limit=limit) for target, gone in sorted(missing.items())
