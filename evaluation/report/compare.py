@@ -142,7 +142,8 @@ def _counts(entry: Mapping[str, Any], ids: list[str]) -> dict[str, Any]:
 
 def _moves(before: Mapping[str, int | None], after: Mapping[str, int | None], ids: list[str]) -> dict[str, list]:
     """Questions whose first relevant result moved down or was lost (``worse``), or moved up (``better``)."""
-    worse, better = [], []
+    worse: list[dict[str, Any]] = []
+    better: list[dict[str, Any]] = []
     for q in ids:
         old, new = before.get(q), after.get(q)
         if old == new:
