@@ -93,9 +93,11 @@ def _nav(shown: RunRef, newest: RunRef, older: list[RunRef], menu_page: int, pag
                      f"{escape(_name(ref))}</a></li>")
     pager = []
     if menu_page > 1:
-        pager.append(f'<a rel="prev" href="{escape(_here(collection=collection, run=None if shown == newest else shown.run_id, page=menu_page - 1), quote=True)}">newer</a>')
+        href = _here(collection=collection, run=None if shown == newest else shown.run_id, page=menu_page - 1)
+        pager.append(f'<a rel="prev" href="{escape(href, quote=True)}">newer</a>')
     if menu_page < pages:
-        pager.append(f'<a rel="next" href="{escape(_here(collection=collection, run=None if shown == newest else shown.run_id, page=menu_page + 1), quote=True)}">older</a>')
+        href = _here(collection=collection, run=None if shown == newest else shown.run_id, page=menu_page + 1)
+        pager.append(f'<a rel="next" href="{escape(href, quote=True)}">older</a>')
     menu = ""
     if older:
         menu = (f'<details class="menu"{" open" if explicit_menu else ""}><summary>Older runs '
@@ -106,12 +108,14 @@ def _nav(shown: RunRef, newest: RunRef, older: list[RunRef], menu_page: int, pag
     golden = (f'<a class="golden" href="{escape(links(shown)["golden"], quote=True)}">download the golden file</a>'
               if golden_kept else "")
     line = (f'<div class="inner"><span class="title">Retrieval evaluation</span>'
-            f'<span class="showing">{"newest run" if shown == newest else "run"}: <strong>{escape(_name(shown))}</strong></span>'
+            f'<span class="showing">{"newest run" if shown == newest else "run"}: '
+            f'<strong>{escape(_name(shown))}</strong></span>'
             f"{menu}{golden}{who}</div>")
     note = ""
     if shown != newest:
         note = (f'<div class="older" role="status"><div class="inner">You are looking at an older run '
-                f"({escape(_name(shown))}). <a class=\"back\" href=\"{escape(_here(collection=collection), quote=True)}\">"
+                f"({escape(_name(shown))}). <a class=\"back\" "
+                f"href=\"{escape(_here(collection=collection), quote=True)}\">"
                 f"Back to the newest run</a> ({escape(_name(newest))}).</div></div>")
     return f'<nav class="page-nav" aria-label="Runs">{line}{note}</nav>'
 

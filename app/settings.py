@@ -44,11 +44,11 @@ class AppSettings:
     sign_in_issuer: str | None = None     # EVALUATION_SIGN_IN_ISSUER: https://login.microsoftonline.com/<tenant>/v2.0
     sign_in_jwks_url: str | None = None   # EVALUATION_SIGN_IN_JWKS_URL: the tenant's published signing keys (JWKS)
     golden_max_bytes: int = 16 * 1024 * 1024  # EVALUATION_GOLDEN_MAX_BYTES: a larger golden file is refused unread
-    shard_seconds: int = 180              # EVALUATION_SHARD_SECONDS: estimated seconds of one setup's searches per activity
+    shard_seconds: int = 180  # EVALUATION_SHARD_SECONDS: estimated seconds of one setup's searches per activity
     shard_questions: int = 0              # EVALUATION_SHARD_QUESTIONS: most questions an activity ranks (0: no bound)
     retime: str = "when-changed"          # EVALUATION_RETIME: "always" times every setup live, every run
-    retime_max_days: int = 7              # EVALUATION_RETIME_MAX_DAYS: times older than this are measured again
-    opened_indexes: int = 2               # EVALUATION_OPENED_INDEXES: opened embedded indexes one process keeps (0: none)
+    retime_max_days: int = 7  # EVALUATION_RETIME_MAX_DAYS: times older than this are measured again
+    opened_indexes: int = 2  # EVALUATION_OPENED_INDEXES: opened embedded indexes one process keeps (0: none)
     equally_fast_ms: int = 5              # EVALUATION_EQUALLY_FAST_MS: search times this close never decide a pick
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)

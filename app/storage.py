@@ -1,6 +1,6 @@
 """Where the Function App's files are, from its settings: the collections container, one collection's
-folder, the targets a collection searches, and those targets opened. Shared by the triggers and the activities; every rule
-lives in the library (``evaluation.store.collections``, ``evaluation.target_specs``).
+folder, the targets a collection searches, and those targets opened. Shared by the triggers and the activities; every
+rule lives in the library (``evaluation.store.collections``, ``evaluation.target_specs``).
 
 In Azure the app signs in to Blob storage with its managed identity (``EVALUATION_STORAGE_ACCOUNT_URL``);
 locally ``EVALUATION_STORAGE_CONNECTION_STRING`` (Azurite) is used instead.

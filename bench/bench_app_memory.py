@@ -9,9 +9,9 @@ mapped) from the process's ``engine.opened.OpenedIndexes`` as ``app.storage.open
 (``--opened-indexes``, the app's EVALUATION_OPENED_INDEXES: 2 by default, so the two share one open;
 0: each activity opens its own, as the app did before), each ranking the first shard ``plan_shards``
 gives its setup (the app's rules, no earlier run). Peak RSS is the kernel's: ``VmHWM`` of
-``/proc/self/status`` (file-backed pages of the mapped vectors and BM25 included, as the instance's memory limit counts them), with ``ru_maxrss`` beside it,
-not Python's own tracing. Baseline: the largest Flex instance the app's Bicep allows, 2048 MB
-(the issue's goal: under it).
+``/proc/self/status`` (file-backed pages of the mapped vectors and BM25 included, as the instance's memory limit counts
+them), with ``ru_maxrss`` beside it, not Python's own tracing. Baseline: the largest Flex instance the app's Bicep
+allows, 2048 MB (the issue's goal: under it).
 
 ``--build-standin`` builds an index with the real chunker and the real BM25 (both keyword indexes),
 and vectors of the real shape (each model's dimension, float32, one unit row per chunk) drawn from a

@@ -13,8 +13,9 @@ the fan-out's finish + the timed passes. The baseline is the issue's goal: withi
 single activity of the fan-out plus the timing pass.
 
 Cold is an empty cache; warm is the same golden file with 10% of its questions asked in other words
-(outside the timed sample: a changed sampled question is timed again), the cache and the cold run's report kept (times reused when the index state, software and timed sample
-are unchanged: ``run.retime``). The warm goal: at most 1/10 of the cold run's activity-seconds.
+(outside the timed sample: a changed sampled question is timed again), the cache and the cold run's report kept (times
+reused when the index state, software and timed sample are unchanged: ``run.retime``). The warm goal: at most 1/10 of
+the cold run's activity-seconds.
 
 Questions: the golden file's, each asked again in numbered variants to reach the count (distinct texts,
 the same expected documents), so 1,000 questions cost what 1,000 distinct questions cost.
@@ -144,7 +145,9 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     newest = report_bytes(earlier) if earlier is not None else None  # as the store keeps it
 
     def target(key: str | None = None) -> EmbeddedTarget:
-        own = cache.with_name(f"{cache.stem}-{plan_keys.index(key)}{cache.suffix}") if cache_per_setup and key else cache
+        own = (
+            cache.with_name(f"{cache.stem}-{plan_keys.index(key)}{cache.suffix}") if cache_per_setup and key else cache
+        )
         return EmbeddedTarget(index, cache=own)
 
     plan_keys: list[str] = []
@@ -290,7 +293,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 baseline = longest.seconds + sum(a.seconds for a in timed)
                 print(f"  {name}: {len(fan_out)} rank activities, {len(timed)} timed passes, "
                       f"{seconds:.1f} activity-seconds (with plan and save: "
-                      f"{seconds + sum(a.seconds for a in around[name]):.1f}); longest activity {longest.seconds:.1f} s "
+                      f"{seconds + sum(a.seconds for a in around[name]):.1f}); longest activity "
+                      f"{longest.seconds:.1f} s "
                       f"({longest.name}); timing pass {sum(a.seconds for a in timed):.1f} s; reused times "
                       f"{sum(1 for s in report['setups'] if s.get('timed_in'))}, reused results "
                       f"{sum(len(s.get('ranked_in') or {}) for s in report['setups'])} (question x setup)")
@@ -309,7 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             before = {s["key"]: s for s in cold[2]["setups"]}
             same = all(s[name][q] == before[s["key"]][name][q]
                        for s in warm[2]["setups"] for q in unchanged for name in ("ranks", "results"))
-            print(f"  warm / cold activity-seconds: {ratio:.3f} (with plan and save: {whole:.3f}; goal <= {WARM_GOAL}); "
+            print(f"  warm / cold activity-seconds: {ratio:.3f} (with plan and save: {whole:.3f}; goal <= "
+                  f"{WARM_GOAL}); "
                   f"ranks and results of unchanged questions identical: {same}")
             for name, profiler in profilers.items():
                 print(profiler.table(f"{name} run, {count} questions: seconds by activity and step"))
@@ -326,12 +331,14 @@ def _cold_only(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as work:
         for count in counts:
             before = os.getloadavg()[0]
-            fan_out, timing, _ = run_once(args.index, questions_of(args.golden, count), Path(work) / f"cache-{count}.sqlite",
+            fan_out, timing, _ = run_once(args.index, questions_of(args.golden, count),
+                                          Path(work) / f"cache-{count}.sqlite",
                                           only=args.only, shard_seconds=args.shard_seconds, earlier=None,
                                           workdir=Path(work), sample_shards=args.sample_shards,
                                           cache_per_setup=args.cache_per_setup)
             load = (before, os.getloadavg()[0])
-            print(f"\n{count} questions, cold, {len(timing)} setups timed (load {load[0]:.1f} before, {load[1]:.1f} after)")
+            print(f"\n{count} questions, cold, {len(timing)} setups timed (load {load[0]:.1f} before, {load[1]:.1f} "
+                  f"after)")
             for line in (activity_lines(fan_out, timing) + sample_lines(fan_out)
                          + schedule_lines(fan_out, timing, [int(n) for n in args.instances.split(",")])):
                 print(line)

@@ -30,8 +30,8 @@ from typing import Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe_machine  # noqa: E402
-from busy_machine import old_picks  # noqa: E402
+from _machine import describe_machine
+from busy_machine import old_picks
 
 ROOT = Path(__file__).resolve().parent.parent
 COLLECTIONS = ("sample", "api-reference")

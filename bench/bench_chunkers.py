@@ -26,10 +26,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import describe_machine  # noqa: E402
-from evaluation.chunking import cut  # noqa: E402
-from evaluation.chunking.cutters import fixed, recursive, sentence, sections  # noqa: E402
-from evaluation.chunking.outline import Outline  # noqa: E402
+from _machine import describe_machine
+from evaluation.chunking import cut
+from evaluation.chunking.cutters import fixed, recursive, sentence, sections
+from evaluation.chunking.outline import Outline
 
 SAMPLE = Path(__file__).resolve().parent.parent / "evaluation" / "sample" / "corpus.jsonl"
 
@@ -50,7 +50,7 @@ def timed(run, docs) -> tuple[float, list[list[tuple[int, int]]]]:
 
 def quality(docs, spans_per_doc) -> dict:
     ends = split = stops = across = count = longest = 0
-    for doc, spans in zip(docs, spans_per_doc):
+    for doc, spans in zip(docs, spans_per_doc, strict=True):
         text = doc["text"]
         starts = [s.start for s in Outline.of(text).sections]
         for a, b in spans:
@@ -76,26 +76,37 @@ def splitter_spans(splitter, docs):
 
 
 def candidates(size: int):
-    from chonkie import RecursiveChunker, SentenceChunker, TokenChunker
+    from chonkie import RecursiveChunker, TokenChunker
     from semantic_text_splitter import MarkdownSplitter, TextSplitter
 
     overlap = size // 5
     token = TokenChunker(tokenizer="character", chunk_size=size, chunk_overlap=overlap)
     chonkie_recursive = RecursiveChunker(tokenizer="character", chunk_size=size)
-    chonkie_sentence = SentenceChunker(tokenizer="character", chunk_size=size, chunk_overlap=overlap,
-                                       min_sentences_per_chunk=1)
     markdown_alone = MarkdownSplitter(size, overlap)
     text_splitter = TextSplitter(size, overlap)
     return {
-        "fixed": (("shipped: by hand, at spaces", lambda ds: [fixed(d["text"], size, overlap) for d in ds]),
-                  ("chonkie TokenChunker (characters)", lambda ds: chonkie_spans(token, ds))),
-        "recursive": (("shipped: semantic-text-splitter TextSplitter", lambda ds: [recursive(d["text"], size, overlap) for d in ds]),
-                      ("chonkie RecursiveChunker (no overlap)", lambda ds: chonkie_spans(chonkie_recursive, ds))),
-        "markdown": (("shipped: sections, long ones by MarkdownSplitter",
-                      lambda ds: [[s for s, _ in sections(d["text"], Outline.of(d["text"]), size, overlap)] for d in ds]),
-                     ("MarkdownSplitter alone", lambda ds: splitter_spans(markdown_alone, ds))),
-        "sentence": (("shipped: chonkie SentenceChunker", lambda ds: [sentence(d["text"], size, overlap) for d in ds]),
-                     ("semantic-text-splitter TextSplitter", lambda ds: splitter_spans(text_splitter, ds))),
+        "fixed": (
+            ("shipped: by hand, at spaces", lambda ds: [fixed(d["text"], size, overlap) for d in ds]),
+            ("chonkie TokenChunker (characters)", lambda ds: chonkie_spans(token, ds)),
+        ),
+        "recursive": (
+            (
+                "shipped: semantic-text-splitter TextSplitter",
+                lambda ds: [recursive(d["text"], size, overlap) for d in ds],
+            ),
+            ("chonkie RecursiveChunker (no overlap)", lambda ds: chonkie_spans(chonkie_recursive, ds)),
+        ),
+        "markdown": (
+            (
+                "shipped: sections, long ones by MarkdownSplitter",
+                lambda ds: [[s for s, _ in sections(d["text"], Outline.of(d["text"]), size, overlap)] for d in ds],
+            ),
+            ("MarkdownSplitter alone", lambda ds: splitter_spans(markdown_alone, ds)),
+        ),
+        "sentence": (
+            ("shipped: chonkie SentenceChunker", lambda ds: [sentence(d["text"], size, overlap) for d in ds]),
+            ("semantic-text-splitter TextSplitter", lambda ds: splitter_spans(text_splitter, ds)),
+        ),
     }
 
 
@@ -131,10 +142,12 @@ def semantic_side(docs, n: int) -> None:
     pairs = [tuple(rng.sample(range(len(docs)), 2)) for _ in range(20)]
 
     def body(text):
-        return "\n".join(l for l in text.splitlines() if l.strip() and not l.startswith(("#", "```", "|", "[")))
+        return "\n".join(line for line in text.splitlines()
+                         if line.strip() and not line.startswith(("#", "```", "|", "[")))
 
     joined = [(body(docs[a]["text"])[:700], body(docs[b]["text"])[:700]) for a, b in pairs]
-    for name, run in (("shipped: drift of 3-sentence means, cut at mean + 1 sd", None), ("chonkie SemanticChunker", theirs)):
+    for name, run in (("shipped: drift of 3-sentence means, cut at mean + 1 sd", None),
+                      ("chonkie SemanticChunker", theirs)):
         start = time.perf_counter()
         if run is None:
             made = [len(cut("semantic-1000-n", d["id"], d["text"], embedder=embedder)) for d in docs[:n]]

@@ -128,8 +128,12 @@ def main() -> int:
                         "to this file")
     parser.add_argument("--ours-from", type=Path, help="read our side from a file --ours-json wrote instead of running "
                         "it (with --theirs-json: the side-by-side table from two files, nothing run)")
-    parser.add_argument("--cache", type=Path, help="our vector cache file, which must not exist yet (the run stays "
-                        "cold) and is kept after, for later runs to reuse; default: a new one in a folder removed after")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="our vector cache file, which must not exist yet (the run stays "
+        "cold) and is kept after, for later runs to reuse; default: a new one in a folder removed after",
+    )
     parser.add_argument("--vectrixdb-python", default=str(VECTRIXDB_PYTHON))
     args = parser.parse_args()
     print(describe_machine())

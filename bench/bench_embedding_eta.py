@@ -23,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import describe_machine, load_averages  # noqa: E402
+from _machine import describe_machine, load_averages
 
 BASELINE = "texts"
 RULES = (BASELINE, "characters", "tokens")

@@ -19,14 +19,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from _machine import describe_machine, peak_rss_mib  # noqa: E402
-from evaluation.engine.chunking import chunk_corpus  # noqa: E402
-from evaluation.engine.corpus import read_corpus  # noqa: E402
-from evaluation.engine.index import IndexSettings, build_index, open_index  # noqa: E402
-from evaluation.engine.target import EmbeddedTarget  # noqa: E402
-from evaluation.golden import read_golden  # noqa: E402
+from _machine import describe_machine, peak_rss_mib
+from evaluation.engine.chunking import chunk_corpus
+from evaluation.engine.corpus import read_corpus
+from evaluation.engine.index import IndexSettings, build_index, open_index
+from evaluation.engine.target import EmbeddedTarget
+from evaluation.golden import read_golden
 
 
 def main() -> None:

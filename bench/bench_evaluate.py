@@ -19,11 +19,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import describe_machine, peak_rss_mib  # noqa: E402
-from evaluation.engine import models  # noqa: E402
-from evaluation.engine.index import build_index, open_index  # noqa: E402
-from evaluation.engine.target import EmbeddedTarget  # noqa: E402
-from evaluation.evaluate import evaluate  # noqa: E402
+from _machine import describe_machine, peak_rss_mib
+from evaluation.engine import models
+from evaluation.engine.index import build_index, open_index
+from evaluation.engine.target import EmbeddedTarget
+from evaluation.evaluate import evaluate
 
 spent: dict[str, float] = {"embedding documents": 0.0, "embedding questions": 0.0, "reranking": 0.0}
 

@@ -31,6 +31,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -132,7 +133,7 @@ def where_time_went(frames: list[tuple[float, str]], total: float) -> tuple[dict
     spent: dict[tuple[str, str], float] = defaultdict(float)
     silences = []
     marks = [(0.0, "(before the first frame)")] + [(t, f) for t, f in frames] + [(total, "(end)")]
-    for (at, frame), (nxt, _) in zip(marks, marks[1:]):
+    for (at, frame), (nxt, _) in pairwise(marks):
         gap = nxt - at
         if frame.startswith("("):
             group, stage = "no bar", frame

@@ -57,7 +57,9 @@ def main() -> None:
     models = {name: load_embedder(name, threads=2) for name in available_embedders()}
     for name, model in models.items():
         vectors = [model.embed_documents(list(pair)) for pair in PARAPHRASES]
-        print(f"  {name}: hand-made paraphrase pairs at cosine " + ", ".join(f"{float(v[0] @ v[1]):.2f}" for v in vectors))
+        print(
+            f"  {name}: hand-made paraphrase pairs at cosine " + ", ".join(f"{float(v[0] @ v[1]):.2f}" for v in vectors)
+        )
     for name, corpus_path, golden_path in collections():
         texts = {row["id"]: row["text"] for row in read_jsonl(corpus_path)}
         rows = [row for row in read_jsonl(golden_path) if row.get("question")]

@@ -39,9 +39,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from _machine import describe_machine, load_averages, peak_rss_mib  # noqa: E402
+from _machine import describe_machine, load_averages, peak_rss_mib
 
 BASELINE = "sequential, 2 threads each"
 POOLED = "sequential, a session per core"
@@ -94,7 +94,7 @@ def _child(candidate: str, corpus: str, out: str) -> None:
     wall, cpu = time.perf_counter(), time.process_time()
     vectors = _embed(candidate, texts, names)
     wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
-    for name, array in zip(names, vectors):
+    for name, array in zip(names, vectors, strict=True):
         np.save(Path(out) / f"{name}.npy", array)
     print(json.dumps({"candidate": candidate, "chunks": len(texts), "wall": wall, "cpu": cpu,
                       "rss": peak_rss_mib(), "load_before": load_before, "load_after": load_averages()}))
@@ -128,7 +128,8 @@ def main() -> None:
         base = results[BASELINE]
         print(f"embedding {base['chunks']} chunks of {args.corpus} with both models; "
               f"ratio = baseline wall / candidate wall (above 1 is faster)")
-        print(f"  {'candidate':30} {'wall s':>7} {'CPU s':>7} {'RSS MiB':>8} {'ratio':>6}  vectors  load before -> after")
+        print(f"  {'candidate':30} {'wall s':>7} {'CPU s':>7} {'RSS MiB':>8} {'ratio':>6}  vectors  load before -> "
+              f"after")
         for candidate, row in results.items():
             print(f"  {candidate:30} {row['wall']:7.1f} {row['cpu']:7.1f} {row['rss']:8.0f} "
                   f"{base['wall'] / row['wall']:6.2f}  {'same' if row['same'] else 'DIFFER'}     "

@@ -27,18 +27,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from evaluation.engine.chunking import chunk_corpus  # noqa: E402
-from evaluation.engine.corpus import read_corpus  # noqa: E402
-from evaluation.engine.fusion import RRF_K, rrf, top_k  # noqa: E402
-from evaluation.engine.index import (BM25_SETTINGS, DOCUMENT_BM25_SETTINGS, IndexSettings, bm25_tokenize,  # noqa: E402
+from evaluation.engine.chunking import chunk_corpus
+from evaluation.engine.corpus import read_corpus
+from evaluation.engine.fusion import RRF_K, rrf, top_k
+from evaluation.engine.index import (BM25_SETTINGS, DOCUMENT_BM25_SETTINGS, IndexSettings, bm25_tokenize,
                                      build_index, document_text, open_index)
-from evaluation.engine.target import EmbeddedTarget  # noqa: E402
-from evaluation.golden import read_golden  # noqa: E402
-from evaluation.scoring.judging import judge  # noqa: E402
-from evaluation.scoring.metrics import summarise  # noqa: E402
-from evaluation.target import Hit  # noqa: E402
+from evaluation.engine.target import EmbeddedTarget
+from evaluation.golden import read_golden
+from evaluation.scoring.judging import judge
+from evaluation.scoring.metrics import summarise
+from evaluation.target import Hit
 
 DEPTH = 20
 POOL = 50  # the engine's fusion_candidates
@@ -63,7 +63,8 @@ def ranks(scores: np.ndarray) -> dict[int, int]:
     return {i: r for r, (i, _) in enumerate(top_k(scores, matched), start=1)}
 
 
-def fused(chunk_rank: dict[int, int], doc_of: np.ndarray, doc_rank: dict[int, int], *, best_only: bool = False) -> list[int]:
+def fused(chunk_rank: dict[int, int], doc_of: np.ndarray, doc_rank: dict[int, int], *,
+          best_only: bool = False) -> list[int]:
     """Matched chunks by 1/(k + chunk rank) + 1/(k + its document's rank), exact, ties in index order.
     ``best_only``: the document's term goes to its best chunk alone (one boosted chunk per document)."""
     best: dict[int, int] = {}
@@ -110,7 +111,7 @@ def main() -> None:
 
     results: dict[str, list[list[Hit]]] = {name: [] for name in RULES}
     keyword_lists: dict[str, list[list[int]]] = {"a": [], "c0": []}
-    for q, tokens in zip(questions, bm25_tokenize([q.question for q in questions])):
+    for tokens in bm25_tokenize([q.question for q in questions]):
         c_rank = ranks(scores_of(chunk_bm25, tokens, len(chunks)))
         d_rank = ranks(scores_of(doc_bm25, tokens, len(docs)))
         d0_rank = ranks(scores_of(doc_bm25_0, tokens, len(docs)))
@@ -122,15 +123,26 @@ def main() -> None:
         shipped = fused(c_rank, doc_of, d0_rank)
         keyword_lists["a"].append(by_chunk[:POOL])
         keyword_lists["c0"].append(shipped[:POOL])
-        for name, hits in zip(RULES, (
-                chunk_hits(by_chunk), doc_hits(sorted(d_rank, key=d_rank.__getitem__)),
-                doc_hits(sorted(d0_rank, key=d0_rank.__getitem__)), chunk_hits(fused(c_rank, doc_of, d_rank)),
-                chunk_hits(shipped), chunk_hits(fused(c_rank, doc_of, d0_rank, best_only=True)),
+        for name, hits in zip(
+            RULES,
+            (
+                chunk_hits(by_chunk),
+                doc_hits(sorted(d_rank, key=d_rank.__getitem__)),
+                doc_hits(sorted(d0_rank, key=d0_rank.__getitem__)),
+                chunk_hits(fused(c_rank, doc_of, d_rank)),
+                chunk_hits(shipped),
+                chunk_hits(fused(c_rank, doc_of, d0_rank, best_only=True)),
                 chunk_hits(fused(c_rank, doc_of, b_rank)),
-                chunk_hits(sorted(c_rank, key=lambda i: (d0_rank.get(int(doc_of[i]), 1 << 30), c_rank[i]))))):
+                chunk_hits(sorted(c_rank, key=lambda i: (d0_rank.get(int(doc_of[i]), 1 << 30), c_rank[i]))),
+            ),
+            strict=True,
+        ):
             results[name].append(hits)
 
-    print(f"{len(questions)} questions, top {DEPTH}; doc grain" + (" | evidence grain (chunk-level)" if has_evidence else ""))
+    print(
+        f"{len(questions)} questions, top {DEPTH}; doc grain"
+        + (" | evidence grain (chunk-level)" if has_evidence else "")
+    )
     head = f"{'found@1':>8} {'found@10':>9} {'MRR':>6} {'nDCG@10':>8}"
     print(f"  {'rule':44} {head}" + (f" | {head}" if has_evidence else ""))
     for name, hits in results.items():
@@ -148,7 +160,7 @@ def table_row(questions, hits, has_evidence: bool, *, documents: bool = False) -
             line += " |"
             if documents:
                 continue  # whole documents: no chunk to judge
-        s = summarise([judge(q, h, grain) for q, h in zip(questions, hits)])
+        s = summarise([judge(q, h, grain) for q, h in zip(questions, hits, strict=True)])
         line += f" {s['counts']['1']:>8} {s['counts']['10']:>9} {s['mrr']:6.3f} {s['ndcg_10']:8.3f}"
     return line
 
@@ -172,7 +184,7 @@ def engine_check(corpus, chunks, questions, expected_ids: list[list[str]]) -> No
         target = EmbeddedTarget(index, cross_encoder=False, cache=False, fusion_candidates=POOL)
         keyword = next(s for s in target.setups() if s.method == "keyword")
         got = [[h.id for h in hits] for hits in target.search_batch(keyword, texts, POOL)]
-        same = sum(g == e for g, e in zip(got, expected_ids))
+        same = sum(g == e for g, e in zip(got, expected_ids, strict=True))
         print(f"  engine keyword lists equal to the shipped rule's: {same}/{len(texts)}")
 
         def chunk_only(question: str) -> list:  # the engine's keyword before issue 15
@@ -192,7 +204,8 @@ def engine_check(corpus, chunks, questions, expected_ids: list[list[str]]) -> No
                     started = time.perf_counter()
                     search(question)
                     times.append((time.perf_counter() - started) * 1000)
-            print(f"  {name:22} median {statistics.median(times):6.2f} ms, p95 {float(np.percentile(times, 95)):6.2f} ms "
+            print(f"  {name:22} median {statistics.median(times):6.2f} ms, p95 "
+                  f"{float(np.percentile(times, 95)):6.2f} ms "
                   f"over {len(times)} searches")
 
 

@@ -19,11 +19,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _machine import describe_machine  # noqa: E402
-from evaluation.golden import Question  # noqa: E402
-from evaluation.scoring.judging import judge  # noqa: E402
-from evaluation.scoring.metrics import summarise  # noqa: E402
-from evaluation.target import Hit  # noqa: E402
+from _machine import describe_machine
+from evaluation.golden import Question
+from evaluation.scoring.judging import judge
+from evaluation.scoring.metrics import summarise
+from evaluation.target import Hit
 
 MEASURES = {"recip_rank", "ndcg_cut_10", "success_1", "success_3", "success_5", "success_10", "success_20"}
 
@@ -43,14 +43,14 @@ def make_inputs(questions: int, results: int, seed: int = 0):
 
 
 def ours(golden, runs):
-    return summarise([judge(q, hits, "doc") for q, hits in zip(golden, runs)])
+    return summarise([judge(q, hits, "doc") for q, hits in zip(golden, runs, strict=True)])
 
 
 def oracle(golden, runs):
     import pytrec_eval
 
     qrels = {q.id: {d: 1 for d in q.expected} for q in golden}
-    run = {q.id: {h.id: h.score for h in hits} for q, hits in zip(golden, runs)}
+    run = {q.id: {h.id: h.score for h in hits} for q, hits in zip(golden, runs, strict=True)}
     per_question = pytrec_eval.RelevanceEvaluator(qrels, MEASURES).evaluate(run)
     return {m: statistics.fmean(v[m] for v in per_question.values()) for m in MEASURES}
 

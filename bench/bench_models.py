@@ -30,10 +30,10 @@ from typing import Callable, Sequence
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from _machine import describe_machine  # noqa: E402
-from evaluation.engine import graphs, models  # noqa: E402
+from _machine import describe_machine
+from evaluation.engine import graphs, models
 
 BATCH = 32
 SHORT_TOKENS = 64
@@ -126,7 +126,7 @@ def _measure(model: str, texts_label: str, items: list, unit: str, ways: list[tu
     rates = {}
     for way, run in ways:
         run(items[:BATCH])  # warm-up
-        rates[way] = len(items) / _median_seconds(lambda: run(items), repeats)
+        rates[way] = len(items) / _median_seconds(lambda run=run: run(items), repeats)
     baseline = rates[ways[-1][0]]
     for way, _ in ways:
         print(f"{model:<20} {texts_label:<22} {way:<42} {rates[way]:6.1f} {unit}/s  "
@@ -168,9 +168,10 @@ def main() -> None:
         ways: list[tuple[str, Way]] = [
             ("shipped: sorted, " + ("one text per call" if one_row else
                                     f"calls of <= {graphs._TOKENS_PER_CALL} tokens"),
-             lambda items: embedder.embed_documents(items, batch_size=BATCH))]
+             lambda items, embedder=embedder: embedder.embed_documents(items, batch_size=BATCH))]
         if one_row:
-            ways.append((f"sorted, {BATCH} per call (batch-dependent)", _sorted_whole_batches(embedder, embedder._vectors, embedder.dimensions)))
+            ways.append((f"sorted, {BATCH} per call (batch-dependent)",
+                         _sorted_whole_batches(embedder, embedder._vectors, embedder.dimensions)))
         ways.append(("naive: unsorted, padded to max_length", _naive(embedder, embedder._vectors)))
         for texts_label, texts in sets:
             _measure(name, texts_label, texts, "texts", ways, args.repeats)

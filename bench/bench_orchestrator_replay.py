@@ -10,10 +10,12 @@ Measured 2026-12-01 under the bench lock, load 7.2 before, 9.9 after: 200 shards
 Usage: python3 bench/bench_orchestrator_replay.py [200 1000]
 """
 from __future__ import annotations
-import json, sys, time
+import json
+import sys
+import time
 from pathlib import Path
-ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import durable_host
 from durable_host import DurableHost, replay, registered
 from orchestrators.evaluate_golden import evaluate_golden
@@ -80,7 +82,9 @@ def run(n):
     biggest = max(inst.episodes, key=lambda e: len(e[0]))[0]
     times = []
     for _ in range(3):
-        t = time.perf_counter(); replay(ORCH, biggest); times.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        replay(ORCH, biggest)
+        times.append(time.perf_counter() - t)
     return ranked, biggest, times
 
 

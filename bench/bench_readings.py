@@ -33,8 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe_machine, load_averages  # noqa: E402
-from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections  # noqa: E402
+from _machine import describe_machine, load_averages
+from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections
 
 READINGS = ("results", "documents")  # the first is the baseline: the default reading
 BASELINE = READINGS[0]
@@ -104,8 +104,11 @@ def measure(shape: str, corpus: Path, golden: Path, rerank: bool) -> tuple[list[
     started = time.perf_counter()
     for setup in setups:
         hits = target.search_batch(setup, texts, DEPTH)
-        outcomes = {reading: [judge(q, h, rule) for q, h in zip(questions, hits)] for reading, rule in rules.items()}
-        moved = {a.question_id for a, b in zip(*outcomes.values()) if a.first != b.first}
+        outcomes = {
+            reading: [judge(q, h, rule) for q, h in zip(questions, hits, strict=True)]
+            for reading, rule in rules.items()
+        }
+        moved = {a.question_id for a, b in zip(*outcomes.values(), strict=True) if a.first != b.first}
         moved_any |= moved
         held = sum(len({hit.doc_id for hit in found}) for found in hits) / max(1, len(hits))
         rows.append(SetupReadings(setup.key, {r: summarise(o) for r, o in outcomes.items()}, len(moved), held))

@@ -52,7 +52,9 @@ def depths(text: str) -> list[int]:
     try:
         values = sorted({int(part) for part in text.split(",") if part.strip()}, reverse=True)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r}: write whole numbers separated by commas, e.g. 10,15,20,30")
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: write whole numbers separated by commas, e.g. 10,15,20,30"
+        ) from None
     if not values or values[-1] < 1:
         raise argparse.ArgumentTypeError(f"{text!r}: every depth must be at least 1")
     return values

@@ -22,13 +22,14 @@ import json
 import re
 import shutil
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import python_docs  # noqa: E402
-import scale_corpus  # noqa: E402
-from _machine import describe_machine  # noqa: E402
-from bench_vectrixdb import Stage, load, run_stage  # noqa: E402
+import python_docs
+import scale_corpus
+from _machine import describe_machine
+from bench_vectrixdb import Stage, load, run_stage
 
 GOAL_SECONDS = 600
 GOAL_MIB = 4096
@@ -66,7 +67,7 @@ def found_at_10(report: dict) -> dict[str, float | None]:
 
 def pair_rate(points: list[tuple[int, float]]) -> list[float]:
     """Marginal pairs per second between consecutive (pairs, seconds) points: equal when linear."""
-    return [(p2 - p1) / (s2 - s1) if s2 > s1 else float("inf") for (p1, s1), (p2, s2) in zip(points, points[1:])]
+    return [(p2 - p1) / (s2 - s1) if s2 > s1 else float("inf") for (p1, s1), (p2, s2) in pairwise(points)]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -109,7 +110,8 @@ def main(argv: list[str] | None = None) -> int:
         chunks = json.loads((index / "manifest.json").read_text(encoding="utf-8"))["chunks"]
         for count in args.questions:
             golden_path = _golden(folder, golden, count)
-            stage = run_stage(f"evaluate {min(count, len(golden))} q", _evaluate(index, golden_path, "--skip", "*hybrid_reranked*"),
+            stage = run_stage(f"evaluate {min(count, len(golden))} q",
+                              _evaluate(index, golden_path, "--skip", "*hybrid_reranked*"),
                               folder / f"evaluate-{count}.log")
             rows.append({"chunks": chunks, "documents": len(docs), "questions": min(count, len(golden)),
                          "index": built, "evaluate": stage, "found": found_at_10(stage.json())})
@@ -130,13 +132,18 @@ def print_table(rows: list[dict]) -> None:
     setups = list(dict.fromkeys(key for row in rows for key in row["found"]))
     print("\nevery setup but the reranked ones, over all questions (each stage its own process; "
           f"goal: {GOAL_SECONDS} s and {GOAL_MIB} MiB at 100k chunks x 1,000 questions)")
-    print(f"  {'chunks':>7} {'docs':>6} {'qs':>5} {'index s':>8} {'chunks/s':>8} {'MiB':>5} {'eval s':>7} {'MiB':>5}"
-          f" {'eval/goal':>9} {'both/goal':>9} {'RSS/goal':>8}   " + "  ".join(f"{k.split('.', 1)[1]:>18}" for k in setups))
+    print(
+        f"  {'chunks':>7} {'docs':>6} {'qs':>5} {'index s':>8} {'chunks/s':>8} {'MiB':>5} {'eval s':>7} {'MiB':>5}"
+        f" {'eval/goal':>9} {'both/goal':>9} {'RSS/goal':>8}   "
+        + "  ".join(f"{k.split('.', 1)[1]:>18}" for k in setups)
+    )
     for row in rows:
         built, stage = row["index"], row["evaluate"]
         both = built.seconds + stage.seconds
         peak = max(built.peak_mib, stage.peak_mib)
-        found = "  ".join(f"{'-' if row['found'].get(k) is None else format(row['found'][k], '.1%'):>18}" for k in setups)
+        found = "  ".join(
+            f"{'-' if row['found'].get(k) is None else format(row['found'][k], '.1%'):>18}" for k in setups
+        )
         print(f"  {row['chunks']:7} {row['documents']:6} {row['questions']:5} {built.seconds:8.1f} "
               f"{row['chunks'] / built.seconds:8.1f} {built.peak_mib:5.0f} {stage.seconds:7.1f} {stage.peak_mib:5.0f}"
               f" {stage.seconds / GOAL_SECONDS:8.2f}x {both / GOAL_SECONDS:8.2f}x {peak / GOAL_MIB:7.2f}x   {found}")
@@ -153,7 +160,7 @@ def print_rerank(rerank: list[tuple[int, int, Stage]]) -> None:
     rates = pair_rate(points)
     print(f"\nreranked setups (evaluate --only '*hybrid_reranked*' --timed 0 --no-cache, {rerank[0][0]} chunks, "
           f"{RERANK_CANDIDATES} pairs a question)")
-    for (_, questions, stage), (pairs, _) in zip(rerank, points):
+    for (_, questions, stage), (pairs, _) in zip(rerank, points, strict=True):
         print(f"  {questions:5} questions {pairs:6} pairs {stage.seconds:7.1f} s  peak RSS {stage.peak_mib:5.0f} MiB  "
               f"load {stage.load_before} -> {stage.load_after}")
     if rates:
@@ -161,7 +168,8 @@ def print_rerank(rerank: list[tuple[int, int, Stage]]) -> None:
         rate = rates[-1]
         fixed = points[-1][1] - points[-1][0] / rate
         print(f"  projection at 1,000 questions: {fixed:.0f} s fixed + 1000 x {RERANK_CANDIDATES} / {rate:.1f} = "
-              f"{fixed + 1000 * RERANK_CANDIDATES / rate:,.0f} s ({(fixed + 1000 * RERANK_CANDIDATES / rate) / 60:.0f} min) "
+              f"{fixed + 1000 * RERANK_CANDIDATES / rate:,.0f} s ({(fixed + 1000 * RERANK_CANDIDATES / rate) / 60:.0f} "
+              f"min) "
               "per set of vectors' reranked setups, batch (pairs shared between them)")
 
 

@@ -47,9 +47,9 @@ from posixpath import normpath
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import python_docs  # noqa: E402
-import scale_corpus  # noqa: E402
-from _machine import describe_machine  # noqa: E402
+import python_docs
+import scale_corpus
+from _machine import describe_machine
 
 CACHE = python_docs.DEFAULT_OUT / "shapes"
 MIN_QUESTION_WORDS, MAX_QUESTION_WORDS = 6, 60
@@ -262,7 +262,7 @@ def measure(shape: str, corpus: Path, golden: Path) -> list[tuple[str, dict]]:
         wanted.append((f"hybrid.bge-small ({hybrid_keyword})", "local.hybrid.bge-small"))
         for label, key in wanted:
             hits = target.search_batch(by_key[key], texts, 20)
-            rows.append((label, summarise([judge(q, h, "doc") for q, h in zip(questions, hits)])))
+            rows.append((label, summarise([judge(q, h, "doc") for q, h in zip(questions, hits, strict=True)])))
     return rows
 
 

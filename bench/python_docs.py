@@ -239,7 +239,7 @@ def build(out: Path, *, root: Path = HTML, n_docs: int | None = None, n_question
     docs, questions = choose(docs, questions, n_docs, n_questions)
     out.mkdir(parents=True, exist_ok=True)
     paths = (out / "corpus.jsonl", out / "golden.jsonl")
-    for path, rows in zip(paths, (docs, questions)):
+    for path, rows in zip(paths, (docs, questions), strict=True):
         write_jsonl(path, rows)
     return paths
 

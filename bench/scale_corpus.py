@@ -34,18 +34,21 @@ from urllib.parse import unquote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import python_docs  # noqa: E402
-from evaluation.engine.chunking import RULES_VERSION, ChunkSettings, chunk_document  # noqa: E402
-from evaluation.engine.corpus import Document  # noqa: E402
+import python_docs
+from evaluation.engine.chunking import RULES_VERSION, ChunkSettings, chunk_document
+from evaluation.engine.corpus import Document
 
 CACHE = python_docs.DEFAULT_OUT
 # (id prefix, Debian package, its folder under /usr/share/doc): Sphinx HTML in <folder>/html, every page
 # (python-django-doc is not among them: its pages mark sections <div class="section">, which
 # python_docs.read_page does not read, so it gave no section at all.)
-DEB_SOURCES = (("linux", "linux-doc-6.1", "linux-doc-6.1"), ("llvm", "llvm-15-doc", "llvm-15-doc"), ("scipy", "python-scipy-doc", "python-scipy-doc"),
+DEB_SOURCES = (("linux", "linux-doc-6.1", "linux-doc-6.1"), ("llvm", "llvm-15-doc", "llvm-15-doc"),
+               ("scipy", "python-scipy-doc", "python-scipy-doc"),
                ("cmake", "cmake-doc", "cmake-data"), ("sqlalchemy", "python-sqlalchemy-doc", "python-sqlalchemy-doc"),
-               ("sklearn", "python-sklearn-doc", "python-sklearn-doc"), ("sympy", "python-sympy-doc", "python-sympy-doc"),
-               ("astropy", "python-astropy-doc", "python-astropy-doc"), ("pandas", "python-pandas-doc", "python-pandas-doc"),
+               ("sklearn", "python-sklearn-doc", "python-sklearn-doc"),
+               ("sympy", "python-sympy-doc", "python-sympy-doc"),
+               ("astropy", "python-astropy-doc", "python-astropy-doc"),
+               ("pandas", "python-pandas-doc", "python-pandas-doc"),
                ("statsmodels", "python-statsmodels-doc", "python-statsmodels-doc"))
 MIN_QUESTION_WORDS = 3  # "Introduction", "Examples", "struct foo": many sections share them
 # Bump when a change here would read the packages into other sections or chunk counts (the pool cache key)
@@ -123,9 +126,10 @@ def fold(heading: str) -> str:
     return " ".join(heading.casefold().split())
 
 
-def pool_rows(sources: list[Source], settings: ChunkSettings = ChunkSettings()) -> list[dict]:
+def pool_rows(sources: list[Source], settings: ChunkSettings | None = None) -> list[dict]:
     """Every section of at least python_docs.MIN_WORDS words, in source and page order, with its heading
     and its chunk count (``metadata``)."""
+    settings = settings or ChunkSettings()
     rows: list[dict] = []
     for source in sources:
         for path in source.pages():
@@ -199,7 +203,7 @@ def write(out: Path, docs: list[dict], golden: list[dict]) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     corpus = [{**d, "metadata": {"package": d["metadata"]["package"]}} for d in docs]
     paths = (out / "corpus.jsonl", out / "golden.jsonl")
-    for path, rows in zip(paths, (corpus, golden)):
+    for path, rows in zip(paths, (corpus, golden), strict=True):
         python_docs.write_jsonl(path, rows)
     return paths
 

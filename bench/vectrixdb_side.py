@@ -61,7 +61,7 @@ def found_at(ranked: list[list[str]], expected: list[list[str]], k: int = 10) ->
     """found@k: share of questions with an expected document among their first k results (chunks)."""
     if not expected:
         return None
-    hits = sum(1 for docs, wanted in zip(ranked, expected) if set(docs[:k]) & set(wanted))
+    hits = sum(1 for docs, wanted in zip(ranked, expected, strict=True) if set(docs[:k]) & set(wanted))
     return round(hits / len(expected), 4)
 
 

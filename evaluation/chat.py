@@ -36,11 +36,14 @@ import json
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
 
 from .errors import EvaluationError, JsonLineError, UsageError
 from .jsonl import parse_json
+
+if TYPE_CHECKING:
+    import httpx
 
 log = logging.getLogger(__name__)
 
@@ -121,7 +124,7 @@ class ChatRoute:
         self._token_provider = token_provider
         self._transport = transport
         self._sleep = sleep
-        self._client = None
+        self._client: httpx.Client | None = None
 
     def body(self, messages: list[dict[str, str]], **options: Any) -> dict[str, Any]:
         """The request for ``messages``: temperature 0, the settings' max tokens, ``model`` on OpenAI's API."""

@@ -75,7 +75,7 @@ def shown(value: object, limit: int = ECHO_LIMIT) -> str:
         return json.dumps(value)
     kind = _KINDS.get(type(value))
     if kind is not None and hasattr(value, "__len__"):
-        count = len(value)  # type: ignore[arg-type]
+        count = len(value)
         return f"{kind} of {count:,} {'key' if kind == 'an object' else 'item'}{'' if count == 1 else 's'}"
     return f"a {type(value).__name__}"
 

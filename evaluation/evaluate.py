@@ -181,7 +181,8 @@ def plan_line(plan: dict[str, Any]) -> str:
     """What a run will do, in one line a first-time reader can parse, before its first search."""
     setups, questions = len(plan["setups"]), len(plan["questions"])
     timed = len(plan["timed_question_ids"])
-    return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} question{'s' if questions != 1 else ''}: "
+    return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} "
+            f"question{'s' if questions != 1 else ''}: "
             f"each searches up to {timed} of them one at a time, side by side with the others, to time them, "
             "and the rest in one batch")
 
@@ -227,7 +228,7 @@ def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: 
 
     try:
         save_report(store, report, golden_raw)
-    except Exception as err:  # noqa: BLE001 - whatever failed, the finished run is kept
+    except Exception as err:  # whatever failed, the finished run is kept
         kept = keep_unsaved(report, fallback_dirs if fallback_dirs is not None else [Path.cwd()])
         address = getattr(store, "address", store)
         where = (f"the report is kept in {kept}; once the store takes files again, keep it there with "

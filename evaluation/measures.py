@@ -283,10 +283,13 @@ def parse_at_k(text: str, cutoffs: tuple[int, ...] | None = None) -> Measure:
         name = text.strip().partition("@")[0]
         printed = [_PRINTED[family] for family in _AT_K_FAMILY]
         closest = did_you_mean(name.strip(), printed) if name.casefold() not in _AT_K_FAMILY else ""
-        raise UsageError(f'"{text}" is not a measure at a cut-off; the measures are '
-                         f'{", ".join(f"{n}@k" for n in printed)} (k a whole number from 1, as in hit_rate@5).{closest}')
+        raise UsageError(
+            f'"{text}" is not a measure at a cut-off; the measures are '
+            f"{', '.join(f'{n}@k' for n in printed)} (k a whole number from 1, as in hit_rate@5).{closest}"
+        )
     if cutoffs is not None and measure.cutoff not in cutoffs:
-        raise UsageError(f'"{text}": the cut-off {measure.cutoff} is not one of --top-k ({",".join(map(str, cutoffs))}); '
+        raise UsageError(f'"{text}": the cut-off {measure.cutoff} is not one of --top-k '
+                         f'({",".join(map(str, cutoffs))}); '
                          f"add {measure.cutoff} to --top-k or use one of those")
     return measure
 

@@ -162,7 +162,7 @@ class EvaluationSettings:
         if self.time_floor < 6:
             raise UsageError(f"the time floor must be 6 or more (fewer times give no 95% interval for the "
                              f"median), not {self.time_floor}")
-        self.significance  # checks alpha and resamples
+        _ = self.significance  # built for its checks of alpha and resamples
 
     @property
     def significance(self) -> SignificanceSettings:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 
-from .run import *  # noqa: F401,F403
+from .run import *  # noqa: F403
 from .run import __all__  # noqa: F401
 
 warnings.warn("evaluation.steps is an old name: import from evaluation.run (the same names)", DeprecationWarning,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 
-from .target_specs import *  # noqa: F401,F403
+from .target_specs import *  # noqa: F403
 from .target_specs import API_KEY_PREFIX, ENGINES, SETTING  # noqa: F401  (constants, named for readers)
 
 warnings.warn("evaluation.targets is an old name: import from evaluation.target_specs (the same names)",

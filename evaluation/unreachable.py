@@ -12,7 +12,7 @@ had: reported with its error, never picked.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from .errors import EvaluationError
 from .target import Hit, Setup, Target
@@ -48,7 +48,8 @@ def reachable_or_reported(targets: Sequence[Target], warn: Callable[[str], None]
     """``targets`` with each one that fails before its first search replaced by an ``UnreachableTarget``
     (and a warning naming it), unless none answers: then the first failure is raised as it was."""
     warn = warn or log.warning
-    checked, failures = [], []
+    checked: list[Target | UnreachableTarget] = []
+    failures: list[Exception] = []
     for target in targets:
         try:
             target.setups()
@@ -68,7 +69,7 @@ def reachable_or_reported(targets: Sequence[Target], warn: Callable[[str], None]
     return checked
 
 
-def unreachable_notes(report: dict[str, Any]) -> list[str]:
+def unreachable_notes(report: Mapping[str, Any]) -> list[str]:
     """One sentence per target of ``report`` that could not be reached, for the top of every view."""
     return [f"Target {name} could not be reached; its setups are reported failed and never picked, and the other "
             f"targets ran: {described['unreachable']}"

@@ -23,7 +23,8 @@
    newer save); discard the run's working files.
 
 Deterministic: no I/O, no clock but ``context.current_utc_datetime``, no randomness (the run id's
-unique part is ``context.new_uuid()``, the same on every replay), no settings. Payloads are collection names, keys, hashes and short sentences.
+unique part is ``context.new_uuid()``, the same on every replay), no settings. Payloads are collection names, keys,
+hashes and short sentences.
 """
 from __future__ import annotations
 
@@ -163,7 +164,7 @@ def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str
     yield from _wait_for_every(context, tasks, progress)
     failures: dict[str, str] = {}
     searched: dict[str, bool] = {key: True for key in keys}
-    for (key, shard), task in zip(work, tasks):
+    for (key, shard), task in zip(work, tasks, strict=True):
         if task.state is TaskState.FAILED:
             failures.setdefault(key, f"shard {shard + 1} of {shards[key]} failed after "
                                      f"{RETRY.max_number_of_attempts} attempts: {_reason(task.result)}")

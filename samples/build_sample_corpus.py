@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from evaluation.engine.chunking import ChunkSettings, chunk_document  # noqa: E402
-from evaluation.engine.corpus import Document  # noqa: E402
+from evaluation.engine.chunking import ChunkSettings, chunk_document
+from evaluation.engine.corpus import Document
 
 # Markdown READMEs under permissive licences, chosen for a mix of overlapping topics
 # (Azure SDK auth and storage, search and tokenisation, CLI tooling, encodings and URLs).

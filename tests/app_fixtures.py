@@ -78,9 +78,12 @@ def app(azurite, monkeypatch, tmp_path):
     monkeypatch.setenv("EVALUATION_CONTAINER", container)
     monkeypatch.setenv("EVALUATION_INDEX_CACHE", str(tmp_path / "index-cache"))
     monkeypatch.setenv("EVALUATION_TARGETS", json.dumps(
-        {"docs": [{"name": "local", "engine": "embedded", "index": f"{azurite.blob_endpoint}/{container}/indexes/docs"}]}))
-    for name in ("EVALUATION_STORAGE_ACCOUNT_URL", "EVALUATION_ONLY", "EVALUATION_SKIP", "EVALUATION_TIMED", "EVALUATION_TIME_BUDGET",
-                 "EVALUATION_DEBOUNCE_SECONDS", "EVALUATION_SHARD_SECONDS", "EVALUATION_SHARD_QUESTIONS", "AZURE_SEARCH_ENDPOINT"):
+        {"docs": [{"name": "local", "engine": "embedded",
+                   "index": f"{azurite.blob_endpoint}/{container}/indexes/docs"}]}))
+    for name in ("EVALUATION_STORAGE_ACCOUNT_URL", "EVALUATION_ONLY", "EVALUATION_SKIP", "EVALUATION_TIMED",
+                 "EVALUATION_TIME_BUDGET",
+                 "EVALUATION_DEBOUNCE_SECONDS", "EVALUATION_SHARD_SECONDS", "EVALUATION_SHARD_QUESTIONS",
+                 "AZURE_SEARCH_ENDPOINT"):
         monkeypatch.delenv(name, raising=False)
     app_settings.current_settings.cache_clear()
     activities = {name: registered(fn) for module in (golden, planning, searches, report)

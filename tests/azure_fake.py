@@ -238,7 +238,9 @@ class FakeAzureSearch(HttpTransport):
         top = body.get("top")
         page = 50 if top is None else min(int(top), 1000)
         window = ranked[skip:skip + page]
-        answer: dict[str, Any] = {"@odata.context": f"{ENDPOINT}/indexes('{self.definition['name']}')/$metadata#docs(*)"}
+        answer: dict[str, Any] = {
+            "@odata.context": f"{ENDPOINT}/indexes('{self.definition['name']}')/$metadata#docs(*)"
+        }
         if body.get("count"):
             answer["@odata.count"] = len(ranked)
         if body.get("facets"):
@@ -251,7 +253,9 @@ class FakeAzureSearch(HttpTransport):
             following = {**body, "skip": skip + len(window)}
             if top is not None:
                 following["top"] = int(top) - len(window)
-            answer["@odata.nextLink"] = f"{ENDPOINT}/indexes('{self.definition['name']}')/docs/search.post.search?api-version=2026-04-01"
+            answer["@odata.nextLink"] = (
+                f"{ENDPOINT}/indexes('{self.definition['name']}')/docs/search.post.search?api-version=2026-04-01"
+            )
             answer["@search.nextPageParameters"] = following
         return answer
 
@@ -281,7 +285,9 @@ class FakeAzureSearch(HttpTransport):
 
     def _vectorizer(self, spec: dict) -> str | None:
         vector_search = self.definition.get("vectorSearch") or {}
-        profile = next((p for p in vector_search.get("profiles", []) if p["name"] == spec.get("vectorSearchProfile")), {})
+        profile = next(
+            (p for p in vector_search.get("profiles", []) if p["name"] == spec.get("vectorSearchProfile")), {}
+        )
         names = {v["name"] for v in vector_search.get("vectorizers", [])}
         return profile.get("vectorizer") if profile.get("vectorizer") in names else None
 
@@ -345,7 +351,8 @@ class _Response(HttpResponseImpl):
         merged = CaseInsensitiveDict({"Content-Type": "application/json; odata.metadata=minimal; charset=utf-8",
                                       **(headers or {})})
         super().__init__(request=request, internal_response=None, status_code=status,
-                         reason={200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden",
+                         reason={200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required",
+                                 403: "Forbidden",
                                  404: "Not Found", 429: "Too Many Requests",
                                  503: "Service Unavailable"}.get(status, "Error"),
                          content_type=merged["Content-Type"], headers=merged, stream_download_generator=None)
@@ -398,7 +405,8 @@ def example_definition(*, semantic: bool = True, vectorizer: bool = True, name: 
         "vectorSearch": {
             "algorithms": [{"name": "hnsw", "kind": "hnsw",
                             "hnswParameters": {"metric": "cosine", "m": 4, "efConstruction": 400, "efSearch": 500}}],
-            "profiles": [{"name": "vectorized", "algorithm": "hnsw", **({"vectorizer": "openai"} if vectorizer else {})},
+            "profiles": [{"name": "vectorized", "algorithm": "hnsw",
+                          **({"vectorizer": "openai"} if vectorizer else {})},
                          {"name": "plain", "algorithm": "hnsw"}],
             "vectorizers": [{"name": "openai", "kind": "azureOpenAI",
                              "azureOpenAIParameters": {"resourceUri": OPENAI_ENDPOINT, "deploymentId": "embed",
@@ -449,7 +457,7 @@ class TinyBackend:
 
     def similarity(self, field_name: str, vector: Sequence[float]) -> list[float]:
         source = "chunk" if field_name == "contentVector" else "title"
-        return [sum(a * b for a, b in zip(bag_vector(d[source]), vector)) for d in self.documents]
+        return [sum(a * b for a, b in zip(bag_vector(d[source]), vector, strict=True)) for d in self.documents]
 
     def vectorize(self, field_name: str, text: str) -> list[float]:
         return bag_vector(text)
@@ -526,7 +534,7 @@ class SampleBackend:
 
         with self._lock:
             ids, scores = self.index.bm25.retrieve(bm25_tokenize([text]), k=len(self.documents), show_progress=False)
-        pairs = [(int(i), float(s)) for i, s in zip(ids[0].tolist(), scores[0].tolist()) if s > 0]
+        pairs = [(int(i), float(s)) for i, s in zip(ids[0].tolist(), scores[0].tolist(), strict=True) if s > 0]
         return sorted(pairs, key=lambda item: (-item[1], item[0]))
 
     def similarity(self, field_name: str, vector: Sequence[float]) -> list[float]:

@@ -36,7 +36,9 @@ def engine_cutter(key: str, corpus: Corpus) -> Cut:
 def small_sample(folder: Path, questions: int = 8, others: int = 12) -> tuple[Path, Path]:
     """The shipped sample cut down: the documents its first ``questions`` questions expect and ``others``
     more, as corpus.jsonl and golden.jsonl in ``folder``."""
-    rows = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     golden = rows[:questions]
     wanted = {doc.partition("#")[0] for row in golden for doc in row["expected"]}
     documents = [json.loads(line) for line in (SAMPLES / "corpus.jsonl").read_text(encoding="utf-8").splitlines()

@@ -83,7 +83,7 @@ def replay(orchestrator: Callable[..., str], context_json: str) -> dict[str, Any
     context = OrchestrationTriggerConverter.decode(Datum(type="json", value=context_json), trigger_metadata=None)
     try:
         return json.loads(orchestrator(context))
-    except Exception as err:  # noqa: BLE001 - the SDK reports an orchestrator's failure this way
+    except Exception as err:  # the SDK reports an orchestrator's failure this way
         text = str(err)
         marker = "$OutOfProcData$:"
         if marker not in text:
@@ -158,7 +158,8 @@ class DurableHost:
             self.work = [w for w in self.work if w.instance != instance_id]  # a replaced instance's leftovers
             inst = Instance(instance_id, name, input_json, created=self.now)
             inst.inbox.append(event(EXECUTION_STARTED, self.now, Name=name, Version="", Input=input_json,
-                                    OrchestrationInstance={"InstanceId": instance_id, "ExecutionId": f"e{len(self.starts)}"},
+                                    OrchestrationInstance={"InstanceId": instance_id,
+                                                           "ExecutionId": f"e{len(self.starts)}"},
                                     ParentInstance=None, Tags=None))
             self.instances[instance_id] = inst
             self.starts.append(instance_id)
@@ -325,7 +326,7 @@ class DurableHost:
                 self.end_headers()
                 self.wfile.write(data)
 
-            def do_GET(self) -> None:  # noqa: N802
+            def do_GET(self) -> None:
                 host.requests.append(("GET", self.path))
                 parts = urlsplit(self.path).path.split("/")
                 if parts[1:3] == ["durabletask", "instances"] and len(parts) == 4:
@@ -333,7 +334,7 @@ class DurableHost:
                 else:
                     self._send(404, None)
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 host.requests.append(("POST", self.path))
                 parts = urlsplit(self.path).path.split("/")
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
@@ -358,22 +359,35 @@ class DurableHost:
         public = f"http://127.0.0.1:{port}/runtime/webhooks/durabletask"
         query = f"taskHub={HUB}&connection=Storage&code=hostkey"
         instance = f"{public}/instances/INSTANCEID"
-        return json.dumps({
-            "taskHubName": HUB,
-            "creationUrls": {"createNewInstancePostUri": f"{public}/orchestrators/{{functionName}}[/{{instanceId}}]?code=hostkey",
-                             "createAndWaitOnNewInstancePostUri": f"{public}/orchestrators/{{functionName}}[/{{instanceId}}]?timeout={{timeoutInSeconds}}&pollingInterval={{intervalInSeconds}}&code=hostkey"},
-            "managementUrls": {"id": "INSTANCEID", "statusQueryGetUri": f"{instance}?{query}",
-                               "sendEventPostUri": f"{instance}/raiseEvent/{{eventName}}?{query}",
-                               "terminatePostUri": f"{instance}/terminate?reason={{text}}&{query}",
-                               "rewindPostUri": f"{instance}/rewind?reason={{text}}&{query}",
-                               "purgeHistoryDeleteUri": f"{instance}?{query}",
-                               "restartPostUri": f"{instance}/restart?{query}",
-                               "suspendPostUri": f"{instance}/suspend?reason={{text}}&{query}",
-                               "resumePostUri": f"{instance}/resume?reason={{text}}&{query}"},
-            "baseUrl": public, "requiredQueryStringParameters": "code=hostkey",
-            "rpcBaseUrl": f"http://127.0.0.1:{port}/durabletask/",
-            "httpBaseUrl": "", "maxGrpcMessageSizeInBytes": 0, "grpcHttpClientTimeout": "00:01:40",
-        })
+        return json.dumps(
+            {
+                "taskHubName": HUB,
+                "creationUrls": {
+                    "createNewInstancePostUri": (f"{public}/orchestrators/{{functionName}}[/{{instanceId}}]"
+                                                 "?code=hostkey"),
+                    "createAndWaitOnNewInstancePostUri": (
+                        f"{public}/orchestrators/{{functionName}}[/{{instanceId}}]"
+                        "?timeout={timeoutInSeconds}&pollingInterval={intervalInSeconds}&code=hostkey"),
+                },
+                "managementUrls": {
+                    "id": "INSTANCEID",
+                    "statusQueryGetUri": f"{instance}?{query}",
+                    "sendEventPostUri": f"{instance}/raiseEvent/{{eventName}}?{query}",
+                    "terminatePostUri": f"{instance}/terminate?reason={{text}}&{query}",
+                    "rewindPostUri": f"{instance}/rewind?reason={{text}}&{query}",
+                    "purgeHistoryDeleteUri": f"{instance}?{query}",
+                    "restartPostUri": f"{instance}/restart?{query}",
+                    "suspendPostUri": f"{instance}/suspend?reason={{text}}&{query}",
+                    "resumePostUri": f"{instance}/resume?reason={{text}}&{query}",
+                },
+                "baseUrl": public,
+                "requiredQueryStringParameters": "code=hostkey",
+                "rpcBaseUrl": f"http://127.0.0.1:{port}/durabletask/",
+                "httpBaseUrl": "",
+                "maxGrpcMessageSizeInBytes": 0,
+                "grpcHttpClientTimeout": "00:01:40",
+            }
+        )
 
     def close(self) -> None:
         if self.server:

@@ -32,7 +32,7 @@ class Tenant:
         tenant = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            def do_GET(self) -> None:  # the stdlib's name
                 tenant.fetches += 1
                 data = json.dumps(tenant.jwks).encode()
                 self.send_response(200)

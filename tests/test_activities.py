@@ -9,7 +9,6 @@ import time
 
 import pytest
 
-from app_fixtures import app  # noqa: F401 - the fixture
 from durable_host import registered
 
 pytestmark = pytest.mark.azurite
@@ -131,7 +130,8 @@ def test_a_targets_json_pointing_outside_the_apps_account_is_refused_naming_the_
 
     answer = call("plan_evaluation", {**RUN, "state": None})
 
-    assert answer["refused"].startswith("docs/targets.json: targets[0]: \"index\" must be in the app's own storage account")
+    assert answer["refused"].startswith("docs/targets.json: targets[0]: \"index\" must be in the app's own storage "
+                                        "account")
 
 
 def test_an_index_never_published_is_refused_with_the_command(app):
@@ -306,7 +306,8 @@ def test_a_run_searches_the_index_version_it_planned_with_after_a_newer_one_is_p
                        "reused_times": 0, "reused_ranks": [], "settled": []}
     publish_fake_index(app, tmp_path / "newer", "indexes/docs", "9" * 64)  # an ingestion pipeline, mid-run
 
-    ranked = call("rank_shard", {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25", "shard": 0})
+    ranked = call("rank_shard",
+                  {"collection": "docs", "run_id": RUN["run_id"], "key": "local.keyword.bm25", "shard": 0})
 
     assert ranked == {"key": "local.keyword.bm25", "shard": 0, "ok": True}  # the newer "index" holds no chunks to open
 

@@ -8,7 +8,6 @@ import threading
 
 import pytest
 
-from app_fixtures import app  # noqa: F401 - the fixture
 from test_activities import call, sample_run  # noqa: F401 - the activity caller and the sample's run
 
 pytestmark = pytest.mark.azurite
@@ -17,7 +16,7 @@ KEY = "local.keyword.bm25"
 
 
 @pytest.fixture
-def three_shards(sample_run, monkeypatch):
+def three_shards(sample_run, monkeypatch):  # noqa: F811 - the fixture imported above
     """The sample's run (its index published, three of its questions, keyword only), none timed, one
     question a shard."""
     from app import settings as app_settings

@@ -20,7 +20,9 @@ def test_fewer_than_five_answers_or_near_misses_gives_no_cut_off_and_says_what_t
     assert found.reason == ("only 4 answers (top results that were the answer); at least 5 of each are needed: add "
                             "questions, or unanswerable ones (questions the collection cannot answer) for near misses")
     both = find_cutoff("s", answers=[0.9] * 2, near_misses=[0.1])
-    assert "only 2 answers (top results that were the answer) and 1 near miss (top results that were not)" in both.reason
+    assert (
+        "only 2 answers (top results that were the answer) and 1 near miss (top results that were not)" in both.reason
+    )
     assert find_cutoff("s", answers=[0.9] * 5, near_misses=[0.1] * 5).cutoff is not None  # five of each: enough
 
 
@@ -151,7 +153,9 @@ class RerankedTarget(ScoredTarget):
 
 def separable(target_class):
     questions = [Question(id=f"a{i}", question=f"answered {i}", expected=(f"d{i}",)) for i in range(5)]
-    tops = {f"answered {i}": (f"d{i}", 0.8 + i / 100) for i in range(5)} | {f"off {i}": ("d0", 0.1 * i) for i in range(5)}
+    tops = {f"answered {i}": (f"d{i}", 0.8 + i / 100) for i in range(5)} | {
+        f"off {i}": ("d0", 0.1 * i) for i in range(5)
+    }
     return target_class(tops), questions, [f"off {i}" for i in range(5)]
 
 
@@ -180,7 +184,8 @@ def test_the_reply_reads_as_theirs_does_with_table_and_at_cutoff():
 
 def test_similarity_on_a_target_that_cannot_give_it_says_to_measure_relevance():
     target, questions, off = separable(ScoredTarget)
-    with pytest.raises(UsageError, match='cannot give the similarity of what t.keyword.bm25 finds; use measure="relevance"'):
+    with pytest.raises(UsageError,
+                       match='cannot give the similarity of what t.keyword.bm25 finds; use measure="relevance"'):
         answer_cutoff(target, questions, off, mode="keyword")
     assert answer_cutoff(target, questions, off, mode="keyword", measure="relevance").cutoff is not None
 

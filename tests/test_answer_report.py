@@ -85,7 +85,8 @@ def test_an_answer_of_the_wrong_shape_is_an_error_naming_its_question():
 
 def test_answers_are_read_from_jsonl_rows_or_one_json_object(tmp_path):
     rows = tmp_path / "a.jsonl"
-    rows.write_text('{"id": "q1", "answer": "Yes.", "sources": ["P."]}\n\n{"id": "q2", "answer": "No."}\n', encoding="utf-8")
+    rows.write_text('{"id": "q1", "answer": "Yes.", "sources": ["P."]}\n\n{"id": "q2", "answer": "No."}\n',
+                    encoding="utf-8")
     assert read_answers(rows) == {"q1": {"answer": "Yes.", "sources": ["P."]}, "q2": {"answer": "No.", "sources": []}}
     mapping = tmp_path / "a.json"
     mapping.write_text(json.dumps({"q1": "Yes.", "q2": {"answer": "No."}}, indent=2), encoding="utf-8")

@@ -53,9 +53,21 @@ class OneDocument:
 
 def test_suggest_expected_and_answer_cutoff_read_through_the_fetcher():
     bedrock, golden = "s3://evals/bedrock.jsonl", "https://acct.blob.core.windows.net/evals/golden.jsonl"
-    fetcher = Fetcher({bedrock: rows({"conversationTurns": [{"prompt": {"content": [{"text": "Who?"}]},
-                                                              "referenceResponses": [{"content": [{"text": "Alice."}]}]}]}),
-                       golden: rows({"id": "q2", "question": "What?", "expected": ["a"]})})
+    fetcher = Fetcher(
+        {
+            bedrock: rows(
+                {
+                    "conversationTurns": [
+                        {
+                            "prompt": {"content": [{"text": "Who?"}]},
+                            "referenceResponses": [{"content": [{"text": "Alice."}]}],
+                        }
+                    ]
+                }
+            ),
+            golden: rows({"id": "q2", "question": "What?", "expected": ["a"]}),
+        }
+    )
     found = suggest_expected(OneDocument(), bedrock, fetcher=fetcher)
     assert [(q.id, q.expected) for q in found.rows if q.draft] == [("q1", ("a",))]
     cut = answer_cutoff(OneDocument(), golden, fetcher=fetcher)

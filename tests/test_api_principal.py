@@ -55,7 +55,9 @@ def test_the_role_must_be_the_admin_role_from_the_settings():
                                  ("roles", "administrator")]), trusted=True)
 
     allowed, reason = caller.may_download_golden(ROLE)
-    assert caller.person and not allowed and reason.startswith("Ada is signed in but does not hold the app role 'admin'")
+    assert (
+        caller.person and not allowed and reason.startswith("Ada is signed in but does not hold the app role 'admin'")
+    )
     assert caller.may_download_golden("reader")[0]
 
 

@@ -181,7 +181,9 @@ def test_an_unknown_run_is_a_404_and_an_id_that_could_leave_its_folder_a_400(app
     hostile = call(routes.get_evaluation, "/api/v1/evaluations/..%2F..?collection=docs".replace("%2F", "-"))
     dotted = call(routes.get_evaluation, "/api/v1/evaluations/.hidden")
 
-    assert unknown.status_code == 404 and 'no run "20261130T000000000Z-000000" in any collection' in body(unknown)["error"]
+    assert (
+        unknown.status_code == 404 and 'no run "20261130T000000000Z-000000" in any collection' in body(unknown)["error"]
+    )
     assert hostile.status_code == 400 and dotted.status_code == 400
     assert call(routes.get_evaluation, f"/api/v1/evaluations/{FAQ[0]}?collection=docs").status_code == 404
 

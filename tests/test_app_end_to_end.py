@@ -4,9 +4,9 @@ activity in process, in the order the orchestrator yields them, against Azurite 
 engine (the shipped sample's index, published to Blob first).
 
 Scenarios: one save -> one report (equal to ``python3 -m evaluation evaluate`` on the same files, with
-one fixed clock for both, though the app ranks every setup in shards of 2 questions); the same event twice -> one report; three saves inside the debounce ->
-one report, for the last bytes; a save while the setups run -> no report for the replaced bytes;
-a golden file with errors -> a refused run the runs list and ``runs show`` explain.
+one fixed clock for both, though the app ranks every setup in shards of 2 questions); the same event twice -> one
+report; three saves inside the debounce -> one report, for the last bytes; a save while the setups run -> no report for
+the replaced bytes; a golden file with errors -> a refused run the runs list and ``runs show`` explain.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import json
 
 import pytest
 
-from app_fixtures import App, app  # noqa: F401 - the fixture
+from app_fixtures import App
 from conftest import SAMPLES, run_cli
 from durable_host import call_client_function, event_grid, registered
 from triggers.golden_changed import golden_changed
@@ -103,7 +103,8 @@ def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sampl
     monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", sample_app.azurite.connection_string)
     code, out, _ = run_cli(capsys, "evaluate", "--index", sample_app.address("indexes/docs"),
                            "--golden", sample_app.address("docs/golden.jsonl"), "--only", ONLY[0], "--only", ONLY[1],
-                           "--timed", str(TIMED), "--time-budget", str(TIME_BUDGET), "--index-cache", str(tmp_path / "cli-cache"), "--json", "--quiet")
+                           "--timed", str(TIMED), "--time-budget", str(TIME_BUDGET), "--index-cache",
+                           str(tmp_path / "cli-cache"), "--json", "--quiet")
     assert code == 0
     cli = json.loads(out)
     # when it ran (every time was measured on the same fixed clock), and where the batches' vectors came

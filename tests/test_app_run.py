@@ -227,7 +227,8 @@ def test_the_save_joins_the_bytes_its_plain_steps_give(target, cold, tmp_path, m
         monkeypatch.setattr(module, "copied", copy.deepcopy)
     import evaluation.run.app_run as app_run  # every entry copied again, as before
     monkeypatch.setattr(app_run, "finish_entries", lambda *args, owned: one_setup.finish_entries(*args))
-    monkeypatch.setattr(app_run, "assemble_report", lambda plan, entries, owned: assemble.assemble_report(plan, entries))
+    monkeypatch.setattr(app_run, "assemble_report", lambda plan, entries,
+                        owned: assemble.assemble_report(plan, entries))
     monkeypatch.setattr(reuse, "judged_rows", lambda questions, row_lists, by: judged(questions, [
         [Hit(id=r[0], doc_id=r[1], page=r[2], score=r[3], reranker_score=r[4] if len(r) > 4 else None) for r in found]
         for found in row_lists], by))

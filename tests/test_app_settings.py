@@ -32,7 +32,8 @@ def test_a_number_setting_that_is_not_a_whole_number_is_named_with_its_default(v
         AppSettings.from_environ({"EVALUATION_DEBOUNCE_SECONDS": value})
 
 
-@pytest.mark.parametrize("value, trusted", [("True", True), ("true", True), ("False", False), ("", False), ("1", False)])
+@pytest.mark.parametrize("value, trusted",
+                         [("True", True), ("true", True), ("False", False), ("", False), ("1", False)])
 def test_signed_in_callers_are_trusted_only_when_the_platform_says_authentication_is_on(value, trusted):
     assert AppSettings.from_environ({"WEBSITE_AUTH_ENABLED": value}).app_service_auth is trusted
     assert AppSettings.from_environ({}).app_service_auth is False

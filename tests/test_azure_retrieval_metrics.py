@@ -278,7 +278,7 @@ def test_corrected_at_3_equals_the_exact_form_where_the_evaluator_is_right():
         exact = list(azure_exact(labels, clean, label_range).values)
         corrected = list(azure_corrected(labels, clean, 3, label_range).values)
         exact[1] *= 4 / label_range.high  # xdcg: 25 * g is 100 * g / 4, right only for labels 0-4 (fix 6)
-        assert all(same(a, b) for a, b in zip(exact, corrected)), (exact, corrected)
+        assert all(same(a, b) for a, b in zip(exact, corrected, strict=True)), (exact, corrected)
 
     check()
 

@@ -112,7 +112,7 @@ def test_rows_written_by_hand_read_as_the_evaluator_reads_them(tmp_path):
     read = read_evaluator_rows(path, label_range=LabelRange(0, 12))
     assert [r.query_id for r in read] == ["a", "q4"]  # no query_id: q<line>
     assert read[0].labels == {"1": 10, "2": 2} and len(read[0].retrieved) == 4  # repeats in the list are kept
-    for row, written in zip(read, rows):
+    for row, written in zip(read, rows, strict=True):
         theirs = evaluator(retrieval_ground_truth=written["retrieval_ground_truth"],
                            retrieved_documents=written["retrieved_documents"])["document_retrieval_properties"]
         ours = azure_exact(row.labels, row.retrieved, LabelRange(0, 12)).properties()

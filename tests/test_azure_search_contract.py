@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from azure_fake import (API_KEY, ENDPOINT, OPENAI_ENDPOINT, SEMANTIC_QUOTA_MESSAGE, FakeAzureSearch, FakeTokenCredential, TinyBackend,
+from azure_fake import (API_KEY, ENDPOINT, OPENAI_ENDPOINT, SEMANTIC_QUOTA_MESSAGE, FakeAzureSearch,
+                        FakeTokenCredential, TinyBackend,
                         bag_vector, example_definition, example_target, parse_filter)
 from evaluation.azure_search.filters import FILTER_CHARS, doc_id_filters
 from evaluation.errors import SearchServiceError

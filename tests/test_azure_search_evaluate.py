@@ -64,7 +64,9 @@ def test_the_embedded_engine_and_the_azure_index_side_by_side_in_one_report(samp
     assert by_key["search.dense.contentVectorMini"]["ranks"] == by_key["local.dense.minilm-l6"]["ranks"]
 
     # The document nobody holds is missing on both, and its question stays in.
-    assert report["missing"]["local"]["documents"] == report["missing"]["search"]["documents"] == ["retired-guide/intro"]
+    assert (
+        report["missing"]["local"]["documents"] == report["missing"]["search"]["documents"] == ["retired-guide/intro"]
+    )
     assert report["missing"]["search"]["questions"] == {"gone": ["retired-guide/intro"]}
     assert by_key["search.keyword.bm25"]["summary"]["questions"] == QUESTIONS + 1
 
@@ -194,7 +196,10 @@ def test_azure_setups_are_timed_side_by_side_question_by_question_in_a_rotating_
         vectors, text = bool(body.get("vectorQueries")), body.get("search") not in (None, "", "*")
         return {(False, True): keys[0], (True, False): keys[1], (True, True): keys[2]}[(vectors, text)]
 
-    sent = [(setup_of(r.body), r.body.get("search") or r.body["vectorQueries"][0].get("text")) for r in fake.searches[before:]]
+    sent = [
+        (setup_of(r.body), r.body.get("search") or r.body["vectorQueries"][0].get("text"))
+        for r in fake.searches[before:]
+    ]
     questions = {q["id"]: q["question"] for q in plan["questions"]}
     timed = [questions[i] for i in plan["timed_question_ids"]]
     expected = [(key, plan["questions"][0]["question"]) for key in keys]  # warm-ups first

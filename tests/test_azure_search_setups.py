@@ -172,7 +172,8 @@ def test_a_semantic_configuration_the_index_lacks_is_named_with_the_ones_it_has(
 
 
 def test_query_vectors_for_a_field_that_is_not_a_vector_field_is_refused():
-    with pytest.raises(UsageError, match='"chunk" is not a vector field of index docs-index.*contentVector, titleVector'):
+    with pytest.raises(UsageError,
+                       match='"chunk" is not a vector field of index docs-index.*contentVector, titleVector'):
         example_target(query_vectors={"chunk": "bge-small"})[0].setups()
 
 
@@ -182,7 +183,8 @@ def test_a_bundled_model_of_other_dimensions_named_for_a_field_is_refused():
 
 
 def test_an_api_key_env_without_a_key_is_a_sentence_naming_the_variable():
-    with pytest.raises(UsageError, match="api_key_env names AZURE_SEARCH_KEY, but it holds no key: set AZURE_SEARCH_KEY"):
+    with pytest.raises(UsageError,
+                       match="api_key_env names AZURE_SEARCH_KEY, but it holds no key: set AZURE_SEARCH_KEY"):
         AzureSearchTarget.from_options("search", example_options(), api_key=None)
 
 
@@ -211,7 +213,9 @@ def test_the_readme_lists_every_target_option_and_every_search_flag():
     table = {line.split("|")[1].strip().strip("`") for line in section.splitlines() if line.startswith("| `")}
     assert table >= set(_KEYS) - {"name", "engine"}
     evaluate = build_parser()._subparsers._group_actions[0].choices["evaluate"]
-    flags = {option for action in evaluate._actions for option in action.option_strings if option.startswith("--search")}
+    flags = {
+        option for action in evaluate._actions for option in action.option_strings if option.startswith("--search")
+    }
     assert flags == {flag for flag in flags if flag in section}
 
 

@@ -11,7 +11,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from bench_app_memory import build_standin, kernel_memory, measure  # noqa: E402
+from bench_app_memory import build_standin, kernel_memory, measure
 
 READMES = Path(__file__).parent / "fixtures" / "corpus" / "readmes.jsonl"
 GOLDEN = Path(__file__).parent.parent / "samples" / "golden.jsonl"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from bench_app_scale import Activity, changed, questions_of, simulated_wall  # noqa: E402
-from conftest import SAMPLES  # noqa: E402
+from bench_app_scale import Activity, changed, questions_of, simulated_wall
+from conftest import SAMPLES
 
 
 def test_the_fan_out_fills_every_slot_and_the_timed_passes_follow_one_after_another():
@@ -33,10 +33,11 @@ def test_questions_are_asked_again_in_numbered_variants_and_ten_percent_change(t
     assert [r["id"] for r in rows] == ["q1-0", "q2-0", "q1-1", "q2-1", "q1-2"]
     assert len({r["question"] for r in rows}) == 5 and rows[4]["expected"] == ["d1"]
     twenty = questions_of(golden, 20)
-    assert sum(a["question"] != b["question"] for a, b in zip(twenty, changed(twenty, 0.1))) == 20 // 10
+    assert sum(a["question"] != b["question"] for a, b in zip(twenty, changed(twenty, 0.1), strict=True)) == 20 // 10
     sample = frozenset(r["id"] for r in twenty[:10])
     kept = changed(twenty, 0.1, sample)
-    assert [r["id"] for r, k in zip(twenty, kept) if r != k] == ["q1-5", "q2-7"]  # 2 of the 10 outside, spread
+    assert [r["id"] for r, k in zip(twenty, kept, strict=True) if r != k] == ["q1-5",
+                                                                              "q2-7"]  # 2 of the 10 outside, spread
 
 
 def test_a_warm_run_the_apps_way_searches_only_the_changed_questions_and_the_profile_counts_its_steps(

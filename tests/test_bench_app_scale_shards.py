@@ -8,9 +8,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from app_scale_shards import (activity_lines, combined, sample_lines, sampled, save, schedule_lines,  # noqa: E402
+from app_scale_shards import (activity_lines, combined, sample_lines, sampled, save, schedule_lines,
                               scheduled)
-from bench_app_scale import Activity, simulated_wall  # noqa: E402
+from bench_app_scale import Activity, simulated_wall
 
 
 def test_a_sample_is_the_first_the_last_and_evenly_between():
@@ -57,7 +57,8 @@ def test_every_activity_is_listed_by_setup_with_its_timed_pass_and_the_shards_at
 
 
 def test_the_ten_minute_goal_is_read_on_measured_activities_and_the_wall_on_all():
-    fan_out = [Activity("rank a #1", 300.0), Activity("rank a #2 (at its setup's measured mean)", 700.0, measured=False)]
+    fan_out = [Activity("rank a #1", 300.0),
+               Activity("rank a #2 (at its setup's measured mean)", 700.0, measured=False)]
     timing = [Activity("time a", 20.0)]
 
     lines = schedule_lines(fan_out, timing, [1])

@@ -11,7 +11,7 @@ from evaluation.engine.corpus import read_corpus
 from evaluation.golden.check import check_golden
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import python_docs  # noqa: E402
+import python_docs
 
 HTML = python_docs.HTML
 LIBRARY_PAGES = ("shutil", "threading", "_thread", "queue", "pickle", "shelve", "random")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import bench_rerank_depth as bench  # noqa: E402
+import bench_rerank_depth as bench
 
 
 def test_depths_are_read_deepest_first_without_repeats():

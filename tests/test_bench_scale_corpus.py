@@ -1,4 +1,6 @@
-"""bench/scale_corpus.py on a slice of Python's docs: sizes by chunk count, known-item questions, the same every time."""
+"""bench/scale_corpus.py on a slice of Python's docs: sizes by chunk count, known-item questions, the same every
+time."""
+
 from __future__ import annotations
 
 import json
@@ -13,8 +15,8 @@ from evaluation.engine.corpus import read_corpus
 from evaluation.golden.check import check_golden
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-import python_docs  # noqa: E402
-import scale_corpus  # noqa: E402
+import python_docs
+import scale_corpus
 
 HTML = python_docs.HTML
 PAGES = ("shutil", "threading", "queue", "pickle", "random", "os.path", "json", "csv")

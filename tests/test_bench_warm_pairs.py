@@ -8,7 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
 
-from conftest import SAMPLES  # noqa: E402
+from conftest import SAMPLES
 
 
 def test_the_warm_run_sends_only_the_changed_questions_pairs_and_the_real_scores_come_back(sample_index, capsys):

@@ -50,7 +50,9 @@ def test_a_connection_string_for_another_account_is_refused():
 AZURITE_KEY = "a" * 86 + "=="
 AZURITE_CONNECTION = ("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;"
                       f"AccountKey={AZURITE_KEY};BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;")
-AZURE_CONNECTION = "DefaultEndpointsProtocol=https;AccountName=evalstore;AccountKey=a2V5;EndpointSuffix=core.windows.net"
+AZURE_CONNECTION = (
+    "DefaultEndpointsProtocol=https;AccountName=evalstore;AccountKey=a2V5;EndpointSuffix=core.windows.net"
+)
 
 
 @pytest.mark.parametrize("address, connection_string", [

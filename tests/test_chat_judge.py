@@ -41,7 +41,8 @@ def test_a_score_comes_back_from_the_openai_wire_format_and_the_request_is_what_
     system, user = seen.body["messages"]
     assert system["role"] == "system" and '{"score": S' in system["content"]
     for part in ("Quality to grade: correctness.", "Question: How often are keys rotated?",
-                 "Reference answer: Every 90 days.", "Source 1: Keys rotate every 90 days.", "Answer to grade: Quarterly."):
+                 "Reference answer: Every 90 days.", "Source 1: Keys rotate every 90 days.",
+                 "Answer to grade: Quarterly."):
         assert part in user["content"]
 
 
@@ -64,8 +65,10 @@ def test_a_refusal_is_said_at_once_with_the_services_message_and_never_retried(s
     waits = []
     with pytest.raises(AnswerError) as caught, judge_for(server, retries=2, waits=waits) as judge:
         judge("correctness", QUESTION, "Every 90 days.")
-    assert str(caught.value) == (f"the judge at {server.base}/v1/chat/completions refused the request: 401 Unauthorized: "
-                                 "Access denied due to invalid subscription key.; check the key, or that the identity can sign in")
+    assert str(caught.value) == (f"the judge at {server.base}/v1/chat/completions refused the request: 401 "
+                                 f"Unauthorized: "
+                                 "Access denied due to invalid subscription key.; check the key, or that the identity "
+                                 "can sign in")
     assert len(server.seen) == 1 and waits == []
 
 
@@ -84,7 +87,9 @@ def test_a_service_that_goes_quiet_times_out_after_the_bounded_retries(server):
     waits = []
     with pytest.raises(AnswerError) as caught, judge_for(server, retries=1, timeout_s=0.3, waits=waits) as judge:
         judge("correctness", QUESTION, "Every 90 days.")
-    assert "did not answer within 0.3 s (2 attempt(s)); check that the service is up, or allow more time" in str(caught.value)
+    assert "did not answer within 0.3 s (2 attempt(s)); check that the service is up, or allow more time" in str(
+        caught.value
+    )
     assert len(server.seen) == 2 and waits == [1.0]  # one retry, after 2**0 = 1 s
 
 
@@ -110,7 +115,8 @@ def test_a_service_still_busy_after_the_retries_is_a_sentence(server):
 @pytest.mark.parametrize("reply,said", [
     (Reply(body="<html>502 Bad Gateway</html>"), "sent a reply that is not JSON: <html>502 Bad Gateway</html>"),
     (Reply(body={"object": "list", "data": []}), "sent a reply without choices[0].message"),
-    (Reply(body=completion("The answer is quite good.")), 'replied without a score for correctness of question "rotate": '
+    (Reply(body=completion("The answer is quite good.")),
+     'replied without a score for correctness of question "rotate": '
                                                          "The answer is quite good."),
 ])
 def test_a_malformed_reply_is_a_sentence_showing_what_came_back(server, reply, said):
@@ -179,7 +185,8 @@ def test_answers_score_from_the_command_line_reads_settings_from_flags_and_the_e
                              "--model", "judge-model", "--api-key-env", "MY_JUDGE_KEY", "--json")
     assert code == 0, err
     result = json.loads(out)
-    assert result["unanswered"] == ["b"] and result["metrics"]["correctness"] == {"mean": 1.0, "scored": 1, "skipped": []}
+    assert result["unanswered"] == ["b"] and result["metrics"]["correctness"] == {"mean": 1.0,
+                                                                                  "scored": 1, "skipped": []}
     assert len(server.seen) == 4 and server.seen[0].headers["authorization"] == "Bearer sk-from-env"  # 4 metrics
 
 
@@ -190,7 +197,9 @@ def test_answers_score_says_a_refusal_in_one_sentence_and_exits_1(server, tmp_pa
     server.answer(Reply(403, {"error": {"message": "Principal does not have access."}}))
     code, _, err = run_cli(capsys, "answers", "score", "--golden", str(golden), "--answers", str(answers),
                            "--endpoint", f"{server.base}/v1", "--model", "m", "--auth", "none")
-    assert code == 1 and err.startswith("error: the judge at ") and "403 Forbidden: Principal does not have access." in err
+    assert (
+        code == 1 and err.startswith("error: the judge at ") and "403 Forbidden: Principal does not have access." in err
+    )
     assert "Traceback" not in err
 
 

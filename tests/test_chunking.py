@@ -4,6 +4,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -208,7 +209,7 @@ def test_consecutive_chunks_of_a_section_share_exactly_the_overlap(chunked):
     for settings, by_document in chunked.items():
         pairs = 0
         for chunks in by_document.values():
-            for a, b in zip(chunks, chunks[1:]):
+            for a, b in pairwise(chunks):
                 # No two neighbouring sections of the sample corpus share a heading path.
                 if a.page == b.page and (settings.strategy != "structure" or a.headings == b.headings):
                     pairs += 1

@@ -80,7 +80,7 @@ def test_the_c_letter_puts_the_models_note_in_front_of_every_chunk_for_the_embed
     server.answer(*[Reply(body=completion(f"  Note {n} about Azure Identity.  ")) for n in range(len(plain))])
     noted = cut("markdown-500-c", DOC["id"], DOC["text"], DOC["title"], chat=chat_for(server))
     assert len(server.seen) == len(plain) == len(noted) > 1
-    for n, (chunk, before) in enumerate(zip(noted, plain)):
+    for n, (chunk, before) in enumerate(zip(noted, plain, strict=True)):
         assert chunk.note == f"Note {n} about Azure Identity."
         assert chunk.embed_text == f"Note {n} about Azure Identity.\n\n{chunk.text}"
         assert (chunk.text, chunk.start, chunk.end, chunk.handed_over) == (before.text, before.start, before.end,

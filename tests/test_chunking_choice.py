@@ -21,7 +21,11 @@ BASE = set(range(10))  # questions 0-9 right
 
 
 def test_builds_rank_by_questions_right_then_fewer_chunks():
-    a, b, c = result("fixed-500-h", BASE, chunks=90), result("fixed-1000-h", BASE, chunks=40), result("fixed-2000-h", BASE | {10})
+    a, b, c = (
+        result("fixed-500-h", BASE, chunks=90),
+        result("fixed-1000-h", BASE, chunks=40),
+        result("fixed-2000-h", BASE | {10}),
+    )
     assert [r.key for r in ranked([a, b, c])] == ["fixed-2000-h", "fixed-1000-h", "fixed-500-h"]
 
 

@@ -26,7 +26,9 @@ def test_compare_prints_the_techniques_saves_the_run_and_runs_list_and_show_read
     rows = json.loads(listed)
     assert code == 0 and [r["kind"] for r in rows] == ["chunking"] and rows[0]["builds"] == 2
     code, shown, _ = run_cli(capsys, "chunking", "runs", "show", "latest", "--store", "runs", "--markdown")
-    assert code == 0 and ("| Structure-aware | `markdown-1000-h` |" in shown or "| Fixed-size | `fixed-1000-h` |" in shown)
+    assert code == 0 and (
+        "| Structure-aware | `markdown-1000-h` |" in shown or "| Fixed-size | `fixed-1000-h` |" in shown
+    )
 
 
 def test_sweep_prints_markdown_for_a_pull_request(capsys, tmp_path, monkeypatch):

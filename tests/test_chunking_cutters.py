@@ -12,6 +12,7 @@ import re
 import subprocess
 import sys
 from functools import lru_cache
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -67,7 +68,7 @@ def test_consecutive_chunks_overlap_by_at_most_a_fifth_of_the_size(technique):
     overlaps = []
     for doc in documents():
         chunks = chunks_of(f"{technique}-{size}-n", doc)
-        for before, after in zip(chunks, chunks[1:]):
+        for before, after in pairwise(chunks):
             assert after.start > before.start
             shared = max(0, before.end - after.start)
             assert shared <= size // 5 == 100, (doc["id"], before.n, shared)
@@ -84,7 +85,7 @@ def test_fixed_windows_end_at_a_space_and_the_next_starts_at_a_word_a_fifth_of_t
     for doc in documents():
         text = doc["text"]
         chunks = chunks_of(f"fixed-{size}-n", doc)
-        for before, after in zip(chunks, chunks[1:]):
+        for before, after in pairwise(chunks):
             assert text[before.end].isspace()                     # no word split at the end
             assert after.start == 0 or text[after.start - 1].isspace()   # a word's start
             assert 0 < before.end - after.start <= overlap
@@ -211,4 +212,5 @@ def test_the_outline_reads_heading_paths_skips_code_and_joins_an_empty_heading_t
     assert text[sections[3].start:].startswith("## C\n\n### C1")
     assert "# not a heading" in text[sections[2].start:sections[2].end]
     assert [text[s.start:s.end] for s in sections] == [text[s.start:e] for s, e in
-                                                       zip(sections, [x.start for x in sections[1:]] + [len(text)])]
+                                                       zip(sections,
+                                                           [x.start for x in sections[1:]] + [len(text)], strict=True)]

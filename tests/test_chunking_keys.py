@@ -8,7 +8,8 @@ from evaluation.chunking import (CHILD_SIZES, LETTERS, SIZES, TECHNIQUES, Build,
                                  parse_build)
 from evaluation.errors import UsageError
 
-builds = st.builds(Build, st.sampled_from(sorted(TECHNIQUES)), st.integers(50, 100_000), st.sampled_from(sorted(LETTERS)))
+builds = st.builds(Build, st.sampled_from(sorted(TECHNIQUES)), st.integers(50, 100_000),
+                   st.sampled_from(sorted(LETTERS)))
 
 
 def test_a_key_names_its_technique_size_and_letter():

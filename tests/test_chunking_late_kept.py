@@ -104,7 +104,8 @@ def test_kept_states_are_read_only_and_dropped_oldest_first_past_the_bound(monke
 def test_the_cutter_runs_each_document_once_across_late_builds_of_two_techniques(monkeypatch):
     embedder = CountingEmbedder()
     monkeypatch.setattr(models, "load_embedder", lambda name, threads=None: embedder)
-    corpus = Corpus(source="two", documents=(Document(id="a", text=TEXT), Document(id="b", text=TEXT.replace("three", "five"))),
+    corpus = Corpus(source="two",
+                    documents=(Document(id="a", text=TEXT), Document(id="b", text=TEXT.replace("three", "five"))),
                     sha256="0" * 64)
     cutter = chunking_cutter()
     builds = [cutter(key, corpus) for key in ("fixed-500-l", "fixed-1000-l", "recursive-1000-l")]

@@ -85,7 +85,8 @@ def test_semantic_cuts_the_sample_within_the_size_with_a_bundled_model_and_the_s
 
 def test_two_unrelated_documents_joined_are_cut_at_the_join(minilm):
     def body(text):
-        return "\n".join(line for line in text.splitlines() if line.strip() and not line.startswith(("#", "```", "|", "[")))
+        return "\n".join(line for line in text.splitlines() if line.strip() and not line.startswith(("#",
+                                                                                                     "```", "|", "[")))
 
     first = body(BY_ID["azure-identity/cloud-configuration"]["text"])[:700]
     second = body(BY_ID["azure-core/1-6-0-2020-06-03"]["text"])[:700]

@@ -3,7 +3,6 @@ time; scratch folders removed; labels that name chunks refused with the reason; 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
@@ -61,7 +60,8 @@ def test_the_markdown_table_lists_every_row_best_first(swept):
     report, _, _ = swept
     table = sweep_markdown(report).splitlines()
     rows = [line for line in table if line.startswith("| ") and not line.startswith("| #")]
-    assert len(rows) == 4 and rows[0].startswith(f"| 1 | `{report['rows'][0]['build']}` | {report['rows'][0]['method']} |")
+    assert len(rows) == 4 and rows[0].startswith(f"| 1 | `{report['rows'][0]['build']}` | "
+                                                 f"{report['rows'][0]['method']} |")
     assert "nDCG@10" in table[0] and "found@10" in table[0]
 
 

@@ -22,9 +22,10 @@ SAVED = Path(__file__).parent / "fixtures" / "page"
 def row(build: str, method: str, ndcg: float, mrr: float, found: tuple[int, ...], median: float | None) -> dict:
     technique, size, letter = build.split("-")
     return {"key": f"{build}.{method}", "build": build, "technique": technique, "size": int(size), "letter": letter,
-            "method": method, "questions": 12, "counts": {str(k): n for k, n in zip((1, 3, 5, 10), found)},
-            "found": {str(k): round(n / 12, 4) for k, n in zip((1, 3, 5, 10), found)},
-            "recall": {str(k): round(n / 12, 4) for k, n in zip((1, 3, 5, 10), found)}, "mrr": mrr, "ndcg_10": ndcg, "chunks": 40 + len(build), "build_seconds": 3.25,
+            "method": method, "questions": 12, "counts": {str(k): n for k, n in zip((1, 3, 5, 10), found, strict=True)},
+            "found": {str(k): round(n / 12, 4) for k, n in zip((1, 3, 5, 10), found, strict=True)},
+            "recall": {str(k): round(n / 12, 4) for k, n in zip((1, 3, 5, 10), found, strict=True)}, "mrr": mrr,
+            "ndcg_10": ndcg, "chunks": 40 + len(build), "build_seconds": 3.25,
             "timed": 5, "median_ms": median}
 
 

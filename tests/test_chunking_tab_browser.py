@@ -31,7 +31,7 @@ def _current(page) -> list[str]:
             if links.nth(i).evaluate("a => getComputedStyle(a).backgroundColor") == "rgb(255, 255, 255)"]
 
 
-def _scroll_width(browser, path: Path, width: int) -> int:
+def _scroll_width(browser, path: Path, width: int) -> int:  # noqa: F811 - the fixture imported above
     context, page, _ = _open(browser, path, width=width, height=900)
     try:
         return page.evaluate("document.documentElement.scrollWidth")
@@ -40,7 +40,8 @@ def _scroll_width(browser, path: Path, width: int) -> int:
 
 
 @pytest.mark.parametrize("width", [1400, 400])
-def test_one_tab_shows_at_a_time_retrieval_first_and_chunking_when_its_link_is_followed(browser, tmp_path, width):
+def test_one_tab_shows_at_a_time_retrieval_first_and_chunking_when_its_link_is_followed(
+        browser, tmp_path, width):  # noqa: F811 - the fixture imported above
     path = _two_tabs(tmp_path)
     # the page without tabs is the measure: the tabs widen nothing (at 400 px the saved run's golden line
     # already reaches past the window by a few pixels, tabs or not)

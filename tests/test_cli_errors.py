@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cli import main
 
 from conftest import run_cli
 
@@ -132,7 +131,8 @@ def test_a_template_into_a_folder_that_does_not_exist_yet_makes_it(capsys, corpu
     ("AFILE/golden.jsonl", 1, "cannot write the template there"),
     ("AFOLDER", 1, "is a folder; give the path of the golden file"),
 ])
-def test_a_template_destination_that_cannot_be_written_is_a_sentence(capsys, corpus, tmp_path, monkeypatch, out, code_wanted, says):
+def test_a_template_destination_that_cannot_be_written_is_a_sentence(capsys, corpus, tmp_path, monkeypatch, out,
+                                                                     code_wanted, says):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "AFILE").write_text("x", encoding="utf-8")
     (tmp_path / "AFOLDER").mkdir()
@@ -160,7 +160,9 @@ def test_azure_sign_in_warnings_stay_quiet_unless_verbose(capsys, caplog, monkey
     caplog.set_level(logging.DEBUG)
 
     code, _, err = exit_code(capsys, "score", "--golden", "g.jsonl", "--run", "r.trec")
-    assert code == 1 and err.splitlines() == ["error: https://acct.blob.core.windows.net/runs: not signed in or not allowed"]
+    assert code == 1 and err.splitlines() == [
+        "error: https://acct.blob.core.windows.net/runs: not signed in or not allowed"
+    ]
     assert [r.getMessage() for r in caplog.records if r.name.startswith("azure")] == []
 
     code, _, err = exit_code(capsys, "-v", "score", "--golden", "g.jsonl", "--run", "r.trec")

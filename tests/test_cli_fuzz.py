@@ -24,15 +24,19 @@ from evaluation.cli import build_parser, main
 from conftest import closed_port
 
 CORPUS = ('{"id": "alpha.md", "text": "Alpha explains how to install the package with pip and configure retries."}\n'
-          '{"id": "beta.md", "text": "Beta covers managed identity sign in for storage accounts and keys.\\fPage two."}\n')
+          '{"id": "beta.md", "text": "Beta covers managed identity sign in for storage accounts and keys.\\fPage '
+          'two."}\n')
 GOLDEN = ('{"id": "q1", "question": "How do I install the package?", "expected": ["alpha.md"]}\n'
           '{"id": "q2", "question": "How do I sign in with a managed identity?", "expected": ["beta.md#page=1"]}\n')
 
 
 CLOSED = closed_port()
-NUMBERS = ["0", "1", "2", "-1", "20", "30", "50", "0.5", "nan", "inf", "-inf", "1e999", "x", "", " 3", "99999999999999999999"]
-PATHS = ["corpus.jsonl", "golden.jsonl", "idx", "store", "docs", ".", "..", "", " ", "afile", "afile/sub", "missing/deeper/x",
-         ".index", ".index/corpus", "idx/inner", "idx/chunks.jsonl", "empty", "-", "x" * 300, "a\udcffb", "golden.jsonl/..",
+NUMBERS = ["0", "1", "2", "-1", "20", "30", "50", "0.5", "nan", "inf", "-inf", "1e999", "x", "", " 3",
+           "99999999999999999999"]
+PATHS = ["corpus.jsonl", "golden.jsonl", "idx", "store", "docs", ".", "..", "", " ", "afile", "afile/sub",
+         "missing/deeper/x",
+         ".index", ".index/corpus", "idx/inner", "idx/chunks.jsonl", "empty", "-", "x" * 300, "a\udcffb",
+         "golden.jsonl/..",
          "~", "store/retrieval/runs", "run.trec", "docs/a.md", "bad.jsonl", "badgolden.jsonl", "damaged", "legacy"]
 # Addresses that never leave the machine: malformed ones, 127.0.0.1 on a closed port, and, for stores,
 # Azure addresses of the account "acct", which the connection string below sends to that closed port.
@@ -47,7 +51,8 @@ POOLS: dict[str, list[str]] = {
     "run": PATHS,
     "golden": PATHS + ADDRESSES, "save_to": PATHS + STORE_ADDRESSES, "store": PATHS + STORE_ADDRESSES,
     "out": PATHS + STORE_ADDRESSES,
-    "run_id": ["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"] + [f"20990101T000000000Z-{c * 6}" for c in "abcdef"],
+    "run_id": (["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"]
+               + [f"20990101T000000000Z-{c * 6}" for c in "abcdef"]),
     "only": ["keyword", "hybrid", "dense", "bm25", "bge-small", "local.*", "", ",", "*", "nothing", "hybrid_reranked",
              "[", "local.dense.bge-small", "keyword,dense"],
     "fail_under": ["found@10=0.8", "found@10=80", "found@010=0.8", "mrr=0.5", "ndcg@10=1", "recall@10=0.5",
@@ -56,7 +61,8 @@ POOLS: dict[str, list[str]] = {
     "threads": ["1", "2", "0", "-1", "x", "300"],
     "chunking": ["structure", "fixed", "recursive", "structur", ""],
     "n": NUMBERS, "seed": NUMBERS, "limit": NUMBERS, "offset": NUMBERS, "balance": NUMBERS, "time_points": NUMBERS,
-    "depth": NUMBERS, "timed": NUMBERS, "max_golden_mb": NUMBERS + ["4096", "4097"], "rerank_candidates": NUMBERS, "chunk_size": NUMBERS, "chunk_overlap": NUMBERS,
+    "depth": NUMBERS, "timed": NUMBERS, "max_golden_mb": NUMBERS + ["4096", "4097"], "rerank_candidates": NUMBERS,
+                               "chunk_size": NUMBERS, "chunk_overlap": NUMBERS,
 }
 RUN_IDS = ["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"] + [f"20990101T000000000Z-{c * 6}" for c in "abcdef"]
 # Services only ever on 127.0.0.1 (a closed port) or malformed: a valid Azure AI Search or Azure OpenAI
@@ -68,8 +74,10 @@ POOLS.update({
     "time_budget": ["20", "0", "-1", "nan", "inf", "x", "0.5"], "resamples": NUMBERS + ["100", "1000001"],
     "equally_fast_ms": ["5", "0", "-1", "nan", "inf", "x", "0.5"],
     "answers": PATHS + ["answers.jsonl"], "api_key_env": ["EVALUATION_JUDGE_API_KEY", "", "NOPE", "PATH"],
-    "api_version": ["2024-10-21", "", "x"], "baseline": RUN_IDS, "current": RUN_IDS, "baseline_store": PATHS + STORE_ADDRESSES,
-    "client_id": ["", "abc"], "endpoint": LOCAL_ENDPOINTS, "metrics": ["correctness", "", ",", "nope", "correctness,faithfulness"],
+    "api_version": ["2024-10-21", "", "x"], "baseline": RUN_IDS, "current": RUN_IDS,
+              "baseline_store": PATHS + STORE_ADDRESSES,
+    "client_id": ["", "abc"], "endpoint": LOCAL_ENDPOINTS,
+              "metrics": ["correctness", "", ",", "nope", "correctness,faithfulness"],
     "model": ["gpt", "", " "], "propose": NUMBERS, "retries": NUMBERS + ["11"], "timeout": NUMBERS + ["601"],
     "search_endpoint": ["", "x", f"http://127.0.0.1:{CLOSED}", "https://evil.example.com",
                         "https://svc.search.windows.net.evil.com"],
@@ -82,7 +90,8 @@ POOLS.update({
 POOLS.update({  # golden write
     "examples": PATHS + ["examples.txt"], "scenario": ["", "support engineers on call", "\x00", "x" * 2000],
     "task": ["", "fixing an outage", "\ud800"], "cache": PATHS + ["replies.jsonl"],
-    "mix": ["factual=2,howto=1", "", "=", ",", "factual=x", "nope=1", "multi-hop=1", "factual=0", "factual=-1", "factual"],
+    "mix": ["factual=2,howto=1", "", "=", ",", "factual=x", "nope=1", "multi-hop=1", "factual=0",
+            "factual=-1", "factual"],
     "evolve": NUMBERS + ["6"], "threshold": NUMBERS + ["1.5"], "similarity": NUMBERS, "tries": NUMBERS + ["11"],
 })
 POOLS["skip"] = POOLS["only"]
@@ -112,9 +121,11 @@ HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
 CHOICES = {"auth": ["auto", "key", "none"], "api": ["auto", "openai"], "openai_auth": ["key", "none"],
            "openai_api": ["auto", "openai"]}
 # Values that make sense for a flag: drawn as often as the hostile ones, so runs also get deep.
-GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "index_cache": ["cache"], "file": ["golden.jsonl"],
+GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "index_cache": ["cache"],
+        "file": ["golden.jsonl"],
         "run": ["run.trec"], "golden": ["golden.jsonl"], "save_to": ["store", "runs2"], "store": ["store"],
-        "out": ["out", "idx2", "golden2.jsonl"], "run_id": ["RUN"] + [f"20990101T000000000Z-{c * 6}" for c in "bcde"], "only": ["keyword", "dense", "hybrid"],
+        "out": ["out", "idx2", "golden2.jsonl"], "run_id": ["RUN"] + [f"20990101T000000000Z-{c * 6}" for c in "bcde"],
+        "only": ["keyword", "dense", "hybrid"],
         "skip": ["hybrid_reranked"], "fail_under": ["found@10=0.5"], "models": ["bge-small"], "threads": ["1"],
         "chunking": ["structure", "fixed"], "n": ["2"], "seed": ["1"], "limit": ["5"], "offset": ["0"],
         "balance": ["4"], "time_points": ["8"], "depth": ["20"], "timed": ["1"], "rerank_candidates": ["5"],
@@ -135,7 +146,8 @@ GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx
 
 # -- the real parser's commands and flags ----------------------------------------------------------
 
-def commands(parser: argparse.ArgumentParser | None = None, prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], argparse.ArgumentParser]:
+def commands(parser: argparse.ArgumentParser | None = None,
+             prefix: tuple[str, ...] = ()) -> dict[tuple[str, ...], argparse.ArgumentParser]:
     """Every leaf command of the real parser, by its words: ("evaluate",), ("golden", "check"), ..."""
     parser = parser or build_parser()
     found = {}
@@ -260,7 +272,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (base / "unanswerable.txt").write_text("What is the capital of Mars?\n", encoding="utf-8")
     (base / "qrels.txt").write_text("q1 0 alpha.md 2\nq2 0 beta.md 0\nq2 0 alpha.md 1\n", encoding="utf-8")
     (base / "rows.jsonl").write_text('{"query_id": "q1", "retrieval_ground_truth": [{"document_id": "alpha.md", '
-                                     '"query_relevance_label": 3}], "retrieved_documents": [{"document_id": "alpha.md", '
+                                     '"query_relevance_label": 3}], "retrieved_documents": [{"document_id": '
+                                     '"alpha.md", '
                                      '"relevance_score": 1.0}]}\n', encoding="utf-8")
     (base / "settings.env").write_text("# a server's settings\nEVALUATION_STORE=store\n", encoding="utf-8")
     (base / "bad.env").write_text("EVALUATION_STORE=store\nnot a setting\nQ='open\n", encoding="utf-8")
@@ -277,7 +290,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (base / "bad.jsonl").write_text(CORPUS + '{"id": "x#page=2", "text": "bad \\ud800 page", "metadata": {"n": NaN}}\n'
                                     '{"id": "gamma.md", "text": "Gamma \\ud800 lone"}\n', encoding="utf-8")
     (base / "badgolden.jsonl").write_text(GOLDEN + '{"question": "Lone \\ud800?", "expected": ["alpha.md"]}\n'
-                                          '{"question": "NaN?", "expected": ["alpha.md"], "draft": NaN}\n', encoding="utf-8")
+                                          '{"question": "NaN?", "expected": ["alpha.md"], "draft": NaN}\n',
+                                          encoding="utf-8")
     shutil.copytree(base / "idx", base / "damaged")
     vectors = next((base / "damaged" / "vectors").iterdir())
     vectors.write_bytes(vectors.read_bytes()[:-64])
@@ -303,7 +317,8 @@ CASES = {"runs": 0, "by_code": {}}
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(argv=argument_lists())
 # The probes that found the issue's failures, run every time beside the random ones.
-@example(argv=["evaluate", "--index", "idx", "--golden", "golden.jsonl", "--only", "keyword", "--fail-under", "found@010=0.5"])
+@example(argv=["evaluate", "--index", "idx", "--golden", "golden.jsonl", "--only", "keyword", "--fail-under",
+               "found@010=0.5"])
 @example(argv=["evaluate", "--index", "idx", "--golden", "golden.jsonl", "--balance", "nan", "--save-to", "runs2"])
 @example(argv=["evaluate", "--index", "damaged", "--golden", "golden.jsonl", "--only", "dense"])
 @example(argv=["evaluate", "--index", "legacy", "--golden", "golden.jsonl"])
@@ -324,7 +339,8 @@ CASES = {"runs": 0, "by_code": {}}
 @example(argv=["runs", "export", "20990101T000000000Z-cccccc", "--store", "store", "--out", "out"])
 @example(argv=["runs", "export", "RUN", "--store", "store", "--out", "afile"])
 @example(argv=["score", "--golden", "golden.jsonl", "--run", "store"])
-def test_hostile_argument_lists_end_in_a_sentence_and_touch_nothing_outside_their_folder(world, tmp_path_factory, monkeypatch, capsys, argv):
+def test_hostile_argument_lists_end_in_a_sentence_and_touch_nothing_outside_their_folder(world, tmp_path_factory,
+                                                                                         monkeypatch, capsys, argv):
     monkeypatch.setenv("AZURE_STORAGE_CONNECTION_STRING", CONNECTION_STRING)
     monkeypatch.setenv("FUZZ_SEARCH_KEY", "not-a-key")
     for name in ("AZURE_SEARCH_ENDPOINT", "AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_EMBEDDING_DEPLOYMENT",

@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import json
 import shutil
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -39,7 +40,7 @@ def test_maxsim_over_many_documents_equals_the_formula_one_document_at_a_time():
     rng = np.random.default_rng(3)
     query, tokens = rng.standard_normal((32, 128)), rng.standard_normal((2000, 128))
     offsets = np.array([0, 50, 51, 700, 700, 1337, 2000])
-    expected = [(query @ tokens[a:b].T).max(axis=1).sum() if b > a else 0.0 for a, b in zip(offsets, offsets[1:])]
+    expected = [(query @ tokens[a:b].T).max(axis=1).sum() if b > a else 0.0 for a, b in pairwise(offsets)]
     assert colbert.maxsim(query, tokens, offsets) == pytest.approx(expected, rel=1e-5)
 
 
@@ -187,7 +188,9 @@ def test_colbert_changes_the_fingerprint_and_an_index_without_it_keeps_the_one_i
                                  chunking_rules=RULES_VERSION, bm25=BM25_SETTINGS,
                                  bm25_documents=DOCUMENT_BM25_SETTINGS, models=())
     assert fingerprint(sha, plain) == hashlib.sha256(json.dumps(before, sort_keys=True).encode()).hexdigest()
-    assert manifest["fingerprint"] == fingerprint(sha, IndexSettings(models=(), colbert=True)) != fingerprint(sha, plain)
+    assert (
+        manifest["fingerprint"] == fingerprint(sha, IndexSettings(models=(), colbert=True)) != fingerprint(sha, plain)
+    )
 
 
 @pytest.mark.parametrize("damage, verify, said", [
@@ -240,6 +243,9 @@ def test_a_real_encode_scores_the_relevant_passage_highest(built):
 
 def test_documents_drop_punctuation_vectors_and_keep_the_markers():
     encoder = colbert.load_encoder(threads=1)
-    (with_commas,), (without,) = encoder.encode_documents(["red, green, blue."]), encoder.encode_documents(["red green blue"])
+    (with_commas,), (without,) = (
+        encoder.encode_documents(["red, green, blue."]),
+        encoder.encode_documents(["red green blue"]),
+    )
     # [CLS] [unused1] red green blue [SEP]: 6 vectors either way; the commas and the full stop are dropped
     assert len(with_commas) == len(without) == 6

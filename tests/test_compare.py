@@ -41,7 +41,9 @@ def test_a_planted_regression_is_significant_and_named_with_the_questions_it_los
     keyword, dense = comparison["setups"]["t.keyword.bm25"], comparison["setups"]["t.dense.m"]
     # keyword lost 10 and gained none: p = 2 / 2**10; Holm over 3 setups: * 3 = 0.005859375
     assert keyword["found@10"]["p_holm"] == pytest.approx(3 * 2 / 2 ** 10)
-    assert keyword["regressed"] is True and keyword["baseline"]["found@10"] == 36 and keyword["current"]["found@10"] == 26
+    assert (
+        keyword["regressed"] is True and keyword["baseline"]["found@10"] == 36 and keyword["current"]["found@10"] == 26
+    )
     assert [m["id"] for m in keyword["worse"]] == [f"q{i}" for i in range(10)] and keyword["better"] == []
     assert keyword["worse"][0] == {"id": "q0", "before": 1, "after": None}
     assert dense["regressed"] is False and dense["found@10"]["p"] == 1.0  # one lost: 2 / 2**1 = 1
@@ -50,7 +52,8 @@ def test_a_planted_regression_is_significant_and_named_with_the_questions_it_los
 
 
 def test_questions_whose_first_relevant_result_moved_are_listed_worse_or_better(tmp_path):
-    comparison = compare_reports(run(tmp_path, "a", keyword_at={0: 1, 1: 4}), run(tmp_path, "b", keyword_at={0: 3, 1: 2}))
+    comparison = compare_reports(run(tmp_path, "a", keyword_at={0: 1, 1: 4}),
+                                 run(tmp_path, "b", keyword_at={0: 3, 1: 2}))
     keyword = comparison["setups"]["t.keyword.bm25"]
     assert keyword["worse"] == [{"id": "q0", "before": 1, "after": 3}]
     assert keyword["better"] == [{"id": "q1", "before": 4, "after": 2}]
@@ -68,7 +71,9 @@ def test_a_loss_significant_alone_but_not_after_holm_across_setups_is_no_regress
 def test_identical_runs_show_no_move_and_no_regression(tmp_path):
     comparison = compare_reports(run(tmp_path, "a", dense_lost={1, 2}), run(tmp_path, "b", dense_lost={1, 2}))
     assert all(s["worse"] == s["better"] == [] and s["found@10"]["p"] == 1.0 for s in comparison["setups"].values())
-    assert regressions(comparison) == [] and "Regressions (found@10 significantly lower): none" in render_comparison(comparison)
+    assert regressions(comparison) == [] and "Regressions (found@10 significantly lower): none" in render_comparison(
+        comparison
+    )
 
 
 def test_runs_on_different_golden_files_are_compared_on_the_questions_they_share(tmp_path):

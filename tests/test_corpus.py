@@ -96,7 +96,8 @@ def test_comment_lines_are_skipped_and_later_lines_keep_their_numbers(tmp_path):
     (b'{"id": "a.md", "text": "x"}\n{"id": "b.md", "text": "bad \\ud800 escape"}\n', 2, "holds the escape \\ud800"),
     (b'{"id": "a.md", "text": "x", "metadata": {"score": NaN}}\n', 1, "holds NaN, which is not a number JSON allows"),
     (b'{"id": "a.md", "text": "x", "metadata": {"score": -Infinity}}\n', 1, "holds -Infinity"),
-    (b'{"id": "a.md", "text": "x", "metadata": {"score": 1e999}}\n', 1, "holds the number 1e999, too large to be finite"),
+    (b'{"id": "a.md", "text": "x", "metadata": {"score": 1e999}}\n', 1,
+     "holds the number 1e999, too large to be finite"),
 ])
 def test_bytes_and_values_a_corpus_cannot_hold_are_refused_with_their_line(tmp_path, raw, line, says):
     problems = corpus_problems(tmp_path, raw)
@@ -107,7 +108,8 @@ def test_one_jsonl_reading_for_corpus_and_golden_file(tmp_path):
     from evaluation.golden.check import check_golden
 
     raw = (b'# a comment\n{"id": "q1", "question": "Why \xe9?", "expected": ["a.md"]}\n'
-           b'{"question": "Why \\ud800?", "expected": ["a.md"]}\n{"question": "Ok\xe2\x80\xa8?", "expected": ["a.md"]}\n'
+           b'{"question": "Why \\ud800?", "expected": ["a.md"]}\n{"question": "Ok\xe2\x80\xa8?", "expected": '
+           b'["a.md"]}\n'
            b'{"question": "How?", "expected": ["a.md"], "draft": NaN}\n')
     (tmp_path / "golden.jsonl").write_bytes(raw)
     result = check_golden(tmp_path / "golden.jsonl")
@@ -126,7 +128,9 @@ def test_one_jsonl_reading_for_corpus_and_golden_file(tmp_path):
     (" padded.md ", 'has a space at the start or end, which a golden file cannot name; write "padded.md"'),
 ])
 def test_ids_a_golden_file_cannot_name_as_written_are_refused(tmp_path, doc_id, says):
-    raw = (json.dumps({"id": "fine.md", "text": "x"}) + "\n" + json.dumps({"id": doc_id, "text": "words"}) + "\n").encode()
+    raw = (
+        json.dumps({"id": "fine.md", "text": "x"}) + "\n" + json.dumps({"id": doc_id, "text": "words"}) + "\n"
+    ).encode()
     problems = corpus_problems(tmp_path, raw)
     assert len(problems) == 1 and problems[0].startswith("line 2: id ") and says in problems[0]
 

@@ -15,7 +15,6 @@ from evaluation.store import LocalStore
 from evaluation.store.collections import LocalCollections
 from evaluation.target_specs import parse_target_specs
 
-from app_fixtures import app  # noqa: F401 - the fixture published needs
 from conftest import run_cli
 from test_api_routes import body, call, fill, settings
 from test_triggers import post, published  # noqa: F401 - the fixture
@@ -102,7 +101,7 @@ def test_a_50_mb_value_in_a_targets_setting_comes_back_short():
     {"collection": "c" * MB50}, {"c" * MB50: "docs"}, {"golden": "https://x/" + "g" * MB50},
     {"collection": "docs", "force": "f" * MB50}, {"collection": ["c" * MB50]},
 ], ids=["collection", "key", "golden", "force", "collection-in-a-list"])
-def test_evaluate_now_answers_a_50_mb_value_with_a_400_under_1_kb(published, request_body):
+def test_evaluate_now_answers_a_50_mb_value_with_a_400_under_1_kb(published, request_body):  # noqa: F811 - the fixture imported above
     code, answer, response = post(published, request_body)
 
     assert code == 400 and len(response.get_body()) < 1024, len(response.get_body())

@@ -50,7 +50,8 @@ def one_setup_per_ranker(setups):
 
 def test_one_setup_per_ranker_takes_each_way_of_ranking_once(target):
     assert [s.key for s in one_setup_per_ranker(target.setups())] == [
-        "local.keyword.bm25", "local.keyword_documents.bm25", "local.dense.bge-small", "local.dense.bge-small+minilm-l6",
+        "local.keyword.bm25", "local.keyword_documents.bm25", "local.dense.bge-small",
+                                                                      "local.dense.bge-small+minilm-l6",
         "local.hybrid.bge-small", "local.hybrid_reranked.bge-small"]
 
 
@@ -116,7 +117,8 @@ def test_each_question_is_embedded_once_per_model_and_each_pair_scored_once(samp
         embedder = models.load_embedder(name)
         original = embedder.embed_queries
         monkeypatch.setattr(embedder, "embed_queries",
-                            lambda texts, _o=original, _n=name, **kw: embedded.extend((_n, t) for t in texts) or _o(texts, **kw))
+                            lambda texts, _o=original, _n=name,
+                            **kw: embedded.extend((_n, t) for t in texts) or _o(texts, **kw))
     cross = models.load_cross_encoder()
     original_pairs = cross.score_pairs
     monkeypatch.setattr(cross, "score_pairs", lambda pairs, **kw: scored.extend(pairs) or original_pairs(pairs, **kw))
@@ -194,7 +196,8 @@ def test_a_damaged_index_is_refused_with_the_fix(sample_index, tmp_path):
 
 def test_bad_corpus_rows_are_reported_by_line(tmp_path):
     corpus = tmp_path / "bad.jsonl"
-    corpus.write_text('{"id": "a", "text": "fine"}\n{"id": "b", "txt": "oops"}\nnot json\n{"id": "a", "text": "again"}\n',
+    corpus.write_text('{"id": "a", "text": "fine"}\n{"id": "b", "txt": "oops"}\nnot json\n{"id": "a", "text": '
+                      '"again"}\n',
                       encoding="utf-8")
     with pytest.raises(CorpusError) as caught:
         build_index(corpus, tmp_path / "index", IndexSettings(models=()))

@@ -342,7 +342,9 @@ def test_a_warm_runs_report_says_what_came_from_the_cache_and_its_times_are_stil
     report = evaluate(target, golden, only=["local.hybrid_reranked.bge-small"], timed=1)
 
     entry = report["setups"][0]
-    assert entry["cache"]["pairs_computed"] == 0 and entry["cache"]["pairs_cached"] == RERANK_CANDIDATES * 2  # the 2 untimed
+    assert (
+        entry["cache"]["pairs_computed"] == 0 and entry["cache"]["pairs_cached"] == RERANK_CANDIDATES * 2
+    )  # the 2 untimed
     assert report["cache"] == entry["cache"]
     assert len(searched) == 1 + 1 and entry["summary"]["timed"] == 1  # warm-up and one live, uncached search
     pairs = RERANK_CANDIDATES * 2  # 20 x 2 = 40

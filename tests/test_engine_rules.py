@@ -152,7 +152,7 @@ def test_a_batch_scores_each_question_and_candidate_once_for_every_reranked_setu
         target.search_batch(setup, questions, 20)
         if setup.ranker == "cross-encoder":  # what search would rerank, found without the reranker
             plain = dataclasses.replace(setup, ranker=None)
-            for q, hits in zip(questions, target.search_batch(plain, questions, 30)):
+            for q, hits in zip(questions, target.search_batch(plain, questions, 30), strict=True):
                 candidates |= {(q, h.id) for h in hits}
     assert len(scored) == len(set(scored))  # no pair twice
     chunk_ids = {c.indexed_text: c.id for c in index.chunks}

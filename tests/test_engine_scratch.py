@@ -10,7 +10,8 @@ from evaluation.engine.scratch import ScratchChunk, TextVectors, build_scratch_i
 from evaluation.engine.target import EmbeddedTarget
 
 CHUNKS = [
-    ScratchChunk("cats:0", "cats", "Cats purr when they are content.", embed_text="Pets > Cats\nCats purr when they are content."),
+    ScratchChunk("cats:0", "cats", "Cats purr when they are content.",
+                 embed_text="Pets > Cats\nCats purr when they are content."),
     ScratchChunk("cats:1", "cats", "A cat sleeps sixteen hours a day."),
     ScratchChunk("ships:0", "ships", "The container ship left the harbour at dawn.",
                  search_text="Maritime\nThe container ship left the harbour at dawn."),

@@ -58,7 +58,8 @@ def test_a_field_under_another_name_on_every_row_is_one_rename(tmp_path, capsys)
     golden_errors = [e.message for e in check_golden(golden).errors]
 
     # 184 rows x 2 messages (not a field, needs "text") were 368 lines
-    assert corpus_problems == ['every one of the 184 rows has "body" and no "text"; rename "body" to "text" on every line']
+    assert corpus_problems == ['every one of the 184 rows has "body" and no "text"; rename "body" to "text" on '
+                               'every line']
     assert code == 1 and len(err) == 2 and err[0].endswith("1 problem in the corpus; fix it and run again:")
     assert golden_errors == ['every one of the 36 rows has "query" and no "question"; rename "query" to "question" '
                              "on every line"]
@@ -111,7 +112,8 @@ def test_at_most_keeps_a_short_list_whole_and_counts_the_rest():
 
 def test_an_expected_id_not_in_the_corpus_gets_the_nearest_corpus_ids(tmp_path):
     path = tmp_path / "golden.jsonl"
-    path.write_text(json.dumps({"question": "How do I sign in?", "expected": ["azure-identity/managed-identty-support"]})
+    path.write_text(json.dumps({"question": "How do I sign in?",
+                                "expected": ["azure-identity/managed-identty-support"]})
                     + "\n", encoding="utf-8")
 
     warnings = [str(w) for w in check_golden(path, read_corpus(SAMPLES / "corpus.jsonl")).warnings]

@@ -68,7 +68,9 @@ def test_a_missing_document_is_warned_at_once_and_kept_and_its_question_stays(go
                                        "partly": {}}}
     assert warnings[0] == "t does not hold 1 expected document: gamma; questions that cannot be found there: c"
     # 1 of 3 questions can be found nowhere (33%, more than 20%): said loudly too, and kept in the report
-    assert len(warnings) == 2 and "1 of 3 questions (33%, more than 20%) names no document the index holds" in warnings[1]
+    assert (
+        len(warnings) == 2 and "1 of 3 questions (33%, more than 20%) names no document the index holds" in warnings[1]
+    )
     assert report["unfound"]["ids"] == ["c"]
     assert report["question_ids"] == ["a", "b", "c"]
 

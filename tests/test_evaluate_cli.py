@@ -39,7 +39,8 @@ def test_the_main_job_prints_the_ranked_table_and_the_three_picks_and_saves_the_
     assert main(["runs", "show", "latest", "--store", str(store), "--details"]) == 0
     shown = capsys.readouterr().out
     assert "Finds the most:" in shown
-    assert "Faster setups the paired test cannot tell from each pick (found@10, exact test, Holm-corrected, alpha 0.05):" in shown
+    assert ("Faster setups the paired test cannot tell from each pick (found@10, exact test, Holm-corrected, alpha "
+            "0.05):") in shown
 
 
 def test_a_saved_report_holds_no_question_reference_or_evidence_text_from_the_golden_file(sample_index, tmp_path,

@@ -61,7 +61,7 @@ def test_rrf_is_order_independent_on_random_lists_with_many_ties():
         assert rrf(shuffled) == expected
         scores = [score for _, score in expected]
         assert scores == sorted(scores, reverse=True)
-        for (i, s), (j, t) in zip(expected, expected[1:]):
+        for (i, s), (j, t) in itertools.pairwise(expected):
             assert s > t or i < j  # equal scores in item order
 
 

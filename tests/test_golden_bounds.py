@@ -1,5 +1,6 @@
 """Bounded input: a golden file's size has a limit the library enforces, a device or a named pipe is
-refused unread (one may never end, the other never begin), problems are shown 20 at a time with a count of the rest, and ids
+refused unread (one may never end, the other never begin), problems are shown 20 at a time with a count of the rest, and
+ids
 holding control characters are refused with the line and the fix."""
 from __future__ import annotations
 
@@ -149,7 +150,9 @@ def test_a_corpus_id_holding_a_control_character_is_refused_with_the_line(tmp_pa
     with pytest.raises(CorpusError) as caught:
         read_corpus(path)
 
-    assert "line 2" in str(caught.value) and 'id "b\\u001b]8;;" holds a line break, tab or other control' in str(caught.value)
+    assert "line 2" in str(caught.value) and 'id "b\\u001b]8;;" holds a line break, tab or other control' in str(
+        caught.value
+    )
 
 
 def test_max_golden_mb_raises_the_limit_on_the_command_line(tmp_path, capsys):

@@ -16,7 +16,8 @@ ONE_OBJECT = ('; each line must be one object like '
               '{"question": "How often are keys rotated?", "expected": ["report.pdf#page=41"]}')
 NEEDS_EXPECTED = ('needs "expected", the documents that answer the question, '
                   'for example "expected": ["report.pdf#page=41"]')
-EMPTY_QUESTION = '"question" is empty; write the question (only a template row, which keeps its "hint", may leave it empty)'
+EMPTY_QUESTION = ('"question" is empty; write the question (only a template row, which keeps its "hint", may leave it '
+                  'empty)')
 NO_DOCUMENTS = ("no question is ready: an Amazon Bedrock dataset names no documents, so none of its {} questions "
                 'can be scored yet; label each with "expected", the documents that answer it')
 
@@ -27,7 +28,9 @@ CASES = {
     "not_object": ((2, 1, 0, 0), [(2, "a list, not an object" + ONE_OBJECT)], []),
     "unknown_field": ((3, 1, 0, 0), [
         (2, '"expeted" is not a field. Did you mean "expected"?'),
-        (3, '"notes" is not a field. Fields are: id, question, expected, retrieval_ground_truth, reference, evidence, hint, draft.'),
+        (3,
+         '"notes" is not a field. Fields are: id, question, expected, retrieval_ground_truth, reference, evidence, '
+         'hint, draft.'),
     ], []),
     "missing_expected": ((3, 1, 0, 0), [
         (2, NEEDS_EXPECTED),
@@ -255,7 +258,8 @@ def index(tmp_path):
 
 def test_an_index_knows_pages_and_chunk_ids_at_every_grain(tmp_path, index):
     golden = tmp_path / "golden.jsonl"
-    golden.write_text(LABELS + '{"question": "Which chunk of the cover?", "expected": ["security.pdf:0", "security.pdf:9"]}\n',
+    golden.write_text(LABELS + '{"question": "Which chunk of the cover?", "expected": ["security.pdf:0", '
+                               '"security.pdf:9"]}\n',
                       encoding="utf-8")
 
     by_doc = [(w.line, w.message[:40]) for w in check_golden(golden, index, unfound_share=1).warnings]
@@ -264,7 +268,8 @@ def test_an_index_knows_pages_and_chunk_ids_at_every_grain(tmp_path, index):
     assert by_doc == [(1, '"backup.md#page=1" names a page of "back'), (2, '"backup.md:0" is a chunk id, which a run'),
                       (4, '"security.pdf:0" is a chunk id, which a '), (4, '"security.pdf:9" is a chunk id, which a ')]
     assert by_chunk == [(1, '"backup.md#page=1" names a page, which a'),
-                        (3, '"security.pdf#page=2" names a page, whic'), (3, '"backup.md" is a document id, which a ru'),
+                        (3, '"security.pdf#page=2" names a page, whic'),
+                        (3, '"backup.md" is a document id, which a ru'),
                         (4, '"security.pdf:9" is not a chunk of the i')]
 
 

@@ -16,7 +16,8 @@ def test_check_json_prints_the_result_dict_and_exits_0_when_ok(capsys):
     printed = json.loads(capsys.readouterr().out)
     assert list(printed) == ["ok", "rows", "ready", "unfilled", "drafts", "errors", "warnings"]
     assert printed == {"ok": True, "rows": 3, "ready": 3, "unfilled": 0, "drafts": 1, "errors": [], "warnings": [
-        {"line": None, "message": '1 draft question not checked yet (line 2); check each one and remove "draft": true'}]}
+        {"line": None,
+         "message": '1 draft question not checked yet (line 2); check each one and remove "draft": true'}]}
 
 
 def test_check_exits_1_when_there_are_errors(capsys):
@@ -78,7 +79,9 @@ def test_template_from_an_index_samples_the_corpus_it_was_built_from(sample_inde
 
     by_index, by_corpus = tmp_path / "index.jsonl", tmp_path / "corpus.jsonl"
     assert main(["golden", "template", "--index", str(sample_index), "--out", str(by_index), "-n", "5"]) == 0
-    assert main(["golden", "template", "--corpus", str(SAMPLES / "corpus.jsonl"), "--out", str(by_corpus), "-n", "5"]) == 0
+    assert (
+        main(["golden", "template", "--corpus", str(SAMPLES / "corpus.jsonl"), "--out", str(by_corpus), "-n", "5"]) == 0
+    )
     assert by_index.read_bytes() == by_corpus.read_bytes() and len(by_index.read_bytes().splitlines()) == 5
 
 

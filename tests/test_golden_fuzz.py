@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluation.errors import GoldenFileError
-from evaluation.golden import read_golden, run_problems, save_questions
+from evaluation.golden import read_golden, run_problems
 from evaluation.golden.check import check_golden
 
 FIXTURES = Path(__file__).parent / "fixtures" / "golden"
@@ -117,7 +117,9 @@ def mutated_files(draw: Callable[..., Any]) -> bytes:
             line = line[: draw(st.integers(0, len(line)))]
         elif how == "junk":
             at = draw(st.integers(0, len(line)))
-            line = line[:at] + draw(st.text(max_size=6) | st.sampled_from(['"', "}", "{", ",", "\\", "\x00"])) + line[at:]
+            line = (
+                line[:at] + draw(st.text(max_size=6) | st.sampled_from(['"', "}", "{", ",", "\\", "\x00"])) + line[at:]
+            )
         elif how == "blank":
             line = draw(st.sampled_from(["", "  ", "\t"]))
         elif how == "duplicate" and lines:

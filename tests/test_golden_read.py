@@ -166,7 +166,8 @@ questions = st.builds(Question, id=ids, question=names,
 
 
 @settings(max_examples=200, deadline=None, database=None, derandomize=True)
-@given(st.lists(questions, min_size=1, max_size=5, unique_by=(lambda q: q.id, lambda q: " ".join(q.question.split()).casefold())))
+@given(st.lists(questions, min_size=1, max_size=5,
+                unique_by=(lambda q: q.id, lambda q: " ".join(q.question.split()).casefold())))
 def test_save_then_read_gives_the_same_questions(tmp_path_factory, written):
     path = tmp_path_factory.mktemp("saved") / "golden.jsonl"
     save_questions(written, path)
@@ -196,7 +197,8 @@ def test_parse_expected_splits_the_page_and_prints_the_item_back(item, parsed):
     ("report.pdf#page=1000000000", '"report.pdf#page=1000000000" names a page past 999999999; check the page number'),
     ("#page=3", '"#page=3" names no document; write its id first, as in "report.pdf" or "report.pdf#page=41"'),
     ("report.pdf ", '"report.pdf " has a space at the start or end of the document id; write "report.pdf"'),
-    ("report\n.pdf", '"report\\n.pdf" holds a line break or another control character; write the document id on one line'),
+    ("report\n.pdf",
+     '"report\\n.pdf" holds a line break or another control character; write the document id on one line'),
 ])
 def test_parse_expected_says_what_is_wrong_and_how_to_write_it(item, message):
     with pytest.raises(ValueError) as caught:
@@ -229,6 +231,7 @@ def test_the_shipped_schema_is_valid_draft_2020_12_and_its_examples_pass():
     assert schema["additionalProperties"] is False and schema["required"] == ["question"]
     # the labels: "expected" (a list, or an object of grades) or Azure's "retrieval_ground_truth", one of them
     assert not validator.is_valid({"question": "q?"})
-    assert validator.is_valid({"question": "q?", "retrieval_ground_truth": [{"document_id": "a", "query_relevance_label": 2}]})
+    assert validator.is_valid({"question": "q?",
+                               "retrieval_ground_truth": [{"document_id": "a", "query_relevance_label": 2}]})
     assert not validator.is_valid({"question": "q?", "expected": ["a"],
                                    "retrieval_ground_truth": [{"document_id": "a", "query_relevance_label": 2}]})

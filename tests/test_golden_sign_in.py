@@ -62,21 +62,40 @@ def stranger_kid():
     return TENANT.token(kid="a-key-nobody-published")
 
 
-@pytest.mark.parametrize("make, says", [
-    (lambda: TENANT.token(key=TENANT.stranger), "its signature does not match the tenant's keys"),
-    (lambda: TENANT.token(aud="00000003-0000-0000-c000-000000000000"), "issued for another application"),
-    (lambda: TENANT.token(iss="https://login.microsoftonline.com/another-tenant/v2.0"), "not issued by this app's tenant"),
-    (lambda: TENANT.token(exp=int(time.time()) - 3600), "it has expired"),  # an hour ago: beyond any leeway
-    (lambda: TENANT.token(exp=None), "lacks the 'exp' claim"),
-    (lambda: TENANT.token(roles=["evaluation.reader"]), "does not hold the app role 'evaluation.admin'"),
-    (lambda: TENANT.token(roles=None), "does not hold the app role"),
-    (lambda: TENANT.app_only_token(), "signed in as an application"),
-    (lambda: TENANT.token(idtyp=None, name=None, preferred_username=None), "names no user"),
-    (lambda: stranger_kid(), "signed with a key the tenant does not publish"),
-    (lambda: "not.a.token", "cannot be read as a signed token"),
-    (lambda: None, "no signed token came with the request"),
-], ids=["wrong-signature", "wrong-audience", "wrong-issuer", "expired", "no-expiry", "no-admin-role", "no-roles",
-        "app-only", "no-user", "unknown-key", "garbage", "forged-principal-no-token"])
+@pytest.mark.parametrize(
+    "make, says",
+    [
+        (lambda: TENANT.token(key=TENANT.stranger), "its signature does not match the tenant's keys"),
+        (lambda: TENANT.token(aud="00000003-0000-0000-c000-000000000000"), "issued for another application"),
+        (
+            lambda: TENANT.token(iss="https://login.microsoftonline.com/another-tenant/v2.0"),
+            "not issued by this app's tenant",
+        ),
+        (lambda: TENANT.token(exp=int(time.time()) - 3600), "it has expired"),  # an hour ago: beyond any leeway
+        (lambda: TENANT.token(exp=None), "lacks the 'exp' claim"),
+        (lambda: TENANT.token(roles=["evaluation.reader"]), "does not hold the app role 'evaluation.admin'"),
+        (lambda: TENANT.token(roles=None), "does not hold the app role"),
+        (lambda: TENANT.app_only_token(), "signed in as an application"),
+        (lambda: TENANT.token(idtyp=None, name=None, preferred_username=None), "names no user"),
+        (lambda: stranger_kid(), "signed with a key the tenant does not publish"),
+        (lambda: "not.a.token", "cannot be read as a signed token"),
+        (lambda: None, "no signed token came with the request"),
+    ],
+    ids=[
+        "wrong-signature",
+        "wrong-audience",
+        "wrong-issuer",
+        "expired",
+        "no-expiry",
+        "no-admin-role",
+        "no-roles",
+        "app-only",
+        "no-user",
+        "unknown-key",
+        "garbage",
+        "forged-principal-no-token",
+    ],
+)
 def test_any_token_that_fails_a_check_gets_403_whatever_the_principal_header_says(runs, make, says):
     response = download(make())
 

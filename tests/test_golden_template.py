@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -63,7 +64,7 @@ def test_by_page_spreads_rows_evenly_and_skips_near_empty_pages(paged, tmp_path)
     # 8 usable pages of a.pdf + 10 of b.pdf + notes.md as one page = 19; every 19/4 = 4.75th of them
     usable = ([f"a.pdf#page={n}" for n in range(2, 10)] + [f"b.pdf#page={n}" for n in range(1, 11)] + ["notes.md"])
     positions = [usable.index(item) for item in expected]
-    assert positions[0] < 4.75 and all(4 <= later - earlier <= 5 for earlier, later in zip(positions, positions[1:]))
+    assert positions[0] < 4.75 and all(4 <= later - earlier <= 5 for earlier, later in pairwise(positions))
     assert "a.pdf#page=1" not in expected and "a.pdf#page=10" not in expected
     assert len(golden_template(paged, tmp_path / "all.jsonl", n=50, by="page")) == 19
 

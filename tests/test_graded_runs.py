@@ -13,7 +13,12 @@ from evaluation import EmbeddedTarget, evaluate
 from evaluation.engine.index import open_index
 from evaluation.errors import GoldenFileError
 from evaluation.golden import Question, read_golden
-from evaluation.report.azure_rows import read_evaluator_rows, report_evaluator_rows, score_evaluator_rows, write_evaluator_rows
+from evaluation.report.azure_rows import (
+    read_evaluator_rows,
+    report_evaluator_rows,
+    score_evaluator_rows,
+    write_evaluator_rows,
+)
 from evaluation.report.html import render_html
 from evaluation.report.text import render_report
 
@@ -25,7 +30,9 @@ ONLY = ["local.keyword.bm25", "local.dense.bge-small"]
 def graded_sample(folder: Path, seed: int = 0) -> Path:
     """The sample's questions with grades 1-4 on their expected documents and two documents graded 0 each."""
     rng = random.Random(seed)
-    rows = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    rows = [
+        json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()
+    ]
     corpus = [json.loads(line)["id"] for line in (SAMPLES / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
     for row in rows:
         grades = {doc: rng.randint(1, 4) for doc in row["expected"]}
@@ -61,8 +68,12 @@ def test_the_azure_numbers_in_the_report_are_the_evaluators_on_the_rows_it_expor
     evaluator = evaluation_sdk.DocumentRetrievalEvaluator()
     for setup in report["setups"]:
         rows = report_evaluator_rows(report, setup["key"])
-        answers = [evaluator(retrieval_ground_truth=r["retrieval_ground_truth"],
-                             retrieved_documents=r["retrieved_documents"])["document_retrieval_properties"] for r in rows]
+        answers = [
+            evaluator(retrieval_ground_truth=r["retrieval_ground_truth"], retrieved_documents=r["retrieved_documents"])[
+                "document_retrieval_properties"
+            ]
+            for r in rows
+        ]
         for name, mine in setup["summary"]["azure"]["exact"].items():
             values = [a[name] for a in answers if not (isinstance(a[name], float) and math.isnan(a[name]))]
             assert mine == pytest.approx(sum(values) / len(values), abs=5e-5 + 1e-9), (setup["key"], name)
@@ -92,7 +103,9 @@ def test_graded_ndcg_is_not_the_binary_number(graded_report, sample_index, tmp_p
     graded_ndcg = {s["key"]: s["summary"]["ndcg_10"] for s in report["setups"]}
     plain_ndcg = {s["key"]: s["summary"]["ndcg_10"] for s in plain["setups"]}
     # the same results and the same relevant documents: found@k agree, nDCG weighs the grades
-    assert {s["key"]: s["summary"]["counts"] for s in report["setups"]} == {s["key"]: s["summary"]["counts"] for s in plain["setups"]}
+    assert {s["key"]: s["summary"]["counts"] for s in report["setups"]} == {
+        s["key"]: s["summary"]["counts"] for s in plain["setups"]
+    }
     assert graded_ndcg != plain_ndcg
 
 
@@ -129,7 +142,8 @@ def test_ids_without_their_extension_are_refused_by_golden_check_naming_the_ids_
     code, out, _ = run_cli(capsys, "golden", "check", str(golden), "--corpus", str(docs))
 
     assert code == 1 and "Not ready to run." in out
-    assert 'no question can be scored: none of the 2 questions names a document the corpus holds ("keys" (nearest: "keys.md")' in out
+    assert ('no question can be scored: none of the 2 questions names a document the corpus holds ("keys" (nearest: '
+            '"keys.md")') in out
 
 
 def test_ids_none_of_which_the_corpus_holds_end_evaluate_with_a_sentence_before_any_index_is_built(tmp_path, capsys):
@@ -153,7 +167,9 @@ def test_a_target_holding_none_of_the_ids_is_refused_by_the_library_too(sample_i
         evaluate(target, questions, only=ONLY[:1])
 
 
-def test_more_than_the_share_of_questions_found_nowhere_is_said_in_the_text_the_page_and_the_json(sample_index, tmp_path):
+def test_more_than_the_share_of_questions_found_nowhere_is_said_in_the_text_the_page_and_the_json(
+    sample_index, tmp_path
+):
     rows = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines()[:10]]
     for row in rows[:3]:  # 3 of 10 (30%, more than 20%) name only a document no target holds
         row["expected"] = [row["expected"][0].rsplit(".", 1)[0] + "-gone"]
@@ -199,4 +215,5 @@ def test_the_loud_share_is_more_than_the_setting_and_every_target_must_miss_a_qu
     assert found_nowhere([target], questions, {"local": lost(2)}, settings) is None  # 20%: not more than 20%
     assert found_nowhere([target], questions, {"local": lost(3)}, settings)["questions"] == 3
     assert found_nowhere([target, target], questions, {"local": lost(3)}, settings) is None  # another target holds them
-    assert found_nowhere([target], questions, {"local": lost(10)}, settings)["sentence"].startswith("no question can be scored")
+    assert found_nowhere([target], questions, {"local": lost(10)}, settings)["sentence"].startswith("no question can "
+                                                                                                    "be scored")

@@ -18,7 +18,7 @@ def test_the_same_text_gives_the_same_vector_in_another_process():
     code = ("import json; from evaluation.engine.hashing import hash_vector; "
             "print(json.dumps(hash_vector('Signing keys are rotated every 90 days').tolist()))")
     other = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert np.allclose(np.array(eval(other)), np.array(here), atol=0)  # noqa: S307 (our own JSON list)
+    assert np.allclose(np.array(eval(other)), np.array(here), atol=0)  # our own JSON list
 
 
 def test_rows_are_unit_length_even_for_a_text_without_words():

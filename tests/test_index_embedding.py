@@ -17,7 +17,8 @@ SETTINGS = IndexSettings(models=("bge-small", "minilm-l6"))
 def test_an_index_built_with_both_models_at_once_holds_each_models_own_sequential_vectors(tmp_path, monkeypatch):
     calls = []  # every graph call of the build, whichever thread ran it
     rows = models.Embedder._rows
-    monkeypatch.setattr(models.Embedder, "_rows", lambda self, encodings: calls.append(self.name) or rows(self, encodings))
+    monkeypatch.setattr(models.Embedder, "_rows", lambda self,
+                        encodings: calls.append(self.name) or rows(self, encodings))
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text("".join(SAMPLE.read_text(encoding="utf-8").splitlines(keepends=True)[:12]), encoding="utf-8")
     stages: list[tuple[str, int, int]] = []

@@ -130,7 +130,8 @@ def test_two_corpora_of_the_same_name_in_two_folders_keep_two_indexes(tmp_path, 
     assert a == Path(".index") / f"corpus-{short}"  # readable: the corpus's name, then 8 hex digits of its path
 
 
-def test_evaluate_on_the_current_folder_keeps_its_index_beside_the_others_under_dot_index(tmp_path, monkeypatch, capsys):
+def test_evaluate_on_the_current_folder_keeps_its_index_beside_the_others_under_dot_index(tmp_path,
+                                                                                          monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     assert default_index_dir(".").parent == Path(".index")  # was ".index" itself
     assert default_index_dir(".").name.startswith(f"{tmp_path.name}-")
@@ -338,7 +339,7 @@ def test_staging_folders_of_dead_builds_are_removed_by_the_next_build_and_nothin
     swapped_out = tmp_path / f".index.old-{dead}-x3"
     (swapped_out / "index").mkdir(parents=True)
     (swapped_out / "index" / MARKER).write_text(json.dumps({"tool": "retrieval-evaluation"}))
-    alive = tmp_path / f".index.building-1-x4"  # pid 1 is always running: its build may be going on
+    alive = tmp_path / ".index.building-1-x4"  # pid 1 is always running: its build may be going on
     alive.mkdir()
     (alive / MARKER).write_text(json.dumps({"tool": "retrieval-evaluation"}))
     not_ours = tmp_path / f".index.building-{dead}-x5"

@@ -34,15 +34,19 @@ CHANGES = {
                                                                  lambda title, headings: " / ".join(headings)),
     "the document BM25's settings": lambda mp: mp.setattr(index, "DOCUMENT_BM25_SETTINGS",
                                                           {**index.DOCUMENT_BM25_SETTINGS, "b": 0.75}),
-    "the text the document BM25 indexes": lambda mp: mp.setattr(engine_corpus, "document_text", lambda document: document.text),
+    "the text the document BM25 indexes": lambda mp: mp.setattr(engine_corpus, "document_text",
+                                                                lambda document: document.text),
     "the bm25s version": lambda mp: mp.setattr(identity, "software_versions",
                                                lambda real=identity.software_versions: {**real(), "bm25s": "0.3.17"}),
     "the PyStemmer version": lambda mp: mp.setattr(identity, "software_versions",
-                                                   lambda real=identity.software_versions: {**real(), "PyStemmer": "9"}),
+                                                   lambda real=identity.software_versions: {**real(),
+                                                                                            "PyStemmer": "9"}),
     "the tokenizers version": lambda mp: mp.setattr(identity, "software_versions",
-                                                    lambda real=identity.software_versions: {**real(), "tokenizers": "9"}),
+                                                    lambda real=identity.software_versions: {**real(),
+                                                                                             "tokenizers": "9"}),
     "the onnxruntime version": lambda mp: mp.setattr(identity, "software_versions",
-                                                     lambda real=identity.software_versions: {**real(), "onnxruntime": "9"}),
+                                                     lambda real=identity.software_versions: {**real(),
+                                                                                              "onnxruntime": "9"}),
 }
 
 

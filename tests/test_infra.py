@@ -89,7 +89,10 @@ def test_the_deployment_collections_and_dead_letter_containers_are_created():
     created = [resolve(MAIN, name) for name in call["params"]["containerNames"]]
     assert created == ["app-package", "collectionsContainerName", "events-deadletter"]
     assert parameters(MAIN)["collectionsContainerName"]["default"] == "collections"
-    assert module_calls()["functionApp"]["params"]["deploymentContainerUrl"] == "${storageAccountUrl}/${deploymentContainerName}"
+    assert (
+        module_calls()["functionApp"]["params"]["deploymentContainerUrl"]
+        == "${storageAccountUrl}/${deploymentContainerName}"
+    )
     assert bicep_settings()["EVALUATION_CONTAINER"] == "collectionsContainerName"
     assert module_calls()["events"]["params"]["deadLetterContainerName"] == "deadLetterContainerName"
 
@@ -102,7 +105,8 @@ def test_the_plan_is_flex_consumption_fc1_on_linux():
     assert plan["properties"]["reserved"] is True
     app = one("Microsoft.Web/sites").body
     assert app["kind"] == "functionapp,linux"
-    assert app["properties"]["serverFarmId"] == {"operator": {"type": "property_accessor", "operands": {"operand_1": "plan", "operand_2": "id"}}}
+    assert app["properties"]["serverFarmId"] == {"operator": {"type": "property_accessor",
+                                                              "operands": {"operand_1": "plan", "operand_2": "id"}}}
     assert app["properties"]["httpsOnly"] is True
 
 
@@ -145,7 +149,10 @@ def test_application_insights_takes_only_entra_signed_telemetry():
     component = one("Microsoft.Insights/components").body
     assert component["properties"]["DisableLocalAuth"] is True
     assert accessor_path(component["properties"]["WorkspaceResourceId"]) == "workspace.id"
-    assert bicep_settings()["APPLICATIONINSIGHTS_AUTHENTICATION_STRING"] == "ClientId=${identity.properties.clientId};Authorization=AAD"
+    assert (
+        bicep_settings()["APPLICATIONINSIGHTS_AUTHENTICATION_STRING"]
+        == "ClientId=${identity.properties.clientId};Authorization=AAD"
+    )
 
 
 # -- roles -----------------------------------------------------------------------------------------------------
@@ -174,7 +181,8 @@ def test_every_role_assignment_is_named_by_scope_principal_and_role():
 
 def test_every_role_id_is_a_documented_built_in_role_named_in_a_comment_above_it():
     for assignment, variable, role_id in role_assignments():
-        assert role_id in BUILT_IN_ROLES, f"{assignment.file.name}: {variable}={role_id} is not a documented built-in role"
+        assert role_id in BUILT_IN_ROLES, (f"{assignment.file.name}: {variable}={role_id} is not a documented "
+                                           f"built-in role")
         lines = raw_lines(assignment.file)
         (line,) = [i for i, text in enumerate(lines) if text == f"var {variable} = '{role_id}'"]
         block = []
@@ -194,7 +202,9 @@ def holders():
     held = {}
     for assignment, _, role_id in role_assignments():
         symbol = accessor_path(assignment.body["scope"]).split("::")[-1]
-        (scoped,) = [r for r in resources(existing=None) if r.file == assignment.file and r.symbol.split("__")[-1] == symbol]
+        (scoped,) = [
+            r for r in resources(existing=None) if r.file == assignment.file and r.symbol.split("__")[-1] == symbol
+        ]
         principal = accessor_path(assignment.body["properties"]["principalId"])
         held.setdefault(principal, set()).add((BUILT_IN_ROLES[role_id], scoped.type.split("/")[-1]))
     return held
@@ -224,10 +234,20 @@ def test_each_principal_holds_exactly_the_roles_its_work_needs():
 def test_scoped_roles_sit_on_the_right_containers():
     admin = next(a for a, _, _ in role_assignments() if a.symbol == "adminCollections")
     assert accessor_path(admin.body["scope"]) == "storage::blobService::collections"
-    assert admin.condition == {"operator": {"type": "not", "operands": {"bool_value": {"function": {"type": "empty", "parameters": {"item_to_test": "adminPrincipalId"}}}}}}
+    assert admin.condition == {
+        "operator": {
+            "type": "not",
+            "operands": {
+                "bool_value": {"function": {"type": "empty", "parameters": {"item_to_test": "adminPrincipalId"}}}
+            },
+        }
+    }
     topic = next(a for a, _, _ in role_assignments() if a.symbol == "deadLetterWriter")
     assert accessor_path(topic.body["scope"]) == "storage::blobService::deadLetter"
-    containers = {r.symbol: r.body["name"] for r in resources("Microsoft.Storage/storageAccounts/blobServices/containers", existing=True)}
+    containers = {
+        r.symbol: r.body["name"]
+        for r in resources("Microsoft.Storage/storageAccounts/blobServices/containers", existing=True)
+    }
     assert containers == {"storage__blobService__collections": "collectionsContainerName",
                           "storage__blobService__deadLetter": "deadLetterContainerName"}
 
@@ -272,7 +292,8 @@ def test_the_subscription_calls_golden_changed_on_blob_created_golden_jsonl_in_t
     assert dead_letter["identity"] == {"type": "SystemAssigned"}
     assert dead_letter["deadLetterDestination"] == {
         "endpointType": "StorageBlob",
-        "properties": {"resourceId": {"operator": {"type": "property_accessor", "operands": {"operand_1": "storage", "operand_2": "id"}}},
+        "properties": {"resourceId": {"operator": {"type": "property_accessor",
+                                                   "operands": {"operand_1": "storage", "operand_2": "id"}}},
                        "blobContainerName": "deadLetterContainerName"}}
 
 
@@ -332,7 +353,9 @@ def test_no_secret_anywhere_in_the_bicep():
         assert secret_problems(parse(path)) == [], path.name
         secure = [name for name, p in parameters(path).items() if any(d["type"] == "secure" for d in p["decorators"])]
         assert secure == [], f"{path.name}: a @secure() parameter means a secret is passed in"
-    looks_secret = [name for name in bicep_settings() if re.search(r"KEY|SECRET|PASSWORD|TOKEN|SAS|CONNECTION_STRING", name, re.I)]
+    looks_secret = [
+        name for name in bicep_settings() if re.search(r"KEY|SECRET|PASSWORD|TOKEN|SAS|CONNECTION_STRING", name, re.I)
+    ]
     # Application Insights' connection string only names where to send once local auth is off (checked above).
     assert looks_secret == ["APPLICATIONINSIGHTS_CONNECTION_STRING"]
 
@@ -352,6 +375,7 @@ def test_the_secret_check_sees_written_out_credentials(value):
 
 def test_the_secret_check_sees_list_calls_and_passes_plain_names():
     assert secret_problems({"function": {"type": "list_func", "parameters": {"func_name": "listKeys"}}})
-    assert secret_problems({"operator": {"type": "function_accessor", "operands": {"operand_1": "st", "func_name": "listSecrets"}}})
+    assert secret_problems({"operator": {"type": "function_accessor",
+                                         "operands": {"operand_1": "st", "func_name": "listSecrets"}}})
     assert secret_problems(["Microsoft.Storage/storageAccounts/blobServices/containers", "managedidentity",
                             "ClientId=${identity.properties.clientId};Authorization=AAD"]) == []

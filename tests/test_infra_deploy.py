@@ -63,10 +63,14 @@ def packager():
 
 def test_the_deploy_steps_come_in_the_order_that_works():
     group = first(lambda line: line.startswith("az group create "))
-    provision = first(lambda line: line.startswith("az deployment group create ") and "deployEventSubscription" not in line)
+    provision = first(
+        lambda line: line.startswith("az deployment group create ") and "deployEventSubscription" not in line
+    )
     package = first(lambda line: line.startswith("python3 infra/package.py "))
     publish = first(lambda line: line.startswith("az functionapp deployment source config-zip "))
-    subscribe = first(lambda line: line.startswith("az deployment group create ") and "deployEventSubscription=true" in line)
+    subscribe = first(
+        lambda line: line.startswith("az deployment group create ") and "deployEventSubscription=true" in line
+    )
     golden = first(lambda line: line.startswith("az storage blob upload ") and "samples/golden.jsonl" in line)
     report = first(lambda line: "report.json" in line and line.startswith("for "))
     teardown = first(lambda line: line.startswith("az group delete "))
@@ -260,7 +264,8 @@ def test_infra_readme_documents_every_skipped_checkov_check_and_every_module():
     assert documented_roles == sorted(BUILT_IN_ROLES[role_id] for _, _, role_id in role_assignments())
 
 
-@pytest.mark.parametrize("line", [line for path in bicep_files() for line in raw_lines(path) if "checkov:skip=" in line])
+@pytest.mark.parametrize("line",
+                         [line for path in bicep_files() for line in raw_lines(path) if "checkov:skip=" in line])
 def test_every_skip_gives_a_reason(line):
     reason = line.split("checkov:skip=", 1)[1].split(":", 1)[1].strip()
     assert len(reason.split()) >= 8, f"a skip needs a reason a reviewer can check: {line.strip()}"

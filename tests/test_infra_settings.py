@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 
@@ -16,15 +15,15 @@ from bicep_model import MAIN, module_calls, resolve, resources, variables
 # Read by the code, deliberately never set in Azure by the Bicep: the deployment holds no secret.
 NOT_SET_IN_AZURE = {
     "EVALUATION_STORAGE_CONNECTION_STRING": "local/Azurite only: a connection string carries the account key; "
-                                            "in Azure the app signs in with its identity at "
-                                            "EVALUATION_STORAGE_ACCOUNT_URL",
+    "in Azure the app signs in with its identity at "
+    "EVALUATION_STORAGE_ACCOUNT_URL",
     "AzureWebJobsStorage": "the host's connection string for Azurite when run locally; in Azure the identity-based "
-                           "AzureWebJobsStorage__* settings replace it",
+    "AzureWebJobsStorage__* settings replace it",
     "WEBSITE_AUTH_ENABLED": "set by App Service itself while App Service authentication is on; the app reads it "
-                            "to know whether the X-MS-CLIENT-PRINCIPAL header came from the platform (api/principal.py)",
+    "to know whether the X-MS-CLIENT-PRINCIPAL header came from the platform (api/principal.py)",
     "AZURE_SEARCH_API_KEY": "prefix of optional Azure AI Search API keys that a target spec names in api_key_env; "
-                            "the app signs in to search with its identity (Search Index Data Reader, Reader), so "
-                            "the Bicep sets no key; a team that must use one sets it itself",
+    "the app signs in to search with its identity (Search Index Data Reader, Reader), so "
+    "the Bicep sets no key; a team that must use one sets it itself",
 }
 # Settings read by prefix (AZURE_SEARCH_API_KEY_DOCS, ...): a name that starts with one is known.
 PREFIXES = {"AZURE_SEARCH_API_KEY"}
@@ -91,7 +90,9 @@ def test_the_scan_reads_the_app_package_and_every_other_app_module():
 
 def test_every_setting_the_app_reads_is_set_in_the_bicep():
     code = settings_read()
-    missing = {name: where for name, where in code.items() if name not in bicep_settings() and name not in NOT_SET_IN_AZURE}
+    missing = {
+        name: where for name, where in code.items() if name not in bicep_settings() and name not in NOT_SET_IN_AZURE
+    }
     assert not missing, ("read by the app but not set in infra/main.bicep (add them to the appSettings object, "
                          f"or to NOT_SET_IN_AZURE with the reason): {missing}")
 
@@ -111,10 +112,15 @@ def test_the_settings_object_is_what_the_function_app_gets():
     assert call["params"]["appSettings"] == "appSettings"
     (site,) = [r for r in resources("Microsoft.Web/sites") if r.file == call["path"]]
     loop = site.body["properties"]["siteConfig"]["appSettings"]
-    assert loop["loop_type"]["detail"]["array_name"] == {"function": {"type": "items", "parameters": {"arg_1": "appSettings"}}}
+    assert loop["loop_type"]["detail"]["array_name"] == {"function": {"type": "items",
+                                                                      "parameters": {"arg_1": "appSettings"}}}
     item = loop["loop_type"]["detail"]["item_name"]
-    assert resolve(site.file, loop["config"]["name"]) == {"operator": {"type": "property_accessor", "operands": {"operand_1": item, "operand_2": "key"}}}
-    assert resolve(site.file, loop["config"]["value"]) == {"operator": {"type": "property_accessor", "operands": {"operand_1": item, "operand_2": "value"}}}
+    assert resolve(site.file, loop["config"]["name"]) == {"operator": {"type": "property_accessor",
+                                                                       "operands": {"operand_1": item,
+                                                                                    "operand_2": "key"}}}
+    assert resolve(site.file, loop["config"]["value"]) == {"operator": {"type": "property_accessor",
+                                                                        "operands": {"operand_1": item,
+                                                                                     "operand_2": "value"}}}
 
 
 # -- the settings table (docs/azure.md) and local.settings.example.json ----------------------------------------
@@ -139,7 +145,9 @@ def unknown(names: set[str], known: set[str]) -> list[str]:
 
 
 def readme_problems(names: set[str], code: set[str]) -> list[str]:
-    problems = [f"{name} is read by the app but missing from the README settings table" for name in sorted(code - names)]
+    problems = [
+        f"{name} is read by the app but missing from the README settings table" for name in sorted(code - names)
+    ]
     problems += [f"{name} is in the README settings table but nothing reads it" for name in
                  unknown(names, code | set(PLATFORM) | set(NOT_SET_IN_AZURE))]
     return problems
@@ -175,7 +183,8 @@ def test_the_readme_and_local_settings_checks_catch_a_missing_or_stale_setting()
               "| `EVALUATION_CONTAINER` | container |\n| `EVALUATION_GONE` | renamed |\n"
               "| `AZURE_SEARCH_API_KEY*` | keys by prefix |\n\nafter the table `NOT_A_ROW`\n")
     names = readme_setting_names(readme)
-    assert names == {"AzureWebJobsStorage__accountName", "AzureWebJobsStorage", "EVALUATION_CONTAINER", "EVALUATION_GONE",
+    assert names == {"AzureWebJobsStorage__accountName", "AzureWebJobsStorage", "EVALUATION_CONTAINER",
+                     "EVALUATION_GONE",
                      "AZURE_SEARCH_API_KEY"}
     assert readme_problems(names, {"EVALUATION_CONTAINER", "EVALUATION_BY"}) == [
         "EVALUATION_BY is read by the app but missing from the README settings table",

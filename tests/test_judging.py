@@ -12,7 +12,8 @@ def hit(chunk_id, page=None, text=""):
     return Hit(id=chunk_id, doc_id=chunk_id.rsplit(":", 1)[0], page=page, score=0.0, text=text)
 
 
-HITS = [hit("a.md:0", text="Nothing here."), hit("r.pdf:3", page=2, text="Keys are rotated every 90 days by the vault."),
+HITS = [hit("a.md:0", text="Nothing here."),
+        hit("r.pdf:3", page=2, text="Keys are rotated every 90 days by the vault."),
         hit("a.md:4", text="Install with pip install a."), hit("r.pdf:9", page=5, text="Retention is seven years.")]
 
 

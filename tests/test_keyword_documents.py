@@ -88,7 +88,9 @@ def test_results_are_chunks_and_a_chunk_without_a_question_word_is_none_even_in_
 
     assert {h.id for h in hits} <= guide.chunk_ids and all(h.id == f"{h.doc_id}:{h.id.split(':')[1]}" for h in hits)
     assert [h.text for h in hits if h.id == "a:0"] == ["Rotate the keys every ninety days; rotate sooner after a leak."]
-    assert "a:3" not in {h.id for h in hits}  # "A leak costs a week of work.": its document ranks first, it holds no word
+    assert "a:3" not in {
+        h.id for h in hits
+    }  # "A leak costs a week of work.": its document ranks first, it holds no word
     assert target.search(setup, "zebra the of", 20) == []
 
 
@@ -162,7 +164,8 @@ def test_hybrid_fuses_plain_keyword_unless_the_target_is_told_to_fuse_the_docume
     bare = Setup("local", "embedded", "hybrid")
 
     assert [h.id for h in plain.search(bare, QUESTION, 20)] == ["b:0", "a:0", "c:0", "a:1", "a:2"]  # chunk BM25
-    assert [h.id for h in told.search(bare, QUESTION, 20)] == ["a:0", "b:0", "a:1", "c:0", "a:2"]  # fused with documents
+    assert [h.id for h in told.search(bare, QUESTION, 20)] == ["a:0", "b:0", "a:1", "c:0",
+                                                               "a:2"]  # fused with documents
     assert plain.describe()["hybrid_keyword"] == "keyword" and told.describe()["hybrid_keyword"] == "keyword_documents"
     with pytest.raises(ValueError, match="hybrid_keyword"):
         EmbeddedTarget(guide, cross_encoder=False, cache=False, hybrid_keyword="documents")

@@ -177,7 +177,9 @@ def test_their_documented_example_runs_end_to_end_with_json_and_csv_reports(tmp_
     rows = list(csv.DictReader(io.StringIO(out_csv.read_text(encoding="utf-8"))))
     assert len(rows) == 2 * 1 * 2 * 3  # variants x embedders x methods (dense, hybrid) x k
     first = report["experiments"][0]
-    assert [float(rows[i]["precision"]) for i in range(3)] == [first["metrics"][k]["precision"] for k in ("3", "5", "10")]
+    assert [float(rows[i]["precision"]) for i in range(3)] == [
+        first["metrics"][k]["precision"] for k in ("3", "5", "10")
+    ]
     assert "Signing keys" not in out_json.read_text() and "hello" not in out_csv.read_text()  # ids and scores only
     again = tmp_path / "again.json"
     assert cli([*arguments[:-4], "--report-json", str(again)]).returncode == 0
@@ -190,7 +192,8 @@ def test_the_gate_exits_1_naming_each_threshold_missed_and_by_how_much_and_0_whe
             "--embedder", "hash", "--methods", "keyword"]
     # keyword at 300 characters finds each query's one document first: hit_rate@5 = 1, and of the top 5
     # (3 chunks come back) one is relevant, so precision@5 = 1/5 = 0.2 for every query.
-    met = cli([*base, "--fail-under", "hit_rate@5=0.85", "--fail-under", "found@1=1", "--fail-under", "precision@5=0.2"])
+    met = cli([*base, "--fail-under", "hit_rate@5=0.85", "--fail-under", "found@1=1", "--fail-under",
+               "precision@5=0.2"])
     assert met.returncode == 0, met.stderr
     assert "fail-under" not in met.stderr
     missed = cli([*base, "--fail-under", "hit_rate@5=0.85", "--fail-under", "precision@5=0.3",

@@ -16,7 +16,8 @@ def test_every_measure_parses_back_from_its_printed_name(measure):
 
 @pytest.mark.parametrize("text, measure", [
     ("found@10", Measure("found", 10)), ("FOUND@1", Measure("found", 1)), ("hit_rate@5", Measure("hit_rate", 5)),
-    ("nDCG@10", Measure("nDCG", 10)), ("ndcg@10", Measure("nDCG", 10)), ("MRR", Measure("MRR")), ("mrr", Measure("MRR")),
+    ("nDCG@10", Measure("nDCG", 10)), ("ndcg@10", Measure("nDCG", 10)), ("MRR", Measure("MRR")),
+                                           ("mrr", Measure("MRR")),
     (" found@20 ", Measure("found", 20)),
 ])
 def test_a_measure_is_read_in_any_case(text, measure):
@@ -60,8 +61,10 @@ def test_fail_under_reads_every_measure_by_name_and_checks_the_summary_key_it_na
     summary = {"found": {"1": 1 / 3, "5": 2 / 3}, "mrr": 0.5, "ndcg_10": 0.85}
     report = {"picks": {"finds_the_most": "t.keyword.bm25"}, "setups": [{"key": "t.keyword.bm25", "summary": summary}]}
     # 2/3 < 0.7 and 0.85 < 0.9 miss; 0.5 >= 0.5 and 1/3 >= 0.3 are met
-    assert missed_thresholds(report, rules) == ["hit_rate@5 of t.keyword.bm25 is 0.6667, under 0.7 by 0.03333",  # 0.7 - 2/3
-                                                "ndcg@10 of t.keyword.bm25 is 0.85, under 0.9 by 0.05"]
+    assert missed_thresholds(report, rules) == [
+        "hit_rate@5 of t.keyword.bm25 is 0.6667, under 0.7 by 0.03333",  # 0.7 - 2/3
+        "ndcg@10 of t.keyword.bm25 is 0.85, under 0.9 by 0.05",
+    ]
 
 
 # -- one parser for every measure there is -----------------------------------------------------------
@@ -101,8 +104,10 @@ def test_each_use_reads_its_measures_through_the_one_parser_and_refuses_the_othe
             use(text)  # ... that this use has no number for
 
 
-@pytest.mark.parametrize("text, says", [("recal@10", 'Did you mean "recall@k"?'), ("precison@5", 'Did you mean "precision@k"?'),
-                                        ("azure.fidelty", 'Did you mean "azure.fidelity"?'), ("found@0", 'Did you mean "found@k"?'),
+@pytest.mark.parametrize("text, says",
+                         [("recal@10", 'Did you mean "recall@k"?'), ("precison@5", 'Did you mean "precision@k"?'),
+                                        ("azure.fidelty", 'Did you mean "azure.fidelity"?'),
+                                        ("found@0", 'Did you mean "found@k"?'),
                                         ("found@05", 'Did you mean "found@k"?'), ("nDCG", 'Did you mean "nDCG@k"?')])
 def test_a_name_that_is_no_measure_at_all_is_refused_with_every_family_and_the_closest(text, says):
     with pytest.raises(UsageError, match="is not a measure; the measures are found@k, hit_rate@k, precision@k, "
@@ -117,7 +122,7 @@ def test_a_matrix_keeps_each_measure_at_k_under_the_key_scoring_writes():
 
     assert [str(m) for m in at_k(5)] == ["hit_rate@5", "precision@5", "recall@5", "MRR@5", "nDCG@5"]
     assert [m.at_k_key for m in at_k(5)] == list(AT_K_KEYS) == list(question_at(Outcome("a", (1,), 1), 5))
-    metrics = {"5": dict(zip(AT_K_KEYS, (1.0, 0.2, 0.5, 1.0, 0.9)))}
+    metrics = {"5": dict(zip(AT_K_KEYS, (1.0, 0.2, 0.5, 1.0, 0.9), strict=True))}
     assert [m.at_k_of(metrics) for m in at_k(5)] == [1.0, 0.2, 0.5, 1.0, 0.9]
     assert parse("found@5").at_k_of(metrics) == 1.0 and at_k(3)[0].at_k_of(metrics) is None
     assert parse("recall@5").at_k_of(None) is None  # a failed experiment has no metrics

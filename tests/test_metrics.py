@@ -145,11 +145,11 @@ def test_doc_grain_equals_pytrec_eval_with_several_chunks_per_document_ties_and_
                          for d in relevant)
         questions.append(Question(id=f"q{n}", question="?", expected=expected))
         results.append(chunk_results(rng, documents, pages))
-    outcomes = [judge(q, hits, "doc") for q, hits in zip(questions, results)]
+    outcomes = [judge(q, hits, "doc") for q, hits in zip(questions, results, strict=True)]
     assert any(len({h.doc_id for h in hits}) < len(hits) for hits in results)  # a document several times
     assert any(len({h.score for h in hits}) < len(hits) for hits in results)  # tied scores
     qrels = {q.id: {unit: 1 for unit in q.expected} for q in questions}
-    run = {q.id: as_trec(q, hits) or {"none": 0.0} for q, hits in zip(questions, results)}
+    run = {q.id: as_trec(q, hits) or {"none": 0.0} for q, hits in zip(questions, results, strict=True)}
     oracle = pytrec_eval.RelevanceEvaluator(qrels, PYTREC_MEASURES).evaluate(run)
     ours = summarise(outcomes)
     n = len(questions)
@@ -222,7 +222,7 @@ def test_a_perfect_ranking_scores_one_at_every_grain(by):
             # quotes spread over chunks, several in one chunk
             quotes = [f"quote number {n} {q} here" for q in range(rng.randint(1, 12))]
             cuts = sorted(rng.sample(range(1, len(quotes)), rng.randint(0, len(quotes) - 1))) if len(quotes) > 1 else []
-            groups = [quotes[a:b] for a, b in zip([0, *cuts], [*cuts, len(quotes)])]
+            groups = [quotes[a:b] for a, b in zip([0, *cuts], [*cuts, len(quotes)], strict=True)]
             hits = [Hit(id=f"c{i}", doc_id=f"d{i}", page=None, score=1.0, text=" ... ".join(g))
                     for i, g in enumerate(groups)]
             question = Question(id=f"q{n}", question="?", expected=("d0",), evidence=tuple(quotes))

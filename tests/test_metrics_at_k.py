@@ -36,7 +36,9 @@ def random_case(seed: int, questions: int = 150, chunks: int = 40):
         scores = {f"c{i:02d}": float(rng.randint(0, 4)) for i in retrieved}  # five scores: many ties
         qrels[qid] = {c: 1 for c in relevant}
         run[qid] = scores
-        hits = [Hit(id=c, doc_id=c.rstrip("0123456789"), score=scores[c], text="", page=None) for c in trec_order(scores)]
+        hits = [
+            Hit(id=c, doc_id=c.rstrip("0123456789"), score=scores[c], text="", page=None) for c in trec_order(scores)
+        ]
         cases.append((Question(id=qid, question="?", expected=tuple(relevant)), hits))
     return qrels, run, cases
 
@@ -95,8 +97,10 @@ def test_macro_averages_weigh_every_question_the_same():
                             "mrr": (1 + 0) / 2, "ndcg": (1 + 0) / 2}
 
 
-@pytest.mark.parametrize("text, printed, key", [("hit_rate@5", "hit_rate@5", "hit_rate"), ("found@5", "found@5", "hit_rate"),
-                                                ("Precision@3", "precision@3", "precision"), ("mrr@10", "MRR@10", "mrr"),
+@pytest.mark.parametrize("text, printed, key",
+                         [("hit_rate@5", "hit_rate@5", "hit_rate"), ("found@5", "found@5", "hit_rate"),
+                                                ("Precision@3", "precision@3", "precision"),
+                                                ("mrr@10", "MRR@10", "mrr"),
                                                 ("NDCG@7", "nDCG@7", "ndcg"), ("recall@1", "recall@1", "recall")])
 def test_an_at_k_measure_reads_under_both_spellings_and_its_name_reads_back(text, printed, key):
     from evaluation.measures import parse_at_k

@@ -99,8 +99,12 @@ def test_one_session_runs_in_the_callers_thread():
 
 @pytest.fixture(scope="module")
 def pairs() -> list[tuple[str, str]]:
-    documents = [json.loads(line)["text"] for line in (SAMPLE / "corpus.jsonl").read_text(encoding="utf-8").splitlines()]
-    questions = [json.loads(line)["question"] for line in (SAMPLE / "golden.jsonl").read_text(encoding="utf-8").splitlines()]
+    documents = [
+        json.loads(line)["text"] for line in (SAMPLE / "corpus.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    questions = [
+        json.loads(line)["question"] for line in (SAMPLE / "golden.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     return [(questions[i % len(questions)], documents[(7 * i) % len(documents)][:1200]) for i in range(10)]
 
 

@@ -30,12 +30,14 @@ class EmbeddingsServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)))
                 server.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
                 data = [{"object": "embedding", "index": i, "embedding": (3 * hash_vector(t)).tolist()}
                         for i, t in enumerate(body["input"])][::-1]
-                payload = json.dumps({"object": "list", "data": data} if status == 200 else {"error": {"message": "no"}})
+                payload = json.dumps(
+                    {"object": "list", "data": data} if status == 200 else {"error": {"message": "no"}}
+                )
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.end_headers()
@@ -112,7 +114,8 @@ def test_the_matrix_measures_an_openai_embedder_and_a_second_run_asks_the_cache_
     corpus, queries = tmp_path / "c.jsonl", tmp_path / "q.jsonl"
     corpus.write_text('{"id": "doc-1", "text": "Signing keys are rotated every 90 days."}\n'
                       '{"id": "doc-2", "text": "The cafeteria serves lunch at noon."}\n', encoding="utf-8")
-    queries.write_text('{"id": "q1", "query": "how often are keys rotated", "relevant_ids": ["doc-1"]}\n', encoding="utf-8")
+    queries.write_text('{"id": "q1", "query": "how often are keys rotated", "relevant_ids": ["doc-1"]}\n',
+                       encoding="utf-8")
     arguments = [sys.executable, "-m", "evaluation", "matrix", "--quiet", "--corpus", str(corpus), "--queries",
                  str(queries), "--top-k", "1", "--embedder", "openai:embed-prod", "--methods", "dense",
                  "--openai-endpoint", server.url, "--openai-key-env", "TEST_EMBED_KEY", "--openai-dimensions", "256",

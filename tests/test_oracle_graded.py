@@ -80,7 +80,8 @@ def read_files(run_path, qrels_path):
     return run, qrels
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(draw=draws())
 def test_the_export_scored_by_every_oracle_gives_the_reports_numbers(tmp_path_factory, draw):
     by, rank_among, level, questions, hit_lists = draw
@@ -93,7 +94,8 @@ def test_the_export_scored_by_every_oracle_gives_the_reports_numbers(tmp_path_fa
     n = len(ids)
 
     # trec_eval's own code, at relevance level `level` (its nDCG gains are the grades whatever the level)
-    measures = {"recip_rank", "ndcg_cut.10", "success." + ",".join(map(str, CUTOFFS)), "recall." + ",".join(map(str, CUTOFFS))}
+    measures = {"recip_rank", "ndcg_cut.10", "success." + ",".join(map(str, CUTOFFS)),
+                "recall." + ",".join(map(str, CUTOFFS))}
     trec = pytrec_eval.RelevanceEvaluator(qrels, measures, relevance_level=level).evaluate(run)
     zero = {m: 0.0 for m in ("recip_rank", "ndcg_cut_10", *(f"success_{k}" for k in CUTOFFS),
                              *(f"recall_{k}" for k in CUTOFFS))}
@@ -106,7 +108,9 @@ def test_the_export_scored_by_every_oracle_gives_the_reports_numbers(tmp_path_fa
     assert summary["ndcg_10"] == pytest.approx(sum(v["ndcg_cut_10"] for v in per_q.values()) / n, abs=ROUNDED)
     for k in CUTOFFS:
         assert summary["counts"][str(k)] == sum(v[f"success_{k}"] for v in per_q.values())
-        assert summary["recall"][str(k)] == pytest.approx(sum(v[f"recall_{k}"] for v in per_q.values()) / n, abs=ROUNDED)
+        assert summary["recall"][str(k)] == pytest.approx(
+            sum(v[f"recall_{k}"] for v in per_q.values()) / n, abs=ROUNDED
+        )
 
     # ir_measures (its own Judged@10; the rest through trec_eval's code again, by its names)
     found = {RR(rel=level): "mrr", nDCG @ 10: "ndcg_10"}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from itertools import pairwise
 
 import pytest
 
@@ -440,7 +441,7 @@ def test_a_large_fan_in_reports_progress_in_steps_of_at_most_one_group(many_shar
 
     done = [s["done"] for s in inst.statuses if s and s.get("stage") == "running"]
     assert done[0] == 0 and done == sorted(done) and done[-1] < 100
-    assert max(b - a for a, b in zip(done, done[1:])) <= 4  # a group: ceil(100 / 32) shards
+    assert max(b - a for a, b in pairwise(done)) <= 4  # a group: ceil(100 / 32) shards
     assert len(set(done)) >= 100 // 4
 
 

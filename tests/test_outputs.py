@@ -120,7 +120,9 @@ def test_a_full_disk_at_the_report_leaves_the_earlier_file_or_none_and_names_the
                           capture_output=True, text=True, timeout=300)
 
     assert done.returncode == 1, done.stderr
-    assert f"error: {out}: cannot write the JSON report there (File too large); nothing was written there" in done.stderr
+    assert (
+        f"error: {out}: cannot write the JSON report there (File too large); nothing was written there" in done.stderr
+    )
     assert (out.read_bytes() if out.exists() else None) == before  # never half a report, never a 0-byte one
     assert leftovers(tmp_path) == []
 
@@ -129,12 +131,14 @@ def test_a_full_disk_at_the_report_leaves_the_earlier_file_or_none_and_names_the
 
 def test_a_template_on_a_full_disk_leaves_no_file_so_the_retry_just_works(inputs, tmp_path):
     out = tmp_path / "golden.jsonl"
-    arguments = [sys.executable, "-m", "evaluation", "golden", "template", "--corpus", str(inputs[0]), "--out", str(out)]
+    arguments = [sys.executable, "-m", "evaluation", "golden", "template", "--corpus", str(inputs[0]),
+                 "--out", str(out)]
 
     def full_at_100_bytes() -> None:
         resource.setrlimit(resource.RLIMIT_FSIZE, (100, resource.RLIM_INFINITY))
 
-    done = subprocess.run(arguments, cwd=ROOT, capture_output=True, text=True, timeout=120, preexec_fn=full_at_100_bytes)
+    done = subprocess.run(arguments, cwd=ROOT, capture_output=True, text=True, timeout=120,
+                          preexec_fn=full_at_100_bytes)
     assert done.returncode == 1 and f"{out}: cannot write the template there (File too large)" in done.stderr
     assert not out.exists() and leftovers(tmp_path) == []
 

@@ -17,12 +17,12 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench"))
-from busy_machine import ISSUE_SETUPS, QUESTIONS, BusyMachine, SimulatedTarget  # noqa: E402
-from busy_machine import old_picks  # noqa: E402
-from evaluation.run import plan_run, rank_setup, time_setups, with_times  # noqa: E402
-from evaluation.run.copying import copied  # noqa: E402
-from evaluation.scoring.picks import choose_picks, rank_setups  # noqa: E402
-from evaluation.scoring.time_pairs import told_apart  # noqa: E402
+from busy_machine import ISSUE_SETUPS, QUESTIONS, BusyMachine, SimulatedTarget
+from busy_machine import old_picks
+from evaluation.run import plan_run, rank_setup, time_setups, with_times
+from evaluation.run.copying import copied
+from evaluation.scoring.picks import choose_picks, rank_setups
+from evaluation.scoring.time_pairs import told_apart
 
 DRAWS = 200
 MOMENT = datetime(2026, 12, 3, 9, 0, tzinfo=timezone.utc)

@@ -76,7 +76,8 @@ def test_publishing_the_same_index_again_uploads_nothing_and_a_new_one_becomes_c
     publish_index(fake_index(tmp_path / "v1", FP1), address, connection_string=azurite.connection_string)
 
     again = publish_index(fake_index(tmp_path / "v1", FP1), address, connection_string=azurite.connection_string)
-    newer = publish_index(fake_index(tmp_path / "v2", FP2, "beta"), address, connection_string=azurite.connection_string)
+    newer = publish_index(fake_index(tmp_path / "v2", FP2, "beta"), address,
+                          connection_string=azurite.connection_string)
 
     assert again["reused"] is True and newer["reused"] is False
     assert published_fingerprint(address, connection_string=azurite.connection_string) == FP2

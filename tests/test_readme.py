@@ -38,7 +38,14 @@ def test_the_test_command_is_what_ci_runs():
     assert readme_commands()[1] == "bash .ci/run"
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert ci.rstrip().splitlines()[-1] == "python3 -m pytest -q"  # the last thing CI does
-    assert "(python3 -m pytest -q)" in README.read_text(encoding="utf-8").splitlines()[5]
+    said = README.read_text(encoding="utf-8").splitlines()[6]
+    assert said == "# (python3 -m ruff check . && python3 -m mypy && python3 -m pytest -q):"
+
+
+def test_ci_runs_ruff_and_mypy_before_the_tests():
+    ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
+    assert ci.index("python3 -m ruff check .") < ci.index("python3 -m pytest -q")
+    assert ci.index("python3 -m mypy") < ci.index("python3 -m pytest -q")
 
 
 def test_the_readme_stays_under_about_400_lines():

@@ -6,7 +6,9 @@ import hashlib
 
 from evaluation.run import refused_run_report
 
-BROKEN = b'{"id": "q1", "question": "Where is alpha?", "expeted": ["alpha"]}\n'  # a typo: line 1, then no question ready
+BROKEN = (
+    b'{"id": "q1", "question": "Where is alpha?", "expeted": ["alpha"]}\n'  # a typo: line 1, then no question ready
+)
 CLEAN = b'{"id": "q1", "question": "Where is alpha?", "expected": ["alpha"]}\n'
 RUN = {"source": "docs/golden.jsonl", "run_id": "20261201T090000000Z-abcdef", "created_at": "2026-12-01T09:00:00Z"}
 

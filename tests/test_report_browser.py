@@ -116,8 +116,12 @@ def test_the_kept_page_shows_picks_every_chart_point_and_the_ranked_table_and_fe
         for i in range(points.count()):
             point = points.nth(i)
             setup = by_key[point.get_attribute("data-key")]
-            assert float(point.get_attribute("data-found10")) == pytest.approx(setup["summary"]["found"]["10"], abs=1e-4)
-            assert float(point.get_attribute("data-median-ms")) == pytest.approx(setup["summary"]["median_ms"], rel=1e-3)
+            assert float(point.get_attribute("data-found10")) == pytest.approx(
+                setup["summary"]["found"]["10"], abs=1e-4
+            )
+            assert float(point.get_attribute("data-median-ms")) == pytest.approx(
+                setup["summary"]["median_ms"], rel=1e-3
+            )
             box = point.locator("circle").last.bounding_box()
             centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
             assert plot["x"] <= centre[0] <= plot["x"] + plot["width"]

@@ -324,7 +324,10 @@ def test_throttling_retries_and_setups_an_index_cannot_do_are_shown(make_report)
     text = Elements(render_html(report)).text
 
     assert "requests 7 retried after throttling 2 (the times include the waits)" in text
-    assert "Setups left out because the index cannot do them: on search: keyword_semantic (no semantic configuration)" in text
+    assert (
+        "Setups left out because the index cannot do them: on search: keyword_semantic (no semantic configuration)"
+        in text
+    )
     assert "index docs, endpoint https://s.search.windows.net, index state cccccccccccc" in text
 
 
@@ -483,7 +486,8 @@ def test_a_pick_tied_on_time_names_the_setups_it_was_chosen_among(make_report):
     words = html.unescape(re.sub(r"<[^>]+>", "", card.group(0)))
     assert (f"Tied on time with {others[0]}: their medians’ 99% intervals overlap, so this one was chosen among them "
             "by found@10, then found@1, then key.") in words
-    time_card = re.search(r'<article class="pick[^"]*" data-pick="best_for_time".*?</article>', render_html(report), flags=re.S)
+    time_card = re.search(r'<article class="pick[^"]*" data-pick="best_for_time".*?</article>',
+                          render_html(report), flags=re.S)
     assert "Tied on time" not in time_card.group(0)
 
 
@@ -526,7 +530,8 @@ def test_questions_most_setups_miss_lists_only_those_more_than_half_missed(make_
         "local.hybrid.bge-small": {"q1": ["doc-a"], "q2": ["doc-b"], "q3": ["doc-b"]},
     })
     page = render_html(report)
-    section = page[page.index('<section id="questions">'):page.index("</section>", page.index('<section id="questions">'))]
+    section = page[page.index('<section id="questions">'):page.index("</section>",
+                                                                     page.index('<section id="questions">'))]
     most = section.split("<h3>Questions some setups miss</h3>")[0]
     some = section.split("<h3>Questions some setups miss</h3>")[1]
 
@@ -577,7 +582,9 @@ def test_a_pick_says_how_much_faster_with_the_pairs_interval_and_why_setups_are_
 
     text = render_picks(report)
     assert f"tied on time with {other} (equally fast (both under 5 ms))" in text
-    faster_than = re.search(r"(?:than|as many as) t\.hybrid\.m, and is (\d[\d.,]*)× faster \((\d[\d.,]*)–(\d[\d.,]*)\)", text)
+    faster_than = re.search(
+        r"(?:than|as many as) t\.hybrid\.m, and is (\d[\d.,]*)× faster \((\d[\d.,]*)–(\d[\d.,]*)\)", text
+    )
     assert faster_than is not None, text
     whole = render_html(report)
     # both time picks are one setup here: its card is the balance pick's, the time pick's says it is the same

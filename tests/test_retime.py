@@ -93,7 +93,9 @@ def test_the_state_covers_the_target_the_sample_and_the_timing_settings(tmp_path
     assert time_state(plan, key) == time_state(json.loads(json.dumps(plan)), key)
     assert time_state(plan_run(Indexed("f2"), golden, created_at=MOMENT, timed=2), key) != time_state(plan, key)
     assert time_state(plan_run(Indexed(), golden, created_at=MOMENT, timed=3), key) != time_state(plan, key)
-    assert time_state(plan_run(Indexed(), golden, created_at=MOMENT, timed=2, time_budget=5), key) != time_state(plan, key)
+    assert time_state(plan_run(Indexed(), golden, created_at=MOMENT, timed=2, time_budget=5), key) != time_state(
+        plan, key
+    )
     assert time_state(plan, plan["setups"][1]["key"]) != time_state(plan, key)
 
 
@@ -115,7 +117,8 @@ def test_the_command_line_times_live_unless_asked(capsys, tmp_path, sample_index
         assert code == 0
         return json.loads(out)
 
-    first, live, reused = cli(), cli(), cli("--reuse-times")
+    cli()  # a first run, whose times the later ones could reuse
+    live, reused = cli(), cli("--reuse-times")
 
     assert [s.get("timed_in") for s in live["setups"]] == [None]
     assert [s.get("timed_in") for s in reused["setups"]] == [live["id"]]

@@ -171,7 +171,9 @@ def test_runs_export_all_writes_csv_and_trec_files(capsys, store_with_runs, tmp_
     assert out.splitlines() == expected
     # each setup's own run file holds its lines of the combined one, so ranx or ir_measures loads one run a file
     combined = (out_dir / f"{ids[2]}.run.trec").read_text().splitlines()
-    assert sorted(line for key in ran for line in Path(f"{stem}.{key}.run.trec").read_text().splitlines()) == sorted(combined)
+    assert sorted(line for key in ran for line in Path(f"{stem}.{key}.run.trec").read_text().splitlines()) == sorted(
+        combined
+    )
     with open(f"{stem}.setups.csv", newline="", encoding="utf-8") as f:
         setups = list(csv.DictReader(f))
     assert [(r["rank"], r["key"], r["found@10"]) for r in setups] == [
@@ -184,7 +186,8 @@ def test_runs_export_all_writes_csv_and_trec_files(capsys, store_with_runs, tmp_
 def test_runs_export_csv_only_writes_no_trec(capsys, store_with_runs, tmp_path):
     folder, ids = store_with_runs
 
-    code, _, _ = run(capsys, "runs", "export", ids[0], "--store", folder, "--out", str(tmp_path / "x"), "--format", "csv")
+    code, _, _ = run(capsys, "runs", "export", ids[0], "--store", folder, "--out", str(tmp_path / "x"),
+                     "--format", "csv")
 
     assert code == 0
     assert sorted(p.name for p in (tmp_path / "x").iterdir()) == [f"{ids[0]}.questions.csv", f"{ids[0]}.setups.csv"]

@@ -103,7 +103,8 @@ def test_a_golden_file_that_is_not_the_runs_is_refused_before_anything_is_writte
     assert code == 1 and "the golden file given hashes to" in err and LocalStore(root).ids() == []
 
 
-@pytest.mark.parametrize("given, says", [("folder", "a folder; give the file itself"), ("missing.json", "no such file")])
+@pytest.mark.parametrize("given, says",
+                         [("folder", "a folder; give the file itself"), ("missing.json", "no such file")])
 def test_a_file_argument_that_is_no_file_is_a_sentence(tmp_path, capsys, given, says):
     (tmp_path / "folder").mkdir()
     code, out, err = run_cli(capsys, "runs", "import", str(tmp_path / given), "--store", str(tmp_path / "store"))

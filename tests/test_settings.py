@@ -52,4 +52,5 @@ def test_the_apps_settings_give_the_ones_a_team_may_set():
 
     assert {"by", "timed", "time_budget", "equally_fast_ms"} <= {f.name for f in dataclasses.fields(AppSettings)}
     app = SimpleNamespace(by="chunk", timed=12, time_budget=3, equally_fast_ms=20, container="runs")  # in part
-    assert EvaluationSettings.from_app(app) == EvaluationSettings(by="chunk", timed=12, time_budget=3, equally_fast_ms=20)
+    assert EvaluationSettings.from_app(app) == EvaluationSettings(by="chunk", timed=12, time_budget=3,
+                                                                  equally_fast_ms=20)

@@ -89,15 +89,21 @@ def test_bootstraps_drawn_once_for_many_are_each_ones_own_bit_for_bit():
 
     alone = [paired_bootstrap(d, rng=np.random.default_rng([7, 0]), resamples=2000, level=0.9) for d in many]
     assert [a.shape for a in together] == [(3, 2), (2, 2), (1, 2), (2, 2), (3, 2), (1, 2)]
-    assert all(np.array_equal(t, a) for t, a in zip(together, alone))  # every bit, not approximately
+    assert all(np.array_equal(t, a) for t, a in zip(together, alone, strict=True))  # every bit, not approximately
     assert not np.array_equal(together[3][:1], together[5])  # same rows and seed, other values: other numbers
 
 
 def test_versus_gives_each_pairs_own_numbers_holm_corrected_across_them():
     rng = np.random.default_rng(9)
     top = entry("top", [int(r) for r in rng.integers(1, 4, size=36)])
-    others = [entry(k, [int(r) if r < 15 else None for r in rng.integers(1, 20, size=36)],
-                    ndcg={q: float(v) for q, v in zip(QUESTIONS, rng.random(36))}) for k in ("b", "c", "d")]
+    others = [
+        entry(
+            k,
+            [int(r) if r < 15 else None for r in rng.integers(1, 20, size=36)],
+            ndcg={q: float(v) for q, v in zip(QUESTIONS, rng.random(36), strict=True)},
+        )
+        for k in ("b", "c", "d")
+    ]
 
     together = versus(top, [top, *others], QUESTIONS, SETTINGS)  # the reference itself is left out
 
@@ -125,7 +131,7 @@ QUESTIONS = [f"q{i}" for i in range(36)]
 
 def entry(key, ranks, median=10.0, ndcg=None):
     """A report entry as run_setup makes it, for the fields the comparison reads."""
-    ranks = dict(zip(QUESTIONS, ranks))
+    ranks = dict(zip(QUESTIONS, ranks, strict=True))
     found = sum(1 for r in ranks.values() if r and r <= 10)
     if ndcg is None:  # one relevant unit per question: nDCG@10 = 1 / log2(rank + 1)
         ndcg = {q: (1 / math.log2(r + 1) if r and r <= 10 else 0.0) for q, r in ranks.items()}
@@ -187,8 +193,9 @@ def test_a_p_value_at_alpha_is_significant_and_just_over_it_is_within_noise():
 
 def test_the_same_seed_gives_the_same_p_values_and_intervals_twice():
     rng = np.random.default_rng(5)
-    ndcg_a = {q: float(v) for q, v in zip(QUESTIONS, rng.random(36))}
-    ndcg_b = {q: float(v) for q, v in zip(QUESTIONS, rng.random(36))}  # 36 differ: 2**36 patterns, so drawn
+    ndcg_a = {q: float(v) for q, v in zip(QUESTIONS, rng.random(36), strict=True)}
+    ndcg_b = {q: float(v) for q, v in zip(QUESTIONS, rng.random(36),
+                                          strict=True)}  # 36 differ: 2**36 patterns, so drawn
     a = entry("a", [1] * 36, ndcg=ndcg_a)
     b = entry("b", [2] * 30 + [1] * 6, ndcg=ndcg_b)
     first = versus(a, [b], QUESTIONS, SignificanceSettings(resamples=2000, seed=7))

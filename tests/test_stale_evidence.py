@@ -39,9 +39,11 @@ def test_a_quote_removed_from_the_corpus_is_caught_on_its_questions_line(tmp_pat
     first = SAMPLE_ROWS[0]  # line 1: one quote
     corpus = read_corpus(corpus_without(tmp_path, first["expected"][0], first["evidence"][0]))
     [stale] = stale_evidence(corpus, GOLDEN)
-    assert (stale.question_id, stale.line, stale.quotes, stale.scores_zero) == (first["id"], 1, (first["evidence"][0],), True)
+    assert (stale.question_id, stale.line, stale.quotes, stale.scores_zero) == (first["id"], 1,
+                                                                                (first["evidence"][0],), True)
     assert stale.message() == (f'question "{first["id"]}": no chunk of its expected documents holds its evidence quote '
-                               f'any more ({quoted(first["evidence"][0])}), so it always scores 0 at --by evidence; copy the '
+                               f'any more ({quoted(first["evidence"][0])}), so it always scores 0 at --by evidence; '
+                               f'copy the '
                                'quote again from the document, or fix "expected"')
 
 
@@ -51,7 +53,8 @@ def test_one_of_two_quotes_gone_is_said_as_one_of_two(tmp_path):
     [stale] = stale_evidence(corpus, GOLDEN)
     assert stale.line == 2 and stale.usable == 2 and not stale.scores_zero
     assert stale.message().startswith(f'question "{second["id"]}": no chunk of its expected documents holds 1 of its '
-                                      f'2 evidence quotes any more ({quoted(second["evidence"][1])}), so it can score less')
+                                      f'2 evidence quotes any more ({quoted(second["evidence"][1])}), so it can '
+                                      f'score less')
 
 
 def test_a_quote_in_another_document_is_still_stale_and_case_and_spacing_do_not_matter(tmp_path):
@@ -130,8 +133,10 @@ def test_a_document_the_target_does_not_hold_is_left_to_missing_documents(tmp_pa
     corpus.write_text(json.dumps({"id": "a", "text": "Keys are rotated every ninety days."}) + "\n", encoding="utf-8")
     golden = write_golden(tmp_path, [
         {"id": "gone", "question": "Where?", "expected": ["renamed"], "evidence": ["keys are rotated every"]},
-        {"id": "one-held", "question": "How often?", "expected": ["renamed", "a"], "evidence": ["keys are rotated every"]},
-        {"id": "one-held-stale", "question": "When?", "expected": ["renamed", "a"], "evidence": ["tokens expire after an hour"]},
+        {"id": "one-held", "question": "How often?", "expected": ["renamed", "a"],
+         "evidence": ["keys are rotated every"]},
+        {"id": "one-held-stale", "question": "When?", "expected": ["renamed", "a"],
+         "evidence": ["tokens expire after an hour"]},
     ])
     # "gone" expects only a document the corpus lacks: missing, not stale; the others are judged on "a"
     assert [s.question_id for s in stale_evidence(read_corpus(corpus), golden)] == ["one-held-stale"]

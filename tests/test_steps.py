@@ -139,7 +139,9 @@ def test_evaluate_times_as_many_questions_by_default_as_a_plan_does():
     whole, steps = importlib.import_module("evaluation.evaluate"), importlib.import_module("evaluation.run")
 
     assert whole.DEFAULT_TIMED == steps.DEFAULT_TIMED == 50
-    assert whole.DEFAULT_TIME_MARGIN == steps.DEFAULT_TIME_MARGIN and whole.DEFAULT_TIME_FLOOR == steps.DEFAULT_TIME_FLOOR
+    assert (
+        whole.DEFAULT_TIME_MARGIN == steps.DEFAULT_TIME_MARGIN and whole.DEFAULT_TIME_FLOOR == steps.DEFAULT_TIME_FLOOR
+    )
     assert whole.DEFAULT_TIME_BUDGET == steps.DEFAULT_TIME_BUDGET
 
 
@@ -232,7 +234,8 @@ def test_finish_entries_keeps_each_setups_part_or_says_which_is_missing(golden):
         return {**time_setup(target, plan, key), "times_ms": [ms]}
 
     ok = {"t.keyword.bm25": timed("t.keyword.bm25", 2.0), "t.dense.m": timed("t.dense.m", 3.0)}
-    assert errors(ok, {}) == {"t.keyword.bm25": None, "t.dense.m": None, "t.hybrid.m": "RuntimeError: the service said no"}
+    assert errors(ok, {}) == {"t.keyword.bm25": None, "t.dense.m": None,
+                              "t.hybrid.m": "RuntimeError: the service said no"}
     assert errors(ok, {"t.dense.m": "the setup's activity failed after 3 attempts: boom"})["t.dense.m"] == \
         "the setup's activity failed after 3 attempts: boom"
     assert errors({"t.keyword.bm25": ok["t.keyword.bm25"]}, {})["t.dense.m"] == "its timed pass never ran"

@@ -60,7 +60,8 @@ def test_an_address_that_is_not_a_blob_address_is_a_sentence_with_a_valid_exampl
     assert EXAMPLE in str(caught.value) or "for example" in str(caught.value)
 
 
-@pytest.mark.parametrize("address", ["HTTPS://acct.blob.core.windows.net/runs", "Https://ACCT.Blob.Core.Windows.Net/runs",
+@pytest.mark.parametrize("address",
+                         ["HTTPS://acct.blob.core.windows.net/runs", "Https://ACCT.Blob.Core.Windows.Net/runs",
                                      "HTTP://127.0.0.1:10000/devstoreaccount1/runs"])
 def test_the_scheme_and_host_are_read_in_any_case(address):
     assert is_blob_address(address)
@@ -325,9 +326,11 @@ def test_a_report_with_nan_is_not_readable(store_with_runs):
         store.get(ids[0])
 
 
-def test_export_names_its_files_after_the_checked_folder_id_and_writes_nothing_outside_out(store_with_runs, capsys, tmp_path):
+def test_export_names_its_files_after_the_checked_folder_id_and_writes_nothing_outside_out(store_with_runs,
+                                                                                           capsys, tmp_path):
     store, ids = store_with_runs
-    code, out, _ = run_cli(capsys, "runs", "export", "latest", "--store", str(store.root), "--out", str(tmp_path / "out"))
+    code, out, _ = run_cli(capsys, "runs", "export", "latest", "--store", str(store.root), "--out",
+                           str(tmp_path / "out"))
     ran = [s["key"] for s in store.get(ids[2])["setups"] if not s.get("error")]
     per_setup = [f"{key}.{kind}" for key in ran for kind in ("run.trec", "azure.jsonl")]
     assert code == 0 and sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(
@@ -337,7 +340,8 @@ def test_export_names_its_files_after_the_checked_folder_id_and_writes_nothing_o
     report["id"] = "../../escaped"
     report_path(store, ids[2]).write_text(json.dumps(report), encoding="utf-8")
     before = sorted(tmp_path.rglob("*"))
-    code, _, err = run_cli(capsys, "runs", "export", ids[2], "--store", str(store.root), "--out", str(tmp_path / "deep" / "out"))
+    code, _, err = run_cli(capsys, "runs", "export", ids[2], "--store", str(store.root), "--out",
+                           str(tmp_path / "deep" / "out"))
     assert code == 1 and "not the id of its folder" in err
     assert sorted(tmp_path.rglob("*")) == before
 
@@ -351,7 +355,8 @@ def test_export_file_names_come_from_the_folder_id_even_if_a_store_let_another_i
         return {**trusting(self, run_id), "id": "../../escaped"}
 
     monkeypatch.setattr(LocalStore, "get", get_without_the_id_check)
-    code, _, _ = run_cli(capsys, "runs", "export", ids[0], "--store", str(store.root), "--out", str(tmp_path / "a" / "out"))
+    code, _, _ = run_cli(capsys, "runs", "export", ids[0], "--store", str(store.root), "--out",
+                         str(tmp_path / "a" / "out"))
 
     assert code == 0
     assert sorted(p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*") if "escaped" in p.name) == []
@@ -360,7 +365,8 @@ def test_export_file_names_come_from_the_folder_id_even_if_a_store_let_another_i
 
 @pytest.mark.parametrize("argv, says", [
     (["runs", "show", "RUN", "--store", "STORE"], "report.json: cannot be read (a folder, not a file)"),
-    (["runs", "export", "latest", "--store", "STORE", "--out", "AFILE"], "a file, not a folder; give a folder for --out"),
+    (["runs", "export", "latest", "--store", "STORE", "--out", "AFILE"],
+     "a file, not a folder; give a folder for --out"),
     (["runs", "list", "--store", "AFILE"], "the folder is a file, not a folder"),
     (["score", "--golden", "GOLDEN", "--run", "STORE"], "cannot read the run file (a folder, not a file)"),
 ])
@@ -370,7 +376,8 @@ def test_a_folder_where_a_file_goes_and_the_reverse_are_sentences(store_with_run
     (tmp_path / "golden.jsonl").write_bytes(GOLDEN_RAW)
     report_path(store, ids[0]).unlink()
     report_path(store, ids[0]).mkdir()
-    names = {"RUN": ids[0], "STORE": str(store.root), "AFILE": str(tmp_path / "afile"), "GOLDEN": str(tmp_path / "golden.jsonl")}
+    names = {"RUN": ids[0], "STORE": str(store.root), "AFILE": str(tmp_path / "afile"),
+             "GOLDEN": str(tmp_path / "golden.jsonl")}
 
     code, _, err = run_cli(capsys, *[names.get(arg, arg) for arg in argv])
 

@@ -49,8 +49,11 @@ def test_an_azure_search_spec_takes_the_apps_endpoint_and_embeddings_deployment_
 
 
 def test_an_empty_setting_configures_nothing_and_a_collection_without_targets_is_named():
-    with pytest.raises(TargetConfigError, match=r'no targets are configured for collection "manual"\. '
-                                                r'Did you mean "manuals"\? Add it to the app setting EVALUATION_TARGETS'):
+    with pytest.raises(
+        TargetConfigError,
+        match=r'no targets are configured for collection "manual"\. '
+        r'Did you mean "manuals"\? Add it to the app setting EVALUATION_TARGETS',
+    ):
         targets_for("manual", parse_target_specs(setting(manuals=[LOCAL])), None,
                     targets_json_source="manual/targets.json", trust=TRUST)
     assert parse_target_specs("{}") == {}
@@ -60,7 +63,8 @@ def test_an_empty_setting_configures_nothing_and_a_collection_without_targets_is
     ('{"docs": [', r"EVALUATION_TARGETS is not JSON \(Expecting value at line 1 column 11\); write it like"),
     ('["docs"]', "must be a JSON object mapping each collection to its targets"),
     (setting(docs=[]), r'EVALUATION_TARGETS\["docs"\] must be a non-empty list'),
-    (setting(docs=[{**LOCAL, "engine": "embeded"}]), r'\[0\]: "engine" is "embeded"; use "embedded" or "azure_search"\. '
+    (setting(docs=[{**LOCAL, "engine": "embeded"}]),
+     r'\[0\]: "engine" is "embeded"; use "embedded" or "azure_search"\. '
                                                      r'Did you mean "embedded"\?'),
     (setting(docs=[{"name": "local", "index": INDEX}]), '"engine" is missing'),
     (setting(docs=[{**LOCAL, "rerank_candidats": 40}]), r'"rerank_candidats" is not a key of an "embedded" target\. '
@@ -80,7 +84,8 @@ def test_an_empty_setting_configures_nothing_and_a_collection_without_targets_is
     (setting(docs=[{**SEARCH, "index": "Docs Index"}]), r'\[0\]: index must be the name of an index on the service'),
     (setting(docs=[{**SEARCH, "endpoint": "http://svc.search.windows.net"}]), "is not a service address"),
     (setting(docs=[{**SEARCH, "endpoint": "https://svc.search.windows.net/indexes?x=1"}]), r"\(no path, no query\)"),
-    (setting(docs=[{**SEARCH, "vector_feilds": ["v"]}]), r'unknown option "vector_feilds"\. Did you mean "vector_fields"\?'),
+    (setting(docs=[{**SEARCH, "vector_feilds": ["v"]}]),
+     r'unknown option "vector_feilds"\. Did you mean "vector_fields"\?'),
     (setting(docs=[{**SEARCH, "azure_openai": {"endpoint": "https://aoai.openai.azure.com", "deployment": "e",
                                                "api_key_env": "AZURE_SEARCH_API_KEY_X"}}]),
      "signs in to Azure OpenAI with its managed identity"),
@@ -108,7 +113,8 @@ def test_a_targets_json_replaces_the_settings_entry_for_its_collection():
 
     [spec] = targets_for("docs", configured, file, targets_json_source="docs/targets.json", trust=TRUST)
 
-    assert (spec.name, spec.index, spec.source) == ("fresh", f"{ACCOUNT}/indexes/docs-v2", "docs/targets.json: targets[0]")
+    assert (spec.name, spec.index, spec.source) == ("fresh", f"{ACCOUNT}/indexes/docs-v2",
+                                                    "docs/targets.json: targets[0]")
 
 
 @pytest.mark.parametrize("targets, says", [

@@ -24,7 +24,7 @@ def test_a_pair_timed_side_by_side_keeps_its_ratio_its_interval_and_both_tests()
     fast = entry("fast", [10 * w for w in WOBBLE])
     slow = entry("slow", [20 * w * (1 + 0.01 * (i % 3 - 1)) for i, w in enumerate(WOBBLE)])  # 2x, -/+ 1%
     pair = compare_times(slow, fast, 5.0)  # either order: the faster by median comes first
-    ratios = [math.log(s / f) for f, s in zip(fast["times_ms"], slow["times_ms"])]
+    ratios = [math.log(s / f) for f, s in zip(fast["times_ms"], slow["times_ms"], strict=True)]
     estimate, low, high, p = trimmed_mean_test(ratios)
     assert (pair.faster, pair.slower, pair.questions) == ("fast", "slow", 10)
     assert (pair.ratio, pair.low, pair.high) == (round(math.exp(estimate), 4), round(math.exp(low), 4),

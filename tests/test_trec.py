@@ -61,7 +61,8 @@ def test_export_questions_csv_writes_each_setup_and_question_with_its_first_rele
         ("local.keyword.bm25", "q1", "1"), ("local.keyword.bm25", "q2", "2"), ("local.keyword.bm25", "q3", ""),
         ("local.dense.bge-small", "q1", "3"), ("local.dense.bge-small", "q2", "1"),
         ("local.dense.bge-small", "q3", "1"),
-        ("local.hybrid.bge-small", "q1", ""), ("local.hybrid.bge-small", "q2", ""), ("local.hybrid.bge-small", "q3", ""),
+        ("local.hybrid.bge-small", "q1", ""), ("local.hybrid.bge-small", "q2", ""),
+                                                 ("local.hybrid.bge-small", "q3", ""),
     ]
 
 
@@ -141,7 +142,9 @@ def test_trec_files_never_carry_raw_control_characters_and_read_them_back(tmp_pa
     report = make_report(questions={qid: [doc]}, setups={"t.keyword.bm25": {qid: [doc]}})
 
     export(report, tmp_path)
-    written = (tmp_path / "run.trec").read_text(encoding="utf-8") + (tmp_path / "qrels.trec").read_text(encoding="utf-8")
+    written = (tmp_path / "run.trec").read_text(encoding="utf-8") + (tmp_path / "qrels.trec").read_text(
+        encoding="utf-8"
+    )
     run = read_trec_run(tmp_path / "run.trec")
 
     assert not [ch for ch in written if ch != "\n" and unicodedata.category(ch) == "Cc"]
@@ -367,7 +370,10 @@ def random_run_with_ties(path, seed: int, questions: int = 60, corpus: int = 80)
             docs = rng.sample(range(corpus), rng.randint(0, 40))
             ranks = list(range(1, len(docs) + 1))
             rng.shuffle(ranks)
-            lines += [f"{qid} Q0 doc{d} {rank} {rng.choice([1, 2, 2.5, 3])} {tag}" for d, rank in zip(docs, ranks)]
+            lines += [
+                f"{qid} Q0 doc{d} {rank} {rng.choice([1, 2, 2.5, 3])} {tag}"
+                for d, rank in zip(docs, ranks, strict=True)
+            ]
     rng.shuffle(lines)
     path.write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return expected

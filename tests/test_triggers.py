@@ -12,7 +12,7 @@ import re
 import azure.functions as func
 import pytest
 
-from app_fixtures import app, publish_fake_index  # noqa: F401 - the fixture
+from app_fixtures import publish_fake_index
 from durable_host import call_client_function, event_grid, registered
 from triggers.evaluate_now import evaluate_now
 from triggers.golden_changed import golden_changed
@@ -133,7 +133,8 @@ def test_another_event_type_is_acknowledged_without_a_call(app):
     assert app.host.requests == []
 
 
-@pytest.mark.parametrize("path", ["docs/Golden.jsonl", "docs/golden.jsonl.tmp", "docs/targets.json", "team/docs/golden.jsonl",
+@pytest.mark.parametrize("path",
+                         ["docs/Golden.jsonl", "docs/golden.jsonl.tmp", "docs/targets.json", "team/docs/golden.jsonl",
                                   "golden.jsonl", "docs/golden_dataset/" + "a" * 64 + ".jsonl"])
 def test_a_blob_that_is_not_a_collections_golden_file_is_acknowledged_without_a_call(app, path):
     app.save(path, GOLDEN)
@@ -268,7 +269,7 @@ def test_a_golden_file_with_errors_answers_400_with_every_problem_and_starts_not
     assert code == 400 and "has 3 error(s)" in body["error"]
     expected = [(1, '"expeted" is not a field'), (2, '"expected" must be a list'), (None, "no question is ready")]
     assert len(body["problems"]) == len(expected)
-    for problem, (line, start) in zip(body["problems"], expected):
+    for problem, (line, start) in zip(body["problems"], expected, strict=True):
         assert problem["line"] == line and problem["message"].startswith(start)
     assert published.host.requests == []
 
@@ -335,7 +336,8 @@ DEPTH = 100_000
 @pytest.mark.parametrize("raw, says", [
     (b'{"collection": "\\ud800"}', "cannot name a collection"),
     (b"[" * DEPTH + b"]" * DEPTH, "nested too deeply"),
-    (b'{"collection": "docs", "force": ' + b"[" * 500 + b"]" * 500 + b"}", "\"force\" must be true or false, not a list"),
+    (b'{"collection": "docs", "force": ' + b"[" * 500 + b"]" * 500 + b"}",
+     "\"force\" must be true or false, not a list"),
     (b'{"collection": ' + b"[" * DEPTH + b"]" * DEPTH + b"}", "nested too deeply"),
     (b'{"golden": ' + b'{"a": ' * DEPTH + b"1" + b"}" * DEPTH + b"}", "nested too deeply"),
 ], ids=["lone-surrogate", "nested-array", "nested-force", "nested-collection", "nested-golden"])

@@ -55,13 +55,14 @@ def test_a_run_from_the_guide_runs_as_written_and_returns_the_three_picks_and_th
     with contextlib.redirect_stdout(printed):
         report["picks"]                               # the three keys
         for setup in report["setups"][:3]:
-            print(setup["rank"], setup["method_label"], "on", setup["engine"], setup["summary"]["found"]["10"], setup["summary"]["median_ms"])
+            print(setup["rank"], setup["method_label"], "on", setup["engine"], setup["summary"]["found"]["10"],
+                  setup["summary"]["median_ms"])
 
     keys = {s["key"] for s in report["setups"]}
     assert set(PICKS) <= set(report["picks"]) and {report["picks"][p] for p in PICKS} <= keys
     lines = printed.getvalue().splitlines()
     assert [line.split()[0] for line in lines] == ["1", "2", "3"]  # ranked, best first
-    for line, setup in zip(lines, report["setups"]):
+    for line, setup in zip(lines, report["setups"][:3], strict=True):
         assert f" on {setup['engine']} " in line and line.endswith(f"{setup['summary']['found']['10']} "
                                                                      f"{setup['summary']['median_ms']}")
     # "Every setup the handle can do is run": keyword, dense, hybrid, hybrid reranked, per model set

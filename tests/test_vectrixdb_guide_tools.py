@@ -104,7 +104,8 @@ def test_by_page_writes_a_row_a_page_naming_it_and_saying_which_page_its_printed
     # and these three have fewer than 20 words each, so a page template leaves them out too
     assert [r["expected"] for r in rows] == [["report.pdf#page=2"], ["report.pdf#page=3"]]
     assert rows[0]["hint"].startswith('report.pdf, page 2 (printed 12), under "Lending > Deferment": ')
-    assert rows[1]["hint"].startswith('report.pdf, page 3 (printed 13), under "Lending > Deferment": Deferment continues')
+    assert rows[1]["hint"].startswith('report.pdf, page 3 (printed 13), under "Lending > Deferment": Deferment '
+                                      'continues')
 
 
 def test_a_list_of_handles_samples_several_collections_into_one_golden_file(db, tmp_path, here):
@@ -120,7 +121,8 @@ def test_a_list_of_handles_samples_several_collections_into_one_golden_file(db, 
 # -- answer_report and answer_cutoff, as the reference describes them ---------------------------------
 
 GOLDEN_ROWS = [
-    {"id": "wildfire", "question": "Can a customer postpone a loan payment after a wildfire?", "expected": ["deferment"],
+    {"id": "wildfire", "question": "Can a customer postpone a loan payment after a wildfire?",
+     "expected": ["deferment"],
      "reference": "Yes: customers in disaster areas can defer loan payments with no late fees."},
     {"id": "cash", "question": "A displaced customer needs cash today. What can we offer?",
      "expected": ["emergency-fund"], "reference": "Expedited access to funds, with fees waived."},

@@ -57,7 +57,8 @@ def test_a_search_the_target_does_not_offer_is_a_sentence_naming_what_it_offers(
         retrieval_report(target, QUESTIONS, **search)
 
 
-@pytest.mark.parametrize("k, error", [(0, WrongValue), ((), WrongArgument), ("10", WrongArgument), ((1, True), WrongArgument)])
+@pytest.mark.parametrize("k, error",
+                         [(0, WrongValue), ((), WrongArgument), ("10", WrongArgument), ((1, True), WrongArgument)])
 def test_cutoffs_that_cannot_be_scored_are_refused(k, error):
     with pytest.raises(error, match="k"):
         retrieval_report(ListTarget("t", ANSWERS, held=set()), QUESTIONS, k=k, mode="keyword")

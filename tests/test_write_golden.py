@@ -92,14 +92,16 @@ def run(server, index, model: ScriptedWriter, path=None, **options):
                             evolve=options.pop("evolve", 0), **options)
 
 
-def test_every_row_is_a_draft_naming_its_document_answer_and_quote_and_the_file_reads_and_checks(server, index, tmp_path):
+def test_every_row_is_a_draft_naming_its_document_answer_and_quote_and_the_file_reads_and_checks(server,
+                                                                                                 index, tmp_path):
     out = tmp_path / "golden.jsonl"
     done = run(server, index, ScriptedWriter(TOPICS), out, n=3)
     first = order(index)[:3]
     assert [row.expected for row in done.rows] == [(doc,) for doc in first]
-    for row, doc in zip(done.rows, first):
+    for row, doc in zip(done.rows, first, strict=True):
         topic = TOPICS[list(TEXTS).index(doc)]
-        assert (row.question, row.reference, row.evidence, row.draft) == (topic.question, topic.answer, (topic.quote,), True)
+        assert (row.question, row.reference, row.evidence, row.draft) == (topic.question, topic.answer,
+                                                                          (topic.quote,), True)
         assert row.hint.startswith(f"factual question drafted by a model from {doc}")
     assert list(tmp_path.iterdir()) == [out]  # no temporary file left beside it
     golden = read_golden(out)
@@ -125,7 +127,8 @@ def test_a_settings_object_drafts_the_rows_its_keywords_draft_and_a_keyword_goes
 def test_a_quote_that_is_not_on_its_page_is_turned_down_and_asked_for_again(server, index):
     doc = order(index)[0]
     topic = TOPICS[list(TEXTS).index(doc)]
-    invented = {"question": topic.question, "answer": topic.answer, "evidence": [topic.quote.replace(" ", " really ", 1)]}
+    invented = {"question": topic.question, "answer": topic.answer,
+                "evidence": [topic.quote.replace(" ", " really ", 1)]}
     model = ScriptedWriter(TOPICS, drafts={topic.key: [invented]})
     done = run(server, index, model, n=1)
     assert done.turned_down == {steps.QUOTE_OFF_PAGE: 1}
@@ -257,7 +260,8 @@ def test_an_existing_file_is_refused_before_any_call_and_left_as_it_was(server, 
     out.write_text('{"question": "checked by a person", "expected": ["bread"]}\n', encoding="utf-8")
     with pytest.raises(GoldenFileError, match="already exists"):
         run(server, index, ScriptedWriter(TOPICS), out, n=1)
-    assert server.seen == [] and out.read_text(encoding="utf-8") == '{"question": "checked by a person", "expected": ["bread"]}\n'
+    assert server.seen == [] and out.read_text(encoding="utf-8") == ('{"question": "checked by a person", "expected": '
+                                                                     '["bread"]}\n')
 
 
 def test_a_refusing_service_stops_the_run_at_once_and_nothing_is_written(server, index, tmp_path):
@@ -348,7 +352,8 @@ def test_a_file_that_appears_while_the_questions_are_drafted_is_not_written_over
 
 def test_progress_says_which_stage_is_running(server, index):
     seen = []
-    run(server, index, ScriptedWriter(TOPICS), n=2, progress=lambda done, total, label: seen.append((done, total, label)))
+    run(server, index, ScriptedWriter(TOPICS), n=2, progress=lambda done, total,
+        label: seen.append((done, total, label)))
     stages = list(dict.fromkeys(label.split(" (", 1)[0] for _, _, label in seen))
     assert stages == ["write_golden: writing questions", "write_golden: searching the questions with each setup"]
     assert (2, 2) in [(done, total) for done, total, label in seen if "writing" in label]  # 2 of the 2 asked for
@@ -395,7 +400,9 @@ def test_a_chat_writer_is_the_writer_golden_template_takes(server, index, tmp_pa
         rows = golden_template(corpus, tmp_path / "golden.jsonl", n=6, writer=writer)
     by_doc = {row["expected"][0]: row for row in rows}
     assert by_doc["chess"]["question"] == TOPICS[4].question and all(row["draft"] for row in rows)
-    assert [seen.body["messages"][0]["content"].split("\n", 1)[0] for seen in server.seen] == ["Task: template_question"] * 6
+    assert [seen.body["messages"][0]["content"].split("\n", 1)[0] for seen in server.seen] == [
+        "Task: template_question"
+    ] * 6
 
 
 # -- issue 37: the quote check's rules, the cache, --out, replies nested without end ---------------------
@@ -484,7 +491,8 @@ def test_golden_write_refuses_an_out_it_cannot_write_before_any_model_call(serve
 
 @pytest.mark.parametrize("reply, says", [
     (Reply(body=completion("[" * 100_000 + "]" * 100_000)), "reply to rate_passage is not the JSON asked for"),
-    (Reply(body='{"choices": ' + "[" * 100_000 + "]" * 100_000 + "}"), "sent a reply that is not JSON: .*nested too deeply"),
+    (Reply(body='{"choices": ' + "[" * 100_000 + "]" * 100_000 + "}"),
+     "sent a reply that is not JSON: .*nested too deeply"),
 ], ids=["in the message", "the whole body"])
 def test_a_reply_nested_without_end_stops_the_run_with_a_sentence(server, index, tmp_path, reply, says):
     server.answer(reply)

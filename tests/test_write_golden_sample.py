@@ -23,7 +23,8 @@ def test_golden_write_on_the_shipped_sample_drafts_rows_that_check_and_evaluate(
     with ChatServer() as server:
         server.respond = model
         argv = ("golden", "write", "--index", str(sample_index), "--out", str(out), "-n", "6", "--mix",
-                "factual=1,how-to=1,multi-hop=1", "--endpoint", f"{server.base}/v1", "--model", "writer-model", "--auth", "none",
+                "factual=1,how-to=1,multi-hop=1", "--endpoint", f"{server.base}/v1", "--model", "writer-model",
+                "--auth", "none",
                 "--cache", str(cache), "--similarity", "0.9", "--quiet", "--json")
         code, printed, _ = run_cli(capsys, *argv)
         assert code == 0

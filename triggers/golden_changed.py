@@ -67,4 +67,5 @@ async def golden_changed(event: func.EventGridEvent, client: df.DurableOrchestra
     job = {"collection": collection, "sha256": sha256, "debounce_seconds": settings.debounce_seconds,
            "trigger": "golden_changed", "state": None}
     outcome = await start_once(client, instance, job, reported=lambda: newest_report_sha256(folder))
-    log.info("event %s: collection %s golden %s -> instance %s %s", event.id, collection, sha256[:12], instance, outcome)
+    log.info("event %s: collection %s golden %s -> instance %s %s", event.id, collection, sha256[:12],
+             instance, outcome)

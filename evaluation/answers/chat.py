@@ -39,7 +39,7 @@ class ChatModel(ChatRoute):
             settings = replace(settings, role="chat model")
         super().__init__(settings, **options)
 
-    def __call__(self, messages: Messages) -> str | None:  # type: ignore[override]
+    def __call__(self, messages: Messages) -> str | None:
         content, _ = self._reply(messages, what="the request", max_tokens=None)
         return content if isinstance(content, str) and content.strip() else None
 

@@ -55,7 +55,8 @@ class ChatJudge(ChatRoute):
 
     def request_body(self, metric: str, question: Question, answer: str, sources: Sequence[str]) -> dict[str, Any]:
         """The chat completions request for one (metric, question, answer)."""
-        parts = [f"Quality to grade: {metric.replace('_', ' ')}. {METRICS[metric]}", "", f"Question: {question.question}"]
+        parts = [f"Quality to grade: {metric.replace('_', ' ')}. {METRICS[metric]}", "",
+                 f"Question: {question.question}"]
         if question.reference:
             parts.append(f"Reference answer: {question.reference}")
         for number, source in enumerate(sources, start=1):

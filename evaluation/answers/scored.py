@@ -174,7 +174,12 @@ def answer_report(questions: Golden | str | Path | Iterable[Question], answers: 
 
 def checked_score(value: Any, metric: str, question_id: str) -> float:
     """``value`` as a float when it is a number from 0 to 1; an ``AnswerError`` naming both otherwise."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or not 0 <= value <= 1:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, (int, float))
+        or not math.isfinite(value)
+        or not 0 <= value <= 1
+    ):
         raise AnswerError(f"the judge gave {value!r} for {metric} of question {quoted(question_id)}; a judge's "
                           "score must be a number from 0 to 1 (rescale a 1-5 or 0-10 scale before returning it)")
     return float(value)
@@ -224,8 +229,10 @@ def read_answers(path: str | Path, fetcher: Fetcher | None = None) -> dict[str, 
                 raise JsonLineError(line.problem or "cannot be read", syntax=False)
             row = parse_line(line.text)
         except JsonLineError as err:
-            raise AnswerError(f"{path}: line {number}: {err}" + ('; write one {"id": "...", "answer": "...", '
-                                                              '"sources": [...]} object a line' if err.syntax else "")) from err
+            raise AnswerError(
+                f"{path}: line {number}: {err}"
+                + ('; write one {"id": "...", "answer": "...", "sources": [...]} object a line' if err.syntax else "")
+            ) from err
         if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not isinstance(row.get("answer"), str):
             raise AnswerError(f'{path}: line {number}: needs "id" and "answer" as text, as in '
                               '{"id": "q1", "answer": "Every 90 days.", "sources": ["Keys rotate every 90 days."]}')

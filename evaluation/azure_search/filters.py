@@ -38,7 +38,9 @@ def doc_id_filters(field: str, values: Iterable[str], *, max_chars: int = FILTER
 
 def _in_filters(field: str, values: list[str], delimiter: str, max_chars: int) -> list[str]:
     head, tail = f"search.in({field}, '", f"', {odata_string(delimiter)})"
-    out, batch, size = [], [], len(head) + len(tail)
+    out: list[str] = []
+    batch: list[str] = []
+    size = len(head) + len(tail)
     for value in values:
         escaped = value.replace("'", "''")
         extra = len(escaped) + (1 if batch else 0)
@@ -53,7 +55,9 @@ def _in_filters(field: str, values: list[str], delimiter: str, max_chars: int) -
 
 
 def _joined(clauses: list[str], glue: str, max_chars: int) -> list[str]:
-    out, batch, size = [], [], 0
+    out: list[str] = []
+    batch: list[str] = []
+    size = 0
     for clause in clauses:
         extra = len(clause) + (len(glue) if batch else 0)
         if batch and size + extra > max_chars:

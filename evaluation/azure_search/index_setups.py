@@ -76,7 +76,9 @@ def query_vector_sources(shape: IndexShape, options: AzureSearchOptions, bundled
             have = ", ".join(names) or "none"
             raise UsageError(f'{where}: "{name}" is not a vector field of index {shape.name}.'
                              f"{did_you_mean(name, names)} Its vector fields: {have}")
-    chosen = [by_name[n] for n in options.vector_fields] if options.vector_fields is not None else list(by_name.values())
+    chosen = (
+        [by_name[n] for n in options.vector_fields] if options.vector_fields is not None else list(by_name.values())
+    )
     sources: dict[str, QueryVectorSource] = {}
     left_out: list[LeftOut] = []
     for field in chosen:
@@ -111,7 +113,8 @@ def _explicit(field: VectorField, options: AzureSearchOptions, bundled: Mapping[
     return QueryVectorSource(field.name, "bundled", wanted, "options")
 
 
-def _default(field: VectorField, options: AzureSearchOptions, bundled: Mapping[str, int]) -> QueryVectorSource | LeftOut:
+def _default(field: VectorField, options: AzureSearchOptions,
+             bundled: Mapping[str, int]) -> QueryVectorSource | LeftOut:
     if field.vectorizer is not None:
         return QueryVectorSource(field.name, "vectorizer", field.vectorizer, "the index")
     openai = options.azure_openai
@@ -210,7 +213,8 @@ def score_scales(retrieval: str, ranker: str | None, vector_fields: Sequence[Vec
     elif lists == 1:
         metric = vector_fields[0].metric
         span = {"cosine": "0.333 to 1 (cosine)", "euclidean": "0 to 1 (euclidean)",
-                "dotProduct": "0 to 1 (dotProduct)"}.get(metric or "", f"higher is better ({metric or 'metric not stated'})")
+                "dotProduct": "0 to 1 (dotProduct)"}.get(metric or "",
+                                                         f"higher is better ({metric or 'metric not stated'})")
         score = f"@search.score: vector similarity, {span}"
     else:
         score = (f"@search.score: reciprocal rank fusion of {lists} ranked lists, each adding "

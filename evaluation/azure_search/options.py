@@ -221,7 +221,8 @@ def _azure_openai(value: Any, where: str) -> AzureOpenAIEmbeddings | None:
         dimensions = _whole(dimensions, f"{where}: azure_openai.dimensions", 1)
     return AzureOpenAIEmbeddings(endpoint=endpoint.strip().rstrip("/"), deployment=deployment, dimensions=dimensions,
                                  api_key_env=_env_name(value.get("api_key_env"), f"{where}: azure_openai.api_key_env"),
-                                 api_version=_optional_str(value.get("api_version"), f"{where}: azure_openai.api_version")
+                                 api_version=_optional_str(value.get("api_version"),
+                                                           f"{where}: azure_openai.api_version")
                                  or "2024-10-21")
 
 

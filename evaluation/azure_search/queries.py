@@ -46,5 +46,5 @@ def search_request(setup: Setup, question: str, depth: int, *, fields: ResolvedF
         request["vector_queries"] = [
             {"kind": "text", "text": question, "fields": field, "k": k, "exhaustive": exhaustive} if vector is None
             else {"kind": "vector", "vector": list(vector), "fields": field, "k": k, "exhaustive": exhaustive}
-            for field, vector in zip(setup.models, vectors)]
+            for field, vector in zip(setup.models, vectors, strict=True)]
     return request

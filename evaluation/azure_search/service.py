@@ -1,6 +1,6 @@
 """The one place that talks to Azure AI Search (``azure-search-documents``): the index definition, its
-document count and (where the role allows) statistics, searches, and looking document ids up. Every service error becomes a ``SearchServiceError``
-whose sentence says what to check (role, key, index name, endpoint).
+document count and (where the role allows) statistics, searches, and looking document ids up. Every service error
+becomes a ``SearchServiceError`` whose sentence says what to check (role, key, index name, endpoint).
 
 Two clients, split by job as the SDK does: ``SearchIndexClient`` reads the definition and statistics,
 ``SearchClient`` searches. Both share one transport and the throttling policy of ``retry``.

@@ -30,7 +30,7 @@ from ..extras import needs
 from ..target import COUNTERS, Hit, Setup
 
 with needs("azure", "an Azure AI Search target"):  # here, once: the target cannot sign in or search without them
-    import azure.core  # noqa: F401
+    import azure.core
     import azure.search.documents  # noqa: F401
 from .definition import IndexShape, ResolvedFields, choose_semantic_configuration, resolve_fields
 from .filters import FILTER_CHARS, doc_id_filters
@@ -175,7 +175,9 @@ class AzureSearchTarget:
         count = self.service.document_count()
         stats = self.service.statistics_if_allowed() or {}
         definition = {k: v for k, v in index.definition.items() if k != "@odata.context"}
-        state = hashlib.sha256(json.dumps({"definition": definition, "document_count": count}, sort_keys=True).encode()).hexdigest()
+        state = hashlib.sha256(
+            json.dumps({"definition": definition, "document_count": count}, sort_keys=True).encode()
+        ).hexdigest()
         storage = stats.get("storageSize")
         fields = index.fields
         if fields.doc_id_filterable:
@@ -321,19 +323,19 @@ class AzureSearchTarget:
         from ..engine.models import load_cross_encoder
 
         take = self.options.rerank_candidates
-        pairs = [(q, hit) for q, hits in zip(questions, found) for hit in hits[:take]]
+        pairs = [(q, hit) for q, hits in zip(questions, found, strict=True) for hit in hits[:take]]
         if cached:
             todo = list({(q, h.id): h for q, h in pairs if (q, h.id) not in self._pair_scores}.items())
             if todo:
                 logits = load_cross_encoder(threads=self.threads).score_pairs([(q, h.text) for (q, _), h in todo])
                 with self._lock:
-                    self._pair_scores.update(zip([key for key, _ in todo], map(float, logits)))
+                    self._pair_scores.update(zip([key for key, _ in todo], map(float, logits), strict=True))
             score_of = self._pair_scores
         else:
             logits = load_cross_encoder(threads=self.threads).score_pairs([(q, h.text) for q, h in pairs])
-            score_of = dict(zip([(q, h.id) for q, h in pairs], map(float, logits)))
+            score_of = dict(zip([(q, h.id) for q, h in pairs], map(float, logits), strict=True))
         out = []
-        for q, hits in zip(questions, found):
+        for q, hits in zip(questions, found, strict=True):
             head = [dataclasses.replace(h, reranker_score=score_of[(q, h.id)]) for h in hits[:take]]
             order = sorted(range(len(head)), key=lambda i: (-head[i].reranker_score, i))
             out.append([head[i] for i in order] + hits[take:])

@@ -50,7 +50,8 @@ class AzureOpenAIEmbedder:
         out: list[list[float]] = []
         for start in range(0, len(texts), _OPENAI_BATCH):
             batch = list(texts[start:start + _OPENAI_BATCH])
-            request = HttpRequest("POST", f"{self.config.endpoint}/openai/deployments/{self.config.deployment}/embeddings",
+            request = HttpRequest("POST",
+                                  f"{self.config.endpoint}/openai/deployments/{self.config.deployment}/embeddings",
                                   params={"api-version": self.config.api_version}, json={"input": batch})
             try:
                 response = self._client.send_request(request)
@@ -123,7 +124,7 @@ class QueryVectors:
         with self._lock:
             todo = list(dict.fromkeys(q for q in questions if (key, q) not in self._cache))
         if todo:
-            for question, vector in zip(todo, self._embed(source, dimensions, todo)):
+            for question, vector in zip(todo, self._embed(source, dimensions, todo), strict=True):
                 with self._lock:
                     self._cache[(key, question)] = vector
         with self._lock:

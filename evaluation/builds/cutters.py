@@ -85,7 +85,9 @@ def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL, notes: Any 
                          notes=notes, context_with=noting)
             if not pieces:
                 continue
-            breaks = [i for i, ch in enumerate(document.text) if ch == PAGE_BREAK] if PAGE_BREAK in document.text else None
+            breaks = (
+                [i for i, ch in enumerate(document.text) if ch == PAGE_BREAK] if PAGE_BREAK in document.text else None
+            )
             for piece in pieces:
                 page = None if breaks is None else 1 + sum(1 for b in breaks if b < piece.start)
                 chunks.append(ScratchChunk(id=piece.id, doc_id=piece.doc_id, text=piece.text,

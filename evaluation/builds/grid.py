@@ -42,8 +42,14 @@ class Experiment:
         return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def expand(variants: Sequence[ChunkVariant], embedders: Sequence[str], methods: Sequence[str],
-           top_k: Sequence[int], by_variant: dict[ChunkVariant, str], models: dict[str, str | None]) -> list[Experiment]:
+def expand(
+    variants: Sequence[ChunkVariant],
+    embedders: Sequence[str],
+    methods: Sequence[str],
+    top_k: Sequence[int],
+    by_variant: dict[ChunkVariant, str],
+    models: dict[str, str | None],
+) -> list[Experiment]:
     """Every experiment in the stable order of the module docstring; ``by_variant`` is each variant's grain."""
     out: list[Experiment] = []
     for variant in dict.fromkeys(variants):

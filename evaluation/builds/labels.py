@@ -60,7 +60,8 @@ def trap_note(mapped: dict[str, str], by: str, labels_from: ChunkVariant | None,
     wanted = {item for q in questions for item in q.expected}
     absent = sorted(label for label in wanted if label not in held)
     note.update({"judged_by": "chunk", "labels_from": str(labels_from), "absent_in_labels_from": absent[:10],
-                 "said": (f"{len(labels)} relevant id{'s name chunks; they are' if len(labels) != 1 else ' names a chunk; it is'} "
+                 "said": (f"{len(labels)} relevant "
+                          f"id{'s name chunks; they are' if len(labels) != 1 else ' names a chunk; it is'} "
                           f"judged as {'chunks' if len(labels) != 1 else 'a chunk'} only in {labels_from}, "
                           "the variant they were made with, and by their document in the other variants")})
     return note

@@ -122,7 +122,7 @@ def _run(experiments: list[Experiment], corpus: Corpus, questions: list[Question
                                         threads=settings.threads)
             except (KeyboardInterrupt, MemoryError):
                 raise
-            except Exception as err:  # this variant's experiments fail; the others run
+            except Exception as err:  # noqa: BLE001 - this variant's experiments fail; the others run
                 log.warning("chunk variant %s failed: %s", variant, err)
                 for x in mine:
                     done[x] = _entry(x, None, error=f"{type(err).__name__}: {err}")
@@ -137,12 +137,12 @@ def _run(experiments: list[Experiment], corpus: Corpus, questions: list[Question
                     ms = (time.perf_counter() - began) * 1000 / max(1, len(texts))
                 except (KeyboardInterrupt, MemoryError):
                     raise
-                except Exception as err:
+                except Exception as err:  # noqa: BLE001 - this experiment fails; the others run
                     log.warning("experiment %s failed: %s", x.id[:12], err)
                     done[x] = _entry(x, None, error=f"{type(err).__name__}: {err}", chunks=len(chunks))
                     continue
                 judged = questions if x.by == "chunk" else as_documents
-                outcomes = [judge(q, hits, x.by) for q, hits in zip(judged, found)]
+                outcomes = [judge(q, hits, x.by) for q, hits in zip(judged, found, strict=True)]
                 done[x] = _entry(x, outcomes, chunks=len(chunks), ms=ms, ks=ks, per_query=settings.per_query)
     return [done[x] for x in experiments]
 

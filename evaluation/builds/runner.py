@@ -107,7 +107,7 @@ def each_build(keys: Sequence[str], corpus: Corpus, cutter: Cutter, where: Scrat
                                         cross_encoder=cross_encoder, threads=where.threads)
             except (AnswerError, KeyboardInterrupt, MemoryError):
                 raise
-            except Exception as err:  # one build's failure is that build's result
+            except Exception as err:  # noqa: BLE001 - one build's failure is that build's result
                 log.warning("build %s failed: %s", key, err)
                 where.failed.append({"build": key, "error": f"{type(err).__name__}: {err}"})
                 continue

@@ -125,7 +125,9 @@ class BuildPlace:
                 raise UsageError(f"{name} is a path, or None, not {value!r}")
         if self.threads is not None and (isinstance(self.threads, bool) or not isinstance(self.threads, int)
                                          or self.threads < 1):
-            raise UsageError(f"threads is a whole number from 1 (or None for the engine's choice), not {self.threads!r}")
+            raise UsageError(
+                f"threads is a whole number from 1 (or None for the engine's choice), not {self.threads!r}"
+            )
 
     @classmethod
     def of(cls: type[T], settings: T | None = None, **keywords: Any) -> T:
@@ -216,7 +218,8 @@ class SweepSettings(BuildPlace):
         super().__post_init__()
         if self.by != GRAIN:
             raise UsageError(f'by="{self.by}": a chunking run judges by document only (by="doc"), because a chunk id '
-                             "or a quote's chunk names another passage in every build; label questions with document ids")
+                             "or a quote's chunk names another passage in every build; label questions with "
+                             "document ids")
         _set(self, "builds", _names(self.builds, "builds"))
         _set(self, "methods", check_methods(self.methods, "sweep"))
         _set(self, "models", _names(self.models, "models"))

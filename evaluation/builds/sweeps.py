@@ -93,7 +93,7 @@ def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *
                     setup = setup_for(target, method, settings.models)
                     tell(f"asking {len(texts)} questions with {method}", 0, len(texts))
                     found = target.search_batch(setup, texts, DEPTH)
-                    outcomes = [judge(q, hits, settings.by) for q, hits in zip(questions, found)]
+                    outcomes = [judge(q, hits, settings.by) for q, hits in zip(questions, found, strict=True)]
                     times = _timed(target, setup, texts[:settings.timed], tell, method)
                     rows.append(_row(built, method, summarise(outcomes), times, settings.k))
                     where.count_queries(target, setup)

@@ -65,7 +65,9 @@ def note_key(chat: Any, chunk_text: str, text: str, title: str | None) -> bytes 
         return None
     request = _sha256(f"{SYSTEM}\n{NOTE_TOKENS}\n{DOCUMENT_CHARS}")
     document = _sha256(f"{title or ''}\n{text}")
-    return hashlib.sha256("\n".join(("note", identity, request, _sha256(chunk_text), document)).encode("utf-8")).digest()
+    return hashlib.sha256(
+        "\n".join(("note", identity, request, _sha256(chunk_text), document)).encode("utf-8")
+    ).digest()
 
 
 def with_notes(chunks: Sequence[Chunk], text: str, title: str | None, chat: Any,

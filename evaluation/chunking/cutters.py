@@ -26,8 +26,10 @@ def need(module: str):
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as err:
-        raise UsageError(f"Cutting documents needs the {err.name} package, which is not installed: run "
-                         "pip install 'retrieval-evaluation[chunking]' (or pip install -r requirements-dev.txt).") from err
+        raise UsageError(
+            f"Cutting documents needs the {err.name} package, which is not installed: run "
+            "pip install 'retrieval-evaluation[chunking]' (or pip install -r requirements-dev.txt)."
+        ) from err
 
 
 @lru_cache(maxsize=64)

@@ -79,6 +79,6 @@ def topic_spans(text: str, size: int, overlap: int, chat: Any, *, doc_id: str = 
         starts += parse_starts(reply, first, last, what=what, who=where(chat))
         window_start = window_end
     ends = starts[1:] + [len(lines) + 1]
-    topics = [(lines[a - 1][0], lines[b - 2][1]) for a, b in zip(starts, ends)]
+    topics = [(lines[a - 1][0], lines[b - 2][1]) for a, b in zip(starts, ends, strict=True)]
     # the model's boundaries all stay; only the pieces of one long topic may join each other
     return [span for topic in topics for span in merge_tiny(split_long(text, [topic], size, overlap), size)]

@@ -106,7 +106,7 @@ def boundaries(drift: list[float], spans: list[Span], size: int) -> list[list[in
         cuts.update(i + 1 for i, d in enumerate(drift) if d > limit and values.std() > 0)
     ordered = sorted(cuts)
     groups: list[list[int]] = []
-    for a, b in zip(ordered, ordered[1:] + [len(spans)]):
+    for a, b in zip(ordered, ordered[1:] + [len(spans)], strict=True):
         pieces, done = [(a, b)], []
         while pieces:
             lo, hi = pieces.pop()
@@ -129,6 +129,6 @@ def semantic_spans(text: str, size: int, overlap: int, embedder: Any) -> list[Sp
     out: list[Span] = []
     for n, starts in enumerate(groups):
         end = groups[n + 1][0] if n + 1 < len(groups) else len(spans)
-        pieces = [(spans[a][0], spans[b - 1][1]) for a, b in zip(starts, starts[1:] + [end])]
+        pieces = [(spans[a][0], spans[b - 1][1]) for a, b in zip(starts, starts[1:] + [end], strict=True)]
         out += merge_tiny(split_long(text, pieces, size, 0), size)   # tiny pieces join within a topic only
     return out

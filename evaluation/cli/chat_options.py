@@ -26,7 +26,8 @@ def add_chat_options(parser: argparse.ArgumentParser, role: str, prefix: str) ->
     parser.add_argument("--endpoint", help=f"the {role}'s endpoint (default ${prefix}_ENDPOINT)")
     parser.add_argument("--model", help=f"model or Azure deployment name (default ${prefix}_MODEL)")
     parser.add_argument("--api", choices=("auto", "azure", "openai"), default="auto",
-                        help="request style (default auto: azure on *.openai.azure.com and *.cognitiveservices.azure.com)")
+                        help="request style (default auto: azure on *.openai.azure.com and "
+                             "*.cognitiveservices.azure.com)")
     parser.add_argument("--api-version", default="2024-10-21", help="Azure OpenAI api-version (default 2024-10-21)")
     parser.add_argument("--auth", type=auth_way, choices=("auto", *AUTHS), default="auto",
                         help="how to sign in (default auto; managed-identity, the old spelling, is read as "

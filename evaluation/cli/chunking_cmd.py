@@ -65,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     for name, helping in (("compare", "each technique at its best, compared question by question, and the pick"),
                           ("sweep", "every build asked with each method, ranked by nDCG@10")):
         parser = actions.add_parser(name, help=helping, description=helping)
-        parser.add_argument("--corpus", required=True, type=local_path, help="a folder of .md/.txt files or a JSONL corpus")
+        parser.add_argument("--corpus", required=True, type=local_path,
+                            help="a folder of .md/.txt files or a JSONL corpus")
         parser.add_argument("--golden", required=True, help="the golden file (labels name documents)")
         parser.add_argument("--techniques", type=_listed,
                             help=f"comma-separated: {listed(TECHNIQUES)} (default: every one with what it needs)")
@@ -166,7 +167,9 @@ def run_sweep(args: argparse.Namespace) -> int:
         report = sweep(args.corpus, args.golden, settings=settings, chat=chat, progress=bar, **saving)
     finally:
         bar.close()
-    print(json.dumps(report, indent=2) if args.json else sweep_markdown(report) if args.markdown else sweep_text(report))
+    print(
+        json.dumps(report, indent=2) if args.json else sweep_markdown(report) if args.markdown else sweep_text(report)
+    )
     _saved(args, report)
     return 0
 
@@ -214,9 +217,16 @@ def list_runs(args: argparse.Namespace) -> int:
     else:
         from ..report.builds.text import table
 
-        print("\n".join(table(["id", "kind", "questions", "builds", "pick"],
-                              [[r["id"], r["kind"], str(r["questions"]), str(r["builds"]), str(r["pick"])] for r in rows],
-                              markdown=False, right=[False, False, True, True, False])))
+        print(
+            "\n".join(
+                table(
+                    ["id", "kind", "questions", "builds", "pick"],
+                    [[r["id"], r["kind"], str(r["questions"]), str(r["builds"]), str(r["pick"])] for r in rows],
+                    markdown=False,
+                    right=[False, False, True, True, False],
+                )
+            )
+        )
     return 0
 
 
@@ -228,7 +238,8 @@ def _run_row(run_id: str, report: dict) -> dict:
 
         best = best_experiment(report)
         return {"id": run_id, "kind": "matrix", "created_at": report.get("created_at"),
-                "questions": (report.get("queries") or {}).get("questions"), "builds": len(report.get("variants") or []),
+                "questions": (report.get("queries") or {}).get("questions"),
+                "builds": len(report.get("variants") or []),
                 "pick": best}
     if report["kind"] == "chunking":
         best, builds = (report.get("pick") or {}).get("pick"), len(report.get("builds") or [])

@@ -62,7 +62,8 @@ def read_env_file(path: str | Path) -> dict[str, str]:
         first[key] = number
         found[key] = value
     if problems:
-        head = f"{path}: {len(problems)} line{'s' if len(problems) != 1 else ''} that {'is' if len(problems) == 1 else 'are'} not a setting; nothing was read from it:"
+        head = (f"{path}: {len(problems)} line{'s' if len(problems) != 1 else ''} that "
+                f"{'is' if len(problems) == 1 else 'are'} not a setting; nothing was read from it:")
         raise SettingsFileError("\n".join([head, *at_most([f"  {path}: {p}" for p in problems], indent="  ")]))
     return found
 

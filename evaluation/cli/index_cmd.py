@@ -1,8 +1,8 @@
 """``python3 -m evaluation index CORPUS --out DIR|ADDRESS``: build the embedded index once, and publish it
 to Blob storage when ``--out`` is a Blob address (the Function App's embedded targets read it there).
 
-For a Blob address the index is built in ``--index-dir`` (default ``.index/<corpus name>-<8 hex digits of its path>``), then
-uploaded; the connection string comes from ``AZURE_STORAGE_CONNECTION_STRING`` when it is set (read
+For a Blob address the index is built in ``--index-dir`` (default ``.index/<corpus name>-<8 hex digits of its path>``),
+then uploaded; the connection string comes from ``AZURE_STORAGE_CONNECTION_STRING`` when it is set (read
 here, at the edge), else Azure sign-in is used (Azurite: the development account).
 """
 from __future__ import annotations
@@ -56,7 +56,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         bar.close()
     if manifest["reused"]:
-        checked = "every file's sha256 checked" if args.verify else "opened as evaluate opens it; --verify checks every byte"
+        checked = "every file's sha256 checked" if args.verify else ("opened as evaluate opens it; --verify checks "
+                                                                     "every byte")
         print(f"{folder} already holds this index ({manifest['chunks']} chunks, fingerprint "
               f"{manifest['fingerprint'][:12]}, {checked}); nothing to build (--force builds it again)")
     else:

@@ -62,8 +62,10 @@ def render_scores(scored: dict[str, dict]) -> str:
     rows = [[tag, *[m.shown(m.of(s), count=m.count_of(s), questions=s["questions"]) for m in found],
              MRR.shown(MRR.of(s)), NDCG_10.shown(NDCG_10.of(s))] for tag, s in scored.items()]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-    return "\n".join("  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-                     for r in [header, ["-" * w for w in widths], *rows])
+    return "\n".join(
+        "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+        for r in [header, ["-" * w for w in widths], *rows]
+    )
 
 
 def score_rows(args: argparse.Namespace) -> int:
@@ -75,9 +77,14 @@ def score_rows(args: argparse.Namespace) -> int:
         print(json.dumps(scored, indent=2, ensure_ascii=False))
         return 0
     print(render_scores({args.azure_rows: scored}) if scored["questions"] else
-          f"{args.azure_rows}: no row has a document graded {args.min_grade} or more, so found@k, MRR and nDCG are not scored")
+          f"{args.azure_rows}: no row has a document graded {args.min_grade} or more, so found@k, MRR and nDCG are not "
+          f"scored")
     azure = scored["azure"]
-    print(f"\nAzure AI Foundry's Document Retrieval metrics (labels {azure['label_range']}), mean of {scored['rows']} rows:")
+    print(f"\nAzure AI Foundry's Document Retrieval metrics (labels {azure['label_range']}), mean of {scored['rows']} "
+          f"rows:")
     for form in ("exact", "corrected"):
-        print(f"  {form + ':':10} " + ", ".join(f"{name} {'-' if v is None else f'{v:g}'}" for name, v in azure[form].items()))
+        print(
+            f"  {form + ':':10} "
+            + ", ".join(f"{name} {'-' if v is None else f'{v:g}'}" for name, v in azure[form].items())
+        )
     return 0

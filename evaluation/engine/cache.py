@@ -22,8 +22,8 @@ it (its .onnx and tokenizer sha256, pooling, max tokens, query prefix, rows per 
 batched, and the tokenizers and onnxruntime versions. A changed chunk text or another model misses
 on its own, so the index fingerprint is not part of any key.
 
-Only ``EmbeddedTarget.search_batch`` (the ranks) and a scratch build's ``TextVectors`` read and write it; ``search`` (the timed path)
-never does. Several processes may share the file (the Function App ranks setups in parallel on one
+Only ``EmbeddedTarget.search_batch`` (the ranks) and a scratch build's ``TextVectors`` read and write it; ``search``
+(the timed path) never does. Several processes may share the file (the Function App ranks setups in parallel on one
 index copy): WAL mode and a busy timeout, and each write is one transaction of ``INSERT OR IGNORE``
 (a key always maps to the same value). A cache never fails a run: a file that cannot be opened, read
 or written (a read-only folder, a corrupt file, a lock held past the timeout) logs one warning and
@@ -127,7 +127,7 @@ class PersistentCache:
         found = {}
         for text, blob in zip(texts, self._lookup(
                 "SELECT vector FROM query_vectors WHERE model = ? AND text = ?",
-                [(model, text_key(t)) for t in texts])):
+                [(model, text_key(t)) for t in texts]), strict=True):
             vector = kept_vector(blob, dimensions)
             if vector is not None:
                 found[text] = vector
@@ -143,7 +143,7 @@ class PersistentCache:
         found = {}
         for pair, score in zip(pairs, self._lookup(
                 "SELECT score FROM pair_scores WHERE model = ? AND query = ? AND passage = ?",
-                [(model, text_key(q), text_key(p)) for q, p in pairs])):
+                [(model, text_key(q), text_key(p)) for q, p in pairs]), strict=True):
             if isinstance(score, (int, float)) and math.isfinite(score):  # a file edited to hold NaN: recomputed
                 found[pair] = float(score)
         return found
@@ -154,8 +154,13 @@ class PersistentCache:
 
     def notes(self, keys: Sequence[bytes]) -> dict[bytes, str]:
         """The stored note of each key that has one, by key."""
-        return {key: note for key, note in zip(keys, self._lookup("SELECT note FROM chat_notes WHERE key = ?",
-                                                                  [(k,) for k in keys])) if isinstance(note, str)}
+        return {
+            key: note
+            for key, note in zip(
+                keys, self._lookup("SELECT note FROM chat_notes WHERE key = ?", [(k,) for k in keys]), strict=True
+            )
+            if isinstance(note, str)
+        }
 
     def put_notes(self, items: Iterable[tuple[bytes, str]]) -> None:
         self._store("INSERT OR IGNORE INTO chat_notes (key, note) VALUES (?, ?)", [(k, n) for k, n in items])

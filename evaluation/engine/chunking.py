@@ -40,6 +40,7 @@ from __future__ import annotations
 import bisect
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from .corpus import PAGE_BREAK, Document
@@ -177,7 +178,7 @@ def split_sentences(text: str) -> list[str]:
         return []
     cut = _sentence_cuts(text, words)
     starts = [0, *(i for i in range(1, len(words)) if cut(i)), len(words)]
-    return [_verbatim(text, words[a:b]) for a, b in zip(starts, starts[1:])]
+    return [_verbatim(text, words[a:b]) for a, b in pairwise(starts)]
 
 
 # --- Markdown outline ---------------------------------------------------------------------------
@@ -386,7 +387,7 @@ def _split(lo: int, hi: int, cuts: Sequence[Callable[[int], bool]], most: int) -
         yield from ((i, i + 1) for i in range(lo, hi))
     else:
         bounds = [lo, *(i for i in range(lo + 1, hi) if cuts[0](i)), hi]
-        for a, b in zip(bounds, bounds[1:]):
+        for a, b in pairwise(bounds):
             yield from _split(a, b, cuts[1:], most)
 
 
@@ -401,7 +402,7 @@ def _pack(units: list[Span], settings: ChunkSettings) -> list[Span]:
         return []
     start = end = units[0][0]
     spans: list[Span] = []
-    for lo, hi in units:
+    for _lo, hi in units:
         if end == start or hi - start <= settings.size or end - start <= settings.overlap:
             end = hi
         else:
@@ -443,7 +444,7 @@ def _verbatim(text: str, words: Sequence[Span]) -> str:
     """The document text the words span, as written; words not adjacent in it join by a newline."""
     parts: list[str] = []
     run_start = words[0][0]
-    for previous, word in zip(words, words[1:]):
+    for previous, word in pairwise(words):
         if not text[previous[1]:word[0]].isspace():
             parts.append(text[run_start:previous[1]])
             run_start = word[0]

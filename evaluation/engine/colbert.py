@@ -182,7 +182,11 @@ class TokenVectors:
         starts, ends = self.offsets[list(chunks)], self.offsets[np.asarray(chunks, dtype=np.int64) + 1]
         lengths = ends - starts
         offsets = np.concatenate(([0], np.cumsum(lengths)))
-        rows = np.concatenate([np.arange(s, e) for s, e in zip(starts, ends)]) if len(chunks) else np.zeros(0, np.int64)
+        rows = (
+            np.concatenate([np.arange(s, e) for s, e in zip(starts, ends, strict=True)])
+            if len(chunks)
+            else np.zeros(0, np.int64)
+        )
         return self.codes[rows].astype(np.float32) * self.scales[rows, None], offsets
 
     def score(self, query: np.ndarray, chunks: Sequence[int]) -> np.ndarray:
@@ -238,7 +242,9 @@ def read(folder: Path, manifest: dict, chunks: int) -> TokenVectors | None:
         sample = np.linspace(0, len(codes) - 1, num=min(len(codes), 4096)).astype(np.int64)
         norms = np.linalg.norm(codes[sample].astype(np.float32) * np.asarray(scales)[sample, None], axis=1)
         if not np.isfinite(norms).all() or np.abs(norms - 1).max() > _UNIT_TOLERANCE:
-            raise SearchIndexError(f"{folder}: {FOLDER}/tokens.npy holds rows that are not unit length (damaged); {fix}")
+            raise SearchIndexError(
+                f"{folder}: {FOLDER}/tokens.npy holds rows that are not unit length (damaged); {fix}"
+            )
     return TokenVectors(codes=codes, scales=scales, offsets=offsets)
 
 
@@ -249,9 +255,9 @@ def rerank(questions: Sequence[str], fused: Sequence[Ranked], depth: int, *, can
     """The top ``candidates`` of each fused list reordered by MaxSim (best first; equal scores in index
     order), deeper results after them in their fused order; ``queries[n]`` is question n's vectors."""
     out = []
-    for query, ranked in zip(queries, fused):
+    for query, ranked in zip(queries, fused, strict=True):
         ids = [i for i, _ in ranked[:candidates]]
         scores = store.score(query, ids) if ids else np.zeros(0, np.float32)
-        reordered = sorted(zip(ids, map(float, scores)), key=lambda p: (-p[1], p[0]))
+        reordered = sorted(zip(ids, map(float, scores), strict=True), key=lambda p: (-p[1], p[0]))
         out.append((reordered + list(ranked[len(ids):]))[:depth])
     return out

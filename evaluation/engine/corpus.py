@@ -161,7 +161,8 @@ def check_corpus(source: str | Path) -> list[CorpusProblem]:
 
 
 def _summarise(path: Path, problems: list[CorpusProblem]) -> str:
-    head = f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the corpus; fix {'it' if len(problems) == 1 else 'them'} and run again:"
+    head = (f"{path}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the corpus; fix "
+            f"{'it' if len(problems) == 1 else 'them'} and run again:")
     return "\n".join([head, *at_most([f"  {p}" for p in problems], indent="  ")])
 
 
@@ -181,11 +182,14 @@ def _read_jsonl(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
         try:
             row = parse_line(line.text)
         except JsonLineError as err:
-            problems.append(CorpusProblem(number, f'{err}; each line must be one object like {{"id": "a", "text": "..."}}'
+            problems.append(CorpusProblem(number,
+                                          f'{err}; each line must be one object like {{"id": "a", "text": "..."}}'
                                           if err.syntax else str(err)))
             continue
         if not isinstance(row, dict):
-            problems.append(CorpusProblem(number, 'not an object; each line must be one object like {"id": "a", "text": "..."}'))
+            problems.append(
+                CorpusProblem(number, 'not an object; each line must be one object like {"id": "a", "text": "..."}')
+            )
             continue
         document, row_problems = _document_from_row(row, number)
         problems.extend(row_problems)

@@ -19,8 +19,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from ..errors import CorpusError, WrongArgumentError
 
 if TYPE_CHECKING:
-    from ..progress import Progress
-    from .index import IndexSettings
+    from .index import IndexSettings, Progress
 
 TAKES = ('a mapping from a document id to its text, {"deferment": "Payment deferment: ..."}, or a list of '
          'corpus rows, [{"id": "deferment", "text": "Payment deferment: ..."}]')

@@ -90,8 +90,8 @@ def dense_top_k(matrix: np.ndarray, queries: np.ndarray, k: int) -> list[list[tu
     """
     screened = queries @ matrix.T  # (queries, rows)
     n = matrix.shape[0]
-    out = []
-    for query, row in zip(queries, screened):
+    out: list[list[tuple[int, float]]] = []
+    for query, row in zip(queries, screened, strict=True):
         if k <= 0 or n == 0:
             out.append([])
             continue

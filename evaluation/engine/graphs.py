@@ -22,6 +22,7 @@ import os
 import queue
 import threading
 from pathlib import Path
+from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Sequence
 
 import numpy as np
@@ -152,8 +153,10 @@ def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int
     for start, encodings, batches in _windows(items, tokenizer=tokenizer, batch_size=batch_size,
                                               rows_per_call=rows_per_call):
         for calls in batches:
-            results = graphs.map(lambda graph, rows: infer(graph, *_padded([encodings[i] for i in rows])), calls)
-            for rows, result in zip(calls, results):
+            # graphs.map calls the lambda before the loop moves on, so it sees this window's encodings
+            results = graphs.map(
+                lambda graph, rows: infer(graph, *_padded([encodings[i] for i in rows])), calls)  # noqa: B023
+            for rows, result in zip(calls, results, strict=True):
                 out[start + rows] = result
             if progress is not None:
                 progress([start + int(i) for rows in calls for i in rows])
@@ -191,7 +194,7 @@ class _Sessions:
         self._free: "queue.SimpleQueue[_Graph]" = queue.SimpleQueue()
         for graph in self.graphs:
             self._free.put(graph)
-        self._pool = None
+        self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
     def map(self, run: Callable, calls: Sequence) -> list:
@@ -200,8 +203,6 @@ class _Sessions:
             return [self._on_free(run, call) for call in calls]
         with self._pool_lock:  # made on first use: a model only ever run one call at a time needs none
             if self._pool is None:
-                from concurrent.futures import ThreadPoolExecutor
-
                 self._pool = ThreadPoolExecutor(max_workers=len(self.graphs), thread_name_prefix="onnx")
         futures = [self._pool.submit(self._on_free, run, call) for call in calls]
         try:

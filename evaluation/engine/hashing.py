@@ -39,7 +39,7 @@ def hash_vector(text: str) -> np.ndarray:
     for word in _WORD.findall(text.lower()):
         bucket, sign = _bucket(word)
         row[bucket] += sign
-    norm = np.linalg.norm(row)
+    norm = float(np.linalg.norm(row))
     if norm == 0:  # no word, or words whose signs cancel: still a unit row
         row[:] = 0.0
         row[0] = 1.0
@@ -71,7 +71,10 @@ class HashEmbedder:
         size = max(1, batch_size)
         for start in range(0, len(items), size):
             batch = items[start:start + size]
-            yield list(range(start, start + len(batch))), (lambda batch=batch: np.stack([hash_vector(t) for t in batch]))
+            yield (
+                list(range(start, start + len(batch))),
+                (lambda batch=batch: np.stack([hash_vector(t) for t in batch])),
+            )
 
     def embed_documents(self, texts: Sequence[str], *, batch_size: int = 32,
                         progress: Callable[[int], None] | None = None) -> np.ndarray:

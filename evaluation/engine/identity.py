@@ -87,7 +87,8 @@ def differences(manifest: dict[str, Any]) -> list[str]:
             continue
         for key, value in now.items():
             if built.get(key) != value:
-                found.append(f"{name} {key}: the index was built with {built.get(key)!r}, the installed model has {value!r}")
+                found.append(f"{name} {key}: the index was built with {built.get(key)!r}, the installed model has "
+                             f"{value!r}")
     if manifest.get("colbert"):
         from .colbert import differences as colbert_differences
 

@@ -182,7 +182,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         _build_bm25(staging / "bm25_documents", [_corpus.document_text(d) for d in documents], DOCUMENT_BM25_SETTINGS)
         model_infos = []
         for name, (vectors, info) in zip(names, _embed_chunks(names, chunks, progress=progress, threads=threads,
-                                                              loading=prepare)):
+                                                              loading=prepare), strict=True):
             (staging / "vectors").mkdir(exist_ok=True)
             np.save(staging / "vectors" / f"{name}.npy", vectors)
             model_infos.append(info)
@@ -245,7 +245,8 @@ def check_destination(folder: str | Path, corpus: str | Path | None = None) -> N
     if corpus is not None and not str(corpus).startswith(("http://", "https://")):
         source = Path(corpus).resolve()
         if source == where or where in source.parents:
-            raise SearchIndexError(f"{folder}: the corpus {corpus} is {'this folder' if source == where else 'inside it'}, "
+            raise SearchIndexError(f"{folder}: the corpus {corpus} is "
+                                   f"{'this folder' if source == where else 'inside it'}, "
                                    "and building an index there would replace it; give another folder")
     if folder.is_dir() and read_marker(folder) is None and any(folder.iterdir()):
         manifest = read_manifest(folder)
@@ -465,7 +466,7 @@ def _embed_chunks(names: Sequence[str], chunks: Sequence[Chunk], *, progress: Pr
         progress(stage, 0, total)
     outs = embed_documents_together(embedders, texts, progress=advance, weights=weights)
     return [(np.ascontiguousarray(vectors, dtype=np.float32), embedder.info.to_dict())
-            for vectors, embedder in zip(outs, embedders)]
+            for vectors, embedder in zip(outs, embedders, strict=True)]
 
 
 def _swap_in(staging: Path, folder: Path) -> None:
@@ -524,8 +525,11 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
                                f"`python3 -m evaluation index CORPUS --out {folder}`")
     if manifest.get("format") != INDEX_FORMAT:
         if read_marker(folder) is not None:  # ours: building again replaces it in place
-            raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT} (this version "
-                                   f"also keeps a document BM25); rebuild it with `{rebuild_command(manifest, folder)}`")
+            raise SearchIndexError(
+                f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT} (this "
+                f"version "
+                f"also keeps a document BM25); rebuild it with `{rebuild_command(manifest, folder)}`"
+            )
         raise SearchIndexError(f"{folder}: index format {manifest.get('format')} is not {INDEX_FORMAT}; rebuild it "
                                f"(delete the folder, then `python3 -m evaluation index CORPUS --out {folder}`)")
     changed = differences(manifest)  # the questions must meet the chunks' own models, tokenizers and stemmer

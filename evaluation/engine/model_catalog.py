@@ -214,8 +214,8 @@ def model_info(name: str) -> ModelInfo:
     """How model ``name`` describes itself, from its spec alone: no file is read, nothing is loaded.
 
     ``sha256`` and ``tokenizer_sha256`` are the values its .onnx and tokenizer files must have;
-    loading refuses any other, so these are the loaded model's too. The index fingerprint and a target's description use this, so neither
-    pays for a model session it does not need.
+    loading refuses any other, so these are the loaded model's too. The index fingerprint and a target's description use
+    this, so neither pays for a model session it does not need.
     """
     if name in _REGISTERED:
         return _REGISTERED[name][1]

@@ -146,7 +146,7 @@ class Embedder(_LoadedModel):
             row = np.array([[cls_id, *ids[start:start + width], sep_id]], dtype=np.int64)
             return graph.run(row, np.ones_like(row), np.zeros_like(row))[0, 1:-1, :]
 
-        for start, hidden in zip(starts, self._sessions.map(window_states, starts)):
+        for start, hidden in zip(starts, self._sessions.map(window_states, starts), strict=True):
             window = ids[start:start + width]
             positions = np.arange(start, start + len(window))
             margin = np.minimum(positions - start, start + len(window) - 1 - positions).astype(float)

@@ -95,9 +95,9 @@ class TextVectors:
             progress(len(wanted) - len(todo))
         if todo:  # the model is loaded only when something is missing
             computed = load_embedder(model, threads=self.threads).embed_documents(todo, progress=progress)
-            self._memory.update(((model, t), v) for t, v in zip(todo, computed))
+            self._memory.update(((model, t), v) for t, v in zip(todo, computed, strict=True))
             if self._stored is not None:
-                self._stored.put_vectors(self._key(model), zip(todo, computed))
+                self._stored.put_vectors(self._key(model), zip(todo, computed, strict=True))
             self.counts["vectors_computed"] += len(todo)
         if not texts:
             return np.zeros((0, int(model_info(model).dimensions)), dtype=np.float32)

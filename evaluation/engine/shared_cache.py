@@ -67,7 +67,8 @@ _SCORE = struct.Struct("<d")
 def encode(vectors: dict[tuple[bytes, bytes], bytes], scores: dict[tuple[bytes, bytes, bytes], float],
            parts: Sequence[str] = ()) -> bytes:
     """One cache blob holding ``vectors`` ((model, text key) -> float32 bytes) and ``scores``."""
-    body = [MAGIC, json.dumps({"parts": sorted(parts), "vectors": len(vectors), "scores": len(scores)}).encode() + b"\n"]
+    body = [MAGIC,
+            json.dumps({"parts": sorted(parts), "vectors": len(vectors), "scores": len(scores)}).encode() + b"\n"]
     for (model, text), vector in sorted(vectors.items()):
         body += [model, text, _DIM.pack(len(vector) // 4), vector]
     for (model, query, passage), score in sorted(scores.items()):

@@ -76,7 +76,8 @@ class EmbeddedTarget:
     """Searches one opened index. One instance per run (in the app: per activity): its caches live as
     long as it does. The opened index is only read, so many targets may share one (``opened``)."""
 
-    def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local", rerank_candidates: int = RERANK_CANDIDATES,
+    def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local",
+                 rerank_candidates: int = RERANK_CANDIDATES,
                  fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True,
                  described_index: str | None = None, cache: bool | str | Path = True,
                  hybrid_keyword: str = "keyword", mode: str = "ultimate") -> None:
@@ -267,11 +268,11 @@ class EmbeddedTarget:
         lists_per_question: list[list[Ranked]] = [[] for _ in questions]
         if setup.retrieval == "hybrid":
             keyword = self._keyword(questions, pool, documents=self.hybrid_keyword == "keyword_documents")
-            for per_q, ranked in zip(lists_per_question, keyword):
+            for per_q, ranked in zip(lists_per_question, keyword, strict=True):
                 per_q.append(ranked)
         for model in setup.models:
             for per_q, ranked in zip(lists_per_question, self._dense(model, questions, pool, cached=cached,
-                                                                counts=counts)):
+                                                                counts=counts), strict=True):
                 per_q.append(ranked)
         if len(lists_per_question[0]) == 1:
             fused = [lists[0] for lists in lists_per_question]
@@ -333,9 +334,10 @@ class EmbeddedTarget:
             todo = [q for q in todo if as_embedded[q] not in found]
         if todo:  # the model is loaded only when something is missing
             computed = load_embedder(model, threads=self.threads).embed_queries(todo)
-            self._query_vectors.update(((model, q), vector) for q, vector in zip(todo, computed))
+            self._query_vectors.update(((model, q), vector) for q, vector in zip(todo, computed, strict=True))
             if self._stored is not None:
-                self._stored.put_vectors(self._model_key(model), zip((as_embedded[q] for q in todo), computed))
+                self._stored.put_vectors(self._model_key(model),
+                                         zip((as_embedded[q] for q in todo), computed, strict=True))
         if counts is not None:
             counts["vectors_shared"] += shared
             counts["vectors_cached"] += stored
@@ -365,9 +367,9 @@ class EmbeddedTarget:
         if todo:  # the model is loaded only when something is missing
             texts = [as_scored[p] for p in todo]
             logits = [float(s) for s in self._cross_encoder().score_pairs(texts)]
-            self._pair_scores.update(zip(todo, logits))
+            self._pair_scores.update(zip(todo, logits, strict=True))
             if self._stored is not None:
-                self._stored.put_scores(self._model_key(CROSS_ENCODER_NAME), zip(texts, logits))
+                self._stored.put_scores(self._model_key(CROSS_ENCODER_NAME), zip(texts, logits, strict=True))
         if counts is not None:
             counts["pairs_shared"] += shared
             counts["pairs_cached"] += stored
@@ -382,15 +384,15 @@ class EmbeddedTarget:
                 counts: dict[str, int] | None = None) -> list[Ranked]:
         chunks = self.index.chunks
         candidates = [[i for i, _ in ranked[: self.rerank_candidates]] for ranked in fused]
-        pairs = [(q, i) for q, ids in zip(questions, candidates) for i in ids]
+        pairs = [(q, i) for q, ids in zip(questions, candidates, strict=True) for i in ids]
         if cached:
             self._score_missing_pairs(list(dict.fromkeys(pairs)), counts)
             score_of = self._pair_scores
         else:
             logits = self._cross_encoder().score_pairs([(q, chunks[i].indexed_text) for q, i in pairs])
-            score_of = dict(zip(pairs, map(float, logits)))
+            score_of = dict(zip(pairs, map(float, logits), strict=True))
         out = []
-        for q, ids, ranked in zip(questions, candidates, fused):
+        for q, ids, ranked in zip(questions, candidates, fused, strict=True):
             reranked = sorted(((i, score_of[(q, i)]) for i in ids), key=lambda p: (-p[1], p[0]))
             out.append((reranked + ranked[len(ids):])[:depth])
         return out
@@ -402,7 +404,7 @@ class EmbeddedTarget:
         if cached:
             todo = list(dict.fromkeys(q for q in questions if q not in self._colbert_queries))
             if todo:
-                self._colbert_queries.update(zip(todo, encoder.encode_queries(todo)))
+                self._colbert_queries.update(zip(todo, encoder.encode_queries(todo), strict=True))
             queries = np.stack([self._colbert_queries[q] for q in questions])
         else:
             queries = encoder.encode_queries(questions)

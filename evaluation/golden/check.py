@@ -28,7 +28,15 @@ from .read import golden_from_bytes
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
 from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
-from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, _nothing_ready, check_size, load_raw, scan_golden, unlabelled_problem
+from .scan import (
+    DEFAULT_SETTING,
+    GOLDEN_MAX_BYTES,
+    _nothing_ready,
+    check_size,
+    load_raw,
+    scan_golden,
+    unlabelled_problem,
+)
 from ..settings import DEFAULT_UNFOUND_SHARE
 from .wording import plural, quoted
 
@@ -192,7 +200,7 @@ def _found_nowhere(questions: Sequence[Question], labels: _Labels, by: str, limi
     ``limit`` of them name nothing it holds; () otherwise."""
     labelled = [q for q in questions if q.labelled]
     lost = [q for q in labelled if not any(_held(text, item, labels, by) for text, item in
-                                           zip(q.expected, q.expected_items))]
+                                           zip(q.expected, q.expected_items, strict=True))]
     if not labelled or not lost:
         return ()
     if len(lost) == len(labelled):
@@ -223,7 +231,7 @@ def nothing_findable(questions: Sequence[Question], held: Iterable[str], where: 
     id is shown with the ``held`` ids nearest it (``nearest_ids``), or as ``nearest`` already says."""
     held = list(held)
     absent = list(dict.fromkeys(text if by == "chunk" else item.doc_id for q in questions
-                                for text, item in zip(q.expected, q.expected_items)))
+                                for text, item in zip(q.expected, q.expected_items, strict=True)))
 
     def near(doc_id: str) -> str:
         if nearest is None:
@@ -330,7 +338,7 @@ def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str, *
     for question in questions:
         missing: list[str] = []
         others: list[str] = []
-        for text, item in zip(question.expected, question.expected_items):
+        for text, item in zip(question.expected, question.expected_items, strict=True):
             message = _chunk_label(text, item, labels) if by == "chunk" else _document_label(text, item, labels)
             if message == _MISSING:
                 missing.append(text if by == "chunk" else item.doc_id)

@@ -24,7 +24,7 @@ from urllib.parse import unquote
 
 from ..errors import GoldenFileError, at_most
 from ..store.sources import Fetcher
-from .records import MAX_GRADE, Golden, GoldenProblem, Question, parse_expected
+from .records import MAX_GRADE, Golden, Question, parse_expected
 from .scan import load_raw
 from .wording import line_list, plural, quoted
 
@@ -90,7 +90,9 @@ def read_qrels(source: str | Path, *, fetcher: Fetcher | None = None) -> Qrels:
         labels.setdefault(qid, {})[docno] = grade
     if problems:
         shown = at_most([f"  {p}" for p in problems], indent="  ")
-        raise GoldenFileError("\n".join([f"{source}: {plural(len(problems), 'line')} cannot be read as qrels:", *shown]))
+        raise GoldenFileError(
+            "\n".join([f"{source}: {plural(len(problems), 'line')} cannot be read as qrels:", *shown])
+        )
     if not labels:
         raise GoldenFileError(f"{source}: no judgement in the file; a qrels file holds `qid 0 docno grade` lines")
     return Qrels(source=str(source), labels=labels, negative=negative)
@@ -121,14 +123,17 @@ def with_qrels(golden: Golden, qrels: Qrels) -> tuple[list[Question], list[str]]
         said.append(f"{golden.source}: {plural(len(unjudged), 'question')} {qrels.source} does not judge and the "
                     f"file does not label are left out ({_lines(unjudged)})")
     if strangers:
-        shown = ", ".join(quoted(q) for q in strangers[:5]) + (f" and {len(strangers) - 5} more" if len(strangers) > 5 else "")
+        shown = ", ".join(quoted(q) for q in strangers[:5]) + (
+            f" and {len(strangers) - 5} more" if len(strangers) > 5 else ""
+        )
         said.append(f"{qrels.source}: {plural(len(strangers), 'question id')} not in {golden.source} ({shown}); "
                     "their judgements are not used")
     if qrels.negative:
         said.append(f"{qrels.source}: {plural(qrels.negative, 'grade')} below 0 read as 0 (judged, not relevant)")
     if not kept:
         raise GoldenFileError(f"{qrels.source} judges none of the questions of {golden.source}; the qrels' first "
-                              f"field must be the golden file's question ids (such as {quoted(golden.questions[0].id or 'q1')})"
+                              f"field must be the golden file's question ids (such as "
+                              f"{quoted(golden.questions[0].id or 'q1')})"
                               if golden.questions else f"{golden.source} holds no question")
     return kept, said
 

@@ -9,12 +9,12 @@ read the golden file.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from typing import Any, Mapping
 
 from .scan import scan_golden
 
 
-def question_texts(golden_raw: bytes, report: dict[str, Any]) -> dict[str, str]:
+def question_texts(golden_raw: bytes, report: Mapping[str, Any]) -> dict[str, str]:
     """Question id -> text, read from the golden file ``golden_raw`` the run was made from.
 
     Only ids the report scored are kept; when the report records a question's ``sha256`` (of its text

@@ -117,7 +117,8 @@ def findings(report: Mapping[str, Any]) -> list[str]:
     search with vectors."""
     ran = _ran(report)
     out = []
-    for ranker, words in (("cross-encoder", "Reranking with the cross-encoder"), ("semantic", "Azure's semantic ranker")):
+    for ranker, words in (("cross-encoder", "Reranking with the cross-encoder"),
+                          ("semantic", "Azure's semantic ranker")):
         reranked = _best([s for s in ran if s.get("ranker") == ranker])
         plain = _best([s for s in ran if not s.get("ranker") and s.get("retrieval") in ("hybrid", "keyword")
                        and (ranker != "cross-encoder" or s.get("retrieval") == "hybrid")])

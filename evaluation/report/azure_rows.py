@@ -305,7 +305,8 @@ def score_evaluator_rows(rows: Sequence[EvaluatorRow], *, min_grade: int = 1, k:
     rule = Rule("doc", "documents", min_grade)
     outcomes, exact, corrected = [], [], []
     for row in rows:
-        order = sorted(range(len(row.retrieved)), key=lambda i: -row.retrieved[i][1])  # stable: ties keep the list's order
+        order = sorted(range(len(row.retrieved)),
+                       key=lambda i: -row.retrieved[i][1])  # stable: ties keep the list's order
         ranked = list(dict.fromkeys(row.retrieved[i][0] for i in order))
         question = Question(id=row.query_id, question="", expected=dict(row.labels))
         if question.relevant(min_grade):

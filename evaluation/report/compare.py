@@ -142,7 +142,8 @@ def _counts(entry: Mapping[str, Any], ids: list[str]) -> dict[str, Any]:
 
 def _moves(before: Mapping[str, int | None], after: Mapping[str, int | None], ids: list[str]) -> dict[str, list]:
     """Questions whose first relevant result moved down or was lost (``worse``), or moved up (``better``)."""
-    worse, better = [], []
+    worse: list[dict[str, Any]] = []
+    better: list[dict[str, Any]] = []
     for q in ids:
         old, new = before.get(q), after.get(q)
         if old == new:
@@ -165,7 +166,9 @@ def render_comparison(comparison: Mapping[str, Any]) -> str:
     if questions["matched_by"] == "id only":
         out.append("  (a report here keeps no question text or hash: questions with the same id are taken as the same)")
     if base["golden_sha256"] != cur["golden_sha256"]:
-        out.append(f"  The golden files differ ({str(base['golden_sha256'])[:12]} -> {str(cur['golden_sha256'])[:12]}).")
+        out.append(
+            f"  The golden files differ ({str(base['golden_sha256'])[:12]} -> {str(cur['golden_sha256'])[:12]})."
+        )
     if questions["reworded"]:
         out.append(f"  Reworded under the same id, so not shared: {', '.join(questions['reworded'])}")
     if questions["relabelled"]:
@@ -186,13 +189,15 @@ def render_comparison(comparison: Mapping[str, Any]) -> str:
                          str(len(s["worse"])), str(len(s["better"]))])
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         out.append("")
-        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [header, *rows]]
+        out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [header, *rows]]
         out.append(f"(p: paired exact test on found@10, Holm-corrected across setups; alpha {significance['alpha']:g}; "
                    f"MRR intervals {significance['interval'] * 100:g}% paired bootstrap)")
         for key, s in comparison["setups"].items():
             for word in ("worse", "better"):
                 if s[word]:
-                    moved = ", ".join(f"{m['id']} ({_position(m['before'])} -> {_position(m['after'])})" for m in s[word])
+                    moved = ", ".join(
+                        f"{m['id']} ({_position(m['before'])} -> {_position(m['after'])})" for m in s[word]
+                    )
                     out.append(f"  {key} {word}: {moved}")
     for key, reason in comparison["not_compared"].items():
         out.append(f"  {key}: not compared ({reason})")

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ..golden.texts import question_texts  # noqa: F401  (the page's callers import it from here)
+from ..golden.texts import question_texts  # the page's callers import it from here
 from .page.context import Page, page_of
 from .page.format import esc
 from .page.tabs import TABS, Tab, page_parts, shown_tabs

@@ -41,7 +41,8 @@ def missing_note(target: str, gone: dict[str, Any], *, limit: int | None = 10) -
     lost, partly = _ids(gone.get("questions")), _ids(gone.get("partly"))
     unit = "chunk" if gone.get("unit") == "chunk" else "document"  # at --by chunk, expected chunk ids
     was_held = {str(d) for d in gone.get("was_held") or []}
-    nearest = gone.get("nearest") if isinstance(gone.get("nearest"), dict) else {}
+    nearest_given = gone.get("nearest")
+    nearest = nearest_given if isinstance(nearest_given, dict) else {}
     never = [d for d in documents if d not in was_held]
     parts = []
     if never:
@@ -59,7 +60,7 @@ def missing_note(target: str, gone: dict[str, Any], *, limit: int | None = 10) -
     return sentence
 
 
-def missing_notes(report: dict[str, Any], *, limit: int | None = 10) -> list[str]:
+def missing_notes(report: Mapping[str, Any], *, limit: int | None = 10) -> list[str]:
     """``missing_note`` for every target of ``report`` that lost expected documents, by target name."""
     missing = report.get("missing") or {}
     return [missing_note(target, gone, limit=limit) for target, gone in sorted(missing.items())
@@ -71,7 +72,10 @@ def cache_note(cache: Mapping[str, int]) -> str:
     the cache, so their times are always measured live)."""
     def share(kind: str, words: str) -> str:
         cached, shared, computed = (int(cache.get(f"{kind}_{how}", 0)) for how in ("cached", "shared", "computed"))
-        return f"{cached} of {cached + computed} {words}" + (f" ({shared} more shared between setups)" if shared else "")
+        return f"{cached} of {cached + computed} {words}" + (
+            f" ({shared} more shared between setups)" if shared else ""
+        )
+
     return (f"From earlier runs' cache: {share('pairs', 'cross-encoder pair scores')} and "
             f"{share('vectors', 'query vectors')}; timed searches never use it.")
 
@@ -89,7 +93,9 @@ def found_gap_words(found: Mapping[str, Any], questions: int | None) -> str:
         return f"finds {same} in the top 10"
     gap = better - worse
     said = f"finds {plural(abs(gap), 'question')} {'more' if gap > 0 else 'fewer'} in the top 10"
-    said += f", and {plural(questions, 'question') if questions else 'the questions'} are too few to tell whether that is luck"
+    said += (f", and {plural(questions, 'question') if questions else 'the questions'} are too few to tell whether "
+             f"that "
+             f"is luck")
     needed = found.get("questions_to_tell")
     if isinstance(needed, int) and not isinstance(needed, bool):
         amount = f"more than {MOST_QUESTIONS:,}" if needed >= MOST_QUESTIONS else f"about {needed:,}"

@@ -216,7 +216,7 @@ footer { margin-top: 40px; color: var(--muted); font-size: 12.5px; }
 .page-nav .older .inner { display: block; }
 .page-nav .older a { color: #1f4f99; font-weight: 600; }
 @media print { .page-nav { display: none; } details.setup { break-inside: avoid; } thead th { position: static; } }
-"""
+"""  # noqa: E501 - the stylesheet is the page's bytes (the saved page fixture compares them)
 
 # A page with two or more tabs: a bar of tabs, one tab shown at a time. No script: the tab the address names
 # (``#tab-<name>``, or anything inside it, such as a setup's anchor) is shown, the first when it names none.
@@ -238,7 +238,7 @@ section.tab > h2.tab-title + * > h2:first-child { border-top: none; margin-top: 
   main:not(:has(section.tab:target, section.tab :target)) nav.tabs li:first-child a { CURRENT }
 }
 @media print { section.tab { display: block !important; } nav.tabs { display: none; } }
-"""
+"""  # noqa: E501 - the stylesheet is the page's bytes (the saved page fixture compares them)
 _CURRENT = "color: var(--ink); background: #fff; border-color: var(--line);"
 
 

@@ -58,7 +58,9 @@ def render_table(report: Report, *, details: bool = True) -> str:
     right = set(range(2, len(header)))
 
     def line(cells: list[str]) -> str:
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+        return "  ".join(
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
 
     out = [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
     if compared:
@@ -244,8 +246,12 @@ def render_questions(report: Report, texts: Mapping[str, str] | None = None, *, 
         rows.append(cells)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     numbers = set(range(1, 1 + len(picks)))
-    lines = ["  ".join(c.rjust(w) if i in numbers else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-             for r in [header, ["-" * w for w in widths], *rows]]
+    lines = [
+        "  ".join(
+            c.rjust(w) if i in numbers else c.ljust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
+        for r in [header, ["-" * w for w in widths], *rows]
+    ]
     note = "first relevant position per pick (- = not in the results)"
     if not shown:
         note += "; question texts are not in a report, and no golden copy was found to read them from"

@@ -194,7 +194,7 @@ def trec_docnos(question: Question, rows: Sequence[Sequence[Any]], by: str, rank
     taken = set(units) | set(question.judgements)
     seen: set[str] = set()
     docnos = []
-    for unit, row in zip(units, rows):
+    for unit, row in zip(units, rows, strict=True):
         if unit not in seen:
             seen.add(unit)
             docnos.append(unit)
@@ -242,8 +242,9 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval", fetcher: Fetche
     trec_eval's own sort, so ties come out as trec_eval ranks them and the rank column is ignored.
     ``order="rank"``: the rank column ascending, then the line order, for runs whose ranks are
     meant to decide (scores then play no part). A docno is taken literally, as trec_eval matches it
-    to the qrels: ``a.pdf#page=3`` is found where a question judges that page, never as ``a.pdf``. A bad line, or a docno twice for one question and tag (which trec_eval and pytrec_eval
-    refuse too), is an ``EvaluationError`` naming the file and the line.
+    to the qrels: ``a.pdf#page=3`` is found where a question judges that page, never as ``a.pdf``. A bad line, or a
+    docno twice for one question and tag (which trec_eval and pytrec_eval refuse too), is an ``EvaluationError`` naming
+    the file and the line.
     """
     if order not in ORDERS:
         raise EvaluationError(f"unknown order {order!r} for a TREC run; use one of {', '.join(ORDERS)}"
@@ -253,7 +254,9 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval", fetcher: Fetche
     except FileNotFoundError as err:
         raise EvaluationError(f"{path}: no such run file") from err
     except OSError as err:
-        raise EvaluationError(f"{path}: cannot read the run file ({err.strerror or err}); give a TREC run file") from err
+        raise EvaluationError(
+            f"{path}: cannot read the run file ({err.strerror or err}); give a TREC run file"
+        ) from err
     except UnicodeDecodeError as err:
         raise EvaluationError(f"{path}: not UTF-8 text ({err}); a TREC run is a text file") from err
     rows: dict[str, dict[str, list[tuple[float, str, int, int, str]]]] = {}
@@ -335,6 +338,7 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
         summary["recall"] = {str(k): float(shares.mean()) for k, shares in recall.items()}
         summary["per_question"] = {o.question_id: {"first": o.first, "rr": float(rr), "ndcg_10": float(nd),
                                                    "recall_10": float(r10)}
-                                   for o, rr, nd, r10 in zip(outcomes, scores["rr"], scores["ndcg_10"], recall[10])}
+                                   for o, rr, nd, r10 in zip(outcomes, scores["rr"], scores["ndcg_10"],
+                                                             recall[10], strict=True)}
         scored[tag] = summary
     return scored

@@ -78,7 +78,7 @@ def collect_trend(store: RunStore, report: dict[str, Any], *, runs: int = DEFAUL
 def index_changes(points: Sequence[dict[str, Any]]) -> list[list[str]]:
     """For each point, the targets whose index state differs from the point before (none for the first)."""
     changes: list[list[str]] = []
-    for before, after in zip([None, *points[:-1]], points):
+    for before, after in zip([None, *points[:-1]], points, strict=True):
         if before is None:
             changes.append([])
             continue

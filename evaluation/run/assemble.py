@@ -182,7 +182,8 @@ def refusal_report(reason: str, *, source: str, sha256: str, run_id: str, create
 
 def golden_errors_reason(check: GoldenCheck) -> str:
     """Why a run with this golden file is refused, in a sentence."""
-    return f"the golden file has {len(check.errors)} error(s); fix them (`python3 -m evaluation golden check`) and save it again"
+    return (f"the golden file has {len(check.errors)} error(s); fix them (`python3 -m evaluation golden check`) and "
+            f"save it again")
 
 
 def refused_run_report(raw: bytes, *, source: str, run_id: str, created_at: datetime | str,

@@ -20,7 +20,7 @@ def judged(questions: Sequence[Question], hit_lists: Sequence[Sequence[Hit]], by
     grain, or the run's whole ``Rule``)."""
     if len(hit_lists) != len(questions):  # a silent zip would score the wrong results
         raise RuntimeError(f"the search gave {len(hit_lists)} result lists for {len(questions)} questions")
-    outcomes = [judge(question, hits, by) for question, hits in zip(questions, hit_lists)]
+    outcomes = [judge(question, hits, by) for question, hits in zip(questions, hit_lists, strict=True)]
     return _maps(questions, outcomes, [[hit.to_row() for hit in hits] for hits in hit_lists])
 
 
@@ -31,7 +31,7 @@ def judged_rows(questions: Sequence[Question], row_lists: Sequence[Sequence[Sequ
     keeps no text: ``judge_rows``)."""
     if len(row_lists) != len(questions):
         raise RuntimeError(f"{len(row_lists)} result lists for {len(questions)} questions")
-    outcomes = [judge_rows(question, rows, by) for question, rows in zip(questions, row_lists)]
+    outcomes = [judge_rows(question, rows, by) for question, rows in zip(questions, row_lists, strict=True)]
     return _maps(questions, outcomes, [[row_again(row) for row in rows] for rows in row_lists])
 
 
@@ -50,8 +50,8 @@ def _maps(questions: Sequence[Question], outcomes: Sequence[Outcome], rows: Sequ
     ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"] if outcomes else []
     return {
         "ranks": {o.question_id: o.first for o in outcomes},
-        "ndcg_10": {o.question_id: round(float(value), 6) for o, value in zip(outcomes, ndcg)},
-        "results": {q.id: found for q, found in zip(questions, rows)},
+        "ndcg_10": {o.question_id: round(float(value), 6) for o, value in zip(outcomes, ndcg, strict=True)},
+        "results": {q.id: found for q, found in zip(questions, rows, strict=True)},
         "outcomes": {o.question_id: o.to_json() for o in outcomes},
     }
 

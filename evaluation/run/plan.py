@@ -22,7 +22,6 @@ from ..golden.queries import chunk_labels_as_documents
 from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
                       unscorable_labels)
 from ..golden.check import nearest_ids, nothing_findable, unfound_sentence
-from ..golden.wording import quoted
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
@@ -148,7 +147,8 @@ def _chunk_labels_by_document(questions: list[Question], targets: Sequence[Targe
     if mapped:
         shown = ", ".join(f"{label} -> {doc}" for label, doc in sorted(mapped.items())[:3])
         more = f" and {len(mapped) - 3} more" if len(mapped) > 3 else ""
-        warn(f"{source}: {len(mapped)} relevant id{'s name' if len(mapped) != 1 else ' names'} a chunk ({shown}{more}); "
+        warn(f"{source}: {len(mapped)} relevant id{'s name' if len(mapped) != 1 else ' names'} a chunk "
+             f"({shown}{more}); "
              "chunk numbers change with the chunking, so they are judged by their document here; give --by chunk "
              "to judge them as chunks of this index")
     return questions
@@ -253,7 +253,8 @@ def _listed_ids(target: Target, by_chunk: bool) -> list[str]:
         return []
 
 
-def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None, skip: Iterable[str]) -> list[tuple[Target, Setup]]:
+def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None,
+                  skip: Iterable[str]) -> list[tuple[Target, Setup]]:
     """Every setup of every target, filtered: a pattern is a glob on the key (``local.hybrid*``), or
     whole parts of it in a row (``hybrid``, ``bm25``, ``hybrid.bge-small``), or a retrieval method
     (``hybrid`` also selects ``hybrid_reranked`` and ``hybrid_colbert``)."""

@@ -164,7 +164,7 @@ def retrieval_report(target: Target, questions: Any, k: Sequence[int] = (1, 3, 5
     missing = find_missing([target], labelled, by)
     say_missing(missing)
     hit_lists = target.search_batch(setup, [q.question for q in labelled], max(DEFAULT_DEPTH, cutoffs[-1]))
-    outcomes = [judge(q, hits, by) for q, hits in zip(labelled, hit_lists)]
+    outcomes = [judge(q, hits, by) for q, hits in zip(labelled, hit_lists, strict=True)]
     first, hits, needed = outcome_arrays(outcomes, cutoffs[-1])
     scores = score_matrix(first, hits, needed)
     n = len(outcomes)

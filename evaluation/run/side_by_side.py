@@ -160,7 +160,8 @@ def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapp
                 started = clock()
                 hits = target.search(found[key], question.question, settings.depth)
                 took = round((clock() - started) * 1000, 3)
-                _merge(mine["judged"], judged([question], [hits], Rule(settings.by, settings.rank_among, settings.min_grade)))
+                _merge(mine["judged"],
+                       judged([question], [hits], Rule(settings.by, settings.rank_among, settings.min_grade)))
             except Exception as err:  # noqa: BLE001
                 fail(key, err)
                 continue

@@ -46,7 +46,7 @@ def keep_plan(folder: CollectionFolder, run_id: str, planned: Any, specs: Sequen
     with the state it was opened at) as the run's working files: the plan, the targets, the shards, the
     reused times, and each setup's reused results."""
     folder.write_work(run_id, TARGETS, {t.name: {"spec": s.to_dict(), "state": opened_state(t)}
-                                        for s, t in zip(specs, targets)})
+                                        for s, t in zip(specs, targets, strict=True)})
     folder.write_work(run_id, PLAN, planned.plan)
     folder.write_work(run_id, SHARDS, planned.shards)
     folder.write_work(run_id, REUSED, planned.reused_times)
@@ -60,7 +60,8 @@ def setup_work(folder: CollectionFolder, run_id: str, setup_key: str) -> tuple[d
     return plan, folder.read_work(run_id, TARGETS)[planned_setup(plan, setup_key)["target"]]
 
 
-def side_by_side_work(folder: CollectionFolder, run_id: str, setup_keys: list[str]) -> tuple[dict, dict[str, Any], dict]:
+def side_by_side_work(folder: CollectionFolder, run_id: str,
+                      setup_keys: list[str]) -> tuple[dict, dict[str, Any], dict]:
     """What a side-by-side timed pass of ``setup_keys`` reads: the plan, the pinned targets it searches
     (by name), and the times the plan found for any of them (``reused_times_of``)."""
     plan = folder.read_work(run_id, PLAN)

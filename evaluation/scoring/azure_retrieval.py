@@ -131,12 +131,12 @@ class RetrievalScores:
     label_range: LabelRange = field(default_factory=LabelRange)
 
     def by_measure(self) -> dict[Measure, float]:
-        return dict(zip(self.measures, self.values))
+        return dict(zip(self.measures, self.values, strict=True))
 
     def properties(self) -> dict[str, float]:
         """The numbers under their keys (``measures.azure_key``): the evaluator's property names for
         the exact form (``ndcg@3``, ``fidelity``, ...), the same with ``@k`` for the corrected."""
-        return {azure_key(m): v for m, v in zip(self.measures, self.values)}
+        return {azure_key(m): v for m, v in zip(self.measures, self.values, strict=True)}
 
 
 def azure_exact(labels: Mapping[str, int], retrieved: Sequence[tuple[str, float]],
@@ -199,7 +199,7 @@ def corrected_thresholds(k: int, label_range: LabelRange = AZURE_LABELS) -> dict
     """The evaluator's default thresholds on the corrected scales: the same for nDCG (0.5), xDCG (50 of
     100), fidelity (0.5) and holes (0); for the two grades, the middle of the label range."""
     middle = label_range.low + (label_range.high - label_range.low) / 2
-    return dict(zip(corrected_measures(k), (0.5, 50.0, 0.5, middle, middle, 0, 0)))
+    return dict(zip(corrected_measures(k), (0.5, 50.0, 0.5, middle, middle, 0, 0), strict=True))
 
 
 def verdicts(scores: RetrievalScores, thresholds: Mapping[Measure, float] | None = None) -> dict[Measure, bool]:
@@ -265,7 +265,7 @@ def _weighted_as_text(grades: Sequence[int], label_range: LabelRange) -> float:
         if grade in above:
             counts[str(grade)] += 1
     in_text_order = [counts[key] for key in sorted(counts)]
-    return sum(count * (2.0 ** (g + 1) - 1) for count, g in zip(in_text_order, above))
+    return sum(count * (2.0 ** (g + 1) - 1) for count, g in zip(in_text_order, above, strict=True))
 
 
 def label_range_of(grades: Iterable[int]) -> LabelRange:

@@ -110,7 +110,7 @@ def versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, Any]], qu
     intervals = paired_bootstraps([d for _, d in pairs], rng_of=lambda: np.random.default_rng([settings.seed, 0]),
                                   resamples=settings.resamples, level=settings.level)
     results = {key: _paired_result(metrics, d, found, settings)
-               for key, (metrics, d), found in zip(keys, pairs, intervals)}
+               for key, (metrics, d), found in zip(keys, pairs, intervals, strict=True)}
     return correct_for_many(results, settings)
 
 
@@ -120,7 +120,7 @@ def correct_for_many(results: dict[str, dict[str, Any]], settings: SignificanceS
     for metric in METRICS:
         keys = [k for k, r in results.items() if r[metric] is not None]
         p_values = [results[k][metric]["p"] for k in keys]
-        for key, adjusted, factor in zip(keys, holm(p_values), holm_factors(p_values)):
+        for key, adjusted, factor in zip(keys, holm(p_values), holm_factors(p_values), strict=True):
             results[key][metric]["p_holm"] = adjusted
             if metric == TIE_METRIC:
                 results[key][metric]["questions_to_tell"] = _to_tell(results[key][metric], results[key]["questions"],
@@ -182,7 +182,7 @@ def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, An
         rows[other["key"]] = {"difference": round(float(d.mean()) if len(d) else 0.0, 6), "better": better,
                               "worse": worse, "p": exact_binary_p(better, worse)}
     p_values = [row["p"] for row in rows.values()]
-    for key, adjusted, factor in zip(rows, holm(p_values), holm_factors(p_values)):
+    for key, adjusted, factor in zip(rows, holm(p_values), holm_factors(p_values), strict=True):
         rows[key]["p_holm"] = adjusted
         rows[key]["tied"] = adjusted > settings.alpha
         rows[key]["questions_to_tell"] = _to_tell(rows[key], len(question_ids), settings.alpha / factor)

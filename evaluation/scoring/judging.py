@@ -106,7 +106,7 @@ def result_units(question: Question, results: Sequence[Any], by: str, id_of: Cal
     if not judged_pages:
         return doc_ids
     units = []
-    for result, doc_id in zip(results, doc_ids):
+    for result, doc_id in zip(results, doc_ids, strict=True):
         page = page_of(result)
         key = f"{doc_id}{PAGE_MARK}{page}" if page is not None else None
         units.append(key if key in judged_pages else doc_id)

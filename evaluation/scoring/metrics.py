@@ -150,9 +150,9 @@ def recall_matrix(outcomes: Sequence[Outcome], cutoffs: Sequence[int] = CUTOFFS)
 
 
 def judged_summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """``judged_10`` (mean share of the top 10 positions holding a judged unit, ``Outcome.judged``) and ``holes_10`` (mean
-    distinct unjudged units in the top 10), over the questions that counted them; None when none did
-    (the evidence grain, or an entry kept before grades)."""
+    """``judged_10`` (mean share of the top 10 positions holding a judged unit, ``Outcome.judged``) and
+    ``holes_10`` (mean distinct unjudged units in the top 10), over the questions that counted them; None
+    when none did (the evidence grain, or an entry kept before grades)."""
     counted = [o for o in outcomes if o.judged is not None and o.holes is not None]
     if not counted:
         return {"judged_10": None, "holes_10": None}
@@ -163,7 +163,7 @@ def judged_summary(outcomes: Sequence[Outcome]) -> dict[str, Any]:
 def landed_bucket(first: int | None) -> str:
     if not first:
         return LANDED[-1]
-    for name, edge in zip(LANDED, _LANDED_EDGES):
+    for name, edge in zip(LANDED[:-1], _LANDED_EDGES, strict=True):  # the last bucket has no edge
         if first <= edge:
             return name
     return LANDED[-1]
@@ -186,18 +186,18 @@ def median_ms(entry: Mapping[str, Any]) -> float:
 
 def median_interval(times_ms: Sequence[float], confidence: float = MEDIAN_CONFIDENCE) -> tuple[float, float] | None:
     """A distribution-free interval holding the true median with at least ``confidence``: the order
-    statistics x(l) and x(n+1-l) for the largest l with P(Binomial(n, 1/2) < l) <= (1 - confidence) / 2.
+    statistics x(k) and x(n+1-k) for the largest k with P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2.
     None while n is too small for any such interval (n < 6 at 95%)."""
     ordered = sorted(float(t) for t in times_ms)
     n = len(ordered)
     tail = (1 - confidence) / 2
-    below, l = 0.0, 0  # below = P(Binomial(n, 1/2) <= l - 1)
-    while l < n and below + math.comb(n, l) / 2 ** n <= tail:
-        below += math.comb(n, l) / 2 ** n
-        l += 1
-    if l == 0:
+    below, k = 0.0, 0  # below = P(Binomial(n, 1/2) <= k - 1)
+    while k < n and below + math.comb(n, k) / 2 ** n <= tail:
+        below += math.comb(n, k) / 2 ** n
+        k += 1
+    if k == 0:
         return None
-    return ordered[l - 1], ordered[n - l]
+    return ordered[k - 1], ordered[n - k]
 
 
 def median_margin(times_ms: Sequence[float], confidence: float = MEDIAN_CONFIDENCE) -> float | None:
@@ -236,7 +236,9 @@ def summarise(outcomes: Sequence[Outcome], times_ms: Sequence[float] = ()) -> di
         "timed": timing["timed"],
         "counts": counts,
         "found": {k: (round(c / n, 4) if n else 0.0) for k, c in counts.items()},
-        "recall": {str(k): (round(float(shares.mean()), 4) if n else 0.0) for k, shares in recall_matrix(outcomes).items()},
+        "recall": {
+            str(k): (round(float(shares.mean()), 4) if n else 0.0) for k, shares in recall_matrix(outcomes).items()
+        },
         MRR.summary_path[0]: round(float(scores["rr"].mean()), 4) if n else 0.0,
         NDCG_10.summary_path[0]: round(float(scores["ndcg_10"].mean()), 4) if n else 0.0,
         "landed": landed,

@@ -177,11 +177,11 @@ def paired_bootstraps(many: Sequence[Sequence | np.ndarray], *, rng_of: Callable
         while done < resamples:
             size = min(block, resamples - done)
             picks = rng.integers(0, n, size=(size, n))  # the same resampled questions for every metric
-            for kept, of_matrix in zip(means, columns):
+            for kept, of_matrix in zip(means, columns, strict=True):
                 for j, column in enumerate(of_matrix):
                     kept[done:done + size, j] = column[picks].mean(axis=1)
             done += size
-        for i, kept in zip(group, means):
+        for i, kept in zip(group, means, strict=True):
             out[i] = np.percentile(kept, [tail, 100 - tail], axis=0).T
     return out  # type: ignore[return-value]
 

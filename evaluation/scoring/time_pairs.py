@@ -115,7 +115,8 @@ def compare_times(a: Mapping[str, Any], b: Mapping[str, Any], equally_fast_ms: f
     difference = median_ms(second) - median_ms(first)
     tested = shifted = None
     if times_fast:
-        ratios = [math.log(max(slow, 0.001) / max(fast, 0.001)) for fast, slow in zip(times_fast, times_slow)]
+        ratios = [math.log(max(slow, 0.001) / max(fast, 0.001)) for fast, slow in zip(times_fast,
+                                                                                      times_slow, strict=True)]
         tested = trimmed_mean_test(ratios, trim=TRIM, level=PAIR_LEVEL)
         shift = math.log1p(equally_fast_ms / max(median_ms(first), 0.001))
         shifted = trimmed_mean_test([r - shift for r in ratios], trim=TRIM, level=PAIR_LEVEL)
@@ -189,9 +190,11 @@ def told_apart(anchor: Mapping[str, Any], others: Sequence[Mapping[str, Any]], *
     are more than the floor apart and the intervals of their medians do not overlap."""
     pairs = [compare_times(anchor, other, equally_fast_ms) for other in others]
     tested = [n for n, pair in enumerate(pairs) if pair.p_floor is not None]
-    adjusted = {n: float(p) for n, p in zip(tested, holm([pairs[n].p_floor for n in tested])) if p is not None}
+    adjusted = {
+        n: float(p) for n, p in zip(tested, holm([pairs[n].p_floor for n in tested]), strict=True) if p is not None
+    }
     verdicts = []
-    for n, (other, pair) in enumerate(zip(others, pairs)):
+    for n, (other, pair) in enumerate(zip(others, pairs, strict=True)):
         if n in adjusted:
             apart = slower_by_more(pair, alpha, adjusted[n])
             why = "faster" if apart else "cannot tell" if pair.over_floor else "equally fast"

@@ -119,7 +119,8 @@ class ChunkingRuns:
         except FileNotFoundError as err:
             close = difflib.get_close_matches(run_id, self.ids(), n=1)
             hint = f" Did you mean {close[0]}?" if close else ""
-            raise RunNotFoundError(f"no chunking run {run_id!r} in the store {self.address}; `chunking runs list --store "
+            raise RunNotFoundError(f"no chunking run {run_id!r} in the store {self.address}; `chunking runs list "
+                                   f"--store "
                               f"{self.address}` shows the runs it holds.{hint}") from err
         return checked_report(raw, f"{self.address.rstrip('/')}/{path}", run_id=run_id, kind="chunking report",
                               format=CHUNKING_FORMAT, problem_of=chunking_report_problem)

@@ -409,7 +409,8 @@ def _warn_skipped(run_id: str, why: str) -> None:
 
 def _check_sha256(sha256: object) -> str:
     if not isinstance(sha256, str) or not _SHA256.fullmatch(sha256):
-        raise StoreError(f"{shown(sha256)} is not a sha256: give the 64 lowercase hex digits of a report's golden.sha256")
+        raise StoreError(f"{shown(sha256)} is not a sha256: give the 64 lowercase hex digits of a report's "
+                         f"golden.sha256")
     return sha256
 
 

@@ -65,7 +65,7 @@ def _fetched(uri: str, fetcher: Any) -> bytes:
         data = fetch(uri)
     except FileNotFoundError:
         raise
-    except Exception as err:  # noqa: BLE001 - a caller's fetcher may raise anything: one sentence
+    except Exception as err:  # a caller's fetcher may raise anything: one sentence
         raise StoreError(f"{uri}: the fetcher could not read it ({type(err).__name__}: {err})") from err
     if isinstance(data, (bytearray, memoryview)):
         data = bytes(data)

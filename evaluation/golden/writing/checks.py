@@ -19,6 +19,7 @@ used for this when MiniLM is in the index.
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 from typing import Callable, Sequence
 
 import numpy as np
@@ -38,7 +39,7 @@ def quote_on_page(quote: str, passage: str) -> bool:
 
 def _pairs(text: str) -> list[tuple[str, str]]:
     words = _WORD.findall(text.lower())
-    return list(zip(words, words[1:]))
+    return list(pairwise(words))
 
 
 def copied_share(question: str, passage: str) -> float:

@@ -67,8 +67,8 @@ class GoldenWriting:
         if not self.rows:
             lines.append("No question passed, so no file was written.")
         if len(self.rows) < self.wanted:
-            lines.append(f"Fewer than asked for: the collection ran out of passages that passed "
-                         f"(lower the threshold, or allow more tries).")
+            lines.append("Fewer than asked for: the collection ran out of passages that passed "
+                         "(lower the threshold, or allow more tries).")
         if self.path:
             lines.append(f'Wrote {plural(len(self.rows), "row")} to {self.path}, every one "draft": true: read each '
                          'question, its expected document, answer and quotes, fix what is wrong, remove "draft", '

@@ -66,7 +66,7 @@ class WritingSettings:
         if self.n < 1 or self.tries < 1 or self.evolve < 0:
             raise UsageError(f"ask for at least 1 question and 1 try, and 0 or more rewrites (n={self.n}, "
                              f"tries={self.tries}, evolve={self.evolve})")
-        for name, low in (("threshold", 0), ("similarity", -1)):
+        for name in ("threshold", "similarity"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
                 raise UsageError(f"{name} must be a number, not {value!r}")

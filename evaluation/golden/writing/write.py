@@ -294,7 +294,8 @@ def _wording_problem(question: str, places: list[Passage], duplicates: NearDupli
     return None
 
 
-def _row(number: int, kind: str, question: str, answer: str, quotes: tuple[str, ...], places: list[Passage]) -> Question:
+def _row(number: int, kind: str, question: str, answer: str, quotes: tuple[str, ...],
+         places: list[Passage]) -> Question:
     where = " and ".join(p.place for p in places)
     hint = (f"{kind} question drafted by a model from {where}; check the question, expected, the answer and the "
             'quotes, then remove "draft"')
@@ -308,11 +309,13 @@ def _findable(target: Any, rows: list[Question], run: _Run) -> tuple[list[Questi
     found: list[set[str]] = [set() for _ in rows]
     for number, setup in enumerate(setups, start=1):
         run.show(number - 1, len(setups), f"write_golden: searching the questions with each setup ({setup.key})")
-        for seen, hits in zip(found, target.search_batch(setup, [r.question for r in rows], FOUND_DEPTH) if rows else []):
+        for seen, hits in zip(
+            found, target.search_batch(setup, [r.question for r in rows], FOUND_DEPTH) if rows else [], strict=True
+        ):
             seen.update(hit.doc_id for hit in hits)
     run.show(len(setups), len(setups), "write_golden: searching the questions with each setup (done)")
     out, unfindable = [], []
-    for row, seen in zip(rows, found):
+    for row, seen in zip(rows, found, strict=True):
         missing = [doc for doc in row.expected if doc not in seen]
         if missing:
             unfindable.append(row.id)

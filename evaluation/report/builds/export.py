@@ -48,6 +48,7 @@ def matrix_csv(report: dict[str, Any]) -> str:
         head = [x["id"], chunking["technique"], chunking.get("size"), chunking.get("overlap"), x["embedder"], x["method"],
                 x["judged_by"]]
         for k in report["top_k"]:
-            writer.writerow([_cell(v) for v in (*head, k, *(m.at_k_of(x["metrics"]) for m in at_k(k)), x.get("questions"),
+            writer.writerow([_cell(v) for v in (*head, k, *(m.at_k_of(x["metrics"]) for m in at_k(k)),
+                                                x.get("questions"),
                                                 x["chunks"], x.get("error"))])
     return out.getvalue()

@@ -38,7 +38,8 @@ def _detail(setup: dict[str, Any], by_key: dict[str, dict[str, Any]], report: di
     head = (f'<summary><span class="dot" style="background:{method_colour(setup.get("method"))}"></span>'
             + (f'#{esc(setup["rank"])} ' if setup.get("rank") else "")
             + f'<span class="key">{esc(key)}</span> · {esc(setup.get("method_label", ""))}'
-            + (f' · found@10 {_pct(found_share(summary, 10), summary.get("questions"))}, median {_ms(summary.get("median_ms"))} ms'
+            + (f' · found@10 {_pct(found_share(summary, 10), summary.get("questions"))}, median '
+               f'{_ms(summary.get("median_ms"))} ms'
                if summary else " · failed") + "</summary>")
     columns = []
     if summary is None:
@@ -92,7 +93,7 @@ def _landed(summary: dict[str, Any]) -> str:
     landed = summary.get("landed") or {}
     total = sum(v for v in landed.values() if isinstance(v, int)) or 1
     bars, keys = [], []
-    for name, colour in zip(LANDED, LANDED_COLOURS):
+    for name, colour in zip(LANDED, LANDED_COLOURS, strict=True):
         count = landed.get(name, 0) if isinstance(landed.get(name, 0), int) else 0
         if count:
             bars.append(f'<span style="width:{count / total * 100:.2f}%;background:{colour}" '
@@ -147,7 +148,13 @@ def _neighbours(setup: dict[str, Any], summary: dict[str, Any], by_key: dict[str
         speed = ""
         if t_mine and t_theirs:
             ratio = t_theirs / t_mine
-            speed = f"{ratio:.1f}× slower" if ratio >= 1.05 else f"{1 / ratio:.1f}× faster" if ratio <= 1 / 1.05 else "as fast"
+            speed = (
+                f"{ratio:.1f}× slower"
+                if ratio >= 1.05
+                else f"{1 / ratio:.1f}× faster"
+                if ratio <= 1 / 1.05
+                else "as fast"
+            )
         rows.append(f'<li><a class="key" href="#setup-{attr(other_key)}">{esc(other_key)}</a>: '
                     f"{esc(', '.join(x for x in (diff, speed) if x))}</li>")
     body = f'<ul class="plain">{"".join(rows)}</ul>' if rows else '<p class="muted">None among the setups run.</p>'
@@ -162,9 +169,11 @@ def _missed(setup: dict[str, Any], report: dict[str, Any], questions: Mapping[st
     if not missed:
         return "<div><h3>Questions not found in the top 10</h3><p class=\"muted\">None: every question was.</p></div>"
     missed.sort(key=lambda item: (item[1] is None, item[1] or 0, item[0]))
-    items = "".join(f"<li>{question_cell(qid, questions)} — "
-                    f"{'not in the top ' + esc(report.get('depth', 20)) if not isinstance(r, int) else 'first at ' + str(r)}</li>"
-                    for qid, r in missed)
+    items = "".join(
+        f"<li>{question_cell(qid, questions)} — "
+        f"{'not in the top ' + esc(report.get('depth', 20)) if not isinstance(r, int) else 'first at ' + str(r)}</li>"
+        for qid, r in missed
+    )
     return f"<div><h3>Questions not found in the top 10 ({len(missed)})</h3><ul class=\"plain\">{items}</ul></div>"
 
 

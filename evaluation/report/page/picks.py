@@ -26,7 +26,8 @@ def pick_cards(page: Page) -> str:
              if floor is not None else "setups tied on time count as equally fast")
     rule_words = {
         "finds_the_most": "The setup with the most questions found in the top 10 (then found@1, then time).",
-        "best_for_balance": f"The fastest setup within {plain(rules.get('balance_points', 4))} points of the most found "
+        "best_for_balance": f"The fastest setup within {plain(rules.get('balance_points', 4))} points of the most "
+                            f"found "
                             f"({equal}).",
         "best_for_time": f"The fastest setup within {plain(rules.get('time_points', 8))} points of the most found "
                          f"({equal}).",
@@ -35,7 +36,7 @@ def pick_cards(page: Page) -> str:
     top_summary = summary_of(by_key[top_key]) if top_key in by_key else None
     answers = {a.name: a for a in pick_answers(report)}  # the same words as the terminal's
     cards = []
-    for name, label, _words_ in PICKS:
+    for name, label, _words in PICKS:
         value = (report.get("picks") or {}).get(name)
         key = pick_key(value)
         setup = by_key.get(key) if key else None
@@ -66,7 +67,8 @@ def pick_cards(page: Page) -> str:
             '<div class="numbers">'
             f'<div class="number"><b>{_pct(found_share(summary, 10), questions)}</b><span>found@10'
             + (f" · {count} of {questions}" if count is not None and questions else "") + "</span></div>"
-            f'<div class="number"><b>{_ms(summary.get("median_ms"))}<small> ms</small></b><span>median search time</span></div>'
+            f'<div class="number"><b>{_ms(summary.get("median_ms"))}<small> ms</small></b><span>median search '
+            f'time</span></div>'
             f'</div>{why}{versus}<p class="rule">{rule_words[name]}</p>{extra}</article>')
     found = findings(report)
     finding = f'<p class="finding"><strong>What this run found:</strong> {esc(" ".join(found))}</p>' if found else ""

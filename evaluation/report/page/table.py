@@ -65,7 +65,8 @@ def ranked_table(page: Page) -> str:
         share, count = found_share(summary, 10), found_count(summary, 10)
         of = f'<span class="count">{count} of {n}</span>' if count is not None and n else ""
         cells = [f'<td class="num main">{_pct(share, n)}{of}{_versus_top(setup) if versus else ""}</td>',
-                 f'<td class="num">{_ms(summary.get("median_ms"))}</td><td class="num">{_ms(summary.get("p95_ms"))}</td>']
+                 f'<td class="num">{_ms(summary.get("median_ms"))}</td><td '
+                 f'class="num">{_ms(summary.get("p95_ms"))}</td>']
         for k in others:
             share, count = found_share(summary, k), found_count(summary, k)
             title = f' title="{count} of {n} questions"' if count is not None and n else ""
@@ -87,10 +88,12 @@ def ranked_table(page: Page) -> str:
             + f'<td class="num">{_score(MRR.of(summary))}</td><td class="num">{_score(NDCG_10.of(summary))}</td></tr>')
     span = 2 + len(CUTOFFS) + (1 if recall else 0) + 4
     for setup in failed:
-        rows.append(f'<tr class="failed" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
-                    f'<td class="setup"><span class="key">{esc(setup["key"])}</span>'
-                    f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
-                    f'<td colspan="{span - 2}">failed, never picked: {esc(setup.get("error") or "no result")}</td></tr>')
+        rows.append(
+            f'<tr class="failed" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
+            f'<td class="setup"><span class="key">{esc(setup["key"])}</span>'
+            f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
+            f'<td colspan="{span - 2}">failed, never picked: {esc(setup.get("error") or "no result")}</td></tr>'
+        )
     rank_by = (report.get("rules") or {}).get("rank_by") or ["found@10", "found@1", "median_ms", "key"]
     buttons, css = pager("ranked-page", len(ran))
     return ('<section id="ranked"><h2>Every setup, ranked</h2>' + css +
@@ -119,6 +122,8 @@ def _versus_top(setup: dict[str, Any]) -> str:
                       for name, v in versus.items() if isinstance(v, dict) and "difference" in v)
     noise = bool(versus.get("tied"))
     words = f"{delta:+d} q" + (f", p {p:.2f}" if p is not None else "")
-    return (f'<span class="vs {"noise" if noise else "real"}" title="{attr(title)}">{esc(words)}'
-            f'<span class="why">{("same found@10" if delta == 0 else "too few to tell") if noise else "a real difference"}'
-            "</span></span>")
+    return (
+        f'<span class="vs {"noise" if noise else "real"}" title="{attr(title)}">{esc(words)}'
+        f'<span class="why">{("same found@10" if delta == 0 else "too few to tell") if noise else "a real difference"}'
+        "</span></span>"
+    )

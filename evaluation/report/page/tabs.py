@@ -3,8 +3,8 @@
 A ``Tab`` is a named list of sections (each a function ``Page -> str``, "" to leave itself out) and a rule
 for when it has something to show. ``TABS`` is the page's list, in order. Today it holds one tab,
 "Retrieval", and "Chunking" (``chunking_tab``: the collection's latest chunking and matrix runs), which
-shows only when the store holds one. A page with one tab to show is drawn exactly as before tabs existed: its sections in
-order, no tab bar. With two or more to show, the page gains a bar of links to each tab
+shows only when the store holds one. A page with one tab to show is drawn exactly as before tabs existed: its sections
+in order, no tab bar. With two or more to show, the page gains a bar of links to each tab
 and each tab becomes a ``<section class="tab">`` with its title, all in the one file, readable without
 script: ``style.tabs_css`` (added to the page's CSS only then) shows one tab at a time by ``:target``,
 the first when the address names none, and every tab stacked where ``:has`` is not supported or in print.

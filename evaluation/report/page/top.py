@@ -21,7 +21,8 @@ def header(page: Page) -> str:
              if isinstance(golden.get(name), int) and golden[name]]
     sha = str(golden.get("sha256") or "")
     line = (f'Golden data: <strong>{esc(counted)}</strong>{(" (" + esc(", ".join(extra)) + ")") if extra else ""} '
-            f'from <code>{esc(golden.get("source", "?"))}</code>, sha256 <code title="{attr(sha)}">{esc(sha[:12])}…</code>'
+            f'from <code>{esc(golden.get("source", "?"))}</code>, sha256 <code '
+            f'title="{attr(sha)}">{esc(sha[:12])}…</code>'
             f' · collection <strong>{esc(collection)}</strong>')
     when = report.get("created_at")
     run_line = (f'Run <code>{esc(report.get("id", "?"))}</code>' + (f" at {esc(utc_time(when))}" if when else "")
