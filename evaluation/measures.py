@@ -141,7 +141,8 @@ MEASURES = (*FOUND, MRR, NDCG_10, *HIT_RATE, *RECALL)  # every measure a report 
 
 def finite(value: Any) -> float | None:
     """``value`` as a finite float, or None for anything else (bools, NaN, text from an edited file)."""
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) else None
+    plain = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return float(value) if plain and math.isfinite(value) else None
 
 
 def percent_text(share: Any, questions: int | None = None, *, dash: str = "-") -> str:

@@ -71,7 +71,8 @@ class Setup:
         fused = " (fused, RRF k=%s)" % self.options.get("rrf_k", 60)
         label = {
             "keyword": "Keyword (BM25)",
-            "keyword_documents": "Keyword (BM25, fused with the document's BM25, RRF k=%s)" % self.options.get("rrf_k", 60),
+            "keyword_documents": "Keyword (BM25, fused with the document's BM25, RRF k=%s)"
+                                 % self.options.get("rrf_k", 60),
             "dense": f"Dense: {models}" + (fused if len(self.models) > 1 else ""),
             "hybrid": f"Hybrid: BM25 + {models}" + fused,
         }[self.retrieval]
@@ -182,7 +183,8 @@ def _describe_as(target: Any, collection: str | None, models: Mapping[str, Mappi
                                   f"it has {', '.join(vectors) or 'none'}.{did_you_mean(str(vector), vectors)}")
         if not isinstance(label, Mapping):
             raise WrongArgumentError(f"models= gives each vector a mapping such as {{\"label\": \"Hugging Face\", "
-                                     f"\"name\": \"bge-small-en-v1.5\", \"kind\": \"hf\"}}, not {label!r} for {vector!r}")
+                                     f"\"name\": \"bge-small-en-v1.5\", \"kind\": \"hf\"}}, not {label!r} for "
+                                     f"{vector!r}")
     described = target.describe  # the class's (or an earlier relabelling's), bound to this copy
 
     def describe() -> dict[str, Any]:

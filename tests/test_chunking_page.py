@@ -37,7 +37,8 @@ def test_the_tab_shows_the_pick_each_technique_ties_and_what_was_left_out():
                       r'(?: <span class="badge">(pick)</span>)?</td><td class="num">(\d+)/20', page)
     # the pick's row says so, and no other row does
     assert rows == [("best", " picked", "Structure-aware", "markdown-1000-h", "pick", "16"),
-                    ("tie", "", "Fixed-size", "fixed-1000-h", "", "15"), ("behind", "", "Sentence", "sentence-1000-h", "", "8")]
+                    ("tie", "", "Fixed-size", "fixed-1000-h", "", "15"),
+                    ("behind", "", "Sentence", "sentence-1000-h", "", "8")]
     assert "Tied with the best: fixed." in page
     assert "Left out: llm: LLM-based needs a chat model." in page and "semantic-1000-h" in page
     assert page.count("<circle") == 4  # one point per build

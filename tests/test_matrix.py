@@ -249,7 +249,8 @@ def test_the_page_and_the_lines_name_each_measure_as_measures_prints_it_with_its
     row = page[page.index(f"<code>{x['id'][:12]}</code>"):]
     shown = re.findall(r'<td class="num">([^<]+)</td>', row[:row.index("</tr>")])
     # hit_rate@k (found@k) a percent, the means to three places: as every view writes each measure
-    assert shown == [f"{x['metrics'][str(k)][key] * 100:.0f}%" if key == "hit_rate" else f"{x['metrics'][str(k)][key]:.3f}"
+    assert shown == [f"{x['metrics'][str(k)][key] * 100:.0f}%" if key == "hit_rate"
+                     else f"{x['metrics'][str(k)][key]:.3f}"
                      for k in (1, 3, 5) for key in ("hit_rate", "precision", "recall", "mrr", "ndcg")]
     assert (f"precision@3 {x['metrics']['3']['precision']:.3f} recall@3 {x['metrics']['3']['recall']:.3f} "
             f"MRR@3 {x['metrics']['3']['mrr']:.3f}") in lines

@@ -64,7 +64,8 @@ def pages(tmp_path_factory) -> dict[str, tuple[Path, dict]]:
     """The pages looked at, each a file and the report it shows."""
     folder = tmp_path_factory.mktemp("phone")
     report = json.loads((SAVED / "report.json").read_text(encoding="utf-8"))
-    chunking, matrix_report = chunking_report(), matrix(folder, top_k=(1, 3, 5, 10), methods=("keyword", "dense", "hybrid"))
+    chunking, matrix_report = chunking_report(), matrix(folder, top_k=(1, 3, 5, 10),
+                                                        methods=("keyword", "dense", "hybrid"))
     made = {"run": (render_html(report, history=_history(report, 8), chunking=chunking, matrix=matrix_report), report),
             "chunking": (render_chunking_html(chunking), chunking),
             "matrix": (render_matrix_html(matrix_report), matrix_report)}
@@ -86,7 +87,7 @@ def _readable(page, width: int) -> None:
 
 @pytest.mark.parametrize("width", WIDTHS)
 def test_the_run_page_has_chart_text_of_11_px_tables_that_fit_or_say_they_slide_and_this_runs_column(
-        browser, pages, width):
+        browser, pages, width):  # noqa: F811 - the fixture imported above
     path, report = pages["run"]
     context, page, requested = _open(browser, path, width=width, height=HEIGHT)
     try:
@@ -123,7 +124,7 @@ def test_the_run_page_has_chart_text_of_11_px_tables_that_fit_or_say_they_slide_
 @pytest.mark.parametrize("width", WIDTHS)
 @pytest.mark.parametrize("view", ["chunking", "matrix"])
 def test_the_chunking_and_matrix_views_name_their_pick_first_and_every_table_fits_or_says_it_slides(
-        browser, pages, view, width):
+        browser, pages, view, width):  # noqa: F811 - the fixture imported above
     path, report = pages[view]
     pick = report["pick"]["pick"] if view == "chunking" else best_experiment(report)
     context, page, requested = _open(browser, path, width=width, height=HEIGHT)
@@ -144,7 +145,7 @@ def test_the_chunking_and_matrix_views_name_their_pick_first_and_every_table_fit
     assert requested == [path.as_uri()]
 
 
-def test_a_table_that_fits_shows_no_hint_and_one_that_does_not_shows_it(browser, pages):
+def test_a_table_that_fits_shows_no_hint_and_one_that_does_not_shows_it(browser, pages):  # noqa: F811 - the fixture imported above
     """The hint is true: the matrix's table (17 columns) slides at 400 px and says so; the run page's ranked
     table fits at 1400 px and says nothing."""
     path, _ = pages["matrix"]

@@ -192,7 +192,8 @@ def links(path: Path) -> list[str]:
 def test_github_slugs_as_github_makes_them():
     assert github_slug("How to cut the documents: `chunking sweep` and `chunking compare`") == \
         "how-to-cut-the-documents-chunking-sweep-and-chunking-compare"
-    assert github_slug("Coming from ElectriPy's RAG evaluation runner") == "coming-from-electripys-rag-evaluation-runner"
+    assert (github_slug("Coming from ElectriPy's RAG evaluation runner")
+            == "coming-from-electripys-rag-evaluation-runner")
     assert github_slug("The first run, and how to read it") == "the-first-run-and-how-to-read-it"
     assert github_slug("One run per save: dedupe and debounce") == "one-run-per-save-dedupe-and-debounce"
 
@@ -238,7 +239,8 @@ def test_the_library_example_uses_public_names_with_arguments_they_take():
     import evaluation
 
     tree = ast.parse(library_example())
-    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module == "evaluation"
+    imported = {alias.name for node in ast.walk(tree)
+                if isinstance(node, ast.ImportFrom) and node.module == "evaluation"
                 for alias in node.names}
     assert imported and imported <= set(evaluation.__all__)
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call)

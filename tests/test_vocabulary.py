@@ -192,7 +192,8 @@ def test_found_at_k_is_a_percent_and_the_means_three_places_in_every_table():
     sweep = {"k": [10], "questions": 10, "best": None, "rule": "ranked by nDCG@10", "seconds": 1.0, "vectors": {},
              "rows": [{"rank": 1, "build": "fixed-1000-h", "method": "keyword", **summary, "chunks": 3,
                        "build_seconds": 1.0, "median_ms": 1.0}]}
-    matrix = {"kind": "matrix", "experiments": [{"id": "a" * 64, "chunking": "fixed-500-100", "method": "keyword", "embedder": "hash",
+    matrix = {"kind": "matrix",
+              "experiments": [{"id": "a" * 64, "chunking": "fixed-500-100", "method": "keyword", "embedder": "hash",
                                "judged_by": "doc", "metrics": {"10": {"hit_rate": 0.9, "precision": 0.6,
                                                                        "recall": 0.6, "mrr": 0.6, "ndcg": 0.6}}}],
               "queries": {"questions": 10, "format": "queries"}, "by": "doc", "labels": {"said": "by document"},

@@ -124,7 +124,9 @@ class Cutoff:
         if self.cutoff is None:
             return f"No cut-off: {self.reason}"
         best = self.best
-        found = (f"decline to answer when the top result of {self.setup} {'scores' if self.measure == 'relevance' else 'has a similarity'} under {self.cutoff:.6g}: that keeps "
+        found = (f"decline to answer when the top result of {self.setup} "
+                 f"{'scores' if self.measure == 'relevance' else 'has a similarity'} under {self.cutoff:.6g}: that "
+                 f"keeps "
                  f"{best.kept:.0%} of answers and declines {best.declined:.0%} of near misses")
         if not self.worth_acting_on:
             return (f"Separation {self.separation:.2f}: an answer outscores a near miss only {self.separation:.0%} of "
@@ -140,7 +142,8 @@ class Cutoff:
                 "advice": self.advice, "trades": [t.to_dict() for t in self.trades]}
 
     def summary(self) -> str:
-        lines = [f"{self.setup}: {plural(len(self.answers), 'answer')} and {plural(len(self.near_misses), 'near miss', 'near misses')} "
+        lines = [f"{self.setup}: {plural(len(self.answers), 'answer')} and "
+                 f"{plural(len(self.near_misses), 'near miss', 'near misses')} "
                  "at the top" + (f"; {self.no_result} search(es) found nothing" if self.no_result else "") + ".",
                  self.advice]
         if self.note:
@@ -155,7 +158,8 @@ class Cutoff:
 
 
 @also_named(db="target")
-def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Question], unanswerable: Iterable[str | Question] = (),
+def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Question],
+                  unanswerable: Iterable[str | Question] = (),
                   setup: Setup | str | None = None, *, by: str = "doc", depth: int = 20, measure: str = "similarity",
                   fetcher: Fetcher | None = None, **search: Any) -> Cutoff:
     """Search each labelled question (and each unanswerable one) with one setup and find the cut-off on
@@ -163,7 +167,8 @@ def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Ques
     ``search`` describes, else the target's most relevance-like scorer: the reranked hybrid, a semantic
     ranker, dense, then keyword. ``questions`` may be a golden file's address, read by ``fetcher``."""
     if measure not in MEASURES:
-        raise UsageError(f'measure={measure!r} is not one of {", ".join(MEASURES)}.{did_you_mean(str(measure), MEASURES)}')
+        raise UsageError(f'measure={measure!r} is not one of '
+                         f'{", ".join(MEASURES)}.{did_you_mean(str(measure), MEASURES)}')
     if isinstance(questions, (str, Path)):
         questions = read_golden(questions, fetcher)
     labelled = [q for q in (questions.questions if isinstance(questions, Golden) else questions) if q.labelled]
@@ -174,7 +179,7 @@ def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Ques
     found = [(i, results[0]) for i, results in enumerate(hits) if results]
     values = _read(target, chosen, measure, [texts[i] for i, _ in found], [top for _, top in found])
     answers, near = [], []
-    for (i, top), value in zip(found, values):
+    for (i, top), value in zip(found, values, strict=True):
         if i < len(labelled) and judge(labelled[i], [top], by).first == 1:
             answers.append(value)
         else:
@@ -200,7 +205,7 @@ def _read(target: Target, setup: Setup, measure: str, texts: list[str], tops: li
         raise UsageError(f'{target.name} has no embedding model to measure similarity with; use measure="relevance"')
     ids = [t.id for t in tops]
     per_model = [similarities(model, texts, ids) for model in models]
-    return [sum(values) / len(models) for values in zip(*per_model)] if tops else []
+    return [sum(values) / len(models) for values in zip(*per_model, strict=True)] if tops else []
 
 
 def find_cutoff(setup: str, answers: Iterable[float], near_misses: Iterable[float], *, no_result: int = 0,

@@ -59,7 +59,8 @@ class StaleEvidence:
         what = ("holds any of its evidence quotes" if self.scores_zero and self.usable > 1 else
                 "holds its evidence quote" if self.scores_zero else
                 f"holds {len(self.quotes)} of its {self.usable} evidence quotes")
-        effect = "so it always scores 0 at --by evidence" if self.scores_zero else "so it can score less at --by evidence"
+        effect = "so it always scores 0 at --by evidence" if self.scores_zero else ("so it can score less at --by "
+                                                                                    "evidence")
         return (f"question {quoted(self.question_id)}: no chunk of its expected documents {what} any more "
                 f"({shown}), {effect}; copy the quote again from the document, or fix \"expected\"")
 
@@ -142,7 +143,8 @@ def stale_warnings(target: object, source: str, questions: Sequence[Question]) -
         return []
     name = getattr(target, "name", "the corpus")
     stale = stale_questions(target, questions)
-    sentences = [f"{source}: line {s.line}: on {name}, {s.message()}" if s.line else f"{source}: on {name}, {s.message()}"
+    sentences = [f"{source}: line {s.line}: on {name}, {s.message()}" if s.line else f"{source}: on {name}, "
+                                                                                     f"{s.message()}"
                  for s in stale]
     zero = sum(s.scores_zero for s in stale)
     if zero:

@@ -124,7 +124,7 @@ def suggest_expected(target: Target, golden: Golden | str | Path | Sequence[Ques
     to_search = [q for q in golden.questions if q.reference and q.reference.strip()]
     results = target.search_batch(chosen, [q.reference for q in to_search], max(depth, propose)) if to_search else []
     retrieved = {question.id: tuple(dict.fromkeys(_GRAINS[by](hit) for hit in hits))[:propose]
-                 for question, hits in zip(to_search, results)}
+                 for question, hits in zip(to_search, results, strict=True)}
     proposals = {q.id: replace(q, expected=retrieved[q.id], draft=True) for q in to_search
                  if not q.labelled and retrieved[q.id]}
     rows = tuple(sorted((proposals.get(q.id, q) for q in (*golden.questions, *golden.unfilled_rows)),

@@ -32,7 +32,8 @@ _LAZY = {
     # how to cut the documents
     "compare_chunking": ".compare", "chunking_report": ".compare", "run_builds": ".compare",
     "handed_over": ".steps", "chunking_build": ".steps", "chunking_plan": ".steps", "plan_chunking": ".steps",
-    "chunking_options": ".steps", "run_chunking_build": ".steps", "late_possible": ".steps", "chunking_choice": ".choice", "BuildResult": ".results",
+    "chunking_options": ".steps", "run_chunking_build": ".steps", "late_possible": ".steps",
+         "chunking_choice": ".choice", "BuildResult": ".results",
     "plan_builds": ".plan", "NAMES": ".plan", "answer_with": ".judged", "judge_with": ".judged",
     "sweep": ".sweeps", "sweep_markdown": "..report.builds.text",
     # ElectriPy's experiment matrix

@@ -23,7 +23,8 @@ def split(a: BuildResult, b: BuildResult) -> tuple[int, int]:
     return only_a, only_b
 
 
-def chunking_choice(results: Sequence[BuildResult], current: str | None = None, *, alpha: float = ALPHA) -> dict[str, Any]:
+def chunking_choice(results: Sequence[BuildResult], current: str | None = None, *,
+                    alpha: float = ALPHA) -> dict[str, Any]:
     """``{"pick", "switch", "why", "best", "p", "best_only", "current_only"}`` for the builds of one run.
 
     ``results`` are the builds as made, with their outcomes (``run_chunking_build``, ``run_builds``); a
@@ -60,5 +61,6 @@ def chunking_choice(results: Sequence[BuildResult], current: str | None = None, 
                        f"got, a split luck gives with p = {p:.3g} (over {alpha:g}); keep {current}: a switch re-cuts "
                        "and re-embeds every document"}
     return {**answer, "pick": best.key, "switch": True,
-            "why": f"{best.key} got {best_only} questions right that {current} missed and missed {current_only} it got; "
+            "why": f"{best.key} got {best_only} questions right that {current} missed and missed {current_only} it "
+                   f"got; "
                    f"luck gives a split like that with p = {p:.3g} (at most {alpha:g}), so switch"}

@@ -119,11 +119,12 @@ def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], ke
                     where.count_queries(target, setup)
                     outcomes: dict[str, bool] = {}
                     handed_chars = 0
-                    for number, (question, hits) in enumerate(zip(mine, found), start=1):
+                    for number, (question, hits) in enumerate(zip(mine, found, strict=True), start=1):
                         handed = handed_over(hits, built.cut, settings.budget)
                         handed_chars += sum(len(text) for _, text in handed)
                         if answer is None:
-                            outcomes[question.id] = judge_hits(question, [h for h, _ in handed], "doc").first is not None
+                            judged = judge_hits(question, [h for h, _ in handed], "doc")
+                            outcomes[question.id] = judged.first is not None
                         else:
                             tell("answering and judging", number - 1, len(mine))
                             written = answer(question, [text for _, text in handed])
@@ -192,7 +193,7 @@ def chunking_report(results: Sequence[BuildResult], golden: Any = None, *, budge
         p_values = [exact_binary_p(*s) for s in splits]
         adjusted = holm(p_values)
         techniques.append(_technique(top, None, None, None, best=True))
-        for r, s, p, q in zip(leaders[1:], splits, p_values, adjusted):
+        for r, s, p, q in zip(leaders[1:], splits, p_values, adjusted, strict=True):
             techniques.append({**_technique(r, s, p, q, best=False), "tie": q > alpha})
         ties = [t["technique"] for t in techniques[1:] if t["tie"]]
     else:
@@ -200,7 +201,8 @@ def chunking_report(results: Sequence[BuildResult], golden: Any = None, *, budge
     report = {"scored": scored, "budget": budget, "search": search_words(method, model), "alpha": alpha,
               "builds": builds, "techniques": techniques, "ties": ties,
               "pick": chunking_choice(results, current, alpha=alpha), "skipped": list(skipped or ()),
-              "rule": ("builds rank by questions right, then fewer chunks; each other technique's best build is compared "
+              "rule": ("builds rank by questions right, then fewer chunks; each other technique's best build is "
+                       "compared "
                        "with the best technique's over the questions only one of the two got right (exact sign test, "
                        f"Holm-adjusted across techniques); adjusted p over {alpha:g}: tied")}
     if golden is None:

@@ -59,7 +59,8 @@ class KeptSentences:
 def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL, notes: Any = None,
                     sentences: Any = None, cut_with: Any = None, context_with: Any = None) -> Cutter:
     """A ``Cutter`` over ``evaluation.chunking``; ``chat`` cuts ``llm`` builds and writes ``c`` notes
-    (``cut_with`` and ``context_with`` instead, when given), kept in ``notes`` (a ``notes.ChatNotes``) so no build or rerun asks for one twice; ``sentences`` (a
+    (``cut_with`` and ``context_with`` instead, when given), kept in ``notes`` (a ``notes.ChatNotes``) so no build or
+    rerun asks for one twice; ``sentences`` (a
     ``TextVectors``) keeps ``semantic``'s sentence vectors across runs (``KeptSentences``)."""
 
     cutting = cut_with if cut_with is not None else chat

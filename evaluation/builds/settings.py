@@ -86,7 +86,8 @@ def method_of_search(search: Any) -> str:
     unknown = sorted(set(search) - {"mode", "rerank", "vectors"})
     if unknown:
         raise UsageError(f"search keyword {unknown[0]!r}: a chunking run's builds are searched with mode= and "
-                         f"rerank= (vectors= is the scratch index's one model).{did_you_mean(unknown[0], ['mode', 'rerank'])}")
+                         f"rerank= (vectors= is the scratch index's one "
+                         f"model).{did_you_mean(unknown[0], ['mode', 'rerank'])}")
     mode = search.get("mode", "hybrid")
     if mode not in _MODES:
         raise UsageError(f"mode {mode!r}: a scratch index is searched with {', '.join(_MODES)}."
@@ -166,7 +167,8 @@ class CompareSettings(BuildPlace):
         super().__post_init__()
         _set(self, "method", check_methods((method_of_search(self.method),), "chunking run")[0])
         if not isinstance(self.model, str) or not self.model:
-            raise UsageError(f"model names the embedder builds are indexed with, such as {DEFAULT_MODEL}, not {self.model!r}")
+            raise UsageError(f"model names the embedder builds are indexed with, such as {DEFAULT_MODEL}, not "
+                             f"{self.model!r}")
         if self.techniques is not None:
             _set(self, "techniques", _names(self.techniques, "techniques"))
         for name in ("sizes", "child_sizes", "headings"):
@@ -186,7 +188,8 @@ class CompareSettings(BuildPlace):
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> CompareSettings:
-        """From ``chunking compare``'s arguments: ``--chunk-chars`` (``--sizes``) alone sets the children's sizes too."""
+        """From ``chunking compare``'s arguments: ``--chunk-chars`` (``--sizes``) alone sets the children's
+        sizes too."""
         given: dict[str, Any] = cls._place(args)
         if args.sizes is not None:
             given.update(sizes=tuple(args.sizes), child_sizes=tuple(args.child_sizes or args.sizes))

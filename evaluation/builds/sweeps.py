@@ -105,7 +105,8 @@ def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *
     rows = rank_rows(rows)
     report = {"format": 1, "kind": "sweep", **stamp, "by": settings.by, "k": list(settings.k),
               "methods": list(settings.methods), "models": list(settings.models), "questions": len(questions),
-              "golden": {"sha256": read.sha256, "questions": len(questions)}, "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
+              "golden": {"sha256": read.sha256, "questions": len(questions)},
+              "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
               "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed, "skipped": skipped,
               "vectors": vectors,
               "seconds": round(time.perf_counter() - started, 3),

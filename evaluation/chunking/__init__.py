@@ -2,7 +2,8 @@
 
 A build is ``<technique>-<size>-<letter>`` (``markdown-1000-h``). Sizes are characters; the overlap is a
 fifth of the size (at most: the libraries repeat only whole units that fit in it; and none across a
-section, a ``semantic`` topic or an ``llm`` topic, since a boundary there is a change of subject); the defaults are 500, 1000 and 2000 (parent-child's children 250, 500 and 1000).
+section, a ``semantic`` topic or an ``llm`` topic, since a boundary there is a change of subject); the defaults are 500,
+1000 and 2000 (parent-child's children 250, 500 and 1000).
 
     from evaluation.chunking import Build, parse_build, BuildKeyError, Chunk, cut, default_builds, TECHNIQUES
     build = parse_build("markdown-1000-h")   # Build("markdown", 1000, "h"); str(build) == "markdown-1000-h"
@@ -64,6 +65,6 @@ from .chunk import Chunk
 from .cut import cut
 
 _LAZY = {"late_vectors": ".late"}
-__all__ = sorted(["ADDS", "Build", "BuildKeyError", "CHILD_SIZES", "Chunk", "LETTERS", "MIN_SIZE", "SIZES", "TECHNIQUES",
-                  "cut", "default_builds", "parse_build", *_LAZY])
+__all__ = ["ADDS", "Build", "BuildKeyError", "CHILD_SIZES", "Chunk", "LETTERS", "MIN_SIZE", "SIZES", "TECHNIQUES",
+           "cut", "default_builds", "late_vectors", "parse_build"]
 __getattr__ = lazy_attributes(__name__, _LAZY)

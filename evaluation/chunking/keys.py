@@ -56,7 +56,8 @@ _KEY = re.compile(r"([a-z]+)-([1-9][0-9]*)(?:-(0|[1-9][0-9]*))?-([a-z])")
 def _what_a_key_is() -> str:
     return (f"A build key is <technique>-<size>-<letter>, such as markdown-1000-h: a technique of "
             f"{', '.join(TECHNIQUES)}; a size in characters from {MIN_SIZE} to {MAX_SIZE:,}, written without "
-            f"leading zeros (an overlap other than a fifth of it after it: recursive-1000-150-n); and a letter for what goes in front of each chunk for the embedder: "
+            f"leading zeros (an overlap other than a fifth of it after it: recursive-1000-150-n); and a letter for "
+            f"what goes in front of each chunk for the embedder: "
             + "; ".join(f"{letter} {meaning}" for letter, meaning in LETTERS.items()) + ".")
 
 
@@ -120,7 +121,8 @@ def parse_build(key: str) -> Build:
         hint = did_you_mean(technique, TECHNIQUES) if technique not in TECHNIQUES else ""
         raise BuildKeyError(f'"{key}" is not a build key.{hint} {_what_a_key_is()}')
     technique, size, overlap, letter = match.groups()
-    build = Build(technique, int(size), letter) if overlap is None else Build(technique, int(size), letter, int(overlap))
+    build = Build(technique, int(size), letter) if overlap is None else Build(technique, int(size),
+                                                                              letter, int(overlap))
     if str(build) != key:  # the fifth written out: one build, one key
         raise BuildKeyError(f'"{key}" writes out the overlap every build of that size has (a fifth); write "{build}"')
     return build

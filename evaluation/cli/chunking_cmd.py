@@ -1,6 +1,7 @@
 """``chunking sweep | compare | runs list | runs show``: how to cut the documents, measured.
 
-    python3 -m evaluation chunking compare --corpus C --golden G [--techniques markdown,fixed] [--chunk-chars 500,1000,2000]
+    python3 -m evaluation chunking compare --corpus C --golden G [--techniques markdown,fixed] [--chunk-chars
+    500,1000,2000]
                                            [--save-to STORE] [--markdown]
     python3 -m evaluation chunking sweep --corpus C --golden G [--builds markdown-1000-h,...] [--methods dense,hybrid]
     python3 -m evaluation chunking runs list --store STORE
@@ -88,7 +89,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("--vector-cache", "--cache", dest="cache", type=local_path, default=str(DEFAULT_CACHE),
                             metavar="FILE", help=f"the vector cache file kept across runs (default {DEFAULT_CACHE}; "
                                                  "--cache is its old name)")
-        parser.add_argument("--no-cache", action="store_true", help="keep no vector cache file: share vectors within this run only")
+        parser.add_argument("--no-cache", action="store_true",
+                            help="keep no vector cache file: share vectors within this run only")
         parser.add_argument("--quiet", action="store_true", help="no progress bar")
         if name == "sweep":
             parser.add_argument("--builds", type=_listed, help="build keys, comma-separated (markdown-1000-h,...), "

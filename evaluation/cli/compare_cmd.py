@@ -8,7 +8,8 @@ import argparse
 import json
 import sys
 
-from .common import (add_env_file_option, add_significance_options, add_store_option, load_env_file_option, open_run_store,
+from .common import (add_env_file_option, add_significance_options, add_store_option,
+                     load_env_file_option, open_run_store,
                      store_address)
 
 

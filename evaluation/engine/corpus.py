@@ -146,7 +146,8 @@ def corpus_of_rows(rows: list[dict[str, Any]], source: str, labels: list[str] | 
     if not rows:
         problems.append(CorpusProblem(None, "no documents given; give at least one"))
     if problems:
-        head = f"{source}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the documents; fix and run again:"
+        head = (f"{source}: {len(problems)} problem{'s' if len(problems) != 1 else ''} in the documents; fix and run "
+                f"again:")
         raise CorpusError("\n".join([head, *at_most([f"  {p}" for p in problems], indent="  ")]), problems=problems)
     return Corpus(source=source, documents=tuple(documents), sha256=hasher.hexdigest())
 

@@ -28,7 +28,8 @@ from .scan import DEFAULT_SETTING, GOLDEN_MAX_BYTES, Scan, check_size, load_raw,
 log = logging.getLogger(__name__)
 
 __all__ = ["ExpectedItem", "GOLDEN_FILE", "Golden", "GoldenProblem", "Question", "golden_from_bytes",
-           "looks_like_golden", "numbered", "parse_expected", "golden_of", "questions_jsonl", "read_golden", "save_questions"]
+           "looks_like_golden", "numbered", "parse_expected", "golden_of", "questions_jsonl", "read_golden",
+           "save_questions"]
 
 
 

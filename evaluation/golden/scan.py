@@ -142,7 +142,8 @@ class _Scanner:
                                   if problem.syntax else str(problem)])
             return
         if not isinstance(row, dict):
-            self._reject(number, [f"{json_kind(row)}, not an object; each line must be one object like {self._example}"])
+            self._reject(number,
+                         [f"{json_kind(row)}, not an object; each line must be one object like {self._example}"])
             return
         if self.format is None:
             self.format = _format_of(row)
@@ -282,7 +283,8 @@ def _parse(text: str) -> tuple[Any, list[str], list[str], JsonLineError | None]:
     return value, top, graded, None
 
 
-_FORMAT_NAMES = {"jsonl": "a golden-file row", "bedrock": "an Amazon Bedrock row", "queries": "an ElectriPy queries row"}
+_FORMAT_NAMES = {"jsonl": "a golden-file row", "bedrock": "an Amazon Bedrock row",
+                 "queries": "an ElectriPy queries row"}
 
 
 def _format_of(row: dict[str, Any]) -> str:

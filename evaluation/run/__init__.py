@@ -43,9 +43,11 @@ from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, me
 __all__ = ["AppPlan", "AppRunSettings", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED",
            "DEFAULT_TIME_BUDGET",
            "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Progress",
-           "RETIME_CHOICES", "assemble_report", "build_report", "estimated_seconds", "failed_entry", "find_missing", "finish_entries",
+           "RETIME_CHOICES", "assemble_report", "build_report", "estimated_seconds", "failed_entry", "find_missing",
+           "finish_entries",
            "golden_errors_reason", "join_app_run", "join_timed", "measured_times", "merge_shards", "missing_documents",
            "plan_app_run", "plan_run", "plan_shards", "planned_setup", "rank_setup", "rank_state", "ranking_software",
            "refused_run_report", "refusal_report", "retrieval_report", "reusable_ranks", "reusable_times",
-           "reused_timing", "run_planned_setup", "run_setup", "search_of", "select_setups", "setup_steps", "setups_of", "time_setup",
+           "reused_timing", "run_planned_setup", "run_setup", "search_of", "select_setups", "setup_steps",
+           "setups_of", "time_setup",
            "time_setups", "time_setups_part", "time_state", "untimed_ids", "with_times"]

@@ -25,7 +25,8 @@ from .reuse import rank_state
 from .searching import Clock, Counter, Progress, batch_search, find_setup
 from .side_by_side import finish_pass, start_pass, time_rounds
 
-__all__ = ["Clock", "Progress", "failed_entry", "finish_entries", "join_timed", "rank_setup", "run_planned_setup", "run_setup",
+__all__ = ["Clock", "Progress", "failed_entry", "finish_entries", "join_timed", "rank_setup",
+           "run_planned_setup", "run_setup",
            "setup_steps", "time_setup", "time_setups", "time_setups_part", "untimed_ids", "with_times"]
 
 

@@ -48,7 +48,8 @@ from .metrics import median_ms as _median
 from .time_pairs import TIME_TIE_RULE, Verdict, compare_times, slower_by_more, told_apart
 
 PICKS = ("finds_the_most", "best_for_balance", "best_for_time")
-__all__ = ["PICKS", "TIME_TIE_RULE", "allowed_shortfall", "choose", "choose_picks", "frontier", "neighbours", "rank_setups",
+__all__ = ["PICKS", "TIME_TIE_RULE", "allowed_shortfall", "choose", "choose_picks", "frontier",
+           "neighbours", "rank_setups",
            "time_tests", "time_tie_tiers", "time_tiers"]
 
 

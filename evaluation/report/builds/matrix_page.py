@@ -25,7 +25,9 @@ def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
 def best_experiment(report: dict[str, Any]) -> str | None:
     """The best experiment that ran, as ``<chunking> <method> <embedder>`` (nDCG at the largest k first)."""
     rows = [x for x in _rows(report) if x["metrics"] is not None]
-    return " ".join(str(p) for p in (rows[0]["chunking"], rows[0]["method"], rows[0]["embedder"]) if p) if rows else None
+    if not rows:
+        return None
+    return " ".join(str(p) for p in (rows[0]["chunking"], rows[0]["method"], rows[0]["embedder"]) if p)
 
 
 def _pick_line(report: dict[str, Any]) -> str:
@@ -59,7 +61,8 @@ def matrix_section(report: dict[str, Any]) -> str:
                  f"<td><code>{esc(x['chunking'])}</code></td><td>{esc(x['method'])}</td>"
                  f"<td>{esc(x['embedder'] or '-')}</td><td>{esc(x['judged_by'])}</td>")
         if x["metrics"] is None:
-            rows.append(f'<tr class="failed">{cells}<td colspan="{len(measures)}">failed: {esc(x.get("error"))}</td></tr>')
+            rows.append(f'<tr class="failed">{cells}<td colspan="{len(measures)}">failed: '
+                        f'{esc(x.get("error"))}</td></tr>')
             continue
         values = "".join(f'<td class="num">{esc(m.shown(m.at_k_of(x["metrics"])))}</td>' for m in measures)
         rows.append(('<tr class="picked">' if picked else "<tr>") + f"{cells}{values}</tr>")
@@ -68,7 +71,8 @@ def matrix_section(report: dict[str, Any]) -> str:
                         for e in report["embedders"])
     gate = report["gate"]
     said = ("no thresholds" if not gate["thresholds"] else "every threshold met" if gate["passed"] else
-            "; ".join(f"{esc(m['metric'])} of {esc(m['experiment'][:12])} is {esc(m['value'])}, under {esc(m['threshold'])}"
+            "; ".join(f"{esc(m['metric'])} of {esc(m['experiment'][:12])} is {esc(m['value'])}, under "
+                      f"{esc(m['threshold'])}"
                       for m in gate["missed"]))
     return "\n".join([
         '<section class="matrix" id="matrix"><h2>Experiment matrix</h2>', _pick_line(report),

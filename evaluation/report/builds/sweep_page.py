@@ -25,7 +25,8 @@ def sweep_section(report: dict[str, Any]) -> str:
     found = [FOUND_10.at(c) for c in report.get("k") or []]
     rows = []
     for row in sorted(report.get("rows") or [], key=lambda r: r.get("rank", 0)):
-        counts = "".join(f'<td class="num">{esc(m.shown(m.of(row), count=m.count_of(row), questions=row["questions"]))}</td>'
+        counts = "".join(f'<td class="num">'
+                         f'{esc(m.shown(m.of(row), count=m.count_of(row), questions=row["questions"]))}</td>'
                          for m in found)
         rows.append(f'<tr><td class="num">{row["rank"]}</td><td><code>{esc(row["build"])}</code></td>'
                     f'<td>{esc(row["method"])}</td><td class="num">{NDCG_10.shown(NDCG_10.of(row))}</td>'
@@ -37,7 +38,8 @@ def sweep_section(report: dict[str, Any]) -> str:
     vectors = report.get("vectors") or {}
     builds = len({row["build"] for row in report.get("rows") or []})
     notes.append(f"{builds} builds in {report.get('seconds', 0):.0f} s, one after another; "
-                 f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache. {esc(report.get('rule', ''))}.")
+                 f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache. "
+                 f"{esc(report.get('rule', ''))}.")
     best = report.get("best")
     return "\n".join([
         '<section class="sweep" id="sweep"><h2>Sweep: every build, every method</h2>',
@@ -46,7 +48,8 @@ def sweep_section(report: dict[str, Any]) -> str:
         f'<p class="lead">No build ran. {report.get("questions", 0)} questions.</p>',
         scroller('<table class="ranked"><thead><tr><th class="num">#</th><th>build</th><th>method</th>'
                  f'<th class="num">{esc(NDCG_10)}</th><th class="num">{esc(MRR)}</th>{head}<th class="num">chunks</th>'
-                 f'<th class="num">build s</th><th class="num">median ms</th></tr></thead><tbody>{"".join(rows)}</tbody>'
+                 f'<th class="num">build s</th><th class="num">median '
+                 f'ms</th></tr></thead><tbody>{"".join(rows)}</tbody>'
                  "</table>"),
         '<ul class="small">' + "".join(f"<li>{n}</li>" for n in notes) + "</ul></section>"])
 

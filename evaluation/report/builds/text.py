@@ -14,16 +14,18 @@ from typing import Any, Sequence
 from ...measures import FOUND_10, MRR, NDCG_10, RECALL_10, at_k
 
 
-def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool, right: Sequence[bool] = ()) -> list[str]:
+def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool,
+          right: Sequence[bool] = ()) -> list[str]:
     """Lines of a table: Markdown pipes, or columns padded to line up in a terminal."""
     align = list(right) + [False] * (len(head) - len(right))
     if markdown:
         rule = "|" + "|".join("---:" if a else "---" for a in align) + "|"
         return ["| " + " | ".join(head) + " |", rule] + ["| " + " | ".join(r) + " |" for r in rows]
-    widths = [max(len(str(c)) for c in column) for column in zip(head, *rows)]
+    widths = [max(len(str(c)) for c in column) for column in zip(head, *rows, strict=True)]
 
     def line(cells: Sequence[str]) -> str:
-        return "  ".join(str(c).rjust(w) if a else str(c).ljust(w) for c, w, a in zip(cells, widths, align)).rstrip()
+        return "  ".join(str(c).rjust(w) if a else str(c).ljust(w)
+                         for c, w, a in zip(cells, widths, align, strict=True)).rstrip()
 
     return [line(head), line(["-" * w for w in widths])] + [line(r) for r in rows]
 
@@ -44,7 +46,9 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
                    markdown=markdown, right=[False, False, True, True, False, False])
     pick = report.get("pick") or {}
     ties = report.get("ties") or []
-    lines += ["", f"Pick: {code(pick.get('pick'))}" + (" (switch)" if pick.get("switch") else "") + f". {pick.get('why', '')}.",
+    lines += ["",
+              f"Pick: {code(pick.get('pick'))}" + (" (switch)" if pick.get("switch") else "")
+              + f". {pick.get('why', '')}.",
               "Tied with the best: " + (", ".join(ties) if ties else "none") + "."]
     for skipped in report.get("skipped") or []:
         lines.append(f"Left out: {skipped['what']}: {skipped['reason']}.")
@@ -53,7 +57,8 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
     vectors = report.get("vectors") or {}
     lines.append(f"{len(report.get('builds', []))} builds in {report.get('seconds', 0):.1f} s; "
                  f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache "
-                 f"({vectors.get('vectors_cached', 0)} from the file, {vectors.get('vectors_shared', 0)} shared in the run, "
+                 f"({vectors.get('vectors_cached', 0)} from the file, {vectors.get('vectors_shared', 0)} shared in the "
+                 f"run, "
                  f"{vectors.get('vectors_computed', 0)} computed).")
     lines += ["", "Every build:" if not markdown else "Every build:", ""]
     lines += table(["#", "build", scored, "chunks", "seconds"],
@@ -69,14 +74,16 @@ def sweep_text(report: dict[str, Any]) -> str:
     head = ["#", "build", "method", str(NDCG_10), str(MRR), *map(str, found), "chunks", "build s", "median ms"]
     rows = [[str(r["rank"]), r["build"], r["method"], NDCG_10.shown(NDCG_10.of(r)), MRR.shown(MRR.of(r))]
             + [m.shown(m.of(r), count=m.count_of(r), questions=r["questions"]) for m in found]
-            + [str(r["chunks"]), f"{r['build_seconds']:.1f}", "-" if r["median_ms"] is None else f"{r['median_ms']:.1f}"]
+            + [str(r["chunks"]), f"{r['build_seconds']:.1f}",
+               "-" if r["median_ms"] is None else f"{r['median_ms']:.1f}"]
             for r in report["rows"]]
     lines = table(head, rows, markdown=False, right=[True, False, False] + [True] * (len(head) - 3))
     for failed in report.get("failed") or []:
         lines.append(f"Failed: {failed['build']}: {failed['error']}.")
     vectors = report.get("vectors") or {}
     lines.append(f"{report['questions']} questions judged by document; {report['rule']}; "
-                 f"{report.get('seconds', 0):.1f} s; {vectors.get('share_from_cache', 0):.0%} of vectors from the cache.")
+                 f"{report.get('seconds', 0):.1f} s; {vectors.get('share_from_cache', 0):.0%} of vectors from the "
+                 f"cache.")
     return "\n".join(lines) + "\n"
 
 
@@ -86,10 +93,12 @@ def sweep_markdown(report: dict[str, Any]) -> str:
     found = [FOUND_10.at(c) for c in report["k"]]
     head = ["#", "build", "method", str(NDCG_10), str(MRR), *map(str, recall), *map(str, found), "chunks", "build s",
             "median ms"]
-    rows = [[str(row["rank"]), f"`{row['build']}`", row["method"], NDCG_10.shown(NDCG_10.of(row)), MRR.shown(MRR.of(row))]
+    rows = [[str(row["rank"]), f"`{row['build']}`", row["method"], NDCG_10.shown(NDCG_10.of(row)),
+             MRR.shown(MRR.of(row))]
             + [m.shown(m.of(row)) for m in recall]
             + [m.shown(m.of(row), count=m.count_of(row), questions=row["questions"]) for m in found]
-            + [str(row["chunks"]), f"{row['build_seconds']:.1f}", "-" if row["median_ms"] is None else f"{row['median_ms']:.1f}"]
+            + [str(row["chunks"]), f"{row['build_seconds']:.1f}",
+               "-" if row["median_ms"] is None else f"{row['median_ms']:.1f}"]
             for row in report["rows"]]
     lines = table(head, rows, markdown=True, right=[False, False, False] + [True] * (len(head) - 3))
     share = report.get("vectors", {}).get("share_from_cache")

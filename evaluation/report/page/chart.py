@@ -57,7 +57,8 @@ def chart(page: Page) -> str:
             '<p class="muted">Each point is a setup, numbered by its rank in the table and coloured by its method. '
             "Up is more questions found in the top 10; left is faster. Points up and to the left are the ones "
             "worth a look.</p>"
-            f'<figure class="chart-grid{" many" if len(points) > 10 else ""}"><div class="chart-wrap"><div class="scroll">'
+            f'<figure class="chart-grid{" many" if len(points) > 10 else ""}"><div class="chart-wrap"><div '
+            f'class="scroll">'
             f"{scatter(points, frontier, layout=WIDE)}{scatter(points, frontier, layout=NARROW)}</div>"
             f'<ul class="legend">{legend}</ul></div>'
             f'<ol class="chart-key">{key_list}</ol>'

@@ -27,7 +27,7 @@ def run_by_run(page: Page) -> str:
     # earlier runs slide between them, so a phone shows this run's column without scrolling
     last = len(points) - 1
     head = ['<th class="key">setup</th><th>trend</th>']
-    for i, (point, changed) in enumerate(zip(points, changes)):
+    for i, (point, changed) in enumerate(zip(points, changes, strict=True)):
         stamp = utc_time(point.get("created_at")) or str(point.get("id") or "")
         day, _, clock = stamp.partition(" ")
         cls = f' class="num{" changed" if changed else ""}{" this-run" if i == last else ""}"'
@@ -41,7 +41,7 @@ def run_by_run(page: Page) -> str:
     for key in keys:
         values = [_num((p.get("found_10") or {}).get(key)) for p in points]
         cells = []
-        for i, (value, changed) in enumerate(zip(values, changes)):
+        for i, (value, changed) in enumerate(zip(values, changes, strict=True)):
             before = values[i - 1] if i else None
             direction = ""
             if value is not None and before is not None and abs(value - before) > 1e-9:

@@ -26,7 +26,8 @@ def page_of(rank_index: int) -> int:
 def pager(name: str, rows: int) -> tuple[str, str]:
     """(the page buttons, the CSS that shows one page's rows) for ``rows`` ranked rows; ("", "") for one page.
 
-    The buttons are radio inputs in front of the ``.table-scroll`` (``format.scroller``) they page, so ``:checked ~`` reaches it."""
+    The buttons are radio inputs in front of the ``.table-scroll`` (``format.scroller``) they page, so
+    ``:checked ~`` reaches it."""
     pages = (rows + PAGE_SIZE - 1) // PAGE_SIZE
     if pages <= 1:
         return "", ""
@@ -34,7 +35,7 @@ def pager(name: str, rows: int) -> tuple[str, str]:
                       for n in range(1, pages + 1))
     labels = "".join(f'<label for="{name}-{n}">setups {(n - 1) * PAGE_SIZE + 1}–{min(n * PAGE_SIZE, rows)}</label>'
                      for n in range(1, pages + 1))
-    css = (f"#ranked tr.ranked[data-page]{{display:none}}"
+    css = ("#ranked tr.ranked[data-page]{display:none}"
            + "".join(f'#{name}-{n}:checked ~ .table-scroll tr.ranked[data-page="{n}"]{{display:table-row}}'
                      f'#{name}-{n}:checked ~ .pages label[for="{name}-{n}"]{{font-weight:700;background:#e7effa}}'
                      for n in range(1, pages + 1))
