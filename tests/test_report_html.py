@@ -582,6 +582,8 @@ def test_a_pick_says_how_much_faster_with_the_pairs_interval_and_why_setups_are_
 
     text = render_picks(report)
     assert f"tied on time with {other} (equally fast (both under 5 ms))" in text
+    # balance and time picked the same setup among the same ties: the tie is said once, under the first
+    assert report["picks"]["best_for_balance"] == fast and text.count(f"tied on time with {other}") == 1
     faster_than = re.search(
         r"(?:than|as many as) t\.hybrid\.m, and is (\d[\d.,]*)× faster \((\d[\d.,]*)–(\d[\d.,]*)\)", text
     )

@@ -87,6 +87,7 @@ def render_picks(report: Report) -> str:
     if report.get("picks_withheld"):
         return f"Picks: none. {report['picks_withheld']}"
     out = ["Picks (nothing is switched: a person chooses):"]
+    said_ties: dict[str, set[str]] = {}
     for answer in pick_answers(report):
         name, label, key = answer.name, answer.label, answer.key
         if key is None:
@@ -107,7 +108,10 @@ def render_picks(report: Report) -> str:
         if tied:
             medians = {k: by_key[k]["summary"]["median_ms"] for k in [key, *tied]}
             named = ", ".join(f"{k} ({tie_words(report, name, key, k, medians)})" for k in tied)
-            out.append(f"  {'':18} tied on time with {named}; chosen among them by {in_tier_rule(report, name)}")
+            line = f"  {'':18} tied on time with {named}; chosen among them by {in_tier_rule(report, name)}"
+            if line not in said_ties.get(key, ()):  # the same setup, tied the same way: said once
+                out.append(line)
+            said_ties.setdefault(key, set()).add(line)
     out.append(f"  (balance: fastest within {rules['balance_points']:g} points of the most; "
                f"time: within {rules['time_points']:g} points)")
     return "\n".join(out)
