@@ -114,7 +114,7 @@ def test_the_command_line_needs_at_least_one_target_and_an_index_for_an_endpoint
 
     golden = str(SAMPLES / "golden.jsonl")
     assert main(["evaluate", "--golden", golden]) == 2
-    assert "name at least one target: --corpus or --index" in capsys.readouterr().err
+    assert "name at least one target: COLLECTION, --corpus or --index" in capsys.readouterr().err
     assert main(["evaluate", "--golden", golden, "--search-endpoint", ENDPOINT]) == 2
     assert "--search-endpoint needs --search-index" in capsys.readouterr().err
 
