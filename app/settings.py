@@ -2,7 +2,7 @@
 
 This is the only module of the app that reads ``os.environ``; the library never does. Every setting
 here also appears in the settings table of ``docs/azure.md``, in ``local.settings.example.json`` and in the Bicep
-``appSettings`` (``tests/test_infra_settings.py`` checks all three against the code).
+``appSettings`` (``tests/infra/test_infra_settings.py`` checks all three against the code).
 """
 from __future__ import annotations
 

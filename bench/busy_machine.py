@@ -1,7 +1,7 @@
 """A busy machine, simulated: setups whose searches take a known time, slowed by load that drifts and
 comes in bursts, on a clock that only moves while something searches. The timed pass under test is the
 library's own (``time_setups``); only the seconds are made up. ``old_picks`` is the pick rule before
-issue 39, the baseline the new one is measured against (``tests/test_picks_under_load.py``,
+issue 39, the baseline the new one is measured against (``tests/run/test_picks_under_load.py``,
 ``bench_busy_picks.py``).
 
 The model (each part seeded): a setup's search of a question takes ``base_ms`` x the question's own

@@ -17,6 +17,14 @@ from typing import Iterator
 import pytest
 from hypothesis import HealthCheck, settings as hypothesis_settings
 
+# The tests sit in folders that mirror the packages (tests/engine/ for evaluation/engine/, tests/app/ for the
+# Function App, ...); the helpers they share (fakes.py, app_fixtures.py, ...) sit here in tests/. A few import
+# another folder's test module by name for its fixtures or builders (``from test_matrix import matrix``), so
+# every folder of tests is on the path as this one is.
+_HERE = Path(__file__).resolve().parent
+sys.path[1:1] = [str(folder) for folder in sorted(_HERE.iterdir())
+                 if folder.is_dir() and any(folder.glob("test_*.py")) and str(folder) not in sys.path]
+
 # The app's fixtures (``app``: one test's Function App against Azurite) for every module that takes them as
 # parameters; an import in each module would read to pyflakes as a name the test then redefines (F811).
 pytest_plugins = ["app_fixtures"]

@@ -14,7 +14,7 @@ needs ``expected`` on every row, so in practice the questions to label come from
 
 Measured on the shipped sample (its 36 reference answers, the labels removed): the default setup,
 hybrid over both bundled models, proposes the labelled section first for 30 of 36 and within its
-first three documents for 36 of 36 (``tests/test_suggest_expected.py``). The cross-encoder is not the
+first three documents for 36 of 36 (``tests/answers/test_suggest_expected.py``). The cross-encoder is not the
 default: on reference answers it found fewer (29 of 36) and took minutes on a shared 2-core machine.
 """
 from __future__ import annotations

@@ -56,7 +56,7 @@ SETTINGS = {"query_marker": QUERY_MARKER, "document_marker": DOCUMENT_MARKER, "q
             "query_padding": "[MASK], not attended", "skip_punctuation": True, "hidden_values_kept": 128,
             "storage": "int8 per value, float32 scale per token"}
 # Bound on |MaxSim(stored) - MaxSim(float32)| for a 32-vector query: measured at most 0.029 on the
-# sample's chunks (see above) and 0.008 on random unit vectors (tests/test_colbert.py).
+# sample's chunks (see above) and 0.008 on random unit vectors (tests/engine/test_colbert.py).
 QUANTISATION_TOLERANCE = 0.05
 # numpy's OpenBLAS splits a product of more multiply-adds than this over threads; on 2 busy cores one
 # (32 x 128) @ (128 x 3415) product (30 candidates) took 16 ms that way, 400 ms in 128-token blocks,

@@ -75,7 +75,7 @@ def _compiled_check() -> Callable[[Any], bool]:
     jsonschema walks it (0.04 s against 0.46 s for 5,000 of the sample's rows; reading a 5,000-question
     file 0.13 s against 0.52 s), which matters in the Function App's plan at thousands of questions
     (issue 28). jsonschema stays the judge of a row this rejects: its errors carry the paths the
-    sentences are written from. The two agree on every row (tests/test_golden_schema_fast_check.py).
+    sentences are written from. The two agree on every row (tests/golden/test_golden_schema_fast_check.py).
     ``use_default=False``: a check must never fill in a row it reads.
     """
     import fastjsonschema

@@ -8,7 +8,7 @@ measures ``measures.AZURE_EXACT`` (``azure_exact``) or ``measures.azure_correcte
 (``azure_corrected``), kept under the evaluator's property names (``measures.azure_key``).
 
 EXACT (``azure_exact``): ``DocumentRetrievalEvaluator._do_eval`` of azure-ai-evaluation 1.18.10, read line
-by line and reproduced to 1e-9 (tests/test_azure_retrieval_metrics.py runs the evaluator as the oracle):
+by line and reproduced to 1e-9 (tests/scoring/test_azure_retrieval_metrics.py runs the evaluator as the oracle):
 
 - Ranking: the retrieved documents sorted by score, highest first; Python's sort is stable, so equal
   scores keep the list's order. The list's own order plays no other part. A document listed twice

@@ -25,7 +25,7 @@ So a perfect ranking scores 1.0 on found@k, MRR and nDCG@10 at every grain, and 
 reaches the results the question needs (as in trec_eval, a question with two expected documents has
 recall@1 of at most 1/2). At the doc and chunk grains every number equals trec_eval's (success_k,
 recip_rank, recall_k, ndcg_cut_10; relevance level ``min_grade``) on the run ``report.trec`` exports
-for the same reading, whatever the grades; tests/test_oracle_graded.py holds that against
+for the same reading, whatever the grades; tests/scoring/test_oracle_graded.py holds that against
 pytrec_eval, ir_measures and ranx.
 
 Rules: positions count results (or units) as they came back, so a target's order decides ties (the

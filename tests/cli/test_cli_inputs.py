@@ -1,0 +1,157 @@
+"""Nothing believed that should not be (issue 37), on the command line's side: an input that is a named
+pipe is refused at once (it was waited on for ever), JSON nested without end is a sentence wherever a
+person or a model hands the tool JSON, a flag given an empty list is refused instead of meaning "the
+default", and a cut-off of 0 or less is a sentence wherever a k is read."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import run_cli
+from test_matrix import write as write_corpus_and_queries
+
+from evaluation.errors import UsageError
+from evaluation.jsonl import MAX_DEPTH, JsonLineError, parse_json
+from evaluation.scoring.metrics import Outcome
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def exit_code(capsys, *argv: str) -> tuple[int, str, str]:
+    """``run_cli``, with argparse's own exit (a refused flag) read as its code."""
+    try:
+        return run_cli(capsys, *argv)
+    except SystemExit as done:
+        out, err = capsys.readouterr()
+        return int(done.code or 0), out, err
+
+
+# -- named pipes --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("argv, says", [
+    (["matrix", "--embedder", "hash", "--corpus", "{pipe}", "--queries", "{queries}"],
+     "{pipe}: cannot read the corpus (a named pipe, not a file)"),
+    (["matrix", "--embedder", "hash", "--corpus", "{corpus}", "--queries", "{pipe}"],
+     "{pipe}: cannot read the golden file (a named pipe, not a file)"),
+    (["matrix", "--embedder", "hash", "--corpus", "{corpus}", "--queries", "{queries}", "--chunker-config", "{pipe}"],
+     "{pipe}: cannot read the chunker config (a named pipe, not a file)"),
+    (["golden", "template", "--corpus", "{pipe}", "--out", "{folder}/golden.jsonl"],
+     "{pipe}: cannot read the corpus (a named pipe, not a file)"),
+    (["golden", "write", "--corpus", "{corpus}", "--out", "{folder}/golden.jsonl", "--examples", "{pipe}",
+      "--endpoint", "http://127.0.0.1:9/v1", "--model", "m", "--auth", "none"],
+     "--examples {pipe}: cannot read it (a named pipe, not a file)"),
+    (["score", "--golden", "{queries}", "--run", "{pipe}"],
+     "{pipe}: cannot read the run file (a named pipe, not a file)"),
+    (["answers", "score", "--golden", "{queries}", "--answers", "{pipe}", "--endpoint", "http://127.0.0.1:9/v1",
+      "--model", "m", "--auth", "none"], "{pipe}: cannot read the answers file (a named pipe, not a file)"),
+    (["runs", "list", "--store", "{folder}", "--env-file", "{pipe}"],
+     "{pipe}: cannot read the settings file (a named pipe, not a file)"),
+], ids=["matrix --corpus", "matrix --queries", "matrix --chunker-config", "golden template --corpus",
+        "golden write --examples", "score --run", "answers score --answers", "--env-file"])
+def test_a_named_pipe_given_as_an_input_is_refused_at_once_with_a_sentence(tmp_path, argv, says):
+    """Run apart, with a time limit: opening a pipe nobody writes to waited for ever."""
+    corpus, queries = write_corpus_and_queries(tmp_path)
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    names = {"pipe": pipe, "corpus": corpus, "queries": queries, "folder": tmp_path}
+
+    done = subprocess.run([sys.executable, "-m", "evaluation", *(a.format(**names) for a in argv)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+
+    assert done.returncode in (1, 2) and says.format(**names) in done.stderr + done.stdout
+    assert "this is a bug" not in done.stderr
+
+
+# -- JSON nested without end --------------------------------------------------------------------------
+
+def test_json_nested_past_the_bound_is_refused_before_it_is_parsed_and_at_the_bound_is_read():
+    at_bound = "[" + "[], " * MAX_DEPTH + "[" * (MAX_DEPTH - 1) + "]" * MAX_DEPTH  # 100 deep, 200 brackets
+    parsed = parse_json(at_bound)
+    assert parsed == parse_json(at_bound, strict=False) and parsed[:MAX_DEPTH] == [[]] * MAX_DEPTH
+    for deeper in ("[" * (MAX_DEPTH + 1) + "]" * (MAX_DEPTH + 1), '{"a": ' * 100_000 + "1" + "}" * 100_000):
+        with pytest.raises(JsonLineError, match="nested too deeply to read"):
+            parse_json(deeper, strict=False)
+    # brackets inside strings are text, not nesting
+    assert parse_json(json.dumps({"text": "[" * 5000 + '\\"{'})) == {"text": "[" * 5000 + '\\"{'}
+
+
+@pytest.mark.parametrize("depth", [100_000, 900], ids=["past the parser", "just under the parser"])
+def test_a_chunker_config_nested_without_end_is_a_sentence(capsys, tmp_path, depth):
+    corpus, queries = write_corpus_and_queries(tmp_path)
+    config = tmp_path / "chunker.json"
+    config.write_text('{"chunk_size": ' + "[" * depth + "]" * depth + "}", encoding="utf-8")
+
+    code, _, err = exit_code(capsys, "matrix", "--quiet", "--embedder", "hash", "--corpus", str(corpus), "--queries",
+                             str(queries), "--chunker-config", str(config))
+
+    assert code == 2 and f"{config}: not a chunker config (nested too deeply to read: {depth + 1:,} levels" in err
+    assert "this is a bug" not in err and len(err) < 1000
+
+
+def test_a_judge_verdict_or_a_list_of_topic_starts_nested_without_end_is_no_verdict():
+    from evaluation.answers.judge import parse_score
+    from evaluation.builds.judged import _verdict
+
+    deep = '{"score": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    assert parse_score(deep) is None and _verdict(deep) is None
+
+
+# -- empty lists --------------------------------------------------------------------------------------
+
+@pytest.fixture
+def nothing_runs(monkeypatch):
+    """Fail the test if a chunking command gets as far as cutting anything."""
+    import evaluation.builds as builds
+
+    for name in ("sweep", "compare_chunking"):
+        monkeypatch.setattr(builds, name, lambda *a, **k: pytest.fail("the run started"))
+
+
+@pytest.mark.parametrize("action, flag", [("compare", "--sizes"), ("compare", "--child-sizes"),
+                                          ("compare", "--techniques"), ("sweep", "--sizes"), ("sweep", "--builds"),
+                                          ("sweep", "--methods"), ("compare", "--sizes=,")])
+def test_a_chunking_list_flag_given_nothing_is_refused_not_read_as_the_default(capsys, tmp_path, nothing_runs, action,
+                                                                              flag):
+    corpus, queries = write_corpus_and_queries(tmp_path)
+    given = [flag] if "=" in flag else [flag, ""]
+
+    code, _, err = exit_code(capsys, "chunking", action, "--corpus", str(corpus), "--golden", str(queries), *given,
+                             "--no-cache", "--quiet")
+
+    # argparse names a flag with its other name first (--chunk-chars/--sizes: ...)
+    assert code == 2 and "argument " in err and f"{flag.split('=')[0]}: '{flag.partition('=')[2]}'" in err
+
+
+def test_the_library_refuses_an_empty_list_of_sizes_too():
+    from evaluation.builds.plan import plan_builds, sweep_keys
+
+    for call in (lambda: plan_builds(sizes=()), lambda: plan_builds(child_sizes=[]), lambda: sweep_keys(sizes=[])):
+        with pytest.raises(UsageError, match="no chunk size given"):
+            call()
+    assert sweep_keys(sizes=None) == sweep_keys()  # left out: the default sizes
+
+
+# -- cut-offs -----------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("k", [0, -1])
+def test_a_cut_off_below_1_is_a_sentence_wherever_a_k_is_read(capsys, tmp_path, k):
+    from evaluation.builds import run_matrix
+    from evaluation.scoring.at_k import per_question_at, question_at, summarise_at
+
+    outcome = Outcome(question_id="q1", positions=(1,), relevant=1)
+    for call in (lambda: question_at(outcome, k), lambda: summarise_at([outcome], [k]),
+                 lambda: per_question_at([outcome], [3, k])):
+        with pytest.raises(UsageError, match=f"a cut-off is a whole number of results from 1 to 1,000, not {k}"):
+            call()
+    corpus, queries = write_corpus_and_queries(tmp_path)
+    with pytest.raises(UsageError, match=f"--top-k: a cut-off is a whole number of results from 1 to 1,000, not {k}"):
+        run_matrix(corpus, queries, top_k=(k,), embedders=("hash",), methods=("keyword",))
+    matrix = ("matrix", "--quiet", "--embedder", "hash", "--corpus", str(corpus), "--queries", str(queries))
+    code, _, err = exit_code(capsys, *matrix, f"--top-k={k}")
+    assert code == 2 and "--top-k" in err
+    code, _, err = exit_code(capsys, *matrix, "--top-k", "5", "--fail-under", f"hit_rate@{k}=0.5")
+    assert code == 2 and f'"hit_rate@{k}" is not a measure at a cut-off' in err
