@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 from pathlib import Path
 
 from ..errors import EvaluationError, shown
@@ -111,13 +112,23 @@ def list_runs(args: argparse.Namespace) -> int:
         # The report's own pick (its rank rule breaks ties); older rows without picks: the most found.
         best = row["picks"].get("finds_the_most") or (max(ran, key=lambda k: (ran[k], k)) if ran else None)
         outcome = (f"refused: {row['refused']}" if row.get("refused")
-                   else f"{ran[best]} {best}" if best else "none ran")
+                   else f"{_found(ran.get(best), row['golden'])} {best}" if best else "none ran")
         table.append([row["id"], row["created_at"] or "", (row["golden"]["sha256"] or "")[:12],
                       str(row["golden"]["questions"]), ", ".join(row["collections"]), outcome])
     widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
     for r in table:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip())
     return 0
+
+
+def _found(count: Any, golden: dict[str, Any]) -> str:
+    """found@10 as every view writes it (``97% (35/36)``), from a count of the labelled questions."""
+    from ..measures import FOUND_10
+
+    questions = golden.get("labelled") or golden.get("questions")
+    if not isinstance(count, int) or not isinstance(questions, int) or questions <= 0:
+        return str(count)
+    return FOUND_10.shown(count / questions, count=count, questions=questions)
 
 
 def show_run(args: argparse.Namespace) -> int:

@@ -426,7 +426,7 @@ def history_row(report: dict[str, Any]) -> dict[str, Any]:
         "id": report.get("id"),
         "created_at": report.get("created_at"),
         "golden": {"sha256": golden.get("sha256"), "source": golden.get("source"),
-                   "questions": golden.get("questions")},
+                   "questions": golden.get("questions"), "labelled": golden.get("labelled")},
         "collections": list(report.get("collections") or []),
         "found_10": {s["key"]: (s["summary"]["counts"].get("10") if s.get("summary") else None)
                      for s in report.get("setups") or []},

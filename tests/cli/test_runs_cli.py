@@ -55,7 +55,7 @@ def test_runs_list_prints_a_table_with_the_best_found_at_10(capsys, store_with_r
     lines = out.splitlines()
     assert lines[0].split()[:2] == ["id", "created"]
     assert [line.split()[0] for line in lines[1:]] == ids[::-1]
-    assert "3 local.dense.bge-small" in lines[1]
+    assert "100% (3/3) local.dense.bge-small" in lines[1]  # found@10 as every view writes it
 
 
 def test_runs_list_on_an_empty_store_says_so(capsys, tmp_path):

@@ -89,3 +89,14 @@ def test_a_report_saved_before_the_refactor_prints_the_text_it_printed_then():
     texts = question_texts((saved / "golden.jsonl").read_bytes(), report)
     expected = (saved / "report.txt").read_text(encoding="utf-8")
     assert render_report(report) + "\n" + render_questions(report, texts) == expected
+
+
+def test_a_damaged_tie_verdict_whose_key_is_not_a_name_is_passed_over_not_a_crash():
+    """A kept report whose ``time_tests`` names a setup with a list (found by tests/store/test_kept_files_fuzz.py)
+    reads: that verdict names no setup, the others still say why."""
+    from evaluation.report.time_words import tie_words
+
+    report = {"time_tests": {"best_for_time": {"anchor": "a", "tied": [{"key": [], "why": "equally fast"},
+                                                                         {"key": "b", "why": "cannot tell"}]}},
+              "rules": {}}
+    assert tie_words(report, "best_for_time", "a", "b", {"a": 1, "b": 2}) == "the paired test cannot tell them apart"

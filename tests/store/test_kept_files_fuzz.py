@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import logging
 import tempfile
 from contextlib import contextmanager
@@ -25,8 +26,9 @@ DEEP = "\x00deep\x00"  # stands for a value nested 50,000 deep, written into the
 NAN, INF = float("nan"), float("inf")
 HOSTILE = [None, True, False, 0, -1, -5.0, 0.5, 1e300, -1e300, 10 ** 30, 2 ** 53 + 1, "", "x", "x" * 5000,
            "\ud800", [], {}, [None], {"": None}, [[[[]]]], {"a": {"b": {}}}, DEEP, NAN, INF, -INF]
-EXAMPLES = settings(max_examples=60, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
-                    deadline=None)
+# FUZZ_EXAMPLES raises the count for a longer hunt (600 found a damaged tie verdict that 60 had missed).
+EXAMPLES = settings(max_examples=int(os.environ.get("FUZZ_EXAMPLES", "60")),
+                    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow], deadline=None)
 FAST_EXAMPLES = settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
 
 

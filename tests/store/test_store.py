@@ -239,7 +239,7 @@ def test_history_pages_through_runs_newest_first(store, make_report):
     assert store.history(limit=2, offset=3) == []
     row = first_page[0]
     assert row["golden"] == {"sha256": hashlib.sha256(GOLDEN_RAW).hexdigest(), "source": "golden.jsonl",
-                             "questions": 3}
+                             "questions": 3, "labelled": 3}
     assert row["collections"] == ["docs"]
     # bm25 finds q1 and q2 in its top 10 (2), the vector setup all three (3), the hybrid failed.
     assert row["found_10"] == {"local.keyword.bm25": 2, "local.dense.bge-small": 3, "local.hybrid.bge-small": None}

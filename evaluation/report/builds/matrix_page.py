@@ -66,7 +66,7 @@ def matrix_section(report: dict[str, Any]) -> str:
             continue
         values = "".join(f'<td class="num">{esc(m.shown(m.at_k_of(x["metrics"])))}</td>' for m in measures)
         rows.append(('<tr class="picked">' if picked else "<tr>") + f"{cells}{values}</tr>")
-    embedders = "".join(f"<li><code>{esc(e['name'])}</code>: {esc(e['model'])}"
+    embedders = "".join(f"<li><code>{esc(e['name'])}</code>: {esc(_without_marker(e))}"
                         + ("" if e["real_model"] else " <strong>(not a real model)</strong>") + "</li>"
                         for e in report["embedders"])
     gate = report["gate"]
@@ -87,3 +87,9 @@ def matrix_section(report: dict[str, Any]) -> str:
 def render_matrix_html(report: dict[str, Any]) -> str:
     title = f"Experiment matrix · {len(report.get('experiments', []))} experiments"
     return standalone_page(esc(title), matrix_section(report))
+
+
+def _without_marker(embedder: dict[str, Any]) -> str:
+    """The embedder's model text without its own "(not a real model)", which the page says once, in bold."""
+    model = str(embedder["model"])
+    return model.replace(" (not a real model)", "") if not embedder["real_model"] else model
