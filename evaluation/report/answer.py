@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from ..golden.wording import plural
-from .numbers import number
+from .numbers import found_count, number
 from .time_words import faster_words
 
 PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
@@ -42,10 +42,10 @@ def pick_key(value: Any) -> str | None:
 
 
 def _count(setup: Mapping[str, Any]) -> tuple[int | None, int | None]:
+    """(questions found in the top 10, questions) of a setup's summary, each None when it holds none."""
     summary = setup.get("summary") or {}
-    counts = summary.get("counts") or {}
-    found, questions = counts.get("10"), summary.get("questions")
-    return (found if isinstance(found, int) else None), (questions if isinstance(questions, int) else None)
+    questions = summary.get("questions")
+    return found_count(summary, 10), (questions if isinstance(questions, int) else None)
 
 
 def _ran(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:

@@ -11,7 +11,7 @@ from html import escape
 from typing import Any, Iterable, Mapping
 
 from ..answer import pick_key  # noqa: F401  (the page reads picks as the answer does)
-from ..numbers import number as _num
+from ..numbers import found_count, found_share  # noqa: F401  (the page's helpers, one copy)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -24,15 +24,6 @@ def esc(value: Any) -> str:
 def summary_of(setup: dict[str, Any]) -> dict[str, Any] | None:
     summary = setup.get("summary")
     return summary if isinstance(summary, dict) and not setup.get("error") else None
-
-
-def found_share(summary: dict[str, Any], k: int | str) -> float | None:
-    return _num((summary.get("found") or {}).get(str(k)))
-
-
-def found_count(summary: dict[str, Any], k: int | str) -> int | None:
-    value = (summary.get("counts") or {}).get(str(k))
-    return value if isinstance(value, int) else None
 
 
 def plain(value: Any, limit: int = 160) -> str:
