@@ -15,7 +15,7 @@ from typing import Any
 from pathlib import Path
 
 from ..errors import EvaluationError, shown
-from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
+from ..settings import DEFAULT_MIN_GRADE, RANK_AMONG
 from .common import add_env_file_option, add_store_option, load_env_file_option, local_path, plain, store_address
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"

@@ -139,3 +139,19 @@ def test_rows_that_say_no_reading_are_said_to_be_read_as_the_evaluator_reads_the
     assert printed.splitlines()[0] == (f"{rows}: the rows do not say how they rank (no rank_among), so they are read "
                                        "as Azure's evaluator reads them: each document once, at its best score "
                                        "(among documents)")
+
+
+def test_a_run_kept_before_its_azure_numbers_followed_its_reading_is_said_to_hold_them_among_documents(tmp_path,
+                                                                                                       capsys):
+    from evaluation.store import LocalStore
+
+    report, _ = kept_run(tmp_path, "results")
+    for setup in report["setups"]:
+        setup["summary"]["azure"].pop("rank_among")  # as every report made before kept them
+    report["id"] = report["id"][:-6] + "999999"
+    LocalStore(tmp_path / "old").save(report)
+    code, _, said = run_cli(capsys, "runs", "export", "latest", "--store", str(tmp_path / "old"), "--out",
+                            str(tmp_path / "out"), "--format", "azure")
+    assert code == 0
+    assert ("this run kept its Azure numbers read among documents (a run kept before they followed its reading), "
+            "so score the rows to get them among results") in said
