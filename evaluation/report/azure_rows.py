@@ -52,6 +52,7 @@ from ..scoring.azure_retrieval import AZURE_LABELS, LabelRange
 from ..scoring.judging import row_units
 from ..settings import DEFAULT_RANK_AMONG, RANK_AMONG
 from ..store.sources import Fetcher, read_bytes
+from .trec import report_questions, trec_docnos
 
 log = logging.getLogger(__name__)
 
@@ -112,8 +113,6 @@ def reading_rows(question: Question, rows: Sequence[Sequence[Any]], by: str,
     """One question's labels and ranked ids as its evaluator row holds them in the reading ``rank_among``:
     the ids of the TREC run (``report.trec.trec_docnos``), and the question's grades with each id that
     stands for a labelled unit's later result labelled 0 (the module docstring says why)."""
-    from .trec import trec_docnos
-
     ids = trec_docnos(question, rows, by, rank_among)
     judged = question.judgements
     labels = dict(judged)
@@ -128,8 +127,6 @@ def report_evaluator_rows(report: Mapping[str, Any], setup_key: str, *, by: str 
     """``evaluator_rows`` for one setup of a report: each question's units (``reading_rows``) at the
     report's grain (or ``by``: doc or chunk), read as the report reads a rank (or ``rank_among``), with its
     graded labels; the rows the report's ``summary["azure"]`` was computed from when both are the report's."""
-    from .trec import report_questions
-
     by = by or report.get("by", "doc")
     if by == "evidence":
         raise EvaluationError("a run judged by evidence has no Azure evaluator rows: quotes are not documents the "
