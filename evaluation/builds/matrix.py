@@ -4,7 +4,8 @@ For each chunk variant in turn the corpus is cut (``variants.cut_corpus``) and i
 scratch folder (``engine.scratch``, removed after) with every embedder of the matrix; every query is
 then asked with each method and embedder, to the depth of the largest k, and judged (``labels``
 says at which grain). Each experiment reports hit rate, precision, recall, MRR@k and nDCG@k at
-every k (``scoring.at_k``), and per query on request. An experiment that fails (a model that cannot
+every k (``scoring.at_k``: nDCG@k is the retrieval report's nDCG at depth k, graded where the golden
+file grades), and per query on request. An experiment that fails (a model that cannot
 load, say) is reported with its error and scores nothing; it does not sink the run.
 
 The report holds configurations, ids and scores: no query or document text. Its ``experiments`` and

@@ -15,7 +15,7 @@ from typing import Any
 from pathlib import Path
 
 from ..errors import EvaluationError, shown
-from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
+from ..settings import DEFAULT_MIN_GRADE, RANK_AMONG
 from .common import add_env_file_option, add_store_option, load_env_file_option, local_path, plain, store_address
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
@@ -52,10 +52,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                         help="folder to write into (made if absent)")
     export.add_argument("--format", choices=EXPORT_FORMATS, default="all", help="what to write (default all)")
     export.add_argument("--by", choices=("doc", "chunk"), default=None,
-                        help="grain of the TREC units (default: the report's; needed for evidence reports)")
+                        help="grain of the TREC units and the evaluator rows (default: the report's; needed for "
+                             "evidence reports)")
     export.add_argument("--rank-among", choices=RANK_AMONG, default=None,
-                        help="how a rank is read in the TREC run (default: the report's, so trec_eval, ranx and "
-                             "ir_measures give the report's numbers): among results as returned, or among documents")
+                        help="how a rank is read in the TREC run and the evaluator rows (default: the report's, so "
+                             "trec_eval, ranx, ir_measures and Azure's evaluator give the report's numbers): among "
+                             "results as returned, or among documents")
     export.set_defaults(handler=export_run)
 
     keep = actions.add_parser("import", help="keep in a store the run an unsaved-run-<id>.json holds",
@@ -158,14 +160,23 @@ def kept_question_texts(store, report: dict) -> dict[str, str] | None:
 
 
 def export_run(args: argparse.Namespace) -> int:
+    from ..errors import UsageError
     from ..files import Output, check_outputs
-    from ..report.azure_rows import AZURE_ROWS, report_evaluator_rows, write_evaluator_rows
+    from ..report.azure_rows import AZURE_ROWS, report_evaluator_rows, report_reading, write_evaluator_rows
     from ..report.trec import (QUESTIONS_CSV, SETUPS_CSV, TREC_QRELS, TREC_RUN, export_csv, export_questions_csv,
                                export_trec, unique_file_names)
 
+    if args.format == "csv" and (args.by or args.rank_among):  # the tables hold the report's own numbers
+        given = " and ".join(f for f, v in (("--by", args.by), ("--rank-among", args.rank_among)) if v)
+        raise UsageError(f"{given} say how the TREC run and the evaluator rows read ranks; the CSV tables hold the "
+                         f"report's own numbers, read its way: leave out {given}, or give --format trec, azure or all")
     store = _open(args)
     run_id = store.resolve(args.run_id)  # checked: file names come from it, never from inside the report
     report = store.get(run_id)
+    grain = args.by or report.get("by", "doc")
+    if args.format == "azure" and grain == "evidence":  # before anything is written, as TREC refuses it
+        raise EvaluationError(f"run {run_id} was judged by evidence: quotes are not documents Azure's evaluator "
+                              "ranks, so it has no evaluator rows; give --by doc to write them at document grain")
     if args.out.exists() and not args.out.is_dir():
         raise EvaluationError(f"{args.out}: a file, not a folder; give a folder for --out (made if absent)")
     try:
@@ -177,7 +188,7 @@ def export_run(args: argparse.Namespace) -> int:
     keys = [s["key"] for s in report["setups"] if not s.get("error")]
     names = dict(zip(keys, unique_file_names(keys), strict=True))  # a setup's own files, named by its key made safe
     trec = args.format in ("trec", "all")
-    azure = args.format in ("azure", "all") and (args.by or report.get("by")) != "evidence"
+    azure = args.format in ("azure", "all")  # "all" of an evidence report: export_trec refuses it first
     files = [*((Output(f"{stem}.run.trec", TREC_RUN, what="the TREC run"),
                 Output(f"{stem}.qrels.trec", TREC_QRELS, what="the qrels"),
                 *(Output(f"{stem}.{name}.run.trec", TREC_RUN, what=f"{key}'s TREC run") for key, name in names.items()))
@@ -188,25 +199,43 @@ def export_run(args: argparse.Namespace) -> int:
              *((Output(f"{stem}.{name}.azure.jsonl", AZURE_ROWS, what=f"{key}'s evaluator rows")
                 for key, name in names.items()) if azure else ())]
     check_outputs(files)  # an export of this run is written again; any other file there is left alone
+    reading = report_reading(report)
+    among = args.rank_among or reading
+    said = "" if among == reading else f" (not the report's reading: it ranked among {reading})"
+    own = among == reading and grain == report.get("by", "doc")  # the files give the report's own numbers
+    whose = "the report's found@k, MRR, nDCG@10 and recall@k" if own else f"the numbers of that reading at {grain}"
     written = []
     if trec:  # first: it may refuse (evidence), and then nothing is written
         written += export_trec(report, f"{stem}.run.trec", f"{stem}.qrels.trec", by=args.by, rank_among=args.rank_among,
                                setup_paths={key: f"{stem}.{name}.run.trec" for key, name in names.items()})
-        rules = report.get("rules") or {}
-        among = args.rank_among or rules.get("rank_among") or DEFAULT_RANK_AMONG
-        level = rules.get("min_grade") or DEFAULT_MIN_GRADE
-        same = "" if among == (rules.get("rank_among") or DEFAULT_RANK_AMONG) else " (not the report's reading)"
-        print(f"TREC files ranked among {among}{same}, relevance from grade {level}: trec_eval -l {level}, "
-              f"ir_measures (rel={level}) and ranx give the report's numbers on them; one run file per setup "
+        level = (report.get("rules") or {}).get("min_grade") or DEFAULT_MIN_GRADE
+        print(f"TREC files ranked among {among}{said}, relevance from grade {level}: trec_eval -l {level}, "
+              f"ir_measures (rel={level}) and ranx give {whose} on them; one run file per setup "
               "beside the combined one", file=sys.stderr)
     if args.format in ("csv", "all"):
         written += [export_csv(report, f"{stem}.setups.csv"), export_questions_csv(report, f"{stem}.questions.csv")]
     if azure:  # one file a setup: the evaluator scores one run a file
-        written += [write_evaluator_rows(report_evaluator_rows(report, key, by=args.by), f"{stem}.{name}.azure.jsonl")
-                    for key, name in names.items()]
+        written += [write_evaluator_rows(report_evaluator_rows(report, key, by=args.by, rank_among=among),
+                                         f"{stem}.{name}.azure.jsonl") for key, name in names.items()]
+        azure_numbers = "the report's summary.azure" if own else "its numbers for that reading"
+        print(f"Azure evaluator rows ranked among {among}{said}, each row saying so: Azure's evaluator gives "
+              f"{azure_numbers} on them, and score --azure-rows {whose}{_kept_azure_reading(report, among, own)}",
+              file=sys.stderr)
     for path in written:
         print(path)
     return 0
+
+
+def _kept_azure_reading(report: dict, among: str, own: bool) -> str:
+    """A sentence when the report's kept Azure numbers were read another way than its rows are: a report
+    kept before they followed its reading has them among documents."""
+    kept = {((s.get("summary") or {}).get("azure") or {}).get("rank_among", "documents")
+            for s in report.get("setups") or [] if (s.get("summary") or {}).get("azure")}
+    other = sorted(kept - {among})
+    if not own or not other:
+        return ""
+    return (f"; this run kept its Azure numbers read among {other[0]} (a run kept before they followed its reading), "
+            f"so score the rows to get them among {among}")
 
 
 MAX_REPORT_BYTES = 1 << 30  # an unsaved run of 5,000 questions is tens of megabytes: a gigabyte is no report

@@ -21,7 +21,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     score.add_argument("--azure-rows", metavar="FILE",
                        help="instead of --golden and --run: JSONL rows as Azure AI Foundry's Document Retrieval "
                             "evaluator takes them (retrieval_ground_truth, retrieved_documents, as runs export "
-                            "--format azure writes them): its seven numbers, exactly and corrected, beside ours")
+                            "--format azure writes them, saying their reading in rank_among): its seven numbers, "
+                            "exactly and corrected, beside ours, and which reading the rows hold")
     score.add_argument("--by", choices=GRAINS, default="doc",
                        help="what counts as found (default doc; evidence needs text, which a TREC run lacks)")
     score.add_argument("--order", choices=("trec_eval", "rank"), default="trec_eval",
@@ -76,6 +77,7 @@ def score_rows(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(scored, indent=2, ensure_ascii=False))
         return 0
+    print(reading_sentence(args.azure_rows, scored["rank_among"]))
     print(render_scores({args.azure_rows: scored}) if scored["questions"] else
           f"{args.azure_rows}: no row has a document graded {args.min_grade} or more, so found@k, MRR and nDCG are not "
           f"scored")
@@ -88,3 +90,15 @@ def score_rows(args: argparse.Namespace) -> int:
             + ", ".join(f"{name} {'-' if v is None else f'{v:g}'}" for name, v in azure[form].items())
         )
     return 0
+
+
+def reading_sentence(source: str, rank_among: str | None) -> str:
+    """Which reading of a rank evaluator rows hold, said before their numbers (``rank_among`` as the rows
+    say it; None when they do not)."""
+    if rank_among == "results":
+        return (f"{source}: ranked among results, as the rows say: a document's later results are ids of their own, "
+                "so they take up places as the run counted them")
+    if rank_among == "documents":
+        return f"{source}: ranked among documents, as the rows say: each document once, at its first place"
+    return (f"{source}: the rows do not say how they rank (no rank_among), so they are read as Azure's evaluator "
+            "reads them: each document once, at its best score (among documents)")

@@ -73,7 +73,8 @@ def chunk_labels_as_documents(questions: Sequence[Question],
 
     A label ``X:n`` is read as document ``X`` when ``holds`` (which of these ids are documents) says
     ``X`` is a document and ``X:n`` is not: so a document really named ``notes:2`` stays itself.
-    Two labels of one document become one. Returns ``(questions, {label: document})``.
+    Two labels of one document become one, at the higher grade (a chunk graded 3 makes its document 3,
+    so nDCG weighs it as the golden file did). Returns ``(questions, {label: document})``.
     """
     labels = {item for q in questions for item in q.expected}
     candidates = {label: doc for label in labels if (doc := chunk_document(label)) is not None}
@@ -85,6 +86,12 @@ def chunk_labels_as_documents(questions: Sequence[Question],
         return list(questions), {}
     out = []
     for question in questions:
-        expected = tuple(dict.fromkeys(mapped.get(item, item) for item in question.expected))
-        out.append(replace(question, expected=expected) if expected != question.expected else question)
+        if not any(item in mapped for item in question.expected):
+            out.append(question)
+            continue
+        graded: dict[str, int] = {}
+        for key, grade in question.judgements.items():
+            unit = mapped.get(key, key)
+            graded[unit] = max(grade, graded.get(unit, grade))
+        out.append(replace(question, expected=graded))
     return out, mapped

@@ -4,23 +4,35 @@ One JSON object a line, one line a question (JSONL, UTF-8):
 
     {"query_id": "q1",
      "retrieval_ground_truth": [{"document_id": "a.md", "query_relevance_label": 3}, ...],
-     "retrieved_documents": [{"document_id": "b.md", "relevance_score": 10.0}, ...]}
+     "retrieved_documents": [{"document_id": "b.md", "relevance_score": 10.0}, ...],
+     "rank_among": "results"}
 
 ``azure.ai.evaluation.evaluate(data=FILE, evaluators={"retrieval": DocumentRetrievalEvaluator()})`` reads
-the last two fields by name and passes ``query_id`` through, so its rows join back to the questions.
-Ids and numbers only: no question or document text is written, and none is kept when rows are read
-(a row's other fields, such as ``query``, are passed over).
+the two lists by name and passes ``query_id`` and ``rank_among`` through, so its rows join back to the
+questions. Ids, numbers and the reading only: no question or document text is written, and none is
+kept when rows are read (a row's other fields, such as ``query``, are passed over).
 
 Written (``evaluator_rows``): one row per labelled question, in the order of the labels; each document
-once, at its first place in the results (the evaluator would rank a document listed twice by its last
-score: ``scoring.azure_retrieval``, fix 1); scores made from the rank, n for the first of n down to 1,
-because the evaluator ranks by score, and these keep the run's order exactly. A question with no
-labels gets no row: the evaluator refuses a row without ``retrieval_ground_truth``.
+once (the evaluator would rank a document listed twice by its last score: ``scoring.azure_retrieval``,
+fix 1); scores made from the rank, n for the first of n down to 1, because the evaluator ranks by
+score, and these keep the run's order exactly. A question with no labels gets no row: the evaluator
+refuses a row without ``retrieval_ground_truth``.
+
+A run's rows (``report_evaluator_rows``) read ranks as the run did (``rank_among``, said in each row),
+with the ids of its TREC run (``report.trec.trec_docnos``): among documents, each unit once at its first
+result; among results, one id a result, a unit's later results under ids no question judges, so they
+take up places as the report counts them. Such an id is labelled 0 when the unit it repeats is
+labelled (judged, and not relevant again), so the evaluator neither finds it twice nor counts it a
+hole; a later result of an unlabelled unit stays unlabelled, a hole of its own. So the evaluator gives
+the report's ``summary.azure``, and ``score --azure-rows`` its found@k, MRR and nDCG@10, in either
+reading.
 
 Read (``read_evaluator_rows``): every line checked as the evaluator checks it, and more (ids are text,
 labels whole numbers in the label range, one label a document, ``retrieved_documents`` present even
-when empty); every problem is named with its line and the fix, and a file with any is refused whole.
-A row without ``query_id`` is ``q<line>``.
+when empty, ``rank_among`` one of the readings and the same on every row that says one); every problem
+is named with its line and the fix, and a file with any is refused whole. A row without ``query_id``
+is ``q<line>``; rows without ``rank_among`` (a Foundry dataset's) are read as the evaluator reads
+them, each document once at its best score: among documents.
 """
 from __future__ import annotations
 
@@ -35,9 +47,12 @@ from ..errors import EvaluationError, InputTooLargeError, JsonLineError, LinePro
 from ..files import OutputKind, write_whole
 from ..golden.wording import json_kind, quoted
 from ..jsonl import file_wide, parse_line, read_lines
+from ..golden import Question
 from ..scoring.azure_retrieval import AZURE_LABELS, LabelRange
 from ..scoring.judging import row_units
+from ..settings import DEFAULT_RANK_AMONG, RANK_AMONG
 from ..store.sources import Fetcher, read_bytes
+from .trec import report_questions, trec_docnos
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +62,7 @@ RETRIEVED = "retrieved_documents"
 DOCUMENT_ID = "document_id"
 LABEL = "query_relevance_label"
 SCORE = "relevance_score"
+READING = "rank_among"  # how the row's retrieved list reads a rank: "results" or "documents" (scoring.judging)
 MAX_ITEMS = 10_000  # the evaluator refuses a list longer than this
 ROW_EXAMPLE = (f'{{"{QUERY_ID}": "q1", "{GROUND_TRUTH}": [{{"{DOCUMENT_ID}": "a.md", "{LABEL}": 3}}], '
                f'"{RETRIEVED}": [{{"{DOCUMENT_ID}": "a.md", "{SCORE}": 2.0}}]}}')
@@ -56,19 +72,23 @@ ROW_EXAMPLE = (f'{{"{QUERY_ID}": "q1", "{GROUND_TRUTH}": [{{"{DOCUMENT_ID}": "a.
 class EvaluatorRow:
     """One question's row: its id, its graded labels ``{document id: grade}``, and its retrieved list
     ``((document id, score), ...)`` as written (repeats kept: the evaluator's numbers depend on them);
-    ``line`` is where it was read (None for a row made here)."""
+    ``line`` is where it was read (None for a row made here); ``rank_among`` the reading the row says
+    its list holds (None: it does not say)."""
 
     query_id: str
     labels: Mapping[str, int]
     retrieved: tuple[tuple[str, float], ...]
     line: int | None = None
+    rank_among: str | None = None
 
 
 # -- writing ----------------------------------------------------------------------------------------
 
-def evaluator_rows(results: Mapping[str, Sequence[str]], labels: Mapping[str, Mapping[str, int]]) -> list[dict]:
+def evaluator_rows(results: Mapping[str, Sequence[str]], labels: Mapping[str, Mapping[str, int]], *,
+                   rank_among: str | None = None) -> list[dict]:
     """The evaluator's rows for one setup: ``results`` is each question's ranked document ids, best
-    first (repeats allowed: a document's later chunks); ``labels`` each question's grades. See the
+    first (repeats allowed: a document's later chunks, kept at their first place); ``labels`` each
+    question's grades; ``rank_among`` the reading the ids hold, said in each row when given. See the
     module docstring for the rules; questions the labels do not name are left out (logged)."""
     strangers = [qid for qid in results if qid not in labels]
     if strangers:
@@ -83,23 +103,52 @@ def evaluator_rows(results: Mapping[str, Sequence[str]], labels: Mapping[str, Ma
             QUERY_ID: qid,
             GROUND_TRUTH: [{DOCUMENT_ID: doc_id, LABEL: grade} for doc_id, grade in graded.items()],
             RETRIEVED: [{DOCUMENT_ID: doc_id, SCORE: float(len(ranked) - rank)} for rank, doc_id in enumerate(ranked)],
+            **({READING: rank_among} if rank_among else {}),
         })
     return rows
 
 
-def report_evaluator_rows(report: Mapping[str, Any], setup_key: str, *, by: str | None = None) -> list[dict]:
-    """``evaluator_rows`` for one setup of a report: each question's distinct units (``judging.row_units``
-    at the report's grain, or ``by``) in the order its results came back, with its graded labels; the
-    rows the report's ``summary["azure"]`` was computed from."""
-    from .trec import report_questions
+def reading_rows(question: Question, rows: Sequence[Sequence[Any]], by: str,
+                 rank_among: str) -> tuple[dict[str, int], list[str]]:
+    """One question's labels and ranked ids as its evaluator row holds them in the reading ``rank_among``:
+    the ids of the TREC run (``report.trec.trec_docnos``), and the question's grades with each id that
+    stands for a labelled unit's later result labelled 0 (the module docstring says why)."""
+    ids = trec_docnos(question, rows, by, rank_among)
+    judged = question.judgements
+    labels = dict(judged)
+    if rank_among == "results":  # one id a result: an id that is not its result's unit stands for a repeat
+        units = row_units(question, rows, by)
+        labels.update((docno, 0) for docno, unit in zip(ids, units, strict=True) if docno != unit and unit in judged)
+    return labels, ids
 
+
+def report_evaluator_rows(report: Mapping[str, Any], setup_key: str, *, by: str | None = None,
+                          rank_among: str | None = None) -> list[dict]:
+    """``evaluator_rows`` for one setup of a report: each question's units (``reading_rows``) at the
+    report's grain (or ``by``: doc or chunk), read as the report reads a rank (or ``rank_among``), with its
+    graded labels; the rows the report's ``summary["azure"]`` was computed from when both are the report's."""
     by = by or report.get("by", "doc")
+    if by == "evidence":
+        raise EvaluationError("a run judged by evidence has no Azure evaluator rows: quotes are not documents the "
+                              "evaluator ranks; write them at document grain (--by doc)")
+    if by not in ("doc", "chunk"):
+        raise EvaluationError(f"unknown grain {by!r} for evaluator rows; use doc or chunk")
+    rank_among = rank_among or report_reading(report)
+    if rank_among not in RANK_AMONG:
+        raise EvaluationError(f"unknown reading {rank_among!r}; rank among one of {', '.join(RANK_AMONG)}")
     entry = next((s for s in report["setups"] if s["key"] == setup_key), None)
     if entry is None or entry.get("error"):
         raise EvaluationError(f"setup {setup_key!r} has no results in run {report.get('id')}")
-    questions = report_questions(report)
-    results = {q.id: row_units(q, (entry.get("results") or {}).get(q.id) or [], by) for q in questions}
-    return evaluator_rows(results, {q.id: q.judgements for q in questions})
+    results, labels = {}, {}
+    for question in report_questions(report):
+        labels[question.id], results[question.id] = reading_rows(
+            question, (entry.get("results") or {}).get(question.id) or [], by, rank_among)
+    return evaluator_rows(results, labels, rank_among=rank_among)
+
+
+def report_reading(report: Mapping[str, Any]) -> str:
+    """How a report reads a rank (``rules.rank_among``; a report from before readings: among results)."""
+    return (report.get("rules") or {}).get("rank_among") or DEFAULT_RANK_AMONG
 
 
 # An evaluator rows file this tool wrote starts with a row's query id (``report.azure_rows``' own order).
@@ -139,6 +188,7 @@ def rows_from_bytes(raw: bytes, source: str | Path, *,
     rows: list[EvaluatorRow] = []
     problems: list[LineProblem] = []
     first_line: dict[str, int] = {}
+    reading: tuple[str, int] | None = None  # the first row's that says one, and its line
     count = 0
     for line in read_lines(raw):
         count += 1
@@ -155,6 +205,12 @@ def rows_from_bytes(raw: bytes, source: str | Path, *,
         if row is not None and row.query_id in first_line:
             messages.append(f"query_id {quoted(row.query_id)} is already on line {first_line[row.query_id]}; "
                             "give each question one row")
+        if row is not None and row.rank_among is not None:
+            if reading is None:
+                reading = (row.rank_among, line.number)
+            elif reading[0] != row.rank_among:
+                messages.append(f'{READING} is "{row.rank_among}" here and "{reading[0]}" on line {reading[1]}; '
+                                "rows read two ways cannot be scored together: write one setup's rows a file")
         problems += [LineProblem(line.number, message) for message in messages]
         if row is not None and not messages:
             first_line[row.query_id] = line.number
@@ -176,18 +232,22 @@ def _row(value: Any, line: int, label_range: LabelRange) -> tuple[EvaluatorRow |
     """One line's row, and a sentence for everything wrong with it (the row is None when it has any)."""
     if not isinstance(value, dict):
         return None, [f"{json_kind(value)}, not a row; a row is one JSON object like {ROW_EXAMPLE}"]
+    fields = (QUERY_ID, GROUND_TRUTH, RETRIEVED, READING)
     messages = [f'{quoted(key)} is not a field. Did you mean "{close[0]}"?' for key in value
-                if key not in (QUERY_ID, GROUND_TRUTH, RETRIEVED)
-                and (close := get_close_matches(key, (QUERY_ID, GROUND_TRUTH, RETRIEVED), n=1, cutoff=0.8))]
+                if key not in fields and (close := get_close_matches(key, fields, n=1, cutoff=0.8))]
     query_id = value.get(QUERY_ID, f"q{line}")
     if not isinstance(query_id, str) or not query_id.strip():
         messages.append(f"{QUERY_ID} must be non-empty text, not {json_kind(query_id)}; write it in quotes, "
                         'as "q1"')
     labels = _labels(value, label_range, messages)
     retrieved = _retrieved(value, messages)
+    reading = value.get(READING)
+    if reading is not None and reading not in RANK_AMONG:
+        messages.append(f"{READING} must be one of {', '.join(map(quoted, RANK_AMONG))} (how the list reads a rank), "
+                        f"not {json.dumps(reading) if isinstance(reading, str) else json_kind(reading)}")
     if messages:
         return None, messages
-    return EvaluatorRow(query_id=query_id, labels=labels, retrieved=retrieved, line=line), messages
+    return EvaluatorRow(query_id=query_id, labels=labels, retrieved=retrieved, line=line, rank_among=reading), messages
 
 
 def _items(value: dict, field: str, messages: list[str], *, empty_ok: bool) -> list | None:
@@ -293,8 +353,10 @@ def score_evaluator_rows(rows: Sequence[EvaluatorRow], *, min_grade: int = 1, k:
     highest first, equal scores in the list's order, each document at its first place), and
     ``azure``: the evaluator's numbers exactly and corrected at ``k`` (``setup_azure_summary``'s shape;
     the exact form on the rows as written, the corrected on the same ranking). A row without a label
-    graded ``min_grade`` or more is not in our summary (nothing to find), as in a run."""
-    from ..golden import Question
+    graded ``min_grade`` or more is not in our summary (nothing to find), as in a run. ``rank_among``: the
+    reading the rows say they hold (``read_evaluator_rows`` holds every row to one), None when none says
+    one: their ids are then read as the evaluator reads them, each document once, among documents. The
+    ranking is the same either way; a run's rows among results carry one id a result already."""
     from ..scoring.azure_retrieval import azure_corrected, azure_exact, label_range_of, mean_scores
     from ..scoring.judging import Rule, judge
     from ..scoring.metrics import summarise
@@ -317,6 +379,7 @@ def score_evaluator_rows(rows: Sequence[EvaluatorRow], *, min_grade: int = 1, k:
     def rounded(means: Mapping[Any, float | None]) -> dict[str, float | None]:
         return {azure_key(m): None if v is None else round(v, 4) for m, v in means.items()}
 
-    return {"rows": len(rows), **summarise(outcomes),
+    said = next((row.rank_among for row in rows if row.rank_among is not None), None)
+    return {"rows": len(rows), "rank_among": said, **summarise(outcomes),
             "azure": {"exact": rounded(mean_scores(exact)), "corrected": rounded(mean_scores(corrected)),
-                      "label_range": str(label_range)}}
+                      "label_range": str(label_range), "rank_among": said}}

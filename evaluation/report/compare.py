@@ -12,6 +12,9 @@ MRR and nDCG@10 the same way (see ``scoring.comparison``), Holm-corrected across
 and each question whose first relevant result moved (``worse``, ``better``). A setup *regressed* when
 its found@10 is lower than the baseline's with a Holm-adjusted p-value at or under ``alpha``;
 ``regressions`` gives one sentence for each, which is what ``--fail-on-regression`` fails on.
+
+Runs whose positions mean different things are refused, never compared: judged at another grain,
+reading a rank another way (among results, among documents) or counting relevance from another grade.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from typing import Any, Mapping
 from ..errors import UsageError
 from ..measures import FOUND_10, MRR
 from ..scoring.comparison import SignificanceSettings, correct_for_many, paired
+from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG
 
 
 def _identities(report: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], bool]:
@@ -58,12 +62,14 @@ def compare_reports(baseline: Mapping[str, Any], current: Mapping[str, Any], *, 
     """``current`` against ``baseline``, setup by setup, on their shared questions (see the module docstring).
 
     ``seed`` defaults to the current run's. Raises ``UsageError`` when the runs judged at different
-    grains (their positions do not mean the same thing).
+    grains, read ranks differently or count relevance from different grades (``refuse_other_rules``):
+    their positions do not mean the same thing.
     """
     if baseline.get("by") != current.get("by"):
         raise UsageError(f"run {baseline.get('id')} was judged by {baseline.get('by')} and run {current.get('id')} "
                          f"by {current.get('by')}; positions at different grains cannot be compared: "
                          "compare runs made with the same --by")
+    refuse_other_rules(baseline, current)
     if seed is None:
         seed = int((current.get("rules") or {}).get("seed") or 0)
     settings = SignificanceSettings(alpha=alpha, resamples=resamples, seed=seed)
@@ -99,6 +105,26 @@ def compare_reports(baseline: Mapping[str, Any], current: Mapping[str, Any], *, 
         "setups": setups,
         "not_compared": not_compared,
     }
+
+
+def refuse_other_rules(baseline: Mapping[str, Any], current: Mapping[str, Any]) -> None:
+    """``UsageError`` when the runs read a rank differently (among results, among documents: a document's
+    later chunks take places in one and not the other, so every setup would seem to move) or count
+    relevance from another grade (found@10 counts other documents). At the chunk grain both readings
+    are the same. A report from before either rule read among results, from grade 1."""
+    before, after = baseline.get("rules") or {}, current.get("rules") or {}
+    names = f"run {baseline.get('id')} and run {current.get('id')}"
+    reading = (before.get("rank_among") or DEFAULT_RANK_AMONG, after.get("rank_among") or DEFAULT_RANK_AMONG)
+    if reading[0] != reading[1] and current.get("by") != "chunk":
+        raise UsageError(f"{names} read ranks differently (among {reading[0]}, among {reading[1]}): a document's "
+                         "later chunks take up places in one and not in the other, so every setup would seem to "
+                         f"move; run {current.get('id')}'s golden file again with --rank-among {reading[0]}, then "
+                         "compare")
+    grade = (before.get("min_grade") or DEFAULT_MIN_GRADE, after.get("min_grade") or DEFAULT_MIN_GRADE)
+    if grade[0] != grade[1]:
+        raise UsageError(f"{names} count relevance from different grades ({grade[0]} and {grade[1]}), so found@10 "
+                         f"counts other documents in each; run {current.get('id')}'s golden file again with "
+                         f"--min-grade {grade[0]}, then compare")
 
 
 def regressions(comparison: Mapping[str, Any]) -> list[str]:

@@ -23,7 +23,7 @@ from ..golden import GoldenCheck, check_golden_bytes, question_sha256
 from ..measures import FOUND, FOUND_10
 from ..scoring.azure_retrieval import setup_azure_summary
 from ..scoring.comparison import compare_with_top, pick_ties
-from ..scoring.judging import ranked_units, row_units
+from ..report.azure_rows import reading_rows
 from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tests, time_tie_tiers
 from ..scoring.time_pairs import TIME_TEST, time_pairs
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, EvaluationSettings
@@ -63,7 +63,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
     if withheld:  # a run in which no setup finds anything is not an answer: nothing is named
         picks = {name: None for name in picks}
     compare_with_top(ranked, question_ids, significance)
-    add_azure_numbers(ranked, questions, settings.get("by", "doc"))
+    add_azure_numbers(ranked, questions, settings.get("by", "doc"), settings.get("rank_among", DEFAULT_RANK_AMONG))
     return {
         "format": REPORT_FORMAT,
         "id": plan["run_id"],
@@ -110,18 +110,20 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
     }
 
 
-def add_azure_numbers(entries: Sequence[dict[str, Any]], questions: Sequence[dict[str, Any]], by: str) -> None:
+def add_azure_numbers(entries: Sequence[dict[str, Any]], questions: Sequence[dict[str, Any]], by: str,
+                      rank_among: str = DEFAULT_RANK_AMONG) -> None:
     """Each ranked entry's ``summary["azure"]``: Azure AI Foundry's Document Retrieval numbers over its
     questions (``scoring.azure_retrieval.setup_azure_summary``), exactly and corrected, on each question's
-    distinct units in order (the rows ``runs export --format azure`` writes for the evaluator). Not at
-    the evidence grain: quotes are not documents the evaluator ranks."""
+    units read as the run reads a rank (``report.azure_rows.reading_rows``: the rows ``runs export
+    --format azure`` writes for the evaluator), with that reading (``rank_among``). Not at the evidence
+    grain: quotes are not documents the evaluator ranks."""
     if by == "evidence":
         return
     asked = [plan_question(q) for q in questions]
     for entry in entries:
         results = entry.get("results") or {}
-        pairs = [(q.judgements, ranked_units(row_units(q, results.get(q.id) or [], by), "documents")) for q in asked]
-        entry["summary"]["azure"] = setup_azure_summary(pairs)
+        pairs = [reading_rows(q, results.get(q.id) or [], by, rank_among) for q in asked]
+        entry["summary"]["azure"] = {**setup_azure_summary(pairs), "rank_among": rank_among}
 
 
 def picks_withheld(ranked: Sequence[dict[str, Any]]) -> str | None:

@@ -11,9 +11,10 @@ first such position:
                trec_eval's P@k; a later chunk of a document already found is not relevant again.
 - recall@k     ``found_k / units``.
 - MRR@k        ``1 / first`` when ``first <= k``, else 0: a relevant result past k earns nothing.
-- nDCG@k       binary gains: DCG = sum over the distinct positions p <= k where a unit was first found
-               of 1 / log2(p + 1); the ideal is one relevant result at each position 1..min(needed, k),
-               ``needed`` as in ``metrics`` (the units, when no result holds two).
+- nDCG@k       ``metrics``' nDCG@10 at depth k, so one name means one number in every view (trec_eval's
+               ndcg_cut_k): the gain of a unit first found at p <= k is its grade where the golden file
+               grades (the ideal: every judged grade above 0, best first), else 1 (the ideal: one
+               relevant result at each position 1..min(needed, k), ``needed`` as in ``metrics``).
 
 Each is macro-averaged: the mean over questions of the per-question value, every question weighing
 the same. A question with no results scores 0 on all five. Values are rounded to 4 decimals only
@@ -21,12 +22,11 @@ where a report shows them (``summarise_at``); per-question values keep full prec
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Iterable, Sequence
 
 from ..errors import WrongValueError
 from ..measures import AT_K_KEYS
-from .metrics import Outcome
+from .metrics import Outcome, outcome_arrays, score_matrix
 
 AT_K = AT_K_KEYS  # each measure's key at a cut-off, in the order reports list them (measures.at_k)
 MAX_K = 1000  # results a search is asked for at most: a larger cut-off is a typo, not a measure
@@ -56,14 +56,12 @@ def question_at(outcome: Outcome, k: int) -> dict[str, float]:
     within = [p for p in outcome.positions if p <= k]
     distinct = sorted(set(within))
     first = distinct[0] if distinct else None
-    dcg = sum(1.0 / math.log2(p + 1) for p in distinct)
-    ideal = sum(1.0 / math.log2(p + 1) for p in range(1, min(outcome.needed, k) + 1))
     return {
         "hit_rate": 1.0 if first is not None else 0.0,
         "precision": len(distinct) / k,  # results, not units: one result holding two units counts once
         "recall": len(within) / outcome.relevant if outcome.relevant else 0.0,
         "mrr": 1.0 / first if first is not None else 0.0,
-        "ndcg": dcg / ideal if ideal > 0 else 0.0,
+        "ndcg": float(score_matrix(*outcome_arrays([outcome], k))[f"ndcg_{k}"][0]),  # graded where graded
     }
 
 

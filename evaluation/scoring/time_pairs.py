@@ -54,6 +54,7 @@ from typing import Any, Mapping, Sequence
 from .metrics import median_interval, median_ms
 from .significance import holm, trimmed_mean_test
 
+CLOCK_STEP_MS = 0.001  # times are kept in ms to three places: a search that read 0.0 took under this
 TRIM = 0.2  # the share of log ratios cut at each end before the t-test (see the module docstring)
 PAIR_LEVEL = 0.95  # the level of a pair's ratio interval, as the report keeps it
 INTERVAL_CONFIDENCE = 0.99  # the fallback's intervals of the medians (setups not timed side by side)
@@ -108,17 +109,17 @@ def paired_times(a: Mapping[str, Any], b: Mapping[str, Any]) -> tuple[list[float
 
 def compare_times(a: Mapping[str, Any], b: Mapping[str, Any], equally_fast_ms: float) -> TimePair:
     """``a`` against ``b`` (ranked entries) with the floor ``equally_fast_ms``: see ``TimePair``. A time
-    of 0 or less (a clock that did not move) counts as the clock's step, 0.001 ms, so its log ratio is
-    finite."""
+    of 0 or less (a clock that did not move) counts as the clock's step, ``CLOCK_STEP_MS`` (one
+    microsecond), so its log ratio is finite: 0.04 ms against 0.0 is 40x."""
     first, second = sorted((a, b), key=lambda s: (median_ms(s), s["key"]))
     times_fast, times_slow = paired_times(first, second)
     difference = median_ms(second) - median_ms(first)
     tested = shifted = None
     if times_fast:
-        ratios = [math.log(max(slow, 0.001) / max(fast, 0.001)) for fast, slow in zip(times_fast,
+        ratios = [math.log(max(slow, CLOCK_STEP_MS) / max(fast, CLOCK_STEP_MS)) for fast, slow in zip(times_fast,
                                                                                       times_slow, strict=True)]
         tested = trimmed_mean_test(ratios, trim=TRIM, level=PAIR_LEVEL)
-        shift = math.log1p(equally_fast_ms / max(median_ms(first), 0.001))
+        shift = math.log1p(equally_fast_ms / max(median_ms(first), CLOCK_STEP_MS))
         shifted = trimmed_mean_test([r - shift for r in ratios], trim=TRIM, level=PAIR_LEVEL)
     if tested is None or shifted is None:
         return TimePair(first["key"], second["key"], len(times_fast), None, None, None, None, None,

@@ -254,3 +254,36 @@ def test_the_page_and_the_lines_name_each_measure_as_measures_prints_it_with_its
                      for k in (1, 3, 5) for key in ("hit_rate", "precision", "recall", "mrr", "ndcg")]
     assert (f"precision@3 {x['metrics']['3']['precision']:.3f} recall@3 {x['metrics']['3']['recall']:.3f} "
             f"MRR@3 {x['metrics']['3']['mrr']:.3f}") in lines
+
+
+def test_ndcg_at_10_is_one_number_in_the_retrieval_report_the_matrix_and_the_sweep(tmp_path):
+    # the case: a grade-1 document first, a grade-3 one second. The retrieval report gains the grades
+    # (0.797); a matrix that counted every relevant id as 1 called the same ranking perfect (1.000)
+    import math
+
+    from evaluation import EmbeddedTarget, evaluate, sweep
+    from evaluation.engine.index import IndexSettings
+
+    rows = [{"id": "low.md", "text": "Signing keys rotate. Signing keys rotate every ninety days."},
+            {"id": "high.md", "text": "The vault service rotates signing keys on a schedule set by the platform team."},
+            {"id": "other.md", "text": "Lunch is served at noon on weekdays."}]
+    corpus, golden = tmp_path / "corpus.jsonl", tmp_path / "golden.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    golden.write_text(json.dumps({"id": "q1", "question": "how often do signing keys rotate",
+                                  "expected": {"low.md": 1, "high.md": 3}}) + "\n", encoding="utf-8")
+    graded = round((1 / math.log2(2) + 3 / math.log2(3)) / (3 / math.log2(2) + 1 / math.log2(3)), 4)  # 0.7967
+
+    target = EmbeddedTarget.from_documents(rows, settings=IndexSettings(models=("hash",)))
+    try:
+        report = evaluate(target, golden, only=["local.keyword.bm25"], timed=1)
+    finally:
+        target.close()
+    [setup] = [s for s in report["setups"] if s["summary"]]
+    assert [r[1] for r in setup["results"]["q1"]][:2] == ["low.md", "high.md"]  # the ranking the case needs
+    assert setup["summary"]["ndcg_10"] == graded
+
+    [x] = run_matrix(corpus, golden, top_k=(10,), embedders=("hash",), methods=("keyword",))["experiments"]
+    assert x["metrics"]["10"]["ndcg"] == graded
+
+    [row] = sweep(corpus, golden, builds=["fixed-500-n"], methods=("keyword",), timed=0, models=("hash",))["rows"]
+    assert row["ndcg_10"] == graded

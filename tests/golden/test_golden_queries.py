@@ -71,6 +71,14 @@ def test_chunk_labels_are_judged_by_their_document_unless_a_document_has_that_na
     assert [q.expected for q in out] == [("doc-1", "notes:2"), ("doc-2",)]
 
 
+def test_a_graded_chunk_label_read_as_its_document_keeps_its_grade_the_higher_of_two():
+    # judged by document, "doc-1:0" graded 3 makes doc-1 a grade-3 document (nDCG gains 3, as the golden
+    # file said), not a grade-1 one; two chunks of one document give it the higher of their grades
+    question = Question(id="q1", question="x", expected={"doc-1:0": 3, "doc-1:4": 2, "doc-2": 1, "doc-3": 0})
+    out, _ = chunk_labels_as_documents([question], lambda ids: {"doc-1", "doc-2", "doc-3"} & set(ids))
+    assert out[0].judgements == {"doc-1": 3, "doc-2": 1, "doc-3": 0}
+
+
 def test_evaluate_takes_a_queries_file_says_so_and_judges_its_chunk_labels_by_document(tmp_path):
     import json
     import subprocess

@@ -148,6 +148,10 @@ GOOD_LABELS = '[{"document_id": "a", "query_relevance_label": 2}]'
      'item 2: "a" is labelled 2 in item 1 and 3 here; keep one label a document'),
     (f'{{"query_id": 7, "retrieval_ground_truth": {GOOD_LABELS}, "retrieved_documents": []}}',
      'query_id must be non-empty text, not a number; write it in quotes, as "q1"'),
+    (f'{{"retrieval_ground_truth": {GOOD_LABELS}, "retrieved_documents": [], "rank_among": "chunks"}}',
+     'rank_among must be one of "results", "documents" (how the list reads a rank), not "chunks"'),
+    (f'{{"retrieval_ground_truth": {GOOD_LABELS}, "retrieved_documents": [], "rank_amongst": "results"}}',
+     '"rank_amongst" is not a field. Did you mean "rank_among"?'),
     ("[1, 2]", "a list, not a row; a row is one JSON object like"),
     ("{not json", "not valid JSON"),
 ])
@@ -167,6 +171,16 @@ def test_a_question_twice_is_refused_naming_its_first_line(tmp_path):
     path = tmp_path / "rows.jsonl"
     path.write_text(f"{row}\n{row}\n", encoding="utf-8")
     with pytest.raises(EvaluationError, match='line 2: query_id "q1" is already on line 1; give each question one row'):
+        read_evaluator_rows(path)
+
+
+def test_rows_read_two_ways_in_one_file_are_refused_naming_the_first_line_of_the_other(tmp_path):
+    row = '{{"query_id": "{}", "retrieval_ground_truth": {}, "retrieved_documents": [], "rank_among": "{}"}}'
+    path = tmp_path / "rows.jsonl"
+    path.write_text("\n".join([row.format("q1", GOOD_LABELS, "results"), row.format("q2", GOOD_LABELS, "results"),
+                               row.format("q3", GOOD_LABELS, "documents")]) + "\n", encoding="utf-8")
+    with pytest.raises(EvaluationError, match='line 3: rank_among is "documents" here and "results" on line 1; rows '
+                                              "read two ways cannot be scored together"):
         read_evaluator_rows(path)
 
 

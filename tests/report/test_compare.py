@@ -119,6 +119,36 @@ def test_runs_judged_at_different_grains_are_refused(tmp_path, make_report):
         compare_reports(make_report(), make_report(by="chunk"))
 
 
+def test_runs_that_read_ranks_differently_are_refused_not_called_better(make_report):
+    # the same results read among results and among documents: a document's later chunks take places in
+    # one and not the other, so every setup would seem to improve. A sentence says why and what to run
+    results = {"q1": ["a", "a", "b"], "q2": ["c", "c", "c", "d"]}
+    questions = {"q1": ["b"], "q2": ["d"]}
+    among_results = make_report("20261130T012433123Z-000001", questions=questions, setups={"t.keyword.x": results})
+    among_documents = make_report("20261201T012433123Z-000002", questions=questions, setups={"t.keyword.x": results})
+    among_results["rules"]["rank_among"], among_documents["rules"]["rank_among"] = "results", "documents"
+    with pytest.raises(UsageError) as refused:
+        compare_reports(among_results, among_documents)
+    assert str(refused.value).startswith("run 20261130T012433123Z-000001 and run 20261201T012433123Z-000002 read "
+                                         "ranks differently (among results, among documents)")
+    assert "--rank-among results, then compare" in str(refused.value)
+    among_results.pop("rules")  # a report from before readings read among results: still refused
+    with pytest.raises(UsageError, match=r"among results, among documents"):
+        compare_reports(among_results, among_documents)
+    # at the chunk grain the two readings are one
+    chunks = [make_report(run_id, by="chunk", questions=questions, setups={"t.keyword.x": results})
+              for run_id in ("20261130T012433123Z-000001", "20261201T012433123Z-000002")]
+    chunks[0]["rules"]["rank_among"], chunks[1]["rules"]["rank_among"] = "results", "documents"
+    assert compare_reports(*chunks, resamples=100)["setups"]
+
+
+def test_runs_that_count_relevance_from_different_grades_are_refused(make_report):
+    one, two = make_report(), make_report("20261201T012433123Z-000002")
+    two["rules"]["min_grade"] = 2
+    with pytest.raises(UsageError, match=r"count relevance from different grades \(1 and 2\).*--min-grade 1"):
+        compare_reports(one, two)
+
+
 # -- the command line -------------------------------------------------------------------------------
 
 @pytest.fixture

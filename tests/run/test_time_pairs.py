@@ -66,3 +66,24 @@ def test_the_anchors_pairs_are_holm_corrected_together_and_a_clock_that_did_not_
     verdicts = told_apart(anchor, others, equally_fast_ms=5.0, alpha=0.05)
     assert [v.p_holm for v in verdicts] == [round(p, 6) for p in holm([p.p_floor for p in pairs])]
     assert all(math.isfinite(p.ratio) for p in pairs)  # 0.0 ms counts as 0.001 ms, not a division by zero
+
+
+def test_a_setup_that_timed_more_searches_is_paired_on_its_first_ones_the_questions_both_timed():
+    # both time the sample in the same order: the fast setup stopped after 6, so the slow one's first 6 are
+    # the same questions; its later searches (here a burst at 10x) were of questions the other never timed
+    fast = entry("fast", [10 * w for w in WOBBLE[:6]])
+    slow = entry("slow", [20 * w for w in WOBBLE[:6]] + [200 * w for w in WOBBLE[6:]])
+    pair = compare_times(fast, slow, 5.0)
+    assert pair.questions == 6
+    assert pair.ratio == pytest.approx(2.0, abs=1e-9)  # 20w / 10w on each shared question; its last 6 read ~16x
+
+
+def test_a_clock_that_did_not_move_counts_one_step_of_a_microsecond_so_a_40x_ratio_reads_40x():
+    # times are kept in ms to three places: a search under the clock's step reads 0.0 and counts as
+    # 0.001 ms. 0.04 ms against it is 40 times as long (a step taken as 0.002 ms would read 20x)
+    fast = entry("fast", [0.0] * 8)
+    slow = entry("slow", [0.04] * 8)
+    pair = compare_times(fast, slow, 0.0)
+    assert pair.ratio == pytest.approx(0.04 / 0.001) and pair.questions == 8
+    # the floor is measured from the same step: 0.05 ms over a 0.001 ms median is 51x, more than 40x
+    assert compare_times(fast, slow, 0.03).over_floor and not compare_times(fast, slow, 0.05).over_floor

@@ -342,3 +342,16 @@ def test_a_name_that_is_no_azure_measure_is_refused_with_the_closest(text, says)
     with pytest.raises(UsageError, match="is not an Azure retrieval measure") as refused:
         parse_azure_measure(text)
     assert says in str(refused.value)
+
+
+def test_a_binary_golden_files_label_range_is_azures_0_to_4_not_0_to_its_highest_grade():
+    # every label 1 (a list of expected ids): the grades fit Azure's default range, 0-4, so a relevant
+    # document first has xdcg 100 x 1/4 over the three discounts: 12.8. Taken from the highest grade (0-1),
+    # the same ranking would read 100 / 1.96 = 51, as if every document were graded the best
+    from evaluation.scoring.azure_retrieval import label_range_of, setup_azure_summary
+
+    summary = setup_azure_summary([({"a.md": 1, "c.md": 1}, ["a.md", "b.md"])])
+    assert summary["label_range"] == "0-4"
+    assert summary["corrected"]["xdcg@3"] == round(100 * (1 / 4) / XDCG_NORM, 4) == 12.7551
+    assert summary["exact"]["xdcg@3"] == round(25 * 1 / XDCG_NORM, 4)
+    assert label_range_of([0, 1, 1]) == LabelRange(0, 4) and label_range_of([0, 3, 12]) == LabelRange(0, 12)

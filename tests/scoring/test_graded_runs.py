@@ -217,3 +217,52 @@ def test_the_loud_share_is_more_than_the_setting_and_every_target_must_miss_a_qu
     assert found_nowhere([target, target], questions, {"local": lost(3)}, settings) is None  # another target holds them
     assert found_nowhere([target], questions, {"local": lost(10)}, settings)["sentence"].startswith("no question can "
                                                                                                     "be scored")
+
+
+def test_a_question_is_found_nowhere_only_when_every_target_misses_it_not_when_any_does():
+    # two targets missing different documents: q0-q4 lost in one, q3-q7 in the other. Only q3 and q4 are
+    # lost in both (2 of 10, 20%: not more than the share), though 8 of 10 are lost in one or the other
+    from evaluation.run.plan import found_nowhere
+    from evaluation.settings import EvaluationSettings
+    from fakes import ANSWERS, ListTarget
+
+    targets = [ListTarget("a", ANSWERS, held=()), ListTarget("b", ANSWERS, held=())]
+    questions = [Question(f"q{n}?", expected=[f"d{n}"], id=f"q{n}") for n in range(10)]
+
+    def lost(ids):
+        return {"documents": [f"d{i}" for i in ids], "questions": {f"q{i}": [f"d{i}"] for i in ids}}
+
+    settings = EvaluationSettings()
+    assert found_nowhere(targets, questions, {"a": lost(range(5)), "b": lost(range(3, 8))}, settings) is None
+    loud = found_nowhere(targets, questions, {"a": lost(range(6)), "b": lost(range(3, 9))}, settings)
+    assert loud["questions"] == 3 and loud["ids"] == ["q3", "q4", "q5"]  # 30%: said, and only those three
+
+
+def test_min_grade_2_is_2_in_the_run_its_timed_pass_its_trec_score_and_its_azure_rows(tmp_path, capsys):
+    # a question whose best grade is exactly 2 is scored at --min-grade 2, and only its grade-2 document is
+    # relevant; one whose best grade is 1 is not scored. Every check that reads the level reads 2, not 3
+    from fakes import ListTarget, write_golden
+
+    asked = {"where is two": ["a", "b", "c"], "where is one": ["a", "b"], "where is three": ["a", "b", "c"]}
+    target = ListTarget("t", {m: asked for m in ("keyword", "dense", "hybrid")}, held={"a", "b", "c"})
+    golden = write_golden(tmp_path, [{"id": "q-two", "question": "where is two", "expected": {"a": 1, "b": 2}},
+                                     {"id": "q-one", "question": "where is one", "expected": {"a": 1}},
+                                     {"id": "q-three", "question": "where is three", "expected": {"c": 3, "a": 2}}])
+    store = tmp_path / "store"
+    report = evaluate(target, golden, only=["t.keyword.bm25"], min_grade=2, timed=2, save_to=str(store))
+    [entry] = report["setups"]
+    assert report["question_ids"] == ["q-two", "q-three"]
+    assert entry["ranks"] == {"q-two": 2, "q-three": 1}  # b (grade 2) second; a (grade 2) first
+    summary = entry["summary"]
+    assert summary["counts"]["1"] == 1 and summary["mrr"] == round((1 / 2 + 1) / 2, 4)
+
+    out = tmp_path / "out"
+    assert run_cli(capsys, "runs", "export", "latest", "--store", str(store), "--out", str(out))[0] == 0
+    code, printed, _ = run_cli(capsys, "score", "--golden", str(golden), "--run", str(out / f"{report['id']}.run.trec"),
+                               "--min-grade", "2", "--json")
+    scored = json.loads(printed)["t.keyword.bm25"]
+    assert (scored["questions"], scored["counts"], round(scored["mrr"], 4)) == (2, summary["counts"], summary["mrr"])
+    [rows] = out.glob("*.azure.jsonl")
+    code, printed, _ = run_cli(capsys, "score", "--azure-rows", str(rows), "--min-grade", "2", "--json")
+    scored = json.loads(printed)
+    assert (scored["questions"], scored["counts"], scored["mrr"]) == (2, summary["counts"], summary["mrr"])

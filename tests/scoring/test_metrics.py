@@ -258,3 +258,19 @@ def test_evidence_grain_equals_pytrec_eval_where_each_chunk_holds_at_most_one_qu
         assert ours["counts"][str(k)] == sum(v[f"success_{k}"] for v in oracle.values())
         assert ours["recall"][str(k)] == pytest.approx(round(sum(v[f"recall_{k}"] for v in oracle.values()) / n, 4),
                                                        abs=1e-4)
+
+
+def test_judged_and_holes_at_10_are_means_over_the_questions_that_counted_them():
+    # at the evidence grain a question with quotes is judged by them: no judged@10 and no holes (quotes are
+    # not units anyone labels); one without quotes falls back to its documents and counts both. The means
+    # are over the one that counted: 2 holes, not 2 holes over 2 questions
+    with_quotes = Question(id="e", question="?", expected=("a.md",), evidence=("signing keys are rotated",))
+    without = Question(id="d", question="?", expected=("a.md",))
+    hits = [Hit("x.md:0", "x.md", None, 1.0, text="Lunch at noon."), Hit("y.md:0", "y.md", None, 0.9, text="Soup."),
+            Hit("a.md:0", "a.md", None, 0.8, text="Signing keys are rotated yearly.")]
+    outcomes = [judge(with_quotes, hits, "evidence"), judge(without, hits, "evidence")]
+    assert outcomes[0].holes is None and outcomes[1].holes == ("x.md", "y.md")
+    summary = summarise(outcomes)
+    assert summary["holes_10"] == 2 / 1
+    assert summary["judged_10"] == round((1 / 3) / 1, 4)  # a.md of the three positions, over the one question
+    assert summarise(outcomes[:1])["holes_10"] is None  # nothing counted: no number, not 0

@@ -11,7 +11,7 @@ from ir_measures import P, R, RR, Success, nDCG
 from evaluation.golden import Question
 from evaluation.scoring.at_k import per_question_at, question_at, summarise_at
 from evaluation.scoring.judging import judge
-from evaluation.scoring.metrics import Outcome
+from evaluation.scoring.metrics import Outcome, summarise
 from evaluation.target import Hit
 
 # ir_measures' pytrec_eval provider, named: trec_eval's order for ties. Its RR@k reads 0 for every run
@@ -69,6 +69,52 @@ def test_each_metric_at_each_k_equals_ir_measures_on_random_runs_with_ties(seed)
         assert ours[str(k)]["mrr"] == pytest.approx(sum(rr.values()) / len(rr), abs=5e-5), k
         for qid in run:
             assert rows[qid]["at"][str(k)]["mrr"] == pytest.approx(rr[qid], abs=1e-12), (k, qid)
+
+
+def graded_case(seed: int, questions: int = 150, chunks: int = 40):
+    """``random_case`` with grades 0-4 (0: judged, not relevant), at least one relevant id a question."""
+    rng = random.Random(seed)
+    qrels, run, cases = {}, {}, []
+    for n in range(questions):
+        qid = f"q{n}"
+        labelled = [f"c{i:02d}" for i in rng.sample(range(chunks), rng.randint(1, 6))]
+        grades = {c: rng.randint(0, 4) for c in labelled}
+        grades[labelled[0]] = rng.randint(1, 4)
+        retrieved = rng.sample(range(chunks), rng.randint(0, 15))
+        scores = {f"c{i:02d}": float(rng.randint(0, 4)) for i in retrieved}
+        qrels[qid], run[qid] = grades, scores
+        hits = [Hit(id=c, doc_id=c, score=scores[c], text="", page=None) for c in trec_order(scores)]
+        cases.append((Question(id=qid, question="?", expected=grades), hits))
+    return qrels, run, cases
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_graded_ndcg_at_each_k_is_trec_evals_ndcg_cut_with_the_grades_as_gains(seed):
+    # the matrix's nDCG@k is the retrieval report's nDCG@10 at depth k: one name, one number in every view
+    qrels, run, cases = graded_case(seed)
+    assert any(len(set(g.values())) > 1 for g in qrels.values())  # grades that differ within a question
+    outcomes = [judge(question, hits, "chunk") for question, hits in cases]
+    oracle_run = {q: r or {"none": 0.0} for q, r in run.items()}
+    per_question = {(m.query_id, str(m.measure)): m.value
+                    for m in ORACLE.iter_calc([nDCG @ k for k in KS], qrels, oracle_run)}
+    rows = {row["id"]: row for row in per_question_at(outcomes, KS)}
+    for k in KS:
+        for qid in run:
+            assert rows[qid]["at"][str(k)]["ndcg"] == pytest.approx(per_question[(qid, str(nDCG @ k))],
+                                                                    abs=1e-12), (k, qid)
+    # at depth 10 it is the report's own nDCG@10 (``metrics.summarise``), to its four places
+    assert summarise_at(outcomes, [10])["10"]["ndcg"] == summarise(outcomes)["ndcg_10"]
+
+
+def test_a_grade_1_result_first_and_a_grade_3_second_is_not_a_perfect_ndcg():
+    # the issue's case: counting every relevant id as 1, this ranking is perfect (1.000); with the grades
+    # it is not, because the grade-3 document belongs first
+    question = Question(id="q", question="?", expected={"low": 1, "high": 3})
+    hits = [Hit(id=d, doc_id=d, page=None, score=1.0) for d in ("low", "high")]
+    at = question_at(judge(question, hits, "doc"), 10)
+    dcg = 1 / math.log2(2) + 3 / math.log2(3)
+    ideal = 3 / math.log2(2) + 1 / math.log2(3)
+    assert at["ndcg"] == pytest.approx(dcg / ideal) and at["ndcg"] < 0.9
 
 
 def test_precision_divides_by_k_even_when_fewer_results_came_back():

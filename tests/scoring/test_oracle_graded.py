@@ -1,15 +1,27 @@
-"""The report's numbers are the numbers trec_eval's engine, ir_measures and ranx give on the run it exports.
+"""The report's numbers are the numbers trec_eval's engine, ir_measures, ranx and Azure's evaluator give on
+the files it exports.
 
-Random graded judgements (0-4, 0 = judged not relevant), judged pages beside their documents, results
-that bring a document back in several chunks, unjudged results (holes), both readings of a rank
-(among results, among documents), both TREC grains and relevance levels 1-3. For each draw, the
-setup's entry is made as a run makes it (``run.judged`` + ``with_times``), exported with
-``export_trec``, and the files are scored by pytrec_eval (trec_eval's code), ir_measures, ranx and our
-own ``score``: found@k (success / hit_rate), MRR (recip_rank), nDCG@10 (ndcg_cut_10, gains = grades)
-and recall@k at the relevance level, question by question, and the report's rounded means.
+Random graded judgements (0-4, 0 = judged not relevant), judged pages beside their documents (the page
+grain, inside ``doc``), results that bring a document back in several chunks, unjudged results (holes),
+both readings of a rank (among results, among documents) at both exportable grains (``doc``, ``chunk``),
+and relevance levels 1-3. For each draw, the setup's entry is made as a run makes it (``run.judged`` +
+``with_times``, then ``add_azure_numbers``), and:
+
+- exported with ``export_trec``, the files scored by pytrec_eval (trec_eval's code), ir_measures, ranx
+  and our own ``score``: found@k (success / hit_rate), MRR (recip_rank), nDCG@10 (ndcg_cut_10, gains =
+  grades) and recall@k at the relevance level, question by question, and the report's rounded means;
+- exported as Azure evaluator rows (``report_evaluator_rows``, what ``runs export --format azure``
+  writes), scored row by row by azure-ai-evaluation's ``DocumentRetrievalEvaluator`` (the report's
+  ``summary.azure.exact``), by ir_measures' nDCG@3 with the evaluator's gains 2**g - 1 (the corrected
+  ``ndcg@3``), and read back by ``score --azure-rows``' own code (the report's found@k, MRR, nDCG@10,
+  recall@k and Azure numbers, and its reading).
+
+The ``evidence`` grain has no such files: quotes are not TREC units nor documents the evaluator ranks,
+and both exports refuse it with a sentence (``tests/cli/test_export_readings.py``, ``test_trec.py``).
 """
 from __future__ import annotations
 
+import math
 import warnings
 
 import pytest
@@ -21,11 +33,17 @@ from ir_measures import RR, R, Judged, Success, nDCG
 
 from evaluation.golden import Golden, Question
 from evaluation.measures import CUTOFFS
+from evaluation.report.azure_rows import (
+    GROUND_TRUTH, RETRIEVED, read_evaluator_rows, report_evaluator_rows, score_evaluator_rows, write_evaluator_rows,
+)
 from evaluation.report.trec import export_trec, read_trec_run, score_run
+from evaluation.run.assemble import add_azure_numbers
 from evaluation.run.judged import judged
 from evaluation.run.one_setup import with_times
 from evaluation.scoring.judging import Rule
 from evaluation.target import Hit
+
+from test_azure_retrieval_metrics import KEYS, evaluator_class
 
 import ranx  # a dev requirement, as pytrec_eval and ir_measures are: the test must not skip unseen
 
@@ -37,7 +55,7 @@ PAGED = {"d0", "d1"}  # these documents have pages 1-3; a question may judge a p
 @st.composite
 def draws(draw):
     by = draw(st.sampled_from(["doc", "chunk"]))
-    rank_among = draw(st.sampled_from(["results", "documents"])) if by == "doc" else "results"
+    rank_among = draw(st.sampled_from(["results", "documents"]))  # at chunk the two are one: drawn to show it
     min_grade = draw(st.integers(1, 3))
     questions, hit_lists = [], []
     for n in range(draw(st.integers(1, 6))):
@@ -64,6 +82,8 @@ def report_of(by, rank_among, min_grade, questions, hit_lists):
     entry = {"key": "t.keyword.bm25", "error": None, **judged(questions, hit_lists, rule)}
     entry = with_times(entry, {"times_ms": [1.0], "judged": {name: {} for name in entry if name in
                                                              ("ranks", "ndcg_10", "results", "outcomes")}})
+    add_azure_numbers([entry], [{"id": q.id, "question": q.question, "expected": list(q.expected),
+                                 "grades": dict(q.grades)} for q in questions], by, rank_among)
     return {"by": by, "depth": 30, "question_ids": [q.id for q in questions],
             "questions": [{"id": q.id, "expected": list(q.expected), "grades": dict(q.grades)} for q in questions],
             "rules": {"rank_among": rank_among, "min_grade": min_grade}, "setups": [entry]}
@@ -154,3 +174,45 @@ def test_the_export_scored_by_every_oracle_gives_the_reports_numbers(tmp_path_fa
     assert ours["counts"] == summary["counts"]
     for k in CUTOFFS:
         assert ours["recall"][str(k)] == pytest.approx(summary["recall"][str(k)], abs=ROUNDED)
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(draw=draws())
+def test_the_azure_rows_scored_by_azures_evaluator_and_read_back_give_the_reports_numbers(tmp_path_factory, draw):
+    evaluator = evaluator_class()()  # the label range every draw's grades fit: Azure's default, 0-4
+    by, rank_among, level, questions, hit_lists = draw
+    report = report_of(by, rank_among, level, questions, hit_lists)
+    summary = report["setups"][0]["summary"]
+    assert summary["azure"]["label_range"] == "0-4" and summary["azure"]["rank_among"] == rank_among
+    rows = report_evaluator_rows(report, "t.keyword.bm25")  # what `runs export --format azure` writes
+    path = write_evaluator_rows(rows, tmp_path_factory.mktemp("azure") / "rows.jsonl")
+    assert {row["rank_among"] for row in rows} == {rank_among}
+
+    # Azure's own evaluator, row by row: the report's exact numbers are their means (NaN left out, as its pandas does)
+    answers = [evaluator(retrieval_ground_truth=row[GROUND_TRUTH], retrieved_documents=row[RETRIEVED])
+               ["document_retrieval_properties"] for row in rows]
+    for name in KEYS:
+        values = [a[name] for a in answers if not (isinstance(a[name], float) and math.isnan(a[name]))]
+        mine = summary["azure"]["exact"][name]
+        assert (mine is None) if not values else mine == pytest.approx(sum(values) / len(values), abs=ROUNDED), name
+
+    # the corrected nDCG@3 is trec_eval's ndcg_cut_3 with the evaluator's gains, 2**g - 1, on the same rows
+    qrels = {row["query_id"]: {d["document_id"]: d["query_relevance_label"] for d in row[GROUND_TRUTH]}
+             for row in rows}
+    run = {row["query_id"]: {d["document_id"]: d["relevance_score"] for d in row[RETRIEVED]} or {"__none__": 0.0}
+           for row in rows}
+    exponential = nDCG(gains={g: 2 ** g - 1 for g in range(5)}) @ 3
+    per_q = {m.query_id: m.value for m in ir_measures.iter_calc([exponential], qrels, run)}
+    mean = sum(per_q.get(qid, 0.0) for qid in qrels) / len(qrels)
+    assert summary["azure"]["corrected"]["ndcg@3"] == pytest.approx(mean, abs=ROUNDED)
+
+    # read back and scored by `score --azure-rows`: the report's own numbers, in its reading
+    scored = score_evaluator_rows(read_evaluator_rows(path), min_grade=level)
+    assert scored["rank_among"] == rank_among and scored["azure"] == summary["azure"]
+    assert scored["questions"] == summary["questions"] and scored["counts"] == summary["counts"]
+    for key in ("mrr", "ndcg_10"):
+        assert scored[key] == pytest.approx(summary[key], abs=ROUNDED), key
+    for k in CUTOFFS:
+        assert scored["recall"][str(k)] == pytest.approx(summary["recall"][str(k)], abs=ROUNDED), k
+    assert scored["judged_10"] == pytest.approx(summary["judged_10"], abs=ROUNDED)  # a repeat is judged in both
