@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..answer import findings, pick_answers
+from ..judged import pick_judged_numbers, pick_warnings, picks_source_words
 from ..notes import found_gap_words
 from ..numbers import milliseconds as _ms, percent as _pct
 from ..svg import attr
@@ -69,12 +70,16 @@ def pick_cards(page: Page) -> str:
             + (f" · {count} of {questions}" if count is not None and questions else "") + "</span></div>"
             f'<div class="number"><b>{_ms(summary.get("median_ms"))}<small> ms</small></b><span>median search '
             f'time</span></div>'
-            f'</div>{why}{versus}<p class="rule">{rule_words[name]}</p>{extra}</article>')
+            f'</div>{why}{versus}<p class="rule">{rule_words[name]}</p>{extra}'
+            + "".join(f'<p class="judged">{esc(line)}</p>' for line in [pick_judged_numbers(report, key)] if line)
+            + "".join(f'<p class="note warn">{esc(w)}</p>' for w in pick_warnings(report, key)) + "</article>")
     found = findings(report)
     finding = f'<p class="finding"><strong>What this run found:</strong> {esc(" ".join(found))}</p>' if found else ""
+    source = picks_source_words(report)
+    source_note = f'<div class="note warn" data-picks-from="judged">{esc(source)}</div>' if source else ""
     return ('<section id="picks"><h2>The picks</h2><p class="muted">Nothing is switched: a person chooses. '
             "The three picks follow fixed rules; the chart and the table below show every other setup.</p>"
-            f'{finding}<div class="picks">{"".join(cards)}</div></section>')
+            f'{source_note}{finding}<div class="picks">{"".join(cards)}</div></section>')
 
 
 def _versus(report: dict[str, Any], key: str, top_key: Any, summary: dict[str, Any], top: dict[str, Any] | None,
