@@ -23,7 +23,7 @@ _PUBLIC = {
     "HoleGrader": ".grader", "Scale": ".grader",
     "kappa": ".agreement", "kendall_tau_b": ".agreement", "confusion": ".agreement",
     "read_prices": ".prices", "PriceTable": ".prices", "CostMeter": ".prices",
-    "index_texts": ".texts", "corpus_texts": ".texts",
+    "index_texts": ".texts", "corpus_texts": ".texts", "accepted_questions": ".accept",
 }
 __all__ = sorted(_PUBLIC)
 __getattr__ = lazy_attributes(__name__, _PUBLIC)
