@@ -2,8 +2,9 @@
 measured against the team's own labels; its grades kept apart from the people's and every number they
 touch marked ``+judged``.
 
-- ``judge_holes`` (judging.py): the steps, from a finished report to its ``judged`` block; ``with_judged``
-  puts the block in a copy of the report; ``HoleSettings`` how it judges;
+- ``judge_holes`` (judging.py): the steps, from a finished report to its ``judged`` block, in one process;
+  ``steps.py`` the same steps as plain JSON for the Function App's activities; ``with_judged`` puts the
+  block in a copy of the report; ``HoleSettings`` (settings.py) how it judges;
 - ``HoleGrader`` (grader.py): the chat model asked for grades, over the library's one chat route;
 - ``agreement.py``: Cohen's kappa (plain, weighted) with its interval, Kendall's tau-b;
 - ``calibration.py``: the labels set aside, the bias check; ``filled.py``: the numbers on human + judged
@@ -18,7 +19,7 @@ from __future__ import annotations
 from ..lazy import lazy_attributes
 
 _PUBLIC = {
-    "judge_holes": ".judging", "with_judged": ".judging", "HoleSettings": ".judging", "JUDGED_MARK": ".judging",
+    "judge_holes": ".judging", "with_judged": ".steps", "HoleSettings": ".settings", "JUDGED_MARK": ".steps",
     "HoleJudge": ".judging", "texts_of_targets": ".judging",
     "HoleGrader": ".grader", "Scale": ".grader",
     "kappa": ".agreement", "kendall_tau_b": ".agreement", "confusion": ".agreement",

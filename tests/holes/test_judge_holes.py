@@ -269,3 +269,25 @@ def test_hole_pairs_are_asked_best_placed_first(binary):
     assert [place[pair] for pair in holes] == sorted(place[pair] for pair in holes)
     # every question's first hole in the top setup (keyword: n<i>_0, after a<i> and c<i>) before any other setup's
     assert holes[:40] == [(f"q{i}", f"n{i}_0") for i in range(1, 41)] and holes[40] == ("q1", "b1")
+
+
+def test_parts_graded_at_once_share_the_cap_in_order_and_never_pass_it():
+    from evaluation.holes.steps import part_budgets
+
+    worst = [[0.3, 0.3], [0.5], [0.4, 0.4]]
+    assert part_budgets(worst, 1.0) == pytest.approx([0.6, 0.4, 0.0])  # 0.6 whole, then what is left, then nothing
+    assert part_budgets(worst, 5.0) == pytest.approx([0.6, 0.5, 0.8])
+    assert part_budgets(worst, None) == [None, None, None]
+
+
+def test_the_plan_is_plain_json_and_reads_back_the_same(binary):
+    from evaluation.holes.settings import HoleSettings
+    from evaluation.holes.steps import JudgingPlan, plan_judging
+
+    world, report, questions = binary
+    plan = plan_judging(report, questions, world.texts, "judge-model", settings=HoleSettings(calibration=20),
+                        prices=PRICES)
+    again = JudgingPlan.from_json(json.loads(json.dumps(plan.to_json())))
+    assert again == plan and len(plan.calibration) == 20 and len(plan.holes) == 360
+    assert all(cost > 0 for cost in plan.worst_holes)
+    assert "what does topic" not in json.dumps(plan.to_json())  # ids and numbers: no text
