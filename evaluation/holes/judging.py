@@ -39,7 +39,7 @@ from .texts import UnitTexts
 
 
 def judge_holes(report: Mapping[str, Any], questions: Any, texts: UnitTexts, grader: Any, *,
-                settings: HoleSettings | None = None, cache: ReplyCache | str | Path | None = None,
+                settings: HoleSettings | None = None, cache: Any = None,
                 prices: PriceTable | str | Path | None = None, progress: Progress | None = None,
                 **keywords: Any) -> dict[str, Any]:
     """The report's ``judged`` block (the module docstring's steps, in one process: ``steps``' plan, one
@@ -49,7 +49,7 @@ def judge_holes(report: Mapping[str, Any], questions: Any, texts: UnitTexts, gra
     ``questions``: the golden file's questions (a ``Golden`` or a list), for their text: a run keeps none.
     ``texts``: the text of units (``texts.index_texts``, ``texts.corpus_texts``). ``grader``: a
     ``grader.HoleGrader`` or anything with ``ask(messages) -> (text, usage)``, ``name`` and ``max_tokens``.
-    ``cache``: a ``ReplyCache`` or its file. ``prices``: a ``PriceTable`` or its file (default: the shipped
+    ``cache``: a ``ReplyCache`` or its file, or the Blob one (``replies.BlobReplies``). ``prices``: a ``PriceTable`` or its file (default: the shipped
     ``prices.json``). Settings as ``HoleSettings`` or its fields as keywords.
     """
     settings = HoleSettings.of(settings, **keywords)
@@ -58,7 +58,7 @@ def judge_holes(report: Mapping[str, Any], questions: Any, texts: UnitTexts, gra
     plan = plan_judging(report, questions, texts, name, settings=settings, prices=table,
                         api=getattr(getattr(grader, "settings", None), "kind", None),
                         max_tokens=int(getattr(grader, "max_tokens", 100)))
-    replies = cache if isinstance(cache, ReplyCache) else ReplyCache(cache)
+    replies = cache if _is_cache(cache) else ReplyCache(cache)
     total = len(plan.calibration) + len(plan.holes)
     calibrated = grade_pairs(plan, [(q, u) for q, u, _ in plan.calibration], questions, report, texts, grader, replies,
                              budget=settings.max_cost, what="grading the calibration labels", progress=progress,
@@ -83,12 +83,12 @@ class HoleJudge:
     (the embedded engine's) gives them (``texts.index_texts``)."""
 
     def __init__(self, grader: Any, *, texts: UnitTexts | None = None, settings: HoleSettings | None = None,
-                 cache: ReplyCache | str | Path | None = None, prices: PriceTable | str | Path | None = None,
+                 cache: Any = None, prices: PriceTable | str | Path | None = None,
                  progress: Progress | None = None, **keywords: Any) -> None:
         self.grader, self.texts, self.cache, self.prices, self.progress = grader, texts, cache, prices, progress
         self.settings = HoleSettings.of(settings, **keywords)
         self.prices = prices if isinstance(prices, PriceTable) or prices is None else read_prices(prices)
-        self.cache = cache if isinstance(cache, ReplyCache) or cache is None else ReplyCache(cache)  # checked now
+        self.cache = cache if _is_cache(cache) or cache is None else ReplyCache(cache)  # checked now
 
     def __call__(self, report: Mapping[str, Any], questions: Any, targets: Sequence[Any] = ()) -> dict[str, Any]:
         texts = self.texts or texts_of_targets(targets)
@@ -107,6 +107,11 @@ def texts_of_targets(targets: Sequence[Any]) -> UnitTexts:
             return index_texts(chunks)
     raise UsageError("the judge reads each result's text, and no target here keeps its chunks (an Azure AI Search "
                      "index is read through its service): give the corpus too (--corpus, or texts=corpus_texts(...))")
+
+
+def _is_cache(cache: Any) -> bool:
+    """A reply cache already made: ``ReplyCache``, ``replies.BlobReplies``, anything with ``get`` and ``put``."""
+    return callable(getattr(cache, "get", None)) and callable(getattr(cache, "put", None))
 
 
 __all__ = ["JUDGED_MARK", "HoleJudge", "HoleSettings", "judge_holes", "texts_of_targets", "with_judged"]
