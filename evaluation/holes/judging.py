@@ -49,8 +49,9 @@ def judge_holes(report: Mapping[str, Any], questions: Any, texts: UnitTexts, gra
     ``questions``: the golden file's questions (a ``Golden`` or a list), for their text: a run keeps none.
     ``texts``: the text of units (``texts.index_texts``, ``texts.corpus_texts``). ``grader``: a
     ``grader.HoleGrader`` or anything with ``ask(messages) -> (text, usage)``, ``name`` and ``max_tokens``.
-    ``cache``: a ``ReplyCache`` or its file, or the Blob one (``replies.BlobReplies``). ``prices``: a ``PriceTable`` or its file (default: the shipped
-    ``prices.json``). Settings as ``HoleSettings`` or its fields as keywords.
+    ``cache``: a ``ReplyCache`` or its file, or the Blob one (``replies.BlobReplies``). ``prices``: a
+    ``PriceTable`` or its file (default: the shipped ``prices.json``). Settings as ``HoleSettings`` or its
+    fields as keywords.
     """
     settings = HoleSettings.of(settings, **keywords)
     table = prices if isinstance(prices, PriceTable) else read_prices(prices)
