@@ -70,8 +70,14 @@ def read_prices(path: str | Path | None = None) -> PriceTable:
         raise UsageError(f"{path}: cannot read the price table ({getattr(err, 'strerror', None) or err}); give a "
                          f"JSON file shaped as {DEFAULT_PRICES.name} (models -> input and output dollars per "
                          "million tokens)") from None
+    return parse_prices(raw, str(path))
+
+
+def parse_prices(raw: bytes | str, source: str) -> PriceTable:
+    """A price table from its JSON (a file's bytes, or an app setting's text); ``source`` names it."""
+    path = source
     try:
-        table = parse_json(raw.decode("utf-8-sig"), strict=False)
+        table = parse_json(raw.decode("utf-8-sig") if isinstance(raw, bytes) else raw, strict=False)
     except (ValueError, UnicodeDecodeError) as err:
         raise UsageError(f"{path}: the price table is not JSON ({err})") from None
     models = table.get("models") if isinstance(table, dict) else None
@@ -87,7 +93,7 @@ def read_prices(path: str | Path | None = None) -> PriceTable:
             raise UsageError(f'{path}: models."{name}" needs "input" and "output", each 0 or more dollars per '
                              f"{per} tokens, not {entry!r}")
         prices[str(name)] = Price(str(name), float(entry["input"]), float(entry["output"]), per)
-    return PriceTable(str(path), prices, str(table.get("currency") or "USD"))
+    return PriceTable(source, prices, str(table.get("currency") or "USD"))
 
 
 def message_bytes(messages: Sequence[Mapping[str, str]]) -> int:

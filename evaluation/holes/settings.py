@@ -51,3 +51,10 @@ class HoleSettings:
             raise TypeError(f"{unknown[0]!r} is not a setting of judge_holes; settings: {', '.join(sorted(names))}."
                             f"{did_you_mean(unknown[0], names)}")
         return replace(settings or cls(), **keywords)
+
+    @classmethod
+    def from_app(cls, app: Any) -> HoleSettings:
+        """From the Function App's settings (``app.settings.AppSettings``): EVALUATION_JUDGE_MAX_COST,
+        _CALIBRATION, _MIN_KAPPA, _PICKS_FROM and _ALLOW_FAMILY."""
+        return cls(calibration=app.judge_calibration, min_kappa=app.judge_min_kappa, max_cost=app.judge_max_cost,
+                   picks_from=app.judge_picks_from, allow_family=app.judge_allow_family)

@@ -334,6 +334,14 @@ def finish_judging(report: Mapping[str, Any], plan: JudgingPlan, calibration_gra
     return block
 
 
+def refused_block(judge: str, reason: str) -> dict[str, Any]:
+    """The ``judged`` block of a judging that never graded anything (refused before any call, or a judge
+    that stopped answering): why, and no number."""
+    return {"judge": {"model": judge, "prompt": PROMPT_VERSION}, "refused": reason, "counted": False,
+            "why_not_counted": reason, "holes": {}, "grades": {}, "conflicts": [], "stopped_by_cap": False,
+            "picks_from": "human", "mark": JUDGED_MARK}
+
+
 def with_judged(report: Mapping[str, Any], block: Mapping[str, Any]) -> dict[str, Any]:
     """A copy of ``report`` holding ``block`` as ``judged``; with ``picks_from`` "judged" (and the grades
     counted) the report's picks, ties, time tiers and time tests are the judged ones, the human ones

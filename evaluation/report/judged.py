@@ -157,6 +157,9 @@ def render_judged(report: Mapping[str, Any]) -> str:
     if block is None:
         return ""
     judge = block.get("judge") or {}
+    if block.get("refused"):
+        return (f"Holes not judged by {judge.get('model')}: {block['refused']}. Every number is the people's labels "
+                "only.")
     scale = block.get("scale") or {}
     calibration = block.get("calibration") or {}
     grades = scale.get("grades") or [0, 1]

@@ -17,6 +17,10 @@ def judged_holes(page: Page) -> str:
     if block is None:
         return ""
     judge = block.get("judge") or {}
+    if block.get("refused"):
+        return (f'<section id="judged"><h2>Holes judged by a model ({esc(MARK)})</h2><div class="note warn">'
+                f"<strong>Not judged by {esc(judge.get('model'))}:</strong> {esc(block['refused'])}. Every number on "
+                "this page is the people's labels only.</div></section>")
     scale = block.get("scale") or {}
     grades = scale.get("grades") or [0, 1]
     calibration = block.get("calibration") or {}
