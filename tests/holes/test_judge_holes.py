@@ -129,12 +129,25 @@ def test_a_noisy_graded_judges_weighted_kappa_lands_within_its_interval_of_the_t
     assert sum(map(sum, block["calibration"]["confusion"]["counts"])) == weighted["pairs"] == 80
 
 
+def test_an_honest_noisy_judge_on_a_graded_scale_is_not_flagged_whatever_grades_a_setup_holds(graded):
+    # hybrid's top 10 holds the a<i> (grade 3, only ever graded down by noise) and no c<i> (grade 0, only ever
+    # graded up): compared with labels of other grades it would look disfavoured; within its grade it is not
+    world, report, questions = graded
+    for seed in range(3):
+        honest, _ = judged(world, report, questions, ScriptedJudge(world, "noisy", p=0.15, seed=seed), calibration=80)
+        assert honest["calibration"]["bias"]["flagged"] == [], seed
+
+
 def test_a_judge_biased_toward_one_setup_is_flagged_and_an_honest_one_is_not(binary):
     world, report, questions = binary
     biased, _ = judged(world, report, questions, ScriptedJudge(world, "biased", favoured="keyword"), calibration=80,
                        min_kappa=0.0)
     assert biased["calibration"]["bias"]["flagged"] == ["w.keyword.bm25"]
     assert biased["setups"]["w.keyword.bm25"]["biased"] is True
+    gated, _ = judged(world, report, questions, ScriptedJudge(world, "biased", favoured="keyword"), calibration=80)
+    kappa = gated["calibration"]["kappa"]
+    assert kappa["value"] >= 0.4 > kappa["interval"][0]  # moderate on its face, not with 95% confidence
+    assert not gated["counted"] and "its low end is under 0.4" in gated["why_not_counted"]
     for seed in range(3):
         honest, _ = judged(world, report, questions, ScriptedJudge(world, "noisy", p=0.15, seed=seed), calibration=80)
         assert honest["calibration"]["bias"]["flagged"] == []
