@@ -93,6 +93,9 @@ class HoleJudge:
 
     def __call__(self, report: Mapping[str, Any], questions: Any, targets: Sequence[Any] = ()) -> dict[str, Any]:
         texts = self.texts or texts_of_targets(targets)
+        estimate = getattr(self.progress, "estimate", None)
+        if callable(estimate):  # the run's estimate was of searches: from here on the count is of grades
+            estimate(lambda: None, "grades")
         block = judge_holes(report, questions, texts, self.grader, settings=self.settings, cache=self.cache,
                             prices=self.prices, progress=self.progress)
         return with_judged(report, block)

@@ -122,6 +122,25 @@ def pick_warnings(report: Mapping[str, Any], key: str | None) -> list[str]:
     return out
 
 
+def picks_view(report: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The report as the picks' reasons must read it: itself, or, when the picks were named from human +
+    judged labels, a copy whose setups hold their judged summaries and ranks, so a reason never cites a
+    people's number for a pick those numbers did not name (``why_mark`` then marks the reason)."""
+    block = judged_block(report)
+    if report.get("picks_from") != "human+judged" or block is None:
+        return report
+    judged = block.get("setups") or {}
+    ranks = (block.get("judged_picks") or {}).get("ranks") or {}
+    setups = [{**s, "summary": judged[s["key"]]["summary"], "rank": ranks.get(s["key"], s.get("rank"))}
+              if s.get("key") in judged else s for s in report.get("setups") or []]
+    return {**report, "setups": setups}
+
+
+def why_mark(report: Mapping[str, Any]) -> str:
+    """What a pick's reason carries when it cites judged numbers (" (+judged numbers)"), else ""."""
+    return f" ({MARK} numbers)" if report.get("picks_from") == "human+judged" and judged_block(report) else ""
+
+
 def pick_judged_numbers(report: Mapping[str, Any], key: str | None) -> str | None:
     """With picks named from judged grades, the pick's judged found@10 to show beside its own (marked)."""
     block = judged_block(report)

@@ -59,6 +59,9 @@ def test_the_terminal_says_when_the_picks_are_named_from_judged_grades(world_rep
     assert "named from the people's labels WITH the judge's grades (+judged" in picks
     assert "on the people's labels alone: finds_the_most w.keyword.bm25" in picks
     assert f"found@10{MARK} 40 of 40 (100%): the number this pick was named by" in picks
+    # the reason cites the numbers the pick was named by, marked, never the people's 20 of 40 for it
+    assert "why: it finds the most questions in its top 10 (40 of 40); 2 other setups find as many" in picks
+    assert f"then on time ({MARK} numbers)" in picks and "(20 of 40)" not in picks
     assert "w.dense.m1" in picks.splitlines()[2]
 
 
@@ -78,6 +81,7 @@ def test_the_page_keeps_judged_numbers_in_their_own_marked_section(world_reports
     assert "kappa 1.00" in section and "Kendall tau 0.55" in section
     picks = _section(render_html(chosen), "picks")
     assert 'data-picks-from="judged"' in picks and f"found@10{MARK} 40 of 40" in picks
+    assert "Why: it finds the most questions in its top 10 (40 of 40)" in picks and f"({MARK} numbers)" in picks
     assert _section(render_html(chosen), "judged") != ""
 
 
