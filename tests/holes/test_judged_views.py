@@ -128,3 +128,14 @@ def test_a_family_conflict_and_a_bias_are_printed_on_the_pick_they_concern(world
     assert f"the judge is biased toward {top['key']}" in picks
     page = _section(render_html(with_judged(reranked, block)), "picks")
     assert "FAMILY CONFLICT" in page and "biased toward" in page
+
+
+def test_comparing_runs_reads_the_peoples_numbers_of_a_judged_run(world_reports):
+    from evaluation.report.compare import compare_reports, render_comparison
+
+    plain, judged, chosen = world_reports
+    alone = compare_reports(plain, plain, resamples=200, seed=0)
+    for other in (judged, chosen):
+        compared = compare_reports(plain, other, resamples=200, seed=0)
+        assert compared["setups"] == alone["setups"]  # the judge's grades move no setup between two runs
+        assert MARK not in render_comparison(compared)
