@@ -38,7 +38,7 @@ def plan_evaluation(job: dict) -> dict:
     results of unchanged questions (kept as reused/<key>.json, left out of the shards), unless
     EVALUATION_RETIME=always; it also sizes the shards, and tells "no longer holds" from "does not
     hold". ``settled``: the setups whose times and sampled questions are all reused, which need no timed
-    pass; ``reused_ranks``: the setups with reused results."""
+    pass; ``reused_ranks``: the setups with reused results; ``judge``: whether the holes are judged."""
     settings, folder = folder_of(job)
     golden = golden_from_bytes(folder.kept_golden(job["sha256"]), folder.address(GOLDEN_NAME))
     states = job.get("state") or {}
@@ -62,4 +62,7 @@ def plan_evaluation(job: dict) -> dict:
     return {"setups": [s["key"] for s in planned.plan["setups"]], "side_by_side": True,
             "shards": {key: len(s) for key, s in planned.shards.items()},
             "reused_times": len(planned.reused_times), "reused_ranks": sorted(planned.reused_ranks),
-            "settled": planned.settled}
+            "settled": planned.settled,
+            # judge: the holes are judged before the save (EVALUATION_JUDGE_DEPLOYMENT); plans answered
+            # before judging had no such key, and their runs, in flight, save as they began
+            "judge": bool(settings.judge_deployment)}

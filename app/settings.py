@@ -50,6 +50,16 @@ class AppSettings:
     retime_max_days: int = 7  # EVALUATION_RETIME_MAX_DAYS: times older than this are measured again
     opened_indexes: int = 2  # EVALUATION_OPENED_INDEXES: opened embedded indexes one process keeps (0: none)
     equally_fast_ms: int = 5              # EVALUATION_EQUALLY_FAST_MS: search times this close never decide a pick
+    # The judge of the holes (evaluation.holes): a chat deployment on AZURE_OPENAI_ENDPOINT, signed in as the
+    # app's identity; none: no judging
+    judge_deployment: str | None = None   # EVALUATION_JUDGE_DEPLOYMENT
+    judge_max_cost: float | None = None   # EVALUATION_JUDGE_MAX_COST: the cap per run, in the price table's currency
+    judge_calibration: int = 100          # EVALUATION_JUDGE_CALIBRATION: labels set aside to measure the judge on
+    judge_min_kappa: float = 0.4          # EVALUATION_JUDGE_MIN_KAPPA: the low end of kappa's interval to reach
+    judge_picks_from: str = "human"       # EVALUATION_JUDGE_PICKS_FROM: human, or judged
+    judge_allow_family: bool = False      # EVALUATION_JUDGE_ALLOW_FAMILY: judge with a family under test anyway
+    judge_prices: str | None = None       # EVALUATION_JUDGE_PRICES: a price table as JSON (none: the shipped one)
+    judge_pairs: int = 100                # EVALUATION_JUDGE_PAIRS: pairs one judging activity grades
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
@@ -89,6 +99,14 @@ class AppSettings:
             retime_max_days=_whole_number(env, "EVALUATION_RETIME_MAX_DAYS", 7),
             opened_indexes=_whole_number(env, "EVALUATION_OPENED_INDEXES", 2),
             equally_fast_ms=_whole_number(env, "EVALUATION_EQUALLY_FAST_MS", 5),
+            judge_deployment=text("EVALUATION_JUDGE_DEPLOYMENT"),
+            judge_max_cost=_amount(env, "EVALUATION_JUDGE_MAX_COST"),
+            judge_calibration=_at_least_one(env, "EVALUATION_JUDGE_CALIBRATION", 100),
+            judge_min_kappa=_kappa(env, "EVALUATION_JUDGE_MIN_KAPPA", 0.4),
+            judge_picks_from=_choice(env, "EVALUATION_JUDGE_PICKS_FROM", ("human", "judged"), "human"),
+            judge_allow_family=_choice(env, "EVALUATION_JUDGE_ALLOW_FAMILY", ("false", "true"), "false") == "true",
+            judge_prices=text("EVALUATION_JUDGE_PRICES"),
+            judge_pairs=_at_least_one(env, "EVALUATION_JUDGE_PAIRS", 100),
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )
@@ -132,3 +150,32 @@ def _whole_number(env: Mapping[str, str], name: str, default: int) -> int:
         raise SettingsError(f"the app setting {name}={raw!r} must be a whole number of 0 or more "
                             f"(default {default}); fix it in the Function App's configuration")
     return int(value)
+
+
+def _amount(env: Mapping[str, str], name: str) -> float | None:
+    """An amount of money, 0 or more; None when the setting is empty (no cap)."""
+    raw = env.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or value < 0:
+        raise SettingsError(f"the app setting {name}={raw!r} must be an amount of 0 or more, such as 2.50 (empty: no "
+                            "cap); fix it in the Function App's configuration")
+    return value
+
+
+def _kappa(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not -1 <= value <= 1:
+        raise SettingsError(f"the app setting {name}={raw!r} must be a kappa from -1 to 1 (default {default}); fix it "
+                            "in the Function App's configuration")
+    return value

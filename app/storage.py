@@ -102,6 +102,18 @@ def shared_cache(folder: CollectionFolder) -> Any:
     return SharedCache(folder.container, f"{folder.name}/{CACHE_DIR}")
 
 
+JUDGE_REPLIES_DIR = "retrieval/judge-replies"  # <collection>/retrieval/judge-replies/: the judge's replies
+
+
+def judge_replies(folder: CollectionFolder) -> Any:
+    """The collection's cache of the judge's replies in Blob (``holes.replies``): every judging activity
+    reads it first and adds to it, so a warm save asks the judge nothing. Inside the collection's folder,
+    beside the golden file, since a reply may quote a passage."""
+    from evaluation.holes.replies import BlobReplies
+
+    return BlobReplies(folder.container, f"{folder.name}/{JUDGE_REPLIES_DIR}")
+
+
 def collection_target_state(settings: AppSettings, spec: TargetSpec) -> str:
     """What ``spec``'s target holds now (its index fingerprint), read as ``open_collection_target`` reads it."""
     return target_state(spec, connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)

@@ -53,6 +53,8 @@ _PUBLIC = {
     # the answer tools
     "answer_cutoff": ".answers", "answer_report": ".answers", "suggest_expected": ".answers",
     "stale_evidence": ".answers", "ChatJudge": ".answers", "JudgeSettings": ".answers", "ANSWER_METRICS": ".answers",
+    # unjudged results judged by a chat model, its agreement measured first (evaluate(holes=HoleJudge(...)))
+    "judge_holes": ".holes", "HoleJudge": ".holes", "HoleGrader": ".holes", "HoleJudgeError": ".errors",
     # how to cut the documents
     "sweep": ".builds", "sweep_markdown": ".builds", "compare_chunking": ".builds",
     "chunking_choice": ".builds", "chunking_store": ".store.builds",

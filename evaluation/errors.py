@@ -233,6 +233,13 @@ class AnswerError(EvaluationError):
     service that refused or did not answer."""
 
 
+class HoleJudgeError(AnswerError):
+    """The judge of unjudged results (``evaluation.holes``) stopped: a service that refused or did not
+    answer, or a reply that is not the grade asked for. Raised at once; every grade it gave before is
+    kept in the reply cache, so the next run asks only for the rest. An ``AnswerError`` too: the same
+    chat route as the answer judge."""
+
+
 class WriterUnavailableError(EvaluationError, RuntimeError):
     """The golden writer's model stopped answering, or never did: a key it refuses, a deployment that is
     not there, a server that is down or silent, or a reply that is not the JSON asked for. Raised at

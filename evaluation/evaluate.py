@@ -46,7 +46,8 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
              created_at: datetime | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
              fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
-             fetcher: Fetcher | None = None, reuse_times: bool = False, **keywords: Any) -> Report:
+             fetcher: Fetcher | None = None, reuse_times: bool = False, holes: Any = None,
+             **keywords: Any) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
     ``targets``: a ``Target``, a list of them, or a mapping from a name people read to one
@@ -73,6 +74,10 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     How the run is made is ``settings`` (``EvaluationSettings``: the picks' points, the grain, the
     depth, the timed sample, the significance tests); any of its fields may be given as a keyword
     instead (``timed=20``, ``by="chunk"``, ``balance=4``), over ``settings`` when both are given.
+
+    ``holes``: a ``holes.HoleJudge``: once the report is assembled, and before it is saved, its unjudged
+    results are graded by that judge after it is calibrated on the golden file's own labels; the report
+    keeps the grades and the numbers they give under ``judged``, apart from the people's (``holes.judging``).
     """
     from .golden import golden_of
     from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, setup_steps, time_setups
@@ -148,6 +153,8 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     if bar is not None:
         bar.close()
     report = assemble_report(plan, entries)
+    if holes is not None:  # before saving: a run is kept once, with its judged block
+        report = holes(report, golden, targets)
     if store is not None:
         _save(store, report, golden.raw or None, fallback_dirs)  # questions given in memory: no file to keep
     return report

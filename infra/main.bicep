@@ -123,6 +123,36 @@ param shardSeconds int = 180
 @minValue(0)
 param shardQuestions int = 0
 
+@description('EVALUATION_JUDGE_DEPLOYMENT: the chat deployment on the Azure OpenAI account (openAiAccountName) that grades each run\'s holes once measured on the golden file\'s labels; empty: no judging.')
+param judgeDeployment string = ''
+
+@description('EVALUATION_JUDGE_MAX_COST: the most one run\'s judging may cost, in the price table\'s currency; empty: no cap.')
+param judgeMaxCost string = ''
+
+@description('EVALUATION_JUDGE_CALIBRATION: labels set aside to measure the judge on.')
+@minValue(2)
+param judgeCalibration int = 100
+
+@description('EVALUATION_JUDGE_MIN_KAPPA: the low end of kappa\'s 95% interval the judge must reach for its grades to count.')
+param judgeMinKappa string = '0.4'
+
+@description('EVALUATION_JUDGE_PICKS_FROM: human (the people\'s labels) or judged (with the judge\'s grades, said on every pick).')
+@allowed([
+  'human'
+  'judged'
+])
+param judgePicksFrom string = 'human'
+
+@description('EVALUATION_JUDGE_ALLOW_FAMILY: judge even with a model of a family under test, the conflict printed on every pick.')
+param judgeAllowFamily bool = false
+
+@description('EVALUATION_JUDGE_PRICES: a price table as JSON (models -> input and output dollars per million tokens); empty: the shipped one.')
+param judgePrices string = ''
+
+@description('EVALUATION_JUDGE_PAIRS: pairs one judging activity grades.')
+@minValue(1)
+param judgePairs int = 100
+
 @description('EVALUATION_RETIME: when-changed reuses the times of a run that timed the same index state live, and the results of unchanged questions it searched on the same state; always searches and times everything every run.')
 @allowed([
   'when-changed'
@@ -267,6 +297,14 @@ var appSettings = {
   EVALUATION_EQUALLY_FAST_MS: string(equallyFastMs)
   EVALUATION_SHARD_SECONDS: string(shardSeconds)
   EVALUATION_SHARD_QUESTIONS: string(shardQuestions)
+  EVALUATION_JUDGE_DEPLOYMENT: judgeDeployment
+  EVALUATION_JUDGE_MAX_COST: judgeMaxCost
+  EVALUATION_JUDGE_CALIBRATION: string(judgeCalibration)
+  EVALUATION_JUDGE_MIN_KAPPA: judgeMinKappa
+  EVALUATION_JUDGE_PICKS_FROM: judgePicksFrom
+  EVALUATION_JUDGE_ALLOW_FAMILY: judgeAllowFamily ? 'true' : 'false'
+  EVALUATION_JUDGE_PRICES: judgePrices
+  EVALUATION_JUDGE_PAIRS: string(judgePairs)
   EVALUATION_RETIME: retime
   EVALUATION_RETIME_MAX_DAYS: string(retimeMaxDays)
   EVALUATION_OPENED_INDEXES: string(openedIndexes)

@@ -19,8 +19,12 @@
    setup the plan settled (its times and its sampled questions' results reused) is not timed. A run
    planned before side-by-side timing (its plan's answer has no ``side_by_side``: in flight across a
    deploy) times one setup per activity, one after another, as it began (``time_setup``).
-6. Assemble and save the report, unless the golden file changed meanwhile (no older report over a
-   newer save); discard the run's working files.
+6. With a judge set (the plan says ``judge``), judge the holes (``activities.judging``): plan the
+   judging (the report joined and kept), grade the calibration labels in parts at once, ask the gate,
+   and only when the judge's kappa passes grade the holes in parts at once. A refusal or a part whose
+   retries run out never sinks the run: it is saved with the people's numbers and says why.
+7. Save the report (its judged block with it), unless the golden file changed meanwhile (no older
+   report over a newer save); discard the run's working files.
 
 Deterministic: no I/O, no clock but ``context.current_utc_datetime``, no randomness (the run id's
 unique part is ``context.new_uuid()``, the same on every replay), no settings. Payloads are collection names, keys,
@@ -35,6 +39,7 @@ import azure.durable_functions as df
 from azure.durable_functions.models.Task import TaskState
 
 from activities.golden import check_golden_copy, golden_hash, keep_golden, refuse_run
+from activities.judging import judge_part, judging_gate, plan_holes
 from activities.report import discard_run_files, save_report
 from activities.planning import plan_evaluation
 from activities.searches import rank_shard, time_setup, time_side_by_side
@@ -109,10 +114,42 @@ def _run_setups(context: df.DurableOrchestrationContext, run: dict, planned: dic
         yield from _time_side_by_side(context, run, timed, failures, status)
     else:  # a plan answered before side-by-side timing: its run replays the actions it began with
         yield from _time_one_by_one(context, run, timed, failures, status)
+    job = {**run, "failures": failures, "reused_ranks": planned.get("reused_ranks") or [],
+           "settled": [key for key in ranked if key in settled]}
+    if planned.get("judge"):
+        job = {**job, "judged": True, **(yield from _judge_holes(context, job, status))}
     status("saving", "saving the report")
-    return (yield context.call_activity_with_retry(save_report, RETRY, {
-        **run, "failures": failures, "reused_ranks": planned.get("reused_ranks") or [],
-        "settled": [key for key in ranked if key in settled]}))
+    return (yield context.call_activity_with_retry(save_report, RETRY, job))
+
+
+def _judge_holes(context: df.DurableOrchestrationContext, job: dict, status: Any) -> Generator[Any, Any, dict]:
+    """Plan the judging, grade the calibration's parts at once, ask the gate, grade the holes' parts at once:
+    {} when done (or refused: the plan kept why), {"judging_failed": why} when a step's retries ran out."""
+    status("judging", "planning the judging of the holes")
+    try:
+        planned = yield context.call_activity_with_retry(plan_holes, RETRY, job)
+    except Exception as err:  # noqa: BLE001 - retries exhausted: saved unjudged, saying why, never lost
+        return {"judged": False, "judging_failed": f"planning the judging failed: {_reason(err)}"}
+    if "refused" in planned:
+        return {}
+    where = {"collection": job["collection"], "sha256": job["sha256"], "run_id": job["run_id"]}
+    for stage in ("calibration", "holes"):
+        if stage == "holes":
+            gate = yield context.call_activity_with_retry(judging_gate, RETRY, where)
+            if not gate["counted"]:
+                return {}
+        tasks = [context.call_activity_with_retry(judge_part, RETRY, {**where, "stage": stage, "part": part})
+                 for part in range(planned[stage])]
+
+        def progress(done: int, stage: str = stage, parts: int = len(tasks)) -> None:
+            status("judging", f"judging the {stage}: {done} of {parts} parts done", done=done, parts=parts)
+
+        yield from _wait_for_every(context, tasks, progress)
+        failed = next((task for task in tasks if task.state is TaskState.FAILED), None)
+        if failed is not None:  # the judge stopped answering: the run is saved with the people's numbers
+            return {"judging_failed": f"a part of the {stage} failed after {RETRY.max_number_of_attempts} attempts: "
+                                      f"{_reason(failed.result)}"}
+    return {}
 
 
 def _time_side_by_side(context: df.DurableOrchestrationContext, run: dict, keys: list[str], failures: dict[str, str],

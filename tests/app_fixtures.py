@@ -70,7 +70,7 @@ def publish_fake_index(app: App, folder: Path, path: str, fingerprint: str) -> s
 def app(azurite, monkeypatch, tmp_path):
     """Settings pointing at a fresh container (the app's only environment), and a started host."""
     from app import settings as app_settings
-    from activities import golden, planning, report, searches
+    from activities import golden, judging, planning, report, searches
     from orchestrators.evaluate_golden import evaluate_golden
 
     container = azurite.new_container()
@@ -83,10 +83,11 @@ def app(azurite, monkeypatch, tmp_path):
     for name in ("EVALUATION_STORAGE_ACCOUNT_URL", "EVALUATION_ONLY", "EVALUATION_SKIP", "EVALUATION_TIMED",
                  "EVALUATION_TIME_BUDGET",
                  "EVALUATION_DEBOUNCE_SECONDS", "EVALUATION_SHARD_SECONDS", "EVALUATION_SHARD_QUESTIONS",
-                 "AZURE_SEARCH_ENDPOINT"):
+                 "AZURE_SEARCH_ENDPOINT", "EVALUATION_JUDGE_DEPLOYMENT", "EVALUATION_JUDGE_MAX_COST",
+                 "EVALUATION_JUDGE_PAIRS"):
         monkeypatch.delenv(name, raising=False)
     app_settings.current_settings.cache_clear()
-    activities = {name: registered(fn) for module in (golden, planning, searches, report)
+    activities = {name: registered(fn) for module in (golden, planning, searches, judging, report)
                   for name, fn in vars(module).items() if hasattr(fn, "build") and name != "bp"}
     host = DurableHost({"evaluate_golden": registered(evaluate_golden)}, activities)
     client = host.serve()

@@ -24,6 +24,7 @@ LAYERS = [
     {"scoring"},
     {"report"},
     {"answers"},
+    {"holes"},  # unjudged results judged: the answer judge's chat route, scoring's numbers again
     {"chunking"},  # cuts with the engine's bundled models and the answer tools' chat client
     # how an index is built, judged: compare_chunking, sweep, run_matrix: builds cut by chunking, scored by
     # scoring, judged by answers

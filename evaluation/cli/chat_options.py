@@ -20,48 +20,56 @@ MAX_TIMEOUT_S = 600  # a model that needs longer for one reply is not answering;
 MAX_RETRIES = 10
 
 
-def add_chat_options(parser: argparse.ArgumentParser, role: str, prefix: str) -> None:
+def add_chat_options(parser: Any, role: str, prefix: str, *, flags: str = "") -> None:
     """``--endpoint``, ``--model``, ``--api``, ``--api-version``, ``--auth``, ``--api-key-env``,
-    ``--client-id``, ``--timeout`` and ``--retries`` for the ``role`` model, variables named ``prefix_*``."""
-    parser.add_argument("--endpoint", help=f"the {role}'s endpoint (default ${prefix}_ENDPOINT)")
-    parser.add_argument("--model", help=f"model or Azure deployment name (default ${prefix}_MODEL)")
-    parser.add_argument("--api", choices=("auto", "azure", "openai"), default="auto",
+    ``--client-id``, ``--timeout`` and ``--retries`` for the ``role`` model, variables named ``prefix_*``.
+    ``flags`` starts every flag's name (``judge-``: ``--judge-endpoint``), for a command whose own flags
+    would otherwise clash; ``chat_settings`` then takes the same ``flags``. ``parser``: a parser or a group."""
+    parser.add_argument(f"--{flags}endpoint", help=f"the {role}'s endpoint (default ${prefix}_ENDPOINT)")
+    parser.add_argument(f"--{flags}model", help=f"model or Azure deployment name (default ${prefix}_MODEL)")
+    parser.add_argument(f"--{flags}api", choices=("auto", "azure", "openai"), default="auto",
                         help="request style (default auto: azure on *.openai.azure.com and "
                              "*.cognitiveservices.azure.com)")
-    parser.add_argument("--api-version", default="2024-10-21", help="Azure OpenAI api-version (default 2024-10-21)")
-    parser.add_argument("--auth", type=auth_way, choices=("auto", *AUTHS), default="auto",
+    parser.add_argument(f"--{flags}api-version", default="2024-10-21",
+                        help="Azure OpenAI api-version (default 2024-10-21)")
+    parser.add_argument(f"--{flags}auth", type=auth_way, choices=("auto", *AUTHS), default="auto",
                         help="how to sign in (default auto; managed-identity, the old spelling, is read as "
                              "managed_identity)")
-    parser.add_argument("--api-key-env", default=f"{prefix}_API_KEY", metavar="NAME",
+    parser.add_argument(f"--{flags}api-key-env", default=f"{prefix}_API_KEY", metavar="NAME",
                         help=f"environment variable holding the key (default {prefix}_API_KEY)")
-    parser.add_argument("--client-id", help="a user-assigned managed identity's client id")
-    parser.add_argument("--timeout", type=seconds(MAX_TIMEOUT_S), default=60.0,
+    parser.add_argument(f"--{flags}client-id", help="a user-assigned managed identity's client id")
+    parser.add_argument(f"--{flags}timeout", type=seconds(MAX_TIMEOUT_S), default=60.0,
                         help=f"seconds to wait for one reply (default 60, at most {MAX_TIMEOUT_S})")
-    parser.add_argument("--retries", type=whole(0, MAX_RETRIES), default=2,
+    parser.add_argument(f"--{flags}retries", type=whole(0, MAX_RETRIES), default=2,
                         help=f"retries after a timeout or a busy service (default 2, at most {MAX_RETRIES})")
 
 
 def chat_settings(args: argparse.Namespace, environ: Mapping[str, str], role: str, prefix: str,
-                  settings_class: Any = None, **extra: Any):
-    """The frozen settings (``settings_class``, default ``ChatSettings`` with ``role``) from the flags,
-    falling back on ``environ``."""
+                  settings_class: Any = None, *, flags: str = "", **extra: Any):
+    """The frozen settings (``settings_class``, default ``ChatSettings`` with ``role``) from the flags
+    (named with ``flags`` in front, as ``add_chat_options`` made them), falling back on ``environ``."""
     from ..chat import ChatSettings
     from ..errors import UsageError
 
-    endpoint = args.endpoint or environ.get(f"{prefix}_ENDPOINT")
-    model = args.model or environ.get(f"{prefix}_MODEL")
+    def given(name: str) -> Any:
+        return getattr(args, (flags + name).replace("-", "_"))
+
+    endpoint = given("endpoint") or environ.get(f"{prefix}_ENDPOINT")
+    model = given("model") or environ.get(f"{prefix}_MODEL")
     if not endpoint or not model:
-        raise UsageError(f"the {role} needs an endpoint and a model: --endpoint URL --model NAME, or "
+        raise UsageError(f"the {role} needs an endpoint and a model: --{flags}endpoint URL --{flags}model NAME, or "
                          f"{prefix}_ENDPOINT and {prefix}_MODEL")
-    key = environ.get(args.api_key_env) or None
-    auth = args.auth
+    key_env = given("api-key-env")
+    key = environ.get(key_env) or None
+    auth = given("auth")
     if auth == "auto":
-        probe = ChatSettings(endpoint=endpoint, model=model, api=args.api, auth="none", role=role)
+        probe = ChatSettings(endpoint=endpoint, model=model, api=given("api"), auth="none", role=role)
         auth = "key" if key else "managed_identity" if probe.kind == "azure" else "none"
     if auth == "key" and not key:
-        raise UsageError(f"--auth key reads the key from ${args.api_key_env}, which is not set")
+        raise UsageError(f"--{flags}auth key reads the key from ${key_env}, which is not set")
     if settings_class is None:
         settings_class, extra = ChatSettings, {"role": role, **extra}
-    return settings_class(endpoint=endpoint, model=model, api=args.api, api_version=args.api_version, auth=auth,
-                          api_key=key if auth == "key" else None, managed_identity_client_id=args.client_id,
-                          timeout_s=args.timeout, retries=args.retries, **extra)
+    return settings_class(endpoint=endpoint, model=model, api=given("api"), api_version=given("api-version"),
+                          auth=auth, api_key=key if auth == "key" else None,
+                          managed_identity_client_id=given("client-id"), timeout_s=given("timeout"),
+                          retries=given("retries"), **extra)

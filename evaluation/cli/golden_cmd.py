@@ -20,8 +20,8 @@ from ..errors import UsageError, shown
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .collection import add_collection_arguments, apply_collection
-from .common import (ProgressBar, add_golden_limit_option, add_target_options, golden_limit, local_path,
-                     open_embedded_target, percent_0_to_100, program, whole)
+from .common import (ProgressBar, add_golden_limit_option, add_store_option, add_target_options, golden_limit,
+                     local_path, open_embedded_target, percent_0_to_100, program, store_address, whole)
 from ..golden.check import check_golden
 from ..golden.writing import settings as writing
 from ..golden.template import golden_template
@@ -91,6 +91,21 @@ def register(subparsers: Any) -> None:
     suggest.add_argument("--quiet", action="store_true", help="no progress bar")
     add_target_options(suggest)
     suggest.set_defaults(handler=_suggest)
+
+    accept = commands.add_parser("accept", help="write the judge's grades of a run's holes into a new golden file, "
+                                               "as drafts to check",
+                                 description="Take the grades a judge model gave a run's unjudged results (evaluate "
+                                             "--judge-holes) and write the golden file again to a new file, each "
+                                             'question they touch a "draft": true row whose hint names the ids the '
+                                             "judge graded: nothing becomes a label until a person checks it. The "
+                                             "golden file itself is never written.")
+    accept.add_argument("run_id", metavar="RUN", help="the run whose judged grades to take: a run id, or 'latest'")
+    accept.add_argument("--golden", required=True, type=local_path,
+                        help="the golden file that run judged (the same bytes: its sha256 is checked)")
+    accept.add_argument("--out", metavar="FILE", required=True, type=local_path,
+                        help="the file to write (never an existing one, never the golden file)")
+    add_store_option(accept)
+    accept.set_defaults(handler=_accept)
 
     write = commands.add_parser("write", help="draft golden questions with a model, every row a draft to check",
                                 description="Draft golden questions from the collection's own chunks with a chat "
@@ -200,6 +215,31 @@ def _suggest(args: argparse.Namespace) -> int:
         bar.close()
     found = suggest_expected(target, args.file, args.out, setup=args.setup, propose=args.propose)
     print(json.dumps(found.to_dict(), indent=2) if args.json else found.summary())
+    return 0
+
+
+def _accept(args: argparse.Namespace) -> int:
+    import os
+
+    from ..files import Output, check_outputs
+    from ..golden import read_golden, save_questions
+    from ..golden.read import GOLDEN_FILE
+    from ..holes.accept import accepted_count, accepted_questions
+    from ..store import open_store
+    from .runs_cmd import CONNECTION_STRING_VARIABLE
+
+    check_outputs([Output(args.out, GOLDEN_FILE, "--out", "the golden file with the judged grades")],
+                  [("the --golden file", args.golden)], error=UsageError)
+    golden = read_golden(args.golden)
+    store = open_store(store_address(args.store),
+                       connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
+    report = store.get(args.run_id)
+    questions = accepted_questions(golden, report)
+    changed, added = accepted_count(golden.questions, questions)
+    save_questions(questions, args.out, overwrite=False, what="the golden file with the judged grades")
+    print(f"wrote {len(questions)} questions to {args.out}: {changed} of them gained {added} judged grade(s) from run "
+          f"{report['id']}, each such row a draft whose hint names them; check them, remove \"draft\", then run: "
+          f"{program()} golden check {args.out}")
     return 0
 
 

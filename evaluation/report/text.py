@@ -12,6 +12,7 @@ from .answer import PICK_LABELS, findings, pick_answers
 from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ranked_in_note, reading_words,
                     unfound_words)
 from ..store.shape import Report
+from .judged import pick_judged_numbers, pick_warnings, picks_source_words, picks_view, render_judged, why_mark
 from .numbers import TEXT_DASH, milliseconds, percent
 from .time_words import in_tier_rule, tie_words
 
@@ -87,8 +88,11 @@ def render_picks(report: Report) -> str:
     if report.get("picks_withheld"):
         return f"Picks: none. {report['picks_withheld']}"
     out = ["Picks (nothing is switched: a person chooses):"]
+    source = picks_source_words(report)
+    if source:
+        out.append(f"  {source}")
     said_ties: dict[str, set[str]] = {}
-    for answer in pick_answers(report):
+    for answer in pick_answers(picks_view(report)):
         name, label, key = answer.name, answer.label, answer.key
         if key is None:
             out.append(f"  {label + ':':18} none ({answer.why})")
@@ -103,7 +107,9 @@ def render_picks(report: Report) -> str:
                           else "")
                        + (f" ({ranked_in_note(by_key[key])})" if ranked_in_note(by_key[key]) else "")
                        + f" — {by_key[key]['method_label']}")
-            out.append(f"  {'':18} why: {answer.why}")
+            out.append(f"  {'':18} why: {answer.why}{why_mark(report)}")
+        judged = pick_judged_numbers(report, key) if not answer.same_as else None
+        out += [f"  {'':18} {line}" for line in ([judged] if judged else []) + pick_warnings(report, key)]
         tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key and k in by_key]
         if tied:
             medians = {k: by_key[k]["summary"]["median_ms"] for k in [key, *tied]}
@@ -223,6 +229,9 @@ def render_report(report: Report, *, details: bool = False) -> str:
     found = findings(report)
     if found:
         parts += ["", "What this run found: " + " ".join(found)]
+    judged = render_judged(report)
+    if judged:
+        parts += ["", judged]
     parts += ["", render_picks(report)]
     return "\n".join(parts)
 

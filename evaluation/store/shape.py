@@ -102,6 +102,8 @@ class Report(_ReportBase, total=False):
     time_pairs: list[dict[str, Any]]  # every pair of ranked setups: ratio of times, its interval, the tests
     cache: dict[str, int]
     refused: dict[str, Any]          # a run that never started: why
+    judged: dict[str, Any]           # holes graded by a chat model (evaluation.holes): ids, grades, agreement, cost
+    picks_from: str                  # "human", or "human+judged" when the picks use the judge's grades
 
 
 def loads_report(raw: bytes) -> Any:
@@ -197,6 +199,16 @@ def _report(report: Any, path: str) -> None:
         raise Bad("ties is kept without the significance it was tested with")
     optional_field(report, "ties_on_time", optional(dict_of(optional(list_of(text)))))
     optional_field(report, "cache", optional(dict_of(count)))
+    judged = optional_field(report, "judged", optional(obj))
+    if judged:  # the judge's grades: ids and whole grades only, never text
+        field(judged, "counted", flag, "judged")
+        optional_field(judged, "grades", dict_of(dict_of(count)), "judged")
+        optional_field(judged, "setups", dict_of(obj), "judged")
+    picks_from = optional_field(report, "picks_from", text)
+    if picks_from not in (None, "human", "human+judged"):
+        raise Bad(f"picks_from is {shown(picks_from)}, not human or human+judged")
+    if picks_from == "human+judged" and not (judged and judged.get("counted")):
+        raise Bad("picks_from says human+judged, but the report holds no judged grades that count")
     refused = optional_field(report, "refused", optional(obj))
     if refused:
         field(refused, "reason", text, "refused")

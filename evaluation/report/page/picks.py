@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..answer import findings, pick_answers
+from ..judged import pick_judged_numbers, pick_warnings, picks_source_words, picks_view, why_mark
 from ..notes import found_gap_words
 from ..numbers import milliseconds as _ms, percent as _pct
 from ..svg import attr
@@ -34,7 +35,7 @@ def pick_cards(page: Page) -> str:
     }
     top_key = pick_key((report.get("picks") or {}).get("finds_the_most"))
     top_summary = summary_of(by_key[top_key]) if top_key in by_key else None
-    answers = {a.name: a for a in pick_answers(report)}  # the same words as the terminal's
+    answers = {a.name: a for a in pick_answers(picks_view(report))}  # the same words as the terminal's
     cards = []
     for name, label, _words in PICKS:
         value = (report.get("picks") or {}).get(name)
@@ -58,7 +59,7 @@ def pick_cards(page: Page) -> str:
             notes = {k: v for k, v in value.items() if k not in ("key", "setup")}
             extra = "".join(f'<p class="extra"><strong>{esc(spaced(k))}:</strong> {esc(plain(v))}</p>'
                             for k, v in notes.items())
-        why = f'<p class="why">Why: {esc(answer.why)}.</p>' if answer is not None else ""
+        why = f'<p class="why">Why: {esc(answer.why + why_mark(report))}.</p>' if answer is not None else ""
         versus = (_versus(report, key, top_key, summary, top_summary, name) + _time_tie_note(report, name, key, by_key)
                   + _tie_note((report.get("ties") or {}).get(name), report))
         cards.append(
@@ -69,12 +70,16 @@ def pick_cards(page: Page) -> str:
             + (f" · {count} of {questions}" if count is not None and questions else "") + "</span></div>"
             f'<div class="number"><b>{_ms(summary.get("median_ms"))}<small> ms</small></b><span>median search '
             f'time</span></div>'
-            f'</div>{why}{versus}<p class="rule">{rule_words[name]}</p>{extra}</article>')
+            f'</div>{why}{versus}<p class="rule">{rule_words[name]}</p>{extra}'
+            + "".join(f'<p class="judged">{esc(line)}</p>' for line in [pick_judged_numbers(report, key)] if line)
+            + "".join(f'<p class="note warn">{esc(w)}</p>' for w in pick_warnings(report, key)) + "</article>")
     found = findings(report)
     finding = f'<p class="finding"><strong>What this run found:</strong> {esc(" ".join(found))}</p>' if found else ""
+    source = picks_source_words(report)
+    source_note = f'<div class="note warn" data-picks-from="judged">{esc(source)}</div>' if source else ""
     return ('<section id="picks"><h2>The picks</h2><p class="muted">Nothing is switched: a person chooses. '
             "The three picks follow fixed rules; the chart and the table below show every other setup.</p>"
-            f'{finding}<div class="picks">{"".join(cards)}</div></section>')
+            f'{source_note}{finding}<div class="picks">{"".join(cards)}</div></section>')
 
 
 def _versus(report: dict[str, Any], key: str, top_key: Any, summary: dict[str, Any], top: dict[str, Any] | None,

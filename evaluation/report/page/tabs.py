@@ -29,6 +29,7 @@ from .footer import footer
 from .format import esc
 from .glossary import glossary
 from .history import run_by_run
+from .judged import judged_holes
 from .picks import pick_cards
 from .questions import hard_questions, labels_needed
 from .table import ranked_table
@@ -52,8 +53,8 @@ class Tab:
     shows: Callable[[Page], bool] = _always
 
 
-RETRIEVAL = Tab("retrieval", "Retrieval", (pick_cards, left_out, chart, ranked_table, run_by_run, setup_details,
-                                           hard_questions, labels_needed, glossary))
+RETRIEVAL = Tab("retrieval", "Retrieval", (pick_cards, left_out, chart, ranked_table, judged_holes, run_by_run,
+                                           setup_details, hard_questions, labels_needed, glossary))
 CHUNKING = Tab("chunking", "Chunking", (chunking_run, sweep_run, matrix_run), shows=has_chunking_runs)
 TABS: tuple[Tab, ...] = (RETRIEVAL, CHUNKING)
 BEFORE_TABS: tuple[Section, ...] = (header, unreachable, unfound, missing_documents)
