@@ -66,7 +66,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     warn = warn or log.warning
     problems = run_problems(golden)
     if problems:
-        raise GoldenFileError(explain_problems(golden.source, problems))
+        raise GoldenFileError(explain_problems(golden.source, problems, golden.read_as))
     questions = list(golden.labelled)
     if golden.format == "queries" and settings.by != "chunk":
         questions = _chunk_labels_by_document(questions, targets, golden.source, warn)
