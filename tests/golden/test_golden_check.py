@@ -288,3 +288,20 @@ def test_golden_check_with_an_index_at_chunk_grain_on_the_command_line(tmp_path,
     assert code == 1 and "no question can be scored: none of the 2 questions names a chunk the index holds" in out
     assert 'line 1: "backup.md" is a document id, which a run at --by chunk never finds' in out
     assert 'line 2: "security.pdf:9" is not a chunk of the index' in out  # only the index's chunks can tell
+
+
+# --- the nearest-id hint names the id meant first (issue 46: a hand-made bug that no test caught) ------------
+
+@pytest.mark.parametrize("given, held, meant", [
+    # differs only in case, with ids closer in spelling as written (case kept) that fill the three places
+    ("Guides/Keys.md", ["Guides/Key.md", "Guides/Keys.mdx", "Guides/Kays.md", "guides/keys.md"], "guides/keys.md"),
+    # the extension left out, the most natural mistake with a folder corpus
+    ("guide", ["guides.md", "guide1.md", "guide2.md", "guide.md"], "guide.md"),
+    # the folder left out
+    ("keys.md", ["keys.m", "keys.mdx", "key.md", "docs/keys.md"], "docs/keys.md"),
+], ids=["case", "extension", "folder"])
+def test_the_nearest_ids_name_the_id_meant_before_ids_close_in_spelling(given, held, meant):
+    from evaluation.golden.check import nearest_ids
+
+    found = nearest_ids(given, held)
+    assert found[0] == meant and len(found) == 3  # then the closest by spelling, to fill the three places
