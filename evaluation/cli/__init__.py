@@ -43,6 +43,11 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", None, _StoredOnce)
         self.register("action", "store", _StoredOnce)
 
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed, extras = super().parse_known_args(args, namespace)
+        parsed.__dict__.pop(_NAMED_AS, None)  # _StoredOnce's notes are not an argument
+        return parsed, extras
+
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
 
