@@ -144,6 +144,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             bar.close()
     folder = Path(folder)
     check_destination(folder, corpus.source if isinstance(corpus, Corpus) else corpus)
+    given_read = isinstance(corpus, Corpus)
     corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
     wanted = fingerprint(corpus.sha256, settings)
     marker = read_marker(folder)
@@ -196,7 +197,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             "format": INDEX_FORMAT,
             "fingerprint": wanted,
             "corpus": {"source": corpus.source, "sha256": corpus.sha256, "documents": len(corpus),
-                       **_where_read(corpus.source)},
+                       "path": _read_from(corpus, given_read)},
             "chunking": settings.chunking.to_dict(),
             "bm25": BM25_SETTINGS,
             "bm25_documents": {**DOCUMENT_BM25_SETTINGS, "documents": len(documents)},
@@ -268,12 +269,20 @@ def built_name(corpus: str | Path) -> str:
     return f"{resolved.stem.lstrip('.') or 'corpus'}-{digits}"
 
 
-def _where_read(source: str) -> dict:
-    """``{"path": <resolved path>}`` for a corpus read from a local path (``corpus_now`` finds it by it
-    later, whatever folder the index is opened from); nothing for one made in memory."""
+def _read_from(corpus: Corpus, given_read: bool) -> str | None:
+    """The resolved path of the file or folder ``corpus`` was read from (``corpus_now`` finds it by it later,
+    whatever folder the index is opened from); None for one made in memory, or given already read and no
+    longer what its source holds (a ``Corpus`` named after a file it was not read from)."""
+    source = corpus.source
     if not source or "://" in source or not Path(source).exists():
-        return {}
-    return {"path": str(Path(source).resolve())}
+        return None
+    if given_read:
+        try:
+            if _corpus.corpus_sha256(source) != corpus.sha256:
+                return None
+        except (OSError, CorpusError):
+            return None
+    return str(Path(source).resolve())
 
 
 def corpus_now(folder: str | Path, manifest: dict) -> Path | None:
@@ -283,9 +292,9 @@ def corpus_now(folder: str | Path, manifest: dict) -> Path | None:
     the command ran (the folder's name carries that path's digits: ``built_name``). None when it is not
     found: an index copied, fetched or published without its corpus is what it is."""
     recorded = manifest.get("corpus") or {}
-    if recorded.get("path"):
-        path = Path(recorded["path"])
-        return path if path.exists() else None
+    if "path" in recorded:  # None: not read from a file, nothing to compare with
+        path = Path(recorded["path"]) if recorded["path"] else None
+        return path if path is not None and path.exists() else None
     source = recorded.get("source")
     if not isinstance(source, str) or not source or "://" in source:
         return None

@@ -131,3 +131,16 @@ def test_the_corpus_hash_an_index_is_checked_by_is_the_one_its_build_recorded(tm
     assert corpus_sha256(corpus) == read_corpus(corpus).sha256 != before
     rows = jsonl(tmp_path / "corpus.jsonl", DOCUMENTS)
     assert corpus_sha256(rows) == read_corpus(rows).sha256
+
+
+def test_an_index_of_a_corpus_made_in_memory_under_a_files_name_is_not_compared_with_that_file(tmp_path):
+    from evaluation.engine.corpus import corpus_of_rows
+
+    named_after = jsonl(tmp_path / "corpus.jsonl", DOCUMENTS)
+    made = corpus_of_rows(DOCUMENTS[:1], str(named_after))  # other documents than the file it is named after
+    build_index(made, tmp_path / "index", IndexSettings(models=("hash",)))
+
+    assert read_manifest(tmp_path / "index")["corpus"]["path"] is None
+    assert len(open_index(tmp_path / "index").chunks) == 1  # not refused as "changed": it never was that file
+    build_index(read_corpus(named_after), tmp_path / "read", IndexSettings(models=("hash",)))
+    assert read_manifest(tmp_path / "read")["corpus"]["path"] == str(named_after.resolve())
