@@ -193,6 +193,8 @@ def decode_text(raw: bytes, encoding: str | None = None) -> tuple[str | None, st
     ``(None, why)`` naming the line and byte it cannot read, and for UTF-8 the encoding it looks like
     (``not_utf8``). For text files that are not JSONL (topics, qrels) and for reading a file as the user
     says it is encoded."""
+    if encoding is not None and known_encoding(encoding):
+        return None, known_encoding(encoding)
     codec = encoding or "utf-8-sig"
     try:
         return raw.decode(codec), None
@@ -205,12 +207,14 @@ def decode_text(raw: bytes, encoding: str | None = None) -> tuple[str | None, st
             return None, f"line {number}: {not_utf8(data, err.start - line_start, 'of the line')}"
         return None, (f"line {number}: byte {err.start - line_start + 1} of the line (0x{raw[err.start]:02X}) is not "
                       f"{encoding} text ({err.reason}); check the encoding")
+    except (UnicodeError, ValueError) as err:  # a codec such as idna fails without saying where
+        return None, f"cannot be read as {encoding} text ({str(err)[:100]}); check the encoding"
 
 
 def as_utf8(raw: bytes, encoding: str | None) -> tuple[bytes, str | None]:
     """``raw`` as UTF-8 bytes, read as ``encoding`` (unchanged when None or UTF-8: its lines are checked
     where they are read); or ``(b"", why)`` when ``raw`` is not ``encoding`` text (``decode_text``)."""
-    if encoding is None or codecs.lookup(encoding).name == "utf-8":
+    if encoding is None or not known_encoding(encoding) and codecs.lookup(encoding).name == "utf-8":
         return raw, None
     text, why = decode_text(raw, encoding)
     return (b"", why) if text is None else (text.encode("utf-8", "surrogatepass"), None)
@@ -219,9 +223,9 @@ def as_utf8(raw: bytes, encoding: str | None) -> tuple[bytes, str | None]:
 def known_encoding(name: str) -> str | None:
     """Why ``name`` is no encoding Python reads, with the usual ones; None when it is one."""
     try:
-        codecs.lookup(name)
-    except LookupError:
-        return (f"{shown(name)} is not an encoding Python knows; for example cp1252 (Windows, Western), latin-1, "
+        "a".encode(name)  # a text encoding: codecs such as rot13 or base64 are known but turn bytes into bytes
+    except (LookupError, ValueError, UnicodeError):
+        return (f"{shown(name)} is not a text encoding Python knows; for example cp1252 (Windows, Western), latin-1, "
                 "cp1251, shift_jis, gb18030, utf-16")
     return None
 

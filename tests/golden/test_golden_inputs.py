@@ -165,7 +165,11 @@ def test_a_golden_file_in_windows_1252_is_refused_naming_it_and_read_with_encodi
     assert read_golden(golden, encoding="cp1252").questions[0].question == "Où est le café?"
     with pytest.raises(SystemExit):
         run_cli(capsys, "golden", "check", str(golden), "--encoding", "klingon")
-    assert '"klingon" is not an encoding Python knows' in capsys.readouterr().err
+    assert '"klingon" is not a text encoding Python knows' in capsys.readouterr().err
+    # in the library too: a codec that is no text encoding (rot13 turns text into text) is a sentence, not a crash
+    with pytest.raises(GoldenFileError, match='"rot13" is not a text encoding Python knows'):
+        read_golden(golden, encoding="rot13")
+    assert 'golden.jsonl: "base64" is not a text encoding' in str(check_golden(golden, encoding="base64").errors[0])
 
 
 def test_topics_and_qrels_in_latin_1_are_refused_by_line_never_read_with_replacement_characters(tmp_path, capsys):
