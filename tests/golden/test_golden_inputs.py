@@ -246,3 +246,9 @@ def test_golden_check_is_not_ready_when_every_label_is_a_page_of_a_document_with
             '"menu", which has no pages') in out
     code, _, err = evaluate(capsys, tmp_path, "--corpus", str(corpus), "--golden", str(golden))
     assert code == 1 and "no question can be scored" in err and not (tmp_path / "index").exists()
+    # with an index built already, the run is refused the same way before any search (was: every setup found 0)
+    built = run_cli(capsys, "index", str(corpus), "--out", str(tmp_path / "built"), "--models", "hash", "--quiet")
+    assert built[0] == 0
+    code, out, err = evaluate(capsys, tmp_path, "--index", str(tmp_path / "built"), "--golden", str(golden))
+    assert code == 1 and out == "" and ('no question can be scored: none of the 2 questions names anything the index '
+                                        'holds as a run at --by doc can find it') in err
