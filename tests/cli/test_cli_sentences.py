@@ -11,26 +11,8 @@ from pathlib import Path
 
 import pytest
 from conftest import run_cli
-
-DOCUMENTS = [{"id": "menu", "text": "Our menu has soup, bread and a daily fish, and the kitchen closes at nine."},
-             {"id": "hours", "text": "We open at eight in the morning and close at ten at night, every day."}]
-GOLDEN = [{"question": "What soup is on the menu?", "expected": ["menu"]},
-          {"question": "When do you open?", "expected": ["hours"]}]
-
-
-def jsonl(path: Path, rows: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
-    return path
-
-
-def exit_code(capsys, *argv: str) -> tuple[int, str, str]:
-    """``run_cli``, with argparse's own exit (a refused flag) read as its code."""
-    try:
-        return run_cli(capsys, *argv)
-    except SystemExit as done:
-        out, err = capsys.readouterr()
-        return int(done.code or 0), out, err
-
+from test_cli_inputs import exit_code
+from test_index_source import DOCUMENTS, GOLDEN, jsonl
 
 def run_the_template_command_it_advises(err: str, corpus: Path, capsys) -> Path:
     """The ``golden template`` between backticks in ``err``, run with a real corpus for CORPUS: the file it writes."""
