@@ -12,13 +12,14 @@ be written back as UTF-8. Each refusal is a sentence for that line; the caller a
 """
 from __future__ import annotations
 
+import codecs
 import json
 import math
 import re
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Sequence
 
-from .errors import JsonLineError  # defined with the library's other exceptions; importable here as before
+from .errors import JsonLineError, shown  # defined with the library's other exceptions; importable here as before
 
 BOM = b"\xef\xbb\xbf"
 COMMENT = "#"
@@ -47,7 +48,7 @@ def read_lines(raw: bytes) -> Iterator[Line]:
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as err:
-            yield Line(number, None, f"not UTF-8 text (byte {err.start + 1} of the line); save the file as UTF-8")
+            yield Line(number, None, not_utf8(data, err.start, "of the line"))
             continue
         stripped = text.strip()
         if not stripped or stripped.startswith(COMMENT):
@@ -138,6 +139,97 @@ def _first_surrogate(value: Any) -> str | None:
     return None
 
 
+# -- text in another encoding ------------------------------------------------------------------------
+
+WESTERN = "cp1252"  # Windows-1252: Latin-1 with letters where Latin-1 has control codes; what Excel saves in the West
+_WESTERN_NAME = "Windows-1252 or Latin-1"
+_BETWEEN_WORDS = re.compile(r'[\s"]')
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def not_utf8(data: bytes, start: int, where: str = "") -> str:
+    """Why ``data`` is not text, its first bad byte at ``start``, with the encoding it most likely is in
+    and the command that saves it as UTF-8: ``not UTF-8 text (byte 28 of the line); save the file as
+    UTF-8: it reads as Windows-1252 or Latin-1 ("café"), so iconv -f CP1252 -t UTF-8 FILE > NEW does it``."""
+    head = f"not UTF-8 text (byte {start + 1}{' ' + where if where else ''}); save the file as UTF-8: "
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data:
+        return head + "it looks like UTF-16 (NUL bytes between letters), so iconv -f UTF-16 -t UTF-8 FILE > NEW does it"
+    if _reads_as_western(data):
+        word = _word_at(data.decode(WESTERN), start)
+        return (head + f"it reads as {_WESTERN_NAME} ({shown(word)}), so iconv -f {WESTERN.upper()} -t UTF-8 "
+                "FILE > NEW does it")
+    return (head + f"it is not Western European text ({_WESTERN_NAME}) either (byte 0x{data[start]:02X}); find its "
+            "encoding (file -i FILE), then iconv -f ENCODING -t UTF-8 FILE > NEW")
+
+
+def _reads_as_western(data: bytes) -> bool:
+    """Whether ``data`` reads as Western European text in Windows-1252: it decodes, and its other
+    characters are letters standing among ASCII ones ("café", "Müller"). Most 8-bit text of other
+    scripts decodes too (Cyrillic's as runs of accented letters, "Êàê"), so runs of three or more are
+    taken as another encoding, not named."""
+    try:
+        text = data.decode(WESTERN)
+    except UnicodeDecodeError:
+        return False
+    if _CONTROL.search(text):  # no text file of ours holds NUL or other control codes
+        return False
+    runs = re.findall(r"[^\x00-\x7f]+", text)
+    letters = sum(ch.isalpha() for run in runs for ch in run)
+    total = sum(len(run) for run in runs)
+    return bool(total) and letters * 5 >= total * 4 and all(len(run) < 3 for run in runs)
+
+
+def _word_at(text: str, start: int) -> str:
+    """The word of ``text`` around character ``start`` (an 8-bit text: characters are bytes), at most 40."""
+    begin = start
+    while begin > 0 and start - begin < 20 and not _BETWEEN_WORDS.match(text[begin - 1]):
+        begin -= 1
+    word = _BETWEEN_WORDS.split(text[begin:], maxsplit=1)[0]
+    return word[:40]
+
+
+def decode_text(raw: bytes, encoding: str | None = None) -> tuple[str | None, str | None]:
+    """``(text, None)``: ``raw`` read as ``encoding`` (None: UTF-8, a byte order mark skipped); or
+    ``(None, why)`` naming the line and byte it cannot read, and for UTF-8 the encoding it looks like
+    (``not_utf8``). For text files that are not JSONL (topics, qrels) and for reading a file as the user
+    says it is encoded."""
+    if encoding is not None and known_encoding(encoding):
+        return None, known_encoding(encoding)
+    codec = encoding or "utf-8-sig"
+    try:
+        return raw.decode(codec), None
+    except UnicodeDecodeError as err:
+        line_start = raw.rfind(b"\n", 0, err.start) + 1
+        line_end = raw.find(b"\n", err.start)
+        number = raw.count(b"\n", 0, err.start) + 1
+        data = raw[line_start:line_end if line_end >= 0 else len(raw)]
+        if encoding is None:
+            return None, f"line {number}: {not_utf8(data, err.start - line_start, 'of the line')}"
+        return None, (f"line {number}: byte {err.start - line_start + 1} of the line (0x{raw[err.start]:02X}) is not "
+                      f"{encoding} text ({err.reason}); check the encoding")
+    except (UnicodeError, ValueError) as err:  # a codec such as idna fails without saying where
+        return None, f"cannot be read as {encoding} text ({str(err)[:100]}); check the encoding"
+
+
+def as_utf8(raw: bytes, encoding: str | None) -> tuple[bytes, str | None]:
+    """``raw`` as UTF-8 bytes, read as ``encoding`` (unchanged when None or UTF-8: its lines are checked
+    where they are read); or ``(b"", why)`` when ``raw`` is not ``encoding`` text (``decode_text``)."""
+    if encoding is None or not known_encoding(encoding) and codecs.lookup(encoding).name == "utf-8":
+        return raw, None
+    text, why = decode_text(raw, encoding)
+    return (b"", why) if text is None else (text.encode("utf-8", "surrogatepass"), None)
+
+
+def known_encoding(name: str) -> str | None:
+    """Why ``name`` is no encoding Python reads, with the usual ones; None when it is one."""
+    try:
+        "a".encode(name)  # a text encoding: codecs such as rot13 or base64 are known but turn bytes into bytes
+    except (LookupError, ValueError, UnicodeError):
+        return (f"{shown(name)} is not a text encoding Python knows; for example cp1252 (Windows, Western), latin-1, "
+                "cp1251, shift_jis, gb18030, utf-16")
+    return None
+
+
 # -- mistakes of the whole file -----------------------------------------------------------------------
 
 _NOT_A_FIELD = re.compile(r'^"(?P<name>[^"]+)" is not a field\b')
@@ -175,12 +267,14 @@ def file_wide(raw: bytes, problems: Sequence[Any], rows: int) -> FileWide:
     unreadable = [p for p in problems if p.message.startswith(_NOT_UTF8)]
     if len(unreadable) > 1:  # one such line is said well enough by its own problem, with its byte
         lines = sorted(p.line for p in unreadable if p.line is not None)
-        shown = ", ".join(map(str, lines[:10])) + (", ..." if len(lines) > 10 else "")
-        guess = (f" ({'it reads' if len(lines) == 1 else 'they read'} as Windows-1252 or Latin-1 text)"
-                 if _reads_as_cp1252(raw) else "")
+        listed = ", ".join(map(str, lines[:10])) + (", ..." if len(lines) > 10 else "")
+        western = _reads_as_western(raw)
+        guess = f" ({'it reads' if len(lines) == 1 else 'they read'} as {_WESTERN_NAME} text)" if western else ""
         count = f"{len(lines)} of its {rows} lines {'is' if len(lines) == 1 else 'are'}"
+        fix = (f"iconv -f {WESTERN.upper()} -t UTF-8 FILE > NEW" if western else
+               "find its encoding (file -i FILE), then iconv -f ENCODING -t UTF-8 FILE > NEW")
         sentences.append(f"the file is not all UTF-8: {count} in another encoding{guess}, line"
-                         f"{'s' if len(lines) != 1 else ''} {shown}; save the file as UTF-8")
+                         f"{'s' if len(lines) != 1 else ''} {listed}; save the file as UTF-8: {fix}")
         problems = [p for p in problems if p not in unreadable]
     if _is_array(raw):
         items = _array_length(raw)
@@ -202,14 +296,6 @@ def _utf16(raw: bytes) -> str | None:
         return raw.decode("utf-16")
     except UnicodeDecodeError:
         return None
-
-
-def _reads_as_cp1252(raw: bytes) -> bool:
-    try:
-        raw.decode("cp1252")
-    except UnicodeDecodeError:
-        return False
-    return True
 
 
 def _is_array(raw: bytes) -> bool:

@@ -356,7 +356,7 @@ def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None
         folder = fetch_index(spec.index, cache, fingerprint=fingerprint, connection_string=connection_string,
                              credential=credential)
         index = (opened_indexes.open(spec.index, fingerprint, folder) if opened_indexes is not None
-                 else open_index(folder))
+                 else open_index(folder, check_corpus=False))  # a published version: its corpus stayed behind
         return EmbeddedTarget(index, name=spec.name, rerank_candidates=spec.rerank_candidates,
                               fusion_candidates=spec.fusion_candidates, cross_encoder=spec.cross_encoder,
                               threads=threads, described_index=spec.index,

@@ -5,6 +5,8 @@ lines. Each test counts the lines it promises as well as reading the words."""
 from __future__ import annotations
 
 import json
+import shlex
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -86,7 +88,15 @@ def test_lines_in_another_8_bit_encoding_are_counted_in_one_sentence(tmp_path):
     errors = [str(e) for e in check_golden(path).errors]
 
     assert errors == ["the file is not all UTF-8: 3 of its 4 lines are in another encoding (they read as "
-                      "Windows-1252 or Latin-1 text), lines 1, 2, 3; save the file as UTF-8"]
+                      "Windows-1252 or Latin-1 text), lines 1, 2, 3; save the file as UTF-8: iconv -f CP1252 -t UTF-8 "
+                      "FILE > NEW"]
+    # the command it gives, run as given, makes the file every row of which reads as written
+    fixed = tmp_path / "fixed.jsonl"
+    command = errors[0].rsplit(": ", 1)[1]
+    command = command.replace("FILE", shlex.quote(str(path))).replace("NEW", shlex.quote(str(fixed)))
+    subprocess.run(command, shell=True, check=True)
+    assert check_golden(fixed).ok and check_golden(fixed).ready == 4
+    assert "Où est le café 0?" in fixed.read_text(encoding="utf-8")
 
 
 def test_at_most_twenty_problems_are_printed_then_how_many_more(tmp_path, capsys):

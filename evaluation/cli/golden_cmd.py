@@ -20,8 +20,9 @@ from ..errors import UsageError, shown
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .collection import add_collection_arguments, apply_collection
-from .common import (ProgressBar, add_golden_limit_option, add_store_option, add_target_options, golden_limit,
-                     local_path, open_embedded_target, percent_0_to_100, program, store_address, whole)
+from .common import (ProgressBar, add_cutting_options, add_encoding_option, add_golden_limit_option,
+                     add_store_option, add_target_options, chunk_settings, golden_limit, local_path,
+                     open_embedded_target, percent_0_to_100, program, store_address, whole)
 from ..golden.check import check_golden
 from ..golden.writing import settings as writing
 from ..golden.template import golden_template
@@ -54,6 +55,9 @@ def register(subparsers: Any) -> None:
     check.add_argument("--qrels", metavar="FILE",
                        help="a TREC qrels file labelling the questions by id (the file may then be topics: rows "
                             "without expected, or qid<TAB>question lines in a .tsv)")
+    add_encoding_option(check)
+    add_cutting_options(check.add_argument_group(
+        "chunking (with --corpus and --by chunk: the chunks its index will hold, cut as evaluate --corpus cuts it)"))
     check.add_argument("--unfound-share", type=percent_0_to_100, default=20, metavar="PERCENT",
                        help="with --corpus/--index: warn when more than this share of the questions name no "
                             "document it holds (default 20; none at all is an error)")
@@ -171,7 +175,7 @@ def _check(args: argparse.Namespace) -> int:
     else:
         corpus = read_corpus(args.corpus) if args.corpus else None
     result = check_golden(args.file, corpus, by=args.by, qrels=args.qrels, unfound_share=args.unfound_share / 100,
-                          **golden_limit(args))
+                          encoding=args.encoding, chunking=chunk_settings(args), **golden_limit(args))
     if corpus is not None and result.ready:
         from ..answers.stale import stale_questions
 

@@ -44,7 +44,8 @@ def score_file(args: argparse.Namespace) -> int:
         return score_rows(args)
     if not args.golden or not args.run:
         raise UsageError("give --golden FILE and --run FILE (a TREC run), or --azure-rows FILE")
-    golden = read_golden(args.golden, qrels=args.qrels, warn=lambda text: print(f"warning: {text}", file=sys.stderr))
+    golden = read_golden(args.golden, qrels=args.qrels, encoding=args.encoding,
+                         warn=lambda text: print(f"warning: {text}", file=sys.stderr))
     scored = score_run(golden, read_trec_run(args.run, order=args.order), by=args.by, min_grade=args.min_grade)
     if args.json:
         print(json.dumps(scored, indent=2, ensure_ascii=False))

@@ -53,7 +53,7 @@ from .chunking import RULES_VERSION, Chunk, ChunkSettings, chunk_corpus
 from . import corpus as _corpus
 from .corpus import Corpus, Document, document_text, read_corpus  # noqa: F401  document_text: the engine's name for it
 from .identity import differences, fingerprint_payload, rebuild_command, software_versions
-from ..errors import SearchIndexError
+from ..errors import CorpusError, SearchIndexError
 from ..files import sha256_file
 from ..processes import process_alive
 
@@ -144,6 +144,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             bar.close()
     folder = Path(folder)
     check_destination(folder, corpus.source if isinstance(corpus, Corpus) else corpus)
+    given_read = isinstance(corpus, Corpus)
     corpus = corpus if isinstance(corpus, Corpus) else read_corpus(corpus)
     wanted = fingerprint(corpus.sha256, settings)
     marker = read_marker(folder)
@@ -195,7 +196,8 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         manifest = {
             "format": INDEX_FORMAT,
             "fingerprint": wanted,
-            "corpus": {"source": corpus.source, "sha256": corpus.sha256, "documents": len(corpus)},
+            "corpus": {"source": corpus.source, "sha256": corpus.sha256, "documents": len(corpus),
+                       "path": _read_from(corpus, given_read)},
             "chunking": settings.chunking.to_dict(),
             "bm25": BM25_SETTINGS,
             "bm25_documents": {**DOCUMENT_BM25_SETTINGS, "documents": len(documents)},
@@ -257,13 +259,88 @@ def check_destination(folder: str | Path, corpus: str | Path | None = None) -> N
                                f"index folders it wrote (marked by {MARKER}), so give an empty or new folder for --out")
 
 
+def built_name(corpus: str | Path) -> str:
+    """``<corpus name>-<8 hex digits>``: the folder ``evaluate --corpus`` keeps a corpus's index in, under
+    ``.index/``. The digits (sha256 of the corpus's resolved path) keep ``a/corpus.jsonl`` and
+    ``b/corpus.jsonl``, or ``--corpus .`` from two folders of one name, from sharing an index and rebuilding
+    over each other; ``.`` is never ``.index`` itself."""
+    resolved = Path(corpus).resolve()
+    digits = hashlib.sha256(str(resolved).encode("utf-8", "surrogateescape")).hexdigest()[:8]
+    return f"{resolved.stem.lstrip('.') or 'corpus'}-{digits}"
+
+
+def _read_from(corpus: Corpus, given_read: bool) -> str | None:
+    """The resolved path of the file or folder ``corpus`` was read from (``corpus_now`` finds it by it later,
+    whatever folder the index is opened from); None for one made in memory, or given already read and no
+    longer what its source holds (a ``Corpus`` named after a file it was not read from)."""
+    source = corpus.source
+    if not source or "://" in source or not Path(source).exists():
+        return None
+    if given_read:
+        try:
+            if _corpus.corpus_sha256(source) != corpus.sha256:
+                return None
+        except (OSError, CorpusError):
+            return None
+    return str(Path(source).resolve())
+
+
+def corpus_now(folder: str | Path, manifest: dict) -> Path | None:
+    """Where the corpus the index in ``folder`` was built from is now, when that can be told: the path its
+    build recorded; for an index built before paths were recorded, its source when absolute, or, for an
+    index ``evaluate --corpus`` keeps under ``.index/``, its source from the folder holding ``.index``, where
+    the command ran (the folder's name carries that path's digits: ``built_name``). None when it is not
+    found: an index copied, fetched or published without its corpus is what it is."""
+    recorded = manifest.get("corpus") or {}
+    if "path" in recorded:  # None: not read from a file, nothing to compare with
+        path = Path(recorded["path"]) if recorded["path"] else None
+        return path if path is not None and path.exists() else None
+    source = recorded.get("source")
+    if not isinstance(source, str) or not source or "://" in source:
+        return None
+    if Path(source).is_absolute():
+        return Path(source) if Path(source).exists() else None
+    folder = Path(folder).resolve()
+    if folder.parent.name != INDEXES_FOLDER:
+        return None
+    candidate = folder.parent.parent / source
+    return candidate if candidate.exists() and built_name(candidate) == folder.name else None
+
+
+def changed_corpus(folder: str | Path, manifest: dict) -> str | None:
+    """The sentence refusing the index in ``folder`` when the corpus it was built from (``corpus_now``) holds
+    other bytes now, with the command that builds it again; None when it is unchanged, or cannot be found
+    or read (nothing to compare). Searching it would answer from text the corpus no longer holds."""
+    path = corpus_now(folder, manifest)
+    if path is None:
+        return None
+    try:
+        now = _corpus.corpus_sha256(path)
+    except (OSError, CorpusError):
+        return None
+    if now == (manifest.get("corpus") or {}).get("sha256"):
+        return None
+    shown = _relative(path)
+    command = rebuild_command({**manifest, "corpus": {**manifest["corpus"], "source": shown}}, _relative(Path(folder)))
+    return (f"{folder}: the corpus it was built from, {shown}, has changed since, so the index holds text the corpus "
+            f"no longer does; build it again with `{command}`")
+
+
+def _relative(path: Path) -> str:
+    """``path`` as a person in the current folder would type it: relative when it is under it."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve())) or "."
+    except ValueError:
+        return str(path)
+
+
 def _refused_on_open(folder: Path) -> str | None:
     """Why ``open_index`` (what ``evaluate`` calls) refuses ``folder``, or None when it opens: so ``build_index``
     never calls "current" an index a run refuses (vectors garbled at the same size, a chunks file that
     no longer reads, a document BM25 of another length). The reason is the sentence without the folder
     and the rebuild command, which ``build_index`` is about to carry out."""
     try:
-        open_index(folder)
+        open_index(folder, check_corpus=False)  # build_index has just compared the corpus it was given
     except SearchIndexError as err:
         reason = str(err).removeprefix(f"{folder}: ")
         return re.split(r"; rebuild", reason, maxsplit=1)[0]
@@ -510,8 +587,12 @@ class OpenedIndex:
         return frozenset(c.id for c in self.chunks)
 
 
-def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: bool = False) -> OpenedIndex:
-    """Open a built index read-only. Given ``corpus``, refuse when it changed since the build.
+def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: bool = False,
+               check_corpus: bool = True) -> OpenedIndex:
+    """Open a built index read-only. Given ``corpus``, refuse when it changed since the build; without it,
+    and with ``check_corpus``, refuse when the corpus it was built from is where it was and holds other
+    bytes now (``changed_corpus``): an index opened by name is never searched stale. ``check_corpus=False``
+    for an index just built or checked, or fetched as a published version (its corpus stayed behind).
 
     Every file's size is checked against the manifest, and every vector row's length; ``verify``
     also checks each file's sha256 (it reads every byte once).
@@ -546,6 +627,10 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
         if current.sha256 != manifest["corpus"]["sha256"]:
             raise SearchIndexError(f"{folder}: the corpus {corpus} changed since this index was built; "
                                    f"rebuild with `python3 -m evaluation index {corpus} --out {folder}`")
+    elif check_corpus:
+        changed = changed_corpus(folder, manifest)
+        if changed is not None:
+            raise SearchIndexError(changed)
     try:
         chunks = tuple(_read_chunks(folder / "chunks.jsonl"))
         bm25 = bm25s.BM25.load(str(folder / "bm25"), mmap=True, show_progress=False)

@@ -138,7 +138,11 @@ class OpenedIndexes:
 
         opener = self._opener
         if opener is None:
-            from .index import open_index as opener
+            from functools import partial
+
+            from .index import open_index
+
+            opener = partial(open_index, check_corpus=False)  # published versions: their corpus stayed behind
         with self._lock:
             self.opens += 1
         index = opener(Path(folder))

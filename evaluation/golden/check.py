@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
 from ..errors import GoldenFileError, at_most
+from ..engine.chunking import ChunkSettings, chunk_corpus
 from ..engine.corpus import Corpus
 from ..keywords import also_named
-from .read import golden_from_bytes
+from .read import IN_MEMORY, golden_check_command, golden_from_bytes
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
-from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
+from .qrels import Qrels, golden_rows, read_qrels, with_qrels
 from .scan import (
     DEFAULT_SETTING,
     GOLDEN_MAX_BYTES,
@@ -121,7 +122,8 @@ def _item(problem: GoldenProblem) -> dict[str, Any]:
 def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
                  by: str = "doc", fetcher: Fetcher | None = None, max_bytes: int | None = GOLDEN_MAX_BYTES,
                  setting: str = DEFAULT_SETTING, unfound_share: float = DEFAULT_UNFOUND_SHARE,
-                 qrels: str | Path | Qrels | None = None) -> GoldenCheck:
+                 qrels: str | Path | Qrels | None = None, encoding: str | None = None,
+                 chunking: ChunkSettings | None = None) -> GoldenCheck:
     """Check every line of ``source`` (read as ``read_golden`` reads it, ``fetcher`` too); never raises
     for a bad, empty or missing file.
 
@@ -135,18 +137,20 @@ def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | H
     With ``corpus``, a file none of whose questions names a document the corpus holds is an error (every
     setup would find nothing, and a run would name picks that find 0 of its questions), with the ids
     meant (``a`` -> ``a.md``); more than ``unfound_share`` of the questions so is a warning (the file-wide
-    one, last). ``qrels`` labels the questions as ``read_golden`` does.
+    one, last). ``qrels`` labels the questions, and ``encoding`` reads a file that is not UTF-8, as
+    ``read_golden`` does.
+
+    At ``by="chunk"`` a ``Corpus`` is cut as ``chunking`` (default: the index's default chunking) would
+    cut it when its index is built, so chunk ids are checked against the chunks it will hold.
     """
     try:
         raw = load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting)
         if isinstance(qrels, (str, Path)):
-            qrels = read_qrels(qrels, fetcher=fetcher)
-        if str(source).lower().endswith(".tsv") and qrels is not None:
-            raw = topics_tsv_rows(raw, source)
+            qrels = read_qrels(qrels, fetcher=fetcher, encoding=encoding)
     except GoldenFileError as err:
         return _unread(source, err)
     return check_golden_bytes(raw, source, corpus, by=by, max_bytes=max_bytes, setting=setting,
-                              unfound_share=unfound_share, qrels=qrels)
+                              unfound_share=unfound_share, qrels=qrels, encoding=encoding, chunking=chunking)
 
 
 def _unread(source: str | Path, err: GoldenFileError) -> GoldenCheck:
@@ -158,16 +162,18 @@ def check_golden_bytes(raw: bytes, source: str | Path,
                        corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
                        by: str = "doc", max_bytes: int | None = GOLDEN_MAX_BYTES,
                        setting: str = DEFAULT_SETTING, unfound_share: float = DEFAULT_UNFOUND_SHARE,
-                       qrels: Qrels | None = None) -> GoldenCheck:
+                       qrels: Qrels | None = None, encoding: str | None = None,
+                       chunking: ChunkSettings | None = None) -> GoldenCheck:
     """``check_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
     try:
         check_size(raw, source, max_bytes, setting)
+        rows = golden_rows(raw, source, qrels, encoding)  # read once, as read_golden reads them
     except GoldenFileError as err:
         return _unread(source, err)
-    scan = scan_golden(raw, labels_elsewhere=qrels is not None)
+    scan = scan_golden(rows, labels_elsewhere=qrels is not None)
     questions, file_warnings = scan.questions, list(scan.file_warnings)
     if qrels is not None and questions:
-        read = Golden(source=str(source), sha256="", raw=raw, questions=questions, unfilled_rows=scan.unfilled,
+        read = Golden(source=str(source), sha256="", raw=rows, questions=questions, unfilled_rows=scan.unfilled,
                       problems=scan.row_errors, format=scan.format)
         try:
             questions = tuple(with_qrels(read, qrels)[0])
@@ -176,8 +182,8 @@ def check_golden_bytes(raw: bytes, source: str | Path,
     warnings = list(scan.row_warnings)
     found_nowhere = ()
     if corpus is not None:
-        wanted = {item.doc_id for question in questions for item in question.expected_items}
-        labels = _Labels.of(corpus, wanted)
+        cut = (chunking or ChunkSettings()) if by == "chunk" else None  # chunk ids: the corpus's as it will be cut
+        labels = _Labels.of(corpus, _wanted(questions), chunking=cut)
         warnings += _label_warnings(questions, labels, by)
         found_nowhere = _found_nowhere(questions, labels, by, unfound_share)
     unlabelled = unlabelled_problem(questions, scan.format)
@@ -189,7 +195,7 @@ def check_golden_bytes(raw: bytes, source: str | Path,
                        + tuple(p for p in found_nowhere if not p.message.startswith(NOTHING_FINDABLE)),
                        format=scan.format,
                        golden=None if errors else golden_from_bytes(raw, source, max_bytes=max_bytes, setting=setting,
-                                                                    qrels=qrels))
+                                                                    qrels=qrels, encoding=encoding))
 
 
 NOTHING_FINDABLE = "no question can be scored"
@@ -203,26 +209,57 @@ def _found_nowhere(questions: Sequence[Question], labels: _Labels, by: str, limi
                                            zip(q.expected, q.expected_items, strict=True))]
     if not labelled or not lost:
         return ()
+    reasons = [_unfound(text, item, labels, by) for q in lost
+               for text, item in zip(q.expected, q.expected_items, strict=True)]
+    missing_only = all(reason == _MISSING for reason in reasons)
     if len(lost) == len(labelled):
-        return (GoldenProblem(None, nothing_findable(lost, labels.held, labels.where, by)),)
+        if by == "chunk" or _MISSING in reasons:  # ids to correct, with the nearest held
+            return (GoldenProblem(None, nothing_findable(lost, labels.held, labels.where, by)),)
+        # every label names what is there, written as no run finds it (a page of a document without pages, ...)
+        first = _label_warnings(tuple(lost), labels, by, missing=False)[0]
+        return (GoldenProblem(None, f"{NOTHING_FINDABLE}: none of the {plural(len(lost), 'question')} names "
+                                    f"anything {labels.where} holds as a run at --by {by} can find it, so every setup "
+                                    f"would find nothing; for example, line {first.line}: {first.message}"),)
     if len(lost) / len(labelled) > limit:
-        return (GoldenProblem(None, unfound_sentence(len(lost), len(labelled), labels.where, limit)),)
+        return (GoldenProblem(None, unfound_sentence(len(lost), len(labelled), labels.where, limit,
+                                                     as_written=not missing_only)),)
     return ()
 
 
-def nothing_findable_problem(questions: Sequence[Question], corpus: Any, by: str = "doc") -> str | None:
+def nothing_findable_problem(questions: Sequence[Question], corpus: Any, by: str = "doc",
+                             chunking: ChunkSettings | None = None) -> str | None:
     """The sentence ``golden check --corpus`` errs with when none of ``questions`` names anything ``corpus``
-    holds (every setup would find nothing); None when some does."""
+    holds (every setup would find nothing); None when some does. At ``by="chunk"`` a ``Corpus``'s chunks are
+    the ones ``chunking`` (default: the index's default) will cut, before any index is built."""
     labelled = [q for q in questions if q.labelled]
-    labels = _Labels.of(corpus, {item.doc_id for q in labelled for item in q.expected_items})
+    labels = _Labels.of(corpus, _wanted(labelled), chunking=(chunking or ChunkSettings()) if by == "chunk" else None)
     found = _found_nowhere(labelled, labels, by, 1.0)
     return found[0].message if found else None
 
 
+def _wanted(questions: Sequence[Question]) -> set[str]:
+    """The document ids the labels of ``questions`` name, a chunk id's document too (``menu`` of
+    ``menu:0``): what to ask a target that only says which documents it holds."""
+    wanted = set()
+    for question in questions:
+        for text, item in zip(question.expected, question.expected_items, strict=True):
+            wanted.add(item.doc_id)
+            chunk = _CHUNK_ID.fullmatch(text)
+            if chunk and item.page is None:
+                wanted.add(chunk.group("doc"))
+    return wanted
+
+
 def _held(text: str, item: ExpectedItem, labels: _Labels, by: str) -> bool:
-    if by == "chunk" and labels.chunk_ids is not None:
-        return text in labels.chunk_ids
-    return item.doc_id in labels.held
+    """Whether the label can be found as written at grain ``by``: exactly when no warning says it cannot
+    (a page of a document without pages, a document id at ``--by chunk``, ...), so a file whose every
+    label is such is an error, not "Ready to run"."""
+    return _unfound(text, item, labels, by) is None
+
+
+def _unfound(text: str, item: ExpectedItem, labels: _Labels, by: str) -> str | None:
+    """Why the label cannot be found at grain ``by`` (``_MISSING``: not there at all), None when it can."""
+    return _chunk_label(text, item, labels) if by == "chunk" else _document_label(text, item, labels)
 
 
 def nothing_findable(questions: Sequence[Question], held: Iterable[str], where: str, by: str = "doc", *,
@@ -247,12 +284,14 @@ def nothing_findable(questions: Sequence[Question], held: Iterable[str], where: 
             "folder, extension included, such as \"guide.md\")")
 
 
-def unfound_sentence(lost: int, labelled: int, where: str, limit: float) -> str:
-    """The warning for more than ``limit`` of the questions naming nothing ``where`` holds."""
+def unfound_sentence(lost: int, labelled: int, where: str, limit: float, *, as_written: bool = False) -> str:
+    """The warning for more than ``limit`` of the questions naming nothing ``where`` holds; ``as_written``
+    when some name what it holds in a way no run finds (a page of a document without pages, ...)."""
+    what = f"nothing {where} holds as a run can find it" if as_written else f"no document {where} holds"
     return (f"{lost} of {labelled} questions ({lost / labelled:.0%}, more than {limit:.0%}) "
-            f"{'names' if lost == 1 else 'name'} no document "
-            f"{where} holds: they score 0 in every setup, so the picks rest on the other {labelled - lost}; "
-            "check their ids (the warnings above name the nearest)")
+            f"{'names' if lost == 1 else 'name'} {what}: they score 0 in every setup, so the picks rest on the "
+            f"other {labelled - lost}; check their "
+            f"{'labels (the warnings above say why)' if as_written else 'ids (the warnings above name the nearest)'}")
 
 
 def unscorable_labels(questions: Sequence[Question], target: Any, by: str = "doc") -> tuple[GoldenProblem, ...]:
@@ -277,11 +316,13 @@ def run_problems(golden: Golden) -> tuple[GoldenProblem, ...]:
     return tuple(golden.problems) + ((unlabelled,) if unlabelled else ())
 
 
-def explain_problems(source: str, problems: Sequence[GoldenProblem]) -> str:
-    """One message naming every problem by line, as ``golden check`` prints them, with the fix."""
+def explain_problems(source: str, problems: Sequence[GoldenProblem], read_as: Sequence[str] = ()) -> str:
+    """One message naming every problem by line, as ``golden check`` prints them, with the fix, and the
+    ``golden check`` that shows the same (``read_as``: its arguments, ``Golden.read_as``; default the source
+    alone). Questions given in memory have no file to check: no command is shown."""
+    check = "" if source == IN_MEMORY else f" (`{golden_check_command(read_as or (source,))}` shows the same)"
     head = (f"{source}: {plural(len(problems), 'error')} in the golden file, so no run starts; fix "
-            f"{'it' if len(problems) == 1 else 'them'} and run again (`python3 -m evaluation golden check "
-            f"{source}` shows the same):")
+            f"{'it' if len(problems) == 1 else 'them'} and run again{check}:")
     return "\n".join([head, *at_most([f"  {problem}" for problem in problems], indent="  ", hint=JSON_LISTS_ALL)])
 
 
@@ -311,12 +352,14 @@ class _Labels:
     chunk_ids: frozenset[str] | None = None
 
     @classmethod
-    def of(cls, source: Any, wanted: set[str]) -> _Labels:
+    def of(cls, source: Any, wanted: set[str], *, chunking: ChunkSettings | None = None) -> _Labels:
+        """What ``source`` tells; a ``Corpus`` knows its chunk ids when ``chunking`` says how it will be cut."""
         if isinstance(getattr(source, "index", None), HasChunks):  # an embedded target: its index knows more
             source = source.index
         if isinstance(source, Corpus):
             return cls("the corpus", frozenset(source.ids),
-                       {d.id: (len(d.pages) if d.pages else None) for d in source})
+                       {d.id: (len(d.pages) if d.pages else None) for d in source},
+                       None if chunking is None else frozenset(c.id for c in chunk_corpus(source, chunking)))
         if isinstance(source, HasChunks) and not isinstance(source, HasDocumentIds):
             pages: dict[str, int | None] = {}
             for chunk in source.chunks:  # the last page with words: later pages hold no chunk to find
@@ -413,7 +456,8 @@ def _chunk_label(text: str, item: ExpectedItem, labels: _Labels) -> str | None:
                 f"ids such as {quoted(text + ':0')}; name chunks, or judge by document (--by doc)")
     chunk = _CHUNK_ID.fullmatch(text)
     if labels.chunk_ids is not None:
-        return (f"{quoted(text)} is not a chunk of the index; check the id (chunk ids read "
+        cut = " as its index will cut it" if labels.where == "the corpus" else ""
+        return (f"{quoted(text)} is not a chunk of {labels.where}{cut}; check the id (chunk ids read "
                 f"\"<document>:<n>\", n from 0)")
     if chunk is None:
         return (f"{quoted(text)} is not a chunk id, which a run at --by chunk compares; chunk ids read "

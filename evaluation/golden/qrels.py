@@ -17,17 +17,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 from urllib.parse import unquote
 
 from ..errors import GoldenFileError, at_most
+from ..jsonl import as_utf8, decode_text
 from ..store.sources import Fetcher
 from .records import MAX_GRADE, Golden, Question, parse_expected
 from .scan import load_raw
 from .wording import line_list, plural, quoted
 
+_WHOLE_GRADE = re.compile(r"(?P<number>[-+]?[0-9]{1,30})(?:\.0*)?")
 QRELS_MAX_BYTES = 256 * 1024 * 1024  # TREC collections' qrels run to tens of MB; past this it is not qrels
 
 
@@ -40,18 +43,18 @@ class Qrels:
     negative: int = 0  # grades below 0 (TREC's "junk" -1, -2), read as 0: judged, not relevant
 
 
-def read_qrels(source: str | Path, *, fetcher: Fetcher | None = None) -> Qrels:
-    """The qrels at ``source`` (a path, ``s3://`` or Blob address); a ``GoldenFileError`` naming the
-    file, every bad line (at most 20 shown) and the fix, when any line is not ``qid 0 docno grade``."""
+def read_qrels(source: str | Path, *, fetcher: Fetcher | None = None, encoding: str | None = None) -> Qrels:
+    """The qrels at ``source`` (a path, ``s3://`` or Blob address), read as UTF-8 unless ``encoding``
+    names another; a ``GoldenFileError`` naming the file, every bad line (at most 20 shown) and the fix,
+    when any line is not ``qid 0 docno grade``, and the line and the encoding it looks like when it is not
+    UTF-8."""
     try:
         raw = load_raw(source, fetcher=fetcher, max_bytes=QRELS_MAX_BYTES, setting="the qrels limit")
     except GoldenFileError as err:  # load_raw speaks of golden files
         raise GoldenFileError(str(err).replace("golden file", "qrels file")) from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        raise GoldenFileError(f"{source}: not UTF-8 text (byte {err.start + 1}); a qrels file is text, "
-                              "`qid 0 docno grade` a line") from None
+    text, why = decode_text(raw, encoding)
+    if text is None:
+        raise GoldenFileError(f"{source}: {why}")
     labels: dict[str, dict[str, int]] = {}
     first_line: dict[tuple[str, str], int] = {}
     problems: list[str] = []
@@ -65,12 +68,12 @@ def read_qrels(source: str | Path, *, fetcher: Fetcher | None = None) -> Qrels:
                             "as in `q7 0 report.pdf 2`")
             continue
         qid, _, docno, grade_text = (unquote(f) if "%" in f else f for f in fields)
-        try:
-            grade = int(grade_text)
-        except ValueError:
+        whole = _WHOLE_GRADE.fullmatch(grade_text)  # 2.0 is 2, as a CSV or pandas export writes grades
+        if whole is None:
             problems.append(f"line {number}: grade {quoted(grade_text)} is not a whole number; write 0 (judged, "
                             f"not relevant) to {MAX_GRADE}")
             continue
+        grade = int(whole.group("number"))
         if grade > MAX_GRADE:
             problems.append(f"line {number}: grade {grade} is over {MAX_GRADE}; check the fourth field")
             continue
@@ -143,11 +146,31 @@ def _lines(questions: list[Question]) -> str:
     return line_list(lines) if lines else ", ".join(str(q.id) for q in questions[:5])
 
 
+def golden_rows(raw: bytes, source: str | Path, qrels: Qrels | None, encoding: str | None = None) -> bytes:
+    """The bytes a golden file's scan reads, made once for every reader (``read_golden``, ``check_golden``):
+    ``raw`` as UTF-8 (read as ``encoding`` when it names another), and a ``.tsv`` source's topics as rows
+    without labels, which only ``qrels`` can label. ``GoldenFileError`` for a ``.tsv`` without qrels and
+    for text that is not ``encoding``."""
+    raw, why = as_utf8(raw, encoding)
+    if why is not None:
+        raise GoldenFileError(f"{source}: {why}")
+    if not str(source).lower().endswith(".tsv"):
+        return raw
+    if qrels is None:
+        raise GoldenFileError(f"{source}: a topics file (qid<TAB>question) holds no labels; give the judgements "
+                              "with --qrels FILE (qrels= in the library)")
+    return topics_tsv_rows(raw, source)
+
+
 def topics_tsv_rows(raw: bytes, source: str | Path) -> bytes:
     """TREC's tab-separated topics, ``qid<TAB>text`` a line, as golden-file rows without labels (for
-    ``with_qrels``); a ``GoldenFileError`` naming a line without its tab."""
+    ``with_qrels``); a ``GoldenFileError`` naming a line without its tab, or a line that is not UTF-8 (with
+    the encoding it looks like: a question read with a character replaced would be another question)."""
+    text, why = decode_text(raw)
+    if text is None:
+        raise GoldenFileError(f"{source}: {why}")
     rows = []
-    for number, line in enumerate(raw.decode("utf-8-sig", "replace").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         qid, tab, text = line.partition("\t")

@@ -11,14 +11,15 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import shlex
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Sequence
 
 import logging
 from typing import Callable
 
 from ..errors import GoldenFileError, JsonLineError, WrongArgumentError, at_most
-from .qrels import Qrels, read_qrels, topics_tsv_rows, with_qrels
+from .qrels import Qrels, golden_rows, read_qrels, with_qrels
 from ..files import OutputKind, write_whole
 from ..jsonl import parse_line, read_lines
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected
@@ -35,7 +36,7 @@ __all__ = ["ExpectedItem", "GOLDEN_FILE", "Golden", "GoldenProblem", "Question",
 
 def read_golden(source: str | Path, fetcher: Fetcher | None = None, *, max_bytes: int | None = GOLDEN_MAX_BYTES,
                 setting: str = DEFAULT_SETTING, qrels: str | Path | Qrels | None = None,
-                warn: Callable[[str], None] | None = None) -> Golden:
+                warn: Callable[[str], None] | None = None, encoding: str | None = None) -> Golden:
     """Every usable question of ``source`` (a path, ``s3://bucket/key`` or a Blob address, read by
     ``fetcher.fetch(uri)`` when one is given); rows with errors go to ``problems``.
 
@@ -49,29 +50,31 @@ def read_golden(source: str | Path, fetcher: Fetcher | None = None, *, max_bytes
     of, or beside, their own ``expected`` (``qrels.with_qrels``): the rows may then be topics without
     labels, and a ``.tsv`` source is read as TREC topics (``qid<TAB>text``). Its warnings go to ``warn``
     (else the log). The Golden is then the labelled questions as one file, which a run keeps.
+
+    ``encoding`` reads a golden file, topics and qrels that are not UTF-8 (``"cp1252"``, say); the Golden
+    then holds the file as UTF-8, which is what a run keeps. Without it, a line that is not UTF-8 is an
+    error naming the encoding it looks like.
     """
     raw = load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting)
     return golden_from_bytes(raw, source, max_bytes=max_bytes, setting=setting,
-                             qrels=read_qrels(qrels, fetcher=fetcher) if isinstance(qrels, (str, Path)) else qrels,
-                             warn=warn)
+                             qrels=(read_qrels(qrels, fetcher=fetcher, encoding=encoding)
+                                    if isinstance(qrels, (str, Path)) else qrels),
+                             warn=warn, encoding=encoding)
 
 
 def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None = GOLDEN_MAX_BYTES,
                       setting: str = DEFAULT_SETTING, qrels: Qrels | None = None,
-                      warn: Callable[[str], None] | None = None) -> Golden:
+                      warn: Callable[[str], None] | None = None, encoding: str | None = None) -> Golden:
     """``read_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
     check_size(raw, source, max_bytes, setting)
-    if str(source).lower().endswith(".tsv"):
-        if qrels is None:
-            raise GoldenFileError(f"{source}: a topics file (qid<TAB>question) holds no labels; give the judgements "
-                                  "with --qrels FILE (qrels= in the library)")
-        raw = topics_tsv_rows(raw, source)
+    raw = golden_rows(raw, source, qrels, encoding)
     scan = scan_golden(raw, labels_elsewhere=qrels is not None)
+    read_as = check_arguments(source, qrels, encoding)
     if scan.file_errors:
-        raise GoldenFileError(_explain(source, scan))
+        raise GoldenFileError(_explain(source, scan, read_as))
     golden = Golden(source=str(source), sha256=hashlib.sha256(raw).hexdigest(), raw=raw,
                     questions=scan.questions, unfilled_rows=scan.unfilled,
-                    problems=scan.row_errors, format=scan.format)
+                    problems=scan.row_errors, format=scan.format, read_as=read_as)
     if qrels is None:
         return golden
     kept, said = with_qrels(golden, qrels)
@@ -80,12 +83,24 @@ def golden_from_bytes(raw: bytes, source: str | Path, *, max_bytes: int | None =
     raw = questions_jsonl(kept)  # the labelled questions as the one file a run keeps and names by sha256
     return Golden(source=f"{golden.source} with labels from {qrels.source}", sha256=hashlib.sha256(raw).hexdigest(),
                   raw=raw, questions=tuple(kept), unfilled_rows=golden.unfilled_rows,
-                  problems=golden.problems, format=golden.format)
+                  problems=golden.problems, format=golden.format, read_as=read_as)
 
 
-def _explain(source: str | Path, scan: Scan) -> str:
+def golden_check_command(read_as: Sequence[str]) -> str:
+    """``python3 -m evaluation golden check ARGS``, each argument quoted for a shell."""
+    return " ".join(["python3 -m evaluation golden check", *(shlex.quote(arg) for arg in read_as)])
+
+
+def check_arguments(source: str | Path, qrels: Qrels | None = None, encoding: str | None = None) -> tuple[str, ...]:
+    """The arguments of ``golden check`` that read the file as it was read here: its source, and
+    ``--qrels`` and ``--encoding`` when they were given."""
+    return (str(source), *(("--qrels", qrels.source) if qrels is not None else ()),
+            *(("--encoding", encoding) if encoding else ()))
+
+
+def _explain(source: str | Path, scan: Scan, read_as: tuple[str, ...]) -> str:
     lines = [f"{source}: {problem.message}" for problem in scan.file_errors]
-    hint = f" (`python3 -m evaluation golden check {source} --json` lists them all)"
+    hint = f" (`{golden_check_command(read_as)} --json` lists them all)"
     lines += at_most([f"  {problem}" for problem in scan.row_errors], indent="  ", hint=hint)
     return "\n".join(lines)
 

@@ -158,12 +158,26 @@ class Question:
         return tuple(quote for quote in self.evidence if len(quote.split()) >= WORDS_IN_A_USABLE_QUOTE)
 
 
+def whole_grade(value: Any) -> int | None:
+    """``value`` as a grade: a whole number from 0 to ``MAX_GRADE``, written ``2`` or ``2.0`` (what a CSV or
+    pandas export writes for a column of grades; JSON Schema calls 2.0 an integer too); None otherwise
+    (``True``, 2.5, -1, text)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if isinstance(value, float):
+        if not value.is_integer():
+            return None
+        value = int(value)
+    return value if 0 <= value <= MAX_GRADE else None
+
+
 def _grade(key: Any, value: Any) -> int:
-    """A grade as given for ``key``, checked: a whole number from 0 to ``MAX_GRADE`` (``ValueError`` otherwise)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_GRADE:
+    """A grade as given for ``key``, checked (``whole_grade``): the whole number, ``ValueError`` otherwise."""
+    grade = whole_grade(value)
+    if grade is None:
         raise ValueError(f"the grade of {quoted(str(key))} must be a whole number from 0 (judged, not relevant) to "
                          f"{MAX_GRADE}, not {value!r}; for example {{{quoted(str(key))}: 2}}")
-    return value
+    return grade
 
 
 def question_sha256(text: str) -> str:
@@ -193,6 +207,8 @@ class Golden:
     problems: tuple[GoldenProblem, ...]  # rows with an error: not in ``questions``
     format: str  # "jsonl" or "bedrock"
     unfilled_rows: tuple[Question, ...] = ()  # template rows with no question yet: skipped
+    # the arguments of ``golden check`` that read the file so (its path, --qrels, --encoding); () for (source,)
+    read_as: tuple[str, ...] = ()
 
     @property
     def unfilled(self) -> int:

@@ -13,6 +13,7 @@ but any error stops a run (``check.run_problems``).
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Sequence
@@ -24,7 +25,8 @@ from .queries import QUERIES_EXAMPLE, looks_like_queries, queries_question
 from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
 from .schema import FIELDS, row_errors
 from .wording import ROW_EXAMPLE, json_kind, line_list, plural, quoted, template_command
-from ..store.sources import Fetcher, read_bytes
+from ..store.sources import Fetcher, is_blob_address, read_bytes
+from ..store.s3 import is_s3_address
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,14 @@ class Scan:
 
 def missing_file_message(source: str | Path) -> str:
     """The sentence for a golden file that is not there: the file meant when one is close to the name,
-    else how to start one."""
+    else how to start one. A template is written to a local file, so for an address (``s3://``, Blob)
+    the command writes one here, named as the address names it, to fill in and upload there."""
+    if is_blob_address(source) or is_s3_address(source):
+        name = str(source).rstrip("/").rsplit("/", 1)[-1] or "golden.jsonl"
+        local = name if "." in name else "golden.jsonl"
+        return (f"{source}: no such golden file there; check the address (bucket or container, and the path in it), "
+                f"or start one from your corpus with `{template_command(shlex.quote(local))}`, fill in its questions, "
+                "then upload it there")
     hint = nearest_file(source)
     if hint:
         return f"{source}: no such golden file.{hint}"
@@ -245,6 +254,12 @@ def unlabelled_problem(questions: Sequence[Question], file_format: str) -> Golde
         which = "its question cannot" if count == 1 else f"none of its {count} questions can"
         return GoldenProblem(None, f"no question is ready: an Amazon Bedrock dataset names no documents, so {which} "
                                    'be scored yet; label each with "expected", the documents that answer it')
+    judged = [q for q in questions if q.judgements]
+    if judged:  # labelled, but every grade is 0: qrels of "judged, not relevant" only, or grades written so
+        which = "the question" if len(judged) == 1 else f"the {len(judged)} questions"
+        return GoldenProblem(None, f"no question is ready: every document judged for {which} is graded 0 (judged, "
+                                   "not relevant), so none has a document to find; grade the documents that answer a "
+                                   "question 1 or more (a qrels line's fourth field, or the grade in \"expected\")")
     return GoldenProblem(None, f"no question is ready: none of the {plural(count, 'question')} has \"expected\" yet; "
                                "name the documents that answer at least one")
 

@@ -13,8 +13,8 @@ from functools import cache
 from importlib.resources import files
 from typing import TYPE_CHECKING, Any, Callable, Iterable
 
-from .records import MAX_GRADE, parse_expected
-from .wording import json_kind, quoted
+from .records import MAX_GRADE, parse_expected, whole_grade
+from .wording import ROW_EXAMPLE, json_kind, quoted
 
 if TYPE_CHECKING:
     from jsonschema import Draft202012Validator
@@ -113,13 +113,24 @@ def unknown_field(name: str, fields: Iterable[str]) -> str:
     return f"{quoted(name)} is not a field. Fields are: {', '.join(fields)}."
 
 
+LABEL_FIELDS = ("expected", "retrieval_ground_truth")
+
+
 def row_errors(row: dict[str, Any], line: int) -> list[str]:
-    """Every way ``row`` breaks the schema, one sentence each, in field order."""
-    if _conforms(row):
-        return []
+    """Every way ``row`` breaks the schema, one sentence each, in field order; and every mistake in its
+    labels, whether or not the schema sees one: the schema cannot say that a ``retrieval_ground_truth``
+    grades one document twice (its items are objects, each unique), and a row with another mistake must
+    still have its labels' mistakes said, so they are all fixed in one go."""
     found: list[tuple[int, int, str]] = []  # (field rank, item, sentence): unknown fields rank first
-    for error in _validator().iter_errors(row):
-        found.extend(_sentences(error, row, line))
+    for name in LABEL_FIELDS:
+        if name in row:
+            found += [(FIELDS.index(name), position, sentence)
+                      for position, sentence in enumerate(_label_sentences(name, row[name]))]
+    if not _conforms(row):
+        schema = [f for error in _validator().iter_errors(row) for f in _sentences(error, row, line)]
+        if not schema and not found:  # never a refused row without a sentence
+            schema = [(len(FIELDS), 0, f"does not match the golden row schema; for example {ROW_EXAMPLE}")]
+        found += schema
     sentences = [sentence for _, _, sentence in sorted(found, key=lambda f: (f[0], f[1]))]
     return list(dict.fromkeys(sentences))
 
@@ -140,12 +151,8 @@ def _sentences(error: ValidationError, row: dict[str, Any], line: int) -> list[t
             return [(FIELDS.index("retrieval_ground_truth"), 0, _BOTH_LABELS)]
         suggested = {closest_field(key, FIELDS) for key in row if key not in FIELDS}
         return [] if "expected" in suggested else [(FIELDS.index("expected"), 0, _NEEDS["expected"])]
-    if name in ("expected", "retrieval_ground_truth") and error.validator in ("anyOf", "required", "type",
-                                                                              "additionalProperties", "minItems",
-                                                                              "pattern", "minimum", "maximum",
-                                                                              "propertyNames", "minProperties",
-                                                                              "uniqueItems"):
-        return [(rank, position, sentence) for position, sentence in enumerate(_label_sentences(name, row[name]))]
+    if name in LABEL_FIELDS:  # said by _label_sentences, for every row (row_errors)
+        return []
     if kind == "required":
         suggested = {closest_field(key, FIELDS) for key in row if key not in FIELDS}
         return [(FIELDS.index(missing), 0, _NEEDS[missing]) for missing in error.validator_value
@@ -205,7 +212,7 @@ def _grades_sentences(where: str, pairs: list[tuple[Any, Any]], key_word: str = 
             if key in seen:
                 sentences.append(f"{quoted(key)} is graded twice in {where}; grade each document or page once")
             seen.add(key)
-        if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= MAX_GRADE:
+        if whole_grade(grade) is None:  # 2.0 is the whole number 2, as a CSV or pandas export writes it
             shown = quoted(key) if isinstance(key, str) else f"item {n + 1}"
             sentences.append(f"the grade of {shown} in {where} must be a whole number from 0 (judged, not relevant) "
                              f"to {MAX_GRADE}, not {json.dumps(grade)[:40]}; for example {example}")

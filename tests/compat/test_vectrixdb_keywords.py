@@ -110,3 +110,19 @@ def test_stale_evidence_still_takes_the_keyword_names_it_had_before_vectrixdbs(d
     from evaluation import stale_evidence
 
     assert stale_evidence(target=db, golden=QUESTIONS) == stale_evidence(targets=db, questions=QUESTIONS)
+
+
+def test_one_argument_under_both_its_names_as_keywords_is_a_type_error_not_the_last_one_kept(db):
+    """Both by keyword (``target=`` and ``db=``), not one by place: the later name used to win without a word
+    (issue 46: a hand-made bug that no test caught)."""
+    from evaluation import answer_cutoff, check_golden, retrieval_report, stale_evidence
+
+    other = object()
+    with pytest.raises(TypeError, match="'target' and 'db', two names of one argument"):
+        retrieval_report(target=db, questions=QUESTIONS, db=other)
+    with pytest.raises(TypeError, match="'target' and 'db'"):
+        answer_cutoff(target=db, db=other, questions=QUESTIONS, unanswerable=["Mars?"])
+    with pytest.raises(TypeError, match="'corpus' and 'db'"):
+        check_golden("golden.jsonl", corpus=db, db=other)
+    with pytest.raises(TypeError, match="'targets' and 'target'"):
+        stale_evidence(targets=db, target=other, questions=QUESTIONS)

@@ -102,3 +102,22 @@ def test_one_damaged_part_costs_only_itself_and_the_next_compaction_drops_it(azu
     assert bad not in list_blob_names(container, f"{PREFIX}/")
     assert list(SharedCache(container, PREFIX).vectors(MODEL, ["kept"], 4)) == ["kept"]
     assert shared_cache.READ_ATTEMPTS >= 1
+
+
+@pytest.mark.parametrize("length", [3, 5])
+def test_a_kept_vector_of_another_length_is_never_served_from_either_cache(tmp_path, length):
+    """A vector kept by another model of the same key, or cut short on disk, has another length: served, it
+    would be compared with chunk vectors of 4 (issue 46: a hand-made bug that no test caught)."""
+    wrong = np.arange(length, dtype=np.float32) + 1
+    path = tmp_path / "docs.cache.sqlite"
+    local = PersistentCache(path)
+    local.put_vectors(MODEL, [("fine", vector(1))])
+    local.close()
+    with sqlite3.connect(path) as edit:
+        edit.execute("INSERT INTO query_vectors VALUES (?, ?, ?)", (MODEL, text_key("wrong"), wrong.tobytes()))
+    shared = SharedCache(container=None, prefix=PREFIX)
+    shared.put_vectors(MODEL, [("fine", vector(1)), ("wrong", wrong)])
+
+    for cache in (PersistentCache(path), shared):
+        found = cache.vectors(MODEL, ["fine", "wrong"], 4)
+        assert list(found) == ["fine"] and found["fine"].tolist() == [1.0, 2.0, 3.0, 4.0]

@@ -193,6 +193,10 @@ def test_expected_documents_the_corpus_does_not_hold_are_warned_with_their_row(t
     assert [(w.line, w.message) for w in result.warnings] == [
         (2, '"regions.md", "dr.md" are not in the corpus; check the id, or add the document'),
         (3, '"security.pdf#page=9" is past the last page of "security.pdf" (3 pages); check the page number'),
+        # line 3's one label is never found as written, so 1 of 3 questions scores 0 in every setup
+        (None, "1 of 3 questions (33%, more than 20%) names nothing the corpus holds as a run can find it: they "
+               "score 0 in every setup, so the picks rest on the other 2; check their labels (the warnings above "
+               "say why)"),
     ]
 
 
@@ -284,3 +288,20 @@ def test_golden_check_with_an_index_at_chunk_grain_on_the_command_line(tmp_path,
     assert code == 1 and "no question can be scored: none of the 2 questions names a chunk the index holds" in out
     assert 'line 1: "backup.md" is a document id, which a run at --by chunk never finds' in out
     assert 'line 2: "security.pdf:9" is not a chunk of the index' in out  # only the index's chunks can tell
+
+
+# --- the nearest-id hint names the id meant first (issue 46: a hand-made bug that no test caught) ------------
+
+@pytest.mark.parametrize("given, held, meant", [
+    # differs only in case, with ids closer in spelling as written (case kept) that fill the three places
+    ("Guides/Keys.md", ["Guides/Key.md", "Guides/Keys.mdx", "Guides/Kays.md", "guides/keys.md"], "guides/keys.md"),
+    # the extension left out, the most natural mistake with a folder corpus
+    ("guide", ["guides.md", "guide1.md", "guide2.md", "guide.md"], "guide.md"),
+    # the folder left out
+    ("keys.md", ["keys.m", "keys.mdx", "key.md", "docs/keys.md"], "docs/keys.md"),
+], ids=["case", "extension", "folder"])
+def test_the_nearest_ids_name_the_id_meant_before_ids_close_in_spelling(given, held, meant):
+    from evaluation.golden.check import nearest_ids
+
+    found = nearest_ids(given, held)
+    assert found[0] == meant and len(found) == 3  # then the closest by spelling, to fill the three places
