@@ -3,7 +3,7 @@
 
 The judge is named as ``answers score`` names one, its flags starting ``--judge-`` (``--judge-endpoint``,
 ``--judge-model``, ...) and falling back on the same variables (``EVALUATION_JUDGE_ENDPOINT``,
-``_MODEL``, ``_API_KEY``). Its replies are kept in ``--judge-cache`` (default
+``_MODEL``, ``_API_KEY``). Its replies are kept in ``--judge-reply-cache`` (default
 ``.index/judge-replies.jsonl``), so running the same evaluate again asks the model nothing.
 """
 from __future__ import annotations
@@ -20,7 +20,7 @@ from .common import local_path, whole
 PREFIX = "EVALUATION_JUDGE"  # the judge's variables, as answers score reads them
 DEFAULT_CACHE = os.path.join(".index", "judge-replies.jsonl")
 # Flags that mean nothing without --judge-holes (their defaults are None or False: given when set).
-ONLY_WITH_JUDGING = ("judge_endpoint", "judge_model", "judge_cache", "judge_prices", "judge_max_cost",
+ONLY_WITH_JUDGING = ("judge_endpoint", "judge_model", "judge_reply_cache", "judge_prices", "judge_max_cost",
                      "judge_calibration", "judge_min_kappa", "judge_allow_family")
 
 
@@ -52,7 +52,7 @@ def add_hole_judge_options(parser: argparse.ArgumentParser) -> None:
                             "a slice of the golden file's own labels (Cohen's kappa); the report keeps its grades "
                             "and the numbers they give apart from the people's")
     add_chat_options(group, "judge", PREFIX, flags="judge-")
-    group.add_argument("--judge-cache", type=local_path, metavar="FILE",
+    group.add_argument("--judge-reply-cache", type=local_path, metavar="FILE",
                        help=f"keep every reply of the judge here, so a second run asks nothing "
                             f"(default {DEFAULT_CACHE})")
     group.add_argument("--judge-prices", type=local_path, metavar="FILE",
@@ -94,5 +94,5 @@ def hole_judge(args: argparse.Namespace, environ: Mapping[str, str], progress: A
         keywords["calibration"] = args.judge_calibration
     if args.judge_min_kappa is not None:
         keywords["min_kappa"] = args.judge_min_kappa
-    return HoleJudge(HoleGrader(settings), cache=args.judge_cache or DEFAULT_CACHE, prices=args.judge_prices,
+    return HoleJudge(HoleGrader(settings), cache=args.judge_reply_cache or DEFAULT_CACHE, prices=args.judge_prices,
                      progress=progress, **keywords)

@@ -53,7 +53,7 @@ def judge_flags(server: ChatServer, tmp_path: Path) -> list[str]:
     prices = tmp_path / "prices.json"
     prices.write_text(json.dumps({"per_tokens": 1_000_000, "models": {"judge-model": {"input": 1.0, "output": 4.0}}}))
     return ["--judge-holes", "--judge-endpoint", f"{server.base}/v1", "--judge-model", "judge-model",
-            "--judge-api", "openai", "--judge-auth", "none", "--judge-cache", str(tmp_path / "replies.jsonl"),
+            "--judge-api", "openai", "--judge-auth", "none", "--judge-reply-cache", str(tmp_path / "replies.jsonl"),
             "--judge-prices", str(prices), "--judge-max-cost", "5"]
 
 
