@@ -296,4 +296,11 @@ def _linked_into_place(temp: Path, path: Path) -> bool:
         if not (path.is_file() and path.stat().st_size == 0):
             return False
         os.replace(temp, path)
+    except OSError as err:
+        if err.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS):
+            raise
+        # a file system without hard links (FAT, some network shares): asked, then renamed, in two steps
+        if os.path.lexists(path) and not (path.is_file() and path.stat().st_size == 0):
+            return False
+        os.replace(temp, path)
     return True

@@ -35,10 +35,14 @@ listing (``leftovers``).
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
+import errno
+import fcntl
 import hashlib
 import json
 import logging
+import os
 import random
 import re
 import secrets
@@ -47,7 +51,7 @@ import time
 from abc import ABC, abstractmethod
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, ContextManager, Iterable, Iterator
 
 from ..errors import DamagedFileError, GoldenNotKeptError, RunNotFoundError, StoreError, shown
 from ..files import try_writing_in, write_whole
@@ -201,15 +205,23 @@ class RunStore(ABC):
                                  f"report was made from {str(expected)[:12]}…; pass the bytes the run read")
             golden_path = f"{GOLDEN_DIR}/{actual}.jsonl"
         report_path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
-        if self.has(run_id):  # in either layout: an id names one run
-            raise StoreError(self._already_kept(run_id))
-        if golden_path is not None:
-            self.keep_golden(golden_raw)
-        if page is not None:
-            self._write_new(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}", page)
-        if not self._write_new(report_path, data):
-            raise StoreError(self._already_kept(run_id))
+        with self.one_saver(RUNS_DIR):  # savers of one id at once: one keeps it, the others are told
+            if self.has(run_id):  # in either layout: an id names one run
+                raise StoreError(self._already_kept(run_id))
+            if golden_path is not None:
+                self.keep_golden(golden_raw)
+            if page is not None:
+                self._write_new(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}", page)
+            if not self._write_new(report_path, data):
+                raise StoreError(self._already_kept(run_id))
         return run_id
+
+    def one_saver(self, folder: str) -> ContextManager[None]:
+        """Held while a save of a run into ``folder`` (``retrieval/runs``, ``chunking/runs``) asks whether the
+        id is kept and writes its files, so two savers of one id at once never both hear "saved". Here,
+        nothing: a Blob or S3 store's writes are conditional, so the second report is refused by the
+        service; a folder store holds a lock (``LocalStore.one_saver``)."""
+        return contextlib.nullcontext()
 
     def report_address(self, run_id: str) -> str:
         """Where the report of ``run_id`` is kept (a path or an address), in whichever layout holds it."""
@@ -458,8 +470,34 @@ class LocalStore(RunStore):
         target = self.root / path
         if target.exists():
             return False
-        write_whole(target, data, what="the run", error=StoreError)  # readers see the whole file or none of it
+        try:  # readers see the whole file or none of it; linked into place, so a file that came meanwhile is kept
+            write_whole(target, data, replace=False, what="the run", error=StoreError)
+        except FileExistsError:
+            return False
         return True
+
+    @contextlib.contextmanager
+    def one_saver(self, folder: str) -> Iterator[None]:
+        """An exclusive ``flock`` on ``folder`` itself (made when missing), held by one saving process at a
+        time on this machine, and across machines where the file system shares locks (NFS); a process that
+        dies lets go. A save holds it for the milliseconds its files take, so savers of other ids barely
+        wait. Where locks are not shared, the report is still linked into place, never over another."""
+        where = self.root / folder
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            handle = os.open(where, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as err:
+            raise StoreError(f"{where}: cannot keep runs there ({err.strerror or err}); give a folder you may "
+                             "write to") from err
+        try:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            except OSError as err:  # a file system that takes no locks: the linked report still keeps one
+                if err.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+                    raise StoreError(f"{where}: cannot lock it to save a run ({err.strerror or err})") from err
+            yield
+        finally:
+            os.close(handle)  # lets go of the lock
 
     def _exists(self, path: str) -> bool:
         return (self.root / path).is_file()
