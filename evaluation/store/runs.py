@@ -53,7 +53,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Iterable, Iterator
 
-from ..errors import DamagedFileError, GoldenNotKeptError, RunNotFoundError, StoreError, shown
+from ..errors import DamagedFileError, GoldenNotKeptError, RunNotFoundError, StoreError, printable, shown
 from ..files import try_writing_in, write_whole
 from ..keywords import also_named
 from ..processes import process_alive
@@ -530,8 +530,15 @@ class LocalStore(RunStore):
         return True
 
     def check(self) -> None:
-        """Every folder a save makes can be made: none of them is a file, and the deepest one that
-        exists takes a new file (made and removed again, so nothing is left)."""
+        """Every folder a save makes can be made: none of them is a file or a link that leads nowhere (a
+        save would find it there and fail after the whole run), and the deepest one that exists takes a new
+        file (made and removed again, so nothing is left)."""
+        for kept in (RUNS_DIR, GOLDEN_DIR):
+            for folder in (self.root / kept, *(self.root / kept).parents):
+                if folder.is_symlink() and not folder.exists():
+                    raise StoreError(f"{self.root}: cannot keep runs there: {folder} is a link to "
+                                     f"{_link_target(folder)}, which does not exist; make that folder, or give "
+                                     "another store")
         deepest = None
         for folder in (self.root / RUNS_DIR, *(self.root / RUNS_DIR).parents):
             if folder.exists() and not folder.is_dir():
@@ -545,6 +552,14 @@ class LocalStore(RunStore):
         except OSError as err:
             raise StoreError(f"{self.root}: cannot keep runs there ({err.strerror or err} in {deepest}); "
                              "give a folder you may write to") from err
+
+
+def _link_target(link: Path) -> str:
+    """Where the link at ``link`` points, as it is written (or that it cannot be read)."""
+    try:
+        return shown(os.readlink(link), 300)  # a real path whole, never a megabyte
+    except OSError as err:
+        return f"somewhere that cannot be read ({err.strerror or err})"
 
 
 class BlobStore(RunStore):
@@ -634,7 +649,7 @@ def open_store(address: str, *, connection_string: str | None = None,
     ``s3_client`` given; see ``evaluation.store.s3``), a Blob address or an Azurite address (see
     ``evaluation.store.blob``)."""
     if not is_blob_address(address):
-        return LocalStore(Path(address))
+        return LocalStore(local_root(address))
     if is_s3_address(address):
         from .s3 import parse_s3_address, s3_client as default_client
 
@@ -645,6 +660,21 @@ def open_store(address: str, *, connection_string: str | None = None,
     parsed = parse_address(address)
     client = container_client(parsed, connection_string=connection_string, credential=credential)
     return BlobStore(client, parsed.path)
+
+
+def local_root(address: str) -> Path:
+    """The folder ``address`` names, a leading ``~`` or ``~user`` read as that home folder, as a shell would:
+    an address from a setting (``EVALUATION_STORE=~/evals`` in an env file or a CI job) or ``--save-to=~/evals``
+    reaches us unexpanded, and must never become a folder named ``~``. A ``~user`` with no home here is a
+    ``StoreError``; a folder really named ``~`` is ``./~``."""
+    if not address.startswith("~"):
+        return Path(address)
+    expanded = os.path.expanduser(address)
+    if expanded.startswith("~"):
+        user = address[1:].split("/", 1)[0]
+        raise StoreError(f"{shown(address)}: there is no user {shown(user)} here, so {shown('~' + user)} names no home "
+                         f"folder; write the store's full path (or ./{printable(address, 200)} for a folder named so)")
+    return Path(expanded)
 
 
 def keep_unsaved(report: dict[str, Any], folders: Iterable[str | Path]) -> Path | None:
