@@ -190,7 +190,7 @@ def test_a_store_folder_that_is_a_link_to_nowhere_is_refused_before_any_search(t
 
     with pytest.raises(StoreError, match=f"cannot keep runs there: {tmp_path / link} is a link to "
                                          f'"{tmp_path / "gone"}", which does not exist'):
-        evaluate(searched, write_golden(tmp_path, ROWS), save_to=str(tmp_path / "store"))
+        evaluate(searched, write_golden(tmp_path, ROWS), save_to=str(tmp_path / "store"), fallback_dirs=[tmp_path])
     assert searched.calls == []
 
 
@@ -214,7 +214,7 @@ def test_a_store_under_a_home_folder_is_that_home_never_a_folder_named_tilde(tmp
     with pytest.raises(StoreError, match='there is no user "no-such-user-46" here, so "~no-such-user-46" names no '
                                          "home folder; write the store's full path"):
         open_store("~no-such-user-46/evals")
-    evaluate(target(), write_golden(tmp_path, ROWS), save_to="~/evals")
+    evaluate(target(), write_golden(tmp_path, ROWS), save_to="~/evals", fallback_dirs=[tmp_path / "unsaved"])
     assert [p.name for p in (tmp_path / "home" / "evals" / "retrieval" / "runs").iterdir()]
     assert not (tmp_path / "~").exists()
 
