@@ -70,6 +70,16 @@ def test_a_killed_sweeps_scratch_folder_is_kept_while_young_and_removed_by_the_n
     assert list(tmp_path.iterdir()) == [] and not mine.exists()
 
 
+def test_a_folder_whose_process_looks_gone_but_whose_files_are_still_written_is_kept(tmp_path):
+    """A run this process cannot see (another container of the same host name: its process ids are not
+    ours) still writes inside its folder: the newest change anywhere in it counts, not the folder's own."""
+    left = age(killed_inside_a_sweep(tmp_path), SCRATCH_STALE_AFTER_S + 60)
+    (left / "build-1" / "chunks.jsonl").write_text("{}\n{}")  # written just now, deep inside
+
+    with scratch(BuildPlace(workdir=tmp_path)):
+        assert left.is_dir()
+
+
 def test_a_living_runs_scratch_folder_is_never_removed_however_old(tmp_path):
     child = inside(f"""
         import time
