@@ -574,3 +574,21 @@ def test_the_sentence_for_a_file_that_appeared_promises_a_free_run_only_when_a_c
         assert "cost nothing" not in said and "cache makes" not in said
         assert said.endswith("run again with another --out (with no --reply-cache given, that asks the model for "
                              "every reply again)")
+
+
+def test_a_file_written_by_the_run_that_held_the_claim_just_before_is_refused_before_any_call(index, tmp_path,
+                                                                                              monkeypatch):
+    """This run checked --out (nothing there), then the run that held the claim wrote it and let go: once
+    this run holds the claim, it looks again and stops, never drafting towards a file it cannot write."""
+    out, calls = tmp_path / "golden.jsonl", []
+    real_check = steps._check_out
+
+    def the_other_run_finishes_meanwhile(path):
+        real_check(path)
+        if not out.exists():
+            out.write_text('{"id": "q1", "question": "theirs", "expected": ["bread"]}\n', encoding="utf-8")
+
+    monkeypatch.setattr(steps, "_check_out", the_other_run_finishes_meanwhile)
+    with pytest.raises(GoldenFileError, match="already exists"):
+        write_golden(index, out, 1, writer=lambda messages: calls.append(messages) or "{}", evolve=0)
+    assert calls == [] and sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl"]
