@@ -662,12 +662,12 @@ def open_store(address: str, *, connection_string: str | None = None,
     return BlobStore(client, parsed.path)
 
 
-def local_root(address: str) -> Path:
+def local_root(address: str | Path) -> Path:
     """The folder ``address`` names, a leading ``~`` or ``~user`` read as that home folder, as a shell would:
     an address from a setting (``EVALUATION_STORE=~/evals`` in an env file or a CI job) or ``--save-to=~/evals``
     reaches us unexpanded, and must never become a folder named ``~``. A ``~user`` with no home here is a
-    ``StoreError``; a folder really named ``~`` is ``./~``."""
-    if not address.startswith("~"):
+    ``StoreError``; a folder really named ``~`` is ``./~``. A ``Path`` is taken as it is, as ``pathlib`` does."""
+    if isinstance(address, Path) or not address.startswith("~"):
         return Path(address)
     expanded = os.path.expanduser(address)
     if expanded.startswith("~"):
