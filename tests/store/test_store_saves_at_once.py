@@ -148,3 +148,19 @@ def test_chunking_runs_of_one_id_saved_at_once_are_kept_once_too(tmp_path):
 
     assert sorted(said == "saved" for said in answers.values()) == [False, False, True], answers
     assert all("is already in the store" in said for said in answers.values() if said != "saved")
+
+
+def test_a_file_system_that_refuses_the_lock_still_saves_and_keeps_one_run(tmp_path, monkeypatch):
+    """NFS refuses an flock on a folder opened for reading (EBADF): the save goes on without it."""
+    import errno
+
+    import evaluation.store.runs as runs
+
+    def refused(handle, operation):
+        raise OSError(errno.EBADF, "Bad file descriptor")
+
+    monkeypatch.setattr(runs.fcntl, "flock", refused)
+    store = LocalStore(tmp_path / "store")
+    assert store.save(report_of(0), GOLDEN_RAW) == RUN
+    with pytest.raises(StoreError, match=f"run {RUN} is already in the store"):
+        store.save(report_of(1), GOLDEN_RAW)
