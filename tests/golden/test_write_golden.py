@@ -332,8 +332,9 @@ def test_from_environment_reads_azure_openai_or_any_endpoint_by_name():
         ChatWriter.from_environment({})
 
 
-def test_a_file_that_appears_while_the_questions_are_drafted_is_not_written_over(index, tmp_path):
-    out = tmp_path / "golden.jsonl"
+def saving_a_file_at_first_reply(out: Path):
+    """A scripted writer, called in process, that first saves a file at ``out``: a person saving one meanwhile
+    (a person takes no claim on the file)."""
     model = ScriptedWriter(TOPICS)
 
     class Seen:
@@ -342,8 +343,15 @@ def test_a_file_that_appears_while_the_questions_are_drafted_is_not_written_over
 
     def writer(messages):
         if not out.exists():
-            out.write_text("somebody else's file\n", encoding="utf-8")  # saved meanwhile, by a person or a run
+            out.write_text("somebody else's file\n", encoding="utf-8")
         return model(Seen(messages)).body["choices"][0]["message"]["content"]
+
+    return writer
+
+
+def test_a_file_that_appears_while_the_questions_are_drafted_is_not_written_over(index, tmp_path):
+    out = tmp_path / "golden.jsonl"
+    writer = saving_a_file_at_first_reply(out)
 
     with pytest.raises(GoldenFileError, match="appeared while the questions were drafted"):
         write_golden(index, out, 2, writer=writer, mix={"factual": 1}, evolve=0)
@@ -554,19 +562,10 @@ def test_of_two_golden_write_runs_to_one_out_the_second_stops_before_any_model_c
 def test_the_sentence_for_a_file_that_appeared_promises_a_free_run_only_when_a_cache_was_given(index, tmp_path,
                                                                                                cached):
     out, cache = tmp_path / "golden.jsonl", tmp_path / "replies.jsonl"
-    model = ScriptedWriter(TOPICS)
-
-    class Seen:
-        def __init__(self, messages):
-            self.body = {"messages": messages}
-
-    def writer(messages):
-        if not out.exists():
-            out.write_text("somebody else's file\n", encoding="utf-8")  # written by a person, who takes no claim
-        return model(Seen(messages)).body["choices"][0]["message"]["content"]
 
     with pytest.raises(GoldenFileError, match="appeared while the questions were drafted") as caught:
-        write_golden(index, out, 1, writer=writer, mix={"factual": 1}, evolve=0, cache=cache if cached else None)
+        write_golden(index, out, 1, writer=saving_a_file_at_first_reply(out), mix={"factual": 1}, evolve=0,
+                     cache=cache if cached else None)
     said = str(caught.value)
     if cached:
         assert said.endswith("run again with another --out (the reply cache makes that cost nothing)")

@@ -12,30 +12,19 @@ from conftest import GOLDEN_RAW, build_report
 from evaluation.errors import GoldenNotKeptError, RunNotFoundError, StoreError
 from evaluation.store import FilesStore, report_store
 from evaluation.store.builds import ChunkingRuns
+from test_vectrixdb_stores import Files as UsersFiles
 
 RUN = "20261130T012433123Z-000001"
 OLDER = "20261129T012433123Z-000002"
 
 
-class Files:
-    """A user's client as VectrixDB's stores take it: read, write, exists, list over paths from its root."""
+class Files(UsersFiles):
+    """A user's client (read, write, exists, list over a dict), over ``data`` when given: two clients of one bucket."""
 
     def __init__(self, data: dict[str, bytes] | None = None) -> None:
-        self.data = {} if data is None else data
-
-    def read(self, path: str) -> bytes:
-        if path not in self.data:
-            raise FileNotFoundError(path)
-        return self.data[path]
-
-    def write(self, path: str, data: bytes) -> None:
-        self.data[path] = bytes(data)
-
-    def exists(self, path: str) -> bool:
-        return path in self.data
-
-    def list(self, prefix: str = "") -> list[str]:
-        return sorted(p for p in self.data if p.startswith(prefix))
+        super().__init__()
+        if data is not None:
+            self.data = data
 
 
 def kept_run(data: dict[str, bytes] | None = None) -> dict[str, bytes]:
