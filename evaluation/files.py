@@ -19,6 +19,7 @@ import fcntl
 import hashlib
 import os
 import secrets
+import socket
 import stat
 import tempfile
 from dataclasses import dataclass
@@ -53,6 +54,62 @@ def locked(path: str | Path, *, shared: bool = False) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+CLAIM_SUFFIX = ".writing"  # ``.<name>.writing`` beside an output: who holds the claim on writing it (``claimed``)
+
+
+@contextlib.contextmanager
+def claimed(path: str | Path, *, what: str, error: type[EvaluationError] = WriteError,
+            fix: str = "wait for it to finish, or write to another file") -> Iterator[None]:
+    """Hold the claim on writing ``path`` while the block runs, or raise ``error`` at once when another
+    process holds it: for an output that costs a long run (model calls) to make, so the second run of two
+    aimed at one file stops before its work, not after it.
+
+    The claim is an exclusive, non-blocking ``flock`` on ``.<name>.writing`` beside ``path`` (its folders
+    made), holding the owner's process id and host for the sentence; removed when the block ends. A process
+    that dies lets go of its lock with its files, so a file left by a kill claims nothing. ``what`` names
+    what is written ("the drafts"); ``fix`` what the loser should do.
+    """
+    path = Path(path)
+    marker = path.with_name(f".{path.name}{CLAIM_SUFFIX}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise error(f"{path}: cannot write {what} there ({err.strerror or err}); give a folder you may write to"
+                    ) from err
+    for _ in range(10):  # the holder removes the file as it lets go: a lock on a removed file claims nothing
+        try:
+            handle = os.open(marker, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o666)
+        except OSError as err:
+            raise error(f"{path}: cannot write {what} there ({err.strerror or err}); give a folder you may write "
+                        "to") from err
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(handle, 200).decode("utf-8", "replace").strip() or "another process"
+            os.close(handle)
+            raise error(f"{path} is being written already, by {holder}: {what} of one run would be lost to the "
+                        f"other's; {fix}") from None
+        except OSError:  # a file system that takes no locks: the write itself still never goes over a file
+            pass
+        try:
+            same = os.fstat(handle).st_ino == os.stat(marker).st_ino
+        except FileNotFoundError:
+            same = False
+        if same:
+            break
+        os.close(handle)
+    else:
+        raise error(f"{path}: could not claim it for {what} (its claim file {marker.name} keeps changing); try again")
+    try:
+        os.ftruncate(handle, 0)
+        os.write(handle, f"process {os.getpid()} on {socket.gethostname()}".encode("utf-8", "replace"))
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            marker.unlink()  # while still held: whoever opens the name next makes a new file
+        os.close(handle)
 
 
 # -- reading an input -------------------------------------------------------------------------------
@@ -294,6 +351,13 @@ def _linked_into_place(temp: Path, path: Path) -> bool:
         os.link(temp, path)  # fails when path exists: nothing is replaced
     except FileExistsError:
         if not (path.is_file() and path.stat().st_size == 0):
+            return False
+        os.replace(temp, path)
+    except OSError as err:
+        if err.errno not in (errno.EPERM, errno.EOPNOTSUPP, errno.ENOSYS):
+            raise
+        # a file system without hard links (FAT, some network shares): asked, then renamed, in two steps
+        if os.path.lexists(path) and not (path.is_file() and path.stat().st_size == 0):
             return False
         os.replace(temp, path)
     return True

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import tempfile
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,12 +19,14 @@ from typing import Any, Callable, Iterator, Sequence
 from ..engine.corpus import Corpus
 from ..engine.scratch import VECTOR_COUNTS, TextVectors
 from ..engine.target import EmbeddedTarget
+from ..processes import scratch_folder
 from .cut import Cutter, Indexed, index_cut
 from .settings import DEFAULT_MODEL, BuildPlace
 
 log = logging.getLogger(__name__)
 
 TARGET = "local"
+SCRATCH_PREFIX = "chunking-run-"  # then this host and process (``processes.scratch_folder``)
 Progress = Callable[[int, int, str], None]  # (done, total, label), as the command line's bar takes it
 
 
@@ -71,8 +72,9 @@ class Scratch:
 @contextmanager
 def scratch(place: BuildPlace) -> Iterator[Scratch]:
     """A scratch folder (in ``place.workdir``, or a new temporary one) removed at the end with everything in
-    it; its vectors kept in ``place.cache`` when given."""
-    base = Path(tempfile.mkdtemp(prefix="chunking-run-", dir=place.workdir))
+    it; its vectors kept in ``place.cache`` when given. One a killed run left there is removed when this
+    one is made (``processes.scratch_folder``)."""
+    base = scratch_folder(SCRATCH_PREFIX, place.workdir)  # named for this process: a killed run's is removed later
     vectors_file = Path(place.cache) if place.cache is not None else base / "run.cache.sqlite"
     text_vectors = TextVectors(cache=vectors_file, threads=place.threads)
     try:

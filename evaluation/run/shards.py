@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping, Sequence
 
-from ..errors import UsageError
+from ..errors import UsageError, shown
 from .copying import copied
 from .judged import batch_ids
 from .kept_times import times_problem
@@ -46,12 +46,21 @@ DEFAULT_CANDIDATES = 30         # rerank_candidates when a setup does not say
 
 def estimated_seconds(setup: Mapping[str, Any]) -> float:
     """What one question costs ``setup`` (a plan's setup: ``Setup.to_dict``), from what it does."""
+    if not isinstance(setup, Mapping):
+        raise UsageError(f"a plan's setup is an object (Setup.to_dict), not {shown(setup)}")
     if setup.get("engine") != "embedded":
         return REMOTE_SECONDS
-    options = setup.get("options") or {}
-    seconds = KEYWORD_SECONDS + VECTOR_SECONDS * len(setup.get("models") or ())
+    options, models = setup.get("options") or {}, setup.get("models") or ()
+    if not isinstance(options, Mapping) or isinstance(models, (str, bytes)) or not isinstance(models, Sequence):
+        raise UsageError(f"setup {shown(setup.get('key'))}: its options must be an object and its models a list "
+                         f"(Setup.to_dict), not {shown(options)} and {shown(models)}")
+    seconds = KEYWORD_SECONDS + VECTOR_SECONDS * len(models)
     if setup.get("ranker") == "cross-encoder":
-        seconds += PAIR_SECONDS * int(options.get("rerank_candidates") or DEFAULT_CANDIDATES)
+        candidates = options.get("rerank_candidates") or DEFAULT_CANDIDATES
+        if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
+            raise UsageError(f"setup {shown(setup.get('key'))}: rerank_candidates is {shown(candidates)}, not a "
+                             "whole number of candidates from 1")
+        seconds += PAIR_SECONDS * candidates
     elif setup.get("ranker") == "colbert":
         seconds += COLBERT_SECONDS
     return seconds
@@ -82,15 +91,24 @@ def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None]
     entry from ``reused`` alone).
     """
     check_shard_bounds(shard_seconds, most_questions)
+    _check_plan(plan)
+    _check_mapping(measured_ms, "measured_ms", "setup key -> a median search in ms (measured_times)")
+    _check_mapping(reused, "reused", "setup key -> its reusable ranks (reuse.reusable_ranks)")
+    for key, value in (measured_ms or {}).items():
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise UsageError(f"measured_ms[{shown(key)}] is {shown(value)}: a setup's median search in ms is a "
+                             "number (or None: not measured)")
     shards = {}
     for setup in plan["setups"]:
+        _check_reused((reused or {}).get(setup["key"]), setup["key"])
         taken = set(reused_ids(plan, setup["key"], (reused or {}).get(setup["key"])))
         batch = [qid for qid in batch_ids(plan, setup["key"]) if qid not in taken]
         if taken and not batch:
             shards[setup["key"]] = []
             continue
         measured = (measured_ms or {}).get(setup["key"])
-        seconds = measured / 1000 if isinstance(measured, (int, float)) and measured > 0 else estimated_seconds(setup)
+        seconds = (measured / 1000 if isinstance(measured, (int, float)) and math.isfinite(measured) and measured > 0
+                   else estimated_seconds(setup))  # a time that is no measurement (0, inf, NaN): the estimate
         count = max(1, math.ceil(len(batch) * seconds / shard_seconds - 1e-9))
         if most_questions:
             count = max(count, math.ceil(len(batch) / most_questions))
@@ -138,8 +156,24 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
     per-question values as they are instead of copies (a warm save's 36,000 reused results at 5,000
     questions: ``bench/bench_app_scale.py``).
     """
+    _check_plan(plan)
+    if not isinstance(setup_key, str):
+        raise UsageError(f"a setup key is text, as the plan's setups name them, not {shown(setup_key)}")
     planned_setup(plan, setup_key)
+    if parts is None:
+        parts = []
+    if isinstance(parts, (str, bytes, Mapping)) or not isinstance(parts, Sequence):
+        raise UsageError(f"the shards of {setup_key} are a list of rank_setup entries, not {shown(parts)}")
+    for number, part in enumerate(parts, start=1):
+        problem = _part_problem(part)
+        if problem is not None:
+            raise UsageError(f"shard {number} of {len(parts)} of {setup_key} is not an entry rank_setup gives "
+                             f"({problem}); rank that shard again")
+    _check_reused(reused, setup_key)
     taken = reused_ids(plan, setup_key, reused)
+    if taken and not isinstance(plan.get("settings"), Mapping):
+        raise UsageError('not a plan of a run ("settings" is missing, and reused results are judged by them); give '
+                         "what plan_run made (or its JSON read back whole)")
     if taken:
         parts = [*parts, reused_part(plan, setup_key, reused, taken)]
     if not parts:
@@ -169,6 +203,95 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
         entry["cache"] = cache
     entry.update(counts)
     return entry
+
+
+# -- what is read, checked first: a damaged working file is a sentence, never a KeyError -------------------
+
+_COUNTS = ("requests", "retries")
+
+
+def _check_plan(plan: Any) -> None:
+    """``UsageError`` unless ``plan`` holds what shards read of it: setups with keys, questions with ids, and
+    the timed sample's ids (``plan_run``'s plan, or its JSON read back)."""
+    problem = None
+    if not isinstance(plan, Mapping):
+        problem = f"it is {shown(plan)}"
+    elif not _listed(plan.get("setups"), lambda s: isinstance(s, Mapping) and isinstance(s.get("key"), str)):
+        problem = '"setups" is not a list of setups, each with its "key"'
+    elif not _listed(plan.get("questions"), lambda q: isinstance(q, Mapping) and isinstance(q.get("id"), str)):
+        problem = '"questions" is not a list of questions, each with its "id"'
+    elif not _listed(plan.get("timed_question_ids"), lambda qid: isinstance(qid, str)):
+        problem = '"timed_question_ids" is not a list of question ids'
+    if problem is not None:
+        raise UsageError(f"not a plan of a run ({problem}); give what plan_run made (or its JSON read back whole)")
+
+
+def _listed(value: Any, each: Any) -> bool:
+    return isinstance(value, list) and all(each(item) for item in value)
+
+
+def _check_mapping(value: Any, name: str, holds: str) -> None:
+    if value is not None and not isinstance(value, Mapping):
+        raise UsageError(f"{name} is an object ({holds}), not {shown(value)}")
+
+
+def _check_reused(reused: Any, setup_key: str) -> None:
+    """``reused`` is None or one setup's ``reuse.reusable_ranks``: its results and the run each came from."""
+    if reused is None:
+        return
+    problem = None
+    if (not isinstance(reused, Mapping) or not isinstance(reused.get("results"), Mapping)
+            or not isinstance(reused.get("ranked_in"), Mapping) or "rank_state" not in reused):
+        problem = f'not an object with "rank_state", and "results" and "ranked_in" by question id, but {shown(reused)}'
+    else:
+        unnamed = sorted(map(str, set(reused["results"]) - set(reused["ranked_in"])))
+        odd = next((qid for qid, rows in reused["results"].items() if not _result_rows(rows)), None)
+        if unnamed:
+            problem = f'"ranked_in" names no run for {", ".join(unnamed[:5])}'
+        elif odd is not None:
+            problem = (f"the results of {shown(odd)} are not result rows ([id, document id, page, score], as a "
+                       "report keeps them)")
+    if problem is not None:
+        raise UsageError(f"the reused results of {setup_key} are not what reuse.reusable_ranks gives ({problem}); "
+                         "plan the run again")
+
+
+def _result_rows(rows: Any) -> bool:
+    """Whether ``rows`` are a question's results as a report keeps them (``Hit.to_row``)."""
+    return isinstance(rows, list) and all(
+        isinstance(row, list) and len(row) >= 4 and isinstance(row[0], str) and isinstance(row[1], str)
+        and (row[2] is None or (isinstance(row[2], int) and not isinstance(row[2], bool)))
+        and isinstance(row[3], (int, float)) and not isinstance(row[3], bool) and math.isfinite(row[3])
+        for row in rows)
+
+
+def _part_problem(part: Any) -> str | None:
+    """What is wrong with a shard's entry, in a few words; None when merging can read it."""
+    if not isinstance(part, Mapping):
+        return f"it is {shown(part)}"
+    for name in _COUNTS:
+        if name in part and (isinstance(part[name], bool) or not isinstance(part[name], int) or part[name] < 0):
+            return f'its "{name}" is {shown(part[name])}, not a count'
+    cache = part.get("cache")
+    if cache is not None and not (isinstance(cache, Mapping) and all(
+            isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in cache.values())):
+        return f'its "cache" is {shown(cache)}, not counts by name'
+    if part.get("error") is not None:
+        return None if isinstance(part["error"], str) else f'its "error" is {shown(part["error"])}, not a sentence'
+    ranks = part.get("ranks")
+    if not isinstance(ranks, Mapping):
+        return f'its "ranks" is {shown(ranks)}, not an object of question ids'
+    for name in _PER_QUESTION:
+        held = part.get(name)
+        if not isinstance(held, Mapping):
+            return f'its "{name}" is {shown(held)}, not an object of question ids'
+        if set(held) != set(ranks):
+            odd = sorted(map(str, set(held) ^ set(ranks)))
+            return f'its "{name}" and "ranks" name other questions ({", ".join(odd[:5])})'
+    ranked_in = part.get("ranked_in")
+    if ranked_in is not None and not isinstance(ranked_in, Mapping):
+        return f'its "ranked_in" is {shown(ranked_in)}, not an object of question ids'
+    return None
 
 
 def _added(parts: Sequence[Mapping[str, Any]], names: Sequence[str] | None) -> dict[str, int]:

@@ -65,14 +65,15 @@ class ChunkingRuns:
 
             if hashlib.sha256(golden_raw).hexdigest() != (report.get("golden") or {}).get("sha256"):
                 raise StoreError(f"chunking run {run_id}: the golden bytes given are not the file the run read")
-        if self.has(run_id):
-            raise StoreError(f"chunking run {run_id} is already in the store {self.address}; a run is kept once")
-        if golden_raw is not None:
-            self.store.keep_golden(golden_raw)
-        if html is not None:
-            self.store._write_new(f"{CHUNKING_RUNS_DIR}/{run_id}/{PAGE_NAME}", html.encode("utf-8"))
-        if not self.store._write_new(f"{CHUNKING_RUNS_DIR}/{run_id}/{REPORT_NAME}", data):
-            raise StoreError(f"chunking run {run_id} is already in the store {self.address}; a run is kept once")
+        with self.store.one_saver(CHUNKING_RUNS_DIR):  # savers of one id at once: one keeps it, the others are told
+            if self.has(run_id):
+                raise StoreError(f"chunking run {run_id} is already in the store {self.address}; a run is kept once")
+            if golden_raw is not None:
+                self.store.keep_golden(golden_raw)
+            if html is not None:
+                self.store._write_new(f"{CHUNKING_RUNS_DIR}/{run_id}/{PAGE_NAME}", html.encode("utf-8"))
+            if not self.store._write_new(f"{CHUNKING_RUNS_DIR}/{run_id}/{REPORT_NAME}", data):
+                raise StoreError(f"chunking run {run_id} is already in the store {self.address}; a run is kept once")
         # after the report: a marker never names a run that is not there (a save stopped between the two
         # leaves an unmarked run, which ``latest_views`` still finds among the unmarked)
         self.store._write_new(f"{KINDS_DIR}/{report['kind']}/{run_id}", b"")

@@ -6,16 +6,22 @@ separators. ``report_store(files)`` and ``evaluate(save_to=files)`` keep runs th
 the same layout and rules as every other store (``RunStore`` owns them); ``exists`` may be left out, and is
 then answered by reading.
 
+Nothing the client says is taken on trust, since a client that keeps nothing would otherwise be told
+"saved": every file written is read back (the same bytes) and listed (its folder's listing names it, or
+``runs list`` would never show it), else the save is a ``StoreError`` naming the call that let it down.
+A ``list`` that gives anything but ``str`` paths (bytes, say) is a sentence, never runs hidden without a
+word; a ``read`` that gives None is a path the client does not hold.
+
 What this adapter cannot promise, because the interface has no conditional write and no delete: a file is
 written only after ``exists`` said it was not there (two savers of one run id at the same moment could
-both write, where a folder or a bucket refuses the second), and ``check`` proves the client answers by
-listing, not by writing a file it could not remove again.
+both write, where a folder or a bucket refuses the second: the read back then finds the other's bytes and
+says so), and ``check`` proves the client answers by listing, not by writing a file it could not remove again.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
-from ..errors import StoreError
+from ..errors import StoreError, printable
 from .runs import RunStore
 
 NEEDED = ("read", "write", "list")  # ``exists`` is optional (answered by reading when absent)
@@ -78,15 +84,46 @@ class FilesStore(RunStore):
         if self._exists(path):
             return False
         self._call("write", path, data)
+        self._check_kept(path, data)
         return True
+
+    def _check_kept(self, path: str, data: bytes) -> None:
+        """``path`` reads back as ``data`` and is listed in its folder; a ``StoreError`` saying which failed."""
+        unsaved = "so nothing here counts as saved"
+        try:
+            kept = self._read(path)
+        except FileNotFoundError:
+            raise StoreError(f"{self.address}: write({path!r}) returned, but read({path!r}) then found nothing there: "
+                             f"the client did not keep the file, {unsaved}; check the files object's write") from None
+        if kept != data:
+            raise StoreError(f"{self.address}: read({path!r}) gave other bytes than were written ({len(data)} written, "
+                             f"{len(kept)} read back): another saver wrote it at the same moment, or the client "
+                             f"changes what it keeps; {unsaved}")
+        folder = path.rsplit("/", 1)[0] + "/"
+        if path not in self._list(folder):
+            raise StoreError(f"{self.address}: {path!r} was written and reads back, but list({folder!r}) does not name "
+                             f"it, so no listing of runs would show it; the files object's list must give every path "
+                             f"under the prefix, relative to the store's root (as {path!r})")
 
     def _list(self, prefix: str) -> list[str]:
         try:
             found = self._call("list", prefix)
         except _ABSENT:
             return []
+        if found is None:
+            return []
+        if isinstance(found, (str, bytes)) or not isinstance(found, Iterable):
+            raise StoreError(f"{self.address}: list({prefix!r}) gave a {type(found).__name__}, not a list of paths; "
+                             "the files object's list must give the paths under the prefix, each a str")
+        paths = list(found)
+        odd = next((p for p in paths if not isinstance(p, str)), None)
+        if odd is not None:
+            decode = " (bytes: decode them, as UTF-8)" if isinstance(odd, (bytes, bytearray)) else ""
+            raise StoreError(f"{self.address}: list({prefix!r}) gave a {type(odd).__name__} path, "
+                             f"{printable(repr(odd), 80)}; the files object's list must give str paths{decode}, or "
+                             "every run it holds is hidden")
         # a client may list more than asked (its whole root) or name folders: keep the paths under prefix
-        return [str(p) for p in found or () if str(p).startswith(prefix)]
+        return [p for p in paths if p.startswith(prefix)]
 
     def check(self) -> None:
         """The client answers a listing of ``retrieval/`` (the interface has no delete, so nothing is written)."""

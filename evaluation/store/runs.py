@@ -35,10 +35,13 @@ listing (``leftovers``).
 """
 from __future__ import annotations
 
+import contextlib
 import difflib
+import fcntl
 import hashlib
 import json
 import logging
+import os
 import random
 import re
 import secrets
@@ -47,9 +50,9 @@ import time
 from abc import ABC, abstractmethod
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, ContextManager, Iterable, Iterator
 
-from ..errors import DamagedFileError, GoldenNotKeptError, RunNotFoundError, StoreError, shown
+from ..errors import DamagedFileError, GoldenNotKeptError, RunNotFoundError, StoreError, printable, shown
 from ..files import try_writing_in, write_whole
 from ..keywords import also_named
 from ..processes import process_alive
@@ -201,15 +204,23 @@ class RunStore(ABC):
                                  f"report was made from {str(expected)[:12]}…; pass the bytes the run read")
             golden_path = f"{GOLDEN_DIR}/{actual}.jsonl"
         report_path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
-        if self.has(run_id):  # in either layout: an id names one run
-            raise StoreError(self._already_kept(run_id))
-        if golden_path is not None:
-            self.keep_golden(golden_raw)
-        if page is not None:
-            self._write_new(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}", page)
-        if not self._write_new(report_path, data):
-            raise StoreError(self._already_kept(run_id))
+        with self.one_saver(RUNS_DIR):  # savers of one id at once: one keeps it, the others are told
+            if self.has(run_id):  # in either layout: an id names one run
+                raise StoreError(self._already_kept(run_id))
+            if golden_path is not None:
+                self.keep_golden(golden_raw)
+            if page is not None:
+                self._write_new(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}", page)
+            if not self._write_new(report_path, data):
+                raise StoreError(self._already_kept(run_id))
         return run_id
+
+    def one_saver(self, folder: str) -> ContextManager[None]:
+        """Held while a save of a run into ``folder`` (``retrieval/runs``, ``chunking/runs``) asks whether the
+        id is kept and writes its files, so two savers of one id at once never both hear "saved". Here,
+        nothing: a Blob or S3 store's writes are conditional, so the second report is refused by the
+        service; a folder store holds a lock (``LocalStore.one_saver``)."""
+        return contextlib.nullcontext()
 
     def report_address(self, run_id: str) -> str:
         """Where the report of ``run_id`` is kept (a path or an address), in whichever layout holds it."""
@@ -458,8 +469,35 @@ class LocalStore(RunStore):
         target = self.root / path
         if target.exists():
             return False
-        write_whole(target, data, what="the run", error=StoreError)  # readers see the whole file or none of it
+        try:  # readers see the whole file or none of it; linked into place, so a file that came meanwhile is kept
+            write_whole(target, data, replace=False, what="the run", error=StoreError)
+        except FileExistsError:
+            return False
         return True
+
+    @contextlib.contextmanager
+    def one_saver(self, folder: str) -> Iterator[None]:
+        """An exclusive ``flock`` on ``folder`` itself (made when missing), held by one saving process at a
+        time on this machine; a process that dies lets go. A save holds it for the milliseconds its files
+        take, so savers of other ids barely wait. Where no lock is to be had (NFS, some network shares), the
+        save goes on without one: the report is still linked into place, never over another's, so one saver
+        keeps the run and the others are told (only which page is kept beside it is then a race)."""
+        where = self.root / folder
+        try:
+            where.mkdir(parents=True, exist_ok=True)
+            handle = os.open(where, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        except OSError as err:
+            raise StoreError(f"{where}: cannot keep runs there ({err.strerror or err}); give a folder you may "
+                             "write to") from err
+        try:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX)
+            except OSError as err:  # no lock to be had here (NFS locks a folder opened for reading with EBADF,
+                # some shares take none): never a reason to lose a run, since the report is still linked into place
+                log.debug("%s: saving without a lock (%s)", where, err.strerror or err)
+            yield
+        finally:
+            os.close(handle)  # lets go of the lock
 
     def _exists(self, path: str) -> bool:
         return (self.root / path).is_file()
@@ -492,8 +530,15 @@ class LocalStore(RunStore):
         return True
 
     def check(self) -> None:
-        """Every folder a save makes can be made: none of them is a file, and the deepest one that
-        exists takes a new file (made and removed again, so nothing is left)."""
+        """Every folder a save makes can be made: none of them is a file or a link that leads nowhere (a
+        save would find it there and fail after the whole run), and the deepest one that exists takes a new
+        file (made and removed again, so nothing is left)."""
+        for kept in (RUNS_DIR, GOLDEN_DIR):
+            for folder in (self.root / kept, *(self.root / kept).parents):
+                if folder.is_symlink() and not folder.exists():
+                    raise StoreError(f"{self.root}: cannot keep runs there: {folder} is a link to "
+                                     f"{_link_target(folder)}, which does not exist; make that folder, or give "
+                                     "another store")
         deepest = None
         for folder in (self.root / RUNS_DIR, *(self.root / RUNS_DIR).parents):
             if folder.exists() and not folder.is_dir():
@@ -507,6 +552,14 @@ class LocalStore(RunStore):
         except OSError as err:
             raise StoreError(f"{self.root}: cannot keep runs there ({err.strerror or err} in {deepest}); "
                              "give a folder you may write to") from err
+
+
+def _link_target(link: Path) -> str:
+    """Where the link at ``link`` points, as it is written (or that it cannot be read)."""
+    try:
+        return shown(os.readlink(link), 300)  # a real path whole, never a megabyte
+    except OSError as err:
+        return f"somewhere that cannot be read ({err.strerror or err})"
 
 
 class BlobStore(RunStore):
@@ -596,7 +649,7 @@ def open_store(address: str, *, connection_string: str | None = None,
     ``s3_client`` given; see ``evaluation.store.s3``), a Blob address or an Azurite address (see
     ``evaluation.store.blob``)."""
     if not is_blob_address(address):
-        return LocalStore(Path(address))
+        return LocalStore(local_root(address))
     if is_s3_address(address):
         from .s3 import parse_s3_address, s3_client as default_client
 
@@ -607,6 +660,21 @@ def open_store(address: str, *, connection_string: str | None = None,
     parsed = parse_address(address)
     client = container_client(parsed, connection_string=connection_string, credential=credential)
     return BlobStore(client, parsed.path)
+
+
+def local_root(address: str | Path) -> Path:
+    """The folder ``address`` names, a leading ``~`` or ``~user`` read as that home folder, as a shell would:
+    an address from a setting (``EVALUATION_STORE=~/evals`` in an env file or a CI job) or ``--save-to=~/evals``
+    reaches us unexpanded, and must never become a folder named ``~``. A ``~user`` with no home here is a
+    ``StoreError``; a folder really named ``~`` is ``./~``. A ``Path`` is taken as it is, as ``pathlib`` does."""
+    if isinstance(address, Path) or not address.startswith("~"):
+        return Path(address)
+    expanded = os.path.expanduser(address)
+    if expanded.startswith("~"):
+        user = address[1:].split("/", 1)[0]
+        raise StoreError(f"{shown(address)}: there is no user {shown(user)} here, so {shown('~' + user)} names no home "
+                         f"folder; write the store's full path (or ./{printable(address, 200)} for a folder named so)")
+    return Path(expanded)
 
 
 def keep_unsaved(report: dict[str, Any], folders: Iterable[str | Path]) -> Path | None:

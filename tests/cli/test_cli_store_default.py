@@ -68,6 +68,29 @@ def test_save_to_wins_over_the_variable(sample_index, tmp_path, monkeypatch, cap
     assert "(from EVALUATION_STORE" not in out
 
 
+@pytest.mark.parametrize("given", [{"EVALUATION_STORE": "~/evals"}, {"VECTRIXDB_EVALUATIONS": "~/evals"},
+                                   {"--save-to": "~/evals"}])
+def test_a_store_named_from_home_is_kept_in_the_home_folder_never_in_a_folder_named_tilde(
+        sample_index, tmp_path, monkeypatch, capsys, given):
+    """``~`` reaches us unexpanded from an env file, a CI job's variables, or ``--save-to=~/evals``."""
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("EVALUATION_STORE")
+    monkeypatch.chdir(tmp_path)
+    [(name, value)] = given.items()
+    if name.startswith("--"):
+        code, out, _ = evaluate(capsys, sample_index, f"{name}={value}")
+    else:
+        monkeypatch.setenv(name, value)
+        code, out, _ = evaluate(capsys, sample_index)
+
+    assert code == 0
+    [run_id] = kept_runs(tmp_path / "home" / "evals")
+    assert f"Saved as run {run_id} in {tmp_path / 'home' / 'evals'}" in out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["home"]  # no "~" folder here
+    code, out, _ = run_cli(capsys, "runs", "list", "--json", "--store", "~/evals")
+    assert code == 0 and [row["id"] for row in json.loads(out)] == [run_id]
+
+
 def test_no_save_keeps_nothing_anywhere_and_says_so(sample_index, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("EVALUATION_STORE", str(tmp_path / "kept"))
     monkeypatch.chdir(tmp_path)

@@ -9,7 +9,8 @@ import pytest
 
 from evaluation import (EmbeddedTarget, Question, Target, WrongArgument, WrongValue, evaluate, plan_run,
                         retrieval_report, setups_of)
-from evaluation.errors import CorpusError
+from evaluation.engine import IndexSettings
+from evaluation.errors import CorpusError, UsageError
 from evaluation.golden import golden_of
 from fakes import ANSWERS, ListTarget
 
@@ -137,6 +138,33 @@ def test_documents_the_corpus_refuses_are_named_by_their_ids_all_at_once():
         EmbeddedTarget.from_documents("docs/")
     with pytest.raises(TypeError, match="its value must be its text"):
         EmbeddedTarget.from_documents({"a": 3})
+
+
+@pytest.mark.parametrize("keywords, error, says", [
+    ({"models": ("hsah",)}, UsageError, 'unknown model \'hsah\'. Did you mean "hash"?'),
+    ({"models": "hash"}, TypeError, 'models must be a list of embedder names, as models=\\("bge-small",\\)'),
+    ({"models": ("ms-marco-minilm-l12",)}, UsageError, "is a cross-encoder, not an embedder"),
+    ({"models": ("hash",), "settings": IndexSettings(models=())}, TypeError, "models are given twice"),
+    ({"modles": ("hash",)}, TypeError, 'takes no keyword \'modles\'. Did you mean "models"?'),
+    ({"nmae": "x"}, TypeError, 'takes no keyword \'nmae\'. Did you mean "name"?'),
+    ({"cache": True}, TypeError, "takes no keyword 'cache'"),  # its own: the scratch index keeps no cache
+], ids=["unknown model", "a string", "a cross-encoder", "models twice", "models misspelt", "name misspelt", "cache"])
+def test_from_documents_checks_its_models_and_keywords_before_building_anything(monkeypatch, keywords, error, says):
+    """Issue 46: ``models=("hash",)`` built the whole index and then failed with a TypeError from the target."""
+    import evaluation.engine.index as index
+
+    monkeypatch.setattr(index, "build_index", lambda *a, **k: pytest.fail("the index was built before the check"))
+    with pytest.raises(error, match=says):
+        EmbeddedTarget.from_documents({"a": "Alpha."}, **keywords)
+
+
+def test_from_documents_takes_models_as_the_index_settings_do():
+    target = EmbeddedTarget.from_documents({"a": "Alpha is first.", "b": "Beta is second."}, models=("hash",))
+    try:
+        assert target.index.models == ("hash",)
+        assert "local.dense.hash" in [setup.key for setup in target.setups()]
+    finally:
+        target.close()
 
 
 def test_evaluate_names_what_it_takes_for_targets_and_golden_questions():

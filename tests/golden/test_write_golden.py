@@ -332,8 +332,9 @@ def test_from_environment_reads_azure_openai_or_any_endpoint_by_name():
         ChatWriter.from_environment({})
 
 
-def test_a_file_that_appears_while_the_questions_are_drafted_is_not_written_over(index, tmp_path):
-    out = tmp_path / "golden.jsonl"
+def saving_a_file_at_first_reply(out: Path):
+    """A scripted writer, called in process, that first saves a file at ``out``: a person saving one meanwhile
+    (a person takes no claim on the file)."""
     model = ScriptedWriter(TOPICS)
 
     class Seen:
@@ -342,8 +343,15 @@ def test_a_file_that_appears_while_the_questions_are_drafted_is_not_written_over
 
     def writer(messages):
         if not out.exists():
-            out.write_text("somebody else's file\n", encoding="utf-8")  # saved meanwhile, by a person or a run
+            out.write_text("somebody else's file\n", encoding="utf-8")
         return model(Seen(messages)).body["choices"][0]["message"]["content"]
+
+    return writer
+
+
+def test_a_file_that_appears_while_the_questions_are_drafted_is_not_written_over(index, tmp_path):
+    out = tmp_path / "golden.jsonl"
+    writer = saving_a_file_at_first_reply(out)
 
     with pytest.raises(GoldenFileError, match="appeared while the questions were drafted"):
         write_golden(index, out, 2, writer=writer, mix={"factual": 1}, evolve=0)
@@ -499,3 +507,87 @@ def test_a_reply_nested_without_end_stops_the_run_with_a_sentence(server, index,
     with pytest.raises(WriterUnavailableError, match=says), chat_writer(server) as writer:
         write_golden(index, tmp_path / "golden.jsonl", 1, writer=writer)
     assert len(server.seen) == 1 and list(tmp_path.iterdir()) == []
+
+
+# -- two runs aimed at one file (issue 46) --------------------------------------------------------
+
+def test_of_two_golden_write_runs_to_one_out_the_second_stops_before_any_model_call(index, tmp_path, capsys):
+    """A real `golden write` process is drafting (its model holds its first reply); a second run to the same
+    --out stops at once, naming the first, and asks its own model nothing. Once the first has written, a
+    run again is refused by the file it wrote, still before any call."""
+    import subprocess
+    import sys
+    import threading
+
+    from conftest import run_cli
+
+    out, root = tmp_path / "golden.jsonl", Path(__file__).resolve().parent.parent.parent
+    started, release = threading.Event(), threading.Event()
+    model = ScriptedWriter(TOPICS)
+
+    def slow_first_reply(seen):
+        started.set()
+        release.wait(timeout=120)
+        return model(seen)
+
+    def flags(server):
+        return ["--endpoint", f"{server.base}/v1", "--model", "writer-model", "--auth", "none", "--quiet", "-n", "1",
+                "--evolve", "0"]
+
+    with ChatServer() as first_model, ChatServer() as second_model:
+        first_model.respond, second_model.respond = slow_first_reply, ScriptedWriter(TOPICS)
+        first = subprocess.Popen([sys.executable, "-m", "evaluation", "golden", "write", "--index", str(index),
+                                  "--out", str(out), *flags(first_model)], cwd=root,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            assert started.wait(timeout=300), first.communicate(timeout=5)
+            code, _, err = run_cli(capsys, "golden", "write", "--index", str(index), "--out", str(out),
+                                   *flags(second_model))
+            assert code == 1 and second_model.seen == []
+            assert f"{out} is being written already, by process {first.pid} on " in err
+            assert "wait for that run to finish, or write to another --out" in err
+        finally:
+            release.set()
+            stdout, stderr = first.communicate(timeout=300)
+        assert first.returncode == 0, stderr
+        assert len(read_golden(out).questions) == 1
+
+        code, _, err = run_cli(capsys, "golden", "write", "--index", str(index), "--out", str(out),
+                               *flags(second_model))
+        assert code == 1 and second_model.seen == [] and "already exists" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl"]  # the claim went with the run
+
+
+@pytest.mark.parametrize("cached", [False, True], ids=["no cache", "a reply cache"])
+def test_the_sentence_for_a_file_that_appeared_promises_a_free_run_only_when_a_cache_was_given(index, tmp_path,
+                                                                                               cached):
+    out, cache = tmp_path / "golden.jsonl", tmp_path / "replies.jsonl"
+
+    with pytest.raises(GoldenFileError, match="appeared while the questions were drafted") as caught:
+        write_golden(index, out, 1, writer=saving_a_file_at_first_reply(out), mix={"factual": 1}, evolve=0,
+                     cache=cache if cached else None)
+    said = str(caught.value)
+    if cached:
+        assert said.endswith("run again with another --out (the reply cache makes that cost nothing)")
+    else:
+        assert "cost nothing" not in said and "cache makes" not in said
+        assert said.endswith("run again with another --out (with no --reply-cache given, that asks the model for "
+                             "every reply again)")
+
+
+def test_a_file_written_by_the_run_that_held_the_claim_just_before_is_refused_before_any_call(index, tmp_path,
+                                                                                              monkeypatch):
+    """This run checked --out (nothing there), then the run that held the claim wrote it and let go: once
+    this run holds the claim, it looks again and stops, never drafting towards a file it cannot write."""
+    out, calls = tmp_path / "golden.jsonl", []
+    real_check = steps._check_out
+
+    def the_other_run_finishes_meanwhile(path):
+        real_check(path)
+        if not out.exists():
+            out.write_text('{"id": "q1", "question": "theirs", "expected": ["bread"]}\n', encoding="utf-8")
+
+    monkeypatch.setattr(steps, "_check_out", the_other_run_finishes_meanwhile)
+    with pytest.raises(GoldenFileError, match="already exists"):
+        write_golden(index, out, 1, writer=lambda messages: calls.append(messages) or "{}", evolve=0)
+    assert calls == [] and sorted(p.name for p in tmp_path.iterdir()) == ["golden.jsonl"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from datetime import datetime, timezone
 
 import pytest
@@ -192,3 +193,94 @@ def test_shards_of_the_real_engine_merged_equal_one_batch_bit_for_bit(sample_ind
 
         assert [len(s) for s in shards] == [3, 2, 2] and whole["error"] is None
         assert json.dumps(merge_shards(plan, key, parts), sort_keys=True) == json.dumps(whole, sort_keys=True), key
+
+
+# -- bad parts are sentences (issue 46: they raised KeyError, TypeError, AttributeError, OverflowError) --------
+
+def without(part, name):
+    return {k: v for k, v in part.items() if k != name}
+
+
+BAD_PARTS = {  # what a damaged working file or a wrong caller gives, and the words that name it
+    "a part that is no object": (lambda one: [None], "shard 1 of 1 of t.keyword.bm25 is not an entry rank_setup "
+                                                     "gives (it is null); rank that shard again"),
+    "parts that are text": (lambda one: "shards", 'are a list of rank_setup entries, not "shards"'),
+    "a part without ranks": (lambda one: [without(one, "ranks")], '"ranks" is null, not an object of question ids'),
+    "ranks as a list": (lambda one: [{**one, "ranks": [1]}], '"ranks" is a list of 1 item, not an object'),
+    "a part without results": (lambda one: [without(one, "results")], '"results" is null'),
+    "results of other questions": (lambda one: [{**one, "results": {}}], '"results" and "ranks" name other questions'),
+    "requests as text": (lambda one: [{**one, "requests": "x"}], '"requests" is "x", not a count'),
+    "a cache count as text": (lambda one: [{**one, "cache": {"vectors_cached": "x"}}], '"cache" is an object of 1 key'),
+    "ranked_in as a list": (lambda one: [{**one, "ranked_in": []}], '"ranked_in" is a list of 0 items'),
+    "an error that is no sentence": (lambda one: [{"error": 3}], '"error" is 3, not a sentence'),
+}
+
+
+@pytest.mark.parametrize("case", BAD_PARTS, ids=list(BAD_PARTS))
+def test_merging_a_part_that_is_not_a_shards_entry_is_a_sentence_naming_the_shard(tmp_path, case):
+    target, plan = fake_run(tmp_path)
+    key = "t.keyword.bm25"
+    one = through_json(rank_setup(target, plan, key))
+    make, says = BAD_PARTS[case]
+
+    with pytest.raises(UsageError, match=re.escape(says)):
+        merge_shards(plan, key, make(one))
+
+
+def test_merging_against_something_that_is_not_a_plan_or_a_key_is_a_sentence(tmp_path):
+    target, plan = fake_run(tmp_path)
+    one = through_json(rank_setup(target, plan, "t.keyword.bm25"))
+    for bad, says in ((None, "not a plan of a run (it is null)"),
+                      ({}, 'not a plan of a run ("setups" is not a list of setups'),
+                      (without(plan, "timed_question_ids"), '"timed_question_ids" is not a list of question ids')):
+        with pytest.raises(UsageError, match=re.escape(says)):
+            merge_shards(bad, "t.keyword.bm25", [one])
+    with pytest.raises(UsageError, match="a setup key is text"):
+        merge_shards(plan, None, [one])
+
+
+def test_reused_results_that_are_not_reusable_ranks_are_a_sentence(tmp_path):
+    target, plan = fake_run(tmp_path)
+    key = "t.keyword.bm25"
+    first, second = plan_shards(plan, most_questions=2)[key]
+    rest = through_json(rank_setup(target, plan, key, questions=second))
+    held = {"rank_state": "s", "results": {q: [["alpha:0", "alpha", None, 1.0]] for q in first},
+            "ranked_in": {q: "run-0" for q in first}}
+    assert merge_shards(plan, key, [rest], reused=held)["ranked_in"] == {q: "run-0" for q in first}  # the good one
+
+    for reused, says in (([1], "not an object with"), (without(held, "rank_state"), "not an object with"),
+                         ({**held, "ranked_in": {}}, f'"ranked_in" names no run for {", ".join(first)}'),
+                         ({**held, "results": {q: "x" for q in first}}, "are not result rows"),
+                         ({**held, "results": {q: [[1]] for q in first}}, "are not result rows")):
+        with pytest.raises(UsageError, match=re.escape(says)):
+            merge_shards(plan, key, [rest], reused=reused)
+    with pytest.raises(UsageError, match=re.escape('"settings" is missing')):
+        merge_shards(without(plan, "settings"), key, [rest], reused=held)
+
+
+@pytest.mark.parametrize("keywords, says", [
+    ({"measured_ms": [1]}, "measured_ms is an object"),
+    ({"measured_ms": {BM25["key"]: "fast"}}, 'measured_ms["local.keyword.bm25"] is "fast"'),
+    ({"reused": [1]}, "reused is an object"),
+    ({"reused": {BM25["key"]: 1}}, "the reused results of local.keyword.bm25 are not what reuse.reusable_ranks"),
+], ids=["measured as a list", "a measured time as text", "reused as a list", "a setup's reused as a number"])
+def test_planning_shards_from_inputs_that_are_not_what_they_name_is_a_sentence(keywords, says):
+    with pytest.raises(UsageError, match=re.escape(says)):
+        plan_shards(fake_plan([BM25]), **keywords)
+
+
+def test_planning_shards_of_a_plan_that_is_not_one_is_a_sentence():
+    for plan, says in ((None, "(it is null)"), ({"setups": [{}]}, '"setups" is not a list of setups'),
+                       ({"setups": [BM25]}, '"questions" is not a list of questions'),
+                       (fake_plan([{**RERANKED, "options": {"rerank_candidates": "x"}}]),
+                        'rerank_candidates is "x", not a whole number of candidates from 1'),
+                       (fake_plan([{**DENSE, "options": "fast"}]), "its options must be an object")):
+        with pytest.raises(UsageError, match=re.escape(says)):
+            plan_shards(plan)
+
+
+def test_a_measured_time_that_is_no_measurement_sizes_shards_from_the_estimate():
+    plan = fake_plan([DENSE], questions=100, timed=0)
+    for value in (float("inf"), float("nan"), 0.0, -5.0):  # inf raised OverflowError
+        assert plan_shards(plan, measured_ms={DENSE["key"]: value}, shard_seconds=30) == plan_shards(
+            plan, shard_seconds=30)

@@ -59,12 +59,13 @@ def test_a_real_kill_inside_a_save_leaves_a_temporary_file_the_next_list_removes
         import json, os, signal, sys
         sys.path.insert(0, {str(ROOT)!r})
         from evaluation.store import LocalStore
-        real = os.replace
-        def die_on_the_report(source, target):
-            if str(target).endswith("report.json"):
-                os.kill(os.getpid(), signal.SIGKILL)
-            real(source, target)
-        os.replace = die_on_the_report
+        def dies_on_the_report(real):
+            def placed(source, target):
+                if str(target).endswith("report.json"):
+                    os.kill(os.getpid(), signal.SIGKILL)
+                real(source, target)
+            return placed
+        os.replace, os.link = dies_on_the_report(os.replace), dies_on_the_report(os.link)  # however it is put in place
         LocalStore({str(store.root)!r}).save(json.loads({report!r}), html="<!doctype html><p>killed</p>")
     """)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     assert child.wait() == -signal.SIGKILL

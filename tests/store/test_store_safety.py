@@ -181,6 +181,44 @@ def test_a_local_store_that_cannot_be_written_is_refused_before_any_search(tmp_p
     assert searched.calls == []
 
 
+@pytest.mark.parametrize("link", ["store", "store/retrieval", "store/retrieval/runs", "store/golden_dataset"])
+def test_a_store_folder_that_is_a_link_to_nowhere_is_refused_before_any_search(tmp_path, link):
+    """A save would find the link there and fail after the whole run (issue 46): said first, with the link."""
+    (tmp_path / link).parent.mkdir(parents=True, exist_ok=True)
+    (tmp_path / link).symlink_to(tmp_path / "gone")
+    searched = target()
+
+    with pytest.raises(StoreError, match=f"cannot keep runs there: {tmp_path / link} is a link to "
+                                         f'"{tmp_path / "gone"}", which does not exist'):
+        evaluate(searched, write_golden(tmp_path, ROWS), save_to=str(tmp_path / "store"), fallback_dirs=[tmp_path])
+    assert searched.calls == []
+
+
+def test_the_command_line_refuses_a_store_that_is_a_link_to_nowhere_before_building_anything(tmp_path, capsys,
+                                                                                            monkeypatch):
+    from evaluation.cli import evaluate_cmd
+
+    (tmp_path / "evals").symlink_to(tmp_path / "gone")
+    monkeypatch.setattr(evaluate_cmd, "build_targets", lambda *a: pytest.fail("searched before checking the store"))
+    code, out, err = run_cli(capsys, "evaluate", "--index", "x", "--golden", str(write_golden(tmp_path, ROWS)),
+                             "--save-to", str(tmp_path / "evals"))
+    assert code == 1 and out == "" and f"{tmp_path / 'evals'} is a link to" in err and "Traceback" not in err
+
+
+def test_a_store_under_a_home_folder_is_that_home_never_a_folder_named_tilde(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    monkeypatch.chdir(tmp_path)
+
+    assert open_store("~/evals").root == tmp_path / "home" / "evals"
+    assert open_store("~").root == tmp_path / "home"
+    with pytest.raises(StoreError, match='there is no user "no-such-user-46" here, so "~no-such-user-46" names no '
+                                         "home folder; write the store's full path"):
+        open_store("~no-such-user-46/evals")
+    evaluate(target(), write_golden(tmp_path, ROWS), save_to="~/evals", fallback_dirs=[tmp_path / "unsaved"])
+    assert [p.name for p in (tmp_path / "home" / "evals" / "retrieval" / "runs").iterdir()]
+    assert not (tmp_path / "~").exists()
+
+
 def test_checking_a_local_store_leaves_nothing_behind(tmp_path):
     LocalStore(tmp_path / "new" / "store").check()
     (tmp_path / "kept").mkdir()

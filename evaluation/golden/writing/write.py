@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from ...errors import GoldenFileError, UsageError, WriterUnavailableError
-from ...files import Output, check_outputs, same_file, write_whole
+from ...files import Output, check_outputs, claimed, same_file, write_whole
 from ...keywords import also_named
 from ...progress import ProgressBar
 from ..read import GOLDEN_FILE, questions_jsonl
@@ -83,9 +83,26 @@ def write_golden(target: Any, path: str | Path | None = None, n: int | None = No
     seed on the same index, with the same replies, gives the same rows.
     """
     settings = WritingSettings.of(settings, **({} if n is None else {"n": n}), **keywords)
+    if path is None:
+        return _write_golden(target, None, settings, writer, critic, cache, progress)
+    _check_out(path)  # before anything: a file that cannot be written wastes every model call
+    # Two runs aimed at one file: the second stops here, before any model call (its drafts would be refused
+    # at the end, after it paid for every one); the claim is let go when this run ends, however it ends.
+    with claimed(path, what="the drafts", error=GoldenFileError,
+                 fix="wait for that run to finish, or write to another --out"):
+        return _write_golden(target, path, settings, writer, critic, cache, progress)
+
+
+def _check_out(path: str | Path) -> None:
+    check_outputs([Output(path, GOLDEN_FILE, what="the drafts")], error=GoldenFileError, make_folders=True)
+
+
+def _write_golden(target: Any, path: str | Path | None, settings: WritingSettings, writer: Any, critic: Any,
+                  cache: str | Path | None, progress: bool | Progress | None) -> GoldenWriting:
+    """``write_golden`` once ``path`` (when given) is this run's to write."""
     n, kinds, threshold, similarity = settings.n, settings.kinds, settings.threshold, settings.similarity
-    if path is not None:  # before any model call: a file that cannot be written wastes every one
-        check_outputs([Output(path, GOLDEN_FILE, what="the drafts")], error=GoldenFileError, make_folders=True)
+    if path is not None:  # again, with the claim held: a run that held it before may have written the file
+        _check_out(path)
     if cache is not None and path is not None and same_file(cache, path):
         raise UsageError(f"{cache} is both the golden file to write and the reply cache; give the cache a file of "
                          "its own, such as replies.jsonl")
@@ -149,7 +166,7 @@ def write_golden(target: Any, path: str | Path | None = None, n: int | None = No
         run.show(len(rows), n, f"write_golden: writing questions (passage {considered})")
         rows, unfindable, searched = _findable(target, rows, run)
         if path is not None and rows:  # no row passed: no empty file to mistake for a golden file
-            _write(rows, Path(path))
+            _write(rows, Path(path), cached=cache is not None)
     except BaseException:
         run.close()
         raise
@@ -325,14 +342,18 @@ def _findable(target: Any, rows: list[Question], run: _Run) -> tuple[list[Questi
     return out, tuple(unfindable), tuple(s.key for s in setups)
 
 
-def _write(rows: list[Question], path: Path) -> None:
-    """Write ``rows`` whole, never over a file holding anything, never half (``files.write_whole``)."""
+def _write(rows: list[Question], path: Path, *, cached: bool) -> None:
+    """Write ``rows`` whole, never over a file holding anything, never half (``files.write_whole``).
+    ``cached``: a reply cache was given, so a run again asks for nothing; without one it asks for every reply
+    again, and the sentences say so rather than promise what no cache holds."""
+    again = ("the reply cache makes that cost nothing" if cached else
+             "with no --reply-cache given, that asks the model for every reply again")
     try:
-        write_whole(path, questions_jsonl(rows), replace=False, what="the drafts (the cache keeps every reply)",
-                    error=GoldenFileError)
+        write_whole(path, questions_jsonl(rows), replace=False, error=GoldenFileError,
+                    what="the drafts (the reply cache keeps every reply)" if cached else "the drafts")
     except FileExistsError:
         raise GoldenFileError(f"{path} appeared while the questions were drafted; they were not written over "
-                              "it: run again with another --out (the cache makes that cost nothing)") from None
+                              f"it: run again with another --out ({again})") from None
 
 
 def _target(target: Any) -> Any:
