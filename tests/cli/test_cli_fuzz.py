@@ -117,7 +117,8 @@ POOLS.update({  # graded judgements (issue 38)
 POOLS.update({  # the holes' judge (issue 48): its chat flags as answers score's, under --judge-
     "judge_endpoint": LOCAL_ENDPOINTS, "judge_model": POOLS["model"], "judge_api_version": POOLS["api_version"],
     "judge_api_key_env": POOLS["api_key_env"], "judge_client_id": POOLS["client_id"],
-    "judge_timeout": POOLS["timeout"], "judge_retries": POOLS["retries"], "judge_reply_cache": PATHS + ["replies.jsonl"],
+    "judge_timeout": POOLS["timeout"], "judge_retries": POOLS["retries"],
+    "judge_reply_cache": PATHS + ["replies.jsonl"],
     "judge_prices": PATHS + ["prices.json"], "judge_max_cost": ["1", "0", "-1", "nan", "inf", "x", "0.01"],
     "judge_calibration": NUMBERS + ["100001"], "judge_min_kappa": ["0.4", "0", "1", "-1", "nan", "x", "1.5"],
 })
