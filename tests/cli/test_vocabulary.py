@@ -131,8 +131,8 @@ def test_every_way_of_signing_in_is_spelled_managed_identity_and_the_other_spell
     assert matrix.openai_auth == "managed_identity"
 
 
-CACHES = {"--vector-cache": "vector", "--reply-cache": "reply", "--judge-reply-cache": "reply", "--index-cache": "index",
-          "--no-cache": "cache"}
+CACHES = {"--vector-cache": "vector", "--reply-cache": "reply", "--judge-reply-cache": "reply",
+          "--index-cache": "index", "--no-cache": "cache"}
 
 
 def test_every_cache_flag_is_named_for_what_it_keeps_and_the_old_cache_still_works():
