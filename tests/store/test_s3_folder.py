@@ -59,9 +59,10 @@ def test_a_save_between_the_head_and_the_read_is_read_as_the_new_version(folder,
 
     monkeypatch.setattr(made.client, "head_object", head_then_save)
 
-    sha256, _, raw = made.golden_version(max_bytes=1000, read=True)
+    sha256, etag, raw = made.golden_version(max_bytes=1000, read=True)
 
     assert raw == b"{}\n" and sha256 == hashlib.sha256(b"{}\n").hexdigest()
+    assert made.golden_has_etag(etag)  # the ETag is of the bytes hashed: a report kept under it is for them
 
 
 def test_working_files_are_written_read_and_discarded_beside_the_golden_copies(folder):
