@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 import warnings
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import evaluation  # evaluation.save_report: the library's (it renders report.html too)
 from app.golden import GoldenTooLarge, golden_version, report_name, save_while_golden
@@ -53,9 +53,9 @@ def keep_golden(settings: AppSettings, folder: CollectionFolder, sha256: str) ->
         version = golden_version(settings, folder, read=True)
     except GoldenTooLarge:  # replaced by a file over the limit: not the run's bytes, and never read
         version = None
-    if version is None or version.sha256 != sha256:
+    if version is None or version.sha256 != sha256 or version.raw is None:
         return {"kept": False, "sha256": version.sha256 if version else None}
-    folder.store.keep_golden(version.raw)
+    folder.store.keep_golden(version.raw)  # read=True: the bytes are there
     return {"kept": True}
 
 
@@ -72,7 +72,7 @@ def refuse_run(settings: AppSettings, folder: CollectionFolder, job: dict[str, A
     report = refused_run_report(raw, source=folder.address(GOLDEN_NAME), reason=job["reason"], run_id=job["run_id"],
                                 created_at=job["created_at"], by=settings.by, timed=settings.timed)
     if not folder.store.has(job["run_id"]):  # a retried step saved it already
-        evaluation.save_report(folder.store, report, raw)  # with its report.html
+        evaluation.save_report(folder.store, cast(dict[str, Any], report), raw)  # with its report.html
     return {"report": report_name(folder, job["run_id"])}
 
 
@@ -129,8 +129,9 @@ def save_report(settings: AppSettings, folder: CollectionFolder, job: dict[str, 
                                       settled=job.get("settled") or [],
                                       reused_ranks=job.get("reused_ranks") or []),
                           owned=True)  # decoded for this call: the report takes them without copies
+    kept = cast(dict[str, Any], report)  # a Report is a dict (a TypedDict)
     return save_while_golden(settings, folder, job["sha256"], run_id,
-                             lambda: evaluation.save_report(folder.store, report, folder.kept_golden(job["sha256"])))
+                             lambda: evaluation.save_report(folder.store, kept, folder.kept_golden(job["sha256"])))
 
 
 def discard_run_files(folder: CollectionFolder, run_id: str) -> dict[str, Any]:

@@ -139,8 +139,8 @@ def test_the_bucket_notifies_the_trigger_of_golden_files_only(template):
 
 # -- least privilege ---------------------------------------------------------------------------------------
 
-G, KEPT, WORK, RUNS, TARGETS, IDX, BUCKET = ("*/golden.jsonl", "*/golden_dataset/*", "*/golden_dataset/runs_in_progress/*",
-                                             "*/retrieval/runs/*", "*/targets.json", "${IndexesPrefix}/*", "bucket")
+G, KEPT, WORK = "*/golden.jsonl", "*/golden_dataset/*", "*/golden_dataset/runs_in_progress/*"
+RUNS, TARGETS, IDX, BUCKET = "*/retrieval/runs/*", "*/targets.json", "${IndexesPrefix}/*", "bucket"
 EXPECTED = {  # function -> {action: resources (inside the bucket)}: what its step reads, writes or deletes
     "GoldenSavedFunction": {"s3:GetObject": {G, RUNS, TARGETS, IDX}, "s3:ListBucket": {BUCKET}},
     "GoldenHashFunction": {"s3:GetObject": {G}, "s3:ListBucket": {BUCKET}},

@@ -114,7 +114,8 @@ def test_a_refusal_from_the_service_is_said_with_its_words_and_the_body_to_add()
     target, _ = example_target(fake, semantic=True)
     [left] = target.left_out()
 
-    assert "the service refused the update (HTTP 400: Semantic search is not enabled for this service.)" in left["reason"]
+    said = "the service refused the update (HTTP 400: Semantic search is not enabled for this service.)"
+    assert said in left["reason"]
     assert left["reason"].endswith(json.dumps({"semantic": ADDED}, separators=(",", ":")))
 
 
