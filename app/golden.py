@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from app.settings import AppSettings
-from evaluation.errors import BlobTooLargeError
+from evaluation.errors import BlobTooLargeError, StoreError
+from evaluation.store import LATEST
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder
 from evaluation.store.runs import PAGE_NAME, REPORT_NAME, RUNS_DIR
 
@@ -80,6 +81,16 @@ def save_while_golden(settings: AppSettings, folder: CollectionFolder, sha256: s
         now = _golden_now(settings, folder)
         return {"saved": False, "sha256": now.sha256 if now else None}
     return {"saved": True, "report": report_name(folder, run_id)}
+
+
+def newest_report_sha256(folder: CollectionFolder) -> str | None:
+    """The sha256 of the golden file the collection's newest report was made from; None without one (what
+    both flows' triggers ask before starting a run again under a name that already ran)."""
+    try:
+        report = folder.store.get(LATEST)
+    except StoreError:  # no run yet, or one that cannot be read: nothing says these bytes were reported
+        return None
+    return (report.get("golden") or {}).get("sha256")
 
 
 def report_name(folder: CollectionFolder, run_id: str) -> str:

@@ -38,13 +38,12 @@ import re
 from typing import Any, Callable, Mapping
 from urllib.parse import unquote_plus
 
-from app.golden import GoldenTooLarge, golden_version
+from app.golden import GoldenTooLarge, golden_version, newest_report_sha256
 from app.storage import collection_target_state
 from app.settings import SettingsError
 from aws.settings import AwsSettings, current_settings
 from aws.storage import collection_folder, collection_targets
 from evaluation.errors import StoreError
-from evaluation.store import LATEST
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder, check_collection_name, collection_of
 
 log = logging.getLogger(__name__)
@@ -68,15 +67,6 @@ def execution_name(kind: str, collection: str, sha256: str, state: Mapping[str, 
     made = f"{kind}-{slug}-{sha256[:12]}-{digest}" + (f"-r{generation}" if generation > 1 else "")
     assert len(made) <= MAX_NAME_LENGTH and re.fullmatch(r"[A-Za-z0-9_-]+", made), made
     return made
-
-
-def newest_report_sha256(folder: CollectionFolder) -> str | None:
-    """The sha256 of the golden file the collection's newest report was made from; None without one."""
-    try:
-        report = folder.store.get(LATEST)
-    except StoreError:  # no run yet, or one that cannot be read: nothing says these bytes were reported
-        return None
-    return (report.get("golden") or {}).get("sha256")
 
 
 def _code(err: Exception) -> str:

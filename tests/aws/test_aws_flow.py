@@ -12,13 +12,13 @@ reported with its error and never picked, and the run is saved; a golden file wi
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 
 import pytest
 
 from conftest import SAMPLES, run_cli
 from step_functions import START
+from test_app_end_to_end import fixed_clock  # noqa: F401  (the fixture: every timed search 1 ms, flow and CLI alike)
 
 pytestmark = [pytest.mark.slow]
 
@@ -53,23 +53,8 @@ def sample_flow(aws_flow, sample_index, monkeypatch):
     return aws_flow
 
 
-@pytest.fixture
-def fixed_clock(monkeypatch):
-    """Every timed search takes 1 ms, in the flow and in the CLI alike: the reports can be compared whole."""
-    from evaluation.evaluate import evaluate
-    from evaluation.run import time_setups, time_setups_part
-
-    def ticking():
-        ticks = itertools.count()
-        return lambda: next(ticks) * 0.001
-
-    monkeypatch.setitem(time_setups.__kwdefaults__, "clock", ticking())
-    monkeypatch.setitem(time_setups_part.__kwdefaults__, "clock", ticking())
-    monkeypatch.setitem(evaluate.__kwdefaults__, "clock", ticking())
-
-
-def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sample_flow, fixed_clock, capsys,
-                                                                          tmp_path):
+def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(
+        sample_flow, fixed_clock, capsys, tmp_path):  # noqa: F811 - the fixture imported above
     flow = sample_flow
     data = golden(0, 8)
     sha = flow.save_and_deliver(data)
