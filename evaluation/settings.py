@@ -156,7 +156,8 @@ class EvaluationSettings:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise UsageError(f"{name} must be a whole number, not {value!r}")
         if self.depth < 20:
-            raise UsageError(f"depth {self.depth} is too shallow: found@20 needs at least 20 results")
+            raise UsageError(f"depth {self.depth} is too shallow: found@20 needs at least 20 results (every entry "
+                             "and report holds found at 1, 3, 5, 10 and 20); give depth=20 or more")
         if self.timed < 0:
             raise UsageError(f"timed questions must be zero or more, not {self.timed}")
         if self.time_floor < 6:

@@ -18,7 +18,7 @@ Search endpoints must be ``https://<service>.search.windows.net`` or the app's `
 (and an Azure OpenAI endpoint ``https://<resource>.openai.azure.com`` or ``AZURE_OPENAI_ENDPOINT``),
 and it cannot name an API key. The app's managed identity never signs a request to anywhere else.
 
-Engines: ``embedded`` opens an index published to Blob (``python3 -m evaluation index CORPUS --out
+Engines: ``embedded`` opens an index published to Blob or S3 (``python3 -m evaluation index CORPUS --out
 <address>``), fetched once per fingerprint into a local cache. ``azure_search`` takes the Azure AI
 Search target's own options (``evaluation.azure_search.options``), checked there; its state is the
 target's ``describe()["state"]``.
@@ -60,7 +60,7 @@ class TargetSpec:
 
     name: str
     engine: str
-    index: str                      # embedded: the Blob address of a published index; azure_search: its name
+    index: str                      # embedded: the Blob or S3 address of a published index; azure_search: its name
     source: str
     rerank_candidates: int = 20  # engine.target.RERANK_CANDIDATES (an Azure AI Search target's: 30)
     fusion_candidates: int = 50
@@ -80,12 +80,13 @@ class TargetSpec:
 
 @dataclass(frozen=True)
 class Trust:
-    """What a ``targets.json`` may point at: the app's own storage account, its search endpoint and its
-    Azure OpenAI endpoint."""
+    """What a ``targets.json`` may point at: the app's own storage account (the AWS flow: its own S3
+    bucket), its search endpoint and its Azure OpenAI endpoint."""
 
-    storage_account_url: str          # https://<acct>.blob.core.windows.net (or Azurite's account URL)
+    storage_account_url: str | None   # https://<acct>.blob.core.windows.net (or Azurite's); None on AWS
     search_endpoint: str | None = None
     openai_endpoint: str | None = None
+    s3_bucket: str | None = None      # the AWS flow's bucket: a targets.json's indexes must be in it
 
 
 @dataclass(frozen=True)
@@ -209,8 +210,8 @@ def _spec(item: Any, where: str, *, defaults: SearchDefaults, trust: Trust | Non
 
 def _needs(engine: str, key: str) -> str:
     if engine == "embedded" and key == "index":
-        return ("give the Blob address of a published index, for example "
-                "https://<account>.blob.core.windows.net/indexes/docs (publish one with "
+        return ("give the Blob or S3 address of a published index, for example "
+                "https://<account>.blob.core.windows.net/indexes/docs or s3://<bucket>/indexes/docs (publish one with "
                 "`python3 -m evaluation index CORPUS --out <address>`)")
     if key == "index":
         return 'give the Azure AI Search index name, for example "docs-index"'
@@ -228,24 +229,37 @@ def _whole(item: Mapping[str, Any], key: str, where: str, low: int, high: int, d
 def _embedded_spec(item: Mapping[str, Any], where: str, trust: Trust | None) -> TargetSpec:
     from .errors import StoreError
     from .store.blob import parse_address
+    from .store.s3 import is_s3_address, parse_s3_address
 
     index = item["index"]
     try:
         if not isinstance(index, str):
             raise StoreError("not a string")
-        address = parse_address(index)
-        if not address.path:
-            raise StoreError("it names a container but no folder in it")
+        if is_s3_address(index):
+            s3 = parse_s3_address(index)
+            if not s3.key:
+                raise StoreError("it names a bucket but no folder in it")
+        else:
+            address = parse_address(index)
+            if not address.path:
+                raise StoreError("it names a container but no folder in it")
     except StoreError as err:
-        raise TargetConfigError(f'{where}: "index" must be the Blob address of a folder holding a published '
-                                f"index, such as https://<account>.blob.core.windows.net/indexes/docs, not "
-                                f"{shown(index)} ({err}); publish one with "
+        raise TargetConfigError(f'{where}: "index" must be the Blob or S3 address of a folder holding a published '
+                                f"index, such as https://<account>.blob.core.windows.net/indexes/docs or "
+                                f"s3://<bucket>/indexes/docs, not {shown(index)} ({err}); publish one with "
                                 "`python3 -m evaluation index CORPUS --out <address>`") from err
-    if trust is not None and not same_endpoint(address.account_url, trust.storage_account_url):
-        raise TargetConfigError(f'{where}: "index" must be in the app\'s own storage account '
-                                f"({trust.storage_account_url}), not {address.account_url}; a targets.json may "
-                                "only point at indexes the app keeps, so copy the index there or configure the "
-                                f"target in the app setting {SETTING}")
+    if trust is not None:
+        if is_s3_address(index):
+            home = f"bucket (s3://{trust.s3_bucket})" if trust.s3_bucket else "storage account (no S3 bucket)"
+            there, allowed = f"s3://{s3.bucket}", trust.s3_bucket == s3.bucket
+        else:
+            home = f"storage account ({trust.storage_account_url or 'none: the app keeps its files in S3'})"
+            there = address.account_url
+            allowed = trust.storage_account_url is not None and same_endpoint(there, trust.storage_account_url)
+        if not allowed:
+            raise TargetConfigError(f'{where}: "index" must be in the app\'s own {home}, '
+                                    f"not {there}; a targets.json may only point at indexes the app keeps, so copy "
+                                    f"the index there or configure the target in the app setting {SETTING}")
     cross_encoder = item.get("cross_encoder", True)
     if not isinstance(cross_encoder, bool):
         raise TargetConfigError(f'{where}: "cross_encoder" must be true or false, not {shown(cross_encoder)}')

@@ -39,6 +39,7 @@ NOT_APP = {
     "samples": "the sample corpus and golden file are uploaded by a person, not shipped in the app",
     "infra": "deployment tooling",
     "build": "build output",
+    "aws": "the AWS flow's Lambda handlers, built into their own image by infra/aws (SAM), never into the Function App",
 }
 # Files at the top level the Functions host needs besides the Python modules.
 HOST_FILES = ("host.json", "requirements.txt")

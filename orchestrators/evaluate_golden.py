@@ -43,6 +43,7 @@ from activities.judging import judge_part, judging_gate, plan_holes
 from activities.report import discard_run_files, save_report
 from activities.planning import plan_evaluation
 from activities.searches import rank_shard, time_setup, time_side_by_side
+from evaluation.run.fan_in import first_line, shard_outcomes, timing_failures
 from evaluation.store.runs import new_run_id
 
 bp = df.Blueprint()
@@ -50,7 +51,6 @@ bp = df.Blueprint()
 # A passing fault (storage, a model load, an instance recycled) gets two more tries, each 5 s after the
 # failed one (Python's retry options carry no backoff: the extension's coefficient of 1 applies).
 RETRY = df.RetryOptions(first_retry_interval_in_milliseconds=5_000, max_number_of_attempts=3)
-REASON_LENGTH = 300  # a failed step's reason, as kept in the report: its first line, cut here
 FAN_IN_GROUPS = 32  # the rank fan-in waits on at most this many groups of shards (``_wait_for_every``)
 
 
@@ -129,7 +129,7 @@ def _judge_holes(context: df.DurableOrchestrationContext, job: dict, status: Any
     try:
         planned = yield context.call_activity_with_retry(plan_holes, RETRY, job)
     except Exception as err:  # noqa: BLE001 - retries exhausted: saved unjudged, saying why, never lost
-        return {"judged": False, "judging_failed": f"planning the judging failed: {_reason(err)}"}
+        return {"judged": False, "judging_failed": f"planning the judging failed: {first_line(err)}"}
     if "refused" in planned:
         return {}
     where = {"collection": job["collection"], "sha256": job["sha256"], "run_id": job["run_id"]}
@@ -148,7 +148,7 @@ def _judge_holes(context: df.DurableOrchestrationContext, job: dict, status: Any
         failed = next((task for task in tasks if task.state is TaskState.FAILED), None)
         if failed is not None:  # the judge stopped answering: the run is saved with the people's numbers
             return {"judging_failed": f"a part of the {stage} failed after {RETRY.max_number_of_attempts} attempts: "
-                                      f"{_reason(failed.result)}"}
+                                      f"{first_line(failed.result)}"}
     return {}
 
 
@@ -163,7 +163,7 @@ def _time_side_by_side(context: df.DurableOrchestrationContext, run: dict, keys:
             answer = yield context.call_activity_with_retry(time_side_by_side, RETRY, {
                 "collection": run["collection"], "run_id": run["run_id"], "keys": keys, "part": part})
         except Exception as err:  # noqa: BLE001 - retries exhausted: these setups have no times, so none is picked
-            failures.update({key: f"the timed pass failed: {_reason(err)}" for key in keys})
+            failures.update(timing_failures(keys, err))
             return
         if answer["done"]:
             return
@@ -181,7 +181,7 @@ def _time_one_by_one(context: df.DurableOrchestrationContext, run: dict, keys: l
             yield context.call_activity_with_retry(time_setup, RETRY, {"collection": run["collection"],
                                                                        "run_id": run["run_id"], "key": key})
         except Exception as err:  # noqa: BLE001 - retries exhausted: this setup has no times, so is never picked
-            failures[key] = f"the timed pass failed: {_reason(err)}"
+            failures.update(timing_failures([key], err))
 
 
 def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str], shards: dict[str, int],
@@ -199,15 +199,10 @@ def _rank_all(context: df.DurableOrchestrationContext, run: dict, keys: list[str
                shards=len(tasks), setups=len(keys))
 
     yield from _wait_for_every(context, tasks, progress)
-    failures: dict[str, str] = {}
-    searched: dict[str, bool] = {key: True for key in keys}
-    for (key, shard), task in zip(work, tasks, strict=True):
-        if task.state is TaskState.FAILED:
-            failures.setdefault(key, f"shard {shard + 1} of {shards[key]} failed after "
-                                     f"{RETRY.max_number_of_attempts} attempts: {_reason(task.result)}")
-        elif not task.result["ok"]:
-            searched[key] = False
-    return failures, [key for key in keys if searched[key] and key not in failures]
+    answers = [{"key": key, "shard": shard, "failed": task.result} if task.state is TaskState.FAILED
+               else {"key": key, "shard": shard, "ok": task.result["ok"]}
+               for (key, shard), task in zip(work, tasks, strict=True)]
+    return shard_outcomes(keys, shards, answers, attempts=RETRY.max_number_of_attempts)
 
 
 def _wait_for_every(context: df.DurableOrchestrationContext, tasks: list,
@@ -237,12 +232,6 @@ def _wait_for_every(context: df.DurableOrchestrationContext, tasks: list,
             return
         progress(len(tasks) - sum(len(group) for group in groups))
         yield context.task_any(still)
-
-
-def _reason(error: BaseException) -> str:
-    """The first line of a failed step's reason (the extension appends the stack trace after it)."""
-    lines = [line.strip() for line in str(error).strip().splitlines()]
-    return (lines[0] if lines else type(error).__name__)[:REASON_LENGTH]
 
 
 def _discard(context: df.DurableOrchestrationContext, run: dict) -> Generator[Any, Any, None]:

@@ -4,6 +4,9 @@ It answers the REST API the way the service documents it, over an in-memory inde
 code runs and every request can be asserted:
 
 - ``GET /indexes('<name>')``: the index definition; ``GET /indexes('<name>')/search.stats``: counts.
+- ``PUT /indexes('<name>')``: a new definition, ``If-Match`` on its ``@odata.etag`` (412 when it changed
+  since), no field removed or retyped, each semantic configuration naming searchable string fields
+  (400 otherwise, with the service's words); the ETag then changes.
 - ``POST /indexes('<name>')/docs/search.post.search``: ``search`` (BM25 by the backend, ``*`` for all),
   ``vectorQueries`` (``kind: vector`` with a vector of the field's dimensions, ``kind: text`` only on a
   field whose profile has a vectorizer), several lists fused by RRF (k = 60), ``queryType: semantic``
@@ -94,6 +97,7 @@ class _Fault:
     body: dict
     times: int
     after: int = 0  # matching requests to let through first
+    method: str | None = None  # only requests of this method (None: any)
 
 
 class FakeAzureSearch(HttpTransport):
@@ -112,12 +116,12 @@ class FakeAzureSearch(HttpTransport):
 
     # -- what tests use ---------------------------------------------------------------------------
     def fail(self, path_contains: str, status: int, *, times: int = 1, after: int = 0, headers: dict | None = None,
-             code: str = "", message: str = "") -> None:
-        """Answer ``times`` requests whose path contains ``path_contains`` with ``status`` (0: the
-        connection fails), once ``after`` such requests have gone through."""
+             code: str = "", message: str = "", method: str | None = None) -> None:
+        """Answer ``times`` requests whose path contains ``path_contains`` (and of ``method``, when given)
+        with ``status`` (0: the connection fails), once ``after`` such requests have gone through."""
         self._faults.append(_Fault(path_contains, status, dict(headers or {}),
                                    {"error": {"code": code or str(status), "message": message or f"HTTP {status}"}},
-                                   times, after))
+                                   times, after, method))
 
     @property
     def searches(self) -> list[Recorded]:
@@ -143,7 +147,7 @@ class FakeAzureSearch(HttpTransport):
         recorded = Recorded(request.method, unquote(url.path), params, dict(request.headers), body)
         self.requests.append(recorded)
         for fault in self._faults:
-            if fault.times > 0 and fault.path_contains in recorded.path:
+            if fault.times > 0 and fault.path_contains in recorded.path and fault.method in (None, recorded.method):
                 if fault.after > 0:
                     fault.after -= 1
                     continue
@@ -183,6 +187,8 @@ class FakeAzureSearch(HttpTransport):
         rest = match.group(2) or ""
         if r.method == "GET" and rest == "":
             return 200, {"@odata.context": f"{ENDPOINT}/$metadata#indexes/$entity", **self.definition}
+        if r.method == "PUT" and rest == "":
+            return self._update(r)
         if r.method == "GET" and rest == "/search.stats":
             return 200, {"@odata.context": f"{ENDPOINT}/$metadata#Microsoft.Azure.Search.V2019_05_06.IndexStatistics",
                          **self.stats}
@@ -193,6 +199,36 @@ class FakeAzureSearch(HttpTransport):
                 self.semantic_quota -= 1
             return 200, self._search(r.body or {})
         raise _BadRequest(f"unsupported request {r.method} {r.path}")
+
+    def _update(self, r: Recorded) -> tuple[int, dict]:
+        """``PUT /indexes('<name>')``, as the service answers it (module docstring)."""
+        match = {k.lower(): v for k, v in r.headers.items()}.get("if-match")
+        if match is not None and match != self.definition.get("@odata.etag"):
+            return 412, {"error": {"code": "", "message": "The precondition given in one of the request headers "
+                                                          "evaluated to false. No change was made to the resource "
+                                                          "from this request."}}
+        body = r.body or {}
+        if body.get("name") != self.definition["name"]:
+            raise _BadRequest("The index name in the request body must match the name in the URL.")
+        before = {f["name"]: f["type"] for f in self.definition["fields"]}
+        after = {f["name"]: f["type"] for f in body.get("fields") or []}
+        if any(after.get(name) != kind for name, kind in before.items()):
+            raise _BadRequest("Existing field(s) cannot be removed or have their type changed.")
+        fields = {f["name"]: f for f in body["fields"]}
+        for configuration in (body.get("semantic") or {}).get("configurations") or []:
+            prioritized = configuration.get("prioritizedFields") or {}
+            named = [prioritized.get("titleField", {}).get("fieldName")] + [
+                f["fieldName"] for key in ("prioritizedContentFields", "prioritizedKeywordsFields")
+                for f in prioritized.get(key) or []]
+            for name in filter(None, named):
+                spec = fields.get(name)
+                if spec is None or spec.get("type") != "Edm.String" or not spec.get("searchable"):
+                    raise _BadRequest(f"The field '{name}' in semantic configuration '{configuration.get('name')}' "
+                                      "must be a searchable field of type Edm.String.")
+        number = int(str(self.definition.get("@odata.etag", '"0x0"')).strip('"'), 16) + 1
+        self.definition = {**body, "@odata.etag": f'"{number:#x}"'}
+        self._fields = fields
+        return 200, {"@odata.context": f"{ENDPOINT}/$metadata#indexes/$entity", **self.definition}
 
     # -- searching --------------------------------------------------------------------------------
     def _search(self, body: dict) -> dict:
@@ -352,7 +388,7 @@ class _Response(HttpResponseImpl):
                                       **(headers or {})})
         super().__init__(request=request, internal_response=None, status_code=status,
                          reason={200: "OK", 400: "Bad Request", 401: "Unauthorized", 402: "Payment Required",
-                                 403: "Forbidden",
+                                 403: "Forbidden", 412: "Precondition Failed",
                                  404: "Not Found", 429: "Too Many Requests",
                                  503: "Service Unavailable"}.get(status, "Error"),
                          content_type=merged["Content-Type"], headers=merged, stream_download_generator=None)

@@ -27,7 +27,7 @@ sys.path[1:1] = [str(folder) for folder in sorted(_HERE.iterdir())
 
 # The app's fixtures (``app``: one test's Function App against Azurite) for every module that takes them as
 # parameters; an import in each module would read to pyflakes as a name the test then redefines (F811).
-pytest_plugins = ["app_fixtures"]
+pytest_plugins = ["app_fixtures", "aws_fixtures"]
 
 # The suite runs on shared 2-core machines (CI, and eight suites at once here): Hypothesis's timing checks
 # fail a property on the machine's load, not on its behaviour (one draw of the build-key property took

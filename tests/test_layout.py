@@ -220,10 +220,12 @@ def test_the_library_imports_the_builds_wing_from_its_new_place_only(path):
 # -- the Function App around the library ----------------------------------------------------------------------
 
 REPO = ROOT.parent
-# Lower first, as LAYERS: the library, what the app shares (app/: settings, storage, the golden file, HTTP
-# answers), the activities and routes that call it, the orchestrator scheduling the activities, the
-# triggers starting the orchestrator, and function_app.py registering them all.
-APP_LAYERS = [{"evaluation"}, {"app"}, {"activities", "api"}, {"orchestrators"}, {"triggers"}, {"function_app"}]
+# Lower first, as LAYERS: the library, what the app shares (app/: settings, storage, the golden file, the
+# steps of a run, HTTP answers), the activities and routes that call it and the AWS flow's Lambda handlers
+# (aws/: the same steps on S3), the orchestrator scheduling the activities, the triggers starting the
+# orchestrator, and function_app.py registering them all.
+APP_LAYERS = [{"evaluation"}, {"app"}, {"activities", "api", "aws"}, {"orchestrators"}, {"triggers"},
+              {"function_app"}]
 APP_LEVEL = {name: level for level, names in enumerate(APP_LAYERS) for name in names}
 
 

@@ -31,9 +31,7 @@ from typing import Any, Callable, Mapping
 
 import azure.durable_functions as df
 
-from evaluation.errors import StoreError
-from evaluation.store import LATEST
-from evaluation.store.collections import CollectionFolder
+from app.golden import newest_report_sha256  # noqa: F401  (golden_changed and tests import it from here)
 from orchestrators.evaluate_golden import evaluate_golden
 
 log = logging.getLogger(__name__)
@@ -71,15 +69,6 @@ def decide(status: Any) -> str:
     if runtime in _RAN:
         return "ran"
     return "start"
-
-
-def newest_report_sha256(folder: CollectionFolder) -> str | None:
-    """The sha256 of the golden file the collection's newest report was made from; None without one."""
-    try:
-        report = folder.store.get(LATEST)
-    except StoreError:  # no run yet, or one that cannot be read: nothing says these bytes were reported
-        return None
-    return (report.get("golden") or {}).get("sha256")
 
 
 async def start_once(client: df.DurableOrchestrationClient, instance: str, job: dict[str, Any],

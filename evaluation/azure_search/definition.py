@@ -173,3 +173,41 @@ def choose_semantic_configuration(shape: IndexShape, wanted: str | None, *, wher
     if shape.default_semantic_configuration in shape.semantic_configurations:
         return shape.default_semantic_configuration
     return shape.semantic_configurations[0] if shape.semantic_configurations else None
+
+
+# -- a semantic configuration, added where semantic ranking is asked for ------------------------------
+
+TITLE_NAMES = ("title", "Title", "heading", "header", "section_title", "sectionTitle", "name")
+DEFAULT_SEMANTIC_NAME = "default"
+
+
+def semantic_configuration_for(shape: IndexShape, fields: ResolvedFields, *,
+                               name: str = DEFAULT_SEMANTIC_NAME) -> dict[str, Any] | None:
+    """The semantic configuration to add to an index (REST JSON, ``semantic.configurations[]``): its title
+    field, a searchable string named like a title (none when it has no such field: the title is
+    optional), its content field, the target's text field when searchable, else the first searchable
+    string that is neither the key nor the title, and no keyword fields. None when the index has no
+    searchable string to rank by: the ranker reads those fields' text, so there is nothing to add."""
+    def ranked_text(field: IndexField | None) -> bool:
+        return field is not None and field.type in TEXT_TYPES and field.searchable and field.retrievable
+
+    title = next((n for n in TITLE_NAMES if ranked_text(shape.field(n))), None)
+    content = fields.text if fields.text and ranked_text(shape.field(fields.text)) else next(
+        (f.name for f in shape.fields if ranked_text(f) and not f.key and f.name != title), None)
+    if content is None:
+        return None
+    prioritized: dict[str, Any] = {"titleField": {"fieldName": title}} if title else {}
+    prioritized.update({"prioritizedContentFields": [{"fieldName": content}], "prioritizedKeywordsFields": []})
+    return {"name": name, "prioritizedFields": prioritized}
+
+
+def with_semantic_configuration(definition: Mapping[str, Any], configuration: Mapping[str, Any]) -> dict[str, Any]:
+    """The index definition to PUT back: ``definition`` as read (without its ``@odata`` annotations) with
+    ``configuration`` added to its semantic configurations, made the default when it had none. A
+    configuration it has, made here or in the portal, is kept as it is."""
+    body = {k: v for k, v in definition.items() if not k.startswith("@odata.")}
+    semantic = dict(body.get("semantic") or {})
+    semantic["configurations"] = [*(semantic.get("configurations") or []), dict(configuration)]
+    semantic["defaultConfiguration"] = semantic.get("defaultConfiguration") or configuration["name"]
+    body["semantic"] = semantic
+    return body

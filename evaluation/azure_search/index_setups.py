@@ -134,11 +134,13 @@ def _default(field: VectorField, options: AzureSearchOptions,
 
 def plan_setups(target: str, shape: IndexShape, options: AzureSearchOptions, fields: ResolvedFields,
                 sources: Mapping[str, QueryVectorSource], *, semantic: str | None,
-                cross_encoder: str | None, cross_encoder_missing: str | None) -> tuple[list[Setup], list[LeftOut]]:
+                cross_encoder: str | None, cross_encoder_missing: str | None,
+                semantic_missing: str | None = None) -> tuple[list[Setup], list[LeftOut]]:
     """Every setup the index can do (module docstring), in a stable order, and what is left out.
 
     ``cross_encoder``: the cross-encoder's name when hybrid_reranked may be offered;
-    ``cross_encoder_missing``: why not, otherwise.
+    ``cross_encoder_missing``: why not, otherwise. ``semantic_missing``: why the index has no semantic
+    configuration although semantic ranking was asked for (it could not be added).
     """
     left_out: list[LeftOut] = []
     keyword = bool(shape.searchable)
@@ -146,9 +148,10 @@ def plan_setups(target: str, shape: IndexShape, options: AzureSearchOptions, fie
         left_out.append(LeftOut("keyword, keyword_semantic, hybrid, hybrid_semantic, hybrid_reranked",
                                 "the index has no searchable text field"))
     if semantic is None:
-        left_out.append(LeftOut("keyword_semantic, hybrid_semantic",
-                                "the index has no semantic configuration: add one (semantic.configurations) "
-                                "naming its title and content fields, on a service with the semantic ranker on"))
+        left_out.append(LeftOut("keyword_semantic, hybrid_semantic", semantic_missing or (
+            "the index has no semantic configuration: add one (semantic.configurations) naming its title and "
+            'content fields, on a service with the semantic ranker on, or give the target "semantic": true to add '
+            "it when it is opened (--search-semantic), where the sign-in may update the index")))
     vectors = {v.name: v for v in shape.vector_fields}
     usable = [name for name in sources]
     choices = [(name,) for name in usable] + ([tuple(sorted(usable))] if len(usable) > 1 else [])

@@ -5,7 +5,7 @@ The spec (``EVALUATION_TARGETS``, ``targets.json``, or the command line's flags)
     {"name": "search", "engine": "azure_search", "endpoint": "https://svc.search.windows.net",
      "index": "docs-index", "api_key_env": null,
      "fields": {"id": "chunk_id", "doc_id": "parent_id", "page": "page", "text": "chunk"},
-     "semantic_configuration": "default", "vector_fields": ["contentVector", "titleVector"],
+     "semantic_configuration": "default", "semantic": true, "vector_fields": ["contentVector", "titleVector"],
      "query_vectors": {"titleVector": "minilm-l6"},
      "azure_openai": {"endpoint": "https://aoai.openai.azure.com", "deployment": "embed", "dimensions": 1536},
      "rerank_candidates": 30, "vector_k": 50, "exhaustive": false, "concurrency": 4,
@@ -29,7 +29,7 @@ ENGINE = "azure_search"
 # Accepted as a query vector source for a field, beside the bundled models' names.
 VECTORIZER, AZURE_OPENAI = "vectorizer", "azure_openai"
 FIELD_ROLES = ("id", "doc_id", "page", "text")
-_KEYS = ("name", "engine", "endpoint", "index", "api_key_env", "fields", "semantic_configuration",
+_KEYS = ("name", "engine", "endpoint", "index", "api_key_env", "fields", "semantic_configuration", "semantic",
          "vector_fields", "query_vectors", "azure_openai", "rerank_candidates", "vector_k", "exhaustive",
          "concurrency", "max_retries", "max_retry_wait", "cross_encoder")
 _OPENAI_KEYS = ("endpoint", "deployment", "dimensions", "api_key_env", "api_version")
@@ -73,6 +73,10 @@ class AzureSearchOptions:
     api_key_env: str | None = None
     fields: FieldNames = FieldNames()
     semantic_configuration: str | None = None      # None: the index's default, or its only one
+    # semantic ranking asked for: an index without the configuration above (or without any) gets one,
+    # naming its title and content fields (definition.semantic_configuration_for), where the sign-in may
+    # update the index; where it may not, the semantic setups are left out with the REST body to add
+    semantic: bool = False
     vector_fields: tuple[str, ...] | None = None   # None: every vector field of the index
     query_vectors: Mapping[str, str] = field(default_factory=dict)  # field -> vectorizer | azure_openai | model
     azure_openai: AzureOpenAIEmbeddings | None = None
@@ -104,6 +108,7 @@ class AzureSearchOptions:
             fields=_fields(options.get("fields"), where),
             semantic_configuration=_optional_str(options.get("semantic_configuration"),
                                                  f"{where}: semantic_configuration"),
+            semantic=_flag(options.get("semantic", False), f"{where}: semantic"),
             vector_fields=_vector_fields(options.get("vector_fields"), where),
             query_vectors=_query_vectors(options.get("query_vectors"), where),
             azure_openai=_azure_openai(options.get("azure_openai"), where),
@@ -121,6 +126,7 @@ class AzureSearchOptions:
         openai = self.azure_openai
         return {"endpoint": self.endpoint, "index": self.index, "api_key_env": self.api_key_env,
                 "fields": self.fields.to_dict(), "semantic_configuration": self.semantic_configuration,
+                "semantic": self.semantic,
                 "vector_fields": list(self.vector_fields) if self.vector_fields is not None else None,
                 "query_vectors": dict(self.query_vectors),
                 "azure_openai": None if openai is None else {

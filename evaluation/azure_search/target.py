@@ -32,7 +32,8 @@ from ..target import COUNTERS, Hit, Setup
 with needs("azure", "an Azure AI Search target"):  # here, once: the target cannot sign in or search without them
     import azure.core
     import azure.search.documents  # noqa: F401
-from .definition import IndexShape, ResolvedFields, choose_semantic_configuration, resolve_fields
+from .definition import (DEFAULT_SEMANTIC_NAME, IndexShape, ResolvedFields, choose_semantic_configuration,
+                         resolve_fields, semantic_configuration_for, with_semantic_configuration)
 from .filters import FILTER_CHARS, doc_id_filters
 from .options import ENGINE, AzureSearchOptions
 from .queries import search_request
@@ -136,6 +137,11 @@ class AzureSearchTarget:
         definition = self.service.definition()
         shape = IndexShape.read(definition)
         fields = resolve_fields(shape, self.options.fields, where=self._where)
+        semantic_missing = None
+        wanted, have = self.options.semantic_configuration, shape.semantic_configurations
+        if self.options.semantic and (wanted not in have if wanted else not have):  # one it has is kept
+            definition, semantic_missing = self._add_semantic_configuration(definition, shape, fields)
+            shape = IndexShape.read(definition)
         semantic = choose_semantic_configuration(shape, self.options.semantic_configuration, where=self._where)
         from ..engine.model_catalog import CROSS_ENCODER_NAME, available_embedders, cross_encoder_available, model_info
 
@@ -148,7 +154,8 @@ class AzureSearchTarget:
         else:
             missing = None
         setups, left_out = plan_setups(self.name, shape, self.options, fields, sources, semantic=semantic,
-                                       cross_encoder=CROSS_ENCODER_NAME, cross_encoder_missing=missing)
+                                       cross_encoder=CROSS_ENCODER_NAME, cross_encoder_missing=missing,
+                                       semantic_missing=semantic_missing)
         index = _Index(definition, shape, fields, semantic, sources, setups, vector_left_out + left_out)
         from .vectors import QueryVectors
 
@@ -158,6 +165,43 @@ class AzureSearchTarget:
                 self._index = index
                 self._vectors = QueryVectors(sources, dimensions, openai=self._openai, threads=self.threads)
             return self._index
+
+    def _add_semantic_configuration(self, definition: dict[str, Any], shape: IndexShape,
+                                    fields: ResolvedFields) -> tuple[dict[str, Any], str | None]:
+        """Semantic ranking asked for on an index without the configuration: add it (PUT the definition
+        with it, ``If-Match`` the ETag read; an update made meanwhile is read again and tried once more).
+        (the definition now, None) when it was added; (the definition as read, why the semantic setups
+        are left out) when the index has no text to rank or the sign-in may not update it, the REST body
+        to add then said in full, so whoever may can add it."""
+        from ..errors import SearchServiceError
+
+        name = self.options.semantic_configuration or DEFAULT_SEMANTIC_NAME
+        for attempt in range(2):
+            configuration = semantic_configuration_for(shape, fields, name=name)
+            if configuration is None:
+                return definition, ("semantic ranking was asked for, but the index has no searchable, retrievable "
+                                    "text field for the semantic ranker to read; add one, then a semantic "
+                                    "configuration naming it")
+            body = with_semantic_configuration(definition, configuration)
+            try:
+                answered = self.service.update_definition(body, definition.get("@odata.etag"))
+            except SearchServiceError as err:
+                status = getattr(err.__cause__, "status_code", None)
+                if status == 412 and attempt == 0:  # updated meanwhile: read it again, and keep what it has now
+                    definition = self.service.definition()
+                    shape = IndexShape.read(definition)
+                    if name in shape.semantic_configurations:
+                        return definition, None
+                    continue
+                if status in (401, 403, 400, 412):
+                    why = _semantic_refused(self.service, name, configuration, status, err)
+                    log.warning("%s", why)
+                    return definition, why
+                raise
+            log.info("index %s: added the semantic configuration %r (%s)", self.options.index, name,
+                     json.dumps(configuration["prioritizedFields"]))
+            return answered, None
+        raise AssertionError("unreachable: the second attempt returns")
 
     # -- describing ------------------------------------------------------------------------------
     def describe(self) -> dict[str, Any]:
@@ -356,6 +400,23 @@ class AzureSearchTarget:
         present = self.service.present(fields.doc_id, filters,
                                        facet_limit=len(wanted) if fields.doc_id_facetable else None)
         return wanted & present
+
+
+def _semantic_refused(service: Any, name: str, configuration: Mapping[str, Any], status: int,
+                      err: Exception) -> str:
+    """Why the semantic setups are left out when the configuration could not be added, and exactly what
+    to add: the ``semantic`` property of the index definition, as a REST body."""
+    wanted = {"semantic": {"defaultConfiguration": name, "configurations": [configuration]}}
+    if status in (401, 403):
+        why = (f"this sign-in may not update the index (HTTP {status}; it needs an admin key or the Search Service "
+               "Contributor role, where Reader and Search Index Data Reader only read)")
+    else:
+        said = getattr(getattr(err.__cause__, "error", None), "message", None) or str(err.__cause__ or err)
+        why = f"the service refused the update (HTTP {status}: {said})"
+    return (f"semantic ranking was asked for, but index {service.index} has no semantic configuration {name!r} and "
+            f"{why}; add it with PUT {service.endpoint}/indexes('{service.index}')?api-version="
+            f"{service.index_api_version} sending the index definition as GET returns it with this property (the "
+            f"portal's Semantic configurations page does the same): {json.dumps(wanted, separators=(',', ':'))}")
 
 
 def _page(value: Any) -> int | None:

@@ -123,9 +123,37 @@ def labelled_questions(golden: Golden | str | Path | Iterable[Question], corpus:
     """``golden_of``'s data and labelled questions, once ``refuse_chunk_labels`` found no chunk id among them
     in any of the collections."""
     read, questions = golden_of(golden, fetcher)
-    for one in ([corpus] if isinstance(corpus, Corpus) else corpus):
+    corpora = [corpus] if isinstance(corpus, Corpus) else list(corpus)
+    for one in corpora:
         refuse_chunk_labels(questions, one, str(read.source))
+    warn_missing_documents(questions, corpora)
     return read, questions
+
+
+def warn_missing_documents(questions: Sequence[Question], corpora: Sequence[Corpus]) -> None:
+    """Say, as ``evaluate`` says it (a ``MissingDocumentsWarning``, in ``report.notes.missing_note``'s words),
+    the expected documents none of the collections holds: every build scores 0 on their questions, and a
+    run that says nothing looks like a chunking that found nothing. Each is shown with the ids it is
+    nearest to: a list of paths names a document by its file name, extension included (``deferment.md``),
+    so a golden file written with ``deferment`` is told which id to write, or to give ``{doc_id: path}``."""
+    import difflib
+    import warnings
+
+    from ..errors import MissingDocumentsWarning
+    from ..report.notes import missing_note
+
+    held = set().union(*(c.ids for c in corpora)) if corpora else set()
+    absent = sorted({item.doc_id for q in questions for item in q.expected_items if item.doc_id not in held})
+    if not absent:
+        return
+    nearest = {doc: sorted(h for h in held if Path(h).stem == doc) or difflib.get_close_matches(doc, sorted(held), n=2)
+               for doc in absent}
+    lost = [q.id for q in questions if all(item.doc_id not in held for item in q.expected_items)]
+    note = missing_note("the corpus given", {"documents": absent, "questions": lost, "nearest": nearest})
+    if any(Path(h).suffix and Path(h).stem == doc for doc in absent for h in nearest[doc]):
+        note += ("; a list of paths names each document by its file name, extension included: write that id in "
+                 "the golden file, or give {doc_id: path}")
+    warnings.warn(note, MissingDocumentsWarning, stacklevel=3)
 
 
 def refuse_chunk_labels(questions: Sequence[Question], corpus: Corpus, source: str = "the golden file") -> None:

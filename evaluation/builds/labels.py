@@ -52,7 +52,8 @@ def trap_note(mapped: dict[str, str], by: str, labels_from: ChunkVariant | None,
     if by != "chunk":
         note["judged_by"] = "doc"
         names = "relevant id names a chunk" if len(labels) == 1 else "relevant ids name chunks"
-        note["said"] = (f"{len(labels)} {names} ({', '.join(labels[:3])}); a chunk number means "
+        more = f" and {len(labels) - 3} more" if len(labels) > 3 else ""
+        note["said"] = (f"{len(labels)} {names} ({', '.join(labels[:3])}{more}); a chunk number means "
                         "other text under another chunking, so each is judged by its document in every variant "
                         "(--by chunk --labels-from VARIANT judges them as chunks of the variant they were made with)")
         return note

