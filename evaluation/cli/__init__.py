@@ -21,6 +21,7 @@ from typing import Sequence
 
 from ..errors import EvaluationError, MissingDocumentsWarning, UsageError
 from .common import program
+from .terminal import PrintableFormatter, printable_output
 
 _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "report_cmd", "compare_cmd", "score_cmd",
                     "answers_cmd", "chunking_cmd", "matrix_cmd")
@@ -58,7 +59,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command: its exit code. Everything it prints goes through ``terminal.printable_output``."""
     _printable_streams()
+    with printable_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
@@ -68,7 +75,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler = logging.StreamHandler()
     # The level sits on the handler too: bm25s sets its own logger to DEBUG when it is imported.
     handler.setLevel(level)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", handlers=[handler])
+    handler.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level, handlers=[handler])
     # Azure's SDK logs a warning per sign-in method it tries (about 50 lines when none works); the
     # sentence our error gives is enough unless --verbose asks for more.
     logging.getLogger("azure").setLevel(logging.INFO if args.verbose else logging.ERROR)
