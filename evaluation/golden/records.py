@@ -162,7 +162,7 @@ def _grade(key: Any, value: Any) -> int:
     """A grade as given for ``key``, checked: a whole number from 0 to ``MAX_GRADE`` (``ValueError`` otherwise)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_GRADE:
         raise ValueError(f"the grade of {quoted(str(key))} must be a whole number from 0 (judged, not relevant) to "
-                         f"{MAX_GRADE}, not {value!r}; for example {{{quoted(str(key))}: 2}}")
+                         f"{MAX_GRADE}, not {quoted(value)}; for example {{{quoted(str(key))}: 2}}")
     return value
 
 
