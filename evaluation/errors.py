@@ -124,7 +124,7 @@ def printable_texts(value: T, limit: int = TEXT_LIMIT, *, leave: Iterable[str] =
     the same everywhere in the copy, so a view still finds a setup by its key. Objects come back as
     ``dict`` (a subclass, so that a view calling another with them does not cut twice)."""
     if isinstance(value, _PrintableTexts):
-        return value  # type: ignore[return-value]
+        return value
     skip = frozenset(leave)
 
     def copy(item: object, key: str | None = None) -> object:

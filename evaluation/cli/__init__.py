@@ -21,7 +21,7 @@ from typing import Sequence
 
 from ..errors import EvaluationError, MissingDocumentsWarning, UsageError
 from .common import program
-from .terminal import PrintableFormatter, printable_output
+from .terminal import PrintableLogHandler, printable_output
 
 _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "report_cmd", "compare_cmd", "score_cmd",
                     "answers_cmd", "chunking_cmd", "matrix_cmd")
@@ -72,11 +72,8 @@ def _main(argv: Sequence[str] | None) -> int:
         parser.print_help(sys.stderr)
         return 2
     level = logging.INFO if args.verbose else logging.WARNING
-    handler = logging.StreamHandler()
     # The level sits on the handler too: bm25s sets its own logger to DEBUG when it is imported.
-    handler.setLevel(level)
-    handler.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
-    logging.basicConfig(level=level, handlers=[handler])
+    logging.basicConfig(level=level, handlers=[PrintableLogHandler(level)])
     # Azure's SDK logs a warning per sign-in method it tries (about 50 lines when none works); the
     # sentence our error gives is enough unless --verbose asks for more.
     logging.getLogger("azure").setLevel(logging.INFO if args.verbose else logging.ERROR)

@@ -69,6 +69,26 @@ def printable_output() -> Iterator[None]:
         sys.stdout, sys.stderr = saved
 
 
+class PrintableLogHandler(logging.StreamHandler):
+    """The command line's log handler: each record as ``PrintableFormatter`` says it, on ``sys.stderr`` as it is
+    when the record comes. ``logging.basicConfig`` installs a handler once a process, so a handler holding the
+    stream of the first command would write a later command's records (a test's, a caller's that runs
+    ``main`` twice) where that first command's stderr was: not through the later one's printable stream."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__()
+        self.setLevel(level)
+        self.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
+
+    @property
+    def stream(self) -> TextIO:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, _: TextIO) -> None:
+        pass  # StreamHandler sets the stream it was given; this one always writes to the current stderr
+
+
 class PrintableFormatter(logging.Formatter):
     """A log record's message as an echo of what it quotes: ``printable`` and at most ``TEXT_LIMIT``
     characters (a setup that failed on a service's 10 MB message logs its first thousand characters)."""

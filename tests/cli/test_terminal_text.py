@@ -149,10 +149,10 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
     base = tmp_path_factory.mktemp("terminal-world")
     (base / NAMES["corpus"]).write_text(CORPUS, encoding="utf-8")
     (base / NAMES["golden"]).write_text(
-        _row("q1", "How do I install the package? " + HOSTILE, "alpha.md")
+        _row("q1", HOSTILE + " How do I install the package?", "alpha.md")  # the line feed well inside a cut
         + _row("q2", "How do I sign in with a managed identity? " + HUGE, "beta.md"), encoding="utf-8")
     (base / NAMES["small"]).write_text(
-        _row("q1", "How do I install the package? " + HOSTILE, "alpha.md")
+        _row("q1", HOSTILE + " How do I install the package?", "alpha.md")
         + _row("q2", "How do I sign in with a managed identity?", "beta.md"), encoding="utf-8")
     (base / "unanswerable.txt").write_text("What is the capital of Mars?" + IN_A_NAME.replace("\n", " ") + "\n",
                                            encoding="utf-8")
@@ -383,3 +383,15 @@ def test_the_progress_bar_draws_on_the_terminal_itself_with_a_printable_label():
     assert not re.search("[\x00\x07\x9b\u202e\u2066]|\x1b\\]|\x1b\\[2J", drawn)
     assert re.search(f"^{FORGED} line: searching", drawn, re.M) is None  # a label is one line (a said line's
     # line feeds are the tool's own: a name in it comes through errors.named, as the walk above checks)
+
+
+def test_a_services_message_in_an_sdk_error_is_bounded_and_printable_where_a_sentence_quotes_it():
+    """No command here meets these (the Blob and S3 sentences quote ``errors.first_line`` of an SDK's error, Azure
+    AI Search's its own ``_first_line``), so they are called as the sentences call them: a 10 MB line."""
+    from evaluation.azure_search.service import _first_line
+    from evaluation.errors import TEXT_LIMIT, first_line
+
+    line = IN_A_TAG + "W" * (10 * 2 ** 20)  # one line: no CR or LF, which end a first line
+    for said in (first_line(RuntimeError(line + "\nsecond line")), _first_line(RuntimeError(line))):
+        assert RAW.search(said) is None and "\n" not in said
+        assert said.endswith(f"({len(line):,} characters)") and len(said) < 2 * TEXT_LIMIT
