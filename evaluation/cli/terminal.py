@@ -69,24 +69,25 @@ def printable_output() -> Iterator[None]:
         sys.stdout, sys.stderr = saved
 
 
-class PrintableLogHandler(logging.StreamHandler):
-    """The command line's log handler: each record as ``PrintableFormatter`` says it, on ``sys.stderr`` as it is
-    when the record comes. ``logging.basicConfig`` installs a handler once a process, so a handler holding the
-    stream of the first command would write a later command's records (a test's, a caller's that runs
-    ``main`` twice) where that first command's stderr was: not through the later one's printable stream."""
-
-    def __init__(self, level: int) -> None:
-        super().__init__()
-        self.setLevel(level)
-        self.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
-
-    @property
-    def stream(self) -> TextIO:
-        return sys.stderr
-
-    @stream.setter
-    def stream(self, _: TextIO) -> None:
-        pass  # StreamHandler sets the stream it was given; this one always writes to the current stderr
+@contextlib.contextmanager
+def printable_log(level: int) -> Iterator[None]:
+    """The log records of the command running in the block on its stderr, at ``level``, each said by
+    ``PrintableFormatter``; the root logger as it was after. A handler per command, not
+    ``logging.basicConfig``'s one per process: that one is not installed when the root logger has a handler
+    already (a host's, a test runner's), and keeps the first command's level and stream for every later one."""
+    root = logging.getLogger()
+    handler = logging.StreamHandler(sys.stderr)  # inside ``printable_output``: the printable stream
+    # The level sits on the handler too: bm25s sets its own logger to DEBUG when it is imported.
+    handler.setLevel(level)
+    handler.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
+    before = root.level
+    root.addHandler(handler)
+    root.setLevel(level)
+    try:
+        yield
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(before)
 
 
 class PrintableFormatter(logging.Formatter):
