@@ -6,10 +6,13 @@ Two layers, each where it can do what the other cannot:
 - Where a text from outside enters a sentence, it is made ``errors.printable`` (or ``shown``): there it
   is known which characters are the text's, so its own line feeds are escaped too (a question cannot
   forge a line of the table it sits in) and its length is bounded (a service's 10 MB error message comes
-  back as its first thousand characters and its length). The entries are few: a view of a kept report
-  (``errors.printable_texts`` at ``report.text``, ``report.compare``, ``report.builds.text``, the run
-  lists), a service's message (``chat``, ``errors.first_line``, ``azure_search.service``), a question's
-  text (``render_questions``), a log record (``PrintableFormatter`` below).
+  back as its first thousand characters and its length). The entries are few kinds: a view of a kept
+  report (``errors.printable_texts`` at ``report.text``, ``report.compare``, ``report.builds.text``, the
+  run lists), a service's message (``chat``, ``errors.first_line``, ``azure_search.service``), a question's
+  text (``render_questions``), a value a file gives (``errors.shown``: a TREC rank, a grade), a file's or a
+  store's name in the tool's own lines (``errors.named``), a log record (``PrintableFormatter`` below).
+  Sentences of errors that name a path a person typed still print it as typed: its ESC is escaped
+  below, a line feed in it starts a line.
 - ``printable_output`` writes everything the command prints through ``errors.printable_lines``: every
   character a terminal acts on but the line feed is escaped. It is the net under the entries: a print
   added tomorrow, a library's log line, argparse echoing an argument, a page written to stdout, JSON (whose
@@ -82,7 +85,7 @@ def printable_log(level: int) -> Iterator[None]:
     handler.setFormatter(PrintableFormatter("%(levelname)s %(name)s: %(message)s"))
     before = root.level
     root.addHandler(handler)
-    root.setLevel(level)
+    root.setLevel(min(level, root.getEffectiveLevel()))  # lower, never higher: a caller's INFO stays
     try:
         yield
     finally:

@@ -4,16 +4,17 @@
 Every command of the real parser is walked with hostile text in each field it prints: question texts
 (one of 10 MB), file names (of the corpus, the golden file, the queries, outputs), every text a kept
 report holds (a shared store: its golden file's name, collections, setup keys, labels, errors, what was
-left out, a refusal's reasons; chunking, sweep and matrix runs likewise), a TREC run's tags, and a chat
-service's error message (10 MB) through the scripted server in ``tests/chat_server.py``. The hostile
+left out, a refusal's reasons; chunking, sweep and matrix runs likewise; the stores' own names), a TREC
+run's tags, question ids and ranks, and a chat service's error message and non-JSON reply (10 MB) through
+the scripted server in ``tests/chat_server.py``. The hostile
 text sets the terminal's title (``ESC ] 0 ; x BEL``), clears the screen (``ESC [ 2 J``), returns the
 carriage to overwrite a line with "all good", reorders text (bidi controls), holds NUL and a C1 CSI, and
 breaks the line to forge one of its own.
 
 Asserted on stdout and stderr of every case: no control character (but the tool's own line breaks),
 no bidi control, no line the input forged, and at most ``MOST_OUTPUT`` characters in all, so a 10 MB
-field comes back as a bounded echo. ``--json`` output is data, not an echo: it is checked for control
-characters and read back as JSON, not bounded.
+field comes back as a bounded echo. ``--json`` output and a page written to stdout are data, not echoes:
+they are checked for control characters and read back whole, not bounded.
 
 The oracle below is written here, not imported from ``errors``: a change to the escaper is judged by it.
 """
@@ -87,10 +88,10 @@ def _hostile_strings(value, skip: frozenset[str], text: str, key: str = ""):
 
 
 RETRIEVAL_KEPT_AS_IS = frozenset({"id", "sha256", "by", "rank_among", "engine", "method", "question_ids", "questions",
-                                  "timed_question_ids", "format", "retrieval", "rank_by", "created_at", "time_state",
-                                  "rank_state", "time_pass", "ranked_in", "timed_in"})
+                                  "timed_question_ids", "format", "retrieval", "rank_by", "time_state", "rank_state",
+                                  "time_pass", "ranked_in", "timed_in"})
 CHUNKING_KEPT_AS_IS = frozenset({"id", "sha256", "kind", "by", "judged_by", "technique", "letter", "method", "methods",
-                                 "format", "scored", "created_at", "source"})
+                                 "format", "scored", "source"})
 
 
 def _hostile_report(report: dict, text: str, run_id: str) -> dict:
@@ -122,14 +123,9 @@ def _refused_report(report: dict, text: str, run_id: str) -> dict:
     return refused
 
 
-def _keep(store: Path, report: dict) -> None:
-    folder = store / "retrieval" / "runs" / report["id"]
-    folder.mkdir(parents=True)
-    (folder / "report.json").write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")
-
-
-def _keep_chunking(store: Path, report: dict) -> None:
-    folder = store / "chunking" / "runs" / report["id"]
+def _keep(store: Path, report: dict, runs: str = "retrieval/runs") -> None:
+    """``report`` in ``store`` as a save leaves it (no page: a hand-made report has none)."""
+    folder = store / runs / report["id"]
     folder.mkdir(parents=True)
     (folder / "report.json").write_text(json.dumps(report, ensure_ascii=False), encoding="utf-8")
 
@@ -200,8 +196,8 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Path:
             _keep(store, hostile)
         _keep(store, _refused_report(report, text, REFUSED_RUN))
         for n, kept in enumerate(sorted(chunking, key=lambda r: r["kind"])):
-            _keep_chunking(store, {**_hostile_strings(kept, CHUNKING_KEPT_AS_IS, text),
-                                   "id": f"20990104T000000000Z-00000{n}"})
+            _keep(store, {**_hostile_strings(kept, CHUNKING_KEPT_AS_IS, text), "id": f"20990104T000000000Z-00000{n}"},
+                  "chunking/runs")
     unsaved = _hostile_report(report, HOSTILE, "20990105T000000000Z-aaaaaa")
     (base / NAMES["unsaved"]).write_text(json.dumps(unsaved), encoding="utf-8")
     (base / NAMES["out"]).mkdir()
