@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 from urllib.parse import urlsplit
 
-from .errors import EvaluationError, JsonLineError, UsageError
+from .errors import TEXT_LIMIT, EvaluationError, JsonLineError, UsageError, printable
 from .jsonl import parse_json
 
 if TYPE_CHECKING:
@@ -222,9 +222,9 @@ def _service_message(response: Any) -> str:
         body = _body(response)
         error = body.get("error") if isinstance(body, dict) else None
         if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
+            return printable(str(error["message"]), TEXT_LIMIT)  # the service's words: escaped, and bounded
         if isinstance(error, str):
-            return error
+            return printable(error, TEXT_LIMIT)
     except (JsonLineError, UnicodeDecodeError, AttributeError):
         pass
     return snippet(response.text) or "(no message)"
@@ -246,6 +246,7 @@ def _retry_after(response: Any) -> float | None:
 
 
 def snippet(value: Any, most: int = 200) -> str:
-    """``value`` as text (JSON unless it is a string), cut to ``most`` characters, for a sentence."""
+    """``value`` as text (JSON unless it is a string), cut to ``most`` characters and escaped
+    (``errors.printable``), for a sentence: a reply is the service's to write."""
     text = value if isinstance(value, str) else json.dumps(value, default=str)
-    return text if len(text) <= most else text[: most - 1] + "…"
+    return printable(text, most)

@@ -52,9 +52,17 @@ class LineProblem:
 
 
 ECHO_LIMIT = 60  # characters of a value someone gave that a sentence repeats: enough to recognise it
-# What a sentence never prints as it is: control characters (C0, DEL, C1), lone surrogates (a JSON
-# "\ud800" cannot be written as UTF-8), line and paragraph separators, and the marks that reorder text.
-_UNSHOWN = re.compile("[\x00-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+# Characters of a longer text repeated whole when it fits: a service's error message, a text a kept report
+# holds (a setup's error, its golden file's name), a log line's message. The longest sentence of ours a
+# report keeps or a log line says is about 400 characters; a 10 MB message comes back as this many.
+TEXT_LIMIT = 1_000
+# What a terminal acts on, and so is never printed as it is: control characters (C0 but the line feed,
+# DEL, C1: ESC starts the sequences that set a title or clear the screen, CR overwrites a line), lone
+# surrogates (a JSON "\ud800" cannot be written as UTF-8), the line and paragraph separators, and the
+# marks that reorder text. ``_UNSHOWN`` adds the line feed, which a value never holds as a line of its own.
+_CONTROLS = "\x00-\x09\x0b-\x1f\x7f-\x9f\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff"
+_UNSHOWN = re.compile(f"[\n{_CONTROLS}]")
+_UNSHOWN_IN_LINES = re.compile(f"[{_CONTROLS}]")
 _KINDS: dict[type, str] = {dict: "an object", list: "a list", tuple: "a list"}
 
 
@@ -82,9 +90,56 @@ def shown(value: object, limit: int = ECHO_LIMIT) -> str:
 
 def printable(text: str, limit: int = ECHO_LIMIT) -> str:
     """``text`` cut and escaped as ``shown`` cuts and escapes it, without the quotes: for a value a page or
-    a sentence names as it is (the Evaluate page's "signed in as NAME")."""
+    a sentence names as it is (the Evaluate page's "signed in as NAME"), and for a longer text from an
+    input, a store or a service where it enters a sentence (``limit=TEXT_LIMIT``: a service's message)."""
     kept, note = _cut(text, limit)
     return _escaped(kept) + note
+
+
+def printable_lines(text: str) -> str:
+    """``text`` escaped as ``printable`` escapes it but for its line feeds, and not cut: what the command
+    line writes, as a whole, on its way to the terminal (``cli.terminal``). The lines are the tool's own
+    there: a text from an input, a store or a service was made ``printable`` where it entered its sentence,
+    its own line feeds escaped and its length bounded, so this only catches what no sentence did."""
+    return _UNSHOWN_IN_LINES.sub(_escape, text)
+
+
+def named(path: str | os.PathLike[str]) -> str:
+    """A file, folder or store as a sentence names it: as given, made ``printable`` (at most ``TEXT_LIMIT``
+    characters). A name is anyone's to choose (a file a colleague committed, passed on by a glob), so its
+    line feed never starts a line of the tool's output and its ESC never reaches the terminal."""
+    return printable(os.fspath(path) if isinstance(path, os.PathLike) else str(path), TEXT_LIMIT)
+
+
+class _PrintableTexts(dict):
+    """A JSON object ``printable_texts`` made: given to it again, it is returned as it is (a text already
+    cut would otherwise be cut again, its length said wrong)."""
+
+
+def printable_texts(value: T, limit: int = TEXT_LIMIT, *, leave: Iterable[str] = ()) -> T:
+    """``value``, JSON as a store keeps it (a report, the rows of a list), with every text in it, keys too, as
+    ``printable(text, limit)`` writes it; what lies under a key in ``leave`` is kept as it is (a report's
+    result rows: ids and scores, the bulk of it, that no text view prints). For a view that prints what a
+    store keeps: anyone who can write to a shared store decides those texts, and the same text is named
+    the same everywhere in the copy, so a view still finds a setup by its key. Objects come back as
+    ``dict`` (a subclass, so that a view calling another with them does not cut twice)."""
+    if isinstance(value, _PrintableTexts):
+        return value
+    skip = frozenset(leave)
+
+    def copy(item: object, key: str | None = None) -> object:
+        if isinstance(item, str):
+            return printable(item, limit)
+        if key in skip:
+            return item
+        if isinstance(item, dict):
+            return _PrintableTexts({(printable(k, limit) if isinstance(k, str) else k): copy(v, k)
+                                    for k, v in item.items()})
+        if isinstance(item, (list, tuple)):
+            return [copy(v) for v in item]
+        return item
+
+    return copy(value)  # type: ignore[return-value]
 
 
 def _cut(text: str, limit: int) -> tuple[str, str]:
@@ -94,7 +149,11 @@ def _cut(text: str, limit: int) -> tuple[str, str]:
 
 
 def _escaped(text: str) -> str:
-    return _UNSHOWN.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
+    return _UNSHOWN.sub(_escape, text)
+
+
+def _escape(found: re.Match[str]) -> str:
+    return f"\\u{ord(found.group()):04x}"
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
@@ -147,9 +206,10 @@ def at_most(lines: Sequence[str], limit: int = PROBLEMS_SHOWN, *, indent: str = 
 
 def first_line(err: BaseException) -> str:
     """An exception's first line, or its type's name when it says nothing: SDK errors run to many lines,
-    and one sentence of ours quotes just the first."""
+    and one sentence of ours quotes just the first. It is often a service's own words, so it is made
+    ``printable`` and at most ``TEXT_LIMIT`` characters."""
     text = str(err).strip()
-    return text.splitlines()[0] if text else type(err).__name__
+    return printable(text.splitlines()[0], TEXT_LIMIT) if text else type(err).__name__
 
 
 class EvaluationError(Exception):

@@ -18,11 +18,14 @@ import threading
 import time
 from typing import Callable, Mapping, TextIO
 
+from .errors import printable, printable_lines
+
 HEARTBEAT_SECONDS = 1.0  # a bar is redrawn at least this often, so its clock moves during a long batch
 PLAIN_SECONDS = 15.0  # without a terminal: a line at most this often within a stage (a log stays short)
 # What a stage counts, in words, by what its label says it is doing (the first match wins).
 UNITS = (("embedding", "characters"), ("preparing the index", "steps"))
 DEFAULT_UNIT = "steps"
+LABEL_LIMIT = 120  # characters of a bar's label
 
 
 def duration(seconds: float) -> str:
@@ -111,6 +114,9 @@ class ProgressBar:
                  heartbeat: float | None = HEARTBEAT_SECONDS, *, plain: bool | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.stream = stream if stream is not None else sys.stderr
+        # tqdm redraws in place with CR and cursor moves, which the command line's printable stream would
+        # escape: frames go to the stream under it, with the label and lines made printable here.
+        self._terminal = getattr(self.stream, "unescaped", self.stream)
         self.quiet = quiet or self.stream is None
         # plain lines unless the stream is a terminal (``plain`` forces either way, for tests)
         self.plain = (not _is_terminal(self.stream)) if plain is None else plain
@@ -142,7 +148,9 @@ class ProgressBar:
     def __call__(self, done: int, total: int, label: str) -> None:
         if self.quiet:
             return
-        label = label[:120]  # "[8/10] local.hybrid_reranked.bge-small+minilm-l6: <stage>" fits whole
+        # "[8/10] local.hybrid_reranked.bge-small+minilm-l6: <stage>" fits whole; a label names setups and
+        # files, so it is made printable (the bar is drawn to the terminal itself)
+        label = printable(label, LABEL_LIMIT)
         if self.plain:
             self._line(done, total, label)
             return
@@ -154,7 +162,7 @@ class ProgressBar:
                 unit = " " + self.unit(label)
                 fmt = ("{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}" + unit + " [{elapsed}, {postfix}]"
                        if self._left else None)  # the run's time left in the postfix, not this stage's rate
-                self._bar = tqdm(total=total, initial=done, desc=label, file=self.stream, unit=unit, leave=False,
+                self._bar = tqdm(total=total, initial=done, desc=label, file=self._terminal, unit=unit, leave=False,
                                  dynamic_ncols=True, bar_format=fmt,
                                  postfix=self._time_left() if self._left else None)
                 self._start_heartbeat()
@@ -201,9 +209,10 @@ class ProgressBar:
         """A line above the bar (or alone when there is none), never mixed into a frame."""
         if self.quiet:
             return
+        line = printable_lines(line)  # lines name files and setups, and go to the terminal itself
         with self._lock:
             if self._bar is not None:
-                self._bar.write(line, file=self.stream)
+                self._bar.write(line, file=self._terminal)
             else:
                 print(line, file=self.stream, flush=True)
 

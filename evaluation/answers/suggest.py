@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import GoldenFileError, UsageError, did_you_mean
+from ..errors import GoldenFileError, UsageError, did_you_mean, named
 from ..files import Output, check_outputs
 from ..golden import IN_MEMORY, Golden, Question, numbered, read_golden, save_questions
 from ..golden.read import GOLDEN_FILE
@@ -87,9 +87,9 @@ class Suggestions(Mapping[str, tuple[str, ...]]):
             lines.append(f"{line_list(self.left_out).capitalize()} {'has' if len(self.left_out) == 1 else 'have'} "
                          "errors and was left out; `python3 -m evaluation golden check` says why.")
         if self.path:
-            lines.append(f"Wrote {plural(len(self.rows), 'row')} to {self.path}; the proposals are drafts "
+            lines.append(f"Wrote {plural(len(self.rows), 'row')} to {named(self.path)}; the proposals are drafts "
                          '("draft": true): check each, fix "expected", remove "draft", then run '
-                         f"`python3 -m evaluation golden check {self.path}`.")
+                         f"`python3 -m evaluation golden check {named(self.path)}`.")
         return "\n".join(lines)
 
 

@@ -11,7 +11,7 @@ import logging
 from contextlib import contextmanager
 from typing import Any, Callable, Iterator, Mapping, Sequence
 
-from ..errors import SearchServiceError
+from ..errors import TEXT_LIMIT, SearchServiceError, printable
 from .retry import RETRY_STATUSES, RetrySettings, ThrottleRetryPolicy
 
 log = logging.getLogger(__name__)
@@ -191,6 +191,7 @@ class SearchService:
 
 
 def _first_line(err: Exception) -> str:
-    """The service's own message (the REST error body's ``error.message``) where there is one."""
+    """The service's own message (the REST error body's ``error.message``) where there is one: its first
+    line, escaped and bounded as any text a service sends (``errors.printable``)."""
     message = getattr(getattr(err, "error", None), "message", None) or getattr(err, "message", None) or str(err)
-    return " ".join(str(message).split("\n")[0].split()) or type(err).__name__
+    return printable(" ".join(str(message).split("\n")[0].split()), TEXT_LIMIT) or type(err).__name__

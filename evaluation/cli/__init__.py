@@ -21,6 +21,7 @@ from typing import Sequence
 
 from ..errors import EvaluationError, MissingDocumentsWarning, UsageError
 from .common import program
+from .terminal import printable_log, printable_output
 
 _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "report_cmd", "compare_cmd", "score_cmd",
                     "answers_cmd", "chunking_cmd", "matrix_cmd")
@@ -83,20 +84,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one command: its exit code. Everything it prints goes through ``terminal.printable_output``."""
     _printable_streams()
+    with printable_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "handler", None) is None:
         parser.print_help(sys.stderr)
         return 2
-    level = logging.INFO if args.verbose else logging.WARNING
-    handler = logging.StreamHandler()
-    # The level sits on the handler too: bm25s sets its own logger to DEBUG when it is imported.
-    handler.setLevel(level)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", handlers=[handler])
     # Azure's SDK logs a warning per sign-in method it tries (about 50 lines when none works); the
     # sentence our error gives is enough unless --verbose asks for more.
     logging.getLogger("azure").setLevel(logging.INFO if args.verbose else logging.ERROR)
+    with printable_log(logging.INFO if args.verbose else logging.WARNING):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    """The command's handler, and each error it raises said in one sentence with its exit code."""
     try:
         with warnings.catch_warnings():  # the commands say missing documents in their own words, once
             warnings.simplefilter("ignore", MissingDocumentsWarning)

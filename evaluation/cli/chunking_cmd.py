@@ -23,6 +23,7 @@ import os
 import sys
 from pathlib import Path
 
+from ..errors import named
 from .answers_cmd import PREFIX
 from .common import add_save_option, add_store_option, local_path, plain, save_address, store_address, whole
 
@@ -208,8 +209,8 @@ def _saved(args: argparse.Namespace, report: dict) -> None:
         from ..store.builds import chunking_store
         from .common import open_run_store
 
-        print(f"Saved as chunking run {report['id']} in {args.save_to} "
-              f"({chunking_store(open_run_store(args.save_to)).run_file(report['id'])})")
+        print(f"Saved as chunking run {report['id']} in {named(args.save_to)} "
+              f"({named(chunking_store(open_run_store(args.save_to)).run_file(report['id']))})")
 
 
 def list_runs(args: argparse.Namespace) -> int:
@@ -225,15 +226,17 @@ def list_runs(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=2))
     elif not rows:
-        print(f"no chunking runs in {args.store} yet")
+        print(f"no chunking runs in {named(args.store)} yet")
     else:
+        from ..errors import printable_texts
         from ..report.builds.text import table
 
         print(
             "\n".join(
                 table(
                     ["id", "kind", "questions", "builds", "pick"],
-                    [[r["id"], r["kind"], str(r["questions"]), str(r["builds"]), str(r["pick"])] for r in rows],
+                    [[r["id"], r["kind"], str(r["questions"]), str(r["builds"]), str(r["pick"])]
+                     for r in printable_texts(rows)],  # what each kept run says, as anyone with write access left it
                     markdown=False,
                     right=[False, False, True, True, False],
                 )

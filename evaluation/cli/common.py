@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
-from ..errors import UsageError, did_you_mean, printable, shown
+from ..errors import UsageError, did_you_mean, named, printable, shown
 from ..progress import ProgressBar
 
 _BACKTICKS = re.compile(r"``?([^`]+?)``?")
@@ -390,18 +390,18 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
 
         folder = args.index_dir or default_index_dir(args.corpus)
         if read_marker(folder) is None:
-            bar.say(f"building the index of {args.corpus} in {folder}: first run only (for the sample about 20-80 s "
-                    "on 2 cores, depending on the CPU: chunking, BM25, embedding every chunk with each model); later "
-                    "runs "
-                    "reuse it while the corpus and settings are unchanged")
+            bar.say(f"building the index of {named(args.corpus)} in {named(folder)}: first run only (for the sample "
+                    "about 20-80 s on 2 cores, depending on the CPU: chunking, BM25, embedding every chunk with each "
+                    "model); later runs reuse it while the corpus and settings are unchanged")
         else:
-            bar.say(f"checking the index in {folder} (built again only if the corpus, settings or models changed)")
+            bar.say(f"checking the index in {named(folder)} (built again only if the corpus, settings or models "
+                    "changed)")
         started = time.perf_counter()
         manifest = build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads,
                                verify=verify)
         bar.close()
         bar.say(f"index {'reused' if manifest.get('reused') else f'built in {time.perf_counter() - started:.0f} s'}: "
-                f"{folder} ({manifest.get('chunks')} chunks)")
+                f"{named(folder)} ({manifest.get('chunks')} chunks)")
         index = open_index(folder, check_corpus=False)  # just built, or just checked by build_index
     elif is_blob_address(args.index):
         from ..engine.published import fetch_index

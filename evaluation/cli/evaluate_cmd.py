@@ -8,7 +8,7 @@ import re
 import sys
 import tempfile
 
-from ..errors import RunNotSavedError, UsageError, did_you_mean
+from ..errors import RunNotSavedError, UsageError, did_you_mean, named
 from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..engine.modes import MODES
@@ -281,7 +281,7 @@ def run(args: argparse.Namespace) -> int:
         if nothing is not None:
             raise GoldenFileError(f"{golden.source}: {nothing}")
     if golden.format != "jsonl":
-        print(f"note: read {golden.source} as{FORMAT_LABELS[golden.format].replace('(', '').replace(')', '')}",
+        print(f"note: read {named(golden.source)} as{FORMAT_LABELS[golden.format].replace('(', '').replace(')', '')}",
               file=sys.stderr)
     unsaved = None
     try:
@@ -307,7 +307,7 @@ def run(args: argparse.Namespace) -> int:
             print()
             print(render_questions(report, question_texts(golden.raw, report)))
         if store is not None and unsaved is None:
-            print(f"\nSaved as run {report['id']} in {store.address}" + (f" ({why})" if why else ""))
+            print(f"\nSaved as run {report['id']} in {named(store.address)}" + (f" ({why})" if why else ""))
             print(saved_where(store, report["id"]))
         elif args.no_save:
             print("\nNot saved (--no-save).")
@@ -360,7 +360,7 @@ def saved_where(store, run_id: str) -> str:
 
     page, data = store.run_file(run_id, "report.html"), store.run_file(run_id, "report.json")
     link = f"  ({Path(page).resolve().as_uri()})" if "://" not in page else ""
-    return f"  page:   {page}{link}\n  report: {data}"
+    return f"  page:   {named(page)}{link}\n  report: {named(data)}"
 
 
 def read_baseline(args: argparse.Namespace) -> dict | None:

@@ -16,7 +16,7 @@ import sys
 from typing import Any, Callable
 
 from ..engine.corpus import read_corpus
-from ..errors import UsageError, shown
+from ..errors import UsageError, named, shown
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .collection import add_collection_arguments, apply_collection
@@ -196,7 +196,8 @@ def _template(args: argparse.Namespace) -> int:
     else:
         source = args.corpus
     rows = golden_template(source, args.out, n=args.n, seed=args.seed, by=args.by, overwrite=args.force)
-    print(f"wrote {len(rows)} template rows to {args.out}; write a question in each, then run: {check_command(args)}")
+    print(f"wrote {len(rows)} template rows to {named(args.out)}; write a question in each, then run: "
+          f"{named(check_command(args))}")
     return 0
 
 

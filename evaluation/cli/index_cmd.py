@@ -13,6 +13,7 @@ import os
 import sys
 import time
 
+from ..errors import named
 from .common import ProgressBar, add_chunking_options, index_settings, local_path
 
 
@@ -61,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     if manifest["reused"]:
         checked = "every file's sha256 checked" if args.verify else ("opened as evaluate opens it; --verify checks "
                                                                      "every byte")
-        print(f"{folder} already holds this index ({manifest['chunks']} chunks, fingerprint "
+        print(f"{named(folder)} already holds this index ({manifest['chunks']} chunks, fingerprint "
               f"{manifest['fingerprint'][:12]}, {checked}); nothing to build (--force builds it again)")
     else:
         models = ", ".join(m["name"] for m in manifest["models"]) or "none"
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             models += f"; ColBERT token vectors: {manifest['colbert']['tokens']}"
         why = f" again ({manifest['rebuilt_because']})" if manifest.get("rebuilt_because") else ""
         print(f"indexed {manifest['corpus']['documents']} documents as {manifest['chunks']} chunks "
-              f"(models: {models}) into {folder}{why} in {time.perf_counter() - started:.1f} s", file=sys.stdout)
+              f"(models: {models}) into {named(folder)}{why} in {time.perf_counter() - started:.1f} s", file=sys.stdout)
     if publish_to:
         from ..engine.published import publish_index
 
@@ -77,5 +78,5 @@ def run(args: argparse.Namespace) -> int:
                                   connection_string=os.environ.get("AZURE_STORAGE_CONNECTION_STRING") or None)
         what = "already there; made current" if published["reused"] else \
             f"uploaded {published['files']} files, {published['bytes'] / 1e6:.1f} MB"
-        print(f"published index {published['fingerprint'][:12]} to {publish_to} ({what})")
+        print(f"published index {published['fingerprint'][:12]} to {named(publish_to)} ({what})")
     return 0

@@ -15,7 +15,7 @@ import sys
 from typing import Callable
 
 from ..chat import AUTHS
-from ..errors import UsageError
+from ..errors import UsageError, named
 from ..files import Output, check_outputs, write_whole
 from .common import ProgressBar, add_save_option, auth_way, local_path, save_address, whole
 
@@ -134,7 +134,8 @@ def run(args: argparse.Namespace) -> int:
     if store is not None:
         from ..store.builds import chunking_store
 
-        print(f"Saved as matrix run {report['id']} in {args.save_to} ({chunking_store(store).run_file(report['id'])})")
+        print(f"Saved as matrix run {report['id']} in {named(args.save_to)} "
+              f"({named(chunking_store(store).run_file(report['id']))})")
     for line in missed_sentences(report):
         print(f"fail-under: {line}", file=sys.stderr)
     return 0 if report["gate"]["passed"] else 1

@@ -11,7 +11,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..errors import StoreError, UsageError
+from ..errors import StoreError, UsageError, named
 from ..files import Output, check_outputs, write_whole
 from ..report.style import HTML_PAGE
 from .common import local_path, plain
@@ -50,7 +50,7 @@ def write_report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _refuse_to_replace_an_input(out, args.store)
     write_whole(out, page, what="the page")
-    print(f"Wrote run {report['id']} to {out}")
+    print(f"Wrote run {report['id']} to {named(out)}")
     return 0
 
 

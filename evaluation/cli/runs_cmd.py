@@ -14,7 +14,7 @@ import sys
 from typing import Any
 from pathlib import Path
 
-from ..errors import EvaluationError, shown
+from ..errors import EvaluationError, named, printable_texts, shown
 from ..settings import DEFAULT_MIN_GRADE, RANK_AMONG
 from .common import add_env_file_option, add_store_option, load_env_file_option, local_path, plain, store_address
 
@@ -118,10 +118,10 @@ def list_runs(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2, ensure_ascii=False))
         return 0
     if not rows:
-        print(f"No runs in {store.address}" + (f" after the newest {args.offset}." if args.offset else "."))
+        print(f"No runs in {named(store.address)}" + (f" after the newest {args.offset}." if args.offset else "."))
         return 0
     table = [["id", "created", "golden", "questions", "collections", "finds the most (found@10)"]]
-    for row in rows:
+    for row in printable_texts(rows):  # what each kept report says, as anyone with write access left it
         ran = {k: v for k, v in row["found_10"].items() if v is not None}
         # The report's own pick (its rank rule breaks ties); older rows without picks: the most found.
         best = row["picks"].get("finds_the_most") or (max(ran, key=lambda k: (ran[k], k)) if ran else None)
@@ -234,7 +234,7 @@ def export_run(args: argparse.Namespace) -> int:
               f"{azure_numbers} on them, and score --azure-rows {whose}{_kept_azure_reading(report, among, own)}",
               file=sys.stderr)
     for path in written:
-        print(path)
+        print(named(path))
     return 0
 
 
@@ -261,11 +261,12 @@ def import_run(args: argparse.Namespace) -> int:
     golden = _local_bytes(args.golden, "--golden") if args.golden else None
     store = _open(args)
     run_id = save_unsaved(store, raw, golden, source=args.file)
-    print(f"Kept run {run_id} in {store.address} ({store.run_file(run_id)}); {args.file} may be deleted")
+    print(f"Kept run {run_id} in {named(store.address)} ({named(store.run_file(run_id))}); {named(args.file)} may be "
+          "deleted")
     sha256 = store.get(run_id)["golden"]["sha256"]
     if not store.has_golden(sha256):
-        print(f"note: the golden file the run read ({sha256[:12]}…) is not kept in {store.address}; give it with "
-              "--golden to keep it, so `runs show --questions` and an admin's page can show question text",
+        print(f"note: the golden file the run read ({sha256[:12]}…) is not kept in {named(store.address)}; give it "
+              "with --golden to keep it, so `runs show --questions` and an admin's page can show question text",
               file=sys.stderr)
     return 0
 

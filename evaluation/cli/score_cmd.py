@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from ..errors import TEXT_LIMIT, printable
 from ..measures import FOUND_10, MRR, NDCG_10
 from .common import add_judging_options, plain
 from ..scoring.judging import GRAINS
@@ -58,10 +59,12 @@ def score_file(args: argparse.Namespace) -> int:
 
 def render_scores(scored: dict[str, dict]) -> str:
     """A table, one row per run tag: found@k as a percent with its count, MRR and nDCG@10 to three places
-    (``Measure.shown``, as every view writes them)."""
+    (``Measure.shown``, as every view writes them). A tag is whatever the run file says: printable, and bounded
+    as any name a file gives (``errors.printable``)."""
     found = [FOUND_10.at(k) for k in CUTOFFS]
     header = ["run", *map(str, found), str(MRR), str(NDCG_10)]
-    rows = [[tag, *[m.shown(m.of(s), count=m.count_of(s), questions=s["questions"]) for m in found],
+    rows = [[printable(tag, TEXT_LIMIT),
+             *[m.shown(m.of(s), count=m.count_of(s), questions=s["questions"]) for m in found],
              MRR.shown(MRR.of(s)), NDCG_10.shown(NDCG_10.of(s))] for tag, s in scored.items()]
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     return "\n".join(

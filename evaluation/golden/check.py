@@ -21,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 
-from ..errors import GoldenFileError, at_most
+from ..errors import GoldenFileError, at_most, named
 from ..engine.chunking import ChunkSettings, chunk_corpus
 from ..engine.corpus import Corpus
 from ..keywords import also_named
@@ -98,7 +98,7 @@ class GoldenCheck:
         if self.drafts:
             counts.append(plural(self.drafts, "draft"))
         kind = FORMAT_LABELS.get(self.format, "")
-        lines = [f"{self.source}{kind}: {', '.join(counts)}."]
+        lines = [f"{named(self.source)}{kind}: {', '.join(counts)}."]
         if self.errors:
             lines.append(f"{plural(len(self.errors), 'error')}; fix {'it' if len(self.errors) == 1 else 'them'} "
                          "and check again:")

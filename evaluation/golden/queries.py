@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from .records import Question, parse_expected
 from .schema import FIELDS, unknown_field
+from .wording import quoted
 
 QUERY_FIELDS = ("id", "query", "relevant_ids", "metadata")
 QUERIES_EXAMPLE = '{"id": "q1", "query": "hello", "relevant_ids": ["doc-1:0"]}'
@@ -36,7 +37,7 @@ def queries_question(row: dict[str, Any], line: int) -> tuple[list[Question], li
     raw_id, text, relevant = row.get("id"), row.get("query"), row.get("relevant_ids")
     if not isinstance(raw_id, str) or not raw_id.strip():
         errors.append('needs "id", a non-empty string, for example "id": "q1"' if "id" not in row else
-                      f'"id" must be a non-empty string, for example "id": "q1" (got {raw_id!r})')
+                      f'"id" must be a non-empty string, for example "id": "q1" (got {quoted(raw_id)})')
     if not isinstance(text, str) or not text.strip():
         errors.append('needs "query", the question as a person would ask it, for example "query": "hello"'
                       if "query" not in row else '"query" must be a non-empty string, for example "query": "hello"')

@@ -176,7 +176,7 @@ def _grade(key: Any, value: Any) -> int:
     grade = whole_grade(value)
     if grade is None:
         raise ValueError(f"the grade of {quoted(str(key))} must be a whole number from 0 (judged, not relevant) to "
-                         f"{MAX_GRADE}, not {value!r}; for example {{{quoted(str(key))}: 2}}")
+                         f"{MAX_GRADE}, not {quoted(value)}; for example {{{quoted(str(key))}: 2}}")
     return grade
 
 

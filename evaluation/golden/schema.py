@@ -215,7 +215,7 @@ def _grades_sentences(where: str, pairs: list[tuple[Any, Any]], key_word: str = 
         if whole_grade(grade) is None:  # 2.0 is the whole number 2, as a CSV or pandas export writes it
             shown = quoted(key) if isinstance(key, str) else f"item {n + 1}"
             sentences.append(f"the grade of {shown} in {where} must be a whole number from 0 (judged, not relevant) "
-                             f"to {MAX_GRADE}, not {json.dumps(grade)[:40]}; for example {example}")
+                             f"to {MAX_GRADE}, not {quoted(grade)}; for example {example}")
     return sentences
 
 

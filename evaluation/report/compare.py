@@ -21,7 +21,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping
 
-from ..errors import UsageError
+from ..errors import UsageError, printable_texts
 from ..measures import FOUND_10, MRR
 from ..scoring.comparison import SignificanceSettings, correct_for_many, paired
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG
@@ -129,6 +129,7 @@ def refuse_other_rules(baseline: Mapping[str, Any], current: Mapping[str, Any]) 
 
 def regressions(comparison: Mapping[str, Any]) -> list[str]:
     """A sentence for each setup whose found@10 is significantly lower than in the baseline."""
+    comparison = printable_texts(comparison)  # setup keys and ids from two kept reports
     out = []
     for key, setup in comparison["setups"].items():
         if setup["regressed"]:
@@ -180,7 +181,9 @@ def _moves(before: Mapping[str, int | None], after: Mapping[str, int | None], id
 
 
 def render_comparison(comparison: Mapping[str, Any]) -> str:
-    """The comparison for a person: what was shared, a row per setup, the questions that moved."""
+    """The comparison for a person: what was shared, a row per setup, the questions that moved; every text
+    from the two kept reports printable (``errors.printable_texts``)."""
+    comparison = printable_texts(comparison)
     base, cur, questions = comparison["baseline"], comparison["current"], comparison["questions"]
     significance = comparison["significance"]
     if comparison.get("same_run"):

@@ -1,12 +1,17 @@
 """Plain-text views of a report: the ranked table, the picks with the setups tied with them on time,
 the faster setups the paired test cannot tell from each pick, and each setup against the top, as a
 person reads them. A difference the test cannot tell is said to be that (too few questions, and how
-many would do), never "as good". Reports made before the comparisons were added render without them."""
+many would do), never "as good". Reports made before the comparisons were added render without them.
+
+Each view reads the report through ``printable_report``: a kept report's texts (its golden file's name, setup
+keys, errors, what was left out) are whatever someone with write access to the store left there, so each
+is escaped and bounded before it enters a line (``cli.terminal`` says why there)."""
 from __future__ import annotations
 
 from functools import partial
 from typing import Any, Mapping
 
+from ..errors import TEXT_LIMIT, printable, printable_texts
 from ..measures import FOUND, FOUND_10, MRR, NDCG_10
 from .answer import PICK_LABELS, findings, pick_answers
 from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ranked_in_note, reading_words,
@@ -17,6 +22,15 @@ from .numbers import TEXT_DASH, milliseconds, percent
 from .time_words import in_tier_rule, tie_words
 
 _PICK_LABELS = PICK_LABELS
+
+
+# A setup's result rows: ids and scores no text view prints, and the bulk of a large report.
+_ROWS = ("results",)
+
+
+def printable_report(report: Report) -> Report:
+    """``report`` with every text in it as ``errors.printable_texts`` makes it, its result rows as they are."""
+    return printable_texts(report, leave=_ROWS)
 
 
 _pct = partial(percent, dash=TEXT_DASH)
@@ -43,6 +57,7 @@ def render_table(report: Report, *, details: bool = True) -> str:
     """Every setup that ran, ranked: found@k as shares, MRR, nDCG@10, median and p95 time; with ``details``
     also found@10 against the top and its paired test's p-value (reports made before the comparisons
     have none)."""
+    report = printable_report(report)
     setups = report["setups"]
     compared = bool(report.get("significance")) and details
     header = ["#", "setup", *[str(m) for m in FOUND], str(MRR), str(NDCG_10), "median ms", "p95 ms",
@@ -83,6 +98,7 @@ def render_table(report: Report, *, details: bool = True) -> str:
 def render_picks(report: Report) -> str:
     """The three picks, each with its numbers and one line of why in plain words (``answer.pick_answers``); a
     pick that is the same setup as an earlier one says only that; the setups each was tied with on time."""
+    report = printable_report(report)
     by_key = {s["key"]: s for s in report["setups"]}
     rules = report["rules"]
     if report.get("picks_withheld"):
@@ -125,6 +141,7 @@ def render_picks(report: Report) -> str:
 
 def render_refusal(report: Report) -> str:
     """A refused run: why it never started, and every error of its golden file by line."""
+    report = printable_report(report)
     golden, refused = report["golden"], report["refused"]
     lines = [f"Run {report['id']} at {report['created_at']} was refused: {golden['source']} "
              f"(sha256 {golden['sha256'][:12]}): {refused['reason']}"]
@@ -137,6 +154,7 @@ def render_refusal(report: Report) -> str:
 def render_ties(report: Report) -> str:
     """One line per pick: the fastest faster setup the paired test cannot tell from it, in words
     (``notes.found_gap_words``), or that none is."""
+    report = printable_report(report)
     ties = report.get("ties")
     if not ties:
         return ""
@@ -165,6 +183,7 @@ def render_ties(report: Report) -> str:
 
 def render_versus_top(report: Report) -> str:
     """Each setup against the top: differences with their intervals and Holm-adjusted p-values."""
+    report = printable_report(report)
     significance = report.get("significance")
     rows = [s for s in report["setups"] if s.get("versus_top")]
     if not significance or not rows:
@@ -194,6 +213,7 @@ def render_report(report: Report, *, details: bool = False) -> str:
     table with named columns, the notes (documents not held, setups left out, labels, cache), then what the
     run found and the three picks with why. ``details``: the paired tests and intervals too (the page and
     report.json always hold them)."""
+    report = printable_report(report)
     if report.get("refused"):
         return render_refusal(report)
     golden = report["golden"]
@@ -243,19 +263,21 @@ def render_questions(report: Report, texts: Mapping[str, str] | None = None, *, 
     texts whose sha256 is the one the report recorded) supplies it. Without ``texts`` the table is ids
     and positions alone.
     """
+    report = printable_report(report)
     picks = [key for key in dict.fromkeys(report["picks"].values()) if key is not None]
     ranks = {s["key"]: s.get("ranks") or {} for s in report["setups"]}
     header = ["question", *picks]
     shown = texts is not None
     if shown:
         header.append("text")
+        texts = {printable(qid, TEXT_LIMIT): text for qid, text in texts.items()}  # keyed as the report's ids now are
     rows = []
     for question in report["questions"]:
         qid = question["id"]
         cells = [qid, *[str(ranks[key].get(qid) or "-") for key in picks]]
         if shown:
             text = texts.get(qid) or "(not in the kept golden file)"
-            cells.append(text if len(text) <= width else text[: width - 1] + "…")
+            cells.append(printable(text, width))
         rows.append(cells)
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
     numbers = set(range(1, 1 + len(picks)))

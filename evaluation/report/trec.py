@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping, Sequence
 from urllib.parse import unquote
 
-from ..errors import EvaluationError, GoldenFileError, did_you_mean
+from ..errors import EvaluationError, GoldenFileError, did_you_mean, shown
 from ..files import OutputKind, write_whole
 from ..golden import Question
 from ..measures import MRR, NDCG_10
@@ -274,10 +274,10 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval", fetcher: Fetche
         try:
             rank, score = int(rank_text), float(score_text)
         except ValueError as err:
-            raise EvaluationError(f"{where}: rank {rank_text!r} must be a whole number and score "
-                                  f"{score_text!r} a number") from err
+            raise EvaluationError(f"{where}: rank {shown(rank_text)} must be a whole number and score "
+                                  f"{shown(score_text)} a number") from err
         if not math.isfinite(score):
-            raise EvaluationError(f"{where}: score {score_text!r} is not a finite number")
+            raise EvaluationError(f"{where}: score {shown(score_text)} is not a finite number")
         if (tag, qid, docno) in seen:
             raise EvaluationError(f"{where}: {docno} is already ranked for {qid} by {tag} "
                                   f"(line {seen[tag, qid, docno]}); keep each docno once per question")

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from ...errors import named
 from ..records import Question
 from ..wording import plural
 
@@ -70,9 +71,9 @@ class GoldenWriting:
             lines.append("Fewer than asked for: the collection ran out of passages that passed "
                          "(lower the threshold, or allow more tries).")
         if self.path:
-            lines.append(f'Wrote {plural(len(self.rows), "row")} to {self.path}, every one "draft": true: read each '
-                         'question, its expected document, answer and quotes, fix what is wrong, remove "draft", '
-                         f"then run `python3 -m evaluation golden check {self.path}`.")
+            lines.append(f'Wrote {plural(len(self.rows), "row")} to {named(self.path)}, every one "draft": true: read '
+                         'each question, its expected document, answer and quotes, fix what is wrong, remove "draft", '
+                         f"then run `python3 -m evaluation golden check {named(self.path)}`.")
         return "\n".join(lines)
 
 

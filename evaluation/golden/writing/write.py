@@ -34,7 +34,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from ...errors import GoldenFileError, UsageError, WriterUnavailableError
+from ...errors import GoldenFileError, UsageError, WriterUnavailableError, shown
 from ...files import Output, check_outputs, claimed, same_file, write_whole
 from ...keywords import also_named
 from ...progress import ProgressBar
@@ -227,8 +227,8 @@ class _Run:
         reply = self.ask(self.critic, prompts.judge_question(question, answer, [p.text for p in places]), ("score",))
         score = prompts.score_of(reply["score"])
         if score is None:
-            raise WriterUnavailableError(f"the critic scored a question outside 0-1: {reply['score']!r}; nothing was "
-                                         "written")
+            raise WriterUnavailableError(f"the critic scored a question outside 0-1: {shown(reply['score'])}; nothing "
+                                         "was written")
         return score
 
     def show(self, done: int, total: int, label: str) -> None:
@@ -269,7 +269,7 @@ def _evolve(run: _Run, question: str, answer: str, places: list[Passage], step: 
                                        task=voice["task"])
     harder = run.ask(run.writer, messages, ("question",))["question"]
     if not isinstance(harder, str) or not harder.strip():
-        raise WriterUnavailableError(f"the writer's rewrite has no question: {harder!r}; nothing was written")
+        raise WriterUnavailableError(f"the writer's rewrite has no question: {shown(harder)}; nothing was written")
     harder = harder.strip()
     if harder == question:
         return None

@@ -5,12 +5,14 @@ tied or not, against the best), the pick and why, what was left out, the time ta
 vectors that came from the cache; ``markdown=True`` gives the same as Markdown tables. The sweep's own
 tables are ``sweep_text`` (a terminal's) and ``sweep_markdown`` (a pull request's); a matrix's lines are
 ``matrix_text``. Each reads only the report (counts, keys and scores), and names each measure as
-``measures`` prints it.
+``measures`` prints it. Each takes the report through ``errors.printable_texts`` first: a kept run's texts
+(keys, reasons, errors) are whatever someone with write access to the store left there.
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ...errors import printable_texts
 from ...measures import FOUND_10, MRR, NDCG_10, RECALL_10, at_k
 
 
@@ -31,6 +33,7 @@ def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool,
 
 
 def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
+    report = printable_texts(report)
     scored = report.get("scored", "found")
     code = (lambda k: f"`{k}`") if markdown else (lambda k: k)
     lines = [f"Chunking run {report.get('id', '')}: {report['golden']['scored']} questions, right = "
@@ -70,6 +73,7 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
 
 def sweep_text(report: dict[str, Any]) -> str:
     """The sweep's rows as terminal columns, best first (``sweep_markdown`` gives them as Markdown)."""
+    report = printable_texts(report)
     found = [FOUND_10.at(c) for c in report["k"]]
     head = ["#", "build", "method", str(NDCG_10), str(MRR), *map(str, found), "chunks", "build s", "median ms"]
     rows = [[str(r["rank"]), r["build"], r["method"], NDCG_10.shown(NDCG_10.of(r)), MRR.shown(MRR.of(r))]
@@ -89,6 +93,7 @@ def sweep_text(report: dict[str, Any]) -> str:
 
 def sweep_markdown(report: dict[str, Any]) -> str:
     """The sweep as a Markdown table, best first, for a pull request."""
+    report = printable_texts(report)
     recall = [RECALL_10.at(c) for c in report["k"]]
     found = [FOUND_10.at(c) for c in report["k"]]
     head = ["#", "build", "method", str(NDCG_10), str(MRR), *map(str, recall), *map(str, found), "chunks", "build s",
@@ -110,6 +115,7 @@ def sweep_markdown(report: dict[str, Any]) -> str:
 def matrix_text(report: dict[str, Any]) -> str:
     """A matrix run as terminal lines: what was judged how, then one line per experiment, its short id,
     configuration and each measure at each k; the gate's outcome when it had thresholds."""
+    report = printable_texts(report)
     lines = [f"{len(report['experiments'])} experiments on {report['queries']['questions']} queries "
              f"({report['queries']['format']} file), judged by {report['by']}; {report['labels']['said']}"]
     for entry in report["embedders"]:
