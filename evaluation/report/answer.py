@@ -132,7 +132,8 @@ def _most_why(report: Mapping[str, Any], key: str, by_key: Mapping[str, Mapping[
         return why, ()
     tier = _tier(report, "finds_the_most")
     reasons = [_rank_edge(report, top, rival, tier) for rival in level[:MOST_RIVALS]]
-    more = f"; and {len(level) - MOST_RIVALS} more" if len(level) > MOST_RIVALS else ""
+    rest = [s["key"] for s in level[MOST_RIVALS:]]
+    more = f"; and {plural(len(rest), 'more setup')} finding as many ({', '.join(rest)})" if rest else ""
     lead = f"{plural(len(level), 'other setup')} {'finds' if len(level) == 1 else 'find'} as many"
     return f"{why}; {lead}: {'; '.join(reasons)}{more}", ()
 
@@ -147,7 +148,7 @@ def _rank_edge(report: Mapping[str, Any], top: Mapping[str, Any], rival: Mapping
         words = _pace(report, rival, top)
         return f"{name} finds as many first and is in a slower time tier" + (f" ({words})" if words else "")
     why = tie_words(report, "finds_the_most", top["key"], name, _medians(top, rival))
-    return f"{name} finds as many first and is tied with it on time ({why}); it comes first by name"
+    return f"{name} finds as many first, is tied with it on time ({why}) and comes after it by name"
 
 
 def _tier(report: Mapping[str, Any], name: str) -> list[str]:
@@ -203,9 +204,9 @@ def _time_pick_why(report: Mapping[str, Any], name: str, key: str, top: Mapping[
     tied = tuple(f"{s['key']} is tied on time with {anchor} "
                  f"({tie_words(report, name, str(anchor), s['key'], _medians(fastest, s))}) "
                  f"and {_tier_edge(report, pick, s, tier, by_key, pick['key'])}" for s in others[:MOST_RIVALS])
-    if len(others) > MOST_RIVALS:
-        tied += (f"and {plural(len(others) - MOST_RIVALS, 'other setup')} tied on time with {anchor}, each "
-                 "finding fewer, or slower, or with fewer found first",)
+    rest = [s["key"] for s in others[MOST_RIVALS:]]
+    if rest:
+        tied += (f"{plural(len(rest), 'more setup')} tied on time with {anchor} ({', '.join(rest)})",)
     return why, tied
 
 
@@ -227,7 +228,9 @@ def _tier_edge(report: Mapping[str, Any], pick: Mapping[str, Any], other: Mappin
     first, theirs_first = _count(pick, 1), _count(other, 1)
     if first is not None and theirs_first is not None and first != theirs_first:
         return f"finds as many but {count_gap(theirs_first, first, called, None, ' at found@1')}"
-    return f"finds as many, as many first, and is as fast as {called}, which comes first by name"
+    floor = floor_ms(report)
+    by_more = f" by more than {floor:g} ms" if floor is not None else ""
+    return f"finds as many and as many first, is not shown slower{by_more}, and comes after {called} by name"
 
 
 def _shown_slower(report: Mapping[str, Any], fast: Mapping[str, Any], slow: Mapping[str, Any]) -> bool:
