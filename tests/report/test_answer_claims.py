@@ -413,8 +413,8 @@ def problems(report: dict) -> list[str]:
     return wrong
 
 
-@settings(max_examples=80, deadline=None, derandomize=True, phases=PHASES, suppress_health_check=[HealthCheck.function_scoped_fixture,
-                                                                   HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, derandomize=True, phases=PHASES,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**16), questions=st.integers(3, 40),
        chosen=st.lists(st.integers(0, len(MENU) - 1), min_size=2, max_size=7, unique=True),
        costs=st.lists(st.sampled_from(COSTS), min_size=7, max_size=7),
