@@ -284,3 +284,29 @@ def test_golden_check_with_an_index_at_chunk_grain_on_the_command_line(tmp_path,
     assert code == 1 and "no question can be scored: none of the 2 questions names a chunk the index holds" in out
     assert 'line 1: "backup.md" is a document id, which a run at --by chunk never finds' in out
     assert 'line 2: "security.pdf:9" is not a chunk of the index' in out  # only the index's chunks can tell
+
+
+def test_ragas_and_deepeval_field_names_are_mapped_to_ours_by_line(tmp_path):
+    # a RAGAS SingleTurnSample with ids, then one with texts, then a DeepEval Golden: each foreign field says
+    # what it is here, and a needed field a foreign name stands for is not asked for a second time
+    rows = [{"user_input": "Where are keys kept?", "reference_context_ids": ["kv.md"]},
+            {"user_input": "How often?", "reference_contexts": ["every 90 days"], "retrieved_contexts": ["x"],
+             "response": "90 days"},
+            {"input": "Who rotates them?", "expected_output": "The platform team", "retrieval_context": ["y"],
+             "actual_output": "ops"}]
+    path = tmp_path / "golden.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    said = [(p.line, p.message) for p in check_golden(path).errors]
+    assert said[:2] == [(1, '"user_input" is RAGAS\'s name for "question": rename it.'),
+                        (1, '"reference_context_ids" is RAGAS\'s name for "expected": rename it (the ids of the '
+                            'documents that answer the question).')]
+    assert (2, '"reference_contexts" is RAGAS\'s name for "evidence": they are quotes: keep them as "evidence", and '
+               'name the documents they come from in "expected", which a question needs.') in said
+    assert (2, '"retrieved_contexts" is RAGAS\'s field for what a system retrieved; this tool retrieves for each '
+               'question itself: remove it.') in said
+    assert (2, NEEDS_EXPECTED) in said  # quotes are not the documents: "expected" is still asked for
+    assert (3, '"input" is DeepEval\'s name for "question": rename it.') in said
+    assert (3, '"expected_output" is DeepEval\'s name for "reference": rename it (the answer a person would '
+               'accept).') in said
+    assert not any('needs "question"' in message for _, message in said)
+    assert not any("Did you mean" in message for _, message in said)  # no near spelling stands in for the map
