@@ -7,6 +7,7 @@ import os
 import re
 import sys
 import tempfile
+from pathlib import Path
 
 from ..errors import RunNotSavedError, UsageError, did_you_mean
 from ..scoring.judging import GRAINS
@@ -268,9 +269,15 @@ def run(args: argparse.Namespace) -> int:
         from ..engine.corpus import read_corpus
         from ..golden.check import nothing_findable_problem
 
-        nothing = nothing_findable_problem(golden.labelled, read_corpus(args.corpus), args.by)
+        corpus = read_corpus(args.corpus)
+        nothing = nothing_findable_problem(golden.labelled, corpus, args.by)
         if nothing is not None:
             raise GoldenFileError(f"{golden.source}: {nothing}")
+        if corpus.passed_over:  # a folder's other files are read by no one: said, so none is missed unknowingly
+            from ..engine.corpus import FOLDER_TYPES, passed_over_words
+
+            print(f"note: {args.corpus} is read for its {FOLDER_TYPES} files; {passed_over_words(corpus.passed_over)}",
+                  file=sys.stderr)
     if golden.format != "jsonl":
         print(f"note: read {golden.source} as{FORMAT_LABELS[golden.format].replace('(', '').replace(')', '')}",
               file=sys.stderr)
@@ -352,4 +359,23 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
     if not store:
         raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE "
                          "(with --no-save no run is kept, so no store is known)")
+    if args.baseline == "latest" and _no_run_yet(store, own=not args.baseline_store):
+        # a pipeline's first build: nothing to compare with is not a failure, or the job could never start
+        print(f"note: no baseline yet: {store} holds no run, so this run is the first and --baseline latest "
+              "compares nothing (the next run compares with this one)", file=sys.stderr)
+        return None
     return open_run_store(store).get(args.baseline)
+
+
+def _no_run_yet(address: str, *, own: bool) -> bool:
+    """Whether the store at ``address`` holds no run yet: it lists none, or (``own``: it is the store this
+    run will create) it is a folder not made yet. A --baseline-store that is not there is a mistake, not a
+    first build, and is left to fail."""
+    from ..errors import StoreError
+
+    if own and "://" not in address and not Path(address).exists():
+        return True
+    try:
+        return not open_run_store(address).ids()
+    except StoreError:
+        return False
