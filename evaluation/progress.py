@@ -13,6 +13,7 @@ drawn, so ``import evaluation`` stays light.
 """
 from __future__ import annotations
 
+import io
 import sys
 import threading
 import time
@@ -21,7 +22,7 @@ from typing import Callable, Mapping, TextIO
 HEARTBEAT_SECONDS = 1.0  # a bar is redrawn at least this often, so its clock moves during a long batch
 PLAIN_SECONDS = 15.0  # without a terminal: a line at most this often within a stage (a log stays short)
 # What a stage counts, in words, by what its label says it is doing (the first match wins).
-UNITS = (("embedding", "characters"), ("preparing the index", "steps"))
+UNITS = (("embedding chunks", "chunks"), ("embedding", "characters"), ("preparing the index", "steps"))
 DEFAULT_UNIT = "steps"
 
 
@@ -149,17 +150,20 @@ class ProgressBar:
         from tqdm import tqdm
 
         with self._lock:
+            columns = _columns(self.stream)
+            shown = label if columns is None else fitted(
+                label, total, self.unit(label), columns,
+                self._time_left() if self._left else f"<12:34, 99999.99 {self.unit(label)}/s")
             if self._bar is None or self._bar.total != total or _stage(label) != _stage(self._label):
                 self._close()
                 unit = " " + self.unit(label)
-                fmt = ("{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}" + unit + " [{elapsed}, {postfix}]"
-                       if self._left else None)  # the run's time left in the postfix, not this stage's rate
-                self._bar = tqdm(total=total, initial=done, desc=label, file=self.stream, unit=unit, leave=False,
+                fmt = frame_format(unit) if self._left else None
+                self._bar = tqdm(total=total, initial=done, desc=shown, file=self.stream, unit=unit, leave=False,
                                  dynamic_ncols=True, bar_format=fmt,
                                  postfix=self._time_left() if self._left else None)
                 self._start_heartbeat()
             elif label != self._label:
-                self._bar.set_description_str(label, refresh=False)
+                self._bar.set_description_str(shown, refresh=False)
             self._label = label
             if self._left:
                 self._bar.set_postfix_str(self._time_left(), refresh=False)
@@ -219,6 +223,37 @@ class ProgressBar:
             self._bar.close()
             self._bar = None
             self._label = None
+
+
+MIN_BAR = 5  # the bar's own characters a frame keeps however long its label
+
+
+def frame_format(unit: str) -> str:
+    """A frame with the run's time left in the postfix, not this stage's rate (tqdm writes a postfix after
+    ", ", so none is written here)."""
+    return "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}" + unit + " [{elapsed}{postfix}]"
+
+
+def fitted(label: str, total: int, unit: str, columns: int, left: str = "estimating the time left") -> str:
+    """``label`` cut in the middle ("[9/11] local.hybrid_re…in a batch") so that a frame of a ``columns``-wide
+    terminal keeps its counts and the time left (``left``'s words): tqdm cuts a frame too wide at its end,
+    where they are. The rest of a frame: ": 100%|", the bar, "| ", the counts and unit, " [12:34, <left>]"."""
+    rest = len(": 100%|") + MIN_BAR + len("| ") + 2 * len(str(total)) + 1 + 1 + len(unit) + len(" [12:34, ]")
+    room = max(columns - rest - len(left) - 1, 12)
+    if len(label) <= room:
+        return label
+    tail = (room - 1) // 2
+    return label[:room - 1 - tail] + "…" + label[len(label) - tail:]
+
+
+def _columns(stream: TextIO | None) -> int | None:
+    """The width of the terminal ``stream`` writes to; None when it has none to read (a file, a test's)."""
+    import os
+
+    try:
+        return os.get_terminal_size(stream.fileno()).columns if stream is not None else None
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return None
 
 
 def _is_terminal(stream: TextIO | None) -> bool:

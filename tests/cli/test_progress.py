@@ -156,3 +156,28 @@ def test_a_reranked_setup_after_its_targets_first_weighs_the_pairs_it_adds_in_it
     assert weights["t.hybrid_reranked.a"] == pytest.approx(base + 20 * PAIR_SECONDS)
     assert weights["t.hybrid_reranked.b"] == pytest.approx(base + 20 * PAIR_SECONDS * SHARED_PAIRS_SHARE)
     assert weights["u.hybrid_reranked.a"] == weights["t.hybrid_reranked.a"]
+
+
+@pytest.mark.parametrize("label", ["[11 setups] warming up",
+                                   "[9/11] local.hybrid_reranked.bge-small+minilm-l6: searching the other questions "
+                                   "in a batch (12 of 36)"])
+def test_at_80_columns_a_frame_keeps_its_counts_and_the_time_left_and_has_no_empty_field(label):
+    # tqdm cuts a frame too wide at its end, where the time left is: the label is cut instead, in its middle
+    from tqdm import tqdm
+
+    from evaluation.progress import fitted, frame_format
+
+    left = "about 12:34 left"
+    shown = fitted(label, 407, "searches", 80, left)
+    frame = tqdm.format_meter(100, 407, 754.0, ncols=80, prefix=shown, bar_format=frame_format(" searches"),
+                              postfix=left)
+    assert len(frame) <= 80 and frame.endswith("100/407 searches [12:34, about 12:34 left]"), frame
+    assert ", ," not in frame and (shown == label or "…" in shown)
+    assert shown[:6] == label[:6] and shown[-4:] == label[-4:]  # the setup's number and the stage's end stay
+
+
+def test_each_stage_counts_in_the_words_of_what_it_counts():
+    bar = ProgressBar(stream=io.StringIO())
+    assert bar.unit("embedding with bge-small + minilm-l6 at once") == "characters"  # the index: text's characters
+    assert bar.unit("[1/8] markdown-1000-h: embedding chunks with bge-small") == "chunks"  # a chunking build's
+    assert bar.unit("preparing the index (chunking the corpus)") == "steps"
