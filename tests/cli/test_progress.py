@@ -181,3 +181,21 @@ def test_each_stage_counts_in_the_words_of_what_it_counts():
     assert bar.unit("embedding with bge-small + minilm-l6 at once") == "characters"  # the index: text's characters
     assert bar.unit("[1/8] markdown-1000-h: embedding chunks with bge-small") == "chunks"  # a chunking build's
     assert bar.unit("preparing the index (chunking the corpus)") == "steps"
+
+
+def test_the_build_line_quotes_a_time_for_this_corpus_not_the_samples(tmp_path):
+    from evaluation.cli.common import SAMPLE_BUILD_SECONDS, build_estimate
+
+    sample = tmp_path / "sample.jsonl"
+    sample.write_bytes(b"x" * 468_031)
+    assert build_estimate(sample, ("bge-small", "minilm-l6")) == "for 468,031 bytes of text about 20-80 s"
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"x" * 4_680_310)  # ten times the sample: 200-800 s, said in minutes
+    assert build_estimate(big, ("bge-small", "minilm-l6")).endswith(
+        f"about {round(SAMPLE_BUILD_SECONDS[0] * 10 / 60)}-{round(SAMPLE_BUILD_SECONDS[1] * 10 / 60)} min")
+    assert build_estimate(sample, ("bge-small",)) == "for 468,031 bytes of text about 10-40 s"  # one model: half
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_bytes(b"y" * 46_803)
+    (folder / "page.html").write_bytes(b"z" * 10_000_000)  # not read by a folder corpus: not counted
+    assert build_estimate(folder, ("bge-small", "minilm-l6")) == "for 46,803 bytes of text about 2-8 s"
