@@ -364,7 +364,13 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
         print(f"note: no baseline yet: {store} holds no run, so this run is the first and --baseline latest "
               "compares nothing (the next run compares with this one)", file=sys.stderr)
         return None
-    return open_run_store(store).get(args.baseline)
+    from ..errors import StoreError
+
+    try:
+        return open_run_store(store).get(args.baseline)
+    except StoreError as err:  # the store's sentence names runs' --store; evaluate names this store otherwise
+        flag = "--baseline-store" if args.baseline_store else "--save-to"
+        raise type(err)(str(err).replace("check --store", f"check {flag}")) from err
 
 
 def _no_run_yet(address: str, *, own: bool) -> bool:

@@ -185,4 +185,6 @@ def test_the_ci_jobs_baseline_latest_on_an_empty_store_is_a_note_and_the_second_
     assert "no baseline yet" not in second.err and "local.keyword.bm25" in second.out.split("Saved as run")[-1]
     # a --baseline-store that is not there is a mistake, not a first build: the gate is not turned off
     code = main([*gate, "--baseline-store", str(tmp_path / "typo")])
-    assert code == 1 and "no baseline yet" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 1 and "no baseline yet" not in err
+    assert "check --baseline-store" in err and "--store" not in err.replace("--baseline-store", "")  # its own flag
