@@ -151,9 +151,9 @@ class ProgressBar:
 
         with self._lock:
             columns = _columns(self.stream)
-            shown = label if columns is None else fitted(
-                label, total, self.unit(label), columns,
-                self._time_left() if self._left else f"<12:34, 99999.99 {self.unit(label)}/s")
+            tail = (f" {self.unit(label)} [12:34, {self._time_left()}]" if self._left  # frame_format's
+                    else f" [12:34<12:34, 9999.99 {self.unit(label)}/s]")  # tqdm's own: its elapsed, left and rate
+            shown = label if columns is None else fitted(label, total, columns, tail)
             if self._bar is None or self._bar.total != total or _stage(label) != _stage(self._label):
                 self._close()
                 unit = " " + self.unit(label)
@@ -202,9 +202,16 @@ class ProgressBar:
         return lambda stage, done, total: self(done, total, stage)
 
     def say(self, line: str) -> None:
-        """A line above the bar (or alone when there is none), never mixed into a frame."""
+        """A line above the bar (or alone when there is none), never mixed into a frame; on a terminal, cut
+        into lines of its width at spaces, so no row wraps mid-word."""
         if self.quiet:
             return
+        columns = None if self.plain else _columns(self.stream)
+        if columns is not None and len(line) > columns:
+            import textwrap
+
+            line = "\n".join(textwrap.wrap(line, width=columns, subsequent_indent="  ", break_long_words=False,
+                                            break_on_hyphens=False))
         with self._lock:
             if self._bar is not None:
                 self._bar.write(line, file=self.stream)
@@ -234,16 +241,17 @@ def frame_format(unit: str) -> str:
     return "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}" + unit + " [{elapsed}{postfix}]"
 
 
-def fitted(label: str, total: int, unit: str, columns: int, left: str = "estimating the time left") -> str:
+def fitted(label: str, total: int, columns: int, tail: str) -> str:
     """``label`` cut in the middle ("[9/11] local.hybrid_re…in a batch") so that a frame of a ``columns``-wide
-    terminal keeps its counts and the time left (``left``'s words): tqdm cuts a frame too wide at its end,
-    where they are. The rest of a frame: ": 100%|", the bar, "| ", the counts and unit, " [12:34, <left>]"."""
-    rest = len(": 100%|") + MIN_BAR + len("| ") + 2 * len(str(total)) + 1 + 1 + len(unit) + len(" [12:34, ]")
-    room = max(columns - rest - len(left) - 1, 12)
+    terminal keeps its counts and its ``tail`` (what follows the counts: the unit and the time left, or the
+    rate): tqdm cuts a frame too wide at its end, where they are. The rest of a frame: ": 100%|", a bar of at
+    least ``MIN_BAR``, "| " and "<done>/<total>"."""
+    rest = len(": 100%|") + MIN_BAR + len("| ") + 2 * len(str(total)) + 1 + len(tail)
+    room = max(columns - rest - 1, 12)
     if len(label) <= room:
         return label
-    tail = (room - 1) // 2
-    return label[:room - 1 - tail] + "…" + label[len(label) - tail:]
+    tail_room = (room - 1) // 2
+    return label[:room - 1 - tail_room] + "…" + label[len(label) - tail_room:]
 
 
 def _columns(stream: TextIO | None) -> int | None:

@@ -168,7 +168,7 @@ def test_at_80_columns_a_frame_keeps_its_counts_and_the_time_left_and_has_no_emp
     from evaluation.progress import fitted, frame_format
 
     left = "about 12:34 left"
-    shown = fitted(label, 407, "searches", 80, left)
+    shown = fitted(label, 407, 80, f" searches [12:34, {left}]")
     frame = tqdm.format_meter(100, 407, 754.0, ncols=80, prefix=shown, bar_format=frame_format(" searches"),
                               postfix=left)
     assert len(frame) <= 80 and frame.endswith("100/407 searches [12:34, about 12:34 left]"), frame
@@ -199,3 +199,27 @@ def test_the_build_line_quotes_a_time_for_this_corpus_not_the_samples(tmp_path):
     (folder / "a.md").write_bytes(b"y" * 46_803)
     (folder / "page.html").write_bytes(b"z" * 10_000_000)  # not read by a folder corpus: not counted
     assert build_estimate(folder, ("bge-small", "minilm-l6")) == "for 46,803 bytes of text about 2-8 s"
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_an_index_stage_frame_fits_the_terminal_with_its_rate(columns):
+    from tqdm import tqdm
+
+    from evaluation.progress import fitted
+
+    label = "embedding with bge-small + minilm-l6 at once"
+    shown = fitted(label, 874992, columns, " [12:34<12:34, 9999.99 characters/s]")
+    frame = tqdm.format_meter(373880, 874992, 119.0, ncols=columns, prefix=shown, unit=" characters")
+    assert len(frame) <= columns and frame.endswith("characters/s]"), frame
+    assert (shown == label) == (columns == 120)  # cut only where it must be
+
+
+def test_a_line_said_on_a_terminal_is_cut_at_its_width(monkeypatch):
+    import evaluation.progress as progress
+
+    monkeypatch.setattr(progress, "_columns", lambda stream: 60)
+    stream = io.StringIO()
+    ProgressBar(stream=stream, plain=False).say("building the index of samples/corpus.jsonl in .index/corpus-a6289ced: "
+                                               "first run only (for 468,031 bytes of text about 20-80 s on 2 cores)")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 3 and all(len(line) <= 60 for line in lines) and lines[1].startswith("  ")
