@@ -491,7 +491,7 @@ def test_a_pick_tied_on_time_names_the_setups_it_was_chosen_among(make_report):
     card = re.search(r'<article class="pick" data-pick="finds_the_most".*?</article>', render_html(report), flags=re.S)
     words = html.unescape(re.sub(r"<[^>]+>", "", card.group(0)))
     assert (f"Why: it finds the most questions in its top 10 (3 of 3); 1 other setup finds as many: {other} finds "
-            "as many first and is tied with it on time (their medians' 99% intervals overlap); it comes first by "
+            "as many first, is tied with it on time (their medians' 99% intervals overlap) and comes after it by "
             "name.") in words
     assert "then found@1, then key" not in words
     time_card = re.search(r'<article class="pick[^"]*" data-pick="best_for_time".*?</article>',
@@ -594,8 +594,8 @@ def test_a_pick_says_how_much_faster_with_the_pairs_interval_and_why_setups_are_
     # else differs), and each multiplier names both setups with the interval of their pair
     assert report["picks"]["best_for_balance"] == fast == "t.dense.m"
     assert ("why: t.keyword.bm25, the fastest within 100 points (12 questions) of the most, is tied with it on time "
-            "(equally fast: both under 5 ms) and finds as many, as many first, and is as fast as it, which comes "
-            "first by name") in text
+            "(equally fast: both under 5 ms) and finds as many and as many first, is not shown slower by more than "
+            "5 ms, and comes after it by name") in text
     dense = next(p for p in report["time_pairs"] if {p["faster"], p["slower"]} == {"t.dense.m", "t.hybrid.m"})
     times = lambda v: f"{v:,.0f}" if v >= 10 else f"{v:.1f}"  # noqa: E731
     faster = (f"is {times(dense['ratio'])}x faster than t.hybrid.m ({times(dense['low'])}x to "
