@@ -129,7 +129,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
             timed = stage.startswith(("warming up", "timing searches side by side"))
             work.advance(key, count, timed=timed)
             if timed:  # every setup at once: one bar
-                label = f"[{len(keys)} setups] {stage.split(' (')[0]}"
+                label = f"[{len(keys)} setup{'s' if len(keys) != 1 else ''}] {stage.split(' (')[0]}"
             else:
                 label = f"[{n + 1}/{len(keys)}] {label}"
             if progress:
