@@ -105,3 +105,22 @@ def test_a_damaged_tie_verdict_whose_key_is_not_a_name_is_passed_over_not_a_cras
                                                                          {"key": "b", "why": "cannot tell"}]}},
               "rules": {}}
     assert tie_words(report, "best_for_time", "a", "b", {"a": 1, "b": 2}) == "the paired test cannot tell them apart"
+
+
+def test_the_text_fits_100_columns_and_wide_restores_every_column():
+    # a key of 41 characters (the sample's longest) leaves no room beside the numbers at 100 columns: it stands
+    # on its own line, its numbers under the headers on the next; --wide puts it back on one line with p95
+    long = "local.hybrid_reranked.bge-small+minilm-l6"
+    report = report_of(entry("top", [1] * 36, median=50.0), entry(long, [1] * 34 + [None] * 2, median=20.0),
+                       picks={"finds_the_most": "top", "best_for_balance": long, "best_for_time": long})
+    report["golden"]["source"] = "/a/long/path/to/a/golden/file/the/team/keeps/beside/its/documents/golden.jsonl"
+    for setup in report["setups"]:  # every share 100%: the widest cells a found@k column holds
+        setup["summary"]["found"] = {k: 1.0 for k in ("1", "3", "5", "10", "20")}
+    text = render_report(report)
+    assert all(len(line) <= 100 for line in text.splitlines()), max(text.splitlines(), key=len)
+    table = render_table(report, details=False)
+    header, _, first, key_line, numbers = table.splitlines()[:5]
+    assert header.split() == ["#", "setup", "found@1", "@3", "@5", "@10", "@20", "MRR", "nDCG@10", "median", "ms"]
+    assert key_line.split() == ["2", long] and numbers.split()[-1] == "20" and numbers.startswith(" " * 10)
+    wide = render_table(report, details=False, wide=True).splitlines()
+    assert "found@3" in wide[0] and wide[0].endswith("p95 ms") and any(line.split()[1] == long for line in wide[2:])
