@@ -120,7 +120,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     # the time left is the run's: every setup's steps weighed by what one costs it (a cross-encoder's
     # question, hundreds of BM25 queries), so the fast setups ending early do not promise a fast finish
     work = RunWork({s["key"]: estimated_seconds(s) for s in plan["setups"]}, dict.fromkeys(keys, per_setup),
-                   batch_weights=batch_weights(plan),
+                   batch_weights=batch_weights(plan, cached_shares(plan, by_name)),
                    timed_steps={key: 1 + len(timed_ids(plan, key)) for key in keys},  # the warm-up, then the sample
                    kinds={s["key"]: f'{s.get("engine")}:{s.get("ranker") or len(s.get("models") or ())}'
                           for s in plan["setups"]})
@@ -134,7 +134,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
             timed = stage.startswith(("warming up", "timing searches side by side"))
             work.advance(key, count, timed=timed)
             if timed:  # every setup at once: one bar
-                label = f"[{len(keys)} setups] {stage.split(' (')[0]}"
+                label = f"[{len(keys)} setup{'s' if len(keys) != 1 else ''}] {stage.split(' (')[0]}"
             else:
                 label = f"[{n + 1}/{len(keys)}] {label}"
             if progress:
@@ -166,10 +166,12 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
 SHARED_PAIRS_SHARE = 0.2
 
 
-def batch_weights(plan: dict[str, Any]) -> dict[str, float]:
+def batch_weights(plan: dict[str, Any], cached: Mapping[str, float] | None = None) -> dict[str, float]:
     """What one question of its batch is expected to cost each setup, in seconds (``run.shards.estimated_seconds``),
     a reranked setup after its target's first weighing the pairs it is likely to add (``SHARED_PAIRS_SHARE``:
-    a timed search scores its own pairs, a batch shares them)."""
+    a timed search scores its own pairs, a batch shares them). ``cached``: per setup, the share of its
+    questions whose vectors or pair scores the cache file holds (``cached_shares``): those weigh a keyword
+    search, so a second run's time left is not the first's."""
     from .run.shards import KEYWORD_SECONDS, VECTOR_SECONDS, estimated_seconds
 
     weights, seen = {}, set()
@@ -180,8 +182,20 @@ def batch_weights(plan: dict[str, Any]) -> dict[str, float]:
                 base = KEYWORD_SECONDS + VECTOR_SECONDS * len(setup.get("models") or ())
                 seconds = base + (seconds - base) * SHARED_PAIRS_SHARE
             seen.add(setup["target"])
-        weights[setup["key"]] = seconds
+        share = min(max((cached or {}).get(setup["key"], 0.0), 0.0), 1.0)
+        weights[setup["key"]] = seconds * (1 - share) + min(seconds, KEYWORD_SECONDS) * share
     return weights
+
+
+def cached_shares(plan: dict[str, Any], targets: Mapping[str, Any]) -> dict[str, float]:
+    """Per setup, the share of the plan's questions its target's cache already holds the batch work of
+    (a target's ``cached_share``; 0 for a target without one)."""
+    texts = [q["question"] for q in plan["questions"]]
+    shares = {}
+    for setup in plan["setups"]:
+        ask = getattr(targets.get(setup["target"]), "cached_share", None)
+        shares[setup["key"]] = float(ask(setup.get("ranker"), setup.get("models") or (), texts)) if ask else 0.0
+    return shares
 
 
 def plan_line(plan: dict[str, Any]) -> str:

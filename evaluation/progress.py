@@ -13,6 +13,7 @@ drawn, so ``import evaluation`` stays light.
 """
 from __future__ import annotations
 
+import io
 import sys
 import threading
 import time
@@ -23,7 +24,7 @@ from .errors import printable, printable_lines
 HEARTBEAT_SECONDS = 1.0  # a bar is redrawn at least this often, so its clock moves during a long batch
 PLAIN_SECONDS = 15.0  # without a terminal: a line at most this often within a stage (a log stays short)
 # What a stage counts, in words, by what its label says it is doing (the first match wins).
-UNITS = (("embedding", "characters"), ("preparing the index", "steps"))
+UNITS = (("embedding chunks", "chunks"), ("embedding", "characters"), ("preparing the index", "steps"))
 DEFAULT_UNIT = "steps"
 LABEL_LIMIT = 120  # characters of a bar's label
 
@@ -157,17 +158,20 @@ class ProgressBar:
         from tqdm import tqdm
 
         with self._lock:
+            columns = _columns(self.stream)
+            tail = (f" {self.unit(label)} [12:34, {self._time_left()}]" if self._left  # frame_format's
+                    else f" [12:34<12:34, 9999.99 {self.unit(label)}/s]")  # tqdm's own: its elapsed, left and rate
+            shown = label if columns is None else fitted(label, total, columns, tail)
             if self._bar is None or self._bar.total != total or _stage(label) != _stage(self._label):
                 self._close()
                 unit = " " + self.unit(label)
-                fmt = ("{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}" + unit + " [{elapsed}, {postfix}]"
-                       if self._left else None)  # the run's time left in the postfix, not this stage's rate
-                self._bar = tqdm(total=total, initial=done, desc=label, file=self._terminal, unit=unit, leave=False,
+                fmt = frame_format(unit) if self._left else None
+                self._bar = tqdm(total=total, initial=done, desc=shown, file=self._terminal, unit=unit, leave=False,
                                  dynamic_ncols=True, bar_format=fmt,
                                  postfix=self._time_left() if self._left else None)
                 self._start_heartbeat()
             elif label != self._label:
-                self._bar.set_description_str(label, refresh=False)
+                self._bar.set_description_str(shown, refresh=False)
             self._label = label
             if self._left:
                 self._bar.set_postfix_str(self._time_left(), refresh=False)
@@ -206,10 +210,17 @@ class ProgressBar:
         return lambda stage, done, total: self(done, total, stage)
 
     def say(self, line: str) -> None:
-        """A line above the bar (or alone when there is none), never mixed into a frame."""
+        """A line above the bar (or alone when there is none), never mixed into a frame; on a terminal, cut
+        into lines of its width at spaces, so no row wraps mid-word."""
         if self.quiet:
             return
         line = printable_lines(line)  # lines name files and setups, and go to the terminal itself
+        columns = None if self.plain else _columns(self.stream)
+        if columns is not None and len(line) > columns:
+            import textwrap
+
+            line = "\n".join(textwrap.wrap(line, width=columns, subsequent_indent="  ", break_long_words=False,
+                                            break_on_hyphens=False))
         with self._lock:
             if self._bar is not None:
                 self._bar.write(line, file=self._terminal)
@@ -228,6 +239,38 @@ class ProgressBar:
             self._bar.close()
             self._bar = None
             self._label = None
+
+
+MIN_BAR = 5  # the bar's own characters a frame keeps however long its label
+
+
+def frame_format(unit: str) -> str:
+    """A frame with the run's time left in the postfix, not this stage's rate (tqdm writes a postfix after
+    ", ", so none is written here)."""
+    return "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt}" + unit + " [{elapsed}{postfix}]"
+
+
+def fitted(label: str, total: int, columns: int, tail: str) -> str:
+    """``label`` cut in the middle ("[9/11] local.hybrid_re…in a batch") so that a frame of a ``columns``-wide
+    terminal keeps its counts and its ``tail`` (what follows the counts: the unit and the time left, or the
+    rate): tqdm cuts a frame too wide at its end, where they are. The rest of a frame: ": 100%|", a bar of at
+    least ``MIN_BAR``, "| " and "<done>/<total>"."""
+    rest = len(": 100%|") + MIN_BAR + len("| ") + 2 * len(str(total)) + 1 + len(tail)
+    room = max(columns - rest - 1, 12)
+    if len(label) <= room:
+        return label
+    tail_room = (room - 1) // 2
+    return label[:room - 1 - tail_room] + "…" + label[len(label) - tail_room:]
+
+
+def _columns(stream: TextIO | None) -> int | None:
+    """The width of the terminal ``stream`` writes to; None when it has none to read (a file, a test's)."""
+    import os
+
+    try:
+        return os.get_terminal_size(stream.fileno()).columns if stream is not None else None
+    except (AttributeError, ValueError, OSError, io.UnsupportedOperation):
+        return None
 
 
 def _is_terminal(stream: TextIO | None) -> bool:

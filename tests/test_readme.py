@@ -38,8 +38,35 @@ def test_the_test_command_is_what_ci_runs():
     assert readme_commands()[1] == "bash .ci/run"
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert ci.rstrip().splitlines()[-1] == "python3 -m pytest -q"  # the last thing CI does
-    said = README.read_text(encoding="utf-8").splitlines()[6]
+    lines = README.read_text(encoding="utf-8").splitlines()
+    said = lines[lines.index("bash .ci/run") - 1]
     assert said == "# (python3 -m ruff check . && python3 -m mypy && python3 -m pytest -q):"
+
+
+def test_the_first_lines_give_the_python_the_package_needs_and_a_virtual_environment():
+    import tomllib
+
+    needs = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
+    assert needs == ">=3.11"
+    top = README.read_text(encoding="utf-8").split("```bash", 1)[1].split("```", 1)[0].splitlines()
+    assert top[1].startswith("# Python 3.11 or newer, in a virtual environment")
+    assert top[2] == "#   python3 -m venv .venv && . .venv/bin/activate"
+
+
+def test_the_ci_section_says_how_many_lost_questions_the_regression_gate_needs_as_its_test_computes():
+    # the gate's own test: the exact paired p of k questions lost and none gained, Holm over the setups compared
+    from evaluation.scoring.significance import exact_binary_p
+
+    def needed(setups: int, alpha: float = 0.05) -> int:
+        return next(k for k in range(1, 64) if min(1.0, exact_binary_p(0, k) * setups) <= alpha)
+
+    assert exact_binary_p(0, 1) == 1.0  # one lost question alone never fails the gate
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    assert (f"it fails from {needed(1)} lost questions when it compares one setup (`--only KEY`, as above: 2 / "
+            f"2^{needed(1)} = {2 / 2 ** needed(1):.3f})") in text
+    assert (f"from {needed(11)} when it compares the eleven setups of a default run (11 x 2 / 2^{needed(11)} = "
+            f"{11 * 2 / 2 ** needed(11):.3f})") in text
+    assert "one lost question alone never fails it (p = 1)" in text
 
 
 def test_ci_runs_ruff_and_mypy_before_the_tests():
@@ -290,3 +317,11 @@ def test_the_library_example_runs_from_a_folder_outside_the_clone(sample_index, 
     assert "Ready to run." in out and "'finds_the_most': 'local.keyword.bm25'" in out
     assert "running 1 setup on 36 questions" in err  # progress=True drew its bar
     assert list((tmp_path / "evaluations" / "retrieval" / "runs").glob("*/report.html"))
+
+
+def test_the_first_command_leaves_nothing_untracked_in_the_clone():
+    # the index folder and the default store the first command writes are ignored by git
+    from evaluation.cli.common import DEFAULT_STORE
+
+    ignored = (ROOT / ".gitignore").read_text(encoding="utf-8").splitlines()
+    assert "/.index/" in ignored and f"/{DEFAULT_STORE}/" in ignored

@@ -23,6 +23,30 @@ def split(a: BuildResult, b: BuildResult) -> tuple[int, int]:
     return only_a, only_b
 
 
+def best_words(order: Sequence[BuildResult]) -> str:
+    """Why the first of ``order`` (``ranked``) is the best, by what decided: "X got the most right (14 of 14)"
+    when no other build got as many; else that it got as many as the others and what put it first (fewer
+    chunks, or its key when the chunks are as many too)."""
+    best = order[0]
+    level = [r for r in order[1:] if r.right == best.right]
+    if not level:
+        return f"{best.key} got the most right ({best.right} of {best.questions})"
+    if len(level) == len(order) - 1:
+        every = "as every build did" if len(level) > 1 else "as the other build did"
+    else:
+        every = f"as {len(level)} other build{'s' if len(level) > 1 else ''} did"
+    fewer = [r for r in level if r.chunks > best.chunks]
+    same = [r for r in level if r.chunks == best.chunks]
+    said = f"{best.key} got {best.right} of {best.questions} right, {every}"
+    if fewer:
+        next_fewest = min(r.chunks for r in fewer)
+        said += f"; it makes the fewest chunks of them ({best.chunks} against {next_fewest} or more)"
+    if same:
+        said += (f"; {', '.join(r.key for r in same)} make{'s' if len(same) == 1 else ''} as many chunks "
+                 f"({best.chunks}) and come{'s' if len(same) == 1 else ''} after it by key")
+    return said
+
+
 def chunking_choice(results: Sequence[BuildResult], current: str | None = None, *,
                     alpha: float = ALPHA) -> dict[str, Any]:
     """``{"pick", "switch", "why", "best", "p", "best_only", "current_only"}`` for the builds of one run.
@@ -43,15 +67,15 @@ def chunking_choice(results: Sequence[BuildResult], current: str | None = None, 
     answer = {"best": best.key, "p": None, "best_only": None, "current_only": None}
     if current is None:
         return {**answer, "pick": best.key, "switch": False,
-                "why": f"{best.key} got the most right ({best.right} of {best.questions}); no build in use was named"}
+                "why": f"{best_words(order)}; no build in use was named"}
     by_key = {r.key: r for r in results}
     if current not in by_key:
         return {**answer, "pick": best.key, "switch": True,
                 "why": f"{current}, the build in use, was not built in this run, so it cannot be compared; "
-                       f"{best.key} got the most right ({best.right} of {best.questions})"}
+                       f"{best_words(order)}"}
     if current == best.key:
         return {**answer, "pick": current, "switch": False, "p": 1.0, "best_only": 0, "current_only": 0,
-                "why": f"{current}, the build in use, got the most right ({best.right} of {best.questions})"}
+                "why": f"{current} is the build in use, and {best_words(order)}"}
     best_only, current_only = split(best, by_key[current])
     p = exact_binary_p(best_only, current_only)
     answer.update(p=round(p, 6), best_only=best_only, current_only=current_only)

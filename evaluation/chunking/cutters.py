@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ..errors import UsageError
 from .outline import Outline
@@ -30,6 +30,19 @@ def need(module: str):
             f"Cutting documents needs the {err.name} package, which is not installed: run "
             "pip install 'retrieval-evaluation[chunking]' (or pip install -r requirements-dev.txt)."
         ) from err
+
+
+# The libraries (the ``chunking`` extra) each way of cutting needs, by ``keys.TECHNIQUES[t]["chunk"]``.
+CUT_MODULES = {"recursive": ("semantic_text_splitter",), "markdown": ("semantic_text_splitter",),
+               "sentence": ("chonkie", "semantic_text_splitter")}
+
+
+def check_cutters(chunks: Iterable[str]) -> None:
+    """``need`` every library the ways of cutting ``chunks`` use: a missing one is a UsageError naming the
+    install before the first build, not a failure of each build it would have cut, minutes later."""
+    for chunk in chunks:
+        for module in CUT_MODULES.get(chunk, ()):
+            need(module)
 
 
 @lru_cache(maxsize=64)

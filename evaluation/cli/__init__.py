@@ -19,7 +19,7 @@ import traceback
 import warnings
 from typing import Sequence
 
-from ..errors import EvaluationError, MissingDocumentsWarning, UsageError
+from ..errors import EvaluationError, MissingDocumentsWarning, UsageError, did_you_mean
 from .common import program
 from .terminal import printable_log, printable_output
 
@@ -44,13 +44,56 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", None, _StoredOnce)
         self.register("action", "store", _StoredOnce)
 
+    def error(self, message: str):  # type: ignore[override]
+        if message.startswith("the following arguments are required"):  # often a flag mistyped: say which
+            known = {s for action in self._actions for s in action.option_strings}
+            typed = [a for a in getattr(self, "_given", []) if a.startswith("--") and a.split("=", 1)[0] not in known]
+            if typed:
+                message += f"; {typed[0].split('=', 1)[0]} is not a flag of this command.{nearest_flag(typed[0], self)}"
+        self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
+
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        """argparse's, but a flag the command does not have is that command's mistake: said by the command's
+        own parser (so ``see:`` names its help, not the top level's), with the nearest flag it has. Only the
+        top-level parser reaches here with leftovers: a subcommand's parser hands them up."""
+        self._given = list(sys.argv[1:] if args is None else args)  # for error(): the words this parser read
         parsed, extras = super().parse_known_args(args, namespace)
         parsed.__dict__.pop(_NAMED_AS, None)  # _StoredOnce's notes are not an argument
+        unknown = [e for e in extras if e.startswith("-") and e != "-"]
+        if unknown and self._subparsers is not None:
+            command = _command_parser(self, list(sys.argv[1:] if args is None else args))
+            if command is not self:
+                command.error(f"unrecognized arguments: {' '.join(extras)}.{nearest_flag(unknown[0], command)}")
         return parsed, extras
 
-    def error(self, message: str):  # type: ignore[override]
-        self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
+
+# Flags of the tools people come from, and ours for the same thing (when the command has it): a near
+# spelling is found by ``did_you_mean``, these are not near in letters.
+FOREIGN_FLAGS = {"--top-k": "--depth", "--topk": "--depth", "--k": "--depth", "--save": "--save-to",
+                 "--store": "--save-to", "--output": "--out", "--gold": "--golden", "--goldens": "--golden",
+                 "--dataset": "--golden", "--collection": "--index", "--data": "--corpus", "--docs": "--corpus"}
+
+
+def _command_parser(parser: argparse.ArgumentParser, argv: list[str]) -> argparse.ArgumentParser:
+    """The parser of the deepest command named in ``argv`` (``golden check``'s for ``golden check ...``)."""
+    while True:
+        actions = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        name = next((word for word in argv if actions and word in actions[0].choices), None)
+        if name is None:
+            return parser
+        parser = actions[0].choices[name]
+        argv = argv[argv.index(name) + 1:]
+
+
+def nearest_flag(flag: str, parser: argparse.ArgumentParser) -> str:
+    """`` Did you mean "--depth"?`` for a flag ``parser`` does not have: the same flag under our name
+    (``FOREIGN_FLAGS``), else the closest spelling; "" when none is close."""
+    name = flag.split("=", 1)[0]
+    flags = [s for action in parser._actions for s in action.option_strings if s.startswith("--")]
+    ours = FOREIGN_FLAGS.get(name.lower())
+    if ours in flags:
+        return f' Did you mean "{ours}"?'
+    return did_you_mean(name, flags)
 
 
 class _StoredOnce(argparse._StoreAction):

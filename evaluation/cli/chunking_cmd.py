@@ -22,6 +22,7 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Iterable
 
 from ..errors import named
 from .answers_cmd import PREFIX
@@ -152,6 +153,15 @@ def _prepared(args: argparse.Namespace, cache: Path | None) -> dict:
     return {"save_to": store}
 
 
+def _check_cutters(techniques: Iterable[str]) -> None:
+    """Before any build: the chunking libraries every technique asked for cuts with are installed (the
+    ``chunking`` extra), else one sentence with the install line, not six failed builds and a pick."""
+    from ..chunking.cutters import check_cutters
+    from ..chunking.keys import TECHNIQUES
+
+    check_cutters(TECHNIQUES[t]["chunk"] for t in techniques if t in TECHNIQUES)
+
+
 def _bar(args: argparse.Namespace):
     from ..progress import ProgressBar
 
@@ -174,6 +184,7 @@ def run_sweep(args: argparse.Namespace) -> int:
 
     chat = _chat(args)
     settings = SweepSettings.from_args(args, chat=chat is not None)
+    _check_cutters(key.split("-", 1)[0] for key in settings.builds)
     saving = _prepared(args, settings.cache)
     bar = _bar(args)
     try:
@@ -193,6 +204,9 @@ def run_compare(args: argparse.Namespace) -> int:
 
     chat = _chat(args)
     settings = CompareSettings.from_args(args)
+    from ..builds.plan import NO_MODEL
+
+    _check_cutters(settings.techniques if settings.techniques is not None else NO_MODEL)
     saving = _prepared(args, settings.cache)
     bar = _bar(args)
     try:

@@ -7,7 +7,7 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 from ..errors import UsageError, did_you_mean, named, printable, shown
 from ..progress import ProgressBar
@@ -370,6 +370,40 @@ def add_target_options(parser: argparse.ArgumentParser) -> None:
     add_chunking_options(parser)
 
 
+# The shipped sample's build, the measure the first line's estimate scales: its corpus file's bytes times its
+# real models (samples/corpus.jsonl, 468,031 bytes, bge-small and minilm-l6), and the seconds it took on 2
+# cores, from an idle fast CPU to a loaded slow one (docs/measurements.md "The first run").
+SAMPLE_BUILD_WORK = 468_031 * 2
+SAMPLE_BUILD_SECONDS = (20, 80)
+
+
+def build_estimate(corpus: str | Path, models: Sequence[str]) -> str:
+    """"about 20-80 s" for the sample: the sample's build time scaled by this corpus' bytes (its JSONL file,
+    or the files of a folder a corpus reads) times the real models it embeds with (the hash stand-in costs
+    nothing), so a corpus ten times the sample's is not promised the sample's minute."""
+    from ..engine.corpus import FOLDER_SUFFIXES
+    from ..engine.model_catalog import HASH_NAME
+
+    path = Path(corpus)
+    try:
+        size = (sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and f.suffix.lower() in FOLDER_SUFFIXES)
+                if path.is_dir() else path.stat().st_size)
+    except OSError:
+        return "time unknown"
+    work = size * len([m for m in models if m != HASH_NAME])
+    if not work:
+        return "a few seconds: no model to embed with"
+    low, high = (seconds * work / SAMPLE_BUILD_WORK for seconds in SAMPLE_BUILD_SECONDS)
+
+    def said(seconds: float) -> str:
+        return f"{max(1, round(seconds))} s" if seconds < 120 else f"{round(seconds / 60)} min"
+
+    low_words, high_words = said(low), said(high)
+    if low_words.split()[1] == high_words.split()[1]:
+        low_words = low_words.split()[0]
+    return f"for {size:,} bytes of text about {low_words}-{high_words}"
+
+
 def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
     """The embedded engine over ``--index`` (a folder, or a published index's Blob address, fetched once
     into ``--index-cache`` and described by its address), or over ``--corpus`` indexed first; with the
@@ -390,9 +424,11 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
 
         folder = args.index_dir or default_index_dir(args.corpus)
         if read_marker(folder) is None:
-            bar.say(f"building the index of {named(args.corpus)} in {named(folder)}: first run only (for the sample "
-                    "about 20-80 s on 2 cores, depending on the CPU: chunking, BM25, embedding every chunk with each "
-                    "model); later runs reuse it while the corpus and settings are unchanged")
+            settings = index_settings(args)
+            bar.say(f"building the index of {named(args.corpus)} in {named(folder)}: first run only "
+                    f"({build_estimate(args.corpus, settings.resolved_models())} on 2 cores, depending on the CPU: "
+                    "chunking, BM25, embedding every chunk with each model); later runs reuse it while the corpus "
+                    "and settings are unchanged")
         else:
             bar.say(f"checking the index in {named(folder)} (built again only if the corpus, settings or models "
                     "changed)")

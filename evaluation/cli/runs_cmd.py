@@ -40,6 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.add_argument("--json", action="store_true", help="print the report as JSON")
     show.add_argument("--details", action="store_true",
                       help="also print the paired tests against the top and their intervals")
+    show.add_argument("--wide", action="store_true",
+                      help="print every column of the table however wide (by default it fits 100 columns)")
     show.add_argument("--questions", action="store_true",
                       help="also list each question, where the picks found it, and its text when the store "
                            "keeps the golden file (a report holds no text)")
@@ -153,7 +155,7 @@ def show_run(args: argparse.Namespace) -> int:
         return 0
     from ..report.text import render_questions, render_report
 
-    print(render_report(report, details=args.details))
+    print(render_report(report, details=args.details, wide=args.wide or None))
     if args.questions:
         print()
         print(render_questions(report, kept_question_texts(store, report)))

@@ -148,6 +148,13 @@ class PersistentCache:
                 found[pair] = float(score)
         return found
 
+    def scored_queries(self, model: bytes, queries: Sequence[str]) -> set[str]:
+        """The ``queries`` with at least one pair score stored (a question an earlier run reranked): what a
+        run's time left counts as nearly free before its batch starts."""
+        found = self._lookup("SELECT 1 FROM pair_scores WHERE model = ? AND query = ? LIMIT 1",
+                             [(model, text_key(q)) for q in queries])
+        return {q for q, row in zip(queries, found, strict=True) if row is not None}
+
     def put_scores(self, model: bytes, items: Iterable[tuple[tuple[str, str], float]]) -> None:
         self._store("INSERT OR IGNORE INTO pair_scores (model, query, passage, score) VALUES (?, ?, ?, ?)",
                     [(model, text_key(q), text_key(p), float(s)) for (q, p), s in items if math.isfinite(s)])

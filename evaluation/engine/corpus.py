@@ -5,7 +5,8 @@ its lines read as ``evaluation.jsonl`` reads the golden file too: ``\\n`` ends a
 a string is text), blank and ``#`` lines are skipped, strict UTF-8, no ``NaN``, no lone surrogate.
 A form feed (``\\f``) in ``text`` separates pages, as ``pdftotext`` writes them: page n is the n-th
 segment, so ``report.pdf#page=41`` can be judged. In a folder, a document's id is its path relative
-to the folder, with ``/`` separators; other file types are ignored.
+to the folder, with ``/`` separators; other file types are passed over and counted (``Corpus.passed_over``),
+so a folder of ``.html`` files is told what a folder corpus reads instead of "holds no documents".
 
 A document id must be one a golden file can name as written (``document_id_problem``): no control
 character, no space at either end, and no ``#page=``, which would make it read as a page.
@@ -88,6 +89,8 @@ class Corpus:
     source: str
     documents: tuple[Document, ...]
     sha256: str  # of the raw bytes read, in reading order: the index fingerprint builds on it
+    # a folder's files of other types, by suffix ("(none)" for no suffix): read by no one, said by the caller
+    passed_over: Mapping[str, int] = field(default_factory=dict)
 
     def __len__(self) -> int:
         return len(self.documents)
@@ -113,15 +116,35 @@ def read_corpus(source: str | Path) -> Corpus:
     if not path.exists():
         shape = ' Give a JSONL file of {"id", "text"} rows or a folder of .md / .txt files.'
         raise CorpusError(f"{path}: no such corpus.{nearest_file(path) or shape}")
+    passed: dict[str, int] = {}
     if path.is_dir():
-        documents, problems, digest = _read_folder(path)
+        documents, problems, digest = _read_folder(path, passed)
     else:
         documents, problems, digest = _read_jsonl(path)
     if not documents and not problems:
-        problems.append(CorpusProblem(None, "the corpus holds no documents; add rows or files to it"))
+        problems.append(CorpusProblem(None, _empty_folder(passed) if path.is_dir() else
+                                      "the corpus holds no documents; add rows or files to it"))
     if problems:
         raise CorpusError(_summarise(path, problems), problems=problems)
-    return Corpus(source=str(path), documents=tuple(documents), sha256=digest)
+    return Corpus(source=str(path), documents=tuple(documents), sha256=digest, passed_over=passed)
+
+
+FOLDER_TYPES = ", ".join(FOLDER_SUFFIXES[:-1]) + " or " + FOLDER_SUFFIXES[-1]
+
+
+def _empty_folder(passed: Mapping[str, int]) -> str:
+    said = f"the folder holds no {FOLDER_TYPES} files, the only ones a folder corpus reads"
+    if not passed:
+        return f"{said}; add some"
+    return (f'{said}; {passed_over_words(passed)}; convert them to text, or give a JSONL file of {{"id", "text"}} '
+            "rows")
+
+
+def passed_over_words(passed: Mapping[str, int]) -> str:
+    """"passed over: 12 .html, 3 .pdf": a folder's files of other types, most first."""
+    shown = sorted(passed.items(), key=lambda item: (-item[1], item[0]))
+    listed = ", ".join(f"{count} {suffix}" for suffix, count in shown[:6])
+    return f"passed over: {listed}" + (f" and {len(shown) - 6} more types" if len(shown) > 6 else "")
 
 
 def corpus_of_rows(rows: list[dict[str, Any]], source: str, labels: list[str] | None = None) -> Corpus:
@@ -242,10 +265,15 @@ def corpus_sha256(source: str | Path) -> str:
     return hasher.hexdigest()
 
 
+def _visible_files(path: Path) -> list[Path]:
+    """Every file under a folder corpus but hidden files and those in hidden folders."""
+    return [p for p in path.rglob("*") if p.is_file()
+            and not any(part.startswith(".") for part in p.relative_to(path).parts)]
+
+
 def _folder_files(path: Path) -> list[Path]:
     """The files a folder corpus reads, in the order it reads (and hashes) them."""
-    return sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in FOLDER_SUFFIXES
-                  and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    return sorted(p for p in _visible_files(path) if p.suffix.lower() in FOLDER_SUFFIXES)
 
 
 def _folder_part(path: Path, file: Path, raw: bytes) -> bytes:
@@ -253,10 +281,16 @@ def _folder_part(path: Path, file: Path, raw: bytes) -> bytes:
     return file.relative_to(path).as_posix().encode("utf-8", "surrogateescape") + b"\0" + raw + b"\0"
 
 
-def _read_folder(path: Path) -> tuple[list[Document], list[CorpusProblem], str]:
+def _read_folder(path: Path, passed: dict[str, int]) -> tuple[list[Document], list[CorpusProblem], str]:
+    """The documents of a folder's ``FOLDER_SUFFIXES`` files; ``passed`` gains the count of every other
+    file type (hidden files and folders aside)."""
     hasher = hashlib.sha256()
     documents: list[Document] = []
     problems: list[CorpusProblem] = []
+    for other in _visible_files(path):
+        if other.suffix.lower() not in FOLDER_SUFFIXES:
+            suffix = other.suffix.lower() or "(no suffix)"
+            passed[suffix] = passed.get(suffix, 0) + 1
     for file in _folder_files(path):
         doc_id = file.relative_to(path).as_posix()
         raw = _read_file(file)

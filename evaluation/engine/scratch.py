@@ -140,7 +140,7 @@ def build_scratch_index(chunks: Sequence[ScratchChunk], folder: str | Path, *, m
     text_vectors = text_vectors if text_vectors is not None else TextVectors()
     embedded: dict[str, np.ndarray] = {}
     for model in [m for m in models if m not in given]:
-        stage = f"embedding with {model}"
+        stage = f"embedding chunks with {model}"  # counted in chunks (each distinct text once): said so
         done = 0
 
         def advance(k: int, stage: str = stage) -> None:

@@ -186,6 +186,12 @@ class SharedCache:
                 found[(query, passage)] = score
         return found
 
+    def scored_queries(self, model: bytes, queries: Sequence[str]) -> set[str]:
+        self._load()
+        asked = {(model, text_key(q)) for q in queries}
+        held = {(m, q) for m, q, _ in self._scores if (m, q) in asked}
+        return {q for q in queries if (model, text_key(q)) in held}
+
     def put_scores(self, model: bytes, items: Iterable[tuple[tuple[str, str], float]]) -> None:
         with self._lock:
             for (query, passage), score in items:

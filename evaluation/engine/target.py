@@ -229,6 +229,31 @@ class EmbeddedTarget:
         """Each chunk id's row in the index's vectors, made once per target."""
         return {c.id: i for i, c in enumerate(self.index.chunks)}
 
+    def cached_share(self, ranker: str | None, models: Sequence[str], questions: Sequence[str]) -> float:
+        """The share of ``questions`` whose batch work the cache file already holds for a setup of ``ranker``
+        and ``models``: for the cross-encoder, questions with pair scores kept (an earlier run reranked
+        them); for vectors, questions whose query vector every model has kept; 0 for keyword search, without
+        a cache file, or when it cannot be read. A run's time left weighs those questions as nearly free."""
+        from .model_catalog import CROSS_ENCODER_NAME, model_info
+
+        wanted = list(dict.fromkeys(questions))
+        if self._stored is None or not wanted:
+            return 0.0
+        # the cache's reads never raise: a file it cannot read holds nothing, which is what it then says
+        if ranker == "cross-encoder":
+            scored = getattr(self._stored, "scored_queries", None)
+            held = scored(self._model_key(CROSS_ENCODER_NAME), wanted) if scored else set()
+            return len(held) / len(wanted)
+        if ranker or not models:
+            return 0.0
+        held_by_all = set(wanted)
+        for model in models:
+            info = model_info(model)
+            found = self._stored.vectors(self._model_key(model), [info.query_prefix + q for q in wanted],
+                                         int(info.dimensions))
+            held_by_all &= {q for q in wanted if info.query_prefix + q in found}
+        return len(held_by_all) / len(wanted)
+
     def cache_counts(self, setup_key: str) -> dict[str, int]:
         """Where the setup's batches got their vectors and pairs (see the module docstring)."""
         return dict(self._counts.get(setup_key) or dict.fromkeys(COUNTS, 0))

@@ -104,9 +104,46 @@ def closest_field(name: str, fields: Iterable[str]) -> str | None:
     return by_lower[close[0]] if close else None
 
 
+# Fields of the datasets people bring from RAGAS (SingleTurnSample, and its older names) and DeepEval (its
+# Golden and LLMTestCase), and what each is here: ours to rename to, or why it has no place in a golden file.
+FOREIGN_FIELDS = {
+    "user_input": ("RAGAS", "question"), "input": ("DeepEval", "question"),
+    "reference_context_ids": ("RAGAS", "expected"),
+    "reference_contexts": ("RAGAS", "evidence"), "context": ("DeepEval", "evidence"),
+    "ground_truth": ("RAGAS", "reference"), "ground_truths": ("RAGAS", "reference"),
+    "expected_output": ("DeepEval", "reference"),
+    "retrieved_contexts": ("RAGAS", None), "retrieved_context_ids": ("RAGAS", None), "contexts": ("RAGAS", None),
+    "retrieval_context": ("DeepEval", None),
+    "response": ("RAGAS", None), "answer": ("RAGAS", None), "actual_output": ("DeepEval", None),
+}
+_FOREIGN_WHY = {
+    "question": "rename it",
+    "expected": "rename it (the ids of the documents that answer the question)",
+    "evidence": ("they are quotes: keep them as \"evidence\", and name the documents they come from in \"expected\", "
+                 "which a question needs"),
+    "reference": "rename it (the answer a person would accept)",
+    None: "",
+}
+
+
+def foreign_field(name: str) -> str | None:
+    """Our field for ``name`` when it is a RAGAS or DeepEval field (``FOREIGN_FIELDS``), else None."""
+    found = FOREIGN_FIELDS.get(name)
+    return found[1] if found else None
+
+
 def unknown_field(name: str, fields: Iterable[str]) -> str:
-    """``"expeted" is not a field. Did you mean "expected"?`` (or the list of fields when none is close)."""
+    """``"expeted" is not a field. Did you mean "expected"?`` (or the list of fields when none is close); a
+    RAGAS or DeepEval field says what it is here."""
     fields = tuple(fields)
+    if name in FOREIGN_FIELDS:
+        tool, ours = FOREIGN_FIELDS[name]
+        if ours is None:
+            what = ("what a system retrieved" if "retriev" in name or name == "contexts" else "a system's answer")
+            where = ("this tool retrieves for each question itself" if what.startswith("what")
+                     else "answers are scored with `answers score`, not kept in a golden file")
+            return f'{quoted(name)} is {tool}\'s field for {what}; {where}: remove it.'
+        return f'{quoted(name)} is {tool}\'s name for "{ours}": {_FOREIGN_WHY[ours]}.'
     close = closest_field(name, fields)
     if close:
         return f'{quoted(name)} is not a field. Did you mean "{close}"?'
@@ -135,6 +172,15 @@ def row_errors(row: dict[str, Any], line: int) -> list[str]:
     return list(dict.fromkeys(sentences))
 
 
+def _meant(key: str) -> str | None:
+    """The field a row's unknown ``key`` stands for: a RAGAS or DeepEval name's, else the closest spelling.
+    (A foreign name for quotes stands for no field that a question needs.)"""
+    if key in FOREIGN_FIELDS:
+        ours = FOREIGN_FIELDS[key][1]
+        return ours if ours in ("question", "expected", "reference") else None
+    return closest_field(key, FIELDS)
+
+
 def _sentences(error: ValidationError, row: dict[str, Any], line: int) -> list[tuple[int, int, str]]:
     path = list(error.absolute_path)
     name = path[0] if path else None
@@ -149,12 +195,12 @@ def _sentences(error: ValidationError, row: dict[str, Any], line: int) -> list[t
     if name is None and "allOf" in error.relative_schema_path:  # the labels: one of the two, not both
         if kind == "not":
             return [(FIELDS.index("retrieval_ground_truth"), 0, _BOTH_LABELS)]
-        suggested = {closest_field(key, FIELDS) for key in row if key not in FIELDS}
+        suggested = {_meant(key) for key in row if key not in FIELDS}
         return [] if "expected" in suggested else [(FIELDS.index("expected"), 0, _NEEDS["expected"])]
     if name in LABEL_FIELDS:  # said by _label_sentences, for every row (row_errors)
         return []
     if kind == "required":
-        suggested = {closest_field(key, FIELDS) for key in row if key not in FIELDS}
+        suggested = {_meant(key) for key in row if key not in FIELDS}
         return [(FIELDS.index(missing), 0, _NEEDS[missing]) for missing in error.validator_value
                 if missing not in row and missing not in suggested]  # the typo's sentence already says it
     if kind == "uniqueItems":

@@ -8,21 +8,19 @@ keys, errors, what was left out) are whatever someone with write access to the s
 is escaped and bounded before it enters a line (``cli.terminal`` says why there)."""
 from __future__ import annotations
 
+import re
 from functools import partial
 from typing import Any, Mapping
 
 from ..errors import TEXT_LIMIT, printable, printable_texts
 from ..measures import FOUND, FOUND_10, MRR, NDCG_10
-from .answer import PICK_LABELS, findings, pick_answers
+from .answer import findings, pick_answers
 from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ranked_in_note, reading_words,
                     unfound_words)
 from ..store.shape import Report
 from .judged import pick_judged_numbers, pick_warnings, picks_source_words, picks_view, render_judged, why_mark
 from .numbers import TEXT_DASH, milliseconds, percent
-from .time_words import in_tier_rule, tie_words
-
-_PICK_LABELS = PICK_LABELS
-
+from .time_words import floor_ms
 
 # A setup's result rows: ids and scores no text view prints, and the bulk of a large report.
 _ROWS = ("results",)
@@ -53,14 +51,39 @@ def _versus_cells(setup: dict[str, Any]) -> list[str]:
     return [f"{found['better'] - found['worse']:+d}", _p(found["p_holm"]) + ("" if versus["tied"] else " *")]
 
 
-def render_table(report: Report, *, details: bool = True) -> str:
-    """Every setup that ran, ranked: found@k as shares, MRR, nDCG@10, median and p95 time; with ``details``
-    also found@10 against the top and its paired test's p-value (reports made before the comparisons
-    have none)."""
+WIDTH = 100  # the text fits a terminal this wide (a table row, every wrapped sentence); --wide lifts it for the table
+
+
+def wrap(text: str, *, first: str = "", rest: str | None = None, width: int = WIDTH) -> list[str]:
+    """``text`` in lines of at most ``width`` (a word longer than a line stands alone): ``first`` before the
+    first line, ``rest`` (``first``'s width in spaces by default) before the others. A number stays with
+    its unit and an "of": "5 ms", "36 of 36" and "1 question" never break across lines."""
+    import textwrap
+
+    rest = " " * len(first) if rest is None else rest
+    glued = _GLUE.sub(lambda m: m.group(0).replace(" ", "\u00a0"), text)
+    lines = textwrap.wrap(glued, width=width, initial_indent=first, subsequent_indent=rest, break_long_words=False,
+                          break_on_hyphens=False) or [first.rstrip()]
+    return [line.replace("\u00a0", " ") for line in lines]
+
+
+_GLUE = re.compile(r"\d[\d.,]*(?: of \d+| ms| questions?| points?|x)\b")
+
+
+def render_table(report: Report, *, details: bool = True, wide: bool | None = None) -> str:
+    """Every setup that ran, ranked: found@k as shares, MRR, nDCG@10 and the median time; ``wide`` (the
+    default with ``details``) adds the p95 time and, with ``details``, found@10 against the top and its
+    paired test's p-value (reports made before the comparisons have none).
+
+    Not ``wide``, the table fits ``WIDTH`` columns: found@3 to found@20 are headed "@3" to "@20" beside
+    "found@1", and a setup key too long for the room left stands on its own line, its numbers on the next.
+    """
+    wide = details if wide is None else wide
     report = printable_report(report)
     setups = report["setups"]
     compared = bool(report.get("significance")) and details
-    header = ["#", "setup", *[str(m) for m in FOUND], str(MRR), str(NDCG_10), "median ms", "p95 ms",
+    found_heads = [str(m) for m in FOUND] if wide else [str(FOUND[0]), *(f"@{m.cutoff}" for m in FOUND[1:])]
+    header = ["#", "setup", *found_heads, str(MRR), str(NDCG_10), "median ms", *(["p95 ms"] if wide else []),
               *(["found@10 vs top", "p"] if compared else [])]
     rows = []
     for s in setups:
@@ -69,8 +92,14 @@ def render_table(report: Report, *, details: bool = True) -> str:
             continue
         rows.append([str(s["rank"]), s["key"], *[m.shown(m.of(summary), dash=TEXT_DASH) for m in FOUND],
                      MRR.shown(MRR.of(summary)), NDCG_10.shown(NDCG_10.of(summary)), _ms(summary["median_ms"]),
-                     _ms(summary["p95_ms"]), *(_versus_cells(s) if compared else [])])
+                     *([_ms(summary["p95_ms"])] if wide else []), *(_versus_cells(s) if compared else [])])
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    alone: set[int] = set()  # rows whose key stands on its own line
+    if not wide:
+        room = WIDTH - (sum(widths) - widths[1]) - 2 * (len(widths) - 1)
+        if widths[1] > room:
+            widths[1] = max(room, len(header[1]))
+            alone = {n for n, r in enumerate(rows) if len(r[1]) > widths[1]}
     right = set(range(2, len(header)))
 
     def line(cells: list[str]) -> str:
@@ -78,7 +107,12 @@ def render_table(report: Report, *, details: bool = True) -> str:
             c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))
         ).rstrip()
 
-    out = [line(header), line(["-" * w for w in widths]), *(line(r) for r in rows)]
+    out = [line(header), line(["-" * w for w in widths])]
+    for n, r in enumerate(rows):
+        if n in alone:
+            out += [f"{r[0].ljust(widths[0])}  {r[1]}", line(["", "", *r[2:]])]
+        else:
+            out.append(line(r))
     if compared:
         out.append(f"(found@10 vs top: questions found in the top 10 minus the top's; p: paired exact test, "
                    f"Holm-corrected; * significant at {report['significance']['alpha']:g})")
@@ -96,46 +130,46 @@ def render_table(report: Report, *, details: bool = True) -> str:
 
 
 def render_picks(report: Report) -> str:
-    """The three picks, each with its numbers and one line of why in plain words (``answer.pick_answers``); a
-    pick that is the same setup as an earlier one says only that; the setups each was tied with on time."""
+    """The three picks, each with its numbers and its reasons in plain words (``answer.pick_answers``, the
+    page's words too): a pick that is the same setup as an earlier one says that and its own why; the
+    setups each was chosen among, with the reason each lost. Every line fits ``WIDTH`` columns."""
     report = printable_report(report)
     by_key = {s["key"]: s for s in report["setups"]}
     rules = report["rules"]
     if report.get("picks_withheld"):
-        return f"Picks: none. {report['picks_withheld']}"
+        return "\n".join(wrap(f"Picks: none. {report['picks_withheld']}"))
     out = ["Picks (nothing is switched: a person chooses):"]
     source = picks_source_words(report)
     if source:
-        out.append(f"  {source}")
-    said_ties: dict[str, set[str]] = {}
+        out += wrap(source, first="  ", rest="  ")
+    hang = " " * 21
     for answer in pick_answers(picks_view(report)):
-        name, label, key = answer.name, answer.label, answer.key
+        label, key = answer.label, answer.key
+        head = f"  {label + ':':18} "
         if key is None:
-            out.append(f"  {label + ':':18} none ({answer.why})")
+            out.append(f"{head}none ({answer.why})")
             continue
         if answer.same_as:
-            out.append(f"  {label + ':':18} the same setup as {answer.same_as.lower()}")
+            out += wrap(f"the same setup as {answer.same_as.lower()}: {answer.why}", first=head, rest=hang)
         else:
             summary = by_key[key]["summary"]
-            out.append(f"  {label + ':':18} {key}  found@10 {summary['counts']['10']} of {summary['questions']}"
-                       f" ({_pct(summary['found']['10'])}), median {_ms(summary['median_ms'])} ms"
-                       + (f" (timed in run {by_key[key]['timed_in']}, same index state)" if by_key[key].get("timed_in")
-                          else "")
-                       + (f" ({ranked_in_note(by_key[key])})" if ranked_in_note(by_key[key]) else "")
-                       + f" — {by_key[key]['method_label']}")
-            out.append(f"  {'':18} why: {answer.why}{why_mark(report)}")
+            numbers = (f"{key}  found@10 {summary['counts']['10']} of {summary['questions']}"
+                       f" ({_pct(summary['found']['10'])}), median {_ms(summary['median_ms'])} ms")
+            notes = [f"timed in run {by_key[key]['timed_in']}, same index state" if by_key[key].get("timed_in")
+                     else None, ranked_in_note(by_key[key])]
+            numbers += "".join(f" ({n})" for n in notes if n)
+            labelled = f"{numbers} — {by_key[key]['method_label']}"  # the method in words, when it fits
+            out += wrap(labelled if len(head + labelled) <= WIDTH else numbers, first=head, rest=hang)
+            out += wrap(f"why: {answer.why}{why_mark(report)}", first=hang, rest=hang + "     ")
         judged = pick_judged_numbers(report, key) if not answer.same_as else None
-        out += [f"  {'':18} {line}" for line in ([judged] if judged else []) + pick_warnings(report, key)]
-        tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key and k in by_key]
-        if tied:
-            medians = {k: by_key[k]["summary"]["median_ms"] for k in [key, *tied]}
-            named = ", ".join(f"{k} ({tie_words(report, name, key, k, medians)})" for k in tied)
-            line = f"  {'':18} tied on time with {named}; chosen among them by {in_tier_rule(report, name)}"
-            if line not in said_ties.get(key, ()):  # the same setup, tied the same way: said once
-                out.append(line)
-            said_ties.setdefault(key, set()).add(line)
-    out.append(f"  (balance: fastest within {rules['balance_points']:g} points of the most; "
-               f"time: within {rules['time_points']:g} points)")
+        for line in ([judged] if judged else []) + pick_warnings(report, key):
+            out += wrap(line, first=hang, rest=hang)
+        for sentence in answer.tied:
+            out += wrap(f"also: {sentence}", first=hang, rest=hang + "      ")
+    floor = floor_ms(report)
+    out += wrap(f"(balance: fastest within {rules['balance_points']:g} points of the most; time: within "
+                f"{rules['time_points']:g}" + (f"; {floor:g} ms apart or less: equally fast)" if floor is not None
+                                               else ")"), first="  ", rest="   ")
     return "\n".join(out)
 
 
@@ -152,32 +186,23 @@ def render_refusal(report: Report) -> str:
 
 
 def render_ties(report: Report) -> str:
-    """One line per pick: the fastest faster setup the paired test cannot tell from it, in words
-    (``notes.found_gap_words``), or that none is."""
+    """One line per pick: what the paired test on found@10 says of the fastest faster setup it cannot tell
+    from the pick (``answer.paired_words``, the page's words), or that none is."""
     report = printable_report(report)
     ties = report.get("ties")
     if not ties:
         return ""
     significance = report["significance"]
-    questions = len(report.get("question_ids") or []) or None
     out = [f"Faster setups the paired test cannot tell from each pick (found@10, exact test, Holm-corrected, "
            f"alpha {significance['alpha']:g}):"]
-    for name, label in _PICK_LABELS:
-        tie = ties.get(name)
-        if tie is None:
+    for answer in pick_answers(report):
+        if answer.paired is None:
             continue
-        if not tie["faster"]:
-            out.append(f"  {label + ':':18} no setup is faster than {tie['pick']}")
-            continue
-        if not tie["tied"]:
-            out.append(f"  {label + ':':18} each of the {len(tie['faster'])} faster setup(s) finds significantly "
-                       f"less than {tie['pick']}")
-            continue
-        row = next(r for r in tie["faster"] if r["key"] == tie["with"])
-        others = [r["key"] for r in tie["faster"] if r["tied"] and r["key"] != tie["with"]]
-        out.append(f"  {label + ':':18} faster {row['key']} ({_ms(row['median_ms'])} vs {_ms(tie['median_ms'])} ms) "
-                   f"against {tie['pick']}: {found_gap_words(row, questions)}; p {_p(row['p_holm'])}"
-                   + (f"; also untold: {', '.join(others)}" if others else ""))
+        tie = ties.get(answer.name) or {}
+        row = next((r for r in tie.get("faster") or [] if isinstance(r, dict) and r.get("key") == tie.get("with")),
+                   None)
+        p = f"; p {_p(row['p_holm'])}" if row is not None and tie.get("tied") and "p_holm" in row else ""
+        out += wrap(answer.paired + p, first=f"  {answer.label + ':':18} ", rest=" " * 21)
     return "\n".join(out)
 
 
@@ -208,23 +233,30 @@ def render_versus_top(report: Report) -> str:
     return "\n".join(out)
 
 
-def render_report(report: Report, *, details: bool = False) -> str:
+def render_report(report: Report, *, details: bool = False, wide: bool | None = None, with_id: bool = True) -> str:
     """The run for a person at a terminal, the answer last: one line of what ran, any warning, the ranked
     table with named columns, the notes (documents not held, setups left out, labels, cache), then what the
     run found and the three picks with why. ``details``: the paired tests and intervals too (the page and
-    report.json always hold them)."""
+    report.json always hold them). Every line but a table's under ``wide`` (the default with ``details``)
+    fits ``WIDTH`` columns, so a 40-row terminal holds the answer after a run. ``with_id``: the first line
+    names the run (``evaluate`` leaves it to the line that says where the run was saved when it does not fit).
+    """
     report = printable_report(report)
     if report.get("refused"):
         return render_refusal(report)
     golden = report["golden"]
     reading = reading_words(report)
-    head = (f"Run {report['id']}: {golden['labelled']} questions from {golden['source']}, judged by {report['by']}"
+    head = (f"{golden['labelled']} questions from {golden['source']}, judged by {report['by']}"
             f"{', ' + reading if reading else ''}")
+    if with_id or len(head) + len(f"Run {report['id']}: ") <= WIDTH:  # else the line saying where it was saved names it
+        head = f"Run {report['id']}: {head}"
     from ..unreachable import unreachable_notes
 
     unfound = unfound_words(report)
     loud = ["", f"WARNING: {unfound}"] if unfound else []  # before the table: the picks rest on the rest
-    parts = [head, *unreachable_notes(report), *loud, "", render_table(report, details=details)]
+    said = [*unreachable_notes(report), *loud]
+    parts = [*wrap(head), *(line for note in said for line in (wrap(note, rest="  ") if note else [""])), "",
+             render_table(report, details=details, wide=wide)]
     notes = []
     if report.get("missing"):
         notes += missing_notes(report)
@@ -238,21 +270,20 @@ def render_report(report: Report, *, details: bool = False) -> str:
     notes += [f"Left out on {name}: {item['what']} ({item['reason']})"  # a missing setup is never a silent one
               for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
     if notes:
-        parts += ["", *notes]
+        parts += ["", *(line for note in notes for line in wrap(note, rest="  "))]
     if details:
         for section in (render_ties(report), render_versus_top(report)):
             if section:
                 parts += ["", section]
-    elif report.get("significance") and len([s for s in report["setups"] if s.get("summary")]) > 1:
-        parts += ["", "(Whether each difference is more than luck, with paired tests and intervals: --details, the "
-                      "page, or report.json.)"]
     found = findings(report)
     if found:
-        parts += ["", "What this run found: " + " ".join(found)]
+        parts += ["", *wrap("What this run found: " + " ".join(found))]
     judged = render_judged(report)
     if judged:
         parts += ["", judged]
     parts += ["", render_picks(report)]
+    if not details and report.get("significance") and len([s for s in report["setups"] if s.get("summary")]) > 1:
+        parts.append("  (whether each difference is more than luck: --details, the page, or report.json)")
     return "\n".join(parts)
 
 

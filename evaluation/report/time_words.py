@@ -1,5 +1,5 @@
-"""How two setups compare on time, in words every view shares (the text and the page): "2.1x faster
-(1.9-2.3)", "equally fast (both under 5 ms)", "the paired test cannot tell them apart".
+"""How two setups compare on time, in words every view shares (the text and the page): "2.1x faster than B
+(1.9x to 2.3x)", "as fast as B (equally fast: both under 5 ms)", "the paired test cannot tell them apart".
 
 Read from the report's ``time_pairs`` (every pair's ratio and interval, ``scoring.time_pairs``),
 ``time_tests`` (per pick, how each setup of its tier compared with the tier's fastest) and ``rules``
@@ -31,27 +31,72 @@ def pair_between(report: Mapping[str, Any], a: str, b: str) -> Mapping[str, Any]
     return None
 
 
-def _times(value: float) -> str:
+def times_text(value: float) -> str:
+    """A multiplier as every sentence writes it: whole from 10 (``12``, ``1,234``), one decimal below (``2.1``)."""
     return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
 
 
-def faster_words(report: Mapping[str, Any], fast: str, slow: str, fast_ms: Any, slow_ms: Any) -> str | None:
-    """How much faster ``fast`` is than ``slow``: "2.1× faster (1.9–2.3)" from their pair when they were
-    timed side by side (the ratio and its 95% interval), else "2.1× faster" from the medians; "about as
-    fast" under 1.05x; None when neither says."""
-    row = pair_between(report, fast, slow)
-    ratio, low, high = ((number(row.get("ratio")), number(row.get("low")), number(row.get("high")))
-                        if row is not None else (None, None, None))
-    if ratio is not None and row is not None and row.get("faster") == fast:
+# Where a ratio of two medians falls when the two setups were not timed side by side (no interval to
+# give): a band of these edges, so the words do not move with every run's load as the bare ratio does.
+BANDS = (1.05, 1.5, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000)
+
+
+def band(ratio: float) -> tuple[float, float | None]:
+    """The band ``ratio`` (1.05 or more) falls in: its edges, the upper None past the last."""
+    low = max(edge for edge in BANDS if edge <= ratio)
+    upper = [edge for edge in BANDS if edge > ratio]
+    return low, (upper[0] if upper else None)
+
+
+def equal_words(floor: float, a_ms: Any, b_ms: Any) -> str:
+    """Why two setups count as equally fast: "both under 5 ms", else "5 ms or less apart"."""
+    both = [number(a_ms), number(b_ms)]
+    if all(m is not None and m < floor for m in both):
+        return f"both under {floor:g} ms"
+    return f"{floor:g} ms or less apart"
+
+
+def pace(report: Mapping[str, Any], a: str, b: str, a_ms: Any, b_ms: Any) -> str | None:
+    """How ``a`` compares with ``b`` in time, naming ``b``: every sentence that compares two setups' speed
+    says it with these words, so two cards or a card and the terminal cannot disagree.
+
+    - "as fast as B (equally fast: both under 5 ms)" / "(equally fast: 5 ms or less apart)": under the
+      report's floor (``rules.equally_fast_ms``), where no difference ever decided a pick: the pair's
+      estimate when they were timed side by side (``time_pairs.over_floor``), else their medians;
+    - "2.1x faster than B (1.9x to 2.3x)" / "3x slower than B (...)": the pair's ratio and its 95%
+      interval when they were timed side by side;
+    - "between 2x and 3x faster than B": the band of their medians' ratio when they were not (``BANDS``);
+    - "about as fast as B": under 1.05x; None when neither a pair nor both medians say.
+    """
+    row = pair_between(report, a, b)
+    floor = floor_ms(report)
+    a_med, b_med = number(a_ms), number(b_ms)
+    if floor is not None:
+        if row is not None and isinstance(row.get("over_floor"), bool):
+            equal = not row["over_floor"]
+        else:
+            equal = a_med is not None and b_med is not None and abs(a_med - b_med) <= floor
+        if equal:
+            return f"as fast as {b} (equally fast: {equal_words(floor, a_ms, b_ms)})"
+    ratio = number(row.get("ratio")) if row is not None else None
+    if row is not None and ratio is not None:
         if ratio < 1.05:
-            return "about as fast"
-        spread = f" ({_times(low)}–{_times(high)})" if low is not None and high is not None else ""
-        return f"{_times(ratio)}× faster{spread}"
-    t_fast, t_slow = number(fast_ms), number(slow_ms)
-    if not t_fast or not t_slow or not math.isfinite(t_slow / t_fast):
+            return f"about as fast as {b}"
+        low, high = number(row.get("low")), number(row.get("high"))
+        spread = f" ({times_text(low)}x to {times_text(high)}x)" if low is not None and high is not None else ""
+        return f"{times_text(ratio)}x {'faster' if row.get('faster') == a else 'slower'} than {b}{spread}"
+    if not a_med or not b_med or a_med < 0 or b_med < 0:
         return None
-    ratio = t_slow / t_fast
-    return f"{_times(ratio)}× faster" if ratio >= 1.05 else "about as fast"
+    ratio = max(a_med, b_med) / min(a_med, b_med)
+    if not math.isfinite(ratio):
+        return None
+    if ratio < 1.05:
+        return f"about as fast as {b}"
+    low_edge, high_edge = band(ratio)
+    word = "faster" if a_med < b_med else "slower"
+    if high_edge is None:
+        return f"over {low_edge:,g}x {word} than {b}"
+    return f"between {low_edge:g}x and {high_edge:g}x {word} than {b}"
 
 
 def tie_words(report: Mapping[str, Any], pick: str, key: str, other: str, medians: Mapping[str, Any]) -> str:
@@ -67,20 +112,7 @@ def tie_words(report: Mapping[str, Any], pick: str, key: str, other: str, median
     why = verdict.get("why") if isinstance(verdict, Mapping) else None
     floor = floor_ms(report)
     if why == "equally fast" and floor is not None:
-        both = [number(medians.get(k)) for k in (key, other)]
-        if all(m is not None and m < floor for m in both):
-            return f"equally fast (both under {floor:g} ms)"
-        return f"equally fast ({floor:g} ms or less apart)"
+        return f"equally fast: {equal_words(floor, medians.get(key), medians.get(other))}"
     if why == "cannot tell":
         return "the paired test cannot tell them apart"
     return "their medians' 99% intervals overlap"
-
-
-def in_tier_rule(report: Mapping[str, Any], pick: str) -> str:
-    """How the pick was chosen among the setups tied on time with it, in the words of its report's rule."""
-    floor = floor_ms(report)
-    if floor is None:  # reports before the floor: found@1 decided inside a tier
-        return "found@10, then found@1, then key"
-    if pick == "finds_the_most":
-        return "key"
-    return f"found@10, then the faster (shown faster by more than {floor:g} ms), then found@1, then key"

@@ -113,3 +113,20 @@ def test_sweep_rows_rank_by_ndcg_then_mrr_then_time_then_key():
             {"key": "d", "ndcg_10": 0.9, "mrr": 0.5, "median_ms": 20.0},  # best nDCG wins whatever else
             {"key": "e", "ndcg_10": 0.8, "mrr": 0.9, "median_ms": None}]  # never timed: last of its tie
     assert [r["key"] for r in rank_rows(rows)] == ["d", "c", "b", "a", "e"]
+
+
+def test_the_why_says_what_decided_not_the_most_right_when_every_build_got_as_many():
+    # every build got all 20 right: the fewest chunks decided (296 against 297), and the sentence says so
+    a, b, c = (result("fixed-500-h", set(range(20)), chunks=297), result("markdown-500-h", set(range(20)), chunks=296),
+               result("sentence-500-h", set(range(20)), chunks=310))
+    why = chunking_choice([a, b, c])["why"]
+    assert why.startswith("markdown-500-h got 20 of 20 right, as every build did; it makes the fewest chunks of them "
+                          "(296 against 297 or more)")
+    assert "the most right" not in why
+    # one build ahead: "the most right" is true, and said
+    d = result("fixed-1000-h", set(range(19)), chunks=50)
+    assert chunking_choice([b, d])["why"].startswith("markdown-500-h got the most right (20 of 20)")
+    # as many right and as many chunks: the key decided, and that is said
+    e = result("fixed-400-h", set(range(20)), chunks=296)
+    assert ("fixed-400-h got 20 of 20 right, as the other build did; markdown-500-h makes as many chunks (296) and "
+            "comes after it by key") in chunking_choice([b, e])["why"]

@@ -254,6 +254,13 @@ def test_the_page_and_the_lines_name_each_measure_as_measures_prints_it_with_its
                      for k in (1, 3, 5) for key in ("hit_rate", "precision", "recall", "mrr", "ndcg")]
     assert (f"precision@3 {x['metrics']['3']['precision']:.3f} recall@3 {x['metrics']['3']['recall']:.3f} "
             f"MRR@3 {x['metrics']['3']['mrr']:.3f}") in lines
+    # the lines name the pick first, in the page's words, and say what hit_rate@k is
+    from evaluation.report.builds.matrix_page import best_experiment, matrix_pick
+
+    key, why, aside = matrix_pick(report)
+    assert lines.splitlines()[0] == f"Pick: {best_experiment(report)} ({aside}). {why}."
+    assert f"Pick: <code>{best_experiment(report)}</code> ({aside}). {why}." in page
+    assert "(hit_rate@k is found@k: the share of queries with an expected document in the top k)" in lines
 
 
 def test_ndcg_at_10_is_one_number_in_the_retrieval_report_the_matrix_and_the_sweep(tmp_path):

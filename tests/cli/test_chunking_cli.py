@@ -61,3 +61,23 @@ def test_the_chunking_commands_in_the_readme_parse():
     for line in lines:
         args = build_parser().parse_args(shlex.split(line)[1:])
         assert args.handler is not None
+
+
+def test_compare_and_sweep_without_the_chunking_extra_say_so_before_the_first_build(capsys, tmp_path, monkeypatch):
+    import sys
+
+    import evaluation.builds as builds
+
+    monkeypatch.chdir(tmp_path)
+    corpus, golden = small_sample(tmp_path, questions=4, others=1)
+    monkeypatch.setitem(sys.modules, "semantic_text_splitter", None)  # as a plain install leaves it: not there
+    monkeypatch.setattr(builds, "compare_chunking", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+    monkeypatch.setattr(builds, "sweep", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+    for action in ("compare", "sweep"):
+        code, out, err = chunking(capsys, action, corpus, golden)
+        assert code == 2 and out == ""
+        assert "needs the semantic_text_splitter package" in err and "[chunking]" in err
+    # a technique that needs no library gets as far as its build without it (the stand-in above says "built")
+    code, out, err = chunking(capsys, "compare", corpus, golden, "--techniques", "fixed", "--sizes", "1000",
+                              "--headings", "no", "--no-late")
+    assert "needs the semantic_text_splitter package" not in err and "AssertionError: built" in err

@@ -201,3 +201,25 @@ def test_report_out_never_replaces_an_input(capsys, tmp_path, make_report):
     assert code == 0
     code, _, _ = exit_code(capsys, "report", "latest", "--store", str(store.root), "--out", str(tmp_path / "page.html"))
     assert code == 0  # a page it wrote may be written again
+
+
+@pytest.mark.parametrize("argv, nearest, command", [
+    # other tools' names for our flags, and near spellings: the nearest flag of the command, and its own help
+    (["evaluate", "--golden", "g.jsonl", "--corpus", "c", "--top-k", "5"], "--depth", "evaluate"),
+    (["evaluate", "--golden", "g.jsonl", "--corpus", "c", "--save", "runs"], "--save-to", "evaluate"),
+    (["evaluate", "--gold", "g.jsonl", "--corpus", "c"], "--golden", "evaluate"),
+    (["evaluate", "--golden", "g.jsonl", "--corpus", "c", "--store", "runs"], "--save-to", "evaluate"),
+    (["golden", "check", "g.jsonl", "--corpos", "docs"], "--corpus", "golden check"),
+    (["runs", "list", "--sotre", "x"], "--store", "runs list"),
+    (["matrix", "--corpus", "c", "--queries", "q", "--topk", "3"], "--top-k", "matrix"),
+])
+def test_a_flag_the_command_lacks_names_the_nearest_it_has_and_the_commands_own_help(capsys, argv, nearest, command):
+    code, _, err = exit_code(capsys, *argv)
+    assert code == 2
+    assert f'Did you mean "{nearest}"?' in err
+    assert err.rstrip().endswith(f"evaluation {command} --help")
+
+
+def test_a_flag_no_command_has_points_at_the_top_level_help(capsys):
+    code, _, err = exit_code(capsys, "--bogus")
+    assert code == 2 and "Did you mean" not in err and err.rstrip().endswith("evaluation --help")

@@ -26,8 +26,11 @@ def kept_runs(store: Path) -> list[str]:
 
 
 def saved_lines(out: str) -> tuple[str, str, str]:
-    saved, page, data = out.strip().splitlines()[-3:]
-    return saved, page, data
+    """The sentence saying where the run was kept (its wrapped lines joined), the page line, the report line."""
+    lines = out.strip().splitlines()
+    start = max(n for n, line in enumerate(lines) if line.startswith("Saved as run "))
+    page = next(n for n in range(start, len(lines)) if lines[n].startswith("  page:"))
+    return " ".join(line.strip() for line in lines[start:page]), lines[page], lines[-1]
 
 
 def test_without_save_to_or_the_variable_the_run_is_kept_in_evaluations_here_with_its_page(
@@ -42,7 +45,7 @@ def test_without_save_to_or_the_variable_the_run_is_kept_in_evaluations_here_wit
                      "VECTRIXDB_EVALUATIONS are not set; "
                      "--save-to STORE keeps it elsewhere, --no-save keeps nothing)")
     folder = Path("evaluations") / "retrieval" / "runs" / run_id
-    assert page.startswith(f"  page:   {folder / 'report.html'}  (file://")
+    assert page == f"  page:   {folder / 'report.html'}"  # its file:// link on the next line
     assert (tmp_path / folder / "report.html").is_file() and data == f"  report: {folder / 'report.json'}"
     # the other commands read the same place when no --store is given
     code, out, _ = run_cli(capsys, "runs", "list", "--json")

@@ -26,11 +26,13 @@ def test_the_main_job_prints_the_ranked_table_and_the_three_picks_and_saves_the_
     assert "why: it finds the most questions in its top 10" in out
     assert "Faster setups the paired test cannot tell" not in out and "--details" in out
     assert "within noise" not in out.lower() and "loses nothing" not in out
-    saved, page, data = out.strip().splitlines()[-3:]
-    run_id = saved.split("run ")[1].split(" in ")[0]
+    lines = out.strip().splitlines()
+    page, link, data = lines[-3:]
+    run_id = out.split("Saved as run ")[1].split(" in")[0]
     folder = store / "retrieval" / "runs" / run_id
-    # the end says where to look: the page (and its file:// link) and the report
-    assert page == f"  page:   {folder / 'report.html'}  ({(folder / 'report.html').resolve().as_uri()})"
+    # the end says where to look: the page (and its file:// link on a line of its own) and the report
+    assert page == f"  page:   {folder / 'report.html'}"
+    assert link == f"          {(folder / 'report.html').resolve().as_uri()}"
     assert data == f"  report: {folder / 'report.json'}" and (folder / "report.html").is_file()
     report = json.loads((folder / "report.json").read_text(encoding="utf-8"))
     assert report["golden"]["labelled"] == 36
@@ -167,3 +169,22 @@ def test_evaluate_warns_before_searching_about_every_label_that_can_never_score(
     assert "no-such-doc" in said_before_search[0]  # by the run's own note on missing documents, once
     assert "check the id, or add the document" not in said_before_search[0]
     assert words in out  # golden check says the same words
+
+
+def test_the_ci_jobs_baseline_latest_on_an_empty_store_is_a_note_and_the_second_build_compares(sample_index, tmp_path,
+                                                                                              capsys):
+    # the README's CI job: its first build finds no run in the store it keeps runs in (not even the folder)
+    store = tmp_path / "evaluations"
+    gate = ["evaluate", "--index", str(sample_index), "--golden", str(SAMPLES / "golden.jsonl"), "--save-to",
+            str(store), *FAST, "--fail-under", "found@10=0.8", "--baseline", "latest", "--fail-on-regression"]
+    assert main(gate) == 0
+    first = capsys.readouterr()
+    assert f"note: no baseline yet: {store} holds no run" in first.err and "error" not in first.err
+    assert main(gate) == 0  # the second build compares with the first, and nothing regressed
+    second = capsys.readouterr()
+    assert "no baseline yet" not in second.err and "local.keyword.bm25" in second.out.split("Saved as run")[-1]
+    # a --baseline-store that is not there is a mistake, not a first build: the gate is not turned off
+    code = main([*gate, "--baseline-store", str(tmp_path / "typo")])
+    err = capsys.readouterr().err
+    assert code == 1 and "no baseline yet" not in err
+    assert "check --baseline-store" in err and "--store" not in err.replace("--baseline-store", "")  # its own flag

@@ -156,3 +156,70 @@ def test_a_reranked_setup_after_its_targets_first_weighs_the_pairs_it_adds_in_it
     assert weights["t.hybrid_reranked.a"] == pytest.approx(base + 20 * PAIR_SECONDS)
     assert weights["t.hybrid_reranked.b"] == pytest.approx(base + 20 * PAIR_SECONDS * SHARED_PAIRS_SHARE)
     assert weights["u.hybrid_reranked.a"] == weights["t.hybrid_reranked.a"]
+
+
+@pytest.mark.parametrize("label", ["[11 setups] warming up",
+                                   "[9/11] local.hybrid_reranked.bge-small+minilm-l6: searching the other questions "
+                                   "in a batch (12 of 36)"])
+def test_at_80_columns_a_frame_keeps_its_counts_and_the_time_left_and_has_no_empty_field(label):
+    # tqdm cuts a frame too wide at its end, where the time left is: the label is cut instead, in its middle
+    from tqdm import tqdm
+
+    from evaluation.progress import fitted, frame_format
+
+    left = "about 12:34 left"
+    shown = fitted(label, 407, 80, f" searches [12:34, {left}]")
+    frame = tqdm.format_meter(100, 407, 754.0, ncols=80, prefix=shown, bar_format=frame_format(" searches"),
+                              postfix=left)
+    assert len(frame) <= 80 and frame.endswith("100/407 searches [12:34, about 12:34 left]"), frame
+    assert ", ," not in frame and (shown == label or "…" in shown)
+    assert shown[:6] == label[:6] and shown[-4:] == label[-4:]  # the setup's number and the stage's end stay
+
+
+def test_each_stage_counts_in_the_words_of_what_it_counts():
+    bar = ProgressBar(stream=io.StringIO())
+    assert bar.unit("embedding with bge-small + minilm-l6 at once") == "characters"  # the index: text's characters
+    assert bar.unit("[1/8] markdown-1000-h: embedding chunks with bge-small") == "chunks"  # a chunking build's
+    assert bar.unit("preparing the index (chunking the corpus)") == "steps"
+
+
+def test_the_build_line_quotes_a_time_for_this_corpus_not_the_samples(tmp_path):
+    from evaluation.cli.common import SAMPLE_BUILD_SECONDS, build_estimate
+
+    sample = tmp_path / "sample.jsonl"
+    sample.write_bytes(b"x" * 468_031)
+    assert build_estimate(sample, ("bge-small", "minilm-l6")) == "for 468,031 bytes of text about 20-80 s"
+    big = tmp_path / "big.jsonl"
+    big.write_bytes(b"x" * 4_680_310)  # ten times the sample: 200-800 s, said in minutes
+    assert build_estimate(big, ("bge-small", "minilm-l6")).endswith(
+        f"about {round(SAMPLE_BUILD_SECONDS[0] * 10 / 60)}-{round(SAMPLE_BUILD_SECONDS[1] * 10 / 60)} min")
+    assert build_estimate(sample, ("bge-small",)) == "for 468,031 bytes of text about 10-40 s"  # one model: half
+    folder = tmp_path / "docs"
+    folder.mkdir()
+    (folder / "a.md").write_bytes(b"y" * 46_803)
+    (folder / "page.html").write_bytes(b"z" * 10_000_000)  # not read by a folder corpus: not counted
+    assert build_estimate(folder, ("bge-small", "minilm-l6")) == "for 46,803 bytes of text about 2-8 s"
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_an_index_stage_frame_fits_the_terminal_with_its_rate(columns):
+    from tqdm import tqdm
+
+    from evaluation.progress import fitted
+
+    label = "embedding with bge-small + minilm-l6 at once"
+    shown = fitted(label, 874992, columns, " [12:34<12:34, 9999.99 characters/s]")
+    frame = tqdm.format_meter(373880, 874992, 119.0, ncols=columns, prefix=shown, unit=" characters")
+    assert len(frame) <= columns and frame.endswith("characters/s]"), frame
+    assert (shown == label) == (columns == 120)  # cut only where it must be
+
+
+def test_a_line_said_on_a_terminal_is_cut_at_its_width(monkeypatch):
+    import evaluation.progress as progress
+
+    monkeypatch.setattr(progress, "_columns", lambda stream: 60)
+    stream = io.StringIO()
+    ProgressBar(stream=stream, plain=False).say("building the index of samples/corpus.jsonl in .index/corpus-a6289ced: "
+                                               "first run only (for 468,031 bytes of text about 20-80 s on 2 cores)")
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 3 and all(len(line) <= 60 for line in lines) and lines[1].startswith("  ")

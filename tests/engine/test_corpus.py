@@ -55,7 +55,8 @@ def test_a_missing_or_empty_corpus_is_a_sentence(tmp_path):
     with pytest.raises(CorpusError, match="no such corpus"):
         read_corpus(tmp_path / "nope.jsonl")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(CorpusError, match="holds no documents"):
+    with pytest.raises(CorpusError, match=r"holds no \.md, \.markdown or \.txt files, the only ones a folder corpus "
+                                          r"reads; add some"):
         read_corpus(tmp_path / "empty")
     (tmp_path / "empty" / "blank.md").write_text("  \n", encoding="utf-8")
     with pytest.raises(CorpusError, match="blank.md: the file is empty"):
@@ -175,3 +176,18 @@ def test_every_id_the_corpus_allows_parses_back_as_that_whole_document(doc_id):
 
     if document_id_problem(doc_id) is None:
         assert parse_expected(doc_id) == ExpectedItem(doc_id)
+
+
+def test_a_folder_says_which_files_it_reads_and_counts_the_ones_it_passed_over(tmp_path):
+    # a folder of web pages and a PDF: nothing to read, and the sentence says what was there
+    for name in ("a.html", "b.html", "sub/c.HTML", "d.pdf", "notes", ".hidden/e.html"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("<p>x</p>", encoding="utf-8")
+    with pytest.raises(CorpusError) as refused:
+        read_corpus(tmp_path)
+    assert ("the folder holds no .md, .markdown or .txt files, the only ones a folder corpus reads; passed over: "
+            "3 .html, 1 (no suffix), 1 .pdf; convert them to text") in str(refused.value)
+    # with documents beside them, the corpus reads and keeps the count for the command to say
+    (tmp_path / "guide.md").write_text("# Guide\nKeys rotate.", encoding="utf-8")
+    corpus = read_corpus(tmp_path)
+    assert [d.id for d in corpus] == ["guide.md"] and corpus.passed_over == {".html": 3, ".pdf": 1, "(no suffix)": 1}

@@ -384,3 +384,25 @@ def test_a_lock_on_every_try_gives_the_cache_up_after_the_last_one(tmp_path, mon
         assert cache.vectors(b"m", ["q"], 4) == {}
     assert not cache.usable and len(calls) == cache_module.OPEN_ATTEMPTS
     assert "database is locked" in caplog.text
+
+
+def test_the_cache_says_what_share_of_a_runs_batch_it_holds_so_the_time_left_counts_it(sample_index, cold, tmp_path):
+    # the cold run batched every setup over three questions: they are held, a fourth is not; keyword is never
+    # cached (nothing to keep), and an empty cache file holds nothing
+    from evaluation.evaluate import batch_weights
+    from evaluation.run.shards import KEYWORD_SECONDS, estimated_seconds
+
+    target = EmbeddedTarget(open_index(sample_index), cache=copy_of(cold, tmp_path))
+    asked = [*cold.questions, questions(4)[3]]
+    reranked, dense = setup_by_key(target, RERANKED), setup_by_key(target, DENSE)
+    assert target.cached_share(reranked.ranker, reranked.models, asked) == 3 / 4
+    assert target.cached_share(dense.ranker, dense.models, asked) == 3 / 4
+    assert target.cached_share(None, (), asked) == 0
+    empty = EmbeddedTarget(open_index(sample_index), cache=tmp_path / "empty.sqlite")
+    assert empty.cached_share(reranked.ranker, reranked.models, asked) == 0
+    # a batch fully held weighs a keyword search; three quarters held, a quarter of its cost and the rest as keyword
+    plan = {"setups": [reranked.to_dict()]}
+    full = estimated_seconds(reranked.to_dict())
+    assert batch_weights(plan, {reranked.key: 1.0})[reranked.key] == pytest.approx(KEYWORD_SECONDS)
+    assert batch_weights(plan, {reranked.key: 0.75})[reranked.key] == pytest.approx(full / 4 + 3 * KEYWORD_SECONDS / 4)
+    assert batch_weights(plan)[reranked.key] == pytest.approx(full)

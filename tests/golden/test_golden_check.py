@@ -305,3 +305,29 @@ def test_the_nearest_ids_name_the_id_meant_before_ids_close_in_spelling(given, h
 
     found = nearest_ids(given, held)
     assert found[0] == meant and len(found) == 3  # then the closest by spelling, to fill the three places
+
+
+def test_ragas_and_deepeval_field_names_are_mapped_to_ours_by_line(tmp_path):
+    # a RAGAS SingleTurnSample with ids, then one with texts, then a DeepEval Golden: each foreign field says
+    # what it is here, and a needed field a foreign name stands for is not asked for a second time
+    rows = [{"user_input": "Where are keys kept?", "reference_context_ids": ["kv.md"]},
+            {"user_input": "How often?", "reference_contexts": ["every 90 days"], "retrieved_contexts": ["x"],
+             "response": "90 days"},
+            {"input": "Who rotates them?", "expected_output": "The platform team", "retrieval_context": ["y"],
+             "actual_output": "ops"}]
+    path = tmp_path / "golden.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    said = [(p.line, p.message) for p in check_golden(path).errors]
+    assert said[:2] == [(1, '"user_input" is RAGAS\'s name for "question": rename it.'),
+                        (1, '"reference_context_ids" is RAGAS\'s name for "expected": rename it (the ids of the '
+                            'documents that answer the question).')]
+    assert (2, '"reference_contexts" is RAGAS\'s name for "evidence": they are quotes: keep them as "evidence", and '
+               'name the documents they come from in "expected", which a question needs.') in said
+    assert (2, '"retrieved_contexts" is RAGAS\'s field for what a system retrieved; this tool retrieves for each '
+               'question itself: remove it.') in said
+    assert (2, NEEDS_EXPECTED) in said  # quotes are not the documents: "expected" is still asked for
+    assert (3, '"input" is DeepEval\'s name for "question": rename it.') in said
+    assert (3, '"expected_output" is DeepEval\'s name for "reference": rename it (the answer a person would '
+               'accept).') in said
+    assert not any('needs "question"' in message for _, message in said)
+    assert not any("Did you mean" in message for _, message in said)  # no near spelling stands in for the map

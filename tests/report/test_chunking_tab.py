@@ -128,7 +128,7 @@ def test_matrix_save_to_then_chunking_runs_list_and_show_read_it(capsys, tmp_pat
     assert code == 0 and [(r["kind"], r["questions"], r["builds"]) for r in rows] == [("matrix", 3, 1)]
     assert rows[0]["pick"].startswith("fixed-500-100 ")
     code, shown, _ = run_cli(capsys, "chunking", "runs", "show", "latest", "--store", "runs")
-    assert code == 0 and shown.startswith("2 experiments on 3 queries") and "nDCG" in shown
+    assert code == 0 and shown.startswith("Pick: ") and "\n2 experiments on 3 queries" in shown and "nDCG" in shown
 
 
 def test_matrix_save_to_a_store_that_cannot_be_opened_is_refused_before_any_work(capsys, tmp_path):

@@ -30,20 +30,28 @@ def best_experiment(report: dict[str, Any]) -> str | None:
     return " ".join(str(p) for p in (rows[0]["chunking"], rows[0]["method"], rows[0]["embedder"]) if p)
 
 
-def _pick_line(report: dict[str, Any]) -> str:
-    """The view's first line: the best experiment (``best_experiment``: what ``chunking runs list`` calls
-    the matrix's pick), its id, and why: its nDCG at the largest k among those that ran, and how many
-    others are as high (a tie goes to the first by id)."""
+def matrix_pick(report: dict[str, Any]) -> tuple[str | None, str, str]:
+    """The matrix's pick in plain words, for the page and the terminal alike: (``best_experiment``, or None
+    when every experiment failed; why: its nDCG at the largest k among those that ran, and how many others
+    are as high, a tie going to the first by id; its experiment id)."""
     ran = [x for x in _rows(report) if x["metrics"] is not None]
     if not ran:
-        return named_pick(None, "", none="every experiment failed")
+        return None, "every experiment failed", ""
     ndcg = NDCG_10.at(max(report["top_k"]))
     best = ndcg.at_k_of(ran[0]["metrics"]) or 0.0
     level = sum(1 for x in ran[1:] if abs((ndcg.at_k_of(x["metrics"]) or 0.0) - best) < 1e-12)
     why = f"The highest {ndcg} of the {len(ran)} experiments that ran ({best:.3f})"
     if level:
         why += f"; {level} other{'s' if level != 1 else ''} as high, so the first by id"
-    return named_pick(best_experiment(report), why, none="", aside=f"experiment {ran[0]['id'][:12]}")
+    return best_experiment(report), why, f"experiment {ran[0]['id'][:12]}"
+
+
+def _pick_line(report: dict[str, Any]) -> str:
+    """The view's first line: the matrix's pick (``matrix_pick``: what ``chunking runs list`` calls it)."""
+    key, why, aside = matrix_pick(report)
+    if key is None:
+        return named_pick(None, "", none=why)
+    return named_pick(key, why, none="", aside=aside)
 
 
 def matrix_section(report: dict[str, Any]) -> str:

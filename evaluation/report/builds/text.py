@@ -113,11 +113,17 @@ def sweep_markdown(report: dict[str, Any]) -> str:
 
 
 def matrix_text(report: dict[str, Any]) -> str:
-    """A matrix run as terminal lines: what was judged how, then one line per experiment, its short id,
-    configuration and each measure at each k; the gate's outcome when it had thresholds."""
+    """A matrix run as terminal lines: its pick first (the page's words, ``matrix_pick``), what was judged how
+    and that hit_rate@k is found@k, then one line per experiment, its short id, configuration and each
+    measure at each k; the gate's outcome when it had thresholds."""
+    from .matrix_page import matrix_pick
+
     report = printable_texts(report)
-    lines = [f"{len(report['experiments'])} experiments on {report['queries']['questions']} queries "
-             f"({report['queries']['format']} file), judged by {report['by']}; {report['labels']['said']}"]
+    key, why, aside = matrix_pick(report)
+    lines = [f"Pick: {key} ({aside}). {why}." if key else f"No pick: {why}.",
+             f"{len(report['experiments'])} experiments on {report['queries']['questions']} queries "
+             f"({report['queries']['format']} file), judged by {report['by']}; {report['labels']['said']}",
+             "(hit_rate@k is found@k: the share of queries with an expected document in the top k)"]
     for entry in report["embedders"]:
         if not entry["real_model"]:
             lines.append(f"note: embedder {entry['name']} is {entry['model']}")
