@@ -318,8 +318,10 @@ def run(args: argparse.Namespace) -> int:
             print(render_questions(report, question_texts(golden.raw, report)))
         if store is not None and unsaved is None:
             print()
-            saved = f"Saved as run {report['id']} in {named(store.address)}" + (f" ({why})" if why else "")
-            print("\n".join(wrap(saved, rest="  ")))
+            # the run id and the store stay on one line (glued: wrap breaks at plain spaces only), so both
+            # can be copied whole; the reason wraps after them
+            head = f"Saved as run {report['id']} in {named(store.address)}".replace(" ", "\u00a0")
+            print("\n".join(wrap(head + (f" ({why})" if why else ""), rest="  ")))
             print(saved_where(store, report["id"]))
         elif args.no_save:
             print("\nNot saved (--no-save).")
@@ -386,6 +388,11 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
     if not store:
         raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE "
                          "(with --no-save no run is kept, so no store is known)")
+    if args.baseline_store and "://" not in store and not Path(store).exists():  # a typo must not turn the gate off
+        from ..errors import StoreError
+
+        raise StoreError(f"--baseline-store {named(store)}: no such folder, so it holds no run to compare with; "
+                         "check --baseline-store (leave it out to compare with this run's own store)")
     if args.baseline == "latest" and _no_run_yet(store, own=not args.baseline_store):
         # a pipeline's first build: nothing to compare with is not a failure, or the job could never start
         print(f"note: no baseline yet: {store} holds no run, so this run is the first and --baseline latest "
@@ -406,8 +413,8 @@ def _no_run_yet(address: str, *, own: bool) -> bool:
     first build, and is left to fail."""
     from ..errors import StoreError
 
-    if own and "://" not in address and not Path(address).exists():
-        return True
+    if "://" not in address and not Path(address).exists():
+        return own  # a store's ids() of a folder not made yet is empty: only this run's own store may be new
     try:
         return not open_run_store(address).ids()
     except StoreError:

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from ..errors import TEXT_LIMIT, printable
+from ..errors import TEXT_LIMIT, named, printable
 from ..measures import FOUND_10, MRR, NDCG_10
 from .common import add_judging_options, plain
 from ..scoring.judging import GRAINS
@@ -98,7 +98,8 @@ def score_rows(args: argparse.Namespace) -> int:
 
 def reading_sentence(source: str, rank_among: str | None) -> str:
     """Which reading of a rank evaluator rows hold, said before their numbers (``rank_among`` as the rows
-    say it; None when they do not)."""
+    say it; None when they do not). ``source`` is a file name a person gave: named printable."""
+    source = named(source)
     if rank_among == "results":
         return (f"{source}: ranked among results, as the rows say: a document's later results are ids of their own, "
                 "so they take up places as the run counted them")

@@ -180,8 +180,11 @@ class PersistentCache:
 
     # -- the file -----------------------------------------------------------------------------
     def _lookup(self, sql: str, keys: list[tuple]) -> list:
-        """One value per key (None where the file has none, or when it cannot be read)."""
+        """One value per key (None where the file has none, or when it cannot be read). A file not made yet
+        holds nothing and is not made by a read: only a write makes it (a run that keeps nothing leaves none)."""
         with self._lock:
+            if self._connection is None and not self.path.exists():
+                return [None] * len(keys)
             connection = self._connect()
             if connection is None or not keys:
                 return [None] * len(keys)

@@ -106,7 +106,8 @@ def tie_words(report: Mapping[str, Any], pick: str, key: str, other: str, median
     tests = report.get("time_tests")
     test = tests.get(pick) if isinstance(tests, Mapping) else None
     anchor = test.get("anchor") if isinstance(test, Mapping) else None
-    verdicts = {v["key"]: v for v in (test.get("tied") or [] if isinstance(test, Mapping) else [])
+    tied = test.get("tied") if isinstance(test, Mapping) else None
+    verdicts = {v["key"]: v for v in (tied if isinstance(tied, list) else [])  # a kept report may be damaged
                 if isinstance(v, Mapping) and isinstance(v.get("key"), str)}  # a damaged key names no setup
     verdict = verdicts.get(key if other == anchor else other)  # verdicts are against the tier's fastest
     why = verdict.get("why") if isinstance(verdict, Mapping) else None

@@ -104,7 +104,8 @@ def test_vectrixdb_evaluations_names_the_store_and_evaluation_store_comes_first(
     monkeypatch.setenv("VECTRIXDB_EVALUATIONS", str(here / "vx-runs"))
     code, out, err = run_cli(capsys, "evaluate", "policies", "--golden", "golden.jsonl", *QUICK)
     assert code == 0, err
-    assert len(runs_in(here / "vx-runs")) == 1 and "(from VECTRIXDB_EVALUATIONS;" in out
+    said = " ".join(out.split())  # the line is wrapped at 100 columns
+    assert len(runs_in(here / "vx-runs")) == 1 and "(from VECTRIXDB_EVALUATIONS;" in said
 
     monkeypatch.setenv("EVALUATION_STORE", str(here / "ours"))
     assert run_cli(capsys, "evaluate", "policies", "--golden", "golden.jsonl", *QUICK)[0] == 0

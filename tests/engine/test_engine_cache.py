@@ -370,6 +370,7 @@ def _connect_locked_first(monkeypatch, times: int) -> list[int]:
 
 def test_a_lock_met_while_opening_is_tried_again_and_the_cache_stays_usable(tmp_path, monkeypatch):
     calls = _connect_locked_first(monkeypatch, times=cache_module.OPEN_ATTEMPTS - 1)
+    (tmp_path / "c.sqlite").touch()  # another process made the file: this one opens it to read
     cache = PersistentCache(tmp_path / "c.sqlite")
 
     assert cache.vectors(b"m", ["q"], 4) == {} and cache.usable
@@ -378,6 +379,7 @@ def test_a_lock_met_while_opening_is_tried_again_and_the_cache_stays_usable(tmp_
 
 def test_a_lock_on_every_try_gives_the_cache_up_after_the_last_one(tmp_path, monkeypatch, caplog):
     calls = _connect_locked_first(monkeypatch, times=cache_module.OPEN_ATTEMPTS)
+    (tmp_path / "c.sqlite").touch()  # another process made the file: this one opens it to read
     cache = PersistentCache(tmp_path / "c.sqlite")
 
     with caplog.at_level(logging.WARNING, logger="evaluation.engine.cache"):
@@ -406,3 +408,14 @@ def test_the_cache_says_what_share_of_a_runs_batch_it_holds_so_the_time_left_cou
     assert batch_weights(plan, {reranked.key: 1.0})[reranked.key] == pytest.approx(KEYWORD_SECONDS)
     assert batch_weights(plan, {reranked.key: 0.75})[reranked.key] == pytest.approx(full / 4 + 3 * KEYWORD_SECONDS / 4)
     assert batch_weights(plan)[reranked.key] == pytest.approx(full)
+
+
+def test_a_read_of_a_cache_file_not_made_yet_finds_nothing_and_makes_no_file(tmp_path):
+    # a run that keeps nothing (the time left asks what is cached before any search) leaves no file beside
+    # its index: the index folder's neighbours are what a person sees
+    cache = PersistentCache(tmp_path / "c.sqlite")
+    assert cache.vectors(b"m", ["q"], 4) == {} and cache.scored_queries(b"m", ["q"]) == set()
+    assert cache.scores(b"m", [("q", "p")]) == {} and cache.notes([b"k"]) == {}
+    assert list(tmp_path.iterdir()) == [] and cache.usable
+    cache.put_vectors(b"m", [("q", np.ones(4, dtype=np.float32))])  # a write makes it
+    assert set(cache.vectors(b"m", ["q"], 4)) == {"q"}

@@ -1,6 +1,8 @@
 """The text report: the comparison with the top in the table, and the ties beside the picks."""
 from __future__ import annotations
 
+import pytest
+
 from evaluation.report.text import render_report, render_table, render_ties
 from evaluation.scoring.comparison import SignificanceSettings, compare_with_top, pick_ties
 
@@ -105,6 +107,16 @@ def test_a_damaged_tie_verdict_whose_key_is_not_a_name_is_passed_over_not_a_cras
                                                                          {"key": "b", "why": "cannot tell"}]}},
               "rules": {}}
     assert tie_words(report, "best_for_time", "a", "b", {"a": 1, "b": 2}) == "the paired test cannot tell them apart"
+
+
+@pytest.mark.parametrize("tied", [True, 1, "b", {"key": "b"}, None])
+def test_a_damaged_tie_verdict_list_that_is_no_list_is_the_fallback_not_a_crash(tied):
+    """``time_tests.<pick>.tied`` edited to ``true`` (found by tests/store/test_kept_files_fuzz.py: the page
+    and ``runs import`` ended in "this is a bug") holds no verdict: the words every report before the tests had."""
+    from evaluation.report.time_words import tie_words
+
+    report = {"time_tests": {"best_for_time": {"anchor": "a", "tied": tied}}, "rules": {}}
+    assert tie_words(report, "best_for_time", "a", "b", {"a": 1, "b": 2}) == "their medians' 99% intervals overlap"
 
 
 def test_the_text_fits_100_columns_and_wide_restores_every_column():
