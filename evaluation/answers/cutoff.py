@@ -44,7 +44,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from ..errors import UsageError, did_you_mean
-from ..golden import Golden, Question, read_golden
+from ..golden import Golden, Question, numbered, read_golden
 from ..golden.wording import plural
 from ..keywords import also_named
 from ..scoring.judging import judge
@@ -173,7 +173,9 @@ def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Ques
                          f'{", ".join(MEASURES)}.{did_you_mean(str(measure), MEASURES)}')
     if isinstance(questions, (str, Path)):
         questions = read_golden(questions, fetcher)
-    labelled = [q for q in (questions.questions if isinstance(questions, Golden) else questions) if q.labelled]
+    # a list's questions without an id named q1, q2, ... by place, as a run names them: judging names each
+    labelled = [q for q in (questions.questions if isinstance(questions, Golden) else numbered(questions))
+                if q.labelled]
     declined = [q.question if isinstance(q, Question) else str(q) for q in unanswerable]
     chosen = setup_from_search(target, {**search, **({"setup": setup} if setup is not None else {})}, PREFERRED)
     texts = [q.question for q in labelled] + declined
