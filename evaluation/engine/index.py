@@ -45,7 +45,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -570,10 +570,10 @@ class OpenedIndex:
     folder: Path
     manifest: dict
     chunks: tuple[Chunk, ...]
-    bm25: object
+    bm25: Any  # a bm25s.BM25 (bm25s ships no types)
     vectors: dict[str, np.ndarray]
     colbert: TokenVectors | None = None  # the stored ColBERT token vectors, when built with them
-    bm25_documents: object = None  # the document BM25 (``DOCUMENT_BM25_SETTINGS``), one row per document
+    bm25_documents: Any = None  # the document BM25 (``DOCUMENT_BM25_SETTINGS``), one row per document
     chunk_documents: np.ndarray | None = None  # each chunk's row in ``bm25_documents`` (``document_positions``)
 
     @property
