@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
-from typing import Callable, Mapping, TextIO
+from typing import Any, Callable, Mapping, TextIO
 
 HEARTBEAT_SECONDS = 1.0  # a bar is redrawn at least this often, so its clock moves during a long batch
 PLAIN_SECONDS = 15.0  # without a terminal: a line at most this often within a stage (a log stays short)
@@ -114,7 +114,7 @@ class ProgressBar:
         self.quiet = quiet or self.stream is None
         # plain lines unless the stream is a terminal (``plain`` forces either way, for tests)
         self.plain = (not _is_terminal(self.stream)) if plain is None else plain
-        self._bar = None
+        self._bar: Any = None  # the tqdm bar being drawn (tqdm ships no types)
         self._label: str | None = None
         self._lock = threading.Lock()
         self._heartbeat = heartbeat
