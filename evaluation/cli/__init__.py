@@ -43,12 +43,12 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", None, _StoredOnce)
         self.register("action", "store", _StoredOnce)
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         parsed, extras = super().parse_known_args(args, namespace)
         parsed.__dict__.pop(_NAMED_AS, None)  # _StoredOnce's notes are not an argument
         return parsed, extras
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
 
 
@@ -57,7 +57,7 @@ class _StoredOnce(argparse._StoreAction):
     ``--queries``, ``--chunk-words`` and ``--chunk-size``) given under both is refused: argparse kept the
     last one without a word, so ``--golden a.jsonl --queries b.jsonl`` ran on b alone."""
 
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+    def __call__(self, parser, namespace, values, option_string=None):
         if option_string is not None and len(self.option_strings) > 1:
             named = namespace.__dict__.setdefault(_NAMED_AS, {})
             earlier = named.setdefault(self.dest, option_string)
@@ -183,7 +183,9 @@ def last_resort(err: BaseException) -> str:
 def _printable_streams() -> None:
     """Whatever a report or a file name holds (a lone surrogate, say), printing it never fails."""
     for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # a text stream's; a stand-in may have none
         try:
-            stream.reconfigure(errors="backslashreplace")
-        except (AttributeError, ValueError, OSError):
+            if reconfigure is not None:
+                reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
             pass
