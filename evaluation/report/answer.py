@@ -61,7 +61,7 @@ def pick_answers(report: Mapping[str, Any]) -> list[PickAnswer]:
     answers: list[PickAnswer] = []
     for name, label in PICK_LABELS:
         key = pick_key(picks.get(name))
-        if key not in by_key:
+        if key is None or key not in by_key:
             answers.append(PickAnswer(name, label, None, None, "no setup ran"))
             continue
         earlier = next((a.label for a in answers if a.key == key), None)
@@ -90,12 +90,13 @@ def _why(report: Mapping[str, Any], name: str, key: str, top: str | None, by_key
         within = f"within {points:g} points ({plural(allowed, 'question')}) of the most"
     if key == top:
         return f"nothing faster finds {within}"
-    most = _count(by_key[top])[0] if top in by_key else None
+    most = _count(by_key[top])[0] if top is not None and top in by_key else None
     fewer = (most - found) if most is not None and found is not None else None
     gap = (f"as many as {top}" if fewer == 0 else f"{plural(fewer, 'question')} fewer than {top}" if fewer is not None
            else f"close to {top}")
-    speed = faster_words(report, key, top, (by_key[key].get("summary") or {}).get("median_ms"),
-                         (by_key[top].get("summary") or {}).get("median_ms")) if top in by_key else None
+    speed = (faster_words(report, key, top, (by_key[key].get("summary") or {}).get("median_ms"),
+                          (by_key[top].get("summary") or {}).get("median_ms"))
+             if top is not None and top in by_key else None)
     return (f"the fastest {within}: it finds {of}, {gap}"
             + (f", and is {speed}" if speed and speed != "about as fast" else ", about as fast"))
 

@@ -30,7 +30,7 @@ def _p(value: float | None) -> str:
     return f"{value:.2f}" if value >= 0.1 else f"{value:.3g}" if value >= 0.001 else f"{value:.0e}"
 
 
-def _versus_cells(setup: dict[str, Any]) -> list[str]:
+def _versus_cells(setup: Mapping[str, Any]) -> list[str]:
     """found@10 against the top, in questions, and its Holm-adjusted p-value ("" for reports without)."""
     versus = setup.get("versus_top")
     if versus is None:
@@ -84,6 +84,7 @@ def render_picks(report: Report) -> str:
     """The three picks, each with its numbers and one line of why in plain words (``answer.pick_answers``); a
     pick that is the same setup as an earlier one says only that; the setups each was tied with on time."""
     by_key = {s["key"]: s for s in report["setups"]}
+    summaries = {s["key"]: s["summary"] for s in report["setups"] if s["summary"] is not None}  # the setups that ran
     rules = report["rules"]
     if report.get("picks_withheld"):
         return f"Picks: none. {report['picks_withheld']}"
@@ -100,7 +101,7 @@ def render_picks(report: Report) -> str:
         if answer.same_as:
             out.append(f"  {label + ':':18} the same setup as {answer.same_as.lower()}")
         else:
-            summary = by_key[key]["summary"]
+            summary = summaries[key]
             out.append(f"  {label + ':':18} {key}  found@10 {summary['counts']['10']} of {summary['questions']}"
                        f" ({_pct(summary['found']['10'])}), median {_ms(summary['median_ms'])} ms"
                        + (f" (timed in run {by_key[key]['timed_in']}, same index state)" if by_key[key].get("timed_in")
@@ -112,7 +113,7 @@ def render_picks(report: Report) -> str:
         out += [f"  {'':18} {line}" for line in ([judged] if judged else []) + pick_warnings(report, key)]
         tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key and k in by_key]
         if tied:
-            medians = {k: by_key[k]["summary"]["median_ms"] for k in [key, *tied]}
+            medians = {k: summaries[k]["median_ms"] for k in [key, *tied]}
             named = ", ".join(f"{k} ({tie_words(report, name, key, k, medians)})" for k in tied)
             line = f"  {'':18} tied on time with {named}; chosen among them by {in_tier_rule(report, name)}"
             if line not in said_ties.get(key, ()):  # the same setup, tied the same way: said once
@@ -166,14 +167,13 @@ def render_ties(report: Report) -> str:
 def render_versus_top(report: Report) -> str:
     """Each setup against the top: differences with their intervals and Holm-adjusted p-values."""
     significance = report.get("significance")
-    rows = [s for s in report["setups"] if s.get("versus_top")]
+    rows = [(s["key"], versus) for s in report["setups"] if (versus := s.get("versus_top"))]
     if not significance or not rows:
         return ""
     level = f"{significance['interval'] * 100:g}%"
-    out = [f"Versus the top ({rows[0]['versus_top']['top']}), paired on the same questions; "
+    out = [f"Versus the top ({rows[0][1]['top']}), paired on the same questions; "
            f"{level} bootstrap intervals (each on its own), Holm-corrected p-values:"]
-    for s in rows:
-        versus = s["versus_top"]
+    for key, versus in rows:
         parts = []
         for measure, scale, unit in ((FOUND_10, 100, " points"), (MRR, 1, ""), (NDCG_10, 1, "")):
             label, m = str(measure), versus.get(measure.versus_key)
@@ -185,7 +185,7 @@ def render_versus_top(report: Report) -> str:
                          f"p {_p(m['p_holm'])}")
         verdict = (f"found@10: {found_gap_words(versus['found@10'], versus.get('questions'))}" if versus["tied"]
                    else "found@10 significantly different")
-        out.append(f"  {s['key']}: {'; '.join(parts)} ({verdict})")
+        out.append(f"  {key}: {'; '.join(parts)} ({verdict})")
     return "\n".join(out)
 
 
@@ -253,7 +253,7 @@ def render_questions(report: Report, texts: Mapping[str, str] | None = None, *, 
     for question in report["questions"]:
         qid = question["id"]
         cells = [qid, *[str(ranks[key].get(qid) or "-") for key in picks]]
-        if shown:
+        if texts is not None:
             text = texts.get(qid) or "(not in the kept golden file)"
             cells.append(text if len(text) <= width else text[: width - 1] + "…")
         rows.append(cells)
