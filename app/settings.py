@@ -12,7 +12,7 @@ import os
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, overload
 
 SEARCH_API_KEY_PREFIX = "AZURE_SEARCH_API_KEY"  # equals evaluation.target_specs.API_KEY_PREFIX (tested)
 
@@ -66,6 +66,11 @@ class AppSettings:
     @classmethod
     def from_environ(cls, environ: Mapping[str, str] | None = None) -> AppSettings:
         env = os.environ if environ is None else environ
+
+        @overload
+        def text(name: str) -> str | None: ...
+        @overload
+        def text(name: str, default: str) -> str: ...
 
         def text(name: str, default: str | None = None) -> str | None:
             value = env.get(name, "").strip()

@@ -158,7 +158,7 @@ def _evaluate_now(settings: AwsSettings, client: Any, event: Mapping[str, Any]) 
     """``{"collection", "force"?}``: the golden file as it is now, searched against the targets as they
     are now, with no debounce; the same bytes and the same targets' state run once unless ``force``
     (any string: a pipeline's build id, say) names another run."""
-    collection = check_collection_name(event.get("collection"))  # type: ignore[arg-type]
+    collection = check_collection_name(event.get("collection"))
     force = event.get("force")
     if force is not None and not isinstance(force, str):
         raise StoreError(f"force must be a string (a nonce such as a pipeline's build id), not {force!r}")

@@ -21,7 +21,7 @@ import logging
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, cast
 
 from .settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MARGIN,  # noqa: F401  (their old address)
                        DEFAULT_TIMED, EvaluationSettings)
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
              golden: Golden | str | Path | Sequence[Question], *, save_to=None,
-             only: Iterable[str] | None = None, skip: Iterable[str] = (), progress: Progress | None = None,
+             only: Iterable[str] | None = None, skip: Iterable[str] = (), progress: Progress | bool | None = None,
              created_at: datetime | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
              fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
@@ -124,8 +124,9 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
                    timed_steps={key: 1 + len(timed_ids(plan, key)) for key in keys},  # the warm-up, then the sample
                    kinds={s["key"]: f'{s.get("engine")}:{s.get("ranker") or len(s.get("models") or ())}'
                           for s in plan["setups"]})
-    if callable(getattr(progress, "estimate", None)):
-        progress.estimate(work.left, "searches")
+    estimate = getattr(progress, "estimate", None)  # the bar's: the time left
+    if callable(estimate):
+        estimate(work.left, "searches")
 
     def step_of(n: int, key: str) -> Progress:
         def step(count: int, _total: int, label: str) -> None:
@@ -156,7 +157,8 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     if holes is not None:  # before saving: a run is kept once, with its judged block
         report = holes(report, golden, targets)
     if store is not None:
-        _save(store, report, golden.raw or None, fallback_dirs)  # questions given in memory: no file to keep
+        # questions given in memory: no file to keep. A Report is this dict at run time (mypy keeps the two apart)
+        _save(store, cast("dict[str, Any]", report), golden.raw or None, fallback_dirs)
     return report
 
 
@@ -243,7 +245,8 @@ def held_in_report(report: dict[str, Any] | None) -> dict[str, set[str]]:
     return held
 
 
-def _save(store: Any, report: dict[str, Any], golden_raw: bytes, fallback_dirs: Sequence[str | Path] | None) -> None:
+def _save(store: Any, report: dict[str, Any], golden_raw: bytes | None,
+          fallback_dirs: Sequence[str | Path] | None) -> None:
     from .errors import RunNotSavedError
     from .store.runs import IMPORT_COMMAND, keep_unsaved
 

@@ -17,7 +17,7 @@ import io
 import sys
 import threading
 import time
-from typing import Callable, Mapping, TextIO
+from typing import Any, Callable, Mapping, TextIO
 
 from .errors import printable, printable_lines
 
@@ -121,7 +121,7 @@ class ProgressBar:
         self.quiet = quiet or self.stream is None
         # plain lines unless the stream is a terminal (``plain`` forces either way, for tests)
         self.plain = (not _is_terminal(self.stream)) if plain is None else plain
-        self._bar = None
+        self._bar: Any = None  # the tqdm bar being drawn (tqdm ships no types)
         self._label: str | None = None
         self._lock = threading.Lock()
         self._heartbeat = heartbeat

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Mapping, TypeVar
+from typing import TYPE_CHECKING, Any, Mapping, TypeVar
 
 from .errors import UsageError, did_you_mean
 from .measures import FOUND_10, MRR, NDCG_10
@@ -50,7 +50,10 @@ DEFAULT_ALPHA = 0.05
 # 18 ms on 2 cores) and calls keyword (0.48 ms) and keyword_documents (1.1 ms) equally fast.
 DEFAULT_EQUALLY_FAST_MS = 5.0
 DEFAULT_RESAMPLES = 10_000
-S = TypeVar("S")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+S = TypeVar("S", bound="DataclassInstance")
 
 
 def keywords_over(cls: type[S], settings: S | None, keywords: Mapping[str, Any], what: str) -> S:

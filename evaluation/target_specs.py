@@ -341,7 +341,9 @@ def target_state(spec: TargetSpec, *, connection_string: str | None = None, cred
         from .engine.published import published_fingerprint
 
         return published_fingerprint(spec.index, connection_string=connection_string, credential=credential)
-    return opened_state(_azure_search_target(spec, credential=credential, api_keys=api_keys, threads=None))
+    state = opened_state(_azure_search_target(spec, credential=credential, api_keys=api_keys, threads=None))
+    assert state is not None, "an Azure AI Search target always describes its state"
+    return state
 
 
 def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None,

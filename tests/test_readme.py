@@ -75,6 +75,15 @@ def test_ci_runs_ruff_and_mypy_before_the_tests():
     assert ci.index("python3 -m mypy") < ci.index("python3 -m pytest -q")
 
 
+def test_mypy_checks_the_library_and_every_part_of_the_app_with_no_module_left_out():
+    import tomllib
+
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert set(mypy["files"]) == {"evaluation", "app", "activities", "aws", "api", "triggers", "orchestrators",
+                                  "function_app.py"}
+    assert [o["module"] for o in mypy.get("overrides", []) if o.get("ignore_errors")] == []
+
+
 def test_the_readme_stays_under_about_400_lines():
     assert len(README.read_text(encoding="utf-8").splitlines()) <= 400
 

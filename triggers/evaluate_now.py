@@ -108,6 +108,7 @@ def _check_and_state(folder: CollectionFolder, settings: AppSettings) -> tuple[s
         raise Refusal(400, str(err)) from err
     if version is None:
         raise Refusal(404, f"no golden file at {folder.address(GOLDEN_NAME)}; save one there first")
+    assert version.raw is not None, "read=True always brings the bytes"
     check = check_golden_bytes(version.raw, folder.address(GOLDEN_NAME))
     if not check.ok:
         raise Refusal(400, f"{folder.address(GOLDEN_NAME)} has {len(check.errors)} error(s); fix them and call again",

@@ -37,13 +37,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import partial
 from pathlib import Path
 from typing import Any, Iterable
 
 import numpy as np
 
 from ..errors import UsageError, did_you_mean
-from ..golden import Golden, Question, read_golden
+from ..golden import Golden, Question, numbered, read_golden
 from ..golden.wording import plural
 from ..keywords import also_named
 from ..scoring.judging import judge
@@ -124,6 +125,7 @@ class Cutoff:
         if self.cutoff is None:
             return f"No cut-off: {self.reason}"
         best = self.best
+        assert best is not None, "a cut-off is always one of the trades"
         found = (f"decline to answer when the top result of {self.setup} "
                  f"{'scores' if self.measure == 'relevance' else 'has a similarity'} under {self.cutoff:.6g}: that "
                  f"keeps "
@@ -171,7 +173,9 @@ def answer_cutoff(target: Target, questions: Golden | str | Path | Iterable[Ques
                          f'{", ".join(MEASURES)}.{did_you_mean(str(measure), MEASURES)}')
     if isinstance(questions, (str, Path)):
         questions = read_golden(questions, fetcher)
-    labelled = [q for q in (questions.questions if isinstance(questions, Golden) else questions) if q.labelled]
+    # a list's questions without an id named q1, q2, ... by place, as a run names them: judging names each
+    labelled = [q for q in (questions.questions if isinstance(questions, Golden) else numbered(questions))
+                if q.labelled]
     declined = [q.question if isinstance(q, Question) else str(q) for q in unanswerable]
     chosen = setup_from_search(target, {**search, **({"setup": setup} if setup is not None else {})}, PREFERRED)
     texts = [q.question for q in labelled] + declined
@@ -213,23 +217,23 @@ def find_cutoff(setup: str, answers: Iterable[float], near_misses: Iterable[floa
     """The cut-off on already-scored examples (the arithmetic of ``answer_cutoff``, testable by hand)."""
     a = np.sort(np.asarray(list(answers), dtype=np.float64))
     n = np.sort(np.asarray(list(near_misses), dtype=np.float64))
-    common = dict(setup=setup, answers=tuple(a.tolist()), near_misses=tuple(n.tolist()), no_result=no_result, note=note,
-                  measure=measure)
+    cutoff_of = partial(Cutoff, setup=setup, answers=tuple(a.tolist()), near_misses=tuple(n.tolist()),
+                        no_result=no_result, note=note, measure=measure)
     short = [f"{plural(len(x), word, words)} (top results that {what})" for x, word, words, what in
              ((a, "answer", "answers", "were the answer"), (n, "near miss", "near misses", "were not"))
              if len(x) < MINIMUM]
     if short:
-        return Cutoff(cutoff=None, separation=None, trades=(), **common,
-                      reason=f"only {' and '.join(short)}; at least {MINIMUM} of each are needed: add questions, "
-                             "or unanswerable ones (questions the collection cannot answer) for near misses")
+        return cutoff_of(cutoff=None, separation=None, trades=(),
+                         reason=f"only {' and '.join(short)}; at least {MINIMUM} of each are needed: add questions, "
+                                "or unanswerable ones (questions the collection cannot answer) for near misses")
     # separation: for each answer, the near misses below it count 1 and the equal ones a half
     below = np.searchsorted(n, a, side="left")
     equal = np.searchsorted(n, a, side="right") - below
     separation = float((below + equal / 2).sum() / (len(a) * len(n)))
     scores = np.unique(np.concatenate([a, n]))
     if len(scores) < 2:
-        return Cutoff(cutoff=None, separation=separation, trades=(), **common,
-                      reason="every top result has the same score, so no cut-off can separate them")
+        return cutoff_of(cutoff=None, separation=separation, trades=(),
+                         reason="every top result has the same score, so no cut-off can separate them")
     trades = []
     for cut in ((scores[:-1] + scores[1:]) / 2).tolist():
         kept = int(len(a) - np.searchsorted(a, cut, side="left"))
@@ -238,7 +242,7 @@ def find_cutoff(setup: str, answers: Iterable[float], near_misses: Iterable[floa
     # exact shares, so 1/5 + 3/5 and 2/5 + 2/5 tie as they should; then the lowest cut-off
     best = max(trades, key=lambda t: (Fraction(t.answers_kept, len(a)) + Fraction(t.near_misses_declined, len(n)),
                                       -t.cutoff))
-    return Cutoff(cutoff=best.cutoff, separation=separation, trades=tuple(trades), reason=None, **common)
+    return cutoff_of(cutoff=best.cutoff, separation=separation, trades=tuple(trades), reason=None)
 
 
 def read_unanswerable(path: str | Path) -> list[str]:

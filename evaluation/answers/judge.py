@@ -51,7 +51,7 @@ class ChatJudge(ChatRoute):
         if metric not in METRICS:
             raise UsageError(f'"{metric}" is not a metric the judge knows: {", ".join(METRICS)}')
         reply = self._post(self.request_body(metric, question, answer, sources))
-        return self._score(reply, metric, question.id)
+        return self._score(reply, metric, question.id or question.question)
 
     def request_body(self, metric: str, question: Question, answer: str, sources: Sequence[str]) -> dict[str, Any]:
         """The chat completions request for one (metric, question, answer)."""
@@ -65,6 +65,7 @@ class ChatJudge(ChatRoute):
         return self.body([{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "\n".join(parts)}])
 
     def _score(self, reply: Any, metric: str, question_id: str) -> Any:
+        """The score in ``reply``; ``question_id`` names the question in the errors (its text when it has no id)."""
         url = self.settings.url
         asked = f'{metric} of question "{question_id}"'
         content, _ = read_message(reply, f"the judge at {url}", stopped=f"on {asked}", declined=f"to score {asked}")

@@ -35,6 +35,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..errors import AnswerError, JsonLineError, UsageError, did_you_mean
 from ..jsonl import parse_line, read_lines
 from ..golden import Golden, Question, numbered, read_golden
+from ..golden.records import known_id
 from ..golden.wording import plural, quoted
 from ..store.sources import Fetcher
 
@@ -147,7 +148,7 @@ def answer_report(questions: Golden | str | Path | Iterable[Question], answers: 
     chosen = tuple(dict.fromkeys(metric_name(m) for m in metrics))
     if not chosen:
         raise UsageError(f"name at least one metric: {', '.join(METRICS)}")
-    ids = [q.id for q in asked]
+    ids = [known_id(q) for q in asked]
     known = set(ids)
     unknown = [qid for qid in answers if qid not in known]
     if unknown:
@@ -155,19 +156,20 @@ def answer_report(questions: Golden | str | Path | Iterable[Question], answers: 
                           f"{', '.join(quoted(q) for q in unknown[:5])}.{did_you_mean(unknown[0], ids)} "
                           "Use the golden file's question ids")
     scores: dict[str, dict[str, float]] = {}
-    unanswered, skipped = [], {m: [] for m in chosen}
-    for question in asked:
-        answer, sources = _answer(question.id, answers.get(question.id))
+    unanswered: list[str] = []
+    skipped: dict[str, list[str]] = {m: [] for m in chosen}
+    for question, question_id in zip(asked, ids, strict=True):
+        answer, sources = _answer(question_id, answers.get(question_id))
         if not answer:
-            unanswered.append(question.id)
+            unanswered.append(question_id)
             continue
-        scores[question.id] = {}
+        scores[question_id] = {}
         for metric in chosen:
             if metric in NEEDS_SOURCES and not sources:
-                skipped[metric].append(question.id)
+                skipped[metric].append(question_id)
                 continue
-            scores[question.id][metric] = checked_score(call_judge(judge, keywords, metric, question, answer, sources),
-                                                        metric, question.id)
+            scores[question_id][metric] = checked_score(call_judge(judge, keywords, metric, question, answer, sources),
+                                                        metric, question_id)
     return AnswerReport(metrics=chosen, scores=scores, unanswered=tuple(unanswered),
                         skipped={m: tuple(ids) for m, ids in skipped.items() if ids})
 

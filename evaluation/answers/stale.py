@@ -23,12 +23,13 @@ from ..engine.chunking import ChunkSettings, chunk_document
 from ..engine.corpus import Corpus
 from ..errors import LineProblem
 from ..golden import Golden, Question, numbered
+from ..golden.records import known_id
 from ..golden.scan import load_raw, scan_golden
 from ..golden.wording import plural, quoted
 from ..keywords import also_named
 from ..scoring.judging import fold
 from ..store.sources import Fetcher
-from ..target import as_targets
+from ..target import Target, as_targets
 
 
 @runtime_checkable
@@ -84,8 +85,8 @@ def stale_evidence(targets: Any, questions: Golden | str | Path | Iterable[Quest
     if isinstance(targets, Corpus):
         return stale_questions(targets, questions, fetcher=fetcher)
     asked = _questions(questions, fetcher)
-    found_by_name = {one.name: stale_questions(one, asked) for one in as_targets(targets)
-                     if isinstance(one, HoldsChunkTexts)}
+    searched: list[Target] = as_targets(targets)
+    found_by_name = {one.name: stale_questions(one, asked) for one in searched if isinstance(one, HoldsChunkTexts)}
     return {name: found for name, found in found_by_name.items() if found}
 
 
@@ -113,11 +114,12 @@ def stale_questions(target: Any, golden: Golden | str | Path | Iterable[Question
         chunks = [text for doc_id in held for text in folded[doc_id]]
         missing = tuple(q for q in quotes if not any(fold(q) in text for text in chunks))
         if missing:
-            found.append(StaleEvidence(question.id, question.line, missing, len(quotes)))
+            found.append(StaleEvidence(known_id(question), question.line, missing, len(quotes)))
     return tuple(found)
 
 
 def _questions(golden: Golden | str | Path | Iterable[Question], fetcher: Fetcher | None = None) -> list[Question]:
+    questions: Sequence[Question]
     if isinstance(golden, (str, Path)):  # every readable row, as `golden check` sees them (no logging)
         questions = scan_golden(load_raw(golden, fetcher=fetcher)).questions
     else:  # a list: its questions without an id are q1, q2, ... by place, as a run names them

@@ -19,7 +19,7 @@ default: on reference answers it found fewer (29 of 36) and took minutes on a sh
 """
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ from ..errors import GoldenFileError, UsageError, did_you_mean, named
 from ..files import Output, check_outputs
 from ..golden import IN_MEMORY, Golden, Question, numbered, read_golden, save_questions
 from ..golden.read import GOLDEN_FILE
-from ..golden.records import PAGE_MARK
+from ..golden.records import PAGE_MARK, known_id
 from ..golden.wording import line_list, plural
 from ..keywords import also_named, positional_as_theirs
 from ..target import Setup, Target
@@ -130,27 +130,30 @@ def suggest_expected(target: Target, golden: Golden | str | Path | Sequence[Ques
     golden = _golden(golden, fetcher)
     chosen = setup_from_search(target, {**search, **({"setup": setup} if setup is not None else {})}, PREFERRED)
     to_search = [q for q in golden.questions if q.reference and q.reference.strip()]
-    results = target.search_batch(chosen, [q.reference for q in to_search], max(depth, propose)) if to_search else []
-    retrieved = {question.id: tuple(dict.fromkeys(_GRAINS[by](hit) for hit in hits))[:propose]
+    references = [q.reference for q in to_search if q.reference]  # every one: to_search holds no other
+    results = target.search_batch(chosen, references, max(depth, propose)) if to_search else []
+    retrieved = {known_id(question): tuple(dict.fromkeys(_GRAINS[by](hit) for hit in hits))[:propose]
                  for question, hits in zip(to_search, results, strict=True)}
-    proposals = {q.id: replace(q, expected=retrieved[q.id], draft=True) for q in to_search
-                 if not q.labelled and retrieved[q.id]}
-    rows = tuple(sorted((proposals.get(q.id, q) for q in (*golden.questions, *golden.unfilled_rows)),
+    proposals = {known_id(q): replace(q, expected=retrieved[known_id(q)], draft=True) for q in to_search
+                 if not q.labelled and retrieved[known_id(q)]}
+    rows = tuple(sorted((proposals.get(known_id(q), q) for q in (*golden.questions, *golden.unfilled_rows)),
                         key=lambda q: (q.line is None, q.line or 0)))
     if out is not None:
         save_questions(rows, out, overwrite=False)
     return Suggestions(
         setup=chosen.key, rows=rows, suggested=tuple(proposals),
         labelled=sum(q.labelled for q in golden.questions),
-        without_reference=tuple(q.id for q in golden.questions if not q.labelled and not (q.reference or "").strip()),
-        no_result=tuple(q.id for q in to_search if not q.labelled and q.id not in proposals),
+        without_reference=tuple(known_id(q) for q in golden.questions
+                                if not q.labelled and not (q.reference or "").strip()),
+        no_result=tuple(known_id(q) for q in to_search if not q.labelled and known_id(q) not in proposals),
         left_out=tuple(sorted({p.line for p in golden.problems if p.line is not None})),
         path=str(out) if out is not None else None, retrieved=retrieved)
 
 
 # What a proposed id is at each grain, from one result.
-_GRAINS = {"doc": lambda hit: hit.doc_id, "chunk": lambda hit: hit.id,
-           "page": lambda hit: f"{hit.doc_id}{PAGE_MARK}{hit.page}" if hit.page else hit.doc_id}
+_GRAINS: dict[str, Callable[[Any], str]] = {
+    "doc": lambda hit: hit.doc_id, "chunk": lambda hit: hit.id,
+    "page": lambda hit: f"{hit.doc_id}{PAGE_MARK}{hit.page}" if hit.page else hit.doc_id}
 
 
 def _golden(golden: Golden | str | Path | Sequence[Question], fetcher: Fetcher | None) -> Golden:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence, cast
 
 from ..errors import TEXT_LIMIT, SearchServiceError, printable
 from .retry import RETRY_STATUSES, RetrySettings, ThrottleRetryPolicy
@@ -25,6 +25,12 @@ SEMANTIC_QUOTA_STATUS = 402
 SEMANTIC_FREE_QUERIES = 1000
 
 
+def _json_of(response: Any, _model: Any, _headers: Any) -> dict[str, Any]:
+    """The REST answer's JSON, as a client call's ``cls`` hook: the call then returns this, not the SDK's model
+    (which its annotation names, hence the ``cast`` at each such call)."""
+    return response.http_response.json()
+
+
 class SearchService:
     """One index on one service. ``credential``: an ``AzureKeyCredential`` or a token credential."""
 
@@ -35,12 +41,12 @@ class SearchService:
         from azure.search.documents.indexes import SearchIndexClient
 
         self.endpoint, self.index, self.auth, self.retry = endpoint, index, auth, retry
-        policy_args = {"on_send": on_send, **({"sleep": sleep} if sleep is not None else {})}
+        sleeping = {"sleep": sleep} if sleep is not None else {}
         common = {"transport": transport} if transport is not None else {}
         self._search = SearchClient(endpoint=endpoint, index_name=index, credential=credential,
-                                    retry_policy=ThrottleRetryPolicy(retry, **policy_args), **common)
-        self._indexes = SearchIndexClient(endpoint=endpoint, credential=credential,
-                                          retry_policy=ThrottleRetryPolicy(retry, **policy_args), **common)
+                                    retry_policy=ThrottleRetryPolicy(retry, on_send=on_send, **sleeping), **common)
+        self._indexes = SearchIndexClient(endpoint=endpoint, credential=credential, **common,
+                                          retry_policy=ThrottleRetryPolicy(retry, on_send=on_send, **sleeping))
         self.api_version = getattr(getattr(self._search, "_config", None), "api_version", None)
         self.index_api_version = getattr(getattr(self._indexes, "_config", None), "api_version", None)
 
@@ -48,8 +54,7 @@ class SearchService:
     def definition(self) -> dict[str, Any]:
         """The index definition as the REST API returns it (JSON)."""
         with self._translated("read the definition of"):
-            return self._indexes.get_index(self.index, cls=lambda response, _model, _headers:
-                                           response.http_response.json())
+            return cast("dict[str, Any]", self._indexes.get_index(self.index, cls=_json_of))
 
     def update_definition(self, definition: Mapping[str, Any], etag: str | None) -> dict[str, Any]:
         """PUT ``definition`` as the index's (REST ``PUT /indexes('<name>')``), with ``If-Match`` on the ETag
@@ -75,8 +80,7 @@ class SearchService:
     def statistics(self) -> dict[str, Any]:
         """``{"documentCount", "storageSize", "vectorIndexSize"}`` of the index."""
         with self._translated("read the statistics of"):
-            return self._indexes.get_index_statistics(self.index, cls=lambda response, _model, _headers:
-                                                      response.http_response.json())
+            return cast("dict[str, Any]", self._indexes.get_index_statistics(self.index, cls=_json_of))
 
     def statistics_if_allowed(self) -> dict[str, Any] | None:
         """The statistics, or None when the service refuses them with 403.

@@ -23,7 +23,7 @@ import threading
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from ..errors import UsageError
 from ..extras import needs
@@ -38,6 +38,9 @@ from .filters import FILTER_CHARS, doc_id_filters
 from .options import ENGINE, AzureSearchOptions
 from .queries import search_request
 from .index_setups import LeftOut, QueryVectorSource, plan_setups, query_vector_sources
+
+if TYPE_CHECKING:
+    from .vectors import QueryVectors
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +87,7 @@ class AzureSearchTarget:
             self._openai = AzureOpenAIEmbedder(options.azure_openai, credential=openai_credential or credential,
                                                retry=retry, transport=transport, sleep=sleep, on_send=self._count)
         self._index: _Index | None = None
-        self._vectors = None
+        self._vectors: QueryVectors | None = None  # made with the index, when it is first read
         self._pair_scores: dict[tuple[str, str], float] = {}
 
     @classmethod
@@ -145,7 +148,7 @@ class AzureSearchTarget:
         semantic = choose_semantic_configuration(shape, self.options.semantic_configuration, where=self._where)
         from ..engine.model_catalog import CROSS_ENCODER_NAME, available_embedders, cross_encoder_available, model_info
 
-        bundled = {m: model_info(m).dimensions for m in available_embedders()}
+        bundled = {m: size for m in available_embedders() if (size := model_info(m).dimensions) is not None}
         sources, vector_left_out = query_vector_sources(shape, self.options, bundled, where=self._where)
         if not self.options.cross_encoder:
             missing = "the target's option cross_encoder is false"
@@ -345,6 +348,7 @@ class AzureSearchTarget:
     def _query_vectors(self, setup: Setup, questions: list[str], *, cached: bool) -> list[list[list[float] | None]]:
         if setup.retrieval == "keyword":
             return [[] for _ in questions]
+        assert self._vectors is not None, "every search reads the index first (_checked), which makes them"
         return self._vectors.for_questions(setup.models, questions, cached=cached)
 
     def _search_one(self, index: _Index, setup: Setup, question: str, depth: int,
@@ -380,9 +384,9 @@ class AzureSearchTarget:
             score_of = dict(zip([(q, h.id) for q, h in pairs], map(float, logits), strict=True))
         out = []
         for q, hits in zip(questions, found, strict=True):
-            head = [dataclasses.replace(h, reranker_score=score_of[(q, h.id)]) for h in hits[:take]]
-            order = sorted(range(len(head)), key=lambda i: (-head[i].reranker_score, i))
-            out.append([head[i] for i in order] + hits[take:])
+            scores = [score_of[(q, h.id)] for h in hits[:take]]
+            order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+            out.append([dataclasses.replace(hits[i], reranker_score=scores[i]) for i in order] + hits[take:])
         return out
 
     # -- missing documents -----------------------------------------------------------------------

@@ -38,7 +38,7 @@ class AzureOpenAIEmbedder:
                 else BearerTokenCredentialPolicy(credential, OPENAI_SCOPE))
         retry_policy = ThrottleRetryPolicy(retry, on_send=on_send, **({"sleep": sleep} if sleep else {}))
         self._retry = retry
-        self._client = PipelineClient(
+        self._client: PipelineClient[Any, Any] = PipelineClient(
             base_url=config.endpoint, transport=transport,
             policies=[HeadersPolicy({"Content-Type": "application/json"}), UserAgentPolicy("retrieval-evaluation"),
                       retry_policy, auth])
@@ -107,7 +107,7 @@ class QueryVectors:
     def for_questions(self, fields: Sequence[str], questions: Sequence[str], *,
                       cached: bool) -> list[list[list[float] | None]]:
         """Per question, a vector per field (None where the index's vectorizer embeds the text)."""
-        per_field: dict[str, list[list[float] | None]] = {}
+        per_field: dict[str, Sequence[list[float] | None]] = {}
         for field in fields:
             source = self.sources[field]
             if source.kind == "vectorizer":

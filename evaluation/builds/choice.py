@@ -64,7 +64,7 @@ def chunking_choice(results: Sequence[BuildResult], current: str | None = None, 
         return {"pick": current, "switch": False, "best": None, "p": None, "best_only": None, "current_only": None,
                 "why": "no build was made, so there is nothing to choose from"}
     best = order[0]
-    answer = {"best": best.key, "p": None, "best_only": None, "current_only": None}
+    answer: dict[str, Any] = {"best": best.key, "p": None, "best_only": None, "current_only": None}
     if current is None:
         return {**answer, "pick": best.key, "switch": False,
                 "why": f"{best_words(order)}; no build in use was named"}

@@ -31,6 +31,7 @@ from typing import Any, Iterable, Sequence
 from ..engine.corpus import Corpus
 from ..errors import UsageError
 from ..golden import Golden, Question
+from ..golden.records import known_id
 from ..scoring.judging import judge as judge_hits
 from ..scoring.significance import exact_binary_p, holm
 from ..store.builds import run_stamp, store_to_save_in
@@ -124,11 +125,12 @@ def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], ke
                         handed_chars += sum(len(text) for _, text in handed)
                         if answer is None:
                             judged = judge_hits(question, [h for h, _ in handed], "doc")
-                            outcomes[question.id] = judged.first is not None
+                            outcomes[known_id(question)] = judged.first is not None
                         else:
+                            assert judge is not None, "answer and judge come together (checked above)"
                             tell("answering and judging", number - 1, len(mine))
                             written = answer(question, [text for _, text in handed])
-                            outcomes[question.id] = bool(judge(question, written))
+                            outcomes[known_id(question)] = bool(judge(question, written))
                     parts.setdefault(built.cut.key, []).append(BuildResult(
                         key=built.cut.key, technique=built.cut.technique, size=built.cut.size,
                         letter=built.cut.letter, chunks=len(built.cut.chunks), seconds=built.seconds,
@@ -161,7 +163,7 @@ def _joined(parts: list[BuildResult], nowhere: Sequence[Question]) -> BuildResul
     questions no collection holds counted not right."""
     first = parts[0]
     outcomes = {q: v for part in parts for q, v in part.outcomes.items()}
-    outcomes.update({q.id: False for q in nowhere})
+    outcomes.update({known_id(q): False for q in nowhere})
     return replace(first, chunks=sum(p.chunks for p in parts), seconds=round(sum(p.seconds for p in parts), 3),
                    outcomes=outcomes, handed_chars=sum(p.handed_chars for p in parts))
 
@@ -194,6 +196,7 @@ def chunking_report(results: Sequence[BuildResult], golden: Any = None, *, budge
         adjusted = holm(p_values)
         techniques.append(_technique(top, None, None, None, best=True))
         for r, s, p, q in zip(leaders[1:], splits, p_values, adjusted, strict=True):
+            assert q is not None, "holm leaves None only where a p-value was None, and every one here is a test's"
             techniques.append({**_technique(r, s, p, q, best=False), "tie": q > alpha})
         ties = [t["technique"] for t in techniques[1:] if t["tie"]]
     else:
@@ -227,6 +230,7 @@ def _technique(r: BuildResult, s: tuple[int, int] | None, p: float | None, q: fl
     entry = {"technique": r.technique, "name": NAMES.get(r.technique, r.technique), "build": r.key,
              "right": r.right, "questions": r.questions, "chunks": r.chunks, "best": best, "tie": False}
     if s is not None:
+        assert p is not None and q is not None, "a comparison with the best comes with its p-values"
         entry["against_best"] = {"best_only": s[0], "this_only": s[1], "p": round(p, 6), "p_holm": round(q, 6)}
     return entry
 

@@ -10,7 +10,7 @@ page its first character is on, for golden rows that name one page of a document
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -18,6 +18,9 @@ from ..engine.corpus import PAGE_BREAK, Corpus
 from ..engine.scratch import ScratchChunk
 from .cut import Cut, Cutter
 from .settings import DEFAULT_MODEL
+
+if TYPE_CHECKING:
+    from ..engine.models import Embedder
 
 
 def check_keys(keys: Sequence[str]) -> None:
@@ -71,7 +74,7 @@ def chunking_cutter(*, chat: Any = None, model: str = DEFAULT_MODEL, notes: Any 
 
         build = parse_build(key)
         started = time.perf_counter()
-        embedder = None
+        embedder: Embedder | KeptSentences | None = None
         if build.needs_embedder or build.letter == "l":
             from ..engine.models import load_embedder
 

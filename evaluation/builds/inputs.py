@@ -91,9 +91,9 @@ def _text(value: str | Path, what: str) -> str:
         is_file = path is not None and path.is_file()
     except OSError:  # a name the system cannot take (too long, say) names no file: it is text
         is_file = False
-    if is_file:
+    if path is not None and is_file:
         try:
-            return path.read_text(encoding="utf-8-sig")  # type: ignore[union-attr]
+            return path.read_text(encoding="utf-8-sig")
         except UnicodeDecodeError as err:
             raise WrongArgumentError(f"{what}: {path} is not UTF-8 text (byte {err.start + 1}); save it as UTF-8") \
                 from None

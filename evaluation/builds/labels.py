@@ -57,6 +57,7 @@ def trap_note(mapped: dict[str, str], by: str, labels_from: ChunkVariant | None,
                         "other text under another chunking, so each is judged by its document in every variant "
                         "(--by chunk --labels-from VARIANT judges them as chunks of the variant they were made with)")
         return note
+    assert labels_from is not None, "grains names the variant whenever chunk ids are judged as chunks"
     held = chunk_ids(labels_from, corpus)
     wanted = {item for q in questions for item in q.expected}
     absent = sorted(label for label in wanted if label not in held)

@@ -108,7 +108,8 @@ def variants_from_config(path: str | Path) -> list[ChunkVariant]:
         if "size" not in fields:
             raise UsageError(f'{where}: needs "chunk_size", in characters, such as "chunk_size": 500')
         size = fields["size"]
-        overlap = fields.get("overlap", size // 5 if isinstance(size, int) else None)
+        # a size that is no whole number is refused before the overlap is looked at
+        overlap = fields.get("overlap", size // 5 if isinstance(size, int) else 0)
         try:
             out.append(ChunkVariant(fields.get("technique", DEFAULT_TECHNIQUE), size, overlap))
         except UsageError as err:

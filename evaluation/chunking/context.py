@@ -77,11 +77,11 @@ def with_notes(chunks: Sequence[Chunk], text: str, title: str | None, chat: Any,
     noted = []
     for chunk in chunks:
         key = note_key(chat, chunk.text, text, title) if notes is not None else None
-        note = notes.get(key) if key is not None else None
+        note = notes.get(key) if notes is not None and key is not None else None
         if note is None:
             note = ask(chat, SYSTEM, note_request(text, title, chunk), what=f"the note for chunk {chunk.id}",
                        max_tokens=NOTE_TOKENS)
-            if key is not None:
+            if notes is not None and key is not None:
                 notes.put(key, note)
         noted.append(replace(chunk, note=note, embed_text=f"{note}\n\n{chunk.text}"))
     return noted

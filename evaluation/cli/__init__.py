@@ -44,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
         self.register("action", None, _StoredOnce)
         self.register("action", "store", _StoredOnce)
 
-    def error(self, message: str):  # type: ignore[override]
+    def error(self, message: str):
         if message.startswith("the following arguments are required"):  # often a flag mistyped: say which
             known = {s for action in self._actions for s in action.option_strings}
             typed = [a for a in getattr(self, "_given", []) if a.startswith("--") and a.split("=", 1)[0] not in known]
@@ -52,7 +52,7 @@ class _Parser(argparse.ArgumentParser):
                 message += f"; {typed[0].split('=', 1)[0]} is not a flag of this command.{nearest_flag(typed[0], self)}"
         self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
 
-    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+    def parse_known_args(self, args=None, namespace=None):
         """argparse's, but a flag the command does not have is that command's mistake: said by the command's
         own parser (so ``see:`` names its help, not the top level's), with the nearest flag it has. Only the
         top-level parser reaches here with leftovers: a subcommand's parser hands them up."""
@@ -101,7 +101,7 @@ class _StoredOnce(argparse._StoreAction):
     ``--queries``, ``--chunk-words`` and ``--chunk-size``) given under both is refused: argparse kept the
     last one without a word, so ``--golden a.jsonl --queries b.jsonl`` ran on b alone."""
 
-    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[override]
+    def __call__(self, parser, namespace, values, option_string=None):
         if option_string is not None and len(self.option_strings) > 1:
             named = namespace.__dict__.setdefault(_NAMED_AS, {})
             earlier = named.setdefault(self.dest, option_string)
@@ -234,7 +234,9 @@ def last_resort(err: BaseException) -> str:
 def _printable_streams() -> None:
     """Whatever a report or a file name holds (a lone surrogate, say), printing it never fails."""
     for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)  # a text stream's; a stand-in may have none
         try:
-            stream.reconfigure(errors="backslashreplace")
-        except (AttributeError, ValueError, OSError):
+            if reconfigure is not None:
+                reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
             pass

@@ -8,6 +8,7 @@ import re
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Mapping, cast
 
 from ..errors import RunNotSavedError, UsageError, did_you_mean, named
 from ..scoring.judging import GRAINS
@@ -22,6 +23,9 @@ from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_o
                      open_embedded_target, open_run_store, points, setup_pattern, whole)
 from .collection import add_collection_arguments, apply_collection
 from .holes_options import add_hole_judge_options, hole_judge
+
+if TYPE_CHECKING:
+    from ..store.shape import Report
 
 _SHARE = re.compile(r"[0-9]*\.?[0-9]+")
 
@@ -182,7 +186,7 @@ def _is_measure(name: str) -> bool:
     return True
 
 
-def missed_thresholds(report: dict, rules: list[tuple[str, float]]) -> list[str]:
+def missed_thresholds(report: Mapping[str, Any], rules: list[tuple[str, float]]) -> list[str]:
     """Sentences for each --fail-under rule the top setup misses (every rule, when nothing ran)."""
     top_key = report["picks"]["finds_the_most"]
     if top_key is None:
@@ -302,7 +306,7 @@ def run(args: argparse.Namespace) -> int:
                           fallback_dirs=[os.getcwd(), tempfile.gettempdir()], reuse_times=args.reuse_times,
                           holes=holes)
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
-        report, unsaved = err.report, err
+        report, unsaved = cast("Report", err.report), err  # the finished run's report, kept by the error as a dict
     finally:
         bar.close()
         if holes is not None:

@@ -23,7 +23,7 @@ from .collection import add_collection_arguments, apply_collection
 from .common import (ProgressBar, add_cutting_options, add_encoding_option, add_golden_limit_option,
                      add_store_option, add_target_options, chunk_settings, golden_limit, local_path,
                      open_embedded_target, percent_0_to_100, program, store_address, whole)
-from ..golden.check import check_golden
+from ..golden.check import HasChunks, HasDocumentIds, HoldsDocuments, check_golden
 from ..golden.writing import settings as writing
 from ..golden.template import golden_template
 
@@ -167,6 +167,7 @@ def register(subparsers: Any) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    corpus: HoldsDocuments | HasDocumentIds | HasChunks | None  # an opened index, a corpus, or neither
     if args.index:
         from ..engine.index import open_index
         from ..engine.target import EmbeddedTarget

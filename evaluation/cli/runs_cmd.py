@@ -218,7 +218,7 @@ def export_run(args: argparse.Namespace) -> int:
     said = "" if among == reading else f" (not the report's reading: it ranked among {reading})"
     own = among == reading and grain == report.get("by", "doc")  # the files give the report's own numbers
     whose = "the report's found@k, MRR, nDCG@10 and recall@k" if own else f"the numbers of that reading at {grain}"
-    written = []
+    written: list[Path] = []
     if trec:  # first: it may refuse (evidence), and then nothing is written
         written += export_trec(report, f"{stem}.run.trec", f"{stem}.qrels.trec", by=args.by, rank_among=args.rank_among,
                                setup_paths={key: f"{stem}.{name}.run.trec" for key, name in names.items()})

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
@@ -161,6 +161,7 @@ def chunk_document(document: Document, settings: ChunkSettings = ChunkSettings()
     text = document.text
     outline = _Outline.of(text)
     words = [m.span() for m in _WORD.finditer(text)]
+    sections: Sequence[tuple[tuple[str, ...] | None, list[Span]]]  # headings None: each chunk's own
     if settings.strategy == "structure":
         sections = _sections(outline, words)
     else:
@@ -202,6 +203,7 @@ class _Heading:
 class _Spans:
     """Sorted, disjoint character spans, found by position."""
     spans: tuple[Span, ...]
+    _starts: list[int] = field(init=False, repr=False, compare=False)  # each span's start, for bisect
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_starts", [start for start, _ in self.spans])

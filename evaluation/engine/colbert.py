@@ -92,6 +92,7 @@ class ColbertEncoder(_LoadedModel):
     """Texts to unit token vectors: (QUERY_TOKENS, 128) a query, (kept tokens, 128) a document."""
 
     def __init__(self, spec: _ModelSpec, *, threads: int) -> None:
+        assert spec.dimensions is not None, "ColBERT's spec names the size of its token vectors"
         super().__init__(spec, threads=threads)
         shape = self._graph.output.shape
         if len(shape) != 3 or not isinstance(shape[-1], int) or shape[-1] < spec.dimensions:

@@ -238,8 +238,8 @@ def _document_from_row(row: dict, number: int) -> tuple[Document | None, list[Co
     doc_id, text = row.get("id"), row.get("text")
     if not isinstance(doc_id, str) or not doc_id.strip():
         problems.append(CorpusProblem(number, 'needs "id", a non-empty string, for example "id": "guide.md"'))
-    elif document_id_problem(doc_id):
-        problems.append(CorpusProblem(number, document_id_problem(doc_id)))
+    elif (id_problem := document_id_problem(doc_id)) is not None:
+        problems.append(CorpusProblem(number, id_problem))
     if not isinstance(text, str) or not text.strip():
         problems.append(CorpusProblem(number, 'needs "text", a non-empty string with the document\'s words'))
     for name in ("title", "source_uri"):
@@ -249,6 +249,7 @@ def _document_from_row(row: dict, number: int) -> tuple[Document | None, list[Co
         problems.append(CorpusProblem(number, '"metadata" must be an object, for example "metadata": {"lang": "en"}'))
     if problems:
         return None, problems
+    assert isinstance(doc_id, str) and isinstance(text, str), "any other id or text is a problem above"
     return Document(id=doc_id, text=text, title=row.get("title"), source_uri=row.get("source_uri"),
                     metadata=row.get("metadata") or {}), []
 

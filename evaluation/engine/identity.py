@@ -29,7 +29,7 @@ _NOT_COMPARED = ("source",)  # where a model file came from; its sha256 says wha
 
 def software_versions() -> dict[str, str | None]:
     """The installed version of each package in ``SOFTWARE`` (None when it is not installed)."""
-    found = {}
+    found: dict[str, str | None] = {}
     for name in SOFTWARE:
         try:
             found[name] = importlib.metadata.version(name)

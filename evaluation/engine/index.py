@@ -45,7 +45,7 @@ import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 import numpy as np
 
@@ -124,7 +124,7 @@ def read_marker(folder: str | Path) -> dict | None:
 
 
 def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: IndexSettings = IndexSettings(),
-                *, progress: Progress | None = None, threads: int | None = None, force: bool = False,
+                *, progress: Progress | bool | None = None, threads: int | None = None, force: bool = False,
                 verify: bool = False) -> dict:
     """Build the index of ``corpus`` into ``folder`` unless it already holds the same one, intact.
 
@@ -142,6 +142,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
                                verify=verify)
         finally:
             bar.close()
+    progress = progress or None  # False: no bar, as None
     folder = Path(folder)
     check_destination(folder, corpus.source if isinstance(corpus, Corpus) else corpus)
     given_read = isinstance(corpus, Corpus)
@@ -153,6 +154,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         existing = read_manifest(folder)
         damage = index_damage(folder, existing, hashes=verify)
         if damage is None:
+            assert existing is not None, "a folder without a manifest is damaged"
             changed = differences(existing)  # same fingerprint, other models in the manifest: never reuse
             if changed:
                 damage = f"built with other models or software ({'; '.join(changed[:4])})"
@@ -568,10 +570,10 @@ class OpenedIndex:
     folder: Path
     manifest: dict
     chunks: tuple[Chunk, ...]
-    bm25: object
+    bm25: Any  # a bm25s.BM25 (bm25s ships no types)
     vectors: dict[str, np.ndarray]
     colbert: TokenVectors | None = None  # the stored ColBERT token vectors, when built with them
-    bm25_documents: object = None  # the document BM25 (``DOCUMENT_BM25_SETTINGS``), one row per document
+    bm25_documents: Any = None  # the document BM25 (``DOCUMENT_BM25_SETTINGS``), one row per document
     chunk_documents: np.ndarray | None = None  # each chunk's row in ``bm25_documents`` (``document_positions``)
 
     @property
@@ -628,9 +630,9 @@ def open_index(folder: str | Path, *, corpus: str | Path | None = None, verify: 
             raise SearchIndexError(f"{folder}: the corpus {corpus} changed since this index was built; "
                                    f"rebuild with `python3 -m evaluation index {corpus} --out {folder}`")
     elif check_corpus:
-        changed = changed_corpus(folder, manifest)
-        if changed is not None:
-            raise SearchIndexError(changed)
+        corpus_change = changed_corpus(folder, manifest)
+        if corpus_change is not None:
+            raise SearchIndexError(corpus_change)
     try:
         chunks = tuple(_read_chunks(folder / "chunks.jsonl"))
         bm25 = bm25s.BM25.load(str(folder / "bm25"), mmap=True, show_progress=False)

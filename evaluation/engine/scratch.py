@@ -80,14 +80,14 @@ class TextVectors:
     def vectors(self, model: str, texts: Sequence[str], *,
                 progress: Callable[[int], None] | None = None) -> np.ndarray:
         """(len(texts), dimensions) float32 unit rows for ``texts`` exactly as given (no query prefix)."""
-        from .model_catalog import model_info
+        from .model_catalog import vector_size
         from .models import load_embedder
 
         wanted = list(dict.fromkeys(texts))
         todo = [t for t in wanted if (model, t) not in self._memory]
         self.counts["vectors_shared"] += len(wanted) - len(todo)
         if todo and self._stored is not None:
-            found = self._stored.vectors(self._key(model), todo, int(model_info(model).dimensions))
+            found = self._stored.vectors(self._key(model), todo, vector_size(model))
             self._memory.update(((model, t), v) for t, v in found.items())
             self.counts["vectors_cached"] += len(found)
             todo = [t for t in todo if t not in found]
@@ -100,7 +100,7 @@ class TextVectors:
                 self._stored.put_vectors(self._key(model), zip(todo, computed, strict=True))
             self.counts["vectors_computed"] += len(todo)
         if not texts:
-            return np.zeros((0, int(model_info(model).dimensions)), dtype=np.float32)
+            return np.zeros((0, vector_size(model)), dtype=np.float32)
         return np.stack([self._memory[(model, t)] for t in texts]).astype(np.float32, copy=False)
 
     def close(self) -> None:

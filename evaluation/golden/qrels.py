@@ -26,7 +26,7 @@ from urllib.parse import unquote
 from ..errors import GoldenFileError, at_most
 from ..jsonl import as_utf8, decode_text
 from ..store.sources import Fetcher
-from .records import MAX_GRADE, Golden, Question, parse_expected
+from .records import MAX_GRADE, Golden, Question, parse_expected, split_grades
 from .scan import load_raw
 from .wording import line_list, plural, quoted
 
@@ -111,7 +111,8 @@ def with_qrels(golden: Golden, qrels: Qrels) -> tuple[list[Question], list[str]]
         if grades is not None:
             if question.judgements:
                 replaced.append(question)
-            kept.append(dataclasses.replace(question, expected=dict(grades), grades=()))
+            expected, graded = split_grades(grades)
+            kept.append(dataclasses.replace(question, expected=expected, grades=graded))
         elif question.expected:
             kept.append(question)
         else:

@@ -15,7 +15,7 @@ import re
 from dataclasses import replace
 from typing import Any, Callable, Iterable, Sequence
 
-from .records import Question, parse_expected
+from .records import Question, parse_expected, split_grades
 from .schema import FIELDS, unknown_field
 from .wording import quoted
 
@@ -59,6 +59,7 @@ def queries_question(row: dict[str, Any], line: int) -> tuple[list[Question], li
         errors.append('"metadata" must be an object, for example "metadata": {"topic": "greeting"}')
     if errors:
         return [], errors
+    assert isinstance(text, str) and isinstance(relevant, list), "any other query or relevant_ids is an error above"
     return [Question(id=raw_id, question=text, expected=tuple(relevant), line=line)], []
 
 
@@ -94,5 +95,6 @@ def chunk_labels_as_documents(questions: Sequence[Question],
         for key, grade in question.judgements.items():
             unit = mapped.get(key, key)
             graded[unit] = max(grade, graded.get(unit, grade))
-        out.append(replace(question, expected=graded))
+        expected, grades = split_grades(graded)
+        out.append(replace(question, expected=expected, grades=grades))
     return out, mapped

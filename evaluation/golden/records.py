@@ -109,10 +109,9 @@ class Question:
     def __post_init__(self) -> None:
         expected = self.expected
         if isinstance(expected, Mapping):  # {id: grade}: the ids graded 1 or more, and the grades not 1
-            graded = {str(key): _grade(key, value) for key, value in expected.items()}
-            object.__setattr__(self, "expected", tuple(key for key, grade in graded.items() if grade >= 1))
-            object.__setattr__(self, "grades", tuple((key, grade) for key, grade in graded.items()
-                                                     if grade != DEFAULT_GRADE))
+            kept, grades = split_grades(expected)
+            object.__setattr__(self, "expected", kept)
+            object.__setattr__(self, "grades", grades)
         for name in ("expected", "evidence"):  # a list given by hand: kept hashable and unchangeable
             value = getattr(self, name)
             if not isinstance(value, tuple):  # one id given as text is that one id, not its letters
@@ -169,6 +168,24 @@ def whole_grade(value: Any) -> int | None:
             return None
         value = int(value)
     return value if 0 <= value <= MAX_GRADE else None
+
+
+def split_grades(judgements: Mapping[Any, Any]) -> tuple[tuple[str, ...], tuple[tuple[str, int], ...]]:
+    """``{id: grade}`` as a ``Question`` keeps it: ``(expected, grades)``, the ids graded 1 or more in the
+    order given, and the ids graded other than 1 with their grade. A grade that is no whole number from 0 to
+    ``MAX_GRADE`` is a ``ValueError`` naming the id."""
+    graded = {str(key): _grade(key, value) for key, value in judgements.items()}
+    return (tuple(key for key, grade in graded.items() if grade >= 1),
+            tuple((key, grade) for key, grade in graded.items() if grade != DEFAULT_GRADE))
+
+
+def known_id(question: Question) -> str:
+    """``question.id`` where every question has one: read into a ``Golden`` (``golden_of``) or ``numbered``.
+    A question without one there is a caller's mistake, refused as a ``ValueError`` that says how to number it."""
+    if question.id is None:
+        raise ValueError(f"the question {question.question!r} has no id; read the questions with golden_of "
+                         "or number them with numbered before a run names them")
+    return question.id
 
 
 def _grade(key: Any, value: Any) -> int:

@@ -64,7 +64,7 @@ def _source(item: Any) -> Source:
 
 
 def _from_corpus(corpus: Corpus, name: str | None = None) -> Source:
-    documents = []
+    documents: list[tuple[Unit, ...]] = []
     for document in corpus:
         pages = document.pages
         if pages is None:

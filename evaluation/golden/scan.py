@@ -22,7 +22,7 @@ from ..errors import GoldenFileError, InputTooLargeError, JsonLineError, StoreEr
 from ..jsonl import file_wide, parse_line, read_lines
 from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
 from .queries import QUERIES_EXAMPLE, looks_like_queries, queries_question
-from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question
+from .records import WORDS_IN_A_USABLE_QUOTE, GoldenProblem, Question, split_grades
 from .schema import FIELDS, row_errors
 from .wording import ROW_EXAMPLE, json_kind, line_list, plural, quoted, template_command
 from ..store.sources import Fetcher, is_blob_address, read_bytes
@@ -322,13 +322,14 @@ def _mixed_format(row: dict[str, Any], file_format: str) -> str | None:
     return None
 
 
-def _labels(row: dict[str, Any]) -> tuple[str, ...] | dict[str, int]:
-    """A checked row's labels as ``Question`` takes them: ``expected`` (a list, or an object of grades), or
-    Azure's ``retrieval_ground_truth`` as the object of grades it means."""
+def _labels(row: dict[str, Any]) -> tuple[tuple[str, ...], tuple[tuple[str, int], ...]]:
+    """A checked row's labels as ``Question`` keeps them, ``(expected, grades)``: ``expected`` (a list, or an
+    object of grades), or Azure's ``retrieval_ground_truth`` as the object of grades it means."""
     if "retrieval_ground_truth" in row:
-        return {item["document_id"]: item["query_relevance_label"] for item in row["retrieval_ground_truth"]}
+        return split_grades({item["document_id"]: item["query_relevance_label"]
+                             for item in row["retrieval_ground_truth"]})
     expected = row["expected"]
-    return dict(expected) if isinstance(expected, dict) else tuple(expected)
+    return split_grades(expected) if isinstance(expected, dict) else (tuple(expected), ())
 
 
 def _jsonl_row(row: dict[str, Any], number: int, labels_elsewhere: bool = False
@@ -352,7 +353,8 @@ def _jsonl_row(row: dict[str, Any], number: int, labels_elsewhere: bool = False
     claims = [_Claim(question_id, numbered, text if isinstance(text, str) else None)]
     if errors:
         return [], errors, warnings, claims
-    question = Question(id=question_id, question=row["question"], expected=() if topic else _labels(row),
+    expected, grades = ((), ()) if topic else _labels(row)
+    question = Question(id=question_id, question=row["question"], expected=expected, grades=grades,
                         reference=row.get("reference"), evidence=tuple(quotes), hint=row.get("hint"),
                         draft=row.get("draft", False), line=number)
     if question.judgements and not question.expected:

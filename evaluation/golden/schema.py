@@ -231,15 +231,16 @@ def _label_sentences(name: str, value: Any) -> list[str]:
     if not isinstance(value, list) or not value:
         return [f'"retrieval_ground_truth" must be a non-empty list of {{"document_id", "query_relevance_label"}} '
                 f"objects, not {json_kind(value) if value != [] else 'an empty list'}; for example {example}"]
-    pairs, sentences = [], []
+    pairs: list[tuple[Any, Any]] = []
+    shapes: list[str] = []
     for n, item in enumerate(value):
         where = f'"retrieval_ground_truth" item {n + 1}'
         if not isinstance(item, dict) or set(item) != {"document_id", "query_relevance_label"}:
-            sentences.append(f'{where} must be an object with exactly "document_id" and "query_relevance_label"; '
+            shapes.append(f'{where} must be an object with exactly "document_id" and "query_relevance_label"; '
                              f"for example {example}")
             continue
         pairs.append((item["document_id"], item["query_relevance_label"]))
-    return sentences + _grades_sentences('"retrieval_ground_truth"', pairs, key_word="document_id", example=example)
+    return shapes + _grades_sentences('"retrieval_ground_truth"', pairs, key_word="document_id", example=example)
 
 
 def _grades_sentences(where: str, pairs: list[tuple[Any, Any]], key_word: str = "key",

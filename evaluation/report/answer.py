@@ -105,7 +105,7 @@ def pick_answers(report: Mapping[str, Any]) -> list[PickAnswer]:
     answers: list[PickAnswer] = []
     for name, label in PICK_LABELS:
         key = pick_key(picks.get(name))
-        if key not in by_key:
+        if key is None or key not in by_key:
             answers.append(PickAnswer(name, label, None, None, "no setup ran"))
             continue
         earlier = next((a.label for a in answers if a.key == key), None)
@@ -240,7 +240,8 @@ def _shown_slower(report: Mapping[str, Any], fast: Mapping[str, Any], slow: Mapp
     if row is None or row.get("faster") != fast["key"]:
         return False
     try:
-        pair = TimePair(**{field: row.get(field) for field in TimePair.__dataclass_fields__})
+        fields: dict[str, Any] = {field: row.get(field) for field in TimePair.__dataclass_fields__}
+        pair = TimePair(**fields)  # a kept row of another shape is a TypeError: no such pair
     except TypeError:
         return False
     alpha = number((report.get("significance") or {}).get("alpha")) or DEFAULT_ALPHA

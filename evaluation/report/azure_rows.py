@@ -48,6 +48,7 @@ from ..files import OutputKind, write_whole
 from ..golden.wording import json_kind, quoted
 from ..jsonl import file_wide, parse_line, read_lines
 from ..golden import Question
+from ..golden.records import known_id, split_grades
 from ..scoring.azure_retrieval import AZURE_LABELS, LabelRange
 from ..scoring.judging import row_units
 from ..settings import DEFAULT_RANK_AMONG, RANK_AMONG
@@ -139,10 +140,11 @@ def report_evaluator_rows(report: Mapping[str, Any], setup_key: str, *, by: str 
     entry = next((s for s in report["setups"] if s["key"] == setup_key), None)
     if entry is None or entry.get("error"):
         raise EvaluationError(f"setup {setup_key!r} has no results in run {report.get('id')}")
-    results, labels = {}, {}
+    results: dict[str, list[str]] = {}
+    labels: dict[str, dict[str, int]] = {}
     for question in report_questions(report):
-        labels[question.id], results[question.id] = reading_rows(
-            question, (entry.get("results") or {}).get(question.id) or [], by, rank_among)
+        qid = known_id(question)
+        labels[qid], results[qid] = reading_rows(question, (entry.get("results") or {}).get(qid) or [], by, rank_among)
     return evaluator_rows(results, labels, rank_among=rank_among)
 
 
@@ -370,7 +372,8 @@ def score_evaluator_rows(rows: Sequence[EvaluatorRow], *, min_grade: int = 1, k:
         order = sorted(range(len(row.retrieved)),
                        key=lambda i: -row.retrieved[i][1])  # stable: ties keep the list's order
         ranked = list(dict.fromkeys(row.retrieved[i][0] for i in order))
-        question = Question(id=row.query_id, question="", expected=dict(row.labels))
+        expected, grades = split_grades(row.labels)
+        question = Question(id=row.query_id, question="", expected=expected, grades=grades)
         if question.relevant(min_grade):
             outcomes.append(judge(question, [Hit(id=d, doc_id=d, page=None, score=0.0) for d in ranked], rule))
         exact.append(azure_exact(row.labels, row.retrieved, label_range))

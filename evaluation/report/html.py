@@ -65,7 +65,8 @@ def run_page(report: dict[str, Any], store: Any, *, questions: Mapping[str, str]
     from .trend import collect_trend
 
     views = latest_views(store) if views is None else views
-    return render_html(report, history=collect_trend(store, report), questions=questions, **views)
+    return render_html(report, history=collect_trend(store, report), questions=questions,
+                       chunking=views.get("chunking"), sweep=views.get("sweep"), matrix=views.get("matrix"))
 
 
 def utf8_text(page: str) -> str:

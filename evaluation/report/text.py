@@ -42,7 +42,7 @@ def _p(value: float | None) -> str:
     return f"{value:.2f}" if value >= 0.1 else f"{value:.3g}" if value >= 0.001 else f"{value:.0e}"
 
 
-def _versus_cells(setup: dict[str, Any]) -> list[str]:
+def _versus_cells(setup: Mapping[str, Any]) -> list[str]:
     """found@10 against the top, in questions, and its Holm-adjusted p-value ("" for reports without)."""
     versus = setup.get("versus_top")
     if versus is None:
@@ -135,6 +135,7 @@ def render_picks(report: Report) -> str:
     setups each was chosen among, with the reason each lost. Every line fits ``WIDTH`` columns."""
     report = printable_report(report)
     by_key = {s["key"]: s for s in report["setups"]}
+    summaries = {s["key"]: s["summary"] for s in report["setups"] if s["summary"] is not None}  # the setups that ran
     rules = report["rules"]
     if report.get("picks_withheld"):
         return "\n".join(wrap(f"Picks: none. {report['picks_withheld']}"))
@@ -152,7 +153,7 @@ def render_picks(report: Report) -> str:
         if answer.same_as:
             out += wrap(f"the same setup as {answer.same_as.lower()}: {answer.why}", first=head, rest=hang)
         else:
-            summary = by_key[key]["summary"]
+            summary = summaries[key]  # a pick is a setup that ran
             numbers = (f"{key}  found@10 {summary['counts']['10']} of {summary['questions']}"
                        f" ({_pct(summary['found']['10'])}), median {_ms(summary['median_ms'])} ms")
             notes = [f"timed in run {by_key[key]['timed_in']}, same index state" if by_key[key].get("timed_in")
@@ -210,14 +211,13 @@ def render_versus_top(report: Report) -> str:
     """Each setup against the top: differences with their intervals and Holm-adjusted p-values."""
     report = printable_report(report)
     significance = report.get("significance")
-    rows = [s for s in report["setups"] if s.get("versus_top")]
+    rows = [(s["key"], versus) for s in report["setups"] if (versus := s.get("versus_top"))]
     if not significance or not rows:
         return ""
     level = f"{significance['interval'] * 100:g}%"
-    out = [f"Versus the top ({rows[0]['versus_top']['top']}), paired on the same questions; "
+    out = [f"Versus the top ({rows[0][1]['top']}), paired on the same questions; "
            f"{level} bootstrap intervals (each on its own), Holm-corrected p-values:"]
-    for s in rows:
-        versus = s["versus_top"]
+    for key, versus in rows:
         parts = []
         for measure, scale, unit in ((FOUND_10, 100, " points"), (MRR, 1, ""), (NDCG_10, 1, "")):
             label, m = str(measure), versus.get(measure.versus_key)
@@ -229,7 +229,7 @@ def render_versus_top(report: Report) -> str:
                          f"p {_p(m['p_holm'])}")
         verdict = (f"found@10: {found_gap_words(versus['found@10'], versus.get('questions'))}" if versus["tied"]
                    else "found@10 significantly different")
-        out.append(f"  {s['key']}: {'; '.join(parts)} ({verdict})")
+        out.append(f"  {key}: {'; '.join(parts)} ({verdict})")
     return "\n".join(out)
 
 
@@ -299,14 +299,14 @@ def render_questions(report: Report, texts: Mapping[str, str] | None = None, *, 
     ranks = {s["key"]: s.get("ranks") or {} for s in report["setups"]}
     header = ["question", *picks]
     shown = texts is not None
-    if shown:
+    if texts is not None:
         header.append("text")
         texts = {printable(qid, TEXT_LIMIT): text for qid, text in texts.items()}  # keyed as the report's ids now are
     rows = []
     for question in report["questions"]:
         qid = question["id"]
         cells = [qid, *[str(ranks[key].get(qid) or "-") for key in picks]]
-        if shown:
+        if texts is not None:
             text = texts.get(qid) or "(not in the kept golden file)"
             cells.append(printable(text, width))
         rows.append(cells)

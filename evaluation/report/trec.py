@@ -39,6 +39,7 @@ from urllib.parse import unquote
 from ..errors import EvaluationError, GoldenFileError, did_you_mean, shown
 from ..files import OutputKind, write_whole
 from ..golden import Question
+from ..golden.records import known_id
 from ..measures import MRR, NDCG_10
 from ..scoring.judging import Rule, judge, ranked_units, row_units
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
@@ -151,7 +152,7 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
         raise EvaluationError(f"unknown reading {rank_among!r}; rank among one of {', '.join(RANK_AMONG)}"
                               f"{did_you_mean(str(rank_among), RANK_AMONG)}")
     depth = int(report["depth"])
-    questions = {q.id: q for q in report_questions(report)}
+    questions = {known_id(q): q for q in report_questions(report)}
     per_setup: dict[str, list[str]] = {}
     for setup in report["setups"]:
         if setup.get("error"):
@@ -162,7 +163,7 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
             docnos = trec_docnos(question, (setup.get("results") or {}).get(qid) or [], by, rank_among)
             lines += [f"{_escape(qid)} Q0 {_escape(d)} {rank} {depth - rank + 1} {_escape(setup['key'])}"
                       for rank, d in enumerate(docnos, start=1)]
-    qrel_lines = [f"{_escape(q.id)} 0 {_escape(unit)} {grade}" for q in questions.values()
+    qrel_lines = [f"{_escape(qid)} 0 {_escape(unit)} {grade}" for qid, q in questions.items()
                   for unit, grade in q.judgements.items()]
     written = [_write_lines(run_path, [line for lines in per_setup.values() for line in lines], "the TREC run"),
                _write_lines(qrels_path, qrel_lines, "the qrels")]

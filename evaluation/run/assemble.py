@@ -16,7 +16,7 @@ import copy
 import hashlib
 from dataclasses import asdict
 from datetime import datetime
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 from ..errors import UsageError
 from ..golden import GoldenCheck, check_golden_bytes, question_sha256
@@ -27,12 +27,12 @@ from ..report.azure_rows import reading_rows
 from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tests, time_tie_tiers
 from ..scoring.time_pairs import TIME_TEST, time_pairs
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, EvaluationSettings
-from ..store.shape import REPORT_FORMAT, Entry, Report
+from ..store.shape import REPORT_FORMAT, Report
 from .copying import copied
 from .plan import PLAN_FORMAT, plan_question, utc
 
 
-def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bool = False) -> Report:
+def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]], *, owned: bool = False) -> Report:
     """The report from the plan and one entry per planned setup (any order; the inputs are not changed).
 
     A planned setup with no entry is an error: the caller turns a step that never finished into
@@ -64,7 +64,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
         picks = {name: None for name in picks}
     compare_with_top(ranked, question_ids, significance)
     add_azure_numbers(ranked, questions, settings.get("by", "doc"), settings.get("rank_among", DEFAULT_RANK_AMONG))
-    return {
+    report: dict[str, Any] = {  # plain JSON data, in the order a report is read; Report names its shape
         "format": REPORT_FORMAT,
         "id": plan["run_id"],
         "created_at": plan["created_at"],
@@ -108,6 +108,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[Entry], *, owned: bo
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
         **_cache_total(results),
     }
+    return cast(Report, report)
 
 
 def add_azure_numbers(entries: Sequence[dict[str, Any]], questions: Sequence[dict[str, Any]], by: str,

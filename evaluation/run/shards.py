@@ -98,7 +98,7 @@ def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None]
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise UsageError(f"measured_ms[{shown(key)}] is {shown(value)}: a setup's median search in ms is a "
                              "number (or None: not measured)")
-    shards = {}
+    shards: dict[str, list[list[str]]] = {}
     for setup in plan["setups"]:
         _check_reused((reused or {}).get(setup["key"]), setup["key"])
         taken = set(reused_ids(plan, setup["key"], (reused or {}).get(setup["key"])))
@@ -175,6 +175,7 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
         raise UsageError('not a plan of a run ("settings" is missing, and reused results are judged by them); give '
                          "what plan_run made (or its JSON read back whole)")
     if taken:
+        assert reused is not None, "reused_ids takes ids only from reused results"
         parts = [*parts, reused_part(plan, setup_key, reused, taken)]
     if not parts:
         raise UsageError(f"setup {setup_key} has no shards to merge")

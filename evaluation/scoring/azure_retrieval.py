@@ -70,7 +70,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..errors import WrongArgumentError, WrongValueError
 from ..measures import AZURE_EXACT, AZURE_K, Measure, azure_key
@@ -276,9 +276,10 @@ def label_range_of(grades: Iterable[int]) -> LabelRange:
 
 
 def setup_azure_summary(questions: Sequence[tuple[Mapping[str, int], Sequence[str]]],
-                        k: int = AZURE_K) -> dict[str, dict[str, float | None]]:
+                        k: int = AZURE_K) -> dict[str, Any]:
     """One setup's Azure numbers over its questions, each given as (graded labels, its ranked document
-    ids best first, each once): ``{"exact": {property: mean}, "corrected": {property@k: mean}}``, the
+    ids best first, each once): ``{"exact": {property: mean}, "corrected": {property@k: mean}, "label_range":
+    "0-4"}`` (no label range when no question is graded), the
     means as ``mean_scores`` takes them, rounded to 4 places. The exact form reads the ids with scores
     made from the rank (n for the first of n), which is how ``report.azure_rows`` writes them for the
     evaluator, so azure-ai-evaluation gives these numbers on the exported rows."""

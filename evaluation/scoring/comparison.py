@@ -43,7 +43,9 @@ def question_values(entry: Mapping[str, Any], question_ids: Sequence[str]) -> di
     """Per-question found@10, reciprocal rank and nDCG@10 of ``entry``, in ``question_ids`` order."""
     ranks = entry.get("ranks") or {}
     first = np.array([ranks.get(q) or 0 for q in question_ids], dtype=np.float64)
-    found = ((first > 0) & (first <= FOUND_10.cutoff)).astype(np.float64)
+    depth = FOUND_10.cutoff
+    assert depth is not None, "found@10 is found at a cut-off"
+    found = ((first > 0) & (first <= depth)).astype(np.float64)
     rr = np.divide(1.0, first, out=np.zeros_like(first), where=first > 0)
     kept = entry.get(NDCG_10.versus_key)  # the entry's per-question nDCG@10, under the summary's name
     ndcg = None
@@ -66,10 +68,11 @@ def _differences(reference: Mapping[str, Any], other: Mapping[str, Any],
                  question_ids: Sequence[str]) -> tuple[list[str], np.ndarray]:
     """The metrics both entries have, and the (questions x metrics) differences, other minus reference."""
     mine, theirs = question_values(other, question_ids), question_values(reference, question_ids)
-    metrics = [m for m in METRICS if mine[m] is not None and theirs[m] is not None]
+    both = {m: (a, b) for m in METRICS if (a := mine[m]) is not None and (b := theirs[m]) is not None}
+    metrics = list(both)
     if not question_ids:
         return metrics, np.zeros((0, len(metrics)))
-    return metrics, np.column_stack([mine[m] - theirs[m] for m in metrics])
+    return metrics, np.column_stack([a - b for a, b in both.values()])
 
 
 def _paired_result(metrics: Sequence[str], differences: np.ndarray, intervals: np.ndarray,
@@ -121,6 +124,7 @@ def correct_for_many(results: dict[str, dict[str, Any]], settings: SignificanceS
         keys = [k for k, r in results.items() if r[metric] is not None]
         p_values = [results[k][metric]["p"] for k in keys]
         for key, adjusted, factor in zip(keys, holm(p_values), holm_factors(p_values), strict=True):
+            assert factor is not None, "every p-value here is a test's: Holm leaves none out"
             results[key][metric]["p_holm"] = adjusted
             if metric == TIE_METRIC:
                 results[key][metric]["questions_to_tell"] = _to_tell(results[key][metric], results[key]["questions"],
@@ -173,16 +177,19 @@ def _found_versus(reference: Mapping[str, Any], others: Sequence[Mapping[str, An
                   settings: SignificanceSettings) -> dict[str, dict[str, Any]]:
     """found@10 only (exact, no resampling): what ``pick_ties`` needs, for every other setup."""
     base = question_values(reference, question_ids)[TIE_METRIC]
-    rows = {}
+    rows: dict[str, dict[str, Any]] = {}
     for other in others:
         if other["key"] == reference["key"]:
             continue
-        d = question_values(other, question_ids)[TIE_METRIC] - base
+        found = question_values(other, question_ids)[TIE_METRIC]
+        assert found is not None and base is not None, "found@10 is every entry's (only nDCG may be missing)"
+        d = found - base
         better, worse = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
         rows[other["key"]] = {"difference": round(float(d.mean()) if len(d) else 0.0, 6), "better": better,
                               "worse": worse, "p": exact_binary_p(better, worse)}
     p_values = [row["p"] for row in rows.values()]
     for key, adjusted, factor in zip(rows, holm(p_values), holm_factors(p_values), strict=True):
+        assert adjusted is not None and factor is not None, "every p-value here is a test's: Holm leaves none out"
         rows[key]["p_holm"] = adjusted
         rows[key]["tied"] = adjusted > settings.alpha
         rows[key]["questions_to_tell"] = _to_tell(rows[key], len(question_ids), settings.alpha / factor)

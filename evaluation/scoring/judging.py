@@ -33,7 +33,7 @@ from typing import Any, Callable, Mapping, Sequence
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, GRAINS, RANK_AMONG
 from ..whitespace import fold_whitespace
 from ..golden import Question
-from ..golden.records import PAGE_MARK
+from ..golden.records import PAGE_MARK, known_id
 from .metrics import HOLES_CUTOFF, Outcome
 from ..target import Hit
 
@@ -141,7 +141,7 @@ def _judge_units(question: Question, results: Sequence[Any], rule: Rule, id_of: 
     if question.graded or rule.min_grade != 1:  # the binary case keeps its short form (metrics.Outcome)
         gains = tuple(sorted((first[key], grade) for key, grade in judgements.items() if grade > 0 and key in first))
         ideal = tuple(sorted((grade for grade in judgements.values() if grade > 0), reverse=True))
-    return Outcome(question_id=question.id, positions=positions, relevant=len(relevant), gains=gains,
+    return Outcome(question_id=known_id(question), positions=positions, relevant=len(relevant), gains=gains,
                    ideal=ideal, judged=judged, holes=holes)
 
 
@@ -155,4 +155,4 @@ def _judge_evidence(question: Question, hits: Sequence[Hit]) -> Outcome:
                 first[unit] = position
         if len(first) == len(quotes):
             break
-    return Outcome(question_id=question.id, positions=tuple(sorted(first.values())), relevant=len(quotes))
+    return Outcome(question_id=known_id(question), positions=tuple(sorted(first.values())), relevant=len(quotes))

@@ -162,7 +162,7 @@ def _service_from_connection_string(connection_string: str) -> Any:
                          "from the storage account's Access keys page") from err
 
 
-def _signed_in_service(account_url: str, credential: object | None) -> Any:
+def _signed_in_service(account_url: str, credential: Any) -> Any:
     """A service client for ``account_url`` signed in with ``credential``, else ``DefaultAzureCredential``."""
     with needs("azure", "a Blob address", StoreError):
         from azure.storage.blob import BlobServiceClient

@@ -143,10 +143,10 @@ WORK_DIR = f"{GOLDEN_DIR}/runs_in_progress"
 _NAME = re.compile(r"[^/\x00-\x1f\x7f]+")
 
 
-def check_collection_name(name: str) -> str:
+def check_collection_name(name: object) -> str:
     """``name`` when it can name a collection: one top-level folder of the container (the routes list
     collections as top-level folders), not "." or "..", no "/" or control characters, at most 512
-    characters; a ``StoreError`` saying so otherwise."""
+    characters; a ``StoreError`` saying so otherwise (anything but such a string, from a request or an event)."""
     if (not isinstance(name, str) or not name or len(name) > 512 or not _NAME.fullmatch(name)
             or name in (".", "..")):
         raise StoreError(f"{shown(name)} cannot name a collection: use the name of a top-level folder of the "

@@ -195,19 +195,17 @@ class RunStore(ABC):
             except UnicodeEncodeError as err:
                 raise StoreError(f"run {run_id}: the page is not UTF-8 text ({err.reason} at character "
                                  f"{err.start}); render it with evaluation.report.html") from err
-        golden_path = None
         if golden_raw is not None:
             expected = (report.get("golden") or {}).get("sha256")
             actual = hashlib.sha256(golden_raw).hexdigest()
             if actual != expected:
                 raise StoreError(f"run {run_id}: the golden file given hashes to {actual[:12]}… but the "
                                  f"report was made from {str(expected)[:12]}…; pass the bytes the run read")
-            golden_path = f"{GOLDEN_DIR}/{actual}.jsonl"
         report_path = f"{RUNS_DIR}/{run_id}/{REPORT_NAME}"
         with self.one_saver(RUNS_DIR):  # savers of one id at once: one keeps it, the others are told
             if self.has(run_id):  # in either layout: an id names one run
                 raise StoreError(self._already_kept(run_id))
-            if golden_path is not None:
+            if golden_raw is not None:  # checked above against the report's sha256
                 self.keep_golden(golden_raw)
             if page is not None:
                 self._write_new(f"{RUNS_DIR}/{run_id}/{PAGE_NAME}", page)
@@ -661,8 +659,8 @@ def open_store(address: str, *, connection_string: str | None = None,
     if is_s3_address(address):
         from .s3 import parse_s3_address, s3_client as default_client
 
-        parsed = parse_s3_address(address)
-        return S3Store(s3_client or default_client(), parsed.bucket, parsed.key)
+        s3 = parse_s3_address(address)
+        return S3Store(s3_client or default_client(), s3.bucket, s3.key)
     from .blob import container_client, parse_address
 
     parsed = parse_address(address)

@@ -101,6 +101,8 @@ class Report(_ReportBase, total=False):
     time_tests: dict[str, Any]       # per pick, its tier's fastest and how each other member compared
     time_pairs: list[dict[str, Any]]  # every pair of ranked setups: ratio of times, its interval, the tests
     cache: dict[str, int]
+    unfound: dict[str, Any]          # questions no target holds an expected document of, when more than a share
+    picks_withheld: str              # why no pick is named (no setup found anything)
     refused: dict[str, Any]          # a run that never started: why
     judged: dict[str, Any]           # holes graded by a chat model (evaluation.holes): ids, grades, agreement, cost
     picks_from: str                  # "human", or "human+judged" when the picks use the judge's grades

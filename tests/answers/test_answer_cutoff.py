@@ -98,6 +98,13 @@ def test_answer_cutoff_judges_each_top_result_and_counts_unanswerable_questions_
     assert found.cutoff == pytest.approx((0.45 + 0.8) / 2) and found.separation == 1.0
 
 
+def test_answer_cutoff_takes_questions_written_without_ids_as_vectrixdbs_guide_writes_them():
+    questions = [Question(f"answered {i}", [f"d{i}"]) for i in range(5)]
+    tops = {f"answered {i}": (f"d{i}", 0.8) for i in range(5)} | {f"off {i}": ("d0", 0.1 * i) for i in range(5)}
+    found = answer_cutoff(ScoredTarget(tops), questions, [f"off {i}" for i in range(5)], setup="t.dense.m")
+    assert found.answers == pytest.approx((0.8,) * 5) and found.cutoff == pytest.approx((0.4 + 0.8) / 2)
+
+
 def test_answer_cutoff_refuses_under_five_near_misses_and_a_setup_it_does_not_have():
     questions = [Question(id=f"a{i}", question=f"answered {i}", expected=(f"d{i}",)) for i in range(6)]
     target = ScoredTarget({f"answered {i}": (f"d{i}", 0.9) for i in range(6)} | {"off": ("d1", 0.2)})

@@ -126,6 +126,13 @@ def test_a_malformed_reply_is_a_sentence_showing_what_came_back(server, reply, s
     assert said in str(caught.value) and len(server.seen) == 1  # not retried: it would say the same
 
 
+def test_a_reply_without_a_score_for_a_question_without_an_id_names_the_question_by_its_text(server):
+    server.answer(Reply(body=completion("The answer is quite good.")))
+    with pytest.raises(AnswerError) as caught, judge_for(server) as judge:
+        judge("correctness", Question("How often are keys rotated?", ["keys.md"]), "Every 90 days.")
+    assert 'for correctness of question "How often are keys rotated?"' in str(caught.value)
+
+
 def test_a_judge_model_answering_7_is_rejected_by_the_report_naming_metric_and_question(server):
     server.answer(Reply(body=completion('{"score": 7, "reason": "out of 10"}')))
     with judge_for(server) as judge, pytest.raises(AnswerError) as caught:

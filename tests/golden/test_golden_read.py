@@ -235,3 +235,13 @@ def test_the_shipped_schema_is_valid_draft_2020_12_and_its_examples_pass():
                                "retrieval_ground_truth": [{"document_id": "a", "query_relevance_label": 2}]})
     assert not validator.is_valid({"question": "q?", "expected": ["a"],
                                    "retrieval_ground_truth": [{"document_id": "a", "query_relevance_label": 2}]})
+
+
+def test_known_id_gives_a_numbered_question_its_id_and_refuses_one_that_has_none():
+    from evaluation.golden import numbered
+    from evaluation.golden.records import known_id
+
+    written, numbered_later = numbered([Question("where?", ["a"], id="mine"), Question("when?", ["b"])])
+    assert (known_id(written), known_id(numbered_later)) == ("mine", "q2")
+    with pytest.raises(ValueError, match=r"'when\?' has no id; read the questions with golden_of"):
+        known_id(Question("when?", ["b"]))

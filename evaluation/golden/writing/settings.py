@@ -78,6 +78,7 @@ class WritingSettings:
     @property
     def kinds(self) -> dict[str, int]:
         """The kinds asked for (weight over 0), in the mix's order: the round robin's turns."""
+        assert self.mix is not None, "__post_init__ puts DEFAULT_MIX in place of None"
         return {kind: weight for kind, weight in self.mix.items() if weight}
 
     @classmethod

@@ -39,7 +39,7 @@ from ...files import Output, check_outputs, claimed, same_file, write_whole
 from ...keywords import also_named
 from ...progress import ProgressBar
 from ..read import GOLDEN_FILE, questions_jsonl
-from ..records import Question
+from ..records import Question, known_id
 from . import prompts
 from .cache import ReplyCache, prompt_key
 from .checks import COPY_SHARE, QUOTE_WORDS, NearDuplicates, copied_share, quote_on_page
@@ -217,8 +217,8 @@ class _Run:
     def rate(self, passage: str) -> float:
         keys = ("clarity", "self_contained", "substance")
         reply = self.ask(self.critic, prompts.rate_passage(passage), keys)
-        scores = [prompts.score_of(reply[k]) for k in keys]
-        if any(score is None for score in scores):
+        scores = [score for k in keys if (score := prompts.score_of(reply[k])) is not None]
+        if len(scores) < len(keys):
             raise WriterUnavailableError(f"the critic rated a passage outside 0-1: {dict((k, reply[k]) for k in keys)}"
                                          "; nothing was written (use a model that keeps to the format)")
         return sum(scores) / len(scores)
@@ -335,7 +335,7 @@ def _findable(target: Any, rows: list[Question], run: _Run) -> tuple[list[Questi
     for row, seen in zip(rows, found, strict=True):
         missing = [doc for doc in row.expected if doc not in seen]
         if missing:
-            unfindable.append(row.id)
+            unfindable.append(known_id(row))
             row = replace(row, hint=f"{row.hint}. May be unanswerable by search: no setup found "
                                     f"{', '.join(missing)} in its top {FOUND_DEPTH}")
         out.append(row)

@@ -24,6 +24,7 @@ def chart(page: Page) -> str:
     points, undrawn = [], []
     for setup in ran:
         summary = summary_of(setup)
+        assert summary is not None, "the setups that ran are those with a summary (context.page_of)"
         found, time_ms = found_share(summary, 10), _num(summary.get("median_ms"))
         if found is None or time_ms is None or time_ms <= 0 or not isinstance(setup.get("rank"), int):
             undrawn.append(setup["key"])

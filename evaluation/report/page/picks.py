@@ -41,7 +41,7 @@ def pick_cards(page: Page) -> str:
         key = pick_key(value)
         setup = by_key.get(key) if key else None
         summary = summary_of(setup) if setup else None
-        if summary is None:
+        if key is None or setup is None or summary is None:
             cards.append(f'<article class="pick" data-pick="{name}"><h3>{label}</h3>'
                          '<div class="setup">none</div><p class="rule">No setup ran.</p></article>')
             continue

@@ -62,6 +62,7 @@ def ranked_table(page: Page) -> str:
     paged = len(ran) > PAGE_SIZE
     for index, setup in enumerate(ran):
         summary = summary_of(setup)
+        assert summary is not None, "the setups that ran are those with a summary (context.page_of)"
         n = summary.get("questions")
         share, count = found_share(summary, 10), found_count(summary, 10)
         of = f'<span class="count">{count} of {n}</span>' if count is not None and n else ""
@@ -115,7 +116,7 @@ def _versus_top(setup: dict[str, Any]) -> str:
     if setup.get("rank") == 1:
         return '<span class="vs top">the top</span>'
     found = versus.get("found@10") if isinstance(versus, dict) else None
-    if not isinstance(found, dict):
+    if not isinstance(versus, dict) or not isinstance(found, dict):
         return ""
     delta = (found.get("better") or 0) - (found.get("worse") or 0)
     p = _num(found.get("p_holm", found.get("p")))
