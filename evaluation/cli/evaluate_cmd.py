@@ -381,6 +381,10 @@ def saved_where(store, run_id: str) -> str:
     return f"  page:   {named(page)}{link}\n  report: {named(data)}"
 
 
+# An address (s3:, https:, even a malformed one) is the store's to check and name; a folder is checked here.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
+
+
 def read_baseline(args: argparse.Namespace) -> dict | None:
     """The --baseline report, from --baseline-store or else the store this run is kept in; None without
     --baseline."""
@@ -392,7 +396,7 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
     if not store:
         raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE "
                          "(with --no-save no run is kept, so no store is known)")
-    if args.baseline_store and "://" not in store and not Path(store).exists():  # a typo must not turn the gate off
+    if args.baseline_store and not _SCHEME.match(store) and not Path(store).exists():  # a typo must not end the gate
         from ..errors import StoreError
 
         raise StoreError(f"--baseline-store {named(store)}: no such folder, so it holds no run to compare with; "
