@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ..errors import EvaluationError, shown
 from ..settings import DEFAULT_MIN_GRADE, RANK_AMONG
-from .common import add_env_file_option, add_store_option, load_env_file_option, local_path, plain, store_address
+from .common import (add_env_file_option, add_store_option, load_env_file_option, local_path, open_read_store, plain,
+                     store_address)
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
 EXPORT_FORMATS = ("csv", "trec", "azure", "all")
@@ -89,11 +90,9 @@ def _count(text: str) -> int:
 
 def _open(args: argparse.Namespace):
     """The store ``--store`` names (the default store when none is), ``--env-file`` read first."""
-    from ..store import open_store
-
     load_env_file_option(args)
-    args.store = store_address(args.store)
-    return open_store(args.store, connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
+    given, args.store = args.store, store_address(args.store)
+    return open_read_store(given)
 
 
 def list_runs(args: argparse.Namespace) -> int:
