@@ -12,6 +12,7 @@ from typing import Any, Optional, TypedDict
 
 from ..errors import shown
 from ..measures import CUTOFFS as _CUTOFFS, FOUND_10, MRR, NDCG_10
+from ..settings import RANK_AMONG
 from .checks import (Bad, count, dict_of, either, field, flag, kind, list_of, number, obj, optional, optional_field,
                      problem, share, text)
 
@@ -151,8 +152,11 @@ def _report(report: Any, path: str) -> None:
     for name in ("balance_points", "time_points"):
         field(rules, name, number, "rules")
     optional_field(rules, "rank_by", list_of(text), "rules")
-    for name in ("seed", "timed", "time_floor"):
+    for name in ("seed", "timed", "time_floor", "min_grade"):
         optional_field(rules, name, count, "rules")
+    among = optional_field(rules, "rank_among", text, "rules")
+    if among is not None and among not in RANK_AMONG:  # every view reads a rank this way: one it cannot is no report
+        raise Bad(f"rules.rank_among is {shown(among)}, not {' or '.join(RANK_AMONG)}")
     for name, described in field(report, "targets", dict_of(obj)).items():
         optional_field(described, "left_out", list_of(_left_out), f"targets.{name}")
     for target, gone in field(report, "missing", dict_of(obj)).items():
@@ -173,7 +177,7 @@ def _report(report: Any, path: str) -> None:
             summarised.add(key)
         optional_field(setup, "ranks", dict_of(optional(count)), where)
         optional_field(setup, "results", dict_of(list_of(_result_row)), where)
-        optional_field(setup, "times_ms", list_of(number), where)
+        optional_field(setup, "times_ms", list_of(_milliseconds), where)
         optional_field(setup, NDCG_10.versus_key, dict_of(number), where)  # per question, for comparisons
         for name in ("models", "neighbours"):
             optional_field(setup, name, list_of(text), where)
@@ -218,23 +222,36 @@ def _report(report: Any, path: str) -> None:
 
 
 def _summary(value: Any, path: str) -> dict:
+    """A setup's numbers, each within what it can be: a share from 0 to 1 (found@k, recall@k, MRR, nDCG@10,
+    judged@10), a count of at most the questions scored, a time of 0 ms or more. A report whose MRR reads 7.5
+    was not written by a run, and every view would print it as measured."""
     obj(value, path)
-    optional_field(value, "recall", dict_of(optional(number)), path)
+    optional_field(value, "recall", dict_of(optional(share)), path)
     optional_field(value, "landed", dict_of(count), path)
     optional_field(value, "timed", count, path)
     optional_field(value, "median_margin", optional(number), path)
-    found = field(value, "found", dict_of(optional(number)), path)
+    found = field(value, "found", dict_of(optional(share)), path)
     counts = field(value, "counts", dict_of(count), path)
     for cutoff in CUTOFFS:
         if cutoff not in found or cutoff not in counts:
             raise Bad(f"{path}.found and {path}.counts need every cut-off ({', '.join(CUTOFFS)}); {cutoff} is missing")
-    field(value, "questions", count, path)
+    questions = field(value, "questions", count, path)
+    for cutoff, found_count in counts.items():
+        if found_count > questions:
+            raise Bad(f"{path}.counts.{cutoff} is {found_count}, more than the {questions} questions scored")
     for name in (MRR.summary_path[0], NDCG_10.summary_path[0]):
-        field(value, name, number, path)
+        field(value, name, share, path)
     for name in ("median_ms", "p95_ms"):
-        field(value, name, optional(number), path)
-    for name in ("judged_10", "holes_10"):
-        optional_field(value, name, optional(number), path)
+        field(value, name, optional(_milliseconds), path)
+    optional_field(value, "judged_10", optional(share), path)
+    optional_field(value, "holes_10", optional(number), path)
+    return value
+
+
+def _milliseconds(value: Any, path: str) -> float:
+    """A search time: 0 ms or more."""
+    if number(value, path) < 0:
+        raise Bad(f"{path} is {shown(value)}, not a time (0 ms or more)")
     return value
 
 
