@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping
 
+from evaluation.settings import GRAINS
+
 SEARCH_API_KEY_PREFIX = "AZURE_SEARCH_API_KEY"  # equals evaluation.target_specs.API_KEY_PREFIX (tested)
 
 
@@ -79,7 +81,7 @@ class AppSettings:
             debounce_seconds=_whole_number(env, "EVALUATION_DEBOUNCE_SECONDS", 60),
             only=_patterns(text("EVALUATION_ONLY", "")),
             skip=_patterns(text("EVALUATION_SKIP", "")),
-            by=text("EVALUATION_BY", "doc"),
+            by=_choice(env, "EVALUATION_BY", GRAINS, "doc"),
             timed=_whole_number(env, "EVALUATION_TIMED", 50),
             time_budget=_whole_number(env, "EVALUATION_TIME_BUDGET", 20),
             index_cache=Path(text("EVALUATION_INDEX_CACHE",
