@@ -14,7 +14,7 @@ from ..errors import shown
 from ..measures import CUTOFFS as _CUTOFFS, FOUND_10, MRR, NDCG_10
 from ..settings import RANK_AMONG
 from .checks import (Bad, count, dict_of, either, field, flag, kind, list_of, number, obj, optional, optional_field,
-                     problem, share, text)
+                     positive, problem, share, text)
 
 REPORT_FORMAT = 1  # the report format this version writes and reads
 CUTOFFS = tuple(str(k) for k in _CUTOFFS)  # the found@k cut-offs every summary holds, as its keys
@@ -173,9 +173,12 @@ def _report(report: Any, path: str) -> None:
             optional_field(setup, name, text, where)
         field(setup, "rank", optional(count), where)
         field(setup, "error", optional(text), where)
-        if field(setup, "summary", optional(_summary), where) is not None:
+        summary = field(setup, "summary", optional(_summary), where)
+        if summary is not None:
             summarised.add(key)
-        optional_field(setup, "ranks", dict_of(optional(count)), where)
+        ranks = optional_field(setup, "ranks", dict_of(optional(positive)), where)
+        if summary is not None and ranks is not None:
+            _summary_of_ranks(summary, ranks, where)
         optional_field(setup, "results", dict_of(list_of(_result_row)), where)
         optional_field(setup, "times_ms", list_of(_milliseconds), where)
         optional_field(setup, NDCG_10.versus_key, dict_of(number), where)  # per question, for comparisons
@@ -246,6 +249,31 @@ def _summary(value: Any, path: str) -> dict:
     optional_field(value, "judged_10", optional(share), path)
     optional_field(value, "holes_10", optional(number), path)
     return value
+
+
+def _summary_of_ranks(summary: dict, ranks: dict, where: str) -> None:
+    """The summary a run computed from its ranks (each question's first place, None: not found) says what they
+    say: found@k counts, their shares and MRR (to the 4 places a report keeps). A report edited after the run
+    wrote it (an unsaved run's file before ``runs import``, a shared store) is refused, not shown as measured."""
+    questions = summary["questions"]
+    places = [place for place in ranks.values() if place is not None]
+    for cutoff, found_count in summary["counts"].items():
+        within = sum(1 for place in places if place <= int(cutoff)) if cutoff.isdigit() else found_count
+        if found_count != within:
+            raise Bad(f"{where}.summary.counts.{cutoff} is {found_count}, but its ranks put {within} questions in the "
+                      f"top {cutoff}: the report was changed after the run wrote it")
+        share_found = summary["found"].get(cutoff)
+        if questions and share_found is not None and abs(share_found - found_count / questions) > _KEPT_PLACES:
+            raise Bad(f"{where}.summary.found.{cutoff} is {share_found}, but {found_count} of {questions} questions is "
+                      f"{found_count / questions:.4f}: the report was changed after the run wrote it")
+    mrr = sum(1 / place for place in places) / questions if questions else 0.0
+    kept = summary[MRR.summary_path[0]]
+    if abs(kept - mrr) > _KEPT_PLACES:
+        raise Bad(f"{where}.summary.{MRR.summary_path[0]} is {kept}, but its ranks give {mrr:.4f}: the report was "
+                  "changed after the run wrote it")
+
+
+_KEPT_PLACES = 1e-4  # a report keeps shares to 4 places: a difference larger than rounding is not rounding
 
 
 def _milliseconds(value: Any, path: str) -> float:

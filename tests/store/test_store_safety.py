@@ -347,6 +347,11 @@ def mutate(report: dict, path: str, value) -> dict:
     ("setups.0.summary.median_ms", -3.0, "setups[0].summary.median_ms is -3.0, not a time (0 ms or more)"),
     ("setups.0.times_ms", [5.0, -5.0], "setups[0].times_ms[1] is -5.0, not a time (0 ms or more)"),
     ("rules.rank_among", "sideways", 'rules.rank_among is "sideways", not results or documents'),
+    # numbers a run could measure, which its own ranks contradict: changed after the run wrote them
+    ("setups.0.summary.mrr", 0.25, "setups[0].summary.mrr is 0.25, but its ranks give 0.5000"),
+    ("setups.0.summary.counts.10", 3, "setups[0].summary.counts.10 is 3, but its ranks put 2 questions in the top 10"),
+    ("setups.0.summary.found.1", 0.5, "setups[0].summary.found.1 is 0.5, but 1 of 3 questions is 0.3333"),
+    ("setups.0.ranks.q1", 0, "setups[0].ranks.q1 is 0, not a whole number of 1 or more"),
     ("setups.0.results.q1", [["a:0", "a", None]], "not a result [chunk id, document id, page, score]"),
     ("picks.finds_the_most", "local.nothing", "no setup with a summary"),
     ("rules.balance_points", "4", "rules.balance_points is a string"),
