@@ -86,7 +86,17 @@ def _is_path_style(host: str) -> bool:
 
 
 def _refuse(address: str, why: str) -> StoreError:
-    return StoreError(f"{printable(address, ADDRESS_SHOWN)}: {why}; a Blob address reads {EXAMPLE}")
+    return StoreError(f"{printable(_without_secrets(address), ADDRESS_SHOWN)}: {why}; a Blob address reads {EXAMPLE}")
+
+
+def _without_secrets(address: str) -> str:
+    """``address`` as a sentence may repeat it: its query (a SAS token, more often than not) and a user name
+    with its password are secrets that a terminal or a CI log must never show, so each is written "…"."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        return address
+    rest = re.sub(r"^[^/?#]*@", "…@", rest)
+    return scheme + sep + re.sub(r"[?#].*", "?…", rest, flags=re.S)
 
 
 def parse_address(address: str) -> BlobAddress:

@@ -60,6 +60,22 @@ def test_an_address_that_is_not_a_blob_address_is_a_sentence_with_a_valid_exampl
     assert EXAMPLE in str(caught.value) or "for example" in str(caught.value)
 
 
+@pytest.mark.parametrize("address, shown", [
+    ("https://acct.blob.core.windows.net/runs?sv=2024&sig=s3cr3t", "https://acct.blob.core.windows.net/runs?…"),
+    ("https://acct.blob.core.windows.net/runs#sig=s3cr3t", "https://acct.blob.core.windows.net/runs?…"),
+    ("https://me:s3cr3t@acct.blob.core.windows.net/runs", "https://…@acct.blob.core.windows.net/runs"),
+])
+def test_a_refused_address_is_repeated_without_its_sas_token_or_password(address, shown, monkeypatch, capsys):
+    with pytest.raises(StoreError) as caught:
+        open_store(address)
+    monkeypatch.setenv("EVALUATION_STORE", address)
+    code, _, err = run_cli(capsys, "runs", "list")
+
+    # was repeated whole: a SAS token in $EVALUATION_STORE went into every CI log that ran the command
+    assert str(caught.value).startswith(f"{shown}: ") and "s3cr3t" not in str(caught.value)
+    assert code == 1 and shown in err and "s3cr3t" not in err
+
+
 @pytest.mark.parametrize("address",
                          ["HTTPS://acct.blob.core.windows.net/runs", "Https://ACCT.Blob.Core.Windows.Net/runs",
                                      "HTTP://127.0.0.1:10000/devstoreaccount1/runs"])
