@@ -76,7 +76,7 @@ class AppSettings:
         return cls(
             storage_account_url=text("EVALUATION_STORAGE_ACCOUNT_URL"),
             storage_connection_string=text("EVALUATION_STORAGE_CONNECTION_STRING"),
-            container=text("EVALUATION_CONTAINER", "collections"),
+            container=_container(env, "EVALUATION_CONTAINER", "collections"),
             targets_json=text("EVALUATION_TARGETS", "{}"),
             debounce_seconds=_whole_number(env, "EVALUATION_DEBOUNCE_SECONDS", 60),
             only=_patterns(text("EVALUATION_ONLY", "")),
@@ -137,6 +137,18 @@ def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default
     if value not in choices:
         raise SettingsError(f"the app setting {name}={env.get(name)!r} must be one of {', '.join(choices)} "
                             f"(default {default}); fix it in the Function App's configuration")
+    return value
+
+
+def _container(env: Mapping[str, str], name: str, default: str) -> str:
+    """A Blob container's name: a name Azure takes, else a sentence now (at use it was a 503, "retry", for ever)."""
+    from evaluation.store.blob import container_problem
+
+    value = env.get(name, "").strip() or default
+    problem = container_problem(value)
+    if problem:
+        raise SettingsError(f"the app setting {name}: {problem} (default {default}); fix it in the Function App's "
+                            "configuration")
     return value
 
 

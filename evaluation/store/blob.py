@@ -85,6 +85,14 @@ def _is_path_style(host: str) -> bool:
         return "." not in host  # localhost, or a compose service name such as "azurite"
 
 
+def container_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a Blob container (Azure's rule), or None when it can."""
+    if _CONTAINER.fullmatch(name):
+        return None
+    return (f"{shown(name)} is not a container name (3-63 lowercase letters, digits and single hyphens, starting and "
+            "ending with a letter or digit)")
+
+
 def _refuse(address: str, why: str) -> StoreError:
     return StoreError(f"{printable(_without_secrets(address), ADDRESS_SHOWN)}: {why}; a Blob address reads {EXAMPLE}")
 
@@ -144,9 +152,9 @@ def parse_address(address: str) -> BlobAddress:
                              f"the host, for example {printable(origin, ADDRESS_SHOWN)}/runs")
         account, container, rest = named.group("account"), segments[0], segments[1:]
         account_url = origin
-    if not _CONTAINER.fullmatch(container):
-        raise _refuse(address, f"{shown(container)} is not a container name (3-63 lowercase letters, digits and "
-                               "single hyphens, starting and ending with a letter or digit)")
+    problem = container_problem(container)
+    if problem:
+        raise _refuse(address, problem)
     return BlobAddress(text=address, account_url=account_url, account=account, container=container,
                        path="/".join(rest))
 
