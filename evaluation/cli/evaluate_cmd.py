@@ -367,4 +367,12 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
     if not store:
         raise UsageError(f"--baseline {args.baseline} needs the store that holds it: add --baseline-store STORE "
                          "(with --no-save no run is kept, so no store is known)")
-    return open_run_store(store).get(args.baseline)
+    from ..errors import StoreError
+
+    try:
+        return open_run_store(store).get(args.baseline)
+    except StoreError as err:  # RunNotFoundError too: a first run into a new store has nothing to compare with
+        flag = "--baseline-store" if args.baseline_store else "the store this run is kept in"
+        raise type(err)(f"--baseline {args.baseline}: {err} (read from {flag}); on the first run into a store there "
+                        "is no run to compare with: leave --baseline out until the store holds one, or name a store "
+                        "that does with --baseline-store") from err

@@ -506,7 +506,7 @@ class LocalStore(RunStore):
         if not self.root.is_dir():
             what = "is a file, not a folder" if self.root.exists() else "does not exist"
             raise StoreError(f"{self.root}: no run store there (the folder {what}); "
-                             "check --store, or save a run to create it")
+                             "check the store's address, or save a run to create it")
         base = self.root / prefix
         if not base.is_dir():
             return []
