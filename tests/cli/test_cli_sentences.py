@@ -104,7 +104,8 @@ def test_an_option_under_either_one_of_its_names_alone_is_read(here, capsys):
 
 
 @pytest.mark.parametrize("variable", ["EVALUATION_STORE", "VECTRIXDB_EVALUATIONS"])
-@pytest.mark.parametrize("command", [("runs", "list"), ("runs", "show", "latest"), ("runs", "export", "latest", "--out", "exported"),
+@pytest.mark.parametrize("command", [("runs", "list"), ("runs", "show", "latest"),
+                                     ("runs", "export", "latest", "--out", "exported"),
                                      ("report", "latest", "--out", "page.html"), ("compare", "latest", "latest"),
                                      ("chunking", "runs", "list"), ("chunking", "runs", "show", "latest"),
                                      ("golden", "accept", "latest", "--golden", "golden.jsonl", "--out", "new.jsonl")],
