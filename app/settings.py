@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Mapping, overload
 
+from evaluation.settings import GRAINS
+
 SEARCH_API_KEY_PREFIX = "AZURE_SEARCH_API_KEY"  # equals evaluation.target_specs.API_KEY_PREFIX (tested)
 
 
@@ -79,12 +81,12 @@ class AppSettings:
         return cls(
             storage_account_url=text("EVALUATION_STORAGE_ACCOUNT_URL"),
             storage_connection_string=text("EVALUATION_STORAGE_CONNECTION_STRING"),
-            container=text("EVALUATION_CONTAINER", "collections"),
+            container=_container(env, "EVALUATION_CONTAINER", "collections"),
             targets_json=text("EVALUATION_TARGETS", "{}"),
             debounce_seconds=_whole_number(env, "EVALUATION_DEBOUNCE_SECONDS", 60),
             only=_patterns(text("EVALUATION_ONLY", "")),
             skip=_patterns(text("EVALUATION_SKIP", "")),
-            by=text("EVALUATION_BY", "doc"),
+            by=_choice(env, "EVALUATION_BY", GRAINS, "doc"),
             timed=_whole_number(env, "EVALUATION_TIMED", 50),
             time_budget=_whole_number(env, "EVALUATION_TIME_BUDGET", 20),
             index_cache=Path(text("EVALUATION_INDEX_CACHE",
@@ -140,6 +142,18 @@ def _choice(env: Mapping[str, str], name: str, choices: tuple[str, ...], default
     if value not in choices:
         raise SettingsError(f"the app setting {name}={env.get(name)!r} must be one of {', '.join(choices)} "
                             f"(default {default}); fix it in the Function App's configuration")
+    return value
+
+
+def _container(env: Mapping[str, str], name: str, default: str) -> str:
+    """A Blob container's name: a name Azure takes, else a sentence now (at use it was a 503, "retry", for ever)."""
+    from evaluation.store.blob import container_problem
+
+    value = env.get(name, "").strip() or default
+    problem = container_problem(value)
+    if problem:
+        raise SettingsError(f"the app setting {name}: {problem} (default {default}); fix it in the Function App's "
+                            "configuration")
     return value
 
 

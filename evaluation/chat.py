@@ -75,8 +75,11 @@ class ChatSettings:
 
     def __post_init__(self) -> None:
         role = self.role
-        parts = urlsplit(self.endpoint)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
+        try:
+            parts = urlsplit(self.endpoint)
+        except ValueError:  # "http://[::1" (an unclosed IPv6 bracket): not even an address urllib can split
+            parts = None
+        if parts is None or parts.scheme not in ("http", "https") or not parts.netloc:
             raise UsageError(f'{role} endpoint "{self.endpoint}" is not an http(s) address, such as '
                              "https://<resource>.openai.azure.com or http://127.0.0.1:8080/v1")
         if not self.model.strip():

@@ -25,7 +25,7 @@ import azure.functions as func
 
 from app.golden import GoldenTooLarge, golden_version
 from app.http import Refusal, refusal_answer
-from app.settings import AppSettings, current_settings
+from app.settings import AppSettings, SettingsError, current_settings
 from app.storage import account_url, collection_folder, collection_target_state, collection_targets
 from evaluation.errors import EvaluationError, StoreError, did_you_mean, shown
 from evaluation.golden import check_golden_bytes
@@ -121,7 +121,11 @@ def _check_and_state(folder: CollectionFolder, settings: AppSettings) -> tuple[s
 @bp.route(route="evaluate_now", methods=["POST"], auth_level=func.AuthLevel.FUNCTION)
 @bp.durable_client_input(client_name="client")
 async def evaluate_now(req: func.HttpRequest, client: df.DurableOrchestrationClient) -> func.HttpResponse:
-    settings = current_settings()
+    try:
+        settings = current_settings()
+    except SettingsError as err:  # the app's own configuration: no retry mends it, so the caller is told which
+        log.error("evaluate_now: %s", err)
+        return refusal_answer(Refusal(500, str(err)))
     try:
         collection, force = read_request(req, settings)
         folder = collection_folder(settings, collection)

@@ -26,7 +26,8 @@ from typing import Iterable
 
 from ..errors import named
 from .answers_cmd import PREFIX
-from .common import add_save_option, add_store_option, local_path, plain, save_address, store_address, whole
+from .common import (add_save_option, add_store_option, local_path, open_read_store, plain, save_address,
+                     store_address, whole)
 
 DEFAULT_CACHE = Path(".index") / "chunking.cache.sqlite"
 
@@ -229,10 +230,9 @@ def _saved(args: argparse.Namespace, report: dict) -> None:
 
 def list_runs(args: argparse.Namespace) -> int:
     from ..store.builds import chunking_store
-    from .common import open_run_store
 
-    args.store = store_address(args.store)
-    runs = chunking_store(open_run_store(args.store))
+    given, args.store = args.store, store_address(args.store)
+    runs = chunking_store(open_read_store(given))
     skipped = []
     rows = [_run_row(report["id"], report) for report in runs.readable(on_skip=lambda run_id, why: skipped.append(why))]
     for why in skipped:  # named, and left out: one damaged report does not hide the others (as `runs list`)
@@ -281,9 +281,8 @@ def _run_row(run_id: str, report: dict) -> dict:
 def show_run(args: argparse.Namespace) -> int:
     from ..report.builds.text import compare_text, matrix_text, sweep_markdown, sweep_text
     from ..store.builds import chunking_store
-    from .common import open_run_store
 
-    report = chunking_store(open_run_store(store_address(args.store))).get(args.run_id)
+    report = chunking_store(open_read_store(args.store)).get(args.run_id)
     if args.json:
         print(json.dumps(report, indent=2))
     elif report["kind"] == "matrix":

@@ -244,6 +244,21 @@ def store_address(given: str | None) -> str:
     return given if given else default_store(os.environ)[0]
 
 
+def open_read_store(given: str | None):
+    """The run store a reading command (``runs``, ``report``, ``compare``, ``chunking runs``, ``golden accept``)
+    reads: ``--store`` as given, else the default store. One the default names that cannot be opened says
+    where its address came from (``$EVALUATION_STORE`` or ``$VECTRIXDB_EVALUATIONS``), so the fix is made
+    where the address is written, not in a flag nobody gave."""
+    from ..errors import StoreError
+
+    try:
+        return open_run_store(store_address(given))
+    except StoreError as err:
+        if given:
+            raise
+        raise StoreError(f"{err} (the store is {default_store(os.environ)[1]}; --store STORE reads another)") from err
+
+
 def add_store_option(parser: argparse.ArgumentParser, *, what: str = "the run store") -> None:
     """``--store``, for a command that reads runs: optional, the default store when left out."""
     parser.add_argument("--store", metavar="STORE", help=f"{what}: {STORE_FORMS} ({STORE_DEFAULT_HELP})")

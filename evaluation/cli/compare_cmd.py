@@ -9,8 +9,7 @@ import json
 import sys
 
 from .common import (add_env_file_option, add_significance_options, add_store_option,
-                     load_env_file_option, open_run_store,
-                     store_address)
+                     load_env_file_option, open_read_store)
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -33,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from ..report.compare import compare_reports, render_comparison
 
     load_env_file_option(args)
-    store = open_run_store(store_address(args.store))
+    store = open_read_store(args.store)
     comparison = compare_reports(store.get(args.baseline), store.get(args.current), alpha=args.alpha,
                                  resamples=args.resamples)
     print(json.dumps(comparison, indent=2) if args.json else render_comparison(comparison))

@@ -85,7 +85,10 @@ def _setting(line: str) -> tuple[str, str]:
     if not _KEY.fullmatch(key):
         raise ValueError(f"{printable(key) or 'nothing'} is not a setting's name (letters, digits and _, not starting "
                          f"with a digit); {_SHAPE}")
-    return key, _value(rest.strip(), key)
+    value = _value(rest.strip(), key)
+    if "\x00" in value:  # no environment variable can hold one: os.environ would raise ValueError
+        raise ValueError(f"{key}: its value holds a NUL character, which no setting can hold; remove it")
+    return key, value
 
 
 def _value(text: str, key: str) -> str:

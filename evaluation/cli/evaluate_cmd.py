@@ -403,16 +403,18 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
                          "check --baseline-store (leave it out to compare with this run's own store)")
     if args.baseline == "latest" and _no_run_yet(store, own=not args.baseline_store):
         # a pipeline's first build: nothing to compare with is not a failure, or the job could never start
-        print(f"note: no baseline yet: {store} holds no run, so this run is the first and --baseline latest "
+        print(f"note: no baseline yet: {named(store)} holds no run, so this run is the first and --baseline latest "
               "compares nothing (the next run compares with this one)", file=sys.stderr)
         return None
     from ..errors import StoreError
 
     try:
         return open_run_store(store).get(args.baseline)
-    except StoreError as err:  # the store's sentence names runs' --store; evaluate names this store otherwise
-        flag = "--baseline-store" if args.baseline_store else "--save-to"
-        raise type(err)(str(err).replace("check --store", f"check {flag}")) from err
+    except StoreError as err:  # RunNotFoundError too: a first run into a new store has nothing to compare with
+        flag = "--baseline-store" if args.baseline_store else "the store this run is kept in"
+        raise type(err)(f"--baseline {args.baseline}: {err} (read from {flag}); on the first run into a store there "
+                        "is no run to compare with: leave --baseline out until the store holds one, or name a store "
+                        "that does with --baseline-store") from err
 
 
 def _no_run_yet(address: str, *, own: bool) -> bool:

@@ -22,7 +22,7 @@ from .chat_options import add_chat_options
 from .collection import add_collection_arguments, apply_collection
 from .common import (ProgressBar, add_cutting_options, add_encoding_option, add_golden_limit_option,
                      add_store_option, add_target_options, chunk_settings, golden_limit, local_path,
-                     open_embedded_target, percent_0_to_100, program, store_address, whole)
+                     open_embedded_target, open_read_store, percent_0_to_100, program, whole)
 from ..golden.check import HasChunks, HasDocumentIds, HoldsDocuments, check_golden
 from ..golden.writing import settings as writing
 from ..golden.template import golden_template
@@ -225,20 +225,16 @@ def _suggest(args: argparse.Namespace) -> int:
 
 
 def _accept(args: argparse.Namespace) -> int:
-    import os
 
     from ..files import Output, check_outputs
     from ..golden import read_golden, save_questions
     from ..golden.read import GOLDEN_FILE
     from ..holes.accept import accepted_count, accepted_questions
-    from ..store import open_store
-    from .runs_cmd import CONNECTION_STRING_VARIABLE
 
     check_outputs([Output(args.out, GOLDEN_FILE, "--out", "the golden file with the judged grades")],
                   [("the --golden file", args.golden)], error=UsageError)
     golden = read_golden(args.golden)
-    store = open_store(store_address(args.store),
-                       connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
+    store = open_read_store(args.store)
     report = store.get(args.run_id)
     questions = accepted_questions(golden, report)
     changed, added = accepted_count(golden.questions, questions)

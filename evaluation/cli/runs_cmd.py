@@ -16,7 +16,8 @@ from pathlib import Path
 
 from ..errors import EvaluationError, named, printable_texts, shown
 from ..settings import DEFAULT_MIN_GRADE, RANK_AMONG
-from .common import add_env_file_option, add_store_option, load_env_file_option, local_path, plain, store_address
+from .common import (add_env_file_option, add_store_option, load_env_file_option, local_path, open_read_store, plain,
+                     store_address)
 
 CONNECTION_STRING_VARIABLE = "AZURE_STORAGE_CONNECTION_STRING"
 EXPORT_FORMATS = ("csv", "trec", "azure", "all")
@@ -91,11 +92,9 @@ def _count(text: str) -> int:
 
 def _open(args: argparse.Namespace):
     """The store ``--store`` names (the default store when none is), ``--env-file`` read first."""
-    from ..store import open_store
-
     load_env_file_option(args)
-    args.store = store_address(args.store)
-    return open_store(args.store, connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
+    given, args.store = args.store, store_address(args.store)
+    return open_read_store(given)
 
 
 def _existing(args: argparse.Namespace):
@@ -243,8 +242,10 @@ def export_run(args: argparse.Namespace) -> int:
 def _kept_azure_reading(report: dict, among: str, own: bool) -> str:
     """A sentence when the report's kept Azure numbers were read another way than its rows are: a report
     kept before they followed its reading has them among documents."""
-    kept = {((s.get("summary") or {}).get("azure") or {}).get("rank_among", "documents")
-            for s in report.get("setups") or [] if (s.get("summary") or {}).get("azure")}
+    blocks = [(s.get("summary") or {}).get("azure") for s in report.get("setups") or [] if isinstance(s, dict)
+              and isinstance(s.get("summary"), dict)]
+    # a damaged report may hold anything there: each reading as text, so a list cannot end the export
+    kept = {str(block.get("rank_among", "documents")) for block in blocks if isinstance(block, dict) and block}
     other = sorted(kept - {among})
     if not own or not other:
         return ""

@@ -294,6 +294,20 @@ def read_trec_run(path: str | Path, *, order: str = "trec_eval", fetcher: Fetche
             for tag, per_question in rows.items()}
 
 
+def _nothing_to_score(golden: Any, min_grade: int) -> str:
+    """Why no question of ``golden`` can be scored, in the words ``golden check`` and ``evaluate`` use: grades
+    all below ``--min-grade``, every judged document graded 0, or no labels at all."""
+    from ..golden.scan import unlabelled_problem
+
+    if min_grade > DEFAULT_MIN_GRADE and any(q.relevant(DEFAULT_MIN_GRADE) for q in golden.labelled):
+        return (f"no question has a document graded {min_grade} or more, so nothing can be scored at that relevance "
+                "level; lower --min-grade")
+    problem = unlabelled_problem(golden.questions, golden.format)
+    if problem is not None:
+        return problem.message
+    return 'no question has expected documents yet, so there is nothing to score; fill in "expected" and run again'
+
+
 def _hit(docno: str, score: float) -> Hit:
     """A docno as a hit, taken literally: the docno is the unit (``a.pdf#page=3`` is found only where a
     question judges exactly that page), as trec_eval matches docnos to qrels."""
@@ -319,9 +333,7 @@ def score_run(golden: Any, run: Mapping[str, Mapping[str, Sequence[Hit]]], by: s
                     "says why", golden.source, len({p.line for p in golden.problems}), golden.source)
     questions = [q for q in golden.labelled if q.relevant(min_grade)]
     if not questions:
-        graded = f" graded {min_grade} or more" if min_grade > DEFAULT_MIN_GRADE else ""
-        raise GoldenFileError(f"{golden.source}: no question has expected documents{graded} yet, so there is "
-                              "nothing to score; fill in \"expected\" and run again")
+        raise GoldenFileError(f"{golden.source}: {_nothing_to_score(golden, min_grade)}")
     rule = Rule(by, "documents", min_grade)  # a TREC run holds each docno once per question: its own reading
     known = {q.id for q in questions}
     scored = {}

@@ -85,8 +85,26 @@ def _is_path_style(host: str) -> bool:
         return "." not in host  # localhost, or a compose service name such as "azurite"
 
 
+def container_problem(name: str) -> str | None:
+    """Why ``name`` cannot name a Blob container (Azure's rule), or None when it can."""
+    if _CONTAINER.fullmatch(name):
+        return None
+    return (f"{shown(name)} is not a container name (3-63 lowercase letters, digits and single hyphens, starting and "
+            "ending with a letter or digit)")
+
+
 def _refuse(address: str, why: str) -> StoreError:
-    return StoreError(f"{printable(address, ADDRESS_SHOWN)}: {why}; a Blob address reads {EXAMPLE}")
+    return StoreError(f"{printable(_without_secrets(address), ADDRESS_SHOWN)}: {why}; a Blob address reads {EXAMPLE}")
+
+
+def _without_secrets(address: str) -> str:
+    """``address`` as a sentence may repeat it: its query (a SAS token, more often than not) and a user name
+    with its password are secrets that a terminal or a CI log must never show, so each is written "…"."""
+    scheme, sep, rest = address.partition("://")
+    if not sep:
+        return address
+    rest = re.sub(r"^[^/?#]*@", "…@", rest)
+    return scheme + sep + re.sub(r"[?#].*", "?…", rest, flags=re.S)
 
 
 def parse_address(address: str) -> BlobAddress:
@@ -134,9 +152,9 @@ def parse_address(address: str) -> BlobAddress:
                              f"the host, for example {printable(origin, ADDRESS_SHOWN)}/runs")
         account, container, rest = named.group("account"), segments[0], segments[1:]
         account_url = origin
-    if not _CONTAINER.fullmatch(container):
-        raise _refuse(address, f"{shown(container)} is not a container name (3-63 lowercase letters, digits and "
-                               "single hyphens, starting and ending with a letter or digit)")
+    problem = container_problem(container)
+    if problem:
+        raise _refuse(address, problem)
     return BlobAddress(text=address, account_url=account_url, account=account, container=container,
                        path="/".join(rest))
 

@@ -12,8 +12,9 @@ from typing import Any, Optional, TypedDict
 
 from ..errors import shown
 from ..measures import CUTOFFS as _CUTOFFS, FOUND_10, MRR, NDCG_10
+from ..settings import RANK_AMONG
 from .checks import (Bad, count, dict_of, either, field, flag, kind, list_of, number, obj, optional, optional_field,
-                     problem, share, text)
+                     positive, problem, share, text)
 
 REPORT_FORMAT = 1  # the report format this version writes and reads
 CUTOFFS = tuple(str(k) for k in _CUTOFFS)  # the found@k cut-offs every summary holds, as its keys
@@ -153,8 +154,11 @@ def _report(report: Any, path: str) -> None:
     for name in ("balance_points", "time_points"):
         field(rules, name, number, "rules")
     optional_field(rules, "rank_by", list_of(text), "rules")
-    for name in ("seed", "timed", "time_floor"):
+    for name in ("seed", "timed", "time_floor", "min_grade"):
         optional_field(rules, name, count, "rules")
+    among = optional_field(rules, "rank_among", text, "rules")
+    if among is not None and among not in RANK_AMONG:  # every view reads a rank this way: one it cannot is no report
+        raise Bad(f"rules.rank_among is {shown(among)}, not {' or '.join(RANK_AMONG)}")
     for name, described in field(report, "targets", dict_of(obj)).items():
         optional_field(described, "left_out", list_of(_left_out), f"targets.{name}")
     for target, gone in field(report, "missing", dict_of(obj)).items():
@@ -171,11 +175,14 @@ def _report(report: Any, path: str) -> None:
             optional_field(setup, name, text, where)
         field(setup, "rank", optional(count), where)
         field(setup, "error", optional(text), where)
-        if field(setup, "summary", optional(_summary), where) is not None:
+        summary = field(setup, "summary", optional(_summary), where)
+        if summary is not None:
             summarised.add(key)
-        optional_field(setup, "ranks", dict_of(optional(count)), where)
+        ranks = optional_field(setup, "ranks", dict_of(optional(positive)), where)
+        if summary is not None and ranks is not None:
+            _summary_of_ranks(summary, ranks, where)
         optional_field(setup, "results", dict_of(list_of(_result_row)), where)
-        optional_field(setup, "times_ms", list_of(number), where)
+        optional_field(setup, "times_ms", list_of(_milliseconds), where)
         optional_field(setup, NDCG_10.versus_key, dict_of(number), where)  # per question, for comparisons
         for name in ("models", "neighbours"):
             optional_field(setup, name, list_of(text), where)
@@ -220,23 +227,61 @@ def _report(report: Any, path: str) -> None:
 
 
 def _summary(value: Any, path: str) -> dict:
+    """A setup's numbers, each within what it can be: a share from 0 to 1 (found@k, recall@k, MRR, nDCG@10,
+    judged@10), a count of at most the questions scored, a time of 0 ms or more. A report whose MRR reads 7.5
+    was not written by a run, and every view would print it as measured."""
     obj(value, path)
-    optional_field(value, "recall", dict_of(optional(number)), path)
+    optional_field(value, "recall", dict_of(optional(share)), path)
     optional_field(value, "landed", dict_of(count), path)
     optional_field(value, "timed", count, path)
     optional_field(value, "median_margin", optional(number), path)
-    found = field(value, "found", dict_of(optional(number)), path)
+    found = field(value, "found", dict_of(optional(share)), path)
     counts = field(value, "counts", dict_of(count), path)
     for cutoff in CUTOFFS:
         if cutoff not in found or cutoff not in counts:
             raise Bad(f"{path}.found and {path}.counts need every cut-off ({', '.join(CUTOFFS)}); {cutoff} is missing")
-    field(value, "questions", count, path)
+    questions = field(value, "questions", count, path)
+    for cutoff, found_count in counts.items():
+        if found_count > questions:
+            raise Bad(f"{path}.counts.{cutoff} is {found_count}, more than the {questions} questions scored")
     for name in (MRR.summary_path[0], NDCG_10.summary_path[0]):
-        field(value, name, number, path)
+        field(value, name, share, path)
     for name in ("median_ms", "p95_ms"):
-        field(value, name, optional(number), path)
-    for name in ("judged_10", "holes_10"):
-        optional_field(value, name, optional(number), path)
+        field(value, name, optional(_milliseconds), path)
+    optional_field(value, "judged_10", optional(share), path)
+    optional_field(value, "holes_10", optional(number), path)
+    return value
+
+
+def _summary_of_ranks(summary: dict, ranks: dict, where: str) -> None:
+    """The summary a run computed from its ranks (each question's first place, None: not found) says what they
+    say: found@k counts, their shares and MRR (to the 4 places a report keeps). A report edited after the run
+    wrote it (an unsaved run's file before ``runs import``, a shared store) is refused, not shown as measured."""
+    questions = summary["questions"]
+    places = [place for place in ranks.values() if place is not None]
+    for cutoff, found_count in summary["counts"].items():
+        within = sum(1 for place in places if place <= int(cutoff)) if cutoff.isdigit() else found_count
+        if found_count != within:
+            raise Bad(f"{where}.summary.counts.{cutoff} is {found_count}, but its ranks put {within} questions in the "
+                      f"top {cutoff}: the report was changed after the run wrote it")
+        share_found = summary["found"].get(cutoff)
+        if questions and share_found is not None and abs(share_found - found_count / questions) > _KEPT_PLACES:
+            raise Bad(f"{where}.summary.found.{cutoff} is {share_found}, but {found_count} of {questions} questions is "
+                      f"{found_count / questions:.4f}: the report was changed after the run wrote it")
+    mrr = sum(1 / place for place in places) / questions if questions else 0.0
+    kept = summary[MRR.summary_path[0]]
+    if abs(kept - mrr) > _KEPT_PLACES:
+        raise Bad(f"{where}.summary.{MRR.summary_path[0]} is {kept}, but its ranks give {mrr:.4f}: the report was "
+                  "changed after the run wrote it")
+
+
+_KEPT_PLACES = 1e-4  # a report keeps shares to 4 places: a difference larger than rounding is not rounding
+
+
+def _milliseconds(value: Any, path: str) -> float:
+    """A search time: 0 ms or more."""
+    if number(value, path) < 0:
+        raise Bad(f"{path} is {shown(value)}, not a time (0 ms or more)")
     return value
 
 

@@ -157,6 +157,9 @@ def test_scores_are_read_from_json_fenced_json_a_bare_number_or_loose_text():
 
 @pytest.mark.parametrize("options,said", [
     (dict(endpoint="127.0.0.1:8080", model="m", auth="none"), "is not an http(s) address"),
+    # an unclosed IPv6 bracket (or an escape sequence's "[" after the host): was the last resort's ValueError
+    (dict(endpoint="http://[::1", model="m", auth="none"), "is not an http(s) address"),
+    (dict(endpoint="http://x\x1b[2J/v1", model="m", auth="none"), "is not an http(s) address"),
     (dict(endpoint="https://x.openai.azure.com", model="d"), "sign in with a key, but no key was given"),
     (dict(endpoint="https://api.openai.com/v1", model="m", auth="managed_identity"), "Azure OpenAI only"),
     (dict(endpoint="https://x.openai.azure.com", model=" ", auth="none"), "needs a model"),
@@ -164,6 +167,26 @@ def test_scores_are_read_from_json_fenced_json_a_bare_number_or_loose_text():
 def test_settings_that_cannot_work_are_refused_before_any_request(options, said):
     with pytest.raises(UsageError, match=said.replace("(", r"\(").replace(")", r"\)")):
         JudgeSettings(**options)
+
+
+@pytest.mark.parametrize("command", [("answers", "score", "--golden", "g.jsonl", "--answers", "a.jsonl"),
+                                     ("golden", "write", "--corpus", "c.jsonl", "--out", "w.jsonl", "-n", "1")],
+                         ids=["answers-score", "golden-write"])
+@pytest.mark.parametrize("given", ["flag", "environment"])
+def test_an_endpoint_urllib_cannot_split_is_a_sentence_on_the_command_line(command, given, tmp_path, capsys,
+                                                                          monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "g.jsonl").write_text('{"id": "q1", "question": "Q?", "expected": ["d"]}\n', encoding="utf-8")
+    (tmp_path / "a.jsonl").write_text('{"id": "q1", "answer": "A."}\n', encoding="utf-8")
+    prefix = "EVALUATION_JUDGE" if command[0] == "answers" else "EVALUATION_WRITER"
+    flags = ["--endpoint", "http://[::1", "--model", "m", "--auth", "none"] if given == "flag" else ["--auth", "none"]
+    if given == "environment":
+        monkeypatch.setenv(f"{prefix}_ENDPOINT", "http://[::1")
+        monkeypatch.setenv(f"{prefix}_MODEL", "m")
+
+    code, _, err = run_cli(capsys, *command, *flags)
+
+    assert code == 2 and "is not an http(s) address" in err and "this is a bug" not in err
 
 
 def test_the_api_style_follows_the_host_unless_named():

@@ -137,6 +137,20 @@ def test_shards_and_retiming_have_their_defaults_and_a_retime_that_is_no_choice_
         AppSettings.from_environ({"EVALUATION_SHARD_SECONDS": "0"})  # no shard could hold a question
 
 
+def test_the_grain_is_one_the_library_judges_at_or_named_before_any_run_starts():
+    assert AppSettings.from_environ({"EVALUATION_BY": " Chunk "}).by == "chunk"
+    # was taken as it was: evaluate_now answered 202 and started a run its plan could only fail
+    with pytest.raises(SettingsError, match="EVALUATION_BY='sideways' must be one of doc, chunk, evidence"):
+        AppSettings.from_environ({"EVALUATION_BY": "sideways"})
+
+
+def test_a_container_name_azure_refuses_is_named_with_the_setting_before_any_request():
+    assert AppSettings.from_environ({"EVALUATION_CONTAINER": " golden-files "}).container == "golden-files"
+    # was read as it was: every evaluate_now answered 503 ("storage out of reach, retry") and the trigger raised
+    with pytest.raises(SettingsError, match='EVALUATION_CONTAINER: "Bad_Container!" is not a container name'):
+        AppSettings.from_environ({"EVALUATION_CONTAINER": "Bad_Container!"})
+
+
 def test_opened_indexes_kept_per_process_default_to_two_and_a_bad_value_is_named():
     assert AppSettings.from_environ({}).opened_indexes == 2  # the pinned version and the next one published
     assert AppSettings.from_environ({"EVALUATION_OPENED_INDEXES": "0"}).opened_indexes == 0  # each opens its own

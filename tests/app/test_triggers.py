@@ -307,6 +307,23 @@ def test_a_collection_without_targets_answers_400_naming_the_setting(published):
     assert "EVALUATION_TARGETS" in body["error"]
 
 
+@pytest.mark.parametrize("name, value", [("EVALUATION_DEBOUNCE_SECONDS", "soon"), ("EVALUATION_BY", "sideways"),
+                                         ("EVALUATION_CONTAINER", "Bad_Container!")])
+def test_a_setting_the_app_cannot_use_answers_500_naming_it_and_starts_nothing(app, monkeypatch, name, value):
+    from app import settings as app_settings
+
+    app.save("docs/golden.jsonl", GOLDEN)
+    monkeypatch.setenv(name, value)
+    app_settings.current_settings.cache_clear()
+
+    code, body, _ = post(app, {"collection": "docs"})
+
+    # was a bare exception (the host's 500 with no word), or for the grain a 202 and a run bound to fail
+    assert code == 500 and f"the app setting {name}" in body["error"]
+    assert "fix it in the Function App's configuration" in body["error"]
+    assert app.host.starts == []
+
+
 def test_an_index_never_published_answers_400_with_the_command(app):
     app.save("docs/golden.jsonl", GOLDEN)
 

@@ -101,3 +101,24 @@ def test_an_option_under_either_one_of_its_names_alone_is_read(here, capsys):
         code, out, err = run_cli(capsys, "evaluate", "--corpus", "corpus.jsonl", name, "golden.jsonl", "--models",
                                  "hash", "--no-save", "--quiet", "--json")
         assert code == 0 and json.loads(out)["golden"]["questions"] == 2, err
+
+
+@pytest.mark.parametrize("variable", ["EVALUATION_STORE", "VECTRIXDB_EVALUATIONS"])
+@pytest.mark.parametrize("command", [("runs", "list"), ("runs", "show", "latest"),
+                                     ("runs", "export", "latest", "--out", "exported"),
+                                     ("report", "latest", "--out", "page.html"), ("compare", "latest", "latest"),
+                                     ("chunking", "runs", "list"), ("chunking", "runs", "show", "latest"),
+                                     ("golden", "accept", "latest", "--golden", "golden.jsonl", "--out", "new.jsonl")],
+                         ids=lambda c: "-".join(c[:2]))
+def test_a_command_reading_runs_from_a_bad_store_variable_says_the_address_came_from_it(here, monkeypatch, capsys,
+                                                                                          command, variable):
+    monkeypatch.delenv("EVALUATION_STORE")
+    monkeypatch.setenv(variable, "https:/acct.blob.core.windows.net/runs")
+
+    code, _, err = run_cli(capsys, *command)
+
+    # was: the address and its fix, with nothing saying that no flag gave it (evaluate said so already)
+    assert code == 1 and "https:/acct.blob.core.windows.net/runs: not a well-formed address" in err
+    assert f"(the store is from {variable}; --store STORE reads another)" in err
+    code, _, err = run_cli(capsys, *command, "--store", "https:/acct.blob.core.windows.net/runs")
+    assert code == 1 and "the store is from" not in err  # named with --store: the flag is where the fix goes

@@ -4,6 +4,7 @@ reads settings first, and a bad line is an error naming the file and the line.""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -181,12 +182,25 @@ def test_env_file_values_quoted_unquoted_commented_and_exported(tmp_path):
     ('Q="not closed', "quote is not closed on its line"),
     ('Q="closed" and more', "follows the closing quote"),
     ('Q="\\q"', "is not an escape a settings file takes"),
+    ("Q=a\x00b", "holds a NUL character"),
+    ("Q='a\x00b'", "holds a NUL character"),
 ])
 def test_every_kind_of_bad_line_is_named_with_its_line(tmp_path, line, says):
     path = write(tmp_path, f"GOOD=1\n{line}\n")
     with pytest.raises(SettingsFileError) as caught:
         read_env_file(path)
     assert f"{path}: line 2: " in str(caught.value) and says in str(caught.value)
+
+
+def test_an_env_file_holding_a_nul_is_a_sentence_naming_its_line_and_sets_nothing(tmp_path, monkeypatch, capsys):
+    path = write(tmp_path, "EVALUATION_STORE=" + str(tmp_path / "other") + "\nQ=st\x00ore\n")
+    monkeypatch.setenv("EVALUATION_STORE", str(tmp_path / "store"))
+
+    code, _, err = run_cli(capsys, "runs", "list", "--env-file", str(path))
+
+    # was: "something went wrong that this tool does not expect (ValueError: embedded null byte)"
+    assert code == 1 and f"{path}: line 2: Q: its value holds a NUL character" in err and "this is a bug" not in err
+    assert os.environ["EVALUATION_STORE"] == str(tmp_path / "store")
 
 
 def test_a_key_set_twice_is_refused_naming_both_lines_and_every_bad_line_is_listed(tmp_path):

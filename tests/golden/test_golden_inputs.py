@@ -235,6 +235,30 @@ def test_qrels_grading_everything_0_say_so_and_advise_a_golden_check_that_runs(t
     assert code == 1 and said in out
 
 
+def test_score_with_qrels_grading_everything_0_says_so_as_golden_check_does(tmp_path, capsys):
+    topics = write(tmp_path / "topics.tsv", "q1\tWhat soup is on the menu?\nq2\tWhen do you open?\n")
+    qrels = write(tmp_path / "qrels.txt", "q1 0 menu 0\nq2 0 hours 0\n")
+    run = write(tmp_path / "run.trec", "q1 Q0 menu 1 2.0 bm25\nq2 Q0 hours 1 2.0 bm25\n")
+
+    code, _, err = run_cli(capsys, "score", "--golden", str(topics), "--qrels", str(qrels), "--run", str(run))
+
+    # was: "no question has expected documents yet ... fill in "expected"", though every question is judged
+    assert code == 1 and ("no question is ready: every document judged for the 2 questions is graded 0 (judged, not "
+                          "relevant), so none has a document to find") in err
+    assert '"expected" and run again' not in err
+
+
+def test_score_above_every_grade_asks_for_a_lower_min_grade_not_for_labels(tmp_path, capsys):
+    topics = write(tmp_path / "topics.tsv", "q1\tWhat soup is on the menu?\n")
+    qrels = write(tmp_path / "qrels.txt", "q1 0 menu 2\n")
+    run = write(tmp_path / "run.trec", "q1 Q0 menu 1 2.0 bm25\n")
+
+    code, _, err = run_cli(capsys, "score", "--golden", str(topics), "--qrels", str(qrels), "--run", str(run),
+                           "--min-grade", "3")
+
+    assert code == 1 and "no question has a document graded 3 or more" in err and "lower --min-grade" in err
+
+
 def test_golden_check_is_not_ready_when_every_label_is_a_page_of_a_document_without_pages(tmp_path, corpus, capsys):
     golden = write(tmp_path / "golden.jsonl", [{"question": "What soup?", "expected": ["menu#page=2"]},
                                                {"question": "When?", "expected": ["hours#page=1"]}])

@@ -213,6 +213,29 @@ def test_fail_on_regression_without_a_baseline_or_a_baseline_without_a_store_is_
     assert code == 2 and "--baseline-store STORE" in err
 
 
+@pytest.mark.parametrize("store_state", ["missing", "empty"])
+def test_a_baseline_in_a_store_with_no_run_yet_says_to_leave_it_out_on_a_first_run(tmp_path, capsys, store_state):
+    store = tmp_path / "runs"
+    if store_state == "empty":
+        store.mkdir()
+    run_id = "20261203T000000000Z-cccccc"
+
+    # a named run the store cannot hold: was "check --store" (a flag evaluate does not have) or "save one with
+    # `evaluate`" (what was being run); --baseline latest there is the first build's note (test_evaluate_cli)
+    code, _, err = run_cli(capsys, "evaluate", "--index", str(tmp_path), "--golden", "g.jsonl", "--save-to", str(store),
+                           "--baseline", run_id)
+    assert code == 1 and err.startswith(f"error: --baseline {run_id}: ") and "check --store" not in err
+    assert "(read from the store this run is kept in); on the first run into a store there is no run to compare " \
+           "with: leave --baseline out until the store holds one" in err
+    code, _, err = run_cli(capsys, "evaluate", "--index", str(tmp_path), "--golden", "g.jsonl", "--save-to", str(store),
+                           "--baseline", "latest")
+    assert err.startswith("note: no baseline yet: ") and "error: --baseline" not in err
+    if store_state == "empty":
+        code, _, err = run_cli(capsys, "evaluate", "--index", str(tmp_path), "--golden", "g.jsonl", "--save-to",
+                               str(store), "--baseline", run_id, "--baseline-store", str(store))
+        assert code == 1 and "(read from --baseline-store)" in err
+
+
 def test_a_run_compared_with_itself_says_so_whether_named_latest_or_by_id(store, capsys):
     code, out, _ = run_cli(capsys, "compare", "latest", "latest", "--store", str(store))
     same_id = run_cli(capsys, "compare", "20261203T000000000Z-cccccc", "latest", "--store", str(store), "--json")

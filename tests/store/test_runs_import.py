@@ -76,7 +76,12 @@ def test_the_page_a_failed_save_left_is_named_until_the_run_is_imported(unsaved,
     (lambda text: json.dumps({**json.loads(text), "setups": {}}), "setups is an object, not a list"),
     (lambda text: text[: len(text) // 2], "not a readable report (not valid JSON"),
     (lambda text: "[" * 100_000 + "]" * 100_000, "nested too deeply to read"),
-], ids=["NaN", "wrong kind", "cut short", "deep"])
+    # edited since: numbers any run could have measured, which its own ranks contradict (was kept as measured)
+    (lambda text: edited(text, lambda summary: summary.update(mrr=round(1 - summary["mrr"] / 2, 4))),
+     "but its ranks give"),
+    (lambda text: edited(text, lambda summary: summary["counts"].update({"20": summary["counts"]["20"] - 1})),
+     "but its ranks put"),
+], ids=["NaN", "wrong kind", "cut short", "deep", "MRR edited", "a count edited"])
 def test_an_unsaved_file_that_is_not_a_sound_report_is_a_sentence_and_nothing_is_kept(unsaved, capsys, edit, says):
     failed, _, root = unsaved
     failed.kept.write_text(edit(failed.kept.read_text(encoding="utf-8")), encoding="utf-8")
@@ -85,6 +90,13 @@ def test_an_unsaved_file_that_is_not_a_sound_report_is_a_sentence_and_nothing_is
 
     assert code == 1 and err.startswith(f"error: {failed.kept}: ") and says in err and "this is a bug" not in err
     assert LocalStore(root).ids() == []
+
+
+def edited(text: str, change) -> str:
+    """The report ``text`` with ``change`` made to its first summary that found anything."""
+    report = json.loads(text)
+    change(next(s["summary"] for s in report["setups"] if s.get("summary") and s["summary"]["counts"]["20"]))
+    return json.dumps(report)
 
 
 def test_a_run_the_store_keeps_with_another_report_is_refused(unsaved, capsys):

@@ -60,6 +60,22 @@ def test_an_address_that_is_not_a_blob_address_is_a_sentence_with_a_valid_exampl
     assert EXAMPLE in str(caught.value) or "for example" in str(caught.value)
 
 
+@pytest.mark.parametrize("address, shown", [
+    ("https://acct.blob.core.windows.net/runs?sv=2024&sig=s3cr3t", "https://acct.blob.core.windows.net/runs?…"),
+    ("https://acct.blob.core.windows.net/runs#sig=s3cr3t", "https://acct.blob.core.windows.net/runs?…"),
+    ("https://me:s3cr3t@acct.blob.core.windows.net/runs", "https://…@acct.blob.core.windows.net/runs"),
+])
+def test_a_refused_address_is_repeated_without_its_sas_token_or_password(address, shown, monkeypatch, capsys):
+    with pytest.raises(StoreError) as caught:
+        open_store(address)
+    monkeypatch.setenv("EVALUATION_STORE", address)
+    code, _, err = run_cli(capsys, "runs", "list")
+
+    # was repeated whole: a SAS token in $EVALUATION_STORE went into every CI log that ran the command
+    assert str(caught.value).startswith(f"{shown}: ") and "s3cr3t" not in str(caught.value)
+    assert code == 1 and shown in err and "s3cr3t" not in err
+
+
 @pytest.mark.parametrize("address",
                          ["HTTPS://acct.blob.core.windows.net/runs", "Https://ACCT.Blob.Core.Windows.Net/runs",
                                      "HTTP://127.0.0.1:10000/devstoreaccount1/runs"])
@@ -338,6 +354,20 @@ def mutate(report: dict, path: str, value) -> dict:
     ("setups.0.summary.counts", "10", "setups[0].summary.counts is a string, not an object"),
     ("setups.0.summary.found", {"10": 1.0}, "need every cut-off"),
     ("setups.0.summary.mrr", True, "setups[0].summary.mrr is true or false, not a finite number"),
+    # numbers no run measures, which every view would print as measured (issue 46's probes)
+    ("setups.0.summary.mrr", 7.5, "setups[0].summary.mrr is 7.5, not a share from 0 to 1"),
+    ("setups.0.summary.ndcg_10", -0.25, "setups[0].summary.ndcg_10 is -0.25, not a share from 0 to 1"),
+    ("setups.0.summary.found.1", 1.5, "setups[0].summary.found.1 is 1.5, not a share from 0 to 1"),
+    ("setups.0.summary.recall.10", 2.0, "setups[0].summary.recall.10 is 2.0, not a share from 0 to 1"),
+    ("setups.0.summary.counts.10", 99, "setups[0].summary.counts.10 is 99, more than the 3 questions scored"),
+    ("setups.0.summary.median_ms", -3.0, "setups[0].summary.median_ms is -3.0, not a time (0 ms or more)"),
+    ("setups.0.times_ms", [5.0, -5.0], "setups[0].times_ms[1] is -5.0, not a time (0 ms or more)"),
+    ("rules.rank_among", "sideways", 'rules.rank_among is "sideways", not results or documents'),
+    # numbers a run could measure, which its own ranks contradict: changed after the run wrote them
+    ("setups.0.summary.mrr", 0.25, "setups[0].summary.mrr is 0.25, but its ranks give 0.5000"),
+    ("setups.0.summary.counts.10", 3, "setups[0].summary.counts.10 is 3, but its ranks put 2 questions in the top 10"),
+    ("setups.0.summary.found.1", 0.5, "setups[0].summary.found.1 is 0.5, but 1 of 3 questions is 0.3333"),
+    ("setups.0.ranks.q1", 0, "setups[0].ranks.q1 is 0, not a whole number of 1 or more"),
     ("setups.0.results.q1", [["a:0", "a", None]], "not a result [chunk id, document id, page, score]"),
     ("picks.finds_the_most", "local.nothing", "no setup with a summary"),
     ("rules.balance_points", "4", "rules.balance_points is a string"),
