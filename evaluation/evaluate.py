@@ -96,7 +96,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
         from .unreachable import reachable_or_reported
 
         targets = reachable_or_reported(targets, warn)
-    newest = newest_report(store) if store is not None else None
+    newest = newest_report(store, warn=warn if reuse_times else None) if store is not None else None
     plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
                     settings=EvaluationSettings.of(settings, **keywords), held_before=held_in_report(newest))
     reused = reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS, warn=warn) if reuse_times else {}
@@ -217,16 +217,21 @@ def held_in_latest_run(store: Any) -> dict[str, set[str]]:
     return held_in_report(newest_report(store))
 
 
-def newest_report(store: Any) -> dict[str, Any] | None:
+def newest_report(store: Any, warn: Callable[[str], None] | None = None) -> dict[str, Any] | None:
     """The store's newest run's report, or None for an empty store or one whose newest report cannot be
-    read (logged): what ``held_in_latest_run`` and the app's shard sizes (``run.measured_times``) read."""
-    from .errors import StoreError
+    read (logged): what ``held_in_latest_run`` and the app's shard sizes (``run.measured_times``) read.
+    ``warn`` is told when a newest run exists but cannot be read: a run that asked to reuse its times
+    must hear why every setup is timed live instead (an edited report is refused whole when read)."""
+    from .errors import TEXT_LIMIT, StoreError, printable
 
     try:
         ids = store.ids()
         report = store.get(ids[0]) if ids else None
     except (StoreError, OSError, ValueError, KeyError) as err:
         log.info("the newest run could not be read (%s); absent ids read as never held", err)
+        if warn is not None:
+            warn(f"the store's newest run could not be read, so no times are reused and every setup is "
+                 f"timed live: {printable(str(err), limit=TEXT_LIMIT)}")
         return None
     return report if isinstance(report, dict) else None
 

@@ -40,9 +40,10 @@ def summary(**fields):
 
 
 EDITS = {  # what was edited -> what the warning says
-    "every time -5 ms, the summary made to agree": (times(-5.0), "times_ms[0] is -5 ms, not a search time"),
+    # a negative time is refused by the store itself (the report is unreadable): one warning for the run
+    "every time -5 ms, the summary made to agree": (times(-5.0), "median_ms is -5.0, not a time"),
     "every time 1e300 ms, the summary made to agree": (times(1e300), "times_ms[0] is 1e+300 ms, not a search time"),
-    "the median alone": (summary(median_ms=-5.0), "summary.median_ms is -5.0, but the times it summarises give"),
+    "the median alone": (summary(median_ms=-5.0), "summary.median_ms is -5.0, not a time"),
     "the p95 alone": (summary(p95_ms=1e300), "summary.p95_ms is 1e+300, but the times it summarises give"),
     "how many were timed": (summary(timed=99), "summary.timed is 99, but times_ms holds 2 times"),
 }
@@ -60,8 +61,12 @@ def test_edited_times_are_timed_again_and_named_never_reused_or_kept_as_timed_in
 
     assert all("timed_in" not in s for s in second["setups"])  # timed live: nothing edited is taken
     assert all(0 <= t < 1e4 for s in second["setups"] for t in s["times_ms"])
-    assert len(warned) == len(second["setups"]) == 3
-    assert all(f"the times run {first['id']} kept for setup" in w and says in w for w in warned), warned[0]
+    if "not a time" in says:  # the store refuses the report whole: named once, as unreadable
+        assert len(warned) == 1 and "newest run could not be read" in warned[0] and first["id"] in warned[0]
+        assert says in warned[0], warned[0]
+    else:
+        assert len(warned) == len(second["setups"]) == 3
+        assert all(f"the times run {first['id']} kept for setup" in w and says in w for w in warned), warned[0]
     third = run(tmp_path, ROWS, at=MOMENT + timedelta(hours=2), name="c.jsonl")
     assert {s["timed_in"] for s in third["setups"]} == {second["id"]}  # the live times are taken next
 
