@@ -49,23 +49,45 @@ SHOWN_UNITS = 5  # units named per proposed question
 LIMIT = 20  # proposals a report keeps of each kind (``golden next`` writes as many as asked)
 
 
+class _Fused:
+    """Each unit's fused position, computed once per set of setups (a proposal is made again after every
+    label in ``bench_label_next``, over the same lists)."""
+
+    units: Mapping[str, Sequence[str]]
+    _fused: dict[Any, Any]
+
+    def top(self, setup: str) -> frozenset[str]:
+        """The units of ``setup``'s top 10 (``CUTOFF``)."""
+        if setup not in self._fused:
+            self._fused[setup] = frozenset((self.units.get(setup) or ())[:CUTOFF])
+        return self._fused[setup]
+
+    def positions(self, setups: Sequence[str]) -> dict[str, int]:
+        key = tuple(setups)
+        if key not in self._fused:
+            self._fused[key] = fused_positions(self.units, key)
+        return self._fused[key]
+
+
 @dataclass(frozen=True)
-class Candidate:
+class Candidate(_Fused):
     """A question whose label is wanted: its id, where it came from (``question`` an unlabelled one,
     ``draft``, ``template``), and each setup's units in rank order (positions as the run counts them)."""
 
     id: str
     kind: str
     units: Mapping[str, Sequence[str]]
+    _fused: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Labelled:
+class Labelled(_Fused):
     """A labelled question: each setup's units in rank order, and its judgements (unit -> grade)."""
 
     id: str
     units: Mapping[str, Sequence[str]]
     judgements: Mapping[str, int]
+    _fused: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -119,7 +141,7 @@ def calibrate(labelled: Sequence[Labelled], setups: Sequence[str], min_grade: in
     relevant = [0] * DEEPEST
     seen = [0] * DEEPEST
     for question in labelled:
-        for unit, position in fused_positions(question.units, setups).items():
+        for unit, position in question.positions(setups).items():
             slot = min(position, DEEPEST) - 1
             seen[slot] += 1
             relevant[slot] += question.judgements.get(unit, 0) >= min_grade
@@ -129,12 +151,8 @@ def calibrate(labelled: Sequence[Labelled], setups: Sequence[str], min_grade: in
                  overall)
 
 
-def top(units: Sequence[str] | None) -> set[str]:
-    return set((units or ())[:CUTOFF])
-
-
 def finds(question: Labelled, setup: str, min_grade: int = 1) -> bool:
-    return any(question.judgements.get(u, 0) >= min_grade for u in top(question.units.get(setup)))
+    return any(question.judgements.get(u, 0) >= min_grade for u in question.top(setup))
 
 
 def pair_weight(a_only: int, b_only: int) -> float:
@@ -166,11 +184,11 @@ def _missing_all(units: Iterable[str], rate: Mapping[str, float]) -> float:
 def question_score(candidate: Candidate, setups: Sequence[str], rates: Rates,
                    pair_weights: Mapping[tuple[str, str], float]) -> tuple[float, list[str]]:
     """``candidate``'s score, and the units the tied setups disagree on, likeliest relevant first."""
-    rate = {u: rates.at(p) for u, p in fused_positions(candidate.units, setups).items()}
+    rate = {u: rates.at(p) for u, p in candidate.positions(setups).items()}
     score = 0.0
     disputed: set[str] = set()
     for (a, b), weight in pair_weights.items():
-        top_a, top_b = top(candidate.units.get(a)), top(candidate.units.get(b))
+        top_a, top_b = candidate.top(a), candidate.top(b)
         a_alone = _missing_all(top_b, rate) * (1.0 - _missing_all(top_a - top_b, rate))
         b_alone = _missing_all(top_a, rate) * (1.0 - _missing_all(top_b - top_a, rate))
         score += weight * (a_alone + b_alone)
@@ -182,8 +200,8 @@ def result_scores(question: Labelled, setups: Sequence[str], rates: Rates,
                   pair_weights: Mapping[tuple[str, str], float], min_grade: int = 1) -> list[dict[str, Any]]:
     """Each unjudged unit in a tied setup's top 10 of a labelled question, with its score (see the module)."""
     tied = list(dict.fromkeys(s for pair in pair_weights for s in pair))
-    positions = fused_positions(question.units, setups)
-    tops = {s: top(question.units.get(s)) for s in tied}
+    positions = question.positions(setups)
+    tops = {s: question.top(s) for s in tied}
     found = {s: finds(question, s, min_grade) for s in tied}
     holes = dict.fromkeys(u for s in tied for u in (question.units.get(s) or ())[:CUTOFF]
                           if u not in question.judgements)
@@ -200,10 +218,11 @@ def result_scores(question: Labelled, setups: Sequence[str], rates: Rates,
 
 
 def propose(tied: Sequence[str], setups: Sequence[str], labelled: Sequence[Labelled],
-            candidates: Sequence[Candidate] = (), *, min_grade: int = 1) -> Proposal | None:
+            candidates: Sequence[Candidate] = (), *, min_grade: int = 1, results: bool = True) -> Proposal | None:
     """The ranked proposal for the ``tied`` setups (the top tier, two or more), from the ``labelled``
-    questions (calibration, pair weights, results to judge) and the ``candidates`` (questions to label);
-    ``setups``: every ranked setup, whose lists are fused. None when fewer than two are tied."""
+    questions (calibration, pair weights, results to judge unless ``results`` is False) and the
+    ``candidates`` (questions to label); ``setups``: every ranked setup, whose lists are fused. None
+    when fewer than two are tied."""
     if len(tied) < 2:
         return None
     rates = calibrate(labelled, setups, min_grade)
@@ -214,7 +233,7 @@ def propose(tied: Sequence[str], setups: Sequence[str], labelled: Sequence[Label
         if score > 0:
             proposal.questions.append({"question": candidate.id, "kind": candidate.kind, "score": score,
                                        "units": units})
-    for question in labelled:
+    for question in labelled if results else ():
         proposal.results += result_scores(question, setups, rates, pair_weights, min_grade)
     proposal.questions.sort(key=lambda r: (-r["score"], r["question"]))
     proposal.results.sort(key=lambda r: (-r["score"], r["question"], r["result"]))

@@ -15,7 +15,9 @@ RATES = Rates((0.5, 0.2, 0.1), 0.2)
 def test_units_are_fused_by_reciprocal_rank_over_every_setup():
     # d2: 1/62 + 1/61 (second in A, first in B); d1: 1/61; d3: 1/62
     assert fused_positions({"A": ["d1", "d2"], "B": ["d2", "d3"]}, ["A", "B"]) == {"d2": 1, "d1": 2, "d3": 3}
-    assert fused_positions({"A": ["d1", "d1", "d2"]}, ["A"]) == {"d1": 1, "d2": 2}  # a unit counts once a list
+    # a unit counts once a list, at its first position: d1's later chunks add nothing, so the tie with
+    # d2 (1/61 each) goes to the first setup named
+    assert fused_positions({"A": ["d1", "d1", "d1"], "B": ["d2"]}, ["B", "A"]) == {"d2": 1, "d1": 2}
 
 
 def test_a_questions_score_is_the_chance_one_tied_setup_alone_finds_it():

@@ -179,3 +179,11 @@ def test_found_at_1_comes_from_the_first_position():
 def test_nothing_ran_no_tiers():
     assert setup_tiers([], QUESTIONS, SETTINGS) is None
     assert exact_binary_p(0, 0) == 1.0
+
+
+def test_found_at_1_orders_setups_that_find_as_many_in_their_top_10_as_the_ranking_does():
+    found10 = np.ones((36, 2))
+    found1 = np.column_stack([np.ones(36), np.zeros(36)])  # the second finds every question, never first
+    ranks = rank_intervals(["first", "third"], found10, found1, rng=np.random.default_rng(0), resamples=300, level=0.95)
+    assert (ranks["first"]["low"], ranks["first"]["high"]) == (1, 1)
+    assert (ranks["third"]["low"], ranks["third"]["high"]) == (2, 2)
