@@ -13,6 +13,7 @@ from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ran
                     unfound_words)
 from ..store.shape import Report
 from .numbers import TEXT_DASH, milliseconds, percent
+from .tier_words import label_next_lines, pick_tier_words, tier_lines
 from .time_words import in_tier_rule, tie_words
 
 _PICK_LABELS = PICK_LABELS
@@ -104,6 +105,8 @@ def render_picks(report: Report) -> str:
                        + (f" ({ranked_in_note(by_key[key])})" if ranked_in_note(by_key[key]) else "")
                        + f" — {by_key[key]['method_label']}")
             out.append(f"  {'':18} why: {answer.why}")
+            if pick_tier_words(report, name):
+                out.append(f"  {'':18} {pick_tier_words(report, name)}")
         tied = [k for k in (report.get("ties_on_time") or {}).get(name) or [] if k != key and k in by_key]
         if tied:
             medians = {k: by_key[k]["summary"]["median_ms"] for k in [key, *tied]}
@@ -213,6 +216,9 @@ def render_report(report: Report, *, details: bool = False) -> str:
               for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
     if notes:
         parts += ["", *notes]
+    for section in (tier_lines(report), label_next_lines(report)):
+        if section:
+            parts += ["", *section]
     if details:
         for section in (render_ties(report), render_versus_top(report)):
             if section:

@@ -11,6 +11,7 @@ from ..svg import attr
 from ..time_words import faster_words, floor_ms, in_tier_rule, tie_words
 from .context import PICKS, Page
 from .format import esc, found_count, found_share, pick_key, plain, spaced, summary_of
+from .tiers import pick_tier_note
 
 
 def pick_cards(page: Page) -> str:
@@ -60,7 +61,7 @@ def pick_cards(page: Page) -> str:
                             for k, v in notes.items())
         why = f'<p class="why">Why: {esc(answer.why)}.</p>' if answer is not None else ""
         versus = (_versus(report, key, top_key, summary, top_summary, name) + _time_tie_note(report, name, key, by_key)
-                  + _tie_note((report.get("ties") or {}).get(name), report))
+                  + _tie_note((report.get("ties") or {}).get(name), report) + pick_tier_note(report, name))
         cards.append(
             f'<article class="pick" data-pick="{name}" data-key="{attr(key)}"><h3>{label}</h3>'
             f'<div class="setup key">{esc(key)}</div><div class="label">{esc(setup.get("method_label", ""))}</div>'

@@ -32,6 +32,7 @@ from .history import run_by_run
 from .picks import pick_cards
 from .questions import hard_questions, labels_needed
 from .table import ranked_table
+from .tiers import label_next, tier_table
 from .top import header, left_out, missing_documents, refusal, unfound, unreachable
 
 Section = Callable[[Page], str]
@@ -52,8 +53,8 @@ class Tab:
     shows: Callable[[Page], bool] = _always
 
 
-RETRIEVAL = Tab("retrieval", "Retrieval", (pick_cards, left_out, chart, ranked_table, run_by_run, setup_details,
-                                           hard_questions, labels_needed, glossary))
+RETRIEVAL = Tab("retrieval", "Retrieval", (pick_cards, left_out, chart, ranked_table, tier_table, run_by_run,
+                                           setup_details, hard_questions, label_next, labels_needed, glossary))
 CHUNKING = Tab("chunking", "Chunking", (chunking_run, sweep_run, matrix_run), shows=has_chunking_runs)
 TABS: tuple[Tab, ...] = (RETRIEVAL, CHUNKING)
 BEFORE_TABS: tuple[Section, ...] = (header, unreachable, unfound, missing_documents)
