@@ -6,16 +6,21 @@ other misses (a *discordant* question, ``significance.exact_binary_p``). So each
 by how likely its label makes a tied pair discordant, weighted by how far one more discordant
 question moves that pair's test:
 
-- **How likely a unit is relevant.** The setups' lists for a question are fused (reciprocal ranks,
-  ``1 / (FUSION_K + position)`` summed over every ranked setup, not only the tied ones) and the share
+- **How likely a unit is relevant.** The tied setups' lists for a question are fused (reciprocal
+  ranks, ``1 / (FUSION_K + position)`` summed over them: only their lists, so a question to label
+  is searched by the tied setups alone, never by a slow setup out of the running) and the share
   of units at each fused position that the labels call relevant is read off the run's own labelled
   questions (``calibrate``: each position's share, pulled toward the overall share by
   ``PRIOR_WEIGHT`` questions' worth, positions past ``DEEPEST`` pooled). A question's units are taken
   as relevant independently at their position's rate.
-- **A question to label** (an unlabelled one, a draft, a template row searched by its hint): for a
+- **A question to label** (an unlabelled one, or a draft, whose proposed label is not trusted): for a
   tied pair ``(A, B)``, with ``A10`` and ``B10`` their top 10 units, ``P(A alone finds it) =
   P(nothing in B10 relevant) * P(something in A10 - B10 relevant)``, and the same for B; the question
   counts ``P(A alone) + P(B alone)``.
+- **A template row** (its document named, its question not yet written), searched by its hint: the
+  same sum, with its document relevant for sure and nothing else: the pair counts 1 when one of the
+  two finds the document from the hint and the other does not. The question written later will
+  not be the hint, so this is a guess at where the setups will disagree.
 - **A result to judge** (a unit in a tied setup's top 10 that a labelled question does not judge, the
   run's ``holes``): if it were relevant, a setup holding it in its top 10 that misses the question now
   would find it; the pair counts the change of its discordance (0 or 1), times the unit's rate.
@@ -72,11 +77,14 @@ class _Fused:
 @dataclass(frozen=True)
 class Candidate(_Fused):
     """A question whose label is wanted: its id, where it came from (``question`` an unlabelled one,
-    ``draft``, ``template``), and each setup's units in rank order (positions as the run counts them)."""
+    ``draft``, ``template``), and each setup's units in rank order (positions as the run counts them).
+    ``known``: the units already known relevant (a template row names its document and waits for its
+    question): they count as relevant for sure and every other unit as not."""
 
     id: str
     kind: str
     units: Mapping[str, Sequence[str]]
+    known: Mapping[str, int] | None = None
     _fused: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -184,7 +192,10 @@ def _missing_all(units: Iterable[str], rate: Mapping[str, float]) -> float:
 def question_score(candidate: Candidate, setups: Sequence[str], rates: Rates,
                    pair_weights: Mapping[tuple[str, str], float]) -> tuple[float, list[str]]:
     """``candidate``'s score, and the units the tied setups disagree on, likeliest relevant first."""
-    rate = {u: rates.at(p) for u, p in candidate.positions(setups).items()}
+    if candidate.known is not None:
+        rate = {u: float(candidate.known.get(u, 0) >= 1) for u in candidate.positions(setups)}
+    else:
+        rate = {u: rates.at(p) for u, p in candidate.positions(setups).items()}
     score = 0.0
     disputed: set[str] = set()
     for (a, b), weight in pair_weights.items():
@@ -261,6 +272,7 @@ def run_proposal(ranked: Sequence[Mapping[str, Any]], questions: Sequence[Questi
     groups = (tiers or {}).get("groups") or []
     if not groups or len(groups[0]) < 2 or rule.by == "evidence":
         return None
-    proposal = propose(groups[0], [e["key"] for e in ranked], labelled_of(ranked, questions, rule), candidates,
+    tied = groups[0]
+    proposal = propose(tied, tied, labelled_of([e for e in ranked if e["key"] in tied], questions, rule), candidates,
                        min_grade=rule.min_grade)
     return proposal.to_dict(limit) if proposal else None
