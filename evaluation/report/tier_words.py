@@ -107,3 +107,24 @@ def label_next_lines(report: Mapping[str, Any], limit: int = 5) -> list[str]:
                      + (f" ... and {len(questions) - limit} more" if len(questions) > limit else ""))
     return lines
 
+
+
+def builds_tier_lines(tiers: Mapping[str, Any] | None, pick: str | None, *, what: str = "technique",
+                      name: Any = str) -> list[str]:
+    """A builds run's tiers (chunking techniques, matrix experiments) in two sentences: the tiers, and
+    whether the pick shares its tier; ``name`` shortens a key for reading. [] without tiers."""
+    if not isinstance(tiers, Mapping) or not tiers.get("groups"):
+        return []
+    groups = tiers["groups"]
+    lines = [f"Tiers ({procedure_words(tiers)}): "
+             + " | ".join(f"{n}: {', '.join(name(k) for k in group)}" for n, group in enumerate(groups, start=1))
+             + "."]
+    mates = next(([k for k in group if k != pick] for group in groups if pick in group), [])
+    if pick is not None and mates:
+        tier = next(n for n, group in enumerate(groups, start=1) if pick in group)
+        lines.append(f"The pick's {what} ({name(pick)}) is in tier {tier} with {', '.join(name(k) for k in mates)}: "
+                     "the paired tests cannot separate them.")
+    elif pick is not None and any(pick in group for group in groups):
+        lines.append(f"The pick's {what} ({name(pick)}) is alone in its tier: the paired tests separate it from "
+                     "every other.")
+    return lines

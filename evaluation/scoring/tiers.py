@@ -63,7 +63,7 @@ from __future__ import annotations
 
 import math
 from statistics import NormalDist
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -94,16 +94,22 @@ def found_matrix(ranked: Sequence[Mapping[str, Any]], question_ids: Sequence[str
     return np.column_stack(columns) if question_ids else np.zeros((0, len(columns)))
 
 
-def pair_tests(keys: Sequence[str], found: np.ndarray, alpha: float) -> list[dict[str, Any]]:
-    """Every pair ``(keys[i], keys[j])``, ``i < j`` (``keys`` in rank order), on found@10: the questions
-    each finds alone, the exact p-value, Holm's over all the pairs, and whether they are separated."""
+def pair_tests(keys: Sequence[str], found: np.ndarray, alpha: float,
+               p_value: Callable[[np.ndarray], float] | None = None) -> list[dict[str, Any]]:
+    """Every pair ``(keys[i], keys[j])``, ``i < j`` (``keys`` in rank order), on per-question values
+    (found@10 by default): the questions each is ahead on alone, the p-value (the exact test, or
+    ``p_value(differences)`` for values other than 0 and 1), Holm's over all the pairs, and whether
+    they are separated."""
     rows = []
     for i in range(len(keys)):
         for j in range(i + 1, len(keys)):
             d = found[:, i] - found[:, j]
             a_only, b_only = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
-            rows.append({"a": keys[i], "b": keys[j], "a_only": a_only, "b_only": b_only,
-                         "p": exact_binary_p(a_only, b_only)})
+            row = {"a": keys[i], "b": keys[j], "a_only": a_only, "b_only": b_only,
+                   "p": exact_binary_p(a_only, b_only) if p_value is None else p_value(d)}
+            if p_value is not None:  # which way a real-valued pair goes: the sign of its mean difference
+                row["difference"] = round(float(d.mean()), 6) if d.size else 0.0
+            rows.append(row)
     for row, adjusted in zip(rows, holm([row["p"] for row in rows]), strict=True):
         row["p_holm"] = adjusted
         row["separated"] = adjusted is not None and adjusted <= alpha
@@ -117,7 +123,8 @@ def tier_groups(keys: Sequence[str], pairs: Sequence[Mapping[str, Any]]) -> list
     for pair in pairs:
         if not pair["separated"]:
             continue
-        better, worse = ((pair["a"], pair["b"]) if pair["a_only"] > pair["b_only"] else (pair["b"], pair["a"]))
+        ahead = pair.get("difference", pair["a_only"] - pair["b_only"])
+        better, worse = (pair["a"], pair["b"]) if ahead > 0 else (pair["b"], pair["a"])
         above[worse].append(better)
     tier: dict[str, int] = {}
     for key in keys:  # rank order: whatever is separated above a setup ranks before it
@@ -207,6 +214,27 @@ def setup_tiers(ranked: Sequence[Mapping[str, Any]], question_ids: Sequence[str]
             "rank_level": round(settings.level, 6), "resamples": settings.resamples, "seed": settings.seed,
             "ranks": ranks, "detectable": detectable(found10, settings.alpha, max(1, len(pairs))),
             "picks": with_pick}
+
+
+def value_tiers(keys: Sequence[str], values: np.ndarray, alpha: float, *, metric: str, test: str = TIER_TEST,
+                p_value: Callable[[np.ndarray], float] | None = None) -> dict[str, Any] | None:
+    """Tiers of ``keys`` (rank order) on per-question ``values`` (questions x keys), as a builds run
+    keeps them (no rank intervals): the procedure, every pair, the groups, the detectable difference.
+    None with nothing to rank."""
+    if not keys:
+        return None
+    pairs = pair_tests(keys, values, alpha, p_value)
+    return {"metric": metric, "test": test, "correction": TIER_CORRECTION, "alpha": alpha,
+            "questions": int(values.shape[0]), "groups": tier_groups(keys, pairs), "pairs": pairs,
+            "detectable": detectable(values, alpha, max(1, len(pairs)))}
+
+
+def tier_mates(tiers: Mapping[str, Any] | None, key: str | None) -> list[str]:
+    """The other keys of ``key``'s tier ([] when alone, or without tiers)."""
+    for group in (tiers or {}).get("groups") or []:
+        if key in group:
+            return [k for k in group if k != key]
+    return []
 
 
 def tier_of(tiers: Mapping[str, Any] | None, key: str) -> int | None:
