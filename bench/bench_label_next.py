@@ -40,11 +40,11 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe_machine, load_averages  # noqa: E402
-from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections  # noqa: E402
+from _machine import describe_machine, load_averages
+from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections
 
-from evaluation.scoring.label_next import Candidate, Labelled, finds, propose  # noqa: E402
-from evaluation.scoring.tiers import pair_tests, tier_groups  # noqa: E402
+from evaluation.scoring.label_next import Candidate, Labelled, finds, propose
+from evaluation.scoring.tiers import pair_tests, tier_groups
 
 OWN = SHAPES_CACHE.parent / "label_next"
 DEPTH = 20
@@ -136,7 +136,7 @@ def decisions(world: World, start: list[int], order: str, rng: np.random.Generat
             groups = tiers_of(world, labelled)
             proposal = None
             if len(groups[0]) > 1:
-                proposal = propose(groups[0], world.setups, [world.questions[i] for i in labelled],
+                proposal = propose(groups[0], groups[0], [world.questions[i] for i in labelled],
                                    [world.candidates[i] for i in left], results=False)
             ranked = [left.index(int(row["question"])) for row in proposal.questions] if proposal else []
             rest = [n for n in rng.permutation(len(left)).tolist() if n not in set(ranked)]
@@ -185,7 +185,8 @@ def main(argv: list[str] | None = None) -> int:
             criterion, full, decided = decided_rule(world)
             counts = {k: int(world.found10[:, i].sum()) for i, k in enumerate(world.setups)}
             shown = " | ".join(", ".join(f"{k.removeprefix('local.')} {counts[k]}" for k in group) for group in full)
-            print(f"\n{name} ({len(world.setups)} setups), found@10 of {n} by tier with every label: {shown}", flush=True)
+            print(f"\n{name} ({len(world.setups)} setups), found@10 of {n} by tier with every label: {shown}",
+                  flush=True)
             if len(full) == 1:
                 print("nothing to decide: with every label the tests separate none of them")
                 table.append((shape, name, n, len(world.setups), "none: one tier", None, n - begin))
@@ -213,8 +214,8 @@ def main(argv: list[str] | None = None) -> int:
             p, r = (np.median([row[m] for row in results[o]]) for o in ("proposed", "random"))
             fewer = f"{1 - p / r:.0%}" if r else "n/a"
             print(f"| {shape} | {name} ({k}) | {n} | {criterion} | {left} | {measure} "
-                  f"| {spread([row[m] for row in results['proposed']])} | {spread([row[m] for row in results['random']])} "
-                  f"| {fewer} |")
+                  f"| {spread([row[m] for row in results['proposed']])} "
+                  f"| {spread([row[m] for row in results['random']])} | {fewer} |")
     print(f"\nload {load_averages()}")
     return 0
 

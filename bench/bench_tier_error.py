@@ -28,9 +28,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe_machine, load_averages  # noqa: E402
+from _machine import describe_machine, load_averages
 
-from evaluation.scoring.tiers import pair_tests  # noqa: E402
+from evaluation.scoring.tiers import pair_tests
 
 ALPHA = 0.05
 

@@ -4,9 +4,10 @@ For each chunk variant in turn the corpus is cut (``variants.cut_corpus``) and i
 scratch folder (``engine.scratch``, removed after) with every embedder of the matrix; every query is
 then asked with each method and embedder, to the depth of the largest k, and judged (``labels``
 says at which grain). Each experiment reports hit rate, precision, recall, MRR@k and nDCG@k at
-every k (``scoring.at_k``), and per query on request. The experiments are put in the tiers the paired
-tests cannot separate (``experiment_tiers``), and the views say which share the pick's. An experiment that fails (a model that cannot
-load, say) is reported with its error and scores nothing; it does not sink the run.
+every k (``scoring.at_k``), and per query on request. The experiments are put in the tiers the
+paired tests cannot separate (``experiment_tiers``), and the views say which share the pick's. An
+experiment that fails (a model that cannot load, say) is reported with its error and scores nothing;
+it does not sink the run.
 
 The report holds configurations, ids and scores: no query or document text. Its ``experiments`` and
 their metrics are the same on every run of the same inputs; ``seconds`` and ``ms_per_query`` are

@@ -155,7 +155,8 @@ def register(subparsers: Any) -> None:
                     "write the results to judge and the questions to label that would most help separate them, "
                     "best first, as golden-file rows to fill in. The run holds ids only: the texts come from "
                     "FILE, the golden file the run read.")
-    following.add_argument("file", metavar="FILE", help="the golden file the run read (its texts, drafts, template rows)")
+    following.add_argument("file", metavar="FILE",
+                           help="the golden file the run read (its texts, drafts, template rows)")
     following.add_argument("--out", metavar="FILE", required=True, type=local_path,
                            help="the rows to write (never an existing file unless --force)")
     following.add_argument("--run", metavar="ID", default="latest", help="the run: its id, or latest (default)")
@@ -391,8 +392,8 @@ def next_summary(made: Any, args: argparse.Namespace, run_id: str) -> str:
     for row in proposal.get("questions") or []:
         kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
     said = [f"{len(proposal.get('results') or [])} results to judge"]
-    said += [f"{count} {({'draft': 'drafts to check', 'template': 'template rows to write a question in'}).get(kind, 'questions to label')}"
-             for kind, count in kinds.items()]
+    names = {"draft": "drafts to check", "template": "template rows to write a question in"}
+    said += [f"{count} {names.get(kind, 'questions to label')}" for kind, count in kinds.items()]
     left = (f" ({len(made.left_out)} questions left out: their text changed since the run)" if made.left_out else "")
     return (f"wrote {len(made.rows)} rows to {args.out} to separate {', '.join(proposal.get('tied') or [])} "
             f"(run {run_id}): {', '.join(said)}{left}. Fill each in ({program()} golden check {args.out} says what is "

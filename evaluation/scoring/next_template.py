@@ -149,6 +149,7 @@ def _question_rows(questions: Sequence[Mapping[str, Any]], asked: Mapping[str, Q
             continue
         disputed = ", ".join(proposed.get("units") or [])
         kind = proposed.get("kind")
+        row: dict[str, Any]
         if kind == "question":
             row = {"id": str(question.id), "question": question.question, "expected": [],
                    "hint": f"label next #{rank}: name the documents that answer it; {' and '.join(tied)} disagree "

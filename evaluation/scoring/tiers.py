@@ -67,9 +67,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..measures import FOUND, FOUND_10
+from ..measures import FOUND_10
 from ..settings import SignificanceSettings
-from .comparison import question_values
 from .significance import exact_binary_p, holm
 
 DETECT_POWER = 0.8  # the power the detectable difference is planned at (Cohen's usual 80%)
@@ -81,14 +80,11 @@ _BLOCK_VALUES = 4_000_000  # resampled question indices held at once
 
 def found_matrix(ranked: Sequence[Mapping[str, Any]], question_ids: Sequence[str], cutoff: int = 10) -> np.ndarray:
     """(questions x setups) 1.0 where the setup found the question within ``cutoff``, in ``ranked`` order."""
-    if cutoff == FOUND_10.cutoff:
-        columns = [question_values(entry, question_ids)[FOUND_10.versus_key] for entry in ranked]
-    else:
-        columns = []
-        for entry in ranked:
-            ranks = entry.get("ranks") or {}
-            first = np.array([ranks.get(q) or 0 for q in question_ids], dtype=np.float64)
-            columns.append(((first > 0) & (first <= cutoff)).astype(np.float64))
+    columns: list[np.ndarray] = []
+    for entry in ranked:
+        ranks = entry.get("ranks") or {}
+        first = np.array([ranks.get(q) or 0 for q in question_ids], dtype=np.float64)
+        columns.append(((first > 0) & (first <= cutoff)).astype(np.float64))
     if not columns:
         return np.zeros((len(question_ids), 0))
     return np.column_stack(columns) if question_ids else np.zeros((0, len(columns)))
@@ -105,7 +101,7 @@ def pair_tests(keys: Sequence[str], found: np.ndarray, alpha: float,
         for j in range(i + 1, len(keys)):
             d = found[:, i] - found[:, j]
             a_only, b_only = int(np.count_nonzero(d > 0)), int(np.count_nonzero(d < 0))
-            row = {"a": keys[i], "b": keys[j], "a_only": a_only, "b_only": b_only,
+            row: dict[str, Any] = {"a": keys[i], "b": keys[j], "a_only": a_only, "b_only": b_only,
                    "p": exact_binary_p(a_only, b_only) if p_value is None else p_value(d)}
             if p_value is not None:  # which way a real-valued pair goes: the sign of its mean difference
                 row["difference"] = round(float(d.mean()), 6) if d.size else 0.0
@@ -203,7 +199,7 @@ def setup_tiers(ranked: Sequence[Mapping[str, Any]], question_ids: Sequence[str]
     found10 = found_matrix(ranked, question_ids)
     pairs = pair_tests(keys, found10, settings.alpha)
     groups = tier_groups(keys, pairs)
-    found1 = found_matrix(ranked, question_ids, cutoff=FOUND[0].cutoff)
+    found1 = found_matrix(ranked, question_ids, cutoff=1)  # found@1, the ranking's second key
     ranks = rank_intervals(keys, found10, found1, rng=np.random.default_rng([settings.seed, _RANK_STREAM]),
                            resamples=settings.resamples, level=settings.level)
     tier_of = {key: n for n, group in enumerate(groups, start=1) for key in group}

@@ -101,7 +101,8 @@ def test_nothing_is_written_when_the_run_separates_its_top(tmp_path, capsys, mon
     report = evaluate(world, golden, save_to=LocalStore(tmp_path / "store"), timed=3)
     assert report["tiers"]["groups"][0] == ["t.hybrid.m"] and report["label_next"] is None
     out = tmp_path / "next.jsonl"
-    code, said, _ = run_cli(capsys, "golden", "next", str(golden), "--store", str(tmp_path / "store"), "--out", str(out))
+    code, said, _ = run_cli(capsys, "golden", "next", str(golden), "--store", str(tmp_path / "store"),
+                            "--out", str(out))
     assert code == 0 and "tier 1 holds t.hybrid.m alone" in said and not out.exists()
 
 

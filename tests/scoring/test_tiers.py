@@ -18,7 +18,8 @@ SETTINGS = SignificanceSettings(alpha=0.05, resamples=2000, seed=0)
 
 def entry(key, found, first=None):
     """An entry whose question i is found at position 1 (found[i] true, or first[i] when given) or not at all."""
-    ranks = {q: ((first[i] if first else 1) if hit else None) for i, (q, hit) in enumerate(zip(QUESTIONS, found))}
+    ranks = {q: ((first[i] if first else 1) if hit else None)
+             for i, (q, hit) in enumerate(zip(QUESTIONS, found, strict=True))}
     return {"key": key, "ranks": ranks, "error": None,
             "summary": {"questions": len(QUESTIONS), "counts": {"10": sum(map(bool, found)),
                                                                   "1": sum(1 for r in ranks.values() if r == 1)}}}
@@ -164,7 +165,8 @@ def test_the_detectable_difference_is_the_paired_normal_formula_over_the_square_
 
 
 def test_each_pick_names_the_other_setups_of_its_tier():
-    top, near, worse = entry("top", [1] * 30 + [0] * 6), entry("near", [1] * 29 + [0] * 7), entry("worse", [1] * 22 + [0] * 14)
+    top, near = entry("top", [1] * 30 + [0] * 6), entry("near", [1] * 29 + [0] * 7)
+    worse = entry("worse", [1] * 22 + [0] * 14)
     tiers = setup_tiers([top, near, worse], QUESTIONS, SETTINGS,
                         {"finds_the_most": "top", "best_for_balance": "near", "best_for_time": "worse"})
     assert tiers["picks"] == {"finds_the_most": ["near"], "best_for_balance": ["top"], "best_for_time": []}

@@ -78,7 +78,8 @@ def matrix_section(report: dict[str, Any]) -> str:
     return "\n".join([
         '<section class="matrix" id="matrix"><h2>Experiment matrix</h2>', _pick_line(report),
         *(f'<p class="tiers">{esc(line)}</p>' for line in builds_tier_lines(
-            report.get("tiers"), (report.get("tiers") or {}).get("pick"), what="experiment", name=lambda k: str(k)[:12])),
+            report.get("tiers"), (report.get("tiers") or {}).get("pick"), what="experiment",
+            name=lambda k: str(k)[:12])),
         f'<p class="lead">{len(report["experiments"])} experiments on {report["queries"]["questions"]} queries, '
         f'judged by {esc(report["by"])}. {esc(report["labels"]["said"])}.</p>',
         f"<ul class=\"small\">{embedders}<li>Gate: {said}.</li></ul>",

@@ -39,7 +39,7 @@ def tier_table(page: Page) -> str:
             "than one in the tier above. Rank interval: where the setup ranks in "
             f"{percent(number(tiers.get('rank_level')) or 0.95)} of resamples of the questions; first in: the "
             "share of resamples it ranks first in.</p>"
-            + (f'<p class="note">The tests separate none of them: the ranking is not decided by these '
+            + ('<p class="note">The tests separate none of them: the ranking is not decided by these '
                "questions.</p>" if single else "")
             + (f"<p>{esc(detect)}</p>" if detect else "")
             + scroller('<table class="tiers"><thead><tr><th class="num">tier</th><th>setup</th>'
