@@ -2,8 +2,9 @@
 in the order ``evaluation.scoring.label_next`` proposes, against random order (the baseline).
 
 Collections: the five of ``bench_shapes.py`` (short sections without headings, long pages, API
-reference, mixed, the Python FAQ), written with up to ``--questions`` questions (default 200; the
-long pages hold 131 and the FAQ 65) under this bench's own folder (``OWN``), each indexed with the
+reference, mixed, the Python FAQ), written with up to ``--questions`` questions (default 400: as many
+as each holds, 361, 131, 359, 400 and 65; more questions let the tests separate more) under this
+bench's own folder (``OWN``), each indexed with the
 engine's defaults (both bundled embedding models, the default chunking). Every question is searched
 once, 20 results deep, by each setup of a set; no cross-encoder. Two sets: ``three`` (keyword.bm25,
 dense.bge-small, hybrid.bge-small) and ``cheap`` (every setup but the reranked ones: eight). A label
@@ -167,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--start", type=float, default=0.25, help="share of the questions labelled at the start")
     parser.add_argument("--batch", type=int, default=5, help="labels added per proposal (default 5)")
-    parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument("--questions", type=int, default=400)
     parser.add_argument("--documents", type=int, default=500)
     parser.add_argument("--faq-documents", type=int, default=800)
     args = parser.parse_args(argv)
