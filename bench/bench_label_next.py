@@ -137,7 +137,7 @@ def decisions(world: World, start: list[int], order: str, rng: np.random.Generat
             groups = tiers_of(world, labelled)
             proposal = None
             if len(groups[0]) > 1:
-                proposal = propose(groups[0], groups[0], [world.questions[i] for i in labelled],
+                proposal = propose(groups[0], [world.questions[i] for i in labelled],
                                    [world.candidates[i] for i in left], results=False)
             ranked = [left.index(int(row["question"])) for row in proposal.questions] if proposal else []
             rest = [n for n in rng.permutation(len(left)).tolist() if n not in set(ranked)]

@@ -6,13 +6,13 @@ other misses (a *discordant* question, ``significance.exact_binary_p``). So each
 by how likely its label makes a tied pair discordant, weighted by how far one more discordant
 question moves that pair's test:
 
-- **How likely a unit is relevant.** The tied setups' lists for a question are fused (reciprocal
-  ranks, ``1 / (FUSION_K + position)`` summed over them: only their lists, so a question to label
-  is searched by the tied setups alone, never by a slow setup out of the running) and the share
-  of units at each fused position that the labels call relevant is read off the run's own labelled
-  questions (``calibrate``: each position's share, pulled toward the overall share by
-  ``PRIOR_WEIGHT`` questions' worth, positions past ``DEEPEST`` pooled). A question's units are taken
-  as relevant independently at their position's rate.
+- **How likely a unit is relevant.** A logistic regression read off the run's own labelled
+  questions (``fit_relevance``): each unit in a tied setup's list of a labelled question is one
+  example, judged relevant or not, described by where each tied setup puts it (in its list at all,
+  in its top 10, one over its position), with an L2 penalty of ``RIDGE`` on every weight but the
+  intercept, fitted by Newton's method (numpy; a few thousand examples). Only the tied setups' lists:
+  a question to label is then searched by the tied setups alone, never by a slow setup out of the
+  running. A question's units are taken as relevant independently at their fitted rates.
 - **A question to label** (an unlabelled one, or a draft, whose proposed label is not trusted): for a
   tied pair ``(A, B)``, with ``A10`` and ``B10`` their top 10 units, ``P(A alone finds it) =
   P(nothing in B10 relevant) * P(something in A10 - B10 relevant)``, and the same for B; the question
@@ -24,9 +24,11 @@ question moves that pair's test:
 - **A result to judge** (a unit in a tied setup's top 10 that a labelled question does not judge, the
   run's ``holes``): if it were relevant, a setup holding it in its top 10 that misses the question now
   would find it; the pair counts the change of its discordance (0 or 1), times the unit's rate.
-- **The pair's weight**: how far one more discordant question moves the pair's sign statistic
-  ``z = (a_only - b_only) / sqrt(a_only + b_only)`` on the labelled questions, averaged over the two
-  ways it can go: a pair with few discordant questions moves a lot, one with hundreds hardly.
+- **The pairs**: the top setup of the tier against each other one (whether the top is ahead of
+  each is what the tiers must decide; a pair of two setups behind it decides nothing about the top),
+  each weighted by how far one more discordant question moves its sign statistic ``z = (a_only -
+  b_only) / sqrt(a_only + b_only)`` on the labelled questions, averaged over the two ways it can go:
+  a pair with few discordant questions moves a lot, one with hundreds hardly.
 
 The score is symmetric in the tied setups: nothing in it depends on which of a pair is ahead, so
 choosing the questions by it cannot tilt the test toward the leader (a choice that favoured questions
@@ -34,48 +36,54 @@ the leader is likely to win would make a separation it then finds worthless). St
 the tiers separate is still peeking at the test: label the list a template proposes, then run once.
 
 Which rule: ``bench/bench_label_next.py`` compares this order with random order on the bench
-collections (bench/README.md).
+collections (bench/README.md). The first design fused the tied lists by reciprocal rank and read
+the share relevant at each fused position, over every tied pair: it needed about as many labels as
+random order where the top two separate (short-no-headings, three setups: median 190 against 195
+to first separate them, 8 seeds), because it spent labels on pairs behind the top and its rates
+told discordant questions from the rest poorly (AUC 0.63 for the top pair). Pairs with the top
+alone and the fitted relevance model brought that to 117.
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from itertools import combinations
 from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
 
 from ..golden import Question
 from .judging import Rule, ranked_units, row_units
 
 CUTOFF = 10  # found@10: the measure the tiers test
-FUSION_K = 60  # reciprocal-rank fusion's usual constant (Cormack et al. 2009), as the engine's hybrid
-DEEPEST = 30  # fused positions past this are pooled into one rate
-PRIOR_WEIGHT = 2.0  # questions' worth of the overall rate each position's rate starts from
+RIDGE = 1.0  # the relevance model's L2 penalty: a few dozen labelled questions must not give it extremes
+NEWTON_STEPS = 25  # Newton's method converges in well under this on every bench collection
 SHOWN_UNITS = 5  # units named per proposed question
 LIMIT = 20  # proposals a report keeps of each kind (``golden next`` writes as many as asked)
 
 
-class _Fused:
-    """Each unit's fused position, computed once per set of setups (a proposal is made again after every
-    label in ``bench_label_next``, over the same lists)."""
+class _Lists:
+    """A question's lists, read once: each setup's top 10, and each unit's features for a set of setups
+    (a proposal is made again after every few labels in ``bench_label_next``, over the same lists)."""
 
     units: Mapping[str, Sequence[str]]
-    _fused: dict[Any, Any]
+    _read: dict[Any, Any]
 
     def top(self, setup: str) -> frozenset[str]:
         """The units of ``setup``'s top 10 (``CUTOFF``)."""
-        if setup not in self._fused:
-            self._fused[setup] = frozenset((self.units.get(setup) or ())[:CUTOFF])
-        return self._fused[setup]
+        if setup not in self._read:
+            self._read[setup] = frozenset((self.units.get(setup) or ())[:CUTOFF])
+        return self._read[setup]
 
-    def positions(self, setups: Sequence[str]) -> dict[str, int]:
+    def features(self, setups: Sequence[str]) -> tuple[list[str], np.ndarray]:
+        """Every unit in ``setups``' lists (first appearance order) and its features (``unit_features``)."""
         key = tuple(setups)
-        if key not in self._fused:
-            self._fused[key] = fused_positions(self.units, key)
-        return self._fused[key]
+        if key not in self._read:
+            self._read[key] = unit_features(self.units, key)
+        return self._read[key]
 
 
 @dataclass(frozen=True)
-class Candidate(_Fused):
+class Candidate(_Lists):
     """A question whose label is wanted: its id, where it came from (``question`` an unlabelled one,
     ``draft``, ``template``), and each setup's units in rank order (positions as the run counts them).
     ``known``: the units already known relevant (a template row names its document and waits for its
@@ -85,28 +93,79 @@ class Candidate(_Fused):
     kind: str
     units: Mapping[str, Sequence[str]]
     known: Mapping[str, int] | None = None
-    _fused: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    _read: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
-class Labelled(_Fused):
+class Labelled(_Lists):
     """A labelled question: each setup's units in rank order, and its judgements (unit -> grade)."""
 
     id: str
     units: Mapping[str, Sequence[str]]
     judgements: Mapping[str, int]
-    _fused: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+    _read: dict[Any, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+def unit_features(units: Mapping[str, Sequence[str]], setups: Sequence[str]) -> tuple[list[str], np.ndarray]:
+    """Every unit of ``setups``' lists and, per setup in order, three numbers: 1 when the unit is in its
+    list, 1 when in its top 10, and one over its first position (0 when absent)."""
+    listed = list(dict.fromkeys(u for s in setups for u in (units.get(s) or ())))
+    where = {u: n for n, u in enumerate(listed)}
+    out = np.zeros((len(listed), 3 * len(setups)))
+    for column, setup in enumerate(setups):
+        seen: set[str] = set()
+        for position, unit in enumerate(units.get(setup) or (), start=1):
+            if unit in seen:
+                continue
+            seen.add(unit)
+            row = where[unit]
+            out[row, 3 * column] = 1.0
+            out[row, 3 * column + 1] = float(position <= CUTOFF)
+            out[row, 3 * column + 2] = 1.0 / position
+    return listed, out
 
 
 @dataclass(frozen=True)
-class Rates:
-    """The share of units judged relevant at each fused position (1-based), the last pooling the rest."""
+class RelevanceModel:
+    """How likely a unit is relevant from where the ``setups`` put it: a logistic regression's weights
+    (intercept first), or a constant ``rate`` when the labels gave nothing to fit."""
 
-    by_position: tuple[float, ...]
-    overall: float
+    setups: tuple[str, ...]
+    weights: np.ndarray | None = None
+    rate: float = 0.0
 
-    def at(self, position: int) -> float:
-        return self.by_position[min(position, len(self.by_position)) - 1] if self.by_position else self.overall
+    def rates(self, question: _Lists) -> dict[str, float]:
+        listed, features = question.features(self.setups)
+        if self.weights is None:
+            return dict.fromkeys(listed, self.rate)
+        logits = np.clip(self.weights[0] + features @ self.weights[1:], -30, 30)
+        return dict(zip(listed, (1.0 / (1.0 + np.exp(-logits))).tolist(), strict=True))
+
+
+def fit_relevance(labelled: Sequence[Labelled], setups: Sequence[str], min_grade: int = 1) -> RelevanceModel:
+    """The relevance model of ``setups``' lists, fitted on ``labelled`` (see the module docstring)."""
+    rows, judged = [], []
+    for question in labelled:
+        listed, features = question.features(setups)
+        rows.append(features)
+        judged += [float(question.judgements.get(u, 0) >= min_grade) for u in listed]
+    y = np.array(judged)
+    if not len(y) or y.min() == y.max():  # nothing, or one kind only: no slope to fit
+        return RelevanceModel(tuple(setups), None, float(y.mean()) if len(y) else 0.0)
+    x = np.column_stack([np.ones(len(y)), np.vstack(rows)])
+    penalty = np.full(x.shape[1], RIDGE)
+    penalty[0] = 1e-6  # the intercept is not pulled toward 0
+    weights = np.zeros(x.shape[1])
+    weights[0] = math.log(y.mean() / (1 - y.mean()))
+    for _ in range(NEWTON_STEPS):
+        p = 1.0 / (1.0 + np.exp(-np.clip(x @ weights, -30, 30)))
+        gradient = x.T @ (p - y) + penalty * weights
+        hessian = (x * (p * (1 - p))[:, None]).T @ x + np.diag(penalty)
+        step = np.linalg.solve(hessian, gradient)
+        weights -= step * min(1.0, 5.0 / max(1e-12, float(np.abs(step).max())))  # damped: no overshoot
+        if float(np.abs(step).max()) < 1e-8:
+            break
+    return RelevanceModel(tuple(setups), weights)
 
 
 @dataclass
@@ -124,39 +183,10 @@ class Proposal:
                 "questions_scored": len(self.questions), "results_scored": len(self.results)}
 
 
-RULE = ("a question scores P(one tied setup alone finds it in its top 10) summed over the tied pairs, a result "
-        "the chance it is relevant (the share relevant at its fused position on the labelled questions) times "
-        "the tied pairs it would make or unmake discordant; each pair weighted by how far one more discordant "
-        "question moves its sign statistic")
-
-
-def fused_positions(units: Mapping[str, Sequence[str]], setups: Iterable[str]) -> dict[str, int]:
-    """Each unit's 1-based position in the reciprocal-rank fusion of ``setups``' lists (each unit at its
-    first position in a list; ties by first appearance in ``setups``' order)."""
-    score: dict[str, float] = {}
-    for setup in setups:
-        seen: set[str] = set()
-        for position, unit in enumerate(units.get(setup) or (), start=1):
-            if unit not in seen:
-                seen.add(unit)
-                score[unit] = score.get(unit, 0.0) + 1.0 / (FUSION_K + position)
-    ordered = sorted(score, key=lambda u: -score[u])  # stable: first appearance breaks ties
-    return {unit: n for n, unit in enumerate(ordered, start=1)}
-
-
-def calibrate(labelled: Sequence[Labelled], setups: Sequence[str], min_grade: int = 1) -> Rates:
-    """The share of units judged relevant at each fused position over ``labelled`` (see the module)."""
-    relevant = [0] * DEEPEST
-    seen = [0] * DEEPEST
-    for question in labelled:
-        for unit, position in question.positions(setups).items():
-            slot = min(position, DEEPEST) - 1
-            seen[slot] += 1
-            relevant[slot] += question.judgements.get(unit, 0) >= min_grade
-    total = sum(seen)
-    overall = sum(relevant) / total if total else 0.0
-    return Rates(tuple((r + PRIOR_WEIGHT * overall) / (s + PRIOR_WEIGHT) for r, s in zip(relevant, seen, strict=True)),
-                 overall)
+RULE = ("a question scores P(one setup of a pair alone finds it in its top 10), over the pairs of the top tied "
+        "setup with each other one; a result, the chance it is relevant times the pairs it would make or unmake "
+        "discordant; a unit's chance from a logistic regression on where the tied setups put the labelled "
+        "questions' units; each pair weighted by how far one more discordant question moves its sign statistic")
 
 
 def finds(question: Labelled, setup: str, min_grade: int = 1) -> bool:
@@ -173,9 +203,10 @@ def pair_weight(a_only: int, b_only: int) -> float:
 
 
 def weights(tied: Sequence[str], labelled: Sequence[Labelled], min_grade: int = 1) -> dict[tuple[str, str], float]:
-    """Each tied pair's weight from its discordant questions among ``labelled``."""
+    """The pairs of the top tied setup (``tied[0]``) with each other one, each weighted by its discordant
+    questions among ``labelled``."""
     out = {}
-    for a, b in combinations(tied, 2):
+    for a, b in ((tied[0], other) for other in tied[1:]):
         a_only = b_only = 0
         for question in labelled:
             fa, fb = finds(question, a, min_grade), finds(question, b, min_grade)
@@ -189,13 +220,12 @@ def _missing_all(units: Iterable[str], rate: Mapping[str, float]) -> float:
     return math.prod(1.0 - rate[u] for u in units)
 
 
-def question_score(candidate: Candidate, setups: Sequence[str], rates: Rates,
+def question_score(candidate: Candidate, model: RelevanceModel,
                    pair_weights: Mapping[tuple[str, str], float]) -> tuple[float, list[str]]:
     """``candidate``'s score, and the units the tied setups disagree on, likeliest relevant first."""
+    rate = model.rates(candidate)
     if candidate.known is not None:
-        rate = {u: float(candidate.known.get(u, 0) >= 1) for u in candidate.positions(setups)}
-    else:
-        rate = {u: rates.at(p) for u, p in candidate.positions(setups).items()}
+        rate = {u: float(candidate.known.get(u, 0) >= 1) for u in rate}
     score = 0.0
     disputed: set[str] = set()
     for (a, b), weight in pair_weights.items():
@@ -207,11 +237,11 @@ def question_score(candidate: Candidate, setups: Sequence[str], rates: Rates,
     return score, sorted(disputed, key=lambda u: (-rate[u], u))[:SHOWN_UNITS]
 
 
-def result_scores(question: Labelled, setups: Sequence[str], rates: Rates,
-                  pair_weights: Mapping[tuple[str, str], float], min_grade: int = 1) -> list[dict[str, Any]]:
+def result_scores(question: Labelled, model: RelevanceModel, pair_weights: Mapping[tuple[str, str], float],
+                  min_grade: int = 1) -> list[dict[str, Any]]:
     """Each unjudged unit in a tied setup's top 10 of a labelled question, with its score (see the module)."""
     tied = list(dict.fromkeys(s for pair in pair_weights for s in pair))
-    positions = question.positions(setups)
+    rate = model.rates(question)
     tops = {s: question.top(s) for s in tied}
     found = {s: finds(question, s, min_grade) for s in tied}
     holes = dict.fromkeys(u for s in tied for u in (question.units.get(s) or ())[:CUTOFF]
@@ -223,29 +253,29 @@ def result_scores(question: Labelled, setups: Sequence[str], rates: Rates,
                     if (found[a] != found[b]) != ((found[a] or unit in tops[a]) != (found[b] or unit in tops[b])))
         if moved <= 0:
             continue
-        rows.append({"question": question.id, "result": unit, "score": rates.at(positions[unit]) * moved,
+        rows.append({"question": question.id, "result": unit, "score": rate[unit] * moved,
                      "in": [s for s in tied if unit in tops[s]], "found_by": [s for s in tied if found[s]]})
     return rows
 
 
-def propose(tied: Sequence[str], setups: Sequence[str], labelled: Sequence[Labelled],
-            candidates: Sequence[Candidate] = (), *, min_grade: int = 1, results: bool = True) -> Proposal | None:
+def propose(tied: Sequence[str], labelled: Sequence[Labelled], candidates: Sequence[Candidate] = (), *,
+            min_grade: int = 1, results: bool = True) -> Proposal | None:
     """The ranked proposal for the ``tied`` setups (the top tier, two or more), from the ``labelled``
     questions (calibration, pair weights, results to judge unless ``results`` is False) and the
-    ``candidates`` (questions to label); ``setups``: every ranked setup, whose lists are fused. None
-    when fewer than two are tied."""
+    ``candidates`` (questions to label); ``tied`` in rank order, the top first. None when fewer than
+    two are tied."""
     if len(tied) < 2:
         return None
-    rates = calibrate(labelled, setups, min_grade)
+    model = fit_relevance(labelled, tied, min_grade)
     pair_weights = weights(tied, labelled, min_grade)
     proposal = Proposal(list(tied), list(pair_weights))
     for candidate in candidates:
-        score, units = question_score(candidate, setups, rates, pair_weights)
+        score, units = question_score(candidate, model, pair_weights)
         if score > 0:
             proposal.questions.append({"question": candidate.id, "kind": candidate.kind, "score": score,
                                        "units": units})
     for question in labelled if results else ():
-        proposal.results += result_scores(question, setups, rates, pair_weights, min_grade)
+        proposal.results += result_scores(question, model, pair_weights, min_grade)
     proposal.questions.sort(key=lambda r: (-r["score"], r["question"]))
     proposal.results.sort(key=lambda r: (-r["score"], r["question"], r["result"]))
     for row in (*proposal.questions, *proposal.results):
@@ -273,6 +303,6 @@ def run_proposal(ranked: Sequence[Mapping[str, Any]], questions: Sequence[Questi
     if not groups or len(groups[0]) < 2 or rule.by == "evidence":
         return None
     tied = groups[0]
-    proposal = propose(tied, tied, labelled_of([e for e in ranked if e["key"] in tied], questions, rule), candidates,
+    proposal = propose(tied, labelled_of([e for e in ranked if e["key"] in tied], questions, rule), candidates,
                        min_grade=rule.min_grade)
     return proposal.to_dict(limit) if proposal else None

@@ -96,7 +96,7 @@ def next_template(report: Mapping[str, Any], golden: Golden, *, target: Target |
                          texts={str(q.id): str(q.hint) for q in templates})
         candidates += [Candidate(str(q.id), "template", found[str(q.id)], known=q.judgements) for q in templates]
         candidates += [Candidate(str(q.id), "question", found[str(q.id)]) for q in unlabelled]
-    proposal = propose(tied, tied, labelled, candidates, min_grade=rule.min_grade)
+    proposal = propose(tied, labelled, candidates, min_grade=rule.min_grade)
     assert proposal is not None  # two or more are tied
     rows = _result_rows(proposal.results, asked, tied, n) + _question_rows(
         proposal.questions[:n], {**asked, **{str(q.id): q for q in golden.unfilled_rows},

@@ -120,7 +120,9 @@ def test_label_next_is_listed_when_tier_one_is_tied_and_never_with_question_text
     assert 'id="label-next"' in page and "dense-29" in page
     assert "where is" not in json.dumps(proposal)  # ids and scores only
     text = render_report(report)
-    assert "Label next, to separate tier 1 (t.hybrid.m, t.dense.m)" in text and "q29: " in text
+    first = proposal["results"][0]
+    assert "Label next, to separate tier 1 (t.hybrid.m, t.dense.m)" in text
+    assert f"{first['question']}: {first['result']}" in text and "... and 9 more" in text  # the first 5 of 14
 
 
 def test_a_report_from_before_tiers_renders_without_them(kept):
