@@ -154,7 +154,7 @@ def fit_relevance(labelled: Sequence[Labelled], setups: Sequence[str], min_grade
         return RelevanceModel(tuple(setups), None, float(y.mean()) if len(y) else 0.0)
     x = np.column_stack([np.ones(len(y)), np.vstack(rows)])
     penalty = np.full(x.shape[1], RIDGE)
-    penalty[0] = 1e-6  # the intercept is not pulled toward 0
+    penalty[0] = 0.0  # the intercept is not pulled toward 0
     weights = np.zeros(x.shape[1])
     weights[0] = math.log(y.mean() / (1 - y.mean()))
     for _ in range(NEWTON_STEPS):
@@ -300,7 +300,7 @@ def run_proposal(ranked: Sequence[Mapping[str, Any]], questions: Sequence[Questi
     and results can be judged from their rows (not by evidence, which needs the results' text); the
     first ``limit`` of each list. None otherwise."""
     groups = (tiers or {}).get("groups") or []
-    if not groups or len(groups[0]) < 2 or rule.by == "evidence":
+    if not groups or rule.by == "evidence":  # a tier of one: ``propose`` says None
         return None
     tied = groups[0]
     proposal = propose(tied, labelled_of([e for e in ranked if e["key"] in tied], questions, rule), candidates,

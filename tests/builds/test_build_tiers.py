@@ -57,5 +57,15 @@ def test_matrix_experiments_are_tiered_on_each_questions_ndcg_best_first_as_the_
     assert said in matrix_text(report) and escape(said) in matrix_section(report)
 
 
+def test_a_real_valued_pair_goes_the_way_of_its_mean_difference_not_of_its_count_of_questions_ahead():
+    # "wide" is ahead by 1.0 on 10 questions, behind by 0.1 on 20: ahead on the mean (8 / 30), behind on the count
+    wide, narrow = "w" * 64, "n" * 64
+    values = {wide: [1.0] * 10 + [0.0] * 20, narrow: [0.0] * 10 + [0.1] * 20}
+    tiers = experiment_tiers([entry(wide, 10 / 30), entry(narrow, 2 / 30)], values, 10, 0.05)
+    [pair] = tiers["pairs"]
+    assert (pair["a"], pair["a_only"], pair["b_only"]) == (wide, 10, 20) and pair["difference"] > 0
+    assert pair["separated"] and tiers["groups"] == [[wide], [narrow]]
+
+
 def test_a_matrix_with_nothing_that_ran_has_no_tiers():
     assert experiment_tiers([{"id": "x", "metrics": None}], {}, 10, 0.05) is None

@@ -63,8 +63,13 @@ def kept(tmp_path):
 
 
 def groups_in_text(text: str) -> list[list[str]]:
-    return [[re.sub(r" \(.*", "", part) for part in re.split(r", (?=t\.)", line.split(": ", 1)[1])]
-            for line in text.splitlines() if re.match(r"\s+tier \d+: ", line)]
+    """The tiers as the text numbers them: ``tier N: key (...), key (...)``."""
+    out: dict[int, list[str]] = {}
+    for line in text.splitlines():
+        said = re.match(r"\s+tier (\d+): (.*)", line)
+        if said:
+            out[int(said.group(1))] = [re.sub(r" \(.*", "", part) for part in re.split(r", (?=t\.)", said.group(2))]
+    return [out[n] for n in sorted(out)] if sorted(out) == list(range(1, len(out) + 1)) else [["numbered", str(out)]]
 
 
 def groups_in_page(page: str) -> list[list[str]]:

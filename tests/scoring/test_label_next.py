@@ -21,10 +21,12 @@ def sigmoid(x):
 
 
 def test_each_unit_is_described_by_where_each_setup_puts_it():
-    listed, features = unit_features({"A": ["d1", "d1", "d2"], "B": ["d3"] * 1 + ["x"] * 10 + ["d2"]}, ("A", "B"))
-    assert listed == ["d1", "d2", "d3", "x"]
+    b = ["d3", *[f"x{n}" for n in range(8)], "d4", "d2"]  # d4 tenth, d2 eleventh
+    listed, features = unit_features({"A": ["d1", "d1", "d2"], "B": b}, ("A", "B"))
+    assert listed[:4] == ["d1", "d2", "d3", "x0"]
     assert features[0].tolist() == [1, 1, 1.0, 0, 0, 0]  # d1: first in A (its later chunk adds nothing)
-    assert features[1].tolist() == [1, 1, 1 / 3, 1, 0, 1 / 12]  # d2: third in A, twelfth in B (past its top 10)
+    assert features[1].tolist() == [1, 1, 1 / 3, 1, 0, 1 / 11]  # d2: third in A, eleventh in B (past its top 10)
+    assert features[listed.index("d4")].tolist() == [0, 0, 0, 1, 1, 1 / 10]  # tenth: in the top 10
 
 
 def test_a_questions_score_is_the_chance_one_tied_setup_alone_finds_it():
@@ -71,6 +73,27 @@ def test_the_fitted_model_learns_where_the_labels_put_the_relevant_units():
     assert rates["new"] > 0.7 and max(rates["x"], rates["y"], rates["z"]) < 0.2  # the ridge keeps it off 1
     nothing = fit_relevance([Labelled("q", {"A": ["x"]}, {"r": 1})], ("A",))
     assert nothing.weights is None and nothing.rate == 0.0  # no relevant unit listed: a constant 0
+
+
+def test_the_fit_is_the_penalized_likelihoods_optimum():
+    """At the weights returned, the gradient of the log loss plus 1.0 / 2 * |w|^2 (every weight but the
+    intercept) is zero: the logistic regression the docstring states, solved, not approximated."""
+    rng = np.random.default_rng(7)
+    labelled = []
+    for n in range(60):
+        a, b = [f"d{x}" for x in rng.permutation(40)[:15]], [f"d{x}" for x in rng.permutation(40)[:15]]
+        relevant = a[int(rng.integers(0, 4))] if rng.random() < 0.6 else b[int(rng.integers(0, 12))]
+        labelled.append(Labelled(f"q{n}", {"A": a, "B": b}, {relevant: 1}))
+    model = fit_relevance(labelled, ("A", "B"))
+    rows, y = [], []
+    for q in labelled:
+        listed, features = unit_features(q.units, ("A", "B"))
+        rows.append(features)
+        y += [float(u in q.judgements) for u in listed]
+    x = np.column_stack([np.ones(len(y)), np.vstack(rows)])
+    p = 1 / (1 + np.exp(-x @ model.weights))
+    gradient = x.T @ (p - np.array(y)) + np.r_[0.0, 1.0 * model.weights[1:]]
+    assert np.abs(gradient).max() < 1e-6
 
 
 def test_setups_returning_the_same_top_ten_leave_nothing_to_learn():
