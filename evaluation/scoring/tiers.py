@@ -14,7 +14,11 @@ separated above; a setup is in tier ``t + 1`` when the highest tier of a setup s
 below tier 1 is separated below at least one setup of the tier just above it: no split without a
 test that made it. Since a pair with the same found@10 has as many questions on each side, its p is 1
 and it is never separated; a separated pair's better side is the one that finds more, which ranks
-higher, so the layers follow the ranking.
+higher, so a setup is placed after everything above it. A tier is not a band of ranks, though: a
+setup that differs from the others on many questions both ways may stay in tier 1 while one that
+finds more, but loses consistently to a near twin, sits in tier 2 (seen on a bench collection:
+dense.bge-small, 250 of 361, behind its two-model twin (270) on 23 questions to 3, in tier 2 under
+keyword.bm25's 246 in tier 1).
 
 Why not the randomized Tukey HSD over questions (Carterette 2012, ACM TOIS 30(1); Sakai's
 recommendation for IR), nor the report's own ``versus_top`` family: Tukey's HSD compares every pair's

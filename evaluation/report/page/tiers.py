@@ -36,7 +36,9 @@ def tier_table(page: Page) -> str:
     detect = detectable_words(tiers)
     return ('<section id="tiers"><h2>Tiers</h2><p class="muted">Setups in one tier are ones the paired tests '
             f"cannot separate ({esc(procedure_words(tiers))}); a setup in a lower tier finds significantly less "
-            "than one in the tier above. Rank interval: where the setup ranks in "
+            "than one in the tier above (a tier is not a band of ranks: a setup that differs from the others on "
+            "many questions both ways can stay in tier 1 below one that loses consistently to a near twin). "
+            "Rank interval: where the setup ranks in "
             f"{percent(number(tiers.get('rank_level')) or 0.95)} of resamples of the questions; first in: the "
             "share of resamples it ranks first in.</p>"
             + ('<p class="note">The tests separate none of them: the ranking is not decided by these '
