@@ -189,3 +189,11 @@ def test_found_at_1_orders_setups_that_find_as_many_in_their_top_10_as_the_ranki
     ranks = rank_intervals(["first", "third"], found10, found1, rng=np.random.default_rng(0), resamples=300, level=0.95)
     assert (ranks["first"]["low"], ranks["first"]["high"]) == (1, 1)
     assert (ranks["third"]["low"], ranks["third"]["high"]) == (2, 2)
+
+
+def test_pair_p_values_are_the_exact_tests_summed_in_integers_while_few_differ_and_in_floats_past():
+    from evaluation.scoring.tiers import EXACT_UP_TO, _binary_p
+
+    assert all(_binary_p(a, b) == exact_binary_p(a, b) for a, b in ((5, 0), (200, 199), (EXACT_UP_TO - 3, 3)))
+    for a, b in ((EXACT_UP_TO, 1), (900, 700), (250, 200)):
+        assert _binary_p(a, b) == pytest.approx(exact_binary_p(a, b), rel=1e-9)
