@@ -12,7 +12,9 @@ Builds rank by questions right, then fewer chunks, then key (``results.ranked``)
 best build. Each other technique is compared with the best one over the questions only one of the two
 got right, with the exact sign test the picks use (``scoring.significance.exact_binary_p``), and the
 p-values are Holm-adjusted across the techniques (``holm``); a technique whose adjusted p is over
-``alpha`` could be as good as the best and is marked ``tie``. The pick is ``chunking_choice``'s:
+``alpha`` could be as good as the best and is marked ``tie``. The techniques are also put in tiers
+(``tiers``: every pair tested, Holm over all of them, ``scoring.tiers``), and the report says which
+techniques share the pick's tier. The pick is ``chunking_choice``'s:
 the build in use (``current``) stays unless the best beats it beyond luck.
 
 Nothing is switched, and the report holds counts, keys and ids: never a question's or a passage's
@@ -28,12 +30,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+import numpy as np
+
 from ..engine.corpus import Corpus
 from ..errors import UsageError
 from ..golden import Golden, Question
 from ..golden.records import known_id
 from ..scoring.judging import judge as judge_hits
 from ..scoring.significance import exact_binary_p, holm
+from ..scoring.tiers import tier_mates, value_tiers
 from ..store.builds import run_stamp, store_to_save_in
 from ..store.sources import Fetcher
 from ..target import Hit
@@ -201,9 +206,14 @@ def chunking_report(results: Sequence[BuildResult], golden: Any = None, *, budge
         ties = [t["technique"] for t in techniques[1:] if t["tie"]]
     else:
         ties = []
+    pick = chunking_choice(results, current, alpha=alpha)
+    tiers = technique_tiers(leaders, alpha)
+    if tiers is not None:  # the pick's technique and the others the paired tests cannot separate it from
+        picked = next((r.technique for r in order if r.key == pick.get("pick")), None)
+        tiers["pick"] = {"technique": picked, "with": tier_mates(tiers, picked)}
     report = {"scored": scored, "budget": budget, "search": search_words(method, model), "alpha": alpha,
-              "builds": builds, "techniques": techniques, "ties": ties,
-              "pick": chunking_choice(results, current, alpha=alpha), "skipped": list(skipped or ()),
+              "builds": builds, "techniques": techniques, "ties": ties, "tiers": tiers,
+              "pick": pick, "skipped": list(skipped or ()),
               "rule": ("builds rank by questions right, then fewer chunks; each other technique's best build is "
                        "compared "
                        "with the best technique's over the questions only one of the two got right (exact sign test, "
@@ -214,6 +224,17 @@ def chunking_report(results: Sequence[BuildResult], golden: Any = None, *, budge
     return {"format": REPORT_FORMAT, "kind": "chunking", **run_stamp(created),
             "golden": {"sha256": read.sha256, "questions": len(questions),
                        "scored": order[0].questions if order else 0}, **report}
+
+
+def technique_tiers(leaders: Sequence[BuildResult], alpha: float) -> dict[str, Any] | None:
+    """The techniques (each at its best build, best first) in tiers the paired tests cannot separate:
+    every pair compared with the exact test on the questions one got right and the other did not, Holm
+    over all the pairs (``scoring.tiers``). Counts only, as the rest of the report."""
+    if not leaders:
+        return None
+    ids = sorted({q for r in leaders for q in r.outcomes})
+    right = np.array([[float(bool(r.outcomes.get(q))) for r in leaders] for q in ids]).reshape(len(ids), len(leaders))
+    return value_tiers([r.technique for r in leaders], right, alpha, metric="right")
 
 
 def search_words(method: str, model: str = DEFAULT_MODEL) -> str:

@@ -5,8 +5,9 @@ scratch folder (``engine.scratch``, removed after) with every embedder of the ma
 then asked with each method and embedder, to the depth of the largest k, and judged (``labels``
 says at which grain). Each experiment reports hit rate, precision, recall, MRR@k and nDCG@k at
 every k (``scoring.at_k``: nDCG@k is the retrieval report's nDCG at depth k, graded where the golden
-file grades), and per query on request. An experiment that fails (a model that cannot
-load, say) is reported with its error and scores nothing; it does not sink the run.
+file grades), and per query on request. The experiments are put in the tiers the paired tests cannot
+separate (``experiment_tiers``), and the views say which share the pick's. An experiment that fails (a
+model that cannot load, say) is reported with its error and scores nothing; it does not sink the run.
 
 The report holds configurations, ids and scores: no query or document text. Its ``experiments`` and
 their metrics are the same on every run of the same inputs; ``seconds`` and ``ms_per_query`` are
@@ -18,19 +19,24 @@ from __future__ import annotations
 
 import logging
 import time
+
+import numpy as np
 from pathlib import Path
 from typing import Any, Callable
 
 from ..engine.corpus import Corpus, read_corpus
 from ..errors import GoldenFileError
 from ..golden import Golden, Question, explain_problems, read_golden, run_problems
-from ..scoring.at_k import per_question_at, summarise_at
+from ..measures import NDCG_10
+from ..scoring.at_k import per_question_at, question_at, summarise_at
+from ..scoring.significance import sign_flip_p
+from ..scoring.tiers import value_tiers
 from ..scoring.judging import judge
 from ..store.builds import run_stamp, store_to_save_in
 from .ci_gate import gate
 from .grid import Experiment, expand
 from .labels import chunk_label_map, grains, trap_note
-from .settings import MatrixSettings
+from .settings import ALPHA, MatrixSettings
 from .variants import cut_corpus
 
 log = logging.getLogger(__name__)
@@ -77,7 +83,8 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, set
     models = {name: _model_identity(name) for name in settings.embedders}
     experiments = expand(variants, settings.embedders, settings.methods, settings.top_k, by_variant, models)
     started = time.perf_counter()
-    results = _run(experiments, corpus, questions, as_documents, settings, progress)
+    ndcg: dict[str, list[float]] = {}  # experiment id -> each question's nDCG at the largest k, for the tiers
+    results = _run(experiments, corpus, questions, as_documents, settings, progress, ndcg)
     report = {
         "kind": "matrix", "format": MATRIX_FORMAT,
         "top_k": list(settings.top_k), "methods": list(settings.methods), "by": settings.by,
@@ -88,6 +95,7 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, set
                     "questions": len(questions)},
         "labels": trap_note(mapped, settings.by, labels_variant, corpus, questions),
         "experiments": results,
+        "tiers": experiment_tiers(results, ndcg, max(settings.top_k), ALPHA),
         "seconds": round(time.perf_counter() - started, 3),
     }
     report["gate"] = gate(report, list(settings.fail_under))
@@ -100,7 +108,7 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, set
 
 
 def _run(experiments: list[Experiment], corpus: Corpus, questions: list[Question], as_documents: list[Question],
-         settings: MatrixSettings, progress: Progress | None) -> list[dict[str, Any]]:
+         settings: MatrixSettings, progress: Progress | None, ndcg: dict[str, list[float]]) -> list[dict[str, Any]]:
     from .runner import scratch, setup_for
     from ..engine.scratch import build_scratch_index
     from ..engine.target import EmbeddedTarget
@@ -145,7 +153,30 @@ def _run(experiments: list[Experiment], corpus: Corpus, questions: list[Question
                 judged = questions if x.by == "chunk" else as_documents
                 outcomes = [judge(q, hits, x.by) for q, hits in zip(judged, found, strict=True)]
                 done[x] = _entry(x, outcomes, chunks=len(chunks), ms=ms, ks=ks, per_query=settings.per_query)
+                ndcg[x.id] = [question_at(o, max(ks))["ndcg"] for o in outcomes]
     return [done[x] for x in experiments]
+
+
+def experiment_tiers(entries: list[dict[str, Any]], ndcg: dict[str, list[float]], k: int,
+                     alpha: float) -> dict[str, Any] | None:
+    """The experiments that ran, best first as the view ranks them (nDCG at the largest k, then id), in
+    tiers the paired tests cannot separate: a sign-flip test per pair on each question's nDCG@k (exact
+    up to 2**m patterns, else 10,000 seeded ones), Holm over all the pairs (``scoring.tiers``). The
+    pick (the first) and the experiments of its tier are named."""
+    ran = sorted((x for x in entries if x.get("metrics") is not None and x["id"] in ndcg),
+                 key=lambda x: (-x["metrics"][str(k)]["ndcg"], x["id"]))
+    if not ran:
+        return None
+    values = np.array([ndcg[x["id"]] for x in ran], dtype=np.float64).T.reshape(-1, len(ran))
+    flips = np.random.default_rng([0, 1])
+    measure = str(NDCG_10.at(k))
+    tiers = value_tiers([x["id"] for x in ran], values, alpha, metric=measure,
+                        test=f"sign-flip permutation per pair on each question's {measure} (exact up to 2**m <= "
+                             "10,000 patterns, else seeded)",
+                        p_value=lambda d: sign_flip_p(d, rng=flips))
+    if tiers is not None:
+        tiers["pick"] = ran[0]["id"]
+    return tiers
 
 
 def _entry(x: Experiment, outcomes, *, error: str | None = None, chunks: int | None = None, ms: float | None = None,

@@ -370,9 +370,10 @@ def add_index_cache_option(parser: argparse.ArgumentParser) -> None:
                                               "(default <tempdir>/retrieval-eval-indexes)")
 
 
-def add_target_options(parser: argparse.ArgumentParser) -> None:
-    """``--corpus`` or ``--index`` (one is required), as ``evaluate`` takes them, with the engine options."""
-    where = parser.add_mutually_exclusive_group(required=True)
+def add_target_options(parser: argparse.ArgumentParser, *, required: bool = True) -> None:
+    """``--corpus`` or ``--index`` (one is required unless ``required`` is False), as ``evaluate`` takes
+    them, with the engine options."""
+    where = parser.add_mutually_exclusive_group(required=required)
     where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
     where.add_argument("--index", help=INDEX_HELP)
     add_index_cache_option(parser)

@@ -7,6 +7,8 @@ DIR
 --out FILE`` proposes expected documents from reference answers as draft rows. ``golden write --corpus
 CORPUS|--index DIR --out FILE --endpoint URL --model NAME`` drafts questions with a model, every row a
 draft. ``golden cutoff FILE --index DIR`` finds the relevance below which the top result is more likely a near miss.
+``golden next FILE --out FILE [--run ID] [--questions FILE] [--index DIR|--corpus CORPUS]`` writes what to label
+next to separate a kept run's tied top tier, as rows to fill in.
 """
 from __future__ import annotations
 
@@ -20,9 +22,10 @@ from ..errors import UsageError, named, shown
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .collection import add_collection_arguments, apply_collection
-from .common import (ProgressBar, add_cutting_options, add_encoding_option, add_golden_limit_option,
-                     add_store_option, add_target_options, chunk_settings, golden_limit, local_path,
-                     open_embedded_target, open_read_store, percent_0_to_100, program, whole)
+from .common import (ProgressBar, add_cutting_options, add_encoding_option, add_env_file_option,
+                     add_golden_limit_option, add_store_option, add_target_options, chunk_settings, golden_limit,
+                     load_env_file_option, local_path, open_embedded_target, open_read_store, percent_0_to_100,
+                     program, store_address, whole)
 from ..golden.check import HasChunks, HasDocumentIds, HoldsDocuments, check_golden
 from ..golden.writing import settings as writing
 from ..golden.template import golden_template
@@ -164,6 +167,30 @@ def register(subparsers: Any) -> None:
     cutoff.add_argument("--quiet", action="store_true", help="no progress bar")
     add_target_options(cutoff)
     cutoff.set_defaults(handler=_cutoff)
+
+    following = commands.add_parser(
+        "next", help="write what to label next to separate the setups a run could not tell apart",
+        description="When a kept run's tier 1 holds two or more setups (the paired tests cannot separate them), "
+                    "write the results to judge and the questions to label that would most help separate them, "
+                    "best first, as golden-file rows to fill in. The run holds ids only: the texts come from "
+                    "FILE, the golden file the run read.")
+    following.add_argument("file", metavar="FILE",
+                           help="the golden file the run read (its texts, drafts, template rows)")
+    following.add_argument("--out", metavar="FILE", required=True, type=local_path,
+                           help="the rows to write (never an existing file unless --force)")
+    following.add_argument("--run", metavar="ID", default="latest", help="the run: its id, or latest (default)")
+    add_store_option(following)
+    add_env_file_option(following)
+    following.add_argument("-n", type=_at_least_one, default=20,
+                           help="results to judge, and questions to label, at most (default 20 each)")
+    following.add_argument("--questions", metavar="FILE", type=local_path,
+                           help="questions without labels to rank too (one a line, or JSONL rows with \"question\" "
+                                "and an optional \"id\"); they are searched, so give --index or --corpus")
+    following.add_argument("--force", action="store_true", help="replace --out if it exists")
+    following.add_argument("--json", action="store_true", help="print what was proposed as JSON")
+    following.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_target_options(following, required=False)
+    following.set_defaults(handler=_next)
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -343,6 +370,104 @@ def _cutoff(args: argparse.Namespace) -> int:
     found = answer_cutoff(target, args.file, unanswerable, setup=args.setup, by=args.by, measure=args.measure)
     print(json.dumps(found.to_dict(), indent=2) if args.json else found.summary())
     return 0
+
+
+def _next(args: argparse.Namespace) -> int:
+    import os
+
+    from ..files import Output, check_outputs
+    from ..golden import read_golden
+    from ..scoring.next_template import next_template
+    from ..store import open_store
+    from .runs_cmd import CONNECTION_STRING_VARIABLE
+
+    load_env_file_option(args)
+    check_outputs([Output(args.out, NEXT_ROWS, "--out", "the rows to fill in")], [("the golden file", args.file)],
+                  force=args.force, make_folders=True)
+    store = open_store(store_address(args.store), connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
+    report = store.get(args.run)
+    golden = read_golden(args.file)
+    unlabelled = _unlabelled(args.questions) if args.questions else []
+    if args.questions and not (args.index or args.corpus):
+        raise UsageError("--questions are searched to see where the tied setups disagree: give --index DIR or "
+                         "--corpus CORPUS, the index the run searched")
+    target = None
+    if args.index or args.corpus:
+        bar = ProgressBar(args.quiet)
+        try:
+            target = open_embedded_target(args, bar)
+        finally:
+            bar.close()
+    made = next_template(report, golden, target=target, unlabelled=unlabelled, n=args.n)
+    if args.json:
+        print(json.dumps({"reason": made.reason or None, "rows": len(made.rows), "left_out": made.left_out,
+                          "proposal": made.proposal}, indent=2))
+    if not made.rows:
+        if not args.json:
+            print(f"nothing to label next for run {report['id']}: {made.reason or 'no label would move the tests'}")
+        return 0
+    from ..files import write_whole
+
+    write_whole(args.out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in made.rows).encode("utf-8"),
+                replace=args.force, what="the rows to fill in", error=UsageError)
+    if not args.json:
+        print(next_summary(made, args, report["id"]))
+    return 0
+
+
+# The rows golden next writes: people fill them in, so one is replaced only on purpose (--force).
+def _next_rows_kind() -> Any:
+    import dataclasses
+
+    from ..golden.read import GOLDEN_FILE
+
+    return dataclasses.replace(GOLDEN_FILE, replace="force", holds="may hold labels written in")
+
+
+NEXT_ROWS = _next_rows_kind()
+
+
+def next_summary(made: Any, args: argparse.Namespace, run_id: str) -> str:
+    """What ``golden next`` wrote, and what to do with it."""
+    proposal = made.proposal or {}
+    kinds: dict[str, int] = {}
+    for row in proposal.get("questions") or []:
+        kinds[row["kind"]] = kinds.get(row["kind"], 0) + 1
+    said = [f"{len(proposal.get('results') or [])} results to judge"]
+    names = {"draft": "drafts to check", "template": "template rows to write a question in"}
+    said += [f"{count} {names.get(kind, 'questions to label')}" for kind, count in kinds.items()]
+    left = (f" ({len(made.left_out)} questions left out: their text changed since the run)" if made.left_out else "")
+    return (f"wrote {len(made.rows)} rows to {args.out} to separate {', '.join(proposal.get('tied') or [])} "
+            f"(run {run_id}): {', '.join(said)}{left}. Fill each in ({program()} golden check {args.out} says what is "
+            f"left), put them into {args.file} (a row whose id is there replaces it), then run again once.")
+
+
+def _unlabelled(path: str) -> list[Any]:
+    """``--questions``: one question a line, or JSONL rows with ``question`` (and ``id``); ids ``next-<line>``."""
+    from ..files import read_input
+    from ..golden import Question
+
+    try:
+        lines = read_input(path).decode("utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as err:
+        raise UsageError(f"--questions {path}: cannot read it ({getattr(err, 'strerror', None) or err}); give a UTF-8 "
+                         "text file of questions, one a line") from err
+    found = []
+    for number, line in enumerate(lines, start=1):
+        text, qid = line.strip(), f"next-{number}"
+        if not text:
+            continue
+        if text.startswith("{"):
+            try:
+                row = json.loads(text)
+            except json.JSONDecodeError as err:
+                raise UsageError(f"--questions {path}: line {number} starts like JSON but is not JSON ({err.msg}); "
+                                 'write the question as plain text, or {"question": "..."}') from None
+            if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not row["question"].strip():
+                raise UsageError(f'--questions {path}: line {number}: a JSON row needs "question" as text')
+            text, qid = row["question"].strip(), str(row.get("id") or qid)
+        found.append(Question(id=qid, question=text))
+    return found
 
 
 def _at_least_one(text: str) -> int:

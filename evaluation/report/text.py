@@ -20,6 +20,7 @@ from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ran
 from ..store.shape import Report
 from .judged import pick_judged_numbers, pick_warnings, picks_source_words, picks_view, render_judged, why_mark
 from .numbers import TEXT_DASH, milliseconds, percent
+from .tier_words import label_next_lines, pick_tier_words, tier_lines
 from .time_words import floor_ms
 
 # A setup's result rows: ids and scores no text view prints, and the bulk of a large report.
@@ -162,6 +163,9 @@ def render_picks(report: Report) -> str:
             labelled = f"{numbers} — {by_key[key]['method_label']}"  # the method in words, when it fits
             out += wrap(labelled if len(head + labelled) <= WIDTH else numbers, first=head, rest=hang)
             out += wrap(f"why: {answer.why}{why_mark(report)}", first=hang, rest=hang + "     ")
+            tier = pick_tier_words(report, answer.name)
+            if tier:
+                out += wrap(tier, first=hang, rest=hang)
         judged = pick_judged_numbers(report, key) if not answer.same_as else None
         for line in ([judged] if judged else []) + pick_warnings(report, key):
             out += wrap(line, first=hang, rest=hang)
@@ -271,6 +275,9 @@ def render_report(report: Report, *, details: bool = False, wide: bool | None = 
               for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
     if notes:
         parts += ["", *(line for note in notes for line in wrap(note, rest="  "))]
+    for section in (tier_lines(report), label_next_lines(report)):
+        if section:
+            parts += ["", *(line for text in section for line in wrap(text, rest="    "))]
     if details:
         for section in (render_ties(report), render_versus_top(report)):
             if section:

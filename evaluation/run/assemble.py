@@ -5,7 +5,9 @@ setup with the top on the same questions (``versus_top``), says which faster set
 cannot tell from each pick (``ties``; see ``scoring.comparison``), and keeps the setups each pick was
 chosen among because their times cannot be told apart (``ties_on_time``, and how each compared with
 the tier's fastest: ``time_tests``; see ``scoring.picks``), and every pair's time ratio with its interval
-(``time_pairs``; see ``scoring.time_pairs``). ``refusal_report`` is the report of a
+(``time_pairs``; see ``scoring.time_pairs``), and groups the setups into the tiers the paired tests
+cannot separate, with each setup's rank interval and the smallest difference the questions detect
+(``tiers``; see ``scoring.tiers``). ``refusal_report`` is the report of a
 run that never started, made by the same function from an empty plan so it has every key. The
 report's shape is ``store.shape.Report``. ``refused_run_report`` makes a refusal from a golden file's
 bytes, as the Function App keeps one.
@@ -24,7 +26,10 @@ from ..measures import FOUND, FOUND_10
 from ..scoring.azure_retrieval import setup_azure_summary
 from ..scoring.comparison import compare_with_top, pick_ties
 from ..report.azure_rows import reading_rows
+from ..scoring.judging import Rule
 from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tests, time_tie_tiers
+from ..scoring.label_next import run_proposal
+from ..scoring.tiers import setup_tiers
 from ..scoring.time_pairs import TIME_TEST, time_pairs
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, EvaluationSettings
 from ..store.shape import REPORT_FORMAT, Report
@@ -63,6 +68,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]], *, 
     if withheld:  # a run in which no setup finds anything is not an answer: nothing is named
         picks = {name: None for name in picks}
     compare_with_top(ranked, question_ids, significance)
+    tiers = setup_tiers(ranked, question_ids, significance, picks)
     add_azure_numbers(ranked, questions, settings.get("by", "doc"), settings.get("rank_among", DEFAULT_RANK_AMONG))
     report: dict[str, Any] = {  # plain JSON data, in the order a report is read; Report names its shape
         "format": REPORT_FORMAT,
@@ -98,6 +104,12 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]], *, 
         "picks": picks,
         "significance": significance.describe(),
         "ties": pick_ties(picks, ranked, question_ids, significance),
+        # the setups the paired tests cannot tell apart (Holm over every pair), each setup's rank
+        # interval and the smallest difference these questions detect (scoring.tiers)
+        "tiers": tiers,
+        # when the top tier holds two or more: the results to judge that would most help separate them
+        # (ids and scores only; ``golden next`` adds questions to label and writes the template)
+        "label_next": run_proposal(ranked, [plan_question(q) for q in questions], tiers, Rule.of(settings)),
         # per pick, the setups it was chosen among because their times cannot be told apart
         "ties_on_time": {} if withheld else time_tie_tiers(ranked, **points, **on_time),
         # per pick, the tier's fastest setup and how each other member compared with it

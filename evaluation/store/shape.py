@@ -101,6 +101,8 @@ class Report(_ReportBase, total=False):
     ties_on_time: dict[str, list[str]]  # per pick, the setup keys it was chosen among (pick first)
     time_tests: dict[str, Any]       # per pick, its tier's fastest and how each other member compared
     time_pairs: list[dict[str, Any]]  # every pair of ranked setups: ratio of times, its interval, the tests
+    tiers: Optional[dict[str, Any]]  # setups the paired tests cannot separate, rank intervals (scoring.tiers)
+    label_next: Optional[dict[str, Any]]  # results to judge that would most help separate the top tier
     cache: dict[str, int]
     unfound: dict[str, Any]          # questions no target holds an expected document of, when more than a share
     picks_withheld: str              # why no pick is named (no setup found anything)
@@ -207,6 +209,14 @@ def _report(report: Any, path: str) -> None:
     if optional_field(report, "ties", optional(dict_of(optional(_tie)))) and not significance:
         raise Bad("ties is kept without the significance it was tested with")
     optional_field(report, "ties_on_time", optional(dict_of(optional(list_of(text)))))
+    optional_field(report, "tiers", optional(_tiers))
+    label_next = optional_field(report, "label_next", optional(obj))
+    if label_next:  # ids and scores (scoring.label_next): what the page lists
+        field(label_next, "tied", list_of(text), "label_next")
+        for kind in ("questions", "results"):
+            for n, row in enumerate(field(label_next, kind, list_of(obj), "label_next")):
+                field(row, "question", text, f"label_next.{kind}[{n}]")
+                field(row, "score", number, f"label_next.{kind}[{n}]")
     optional_field(report, "cache", optional(dict_of(count)))
     judged = optional_field(report, "judged", optional(obj))
     if judged:  # the judge's grades: ids and whole grades only, never text
@@ -332,6 +342,33 @@ def _versus(value: Any, path: str) -> dict:
             field(compared, "interval", _interval, where)
             field(compared, "p_holm", share, where)
             optional_field(compared, "p", share, where)
+    return value
+
+
+def _tiers(value: Any, path: str) -> dict:
+    """The setups the paired tests cannot separate (``scoring.tiers``): groups of keys, every pair's test,
+    each setup's rank interval."""
+    obj(value, path)
+    field(value, "alpha", share, path)
+    groups = field(value, "groups", list_of(list_of(text)), path)
+    for n, pair in enumerate(field(value, "pairs", list_of(obj), path)):
+        where = f"{path}.pairs[{n}]"
+        for name in ("a", "b"):
+            field(pair, name, text, where)
+        for name in ("a_only", "b_only"):
+            field(pair, name, count, where)
+        field(pair, "p_holm", share, where)
+        field(pair, "separated", flag, where)
+    ranks = field(value, "ranks", dict_of(obj), path)
+    for key, interval in ranks.items():
+        for name in ("low", "high"):
+            field(interval, name, count, f"{path}.ranks.{key}")
+        field(interval, "first_share", share, f"{path}.ranks.{key}")
+    grouped = [key for group in groups for key in group]
+    if len(set(grouped)) != len(grouped):
+        raise Bad(f"{path}.groups names a setup twice")
+    optional_field(value, "detectable", optional(obj), path)
+    optional_field(value, "picks", dict_of(list_of(text)), path)
     return value
 
 

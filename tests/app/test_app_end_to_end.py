@@ -115,6 +115,8 @@ def test_one_save_gives_one_report_beside_the_golden_copy_equal_to_the_cli(sampl
         passes = {setup.pop("time_pass") for setup in run["setups"]}  # every setup timed in the run's one pass
         assert len(passes) == 1 and passes.pop().startswith(run["id"] + "/")
     assert {k: v for k, v in report.items() if k not in aside} == {k: v for k, v in cli.items() if k not in aside}
+    # the tiers, rank intervals and what to label next, said outright: the app's report is the CLI's
+    assert report["tiers"]["groups"] and report["tiers"] == cli["tiers"] and report["label_next"] == cli["label_next"]
 
     size, what = sample_app.host.largest_payload
     print(f"largest activity payload: {size} bytes ({what})")

@@ -12,6 +12,7 @@ from ..svg import attr
 from ..time_words import floor_ms
 from .context import PICKS, Page
 from .format import esc, found_count, found_share, pick_key, plain, spaced, summary_of
+from .tiers import pick_tier_note
 
 
 def pick_cards(page: Page) -> str:
@@ -60,6 +61,7 @@ def pick_cards(page: Page) -> str:
             extra = "".join(f'<p class="extra"><strong>{esc(spaced(k))}:</strong> {esc(plain(v))}</p>'
                             for k, v in notes.items())
         why = f'<p class="why">Why: {esc(answer.why + why_mark(report))}.</p>' if answer is not None else ""
+        why += pick_tier_note(report, name)
         cards.append(
             f'<article class="pick" data-pick="{name}" data-key="{attr(key)}"><h3>{label}</h3>'
             f'<div class="setup key">{esc(key)}</div><div class="label">{esc(setup.get("method_label", ""))}</div>'

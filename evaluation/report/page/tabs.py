@@ -33,6 +33,7 @@ from .judged import judged_holes
 from .picks import pick_cards
 from .questions import hard_questions, labels_needed
 from .table import ranked_table
+from .tiers import label_next, tier_table
 from .top import header, left_out, missing_documents, refusal, unfound, unreachable
 
 Section = Callable[[Page], str]
@@ -53,8 +54,9 @@ class Tab:
     shows: Callable[[Page], bool] = _always
 
 
-RETRIEVAL = Tab("retrieval", "Retrieval", (pick_cards, left_out, chart, ranked_table, judged_holes, run_by_run,
-                                           setup_details, hard_questions, labels_needed, glossary))
+RETRIEVAL = Tab("retrieval", "Retrieval", (pick_cards, left_out, chart, ranked_table, tier_table, judged_holes,
+                                           run_by_run, setup_details, hard_questions, label_next, labels_needed,
+                                           glossary))
 CHUNKING = Tab("chunking", "Chunking", (chunking_run, sweep_run, matrix_run), shows=has_chunking_runs)
 TABS: tuple[Tab, ...] = (RETRIEVAL, CHUNKING)
 BEFORE_TABS: tuple[Section, ...] = (header, unreachable, unfound, missing_documents)

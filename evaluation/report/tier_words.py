@@ -1,0 +1,130 @@
+"""Sentences about a report's tiers (``scoring.tiers``) and what to label next (``scoring.label_next``),
+the same for the terminal, the page and the builds views: read from the report alone, so a kept run
+says what it said when it was made. A report made before tiers has none and these say nothing.
+
+A tier is said as what it is: setups the paired tests cannot separate, never "as good"; the
+detectable difference says how large a difference could still hide in it.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from ..golden.wording import plural
+from .numbers import number
+
+
+def rank_words(interval: Mapping[str, Any] | None) -> str:
+    """``rank 1`` or ``ranks 1-3`` from a rank interval; "" without one."""
+    if not isinstance(interval, Mapping) or not isinstance(interval.get("low"), int):
+        return ""
+    low, high = interval["low"], interval.get("high", interval["low"])
+    return f"rank {low}" if low == high else f"ranks {low}-{high}"
+
+
+def procedure_words(tiers: Mapping[str, Any]) -> str:
+    """How the tiers were made, in one clause."""
+    pairs = len(tiers.get("pairs") or [])
+    return (f"{tiers.get('metric', 'found@10')}, an exact paired test per pair, Holm over "
+            f"{'the one pair' if pairs == 1 else f'all {pairs} pairs'}, alpha {number(tiers.get('alpha')) or 0.05:g}")
+
+
+def group_words(tiers: Mapping[str, Any], group: Sequence[str], *, short: bool = False) -> str:
+    """A tier's setups, each with its rank interval (and, unless ``short``, its share of first places)."""
+    ranks = tiers.get("ranks") or {}
+    named = []
+    for key in group:
+        interval = ranks.get(key)
+        said = rank_words(interval)
+        share = number((interval or {}).get("first_share")) if isinstance(interval, Mapping) else None
+        if said and share and not short:
+            said += f", first in {share:.0%} of resamples"
+        named.append(f"{key} ({said})" if said else key)
+    return ", ".join(named)
+
+
+def detectable_words(tiers: Mapping[str, Any]) -> str:
+    """The smallest difference the questions detect, in points and questions, or ""."""
+    found = tiers.get("detectable")
+    if not isinstance(found, Mapping) or number(found.get("points")) is None:
+        return ""
+    one = found.get("one_pair") or {}
+    pairs = found.get("pairs") or 1
+    alone = (f"; for two setups alone, {number(one.get('points')):.0f} points ({number(one.get('questions')):.1f} "
+             "questions)" if pairs > 1 and number(one.get("points")) is not None else "")
+    return (f"With {plural(int(found.get('questions_run') or tiers.get('questions') or 0), 'question')}, a "
+            f"found@10 difference under {number(found['points']):.0f} points ({number(found['questions']):.1f} "
+            f"questions) can go unseen by the tiers at {number(found.get('power')) or 0.8:.0%} power{alone}.")
+
+
+def tier_lines(report: Mapping[str, Any]) -> list[str]:
+    """The tiers for a person: what they are, one line per tier, the detectable difference; [] without."""
+    tiers = report.get("tiers")
+    if not isinstance(tiers, Mapping) or not tiers.get("groups"):
+        return []
+    groups = tiers["groups"]
+    lines = [f"Tiers: setups the paired tests cannot separate ({procedure_words(tiers)}; "
+             f"{number(tiers.get('rank_level')) or 0.95:.0%} bootstrap rank intervals):"]
+    lines += [f"  tier {n}: {group_words(tiers, group)}" for n, group in enumerate(groups, start=1)]
+    if len(groups) == 1 and len(groups[0]) > 1:
+        lines.append("  The tests separate none of them: the ranking is not decided by these questions.")
+    detect = detectable_words(tiers)
+    if detect:
+        lines.append(f"  {detect}")
+    return lines
+
+
+def pick_tier_words(report: Mapping[str, Any], name: str) -> str:
+    """``in tier 1 with A, B: the paired tests cannot separate them`` for a pick that shares its tier; ""."""
+    tiers = report.get("tiers")
+    if not isinstance(tiers, Mapping):
+        return ""
+    mates = (tiers.get("picks") or {}).get(name) or []
+    key = (report.get("picks") or {}).get(name)
+    tier = next((n for n, group in enumerate(tiers.get("groups") or [], start=1) if key in group), None)
+    if not mates or tier is None:
+        return ""
+    return f"in tier {tier} with {', '.join(mates)}: the paired tests cannot separate them"
+
+
+def label_next_lines(report: Mapping[str, Any], limit: int = 5) -> list[str]:
+    """The first results to judge (and questions to label, when the report holds some) that would most
+    help separate the top tier; [] when the report proposes none."""
+    proposal = report.get("label_next")
+    if not isinstance(proposal, Mapping):
+        return []
+    results = [r for r in proposal.get("results") or [] if isinstance(r, Mapping)]
+    questions = [r for r in proposal.get("questions") or [] if isinstance(r, Mapping)]
+    if not results and not questions:
+        return []
+    tied = ", ".join(str(k) for k in proposal.get("tied") or [])
+    lines = [f"Label next, to separate tier 1 ({tied}): `golden next` writes these as a template to fill in"]
+    if results:
+        lines.append("  results to judge (question: result): " + "; ".join(
+            f"{r.get('question')}: {r.get('result')}" for r in results[:limit])
+            + (f" ... and {len(results) - limit} more" if len(results) > limit else ""))
+    if questions:
+        lines.append("  questions to label: " + ", ".join(str(r.get("question")) for r in questions[:limit])
+                     + (f" ... and {len(questions) - limit} more" if len(questions) > limit else ""))
+    return lines
+
+
+
+def builds_tier_lines(tiers: Mapping[str, Any] | None, pick: str | None, *, what: str = "technique",
+                      name: Any = str) -> list[str]:
+    """A builds run's tiers (chunking techniques, matrix experiments) in two sentences: the tiers, and
+    whether the pick shares its tier; ``name`` shortens a key for reading. [] without tiers."""
+    if not isinstance(tiers, Mapping) or not tiers.get("groups"):
+        return []
+    groups = tiers["groups"]
+    lines = [f"Tiers ({procedure_words(tiers)}): "
+             + " | ".join(f"{n}: {', '.join(name(k) for k in group)}" for n, group in enumerate(groups, start=1))
+             + "."]
+    mates = next(([k for k in group if k != pick] for group in groups if pick in group), [])
+    if pick is not None and mates:
+        tier = next(n for n, group in enumerate(groups, start=1) if pick in group)
+        lines.append(f"The pick's {what} ({name(pick)}) is in tier {tier} with {', '.join(name(k) for k in mates)}: "
+                     "the paired tests cannot separate them.")
+    elif pick is not None and any(pick in group for group in groups):
+        lines.append(f"The pick's {what} ({name(pick)}) is alone in its tier: the paired tests separate it from "
+                     "every other.")
+    return lines
