@@ -275,9 +275,9 @@ def render_report(report: Report, *, details: bool = False, wide: bool | None = 
               for name, target in report.get("targets", {}).items() for item in target.get("left_out") or []]
     if notes:
         parts += ["", *(line for note in notes for line in wrap(note, rest="  "))]
-    for section in (tier_lines(report), label_next_lines(report)):
-        if section:
-            parts += ["", *(line for text in section for line in wrap(text, rest="    "))]
+    for lines in (tier_lines(report), label_next_lines(report)):
+        if lines:
+            parts += ["", *(line for text in lines for line in wrap(text, rest="    "))]
     if details:
         for section in (render_ties(report), render_versus_top(report)):
             if section:
