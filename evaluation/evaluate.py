@@ -46,7 +46,8 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
              created_at: datetime | None = None, run_id: str | None = None,
              warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
              fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
-             fetcher: Fetcher | None = None, reuse_times: bool = False, **keywords: Any) -> Report:
+             fetcher: Fetcher | None = None, reuse_times: bool = False, work_dir: str | Path | None = None,
+             **keywords: Any) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
     ``targets``: a ``Target``, a list of them, or a mapping from a name people read to one
@@ -73,11 +74,24 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     How the run is made is ``settings`` (``EvaluationSettings``: the picks' points, the grain, the
     depth, the timed sample, the significance tests); any of its fields may be given as a keyword
     instead (``timed=20``, ``by="chunk"``, ``balance=4``), over ``settings`` when both are given.
+
+    The costly setups race (``run.race``; ``scoring.racing`` argues the test): they search the questions
+    batch by batch in a seeded order, and one shown, with the family-wise error held at ``alpha`` over
+    every look, to find more than the picks' largest allowance fewer than a setup that searches every
+    question is stopped there: never picked, kept in the report with the questions it searched, its
+    interval and its adjusted p (``stopped``; the report's ``race`` lists them and the cost).
+    ``exhaustive=True`` searches every setup on every question.
+
+    ``work_dir`` (a local folder): each finished step is kept there as it ends (``run.work_folder``), so
+    a run stopped midway and started again with the same inputs resumes there, decides the same, and
+    keeps its first id and date; the run's folder is removed once the report is made.
     """
     from .golden import golden_of
     from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, setup_steps, time_setups
-    from .run.one_setup import join_timed
+    from .run.local_race import rank_planned
+    from .run.race import plan_race
     from .run.searching import Counter
+    from .run.work_folder import TIMES, WorkFolder
     from .store import report_store
     from .target import as_targets
 
@@ -94,6 +108,10 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     newest = newest_report(store) if store is not None else None
     plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
                     settings=EvaluationSettings.of(settings, **keywords), held_before=held_in_report(newest))
+    plan["race"] = plan_race(plan)
+    kept, resumed = None, False
+    if work_dir is not None:
+        kept, plan, resumed = WorkFolder.start(work_dir, plan)
     reused = reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS, warn=warn) if reuse_times else {}
     bar = None
     if progress is True:
@@ -103,6 +121,8 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     say = getattr(progress, "say", None)
     if callable(say):
         say(plan_line(plan))
+        if resumed and kept is not None:
+            say(f"resuming run {plan['run_id']} where it stopped (its finished steps are kept in {kept.root})")
     by_name = {t.name: t for t in targets}
     keys = [planned["key"] for planned in plan["setups"]]
     per_setup = setup_steps(plan)
@@ -138,9 +158,15 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
 
     counters = {key: Counter(per_setup, key, step_of(n, key)) for n, key in enumerate(keys)}
     try:
-        times = time_setups(by_name, plan, keys, clock=clock, reused=reused, counters=counters)
-        entries = [join_timed(by_name[planned["target"]], plan, planned["key"], times[planned["key"]],
-                              counters[planned["key"]]) for planned in plan["setups"]]
+        times = kept.get(TIMES) if kept is not None else None
+        if times is None:
+            times = time_setups(by_name, plan, keys, clock=clock, reused=reused, counters=counters)
+            if kept is not None:
+                kept.put(TIMES, times)
+        else:  # kept by the run this one resumes: the same times, so the same picks
+            for key in keys:
+                counters[key].advance(1 + len(timed_ids(plan, key)))
+        entries = rank_planned(by_name, plan, times, counters=counters, work=kept)
     except BaseException:
         if bar is not None:
             bar.close()
@@ -148,8 +174,12 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     if bar is not None:
         bar.close()
     report = assemble_report(plan, entries)
-    if store is not None:
-        _save(store, report, golden.raw or None, fallback_dirs)  # questions given in memory: no file to keep
+    try:
+        if store is not None:
+            _save(store, report, golden.raw or None, fallback_dirs)  # questions given in memory: no file to keep
+    finally:
+        if kept is not None:  # the report is made (and kept, or kept in a file by _save): nothing to resume
+            kept.discard()
     return report
 
 
@@ -181,10 +211,17 @@ def plan_line(plan: dict[str, Any]) -> str:
     """What a run will do, in one line a first-time reader can parse, before its first search."""
     setups, questions = len(plan["setups"]), len(plan["questions"])
     timed = len(plan["timed_question_ids"])
-    return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} "
+    line = (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} "
             f"question{'s' if questions != 1 else ''}: "
             f"each searches up to {timed} of them one at a time, side by side with the others, to time them, "
             "and the rest in one batch")
+    race = plan.get("race")
+    if race:
+        raced = len(race["raced"])
+        line += (f"; the {raced} costly one{'s' if raced != 1 else ''} race{'' if raced != 1 else 's'} in batches, "
+                 f"each stopped once shown to find more than {race['points']:g} points fewer than a setup that "
+                 "searches every question (--exhaustive: no race)")
+    return line
 
 
 def held_in_latest_run(store: Any) -> dict[str, set[str]]:

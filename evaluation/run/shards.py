@@ -124,7 +124,8 @@ def measured_times(report: Mapping[str, Any] | None) -> dict[str, float]:
 
 
 def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[str, Any]],
-                 reused: Mapping[str, Any] | None = None, *, owned: bool = False) -> dict[str, Any]:
+                 reused: Mapping[str, Any] | None = None, *, owned: bool = False,
+                 through: Sequence[str] | None = None) -> dict[str, Any]:
     """One ``rank_setup`` entry from its shards' entries (``parts``, in shard order or any order), and
     from ``reused`` (the setup's ``reuse.reusable_ranks``, as given to ``plan_shards``) for the
     questions no shard searched: their results judged again, named in ``ranked_in``.
@@ -136,15 +137,20 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
     twice or never would change the setup's numbers without a word. ``owned``: ``parts`` and ``reused``
     are the caller's to give away (decoded from working files for this call), so the entry takes their
     per-question values as they are instead of copies (a warm save's 36,000 reused results at 5,000
-    questions: ``bench/bench_app_scale.py``).
+    questions: ``bench/bench_app_scale.py``). ``through``: the part of the batch the shards cover, when a
+    race stopped the setup before its last batch (``race.raced_through``): only those are merged and checked.
     """
     planned_setup(plan, setup_key)
-    taken = reused_ids(plan, setup_key, reused)
+    batch = batch_ids(plan, setup_key)
+    if through is not None:
+        kept = set(through)
+        batch = [qid for qid in batch if qid in kept]
+    in_batch = set(batch)
+    taken = [qid for qid in reused_ids(plan, setup_key, reused) if qid in in_batch]
     if taken:
         parts = [*parts, reused_part(plan, setup_key, reused, taken)]
     if not parts:
         raise UsageError(f"setup {setup_key} has no shards to merge")
-    batch = batch_ids(plan, setup_key)
     counts = _added(parts, ("requests", "retries"))
     failed = next((p for p in parts if p.get("error") is not None), None)
     if failed is not None:
