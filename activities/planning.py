@@ -31,7 +31,8 @@ def plan_evaluation(job: dict) -> dict:
     """{collection, sha256, run_id, created_at, state} -> plan the run from the kept golden copy, pin its
     targets and cut each setup's batch into shards (the run's working files), and give
     {"setups": [keys], "side_by_side": true, "shards": {key: how many}, "reused_times": how many,
-    "reused_ranks": [keys], "settled": [keys]}; or {"refused": why}.
+    "reused_ranks": [keys], "settled": [keys]}, and with a race ``"race": {"looks": how many, "raced":
+    [keys], "rounds": {key: [the round of each shard]}}``; or {"refused": why}.
 
     The collection's newest report says what the run may reuse (``run.plan_app_run`` holds the rules):
     its times, unless EVALUATION_RETIME=always or they are older than EVALUATION_RETIME_MAX_DAYS, and its
@@ -59,7 +60,11 @@ def plan_evaluation(job: dict) -> dict:
     keep_plan(folder, job["run_id"], planned, specs, targets)
     # side_by_side: the orchestrator times every setup in one pass (time_side_by_side); a plan answered
     # before it had none, and its run, still in flight, replays one time_setup per setup as it began
-    return {"setups": [s["key"] for s in planned.plan["setups"]], "side_by_side": True,
-            "shards": {key: len(s) for key, s in planned.shards.items()},
-            "reused_times": len(planned.reused_times), "reused_ranks": sorted(planned.reused_ranks),
-            "settled": planned.settled}
+    answer = {"setups": [s["key"] for s in planned.plan["setups"]], "side_by_side": True,
+              "shards": {key: len(s) for key, s in planned.shards.items()},
+              "reused_times": len(planned.reused_times), "reused_ranks": sorted(planned.reused_ranks),
+              "settled": planned.settled}
+    race = planned.plan.get("race")
+    if race:  # the orchestrator times first, then runs a round of shards per look, a race_look after each
+        answer["race"] = {"looks": len(race["looks"]), "raced": list(race["raced"]), "rounds": planned.rounds}
+    return answer

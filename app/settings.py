@@ -50,6 +50,7 @@ class AppSettings:
     retime_max_days: int = 7  # EVALUATION_RETIME_MAX_DAYS: times older than this are measured again
     opened_indexes: int = 2  # EVALUATION_OPENED_INDEXES: opened embedded indexes one process keeps (0: none)
     equally_fast_ms: int = 5              # EVALUATION_EQUALLY_FAST_MS: search times this close never decide a pick
+    exhaustive: bool = False              # EVALUATION_EXHAUSTIVE: "true" searches every setup on every question
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
@@ -89,6 +90,7 @@ class AppSettings:
             retime_max_days=_whole_number(env, "EVALUATION_RETIME_MAX_DAYS", 7),
             opened_indexes=_whole_number(env, "EVALUATION_OPENED_INDEXES", 2),
             equally_fast_ms=_whole_number(env, "EVALUATION_EQUALLY_FAST_MS", 5),
+            exhaustive=_choice(env, "EVALUATION_EXHAUSTIVE", ("false", "true"), "false") == "true",
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )

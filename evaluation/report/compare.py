@@ -149,6 +149,9 @@ def _why_not(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, 
         return "only in the current run"
     if after is None:
         return "only in the baseline run"
+    stopped = [name for name, s in (("baseline", before), ("current", after)) if isinstance(s.get("stopped"), Mapping)]
+    if stopped:  # it searched some questions only: a comparison on them would read as the whole run's
+        return f"stopped by the race in the {' and '.join(stopped)} run (it searched some of the questions only)"
     failed = [name for name, s in (("baseline", before), ("current", after)) if s.get("error") or not s.get("summary")]
     if failed:
         return f"failed in the {' and '.join(failed)} run"

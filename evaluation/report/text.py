@@ -13,6 +13,7 @@ from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ran
                     unfound_words)
 from ..store.shape import Report
 from .numbers import TEXT_DASH, milliseconds, percent
+from .race_words import cost_words, race_rule_words, stopped_line, stopped_setups
 from .time_words import in_tier_rule, tie_words
 
 _PICK_LABELS = PICK_LABELS
@@ -76,6 +77,14 @@ def render_table(report: Report, *, details: bool = True) -> str:
         out.append("")
         out.append("Failed (never picked):")
         out += [f"  {s['key']}: {s['error']}" for s in failed]
+    stopped = stopped_setups(report)
+    if stopped:  # never in the table: their numbers are over the questions each searched, said so
+        out.append("")
+        out.append("Stopped by the race (never picked; each one's numbers are over the questions it searched):")
+        out += [f"  {stopped_line(s)}" for s in stopped]
+        cost = cost_words(report)
+        if cost:
+            out.append(f"  ({cost[0].upper() + cost[1:]})")
     return "\n".join(out)
 
 
@@ -214,7 +223,9 @@ def render_report(report: Report, *, details: bool = False) -> str:
     if notes:
         parts += ["", *notes]
     if details:
-        for section in (render_ties(report), render_versus_top(report)):
+        race = race_rule_words(report)
+        for section in (render_ties(report), render_versus_top(report),
+                        f"Race: {race}; {cost_words(report)}." if race else ""):
             if section:
                 parts += ["", section]
     elif report.get("significance") and len([s for s in report["setups"] if s.get("summary")]) > 1:

@@ -17,9 +17,9 @@ from typing import Any, Mapping, Protocol
 from ..target import Target
 from .judged import batch_ids
 from .one_setup import joined, rank_part
-from .race import look_questions, raced_through, replay, stopped_entry
+from .race import raced_through, replay, stopped_entry
 from .searching import Counter
-from .shards import merge_shards
+from .shards import look_questions, merge_shards
 
 
 class Work(Protocol):

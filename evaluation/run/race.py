@@ -22,7 +22,7 @@ which is what makes the first ``t`` a sample without replacement. A look is take
 of ``batch`` questions of that order (at least ``MIN_BATCH``, at most ``MOST_LOOKS`` looks: in the
 Function App each batch is a round of shards); a raced setup searches, in batch ``j``, the questions
 of positions ``looks[j - 1]`` to ``looks[j]`` it has not searched yet (its timed pass searched its
-sample). Every setup still running has then searched the order's first ``looks[j]`` questions, and
+sample: ``shards.look_questions``). Every setup still running has then searched the order's first ``looks[j]`` questions, and
 that prefix is all a look reads.
 """
 from __future__ import annotations
@@ -93,16 +93,6 @@ def race_looks(population: int) -> list[int]:
 def race_rule(race: Mapping[str, Any]) -> RaceRule:
     return RaceRule(population=len(race["order"]), margin=int(race["margin"]), alpha=float(race["alpha"]),
                     family=int(race["family"]))
-
-
-def look_questions(plan: dict[str, Any], setup_key: str, look: int) -> list[str]:
-    """The questions ``setup_key`` searches in the batch before look ``look`` (1-based): those of its batch
-    (``judged.batch_ids``: not searched by its timed pass) at order positions ``looks[look - 2]`` to
-    ``looks[look - 1]``, in plan order."""
-    race = plan["race"]
-    start = race["looks"][look - 2] if look > 1 else 0
-    wanted = set(race["order"][start:race["looks"][look - 1]])
-    return [qid for qid in batch_ids(plan, setup_key) if qid in wanted]
 
 
 def raced_through(plan: dict[str, Any], setup_key: str, look: int) -> list[str]:

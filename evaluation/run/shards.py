@@ -76,26 +76,70 @@ def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None]
 
     A setup whose batch costs ``c`` seconds a question over ``n`` questions gets
     ``ceil(n * c / shard_seconds)`` shards of near-equal size (sizes differ by at most one), and none
-    holds more than ``most_questions`` (0: no such bound; the end-to-end test makes shards of 2). A
-    setup with no untimed question has one empty shard, so every setup has an entry to merge; one
-    whose every untimed question is reused has none (nothing to search: ``merge_shards`` makes its
-    entry from ``reused`` alone).
+    holds more than ``most_questions`` (0: no bound; the end-to-end test makes shards of 2). A setup
+    with no untimed question has one empty shard, so every setup has an entry to merge; one whose every
+    untimed question is reused has none (nothing to search: ``merge_shards`` makes its entry from
+    ``reused`` alone). A setup the plan's race races (``race.plan_race``) is cut batch by batch, each
+    batch of the race's looks (``race.look_questions``) into its own shards in look order, so a round of
+    shards searches one batch (``shard_rounds`` says which round each shard is in); a batch with nothing
+    left to search has none.
     """
     check_shard_bounds(shard_seconds, most_questions)
+    race = plan.get("race") or {}
+    raced = set(race.get("raced") or ())
     shards = {}
     for setup in plan["setups"]:
-        taken = set(reused_ids(plan, setup["key"], (reused or {}).get(setup["key"])))
-        batch = [qid for qid in batch_ids(plan, setup["key"]) if qid not in taken]
-        if taken and not batch:
-            shards[setup["key"]] = []
-            continue
-        measured = (measured_ms or {}).get(setup["key"])
+        key = setup["key"]
+        taken = set(reused_ids(plan, key, (reused or {}).get(key)))
+        measured = (measured_ms or {}).get(key)
         seconds = measured / 1000 if isinstance(measured, (int, float)) and measured > 0 else estimated_seconds(setup)
-        count = max(1, math.ceil(len(batch) * seconds / shard_seconds - 1e-9))
-        if most_questions:
-            count = max(count, math.ceil(len(batch) / most_questions))
-        shards[setup["key"]] = _split(batch, min(count, max(1, len(batch))))
+        if key in raced:
+            shards[key] = [shard for look in range(1, len(race["looks"]) + 1)
+                           for shard in _cut([qid for qid in look_questions(plan, key, look) if qid not in taken],
+                                             seconds, shard_seconds, most_questions) if shard]
+            continue
+        batch = [qid for qid in batch_ids(plan, key) if qid not in taken]
+        if taken and not batch:
+            shards[key] = []
+            continue
+        shards[key] = _cut(batch, seconds, shard_seconds, most_questions)
     return shards
+
+
+def _cut(batch: Sequence[str], seconds: float, shard_seconds: float, most_questions: int) -> list[list[str]]:
+    """``batch`` in shards of at most ``shard_seconds`` of work and ``most_questions`` questions (see
+    ``plan_shards``); one empty shard for an empty batch."""
+    count = max(1, math.ceil(len(batch) * seconds / shard_seconds - 1e-9))
+    if most_questions:
+        count = max(count, math.ceil(len(batch) / most_questions))
+    return _split(batch, min(count, max(1, len(batch))))
+
+
+def look_questions(plan: dict[str, Any], setup_key: str, look: int) -> list[str]:
+    """The questions ``setup_key`` searches in the race's batch before look ``look`` (1-based): those of
+    its batch (``judged.batch_ids``: not searched by its timed pass) at positions ``looks[look - 2]`` to
+    ``looks[look - 1]`` of the race's order (``race.race_order``), in plan order."""
+    race = plan["race"]
+    start = race["looks"][look - 2] if look > 1 else 0
+    wanted = set(race["order"][start:race["looks"][look - 1]])
+    return [qid for qid in batch_ids(plan, setup_key) if qid in wanted]
+
+
+def shard_rounds(plan: dict[str, Any], shards: Mapping[str, Sequence[Sequence[str]]]) -> dict[str, list[int]]:
+    """Per setup key, the round (from 1) each of its shards is searched in: a raced setup's shard in the
+    round of the race's look its questions are drawn by, every other shard in round 1."""
+    race = plan.get("race") or {}
+    raced = set(race.get("raced") or ())
+    looks = race.get("looks") or []
+    position = {qid: n for n, qid in enumerate(race.get("order") or [])}
+    rounds = {}
+    for key, parts in shards.items():
+        if key not in raced:
+            rounds[key] = [1] * len(parts)
+            continue
+        rounds[key] = [next(n for n, drawn in enumerate(looks, start=1) if position[part[0]] < drawn) if part else 1
+                       for part in parts]
+    return rounds
 
 
 def _split(ids: Sequence[str], count: int) -> list[list[str]]:
