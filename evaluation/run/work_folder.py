@@ -23,6 +23,7 @@ from .reuse import ranking_software
 
 PLAN = "plan"
 TIMES = "times"
+MADE = "made"  # the folders above the run's that its first start made: a resumed run removes them too
 IDENTITY_DIGITS = 16
 
 
@@ -38,6 +39,8 @@ class WorkFolder:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root)
+        self.made: list[Path] = []  # the folders above it this run made, removed again when empty
+
 
     @classmethod
     def start(cls, base: str | Path, plan: dict[str, Any]) -> tuple[WorkFolder, dict[str, Any], bool]:
@@ -46,7 +49,10 @@ class WorkFolder:
         folder = cls(Path(base) / f"run-{plan_identity(plan)[:IDENTITY_DIGITS]}")
         kept = folder.get(PLAN)
         if isinstance(kept, dict) and plan_identity(kept) == plan_identity(plan):
+            folder.made = [Path(p) for p in folder.get(MADE) or []]
             return folder, {**plan, "run_id": kept["run_id"], "created_at": kept["created_at"]}, True
+        folder.made = [parent for parent in folder.root.parents if not parent.exists()]
+        folder.put(MADE, [str(p) for p in folder.made])
         folder.put(PLAN, plan)
         return folder, plan, False
 
@@ -70,5 +76,11 @@ class WorkFolder:
                     what="a run's working file")
 
     def discard(self) -> None:
-        """Remove the folder and everything in it (the run's report is made)."""
+        """Remove the folder and everything in it (the run's report is made), and the folders above it
+        this run made, when nothing else is in them (``--no-save`` keeps nothing anywhere)."""
         shutil.rmtree(self.root, ignore_errors=True)
+        for parent in self.made:  # deepest first
+            try:
+                parent.rmdir()
+            except OSError:  # another run's folder, or a file someone put there: left as it is
+                break

@@ -116,18 +116,22 @@ def _bets(values: Sequence[float], population: int, threshold: float) -> list[fl
 
 
 def _peak(values: Sequence[float], population: int, null_total: float, bets: Sequence[float]) -> float:
-    """The most capital ``K_s(null_total)`` reached over the draws (inf once the null is impossible)."""
+    """The most capital ``K_s(null_total)`` reached over the draws; inf once the draws make the null
+    impossible (the values left would have to average under their least)."""
     capital, peak, total = 1.0, 1.0, 0.0
     for t, (value, bet) in enumerate(zip(values, bets, strict=True), start=1):
         left = population - t + 1
         null_mean = (null_total - total) / left
         total += value
-        if null_mean < LOW:  # the values left would have to average under their least: the null is false
+        if null_mean < LOW:
             return float("inf")
         stake = min(bet, _cap(null_mean))
         capital *= 1.0 + stake * (value - null_mean)
         if capital > peak:
             peak = capital
+    left = population - len(values)
+    if (left == 0 and total > null_total) or (left > 0 and (null_total - total) / left < LOW):
+        return float("inf")  # what is left cannot bring the total down to the null's: it is false
     return peak
 
 
@@ -185,10 +189,10 @@ def _least_kept(drawn: list[float], population: int, tuned_at: float, bar: float
 
 def earliest_stop(*, population: int, margin: int, alpha: float, family: int) -> int | None:
     """The fewest draws after which a setup could be stopped at all (every difference +1, the most a
-    draw can say), or None when not even all ``population`` could: a race where no look before the last
-    can stop anything saves nothing, and is not run."""
+    draw can say), or None when no number short of every question could: a race where no look before
+    the last can stop anything saves nothing, and is not run."""
     bar = family / alpha
-    for t in range(1, population + 1):
+    for t in range(1, population):  # a look at the last question saves nothing
         if peak_capital([HIGH] * t, population=population, threshold=float(margin)) >= bar:
             return t
     return None
