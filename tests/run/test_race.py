@@ -56,9 +56,9 @@ def ticking():
     return lambda: next(ticks) * 0.001
 
 
-def run(tmp_path, shares=FAR_BEHIND, *, target=None, **options):
+def run(tmp_path, shares=FAR_BEHIND, *, target=None, run_id="r1", **options):
     target = target or Costly("t", answers(shares), held={f"d{i}" for i in range(N)})
-    return evaluate(target, write_golden(tmp_path, rows()), created_at="2026-12-01T00:00:00Z", run_id="r1",
+    return evaluate(target, write_golden(tmp_path, rows()), created_at="2026-12-01T00:00:00Z", run_id=run_id,
                     timed=10, clock=ticking(), **options), target
 
 
