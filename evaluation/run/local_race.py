@@ -86,10 +86,10 @@ def _race(targets: Mapping[str, Target], plan: dict[str, Any], times: Mapping[st
             if key in failed:
                 continue
             target, counter = targets[_target_of(plan, key)], counters[key]
-            counter.stage(f"racing: batch {look} of at most {len(race['looks'])}")
+            stage = f"racing: batch {look} of at most {len(race['looks'])}"
             part = _kept(work, look_name(key, look),
-                         lambda target=target, key=key, counter=counter, look=look: rank_part(
-                             target, plan, key, look_questions(plan, key, look), counter))
+                         lambda target=target, key=key, counter=counter, look=look, stage=stage: rank_part(
+                             target, plan, key, look_questions(plan, key, look), counter, stage))
             if part.get("error") is not None:
                 failed[key] = joined(plan, key, merge_shards(plan, key, [*parts[key], part],
                                                              through=raced_through(plan, key, look)),

@@ -114,13 +114,13 @@ def join_timed(target: Target, plan: dict[str, Any], setup_key: str, timed: Mapp
 
 
 def rank_part(target: Target, plan: dict[str, Any], setup_key: str, question_ids: Sequence[str],
-              counter: Counter) -> dict[str, Any]:
+              counter: Counter, stage: str = "searching the other questions in a batch") -> dict[str, Any]:
     """``question_ids`` of the setup's batch searched in one batch and judged, as ``rank_setup`` gives them,
     with ``counter`` hearing of each question (the run's own, so its bar runs on from the timed pass):
-    the whole batch (``join_timed``), or one batch of a race (``local_race``). Failures are the entry's
-    ``error``, with the batch's counts."""
+    the whole batch (``join_timed``), or one batch of a race (``local_race``); ``stage`` is what the
+    progress says it is doing. Failures are the entry's ``error``, with the batch's counts."""
     return counted(target, setup_key,
-                   lambda: _ranked_entry(target, find_setup(target, setup_key), plan, counter, question_ids),
+                   lambda: _ranked_entry(target, find_setup(target, setup_key), plan, counter, question_ids, stage),
                    lambda error, batch: failed_entry(plan, setup_key, error, counts=batch))
 
 
@@ -311,10 +311,10 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
 
 
 def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: Counter,
-                  question_ids: Sequence[str]) -> dict[str, Any]:
+                  question_ids: Sequence[str], stage: str = "searching the other questions in a batch") -> dict[str, Any]:
     """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
     questions = plan_questions(plan, question_ids)
-    counter.stage("searching the other questions in a batch")
+    counter.stage(stage)
     hits = batch_search(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
     state = rank_state(plan, setup.key)  # what decided these results, so a later run may take them (run.reuse)
     return {**setup.to_dict(), **_judged(questions, hits, Rule.of(plan["settings"])), "times_ms": [], "error": None,

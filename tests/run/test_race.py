@@ -216,3 +216,13 @@ def test_a_changed_input_starts_afresh_instead_of_resuming(tmp_path):
         run(tmp_path, target=Killed("t", answers(BEHIND), held=held, after=3), work_dir=work)
     report, target = run(tmp_path, target=Costly("t", answers(BEHIND), held=held), work_dir=work, seed=1)
     assert report["rules"]["seed"] == 1 and any(call[0] == "search" for call in target.calls)  # timed afresh
+
+
+def test_the_progress_says_which_batch_of_the_race_runs_and_moves_for_every_question(tmp_path):
+    seen = []
+    run(tmp_path, BEHIND, progress=lambda done, total, label: seen.append((done, label)))
+    racing = [label for _, label in seen if "racing: batch" in label]
+    assert racing and all(label.startswith(f"[4/4] {RERANKED}: racing: batch ") for label in racing)
+    assert racing[-1].endswith("of at most 20") and "[4/4] " + RERANKED + ": stopped by the race after batch 7" in [
+        label for _, label in seen]
+    assert [done for done, _ in seen] == sorted(done for done, _ in seen)  # never backwards
