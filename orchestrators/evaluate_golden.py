@@ -147,7 +147,8 @@ def _race_setups(context: df.DurableOrchestrationContext, run: dict, planned: di
             status("racing", f"race: deciding after round {look} of {race['looks']}", look=look)
             decided = yield context.call_activity_with_retry(race_look, RETRY, {
                 "collection": run["collection"], "run_id": run["run_id"], "look": look, "failures": failures,
-                "settled": [key for key in setups if key in settled], "reused_ranks": planned.get("reused_ranks") or []})
+                "settled": [key for key in setups if key in settled],
+                "reused_ranks": planned.get("reused_ranks") or []})
             running = [key for key in running if key in decided["running"]]
     status("saving", "saving the report")
     return (yield context.call_activity_with_retry(save_report, RETRY, {

@@ -1,5 +1,6 @@
 """The Function App's search steps over a run's working files: one shard of a setup's batch, one setup's
-timed pass, one part of every setup's timed pass side by side, and the race's look between two rounds. Each reads what the plan kept
+timed pass, one part of every setup's timed pass side by side, and the race's look between two rounds.
+Each reads what the plan kept
 (``work_files``), runs the step (``one_setup``) and keeps its result, so an activity only decodes its job,
 opens what the app opens (targets on its shared cache, its cores) and encodes the answer.
 

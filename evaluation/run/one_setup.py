@@ -310,8 +310,8 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
     return entries
 
 
-def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: Counter,
-                  question_ids: Sequence[str], stage: str = "searching the other questions in a batch") -> dict[str, Any]:
+def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: Counter, question_ids: Sequence[str],
+                  stage: str = "searching the other questions in a batch") -> dict[str, Any]:
     """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
     questions = plan_questions(plan, question_ids)
     counter.stage(stage)

@@ -22,8 +22,8 @@ which is what makes the first ``t`` a sample without replacement. A look is take
 of ``batch`` questions of that order (at least ``MIN_BATCH``, at most ``MOST_LOOKS`` looks: in the
 Function App each batch is a round of shards); a raced setup searches, in batch ``j``, the questions
 of positions ``looks[j - 1]`` to ``looks[j]`` it has not searched yet (its timed pass searched its
-sample: ``shards.look_questions``). Every setup still running has then searched the order's first ``looks[j]`` questions, and
-that prefix is all a look reads.
+sample: ``shards.look_questions``). Every setup still running has then searched the order's first
+``looks[j]`` questions, and that prefix is all a look reads.
 """
 from __future__ import annotations
 
@@ -161,7 +161,8 @@ def _found(ranks: Mapping[str, Any], order: Sequence[str]) -> list[float]:
         if qid not in ranks:
             break
         held.append(qid)
-    return [float(v) for v in question_values({"ranks": ranks}, held)[TIE_METRIC]] if held else []
+    found = question_values({"ranks": ranks}, held)[TIE_METRIC] if held else None
+    return [] if found is None else [float(v) for v in found]
 
 
 def stopped_entry(plan: dict[str, Any], entry: dict[str, Any], look: int, comparison: Comparison) -> dict[str, Any]:
