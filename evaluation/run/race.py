@@ -27,21 +27,18 @@ sample: ``shards.look_questions``). Every setup still running has then searched 
 """
 from __future__ import annotations
 
-import math
-import random
 from typing import Any, Iterable, Mapping, Sequence
 
 from ..scoring.comparison import TIE_METRIC, question_values
 from ..scoring.picks import allowed_shortfall
-from ..scoring.racing import Comparison, RaceRule, earliest_stop, family_size, race_look, race_pairs
+from ..scoring.racing import (Comparison, RaceRule, earliest_stop, family_size, race_look, race_looks, race_pairs,
+                              seeded_shuffle)
 from ..settings import EvaluationSettings
 from .copying import copied
 from .judged import batch_ids
 from .shards import estimated_seconds
 
 RACE_SECONDS = 0.1  # a setup whose question costs this much or more (estimated) races; the rest run every question
-MIN_BATCH = 5  # questions of the order between two looks, at least
-MOST_LOOKS = 20  # looks at most: in the Function App each is a round of shards and a decision
 
 
 def plan_race(plan: dict[str, Any]) -> dict[str, Any] | None:
@@ -76,18 +73,8 @@ def race_order(plan: dict[str, Any]) -> list[str]:
     """The plan's timed sample in its order, then the other questions shuffled by the run's seed."""
     sample = list(plan["timed_question_ids"])
     taken = set(sample)
-    rest = [q["id"] for q in plan["questions"] if q["id"] not in taken]
-    random.Random(f"race order {plan['settings']['seed']}").shuffle(rest)  # a str seed: the same on every machine
-    return sample + rest
-
-
-def race_looks(population: int) -> list[int]:
-    """How many questions of the order have been drawn at each look: every ``batch`` of them, the last at
-    all of them."""
-    if population <= 0:
-        return []
-    batch = max(MIN_BATCH, math.ceil(population / MOST_LOOKS))
-    return [min(population, n * batch) for n in range(1, math.ceil(population / batch) + 1)]
+    return sample + seeded_shuffle([q["id"] for q in plan["questions"] if q["id"] not in taken],
+                                   plan["settings"]["seed"])
 
 
 def race_rule(race: Mapping[str, Any]) -> RaceRule:

@@ -70,8 +70,10 @@ every other, each pair on the questions both searched: ``R (R - 1)`` pairs.
 """
 from __future__ import annotations
 
+import math
+import random
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence, TypeVar
 
 LOW, HIGH = -1.0, 1.0  # a found@10 difference: -1, 0 or 1
 BET_CAP = 0.5  # c: at most this share of the largest safe bet (the paper's 1/2: a draw at the worst end loses half)
@@ -80,6 +82,26 @@ RACE_TEST = ("betting confidence sequence for the paired found@10 difference ove
              "sampled without replacement in a seeded order (Waudby-Smith and Ramdas: aGRAPA bets), "
              "anytime-valid over every look")
 RACE_CORRECTION = "Bonferroni over the raced setups' comparisons, fixed when the race is planned"
+MIN_BATCH = 5  # questions of the order between two looks, at least
+MOST_LOOKS = 20  # looks at most: in the Function App each is a round of shards and a decision
+T = TypeVar("T")
+
+
+def seeded_shuffle(items: Sequence[T], seed: int) -> list[T]:
+    """``items`` in the race's order for ``seed``: shuffled by a generator seeded with a string (the same
+    order on every machine and Python), whatever else the run is (its id, its date)."""
+    shuffled = list(items)
+    random.Random(f"race order {seed}").shuffle(shuffled)
+    return shuffled
+
+
+def race_looks(population: int) -> list[int]:
+    """How many questions of the order have been drawn at each look: every ``batch`` of them (at least
+    ``MIN_BATCH``, at most ``MOST_LOOKS`` looks), the last at all of them."""
+    if population <= 0:
+        return []
+    batch = max(MIN_BATCH, math.ceil(population / MOST_LOOKS))
+    return [min(population, n * batch) for n in range(1, math.ceil(population / batch) + 1)]
 
 
 def _bet(mean: float, variance: float, null_mean: float) -> float:
