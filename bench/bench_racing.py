@@ -9,7 +9,8 @@ Per collection, in one process, the load printed beside every time:
 1. The exhaustive run: ``evaluate(..., exhaustive=True, seed=0)``, every setup on every question, on a
    fresh target (no cache file: the cross-encoder scores every pair it is asked). Its wall time, and each
    setup's measured seconds per question: its batch's seconds over the questions in it (the first
-   reranked setup pays for the pairs it scores, the next ones share them, as in any run).
+   reranked setup pays for the pairs it scores, the next ones share them, as in any run), or for a
+   setup whose timed pass searched every question (a golden file of 50 or fewer), its median timed search.
 2. The race for real: ``evaluate(..., seed=0)`` on another fresh target. Its wall time against the
    exhaustive run's (the two alternate which goes first from one collection to the next), and which
    setups it stopped, checked against 3.
@@ -65,9 +66,17 @@ def timed_batches(target: Any) -> dict[str, list[float]]:
     return spent
 
 
-def seconds_a_question(spent: Mapping[str, list[float]], keys: list[str]) -> dict[str, float]:
-    """Each setup's measured seconds per question of its batches (0 for a setup that batched nothing)."""
-    return {key: (spent[key][0] / spent[key][1] if key in spent and spent[key][1] else 0.0) for key in keys}
+def seconds_a_question(spent: Mapping[str, list[float]], keys: list[str],
+                       timed: Mapping[str, float | None] | None = None) -> dict[str, float]:
+    """Each setup's measured seconds per question of its batches; for a setup that batched nothing (its
+    timed pass searched every question), its median timed search (``timed``: ms), else 0."""
+    found = {}
+    for key in keys:
+        if key in spent and spent[key][1]:
+            found[key] = spent[key][0] / spent[key][1]
+        else:
+            found[key] = ((timed or {}).get(key) or 0.0) / 1000
+    return found
 
 
 def in_top_tier(exhaustive: Mapping[str, Any], key: str | None) -> bool:
@@ -159,7 +168,8 @@ def measure(name: str, corpus: Path, golden: Path, args: argparse.Namespace, fir
         print(f"{kind}: {runs[kind]['wall']:.0f} s (load {runs[kind]['load']})", flush=True)
     exhaustive = runs["exhaustive"]["report"]
     keys = [s["key"] for s in exhaustive["setups"]]
-    costs = seconds_a_question(runs["exhaustive"]["spent"], keys)
+    costs = seconds_a_question(runs["exhaustive"]["spent"], keys,
+                               {s["key"]: (s.get("summary") or {}).get("median_ms") for s in exhaustive["setups"]})
     target = fresh()
     trials = [race_trial(plan_for(target, golden, seed), exhaustive, costs) for seed in range(args.trials)]
     return {"name": name, "questions": len(exhaustive["question_ids"]), "exhaustive": exhaustive, "costs": costs,
@@ -180,7 +190,7 @@ def print_collection(found: Mapping[str, Any]) -> None:
         gap = "" if s["key"] == top else f"{found10.get('better', 0) - found10.get('worse', 0):+d}"
         print(f"| {s['key']} | {summary.get('counts', {}).get('10')} | {gap} | "
               f"{'top' if s['key'] == top else ('yes' if versus.get('tied') else 'no')} | "
-              f"{found['costs'][s['key']]:.4f} | {'yes' if s['key'] in found['raced'] else ''} |")
+              f"{found['costs'][s['key']]:.4g} | {'yes' if s['key'] in found['raced'] else ''} |")
     print("\n| seed | stopped (look) | searches | weighted cost | finds_the_most | in top tier "
           "| all three picks the same |")
     print("|---|---|---|---|---|---|---|")

@@ -48,5 +48,7 @@ def test_a_pick_is_in_the_top_tier_when_it_is_the_top_or_the_paired_test_cannot_
     assert [bench.in_top_tier(exhaustive, key) for key in ("a", "b", "c")] == [True, True, False]
 
 
-def test_each_setup_s_seconds_a_question_are_its_batches_seconds_over_their_questions():
-    assert bench.seconds_a_question({"x": [3.0, 6.0], "y": [0.0, 0.0]}, ["x", "y", "z"]) == {"x": 0.5, "y": 0.0, "z": 0.0}
+def test_each_setup_s_seconds_a_question_are_its_batches_seconds_over_their_questions_else_its_median_search():
+    spent = {"x": [3.0, 6.0], "y": [0.0, 0.0]}
+    assert bench.seconds_a_question(spent, ["x", "y", "z"]) == {"x": 0.5, "y": 0.0, "z": 0.0}
+    assert bench.seconds_a_question(spent, ["x", "y"], {"x": 900.0, "y": 20.0}) == {"x": 0.5, "y": 0.02}
