@@ -57,7 +57,8 @@ def rank_planned(targets: Mapping[str, Target], plan: dict[str, Any], times: Map
         if "times_ms" in timed:
             part = _kept(work, batch_name(key),
                          lambda target=target, key=key, counter=counter: rank_part(target, plan, key,
-                                                                                   batch_ids(plan, key), counter))
+                                                                                   batch_ids(plan, key), counter),
+                         counter)
         entries[key] = joined(plan, key, part, timed, counter)
     if race:
         entries.update(_race(targets, plan, times, entries, counters, work))
@@ -89,7 +90,7 @@ def _race(targets: Mapping[str, Target], plan: dict[str, Any], times: Mapping[st
             stage = f"racing: batch {look} of at most {len(race['looks'])}"
             part = _kept(work, look_name(key, look),
                          lambda target=target, key=key, counter=counter, look=look, stage=stage: rank_part(
-                             target, plan, key, look_questions(plan, key, look), counter, stage))
+                             target, plan, key, look_questions(plan, key, look), counter, stage), counter)
             if part.get("error") is not None:
                 failed[key] = joined(plan, key, merge_shards(plan, key, [*parts[key], part],
                                                              through=raced_through(plan, key, look)),
@@ -118,12 +119,15 @@ def _target_of(plan: dict[str, Any], setup_key: str) -> str:
     return next(s["target"] for s in plan["setups"] if s["key"] == setup_key)
 
 
-def _kept(work: Work | None, name: str, make: Any) -> dict[str, Any]:
-    """The step kept as ``name`` in ``work``, or made now and kept there (a failed step is not kept: a
-    resumed run tries it again)."""
+def _kept(work: Work | None, name: str, make: Any, counter: Counter) -> dict[str, Any]:
+    """The step kept as ``name`` in ``work`` (its questions counted done on ``counter``: the bar moves on
+    past what a resumed run takes), or made now and kept there (a failed step is not kept: a resumed run
+    tries it again)."""
     if work is not None:
         found = work.get(name)
         if found is not None:
+            counter.stage("kept by the run this one resumes")
+            counter.advance(len(found.get("ranks") or {}))
             return found
     made = make()
     if work is not None and made.get("error") is None:
