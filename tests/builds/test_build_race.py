@@ -18,6 +18,7 @@ from evaluation.engine.target import EmbeddedTarget
 from evaluation.report.builds.export import matrix_csv
 from evaluation.report.builds.matrix_page import best_experiment, matrix_section
 from evaluation.report.builds.text import matrix_text
+from evaluation.store.builds_shape import chunking_report_problem
 
 N = 60
 
@@ -106,6 +107,7 @@ def test_a_matrix_s_reranked_experiment_that_finds_nothing_is_stopped_and_never_
     rows = [r for r in csv.DictReader(io.StringIO(matrix_csv(report))) if r["method"] == "hybrid_reranked"]
     assert {r["stopped"] for r in rows} == {said["words"]} and {r["hit_rate"] for r in rows} == {""}
     assert {r["questions"] for r in rows} == {str(said["drawn"])}
+    assert chunking_report_problem({**report, "id": "r1", "gate": report["gate"]}) is None  # a store keeps it
 
 
 def test_a_matrix_with_a_gate_or_asked_for_everything_races_nothing(tmp_path, blind_reranker):
@@ -149,6 +151,7 @@ def test_a_sweep_s_reranked_row_that_finds_nothing_is_stopped_and_never_best(tmp
     assert f"Stopped: fixed-50-n.hybrid_reranked: {words}." in sweep_text(report)
     assert words in sweep_markdown(report) and words in sweep_section(report)
     assert "None" not in sweep_text(report)  # no row without a rank in the ranked table
+    assert chunking_report_problem({**report, "id": "r1"}) is None  # a store keeps it, and its lists read it
 
 
 def test_a_chunking_comparison_of_reranked_builds_stops_a_build_that_finds_nothing_and_never_picks_it(
@@ -180,3 +183,4 @@ def test_a_chunking_comparison_of_reranked_builds_stops_a_build_that_finds_nothi
     assert stopped["build"] not in [b["key"] for b in report["builds"]]
     assert report["pick"]["pick"] != stopped["build"]
     assert f"Stopped: {stopped['build']}: {stopped['words']}." in compare_text(report)
+    assert chunking_report_problem({**report, "id": "r1"}) is None
