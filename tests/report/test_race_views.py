@@ -109,3 +109,16 @@ def test_two_runs_compare_a_setup_stopped_in_one_on_the_questions_it_searched_in
     assert setup["regressed"]  # 90% before, about half since: caught on the questions it searched
     assert (f"{RERANKED}: stopped by the race in the current run, so compared on the {setup['questions']} shared "
             "questions it searched in both") in render_comparison(comparison)
+
+
+def test_a_kept_report_whose_race_fields_were_damaged_is_a_sentence_naming_the_field(raced):
+    from evaluation.store.shape import report_problem
+
+    assert report_problem(raced) is None
+    damaged = json.loads(json.dumps(raced))
+    n = next(i for i, s in enumerate(damaged["setups"]) if s["key"] == RERANKED)
+    damaged["setups"][n]["stopped"]["questions"] = 5
+    assert report_problem(damaged).startswith(f"setups[{n}].stopped.questions is ")
+    damaged = json.loads(json.dumps(raced))
+    damaged["race"]["cost"] = None
+    assert report_problem(damaged).startswith("race.cost is ")
