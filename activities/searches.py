@@ -1,5 +1,6 @@
 """The activities that search: one shard of a setup's batch, every setup's timed pass side by side (in
-parts), and one setup's timed pass (for runs planned before side-by-side timing). Each decodes its job,
+parts), one setup's timed pass (for runs planned before side-by-side timing), and the race's look
+between two rounds of shards (which searches nothing: it decides which raced setups go on). Each decodes its job,
 makes one call to ``evaluation.run.app_searches`` with the app's way of opening a pinned target and of
 holding the cores, and encodes the answer."""
 from __future__ import annotations
@@ -50,3 +51,13 @@ def time_side_by_side(job: dict) -> dict:
                                                   cores=lambda alone: cores(settings, alone=alone),
                                                   seconds=settings.shard_seconds)
     return {"done": done, "part": job["part"], "round": rounds}
+
+
+@bp.activity_trigger(input_name="job")
+def race_look(job: dict) -> dict:
+    """{collection, run_id, look, failures, settled, reused_ranks} -> the race's decisions after round
+    ``look`` (``app_searches.race_look``): {"looked", "running": [keys], "stopped": {key: why}}. Made from
+    the run's working files alone, so a retry or a replay decides the same."""
+    _, folder = folder_of(job)
+    return app_searches.race_look(folder, job["run_id"], job["look"], failures=job.get("failures") or {},
+                                  settled=job.get("settled") or [], reused_ranks=job.get("reused_ranks") or [])

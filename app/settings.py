@@ -62,6 +62,7 @@ class AppSettings:
     judge_allow_family: bool = False      # EVALUATION_JUDGE_ALLOW_FAMILY: judge with a family under test anyway
     judge_prices: str | None = None       # EVALUATION_JUDGE_PRICES: a price table as JSON (none: the shipped one)
     judge_pairs: int = 100                # EVALUATION_JUDGE_PAIRS: pairs one judging activity grades
+    exhaustive: bool = False              # EVALUATION_EXHAUSTIVE: "true" searches every setup on every question
     # AZURE_SEARCH_API_KEY*: keys that target specs name in "api_key_env"; kept out of repr and logs
     search_api_keys: Mapping[str, str] = field(default_factory=dict, repr=False, hash=False, compare=False)
 
@@ -114,6 +115,7 @@ class AppSettings:
             judge_allow_family=_choice(env, "EVALUATION_JUDGE_ALLOW_FAMILY", ("false", "true"), "false") == "true",
             judge_prices=text("EVALUATION_JUDGE_PRICES"),
             judge_pairs=_at_least_one(env, "EVALUATION_JUDGE_PAIRS", 100),
+            exhaustive=_choice(env, "EVALUATION_EXHAUSTIVE", ("false", "true"), "false") == "true",
             search_api_keys={name: value for name, value in env.items()
                              if name.startswith(SEARCH_API_KEY_PREFIX) and value.strip()},
         )

@@ -84,7 +84,8 @@ def plan_evaluation(settings: AppSettings, folder: CollectionFolder, job: dict[s
     kept golden copy, pin its targets and cut each setup's batch into shards (the run's working files):
     {"setups": [keys], "side_by_side": true, "shards": {key: how many}, "reused_times": how many,
     "reused_ranks": [keys], "settled": [keys], "missing": how many expected documents a target does
-    not hold}; or {"refused": why}.
+    not hold}, and with a race ``"race": {"looks": how many, "raced": [keys], "rounds": {key: [the round
+    of each shard]}}``; or {"refused": why}.
 
     The collection's newest report says what the run may reuse (``run.plan_app_run`` holds the rules):
     its times, unless EVALUATION_RETIME=always or they are older than EVALUATION_RETIME_MAX_DAYS, and its
@@ -114,15 +115,19 @@ def plan_evaluation(settings: AppSettings, folder: CollectionFolder, job: dict[s
     missing = planned.plan.get("missing") or {}
     # side_by_side: every setup is timed in one pass (time_side_by_side); a Function App plan answered
     # before it had none, and its run, still in flight, replays one time_setup per setup as it began
-    return {"setups": [s["key"] for s in planned.plan["setups"]], "side_by_side": True,
-            "shards": {key: len(s) for key, s in planned.shards.items()},
-            "reused_times": len(planned.reused_times), "reused_ranks": sorted(planned.reused_ranks),
-            "settled": planned.settled,
-            # judge: the holes are judged before the save; plans answered before judging had no such
-            # key, and their runs, in flight, save as they began
-            "judge": bool(settings.judge_deployment),
-            "missing": sum(len(found.get("documents") or ()) for found in missing.values()
-                           if isinstance(found, dict))}
+    answer = {"setups": [s["key"] for s in planned.plan["setups"]], "side_by_side": True,
+              "shards": {key: len(s) for key, s in planned.shards.items()},
+              "reused_times": len(planned.reused_times), "reused_ranks": sorted(planned.reused_ranks),
+              "settled": planned.settled,
+              # judge: the holes are judged before the save; plans answered before judging had no such
+              # key, and their runs, in flight, save as they began
+              "judge": bool(settings.judge_deployment),
+              "missing": sum(len(found.get("documents") or ()) for found in missing.values()
+                             if isinstance(found, dict))}
+    race = planned.plan.get("race")
+    if race:  # the flow times first, then runs a round of shards per look, a race_look after each
+        answer["race"] = {"looks": len(race["looks"]), "raced": list(race["raced"]), "rounds": planned.rounds}
+    return answer
 
 
 def save_report(settings: AppSettings, folder: CollectionFolder, job: dict[str, Any]) -> dict[str, Any]:

@@ -15,6 +15,7 @@ answer, never an exception, as in the Function App.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from datetime import datetime
 from typing import Any
@@ -67,13 +68,16 @@ def refuse_run(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
 
 def plan_evaluation(event: dict[str, Any], context: Any = None) -> dict[str, Any]:
     """{collection, sha256, run_id, created_at, state} -> ``app.steps.plan_evaluation``'s answer with
-    ``work``: one ``{"key", "shard"}`` per shard to rank, the items of the Map state; or {"refused": why}."""
+    ``work``: one ``{"key", "shard"}`` per shard to rank, the items of the Map state; or {"refused": why}.
+    Never a race: every setup searches every question (EVALUATION_EXHAUSTIVE is taken as true)."""
     settings, folder = folder_of(event)
     try:
         specs = collection_targets(current_settings(), folder)
     except steps.REFUSALS as err:
         return {"refused": str(err)}
-    planned = steps.plan_evaluation(settings, folder, event, specs)
+    # The state machine ranks every shard in one Map state: it has no rounds with a look between them
+    # (the Function App's race), so the flow searches every setup on every question, as --exhaustive.
+    planned = steps.plan_evaluation(dataclasses.replace(settings, exhaustive=True), folder, event, specs)
     if "refused" not in planned:
         planned["work"] = [{"key": key, "shard": shard} for key in planned["setups"]
                            for shard in range(planned["shards"][key])]

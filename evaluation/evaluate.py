@@ -47,6 +47,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
              warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
              fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
              fetcher: Fetcher | None = None, reuse_times: bool = False, holes: Any = None,
+             work_dir: str | Path | None = None,
              **keywords: Any) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
@@ -78,11 +79,24 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     ``holes``: a ``holes.HoleJudge``: once the report is assembled, and before it is saved, its unjudged
     results are graded by that judge after it is calibrated on the golden file's own labels; the report
     keeps the grades and the numbers they give under ``judged``, apart from the people's (``holes.judging``).
+
+    The costly setups race (``run.race``; ``scoring.racing`` argues the test): they search the questions
+    batch by batch in a seeded order, and one shown, with the family-wise error held at ``alpha`` over
+    every look, to find more than the picks' largest allowance fewer than a setup that searches every
+    question is stopped there: never picked, kept in the report with the questions it searched, its
+    interval and its adjusted p (``stopped``; the report's ``race`` lists them and the cost).
+    ``exhaustive=True`` searches every setup on every question.
+
+    ``work_dir`` (a local folder): each finished step is kept there as it ends (``run.work_folder``), so
+    a run stopped midway and started again with the same inputs resumes there, decides the same, and
+    keeps its first id and date; the run's folder is removed once the report is made.
     """
     from .golden import golden_of
     from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, setup_steps, time_setups
-    from .run.one_setup import join_timed
+    from .run.local_race import rank_planned
+    from .run.race import plan_race
     from .run.searching import Counter
+    from .run.work_folder import TIMES, WorkFolder
     from .store import report_store
     from .target import as_targets
 
@@ -99,6 +113,10 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     newest = newest_report(store, warn=warn if reuse_times else None) if store is not None else None
     plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
                     settings=EvaluationSettings.of(settings, **keywords), held_before=held_in_report(newest))
+    plan["race"] = plan_race(plan)
+    kept, resumed = None, False
+    if work_dir is not None:
+        kept, plan, resumed = WorkFolder.start(work_dir, plan)
     reused = reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS, warn=warn) if reuse_times else {}
     bar = None
     if progress is True:
@@ -108,6 +126,8 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     say = getattr(progress, "say", None)
     if callable(say):
         say(plan_line(plan))
+        if resumed and kept is not None:
+            say(f"resuming run {plan['run_id']} where it stopped (its finished steps are kept in {kept.root})")
     by_name = {t.name: t for t in targets}
     keys = [planned["key"] for planned in plan["setups"]]
     per_setup = setup_steps(plan)
@@ -144,9 +164,15 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
 
     counters = {key: Counter(per_setup, key, step_of(n, key)) for n, key in enumerate(keys)}
     try:
-        times = time_setups(by_name, plan, keys, clock=clock, reused=reused, counters=counters)
-        entries = [join_timed(by_name[planned["target"]], plan, planned["key"], times[planned["key"]],
-                              counters[planned["key"]]) for planned in plan["setups"]]
+        times = kept.get(TIMES) if kept is not None else None
+        if times is None:
+            times = time_setups(by_name, plan, keys, clock=clock, reused=reused, counters=counters)
+            if kept is not None:
+                kept.put(TIMES, times)
+        else:  # kept by the run this one resumes: the same times, so the same picks
+            for key in keys:
+                counters[key].advance(1 + len(timed_ids(plan, key)))
+        entries = rank_planned(by_name, plan, times, counters=counters, work=kept)
     except BaseException:
         if bar is not None:
             bar.close()
@@ -154,11 +180,15 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     if bar is not None:
         bar.close()
     report = assemble_report(plan, entries)
-    if holes is not None:  # before saving: a run is kept once, with its judged block
-        report = holes(report, golden, targets)
-    if store is not None:
-        # questions given in memory: no file to keep. A Report is this dict at run time (mypy keeps the two apart)
-        _save(store, cast("dict[str, Any]", report), golden.raw or None, fallback_dirs)
+    if holes is not None:  # before saving: a run is kept once, with its judged block (a judge that fails
+        report = holes(report, golden, targets)  # leaves the work folder, so the run resumes where it was)
+    try:
+        if store is not None:
+            # questions given in memory: no file to keep. A Report is this dict at run time (mypy keeps the two apart)
+            _save(store, cast("dict[str, Any]", report), golden.raw or None, fallback_dirs)
+    finally:
+        if kept is not None:  # the report is made (and kept, or kept in a file by _save): nothing to resume
+            kept.discard()
     return report
 
 
@@ -204,10 +234,17 @@ def plan_line(plan: dict[str, Any]) -> str:
     """What a run will do, in one line a first-time reader can parse, before its first search."""
     setups, questions = len(plan["setups"]), len(plan["questions"])
     timed = len(plan["timed_question_ids"])
-    return (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} "
+    line = (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} "
             f"question{'s' if questions != 1 else ''}: "
             f"each searches up to {timed} of them one at a time, side by side with the others, to time them, "
             "and the rest in one batch")
+    race = plan.get("race")
+    if race:
+        raced = len(race["raced"])
+        line += (f"; the {raced} costly one{'s' if raced != 1 else ''} race{'' if raced != 1 else 's'} in batches, "
+                 f"each stopped once shown to find more than {race['points']:g} points fewer than a setup that "
+                 "searches every question (--exhaustive: no race)")
+    return line
 
 
 def held_in_latest_run(store: Any) -> dict[str, set[str]]:

@@ -118,6 +118,9 @@ class EvaluationSettings:
     min_grade: int = DEFAULT_MIN_GRADE  # the grade from which a judged unit is relevant
     unfound_share: float = DEFAULT_UNFOUND_SHARE  # above this share of questions found nowhere, say so loudly
     equally_fast_ms: float = DEFAULT_EQUALLY_FAST_MS  # medians this close never decide a pick (the floor)
+    # Search every setup on every question. Off: the costly setups race (``run.race``), each stopped once
+    # shown to find more than the picks' largest allowance fewer than a setup that runs every question.
+    exhaustive: bool = False
 
     def __post_init__(self) -> None:
         """Refuse any setting a run could not finish with, before the first search."""
@@ -166,6 +169,9 @@ class EvaluationSettings:
         if self.time_floor < 6:
             raise UsageError(f"the time floor must be 6 or more (fewer times give no 95% interval for the "
                              f"median), not {self.time_floor}")
+        if not isinstance(self.exhaustive, bool):
+            raise UsageError(f"exhaustive is True (search every setup on every question) or False (race the costly "
+                             f"setups), not {self.exhaustive!r}")
         _ = self.significance  # built for its checks of alpha and resamples
 
     @property
@@ -195,7 +201,8 @@ class EvaluationSettings:
     @classmethod
     def from_app(cls, app: Any) -> EvaluationSettings:
         """From the Function App's settings (``app.settings.AppSettings``): the ones it lets a team set."""
-        return cls(**{name: getattr(app, name) for name in ("by", "timed", "time_budget", "equally_fast_ms")
+        return cls(**{name: getattr(app, name) for name in ("by", "timed", "time_budget", "equally_fast_ms",
+                                                            "exhaustive")
                       if hasattr(app, name)})
 
 

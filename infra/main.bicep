@@ -115,6 +115,9 @@ param timeBudgetSeconds int = 20
 @minValue(0)
 param equallyFastMs int = 5
 
+@description('EVALUATION_EXHAUSTIVE: true searches every setup on every question; false races the costly setups (a cross-encoder, a search service), each stopped once shown to find more than the picks allow fewer than a setup that searches every question.')
+param exhaustive bool = false
+
 @description('EVALUATION_SHARD_SECONDS: estimated seconds of the searches of one setup per activity; a costlier setup is cut into shards ranked in parallel.')
 @minValue(1)
 param shardSeconds int = 180
@@ -295,6 +298,7 @@ var appSettings = {
   EVALUATION_TIMED: string(timedQuestions)
   EVALUATION_TIME_BUDGET: string(timeBudgetSeconds)
   EVALUATION_EQUALLY_FAST_MS: string(equallyFastMs)
+  EVALUATION_EXHAUSTIVE: string(exhaustive)
   EVALUATION_SHARD_SECONDS: string(shardSeconds)
   EVALUATION_SHARD_QUESTIONS: string(shardQuestions)
   EVALUATION_JUDGE_DEPLOYMENT: judgeDeployment

@@ -26,6 +26,14 @@
 7. Save the report (its judged block with it), unless the golden file changed meanwhile (no older
    report over a newer save); discard the run's working files.
 
+A plan with a race (its answer has ``race``: the costly setups race, ``evaluation.run.race``) times
+first (step 5, every setup side by side), then ranks in rounds: round 1 holds every shard of the
+setups that search every question and the raced setups' first batch; after each round but the last a
+``race_look`` decides, from the run's working files alone, which raced setups go on; the next round
+holds the next batch of those. A stopped setup's later shards never run. The decision is an
+activity's answer in the history, so a replay or a restarted host schedules the same rounds, and
+``save_report`` replays the same race from the same files.
+
 Deterministic: no I/O, no clock but ``context.current_utc_datetime``, no randomness (the run id's
 unique part is ``context.new_uuid()``, the same on every replay), no settings. Payloads are collection names, keys,
 hashes and short sentences.
@@ -42,7 +50,7 @@ from activities.golden import check_golden_copy, golden_hash, keep_golden, refus
 from activities.judging import judge_part, judging_gate, plan_holes
 from activities.report import discard_run_files, save_report
 from activities.planning import plan_evaluation
-from activities.searches import rank_shard, time_setup, time_side_by_side
+from activities.searches import race_look, rank_shard, time_setup, time_side_by_side
 from evaluation.run.fan_in import first_line, shard_outcomes, timing_failures
 from evaluation.store.runs import new_run_id
 
@@ -107,6 +115,8 @@ def _run_setups(context: df.DurableOrchestrationContext, run: dict, planned: dic
     """Rank in parallel, time side by side (or one after another, for plans from before), save: what
     ``save_report`` answered. A setup the plan ``settled`` (times and sampled questions' results reused)
     has no timed pass."""
+    if planned.get("race"):
+        return (yield from _race_setups(context, run, planned, status))
     failures, ranked = yield from _rank_all(context, run, planned["setups"], planned["shards"], status)
     settled = set(planned.get("settled") or ())  # plans made before warm saves had none
     timed = [key for key in ranked if key not in settled]
@@ -150,6 +160,61 @@ def _judge_holes(context: df.DurableOrchestrationContext, job: dict, status: Any
             return {"judging_failed": f"a part of the {stage} failed after {RETRY.max_number_of_attempts} attempts: "
                                       f"{first_line(failed.result)}"}
     return {}
+
+
+def _race_setups(context: df.DurableOrchestrationContext, run: dict, planned: dict,
+                 status: Any) -> Generator[Any, Any, dict]:
+    """Time every setup side by side, then rank round by round (see the module docstring), then save:
+    what ``save_report`` answered."""
+    race, setups, shards = planned["race"], planned["setups"], planned["shards"]
+    settled = set(planned.get("settled") or ())
+    failures: dict[str, str] = {}
+    yield from _time_side_by_side(context, run, [key for key in setups if key not in settled], failures, status)
+    raced, rounds = set(race["raced"]), race["rounds"]
+    running = [key for key in race["raced"] if key not in failures]
+    unsearched: set[str] = set()  # a shard answered that its search failed: its entry says why; no more rounds
+    for look in range(1, race["looks"] + 1):
+        work = [(key, shard) for key in setups if key not in failures and key not in unsearched
+                and (key not in raced or key in running)
+                for shard, round_number in enumerate(rounds.get(key, [])) if round_number == look]
+        lost, searched = yield from _rank_round(context, run, work, shards, look, race["looks"], status)
+        failures.update(lost)
+        unsearched.update(key for key, ok in searched.items() if not ok)
+        if look < race["looks"] and any(key not in failures and key not in unsearched for key in running):
+            status("racing", f"race: deciding after round {look} of {race['looks']}", look=look)
+            decided = yield context.call_activity_with_retry(race_look, RETRY, {
+                "collection": run["collection"], "run_id": run["run_id"], "look": look, "failures": failures,
+                "settled": [key for key in setups if key in settled],
+                "reused_ranks": planned.get("reused_ranks") or []})
+            running = [key for key in running if key in decided["running"]]
+    job = {**run, "failures": failures, "reused_ranks": planned.get("reused_ranks") or [],
+           "settled": [key for key in setups if key in settled and key not in failures and key not in unsearched]}
+    if planned.get("judge"):
+        job = {**job, "judged": True, **(yield from _judge_holes(context, job, status))}
+    status("saving", "saving the report")
+    return (yield context.call_activity_with_retry(save_report, RETRY, job))
+
+
+def _rank_round(context: df.DurableOrchestrationContext, run: dict, work: list[tuple[str, int]],
+                shards: dict[str, int], look: int, looks: int,
+                status: Any) -> Generator[Any, Any, tuple[dict[str, str], dict[str, bool]]]:
+    """One round of the race's shards, in parallel: ({key: why} for a setup with a shard whose activity still
+    failed after its retries, {key: whether every shard of it this round searched without error})."""
+    tasks = [context.call_activity_with_retry(rank_shard, RETRY, {"collection": run["collection"],
+                                                                 "run_id": run["run_id"], "key": key, "shard": shard})
+             for key, shard in work]
+
+    def progress(done: int) -> None:
+        status("running", f"racing: round {look} of {looks}, {done} of {len(tasks)} shards done", done=done,
+               shards=len(tasks), look=look)
+
+    yield from _wait_for_every(context, tasks, progress)
+    answers = [{"key": key, "shard": shard, "failed": task.result} if task.state is TaskState.FAILED
+               else {"key": key, "shard": shard, "ok": task.result["ok"]}
+               for (key, shard), task in zip(work, tasks, strict=True)]
+    keys = list(dict.fromkeys(key for key, _ in work))
+    failures, ranked = shard_outcomes(keys, shards, answers, attempts=RETRY.max_number_of_attempts)
+    return failures, {key: key in ranked for key in keys if key not in failures}
 
 
 def _time_side_by_side(context: df.DurableOrchestrationContext, run: dict, keys: list[str], failures: dict[str, str],

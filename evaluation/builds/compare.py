@@ -47,6 +47,7 @@ from .cut import Cut, Cutter
 from .inputs import collections_of, golden_of, labelled_questions
 from .judged import Answer, Judge, answer_with, judge_with
 from .plan import NAMES, plan_builds
+from .race import COSTLY_METHODS, BuildRace, stopped_words
 from .results import BuildResult, ranked
 from .runner import Progress, each_build, progress_of, scratch, setup_for
 from .settings import ALPHA, BUDGET, DEFAULT_MODEL, CompareSettings, method_of_search, model_of
@@ -82,6 +83,7 @@ def depth_for(cut: Cut, budget: int) -> int:
 def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], keys: Sequence[str], *,
                settings: CompareSettings | None = None, answer: Answer | None = None, judge: Judge | None = None,
                cutter: Cutter | None = None, progress: Progress | bool | None = None, fetcher: Fetcher | None = None,
+               stopped: list[dict[str, Any]] | None = None,
                **keywords: Any) -> tuple[list[BuildResult], dict, list[dict]]:
     """Make each build of ``keys`` in turn and score every question on it; (results, vector counts, the
     builds that failed with their errors). ``settings`` (``CompareSettings``: the budget, the method and
@@ -89,7 +91,13 @@ def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], ke
 
     ``corpus`` is any form ``inputs.collections_of`` takes. Several collections are each built in a scratch
     folder of their own and asked only the questions whose expected documents they hold; a question none
-    of them holds is asked of none and counted not right. A build that fails in one collection fails."""
+    of them holds is asked of none and counted not right. A build that fails in one collection fails.
+
+    ``stopped`` (a list the caller reports from): when the builds are costly to ask (a chat model answers
+    and judges, or the cross-encoder reranks) and one collection holds them, they race (``builds.race``):
+    a build shown to get fewer questions right than one asked every question is stopped, left out of the
+    results (never ranked or picked) and put in ``stopped`` with the questions it was asked and why. The
+    build in use (``current``) is always asked every question. Without ``stopped``, no race."""
     settings = CompareSettings.of(settings, **keywords)
     if (answer is None) != (judge is None):
         raise UsageError("judged mode needs both answer and judge (or chat, which makes both); give both or neither")
@@ -107,6 +115,10 @@ def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], ke
         cutter = chunking_cutter(model=settings.model)
     asked, nowhere = questions_by_collection(questions, collections)
     scored = "answered" if answer is not None else "found"
+    costly = answer is not None or settings.method in COSTLY_METHODS
+    # any build may be compared with any made before it, whichever ran in full: one comparison per pair
+    race = BuildRace(len(questions), len(keys) * (len(keys) - 1) // 2, measure=f"questions {scored}",
+                     exhaustive=settings.exhaustive or stopped is None or not costly or len(collections) > 1)
     draw, close = progress_of(progress)
     parts: dict[str, list[BuildResult]] = {}
     try:
@@ -115,37 +127,65 @@ def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], ke
                 mine = asked[name]
                 if not mine:
                     continue
-                texts = [q.question for q in mine]
                 for made in each_build(list(keys), one, cutter, where, models=(settings.model,),
                                        cross_encoder=settings.method == "hybrid_reranked", progress=draw):
                     built, target, tell = made.built, made.target, made.tell
                     setup = setup_for(target, settings.method, (settings.model,))
-                    tell(f"asking {len(texts)} questions", 0, len(texts))
-                    found = target.search_batch(setup, texts, depth_for(built.cut, settings.budget))
+                    tell(f"asking {len(mine)} questions", 0, len(mine))
+                    asking = _Asking(target, setup, built.cut, mine, settings.budget, answer, judge, tell)
+                    search = asking.search
+                    if built.cut.key == settings.current:  # the pick's own test needs every question of it
+                        stop = None
+                        race.ran(built.cut.key, search(list(range(len(mine)))))
+                    else:
+                        values, stop = race.race(built.cut.key, search)
+                        if stop is None:  # asked every question: a comparator for the builds made after it
+                            race.ran(built.cut.key, [values[i] for i in range(len(mine))])
                     where.count_queries(target, setup)
-                    outcomes: dict[str, bool] = {}
-                    handed_chars = 0
-                    for number, (question, hits) in enumerate(zip(mine, found, strict=True), start=1):
-                        handed = handed_over(hits, built.cut, settings.budget)
-                        handed_chars += sum(len(text) for _, text in handed)
-                        if answer is None:
-                            judged = judge_hits(question, [h for h, _ in handed], "doc")
-                            outcomes[known_id(question)] = judged.first is not None
-                        else:
-                            assert judge is not None, "answer and judge come together (checked above)"
-                            tell("answering and judging", number - 1, len(mine))
-                            written = answer(question, [text for _, text in handed])
-                            outcomes[known_id(question)] = bool(judge(question, written))
-                    parts.setdefault(built.cut.key, []).append(BuildResult(
-                        key=built.cut.key, technique=built.cut.technique, size=built.cut.size,
-                        letter=built.cut.letter, chunks=len(built.cut.chunks), seconds=built.seconds,
-                        outcomes=outcomes, handed_chars=handed_chars, scored=scored))
+                    answered = {known_id(q): asking.outcomes[known_id(q)] for q in mine
+                                if known_id(q) in asking.outcomes}
+                    result = BuildResult(key=built.cut.key, technique=built.cut.technique, size=built.cut.size,
+                                         letter=built.cut.letter, chunks=len(built.cut.chunks), seconds=built.seconds,
+                                         outcomes=answered, handed_chars=asking.handed, scored=scored)
+                    if stop is not None and stopped is not None:  # never ranked or picked: said apart
+                        stopped.append({"build": result.key, "technique": result.technique, "chunks": result.chunks,
+                                        "right": result.right, "questions": list(result.outcomes), **stop,
+                                        "words": stopped_words(stop, len(result.outcomes))})
+                        continue
+                    parts.setdefault(built.cut.key, []).append(result)
             vectors, failed = where.vectors(), where.failed
     finally:
         close()
     broken = {entry["build"] for entry in failed}
     results = [_joined(parts[key], nowhere) for key in dict.fromkeys(keys) if key in parts and key not in broken]
     return results, vectors, failed
+
+
+class _Asking:
+    """One build asked some of its questions at a time (``search(indices)``, what ``BuildRace.race`` calls):
+    each question right or not as ``run_builds`` scores it, kept in ``outcomes``, the characters handed over
+    added up in ``handed``; the values given back are 1 for right, 0 for not."""
+
+    def __init__(self, target: Any, setup: Any, cut: Cut, questions: Sequence[Question], budget: int,
+                 answer: Answer | None, judge: Judge | None, tell: Any) -> None:
+        self.target, self.setup, self.cut, self.questions, self.budget = target, setup, cut, questions, budget
+        self.answer, self.judge, self.tell = answer, judge, tell
+        self.outcomes: dict[str, bool] = {}
+        self.handed = 0
+
+    def search(self, indices: list[int]) -> list[float]:
+        found = self.target.search_batch(self.setup, [self.questions[i].question for i in indices],
+                                         depth_for(self.cut, self.budget))
+        for i, hits in zip(indices, found, strict=True):
+            question, given = self.questions[i], handed_over(hits, self.cut, self.budget)
+            self.handed += sum(len(text) for _, text in given)
+            if self.answer is None or self.judge is None:
+                self.outcomes[known_id(question)] = judge_hits(question, [h for h, _ in given], "doc").first is not None
+            else:
+                self.tell("answering and judging", len(self.outcomes), len(self.questions))
+                written = self.answer(question, [text for _, text in given])
+                self.outcomes[known_id(question)] = bool(self.judge(question, written))
+        return [1.0 if self.outcomes[known_id(self.questions[i])] else 0.0 for i in indices]
 
 
 def questions_by_collection(questions: Sequence[Question],
@@ -319,9 +359,10 @@ def compare_chunking(documents: Any, golden: Golden | str | Path | Iterable[Ques
                      else None)
         cutter = chunking_cutter(chat=chat, notes=notes, sentences=sentences, model=settings.model,
                                  cut_with=cut_with, context_with=context_with)
+    stopped: list[dict[str, Any]] = []
     try:
         results, vectors, failed = run_builds(collections, read, plan.keys, settings=settings, answer=answer,
-                                              judge=judge, cutter=cutter, progress=progress)
+                                              judge=judge, cutter=cutter, progress=progress, stopped=stopped)
     finally:
         for kept in (notes, sentences):
             if kept is not None:
@@ -342,7 +383,9 @@ def compare_chunking(documents: Any, golden: Golden | str | Path | Iterable[Ques
                               "against the reference answer" if scored == "answered" else
                               f"right = an expected document among the first {budget} characters handed over; no chat "
                               "model was given, so answers were not written or judged"),
-              **report, "failed": failed, "vectors": vectors, "seconds": round(time.perf_counter() - started, 3)}
+              **report, "failed": failed, "vectors": vectors, "seconds": round(time.perf_counter() - started, 3),
+              # builds the race stopped (builds.race): never ranked or picked, each with what it was asked and why
+              **({"stopped": stopped} if stopped else {})}
     if store is not None:
         from ..report.builds.compare_page import render_chunking_html
 

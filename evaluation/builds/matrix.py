@@ -31,11 +31,11 @@ from ..measures import NDCG_10
 from ..scoring.at_k import per_question_at, question_at, summarise_at
 from ..scoring.significance import sign_flip_p
 from ..scoring.tiers import value_tiers
-from ..scoring.judging import judge
 from ..store.builds import run_stamp, store_to_save_in
 from .ci_gate import gate
 from .grid import Experiment, expand
 from .labels import chunk_label_map, grains, trap_note
+from .race import COSTLY_METHODS, BuildRace, batch_of, searcher, stopped_words
 from .settings import ALPHA, MatrixSettings
 from .variants import cut_corpus
 
@@ -84,7 +84,10 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, set
     experiments = expand(variants, settings.embedders, settings.methods, settings.top_k, by_variant, models)
     started = time.perf_counter()
     ndcg: dict[str, list[float]] = {}  # experiment id -> each question's nDCG at the largest k, for the tiers
-    results = _run(experiments, corpus, questions, as_documents, settings, progress, ndcg)
+    # the cross-encoder's experiments race, unless a gate needs every experiment on every query
+    race = BuildRace(len(questions), sum(x.method in COSTLY_METHODS for x in experiments),
+                     measure=f"nDCG@{max(settings.top_k)}", exhaustive=settings.exhaustive or bool(settings.fail_under))
+    results = _run(experiments, corpus, questions, as_documents, settings, progress, race, ndcg)
     report = {
         "kind": "matrix", "format": MATRIX_FORMAT,
         "top_k": list(settings.top_k), "methods": list(settings.methods), "by": settings.by,
@@ -97,6 +100,7 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, set
         "experiments": results,
         "tiers": experiment_tiers(results, ndcg, max(settings.top_k), ALPHA),
         "seconds": round(time.perf_counter() - started, 3),
+        **({"race": race.describe()} if race.on else {}),
     }
     report["gate"] = gate(report, list(settings.fail_under))
     if store is not None:
@@ -108,7 +112,8 @@ def run_matrix(corpus: Corpus | str | Path, queries: Golden | str | Path, *, set
 
 
 def _run(experiments: list[Experiment], corpus: Corpus, questions: list[Question], as_documents: list[Question],
-         settings: MatrixSettings, progress: Progress | None, ndcg: dict[str, list[float]]) -> list[dict[str, Any]]:
+         settings: MatrixSettings, progress: Progress | None, race: BuildRace,
+         ndcg: dict[str, list[float]]) -> list[dict[str, Any]]:
     from .runner import scratch, setup_for
     from ..engine.scratch import build_scratch_index
     from ..engine.target import EmbeddedTarget
@@ -136,24 +141,37 @@ def _run(experiments: list[Experiment], corpus: Corpus, questions: list[Question
                 for x in mine:
                     done[x] = _entry(x, None, error=f"{type(err).__name__}: {err}")
                 continue
+            mine.sort(key=lambda x: x.method in COSTLY_METHODS)  # cheap first: a raced experiment's comparators
             for step, x in enumerate(mine):
                 if progress is not None:
                     progress(step, len(mine), f"{label}: {x.method} {x.embedder or ''}".rstrip())
+                judged: dict[int, Any] = {}
                 try:
                     setup = setup_for(target, x.method, (x.embedder,) if x.embedder else ())
+                    asked_with = questions if x.by == "chunk" else as_documents
+                    search = searcher(batch_of(target, setup, depth), asked_with, x.by, judged, ndcg_at=max(ks))
                     began = time.perf_counter()
-                    found = target.search_batch(setup, texts, depth)
-                    ms = (time.perf_counter() - began) * 1000 / max(1, len(texts))
+                    if x.method in COSTLY_METHODS:
+                        _, stop = race.race(x.id, search)
+                    else:
+                        race.ran(x.id, search(list(range(len(texts)))))
+                        stop = None
+                    ms = (time.perf_counter() - began) * 1000 / max(1, len(judged))
                 except (KeyboardInterrupt, MemoryError):
                     raise
                 except Exception as err:  # noqa: BLE001 - this experiment fails; the others run
                     log.warning("experiment %s failed: %s", x.id[:12], err)
                     done[x] = _entry(x, None, error=f"{type(err).__name__}: {err}", chunks=len(chunks))
                     continue
-                judged = questions if x.by == "chunk" else as_documents
-                outcomes = [judge(q, hits, x.by) for q, hits in zip(judged, found, strict=True)]
+                outcomes = [judged[i] for i in sorted(judged)]
                 done[x] = _entry(x, outcomes, chunks=len(chunks), ms=ms, ks=ks, per_query=settings.per_query)
-                ndcg[x.id] = [question_at(o, max(ks))["ndcg"] for o in outcomes]
+                if stop is not None:  # no metrics as if over every query: they are kept under stopped, said so
+                    done[x]["stopped"] = {**stop, "questions": [o.question_id for o in outcomes],
+                                          "metrics": done[x]["metrics"],
+                                          "words": stopped_words(stop, len(outcomes))}
+                    done[x]["metrics"] = None
+                else:  # a stopped experiment asked only some queries: it has no place in the tiers
+                    ndcg[x.id] = [question_at(o, max(ks))["ndcg"] for o in outcomes]
     return [done[x] for x in experiments]
 
 

@@ -123,8 +123,14 @@ class BuildPlace:
     cache: str | Path | None = None  # the vector file kept across runs; None: one in the scratch folder, this run's
     workdir: str | Path | None = None  # where the scratch folder is made; None: the system's temporary folder
     threads: int | None = None  # threads for the embedding models; None: the engine's own choice
+    # Search every costly row on every question; off, a cross-encoder's or a chat model's rows race
+    # (``builds.race``): each stopped once shown to score less than the best row that searched everything.
+    exhaustive: bool = False
 
     def __post_init__(self) -> None:
+        if not isinstance(self.exhaustive, bool):
+            raise UsageError(f"exhaustive is True (search every row on every question) or False (race the costly "
+                             f"rows), not {self.exhaustive!r}")
         for name in ("cache", "workdir"):
             value = getattr(self, name)
             if value is not None and not isinstance(value, (str, Path)):
@@ -149,6 +155,8 @@ class BuildPlace:
             given["cache"] = Path(args.cache)
         if getattr(args, "threads", None) is not None:
             given["threads"] = args.threads
+        if getattr(args, "exhaustive", False):
+            given["exhaustive"] = True
         return given
 
 

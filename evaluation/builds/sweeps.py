@@ -24,11 +24,11 @@ from ..chunking.keys import Build, parse_build
 from ..errors import BuildKeyError, UsageError
 from ..golden import Golden, Question
 from ..measures import FOUND_10, MRR, NDCG_10, RECALL_10
-from ..scoring.judging import judge
 from ..scoring.metrics import percentile_ms, summarise
 from ..store.builds import run_stamp, store_to_save_in
 from .cut import Cutter
 from .inputs import corpus_of, labelled_questions
+from .race import COSTLY_METHODS, BuildRace, batch_of, searcher, stopped_words
 from .runner import Progress, each_build, progress_of, scratch, setup_for
 from .settings import SweepSettings, method_of_search, model_of
 
@@ -91,18 +91,32 @@ def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *
     draw, close = progress_of(progress)
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
+    # the cheap methods of a build first: they search every question and are what a raced row is compared with
+    methods = sorted(settings.methods, key=lambda method: method in COSTLY_METHODS)
+    race = BuildRace(len(questions), len(keys) * sum(m in COSTLY_METHODS for m in methods), measure=str(NDCG_10),
+                     exhaustive=settings.exhaustive)
     try:
         with scratch(settings) as where:
             for made in each_build(keys, corpus, cutter, where, models=settings.models,
                                    cross_encoder="hybrid_reranked" in settings.methods, progress=draw):
                 built, target, tell = made.built, made.target, made.tell
-                for method in settings.methods:
+                for method in methods:
                     setup = setup_for(target, method, settings.models)
                     tell(f"asking {len(texts)} questions with {method}", 0, len(texts))
-                    found = target.search_batch(setup, texts, DEPTH)
-                    outcomes = [judge(q, hits, settings.by) for q, hits in zip(questions, found, strict=True)]
+                    judged: dict[int, Any] = {}
+                    ask = searcher(batch_of(target, setup, DEPTH), questions, settings.by, judged, ndcg_at=10)
+                    row_key = f"{built.cut.key}.{method}"
+                    if method in COSTLY_METHODS:
+                        _, stop = race.race(row_key, ask)
+                    else:
+                        race.ran(row_key, ask(list(range(len(questions)))))
+                        stop = None
+                    outcomes = [judged[i] for i in sorted(judged)]
                     times = _timed(target, setup, texts[:settings.timed], tell, method)
                     rows.append(_row(built, method, summarise(outcomes), times, settings.k))
+                    if stop is not None:  # never ranked or named best: its numbers are over the questions it searched
+                        rows[-1]["stopped"] = {**stop, "questions": [questions[i].id for i in sorted(judged)],
+                                               "words": stopped_words(stop, len(judged))}
                     where.count_queries(target, setup)
             vectors, failed = where.vectors(), where.failed
     finally:
@@ -114,7 +128,9 @@ def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *
               "methods": list(settings.methods), "models": list(settings.models), "questions": len(questions),
               "golden": {"sha256": read.sha256, "questions": len(questions)},
               "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
-              "rows": rows, "best": rows[0]["key"] if rows else None, "failed": failed, "skipped": skipped,
+              "rows": rows, "best": rows[0]["key"] if rows and rows[0]["rank"] is not None else None,
+              "failed": failed, "skipped": skipped,
+              **({"race": race.describe()} if race.on else {}),
               "vectors": vectors,
               "seconds": round(time.perf_counter() - started, 3),
               "rule": f"ranked by {NDCG_10}, then {MRR}, then median search time, then key"}
@@ -172,15 +188,19 @@ def _axis(name: str, value: Any) -> tuple:
 
 def rank_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``rows`` best first, each given its ``rank``: nDCG@10, then MRR (higher first), then median search
-    time (faster first; a row never timed last), then key."""
+    time (faster first; a row never timed last), then key. A row the race stopped has no rank and comes
+    last: its numbers are over the questions it searched, not every one."""
     def order(row: dict[str, Any]) -> tuple:
         median = row["median_ms"] if row["median_ms"] is not None else float("inf")
         return (-NDCG_10.of(row), -MRR.of(row), median, row["key"])
 
-    ranked = sorted(rows, key=order)
+    ranked = sorted((row for row in rows if not row.get("stopped")), key=order)
     for rank, row in enumerate(ranked, start=1):
         row["rank"] = rank
-    return ranked
+    stopped = sorted((row for row in rows if row.get("stopped")), key=lambda row: row["key"])
+    for row in stopped:
+        row["rank"] = None
+    return ranked + stopped
 
 
 def _timed(target, setup, texts: list[str], tell, method: str) -> list[float]:

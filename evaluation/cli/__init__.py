@@ -174,9 +174,10 @@ def _run(args: argparse.Namespace) -> int:
 INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 
 _KEPT_ON_INTERRUPT = {
-    "evaluate": "no run was saved (a run is saved once every setup has finished); an index that finished "
-                "building is kept, and so are the query vectors and cross-encoder scores already in the cache "
-                "file beside it, so the next run starts from there",
+    "evaluate": "no run was saved (a run is saved once every setup has finished); the steps it finished are "
+                "kept in its work folder (.index/work, or --work-dir), so the same command resumes there and "
+                "gives the same report; an index that finished building is kept, and so are the query vectors "
+                "and cross-encoder scores already in the cache file beside it",
     "index": "the index was not built (its half-built folder is removed; an index that was there before is "
              "left as it was); run the command again to build it",
     "golden": "nothing was written (a file is written whole, at the end)",

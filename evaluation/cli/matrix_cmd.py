@@ -98,6 +98,10 @@ def register(subparsers) -> None:
                         help="a vector cache file kept across runs (--cache is its old name)")
     parser.add_argument("--threads", type=whole(1), default=None, help="threads for the embedding models")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--exhaustive", action="store_true",
+                        help="run every experiment on every query; by default the cross-encoder's experiments race "
+                             "(not with --fail-under, which gates every experiment on every query): each stopped once "
+                             "an anytime-valid paired test shows its nDCG at the largest k is below the best's")
     parser.set_defaults(handler=run)
 
 

@@ -234,6 +234,11 @@ def export_run(args: argparse.Namespace) -> int:
         print(f"Azure evaluator rows ranked among {among}{said}, each row saying so: Azure's evaluator gives "
               f"{azure_numbers} on them, and score --azure-rows {whose}{_kept_azure_reading(report, among, own)}",
               file=sys.stderr)
+    from ..report.race_words import searched_words, stopped_setups
+
+    for entry in stopped_setups(report):  # its files hold fewer questions than the others': said, never silent
+        print(f"{entry['key']} was {searched_words(entry)}: its lines, rows and evaluator rows cover those "
+              "questions only (the setups table's stopped column says why)", file=sys.stderr)
     for path in written:
         print(named(path))
     return 0

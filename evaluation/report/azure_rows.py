@@ -53,7 +53,7 @@ from ..scoring.azure_retrieval import AZURE_LABELS, LabelRange
 from ..scoring.judging import row_units
 from ..settings import DEFAULT_RANK_AMONG, RANK_AMONG
 from ..store.sources import Fetcher, read_bytes
-from .trec import report_questions, trec_docnos
+from .trec import report_questions, searched_ids, trec_docnos
 
 log = logging.getLogger(__name__)
 
@@ -140,10 +140,13 @@ def report_evaluator_rows(report: Mapping[str, Any], setup_key: str, *, by: str 
     entry = next((s for s in report["setups"] if s["key"] == setup_key), None)
     if entry is None or entry.get("error"):
         raise EvaluationError(f"setup {setup_key!r} has no results in run {report.get('id')}")
+    searched = set(searched_ids(report, entry))  # a setup the race stopped: the questions it searched only
     results: dict[str, list[str]] = {}
     labels: dict[str, dict[str, int]] = {}
     for question in report_questions(report):
         qid = known_id(question)
+        if qid not in searched:
+            continue
         labels[qid], results[qid] = reading_rows(question, (entry.get("results") or {}).get(qid) or [], by, rank_among)
     return evaluator_rows(results, labels, rank_among=rank_among)
 

@@ -9,7 +9,9 @@ listed under ``relabelled``: its differences may be the labels', not the setup's
 
 Per setup: found@10 before and after, the paired difference with its interval and exact p-value,
 MRR and nDCG@10 the same way (see ``scoring.comparison``), Holm-corrected across the setups compared,
-and each question whose first relevant result moved (``worse``, ``better``). A setup *regressed* when
+and each question whose first relevant result moved (``worse``, ``better``). A setup the race stopped
+in either run is compared on the shared questions it searched in both (``stopped_in`` says which run),
+so a costly setup that got much worse is still caught, on fewer questions. A setup *regressed* when
 its found@10 is lower than the baseline's with a Holm-adjusted p-value at or under ``alpha``;
 ``regressions`` gives one sentence for each, which is what ``--fail-on-regression`` fails on.
 
@@ -79,22 +81,29 @@ def compare_reports(baseline: Mapping[str, Any], current: Mapping[str, Any], *, 
     after = {s["key"]: s for s in current.get("setups") or []}
     not_compared: dict[str, str] = {}
     results: dict[str, dict[str, Any]] = {}
+    compared: dict[str, list[str]] = {}
     for key in [*after, *(k for k in before if k not in after)]:
-        reason = _why_not(before.get(key), after.get(key), ids)
+        reason = _why_not(before.get(key), after.get(key), _searched_in_both(before.get(key), after.get(key), ids))
         if reason:
             not_compared[key] = reason
             continue
-        results[key] = paired(before[key], after[key], ids, settings)
+        compared[key] = _searched_in_both(before[key], after[key], ids)
+        results[key] = paired(before[key], after[key], compared[key], settings)
     correct_for_many(results, settings)
     setups = {}
     for key, result in results.items():
         found = result["found@10"]
         significant = found["p_holm"] <= alpha
+        mine = compared[key]
         setups[key] = {
-            "baseline": _counts(before[key], ids), "current": _counts(after[key], ids), **result,
+            "baseline": _counts(before[key], mine), "current": _counts(after[key], mine), **result,
             "regressed": significant and found["worse"] > found["better"],
             "improved": significant and found["better"] > found["worse"],
-            **_moves(before[key]["ranks"], after[key]["ranks"], ids),
+            **_moves(before[key]["ranks"], after[key]["ranks"], mine),
+            # a setup the race stopped in either run is compared on the shared questions it searched in both
+            **({"stopped_in": [name for name, s in (("baseline", before[key]), ("current", after[key]))
+                               if isinstance(s.get("stopped"), Mapping)]}
+               if len(mine) < len(ids) else {}),
         }
     return {
         "baseline": _identity(baseline), "current": _identity(current),
@@ -150,7 +159,8 @@ def _why_not(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, 
         return "only in the current run"
     if after is None:
         return "only in the baseline run"
-    failed = [name for name, s in (("baseline", before), ("current", after)) if s.get("error") or not s.get("summary")]
+    failed = [name for name, s in (("baseline", before), ("current", after))
+              if s.get("error") or not (s.get("summary") or isinstance(s.get("stopped"), Mapping))]
     if failed:
         return f"failed in the {' and '.join(failed)} run"
     unranked = [name for name, s in (("baseline", before), ("current", after)) if not isinstance(s.get("ranks"), dict)]
@@ -159,6 +169,18 @@ def _why_not(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, 
     if not ids:
         return "no shared question"
     return None
+
+
+def _searched_in_both(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, ids: list[str]) -> list[str]:
+    """The shared questions both entries searched: all of them, but for a setup the race stopped (its
+    ``stopped`` names the questions it searched before it stopped)."""
+    kept = ids
+    for entry in (before, after):
+        stopped = (entry or {}).get("stopped")
+        if isinstance(stopped, Mapping):
+            searched = set(stopped.get("questions") or ())
+            kept = [q for q in kept if q in searched]
+    return kept
 
 
 def _counts(entry: Mapping[str, Any], ids: list[str]) -> dict[str, Any]:
@@ -221,6 +243,10 @@ def render_comparison(comparison: Mapping[str, Any]) -> str:
         out += ["  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in [header, *rows]]
         out.append(f"(p: paired exact test on found@10, Holm-corrected across setups; alpha {significance['alpha']:g}; "
                    f"MRR intervals {significance['interval'] * 100:g}% paired bootstrap)")
+        for key, s in comparison["setups"].items():
+            if s.get("stopped_in"):  # its row counts fewer questions than the others': said, never silent
+                out.append(f"  {key}: stopped by the race in the {' and '.join(s['stopped_in'])} run, so compared on "
+                           f"the {s['questions']} shared questions it searched in both")
         for key, s in comparison["setups"].items():
             for word in ("worse", "better"):
                 if s[word]:

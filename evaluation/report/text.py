@@ -20,6 +20,7 @@ from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ran
 from ..store.shape import Report
 from .judged import pick_judged_numbers, pick_warnings, picks_source_words, picks_view, render_judged, why_mark
 from .numbers import TEXT_DASH, milliseconds, percent
+from .race_words import cost_words, race_rule_words, stopped_line, stopped_setups
 from .tier_words import label_next_lines, pick_tier_words, tier_lines
 from .time_words import floor_ms
 
@@ -127,6 +128,15 @@ def render_table(report: Report, *, details: bool = True, wide: bool | None = No
         out.append("")
         out.append("Failed (never picked):")
         out += [f"  {s['key']}: {s['error']}" for s in failed]
+    stopped = stopped_setups(report)
+    if stopped:  # never in the table: their numbers are over the questions each searched, said so
+        out.append("")
+        out += wrap("Stopped by the race (never picked; each one's numbers are over the questions it searched):",
+                    rest="  ")
+        out += [line for s in stopped for line in wrap(stopped_line(s), first="  ", rest="    ")]
+        cost = cost_words(report)
+        if cost:
+            out += wrap(f"({cost[0].upper() + cost[1:]})", first="  ", rest="   ")
     return "\n".join(out)
 
 
@@ -279,7 +289,9 @@ def render_report(report: Report, *, details: bool = False, wide: bool | None = 
         if lines:
             parts += ["", *(line for text in lines for line in wrap(text, rest="    "))]
     if details:
-        for section in (render_ties(report), render_versus_top(report)):
+        race = race_rule_words(report)
+        for section in (render_ties(report), render_versus_top(report),
+                        "\n".join(wrap(f"Race: {race}; {cost_words(report)}.", rest="  ")) if race else ""):
             if section:
                 parts += ["", section]
     found = findings(report)

@@ -46,6 +46,7 @@ from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 from ..scoring.metrics import CUTOFFS, outcome_arrays, recall_matrix, score_matrix, summarise
 from ..store.sources import Fetcher, read_bytes
 from ..target import Hit
+from .race_words import stopped_sentence
 
 log = logging.getLogger(__name__)
 
@@ -62,16 +63,19 @@ Run = dict[str, dict[str, list[Hit]]]  # tag -> question id -> hits, best first
 
 # -- CSV ------------------------------------------------------------------------------------------
 
-SETUPS_HEADER = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
-                 *[f"recall@{k}" for k in CUTOFFS], *(m.summary_path[0] for m in (MRR, NDCG_10)), "median_ms",
-                 "p95_ms", "timed", "error"]
+_SETUPS_COLUMNS = ["rank", "key", "method_label", "questions", *[f"found@{k}" for k in CUTOFFS],
+                   *[f"recall@{k}" for k in CUTOFFS], *(m.summary_path[0] for m in (MRR, NDCG_10)), "median_ms",
+                   "p95_ms", "timed", "error"]
+# "stopped": why the race stopped a setup, in words; its other cells are empty (its numbers are over the
+# questions it searched, which the sentence gives, never in the columns every question fills)
+SETUPS_HEADER = [*_SETUPS_COLUMNS, "stopped"]
 QUESTIONS_HEADER = ["key", "question_id", "first_relevant"]
 _TREC_RUN_LINE = re.compile(rb"\S+ Q0 \S+ \d+ \S+ \S+\n")
 _TREC_QRELS_LINE = re.compile(rb"\S+ 0 \S+ \d+\n")
 
 # What `runs export` writes, each told by its first line, so it replaces only an export of its own kind.
-SETUPS_CSV = OutputKind("setups CSV table", own=lambda head: head.startswith(",".join(SETUPS_HEADER).encode()),
-                        example="setups.csv")
+SETUPS_CSV = OutputKind("setups CSV table", own=lambda head: head.startswith(",".join(_SETUPS_COLUMNS).encode()),
+                        example="setups.csv")  # tables written before "stopped" are this kind too
 QUESTIONS_CSV = OutputKind("questions CSV table",
                            own=lambda head: head.startswith(",".join(QUESTIONS_HEADER).encode()),
                            example="questions.csv")
@@ -82,25 +86,40 @@ TREC_QRELS = OutputKind("TREC qrels file", own=lambda head: _TREC_QRELS_LINE.mat
 
 
 def export_csv(report: Mapping[str, Any], path: str | Path) -> Path:
-    """One row per setup, in rank order (failed setups last): found@k and recall@k shares, MRR, nDCG@10,
-    times."""
+    """One row per setup, in rank order (failed and stopped setups last): found@k and recall@k shares, MRR,
+    nDCG@10, times. A setup the race stopped has the questions it searched and, under ``stopped``, why
+    and its found@10 over those (``race_words``); no number over every question, since it has none."""
     header = SETUPS_HEADER
     rows = []
     for setup in sorted(report["setups"], key=lambda s: (s.get("rank") is None, s.get("rank") or 0)):
         summary = setup.get("summary") or {}
         found, recall = summary.get("found") or {}, summary.get("recall") or {}
-        rows.append([setup.get("rank"), setup["key"], setup.get("method_label"), summary.get("questions"),
+        stopped = setup.get("stopped") if isinstance(setup.get("stopped"), Mapping) else None
+        searched = len(stopped.get("questions") or []) if stopped else summary.get("questions")
+        rows.append([setup.get("rank"), setup["key"], setup.get("method_label"), searched,
                      *[found.get(str(k)) for k in CUTOFFS], *[recall.get(str(k)) for k in CUTOFFS],
                      MRR.of(summary), NDCG_10.of(summary), summary.get("median_ms"), summary.get("p95_ms"),
-                     summary.get("timed"), setup.get("error")])
+                     summary.get("timed"), setup.get("error"),
+                     stopped_sentence(setup) if stopped else None])
     return _write_csv(path, header, rows)
 
 
 def export_questions_csv(report: Mapping[str, Any], path: str | Path) -> Path:
-    """One row per (setup, question): the position of the first relevant result, empty when none."""
+    """One row per (setup, question): the position of the first relevant result, empty when none. A setup
+    the race stopped has rows for the questions it searched only (the setups table says so)."""
     rows = [[setup["key"], qid, (setup.get("ranks") or {}).get(qid)]
-            for setup in report["setups"] for qid in report["question_ids"]]
+            for setup in report["setups"] for qid in searched_ids(report, setup)]
     return _write_csv(path, QUESTIONS_HEADER, rows)
+
+
+def searched_ids(report: Mapping[str, Any], setup: Mapping[str, Any]) -> list[str]:
+    """The report's questions ``setup`` was searched on, in the report's order: all of them, or for a
+    setup the race stopped (``stopped``) only those it searched."""
+    stopped = setup.get("stopped")
+    if isinstance(stopped, Mapping):
+        searched = set(stopped.get("questions") or ())
+        return [qid for qid in report["question_ids"] if qid in searched]
+    return list(report["question_ids"])
 
 
 def _write_csv(path: str | Path, header: list[str], rows: Iterable[list]) -> Path:
@@ -137,8 +156,9 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
     ``depth - rank + 1``, strictly descending, so every tool's own sort (score, then docno) keeps our
     order. ``setup_paths`` (setup key -> path) also writes each setup's lines to a file of its own: a
     tool that loads one file as one run (ranx, ir_measures) would otherwise merge the setups. Failed
-    setups, and questions a setup returned nothing for, write no lines. The qrels hold every judged
-    unit of every scored question with its grade (0 = judged, not relevant).
+    setups, and questions a setup returned nothing for, write no lines; a setup the race stopped writes
+    the questions it searched only. The qrels hold every judged unit of every scored question with its
+    grade (0 = judged, not relevant).
     """
     by = by or report.get("by", "doc")
     if by == "evidence":
@@ -158,7 +178,7 @@ def export_trec(report: Mapping[str, Any], run_path: str | Path, qrels_path: str
         if setup.get("error"):
             continue
         lines = per_setup.setdefault(setup["key"], [])
-        for qid in report["question_ids"]:
+        for qid in searched_ids(report, setup):
             question = questions.get(qid) or Question(id=qid, question="")
             docnos = trec_docnos(question, (setup.get("results") or {}).get(qid) or [], by, rank_among)
             lines += [f"{_escape(qid)} Q0 {_escape(d)} {rank} {depth - rank + 1} {_escape(setup['key'])}"

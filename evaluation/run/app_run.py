@@ -15,7 +15,7 @@ writing the working files is the caller's. How a run in parts is planned is one 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -29,9 +29,10 @@ from .app_run_settings import AppRunSettings
 from .assemble import assemble_report
 from .one_setup import finish_entries
 from .plan import plan_run
+from .race import RaceState, plan_race, raced_through, replay, stopped_entry
 from .retime import reusable_times
-from .reuse import reusable_ranks, reused_timing
-from .shards import measured_times, merge_shards, plan_shards
+from .reuse import reusable_ranks, reused_ids, reused_part, reused_timing
+from .shards import measured_times, merge_shards, plan_shards, shard_rounds
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,8 @@ class AppPlan:
     ``reused_times``: ``reusable_times``' (setup key -> times an earlier run measured live).
     ``reused_ranks``: ``reusable_ranks``' (setup key -> results an earlier run searched).
     ``settled``: the setup keys, in plan order, whose times and sampled questions' results are all
-    reused, which need no timed pass.
+    reused, which need no timed pass. ``rounds``: ``shard_rounds``' (setup key -> the round of each of
+    its shards): with a race (``plan["race"]``) a round of shards per look, every other shard in round 1.
     """
 
     plan: dict[str, Any]
@@ -50,6 +52,7 @@ class AppPlan:
     reused_times: dict[str, dict[str, Any]]
     reused_ranks: dict[str, dict[str, Any]]
     settled: list[str]
+    rounds: dict[str, list[int]] = field(default_factory=dict)
 
 
 def plan_app_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
@@ -79,6 +82,7 @@ def plan_app_run(targets: Target | Sequence[Target], golden: Golden | str | Path
     options = AppRunSettings.of(settings, **keywords)
     plan = plan_run(targets, golden, only=options.only, skip=options.skip, created_at=created_at, run_id=run_id,
                     warn=warn, settings=options.evaluation, held_before=held_before, fetcher=fetcher)
+    plan["race"] = plan_race(plan)  # the costly setups race, a round of shards per look, as evaluate races them
     live = options.retime == "always"  # every search and every time live
     times = {} if live else reusable_times(plan, newest, max_age_days=options.retime_max_days, warn=warn)
     ranks = {} if live else reusable_ranks(plan, newest)
@@ -86,7 +90,8 @@ def plan_app_run(targets: Target | Sequence[Target], golden: Golden | str | Path
                          most_questions=options.most_questions)
     settled = [s["key"] for s in plan["setups"]
                if reused_timing(plan, s["key"], times.get(s["key"]), ranks.get(s["key"])) is not None]
-    return AppPlan(plan=plan, shards=shards, reused_times=times, reused_ranks=ranks, settled=settled)
+    return AppPlan(plan=plan, shards=shards, reused_times=times, reused_ranks=ranks, settled=settled,
+                   rounds=shard_rounds(plan, shards))
 
 
 def join_app_run(plan: dict[str, Any], *, shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
@@ -112,18 +117,96 @@ def join_app_run(plan: dict[str, Any], *, shard_entries: Mapping[str, Sequence[M
     ``run_setup`` per setup would rank them: merged shards are exactly the entry one batch gives.
     """
     failures = dict(failures or {})
-    times, reused_ranks, reused_times = times or {}, reused_ranks or {}, reused_times or {}
-    settled = set(settled)
+    reused_ranks = reused_ranks or {}
+    ranked, timed = _fully_run(plan, shard_entries, times or {}, reused_ranks, reused_times or {}, set(settled),
+                               failures, owned)
+    stopped: dict[str, Any] = {}
+    if plan.get("race"):  # the costly setups, their batches merged as far as each searched
+        ranks, failed = _race_ranks(plan, shard_entries, reused_ranks, ranked, timed, failures)
+        state = replay(plan, ranks, through=len(plan["race"]["looks"]), failed=failed)
+        ranked.update(_raced_entries(plan, shard_entries, reused_ranks, failures, failed, state, owned))
+        stopped = state.stopped
+    # the merged entries are this call's own (merge_shards copies what it takes from the parts), so
+    # they are finished and assembled in place, not copied twice more
+    entries = [stopped_entry(plan, entry, *stopped[entry["key"]]) if entry["key"] in stopped and entry["error"] is None
+               else entry for entry in finish_entries(plan, ranked, timed, failures, owned=True)]
+    return assemble_report(plan, entries, owned=True)
+
+
+def race_look_of_parts(plan: dict[str, Any], *, look: int, shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
+                       times: Mapping[str, Mapping[str, Any] | None] | None = None,
+                       reused_ranks: Mapping[str, Mapping[str, Any] | None] | None = None,
+                       reused_times: Mapping[str, Mapping[str, Any]] | None = None, settled: Iterable[str] = (),
+                       failures: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The race's decisions once its rounds up to ``look`` have searched (``race.RaceState.to_dict``: the
+    setups still running, and each stopped one's look and comparison), from what the run's parts kept,
+    as ``join_app_run`` takes them: the Function App's look between two rounds. The same replay
+    ``join_app_run`` makes at the end, so the report stops the setups the rounds stopped."""
+    failures = dict(failures or {})
+    reused_ranks = reused_ranks or {}
+    ranked, timed = _fully_run(plan, shard_entries, times or {}, reused_ranks, reused_times or {}, set(settled),
+                               failures, False)
+    ranks, failed = _race_ranks(plan, shard_entries, reused_ranks, ranked, timed, failures)
+    return replay(plan, ranks, through=look, failed=failed).to_dict()
+
+
+def _fully_run(plan: dict[str, Any], shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
+               times: Mapping[str, Mapping[str, Any] | None], reused_ranks: Mapping[str, Mapping[str, Any] | None],
+               reused_times: Mapping[str, Mapping[str, Any]], settled: set[str], failures: Mapping[str, str],
+               owned: bool) -> tuple[dict[str, dict[str, Any]], dict[str, Mapping[str, Any]]]:
+    """(each setup's merged shards but the raced ones', every setup's times: live, or reused for a settled one)."""
+    raced = set((plan.get("race") or {}).get("raced") or ())
     ranked = {key: merge_shards(plan, key, list(parts), reused_ranks.get(key), owned=owned)
-              for key, parts in shard_entries.items() if key not in failures}
-    timed = {}
-    for key, entry in ranked.items():
-        if entry["error"] is not None:
+              for key, parts in shard_entries.items() if key not in failures and key not in raced}
+    timed: dict[str, Mapping[str, Any]] = {}
+    for key in shard_entries:
+        if key in failures or (key in ranked and ranked[key]["error"] is not None):
             continue
         found = (reused_timing(plan, key, reused_times.get(key), reused_ranks.get(key)) if key in settled
                  else times.get(key))
         if found is not None:
             timed[key] = found
-    # the merged entries are this call's own (merge_shards copies what it takes from the parts), so
-    # they are finished and assembled in place, not copied twice more
-    return assemble_report(plan, finish_entries(plan, ranked, timed, failures, owned=True), owned=True)
+    return ranked, timed
+
+
+def _race_ranks(plan: dict[str, Any], shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
+                reused_ranks: Mapping[str, Mapping[str, Any] | None], ranked: Mapping[str, dict[str, Any]],
+                timed: Mapping[str, Mapping[str, Any]],
+                failures: Mapping[str, str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
+    """What the race replays from (``race.replay``): each setup's first relevant positions so far (its
+    timed pass, its shards, a warm save's reused results judged again), and the setups that failed."""
+    race = plan["race"]
+    keys = [key for key in race["raced"] if key in shard_entries and key not in failures]
+    failed = set(failures) | {key for key, entry in ranked.items() if entry["error"] is not None}
+    failed |= {key for key in [*ranked, *keys] if key not in timed or "times_ms" not in timed[key]}
+    failed |= {key for key in keys if any(part.get("error") is not None for part in shard_entries[key])}
+    ranks = {key: {**timed[key]["judged"]["ranks"], **entry["ranks"]} for key, entry in ranked.items()
+             if key not in failed}
+    for key in keys:
+        if key in failed:
+            continue
+        ranks[key] = dict(timed[key]["judged"]["ranks"])
+        for part in shard_entries[key]:
+            ranks[key].update(part["ranks"])
+        reused = reused_ranks.get(key)
+        taken = reused_ids(plan, key, reused)
+        if reused and taken:  # a warm save's unchanged questions: results the earlier run searched, judged again
+            ranks[key].update(reused_part(plan, key, reused, taken)["ranks"])
+    return ranks, failed
+
+
+def _raced_entries(plan: dict[str, Any], shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
+                   reused_ranks: Mapping[str, Mapping[str, Any] | None], failures: Mapping[str, str],
+                   failed: set[str], state: RaceState, owned: bool) -> dict[str, dict[str, Any]]:
+    """The raced setups' merged entries: a setup the race stopped over the batches it searched (its later
+    shards never ran), one that failed over what it searched (its entry or its times say why)."""
+    found = {}
+    for key in plan["race"]["raced"]:
+        if key not in shard_entries or key in failures:
+            continue
+        through = raced_through(plan, key, state.stopped[key][0]) if key in state.stopped else None
+        if key in failed:
+            through = [qid for part in shard_entries[key] for qid in part.get("ranks") or {}]
+        found[key] = merge_shards(plan, key, list(shard_entries[key]), reused_ranks.get(key), owned=owned,
+                                  through=through)
+    return found

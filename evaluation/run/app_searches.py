@@ -1,5 +1,6 @@
 """The Function App's search steps over a run's working files: one shard of a setup's batch, one setup's
-timed pass, and one part of every setup's timed pass side by side. Each reads what the plan kept
+timed pass, one part of every setup's timed pass side by side, and the race's look between two rounds.
+Each reads what the plan kept
 (``work_files``), runs the step (``one_setup``) and keeps its result, so an activity only decodes its job,
 opens what the app opens (targets on its shared cache, its cores) and encodes the answer.
 
@@ -13,7 +14,7 @@ from typing import Any, Callable, Sequence
 
 from ..store.collections import CollectionFolder
 from ..target import Target
-from . import one_setup, work_files
+from . import app_run, one_setup, work_files
 
 OpenTarget = Callable[[dict[str, Any]], Target]
 Cores = Callable[[bool], AbstractContextManager[Any]]
@@ -62,3 +63,14 @@ def time_side_by_side(folder: CollectionFolder, run_id: str, keys: Sequence[str]
         for key, times in found.items():
             folder.write_work(run_id, work_files.times_name(key), times)
     return found is not None, state["round"]
+
+
+def race_look(folder: CollectionFolder, run_id: str, look: int, *, failures: dict[str, str], settled: list[str],
+              reused_ranks: list[str]) -> dict[str, Any]:
+    """The race's decisions once its rounds up to ``look`` have searched (``app_run.race_look_of_parts`` on
+    what the run's parts kept, read as ``save_report`` reads them): ``{"looked", "running": [keys still
+    racing], "stopped": {key: {"look", ...the comparison}}}``. Searches nothing."""
+    parts = work_files.run_parts(folder, run_id, failures=failures, settled=settled, reused_ranks=reused_ranks)
+    return app_run.race_look_of_parts(parts["plan"], look=look, shard_entries=parts["shard_entries"],
+                                      times=parts["times"], reused_ranks=parts["reused_ranks"],
+                                      reused_times=parts["reused_times"], settled=settled, failures=failures)

@@ -35,6 +35,7 @@ from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, EvaluationSettings
 from ..store.shape import REPORT_FORMAT, Report
 from .copying import copied
 from .plan import PLAN_FORMAT, plan_question, utc
+from .race import race_report
 
 
 def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]], *, owned: bool = False) -> Report:
@@ -119,6 +120,8 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]], *, 
         "frontier": frontier(ranked),
         "setups": sorted(results, key=lambda s: (s["rank"] is None, s["rank"] or 0, s["key"])),
         **_cache_total(results),
+        # the costly setups' race: its rule, which stopped (each entry's ``stopped`` says why) and the cost
+        **race_report(plan, results),
     }
     return cast(Report, report)
 

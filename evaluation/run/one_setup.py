@@ -26,7 +26,7 @@ from .reuse import rank_state
 from .searching import Clock, Counter, Progress, batch_search, find_setup
 from .side_by_side import finish_pass, start_pass, time_rounds
 
-__all__ = ["Clock", "Progress", "failed_entry", "finish_entries", "join_timed", "rank_setup",
+__all__ = ["Clock", "Progress", "failed_entry", "finish_entries", "join_timed", "joined", "rank_part", "rank_setup",
            "run_planned_setup", "run_setup",
            "setup_steps", "time_setup", "time_setups", "time_setups_part", "untimed_ids", "with_times"]
 
@@ -111,15 +111,32 @@ def join_timed(target: Target, plan: dict[str, Any], setup_key: str, timed: Mapp
     """The entry of a setup whose timed pass gave ``timed`` (``time_setups``' answer for it): its batch
     searched and joined with the times (``with_times``), or, when the timed pass failed, a
     ``failed_entry`` with that error and no batch searched. Counts of both halves are added up."""
-    counts = {name: timed[name] for name in COUNTERS if name in timed}
     counter = counter or Counter(len(batch_ids(plan, setup_key)), setup_key, None)
     if "times_ms" not in timed:
+        return joined(plan, setup_key, None, timed, counter)
+    return joined(plan, setup_key, rank_part(target, plan, setup_key, batch_ids(plan, setup_key), counter), timed,
+                  counter)
+
+
+def rank_part(target: Target, plan: dict[str, Any], setup_key: str, question_ids: Sequence[str],
+              counter: Counter, stage: str = "searching the other questions in a batch") -> dict[str, Any]:
+    """``question_ids`` of the setup's batch searched in one batch and judged, as ``rank_setup`` gives them,
+    with ``counter`` hearing of each question (the run's own, so its bar runs on from the timed pass):
+    the whole batch (``join_timed``), or one batch of a race (``local_race``); ``stage`` is what the
+    progress says it is doing. Failures are the entry's ``error``, with the batch's counts."""
+    return counted(target, setup_key,
+                   lambda: _ranked_entry(target, find_setup(target, setup_key), plan, counter, question_ids, stage),
+                   lambda error, batch: failed_entry(plan, setup_key, error, counts=batch))
+
+
+def joined(plan: dict[str, Any], setup_key: str, entry: dict[str, Any] | None, timed: Mapping[str, Any],
+           counter: Counter) -> dict[str, Any]:
+    """``join_timed``'s answer from the batch's entry (``rank_part``, or merged parts; None when the timed
+    pass failed and nothing was searched) and the timed pass's ``timed``."""
+    counts = {name: timed[name] for name in COUNTERS if name in timed}
+    if entry is None or "times_ms" not in timed:
         counter.finish()
         return failed_entry(plan, setup_key, timed.get("error") or "its timed pass never ran", counts=counts or None)
-    entry = counted(target, setup_key,
-                    lambda: _ranked_entry(target, find_setup(target, setup_key), plan, counter,
-                                          batch_ids(plan, setup_key)),
-                    lambda error, batch: failed_entry(plan, setup_key, error, counts=batch))
     if entry.get("error") is not None:
         counter.finish()
         return _add_counts(entry, counts) if "requests" in entry else entry
@@ -303,11 +320,11 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
     return entries
 
 
-def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: Counter,
-                  question_ids: Sequence[str]) -> dict[str, Any]:
+def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: Counter, question_ids: Sequence[str],
+                  stage: str = "searching the other questions in a batch") -> dict[str, Any]:
     """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
     questions = plan_questions(plan, question_ids)
-    counter.stage("searching the other questions in a batch")
+    counter.stage(stage)
     hits = batch_search(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
     state = rank_state(plan, setup.key)  # what decided these results, so a later run may take them (run.reuse)
     return {**setup.to_dict(), **_judged(questions, hits, Rule.of(plan["settings"])), "times_ms": [], "error": None,

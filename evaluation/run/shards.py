@@ -85,10 +85,13 @@ def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None]
 
     A setup whose batch costs ``c`` seconds a question over ``n`` questions gets
     ``ceil(n * c / shard_seconds)`` shards of near-equal size (sizes differ by at most one), and none
-    holds more than ``most_questions`` (0: no such bound; the end-to-end test makes shards of 2). A
-    setup with no untimed question has one empty shard, so every setup has an entry to merge; one
-    whose every untimed question is reused has none (nothing to search: ``merge_shards`` makes its
-    entry from ``reused`` alone).
+    holds more than ``most_questions`` (0: no bound; the end-to-end test makes shards of 2). A setup
+    with no untimed question has one empty shard, so every setup has an entry to merge; one whose every
+    untimed question is reused has none (nothing to search: ``merge_shards`` makes its entry from
+    ``reused`` alone). A setup the plan's race races (``race.plan_race``) is cut batch by batch, each
+    batch of the race's looks (``race.look_questions``) into its own shards in look order, so a round of
+    shards searches one batch (``shard_rounds`` says which round each shard is in); a batch with nothing
+    left to search has none.
     """
     check_shard_bounds(shard_seconds, most_questions)
     _check_plan(plan)
@@ -98,22 +101,63 @@ def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None]
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise UsageError(f"measured_ms[{shown(key)}] is {shown(value)}: a setup's median search in ms is a "
                              "number (or None: not measured)")
+    race = plan.get("race") or {}
+    raced = set(race.get("raced") or ())
     shards: dict[str, list[list[str]]] = {}
     for setup in plan["setups"]:
-        _check_reused((reused or {}).get(setup["key"]), setup["key"])
-        taken = set(reused_ids(plan, setup["key"], (reused or {}).get(setup["key"])))
-        batch = [qid for qid in batch_ids(plan, setup["key"]) if qid not in taken]
-        if taken and not batch:
-            shards[setup["key"]] = []
-            continue
-        measured = (measured_ms or {}).get(setup["key"])
+        key = setup["key"]
+        _check_reused((reused or {}).get(key), key)
+        taken = set(reused_ids(plan, key, (reused or {}).get(key)))
+        measured = (measured_ms or {}).get(key)
         seconds = (measured / 1000 if isinstance(measured, (int, float)) and math.isfinite(measured) and measured > 0
                    else estimated_seconds(setup))  # a time that is no measurement (0, inf, NaN): the estimate
-        count = max(1, math.ceil(len(batch) * seconds / shard_seconds - 1e-9))
-        if most_questions:
-            count = max(count, math.ceil(len(batch) / most_questions))
-        shards[setup["key"]] = _split(batch, min(count, max(1, len(batch))))
+        if key in raced:
+            shards[key] = [shard for look in range(1, len(race["looks"]) + 1)
+                           for shard in _cut([qid for qid in look_questions(plan, key, look) if qid not in taken],
+                                             seconds, shard_seconds, most_questions) if shard]
+            continue
+        batch = [qid for qid in batch_ids(plan, key) if qid not in taken]
+        if taken and not batch:
+            shards[key] = []
+            continue
+        shards[key] = _cut(batch, seconds, shard_seconds, most_questions)
     return shards
+
+
+def _cut(batch: Sequence[str], seconds: float, shard_seconds: float, most_questions: int) -> list[list[str]]:
+    """``batch`` in shards of at most ``shard_seconds`` of work and ``most_questions`` questions (see
+    ``plan_shards``); one empty shard for an empty batch."""
+    count = max(1, math.ceil(len(batch) * seconds / shard_seconds - 1e-9))
+    if most_questions:
+        count = max(count, math.ceil(len(batch) / most_questions))
+    return _split(batch, min(count, max(1, len(batch))))
+
+
+def look_questions(plan: dict[str, Any], setup_key: str, look: int) -> list[str]:
+    """The questions ``setup_key`` searches in the race's batch before look ``look`` (1-based): those of
+    its batch (``judged.batch_ids``: not searched by its timed pass) at positions ``looks[look - 2]`` to
+    ``looks[look - 1]`` of the race's order (``race.race_order``), in plan order."""
+    race = plan["race"]
+    start = race["looks"][look - 2] if look > 1 else 0
+    wanted = set(race["order"][start:race["looks"][look - 1]])
+    return [qid for qid in batch_ids(plan, setup_key) if qid in wanted]
+
+
+def shard_rounds(plan: dict[str, Any], shards: Mapping[str, Sequence[Sequence[str]]]) -> dict[str, list[int]]:
+    """Per setup key, the round (from 1) each of its shards is searched in: a raced setup's shard in the
+    round of the race's look its questions are drawn by, every other shard in round 1."""
+    race = plan.get("race") or {}
+    raced = set(race.get("raced") or ())
+    looks = race.get("looks") or []
+    position = {qid: n for n, qid in enumerate(race.get("order") or [])}
+    rounds = {}
+    for key, parts in shards.items():
+        if key not in raced:
+            rounds[key] = [1] * len(parts)
+            continue
+        rounds[key] = [next(n for n, drawn in enumerate(looks, start=1) if position[part[0]] < drawn) if part else 1
+                       for part in parts]
+    return rounds
 
 
 def _split(ids: Sequence[str], count: int) -> list[list[str]]:
@@ -142,7 +186,8 @@ def measured_times(report: Mapping[str, Any] | None) -> dict[str, float]:
 
 
 def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[str, Any]],
-                 reused: Mapping[str, Any] | None = None, *, owned: bool = False) -> dict[str, Any]:
+                 reused: Mapping[str, Any] | None = None, *, owned: bool = False,
+                 through: Sequence[str] | None = None) -> dict[str, Any]:
     """One ``rank_setup`` entry from its shards' entries (``parts``, in shard order or any order), and
     from ``reused`` (the setup's ``reuse.reusable_ranks``, as given to ``plan_shards``) for the
     questions no shard searched: their results judged again, named in ``ranked_in``.
@@ -154,7 +199,8 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
     twice or never would change the setup's numbers without a word. ``owned``: ``parts`` and ``reused``
     are the caller's to give away (decoded from working files for this call), so the entry takes their
     per-question values as they are instead of copies (a warm save's 36,000 reused results at 5,000
-    questions: ``bench/bench_app_scale.py``).
+    questions: ``bench/bench_app_scale.py``). ``through``: the part of the batch the shards cover, when a
+    race stopped the setup before its last batch (``race.raced_through``): only those are merged and checked.
     """
     _check_plan(plan)
     if not isinstance(setup_key, str):
@@ -170,7 +216,12 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
             raise UsageError(f"shard {number} of {len(parts)} of {setup_key} is not an entry rank_setup gives "
                              f"({problem}); rank that shard again")
     _check_reused(reused, setup_key)
-    taken = reused_ids(plan, setup_key, reused)
+    batch = batch_ids(plan, setup_key)
+    if through is not None:
+        kept = set(through)
+        batch = [qid for qid in batch if qid in kept]
+    in_batch = set(batch)
+    taken = [qid for qid in reused_ids(plan, setup_key, reused) if qid in in_batch]
     if taken and not isinstance(plan.get("settings"), Mapping):
         raise UsageError('not a plan of a run ("settings" is missing, and reused results are judged by them); give '
                          "what plan_run made (or its JSON read back whole)")
@@ -179,7 +230,6 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
         parts = [*parts, reused_part(plan, setup_key, reused, taken)]
     if not parts:
         raise UsageError(f"setup {setup_key} has no shards to merge")
-    batch = batch_ids(plan, setup_key)
     counts = _added(parts, ("requests", "retries"))
     failed = next((p for p in parts if p.get("error") is not None), None)
     if failed is not None:

@@ -85,11 +85,15 @@ def run_parts(folder: CollectionFolder, run_id: str, *, failures: dict[str, str]
               reused_ranks: list[str]) -> dict[str, Any]:
     """What the run's parts kept, read back as ``join_app_run`` takes it: the plan, each setup's
     shard entries, its reused results, its live times and the reused times. A failed setup's files may
-    be partly absent (its shards are not read), a settled one has no times file."""
+    be partly absent (its shards are not read), a settled one has no times file, and a raced setup has
+    the shards of the rounds it ran (the race stopped it before the rest)."""
     plan = folder.read_work(run_id, PLAN)
     shards = folder.read_work(run_id, SHARDS)
+    raced = set((plan.get("race") or {}).get("raced") or ())  # a raced setup's later shards never ran once it stopped
     return {"plan": plan, "failures": failures, "settled": settled,
-            "shard_entries": {key: [folder.read_work(run_id, shard_name(key, n)) for n in range(len(parts))]
+            "shard_entries": {key: [entry for entry in (
+                (_optional(folder, run_id, shard_name(key, n)) if key in raced else
+                 folder.read_work(run_id, shard_name(key, n))) for n in range(len(parts))) if entry is not None]
                               for key, parts in shards.items() if key not in failures},
             "reused_ranks": {key: _optional(folder, run_id, reused_ranks_name(key)) for key in reused_ranks},
             "times": {key: _optional(folder, run_id, times_name(key)) for key in shards

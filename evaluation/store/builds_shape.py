@@ -93,6 +93,9 @@ def _chunking(report: dict) -> None:
         for name in ("rank", "right", "questions", "chunks"):
             field(build, name, count, where)
         field(build, "seconds", number, where)
+    for n, stopped in enumerate(optional_field(report, "stopped", list_of(obj)) or []):  # the race's (builds.race)
+        for name in ("build", "words"):
+            field(stopped, name, text, f"stopped[{n}]")
 
 
 # -- sweep's runs -----------------------------------------------------------------------------------
@@ -111,7 +114,11 @@ def _sweep(report: dict) -> None:
         for name in ("build", "method"):
             field(row, name, text, where)
         optional_field(row, "key", text, where)
-        for name in ("rank", "questions", "chunks"):
+        stopped = optional_field(row, "stopped", obj, where)
+        if stopped is not None:  # the race stopped it (builds.race): no rank, and why in words
+            field(stopped, "words", text, f"{where}.stopped")
+        field(row, "rank", optional(count) if stopped is not None else count, where)
+        for name in ("questions", "chunks"):
             field(row, name, count, where)
         for measure in (NDCG_10, MRR):
             field(row, measure.summary_path[0], share, where)
@@ -153,6 +160,9 @@ def _matrix(report: dict) -> None:
             field(experiment, name, text, where)
         field(experiment, "embedder", optional(text), where)
         optional_field(experiment, "error", optional(text), where)
+        stopped = optional_field(experiment, "stopped", obj, where)
+        if stopped is not None:  # the race stopped it (builds.race): why in words
+            field(stopped, "words", text, f"{where}.stopped")
         metrics = field(experiment, "metrics", optional(obj), where)
         if metrics is not None:
             _at_every(metrics, cutoffs, f"{where}.metrics")

@@ -196,6 +196,7 @@ def _report(report: Any, path: str) -> None:
             optional_field(setup, name, text, where)
         optional_field(setup, "ranked_in", dict_of(text), where)
         optional_field(setup, "holes", dict_of(list_of(text)), where)
+        optional_field(setup, "stopped", _stopped, where)
     keys = [setup["key"] for setup in setups]
     if len(set(keys)) != len(keys):
         raise Bad("setups name the same key twice")
@@ -228,6 +229,18 @@ def _report(report: Any, path: str) -> None:
         raise Bad(f"picks_from is {shown(picks_from)}, not human or human+judged")
     if picks_from == "human+judged" and not (judged and judged.get("counted")):
         raise Bad("picks_from says human+judged, but the report holds no judged grades that count")
+    race = optional_field(report, "race", obj)
+    if race:  # what the views say of the race (report.race_words)
+        for name in ("raced", "stopped"):
+            field(race, name, list_of(text), "race")
+        for name in ("margin", "family"):
+            field(race, name, count, "race")
+        for name in ("alpha", "points", "threshold_seconds"):
+            field(race, name, number, "race")
+        cost = field(race, "cost", obj, "race")
+        for name in ("searches", "exhaustive_searches"):
+            field(cost, name, count, "race.cost")
+        field(cost, "share", number, "race.cost")
     refused = optional_field(report, "refused", optional(obj))
     if refused:
         field(refused, "reason", text, "refused")
@@ -292,6 +305,22 @@ def _milliseconds(value: Any, path: str) -> float:
     """A search time: 0 ms or more."""
     if number(value, path) < 0:
         raise Bad(f"{path} is {shown(value)}, not a time (0 ms or more)")
+    return value
+
+
+def _stopped(value: Any, path: str) -> dict:
+    """Why the race stopped a setup and what it searched (``run.race.stopped_entry``), as the views read it."""
+    obj(value, path)
+    field(value, "questions", list_of(text), path)
+    for name in ("look", "drawn", "of", "margin", "family"):
+        field(value, name, count, path)
+    field(value, "comparator", text, path)
+    for name in ("difference", "points"):
+        field(value, name, number, path)
+    field(value, "interval", _interval, path)
+    for name in ("p", "adjusted_p", "alpha"):
+        field(value, name, share, path)
+    field(value, "summary", optional(_summary), path)
     return value
 
 

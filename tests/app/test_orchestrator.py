@@ -552,3 +552,64 @@ def test_a_run_planned_before_side_by_side_timing_still_times_one_setup_per_acti
 
     assert [job["key"] for _, job in called(host, "time_setup")] == KEYS
     assert "time_side_by_side" not in names(host) and inst.output["outcome"] == "saved"
+
+
+# -- a race: timed first, then a round of shards per look, a race_look between ------------------------
+
+RACE = {"looks": 3, "raced": [KEYS[2]], "rounds": {KEYS[0]: [1], KEYS[1]: [1], KEYS[2]: [1, 2, 3]}}
+
+
+def race_plan(job):
+    return {"setups": list(KEYS), "shards": dict(SHARDS), "side_by_side": True, "race": RACE}
+
+
+def stops_at(look):
+    """A ``race_look`` that stops the reranked setup at ``look``."""
+    return lambda job: {"looked": job["look"], "running": [] if job["look"] >= look else [KEYS[2]],
+                        "stopped": {KEYS[2]: {"look": look}} if job["look"] >= look else {}}
+
+
+def test_a_race_times_every_setup_first_then_ranks_round_by_round_until_its_setup_stops():
+    host, inst = run(plan_evaluation=race_plan, time_side_by_side=parts_until(0), race_look=stops_at(2))
+
+    assert names(host) == ["golden_hash", "keep_golden", "check_golden_copy", "plan_evaluation", "time_side_by_side",
+                           "rank_shard", "rank_shard", "rank_shard", "race_look", "rank_shard", "race_look",
+                           "save_report", "discard_run_files"]
+    # round 1: every shard of the setups that search every question and the raced one's first; round 2: its
+    # second; stopped at the look after it, its third shard never runs
+    assert [(job["key"], job["shard"]) for _, job in called(host, "rank_shard")] == [
+        (KEYS[0], 0), (KEYS[1], 0), (KEYS[2], 0), (KEYS[2], 1)]
+    [(_, plan)] = called(host, "plan_evaluation")
+    assert [job for _, job in called(host, "race_look")] == [
+        {"collection": "docs", "run_id": plan["run_id"], "look": n, "failures": {}, "settled": [], "reused_ranks": []}
+        for n in (1, 2)]
+    [(_, save)] = called(host, "save_report")
+    assert save["failures"] == {} and inst.output["outcome"] == "saved"
+    assert [s["text"] for s in inst.statuses if s["stage"] == "racing"] == [
+        "race: deciding after round 1 of 3", "race: deciding after round 2 of 3"]
+
+
+def test_a_raced_setup_that_is_never_stopped_runs_every_round_and_no_look_follows_the_last():
+    host, inst = run(plan_evaluation=race_plan, time_side_by_side=parts_until(0), race_look=stops_at(99))
+
+    assert [(job["key"], job["shard"]) for _, job in called(host, "rank_shard")][-2:] == [(KEYS[2], 1), (KEYS[2], 2)]
+    assert [job["look"] for _, job in called(host, "race_look")] == [1, 2]
+    assert inst.output["outcome"] == "saved"
+
+
+def test_replaying_every_episode_of_a_race_gives_the_same_actions_status_and_output():
+    host, inst = run(plan_evaluation=race_plan, time_side_by_side=parts_until(1), race_look=stops_at(2))
+
+    for context_json, first in inst.episodes:
+        assert replay(ORCHESTRATOR, context_json) == first
+
+
+def test_a_raced_setup_whose_timed_pass_failed_for_good_is_never_ranked():
+    def part(job):
+        raise MemoryError("the instance ran out of memory")
+
+    host, inst = run(plan_evaluation=race_plan, time_side_by_side=part, race_look=stops_at(2))
+
+    assert "rank_shard" not in names(host) and "race_look" not in names(host)
+    [(_, save)] = called(host, "save_report")
+    assert list(save["failures"]) == KEYS and inst.output["outcome"] == "saved"

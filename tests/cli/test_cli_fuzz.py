@@ -48,7 +48,7 @@ CONNECTION_STRING = ("DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=
                      f"BlobEndpoint=http://127.0.0.1:{CLOSED}/acct;")
 POOLS: dict[str, list[str]] = {
     "corpus": PATHS, "index": PATHS + STORE_ADDRESSES, "index_dir": PATHS, "index_cache": PATHS, "file": PATHS,
-    "run": PATHS,
+    "run": PATHS, "work_dir": PATHS,
     "golden": PATHS + ADDRESSES, "save_to": PATHS + STORE_ADDRESSES, "store": PATHS + STORE_ADDRESSES,
     "out": PATHS + STORE_ADDRESSES,
     "run_id": (["latest", "../x", "", "RUN", ".hidden", "a/b", "LATEST"]
@@ -131,6 +131,7 @@ CHOICES = {"auth": ["auto", "key", "none"], "api": ["auto", "openai"], "openai_a
            "openai_api": ["auto", "openai"], "judge_auth": ["auto", "key", "none"], "judge_api": ["auto", "openai"]}
 # Values that make sense for a flag: drawn as often as the hostile ones, so runs also get deep.
 GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx", "idx2"], "index_cache": ["cache"],
+        "work_dir": ["work"],
         "file": ["golden.jsonl"],
         "run": ["run.trec"], "golden": ["golden.jsonl"], "save_to": ["store", "runs2"], "store": ["store"],
         "out": ["out", "idx2", "golden2.jsonl"], "run_id": ["RUN"] + [f"20990101T000000000Z-{c * 6}" for c in "bcde"],

@@ -33,8 +33,11 @@ def test_the_first_line_says_what_runs_and_every_frame_is_labelled(tmp_path):
 
     shown = frames(stream.getvalue())
 
+    # a fake target's setups cost a request to a service each, so all three race
     assert shown[0] == ("running 3 setups on 12 questions: each searches up to 8 of them one at a time, side by side "
-                        "with the others, to time them, and the rest in one batch")
+                        "with the others, to time them, and the rest in one batch; the 3 costly ones race in batches, "
+                        "each stopped once shown to find more than 8 points fewer than a setup that searches every "
+                        "question (--exhaustive: no race)")
     bars = [f for f in shown[1:] if "%|" in f]
     # the side-by-side pass is one stage of every setup (one bar, not one per search); each batch is its setup's
     together = [f for f in bars if f.startswith("[3 setups] ")]

@@ -31,7 +31,9 @@ def run(tmp_path, run_id, rows=ROWS, **lost):
     folder = tmp_path / run_id
     folder.mkdir()
     target = ListTarget("t", answers(**lost), held={f"d{i}" for i in range(N)})
-    return evaluate(target, write_golden(folder, rows), run_id=run_id, timed=0, resamples=1000)
+    # every setup on every question: these runs are about comparing whole runs (a fake target's setups
+    # cost a remote search each, so they would race)
+    return evaluate(target, write_golden(folder, rows), run_id=run_id, timed=0, resamples=1000, exhaustive=True)
 
 
 def test_a_planted_regression_is_significant_and_named_with_the_questions_it_lost(tmp_path):

@@ -526,7 +526,8 @@ def test_progress_moves_for_every_question_inside_a_batch_and_says_the_setup_and
     seen = []
     target = ProgressTarget("t", ANSWERS, held={"alpha", "beta"})
     evaluate(target, many_questions(tmp_path, 12), created_at=MOMENT, only=["keyword", "dense"], timed=4,
-             clock=ticking_clock(), progress=lambda done, total, label: seen.append((done, total, label)))
+             clock=ticking_clock(), progress=lambda done, total, label: seen.append((done, total, label)),
+             exhaustive=True)  # each setup's batch whole (a race's batches: tests/run/test_race.py)
 
     assert [done for done, _, _ in seen] == list(range(1, 2 * 13 + 1))  # one step at a time, never stalled
     assert {total for _, total, _ in seen} == {2 * 13}

@@ -42,7 +42,7 @@ def test_export_csv_writes_one_row_per_setup_in_rank_order_with_failures_last(tm
 
     assert list(rows[0]) == ["rank", "key", "method_label", "questions", "found@1", "found@3", "found@5",
                              "found@10", "found@20", "recall@1", "recall@3", "recall@5", "recall@10", "recall@20",
-                             "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error"]
+                             "mrr", "ndcg_10", "median_ms", "p95_ms", "timed", "error", "stopped"]
     assert [r["key"] for r in rows] == ["local.dense.bge-small", "local.keyword.bm25", "local.hybrid.bge-small"]
     vector = rows[0]
     # first relevant at 3, 1, 1: MRR = (1/3 + 1 + 1) / 3

@@ -50,6 +50,7 @@ def chunking_section(report: dict[str, Any]) -> str:
     parts.append(_scatter(report))
     notes = [f"Left out: {esc(s['what'])}: {esc(s['reason'])}." for s in report.get("skipped") or []]
     notes += [f"Failed: <code>{esc(f['build'])}</code>: {esc(f['error'])}." for f in report.get("failed") or []]
+    notes += [f"Stopped: <code>{esc(s['build'])}</code>: {esc(s['words'])}." for s in report.get("stopped") or []]
     vectors = report.get("vectors") or {}
     notes.append(f"{len(report.get('builds', []))} builds in {report.get('seconds', 0):.0f} s, one after another; "
                  f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache.")

@@ -16,13 +16,18 @@ from typing import Any
 from ...files import OutputKind
 from ...measures import AT_K_KEYS, at_k
 
-COLUMNS = ("experiment_id", "technique", "chunk_size", "chunk_overlap", "embedder", "method", "judged_by", "k",
-           *AT_K_KEYS, "questions", "chunks", "error")
+_BEFORE_RACE = ("experiment_id", "technique", "chunk_size", "chunk_overlap", "embedder", "method", "judged_by", "k",
+                *AT_K_KEYS, "questions", "chunks", "error")
+# "stopped": why the race stopped an experiment, in words, and "questions" the queries it searched; its
+# metric cells are empty (its numbers are over those queries: in the JSON report, under stopped)
+COLUMNS = (*_BEFORE_RACE, "stopped")
 _JSON_START = re.compile(rb'\{\s*"kind": "matrix",')  # how ``matrix_json`` starts every report
 
 MATRIX_JSON = OutputKind("matrix JSON report", own=lambda head: _JSON_START.match(head) is not None,
                          example="matrix.json")
-MATRIX_CSV = OutputKind("matrix CSV report", own=lambda head: head.startswith((",".join(COLUMNS) + "\n").encode()),
+MATRIX_CSV = OutputKind("matrix CSV report",
+                        own=lambda head: head.startswith((",".join(COLUMNS) + "\n").encode())
+                        or head.startswith((",".join(_BEFORE_RACE) + "\n").encode()),  # a report written before
                         example="matrix.csv")
 
 
@@ -49,7 +54,8 @@ def matrix_csv(report: dict[str, Any]) -> str:
                 x["embedder"], x["method"],
                 x["judged_by"]]
         for k in report["top_k"]:
+            stopped = x.get("stopped") or {}
             writer.writerow([_cell(v) for v in (*head, k, *(m.at_k_of(x["metrics"]) for m in at_k(k)),
-                                                x.get("questions"),
-                                                x["chunks"], x.get("error"))])
+                                                len(stopped["questions"]) if stopped else x.get("questions"),
+                                                x["chunks"], x.get("error"), stopped.get("words"))])
     return out.getvalue()

@@ -17,7 +17,8 @@ from ..tier_words import builds_tier_lines
 
 
 def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The experiments best first: those that ran by nDCG at the largest k (then id), the failed last."""
+    """The experiments best first: those that ran by nDCG at the largest k (then id), the failed and those
+    the race stopped last."""
     ndcg = NDCG_10.at(max(report["top_k"]))
     return sorted(report["experiments"], key=lambda x: (x["metrics"] is None, -(ndcg.at_k_of(x["metrics"]) or 0.0),
                                                          x["id"]))
@@ -69,6 +70,10 @@ def matrix_section(report: dict[str, Any]) -> str:
         cells = (f"<td><code>{esc(x['id'][:12])}</code>{pick_badge() if picked else ''}</td>"
                  f"<td><code>{esc(x['chunking'])}</code></td><td>{esc(x['method'])}</td>"
                  f"<td>{esc(x['embedder'] or '-')}</td><td>{esc(x['judged_by'])}</td>")
+        if x.get("stopped"):
+            rows.append(f'<tr class="stopped">{cells}<td colspan="{len(measures)}">'
+                        f'{esc(x["stopped"]["words"])}</td></tr>')
+            continue
         if x["metrics"] is None:
             rows.append(f'<tr class="failed">{cells}<td colspan="{len(measures)}">failed: '
                         f'{esc(x.get("error"))}</td></tr>')

@@ -24,7 +24,7 @@ def sweep_section(report: dict[str, Any]) -> str:
         return ""
     found = [FOUND_10.at(c) for c in report.get("k") or []]
     rows = []
-    for row in sorted(report.get("rows") or [], key=lambda r: r.get("rank", 0)):
+    for row in sorted((r for r in report.get("rows") or [] if not r.get("stopped")), key=lambda r: r.get("rank", 0)):
         counts = "".join(f'<td class="num">'
                          f'{esc(m.shown(m.of(row), count=m.count_of(row), questions=row["questions"]))}</td>'
                          for m in found)
@@ -35,6 +35,8 @@ def sweep_section(report: dict[str, Any]) -> str:
                     f'<td class="num">{_number(row.get("median_ms"), 1)}</td></tr>')
     head = "".join(f'<th class="num">{esc(m)}</th>' for m in found)
     notes = [f"Failed: <code>{esc(f['build'])}</code>: {esc(f['error'])}." for f in report.get("failed") or []]
+    notes += [f"Stopped: <code>{esc(r['key'])}</code>: {esc(r['stopped']['words'])}."
+              for r in report.get("rows") or [] if r.get("stopped")]
     vectors = report.get("vectors") or {}
     builds = len({row["build"] for row in report.get("rows") or []})
     notes.append(f"{builds} builds in {report.get('seconds', 0):.0f} s, one after another; "

@@ -59,6 +59,8 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
         lines.append(f"Left out: {skipped['what']}: {skipped['reason']}.")
     for failed in report.get("failed") or []:
         lines.append(f"Failed: {code(failed['build'])}: {failed['error']}.")
+    for stopped in report.get("stopped") or []:  # never ranked or picked: asked some questions only, said so
+        lines.append(f"Stopped: {code(stopped['build'])}: {stopped['words']}.")
     vectors = report.get("vectors") or {}
     lines.append(f"{len(report.get('builds', []))} builds in {report.get('seconds', 0):.1f} s; "
                  f"{vectors.get('share_from_cache', 0):.0%} of vectors came from the cache "
@@ -73,6 +75,16 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+def ranked_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """A sweep's rows that ran every question, best first (a row the race stopped has no rank)."""
+    return [row for row in report["rows"] if not row.get("stopped")]
+
+
+def stopped_rows(report: dict[str, Any]) -> list[dict[str, Any]]:
+    """A sweep's rows the race stopped (``builds.race``): said apart, never in the ranked table."""
+    return [row for row in report["rows"] if row.get("stopped")]
+
+
 def sweep_text(report: dict[str, Any]) -> str:
     """The sweep's rows as terminal columns, best first (``sweep_markdown`` gives them as Markdown)."""
     report = printable_texts(report)
@@ -82,10 +94,11 @@ def sweep_text(report: dict[str, Any]) -> str:
             + [m.shown(m.of(r), count=m.count_of(r), questions=r["questions"]) for m in found]
             + [str(r["chunks"]), f"{r['build_seconds']:.1f}",
                "-" if r["median_ms"] is None else f"{r['median_ms']:.1f}"]
-            for r in report["rows"]]
+            for r in ranked_rows(report)]
     lines = table(head, rows, markdown=False, right=[True, False, False] + [True] * (len(head) - 3))
     for failed in report.get("failed") or []:
         lines.append(f"Failed: {failed['build']}: {failed['error']}.")
+    lines += [f"Stopped: {r['key']}: {r['stopped']['words']}." for r in stopped_rows(report)]
     vectors = report.get("vectors") or {}
     lines.append(f"{report['questions']} questions judged by document; {report['rule']}; "
                  f"{report.get('seconds', 0):.1f} s; {vectors.get('share_from_cache', 0):.0%} of vectors from the "
@@ -106,8 +119,9 @@ def sweep_markdown(report: dict[str, Any]) -> str:
             + [m.shown(m.of(row), count=m.count_of(row), questions=row["questions"]) for m in found]
             + [str(row["chunks"]), f"{row['build_seconds']:.1f}",
                "-" if row["median_ms"] is None else f"{row['median_ms']:.1f}"]
-            for row in report["rows"]]
+            for row in ranked_rows(report)]
     lines = table(head, rows, markdown=True, right=[False, False, False] + [True] * (len(head) - 3))
+    lines += [f"- Stopped: `{r['key']}`: {r['stopped']['words']}." for r in stopped_rows(report)]
     share = report.get("vectors", {}).get("share_from_cache")
     lines += ["", f"{report['questions']} questions, judged by document; {report['rule']}."
               + (f" {share:.0%} of vectors came from the cache." if share is not None else "")]
@@ -131,6 +145,9 @@ def matrix_text(report: dict[str, Any]) -> str:
             lines.append(f"note: embedder {entry['name']} is {entry['model']}")
     for x in report["experiments"]:
         what = f"{x['id'][:12]}  {x['chunking']:<18} {x['method']:<16} {x['embedder'] or '-':<12}"
+        if x.get("stopped"):  # no metric as if over every query: the race stopped it, said so
+            lines.append(f"{what} {x['stopped']['words']}")
+            continue
         if x["metrics"] is None:
             lines.append(f"{what} failed: {x['error']}")
             continue

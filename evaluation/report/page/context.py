@@ -1,4 +1,5 @@
-"""What every section reads, worked out once per page: the report, its setups split into ran and failed,
+"""What every section reads, worked out once per page: the report, its setups split into ran, failed and
+stopped by the race,
 the picks by setup key, the collection's name, the history points, the question texts allowed, and the
 collection's latest chunking and matrix runs (ids and numbers only) for the Chunking tab.
 
@@ -34,6 +35,7 @@ class Page:
     chunking: dict[str, Any] | None = None  # the collection's latest chunking run (kind "chunking"), for its tab
     matrix: dict[str, Any] | None = None  # its latest matrix run (kind "matrix"), shown in the same tab
     sweep: dict[str, Any] | None = None  # its latest sweep (kind "sweep"), shown in the same tab
+    stopped: list[dict[str, Any]] | None = None  # setups the race stopped (``stopped``): never ranked, said so
 
     @property
     def refused(self) -> bool:
@@ -49,10 +51,11 @@ def page_of(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | None 
     setups = [s for s in report.get("setups") or [] if isinstance(s, dict) and "key" in s]
     ran = sorted((s for s in setups if summary_of(s) is not None),
                  key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["key"]))
-    failed = [s for s in setups if summary_of(s) is None]
+    stopped = [s for s in setups if summary_of(s) is None and isinstance(s.get("stopped"), dict)]
+    failed = [s for s in setups if summary_of(s) is None and s not in stopped]
     return Page(report=report, setups=setups, ran=ran, failed=failed, picks=picks_by_key(report),
                 collection=collection_name(report), points=list(history) if history else [trend_point(report)],
-                questions=questions, chunking=chunking, matrix=matrix, sweep=sweep)
+                questions=questions, chunking=chunking, matrix=matrix, sweep=sweep, stopped=stopped)
 
 
 def collection_name(report: dict[str, Any]) -> str:

@@ -7,6 +7,7 @@ from typing import Any, Mapping
 from ...measures import MEASURES, MRR, NDCG_10
 from ...scoring.metrics import LANDED
 from ..notes import ranked_in_note
+from ..race_words import found_words, searched_words, why_words
 from ..numbers import milliseconds as _ms, number as _num, percent as _pct
 from ..svg import attr, method_colour
 from .context import Page
@@ -16,7 +17,8 @@ LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463
 # Setup keys the page reads itself; any other key a newer report adds is shown in the setup's detail.
 _KNOWN_SETUP_KEYS = {"key", "target", "engine", "method", "method_label", "retrieval", "models", "ranker",
                      "options", "ranks", "results", "times_ms", "error", "summary", "rank", "neighbours",
-                     "requests", "retries", "versus_top", NDCG_10.versus_key, "cache", "ranked_in", "rank_state"}
+                     "requests", "retries", "versus_top", NDCG_10.versus_key, "cache", "ranked_in", "rank_state",
+                     "stopped"}
 _KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "landed", "median_ms", "p95_ms", "recall", "median_margin",
                        *(measure.summary_path[0] for measure in MEASURES)}  # "found", "mrr", "ndcg_10"
 
@@ -40,9 +42,15 @@ def _detail(setup: dict[str, Any], by_key: dict[str, dict[str, Any]], report: di
             + f'<span class="key">{esc(key)}</span> · {esc(setup.get("method_label", ""))}'
             + (f' · found@10 {_pct(found_share(summary, 10), summary.get("questions"))}, median '
                f'{_ms(summary.get("median_ms"))} ms'
-               if summary else " · failed") + "</summary>")
+               if summary else " · stopped by the race" if isinstance(setup.get("stopped"), dict) else " · failed")
+            + "</summary>")
     columns = []
-    if summary is None:
+    if summary is None and isinstance(setup.get("stopped"), dict):
+        columns.append(f'<div><h3>Stopped by the race</h3><p>{esc(searched_words(setup))}: '
+                       f'{esc(found_words(setup))}.</p><p>{esc(why_words(setup))}.</p>'
+                       "<p class=\"muted\">A stopped setup is never picked, and its numbers are over the questions it "
+                       "searched only; --exhaustive searches every setup on every question.</p></div>")
+    elif summary is None:
         columns.append(f'<div><h3>Failed</h3><p>{esc(setup.get("error") or "no result")}</p>'
                        "<p class=\"muted\">A failed setup is reported and never picked.</p></div>")
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..notes import cache_note
+from ..race_words import race_rule_words
 from .context import Page
 from .format import esc, plain, spaced
 
@@ -33,6 +34,7 @@ def footer(page: Page) -> str:
             + (f'<ul class="plain">{"".join(targets)}</ul>' if targets else "")
             + _cache(report)
             + (f"<p>Rules: {esc('; '.join(bits))}.</p>" if bits else "")
+            + (f'<p id="race">Race: {esc(race_rule_words(report))}.</p>' if race_rule_words(report) else "")
             + "<p>Made by the retrieval evaluation library. This page is one file: it fetches nothing and runs no "
               "script.</p></footer>")
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from ...measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
 from ..numbers import milliseconds as _ms, number as _num, percent as _pct, score as _score
+from ..race_words import cost_words, found_words, searched_words, why_words
 from ..svg import attr, method_colour
 from .context import Page
 from .format import esc, found_count, found_share, has_recall, plain, scroller, spaced, summary_of
@@ -96,6 +97,15 @@ def ranked_table(page: Page) -> str:
             f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
             f'<td colspan="{span - 2}">failed, never picked: {esc(setup.get("error") or "no result")}</td></tr>'
         )
+    for setup in page.stopped or []:  # never ranked: numbers over the questions it searched, said so
+        rows.append(
+            f'<tr class="stopped" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
+            f'<td class="setup"><a class="key" href="#setup-{attr(setup["key"])}">{esc(setup["key"])}</a>'
+            f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
+            f'<td colspan="{span - 2}">{esc(searched_words(setup))}, never picked: '
+            f'{esc(found_words(setup))}; {esc(why_words(setup))}</td></tr>'
+        )
+    cost = cost_words(report)
     rank_by = (report.get("rules") or {}).get("rank_by") or ["found@10", "found@1", "median_ms", "key"]
     buttons, css = pager("ranked-page", len(ran))
     return ('<section id="ranked"><h2>Every setup, ranked</h2>' + css +
@@ -103,7 +113,8 @@ def ranked_table(page: Page) -> str:
             "Under each found@10, how many questions that is"
             + ("; then the setup against the top, question by question (q: questions it finds that the top "
                "misses, minus the reverse; p: the paired test, corrected for comparing many setups)" if versus else "")
-            + ". The setup column stays put while the table slides sideways.</p>" + buttons
+            + ". The setup column stays put while the table slides sideways.</p>"
+            + (f'<p class="muted" id="race-cost">Raced: {esc(cost)}.</p>' if cost else "") + buttons
             + scroller(f'<table class="ranked"><thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>')
             + "</section>")
 
