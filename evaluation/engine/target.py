@@ -28,10 +28,13 @@ index (document order, then chunk number), at every cut: BM25, dense, fusion and
 
 Work is never done twice in a batch: each question is embedded once per model and each
 (question, chunk) pair scored by the cross-encoder once for the life of the target, however many
-reranked setups hold that chunk among their candidates; and, with the persistent cache (``cache``,
-on by default: see ``engine.cache``), once across runs, so a run after a few questions of the golden
-file changed pays only for those. ``search`` (one question, as a caller sees it, and the path that
-is timed) reads and fills none of those caches.
+reranked setups hold that chunk among their candidates (two chunks of one text are one pair); and,
+with the persistent cache (``cache``, on by default: see ``engine.cache``), once across runs, so a run
+after a few questions of the golden file changed pays only for those. ``search`` (one question, as a
+caller sees it, and the path that is timed) reads and fills none of those caches; ``warm_up`` (what
+the timed pass runs first) fills them, so its work is the batch's. A reranked batch with progress
+gives the cross-encoder several questions' new pairs at once (``PAIRS_AT_ONCE``), one pair per call
+(``graphs``: the int8 graph quantises per call), so a score never depends on what was scored beside it.
 
 ``cache_counts(setup_key)`` says where a setup's batches got what they needed, counting each
 distinct (model, question) vector and (question, chunk) pair once per slice a ``search_batch`` call ranks
@@ -78,6 +81,30 @@ _SCORED_AT_ONCE = 1024
 # of its candidates, so one question's few new pairs left one of the two sessions idle for most of a call.
 PAIRS_AT_ONCE = 32
 COUNTS = ("vectors_cached", "vectors_shared", "vectors_computed", "pairs_cached", "pairs_shared", "pairs_computed")
+
+
+def offered_setups(name: str, models: Sequence[str], *, mode: str = "ultimate", cross_encoder: bool = True,
+                   colbert: bool = False, fusion_candidates: int = 50, rerank_candidates: int = RERANK_CANDIDATES,
+                   hybrid_keyword: str = "keyword") -> list[Setup]:
+    """The setups a target named ``name`` offers over an index of ``models`` (see the module docstring),
+    as ``EmbeddedTarget.setups`` gives them: known before any index is built, so the command line can
+    build one that embeds only the models the setups it will run use (``cli.common.models_needed``)."""
+    options = {"rrf_k": RRF_K, "fusion_candidates": fusion_candidates}
+    found = [Setup(name, ENGINE, "keyword", options={"keyword": KEYWORD_RULE}),
+             Setup(name, ENGINE, "keyword_documents", options={"rrf_k": RRF_K, "keyword": DOCUMENTS_RULE})]
+    subsets = [combo for size in range(1, len(models) + 1) for combo in itertools.combinations(models, size)]
+    found += [Setup(name, ENGINE, "dense", combo, options=options) for combo in subsets]
+    options = {**options, "keyword": KEYWORD_RULES[hybrid_keyword]}  # what hybrid fuses
+    found += [Setup(name, ENGINE, "hybrid", combo, options=options) for combo in subsets]
+    if models and cross_encoder:
+        from .model_catalog import CROSS_ENCODER_NAME
+
+        reranked = {**options, "rerank_candidates": rerank_candidates, "cross_encoder": CROSS_ENCODER_NAME}
+        found += [Setup(name, ENGINE, "hybrid", combo, ranker="cross-encoder", options=reranked) for combo in subsets]
+    if models and colbert:
+        late = {**options, "rerank_candidates": rerank_candidates}
+        found += [Setup(name, ENGINE, "hybrid", combo, ranker="colbert", options=late) for combo in subsets]
+    return [setup for setup in found if opened_for(setup, mode)]
 
 
 class EmbeddedTarget:
@@ -186,24 +213,9 @@ class EmbeddedTarget:
         return described
 
     def setups(self) -> list[Setup]:
-        models = self.index.models
-        options = {"rrf_k": RRF_K, "fusion_candidates": self.fusion_candidates}
-        found = [Setup(self.name, ENGINE, "keyword", options={"keyword": KEYWORD_RULE}),
-                 Setup(self.name, ENGINE, "keyword_documents", options={"rrf_k": RRF_K, "keyword": DOCUMENTS_RULE})]
-        subsets = [combo for size in range(1, len(models) + 1) for combo in itertools.combinations(models, size)]
-        found += [Setup(self.name, ENGINE, "dense", combo, options=options) for combo in subsets]
-        options = {**options, "keyword": KEYWORD_RULES[self.hybrid_keyword]}  # what hybrid fuses
-        found += [Setup(self.name, ENGINE, "hybrid", combo, options=options) for combo in subsets]
-        if models and self._use_cross_encoder:
-            from .model_catalog import CROSS_ENCODER_NAME
-
-            reranked = {**options, "rerank_candidates": self.rerank_candidates, "cross_encoder": CROSS_ENCODER_NAME}
-            found += [Setup(self.name, ENGINE, "hybrid", combo, ranker="cross-encoder", options=reranked)
-                      for combo in subsets]
-        if models and self.index.colbert is not None:
-            late = {**options, "rerank_candidates": self.rerank_candidates}
-            found += [Setup(self.name, ENGINE, "hybrid", combo, ranker="colbert", options=late) for combo in subsets]
-        return [setup for setup in found if opened_for(setup, self.mode)]
+        return offered_setups(self.name, self.index.models, mode=self.mode, cross_encoder=self._use_cross_encoder,
+                              colbert=self.index.colbert is not None, fusion_candidates=self.fusion_candidates,
+                              rerank_candidates=self.rerank_candidates, hybrid_keyword=self.hybrid_keyword)
 
     def holds(self, doc_ids: Iterable[str]) -> set[str]:
         held = self.index.doc_ids
