@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         order = [name for r in range(args.rounds)
                  for name in (("baseline", "this tree") if r % 2 == 0 else ("this tree", "baseline"))]
         runs = []
-        print(f"\n{'run':>3}  {'code':10} {'wall s':>7}  " + "  ".join(f"{s + ' pairs':>13}" for s in STAGES)
+        print(f"\n{'run':>3}  {'code':10} {'wall s':>7}  " + "  ".join(f"{s + ': pairs, calls, s':>26}" for s in STAGES)
               + f"  {'CE s':>6} {'pairs/s':>7}  load before -> after")
         for n, name in enumerate(order, start=1):
             found = run_once(trees[name], index, args.golden, args.only, args.questions)
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
             pairs = sum(w["pairs"] for w in work.values())
             ce = sum(w["seconds"] for w in work.values())
             print(f"{n:>3}  {name:10} {found['seconds']:7.1f}  "
-                  + "  ".join(f"{work[s]['pairs']:>6} ({work[s]['calls']:>3} c)" for s in STAGES)
+                  + "  ".join(f"{work[s]['pairs']:>12} {work[s]['calls']:>5} {work[s]['seconds']:7.1f}" for s in STAGES)
                   + f"  {ce:6.1f} {pairs / ce if ce else 0:7.2f}  {found['load']}", flush=True)
             runs.append((name, found))
 
