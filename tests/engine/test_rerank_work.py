@@ -163,3 +163,22 @@ def test_a_warm_up_whose_answers_all_came_from_the_cache_still_runs_every_sessio
     for model in loaded:
         assert all(graph.ran for graph in model._sessions.graphs), model.name
     assert sum(again.cache_counts(setup.key)[name] for name in COUNTS) == 0  # a warm-up counts nothing itself
+
+
+def test_one_row_calls_run_longest_first_and_calls_of_many_rows_shortest_first():
+    """A batch's calls are spread over the sessions: with one row a call, the longest going last left
+    a session idle while it ran (``graphs._LONGEST_FIRST``). Calls of several rows keep their order."""
+    from evaluation.engine import graphs
+
+    passages = [" ".join(["word"] * n) for n in (5, 60, 1, 200, 30, 90)]
+    encoder = models.load_cross_encoder()
+    lengths = [len(encodings[int(call[0])].ids)
+               for _, encodings, batches in graphs._windows([("a question", p) for p in passages],
+                                                            tokenizer=encoder._tokenizer, batch_size=4, rows_per_call=1)
+               for batch in batches for call in batch]
+    assert lengths == sorted(lengths, reverse=True) and len(set(lengths)) == len(passages)
+    many = [len(encodings[int(i)].ids)
+            for _, encodings, batches in graphs._windows(passages, tokenizer=encoder._tokenizer, batch_size=4,
+                                                         rows_per_call=None)
+            for batch in batches for call in batch for i in call]
+    assert many == sorted(many)
