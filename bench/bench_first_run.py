@@ -123,7 +123,7 @@ class Frames:
         self._thread.start()
 
     def _read(self) -> None:
-        piece = b""
+        piece, after_return = b"", ""  # a terminal ends a line with \r\n: the text before the \r is the line
         while True:
             byte = self._stream.read(1)
             if not byte:
@@ -132,8 +132,9 @@ class Frames:
                 text = _ESCAPES.sub("", piece.decode("utf-8", "replace"))  # a terminal's cursor moves
                 if text.strip():
                     self.frames.append((time.perf_counter() - self._started, text))
-                    if byte == b"\n":
-                        self.lines.append(text)
+                if byte == b"\n" and (text.strip() or after_return.strip()):
+                    self.lines.append(text if text.strip() else after_return)
+                after_return = text if byte == b"\r" else ""
                 piece = b""
             else:
                 piece += byte
