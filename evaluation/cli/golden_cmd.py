@@ -18,7 +18,7 @@ import sys
 from typing import Any, Callable
 
 from ..engine.corpus import read_corpus
-from ..errors import UsageError, named, shown
+from ..errors import TEXT_LIMIT, UsageError, named, printable, shown
 from ..scoring.judging import GRAINS
 from .chat_options import add_chat_options
 from .collection import add_collection_arguments, apply_collection
@@ -404,7 +404,8 @@ def _next(args: argparse.Namespace) -> int:
                           "proposal": made.proposal}, indent=2))
     if not made.rows:
         if not args.json:
-            print(f"nothing to label next for run {report['id']}: {made.reason or 'no label would move the tests'}")
+            print(f"nothing to label next for run {printable(str(report['id']))}: "
+                  f"{printable(made.reason, limit=TEXT_LIMIT) if made.reason else 'no label would move the tests'}")
         return 0
     from ..files import write_whole
 
@@ -437,9 +438,11 @@ def next_summary(made: Any, args: argparse.Namespace, run_id: str) -> str:
     names = {"draft": "drafts to check", "template": "template rows to write a question in"}
     said += [f"{count} {names.get(kind, 'questions to label')}" for kind, count in kinds.items()]
     left = (f" ({len(made.left_out)} questions left out: their text changed since the run)" if made.left_out else "")
-    return (f"wrote {len(made.rows)} rows to {args.out} to separate {', '.join(proposal.get('tied') or [])} "
-            f"(run {run_id}): {', '.join(said)}{left}. Fill each in ({program()} golden check {args.out} says what is "
-            f"left), put them into {args.file} (a row whose id is there replaces it), then run again once.")
+    # the run's id and its setups' keys come from a store anyone may write to: shown as printable text
+    tied = ", ".join(printable(str(key)) for key in proposal.get("tied") or [])
+    return (f"wrote {len(made.rows)} rows to {named(args.out)} to separate {tied} (run {printable(str(run_id))}): "
+            f"{', '.join(said)}{left}. Fill each in ({program()} golden check {named(args.out)} says what is left), "
+            f"put them into {named(args.file)} (a row whose id is there replaces it), then run again once.")
 
 
 def _unlabelled(path: str) -> list[Any]:

@@ -32,7 +32,8 @@ def text_work(text: str) -> int:
     """What embedding ``text`` costs, in the unit an embedding bar counts: characters, its own and its
     two special tokens' (``_SPECIAL_TOKENS_AS_CHARACTERS``).
 
-    A window of texts runs shortest first (``_windows``), so a bar counting texts runs ahead of the
+    A window of texts runs sorted by length (``_windows``: shortest first, longest first for a graph
+    run one row per call), so a bar counting texts runs ahead of (or behind) the
     work. Over the sample's 763 chunks with both models (``bench/bench_embedding_eta.py``, two runs at
     load 5-18), a bar counting texts showed an ETA of 0.18-0.25 of the time really left at 10, 25, 50
     and 75% of the run; counting characters, 0.94-0.96 up to half way in the steadier run (0.67-1.13

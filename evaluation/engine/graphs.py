@@ -37,6 +37,13 @@ _SORT_WINDOW = 1024
 # at 68 texts/s against 50 one at a time, but 32 rows of about 260 tokens at 9 texts/s against 15
 # one at a time, once the attention tensors outgrow the caches.
 _TOKENS_PER_CALL = 1024
+# Graphs run one row per call (the int8 ones, whose activation scale spans a call) run their calls
+# longest first: a batch's calls are spread over the sessions (_Sessions.map), and with the longest
+# last one session sat idle while the other ran it. Which calls run, and so every output, is the same
+# in either order. bench/bench_call_order.py, the sample's reranked searches (12 x 20 pairs, 2 one-thread
+# sessions): each call's own time scheduled on the sessions gives 0.95 of shortest first; the wall time
+# at load 11-14 could not tell the two apart (0.79 and 1.17 in two runs): measure it on quiet cores.
+_LONGEST_FIRST = True
 # A default that keeps one process from claiming every core of a large host.
 _DEFAULT_THREAD_CAP = 4
 _KNOWN_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -85,10 +92,13 @@ class _Graph:
             raise ModelError(f"{path}: graph inputs {list(self.inputs)} are not a BERT encoder's "
                              f"({', '.join(_KNOWN_INPUTS)})")
         self.output = self.session.get_outputs()[0]
+        self.ran = False  # whether a call has run on this session: a warm-up runs one where none has
 
     def run(self, ids: np.ndarray, mask: np.ndarray, types: np.ndarray) -> np.ndarray:
         given = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
-        return self.session.run([self.output.name], {name: given[name] for name in self.inputs})[0]
+        found = self.session.run([self.output.name], {name: given[name] for name in self.inputs})[0]
+        self.ran = True
+        return found
 
 
 def _tokenizer(path: Path, *, max_tokens: int, pairs: bool = False):
@@ -121,8 +131,9 @@ def _windows(items: list, *, tokenizer, batch_size: int, rows_per_call: int | No
     """The graph calls for ``items``, one window at a time: yields ``(start, encodings, batches)``, where
     each batch is a list of calls and each call an array of row numbers inside the window.
 
-    Each window of items is tokenised and sorted by token count, cut into batches of ``batch_size``,
-    and each batch into calls of ``rows_per_call`` rows (None: as many as fit _TOKENS_PER_CALL).
+    Each window of items is tokenised and sorted by token count (longest first when a call holds one
+    row: ``_LONGEST_FIRST``), cut into batches of ``batch_size``, and each batch into calls of
+    ``rows_per_call`` rows (None: as many as fit _TOKENS_PER_CALL).
     Every way of running texts goes through here, so a text meets the same neighbours in its call
     whoever runs it.
     """
@@ -133,6 +144,8 @@ def _windows(items: list, *, tokenizer, batch_size: int, rows_per_call: int | No
         encodings = tokenizer.encode_batch(items[start:start + window])
         # Stable sort: equal lengths keep their order, so a run is the same every time.
         order = np.argsort([len(e.ids) for e in encodings], kind="stable")
+        if rows_per_call == 1 and _LONGEST_FIRST:
+            order = order[::-1]
         batches = []
         for b in range(0, len(order), batch_size):
             batch = order[b:b + batch_size]
@@ -147,7 +160,7 @@ def _run_bucketed(items: list, *, tokenizer, batch_size: int, rows_per_call: int
                   progress: Callable[[list[int]], None] | None, graphs: "_Sessions") -> np.ndarray:
     """Fill ``out[i]`` with the result for ``items[i]``, running the calls of ``_windows`` on ``graphs``
     (a batch's calls spread over its sessions at once), and tell ``progress`` the positions in ``items``
-    of each finished batch (a window runs its shortest texts first, so a count of texts runs ahead of
+    of each finished batch (a window runs sorted by length, so a count of texts runs ahead of or behind
     the work: ``embed_documents_together`` weighs them). Every call is the one a single session would
     make, so no row depends on how many sessions ran it."""
     for start, encodings, batches in _windows(items, tokenizer=tokenizer, batch_size=batch_size,
@@ -211,6 +224,14 @@ class _Sessions:
             for future in futures:
                 future.cancel()
             raise
+
+    def warm_up(self, ids: np.ndarray) -> int:
+        """Run ``ids`` (one row of token ids) once on every session no call has run on yet, so the first
+        call a caller times never pays for a session's first run; how many sessions that was."""
+        cold = [graph for graph in self.graphs if not graph.ran]
+        for graph in cold:
+            graph.run(ids, np.ones_like(ids), np.zeros_like(ids))
+        return len(cold)
 
     def _on_free(self, run: Callable, call):
         graph = self._free.get()  # several callers (a Function host's two activities) share the sessions

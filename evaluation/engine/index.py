@@ -125,13 +125,16 @@ def read_marker(folder: str | Path) -> dict | None:
 
 def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: IndexSettings = IndexSettings(),
                 *, progress: Progress | bool | None = None, threads: int | None = None, force: bool = False,
-                verify: bool = False) -> dict:
+                verify: bool = False, more_models_do: bool = False) -> dict:
     """Build the index of ``corpus`` into ``folder`` unless it already holds the same one, intact.
 
     Returns the manifest; ``manifest["reused"]`` says whether the existing index was kept, and
     ``manifest["rebuilt_because"]`` why an index with the same fingerprint was not (damage found by
     the size check, or the sha256 check with ``verify``). ``force`` rebuilds regardless. Only a
     folder holding this tool's marker is ever replaced (see ``check_destination``).
+    ``more_models_do``: ``settings.models`` are the models the caller needs, so an index built the same
+    way with those and more is kept as it is (a run that needs bge-small alone does not throw away an
+    index of both models); a new one embeds only ``settings.models``.
     """
     if progress is True:  # the command line's bar on stderr, for a library caller who asks
         from ..progress import ProgressBar
@@ -139,7 +142,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         bar = ProgressBar()
         try:
             return build_index(corpus, folder, settings, progress=bar.stage(), threads=threads, force=force,
-                               verify=verify)
+                               verify=verify, more_models_do=more_models_do)
         finally:
             bar.close()
     progress = progress or None  # False: no bar, as None
@@ -150,7 +153,11 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
     wanted = fingerprint(corpus.sha256, settings)
     marker = read_marker(folder)
     damage = None
-    if marker is not None and marker.get("fingerprint") == wanted and not force:
+    kept = wanted  # the fingerprint of an index kept as it is: this one, or one with more models
+    if more_models_do and marker is not None and marker.get("fingerprint") != wanted:
+        held = _with_more_models(folder, settings)
+        kept = fingerprint(corpus.sha256, held) if held is not None else wanted
+    if marker is not None and marker.get("fingerprint") == kept and not force:
         existing = read_manifest(folder)
         damage = index_damage(folder, existing, hashes=verify)
         if damage is None:
@@ -161,7 +168,7 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
             else:
                 damage = _refused_on_open(folder)  # whatever evaluate would refuse, rebuilt here
             if damage is None:
-                log.info("index in %s is current (fingerprint %s)", folder, wanted[:12])
+                log.info("index in %s is current (fingerprint %s)", folder, kept[:12])
                 return {**existing, "reused": True}
             log.warning("%s: %s; building it again", folder, damage)
         else:
@@ -219,6 +226,19 @@ def build_index(corpus: Corpus | str | Path, folder: str | Path, settings: Index
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return {**manifest, "reused": False, "rebuilt_because": "--force" if force and marker else damage}
+
+
+def _with_more_models(folder: Path, settings: IndexSettings) -> IndexSettings | None:
+    """``settings`` with the models of the index in ``folder`` when it holds every model of ``settings``
+    and more, else None (whether it was built the same way otherwise is its fingerprint's to say)."""
+    manifest = read_manifest(folder)
+    try:
+        held = tuple(str(m["name"]) for m in (manifest or {}).get("models") or [])
+    except (TypeError, KeyError):
+        return None
+    if not set(settings.resolved_models()) < set(held):
+        return None
+    return IndexSettings(chunking=settings.chunking, models=held, colbert=settings.colbert)
 
 
 def check_destination(folder: str | Path, corpus: str | Path | None = None) -> None:

@@ -14,7 +14,7 @@ import difflib
 import functools
 import logging
 import threading
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -49,6 +49,8 @@ class _LoadedModel:
     for graphs run one row or one batch per call; otherwise one session with ``threads`` threads.
     """
 
+    _tokenizer: Any  # each kind's own (``tokenizers.Tokenizer``), made in its ``__init__``
+
     def __init__(self, spec: _ModelSpec, *, threads: int, pooled: bool = False) -> None:
         self._tokenizer_path = _require_tokenizer(spec)
         data, sha256, self._path = _read_checked(spec)
@@ -62,6 +64,13 @@ class _LoadedModel:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.name!r}, threads={self.threads})"
+
+    def warm_up(self) -> int:
+        """Every session of this model has run a call: a short text on each that none has run on yet
+        (``_Sessions.warm_up``); how many that was. What a timed pass's warm-up needs of a model whose
+        answers all came from a cache, so its first timed search does not pay for the first run."""
+        ids = np.array([self._tokenizer.encode("warm up").ids], dtype=np.int64)  # [CLS] warm up [SEP]
+        return self._sessions.warm_up(ids)
 
 
 class Embedder(_LoadedModel):

@@ -28,10 +28,13 @@ index (document order, then chunk number), at every cut: BM25, dense, fusion and
 
 Work is never done twice in a batch: each question is embedded once per model and each
 (question, chunk) pair scored by the cross-encoder once for the life of the target, however many
-reranked setups hold that chunk among their candidates; and, with the persistent cache (``cache``,
-on by default: see ``engine.cache``), once across runs, so a run after a few questions of the golden
-file changed pays only for those. ``search`` (one question, as a caller sees it, and the path that
-is timed) reads and fills none of those caches.
+reranked setups hold that chunk among their candidates (two chunks of one text are one pair); and,
+with the persistent cache (``cache``, on by default: see ``engine.cache``), once across runs, so a run
+after a few questions of the golden file changed pays only for those. ``search`` (one question, as a
+caller sees it, and the path that is timed) reads and fills none of those caches; ``warm_up`` (what
+the timed pass runs first) fills them, so its work is the batch's. A reranked batch with progress
+gives the cross-encoder several questions' new pairs at once (``PAIRS_AT_ONCE``), one pair per call
+(``graphs``: the int8 graph quantises per call), so a score never depends on what was scored beside it.
 
 ``cache_counts(setup_key)`` says where a setup's batches got what they needed, counting each
 distinct (model, question) vector and (question, chunk) pair once per slice a ``search_batch`` call ranks
@@ -73,7 +76,39 @@ KEYWORD_RULES = {"keyword": KEYWORD_RULE, "keyword_documents": DOCUMENTS_RULE}
 # mixed, Python's FAQ, the sample): depth 20 scores 67% of depth 30's pairs and no collection's found@10,
 # MRR or nDCG@10 is lower than at 30 beyond its 95% paired interval (bench/README.md has the table).
 RERANK_CANDIDATES = 20
+# The most (question, passage) pairs given to the cross-encoder in one ``score_pairs`` batch: its one-row
+# calls are spread over its sessions a batch at a time, so a batch is where a core may wait for the
+# other's last call; a window of pairs this size is tokenized at once (``graphs._windows``).
+_SCORED_AT_ONCE = 1024
+# A reranked batch with progress gives the cross-encoder the new pairs of as many questions as it takes
+# to reach this many (``_reranked_batch``), not one question's: a reranked setup after another shares most
+# of its candidates, so one question's few new pairs left one of the two sessions idle for most of a call.
+PAIRS_AT_ONCE = 32
 COUNTS = ("vectors_cached", "vectors_shared", "vectors_computed", "pairs_cached", "pairs_shared", "pairs_computed")
+
+
+def offered_setups(name: str, models: Sequence[str], *, mode: str = "ultimate", cross_encoder: bool = True,
+                   colbert: bool = False, fusion_candidates: int = 50, rerank_candidates: int = RERANK_CANDIDATES,
+                   hybrid_keyword: str = "keyword") -> list[Setup]:
+    """The setups a target named ``name`` offers over an index of ``models`` (see the module docstring),
+    as ``EmbeddedTarget.setups`` gives them: known before any index is built, so the command line can
+    build one that embeds only the models the setups it will run use (``cli.common.models_needed``)."""
+    options: dict[str, Any] = {"rrf_k": RRF_K, "fusion_candidates": fusion_candidates}
+    found = [Setup(name, ENGINE, "keyword", options={"keyword": KEYWORD_RULE}),
+             Setup(name, ENGINE, "keyword_documents", options={"rrf_k": RRF_K, "keyword": DOCUMENTS_RULE})]
+    subsets = [combo for size in range(1, len(models) + 1) for combo in itertools.combinations(models, size)]
+    found += [Setup(name, ENGINE, "dense", combo, options=options) for combo in subsets]
+    options = {**options, "keyword": KEYWORD_RULES[hybrid_keyword]}  # what hybrid fuses
+    found += [Setup(name, ENGINE, "hybrid", combo, options=options) for combo in subsets]
+    if models and cross_encoder:
+        from .model_catalog import CROSS_ENCODER_NAME
+
+        reranked = {**options, "rerank_candidates": rerank_candidates, "cross_encoder": CROSS_ENCODER_NAME}
+        found += [Setup(name, ENGINE, "hybrid", combo, ranker="cross-encoder", options=reranked) for combo in subsets]
+    if models and colbert:
+        late = {**options, "rerank_candidates": rerank_candidates}
+        found += [Setup(name, ENGINE, "hybrid", combo, ranker="colbert", options=late) for combo in subsets]
+    return [setup for setup in found if opened_for(setup, mode)]
 
 
 class EmbeddedTarget:
@@ -119,6 +154,10 @@ class EmbeddedTarget:
             self._stored = cache
         self._model_keys: dict[str, bytes] = {}
         self._counts: dict[str, dict[str, int]] = {}
+        # What a warm-up put in memory, by where it came from (a COUNTS name), until a counted batch meets
+        # it: that batch counts it so, as if it had got it itself, so a run's counts are the same with the
+        # warm-up's work kept for the batch as they were when it threw its work away (``warm_up``).
+        self._warmed_up: dict[tuple[str, str | int], str] = {}
         self._colbert_queries: dict[str, np.ndarray] = {}
 
     @classmethod
@@ -180,24 +219,9 @@ class EmbeddedTarget:
         return described
 
     def setups(self) -> list[Setup]:
-        models = self.index.models
-        options: dict[str, Any] = {"rrf_k": RRF_K, "fusion_candidates": self.fusion_candidates}
-        found = [Setup(self.name, ENGINE, "keyword", options={"keyword": KEYWORD_RULE}),
-                 Setup(self.name, ENGINE, "keyword_documents", options={"rrf_k": RRF_K, "keyword": DOCUMENTS_RULE})]
-        subsets = [combo for size in range(1, len(models) + 1) for combo in itertools.combinations(models, size)]
-        found += [Setup(self.name, ENGINE, "dense", combo, options=options) for combo in subsets]
-        options = {**options, "keyword": KEYWORD_RULES[self.hybrid_keyword]}  # what hybrid fuses
-        found += [Setup(self.name, ENGINE, "hybrid", combo, options=options) for combo in subsets]
-        if models and self._use_cross_encoder:
-            from .model_catalog import CROSS_ENCODER_NAME
-
-            reranked = {**options, "rerank_candidates": self.rerank_candidates, "cross_encoder": CROSS_ENCODER_NAME}
-            found += [Setup(self.name, ENGINE, "hybrid", combo, ranker="cross-encoder", options=reranked)
-                      for combo in subsets]
-        if models and self.index.colbert is not None:
-            late = {**options, "rerank_candidates": self.rerank_candidates}
-            found += [Setup(self.name, ENGINE, "hybrid", combo, ranker="colbert", options=late) for combo in subsets]
-        return [setup for setup in found if opened_for(setup, self.mode)]
+        return offered_setups(self.name, self.index.models, mode=self.mode, cross_encoder=self._use_cross_encoder,
+                              colbert=self.index.colbert is not None, fusion_candidates=self.fusion_candidates,
+                              rerank_candidates=self.rerank_candidates, hybrid_keyword=self.hybrid_keyword)
 
     def holds(self, doc_ids: Iterable[str]) -> set[str]:
         held = self.index.doc_ids
@@ -269,10 +293,13 @@ class EmbeddedTarget:
 
     def search_batch(self, setup: Setup, questions: Sequence[str], depth: int, *,
                      progress: Callable[[int], None] | None = None) -> list[list[Hit]]:
-        """``progress`` is told how many more questions are done, slice by slice: one question at a time
-        for reranked setups (a second or more each), 64 for the others. Slices give the same results:
-        query vectors and pair scores are per question, and the caches are shared between slices."""
+        """``progress`` is told how many more questions are done, slice by slice: for reranked setups as
+        soon as their pairs are scored (``PAIRS_AT_ONCE``: a few questions at a time, seconds each), 64
+        for the others. Slices give the same results: query vectors and pair scores are per question,
+        and the caches are shared between slices."""
         questions = list(questions)
+        if setup.ranker == "cross-encoder" and progress is not None:
+            return self._reranked_batch(setup, questions, depth, progress)
         step = 1 if setup.ranker is not None else 64
         if progress is None:
             step = max(1, len(questions))
@@ -284,17 +311,93 @@ class EmbeddedTarget:
                 progress(len(piece))
         return found
 
+    def warm_up(self, setup: Setup, question: str, depth: int) -> None:
+        """What the timed pass (``run.side_by_side``) runs before it times ``setup``: every model a search
+        of it runs is loaded and every session of each has run a call, so no timed search pays for a
+        first run. ``question`` goes through the batch's path, so its query vectors and pair scores are
+        the batch's later (a warm-up's cross-encoder work is not done again; uncounted, as ``search``);
+        a model whose answers all came from the caches runs a short text on each session instead
+        (``models._LoadedModel.warm_up``). A search of ``setup`` after it gives the very results it
+        would have given without it."""
+        self._rank(setup, [question], depth, cached=True, warming=True)
+        for model in self._models_of(setup):
+            warm = getattr(model, "warm_up", None)  # the hash embedder (CI) has no session to warm
+            if warm is not None:
+                warm()
+
+    def _models_of(self, setup: Setup) -> list:
+        """The loaded models a search of ``setup`` runs: its embedders, then its reranker's."""
+        from .models import load_embedder
+
+        found: list = [load_embedder(model, threads=self.threads) for model in setup.models]
+        if setup.ranker == "cross-encoder":
+            found.append(self._cross_encoder())
+        elif setup.ranker == "colbert":
+            from .colbert import load_encoder
+
+            found.append(load_encoder(threads=self.threads))
+        return found
+
+    def _reranked_batch(self, setup: Setup, questions: list[str], depth: int,
+                        progress: Callable[[int], None]) -> list[list[Hit]]:
+        """``search_batch`` of a setup reranked by the cross-encoder, with progress: each question taken up
+        to its candidates on its own (a slice of one, so its query vectors are the ones a slice of one
+        gets), and the pairs not scored yet given to the cross-encoder ``PAIRS_AT_ONCE`` or more at a
+        time, so both of its sessions stay busy; the same results and counts as one question at a time."""
+        if setup.target != self.name or setup.engine != ENGINE:
+            raise ValueError(f"setup {setup.key} is not one of target {self.name}'s")
+        counts = self._counts.setdefault(setup.key, dict.fromkeys(COUNTS, 0))
+        found: list[list[Hit]] = []
+        waiting: list[tuple[str, Ranked]] = []
+        wanted: list[list[tuple[str, int]]] = []
+        new: set[tuple[str, int]] = set()
+
+        def score_waiting() -> None:
+            self._score_missing_pairs(wanted, counts)
+            for question, ranked in waiting:
+                found.append(self._hits(self._reranked(question, ranked, depth, self._pair_scores)))
+            progress(len(waiting))
+            waiting.clear()
+            wanted.clear()
+            new.clear()
+
+        for question in questions:
+            ranked = self._fused(setup, [question], cached=True, counts=counts)[0]
+            pairs = list(dict.fromkeys((question, i) for i, _ in ranked[: self.rerank_candidates]))
+            waiting.append((question, ranked))
+            wanted.append(pairs)
+            new.update(p for p in pairs if p not in self._pair_scores)
+            if len(new) >= PAIRS_AT_ONCE:
+                score_waiting()
+        if waiting:
+            score_waiting()
+        return found
+
     def _hits(self, ranked: Ranked) -> list[Hit]:
         chunks = self.index.chunks
         return [Hit(id=chunks[i].id, doc_id=chunks[i].doc_id, page=chunks[i].page, score=s, text=chunks[i].text)
                 for i, s in ranked]
 
-    def _rank(self, setup: Setup, questions: list[str], depth: int, *, cached: bool) -> list[Ranked]:
+    def _rank(self, setup: Setup, questions: list[str], depth: int, *, cached: bool,
+              warming: bool = False) -> list[Ranked]:
+        """With ``cached``, what the caches gave is counted in the setup's ``cache_counts``, or with
+        ``warming`` kept for the first batch that meets it (``_warmed_up``)."""
         if setup.target != self.name or setup.engine != ENGINE:
             raise ValueError(f"setup {setup.key} is not one of target {self.name}'s")
         if setup.retrieval in KEYWORD_RULES and setup.ranker is None:
             return self._keyword(questions, depth, documents=setup.retrieval == "keyword_documents")
-        counts = self._counts.setdefault(setup.key, dict.fromkeys(COUNTS, 0)) if cached else None
+        counts = self._counts.setdefault(setup.key, dict.fromkeys(COUNTS, 0)) if cached and not warming else None
+        fused = self._fused(setup, questions, cached=cached, counts=counts, warming=warming)
+        if setup.ranker == "cross-encoder":
+            return self._rerank(questions, fused, depth, cached=cached, counts=counts, warming=warming)
+        if setup.ranker == "colbert":
+            return self._colbert(questions, fused, depth, cached=cached)
+        return [ranked[:depth] for ranked in fused]
+
+    def _fused(self, setup: Setup, questions: list[str], *, cached: bool,
+               counts: dict[str, int] | None, warming: bool = False) -> list[Ranked]:
+        """Each question's first-stage list: the models' lists (with hybrid, the keyword list too), fused
+        when more than one, as deep as a reranker's candidates need."""
         pool = self.fusion_candidates if setup.ranker is None else max(self.fusion_candidates, self.rerank_candidates)
         lists_per_question: list[list[Ranked]] = [[] for _ in questions]
         if setup.retrieval == "hybrid":
@@ -303,17 +406,11 @@ class EmbeddedTarget:
                 per_q.append(ranked)
         for model in setup.models:
             for per_q, ranked in zip(lists_per_question, self._dense(model, questions, pool, cached=cached,
-                                                                counts=counts), strict=True):
+                                                                counts=counts, warming=warming), strict=True):
                 per_q.append(ranked)
         if len(lists_per_question[0]) == 1:
-            fused = [lists[0] for lists in lists_per_question]
-        else:
-            fused = [rrf([[i for i, _ in ranked] for ranked in lists], k=RRF_K) for lists in lists_per_question]
-        if setup.ranker == "cross-encoder":
-            return self._rerank(questions, fused, depth, cached=cached, counts=counts)
-        if setup.ranker == "colbert":
-            return self._colbert(questions, fused, depth, cached=cached)
-        return [ranked[:depth] for ranked in fused]
+            return [lists[0] for lists in lists_per_question]
+        return [rrf([[i for i, _ in ranked] for ranked in lists], k=RRF_K) for lists in lists_per_question]
 
     def _keyword(self, questions: list[str], depth: int, *, documents: bool = False) -> list[Ranked]:
         """Chunks by BM25, or with ``documents`` by RRF of their BM25 rank and their document's (see the
@@ -340,12 +437,12 @@ class EmbeddedTarget:
         return out
 
     def _dense(self, model: str, questions: list[str], depth: int, *, cached: bool,
-               counts: dict[str, int] | None = None) -> list[Ranked]:
-        queries = self._embed_queries(model, questions, cached=cached, counts=counts)
+               counts: dict[str, int] | None = None, warming: bool = False) -> list[Ranked]:
+        queries = self._embed_queries(model, questions, cached=cached, counts=counts, warming=warming)
         return dense_top_k(np.asarray(self.index.vectors[model]), queries, depth)  # cosine: unit vectors
 
     def _embed_queries(self, model: str, questions: list[str], *, cached: bool,
-                       counts: dict[str, int] | None = None) -> np.ndarray:
+                       counts: dict[str, int] | None = None, warming: bool = False) -> np.ndarray:
         from .model_catalog import model_info, vector_size
         from .models import load_embedder
 
@@ -353,7 +450,7 @@ class EmbeddedTarget:
             return load_embedder(model, threads=self.threads).embed_queries(questions)
         wanted = list(dict.fromkeys(questions))
         todo = [q for q in wanted if (model, q) not in self._query_vectors]
-        shared, stored = len(wanted) - len(todo), 0
+        origins = [((model, q), "vectors_shared") for q in wanted if (model, q) in self._query_vectors]
         if todo and self._stored is not None:
             info = model_info(model)
             as_embedded = {q: info.query_prefix + q for q in todo}  # the text the embedder is given
@@ -361,7 +458,7 @@ class EmbeddedTarget:
             for q in todo:
                 if as_embedded[q] in found:
                     self._query_vectors[(model, q)] = found[as_embedded[q]]
-                    stored += 1
+                    origins.append(((model, q), "vectors_cached"))
             todo = [q for q in todo if as_embedded[q] not in found]
         if todo:  # the model is loaded only when something is missing
             computed = load_embedder(model, threads=self.threads).embed_queries(todo)
@@ -369,10 +466,8 @@ class EmbeddedTarget:
             if self._stored is not None:
                 self._stored.put_vectors(self._model_key(model),
                                          zip((as_embedded[q] for q in todo), computed, strict=True))
-        if counts is not None:
-            counts["vectors_shared"] += shared
-            counts["vectors_cached"] += stored
-            counts["vectors_computed"] += len(todo)
+        origins += [((model, q), "vectors_computed") for q in todo]
+        self._tally(origins, counts, warming)
         return np.stack([self._query_vectors[(model, q)] for q in questions])
 
     def _model_key(self, model: str) -> bytes:
@@ -380,31 +475,57 @@ class EmbeddedTarget:
             self._model_keys[model] = model_key(model)
         return self._model_keys[model]
 
-    def _score_missing_pairs(self, wanted: list[tuple[str, int]], counts: dict[str, int] | None) -> None:
-        """Put every (question, chunk position) of ``wanted`` in the memory cache: from memory, the
-        cache file, or else one cross-encoder call for all the rest (then kept in the file)."""
+    def _score_missing_pairs(self, slices: list[list[tuple[str, int]]], counts: dict[str, int] | None,
+                             warming: bool = False) -> None:
+        """Put every (question, chunk position) of ``slices`` in the memory cache: from memory, the cache
+        file, or else one cross-encoder call for all the rest (then kept in the file), each distinct
+        (question, passage) text scored once. Counted as ``cache_counts`` says, slice by slice (a slice
+        holds each pair once): a pair met earlier, in memory or in an earlier slice, is shared."""
         from .model_catalog import CROSS_ENCODER_NAME
 
-        todo = [p for p in wanted if p not in self._pair_scores]
-        shared, stored = len(wanted) - len(todo), 0
+        todo: dict[tuple[str, int], None] = {}
+        origins: list[tuple[tuple[str, int], str]] = []
+        for wanted in slices:
+            for pair in wanted:
+                if pair in self._pair_scores or pair in todo:
+                    origins.append((pair, "pairs_shared"))
+                else:
+                    todo[pair] = None
         as_scored = {(q, i): (q, self.index.chunks[i].indexed_text) for q, i in todo}  # the texts the model is given
         if todo and self._stored is not None:
-            found = self._stored.scores(self._model_key(CROSS_ENCODER_NAME), list(as_scored.values()))
+            found = self._stored.scores(self._model_key(CROSS_ENCODER_NAME), list(dict.fromkeys(as_scored.values())))
             for pair in todo:
                 if as_scored[pair] in found:
                     self._pair_scores[pair] = found[as_scored[pair]]
-                    stored += 1
-            todo = [p for p in todo if as_scored[p] not in found]
+                    origins.append((pair, "pairs_cached"))
+            todo = {p: None for p in todo if as_scored[p] not in found}
         if todo:  # the model is loaded only when something is missing
-            texts = [as_scored[p] for p in todo]
-            logits = [float(s) for s in self._cross_encoder().score_pairs(texts)]
-            self._pair_scores.update(zip(todo, logits, strict=True))
+            first_of: dict[tuple[str, str], tuple[str, int]] = {}  # two chunks of one text: one pair to score
+            for pair in todo:
+                first_of.setdefault(as_scored[pair], pair)
+            texts = list(first_of)
+            logits = dict(zip(texts, (float(s) for s in self._cross_encoder().score_pairs(
+                texts, batch_size=min(len(texts), _SCORED_AT_ONCE))), strict=True))
+            self._pair_scores.update((p, logits[as_scored[p]]) for p in todo)
             if self._stored is not None:
-                self._stored.put_scores(self._model_key(CROSS_ENCODER_NAME), zip(texts, logits, strict=True))
-        if counts is not None:
-            counts["pairs_shared"] += shared
-            counts["pairs_cached"] += stored
-            counts["pairs_computed"] += len(todo)
+                self._stored.put_scores(self._model_key(CROSS_ENCODER_NAME), logits.items())
+            origins += [(p, "pairs_computed" if first_of[as_scored[p]] == p else "pairs_shared") for p in todo]
+        self._tally(origins, counts, warming)
+
+    def _tally(self, origins: Sequence[tuple[tuple[str, str | int], str]], counts: dict[str, int] | None,
+               warming: bool) -> None:
+        """Count where each of a slice's vectors or pair scores came from (``origins``: key, COUNTS name)
+        in ``counts``; one a warm-up put in memory counts where the warm-up got it. ``warming``: count
+        nothing, and keep where this warm-up got what it put in memory for the batch that meets it."""
+        if warming:
+            self._warmed_up.update((key, origin) for key, origin in origins if not origin.endswith("_shared"))
+            return
+        if counts is None:
+            return
+        for key, origin in origins:
+            if origin.endswith("_shared"):
+                origin = self._warmed_up.pop(key, origin)
+            counts[origin] += 1
 
     def _cross_encoder(self):
         from .models import load_cross_encoder
@@ -412,21 +533,24 @@ class EmbeddedTarget:
         return load_cross_encoder(threads=self.threads)
 
     def _rerank(self, questions: list[str], fused: list[Ranked], depth: int, *, cached: bool,
-                counts: dict[str, int] | None = None) -> list[Ranked]:
+                counts: dict[str, int] | None = None, warming: bool = False) -> list[Ranked]:
         chunks = self.index.chunks
-        candidates = [[i for i, _ in ranked[: self.rerank_candidates]] for ranked in fused]
-        pairs = [(q, i) for q, ids in zip(questions, candidates, strict=True) for i in ids]
+        pairs = [(q, i) for q, ranked in zip(questions, fused, strict=True)
+                 for i, _ in ranked[: self.rerank_candidates]]
         if cached:
-            self._score_missing_pairs(list(dict.fromkeys(pairs)), counts)
+            self._score_missing_pairs([list(dict.fromkeys(pairs))], counts, warming)
             score_of = self._pair_scores
         else:
             logits = self._cross_encoder().score_pairs([(q, chunks[i].indexed_text) for q, i in pairs])
             score_of = dict(zip(pairs, map(float, logits), strict=True))
-        out = []
-        for q, ids, ranked in zip(questions, candidates, fused, strict=True):
-            reranked = sorted(((i, score_of[(q, i)]) for i in ids), key=lambda p: (-p[1], p[0]))
-            out.append((reranked + ranked[len(ids):])[:depth])
-        return out
+        return [self._reranked(q, ranked, depth, score_of) for q, ranked in zip(questions, fused, strict=True)]
+
+    def _reranked(self, question: str, ranked: Ranked, depth: int, score_of: dict[tuple[str, int], float]) -> Ranked:
+        """``ranked``'s top ``rerank_candidates`` by their pair scores, best first (equal scores in index
+        order), the deeper results after them in their first-stage order."""
+        ids = [i for i, _ in ranked[: self.rerank_candidates]]
+        reordered = sorted(((i, score_of[(question, i)]) for i in ids), key=lambda p: (-p[1], p[0]))
+        return (reordered + ranked[len(ids):])[:depth]
 
     def _colbert(self, questions: list[str], fused: list[Ranked], depth: int, *, cached: bool) -> list[Ranked]:
         from .colbert import load_encoder, rerank

@@ -280,11 +280,16 @@ def select_setups(targets: Sequence[Target], *, only: Iterable[str] | None,
         if not any(_matches(pattern, s) for _, s in every):
             hint = did_you_mean(pattern, keys + sorted({s.method for _, s in every}))
             raise UsageError(f'"{pattern}" matches no setup.{hint} Setups: {", ".join(keys)}')
-    chosen = [(t, s) for t, s in every
-              if (not only or any(_matches(p, s) for p in only)) and not any(_matches(p, s) for p in skip)]
+    chosen = [(t, s) for t, s in every if selected(s, only, skip)]
     if not chosen:
         raise UsageError("--only and --skip leave no setup to run")
     return chosen
+
+
+def selected(setup: Setup, only: Iterable[str] | None, skip: Iterable[str]) -> bool:
+    """Whether ``--only`` / ``--skip`` patterns (``select_setups``' rules) leave ``setup`` in the run."""
+    wanted, left_out = _patterns(only), _patterns(skip)
+    return (not wanted or any(_matches(p, setup) for p in wanted)) and not any(_matches(p, setup) for p in left_out)
 
 
 def _patterns(values: Iterable[str] | None) -> list[str]:

@@ -3,12 +3,12 @@
 Why: timed one setup after another, load that came and went between passes landed on some setups and
 not others (issue 39: the same setup's median moved from 17.6 to 29.6 ms between runs on a busy
 machine, and the fastest setup changed from run to run). Here every setup is warmed up (one untimed
-search each, so loading models never lands in a timed search), then the sampled questions are
-searched in rounds: round r searches question r on every setup still timing, one at a time as a
-caller would (nothing cached), in the setups' order rotated by r (A, B, C; then B, C, A; then C, A,
-B), and reversed every other cycle (C, B, A; ...), so each pair of setups searches the same question
-at nearly the same moment and each goes first as often as the other. ``scoring.time_pairs`` compares
-them on those searches.
+search each, or the target's ``warm_up``, so loading models never lands in a timed search), then
+the sampled questions are searched in rounds: round r searches question r on every setup still
+timing, one at a time as a caller would (nothing cached), in the setups' order rotated by r (A, B,
+C; then B, C, A; then C, A, B), and reversed every other cycle (C, B, A; ...), so each pair of
+setups searches the same question at nearly the same moment and each goes first as often as the
+other. ``scoring.time_pairs`` compares them on those searches.
 
 Each setup stops as it did alone (``stops``): once at least ``time_floor`` searches are timed and the
 median is known within ``time_margin`` or its timed searches have taken ``time_budget`` seconds; a
@@ -135,7 +135,8 @@ def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapp
             counters[key].stage("warming up")
         try:
             found[key] = find_setup(target, key)
-            target.search(found[key], plan["questions"][0]["question"], settings.depth)
+            warm_up = getattr(target, "warm_up", None) or target.search  # see Target: the optional warm_up
+            warm_up(found[key], plan["questions"][0]["question"], settings.depth)
         except Exception as err:  # noqa: BLE001 - one setup's failure is that setup's result
             fail(key, err)
         if counters:

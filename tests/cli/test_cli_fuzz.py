@@ -152,7 +152,8 @@ GOOD = {"corpus": ["corpus.jsonl", "docs"], "index": ["idx"], "index_dir": ["idx
         "report_json": ["out.json"], "report_csv": ["out.csv"], "report_html": ["out.html"], "sizes": ["500"],
         "techniques": ["fixed"], "builds": ["fixed-500-n"],
         "qrels": ["qrels.txt"], "azure_rows": ["rows.jsonl"], "min_grade": ["1", "2"], "unfound_share": ["20"],
-        "encoding": ["cp1252", "utf-8"]}
+        "encoding": ["cp1252", "utf-8"],
+        "questions": ["golden.jsonl", "questions.txt"]}  # golden next --questions FILE (a flag elsewhere)
 
 
 # -- the real parser's commands and flags ----------------------------------------------------------

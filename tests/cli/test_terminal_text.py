@@ -237,6 +237,7 @@ CASES: list[tuple[tuple[str, ...], list[str], Reply | None]] = [
     (("golden", "cutoff"), [G, "--index", "idx", "--unanswerable", "unanswerable.txt", "--setup",
                             "local.keyword.bm25", "--quiet"], None),
     (("golden", "accept"), ["{first}", "--golden", G, "--out", f"{OUT}/accepted.jsonl", "--store", "{store}"], None),
+    (("golden", "next"), [G, "--out", f"{OUT}/next.jsonl", "--run", "{first}", "--store", "{store}", "--quiet"], None),
     (("index",), [C, "--out", f"{OUT}/index", "--models", "minilm-l6", "--quiet"], None),
     (("evaluate",), ["--corpus", C, "--golden", G, "--only", "keyword", "--questions", "--no-save"], None),  # progress
     (("evaluate",), ["--index", "idx", "--golden", G, "--only", "keyword", "--save-to", "{store}", "--details",

@@ -346,7 +346,9 @@ def test_a_warm_runs_report_says_what_came_from_the_cache_and_its_times_are_stil
         entry["cache"]["pairs_computed"] == 0 and entry["cache"]["pairs_cached"] == RERANK_CANDIDATES * 2
     )  # the 2 untimed
     assert report["cache"] == entry["cache"]
-    assert len(searched) == 1 + 1 and entry["summary"]["timed"] == 1  # warm-up and one live, uncached search
+    # one live, uncached search; the warm-up goes through the batch's path (``warm_up``), and what it read
+    # from the file is counted by the batch that meets it, as when the warm-up was a search of its own
+    assert len(searched) == 1 and entry["summary"]["timed"] == 1
     pairs = RERANK_CANDIDATES * 2  # 20 x 2 = 40
     sentence = f"From earlier runs' cache: {pairs} of {pairs} cross-encoder pair scores and 2 of 2 query vectors"
     assert sentence in render_report(report, details=True) and sentence in html.unescape(render_html(report))
