@@ -134,7 +134,10 @@ def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], ke
                     tell(f"asking {len(mine)} questions", 0, len(mine))
                     asking = _Asking(target, setup, built.cut, mine, settings.budget, answer, judge, tell)
                     search = asking.search
-                    if built.cut.key == settings.current:  # the pick's own test needs every question of it
+                    if not race.on:  # no race (several collections among them): each asks its own questions
+                        stop = None
+                        search(list(range(len(mine))))
+                    elif built.cut.key == settings.current:  # the pick's own test needs every question of it
                         stop = None
                         race.ran(built.cut.key, search(list(range(len(mine)))))
                     else:

@@ -113,6 +113,7 @@ POOLS.update({  # graded judgements (issue 38)
     "qrels": PATHS + ["qrels.txt"], "azure_rows": PATHS + ["rows.jsonl"], "min_grade": NUMBERS + ["1001"],
     "unfound_share": ["20", "0", "100", "101", "-1", "nan", "x"],
     "encoding": ["cp1252", "latin-1", "utf-16", "", "klingon", "rot13", "base64", "\x00", "\ud800"],  # issue 46
+    "questions": PATHS + ["questions.txt"],  # golden next --questions FILE (issue 48; a flag elsewhere)
 })
 POOLS.update({  # the holes' judge (issue 48): its chat flags as answers score's, under --judge-
     "judge_endpoint": LOCAL_ENDPOINTS, "judge_model": POOLS["model"], "judge_api_version": POOLS["api_version"],
