@@ -26,7 +26,7 @@ def judged_run(tmp_path_factory):
     with ChatServer() as server:
         server.respond = ScriptedJudge(world)
         with grader(server) as chat:
-            report = evaluate(world.target(), golden, save_to=store, timed=0, resamples=200,
+            report = evaluate(world.target(), golden, save_to=store, timed=0, resamples=200, exhaustive=True,
                               holes=HoleJudge(chat, texts=world.texts, prices=PRICES, calibration=16))
     return golden, store, report
 

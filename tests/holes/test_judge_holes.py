@@ -23,7 +23,7 @@ from evaluation.holes.prices import Price, PriceTable
 
 def world_run(world: World) -> tuple[dict, list[Question]]:
     questions = [Question(r["question"], expected=r["expected"], id=r["id"]) for r in world.golden_rows()]
-    return evaluate(world.target(), questions, timed=0, resamples=200), questions
+    return evaluate(world.target(), questions, timed=0, resamples=200, exhaustive=True), questions  # no race: every setup judged
 
 
 @pytest.fixture(scope="module")
@@ -257,7 +257,7 @@ def test_the_run_keeps_ids_and_grades_only_and_the_golden_file_is_not_touched(tm
     with ChatServer() as server:
         server.respond = ScriptedJudge(world)
         with grader(server) as chat:
-            report = evaluate(world.target(), golden, save_to=store, timed=0, resamples=200,
+            report = evaluate(world.target(), golden, save_to=store, timed=0, resamples=200, exhaustive=True,
                               holes=HoleJudge(chat, texts=world.texts, prices=PRICES, calibration=20))
     assert golden.read_bytes() == before
     kept = list(store.rglob("golden_dataset/*.jsonl")) or list(store.rglob("*.jsonl"))

@@ -76,7 +76,7 @@ class DrawnTarget:
 
 
 def drawn_report(folder, seed: int, questions: int, chosen: list[int], costs: list[float], skills: list[float],
-                 balance: float = 4, time_points: float = 8, floor: float = 5.0) -> dict:
+                 balance: float = 4, time_points: float = 8, floor: float = 5.0, exhaustive: bool = False) -> dict:
     rng = random.Random(seed)
     setups = [Setup("t", "test", retrieval, models, ranker) for retrieval, models, ranker in (MENU[i] for i in chosen)]
     # ranks drawn from a few levels of skill, so equal counts (and equal found@1) come often
@@ -87,7 +87,7 @@ def drawn_report(folder, seed: int, questions: int, chosen: list[int], costs: li
                                    for n in range(questions)])
     target = DrawnTarget(setups, ranks, dict(zip((s.key for s in setups), costs, strict=True)), now, rng)
     return evaluate(target, golden, clock=lambda: now[0], resamples=200, balance=balance, time_points=time_points,
-                    equally_fast_ms=floor, time_floor=6, timed=12)
+                    equally_fast_ms=floor, time_floor=6, timed=12, exhaustive=exhaustive)
 
 
 # -- reading a sentence back ---------------------------------------------------------------------------
@@ -444,7 +444,8 @@ def test_the_allowance_is_the_picks_whole_questions_not_a_float_one(tmp_path):
 
 def test_the_checker_refuses_each_kind_of_wrong_sentence(tmp_path):
     # the reader itself, on one drawn run: a true sentence passes, and each way of getting one wrong is named
-    report = drawn_report(tmp_path, 3, 36, [0, 7], [0.5, 19.0], [0.8, 0.95])
+    # exhaustive: both setups searched every question, whatever a race would have stopped
+    report = drawn_report(tmp_path, 3, 36, [0, 7], [0.5, 19.0], [0.8, 0.95], exhaustive=True)
     checker = Claims(report)
     fast, slow = "t.keyword.bm25", "t.hybrid.m1+m2"
     mine, theirs = checker.count(fast), checker.count(slow)
