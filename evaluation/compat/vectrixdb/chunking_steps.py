@@ -12,7 +12,7 @@ the pick made later from builds run at different times) calls them one by one:
     handed_over                     what a question is handed from a handle cut that way, as a run measured it
     late_possible                   None when late chunking can run here, else why not
 
-Each is a thin map of VectrixDB's keywords onto this wing's own functions and settings, so a run made
+Each is a thin map of VectrixDB's keywords onto the builds wing's own functions and settings, so a run made
 in steps and one made by ``compare_chunking`` are scored by the same code.
 """
 from __future__ import annotations
