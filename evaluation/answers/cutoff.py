@@ -46,7 +46,7 @@ import numpy as np
 from ..errors import UsageError, did_you_mean
 from ..golden import Golden, Question, numbered, read_golden
 from ..golden.wording import plural
-from ..keywords import also_named
+from ..compat.aliases import also_named
 from ..scoring.judging import judge
 from ..store.sources import Fetcher
 from ..target import Hit, Setup, Target

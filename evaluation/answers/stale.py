@@ -26,7 +26,7 @@ from ..golden import Golden, Question, numbered
 from ..golden.records import known_id
 from ..golden.scan import load_raw, scan_golden
 from ..golden.wording import plural, quoted
-from ..keywords import also_named
+from ..compat.aliases import also_named
 from ..scoring.judging import fold
 from ..store.sources import Fetcher
 from ..target import Target, as_targets

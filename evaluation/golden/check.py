@@ -24,7 +24,7 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 from ..errors import GoldenFileError, at_most, named
 from ..engine.chunking import ChunkSettings, chunk_corpus
 from ..engine.corpus import Corpus
-from ..keywords import also_named
+from ..compat.aliases import also_named
 from .read import IN_MEMORY, golden_check_command, golden_from_bytes
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher

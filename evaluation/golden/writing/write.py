@@ -36,7 +36,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ...errors import GoldenFileError, UsageError, WriterUnavailableError, shown
 from ...files import Output, check_outputs, claimed, same_file, write_whole
-from ...keywords import also_named
+from ...compat.aliases import also_named
 from ...progress import ProgressBar
 from ..read import GOLDEN_FILE, questions_jsonl
 from ..records import Question, known_id

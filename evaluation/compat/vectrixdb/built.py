@@ -11,13 +11,13 @@ from dataclasses import asdict
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
-from ..golden import golden_of
-from ..settings import DEFAULT_BY, EvaluationSettings
-from ..store.runs import new_run_id
-from ..store.shape import Report
-from ..target import as_targets
-from .assemble import assemble_report
-from .plan import PLAN_FORMAT, _question_row, utc
+from ...golden import golden_of
+from ...settings import DEFAULT_BY, EvaluationSettings
+from ...store.runs import new_run_id
+from ...store.shape import Report
+from ...target import as_targets
+from ...run.assemble import assemble_report
+from ...run.plan import PLAN_FORMAT, _question_row, utc
 
 
 def build_report(results: Sequence[dict[str, Any]], golden: Any, *, question_ids: Iterable[str] = (),

@@ -21,15 +21,15 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from ..errors import GoldenFileError, WrongArgumentError, WrongValueError, did_you_mean
-from ..golden import Question, explain_problems, golden_of, numbered
-from ..keywords import also_named
-from ..scoring.judging import judge
-from ..scoring.metrics import outcome_arrays, recall_matrix, score_matrix
-from ..settings import DEFAULT_DEPTH, EvaluationSettings
-from ..store.sources import Fetcher
-from ..target import ENGINE_NAMES, RANKERS, RETRIEVALS, Setup, Target, as_targets
-from .plan import find_missing, say_missing
+from ...errors import GoldenFileError, WrongArgumentError, WrongValueError, did_you_mean
+from ...golden import Question, explain_problems, golden_of, numbered
+from ..aliases import also_named
+from ...scoring.judging import judge
+from ...scoring.metrics import outcome_arrays, recall_matrix, score_matrix
+from ...settings import DEFAULT_DEPTH, EvaluationSettings
+from ...store.sources import Fetcher
+from ...target import ENGINE_NAMES, RANKERS, RETRIEVALS, Setup, Target, as_targets
+from ...run.plan import find_missing, say_missing
 
 SEARCH_KEYWORDS = ("mode", "vectors", "rerank", "setup")
 KEYWORD_MODES = ("keyword", "keyword_documents")  # they read no vectors

@@ -11,7 +11,7 @@ import functools
 import inspect
 from typing import Any, Callable, TypeVar
 
-from .errors import WrongArgumentError
+from ..errors import WrongArgumentError
 
 F = TypeVar("F", bound=Callable[..., Any])
 

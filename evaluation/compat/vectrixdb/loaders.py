@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..errors import GoldenFileError
-from ..store.sources import Fetcher
-from .read import read_golden
-from .records import Question
+from ...errors import GoldenFileError
+from ...store.sources import Fetcher
+from ...golden.read import read_golden
+from ...golden.records import Question
 
 
 def load_questions(path: str | Path, fetcher: Fetcher | None = None) -> list[Question]:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from ..golden import golden_of
-from ..settings import EvaluationSettings
-from ..store.sources import Fetcher
-from ..target import as_targets
-from .plan import find_missing, say_missing
+from ...golden import golden_of
+from ...settings import EvaluationSettings
+from ...store.sources import Fetcher
+from ...target import as_targets
+from ...run.plan import find_missing, say_missing
 
 log = logging.getLogger(__name__)
 
