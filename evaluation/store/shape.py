@@ -211,6 +211,13 @@ def _report(report: Any, path: str) -> None:
         raise Bad("ties is kept without the significance it was tested with")
     optional_field(report, "ties_on_time", optional(dict_of(optional(list_of(text)))))
     optional_field(report, "tiers", optional(_tiers))
+    for n, row in enumerate(optional_field(report, "time_pairs", optional(list_of(obj))) or []):
+        for name in ("faster", "slower"):  # every pace sentence finds its pair by these two keys
+            field(row, name, text, f"time_pairs[{n}]")
+    for pick, test in (optional_field(report, "time_tests", optional(dict_of(optional(obj)))) or {}).items():
+        if test:  # per pick: its tier's fastest and a verdict per other member (report.time_words)
+            optional_field(test, "anchor", optional(text), f"time_tests.{pick}")
+            optional_field(test, "tied", list_of(obj), f"time_tests.{pick}")
     label_next = optional_field(report, "label_next", optional(obj))
     if label_next:  # ids and scores (scoring.label_next): what the page lists
         field(label_next, "tied", list_of(text), "label_next")

@@ -257,3 +257,37 @@ def test_the_damage_reaches_every_kind_it_names(seeds):
     text = dumps({"a": NAN, "b": DEEP, "c": "\ud800"}).decode("utf-8", "surrogatepass")
     assert '"a": NaN' in text and "[" * 50_000 in text and '"\\ud800"' in text
     logging.getLogger(__name__).debug("seeds: %s", sorted(seeds))
+
+
+# -- every field of the report and of a setup, each given the wrong kind: not left to the fuzz's draw -------
+
+WRONG_KINDS = [True, [None], {"": None}, "x"]
+
+
+def test_every_field_of_the_report_and_a_setup_of_the_wrong_kind_is_a_sentence_in_show_compare_and_the_page(seeds):
+    """The fuzz above found ``time_pairs: true`` after 4,400 tests had passed (a CI run): every field the
+    report and its first setup hold, each replaced by every wrong kind, so no field waits for its draw."""
+    from evaluation.store import LocalStore
+
+    run_id = seeds["retrieval"]["id"]
+    with collection(seeds) as root:
+        store = LocalStore(root / "docs")
+        folder = store.root / "retrieval" / "runs" / run_id
+        folder.mkdir(parents=True)
+        report = seeds["retrieval"]
+        places = [(name,) for name in sorted(report)] + [("setups", 0, name) for name in sorted(report["setups"][0])]
+        for place in places:
+            for wrong in WRONG_KINDS:
+                damaged_report = copy.deepcopy(report)
+                *parents, last = place
+                node = damaged_report
+                for part in parents:
+                    node = node[part]
+                node[last] = wrong
+                (folder / "report.json").write_bytes(dumps(damaged_report))
+                for argv in (("runs", "show", run_id, "--store", str(store.root)),
+                             ("report", run_id, "--store", str(store.root), "--out", str(root / "page.html")),
+                             ("compare", seeds["older"]["id"], run_id, "--store", str(store.root))):
+                    code, err = cli(*argv)
+                    assert code in (0, 1, 2) and "this is a bug" not in err and "Traceback" not in err, (
+                        place, wrong, argv, code, err[-1500:])  # 2: compare refuses runs it cannot line up
