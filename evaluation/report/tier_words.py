@@ -47,13 +47,19 @@ def detectable_words(tiers: Mapping[str, Any]) -> str:
     found = tiers.get("detectable")
     if not isinstance(found, Mapping) or number(found.get("points")) is None:
         return ""
-    one = found.get("one_pair") or {}
-    pairs = found.get("pairs") or 1
-    alone = (f"; for two setups alone, {number(one.get('points')):.0f} points ({number(one.get('questions')):.1f} "
-             "questions)" if pairs > 1 and number(one.get("points")) is not None else "")
-    return (f"With {plural(int(found.get('questions_run') or tiers.get('questions') or 0), 'question')}, a "
-            f"found@10 difference under {number(found['points']):.0f} points ({number(found['questions']):.1f} "
-            f"questions) can go unseen by the tiers at {number(found.get('power')) or 0.8:.0%} power{alone}.")
+    questions = number(found.get("questions"))
+    if questions is None:
+        return ""
+    one = found.get("one_pair")
+    one_points = number(one.get("points")) if isinstance(one, Mapping) else None
+    one_questions = number(one.get("questions")) if isinstance(one, Mapping) else None
+    pairs = number(found.get("pairs")) or 1
+    alone = (f"; for two setups alone, {one_points:.0f} points ({one_questions:.1f} questions)"
+             if pairs > 1 and one_points is not None and one_questions is not None else "")
+    run = number(found.get("questions_run")) or number(tiers.get("questions")) or 0
+    return (f"With {plural(int(run), 'question')}, a found@10 difference under {number(found['points']):.0f} "
+            f"points ({questions:.1f} questions) can go unseen by the tiers at "
+            f"{number(found.get('power')) or 0.8:.0%} power{alone}.")
 
 
 def tier_lines(report: Mapping[str, Any]) -> list[str]:

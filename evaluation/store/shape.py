@@ -403,7 +403,17 @@ def _tiers(value: Any, path: str) -> dict:
     grouped = [key for group in groups for key in group]
     if len(set(grouped)) != len(grouped):
         raise Bad(f"{path}.groups names a setup twice")
-    optional_field(value, "detectable", optional(obj), path)
+    found = optional_field(value, "detectable", optional(obj), path)
+    if found:  # what report.tier_words says of the smallest difference the questions detect
+        for name in ("points", "questions"):
+            field(found, name, number, f"{path}.detectable")
+        for name in ("pairs", "questions_run"):
+            optional_field(found, name, count, f"{path}.detectable")
+        optional_field(found, "power", share, f"{path}.detectable")
+        one = optional_field(found, "one_pair", obj, f"{path}.detectable")
+        for name in ("points", "questions"):
+            if one is not None:
+                field(one, name, number, f"{path}.detectable.one_pair")
     optional_field(value, "picks", dict_of(list_of(text)), path)
     return value
 
