@@ -58,8 +58,8 @@ class SpaceSearcher:
 
             models = self.models[chunking]
             number = len(self.targets) + 1
-            label = (f"building index {number} of {len(self.models)}: cutting the documents {chunking} and "
-                     f"embedding them with {', '.join(models) or 'no model (keyword only)'}")
+            label = (f"building index {number} of {len(self.models)}: the documents cut {chunking}, its chunks "
+                     f"given to {', '.join(models) or 'BM25 alone (keyword only)'}")
             self._tell(number - 1, len(self.models), label)
             index = build_scratch_index(cut_corpus(chunking, self.corpus), self.where.workdir / f"space-{number}",
                                         models=models, text_vectors=self.where.text_vectors, name=str(chunking))
