@@ -1,7 +1,7 @@
 """``python3 -m evaluation space``: a declared space of setups searched by successive halving.
 
     python3 -m evaluation space --space space.toml --corpus C --golden G [--work-dir DIR] [--exhaustive]
-    python3 -m evaluation space --sizes 400,800 --models bge-small,minilm-l6 --methods keyword,dense,hybrid \\
+    python3 -m evaluation space --size-chars 400,800 --models bge-small,minilm-l6 --methods keyword,dense,hybrid \\
         --depths 20,50 --rrf-k 10,60 --corpus C --golden G [--report-json out.json]
 
 Says how many setups and builds the space holds before it starts; prints the pick, its top tier, the
@@ -20,6 +20,12 @@ from .common import ProgressBar, local_path, whole
 
 _AXIS_FLAGS = {"techniques": str, "sizes": int, "overlaps": int, "models": str, "methods": str, "depths": int,
                "rrf_k": int}
+# sizes and overlaps count characters, as matrix's flags do: the flag's name says so (the file's keys are the axes')
+_FLAG_NAMES = {"sizes": "--size-chars", "overlaps": "--overlap-chars"}
+
+
+def _flag(axis: str) -> str:
+    return _FLAG_NAMES.get(axis, "--" + axis.replace("_", "-"))
 
 
 def _listed(kind: type, flag: str):
@@ -46,8 +52,9 @@ def register(subparsers) -> None:
                     "than the round's leader over the whole golden file.")
     parser.add_argument("--space", type=local_path, metavar="FILE", help="the space: a .toml or .json file of axes")
     for axis, kind in _AXIS_FLAGS.items():
-        flag = "--" + axis.replace("_", "-")
-        extra = f" ({', '.join(METHODS)})" if axis == "methods" else ""
+        flag = _flag(axis)
+        extra = {"methods": f" ({', '.join(METHODS)})", "sizes": " in characters",
+                 "overlaps": " in characters"}.get(axis, "")
         parser.add_argument(flag, dest=axis, type=_listed(kind, flag), default=None,
                             help=f"{axis} of the space, comma-separated{extra} (default "
                                  f"{','.join(map(str, DEFAULTS[axis]))}); not with --space")
@@ -77,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
     axes = {axis: getattr(args, axis) for axis in _AXIS_FLAGS}
     if args.space is not None and any(v is not None for v in axes.values()):
         given = next(axis for axis, v in axes.items() if v is not None)
-        raise UsageError(f"--{given.replace('_', '-')} and --space both declare the space; put every axis in "
+        raise UsageError(f"{_flag(given)} and --space both declare the space; put every axis in "
                          f"{args.space}, or leave --space out")
     space = read_space(args.space) if args.space is not None else space_from_flags(**axes)
     outputs = [Output(args.report_json, SPACE_JSON, "--report-json", "the JSON report")] if args.report_json else []

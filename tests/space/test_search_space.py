@@ -97,7 +97,7 @@ def test_the_command_says_the_space_and_prints_pick_rounds_and_cost(tmp_path: Pa
     assert "Pick: " in done.stdout and "Round 1: 12 setups" in done.stdout
     assert "setup x question searches" in done.stdout
     assert json.loads(out.read_text(encoding="utf-8"))["kind"] == "space"
-    both = subprocess.run([sys.executable, "-m", "evaluation", "space", "--space", str(space_file), "--sizes", "300",
-                           "--corpus", str(CORPUS), "--golden", str(GOLDEN)],
+    both = subprocess.run([sys.executable, "-m", "evaluation", "space", "--space", str(space_file), "--size-chars",
+                           "300", "--corpus", str(CORPUS), "--golden", str(GOLDEN)],
                           capture_output=True, text=True, cwd=ROOT, check=False)
-    assert both.returncode == 2 and "--sizes and --space both declare the space" in both.stderr
+    assert both.returncode == 2 and "--size-chars and --space both declare the space" in both.stderr
