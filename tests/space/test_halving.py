@@ -1,0 +1,128 @@
+"""Successive halving with the racing test: who stops, against whom, what it costs, and a resumed run."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from evaluation.errors import UsageError
+from evaluation.scoring.racing import earliest_stop
+from evaluation.space import plan_halving, run_halving, top_tier
+from evaluation.space.halving import Halving
+
+N = 200
+
+
+def _columns(rates: dict[str, float], n: int = N, seed: int = 7) -> dict[str, list[float]]:
+    """Each setup's found@10 per question: a shared difficulty per question, so setups are paired."""
+    rng = random.Random(seed)
+    ease = [rng.random() for _ in range(n)]
+    return {key: [1.0 if e < rate else 0.0 for e in ease] for key, rate in rates.items()}
+
+
+def _searcher(columns: dict[str, list[float]], asked: list[tuple[str, int]] | None = None):
+    def search(keys: list[str], indices: list[int]) -> dict[str, list[float]]:
+        if asked is not None:
+            asked.extend((key, i) for key in keys for i in indices)
+        return {key: [columns[key][i] for i in indices] for key in keys}
+    return search
+
+
+def test_budgets_double_from_the_first_look_that_could_stop_and_end_at_every_question():
+    plan = plan_halving([f"s{i}" for i in range(300)], N)
+    first = earliest_stop(population=N, margin=0, alpha=0.05, family=300)
+    assert first is not None
+    assert plan.budgets == (first, 2 * first, 4 * first, 8 * first, N)
+    assert plan.rule.family == 300  # every setup of the space, fixed at plan time
+    assert plan_halving(["a", "b"], N, exhaustive=True).budgets == (N,)
+
+
+def test_a_setup_far_below_stops_the_best_runs_everything_and_is_the_pick():
+    columns = _columns({"best": 0.8, "near": 0.78, "far": 0.2, "farther": 0.1})
+    state = run_halving(plan_halving(list(columns), N), _searcher(columns))
+    assert set(state.stops) == {"far", "farther"}
+    assert all(stop.comparison.comparator == "best" for stop in state.stops.values())
+    assert len(state.values["best"]) == len(state.values["near"]) == N
+    assert len(state.values["far"]) == state.stops["far"].questions < N
+    assert state.pick() == "best"
+    assert state.stops["far"].comparison.adjusted_p <= 0.05 and state.stops["far"].comparison.low > 0
+
+
+def test_the_leader_is_never_stopped_and_a_better_setup_is_never_stopped_by_a_worse_one():
+    columns = _columns({"worse": 0.2, "better": 0.9})
+    state = run_halving(plan_halving(list(columns), N), _searcher(columns))
+    assert list(state.stops) == ["worse"] and state.pick() == "better"
+
+
+def test_cost_counts_each_setup_only_on_the_questions_it_ran():
+    columns = _columns({"best": 0.8, "far": 0.1})
+    asked: list[tuple[str, int]] = []
+    state = run_halving(plan_halving(list(columns), N), _searcher(columns, asked))
+    ran = state.stops["far"].questions
+    assert sum(key == "far" for key, _ in asked) == ran == len(state.values["far"])
+    assert len(asked) == N + ran
+
+
+def test_the_family_is_every_setup_so_a_larger_space_stops_later():
+    columns = _columns({"best": 0.8, "far": 0.3})
+    small = run_halving(plan_halving(list(columns), N), _searcher(columns))
+    padded = {**columns, **{f"pad{i}": columns["best"] for i in range(500)}}
+    large = run_halving(plan_halving(list(padded), N), _searcher(padded))
+    assert small.stops["far"].questions < large.stops["far"].questions
+
+
+def test_the_best_is_rarely_stopped_when_every_setup_is_as_good_as_it():
+    """Ten setups with the same rate but different questions: over 200 seeded orders the exhaustive best
+    (a null of difference <= 0 against any leader) is stopped in at most alpha of them, with room."""
+    rng = random.Random(3)
+    columns = {f"s{i}": [1.0 if rng.random() < 0.5 else 0.0 for _ in range(60)] for i in range(10)}
+    best = min(columns, key=lambda k: (-sum(columns[k]), list(columns).index(k)))
+    stopped = sum(best in run_halving(plan_halving(list(columns), 60, seed=seed, alpha=0.2),
+                                      _searcher(columns)).stops for seed in range(200))
+    assert stopped / 200 <= 0.2
+
+
+def test_a_run_killed_between_rounds_resumes_with_the_same_decisions_and_pick():
+    columns = _columns({"best": 0.8, "near": 0.75, "mid": 0.5, "far": 0.2})
+    plan = plan_halving(list(columns), N, seed=4)
+    whole = run_halving(plan, _searcher(columns))
+    kept: list[dict] = []
+
+    def dies_in_round_3(keys: list[str], indices: list[int]) -> dict[str, list[float]]:
+        if len(kept) == 2:
+            raise KeyboardInterrupt  # the kill, between rounds 2 and 3
+        return _searcher(columns)(keys, indices)
+
+    with pytest.raises(KeyboardInterrupt):
+        run_halving(plan, dies_in_round_3, on_round=kept.append)
+    assert len(kept) == 2
+    asked: list[tuple[str, int]] = []
+    resumed = run_halving(plan, _searcher(columns, asked), kept=kept)
+    assert resumed.rounds == whole.rounds and resumed.pick() == whole.pick()
+    assert {k: s.to_dict() for k, s in resumed.stops.items()} == {k: s.to_dict() for k, s in whole.stops.items()}
+    assert not any(i in plan.order[:plan.budgets[1]] for _, i in asked)  # the kept rounds are not searched again
+
+
+def test_a_kept_round_that_decides_otherwise_is_another_runs():
+    columns = _columns({"best": 0.8, "far": 0.1})
+    plan = plan_halving(list(columns), N)
+    kept: list[dict] = []
+    run_halving(plan, _searcher(columns), on_round=kept.append)
+    tampered = [{**kept[0], "stopped": ["best"]}]
+    with pytest.raises(UsageError, match="another run's"):
+        run_halving(plan, _searcher(columns), kept=tampered)
+
+
+def test_a_round_of_values_that_are_not_found_at_10_is_refused():
+    state = Halving(plan_halving(["a", "b"], 20))
+    with pytest.raises(ValueError, match="each 0 or 1"):
+        state.record({"a": [0.5] * len(state.next_questions()), "b": [1.0] * len(state.next_questions())})
+
+
+def test_top_tier_is_the_sign_test_with_holm():
+    best = [1.0] * 20
+    one_worse = [1.0] * 19 + [0.0]  # 1 question apart: exact p 1
+    ten_worse = [1.0] * 10 + [0.0] * 10  # 10 apart, none the other way: p = 2 / 2**10, Holm x 2 = 0.0039
+    tier = top_tier({"best": best, "one": one_worse, "ten": ten_worse}, "best")
+    assert list(tier) == ["best", "one"]
+    assert tier["one"] == {"better": 0, "worse": 1, "p_holm": 1.0}
