@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .lazy import lazy_attributes
-from .evaluate import evaluate  # eager and light: otherwise importing the module evaluation.evaluate
-                                 # would put the module where the function belongs
+# eager and light: otherwise importing the module evaluation.evaluate would put the module where the function
+# belongs. The keyword form users call lives in the compatibility layer; the core is evaluate.run_evaluation.
+from .compat.vectrixdb.evaluating import evaluate
 
 __version__ = "0.1.0"
 

@@ -271,7 +271,7 @@ def azure_search_target(args: argparse.Namespace):
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluate import evaluate
+    from ..evaluate import RunHooks, RunKeeping, SetupSelection, run_evaluation
     from ..errors import GoldenFileError
     from ..golden import explain_problems, read_golden, run_problems
     from ..golden.check import FORMAT_LABELS
@@ -311,11 +311,12 @@ def run(args: argparse.Namespace) -> int:
     unsaved = None
     try:
         targets = build_targets(args, bar)
-        report = evaluate(targets, golden, save_to=store, only=args.only, skip=args.skip,
-                          settings=EvaluationSettings.from_args(args), progress=bar,
-                          warn=lambda text: print(f"warning: {text}", file=sys.stderr),
-                          fallback_dirs=[os.getcwd(), tempfile.gettempdir()], reuse_times=args.reuse_times,
-                          holes=holes, work_dir=work_dir_of(args))
+        report = run_evaluation(
+            targets, golden, settings=EvaluationSettings.from_args(args),
+            selection=SetupSelection(only=args.only, skip=args.skip),
+            keeping=RunKeeping(store=store, fallback_dirs=[os.getcwd(), tempfile.gettempdir()],
+                               reuse_times=args.reuse_times, work_dir=work_dir_of(args)),
+            hooks=RunHooks(progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr)), holes=holes)
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = cast("Report", err.report), err  # the finished run's report, kept by the error as a dict
     finally:
