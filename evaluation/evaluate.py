@@ -101,7 +101,8 @@ def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
     (``{"VectrixDB": target}``: each searched under its name). ``golden``: a ``Golden``, a path, an
     ``s3://`` or Blob address (read with ``hooks.fetcher``), or a list of ``Question``s (see
     ``golden.golden_of``: no file is kept for those). Anything else is a ``WrongArgumentError``.
-    How the run is made is ``settings`` (None: the defaults); which setups run, ``selection``; where it is kept, ``keeping``.
+    How the run is made is ``settings`` (None: the defaults); which setups run, ``selection``; where it is
+    kept, ``keeping``.
 
     ``hooks.progress`` True draws the command line's bar on stderr (a first line says how many setups and
     questions will run; every setup's stage is labelled).

