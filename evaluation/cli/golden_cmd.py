@@ -239,14 +239,14 @@ def check_command(args: argparse.Namespace) -> str:
 
 
 def _suggest(args: argparse.Namespace) -> int:
-    from ..answers.suggest import suggest_expected
+    from ..answers.suggest import propose_expected
 
     bar = ProgressBar(args.quiet)
     try:
         target = open_embedded_target(args, bar)
     finally:
         bar.close()
-    found = suggest_expected(target, args.file, args.out, setup=args.setup, propose=args.propose)
+    found = propose_expected(target, args.file, args.out, setup=args.setup, propose=args.propose)
     print(json.dumps(found.to_dict(), indent=2) if args.json else found.summary())
     return 0
 
