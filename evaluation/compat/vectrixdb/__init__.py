@@ -13,7 +13,7 @@ _LAZY = {
     "chunking_options": ".chunking_steps", "run_chunking_build": ".chunking_steps",
     "handed_over": ".chunking_steps", "late_possible": ".chunking_steps",
     "compare_chunking": ".chunking_runs", "chunking_report": ".chunking_runs", "sweep": ".chunking_runs",
-    "evaluate": ".evaluating", "suggest_expected": ".suggesting",
+    "evaluate": ".evaluating", "suggest_expected": ".suggesting", "check_golden": ".golden_checks",
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)
