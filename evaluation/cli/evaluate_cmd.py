@@ -243,7 +243,8 @@ def _pairs(value: str | None, flag: str) -> dict[str, str]:
 def azure_search_target(args: argparse.Namespace):
     """The Azure AI Search target the flags name. The command line is an edge: it reads the key from the
     variable --search-key-env names, and the endpoint and Azure OpenAI settings from the environment."""
-    from ..azure_search import AzureSearchTarget  # a sentence naming the "azure" extra when the SDK is not installed
+    # a sentence naming the "azure" extra when the SDK is not installed
+    from ..azure_search import AzureSearchTarget, SignIn
 
     endpoint = args.search_endpoint or os.environ.get("AZURE_SEARCH_ENDPOINT")
     if not endpoint:
@@ -266,8 +267,8 @@ def azure_search_target(args: argparse.Namespace):
     openai_deployment = os.environ.get("AZURE_OPENAI_EMBEDDING_DEPLOYMENT")
     if openai_endpoint and openai_deployment:
         options["azure_openai"] = {"endpoint": openai_endpoint, "deployment": openai_deployment}
-    return AzureSearchTarget.from_options(args.search_name, options, api_key=key, threads=args.threads,
-                                          where="--search-* flags")
+    return AzureSearchTarget.from_options(args.search_name, options, sign_in=SignIn(api_key=key),
+                                          threads=args.threads, where="--search-* flags")
 
 
 def run(args: argparse.Namespace) -> int:
