@@ -155,7 +155,8 @@ def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
     plan["race"] = plan_race(plan)
     kept, resumed = None, False
     if keeping.work_dir is not None:
-        kept, plan, resumed = WorkFolder.start(keeping.work_dir, plan)
+        started = WorkFolder.start(keeping.work_dir, plan)
+        kept, plan, resumed = started.folder, started.plan, started.resumed
     reused = (reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS, warn=warn) if keeping.reuse_times
               else {})
     bar = None
