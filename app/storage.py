@@ -14,7 +14,7 @@ from app.settings import AppSettings, SettingsError
 from evaluation.engine.opened import OpenedIndexes
 from evaluation.store.collections import TARGETS_NAME, CollectionFolder
 from evaluation.target import Target
-from evaluation.target_specs import (SearchDefaults, TargetSpec, Trust, open_target, parse_target_specs,
+from evaluation.target_specs import (SearchDefaults, TargetAccess, TargetSpec, Trust, open_target, parse_target_specs,
                                      target_state, targets_for)
 
 
@@ -86,9 +86,13 @@ def open_collection_target(settings: AppSettings, spec: TargetSpec, state: str |
     connection and search keys, its opened index shared in the process (``opened_indexes``); ``state``
     pins the version a run planned with (an index fingerprint); ``batch_cache``: where an embedded
     target's batches keep vectors and scores (``shared_cache``)."""
-    return open_target(spec, cache=settings.index_cache, state=state,
-                       connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys,
+    return open_target(spec, cache=settings.index_cache, state=state, access=target_access(settings),
                        batch_cache=batch_cache, opened_indexes=opened_indexes(settings))
+
+
+def target_access(settings: AppSettings) -> TargetAccess:
+    """How the app reaches its targets: its storage connection and the search keys its settings hold."""
+    return TargetAccess(connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)
 
 
 CACHE_DIR = "retrieval/cache"  # <collection>/retrieval/cache/: the batch path's vectors and scores, in Blob
@@ -116,4 +120,4 @@ def judge_replies(folder: CollectionFolder) -> Any:
 
 def collection_target_state(settings: AppSettings, spec: TargetSpec) -> str:
     """What ``spec``'s target holds now (its index fingerprint), read as ``open_collection_target`` reads it."""
-    return target_state(spec, connection_string=settings.storage_connection_string, api_keys=settings.search_api_keys)
+    return target_state(spec, access=target_access(settings))

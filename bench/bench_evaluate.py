@@ -23,7 +23,7 @@ from _machine import describe_machine, peak_rss_mib
 from evaluation.engine import models
 from evaluation.engine.index import build_index, open_index
 from evaluation.engine.target import EmbeddedTarget
-from evaluation.evaluate import evaluate
+from evaluation import evaluate
 
 spent: dict[str, float] = {"embedding documents": 0.0, "embedding questions": 0.0, "reranking": 0.0}
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .lazy import lazy_attributes
-from .evaluate import evaluate  # eager and light: otherwise importing the module evaluation.evaluate
-                                 # would put the module where the function belongs
+# eager and light: otherwise importing the module evaluation.evaluate would put the module where the function
+# belongs. The keyword form users call lives in the compatibility layer; the core is evaluate.run_evaluation.
+from .compat.vectrixdb.evaluating import evaluate
 
 __version__ = "0.1.0"
 
@@ -66,6 +67,7 @@ _PUBLIC = {
     "run_matrix": ".builds", "ChunkVariant": ".builds",
     # which targets a collection searches (the Function App's configuration)
     "TargetSpec": ".target_specs", "parse_target_specs": ".target_specs", "open_target": ".target_specs",
+    "TargetAccess": ".target_specs",
     # VectrixDB's names for what lives in the rooms below (issue 41): its classes and the defaults it names
     "ReportStore": ".store", "ChunkingStore": ".store.builds", "ChatRoute": ".chat", "GoldenCheck": ".golden",
     "GoldenProblem": ".golden", "DEPTH": ".settings", "SIZES": ".chunking.keys", "CHILD_SIZES": ".chunking.keys",
@@ -104,7 +106,7 @@ if TYPE_CHECKING:  # for readers and type checkers; at run time the names load l
     from .report.html import render_html
     from .store import open_store, report_store
     from .target import Hit, Setup, Target
-    from .target_specs import TargetSpec, open_target, parse_target_specs
+    from .target_specs import TargetAccess, TargetSpec, open_target, parse_target_specs
     from .builds.settings import ALPHA, BUDGET
     from .compat.vectrixdb.retrieval import METHODS
     from .chat import ChatRoute

@@ -1,4 +1,10 @@
-"""Evaluate every setup of every target on a golden file: the product's main job.
+"""Evaluate every setup of every target on a golden file: the product's main job (``run_evaluation``).
+
+``run_evaluation`` takes the run's settings (``EvaluationSettings``) and four small frozen objects, each one
+idea: which setups run (``SetupSelection``), where the run is kept (``RunKeeping``), its date and id
+(``RunStamp``) and the caller's callbacks (``RunHooks``). ``evaluation.evaluate``, the keyword form users
+call (``evaluate(target, golden, save_to="runs", timed=20)``), lives in ``compat/vectrixdb/evaluating.py``
+and maps its keywords onto these.
 
 One run is the three steps of ``run``: plan (golden file, setups, timed sample, missing documents),
 time every setup side by side (an untimed warm-up each, then the sample searched one at a time as a
@@ -19,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence, cast
@@ -35,46 +42,80 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-# This module is imported by ``evaluation/__init__.py`` (a submodule named like the function would
-# otherwise replace it there), so it loads the steps, numpy among them, only when a run starts; the
-# settings module it reads is light (no numpy).
+# ``import evaluation`` loads this module (through ``evaluation.evaluate``, the keyword form), so it loads
+# the steps, numpy among them, only when a run starts; the settings module it reads is light (no numpy).
 
 
-def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
-             golden: Golden | str | Path | Sequence[Question], *, save_to=None,
-             only: Iterable[str] | None = None, skip: Iterable[str] = (), progress: Progress | bool | None = None,
-             created_at: datetime | None = None, run_id: str | None = None,
-             warn: Callable[[str], None] | None = None, clock: Clock = time.perf_counter,
-             fallback_dirs: Sequence[str | Path] | None = None, settings: EvaluationSettings | None = None,
-             fetcher: Fetcher | None = None, reuse_times: bool = False, holes: Any = None,
-             work_dir: str | Path | None = None,
-             **keywords: Any) -> Report:
+@dataclass(frozen=True)
+class SetupSelection:
+    """Which setups run: ``only`` (patterns a setup key must match, None: every one) and ``skip`` (patterns
+    left out), as ``run.plan_run`` reads them."""
+
+    only: Iterable[str] | None = None
+    skip: Iterable[str] = ()
+
+
+@dataclass(frozen=True)
+class RunKeeping:
+    """Where a run is kept, and what it takes back from there.
+
+    ``store``: a ``RunStore``, a store address, or a files object (``report_store`` takes each); None keeps
+    nothing. ``fallback_dirs``: where the report is written when saving fails (default: the current
+    folder). ``reuse_times``: setups the store's newest run timed on the same index take those times
+    (``run.retime``). ``work_dir``: each finished step kept there, so a stopped run resumes."""
+
+    store: Any = None
+    fallback_dirs: Sequence[str | Path] | None = None
+    reuse_times: bool = False
+    work_dir: str | Path | None = None
+
+
+@dataclass(frozen=True)
+class RunStamp:
+    """The run's date and id; None: now, and an id made from it (``run.plan_run``)."""
+
+    created_at: datetime | None = None
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class RunHooks:
+    """The caller's own objects a run calls: ``progress`` (``(done, total, label)``, or True for the command
+    line's bar), ``warn`` (a sentence), ``clock`` (seconds, for timing searches) and ``fetcher``
+    (``fetch(uri) -> bytes``, for a golden file at an ``s3://`` or Blob address)."""
+
+    progress: Progress | bool | None = None
+    warn: Callable[[str], None] | None = None
+    clock: Clock = time.perf_counter
+    fetcher: Fetcher | None = None
+
+
+def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
+                   golden: Golden | str | Path | Sequence[Question], *,
+                   settings: EvaluationSettings | None = None, selection: SetupSelection = SetupSelection(),
+                   keeping: RunKeeping = RunKeeping(), stamp: RunStamp = RunStamp(), hooks: RunHooks = RunHooks(),
+                   holes: Any = None) -> Report:
     """Run every selected setup on the golden file's labelled questions; return the report.
 
     ``targets``: a ``Target``, a list of them, or a mapping from a name people read to one
     (``{"VectrixDB": target}``: each searched under its name). ``golden``: a ``Golden``, a path, an
-    ``s3://`` or Blob address, or a list of ``Question``s (see ``golden.golden_of``: no file is kept
-    for those). Anything else is a ``WrongArgumentError`` (a ``TypeError``) saying what is taken.
+    ``s3://`` or Blob address (read with ``hooks.fetcher``), or a list of ``Question``s (see
+    ``golden.golden_of``: no file is kept for those). Anything else is a ``WrongArgumentError``.
+    How the run is made is ``settings`` (None: the defaults); which setups run, ``selection``; where it is
+    kept, ``keeping``.
 
-    ``progress``: a callback ``(done, total, label)``, or True for the command line's bar on stderr
-    (a first line says how many setups and questions will run; every setup's stage is labelled).
-    ``golden`` is a ``Golden``, or a path, ``s3://bucket/key`` or Blob address read by ``read_golden``
-    (with ``fetcher``, any object with ``fetch(uri) -> bytes``, when given).
+    ``hooks.progress`` True draws the command line's bar on stderr (a first line says how many setups and
+    questions will run; every setup's stage is labelled).
 
-    ``reuse_times`` (with ``save_to``): a setup whose times the store's newest run measured live on the
-    same index state, software and timed sample, at most ``run.DEFAULT_MAX_AGE_DAYS`` ago, takes those
-    times and is not timed again (``run.retime``); its entry says ``timed_in``. Off by default: the
-    command line times live unless asked (``--reuse-times``).
-
-    ``save_to`` is a ``RunStore``, a store address, or a files object (``read``, ``write``, ``exists``,
-    ``list``: ``report_store`` takes the same); it is checked before the first search and the
-    report is saved there at the end. When that save fails, the report is written as
-    ``unsaved-run-<id>.json`` in the first of ``fallback_dirs`` (default: the current folder) that
-    takes it, and ``RunNotSavedError`` is raised with the report and that path.
-
-    How the run is made is ``settings`` (``EvaluationSettings``: the picks' points, the grain, the
-    depth, the timed sample, the significance tests); any of its fields may be given as a keyword
-    instead (``timed=20``, ``by="chunk"``, ``balance=4``), over ``settings`` when both are given.
+    ``keeping.store`` is checked before the first search and the report is saved there at the end. When
+    that save fails, the report is written as ``unsaved-run-<id>.json`` in the first of
+    ``keeping.fallback_dirs`` (default: the current folder) that takes it, and ``RunNotSavedError`` is
+    raised with the report and that path. With ``keeping.reuse_times``, a setup whose times the store's
+    newest run measured live on the same index state, software and timed sample, at most
+    ``run.DEFAULT_MAX_AGE_DAYS`` ago, takes those times and is not timed again (``run.retime``); its entry
+    says ``timed_in``. With ``keeping.work_dir`` (a local folder), each finished step is kept there as it
+    ends (``run.work_folder``), so a run stopped midway and started again with the same inputs resumes
+    there, decides the same, and keeps its first id and date; the folder is removed once the report is made.
 
     ``holes``: a ``holes.HoleJudge``: once the report is assembled, and before it is saved, its unjudged
     results are graded by that judge after it is calibrated on the golden file's own labels; the report
@@ -85,11 +126,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     every look, to find more than the picks' largest allowance fewer than a setup that searches every
     question is stopped there: never picked, kept in the report with the questions it searched, its
     interval and its adjusted p (``stopped``; the report's ``race`` lists them and the cost).
-    ``exhaustive=True`` searches every setup on every question.
-
-    ``work_dir`` (a local folder): each finished step is kept there as it ends (``run.work_folder``), so
-    a run stopped midway and started again with the same inputs resumes there, decides the same, and
-    keeps its first id and date; the run's folder is removed once the report is made.
+    ``settings.exhaustive`` searches every setup on every question.
     """
     from .golden import golden_of
     from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, setup_steps, time_setups
@@ -100,24 +137,28 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     from .store import report_store
     from .target import as_targets
 
+    warn, progress = hooks.warn, hooks.progress
     targets = as_targets(targets)
     store = None
-    if save_to is not None:
-        store = report_store(save_to)  # a store, an address, or a files object around the user's own client
+    if keeping.store is not None:
+        store = report_store(keeping.store)  # a store, an address, or a files object around the user's own client
         store.check()
-    golden = golden_of(golden, fetcher)
+    golden = golden_of(golden, hooks.fetcher)
     if len(targets) > 1:  # one that does not answer is reported failed; the others run
         from .unreachable import reachable_or_reported
 
         targets = reachable_or_reported(targets, warn)
-    newest = newest_report(store, warn=warn if reuse_times else None) if store is not None else None
-    plan = plan_run(targets, golden, only=only, skip=skip, created_at=created_at, run_id=run_id, warn=warn,
-                    settings=EvaluationSettings.of(settings, **keywords), held_before=held_in_report(newest))
+    newest = newest_report(store, warn=warn if keeping.reuse_times else None) if store is not None else None
+    plan = plan_run(targets, golden, only=selection.only, skip=selection.skip, created_at=stamp.created_at,
+                    run_id=stamp.run_id, warn=warn, settings=settings or EvaluationSettings(),
+                    held_before=held_in_report(newest))
     plan["race"] = plan_race(plan)
     kept, resumed = None, False
-    if work_dir is not None:
-        kept, plan, resumed = WorkFolder.start(work_dir, plan)
-    reused = reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS, warn=warn) if reuse_times else {}
+    if keeping.work_dir is not None:
+        started = WorkFolder.start(keeping.work_dir, plan)
+        kept, plan, resumed = started.folder, started.plan, started.resumed
+    reused = (reusable_times(plan, newest, max_age_days=DEFAULT_MAX_AGE_DAYS, warn=warn) if keeping.reuse_times
+              else {})
     bar = None
     if progress is True:
         from .progress import ProgressBar
@@ -166,7 +207,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     try:
         times = kept.get(TIMES) if kept is not None else None
         if times is None:
-            times = time_setups(by_name, plan, keys, clock=clock, reused=reused, counters=counters)
+            times = time_setups(by_name, plan, keys, clock=hooks.clock, reused=reused, counters=counters)
             if kept is not None:
                 kept.put(TIMES, times)
         else:  # kept by the run this one resumes: the same times, so the same picks
@@ -185,7 +226,7 @@ def evaluate(targets: Target | Sequence[Target] | Mapping[str, Target],
     try:
         if store is not None:
             # questions given in memory: no file to keep. A Report is this dict at run time (mypy keeps the two apart)
-            _save(store, cast("dict[str, Any]", report), golden.raw or None, fallback_dirs)
+            _save(store, cast("dict[str, Any]", report), golden.raw or None, keeping.fallback_dirs)
     finally:
         if kept is not None:  # the report is made (and kept, or kept in a file by _save): nothing to resume
             kept.discard()

@@ -330,8 +330,18 @@ def _same(url: str, other: str | None) -> bool:
 
 # -- opening -------------------------------------------------------------------------------------------
 
-def target_state(spec: TargetSpec, *, connection_string: str | None = None, credential: Any = None,
-                 api_keys: Mapping[str, str] | None = None) -> str:
+@dataclass(frozen=True)
+class TargetAccess:
+    """How targets are reached, read once at the app's edge: the storage account's ``connection_string``
+    (None: ``credential``, a managed identity, or the address alone), and ``api_keys``, the values of the
+    settings specs name in ``api_key_env``."""
+
+    connection_string: str | None = None
+    credential: Any = None
+    api_keys: Mapping[str, str] | None = None
+
+
+def target_state(spec: TargetSpec, *, access: TargetAccess = TargetAccess()) -> str:
     """What identifies the target's content now: a changed index gives a new state.
 
     Embedded: the fingerprint of the index version published as current (one small read). Azure AI
@@ -340,22 +350,22 @@ def target_state(spec: TargetSpec, *, connection_string: str | None = None, cred
     if spec.engine == "embedded":
         from .engine.published import published_fingerprint
 
-        return published_fingerprint(spec.index, connection_string=connection_string, credential=credential)
-    state = opened_state(_azure_search_target(spec, credential=credential, api_keys=api_keys, threads=None))
+        return published_fingerprint(spec.index, connection_string=access.connection_string,
+                                     credential=access.credential)
+    state = opened_state(_azure_search_target(spec, access=access, threads=None))
     assert state is not None, "an Azure AI Search target always describes its state"
     return state
 
 
 def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None,
-                connection_string: str | None = None, credential: Any = None,
-                api_keys: Mapping[str, str] | None = None, threads: int | None = None,
+                access: TargetAccess = TargetAccess(), threads: int | None = None,
                 batch_cache: Any = None, opened_indexes: OpenedIndexes | None = None) -> Target:
     """The target ``spec`` names, ready to search.
 
     ``state`` pins what ``target_state`` (or ``opened_state``) gave when the run was planned: an
     embedded index's version is fetched even if a newer one is published since; an Azure AI Search
     index that changed since is refused (a ``SearchIndexError``: its own run covers the new state).
-    ``api_keys`` holds the values of the settings specs name in ``api_key_env``, read at the app's edge.
+    ``access``: the storage connection and search keys (``TargetAccess``), read at the app's edge.
     ``batch_cache`` (an embedded index only) is where the batch path keeps its query vectors and pair
     scores instead of the SQLite file beside the index: the app's ``engine.shared_cache.SharedCache``.
     ``opened_indexes`` (an ``engine.opened.OpenedIndexes``, an embedded index only) keeps the opened index
@@ -367,6 +377,7 @@ def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None
         from .engine.published import fetch_index, published_fingerprint
         from .engine.target import EmbeddedTarget
 
+        connection_string, credential = access.connection_string, access.credential
         fingerprint = state or published_fingerprint(spec.index, connection_string=connection_string,
                                                      credential=credential)
         folder = fetch_index(spec.index, cache, fingerprint=fingerprint, connection_string=connection_string,
@@ -377,7 +388,7 @@ def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None
                               fusion_candidates=spec.fusion_candidates, cross_encoder=spec.cross_encoder,
                               threads=threads, described_index=spec.index,
                               cache=batch_cache if batch_cache is not None else True)
-    target = _azure_search_target(spec, credential=credential, api_keys=api_keys, threads=threads)
+    target = _azure_search_target(spec, access=access, threads=threads)
     if state is not None and opened_state(target) != state:
         from .errors import SearchIndexError
 
@@ -386,15 +397,15 @@ def open_target(spec: TargetSpec, *, cache: str | Path, state: str | None = None
     return target
 
 
-def _azure_search_target(spec: TargetSpec, *, credential: Any, api_keys: Mapping[str, str] | None,
-                         threads: int | None) -> Target:
-    from .azure_search import AzureSearchTarget
+def _azure_search_target(spec: TargetSpec, *, access: TargetAccess, threads: int | None) -> Target:
+    from .azure_search import AzureSearchTarget, SignIn
     from .errors import UsageError
 
-    api_key = (api_keys or {}).get(spec.api_key_env) if spec.api_key_env else None
+    api_key = (access.api_keys or {}).get(spec.api_key_env) if spec.api_key_env else None
     try:
         return AzureSearchTarget.from_options(spec.name, {"name": spec.name, "engine": spec.engine, **spec.options},
-                                              credential=credential, api_key=api_key, threads=threads,
+                                              sign_in=SignIn(credential=access.credential, api_key=api_key),
+                                              threads=threads,
                                               where=spec.source)
     except UsageError as err:  # a key the spec names but the app does not have
         raise TargetConfigError(str(err)) from err

@@ -517,14 +517,15 @@ def example_options(**overrides) -> dict:
 def example_target(fake: FakeAzureSearch | None = None, *, sleep: Callable[[float], None] | None = None,
                    api_key: str | None = API_KEY, credential=None, **overrides):
     """(target, fake): the example index behind the fake, signed in with the admin key by default."""
-    from evaluation.azure_search import AzureSearchTarget
+    from evaluation.azure_search import AzureSearchTarget, SignIn
 
     fake = fake or FakeAzureSearch(example_definition(), TinyBackend(), deployments=["embed"])
     options = example_options(**overrides)
     if api_key is None:
         options.pop("api_key_env", None)
-    target = AzureSearchTarget.from_options("search", options, api_key=api_key, openai_api_key=api_key,
-                                            credential=credential, transport=fake,
+    target = AzureSearchTarget.from_options("search", options,
+                                            sign_in=SignIn(credential=credential, api_key=api_key,
+                                                           openai_api_key=api_key), transport=fake,
                                             sleep=sleep or (lambda seconds: None))
     return target, fake
 

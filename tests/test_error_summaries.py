@@ -145,7 +145,7 @@ class _IndexedTarget(ListTarget):
 
 
 def test_an_id_never_held_does_not_hold_and_one_an_earlier_run_found_no_longer_holds(tmp_path):
-    from evaluation.evaluate import evaluate
+    from evaluation import evaluate
 
     golden = tmp_path / "golden.jsonl"
     golden.write_text(json.dumps({"id": "a", "question": "where is alpha", "expected": ["alpha"]}) + "\n" +

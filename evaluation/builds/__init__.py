@@ -16,8 +16,11 @@
                                     (ci_gate.py)
 
 How each is made is one frozen settings object (``settings.py``: ``CompareSettings``, ``SweepSettings``,
-``MatrixSettings``), as ``EvaluationSettings`` is for ``evaluate``; every function still takes its
-fields as keywords. What a run reads is ``inputs.py``, which builds it plans ``plan.py``, how a build
+``MatrixSettings``), as ``EvaluationSettings`` is for ``evaluate``; what a run is given to work with (chat
+models, where it is kept, progress) is ``given.py``. The core's functions take those objects
+(``compare_builds``, ``sweep_builds``, ``builds_report``); ``compare_chunking``, ``sweep`` and
+``chunking_report``, the keyword forms users call, live in ``compat/vectrixdb/chunking_runs.py``.
+What a run reads is ``inputs.py``, which builds it plans ``plan.py``, how a build
 is cut ``cut.py`` and ``cutters.py`` (``variants.py`` for a matrix), judged mode's chat model
 ``judged.py`` and ``notes.py``. The runs are kept by ``store.builds`` and shown by ``report.builds``.
 
@@ -30,13 +33,16 @@ from ..lazy import lazy_attributes
 
 _LAZY = {
     # how to cut the documents
-    "compare_chunking": ".compare", "chunking_report": ".compare", "run_builds": ".compare",
-    # the same run in its steps, VectrixDB's names: they live in compat/ (the layer above the core)
-    **dict.fromkeys(("handed_over", "chunking_build", "chunking_plan", "plan_chunking", "chunking_options",
-                     "run_chunking_build", "late_possible"), "..compat.vectrixdb"),
+    "compare_builds": ".compare", "builds_report": ".compare", "run_builds": ".compare", "BuildsRun": ".compare",
+    "ChatModels": ".given", "BuildsKeeping": ".given", "BuildsHooks": ".given", "Judged": ".given",
+    # the keyword forms users call, and the same run in its steps, VectrixDB's names: they live in compat/ (the
+    # layer above the core) and map onto the core's settings
+    **dict.fromkeys(("compare_chunking", "chunking_report", "sweep", "handed_over", "chunking_build",
+                     "chunking_plan", "plan_chunking", "chunking_options", "run_chunking_build", "late_possible"),
+                    "..compat.vectrixdb"),
          "chunking_choice": ".choice", "BuildResult": ".results",
     "plan_builds": ".plan", "NAMES": ".plan", "answer_with": ".judged", "judge_with": ".judged",
-    "sweep": ".sweeps", "sweep_markdown": "..report.builds.text",
+    "sweep_builds": ".sweeps", "sweep_markdown": "..report.builds.text",
     # ElectriPy's experiment matrix
     "run_matrix": ".matrix", "ChunkVariant": ".variants", "parse_variant": ".variants",
     "variants_from_config": ".variants", "variants_from_flags": ".variants", "gate": ".ci_gate",

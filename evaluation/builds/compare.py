@@ -1,4 +1,6 @@
-"""``compare_chunking``: every build, each technique at its best, compared question by question.
+"""``compare_builds``: every build, each technique at its best, compared question by question.
+
+``compare_chunking``, its keyword form users call, maps onto it from ``compat/vectrixdb/chunking_runs.py``.
 
 "Right" for a question is judged from what was handed over: the build's results searched with
 ``hybrid`` (BM25 + the bundled bge-small, fused by RRF, no reranker), handed over best first until
@@ -25,8 +27,7 @@ from __future__ import annotations
 import hashlib
 import math
 import time
-from dataclasses import replace
-from datetime import datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
@@ -45,12 +46,13 @@ from ..target import Hit
 from .choice import chunking_choice, split
 from .cut import Cut, Cutter
 from .inputs import collections_of, golden_of, labelled_questions
-from .judged import Answer, Judge, answer_with, judge_with
-from .plan import NAMES, plan_builds
+from .given import BuildsHooks, BuildsKeeping, ChatModels, Judged
+from .judged import Answer, Judge
+from .plan import NAMES, ChatAtHand, plan_builds
 from .race import COSTLY_METHODS, BuildRace, stopped_words
 from .results import BuildResult, ranked
-from .runner import Progress, each_build, progress_of, scratch, setup_for
-from .settings import ALPHA, BUDGET, DEFAULT_MODEL, CompareSettings, method_of_search, model_of
+from .runner import each_build, progress_of, scratch, setup_for
+from .settings import DEFAULT_MODEL, CompareSettings, method_of_search, model_of
 
 METHOD = "hybrid"
 REPORT_FORMAT = 1
@@ -80,29 +82,38 @@ def depth_for(cut: Cut, budget: int) -> int:
     return max(10, 3 * math.ceil(budget / max(1, cut.size)))
 
 
+@dataclass(frozen=True)
+class BuildsRun:
+    """What ``run_builds`` made: each build's result (the ones that ran, in the order of the keys), the vectors
+    embedded (``vectors``: counts), the builds that failed with their errors, and the builds the race stopped
+    (never ranked or picked), each with the questions it was asked and why."""
+
+    results: list[BuildResult]
+    vectors: dict[str, Any]
+    failed: list[dict[str, Any]]
+    stopped: list[dict[str, Any]]
+
+
 def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], keys: Sequence[str], *,
-               settings: CompareSettings | None = None, answer: Answer | None = None, judge: Judge | None = None,
-               cutter: Cutter | None = None, progress: Progress | bool | None = None, fetcher: Fetcher | None = None,
-               stopped: list[dict[str, Any]] | None = None,
-               **keywords: Any) -> tuple[list[BuildResult], dict, list[dict]]:
-    """Make each build of ``keys`` in turn and score every question on it; (results, vector counts, the
-    builds that failed with their errors). ``settings`` (``CompareSettings``: the budget, the method and
-    model searched with, where builds are made, any of its fields a keyword instead) as ``compare_chunking``'s.
+               settings: CompareSettings | None = None, judged: Judged | None = None, cutter: Cutter | None = None,
+               hooks: BuildsHooks = BuildsHooks()) -> BuildsRun:
+    """Make each build of ``keys`` in turn and score every question on it. ``settings`` (``CompareSettings``:
+    the budget, the method and model searched with, where builds are made) as ``compare_builds``';
+    ``judged``: a chat model answers and judges (judged mode), else what was handed over is scored.
 
     ``corpus`` is any form ``inputs.collections_of`` takes. Several collections are each built in a scratch
     folder of their own and asked only the questions whose expected documents they hold; a question none
     of them holds is asked of none and counted not right. A build that fails in one collection fails.
 
-    ``stopped`` (a list the caller reports from): when the builds are costly to ask (a chat model answers
-    and judges, or the cross-encoder reranks) and one collection holds them, they race (``builds.race``):
-    a build shown to get fewer questions right than one asked every question is stopped, left out of the
-    results (never ranked or picked) and put in ``stopped`` with the questions it was asked and why. The
-    build in use (``current``) is always asked every question. Without ``stopped``, no race."""
-    settings = CompareSettings.of(settings, **keywords)
-    if (answer is None) != (judge is None):
-        raise UsageError("judged mode needs both answer and judge (or chat, which makes both); give both or neither")
+    When the builds are costly to ask (a chat model answers and judges, or the cross-encoder reranks), one
+    collection holds them and ``settings.exhaustive`` is off, they race (``builds.race``): a build shown to
+    get fewer questions right than one asked every question is stopped, left out of the results (never
+    ranked or picked) and put in ``stopped`` with the questions it was asked and why. The build in use
+    (``current``) is always asked every question."""
+    settings = settings or CompareSettings()
+    answer, judge = (judged.answer, judged.judge) if judged is not None else (None, None)
     collections = collections_of(corpus)
-    read, questions = labelled_questions(golden, collections.values(), fetcher)
+    read, questions = labelled_questions(golden, collections.values(), hooks.fetcher)
     if answer is not None:
         questions = [q for q in questions if q.reference]
         if not questions:
@@ -118,8 +129,9 @@ def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], ke
     costly = answer is not None or settings.method in COSTLY_METHODS
     # any build may be compared with any made before it, whichever ran in full: one comparison per pair
     race = BuildRace(len(questions), len(keys) * (len(keys) - 1) // 2, measure=f"questions {scored}",
-                     exhaustive=settings.exhaustive or stopped is None or not costly or len(collections) > 1)
-    draw, close = progress_of(progress)
+                     exhaustive=settings.exhaustive or not costly or len(collections) > 1)
+    draw, close = progress_of(hooks.progress)
+    stopped: list[dict[str, Any]] = []
     parts: dict[str, list[BuildResult]] = {}
     try:
         with scratch(settings) as where:
@@ -150,7 +162,7 @@ def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], ke
                     result = BuildResult(key=built.cut.key, technique=built.cut.technique, size=built.cut.size,
                                          letter=built.cut.letter, chunks=len(built.cut.chunks), seconds=built.seconds,
                                          outcomes=answered, handed_chars=asking.handed, scored=scored)
-                    if stop is not None and stopped is not None:  # never ranked or picked: said apart
+                    if stop is not None:  # never ranked or picked: said apart
                         stopped.append({"build": result.key, "technique": result.technique, "chunks": result.chunks,
                                         "right": result.right, "questions": list(result.outcomes), **stop,
                                         "words": stopped_words(stop, len(result.outcomes))})
@@ -161,7 +173,7 @@ def run_builds(corpus: Any, golden: Golden | str | Path | Iterable[Question], ke
         close()
     broken = {entry["build"] for entry in failed}
     results = [_joined(parts[key], nowhere) for key in dict.fromkeys(keys) if key in parts and key not in broken]
-    return results, vectors, failed
+    return BuildsRun(results, vectors, failed, stopped)
 
 
 class _Asking:
@@ -216,19 +228,21 @@ def _joined(parts: list[BuildResult], nowhere: Sequence[Question]) -> BuildResul
                    outcomes=outcomes, handed_chars=sum(p.handed_chars for p in parts))
 
 
-def chunking_report(results: Sequence[BuildResult], golden: Any = None, *, budget: int = BUDGET, search: Any = None,
-                    alpha: float = ALPHA, created: datetime | None = None, skipped: Sequence[dict] | None = None,
-                    scored: str | None = None, current: str | None = None, model: str = DEFAULT_MODEL,
-                    fetcher: Fetcher | None = None) -> dict[str, Any]:
+def builds_report(results: Sequence[BuildResult], golden: Any = None, *, settings: CompareSettings | None = None,
+                  skipped: Sequence[dict] = (), scored: str | None = None, keeping: BuildsKeeping = BuildsKeeping(),
+                  fetcher: Fetcher | None = None) -> dict[str, Any]:
     """Every build, each technique at its best with its comparison against the best, and the pick (counts only).
 
     ``results`` are the builds as made (``run_chunking_build`` or ``run_builds``), with their outcomes;
-    ``scored`` is theirs unless given. With ``golden`` (what ``compare_chunking`` takes) the report is a
-    whole run, as the Chunking tab reads it: stamped (``created``, else now), with the golden data's
-    sha256 and question count. ``search`` is how the builds were searched (VectrixDB's keywords or a method)."""
+    ``scored`` is theirs unless given. ``settings`` gives the budget, the level, the build in use and how
+    the builds were searched (method and model). With ``golden`` (what ``compare_builds`` takes) the
+    report is a whole run, as the Chunking tab reads it: stamped (``keeping.created_at``, else now), with the
+    golden data's sha256 and question count. ``skipped``: what the plan left out, with its reasons."""
+    settings = settings or CompareSettings()
+    budget, alpha, current, method, model = (settings.budget, settings.alpha, settings.current, settings.method,
+                                             settings.model)
     order = ranked(results)
     scored = scored or (order[0].scored if order else "found")
-    method = method_of_search(search) if search is not None else METHOD
     builds = [{"rank": rank, "key": r.key, "technique": r.technique, "size": r.size, "letter": r.letter,
                "chunks": r.chunks, "seconds": r.seconds, "right": r.right, "questions": r.questions,
                "handed_chars": r.handed_chars} for rank, r in enumerate(order, start=1)]
@@ -264,7 +278,7 @@ def chunking_report(results: Sequence[BuildResult], golden: Any = None, *, budge
     if golden is None:
         return report
     read, questions = golden_of(golden, fetcher)
-    return {"format": REPORT_FORMAT, "kind": "chunking", **run_stamp(created),
+    return {"format": REPORT_FORMAT, "kind": "chunking", **run_stamp(keeping.created_at),
             "golden": {"sha256": read.sha256, "questions": len(questions),
                        "scored": order[0].questions if order else 0}, **report}
 
@@ -299,43 +313,30 @@ def _technique(r: BuildResult, s: tuple[int, int] | None, p: float | None, q: fl
     return entry
 
 
-def compare_chunking(documents: Any, golden: Golden | str | Path | Iterable[Question], *,
-                     settings: CompareSettings | None = None, chat: Any = None, answer: Answer | None = None,
-                     judge: Judge | None = None, cutter: Cutter | None = None, save_to: Any = None,
-                     progress: Progress | bool | None = None, created_at: datetime | None = None,
-                     search: Any = None, workers: int | None = None, fetcher: Fetcher | None = None,
-                     open_with: Any = None, cut_with: Any = None, context_with: Any = None,
-                     **keywords: Any) -> dict[str, Any]:
-    """Compare the chunking techniques on the golden questions; the run's report (saved with ``save_to``).
+def compare_builds(documents: Any, golden: Golden | str | Path | Iterable[Question], *,
+                   settings: CompareSettings | None = None, models: ChatModels = ChatModels(),
+                   cutter: Cutter | None = None, keeping: BuildsKeeping = BuildsKeeping(),
+                   hooks: BuildsHooks = BuildsHooks()) -> dict[str, Any]:
+    """Compare the chunking techniques on the golden questions; the run's report (saved to ``keeping.save_to``).
 
     ``documents`` is a corpus (a JSONL file or a folder), ``{doc_id: text or path}``, ``{collection:
     {doc_id: ...}}`` (each collection built apart and asked only its questions) or a list of paths;
-    ``golden`` a path, an ``s3://`` or Blob address (read with ``fetcher``), a ``Golden`` or questions.
+    ``golden`` a path, an ``s3://`` or Blob address (read with ``hooks.fetcher``), a ``Golden`` or questions.
 
     How the run is made is ``settings`` (``CompareSettings``: the techniques, sizes and headings planned,
-    the budget, the build in use, late chunking, the level, the method and model, where builds are made);
-    any of its fields may be given as a keyword instead (``techniques=("markdown",)``, ``budget=4000``), over
-    ``settings``. VectrixDB's keywords map onto them: ``search`` (``{"mode": "hybrid", "rerank": False}``)
-    is the method each build is searched with, ``open_with`` (``{"dense_model": NAME}``) the model,
-    ``workers`` the embedding threads (builds still run one after another, so their times compare).
-
-    ``chat`` (a callable from chat messages to text, or a ``ChatModel``) answers and judges, and cuts
-    ``llm`` and writes ``c`` notes where the cutters take it (``cut_with`` and ``context_with`` instead,
-    when given; a ``ChatModel``'s notes are kept in the cache file with the vectors, so a rerun asks for
-    none again); ``answer`` and ``judge`` replace the first two. The build in use (``current``) stays the
-    pick unless beaten beyond luck. ``cutter`` makes a build's chunks from its key (default:
-    ``evaluation.chunking``'s cutters).
+    the budget, the build in use, late chunking, the level, the method and model, where builds are made).
+    ``models`` (``ChatModels``) answers and judges, cuts ``llm`` and writes ``c`` notes where the cutters
+    take it (a ``ChatModel``'s notes are kept in the cache file with the vectors, so a rerun asks for none
+    again). The build in use (``current``) stays the pick unless beaten beyond luck. ``cutter`` makes a
+    build's chunks from its key (default: ``evaluation.chunking``'s cutters).
     """
-    settings = CompareSettings.of(settings, **keywords, **vectrixdb_keywords(search, open_with, workers))
+    settings = settings or CompareSettings()
     started = time.perf_counter()
-    stamp = run_stamp(created_at)
+    stamp = run_stamp(keeping.created_at)
     collections = collections_of(documents)
-    read, questions = golden_of(golden, fetcher)
-    if chat is not None:
-        answer = answer or answer_with(chat)
-        judge = judge or judge_with(chat)
-    cut_model = cut_with if cut_with is not None else chat
-    note_model = context_with if context_with is not None else chat
+    read, questions = golden_of(golden, hooks.fetcher)
+    judged = models.judged()
+    chat, cut_model, note_model = models.chat, models.cutting, models.noting
     late_reason = None
     if settings.late is not False:
         from .cutters import late_problem
@@ -344,12 +345,12 @@ def compare_chunking(documents: Any, golden: Golden | str | Path | Iterable[Ques
     if settings.late is True and late_reason is not None:
         raise UsageError(f"late=True: {late_reason}")
     plan = plan_builds(settings.techniques, sizes=settings.sizes, child_sizes=settings.child_sizes,
-                       headings=settings.headings, chat=chat is not None, late=settings.late, late_reason=late_reason,
-                       cut=cut_model is not None, notes=note_model is not None)
+                       headings=settings.headings, late=settings.late, late_reason=late_reason,
+                       chat=ChatAtHand(cut=cut_model is not None, notes=note_model is not None))
     if not plan.keys:
         reasons = "; ".join(s["reason"] for s in plan.skipped)
         raise UsageError(f"no build to make: {reasons}")
-    store = store_to_save_in(save_to)
+    store = store_to_save_in(keeping.save_to)
     notes = sentences = None
     if cutter is None:
         from ..engine.scratch import TextVectors
@@ -361,19 +362,17 @@ def compare_chunking(documents: Any, golden: Golden | str | Path | Iterable[Ques
         sentences = (TextVectors(cache=settings.cache, threads=settings.threads) if settings.cache is not None
                      else None)
         cutter = chunking_cutter(chat=chat, notes=notes, sentences=sentences, model=settings.model,
-                                 cut_with=cut_with, context_with=context_with)
-    stopped: list[dict[str, Any]] = []
+                                 cut_with=models.cut_with, context_with=models.context_with)
     try:
-        results, vectors, failed = run_builds(collections, read, plan.keys, settings=settings, answer=answer,
-                                              judge=judge, cutter=cutter, progress=progress, stopped=stopped)
+        made = run_builds(collections, read, plan.keys, settings=settings, judged=judged, cutter=cutter,
+                          hooks=BuildsHooks(progress=hooks.progress))
     finally:
         for kept in (notes, sentences):
             if kept is not None:
                 kept.close()
-    scored = "answered" if answer is not None else "found"
-    report = chunking_report(results, scored=scored, budget=settings.budget, skipped=plan.skipped,
-                             current=settings.current, alpha=settings.alpha, search=settings.method,
-                             model=settings.model)
+    results, stopped = made.results, made.stopped
+    scored = "answered" if judged is not None else "found"
+    report = builds_report(results, scored=scored, settings=settings, skipped=plan.skipped)
     budget = settings.budget
     report = {"format": REPORT_FORMAT, "kind": "chunking", **stamp,
               "golden": {"sha256": read.sha256, "questions": len(questions),
@@ -386,7 +385,8 @@ def compare_chunking(documents: Any, golden: Golden | str | Path | Iterable[Ques
                               "against the reference answer" if scored == "answered" else
                               f"right = an expected document among the first {budget} characters handed over; no chat "
                               "model was given, so answers were not written or judged"),
-              **report, "failed": failed, "vectors": vectors, "seconds": round(time.perf_counter() - started, 3),
+              **report, "failed": made.failed, "vectors": made.vectors,
+              "seconds": round(time.perf_counter() - started, 3),
               # builds the race stopped (builds.race): never ranked or picked, each with what it was asked and why
               **({"stopped": stopped} if stopped else {})}
     if store is not None:

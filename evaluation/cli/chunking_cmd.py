@@ -22,7 +22,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Iterable
+from typing import Any, Iterable
 
 from ..errors import named
 from .answers_cmd import PREFIX
@@ -140,22 +140,22 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     show.set_defaults(handler=show_run)
 
 
-def _prepared(args: argparse.Namespace, cache: Path | None) -> dict:
+def _prepared(args: argparse.Namespace, cache: str | Path | None) -> Any:
     """The cache file's folder made (refusing a --vector-cache that is another kind of file, or an input), and
-    the store to save in opened and checked: before any work."""
+    the store to save in opened and checked (None: not kept): before any work."""
     if cache is not None:
         from ..engine.cache import VECTOR_CACHE
         from ..files import Output, check_outputs
 
         check_outputs([Output(cache, VECTOR_CACHE, "--vector-cache", "the vectors")],
                       [("the --corpus file", args.corpus), ("the --golden file", args.golden)], make_folders=True)
-        cache.parent.mkdir(parents=True, exist_ok=True)
+        Path(cache).parent.mkdir(parents=True, exist_ok=True)
     store = None
     if save_address(args) is not None:
         from .common import open_run_store
 
         store = open_run_store(args.save_to, check=True)
-    return {"save_to": store}
+    return store
 
 
 def _check_cutters(techniques: Iterable[str]) -> None:
@@ -184,16 +184,19 @@ def _chat(args: argparse.Namespace):
 
 
 def run_sweep(args: argparse.Namespace) -> int:
-    from ..builds import SweepSettings, sweep
+    from ..builds.given import BuildsKeeping, BuildsHooks
+    from ..builds.settings import SweepSettings
+    from ..builds.sweeps import sweep_builds
     from ..report.builds.text import sweep_markdown, sweep_text
 
     chat = _chat(args)
     settings = SweepSettings.from_args(args, chat=chat is not None)
     _check_cutters(key.split("-", 1)[0] for key in settings.builds)
-    saving = _prepared(args, settings.cache)
+    store = _prepared(args, settings.cache)
     bar = _bar(args)
     try:
-        report = sweep(args.corpus, args.golden, settings=settings, chat=chat, progress=bar, **saving)
+        report = sweep_builds(args.corpus, args.golden, settings=settings, chat=chat,
+                              keeping=BuildsKeeping(save_to=store), hooks=BuildsHooks(progress=bar))
     finally:
         bar.close()
     print(
@@ -204,7 +207,9 @@ def run_sweep(args: argparse.Namespace) -> int:
 
 
 def run_compare(args: argparse.Namespace) -> int:
-    from ..builds import CompareSettings, compare_chunking
+    from ..builds.compare import compare_builds
+    from ..builds.given import BuildsKeeping, BuildsHooks, ChatModels
+    from ..builds.settings import CompareSettings
     from ..report.builds.text import compare_text
 
     chat = _chat(args)
@@ -212,10 +217,11 @@ def run_compare(args: argparse.Namespace) -> int:
     from ..builds.plan import NO_MODEL
 
     _check_cutters(settings.techniques if settings.techniques is not None else NO_MODEL)
-    saving = _prepared(args, settings.cache)
+    store = _prepared(args, settings.cache)
     bar = _bar(args)
     try:
-        report = compare_chunking(args.corpus, args.golden, settings=settings, chat=chat, progress=bar, **saving)
+        report = compare_builds(args.corpus, args.golden, settings=settings, models=ChatModels(chat=chat),
+                                keeping=BuildsKeeping(save_to=store), hooks=BuildsHooks(progress=bar))
     finally:
         bar.close()
     print(json.dumps(report, indent=2) if args.json else compare_text(report, markdown=args.markdown))

@@ -243,7 +243,8 @@ def _pairs(value: str | None, flag: str) -> dict[str, str]:
 def azure_search_target(args: argparse.Namespace):
     """The Azure AI Search target the flags name. The command line is an edge: it reads the key from the
     variable --search-key-env names, and the endpoint and Azure OpenAI settings from the environment."""
-    from ..azure_search import AzureSearchTarget  # a sentence naming the "azure" extra when the SDK is not installed
+    # a sentence naming the "azure" extra when the SDK is not installed
+    from ..azure_search import AzureSearchTarget, SignIn
 
     endpoint = args.search_endpoint or os.environ.get("AZURE_SEARCH_ENDPOINT")
     if not endpoint:
@@ -266,12 +267,12 @@ def azure_search_target(args: argparse.Namespace):
     openai_deployment = os.environ.get("AZURE_OPENAI_EMBEDDING_DEPLOYMENT")
     if openai_endpoint and openai_deployment:
         options["azure_openai"] = {"endpoint": openai_endpoint, "deployment": openai_deployment}
-    return AzureSearchTarget.from_options(args.search_name, options, api_key=key, threads=args.threads,
-                                          where="--search-* flags")
+    return AzureSearchTarget.from_options(args.search_name, options, sign_in=SignIn(api_key=key),
+                                          threads=args.threads, where="--search-* flags")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..evaluate import evaluate
+    from ..evaluate import RunHooks, RunKeeping, SetupSelection, run_evaluation
     from ..errors import GoldenFileError
     from ..golden import explain_problems, read_golden, run_problems
     from ..golden.check import FORMAT_LABELS
@@ -311,11 +312,12 @@ def run(args: argparse.Namespace) -> int:
     unsaved = None
     try:
         targets = build_targets(args, bar)
-        report = evaluate(targets, golden, save_to=store, only=args.only, skip=args.skip,
-                          settings=EvaluationSettings.from_args(args), progress=bar,
-                          warn=lambda text: print(f"warning: {text}", file=sys.stderr),
-                          fallback_dirs=[os.getcwd(), tempfile.gettempdir()], reuse_times=args.reuse_times,
-                          holes=holes, work_dir=work_dir_of(args))
+        report = run_evaluation(
+            targets, golden, settings=EvaluationSettings.from_args(args),
+            selection=SetupSelection(only=args.only, skip=args.skip),
+            keeping=RunKeeping(store=store, fallback_dirs=[os.getcwd(), tempfile.gettempdir()],
+                               reuse_times=args.reuse_times, work_dir=work_dir_of(args)),
+            hooks=RunHooks(progress=bar, warn=lambda text: print(f"warning: {text}", file=sys.stderr)), holes=holes)
     except RunNotSavedError as err:  # the run finished: show it, then say where it was kept instead
         report, unsaved = cast("Report", err.report), err  # the finished run's report, kept by the error as a dict
     finally:

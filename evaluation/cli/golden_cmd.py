@@ -26,7 +26,7 @@ from .common import (ProgressBar, add_cutting_options, add_encoding_option, add_
                      add_golden_limit_option, add_store_option, add_target_options, chunk_settings, golden_limit,
                      load_env_file_option, local_path, open_embedded_target, open_read_store, percent_0_to_100,
                      program, store_address, whole)
-from ..golden.check import HasChunks, HasDocumentIds, HoldsDocuments, check_golden
+from ..golden.check import GoldenReading, HasChunks, HasDocumentIds, HoldsDocuments, LabelCheck, check_golden_file
 from ..golden.writing import settings as writing
 from ..golden.template import golden_template
 
@@ -202,8 +202,10 @@ def _check(args: argparse.Namespace) -> int:
         corpus = EmbeddedTarget(open_index(args.index), cross_encoder=False)
     else:
         corpus = read_corpus(args.corpus) if args.corpus else None
-    result = check_golden(args.file, corpus, by=args.by, qrels=args.qrels, unfound_share=args.unfound_share / 100,
-                          encoding=args.encoding, chunking=chunk_settings(args), **golden_limit(args))
+    result = check_golden_file(args.file, corpus,
+                               reading=GoldenReading(qrels=args.qrels, encoding=args.encoding, **golden_limit(args)),
+                               labels=LabelCheck(by=args.by, unfound_share=args.unfound_share / 100,
+                                                 chunking=chunk_settings(args)))
     if corpus is not None and result.ready:
         from ..answers.stale import stale_questions
 
@@ -239,14 +241,14 @@ def check_command(args: argparse.Namespace) -> str:
 
 
 def _suggest(args: argparse.Namespace) -> int:
-    from ..answers.suggest import suggest_expected
+    from ..answers.suggest import propose_expected
 
     bar = ProgressBar(args.quiet)
     try:
         target = open_embedded_target(args, bar)
     finally:
         bar.close()
-    found = suggest_expected(target, args.file, args.out, setup=args.setup, propose=args.propose)
+    found = propose_expected(target, args.file, args.out, setup=args.setup, propose=args.propose)
     print(json.dumps(found.to_dict(), indent=2) if args.json else found.summary())
     return 0
 

@@ -24,7 +24,6 @@ from typing import Any, Iterable, Mapping, Protocol, Sequence, runtime_checkable
 from ..errors import GoldenFileError, at_most, named
 from ..engine.chunking import ChunkSettings, chunk_corpus
 from ..engine.corpus import Corpus
-from ..compat.aliases import also_named
 from .read import IN_MEMORY, golden_check_command, golden_from_bytes
 from .records import ExpectedItem, Golden, GoldenProblem, Question
 from ..store.sources import Fetcher
@@ -118,39 +117,56 @@ def _item(problem: GoldenProblem) -> dict[str, Any]:
     return {"line": problem.line, "message": problem.message}
 
 
-@also_named(db="corpus")
-def check_golden(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
-                 by: str = "doc", fetcher: Fetcher | None = None, max_bytes: int | None = GOLDEN_MAX_BYTES,
-                 setting: str = DEFAULT_SETTING, unfound_share: float = DEFAULT_UNFOUND_SHARE,
-                 qrels: str | Path | Qrels | None = None, encoding: str | None = None,
-                 chunking: ChunkSettings | None = None) -> GoldenCheck:
-    """Check every line of ``source`` (read as ``read_golden`` reads it, ``fetcher`` too); never raises
+@dataclass(frozen=True)
+class GoldenReading:
+    """How a golden file is read, as ``read_golden`` reads it: at most ``max_bytes`` (None: no limit; over it,
+    one error naming ``setting``), labelled by ``qrels`` (a TREC qrels file or one read already) when
+    given, and decoded as ``encoding`` (None: UTF-8)."""
+
+    max_bytes: int | None = GOLDEN_MAX_BYTES
+    setting: str = DEFAULT_SETTING
+    qrels: str | Path | Qrels | None = None
+    encoding: str | None = None
+
+
+@dataclass(frozen=True)
+class LabelCheck:
+    """How labels are checked against a corpus: as a run judges at grain ``by``, a chunk id against the chunks
+    ``chunking`` cuts (None: the index's default chunking), and more than ``unfound_share`` of the questions
+    naming nothing the corpus holds warned about."""
+
+    by: str = "doc"
+    unfound_share: float = DEFAULT_UNFOUND_SHARE
+    chunking: ChunkSettings | None = None
+
+
+def check_golden_file(source: str | Path, corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
+                      reading: GoldenReading = GoldenReading(), labels: LabelCheck = LabelCheck(),
+                      fetcher: Fetcher | None = None) -> GoldenCheck:
+    """Check every line of ``source`` (read as ``reading`` says, an address by ``fetcher``); never raises
     for a bad, empty or missing file.
 
     Given ``corpus`` (a ``Corpus``, an opened index with ``.chunks``, anything with ``.ids``, or an
     index target with ``holds(ids)``), also warns, by line, about labels that cannot be found as
-    written when a run judges at grain ``by``: documents it does not hold; a page of a document
+    written when a run judges at grain ``labels.by``: documents it does not hold; a page of a document
     without pages, or past its last page (a corpus or an index knows the pages); a chunk id at a
     document grain, and a document or page at ``by="chunk"`` (an index knows its chunk ids). A file over
-    ``max_bytes`` is one error naming ``setting`` (``read_golden``'s rule), read no further than that.
+    ``reading.max_bytes`` is one error naming ``reading.setting`` (``read_golden``'s rule), read no further.
 
     With ``corpus``, a file none of whose questions names a document the corpus holds is an error (every
     setup would find nothing, and a run would name picks that find 0 of its questions), with the ids
-    meant (``a`` -> ``a.md``); more than ``unfound_share`` of the questions so is a warning (the file-wide
-    one, last). ``qrels`` labels the questions, and ``encoding`` reads a file that is not UTF-8, as
-    ``read_golden`` does.
-
-    At ``by="chunk"`` a ``Corpus`` is cut as ``chunking`` (default: the index's default chunking) would
-    cut it when its index is built, so chunk ids are checked against the chunks it will hold.
+    meant (``a`` -> ``a.md``); more than ``labels.unfound_share`` of the questions so is a warning (the
+    file-wide one, last). At ``by="chunk"`` a ``Corpus`` is cut as ``labels.chunking`` would cut it when
+    its index is built, so chunk ids are checked against the chunks it will hold.
+    ``check_golden`` is the keyword form users call (``compat/vectrixdb/golden_checks.py``).
     """
     try:
-        raw = load_raw(source, fetcher=fetcher, max_bytes=max_bytes, setting=setting)
-        if isinstance(qrels, (str, Path)):
-            qrels = read_qrels(qrels, fetcher=fetcher, encoding=encoding)
+        raw = load_raw(source, fetcher=fetcher, max_bytes=reading.max_bytes, setting=reading.setting)
+        if isinstance(reading.qrels, (str, Path)):
+            reading = replace(reading, qrels=read_qrels(reading.qrels, fetcher=fetcher, encoding=reading.encoding))
     except GoldenFileError as err:
         return _unread(source, err)
-    return check_golden_bytes(raw, source, corpus, by=by, max_bytes=max_bytes, setting=setting,
-                              unfound_share=unfound_share, qrels=qrels, encoding=encoding, chunking=chunking)
+    return check_golden_bytes(raw, source, corpus, reading=reading, labels=labels)
 
 
 def _unread(source: str | Path, err: GoldenFileError) -> GoldenCheck:
@@ -160,11 +176,13 @@ def _unread(source: str | Path, err: GoldenFileError) -> GoldenCheck:
 
 def check_golden_bytes(raw: bytes, source: str | Path,
                        corpus: HoldsDocuments | HasDocumentIds | HasChunks | None = None, *,
-                       by: str = "doc", max_bytes: int | None = GOLDEN_MAX_BYTES,
-                       setting: str = DEFAULT_SETTING, unfound_share: float = DEFAULT_UNFOUND_SHARE,
-                       qrels: Qrels | None = None, encoding: str | None = None,
-                       chunking: ChunkSettings | None = None) -> GoldenCheck:
-    """``check_golden`` for bytes already read (a Blob's, say); ``source`` names them in messages."""
+                       reading: GoldenReading = GoldenReading(), labels: LabelCheck = LabelCheck()) -> GoldenCheck:
+    """``check_golden_file`` for bytes already read (a Blob's, say); ``source`` names them in messages.
+    ``reading.qrels`` is a ``Qrels`` read already (a path is ``check_golden_file``'s to read)."""
+    if isinstance(reading.qrels, (str, Path)):
+        raise TypeError("check_golden_bytes takes qrels read already (read_qrels); check_golden_file reads a path")
+    max_bytes, setting, qrels, encoding = reading.max_bytes, reading.setting, reading.qrels, reading.encoding
+    by = labels.by
     try:
         check_size(raw, source, max_bytes, setting)
         rows = golden_rows(raw, source, qrels, encoding)  # read once, as read_golden reads them
@@ -182,10 +200,10 @@ def check_golden_bytes(raw: bytes, source: str | Path,
     warnings = list(scan.row_warnings)
     found_nowhere: tuple[GoldenProblem, ...] = ()
     if corpus is not None:
-        cut = (chunking or ChunkSettings()) if by == "chunk" else None  # chunk ids: the corpus's as it will be cut
-        labels = _Labels.of(corpus, _wanted(questions), chunking=cut)
-        warnings += _label_warnings(questions, labels, by)
-        found_nowhere = _found_nowhere(questions, labels, by, unfound_share)
+        cut = (labels.chunking or ChunkSettings()) if by == "chunk" else None  # the corpus's chunks as it will be cut
+        held = _Labels.of(corpus, _wanted(questions), chunking=cut)
+        warnings += _label_warnings(questions, held, by)
+        found_nowhere = _found_nowhere(questions, held, by, labels.unfound_share)
     unlabelled = unlabelled_problem(questions, scan.format)
     errors = (scan.row_errors + scan.file_errors + scan.run_errors + ((unlabelled,) if unlabelled else ())
               + tuple(p for p in found_nowhere if p.message.startswith(NOTHING_FINDABLE)))

@@ -52,7 +52,8 @@ def time_side_by_side(folder: CollectionFolder, run_id: str, keys: Sequence[str]
     stopped (times/side_by_side.json). Once every setup has stopped, each setup's result is kept as
     times/<key>.json, as ``time_setup`` keeps it. (whether the pass is done, rounds timed so far)."""
     keys = list(keys)
-    plan, pinned, reused = work_files.side_by_side_work(folder, run_id, keys)
+    work = work_files.side_by_side_work(folder, run_id, keys)
+    plan, pinned, reused = work.plan, work.pinned, work.reused
     targets = {name: open_target(spec) for name, spec in pinned.items()}
     state = folder.read_work(run_id, work_files.SIDE_BY_SIDE) if part else None
     with cores(True):

@@ -9,7 +9,7 @@ save reads them all back as ``join_app_run`` takes them (``run_parts``).
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from ..errors import StoreError
 from ..store.collections import CollectionFolder
@@ -60,15 +60,22 @@ def setup_work(folder: CollectionFolder, run_id: str, setup_key: str) -> tuple[d
     return plan, folder.read_work(run_id, TARGETS)[planned_setup(plan, setup_key)["target"]]
 
 
-def side_by_side_work(folder: CollectionFolder, run_id: str,
-                      setup_keys: list[str]) -> tuple[dict, dict[str, Any], dict]:
-    """What a side-by-side timed pass of ``setup_keys`` reads: the plan, the pinned targets it searches
-    (by name), and the times the plan found for any of them (``reused_times_of``)."""
+class SideBySideWork(NamedTuple):
+    """What a side-by-side timed pass reads: the plan, the pinned targets it searches (by name), and the
+    times the plan found for any of its setups (``reused_times_of``)."""
+
+    plan: dict[str, Any]
+    pinned: dict[str, Any]
+    reused: dict[str, Any]
+
+
+def side_by_side_work(folder: CollectionFolder, run_id: str, setup_keys: list[str]) -> SideBySideWork:
+    """What a side-by-side timed pass of ``setup_keys`` reads (``SideBySideWork``)."""
     plan = folder.read_work(run_id, PLAN)
     pinned = folder.read_work(run_id, TARGETS)
     names = {planned_setup(plan, key)["target"] for key in setup_keys}
     reused = {k: v for k, v in folder.read_work(run_id, REUSED).items() if k in setup_keys}
-    return plan, {name: pinned[name] for name in sorted(names)}, reused
+    return SideBySideWork(plan, {name: pinned[name] for name in sorted(names)}, reused)
 
 
 def shard_questions(folder: CollectionFolder, run_id: str, setup_key: str, shard: int) -> list[str]:

@@ -16,7 +16,7 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..files import write_whole
 from .reuse import ranking_software
@@ -34,6 +34,15 @@ def plan_identity(plan: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
+class Started(NamedTuple):
+    """A run's working folder as ``WorkFolder.start`` found it: the folder, the plan to run (a resumed run's
+    first id and date put back) and whether it resumes a run stopped there."""
+
+    folder: WorkFolder
+    plan: dict[str, Any]
+    resumed: bool
+
+
 class WorkFolder:
     """One run's kept steps under ``<base>/run-<identity>/``: JSON files by name (``get``, ``put``)."""
 
@@ -43,18 +52,18 @@ class WorkFolder:
 
 
     @classmethod
-    def start(cls, base: str | Path, plan: dict[str, Any]) -> tuple[WorkFolder, dict[str, Any], bool]:
+    def start(cls, base: str | Path, plan: dict[str, Any]) -> Started:
         """The folder of ``plan``'s run under ``base``, the plan to run (a resumed run's first id and date
         put back), and whether it resumes one (its plan was kept there before)."""
         folder = cls(Path(base) / f"run-{plan_identity(plan)[:IDENTITY_DIGITS]}")
         kept = folder.get(PLAN)
         if isinstance(kept, dict) and plan_identity(kept) == plan_identity(plan):
             folder.made = [Path(p) for p in folder.get(MADE) or []]
-            return folder, {**plan, "run_id": kept["run_id"], "created_at": kept["created_at"]}, True
+            return Started(folder, {**plan, "run_id": kept["run_id"], "created_at": kept["created_at"]}, True)
         folder.made = [parent for parent in folder.root.parents if not parent.exists()]
         folder.put(MADE, [str(p) for p in folder.made])
         folder.put(PLAN, plan)
-        return folder, plan, False
+        return Started(folder, plan, False)
 
     def _path(self, name: str) -> Path:
         parts = name.split("/")

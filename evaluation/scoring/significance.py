@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
-from typing import Callable, Sequence
+from typing import Callable, NamedTuple, Sequence
 
 import numpy as np
 
@@ -250,9 +250,18 @@ def t_quantile(level: float, df: int) -> float:
     return (low + high) / 2
 
 
+class TrimmedTest(NamedTuple):
+    """A trimmed t-test of ``mean = 0``: the trimmed mean, its interval, and the two-sided p-value."""
+
+    estimate: float
+    low: float
+    high: float
+    p: float
+
+
 def trimmed_mean_test(values: Sequence[float] | np.ndarray, *, trim: float = 0.2,
-                      level: float = 0.95) -> tuple[float, float, float, float] | None:
-    """``(estimate, low, high, p)`` of the trimmed t-test of ``mean = 0`` (see the module docstring):
+                      level: float = 0.95) -> TrimmedTest | None:
+    """``TrimmedTest(estimate, low, high, p)`` of the trimmed t-test of ``mean = 0`` (see the module docstring):
     the trimmed mean, its ``level`` interval (estimate -/+ ``t_quantile(level, h - 1)`` standard
     errors) and the two-sided p-value. None with fewer than 3 values (no spread to judge by). Values
     all equal once winsorized: a standard error of 0, so p is 0 when the estimate is not 0, else 1,
@@ -270,6 +279,6 @@ def trimmed_mean_test(values: Sequence[float] | np.ndarray, *, trim: float = 0.2
     winsorized = np.clip(x, kept[0], kept[-1])
     error = math.sqrt((n - 1) * float(winsorized.var(ddof=1)) / (h * (h - 1)))
     if error <= 1e-12 * max(1.0, abs(estimate)):
-        return estimate, estimate, estimate, (0.0 if estimate != 0 else 1.0)
+        return TrimmedTest(estimate, estimate, estimate, 0.0 if estimate != 0 else 1.0)
     reach = t_quantile(level, h - 1) * error
-    return estimate, estimate - reach, estimate + reach, t_two_sided_p(estimate / error, h - 1)
+    return TrimmedTest(estimate, estimate - reach, estimate + reach, t_two_sided_p(estimate / error, h - 1))

@@ -122,16 +122,17 @@ def compare_times(a: Mapping[str, Any], b: Mapping[str, Any], equally_fast_ms: f
         shift = math.log1p(equally_fast_ms / max(median_ms(first), CLOCK_STEP_MS))
         shifted = trimmed_mean_test([r - shift for r in ratios], trim=TRIM, level=PAIR_LEVEL)
     if tested is None or shifted is None:
-        return TimePair(first["key"], second["key"], len(times_fast), None, None, None, None, None,
-                        math.isfinite(difference) and difference > equally_fast_ms,
-                        not intervals_overlap(first, second), _rounded(difference))
-    estimate, low, high, p = tested
-    beyond, two_sided = shifted[0], shifted[3]
-    one_sided = two_sided / 2 if beyond > 0 else 1 - two_sided / 2
-    paired = median_ms(first) * (math.exp(estimate) - 1)
-    return TimePair(first["key"], second["key"], len(times_fast), round(math.exp(estimate), 4),
-                    round(math.exp(low), 4), round(math.exp(high), 4), p, one_sided, beyond > 0, None,
-                    _rounded(paired))
+        return TimePair(faster=first["key"], slower=second["key"], questions=len(times_fast), ratio=None, low=None,
+                        high=None, p=None, p_floor=None,
+                        over_floor=math.isfinite(difference) and difference > equally_fast_ms,
+                        intervals_apart=not intervals_overlap(first, second), difference_ms=_rounded(difference))
+    beyond = shifted.estimate  # the log ratio less the floor's: over 0, slower by more than the floor
+    one_sided = shifted.p / 2 if beyond > 0 else 1 - shifted.p / 2
+    paired = median_ms(first) * (math.exp(tested.estimate) - 1)
+    return TimePair(faster=first["key"], slower=second["key"], questions=len(times_fast),
+                    ratio=round(math.exp(tested.estimate), 4), low=round(math.exp(tested.low), 4),
+                    high=round(math.exp(tested.high), 4), p=tested.p, p_floor=one_sided, over_floor=beyond > 0,
+                    intervals_apart=None, difference_ms=_rounded(paired))
 
 
 def _rounded(value: float) -> float | None:

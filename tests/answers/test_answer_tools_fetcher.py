@@ -9,7 +9,7 @@ import pytest
 from evaluation.answers.cutoff import answer_cutoff
 from evaluation.answers.scored import read_answers
 from evaluation.answers.stale import stale_evidence
-from evaluation.answers.suggest import suggest_expected
+from evaluation.answers import suggest_expected
 from evaluation.engine.corpus import read_corpus
 from evaluation.errors import StoreError
 from evaluation.target import Hit, Setup

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from evaluation.answers.suggest import suggest_expected
+from evaluation.answers import suggest_expected
 from evaluation.errors import GoldenFileError
 from evaluation.golden import read_golden
 from evaluation.target import Hit, Setup

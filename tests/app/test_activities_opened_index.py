@@ -76,7 +76,7 @@ def test_a_new_published_state_is_opened_anew_and_the_old_pin_keeps_the_old_inde
     from evaluation.engine.index import IndexSettings, build_index
     from evaluation.engine.opened import OpenedIndexes
     from evaluation.engine.published import publish_index
-    from evaluation.target_specs import TargetSpec, open_target
+    from evaluation.target_specs import TargetAccess, TargetSpec, open_target
 
     address = azurite.address(azurite.new_container(), "indexes/docs")
     built = {}
@@ -90,8 +90,8 @@ def test_a_new_published_state_is_opened_anew_and_the_old_pin_keeps_the_old_inde
     opened = OpenedIndexes(2)
 
     def open_(state):
-        return open_target(spec, cache=tmp_path / "cache", state=state, connection_string=azurite.connection_string,
-                           opened_indexes=opened)
+        return open_target(spec, cache=tmp_path / "cache", state=state,
+                           access=TargetAccess(connection_string=azurite.connection_string), opened_indexes=opened)
 
     publish_index(tmp_path / "v1" / "index", address, connection_string=azurite.connection_string)
     planned = open_(None)  # a run plans on the current version, v1, and pins it

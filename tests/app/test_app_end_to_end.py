@@ -51,7 +51,7 @@ def sample_app(app: App, sample_index, monkeypatch):
 @pytest.fixture
 def fixed_clock(monkeypatch):
     """Every timed search takes 1 ms, in the app and in the CLI alike: the reports can be compared whole."""
-    from evaluation.evaluate import evaluate
+    from evaluation import evaluate
     from evaluation.run import time_setups, time_setups_part
 
     def ticking():

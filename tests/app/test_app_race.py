@@ -33,7 +33,7 @@ RERANKED_HERE = RERANKED.replace("t.", "local.", 1)
 def racing_app(app, monkeypatch):
     from activities import _shared
     from app import settings as app_settings, steps
-    from evaluation.evaluate import evaluate
+    from evaluation import evaluate
     from evaluation.run import time_setups_part
 
     target = Costly("local", answers(BEHIND), held={f"d{i}" for i in range(N)})

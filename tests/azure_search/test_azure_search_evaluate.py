@@ -10,7 +10,7 @@ import pytest
 
 from azure_fake import API_KEY, ENDPOINT, SAMPLE_INDEX, FakeAzureSearch, SampleBackend, sample_definition
 from evaluation import EmbeddedTarget, evaluate, open_index
-from evaluation.azure_search import AzureSearchTarget
+from evaluation.azure_search import AzureSearchTarget, SignIn
 from evaluation.report.text import render_report
 
 SAMPLES = Path(__file__).resolve().parent.parent.parent / "samples"
@@ -37,7 +37,7 @@ def _azure(opened, **options) -> tuple[AzureSearchTarget, FakeAzureSearch]:
     target = AzureSearchTarget.from_options(
         "search", {"endpoint": ENDPOINT, "index": SAMPLE_INDEX, "api_key_env": "AZURE_SEARCH_KEY",
                    "query_vectors": {"contentVectorMini": "minilm-l6"}, **options},
-        api_key=API_KEY, transport=fake)
+        sign_in=SignIn(api_key=API_KEY), transport=fake)
     return target, fake
 
 

@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(not ENDPOINT or not os.environ.get("AZURE_SEARCH
 
 
 def _target():
-    from evaluation.azure_search import AzureSearchTarget
+    from evaluation.azure_search import AzureSearchTarget, SignIn
 
     options = {"endpoint": ENDPOINT, "index": os.environ["AZURE_SEARCH_LIVE_INDEX"]}
     if os.environ.get("AZURE_SEARCH_LIVE_KEY"):
@@ -32,7 +32,8 @@ def _target():
     fields = os.environ.get("AZURE_SEARCH_LIVE_FIELDS")
     if fields:
         options["fields"] = dict(pair.split("=", 1) for pair in fields.split(","))
-    return AzureSearchTarget.from_options("live", options, api_key=os.environ.get("AZURE_SEARCH_LIVE_KEY"))
+    return AzureSearchTarget.from_options("live", options,
+                                          sign_in=SignIn(api_key=os.environ.get("AZURE_SEARCH_LIVE_KEY")))
 
 
 def _golden_from_the_index(target, tmp_path):

@@ -6,7 +6,7 @@ import pytest
 
 from azure_fake import (ENDPOINT, FakeAzureSearch, TinyBackend, example_definition, example_options,
                         example_target)
-from evaluation.azure_search import AzureSearchOptions, AzureSearchTarget
+from evaluation.azure_search import AzureSearchOptions, AzureSearchTarget, SignIn
 from evaluation.azure_search.definition import IndexShape, resolve_fields
 from evaluation.azure_search.options import FieldNames
 from evaluation.errors import UsageError
@@ -185,7 +185,7 @@ def test_a_bundled_model_of_other_dimensions_named_for_a_field_is_refused():
 def test_an_api_key_env_without_a_key_is_a_sentence_naming_the_variable():
     with pytest.raises(UsageError,
                        match="api_key_env names AZURE_SEARCH_KEY, but it holds no key: set AZURE_SEARCH_KEY"):
-        AzureSearchTarget.from_options("search", example_options(), api_key=None)
+        AzureSearchTarget.from_options("search", example_options(), sign_in=SignIn(api_key=None))
 
 
 def test_default_fields_follow_the_usual_names_and_a_plain_index_uses_its_key_as_document():

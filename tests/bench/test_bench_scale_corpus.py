@@ -12,7 +12,7 @@ import pytest
 
 from evaluation.engine.chunking import chunk_corpus
 from evaluation.engine.corpus import read_corpus
-from evaluation.golden.check import check_golden
+from evaluation.golden import check_golden
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent.parent / "bench"))
 import python_docs

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from html import escape
 
-from evaluation.builds.compare import chunking_report
+from evaluation.builds import chunking_report
 from evaluation.builds.matrix import experiment_tiers
 from evaluation.builds.results import BuildResult
 from evaluation.report.builds.compare_page import chunking_section

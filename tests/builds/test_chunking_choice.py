@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from evaluation.builds.cut import Cut
 from evaluation.builds.choice import chunking_choice
-from evaluation.builds.compare import chunking_report, handed_over
+from evaluation.builds import chunking_report, handed_over
 from evaluation.builds.results import BuildResult, ranked
 from evaluation.target import Hit
 

@@ -66,13 +66,15 @@ def test_the_chunking_commands_in_the_readme_parse():
 def test_compare_and_sweep_without_the_chunking_extra_say_so_before_the_first_build(capsys, tmp_path, monkeypatch):
     import sys
 
-    import evaluation.builds as builds
+    import evaluation.builds.compare as compare
+    import evaluation.builds.sweeps as sweeps
 
     monkeypatch.chdir(tmp_path)
     corpus, golden = small_sample(tmp_path, questions=4, others=1)
     monkeypatch.setitem(sys.modules, "semantic_text_splitter", None)  # as a plain install leaves it: not there
-    monkeypatch.setattr(builds, "compare_chunking", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
-    monkeypatch.setattr(builds, "sweep", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+    # the command line calls the core (compare_builds, sweep_builds), not the keyword forms users call
+    monkeypatch.setattr(compare, "compare_builds", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+    monkeypatch.setattr(sweeps, "sweep_builds", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
     for action in ("compare", "sweep"):
         code, out, err = chunking(capsys, action, corpus, golden)
         assert code == 2 and out == ""

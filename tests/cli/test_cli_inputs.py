@@ -105,10 +105,12 @@ def test_a_judge_verdict_or_a_list_of_topic_starts_nested_without_end_is_no_verd
 @pytest.fixture
 def nothing_runs(monkeypatch):
     """Fail the test if a chunking command gets as far as cutting anything."""
-    import evaluation.builds as builds
+    import evaluation.builds.compare as compare
+    import evaluation.builds.sweeps as sweeps
 
-    for name in ("sweep", "compare_chunking"):
-        monkeypatch.setattr(builds, name, lambda *a, **k: pytest.fail("the run started"))
+    # the command line calls the core, not the keyword forms users call
+    monkeypatch.setattr(sweeps, "sweep_builds", lambda *a, **k: pytest.fail("the run started"))
+    monkeypatch.setattr(compare, "compare_builds", lambda *a, **k: pytest.fail("the run started"))
 
 
 @pytest.mark.parametrize("action, flag", [("compare", "--sizes"), ("compare", "--child-sizes"),

@@ -7,7 +7,7 @@ import pytest
 
 from evaluation import evaluate
 from evaluation.golden import Question, read_golden
-from evaluation.golden.check import check_golden
+from evaluation.golden import check_golden
 from evaluation.scoring.next_template import next_template
 from evaluation.store import LocalStore
 

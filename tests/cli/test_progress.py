@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from evaluation.evaluate import evaluate
+from evaluation import evaluate
 from evaluation.progress import ProgressBar
 
 from fakes import ListTarget, write_golden

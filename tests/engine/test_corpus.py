@@ -106,7 +106,7 @@ def test_bytes_and_values_a_corpus_cannot_hold_are_refused_with_their_line(tmp_p
 
 
 def test_one_jsonl_reading_for_corpus_and_golden_file(tmp_path):
-    from evaluation.golden.check import check_golden
+    from evaluation.golden import check_golden
 
     raw = (b'# a comment\n{"id": "q1", "question": "Why \xe9?", "expected": ["a.md"]}\n'
            b'{"question": "Why \\ud800?", "expected": ["a.md"]}\n{"question": "Ok\xe2\x80\xa8?", "expected": '
@@ -147,7 +147,7 @@ def test_a_folder_file_whose_path_reads_as_a_page_is_refused(tmp_path):
 
 
 def test_golden_template_from_a_checked_corpus_writes_rows_golden_check_accepts(tmp_path):
-    from evaluation.golden.check import check_golden
+    from evaluation.golden import check_golden
     from evaluation.golden.template import golden_template
 
     ids = ["a b.md", "ünï/cödé.md", "x#page", "q:1", "%20.md", "d#page.md", "e#pag=1"]

@@ -15,7 +15,7 @@ import pytest
 
 from evaluation.engine.corpus import read_corpus
 from evaluation.errors import MAX_PROBLEMS_SHOWN, CorpusError, GoldenFileError, capped
-from evaluation.golden import check_golden, check_golden_bytes, golden_from_bytes, read_golden
+from evaluation.golden import GoldenReading, check_golden, check_golden_bytes, golden_from_bytes, read_golden
 from evaluation.golden.check import explain_problems
 from evaluation.golden.scan import GOLDEN_MAX_BYTES
 
@@ -34,7 +34,7 @@ def test_a_golden_file_over_the_limit_is_refused_with_a_sentence_naming_the_sett
     with pytest.raises(GoldenFileError) as caught:
         read_golden(path, max_bytes=6_699, setting="--max-golden-mb")
     checked = check_golden(path, max_bytes=6_699, setting="EVALUATION_GOLDEN_MAX_MB")
-    from_bytes = check_golden_bytes(path.read_bytes(), "docs/golden.jsonl", max_bytes=6_699)
+    from_bytes = check_golden_bytes(path.read_bytes(), "docs/golden.jsonl", reading=GoldenReading(max_bytes=6_699))
 
     said = str(caught.value)
     assert said.startswith(f"{path}: the golden file is over the limit of 6,699 bytes") and "--max-golden-mb" in said

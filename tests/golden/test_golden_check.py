@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.engine.corpus import read_corpus
-from evaluation.golden.check import check_golden
+from evaluation.golden import check_golden
 
 from conftest import run_cli
 

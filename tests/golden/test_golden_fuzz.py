@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from evaluation.errors import GoldenFileError
 from evaluation.golden import read_golden, run_problems
-from evaluation.golden.check import check_golden
+from evaluation.golden import check_golden
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "golden"
 SEED_LINES = [line for case in ("valid", "bedrock", "template_rows", "drafts", "short_evidence")

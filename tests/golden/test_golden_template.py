@@ -10,7 +10,7 @@ import pytest
 from evaluation.engine.corpus import read_corpus
 from evaluation.errors import GoldenFileError, UsageError
 from evaluation.golden import read_golden
-from evaluation.golden.check import check_golden
+from evaluation.golden import check_golden
 from evaluation.golden.template import golden_template
 
 WORDS = " ".join(f"w{i}" for i in range(30))  # 30 words: enough to write a question about

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from evaluation.builds.compare import chunking_report
+from evaluation.builds import chunking_report
 from evaluation.builds.results import BuildResult
 from evaluation.report.builds.text import compare_text
 from evaluation.report.builds.compare_page import chunking_section, render_chunking_html

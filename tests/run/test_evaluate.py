@@ -9,7 +9,7 @@ import pytest
 
 from evaluation.golden.check import NOTHING_FINDABLE
 from evaluation.errors import GoldenFileError, UsageError
-from evaluation.evaluate import evaluate
+from evaluation import evaluate
 from evaluation.golden import check_golden
 from evaluation.run import plan_run, select_setups
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from evaluation.errors import TargetConfigError
-from evaluation.target_specs import (SearchDefaults, TargetSpec, Trust, open_target, parse_collection_targets,
-                                parse_target_specs, target_state, targets_for)
+from evaluation.target_specs import (SearchDefaults, TargetAccess, TargetSpec, Trust, open_target,
+                                     parse_collection_targets, parse_target_specs, target_state, targets_for)
 
 ACCOUNT = "https://evalstore.blob.core.windows.net"
 INDEX = f"{ACCOUNT}/indexes/docs"
@@ -179,8 +179,8 @@ def test_an_azure_search_spec_opens_the_target_with_the_key_its_setting_holds(tm
     [spec] = parse_target_specs(setting(docs=[{**SEARCH, "endpoint": ENDPOINT, "api_key_env": "AZURE_SEARCH_API_KEY",
                                                "fields": {}}]))["docs"]
 
-    target = open_target(spec, cache=tmp_path, api_keys={"AZURE_SEARCH_API_KEY": API_KEY})
-    state = target_state(spec, api_keys={"AZURE_SEARCH_API_KEY": API_KEY})
+    target = open_target(spec, cache=tmp_path, access=TargetAccess(api_keys={"AZURE_SEARCH_API_KEY": API_KEY}))
+    state = target_state(spec, access=TargetAccess(api_keys={"AZURE_SEARCH_API_KEY": API_KEY}))
 
     assert target.name == "search" and state == target.describe()["state"] and len(state) == 64
     assert {s.method for s in target.setups()} >= {"keyword", "keyword_semantic"}
@@ -194,7 +194,7 @@ def test_an_azure_search_spec_whose_key_setting_is_empty_says_which_to_set(tmp_p
                                                "fields": {}}]))["docs"]
 
     with pytest.raises(TargetConfigError, match="api_key_env names AZURE_SEARCH_API_KEY, but it holds no key"):
-        open_target(spec, cache=tmp_path, api_keys={})
+        open_target(spec, cache=tmp_path, access=TargetAccess(api_keys={}))
 
 
 def test_an_azure_search_index_that_changed_since_the_run_was_planned_is_refused(tmp_path, fake_search):
@@ -204,11 +204,11 @@ def test_an_azure_search_index_that_changed_since_the_run_was_planned_is_refused
     [spec] = parse_target_specs(setting(docs=[{**SEARCH, "endpoint": ENDPOINT, "api_key_env": "AZURE_SEARCH_API_KEY",
                                                "fields": {}}]))["docs"]
     keys = {"AZURE_SEARCH_API_KEY": API_KEY}
-    planned = target_state(spec, api_keys=keys)
+    planned = target_state(spec, access=TargetAccess(api_keys=keys))
 
-    assert open_target(spec, cache=tmp_path, state=planned, api_keys=keys).name == "search"
+    assert open_target(spec, cache=tmp_path, state=planned, access=TargetAccess(api_keys=keys)).name == "search"
     with pytest.raises(SearchIndexError, match="changed since this run was planned"):
-        open_target(spec, cache=tmp_path, state="0" * 64, api_keys=keys)
+        open_target(spec, cache=tmp_path, state="0" * 64, access=TargetAccess(api_keys=keys))
 
 
 @pytest.mark.azurite
@@ -220,9 +220,10 @@ def test_an_embedded_spec_opens_the_published_index_and_describes_it_by_its_addr
     manifest = publish_index(sample_index, address, connection_string=azurite.connection_string)
     [spec] = parse_target_specs(setting(docs=[{**LOCAL, "index": address, "rerank_candidates": 12}]))["docs"]
 
-    target = open_target(spec, cache=tmp_path, connection_string=azurite.connection_string)
+    target = open_target(spec, cache=tmp_path, access=TargetAccess(connection_string=azurite.connection_string))
 
     described = target.describe()
     assert (described["index"], described["fingerprint"]) == (address, manifest["fingerprint"])
     assert target.name == "local" and described["rerank_candidates"] == 12
-    assert target_state(spec, connection_string=azurite.connection_string) == manifest["fingerprint"]
+    in_azurite = TargetAccess(connection_string=azurite.connection_string)
+    assert target_state(spec, access=in_azurite) == manifest["fingerprint"]

@@ -412,7 +412,7 @@ def test_score_counts_a_page_docno_for_its_expected_document():
 
 
 def test_at_chunk_grain_the_reports_numbers_are_trec_evals_on_its_export(tmp_path):
-    from evaluation.evaluate import evaluate
+    from evaluation import evaluate
     from fakes import ListTarget, write_golden
 
     rng = random.Random(11)

@@ -12,6 +12,8 @@ _LAZY = {
     "chunking_build": ".chunking_steps", "chunking_plan": ".chunking_steps", "plan_chunking": ".chunking_steps",
     "chunking_options": ".chunking_steps", "run_chunking_build": ".chunking_steps",
     "handed_over": ".chunking_steps", "late_possible": ".chunking_steps",
+    "compare_chunking": ".chunking_runs", "chunking_report": ".chunking_runs", "sweep": ".chunking_runs",
+    "evaluate": ".evaluating", "suggest_expected": ".suggesting", "check_golden": ".golden_checks",
 }
 __all__ = sorted(_LAZY)
 __getattr__ = lazy_attributes(__name__, _LAZY)

@@ -7,7 +7,7 @@ the pick made later from builds run at different times) calls them one by one:
     chunking_build                  the build a key names (``markdown-1000-h``); ValueError saying what a key is
     chunking_options                what cutting a document that way is given (``chunking.cut``'s keywords)
     run_chunking_build              one build made, every question asked: a ``BuildResult`` with outcomes
-    chunking_report                 the results as the Chunking tab reads them (``compare.chunking_report``)
+    chunking_report                 the results as the Chunking tab reads them (``chunking_runs.py``)
     chunking_choice                 keep the build in use unless the best beats it beyond luck (``choice``)
     handed_over                     what a question is handed from a handle cut that way, as a run measured it
     late_possible                   None when late chunking can run here, else why not
@@ -25,7 +25,8 @@ from ...golden import Question
 from ...target import Hit, Target
 from ...builds.compare import depth_for, handed_over as hand_over, run_builds, vectrixdb_keywords
 from ...builds.cut import Cut
-from ...builds.plan import HEADINGS, NO_MODEL, plan_builds
+from ...builds.given import BuildsHooks, ChatModels
+from ...builds.plan import HEADINGS, NO_MODEL, ChatAtHand, plan_builds
 from ...builds.results import BuildResult
 from ...builds.settings import BUDGET, DEFAULT_MODEL, CompareSettings, method_of_search, model_of
 
@@ -43,8 +44,9 @@ def chunking_plan(techniques: Sequence[str] | None = None, *, sizes: Sequence[in
     (``child_sizes`` for parent-child), headings embedded and not; ``context`` adds each technique at its
     middle size with a model's note (``-c``), ``late`` one embedded late (``-l``)."""
     asked = list(techniques) if techniques is not None else list(NO_MODEL)
-    plan = plan_builds(asked, sizes=sizes, child_sizes=child_sizes, headings=headings, cut=True, notes=bool(context),
-                       late=bool(late), late_reason=None if late else "not asked")
+    plan = plan_builds(asked, sizes=sizes, child_sizes=child_sizes, headings=headings,
+                       chat=ChatAtHand(cut=True, notes=bool(context)), late=bool(late),
+                       late_reason=None if late else "not asked")
     return list(plan.keys)
 
 
@@ -63,8 +65,8 @@ def plan_chunking(*, chat: Any = None, cut_with: Any = None, context_with: Any =
     reason = None if late is False else late_problem(model_of(open_with) or DEFAULT_MODEL)
     if late is True:
         reason = None  # asked for whatever: the run says why it cannot, if it cannot
-    plan = plan_builds(techniques, sizes=sizes, child_sizes=child_sizes, headings=headings, chat=chat is not None,
-                       late=late, late_reason=reason, cut=cutting is not None, notes=noting is not None)
+    plan = plan_builds(techniques, sizes=sizes, child_sizes=child_sizes, headings=headings, late=late,
+                       late_reason=reason, chat=ChatAtHand(cut=cutting is not None, notes=noting is not None))
     return {"builds": list(plan.keys), "skipped": [dict(s) for s in plan.skipped], "cut_with": cutting,
             "context_with": noting}
 
@@ -101,15 +103,17 @@ def run_chunking_build(documents: Any, questions: Any, build: Build | str, *, bu
 
     key = str(parse_build(build) if isinstance(build, str) else build)
     chunking_options(key, cut_with=cut_with, context_with=context_with)  # refuses a model left out, before work
-    settings = CompareSettings.of(None, budget=budget, workdir=workdir,
+    # one build, nothing to race it against: every question asked (exhaustive)
+    settings = CompareSettings.of(None, budget=budget, workdir=workdir, exhaustive=True,
                                   **vectrixdb_keywords(search, open_with, workers))
     cutter = chunking_cutter(model=settings.model, cut_with=cut_with, context_with=context_with)
-    results, _, failed = run_builds(documents, questions, [key], settings=settings, answer=answer, judge=judge,
-                                    cutter=cutter, fetcher=fetcher)
-    if not results:
-        error = failed[0]["error"] if failed else "no question was asked of it"
+    made = run_builds(documents, questions, [key], settings=settings,
+                      judged=ChatModels(answer=answer, judge=judge).judged(), cutter=cutter,
+                      hooks=BuildsHooks(fetcher=fetcher))
+    if not made.results:
+        error = made.failed[0]["error"] if made.failed else "no question was asked of it"
         raise EvaluationError(f"build {key} could not be made: {error}")
-    return results[0]
+    return made.results[0]
 
 
 def handed_over(db: Any, question: Any, build: Any = None, *, budget: int = BUDGET,

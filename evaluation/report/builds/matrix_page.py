@@ -7,7 +7,7 @@ every value from the report is escaped.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...measures import NDCG_10, at_k
 from ..page.format import esc, scroller
@@ -32,20 +32,28 @@ def best_experiment(report: dict[str, Any]) -> str | None:
     return " ".join(str(p) for p in (rows[0]["chunking"], rows[0]["method"], rows[0]["embedder"]) if p)
 
 
-def matrix_pick(report: dict[str, Any]) -> tuple[str | None, str, str]:
-    """The matrix's pick in plain words, for the page and the terminal alike: (``best_experiment``, or None
-    when every experiment failed; why: its nDCG at the largest k among those that ran, and how many others
-    are as high, a tie going to the first by id; its experiment id)."""
+class MatrixPick(NamedTuple):
+    """The matrix's pick in plain words: ``key`` (``best_experiment``, None when every experiment failed),
+    ``why`` (its nDCG at the largest k among those that ran, and how many others are as high, a tie going
+    to the first by id) and ``aside`` (its experiment id)."""
+
+    key: str | None
+    why: str
+    aside: str
+
+
+def matrix_pick(report: dict[str, Any]) -> MatrixPick:
+    """The matrix's pick in plain words, for the page and the terminal alike (``MatrixPick``)."""
     ran = [x for x in _rows(report) if x["metrics"] is not None]
     if not ran:
-        return None, "every experiment failed", ""
+        return MatrixPick(None, "every experiment failed", "")
     ndcg = NDCG_10.at(max(report["top_k"]))
     best = ndcg.at_k_of(ran[0]["metrics"]) or 0.0
     level = sum(1 for x in ran[1:] if abs((ndcg.at_k_of(x["metrics"]) or 0.0) - best) < 1e-12)
     why = f"The highest {ndcg} of the {len(ran)} experiments that ran ({best:.3f})"
     if level:
         why += f"; {level} other{'s' if level != 1 else ''} as high, so the first by id"
-    return best_experiment(report), why, f"experiment {ran[0]['id'][:12]}"
+    return MatrixPick(best_experiment(report), why, f"experiment {ran[0]['id'][:12]}")
 
 
 def _pick_line(report: dict[str, Any]) -> str:

@@ -135,7 +135,8 @@ def matrix_text(report: dict[str, Any]) -> str:
     from .matrix_page import matrix_pick
 
     report = printable_texts(report)
-    key, why, aside = matrix_pick(report)
+    pick = matrix_pick(report)
+    key, why, aside = pick.key, pick.why, pick.aside
     lines = [f"Pick: {key} ({aside}). {why}." if key else f"No pick: {why}.",
              f"{len(report['experiments'])} experiments on {report['queries']['questions']} queries "
              f"({report['queries']['format']} file), judged by {report['by']}; {report['labels']['said']}",
