@@ -43,6 +43,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+from evaluation.run.plan import PlanContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -155,16 +156,16 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     started = time.perf_counter()
     with profiled("plan"):  # plan_evaluation
         report = read(newest) if newest is not None else None  # newest_report: read from the store
-        planned = plan_app_run(target(), golden, newest=report, held_before=held_in_report(report),
-                               retime=retime, shard_seconds=shard_seconds, only=only)
+        planned = plan_app_run(target(), golden, newest=report, retime=retime, shard_seconds=shard_seconds, only=only,
+                               context=PlanContext(held_before=held_in_report(report)))
         files = {name: written(getattr(planned, name)) for name in ("plan", "shards", "reused_times")}
         reused_ranks = {key: written(found) for key, found in planned.reused_ranks.items()}
         settled = list(planned.settled)  # plan_evaluation's answer: plain JSON in the orchestration
     planned_at = Activity("plan", time.perf_counter() - started)
     plan, shards = read(files["plan"]), read(files["shards"])  # the orchestrator's view (not timed)
-    plan_keys += [setup["key"] for setup in plan["setups"]]
+    plan_keys += [setup.key for setup in plan.setups]
     fan_out, parts, searched = [], {}, {}
-    for setup in plan["setups"]:
+    for setup in plan.setups:
         key = setup["key"]
         chosen, seconds = sampled(len(shards[key]), sample_shards), {}
         for n in chosen:

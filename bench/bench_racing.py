@@ -41,6 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import describe_machine, load_averages
 from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections
+from evaluation.run.plan import PlanContext
 
 ROOT = Path(__file__).resolve().parent.parent
 OWN = SHAPES_CACHE.parent / "racing"  # this bench's collections and indexes (bench_shapes' are rewritten by others)
@@ -98,12 +99,12 @@ def race_trial(plan: dict[str, Any], exhaustive: Mapping[str, Any], costs: Mappi
     from evaluation.run.judged import timed_ids
     from evaluation.run.race import raced_through, replay, stopped_entry
 
-    total = len(plan["questions"])
+    total = len(plan.questions)
     entries = [json.loads(json.dumps(s)) for s in exhaustive["setups"]]
     ranks = {s["key"]: s["ranks"] for s in entries if s.get("error") is None}
     searched = {s["key"]: total for s in entries}
     stopped: dict[str, int] = {}
-    race = plan.get("race")
+    race = plan.race
     if race:
         state = replay(plan, ranks, through=len(race["looks"]),
                        failed={s["key"] for s in entries if s.get("error") is not None})
@@ -122,8 +123,8 @@ def plan_for(target: Any, golden: Path, seed: int) -> dict[str, Any]:
     from evaluation.run import plan_run
     from evaluation.run.race import plan_race
 
-    plan = plan_run(target, golden, seed=seed, warn=lambda text: None)
-    plan["race"] = plan_race(plan)
+    plan = plan_run(target, golden, seed=seed, context=PlanContext(warn=lambda text: None))
+    plan.race = plan_race(plan)
     return plan
 
 
