@@ -83,7 +83,7 @@ def evaluate_busy(name: str, corpus: Path, golden: Path, runs: int, busy: int) -
     keys = plan.setup_keys
     ids = [q.id for q in plan.questions]
     ranked = {key: rank_setup(target, plan, key) for key in keys}  # loads every model: no timed pass pays it
-    print(f"{name}: {len(plan['questions'])} questions, {len(plan['timed_question_ids'])} sampled, {len(keys)} setups "
+    print(f"{name}: {len(plan.questions)} questions, {len(plan.timed_question_ids)} sampled, {len(keys)} setups "
           f"(index and ranks in {time.perf_counter() - started:.0f} s)", flush=True)
     found = []
     for run in range(runs):
