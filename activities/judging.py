@@ -57,12 +57,14 @@ def plan_holes(job: dict) -> dict:
             else read_prices()
         judge_of(settings)  # a judge the settings cannot name is refused here, before any part
     except UsageError as err:
-        return app_judging.plan_app_judging(folder, run_id, job["sha256"], report, name, texts=None,
-                                            settings=HoleSettings.from_app(settings), prices=read_prices(),
+        refusing = app_judging.AppJudgingSettings(judge=name, settings=HoleSettings.from_app(settings),
+                                                  prices=read_prices())
+        return app_judging.plan_app_judging(folder, run_id, job["sha256"], report, refusing, texts=None,
                                             refused=str(err))
-    return app_judging.plan_app_judging(folder, run_id, job["sha256"], report, name, texts=texts,
-                                        settings=HoleSettings.from_app(settings), prices=prices, api="azure",
-                                        max_tokens=GRADE_MAX_TOKENS, pairs_per_part=settings.judge_pairs)
+    judging = app_judging.AppJudgingSettings(judge=name, settings=HoleSettings.from_app(settings), prices=prices,
+                                             api="azure", max_tokens=GRADE_MAX_TOKENS,
+                                             pairs_per_part=settings.judge_pairs)
+    return app_judging.plan_app_judging(folder, run_id, job["sha256"], report, judging, texts=texts)
 
 
 @bp.activity_trigger(input_name="job")

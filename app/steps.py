@@ -24,6 +24,7 @@ from evaluation.golden import check_golden_bytes, golden_from_bytes
 from evaluation.holes.steps import refused_block, with_judged
 from evaluation.run.app_judging import join_app_judging
 from evaluation.run.app_run import join_app_run, plan_app_run
+from evaluation.run.plan import PlanContext
 from evaluation.run.app_run_settings import AppRunSettings
 from evaluation.run.assemble import refused_run_report
 from evaluation.run.work_files import keep_plan, run_parts
@@ -106,16 +107,17 @@ def plan_evaluation(settings: AppSettings, folder: CollectionFolder, job: dict[s
             # MissingDocumentsWarning plan_run also raises would reach the same log a second time, so
             # the flows ignore it, as the command line does.
             warnings.simplefilter("ignore", MissingDocumentsWarning)
-            planned = plan_app_run(targets, golden, newest=newest, held_before=held_in_report(newest),
-                                   created_at=job["created_at"], run_id=job["run_id"], warn=log.warning,
+            context = PlanContext(run_id=job["run_id"], created_at=job["created_at"], warn=log.warning,
+                                  held_before=held_in_report(newest))
+            planned = plan_app_run(targets, golden, newest=newest, context=context,
                                    settings=AppRunSettings.from_app(settings))
     except REFUSALS as err:
         return {"refused": str(err)}
     keep_plan(folder, job["run_id"], planned, specs, targets)
-    missing = planned.plan.get("missing") or {}
+    missing = planned.plan.missing
     # side_by_side: every setup is timed in one pass (time_side_by_side); a Function App plan answered
     # before it had none, and its run, still in flight, replays one time_setup per setup as it began
-    answer = {"setups": [s["key"] for s in planned.plan["setups"]], "side_by_side": True,
+    answer = {"setups": planned.plan.setup_keys, "side_by_side": True,
               "shards": {key: len(s) for key, s in planned.shards.items()},
               "reused_times": len(planned.reused_times), "reused_ranks": sorted(planned.reused_ranks),
               "settled": planned.settled,
@@ -124,7 +126,7 @@ def plan_evaluation(settings: AppSettings, folder: CollectionFolder, job: dict[s
               "judge": bool(settings.judge_deployment),
               "missing": sum(len(found.get("documents") or ()) for found in missing.values()
                              if isinstance(found, dict))}
-    race = planned.plan.get("race")
+    race = planned.plan.race
     if race:  # the flow times first, then runs a round of shards per look, a race_look after each
         answer["race"] = {"looks": len(race["looks"]), "raced": list(race["raced"]), "rounds": planned.rounds}
     return answer

@@ -31,8 +31,8 @@ STEPS = (
     ("evaluation.run.one_setup", "_judged", "judging"),
     ("evaluation.run.side_by_side", "judged", "judging"),
     ("evaluation.run.reuse", "judged_rows", "judging"),
-    ("evaluation.run.one_setup", "plan_questions", "questions from the plan"),
-    ("evaluation.run.side_by_side", "plan_questions", "questions from the plan"),
+    ("evaluation.run.planned:Plan", "questions_for", "questions from the plan"),
+    ("evaluation.run.work_files", "read_plan", "read the plan"),
     # what plan_app_run and join_app_run call (the plan_evaluation and save_report activities)
     ("evaluation.run.app_run", "merge_shards", "merge shards"),
     ("evaluation.run.app_run", "assemble_report", "assemble the report"),

@@ -101,7 +101,7 @@ def measure(index: Path, golden: Path, questions: int, setup_keys: Sequence[str]
     from evaluation.engine.index import open_index
     from evaluation.engine.opened import OpenedIndexes
     from evaluation.engine.target import EmbeddedTarget
-    from evaluation.run import plan_run, plan_shards, rank_setup
+    from evaluation.run import Plan, plan_run, plan_shards, rank_setup
 
     work = Path(tempfile.mkdtemp(prefix="app-memory-"))
     rows = questions_of(golden, questions)
@@ -109,7 +109,7 @@ def measure(index: Path, golden: Path, questions: int, setup_keys: Sequence[str]
     golden_file.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     cache = work / "cache.sqlite"  # the Blob cache's stand-in, empty: a cold run
     planner = EmbeddedTarget(open_index(index), cache=cache)
-    plan = json.loads(json.dumps(plan_run(planner, golden_file, only=list(setup_keys))))
+    plan = Plan.from_json(json.loads(json.dumps(plan_run(planner, golden_file, only=list(setup_keys)).to_json())))
     shards = plan_shards(plan, shard_seconds=shard_seconds)
     del planner
     start = kernel_memory()

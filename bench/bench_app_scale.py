@@ -43,6 +43,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
+from evaluation.run.plan import PlanContext
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -137,7 +138,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     from evaluation.evaluate import held_in_report
     from evaluation.report.html import render_html
     from evaluation.store.runs import report_bytes
-    from evaluation.run import join_app_run, plan_app_run, rank_setup, time_setups
+    from evaluation.run import Plan, join_app_run, plan_app_run, rank_setup, time_setups
 
     golden = workdir / f"golden-{len(rows)}-{time.monotonic_ns()}.jsonl"
     golden.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
@@ -155,22 +156,25 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     started = time.perf_counter()
     with profiled("plan"):  # plan_evaluation
         report = read(newest) if newest is not None else None  # newest_report: read from the store
-        planned = plan_app_run(target(), golden, newest=report, held_before=held_in_report(report),
-                               retime=retime, shard_seconds=shard_seconds, only=only)
-        files = {name: written(getattr(planned, name)) for name in ("plan", "shards", "reused_times")}
+        planned = plan_app_run(target(), golden, newest=report, retime=retime, shard_seconds=shard_seconds, only=only,
+                               context=PlanContext(held_before=held_in_report(report)))
+        files = {"plan": written(planned.plan.to_json()),  # keep_plan: the plan leaves as its JSON
+                 **{name: written(getattr(planned, name)) for name in ("shards", "reused_times")}}
         reused_ranks = {key: written(found) for key, found in planned.reused_ranks.items()}
         settled = list(planned.settled)  # plan_evaluation's answer: plain JSON in the orchestration
     planned_at = Activity("plan", time.perf_counter() - started)
-    plan, shards = read(files["plan"]), read(files["shards"])  # the orchestrator's view (not timed)
-    plan_keys += [setup["key"] for setup in plan["setups"]]
+    def read_plan() -> Plan:  # work_files.read_plan: each activity reads the plan from its working file
+        return Plan.from_json(read(files["plan"]))
+
+    plan, shards = read_plan(), read(files["shards"])  # the orchestrator's view (not timed)
+    plan_keys += plan.setup_keys
     fan_out, parts, searched = [], {}, {}
-    for setup in plan["setups"]:
-        key = setup["key"]
+    for key in plan.setup_keys:
         chosen, seconds = sampled(len(shards[key]), sample_shards), {}
         for n in chosen:
             started = time.perf_counter()
             with profiled(f"rank {key}"):  # rank_shard: the plan and its shard from the working files
-                entry = rank_setup(target(key), read(files["plan"]), key,
+                entry = rank_setup(target(key), read_plan(), key,
                                    questions=read(files["shards"])[key][n])
                 parts.setdefault(key, []).append(written(entry))
             searched[key] = searched.get(key, True) and entry["error"] is None  # rank_shard's "ok"
@@ -189,7 +193,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
         with profiled(f"time {key}"):  # time_setup: the plan and this setup's reused times, if any
             reused = {k: v for k, v in read(files["reused_times"]).items() if k == key}
             opened = target(key)
-            times[key] = written(time_setups({opened.name: opened}, read(files["plan"]), [key],
+            times[key] = written(time_setups({opened.name: opened}, read_plan(), [key],
                                              reused=reused)[key])
         timing.append(Activity(f"time {key}", time.perf_counter() - started))
         if sample_shards:
@@ -199,7 +203,7 @@ def run_once(index: Path, rows: list[dict], cache: Path, *, only: list[str] | No
     started = time.perf_counter()
     with profiled("save"):  # save_report: join_app_run of the working files (evaluation/run/work_files.run_parts)
         report = join_app_run(
-            read(files["plan"]), failures={}, settled=[key for key in ranked_ok if key in settled],
+            read_plan(), failures={}, settled=[key for key in ranked_ok if key in settled],
             shard_entries={key: [read(p) for p in parts.get(key, [])] for key in shards},
             reused_ranks={key: read(found) for key, found in reused_ranks.items()},
             times={key: read(times[key]) if key in times else None for key in shards if key not in settled},

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import describe_machine
 from busy_machine import old_picks
+from evaluation.run.plan import PlanContext
 
 ROOT = Path(__file__).resolve().parent.parent
 COLLECTIONS = ("sample", "api-reference")
@@ -77,11 +78,12 @@ def evaluate_busy(name: str, corpus: Path, golden: Path, runs: int, busy: int) -
     started = time.perf_counter()
     build_index(corpus, folder)
     target = EmbeddedTarget(open_index(folder), cross_encoder=False, cache=False)
-    plan = plan_run(target, golden, run_id=f"busy-{name}")  # no cross-encoder: the --skip "*rerank*" setups
-    keys = [s["key"] for s in plan["setups"]]
-    ids = [q["id"] for q in plan["questions"]]
+    plan = plan_run(target, golden,
+                    context=PlanContext(run_id=f"busy-{name}"))  # no cross-encoder: the --skip "*rerank*" setups
+    keys = plan.setup_keys
+    ids = [q.id for q in plan.questions]
     ranked = {key: rank_setup(target, plan, key) for key in keys}  # loads every model: no timed pass pays it
-    print(f"{name}: {len(plan['questions'])} questions, {len(plan['timed_question_ids'])} sampled, {len(keys)} setups "
+    print(f"{name}: {len(plan.questions)} questions, {len(plan.timed_question_ids)} sampled, {len(keys)} setups "
           f"(index and ranks in {time.perf_counter() - started:.0f} s)", flush=True)
     found = []
     for run in range(runs):

@@ -41,6 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import describe_machine, load_averages
 from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections
+from evaluation.run.plan import PlanContext
+from evaluation.run.planned import Plan
 
 ROOT = Path(__file__).resolve().parent.parent
 OWN = SHAPES_CACHE.parent / "racing"  # this bench's collections and indexes (bench_shapes' are rewritten by others)
@@ -91,19 +93,19 @@ def in_top_tier(exhaustive: Mapping[str, Any], key: str | None) -> bool:
     return bool(versus) and bool(versus.get("tied"))
 
 
-def race_trial(plan: dict[str, Any], exhaustive: Mapping[str, Any], costs: Mapping[str, float]) -> dict[str, Any]:
+def race_trial(plan: Plan, exhaustive: Mapping[str, Any], costs: Mapping[str, float]) -> dict[str, Any]:
     """The race ``plan`` (its seed's order) would run, replayed on the exhaustive run's results (see the module
     docstring): the setups stopped (key -> look), each setup's searches, the weighted cost share, the picks."""
     from evaluation.run import assemble_report
     from evaluation.run.judged import timed_ids
     from evaluation.run.race import raced_through, replay, stopped_entry
 
-    total = len(plan["questions"])
+    total = len(plan.questions)
     entries = [json.loads(json.dumps(s)) for s in exhaustive["setups"]]
     ranks = {s["key"]: s["ranks"] for s in entries if s.get("error") is None}
     searched = {s["key"]: total for s in entries}
     stopped: dict[str, int] = {}
-    race = plan.get("race")
+    race = plan.race
     if race:
         state = replay(plan, ranks, through=len(race["looks"]),
                        failed={s["key"] for s in entries if s.get("error") is not None})
@@ -118,13 +120,12 @@ def race_trial(plan: dict[str, Any], exhaustive: Mapping[str, Any], costs: Mappi
             "searches": sum(searched.values()) / (total * len(searched)), "picks": report["picks"]}
 
 
-def plan_for(target: Any, golden: Path, seed: int) -> dict[str, Any]:
+def plan_for(target: Any, golden: Path, seed: int) -> Plan:
     from evaluation.run import plan_run
     from evaluation.run.race import plan_race
 
-    plan = plan_run(target, golden, seed=seed, warn=lambda text: None)
-    plan["race"] = plan_race(plan)
-    return plan
+    plan = plan_run(target, golden, seed=seed, context=PlanContext(warn=lambda text: None))
+    return plan.with_race(plan_race(plan))
 
 
 def collection_files(names: list[str], args: argparse.Namespace) -> dict[str, tuple[Path, Path]]:
@@ -173,7 +174,7 @@ def measure(name: str, corpus: Path, golden: Path, args: argparse.Namespace, fir
     target = fresh()
     trials = [race_trial(plan_for(target, golden, seed), exhaustive, costs) for seed in range(args.trials)]
     return {"name": name, "questions": len(exhaustive["question_ids"]), "exhaustive": exhaustive, "costs": costs,
-            "runs": runs, "trials": trials, "raced": (plan_for(target, golden, 0).get("race") or {}).get("raced", [])}
+            "runs": runs, "trials": trials, "raced": (plan_for(target, golden, 0).race or {}).get("raced", [])}
 
 
 def print_collection(found: Mapping[str, Any]) -> None:

@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _machine import describe_machine
 from busy_machine import ISSUE_SETUPS, QUESTIONS, BusyMachine, SimulatedTarget
+from evaluation.run.plan import PlanContext
 
 FLOOR_MS, ALPHA = 5.0, 0.05
 ANCHOR = "sim.dense.bge-small"
@@ -84,9 +85,10 @@ def main(argv: list[str] | None = None) -> int:
     golden.write_text("".join(json.dumps({"id": f"q{n}", "question": q, "expected": [f"d{n}"]}) + "\n"
                               for n, q in enumerate(questions)), encoding="utf-8")
     target = SimulatedTarget(ISSUE_SETUPS, questions)
-    plan = plan_run(target, golden, created_at=datetime(2026, 12, 3, tzinfo=timezone.utc), run_id="busy",
-                    time_margin=0)  # every question timed: the first n are read for each n
-    keys = [s["key"] for s in plan["setups"]]
+    # every question timed: the first n are read for each n
+    plan = plan_run(target, golden, time_margin=0,
+                    context=PlanContext(run_id="busy", created_at=datetime(2026, 12, 3, tzinfo=timezone.utc)))
+    keys = plan.setup_keys
     found = {(name, n): {"twice": 0, "equal": 0} for name in tests() for n in (6, 10, QUESTIONS)}
     for seed in range(args.draws):
         rng = np.random.default_rng(seed)

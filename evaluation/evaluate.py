@@ -35,7 +35,7 @@ from .settings import (DEFAULT_TIME_BUDGET, DEFAULT_TIME_FLOOR, DEFAULT_TIME_MAR
 
 if TYPE_CHECKING:
     from .golden import Golden, Question
-    from .run import Clock, Progress
+    from .run import Clock, Plan, Progress
     from .store import Fetcher, RunStore
     from .store.shape import Report
     from .target import Target
@@ -129,7 +129,8 @@ def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
     ``settings.exhaustive`` searches every setup on every question.
     """
     from .golden import golden_of
-    from .run import DEFAULT_MAX_AGE_DAYS, assemble_report, plan_run, reusable_times, setup_steps, time_setups
+    from .run import (DEFAULT_MAX_AGE_DAYS, PlanContext, assemble_report, plan_run, reusable_times, setup_steps,
+                      time_setups)
     from .run.local_race import rank_planned
     from .run.race import plan_race
     from .run.searching import Counter
@@ -149,10 +150,11 @@ def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
 
         targets = reachable_or_reported(targets, warn)
     newest = newest_report(store, warn=warn if keeping.reuse_times else None) if store is not None else None
-    plan = plan_run(targets, golden, only=selection.only, skip=selection.skip, created_at=stamp.created_at,
-                    run_id=stamp.run_id, warn=warn, settings=settings or EvaluationSettings(),
-                    held_before=held_in_report(newest))
-    plan["race"] = plan_race(plan)
+    plan = plan_run(targets, golden, only=selection.only, skip=selection.skip,
+                    settings=settings or EvaluationSettings(),
+                    context=PlanContext(run_id=stamp.run_id, created_at=stamp.created_at, warn=warn,
+                                        held_before=held_in_report(newest)))
+    plan = plan.with_race(plan_race(plan))
     kept, resumed = None, False
     if keeping.work_dir is not None:
         started = WorkFolder.start(keeping.work_dir, plan)
@@ -168,9 +170,9 @@ def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
     if callable(say):
         say(plan_line(plan))
         if resumed and kept is not None:
-            say(f"resuming run {plan['run_id']} where it stopped (its finished steps are kept in {kept.root})")
+            say(f"resuming run {plan.run_id} where it stopped (its finished steps are kept in {kept.root})")
     by_name = {t.name: t for t in targets}
-    keys = [planned["key"] for planned in plan["setups"]]
+    keys = plan.setup_keys
     per_setup = setup_steps(plan)
     total = per_setup * len(keys)
     done = dict.fromkeys(keys, 0)
@@ -180,11 +182,10 @@ def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
 
     # the time left is the run's: every setup's steps weighed by what one costs it (a cross-encoder's
     # question, hundreds of BM25 queries), so the fast setups ending early do not promise a fast finish
-    work = RunWork({s["key"]: estimated_seconds(s) for s in plan["setups"]}, dict.fromkeys(keys, per_setup),
+    work = RunWork({s.key: estimated_seconds(s) for s in plan.setups}, dict.fromkeys(keys, per_setup),
                    batch_weights=batch_weights(plan, cached_shares(plan, by_name)),
                    timed_steps={key: 1 + len(timed_ids(plan, key)) for key in keys},  # the warm-up, then the sample
-                   kinds={s["key"]: f'{s.get("engine")}:{s.get("ranker") or len(s.get("models") or ())}'
-                          for s in plan["setups"]})
+                   kinds={s.key: f"{s.engine}:{s.ranker or len(s.models)}" for s in plan.setups})
     estimate = getattr(progress, "estimate", None)  # the bar's: the time left
     if callable(estimate):
         estimate(work.left, "searches")
@@ -239,7 +240,7 @@ def run_evaluation(targets: Target | Sequence[Target] | Mapping[str, Target],
 SHARED_PAIRS_SHARE = 0.2
 
 
-def batch_weights(plan: dict[str, Any], cached: Mapping[str, float] | None = None) -> dict[str, float]:
+def batch_weights(plan: Plan, cached: Mapping[str, float] | None = None) -> dict[str, float]:
     """What one question of its batch is expected to cost each setup, in seconds (``run.shards.estimated_seconds``),
     a reranked setup after its target's first weighing the pairs it is likely to add (``SHARED_PAIRS_SHARE``:
     a timed search scores its own pairs, a batch shares them). ``cached``: per setup, the share of its
@@ -248,38 +249,38 @@ def batch_weights(plan: dict[str, Any], cached: Mapping[str, float] | None = Non
     from .run.shards import KEYWORD_SECONDS, VECTOR_SECONDS, estimated_seconds
 
     weights, seen = {}, set()
-    for setup in plan["setups"]:
+    for setup in plan.setups:
         seconds = estimated_seconds(setup)
-        if setup.get("ranker") == "cross-encoder" and setup.get("engine") == "embedded":
-            if setup["target"] in seen:
-                base = KEYWORD_SECONDS + VECTOR_SECONDS * len(setup.get("models") or ())
+        if setup.ranker == "cross-encoder" and setup.engine == "embedded":
+            if setup.target in seen:
+                base = KEYWORD_SECONDS + VECTOR_SECONDS * len(setup.models)
                 seconds = base + (seconds - base) * SHARED_PAIRS_SHARE
-            seen.add(setup["target"])
-        share = min(max((cached or {}).get(setup["key"], 0.0), 0.0), 1.0)
-        weights[setup["key"]] = seconds * (1 - share) + min(seconds, KEYWORD_SECONDS) * share
+            seen.add(setup.target)
+        share = min(max((cached or {}).get(setup.key, 0.0), 0.0), 1.0)
+        weights[setup.key] = seconds * (1 - share) + min(seconds, KEYWORD_SECONDS) * share
     return weights
 
 
-def cached_shares(plan: dict[str, Any], targets: Mapping[str, Any]) -> dict[str, float]:
+def cached_shares(plan: Plan, targets: Mapping[str, Any]) -> dict[str, float]:
     """Per setup, the share of the plan's questions its target's cache already holds the batch work of
     (a target's ``cached_share``; 0 for a target without one)."""
-    texts = [q["question"] for q in plan["questions"]]
+    texts = [q.question for q in plan.questions]
     shares = {}
-    for setup in plan["setups"]:
-        ask = getattr(targets.get(setup["target"]), "cached_share", None)
-        shares[setup["key"]] = float(ask(setup.get("ranker"), setup.get("models") or (), texts)) if ask else 0.0
+    for setup in plan.setups:
+        ask = getattr(targets.get(setup.target), "cached_share", None)
+        shares[setup.key] = float(ask(setup.ranker, setup.models, texts)) if ask else 0.0
     return shares
 
 
-def plan_line(plan: dict[str, Any]) -> str:
+def plan_line(plan: Plan) -> str:
     """What a run will do, in one line a first-time reader can parse, before its first search."""
-    setups, questions = len(plan["setups"]), len(plan["questions"])
-    timed = len(plan["timed_question_ids"])
+    setups, questions = len(plan.setups), len(plan.questions)
+    timed = len(plan.timed_question_ids)
     line = (f"running {setups} setup{'s' if setups != 1 else ''} on {questions} "
             f"question{'s' if questions != 1 else ''}: "
             f"each searches up to {timed} of them one at a time, side by side with the others, to time them, "
             "and the rest in one batch")
-    race = plan.get("race")
+    race = plan.race
     if race:
         raced = len(race["raced"])
         line += (f"; the {raced} costly one{'s' if raced != 1 else ''} race{'' if raced != 1 else 's'} in batches, "

@@ -54,3 +54,31 @@ ANSWERS = {
     "dense": {"where is alpha": ["x", "y", "alpha"], "where is beta": ["beta"], "where is gamma": ["gamma"]},
     "hybrid": {"where is alpha": ["alpha"], "where is beta": ["beta"], "where is gamma": ["gamma"]},
 }
+
+
+def through_json(value):
+    """``value`` written as JSON and read back, as a Durable run's working files carry it (a ``Plan`` as its
+    JSON, read back as the ``Plan``)."""
+    from evaluation.run import Plan
+
+    if isinstance(value, Plan):
+        return Plan.from_json(json.loads(json.dumps(value.to_json())))
+    return json.loads(json.dumps(value))
+
+
+def fake_plan(setups, questions=100, timed=10, **fields):
+    """A plan of ``questions`` questions (``q0``, ``q1``, ...), the first ``timed`` sampled, and ``setups``
+    given as ``Setup.to_dict``'s fields (any left out filled in: only what the test is about is written)."""
+    from evaluation.golden import Question
+    from evaluation.run import EvaluationSettings, Plan, PlannedSetup
+
+    ids = [f"q{n}" for n in range(questions)]
+    planned = tuple(PlannedSetup(key=s["key"], target=s.get("target", s["key"].split(".")[0]),
+                                 engine=s.get("engine", "embedded"), method=s.get("method", s["key"].split(".")[1]),
+                                 method_label=s.get("method_label", s["key"]), retrieval=s.get("retrieval", "keyword"),
+                                 models=tuple(s.get("models", ())), ranker=s.get("ranker"),
+                                 options=s.get("options", {})) for s in setups)
+    made = {"run_id": "run-1", "created_at": "2026-11-30T01:02:03Z", "settings": EvaluationSettings(), "golden": {},
+            "questions": tuple(Question(id=q, question=f"question {q}", expected=("d",)) for q in ids),
+            "timed_question_ids": tuple(ids[:timed]), "setups": planned, "targets": {}, "missing": {}}
+    return Plan(**{**made, **fields})

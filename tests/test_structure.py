@@ -15,12 +15,9 @@ REPO = Path(__file__).resolve().parent.parent
 MOST_PARAMETERS = 8
 # Outside the rule: the layer whose job is the wide forms, the tests and the benchmarks.
 LEFT_OUT = ("evaluation/compat/", "tests/", "bench/")
-# Functions another branch of issue 50 owns (t50-plan edits run/plan.py, run/app_run.py and run/app_judging.py):
-# each entry must still be wide, so the list can only shrink; when that branch is merged, narrow what is left
-# and delete its entries here. grade_pairs waits for it: its one caller is in run/app_judging.py.
-NARROWED_ELSEWHERE = {("evaluation/run/plan.py", "plan_run"), ("evaluation/run/app_run.py", "plan_app_run"),
-                      ("evaluation/run/app_judging.py", "plan_app_judging"),
-                      ("evaluation/holes/steps.py", "grade_pairs")}
+# Still wide, and known: each entry must still be wide, so the list can only shrink. grade_pairs (12) is
+# called by the judging steps in three places with the plan's meter and progress: a settings object is next.
+NARROWED_ELSEWHERE = {("evaluation/holes/steps.py", "grade_pairs")}
 
 
 def parameters(function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool) -> int:

@@ -1,8 +1,8 @@
-"""One run as three steps, each taking and giving plain JSON data, so a local run and a Durable run
-go through the same code:
+"""One run as three steps, so a local run and a Durable run go through the same code:
 
 1. ``plan_run`` (``plan``): read the golden file, choose the setups, sample the timed questions, look
-   up the expected documents on every target. The plan is everything the other two steps need.
+   up the expected documents on every target. The plan (``planned.Plan``, a typed record; its JSON is
+   read and written only where it leaves the process) is everything the other two steps need.
 2. ``time_setups`` (``one_setup``, ``side_by_side``): every setup's timed pass side by side, then each
    setup's ``rank_setup`` (its other questions in a batch; a Durable activity each), joined by
    ``finish_entries`` (or ``join_timed``) into the report's entries; ``run_setup`` is one setup's whole
@@ -33,7 +33,8 @@ from .assemble import assemble_report, golden_errors_reason, refused_run_report,
 from .one_setup import (Clock, Progress, failed_entry, finish_entries, join_timed, rank_setup,
                         run_planned_setup, run_setup,
                         setup_steps, time_setup, time_setups, time_setups_part, untimed_ids, with_times)
-from .plan import PLAN_FORMAT, find_missing, plan_run, planned_setup, select_setups
+from .plan import PlanContext, find_missing, plan_run, planned_setup, select_setups
+from .planned import PLAN_FORMAT, Plan, PlannedSetup
 from .retime import DEFAULT_MAX_AGE_DAYS, RETIME_CHOICES, reusable_times, time_state
 from .reuse import rank_state, ranking_software, reusable_ranks, reused_timing
 from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, merge_shards, plan_shards
@@ -45,7 +46,8 @@ __getattr__ = lazy_attributes(__name__, _COMPAT)
 
 __all__ = ["AppPlan", "AppRunSettings", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED",
            "DEFAULT_TIME_BUDGET",
-           "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Progress",
+           "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Plan", "PlanContext",
+           "PlannedSetup", "Progress",
            "RETIME_CHOICES", "assemble_report", "build_report", "estimated_seconds", "failed_entry", "find_missing",
            "finish_entries",
            "golden_errors_reason", "join_app_run", "join_timed", "measured_times", "merge_shards", "missing_documents",

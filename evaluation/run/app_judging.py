@@ -2,9 +2,10 @@
 planned in one call, graded in parts at once, gated, joined into the report when it is saved.
 
 - ``plan_app_judging``: the report joined from the run's parts (``join_app_run``) and kept, the judging
-  planned (``plan_judging``) and kept, and how many parts of each stage there are (``PAIRS_PER_PART``
-  pairs a part, in the plan's order); a refusal (a family under test, a cap without a price, targets
-  without text) is kept and said, and the run is saved without judged grades;
+  planned (``plan_judging``, as one ``AppJudgingSettings`` says) and kept, and how many parts of each
+  stage there are (``PAIRS_PER_PART`` pairs a part, in the plan's order); a refusal (a family under
+  test, a cap without a price, targets without text) is kept and said, and the run is saved without
+  judged grades;
 - ``judge_app_part``: one part graded under its share of the cap (``part_budgets``: the calibration's
   parts share the cap, the holes' parts what the calibration left), its grades and costs kept;
 - ``app_judging_gate``: whether the calibration lets the grades count (then the holes are graded);
@@ -16,6 +17,7 @@ texts are read again in each part from the kept golden copy and the run's pinned
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence, cast
 
 from ..errors import StoreError, UsageError
@@ -45,28 +47,41 @@ def _chunks(items: Sequence[Any], size: int) -> list[list[Any]]:
     return [list(items[start:start + size]) for start in range(0, len(items), size)]
 
 
-def plan_app_judging(folder: CollectionFolder, run_id: str, sha256: str, report: Report, judge: str, *,
-                     texts: UnitTexts | None, settings: HoleSettings, prices: PriceTable, api: str | None = None,
-                     max_tokens: int = 100, pairs_per_part: int = PAIRS_PER_PART,
+@dataclass(frozen=True)
+class AppJudgingSettings:
+    """How a run's holes are judged in parts: the judge (its name, a deployment, and how it is called:
+    ``api``, ``max_tokens``), its prices, the judging's ``HoleSettings``, and how many (question, unit)
+    pairs one part grades (``pairs_per_part``: a few minutes of a chat model's replies)."""
+
+    judge: str
+    settings: HoleSettings
+    prices: PriceTable
+    api: str | None = None
+    max_tokens: int = 100
+    pairs_per_part: int = PAIRS_PER_PART
+
+
+def plan_app_judging(folder: CollectionFolder, run_id: str, sha256: str, report: Report,
+                     judging: AppJudgingSettings, *, texts: UnitTexts | None,
                      refused: str | None = None) -> dict[str, Any]:
     """Keep ``report`` and the judging's plan; ``{"calibration": parts, "holes": parts}``, or
     ``{"refused": why}`` (kept too) when the judging cannot start (``refused`` given: the caller's own
-    reason, such as no target holding text)."""
+    reason, such as no target holding text). ``judging``: the judge and how it judges."""
     folder.write_work(run_id, REPORT, report)
+    judge, per = judging.judge, judging.pairs_per_part
     if refused is None and texts is not None:
         golden = golden_from_bytes(folder.kept_golden(sha256), folder.address(GOLDEN_NAME))
         try:
-            plan = plan_judging(report, golden, texts, judge, settings=settings, prices=prices, api=api,
-                                max_tokens=max_tokens)
+            plan = plan_judging(report, golden, texts, judge, settings=judging.settings, prices=judging.prices,
+                                api=judging.api, max_tokens=judging.max_tokens)
         except UsageError as err:
             refused = str(err)
     if refused is not None or texts is None:
         reason = refused or "no target of the run keeps its text"
         folder.write_work(run_id, REFUSED, {"judge": judge, "reason": reason})
         return {"refused": reason}
-    folder.write_work(run_id, PLAN, {**plan.to_json(), "pairs_per_part": pairs_per_part})
-    return {"calibration": len(_chunks(plan.calibration, pairs_per_part)),
-            "holes": len(_chunks(plan.holes, pairs_per_part))}
+    folder.write_work(run_id, PLAN, {**plan.to_json(), "pairs_per_part": per})
+    return {"calibration": len(_chunks(plan.calibration, per)), "holes": len(_chunks(plan.holes, per))}
 
 
 def _plan(folder: CollectionFolder, run_id: str) -> tuple[JudgingPlan, int]:

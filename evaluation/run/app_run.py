@@ -8,28 +8,27 @@ settled (``time_setups``). ``join_app_run`` then joins what they kept into the r
 shards merged with its reused results (``merge_shards``), its times live or reused
 (``reused_timing``), the setups that failed said so (``finish_entries``), ranked (``assemble_report``).
 
-Both take and give plain JSON data (``AppPlan`` holds five such values), so an activity only decodes
-its job, opens what it needs, makes one of these calls and writes or encodes the answer; reading and
-writing the working files is the caller's. How a run in parts is planned is one ``AppRunSettings``
-(``app_run_settings``), which the planning activity builds from the app's settings.
+``AppPlan`` holds the ``Plan`` and four plain JSON values, so an activity only decodes its job, opens
+what it needs, makes one of these calls and writes or encodes the answer; reading and writing the
+working files (the plan as its JSON: ``work_files``) is the caller's. How a run in parts is planned is
+one ``AppRunSettings`` (``app_run_settings``), which the planning activity builds from the app's settings.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Mapping, Sequence
 
 from ..golden import Golden
 from ..settings import EvaluationSettings
 from ..store.shape import Report
-from ..store.sources import Fetcher
 from ..target import Target
 from .app_run_settings import AppRunSettings
 from .assemble import assemble_report
 from .one_setup import finish_entries
-from .plan import plan_run
-from .race import RaceState, plan_race, raced_through, replay, stopped_entry
+from .plan import PlanContext, plan_run
+from .planned import Plan
+from .race import RaceState, plan_race, planned_race, raced_through, replay, stopped_entry
 from .retime import reusable_times
 from .reuse import reusable_ranks, reused_ids, reused_part, reused_timing
 from .shards import measured_times, merge_shards, plan_shards, shard_rounds
@@ -37,17 +36,17 @@ from .shards import measured_times, merge_shards, plan_shards, shard_rounds
 
 @dataclass(frozen=True)
 class AppPlan:
-    """What ``plan_app_run`` gives, each part plain JSON data for a working file or an answer.
+    """What ``plan_app_run`` gives: the plan, and plain JSON data for the other working files or an answer.
 
-    ``plan``: ``plan_run``'s. ``shards``: ``plan_shards``' (setup key -> lists of question ids).
+    ``plan``: ``plan_run``'s, its race planned. ``shards``: ``plan_shards``' (setup key -> lists of question ids).
     ``reused_times``: ``reusable_times``' (setup key -> times an earlier run measured live).
     ``reused_ranks``: ``reusable_ranks``' (setup key -> results an earlier run searched).
     ``settled``: the setup keys, in plan order, whose times and sampled questions' results are all
     reused, which need no timed pass. ``rounds``: ``shard_rounds``' (setup key -> the round of each of
-    its shards): with a race (``plan["race"]``) a round of shards per look, every other shard in round 1.
+    its shards): with a race (``plan.race``) a round of shards per look, every other shard in round 1.
     """
 
-    plan: dict[str, Any]
+    plan: Plan
     shards: dict[str, list[list[str]]]
     reused_times: dict[str, dict[str, Any]]
     reused_ranks: dict[str, dict[str, Any]]
@@ -56,13 +55,11 @@ class AppPlan:
 
 
 def plan_app_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
-                 newest: Mapping[str, Any] | None, created_at: datetime | str | None = None,
-                 run_id: str | None = None, held_before: Mapping[str, Iterable[str]] | None = None,
-                 warn: Callable[[str], None] | None = None, fetcher: Fetcher | None = None,
+                 newest: Mapping[str, Any] | None, context: PlanContext | None = None,
                  settings: AppRunSettings | EvaluationSettings | None = None, **keywords: Any) -> AppPlan:
     """Plan a run to be done in parts, with what ``newest`` (the collection's newest report, or None)
-    lets it reuse; ``plan_run``'s arguments (``created_at``, ``run_id``, ``held_before``, ``warn``,
-    ``fetcher``, and the settings' ``only``, ``skip`` and ``evaluation``) go to it unchanged, and so do
+    lets it reuse; ``plan_run``'s arguments (``context``: the run's id and date, ``held_before``, ``warn``,
+    ``fetcher``; and the settings' ``only``, ``skip`` and ``evaluation``) go to it unchanged, and so do
     its errors, raised before any search.
 
     How the run is planned is ``settings``: an ``AppRunSettings``, or the ``EvaluationSettings`` alone;
@@ -76,25 +73,26 @@ def plan_app_run(targets: Target | Sequence[Target], golden: Golden | str | Path
     under the same ranking state (``run.reuse``: left out of the shards, reused when the parts are
     joined; also unless ``retime`` is ``"always"``). ``retime="always"`` (the app's
     ``EVALUATION_RETIME=always``) searches and times everything live. Which expected documents the
-    newest run found on each target comes as ``held_before`` (``evaluate.held_in_report(newest)``,
+    newest run found on each target comes as ``context.held_before`` (``evaluate.held_in_report(newest)``,
     from the layer above), so the run can say "no longer holds" as the command line does.
     """
     options = AppRunSettings.of(settings, **keywords)
-    plan = plan_run(targets, golden, only=options.only, skip=options.skip, created_at=created_at, run_id=run_id,
-                    warn=warn, settings=options.evaluation, held_before=held_before, fetcher=fetcher)
-    plan["race"] = plan_race(plan)  # the costly setups race, a round of shards per look, as evaluate races them
+    context = context or PlanContext()
+    plan = plan_run(targets, golden, only=options.only, skip=options.skip, settings=options.evaluation,
+                    context=context)
+    plan = plan.with_race(plan_race(plan))  # the costly setups race, a round of shards per look, as evaluate races
     live = options.retime == "always"  # every search and every time live
-    times = {} if live else reusable_times(plan, newest, max_age_days=options.retime_max_days, warn=warn)
+    times = {} if live else reusable_times(plan, newest, max_age_days=options.retime_max_days, warn=context.warn)
     ranks = {} if live else reusable_ranks(plan, newest)
     shards = plan_shards(plan, measured_ms=measured_times(newest), reused=ranks, shard_seconds=options.shard_seconds,
                          most_questions=options.most_questions)
-    settled = [s["key"] for s in plan["setups"]
-               if reused_timing(plan, s["key"], times.get(s["key"]), ranks.get(s["key"])) is not None]
+    settled = [key for key in plan.setup_keys
+               if reused_timing(plan, key, times.get(key), ranks.get(key)) is not None]
     return AppPlan(plan=plan, shards=shards, reused_times=times, reused_ranks=ranks, settled=settled,
                    rounds=shard_rounds(plan, shards))
 
 
-def join_app_run(plan: dict[str, Any], *, shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
+def join_app_run(plan: Plan, *, shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
                  times: Mapping[str, Mapping[str, Any] | None] | None = None,
                  reused_ranks: Mapping[str, Mapping[str, Any] | None] | None = None,
                  reused_times: Mapping[str, Mapping[str, Any]] | None = None, settled: Iterable[str] = (),
@@ -121,9 +119,9 @@ def join_app_run(plan: dict[str, Any], *, shard_entries: Mapping[str, Sequence[M
     ranked, timed = _fully_run(plan, shard_entries, times or {}, reused_ranks, reused_times or {}, set(settled),
                                failures, owned)
     stopped: dict[str, Any] = {}
-    if plan.get("race"):  # the costly setups, their batches merged as far as each searched
+    if plan.race:  # the costly setups, their batches merged as far as each searched
         ranks, failed = _race_ranks(plan, shard_entries, reused_ranks, ranked, timed, failures)
-        state = replay(plan, ranks, through=len(plan["race"]["looks"]), failed=failed)
+        state = replay(plan, ranks, through=len(plan.race["looks"]), failed=failed)
         ranked.update(_raced_entries(plan, shard_entries, reused_ranks, failures, failed, state, owned))
         stopped = state.stopped
     # the merged entries are this call's own (merge_shards copies what it takes from the parts), so
@@ -133,7 +131,7 @@ def join_app_run(plan: dict[str, Any], *, shard_entries: Mapping[str, Sequence[M
     return assemble_report(plan, entries, owned=True)
 
 
-def race_look_of_parts(plan: dict[str, Any], *, look: int, shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
+def race_look_of_parts(plan: Plan, *, look: int, shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
                        times: Mapping[str, Mapping[str, Any] | None] | None = None,
                        reused_ranks: Mapping[str, Mapping[str, Any] | None] | None = None,
                        reused_times: Mapping[str, Mapping[str, Any]] | None = None, settled: Iterable[str] = (),
@@ -150,12 +148,12 @@ def race_look_of_parts(plan: dict[str, Any], *, look: int, shard_entries: Mappin
     return replay(plan, ranks, through=look, failed=failed).to_dict()
 
 
-def _fully_run(plan: dict[str, Any], shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
+def _fully_run(plan: Plan, shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
                times: Mapping[str, Mapping[str, Any] | None], reused_ranks: Mapping[str, Mapping[str, Any] | None],
                reused_times: Mapping[str, Mapping[str, Any]], settled: set[str], failures: Mapping[str, str],
                owned: bool) -> tuple[dict[str, dict[str, Any]], dict[str, Mapping[str, Any]]]:
     """(each setup's merged shards but the raced ones', every setup's times: live, or reused for a settled one)."""
-    raced = set((plan.get("race") or {}).get("raced") or ())
+    raced = set((plan.race or {}).get("raced") or ())
     ranked = {key: merge_shards(plan, key, list(parts), reused_ranks.get(key), owned=owned)
               for key, parts in shard_entries.items() if key not in failures and key not in raced}
     timed: dict[str, Mapping[str, Any]] = {}
@@ -169,13 +167,13 @@ def _fully_run(plan: dict[str, Any], shard_entries: Mapping[str, Sequence[Mappin
     return ranked, timed
 
 
-def _race_ranks(plan: dict[str, Any], shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
+def _race_ranks(plan: Plan, shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
                 reused_ranks: Mapping[str, Mapping[str, Any] | None], ranked: Mapping[str, dict[str, Any]],
                 timed: Mapping[str, Mapping[str, Any]],
                 failures: Mapping[str, str]) -> tuple[dict[str, dict[str, Any]], set[str]]:
     """What the race replays from (``race.replay``): each setup's first relevant positions so far (its
     timed pass, its shards, a warm save's reused results judged again), and the setups that failed."""
-    race = plan["race"]
+    race = planned_race(plan)
     keys = [key for key in race["raced"] if key in shard_entries and key not in failures]
     failed = set(failures) | {key for key, entry in ranked.items() if entry["error"] is not None}
     failed |= {key for key in [*ranked, *keys] if key not in timed or "times_ms" not in timed[key]}
@@ -195,13 +193,13 @@ def _race_ranks(plan: dict[str, Any], shard_entries: Mapping[str, Sequence[Mappi
     return ranks, failed
 
 
-def _raced_entries(plan: dict[str, Any], shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
+def _raced_entries(plan: Plan, shard_entries: Mapping[str, Sequence[Mapping[str, Any]]],
                    reused_ranks: Mapping[str, Mapping[str, Any] | None], failures: Mapping[str, str],
                    failed: set[str], state: RaceState, owned: bool) -> dict[str, dict[str, Any]]:
     """The raced setups' merged entries: a setup the race stopped over the batches it searched (its later
     shards never ran), one that failed over what it searched (its entry or its times say why)."""
     found = {}
-    for key in plan["race"]["raced"]:
+    for key in planned_race(plan)["raced"]:
         if key not in shard_entries or key in failures:
             continue
         through = raced_through(plan, key, state.stopped[key][0]) if key in state.stopped else None

@@ -16,91 +16,91 @@ from __future__ import annotations
 
 import copy
 import hashlib
-from dataclasses import asdict
 from datetime import datetime
-from typing import Any, Sequence, cast
+from typing import Any, Mapping, Sequence, cast
 
 from ..errors import UsageError
-from ..golden import GoldenCheck, check_golden_bytes, question_sha256
+from ..golden import GoldenCheck, Question, check_golden_bytes, question_sha256
 from ..measures import FOUND, FOUND_10
 from ..scoring.azure_retrieval import setup_azure_summary
 from ..scoring.comparison import compare_with_top, pick_ties
 from ..report.azure_rows import reading_rows
-from ..scoring.judging import Rule
 from ..scoring.picks import TIME_TIE_RULE, choose_picks, frontier, neighbours, rank_setups, time_tests, time_tie_tiers
 from ..scoring.label_next import run_proposal
 from ..scoring.tiers import setup_tiers
 from ..scoring.time_pairs import TIME_TEST, time_pairs
-from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, EvaluationSettings
+from ..settings import DEFAULT_RANK_AMONG, EvaluationSettings
 from ..store.shape import REPORT_FORMAT, Report
 from .copying import copied
-from .plan import PLAN_FORMAT, plan_question, utc
+from .plan import utc
+from .planned import Plan
 from .race import race_report
 
 
-def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]], *, owned: bool = False) -> Report:
+def assemble_report(plan: Plan | Mapping[str, Any], entries: Sequence[dict[str, Any]], *,
+                    owned: bool = False) -> Report:
     """The report from the plan and one entry per planned setup (any order; the inputs are not changed).
+    ``plan``: the ``Plan``, or its JSON (``Plan.to_json``, read back at the edge).
 
     A planned setup with no entry is an error: the caller turns a step that never finished into
     ``failed_entry`` so the report says why. ``owned``: the entries are the caller's to give away
     (``join_app_run``'s, made for this report), so the report takes them as they are instead of copies.
     """
-    planned = [s["key"] for s in plan["setups"]]
+    if not isinstance(plan, Plan):
+        plan = Plan.from_json(plan)
+    planned = plan.setup_keys
     given = [e["key"] for e in entries]
     if sorted(given) != sorted(planned):
         extra, absent = sorted(set(given) - set(planned)), sorted(set(planned) - set(given))
         twice = sorted({k for k in given if given.count(k) > 1})
         raise UsageError(f"the entries do not match the plan: not planned {extra}, missing {absent}, "
                          f"given twice {twice}")
-    settings = plan["settings"]
-    evaluation = EvaluationSettings.from_json(settings)  # plans made before a setting get its default
+    evaluation = plan.settings  # plans made before a setting got its default when read (Plan.from_json)
     on_time = {"equally_fast_ms": evaluation.equally_fast_ms, "alpha": evaluation.alpha}
     results = list(entries) if owned else [copied(e) for e in entries]
     ranked = rank_setups(results, **on_time)
     for result in results:
         result["neighbours"] = neighbours(result, results)
         result["versus_top"] = None
-    questions = plan["questions"]
-    question_ids = [q["id"] for q in questions]
+    questions = plan.questions
+    question_ids = plan.question_ids
     significance = evaluation.significance
-    points = {"balance": settings["balance"], "time_points": settings["time_points"]}
+    points = {"balance": evaluation.balance, "time_points": evaluation.time_points}
     picks = choose_picks(ranked, **points, **on_time)
     withheld = picks_withheld(ranked)
     if withheld:  # a run in which no setup finds anything is not an answer: nothing is named
         picks = {name: None for name in picks}
     compare_with_top(ranked, question_ids, significance)
     tiers = setup_tiers(ranked, question_ids, significance, picks)
-    add_azure_numbers(ranked, questions, settings.get("by", "doc"), settings.get("rank_among", DEFAULT_RANK_AMONG))
+    add_azure_numbers(ranked, questions, evaluation.by, evaluation.rank_among)
     report: dict[str, Any] = {  # plain JSON data, in the order a report is read; Report names its shape
         "format": REPORT_FORMAT,
-        "id": plan["run_id"],
-        "created_at": plan["created_at"],
-        "golden": copy.deepcopy(plan["golden"]),
-        "collections": sorted({d["collection"] for d in plan["targets"].values()}),
-        "depth": settings["depth"],
-        "by": settings["by"],
+        "id": plan.run_id,
+        "created_at": plan.created_at,
+        "golden": copy.deepcopy(dict(plan.golden)),
+        "collections": sorted({d["collection"] for d in plan.targets.values()}),
+        "depth": evaluation.depth,
+        "by": evaluation.by,
         "question_ids": question_ids,
         # ids, expected ids and a hash, never a question's or a reference's text: who may read runs
         # need not be who may read the golden file (kept apart, as golden_dataset/<sha256>.jsonl), and
         # the hash lets two runs on different golden files find the questions they share
         "questions": [_question_entry(q) for q in questions],
-        "timed_question_ids": list(plan["timed_question_ids"]),
-        "rules": {"balance_points": settings["balance"], "time_points": settings["time_points"],
+        "timed_question_ids": list(plan.timed_question_ids),
+        "rules": {"balance_points": evaluation.balance, "time_points": evaluation.time_points,
                   "rank_by": [str(FOUND_10), str(FOUND[0]), "time tier", "key"], "time_ties": TIME_TIE_RULE,
-                  "timed": settings["timed"],
-                  # how a rank is read and which grade is relevant (plans made before graded labels: the defaults)
-                  "rank_among": settings.get("rank_among", DEFAULT_RANK_AMONG),
-                  "min_grade": settings.get("min_grade", DEFAULT_MIN_GRADE),
-                  "seed": settings["seed"],
-                  # plans made before precision-sized timing timed every sampled question
-                  "time_margin": settings.get("time_margin", 0), "time_floor": settings.get("time_floor", 0),
-                  "time_budget": settings.get("time_budget", 0),
+                  "timed": evaluation.timed,
+                  # how a rank is read and which grade is relevant
+                  "rank_among": evaluation.rank_among, "min_grade": evaluation.min_grade,
+                  "seed": evaluation.seed,
+                  "time_margin": evaluation.time_margin, "time_floor": evaluation.time_floor,
+                  "time_budget": evaluation.time_budget,
                   # differences in median time at most this far apart never decide a pick; the paired test
                   "equally_fast_ms": evaluation.equally_fast_ms, "time_test": TIME_TEST},
-        "targets": copy.deepcopy(plan["targets"]),
-        "missing": copy.deepcopy(plan["missing"]),
+        "targets": copy.deepcopy({name: dict(d) for name, d in plan.targets.items()}),
+        "missing": copy.deepcopy({name: dict(m) for name, m in plan.missing.items()}),
         # questions no target holds an expected document of, when more than the run's share of them
-        **({"unfound": copy.deepcopy(plan["unfound"])} if plan.get("unfound") else {}),
+        **({"unfound": copy.deepcopy(dict(plan.unfound))} if plan.unfound else {}),
         **({"picks_withheld": withheld} if withheld else {}),
         "picks": picks,
         "significance": significance.describe(),
@@ -110,7 +110,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]], *, 
         "tiers": tiers,
         # when the top tier holds two or more: the results to judge that would most help separate them
         # (ids and scores only; ``golden next`` adds questions to label and writes the template)
-        "label_next": run_proposal(ranked, [plan_question(q) for q in questions], tiers, Rule.of(settings)),
+        "label_next": run_proposal(ranked, list(questions), tiers, plan.rule),
         # per pick, the setups it was chosen among because their times cannot be told apart
         "ties_on_time": {} if withheld else time_tie_tiers(ranked, **points, **on_time),
         # per pick, the tier's fastest setup and how each other member compared with it
@@ -126,7 +126,7 @@ def assemble_report(plan: dict[str, Any], entries: Sequence[dict[str, Any]], *, 
     return cast(Report, report)
 
 
-def add_azure_numbers(entries: Sequence[dict[str, Any]], questions: Sequence[dict[str, Any]], by: str,
+def add_azure_numbers(entries: Sequence[dict[str, Any]], questions: Sequence[Question], by: str,
                       rank_among: str = DEFAULT_RANK_AMONG) -> None:
     """Each ranked entry's ``summary["azure"]``: Azure AI Foundry's Document Retrieval numbers over its
     questions (``scoring.azure_retrieval.setup_azure_summary``), exactly and corrected, on each question's
@@ -135,10 +135,9 @@ def add_azure_numbers(entries: Sequence[dict[str, Any]], questions: Sequence[dic
     grain: quotes are not documents the evaluator ranks."""
     if by == "evidence":
         return
-    asked = [plan_question(q) for q in questions]
     for entry in entries:
         results = entry.get("results") or {}
-        pairs = [reading_rows(q, results.get(q.id) or [], by, rank_among) for q in asked]
+        pairs = [reading_rows(q, results.get(q.id) or [], by, rank_among) for q in questions]
         entry["summary"]["azure"] = {**setup_azure_summary(pairs), "rank_among": rank_among}
 
 
@@ -151,13 +150,13 @@ def picks_withheld(ranked: Sequence[dict[str, Any]]) -> str | None:
     return None
 
 
-def _question_entry(question: dict[str, Any]) -> dict[str, Any]:
+def _question_entry(question: Question) -> dict[str, Any]:
     """A plan's question as the report keeps it: its id, expected ids, grades other than 1 (when graded)
     and the sha256 of its text."""
-    entry = {"id": question["id"], "expected": list(question["expected"]),
-             "sha256": question.get("sha256") or question_sha256(question["question"])}
-    if question.get("grades"):
-        entry["grades"] = dict(question["grades"])
+    entry: dict[str, Any] = {"id": question.id, "expected": list(question.expected),
+                             "sha256": question_sha256(question.question)}
+    if question.grades:
+        entry["grades"] = dict(question.grades)
     return entry
 
 
@@ -186,13 +185,9 @@ def refusal_report(reason: str, *, source: str, sha256: str, run_id: str, create
     errors = [{"line": p.line, "message": p.message} for p in (check.errors if check else ())]
     counts = ({"format": check.format, "questions": check.rows, "labelled": check.ready,
                "unfilled": check.unfilled, "drafts": check.drafts} if check else {})
-    plan = {
-        "format": PLAN_FORMAT, "run_id": run_id,
-        "created_at": utc(created_at).isoformat().replace("+00:00", "Z"),
-        "settings": asdict(settings),
-        "golden": {"source": source, "sha256": sha256, **counts, "problems": errors},
-        "questions": [], "timed_question_ids": [], "setups": [], "targets": {}, "missing": {},
-    }
+    plan = Plan(run_id=run_id, created_at=utc(created_at).isoformat().replace("+00:00", "Z"), settings=settings,
+                golden={"source": source, "sha256": sha256, **counts, "problems": errors}, questions=(),
+                timed_question_ids=(), setups=(), targets={}, missing={})
     report = assemble_report(plan, [])
     report["refused"] = {"reason": reason, "errors": errors}
     return report

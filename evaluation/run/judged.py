@@ -8,7 +8,7 @@ from ..golden import Question
 from ..scoring.judging import Rule, judge, judge_rows
 from ..scoring.metrics import Outcome, outcome_arrays, score_matrix
 from ..target import Hit
-from .plan import planned_setup
+from .planned import Plan, PlannedSetup
 
 # What a setup's searches give per question id; ``outcomes`` (``Outcome.to_json``) is kept until
 # ``with_times`` has every question for the summary, then dropped.
@@ -56,11 +56,11 @@ def _maps(questions: Sequence[Question], outcomes: Sequence[Outcome], rows: Sequ
     }
 
 
-def untimed_ids(plan: dict[str, Any]) -> list[str]:
+def untimed_ids(plan: Plan) -> list[str]:
     """The ids of the questions outside the plan's timed sample, in plan order: every setup ranks them
     in its batch (``batch_ids``: a setup timed a fixed count ranks the sample's rest there too)."""
-    timed = set(plan["timed_question_ids"])
-    return [q["id"] for q in plan["questions"] if q["id"] not in timed]
+    timed = set(plan.timed_question_ids)
+    return [qid for qid in plan.question_ids if qid not in timed]
 
 
 # The fewest timed searches whose median has a distribution-free 95% interval (order statistics 1 and
@@ -78,21 +78,21 @@ FEWEST_TIMED = 6
 FIXED_COUNT_RANKERS = ("cross-encoder",)
 
 
-def timed_at_fixed_count(setup: dict[str, Any]) -> bool:
+def timed_at_fixed_count(setup: PlannedSetup) -> bool:
     """Whether ``setup`` (a plan's setup) is timed on exactly ``FEWEST_TIMED`` searches."""
-    return setup.get("ranker") in FIXED_COUNT_RANKERS
+    return setup.ranker in FIXED_COUNT_RANKERS
 
 
-def timed_ids(plan: dict[str, Any], setup_key: str) -> list[str]:
+def timed_ids(plan: Plan, setup_key: str) -> list[str]:
     """The sampled questions ``setup_key``'s timed pass may search one by one, in the order it times them:
     the plan's whole timed sample (the pass stops once the median is known well enough), or its first
     ``FEWEST_TIMED`` for a setup timed at a fixed count (``timed_at_fixed_count``)."""
-    sample = list(plan["timed_question_ids"])
-    return sample[:FEWEST_TIMED] if timed_at_fixed_count(planned_setup(plan, setup_key)) else sample
+    sample = list(plan.timed_question_ids)
+    return sample[:FEWEST_TIMED] if timed_at_fixed_count(plan.setup(setup_key)) else sample
 
 
-def batch_ids(plan: dict[str, Any], setup_key: str) -> list[str]:
+def batch_ids(plan: Plan, setup_key: str) -> list[str]:
     """The questions ``setup_key``'s batch ranks, in plan order: every one its timed pass never searches
     (``untimed_ids``, and the sample beyond ``timed_ids`` for a setup timed at a fixed count)."""
     timed = set(timed_ids(plan, setup_key))
-    return [q["id"] for q in plan["questions"] if q["id"] not in timed]
+    return [qid for qid in plan.question_ids if qid not in timed]

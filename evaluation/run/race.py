@@ -29,34 +29,35 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping, Sequence
 
+from ..errors import UsageError
 from ..scoring.comparison import TIE_METRIC, question_values
 from ..scoring.picks import allowed_shortfall
 from ..scoring.racing import (Comparison, RaceRule, earliest_stop, family_size, race_look, race_looks, race_pairs,
                               seeded_shuffle)
-from ..settings import EvaluationSettings
 from .copying import copied
 from .judged import batch_ids
+from .planned import Plan
 from .shards import estimated_seconds
 
 RACE_SECONDS = 0.1  # a setup whose question costs this much or more (estimated) races; the rest run every question
 
 
-def plan_race(plan: dict[str, Any]) -> dict[str, Any] | None:
+def plan_race(plan: Plan) -> dict[str, Any] | None:
     """The plan's ``race`` (see the module docstring), or None when the run searches every setup on every
     question: ``exhaustive``, no costly setup, or no look before the last could stop one.
 
     ``{"order": [question ids], "looks": [questions drawn at each look], "raced": [keys], "fully_run":
     [keys], "points", "margin", "alpha", "family", "seconds": {key: estimated seconds a question},
     "threshold_seconds", "seed", "earliest"}``."""
-    settings = EvaluationSettings.from_json(plan["settings"])
-    if settings.exhaustive or not plan["questions"]:
+    settings = plan.settings
+    if settings.exhaustive or not plan.questions:
         return None
-    seconds = {s["key"]: round(estimated_seconds(s), 6) for s in plan["setups"]}
+    seconds = {s.key: round(estimated_seconds(s), 6) for s in plan.setups}
     raced = [key for key, cost in seconds.items() if cost >= RACE_SECONDS]
     fully_run = [key for key in seconds if key not in raced]
     if not raced or (not fully_run and len(raced) < 2):  # nothing costly, or nothing to compare it with
         return None
-    population = len(plan["questions"])
+    population = len(plan.questions)
     points = max(settings.balance, settings.time_points)
     margin = allowed_shortfall(points, population)
     family = family_size(len(raced), len(fully_run))
@@ -69,12 +70,18 @@ def plan_race(plan: dict[str, Any]) -> dict[str, Any] | None:
             "threshold_seconds": RACE_SECONDS, "seed": settings.seed, "earliest": earliest}
 
 
-def race_order(plan: dict[str, Any]) -> list[str]:
+def race_order(plan: Plan) -> list[str]:
     """The plan's timed sample in its order, then the other questions shuffled by the run's seed."""
-    sample = list(plan["timed_question_ids"])
+    sample = list(plan.timed_question_ids)
     taken = set(sample)
-    return sample + seeded_shuffle([q["id"] for q in plan["questions"] if q["id"] not in taken],
-                                   plan["settings"]["seed"])
+    return sample + seeded_shuffle([qid for qid in plan.question_ids if qid not in taken], plan.settings.seed)
+
+
+def planned_race(plan: Plan) -> Mapping[str, Any]:
+    """The plan's race; a ``UsageError`` for a plan that races nothing (a step of a race given another plan)."""
+    if plan.race is None:
+        raise UsageError(f"the plan of run {plan.run_id} races no setup (plan_race found none worth racing)")
+    return plan.race
 
 
 def race_rule(race: Mapping[str, Any]) -> RaceRule:
@@ -82,9 +89,9 @@ def race_rule(race: Mapping[str, Any]) -> RaceRule:
                     family=int(race["family"]))
 
 
-def raced_through(plan: dict[str, Any], setup_key: str, look: int) -> list[str]:
+def raced_through(plan: Plan, setup_key: str, look: int) -> list[str]:
     """The questions of ``setup_key``'s batch it has searched once the batches up to look ``look`` ran."""
-    race = plan["race"]
+    race = planned_race(plan)
     wanted = set(race["order"][:race["looks"][look - 1]]) if look else set()
     return [qid for qid in batch_ids(plan, setup_key) if qid in wanted]
 
@@ -103,14 +110,14 @@ class RaceState:
                             self.stopped.items()}}
 
 
-def replay(plan: dict[str, Any], ranks: Mapping[str, Mapping[str, Any]], *, through: int,
+def replay(plan: Plan, ranks: Mapping[str, Mapping[str, Any]], *, through: int,
            failed: Iterable[str] = ()) -> RaceState:
     """The race's decisions at looks 1 to ``through``, from ``ranks`` (per setup, question id -> the
     position of its first relevant result, None when none: an entry's ``ranks``, timed pass and batches
     together). Every fully-run setup must hold every question; a raced one the order's prefix up to each
     look while it runs. ``failed``: setups whose search failed, in no comparison. Deterministic: the
     same ranks give the same decisions, however often and wherever replayed."""
-    race = plan["race"]
+    race = planned_race(plan)
     rule = race_rule(race)
     order, looks = race["order"], race["looks"]
     broken = set(failed)
@@ -152,14 +159,14 @@ def _found(ranks: Mapping[str, Any], order: Sequence[str]) -> list[float]:
     return [] if found is None else [float(v) for v in found]
 
 
-def stopped_entry(plan: dict[str, Any], entry: dict[str, Any], look: int, comparison: Comparison) -> dict[str, Any]:
+def stopped_entry(plan: Plan, entry: dict[str, Any], look: int, comparison: Comparison) -> dict[str, Any]:
     """The report entry of a setup the race stopped at ``look``: ``entry`` as ``with_times`` made it over
     the questions it searched (its timed pass and its batches), with no ``summary`` (a stopped setup is
     never ranked, picked or shown as if it had run every question) and ``stopped`` saying what it ran
     and why it stopped: the look, the order's questions drawn by then, the ids it searched, the
     comparator, the difference so far and its confidence sequence over the whole golden file (in
     questions), the margin, the p-values, and its ``summary`` over the questions it searched."""
-    race = plan["race"]
+    race = planned_race(plan)
     done = copied(entry)
     summary = done.get("summary")
     order_position = {qid: n for n, qid in enumerate(race["order"])}
@@ -176,11 +183,11 @@ def stopped_entry(plan: dict[str, Any], entry: dict[str, Any], look: int, compar
     return done
 
 
-def race_report(plan: dict[str, Any], entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def race_report(plan: Plan, entries: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The report's ``race``: the rule, the order and looks, which setups raced, which stopped (in the
     order they stopped) and what the race cost against searching every setup on every question, in
     searches weighted by each setup's estimated seconds a question. ``{}`` without a race."""
-    race = plan.get("race")
+    race = plan.race
     if not race:
         return {}
     total = len(race["order"])

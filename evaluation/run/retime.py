@@ -25,7 +25,9 @@ from typing import Any, Callable, Mapping
 
 from .judged import timed_ids
 from .kept_times import times_problem
-from .plan import planned_setup, utc
+from ..golden import question_sha256
+from .plan import utc
+from .planned import Plan
 
 log = logging.getLogger(__name__)
 
@@ -34,17 +36,16 @@ DEFAULT_MAX_AGE_DAYS = 7  # older times are timed again: the service, the host o
 _TIMING_SETTINGS = ("depth", "timed", "seed", "time_margin", "time_floor", "time_budget")
 
 
-def time_state(plan: dict[str, Any], setup_key: str) -> str:
+def time_state(plan: Plan, setup_key: str) -> str:
     """The sha256 of what decides ``setup_key``'s times in this plan (see the module docstring)."""
     from ..engine.identity import software_versions
 
-    setup = planned_setup(plan, setup_key)
-    sha = {q["id"]: q.get("sha256") for q in plan["questions"]}
-    described = {"target": plan["targets"].get(setup["target"]), "setup": setup,
+    setup = plan.setup(setup_key)
+    described = {"target": plan.targets.get(setup.target), "setup": setup.to_json(),
                  "software": software_versions(),
-                 "sample": [sha.get(qid) for qid in timed_ids(plan, setup_key)],
+                 "sample": [question_sha256(plan.question(qid).question) for qid in timed_ids(plan, setup_key)],
                  # as numbers: the app's settings are whole numbers where the CLI's are floats (7 == 7.0)
-                 "settings": {name: _number(plan["settings"].get(name)) for name in _TIMING_SETTINGS}}
+                 "settings": {name: _number(getattr(plan.settings, name)) for name in _TIMING_SETTINGS}}
     return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
@@ -52,7 +53,7 @@ def _number(value: Any) -> Any:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else value
 
 
-def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, max_age_days: float,
+def reusable_times(plan: Plan, earlier: Mapping[str, Any] | None, *, max_age_days: float,
                    now: datetime | str | None = None,
                    warn: Callable[[str], None] | None = None) -> dict[str, dict[str, Any]]:
     """Per setup key of ``plan``, the times ``earlier`` (a report) timed live on the same state:
@@ -68,25 +69,25 @@ def reusable_times(plan: dict[str, Any], earlier: Mapping[str, Any] | None, *, m
     if not isinstance(earlier, Mapping) or not earlier.get("created_at"):
         return {}
     try:
-        age = utc(now or plan["created_at"]) - utc(earlier["created_at"])
+        age = utc(now or plan.created_at) - utc(earlier["created_at"])
     except (TypeError, ValueError):
         return {}
     if age > timedelta(days=max_age_days):
         return {}
     found = {}
     by_key = {s.get("key"): s for s in earlier.get("setups") or [] if isinstance(s, Mapping)}
-    for setup in plan["setups"]:
-        entry = by_key.get(setup["key"])
+    for setup in plan.setups:
+        entry = by_key.get(setup.key)
         if (not entry or entry.get("error") is not None or entry.get("timed_in") or not entry.get("times_ms")
-                or entry.get("time_state") != time_state(plan, setup["key"])):
+                or entry.get("time_state") != time_state(plan, setup.key)):
             continue
         problem = ("it is dated after this run (its created_at is later than this plan's: a clock ran ahead)"
                    if age < timedelta(0) else times_problem(entry))
         if problem is not None:
-            warn(f"the times run {str(earlier.get('id'))[:80]} kept for setup {setup['key']} are not reused, "
+            warn(f"the times run {str(earlier.get('id'))[:80]} kept for setup {setup.key} are not reused, "
                  f"since {problem}; it is timed again")
             continue
-        found[setup["key"]] = {"times_ms": list(entry["times_ms"]), "timed_in": str(earlier.get("id")),
+        found[setup.key] = {"times_ms": list(entry["times_ms"]), "timed_in": str(earlier.get("id")),
                                "time_state": entry["time_state"],
                                # setups reused from one side-by-side pass still compare in pairs
                                **({"time_pass": entry["time_pass"]}

@@ -30,11 +30,9 @@ import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
-from ..golden import Question
-from ..scoring.judging import Rule
-from .copying import copied
+from ..golden import Question, question_sha256
 from .judged import PER_QUESTION, batch_ids, judged_rows, timed_ids
-from .plan import plan_questions, planned_setup
+from .planned import Plan
 
 REUSED_ENGINES = ("embedded",)  # engines whose target description pins every byte a result depends on
 
@@ -55,23 +53,23 @@ def ranking_software() -> dict[str, Any]:
     return {**software_versions(), "numpy": importlib.metadata.version("numpy"), "engine_code": code.hexdigest()}
 
 
-def rank_state(plan: dict[str, Any], setup_key: str) -> str | None:
+def rank_state(plan: Plan, setup_key: str) -> str | None:
     """The sha256 of what decides ``setup_key``'s results in this plan (see the module docstring);
     None for a setup whose results are never reused (not an embedded target's)."""
-    setup = planned_setup(plan, setup_key)
-    if setup.get("engine") not in REUSED_ENGINES:
+    setup = plan.setup(setup_key)
+    if setup.engine not in REUSED_ENGINES:
         return None
-    depth = plan["settings"]["depth"]
-    described = {"target": plan["targets"].get(setup["target"]), "setup": setup, "software": ranking_software(),
+    depth = plan.settings.depth
+    described = {"target": plan.targets.get(setup.target), "setup": setup.to_json(), "software": ranking_software(),
                  "depth": int(depth) if isinstance(depth, (int, float)) and not isinstance(depth, bool) else depth}
     return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
 
-def reusable_ranks(plan: dict[str, Any], earlier: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+def reusable_ranks(plan: Plan, earlier: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
     """Per setup key of ``plan``, the results ``earlier`` (a report) has for this plan's questions under
     the same ``rank_state``: ``{"rank_state", "results": {question id: rows}, "ranked_in": {question id:
     run id}}``, the questions matched by the sha256 of their text. Setups with none are left out."""
-    if not isinstance(earlier, Mapping) or plan["settings"].get("by") == "evidence":
+    if not isinstance(earlier, Mapping) or plan.settings.by == "evidence":
         return {}
     earlier_id = str(earlier.get("id"))
     by_sha: dict[str, str] = {}
@@ -80,26 +78,27 @@ def reusable_ranks(plan: dict[str, Any], earlier: Mapping[str, Any] | None) -> d
             by_sha.setdefault(row["sha256"], str(row.get("id")))
     by_key = {s.get("key"): s for s in earlier.get("setups") or [] if isinstance(s, Mapping)}
     found = {}
-    for setup in plan["setups"]:
-        entry = by_key.get(setup["key"])
-        state = rank_state(plan, setup["key"])
+    shas = [(question.id, question_sha256(question.question)) for question in plan.questions]
+    for setup in plan.setups:
+        entry = by_key.get(setup.key)
+        state = rank_state(plan, setup.key)
         if (state is None or not entry or entry.get("error") is not None or entry.get("rank_state") != state
                 or not isinstance(entry.get("results"), Mapping)):
             continue
         results, origin = entry["results"], entry.get("ranked_in") or {}
         reused: dict[str, Any] = {}
         ranked_in: dict[str, str] = {}
-        for question in plan["questions"]:
-            then = by_sha.get(question.get("sha256"))
-            if then is not None and isinstance(results.get(then), list):
-                reused[question["id"]] = results[then]
-                ranked_in[question["id"]] = str(origin.get(then) or earlier_id)
+        for qid, sha in shas:
+            then = by_sha.get(sha)
+            if qid is not None and then is not None and isinstance(results.get(then), list):
+                reused[qid] = results[then]
+                ranked_in[qid] = str(origin.get(then) or earlier_id)
         if reused:
-            found[setup["key"]] = {"rank_state": state, "results": reused, "ranked_in": ranked_in}
+            found[setup.key] = {"rank_state": state, "results": reused, "ranked_in": ranked_in}
     return found
 
 
-def reused_ids(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any] | None) -> list[str]:
+def reused_ids(plan: Plan, setup_key: str, reused: Mapping[str, Any] | None) -> list[str]:
     """The questions of ``setup_key``'s batch (``judged.batch_ids``, plan order) whose results ``reused``
     (the setup's ``reusable_ranks``) holds: the ones ``plan_shards`` leaves out of the setup's shards and
     ``merge_shards`` takes from here."""
@@ -107,24 +106,24 @@ def reused_ids(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any] |
     return [qid for qid in batch_ids(plan, setup_key) if qid in held]
 
 
-def reused_part(plan: dict[str, Any], setup_key: str, reused: Mapping[str, Any],
+def reused_part(plan: Plan, setup_key: str, reused: Mapping[str, Any],
                 question_ids: Sequence[str]) -> dict[str, Any]:
     """What ``rank_setup(plan, setup_key, questions=question_ids)`` gives, from ``reused``
     (``reusable_ranks``' answer for the setup) without a search: the results judged again against each
     question's current expected ids, and ``ranked_in`` naming the run that searched each one."""
-    setup = planned_setup(plan, setup_key)
+    setup = plan.setup(setup_key)
     wanted = set(question_ids)
-    questions: list[Question] = plan_questions(plan, wanted)
+    questions: list[Question] = plan.questions_for(wanted)
     absent = sorted(wanted - set(reused["results"]))
     if absent or len(questions) != len(wanted):
         raise ValueError(f"setup {setup_key} has no reused results for {', '.join(absent) or 'some questions'}")
     rows = [reused["results"][q.id] for q in questions]
-    return {**copied(setup), **judged_rows(questions, rows, Rule.of(plan["settings"])), "times_ms": [],
+    return {**setup.to_json(), **judged_rows(questions, rows, plan.rule), "times_ms": [],
             "error": None, "summary": None, "rank": None, "neighbours": [], "versus_top": None,
             "rank_state": reused["rank_state"], "ranked_in": {q.id: reused["ranked_in"][q.id] for q in questions}}
 
 
-def reused_timing(plan: dict[str, Any], setup_key: str, times: Mapping[str, Any] | None,
+def reused_timing(plan: Plan, setup_key: str, times: Mapping[str, Any] | None,
                   ranks: Mapping[str, Any] | None) -> dict[str, Any] | None:
     """What ``time_setups`` gives for a setup whose times are reused (``times``: ``reusable_times``'
     answer for it) and whose every sampled question's results are reused too (``ranks``), with nothing

@@ -28,7 +28,7 @@ from .copying import copied
 from .judged import batch_ids
 from .kept_times import times_problem
 from .one_setup import _PER_QUESTION, failed_entry
-from .plan import planned_setup
+from .planned import Plan, PlannedSetup
 from .reuse import reused_ids, reused_part
 
 DEFAULT_SHARD_SECONDS = 180.0  # a few minutes of one instance's work per shard (see the module docstring)
@@ -44,8 +44,11 @@ REMOTE_SECONDS = 0.3            # one request to Azure AI Search (semantic ranki
 DEFAULT_CANDIDATES = 30         # rerank_candidates when a setup does not say
 
 
-def estimated_seconds(setup: Mapping[str, Any]) -> float:
-    """What one question costs ``setup`` (a plan's setup: ``Setup.to_dict``), from what it does."""
+def estimated_seconds(setup: PlannedSetup | Mapping[str, Any]) -> float:
+    """What one question costs ``setup`` (a plan's setup, or its JSON: ``Setup.to_dict``), from what it does."""
+    if isinstance(setup, PlannedSetup):
+        setup = {"key": setup.key, "engine": setup.engine, "models": setup.models, "ranker": setup.ranker,
+                 "options": setup.options}
     if not isinstance(setup, Mapping):
         raise UsageError(f"a plan's setup is an object (Setup.to_dict), not {shown(setup)}")
     if setup.get("engine") != "embedded":
@@ -76,7 +79,7 @@ def check_shard_bounds(shard_seconds: float, most_questions: int) -> None:
                          f"not {most_questions!r}")
 
 
-def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None] | None = None,
+def plan_shards(plan: Plan, *, measured_ms: Mapping[str, float | None] | None = None,
                 shard_seconds: float = DEFAULT_SHARD_SECONDS, most_questions: int = 0,
                 reused: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, list[list[str]]]:
     """Per setup key, its shards: lists of the ids of its batch's questions (``judged.batch_ids``: the
@@ -94,18 +97,17 @@ def plan_shards(plan: dict[str, Any], *, measured_ms: Mapping[str, float | None]
     left to search has none.
     """
     check_shard_bounds(shard_seconds, most_questions)
-    _check_plan(plan)
     _check_mapping(measured_ms, "measured_ms", "setup key -> a median search in ms (measured_times)")
     _check_mapping(reused, "reused", "setup key -> its reusable ranks (reuse.reusable_ranks)")
     for key, value in (measured_ms or {}).items():
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise UsageError(f"measured_ms[{shown(key)}] is {shown(value)}: a setup's median search in ms is a "
                              "number (or None: not measured)")
-    race = plan.get("race") or {}
+    race = plan.race or {}
     raced = set(race.get("raced") or ())
     shards: dict[str, list[list[str]]] = {}
-    for setup in plan["setups"]:
-        key = setup["key"]
+    for setup in plan.setups:
+        key = setup.key
         _check_reused((reused or {}).get(key), key)
         taken = set(reused_ids(plan, key, (reused or {}).get(key)))
         measured = (measured_ms or {}).get(key)
@@ -133,20 +135,22 @@ def _cut(batch: Sequence[str], seconds: float, shard_seconds: float, most_questi
     return _split(batch, min(count, max(1, len(batch))))
 
 
-def look_questions(plan: dict[str, Any], setup_key: str, look: int) -> list[str]:
+def look_questions(plan: Plan, setup_key: str, look: int) -> list[str]:
     """The questions ``setup_key`` searches in the race's batch before look ``look`` (1-based): those of
     its batch (``judged.batch_ids``: not searched by its timed pass) at positions ``looks[look - 2]`` to
     ``looks[look - 1]`` of the race's order (``race.race_order``), in plan order."""
-    race = plan["race"]
+    race = plan.race
+    if race is None:
+        raise UsageError(f"the plan of run {plan.run_id} races no setup, so it has no looks")
     start = race["looks"][look - 2] if look > 1 else 0
     wanted = set(race["order"][start:race["looks"][look - 1]])
     return [qid for qid in batch_ids(plan, setup_key) if qid in wanted]
 
 
-def shard_rounds(plan: dict[str, Any], shards: Mapping[str, Sequence[Sequence[str]]]) -> dict[str, list[int]]:
+def shard_rounds(plan: Plan, shards: Mapping[str, Sequence[Sequence[str]]]) -> dict[str, list[int]]:
     """Per setup key, the round (from 1) each of its shards is searched in: a raced setup's shard in the
     round of the race's look its questions are drawn by, every other shard in round 1."""
-    race = plan.get("race") or {}
+    race = plan.race or {}
     raced = set(race.get("raced") or ())
     looks = race.get("looks") or []
     position = {qid: n for n, qid in enumerate(race.get("order") or [])}
@@ -185,7 +189,7 @@ def measured_times(report: Mapping[str, Any] | None) -> dict[str, float]:
     return found
 
 
-def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[str, Any]],
+def merge_shards(plan: Plan, setup_key: str, parts: Sequence[Mapping[str, Any]],
                  reused: Mapping[str, Any] | None = None, *, owned: bool = False,
                  through: Sequence[str] | None = None) -> dict[str, Any]:
     """One ``rank_setup`` entry from its shards' entries (``parts``, in shard order or any order), and
@@ -202,10 +206,9 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
     questions: ``bench/bench_app_scale.py``). ``through``: the part of the batch the shards cover, when a
     race stopped the setup before its last batch (``race.raced_through``): only those are merged and checked.
     """
-    _check_plan(plan)
     if not isinstance(setup_key, str):
         raise UsageError(f"a setup key is text, as the plan's setups name them, not {shown(setup_key)}")
-    planned_setup(plan, setup_key)
+    plan.setup(setup_key)
     if parts is None:
         parts = []
     if isinstance(parts, (str, bytes, Mapping)) or not isinstance(parts, Sequence):
@@ -222,9 +225,6 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
         batch = [qid for qid in batch if qid in kept]
     in_batch = set(batch)
     taken = [qid for qid in reused_ids(plan, setup_key, reused) if qid in in_batch]
-    if taken and not isinstance(plan.get("settings"), Mapping):
-        raise UsageError('not a plan of a run ("settings" is missing, and reused results are judged by them); give '
-                         "what plan_run made (or its JSON read back whole)")
     if taken:
         assert reused is not None, "reused_ids takes ids only from reused results"
         parts = [*parts, reused_part(plan, setup_key, reused, taken)]
@@ -259,26 +259,6 @@ def merge_shards(plan: dict[str, Any], setup_key: str, parts: Sequence[Mapping[s
 # -- what is read, checked first: a damaged working file is a sentence, never a KeyError -------------------
 
 _COUNTS = ("requests", "retries")
-
-
-def _check_plan(plan: Any) -> None:
-    """``UsageError`` unless ``plan`` holds what shards read of it: setups with keys, questions with ids, and
-    the timed sample's ids (``plan_run``'s plan, or its JSON read back)."""
-    problem = None
-    if not isinstance(plan, Mapping):
-        problem = f"it is {shown(plan)}"
-    elif not _listed(plan.get("setups"), lambda s: isinstance(s, Mapping) and isinstance(s.get("key"), str)):
-        problem = '"setups" is not a list of setups, each with its "key"'
-    elif not _listed(plan.get("questions"), lambda q: isinstance(q, Mapping) and isinstance(q.get("id"), str)):
-        problem = '"questions" is not a list of questions, each with its "id"'
-    elif not _listed(plan.get("timed_question_ids"), lambda qid: isinstance(qid, str)):
-        problem = '"timed_question_ids" is not a list of question ids'
-    if problem is not None:
-        raise UsageError(f"not a plan of a run ({problem}); give what plan_run made (or its JSON read back whole)")
-
-
-def _listed(value: Any, each: Any) -> bool:
-    return isinstance(value, list) and all(each(item) for item in value)
 
 
 def _check_mapping(value: Any, name: str, holds: str) -> None:

@@ -28,31 +28,30 @@ import logging
 import time
 from typing import Any, Mapping, Sequence
 
-from ..scoring.judging import Rule
 from ..scoring.metrics import median_margin
 from ..settings import EvaluationSettings
 from ..target import Setup, Target
 from .copying import copied
 from .counts import Tally
 from .judged import FEWEST_TIMED, PER_QUESTION, judged, timed_ids
-from .plan import plan_questions, planned_setup
+from .planned import Plan
 from .retime import time_state
 from .searching import Clock, Counter, batch_search, find_setup
 
 log = logging.getLogger(__name__)
 
 
-def time_pass_id(plan: Mapping[str, Any], keys: Sequence[str]) -> str:
+def time_pass_id(plan: Plan, keys: Sequence[str]) -> str:
     """The name of one side-by-side pass: the run's id and a digest of the setups timed in it, so two
     passes of one run (a setup timed on its own, ``run_setup``) never pass for one."""
     digest = hashlib.sha256("\n".join(keys).encode("utf-8")).hexdigest()[:12]
-    return f"{plan['run_id']}/{digest}"
+    return f"{plan.run_id}/{digest}"
 
 
-def start_pass(plan: dict[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+def start_pass(plan: Plan, keys: Sequence[str]) -> dict[str, Any]:
     """A pass over ``keys`` (plan setups, in the order the rotation starts from) that has timed nothing."""
     for key in keys:
-        planned_setup(plan, key)
+        plan.setup(key)  # a key the plan does not hold is a sentence naming the closest, before any search
     return {"pass": time_pass_id(plan, keys), "round": 0, "keys": list(keys), "done": not keys,
             "setups": {key: {"times_ms": [], "judged": {name: {} for name in PER_QUESTION}, "stopped": False,
                              "error": None, "counts": {}} for key in keys}}
@@ -91,7 +90,7 @@ def floor_overruns_budget(times_ms: Sequence[float], floor: int, budget_s: float
     return bool(budget_s) and sum(times_ms) / len(times_ms) * floor >= budget_s * 1000
 
 
-def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapping[str, Any], *,
+def time_rounds(targets: Mapping[str, Target], plan: Plan, given: Mapping[str, Any], *,
                 clock: Clock = time.perf_counter, seconds: float = 0,
                 counters: Mapping[str, Counter] | None = None) -> dict[str, Any]:
     """``given`` (a pass's state) timed on: every setup still timing warmed up, then rounds until every
@@ -102,14 +101,11 @@ def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapp
     A setup whose warm-up or search raises is failed with that error (``error``) and the others go on.
     ``counters`` (by key) hear of each search. A counted target's requests and retries during this call
     are added to each setup's ``counts``."""
-    settings = EvaluationSettings.from_json(plan["settings"])
+    settings, rule = plan.settings, plan.rule
     state: dict[str, Any] = copied(dict(given))
     keys, setups = state["keys"], state["setups"]
-    samples = {}
-    for key in keys:  # a sample's questions in timing order (plan_questions gives plan order)
-        by_id = {q.id: q for q in plan_questions(plan, timed_ids(plan, key))}
-        samples[key] = [by_id[qid] for qid in timed_ids(plan, key)]
-    tallies = {key: Tally(targets[planned_setup(plan, key)["target"]], key).start() for key in keys}
+    samples = {key: [plan.question(qid) for qid in timed_ids(plan, key)] for key in keys}  # in timing order
+    tallies = {key: Tally(targets[plan.setup(key).target], key).start() for key in keys}
     began = clock() if seconds else 0.0  # a timed search reads the clock twice, and nothing else does
 
     def timing(key: str) -> bool:
@@ -130,13 +126,13 @@ def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapp
     for key in keys:
         if not timing(key):
             continue
-        target = targets[planned_setup(plan, key)["target"]]
+        target = targets[plan.setup(key).target]
         if counters:
             counters[key].stage("warming up")
         try:
             found[key] = find_setup(target, key)
             warm_up = getattr(target, "warm_up", None) or target.search  # see Target: the optional warm_up
-            warm_up(found[key], plan["questions"][0]["question"], settings.depth)
+            warm_up(found[key], plan.questions[0].question, settings.depth)
         except Exception as err:  # noqa: BLE001 - one setup's failure is that setup's result
             fail(key, err)
         if counters:
@@ -153,7 +149,7 @@ def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapp
                 mine["stopped"] = True
                 continue
             question = samples[key][len(mine["times_ms"])]
-            target = targets[planned_setup(plan, key)["target"]]
+            target = targets[plan.setup(key).target]
             if counters:
                 counters[key].stage(f"timing searches side by side ({len(mine['times_ms']) + 1} of at most "
                                     f"{len(samples[key])})")
@@ -162,7 +158,7 @@ def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapp
                 hits = target.search(found[key], question.question, settings.depth)
                 took = round((clock() - started) * 1000, 3)
                 _merge(mine["judged"],
-                       judged([question], [hits], Rule(settings.by, settings.rank_among, settings.min_grade)))
+                       judged([question], [hits], rule))
             except Exception as err:  # noqa: BLE001
                 fail(key, err)
                 continue
@@ -180,7 +176,7 @@ def time_rounds(targets: Mapping[str, Target], plan: dict[str, Any], given: Mapp
     return state
 
 
-def finish_pass(targets: Mapping[str, Target], plan: dict[str, Any], state: Mapping[str, Any], *,
+def finish_pass(targets: Mapping[str, Target], plan: Plan, state: Mapping[str, Any], *,
                 counters: Mapping[str, Counter] | None = None) -> dict[str, dict[str, Any]]:
     """What ``time_setups`` gives, from a pass that is ``done``: per key ``{"times_ms", "judged",
     "time_state", "time_pass"}`` (every sampled question judged: the ones it did not time searched now
@@ -188,7 +184,7 @@ def finish_pass(targets: Mapping[str, Target], plan: dict[str, Any], state: Mapp
     and the batch's cache counts."""
     if not state["done"]:
         raise ValueError("the side-by-side pass has setups still timing; time its rounds first")
-    settings = EvaluationSettings.from_json(plan["settings"])
+    settings = plan.settings
     found: dict[str, dict[str, Any]] = {}
     for key in state["keys"]:
         mine = state["setups"][key]
@@ -196,9 +192,9 @@ def finish_pass(targets: Mapping[str, Target], plan: dict[str, Any], state: Mapp
         if mine["error"]:
             found[key] = {"error": mine["error"], **counts}
             continue
-        target = targets[planned_setup(plan, key)["target"]]
+        target = targets[plan.setup(key).target]
         ids = timed_ids(plan, key)
-        rest = plan_questions(plan, ids[len(mine["times_ms"]):])
+        rest = plan.questions_for(ids[len(mine["times_ms"]):])
         tally = Tally(target, key).start()
         result = {"times_ms": list(mine["times_ms"]), "judged": copied(mine["judged"]),
                   "time_state": time_state(plan, key), "time_pass": state["pass"]}
@@ -214,7 +210,7 @@ def finish_pass(targets: Mapping[str, Target], plan: dict[str, Any], state: Mapp
                 found[key] = {"error": f"{type(err).__name__}: {err}",
                               **_added(counts, tally.requests_since_failure() or {})}
                 continue
-            _merge(result["judged"], judged(rest, hits, Rule(settings.by, settings.rank_among, settings.min_grade)))
+            _merge(result["judged"], judged(rest, hits, plan.rule))
             result.update(tally.cache_since())
         found[key] = {**result, **_added(counts, tally.requests_since())}
     return found

@@ -15,7 +15,7 @@ from ..errors import StoreError
 from ..store.collections import CollectionFolder
 from ..target import Target
 from ..target_specs import TargetSpec, opened_state
-from .plan import planned_setup
+from .planned import Plan
 
 PLAN = "plan.json"
 TARGETS = "targets.json"
@@ -47,33 +47,38 @@ def keep_plan(folder: CollectionFolder, run_id: str, planned: Any, specs: Sequen
     reused times, and each setup's reused results."""
     folder.write_work(run_id, TARGETS, {t.name: {"spec": s.to_dict(), "state": opened_state(t)}
                                         for s, t in zip(specs, targets, strict=True)})
-    folder.write_work(run_id, PLAN, planned.plan)
+    folder.write_work(run_id, PLAN, planned.plan.to_json())  # the plan leaves the process here, as JSON
     folder.write_work(run_id, SHARDS, planned.shards)
     folder.write_work(run_id, REUSED, planned.reused_times)
     for key, found in planned.reused_ranks.items():
         folder.write_work(run_id, reused_ranks_name(key), found)
 
 
-def setup_work(folder: CollectionFolder, run_id: str, setup_key: str) -> tuple[dict, dict[str, Any]]:
+def read_plan(folder: CollectionFolder, run_id: str) -> Plan:
+    """The run's plan, read back from its JSON (``keep_plan`` wrote it): where every later part gets it."""
+    return Plan.from_json(folder.read_work(run_id, PLAN))
+
+
+def setup_work(folder: CollectionFolder, run_id: str, setup_key: str) -> tuple[Plan, dict[str, Any]]:
     """The plan and the pinned target (``{"spec", "state"}``) one setup searches."""
-    plan = folder.read_work(run_id, PLAN)
-    return plan, folder.read_work(run_id, TARGETS)[planned_setup(plan, setup_key)["target"]]
+    plan = read_plan(folder, run_id)
+    return plan, folder.read_work(run_id, TARGETS)[plan.setup(setup_key).target]
 
 
 class SideBySideWork(NamedTuple):
     """What a side-by-side timed pass reads: the plan, the pinned targets it searches (by name), and the
     times the plan found for any of its setups (``reused_times_of``)."""
 
-    plan: dict[str, Any]
+    plan: Plan
     pinned: dict[str, Any]
     reused: dict[str, Any]
 
 
 def side_by_side_work(folder: CollectionFolder, run_id: str, setup_keys: list[str]) -> SideBySideWork:
     """What a side-by-side timed pass of ``setup_keys`` reads (``SideBySideWork``)."""
-    plan = folder.read_work(run_id, PLAN)
+    plan = read_plan(folder, run_id)
     pinned = folder.read_work(run_id, TARGETS)
-    names = {planned_setup(plan, key)["target"] for key in setup_keys}
+    names = {plan.setup(key).target for key in setup_keys}
     reused = {k: v for k, v in folder.read_work(run_id, REUSED).items() if k in setup_keys}
     return SideBySideWork(plan, {name: pinned[name] for name in sorted(names)}, reused)
 
@@ -94,9 +99,9 @@ def run_parts(folder: CollectionFolder, run_id: str, *, failures: dict[str, str]
     shard entries, its reused results, its live times and the reused times. A failed setup's files may
     be partly absent (its shards are not read), a settled one has no times file, and a raced setup has
     the shards of the rounds it ran (the race stopped it before the rest)."""
-    plan = folder.read_work(run_id, PLAN)
+    plan = read_plan(folder, run_id)
     shards = folder.read_work(run_id, SHARDS)
-    raced = set((plan.get("race") or {}).get("raced") or ())  # a raced setup's later shards never ran once it stopped
+    raced = set((plan.race or {}).get("raced") or ())  # a raced setup's later shards never ran once it stopped
     return {"plan": plan, "failures": failures, "settled": settled,
             "shard_entries": {key: [entry for entry in (
                 (_optional(folder, run_id, shard_name(key, n)) if key in raced else

@@ -16,9 +16,10 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, Mapping, NamedTuple
 
 from ..files import write_whole
+from .planned import Plan
 from .reuse import ranking_software
 
 PLAN = "plan"
@@ -27,9 +28,11 @@ MADE = "made"  # the folders above the run's that its first start made: a resume
 IDENTITY_DIGITS = 16
 
 
-def plan_identity(plan: dict[str, Any]) -> str:
-    """The sha256 of what decides a run's results, whatever its id and date (see the module docstring)."""
-    described = {"plan": {k: v for k, v in plan.items() if k not in ("run_id", "created_at")},
+def plan_identity(plan: Plan | Mapping[str, Any]) -> str:
+    """The sha256 of what decides a run's results, whatever its id and date (see the module docstring): of
+    the plan's JSON, as it is kept (``plan`` a ``Plan``, or that JSON read back)."""
+    kept = plan.to_json() if isinstance(plan, Plan) else plan
+    described = {"plan": {k: v for k, v in kept.items() if k not in ("run_id", "created_at")},
                  "software": ranking_software()}
     return hashlib.sha256(json.dumps(described, sort_keys=True, default=str).encode("utf-8")).hexdigest()
 
@@ -39,7 +42,7 @@ class Started(NamedTuple):
     first id and date put back) and whether it resumes a run stopped there."""
 
     folder: WorkFolder
-    plan: dict[str, Any]
+    plan: Plan
     resumed: bool
 
 
@@ -52,17 +55,19 @@ class WorkFolder:
 
 
     @classmethod
-    def start(cls, base: str | Path, plan: dict[str, Any]) -> Started:
+    def start(cls, base: str | Path, plan: Plan) -> Started:
         """The folder of ``plan``'s run under ``base``, the plan to run (a resumed run's first id and date
-        put back), and whether it resumes one (its plan was kept there before)."""
-        folder = cls(Path(base) / f"run-{plan_identity(plan)[:IDENTITY_DIGITS]}")
+        put back), and whether it resumes one (its plan was kept there before, as JSON)."""
+        written = plan.to_json()
+        identity = plan_identity(written)
+        folder = cls(Path(base) / f"run-{identity[:IDENTITY_DIGITS]}")
         kept = folder.get(PLAN)
-        if isinstance(kept, dict) and plan_identity(kept) == plan_identity(plan):
+        if isinstance(kept, dict) and plan_identity(kept) == identity:
             folder.made = [Path(p) for p in folder.get(MADE) or []]
-            return Started(folder, {**plan, "run_id": kept["run_id"], "created_at": kept["created_at"]}, True)
+            return Started(folder, plan.with_start(str(kept["run_id"]), str(kept["created_at"])), True)
         folder.made = [parent for parent in folder.root.parents if not parent.exists()]
         folder.put(MADE, [str(p) for p in folder.made])
-        folder.put(PLAN, plan)
+        folder.put(PLAN, written)
         return Started(folder, plan, False)
 
     def _path(self, name: str) -> Path:

@@ -12,6 +12,7 @@ from evaluation.run import plan_run
 
 from conftest import SAMPLES, run_cli
 from fakes import ANSWERS, ListTarget, write_golden
+from evaluation.run.plan import PlanContext
 
 GOLDEN = SAMPLES / "golden.jsonl"
 SAMPLE_ROWS = [json.loads(line) for line in GOLDEN.read_text(encoding="utf-8").splitlines()]
@@ -97,13 +98,14 @@ def test_evaluate_by_evidence_warns_about_stale_quotes_before_searching(tmp_path
     ])
     target = ChunkedTarget("t", ANSWERS, held={"alpha", "beta"})
     said = []
-    plan_run(target, golden, by="evidence", warn=lambda text: said.append((text, list(target.calls))))
+    plan_run(target, golden, by="evidence",
+             context=PlanContext(warn=lambda text: said.append((text, list(target.calls)))))
     assert len(said) == 2 and all(calls == [] for _, calls in said)  # before any search
     assert said[0][0].startswith(f"{golden}: line 2: on t, question \"b\": no chunk of its expected documents holds "
                                  "its evidence quote any more")
     assert "1 question cannot be found at all by evidence on t" in said[1][0]
     quiet = []
-    plan_run(target, golden, by="doc", warn=quiet.append)
+    plan_run(target, golden, by="doc", context=PlanContext(warn=quiet.append))
     assert quiet == []  # only the evidence grain depends on the quotes
 
 

@@ -10,6 +10,7 @@ import time
 import pytest
 
 from durable_host import registered
+from evaluation.run.plan import PlanContext
 
 pytestmark = pytest.mark.azurite
 
@@ -154,14 +155,14 @@ def planned_run(app, tmp_path):
     call("keep_golden", {"collection": "docs", "sha256": SHA})
     (tmp_path / "golden.jsonl").write_bytes(GOLDEN)
     target = ListTarget("t", {m: {"Where is alpha?": ["alpha"]} for m in ANSWERS}, held={"alpha"})
-    plan = plan_run(target, tmp_path / "golden.jsonl", created_at=RUN["created_at"], run_id=RUN["run_id"], timed=1)
+    plan = plan_run(target, tmp_path / "golden.jsonl", timed=1,
+                    context=PlanContext(run_id=RUN["run_id"], created_at=RUN["created_at"]))
     folder = collection_folder(app_settings.current_settings(), "docs")
-    folder.write_work(RUN["run_id"], "plan.json", plan)
-    folder.write_work(RUN["run_id"], "shards.json", {s["key"]: [[]] for s in plan["setups"]})  # 1 question, timed
-    for setup in plan["setups"]:
-        folder.write_work(RUN["run_id"], f"entries/{setup['key']}/0.json", rank_setup(target, plan, setup["key"]))
-        folder.write_work(RUN["run_id"], f"times/{setup['key']}.json",
-                          time_setups({"t": target}, plan, [setup["key"]])[setup["key"]])
+    folder.write_work(RUN["run_id"], "plan.json", plan.to_json())
+    folder.write_work(RUN["run_id"], "shards.json", {key: [[]] for key in plan.setup_keys})  # 1 question, timed
+    for key in plan.setup_keys:
+        folder.write_work(RUN["run_id"], f"entries/{key}/0.json", rank_setup(target, plan, key))
+        folder.write_work(RUN["run_id"], f"times/{key}.json", time_setups({"t": target}, plan, [key])[key])
     return folder
 
 

@@ -202,9 +202,9 @@ def test_azure_setups_are_timed_side_by_side_question_by_question_in_a_rotating_
         (setup_of(r.body), r.body.get("search") or r.body["vectorQueries"][0].get("text"))
         for r in fake.searches[before:]
     ]
-    questions = {q["id"]: q["question"] for q in plan["questions"]}
-    timed = [questions[i] for i in plan["timed_question_ids"]]
-    expected = [(key, plan["questions"][0]["question"]) for key in keys]  # warm-ups first
+    questions = {q.id: q.question for q in plan.questions}
+    timed = [questions[i] for i in plan.timed_question_ids]
+    expected = [(key, plan.questions[0].question) for key in keys]  # warm-ups first
     expected += [(key, timed[r]) for r in range(4) for key in round_order(keys, r)]
     assert sent[:len(expected)] == expected
     assert len({t["time_pass"] for t in times.values()}) == 1 and all(len(t["times_ms"]) == 4 for t in times.values())

@@ -12,7 +12,7 @@ import pytest
 from evaluation import evaluate
 from evaluation.progress import ProgressBar
 
-from fakes import ListTarget, write_golden
+from fakes import ListTarget, fake_plan, write_golden
 
 ANSWERS = {m: {} for m in ("keyword", "dense", "hybrid")}
 
@@ -153,7 +153,7 @@ def test_a_reranked_setup_after_its_targets_first_weighs_the_pairs_it_adds_in_it
     setups = [{"key": f"t.hybrid_reranked.{m}", "target": "t", "engine": "embedded", "ranker": "cross-encoder",
                "models": [m], "options": {"rerank_candidates": 20}} for m in ("a", "b")]
     setups.append({**setups[0], "key": "u.hybrid_reranked.a", "target": "u"})  # another target scores its own
-    weights = batch_weights({"setups": setups})
+    weights = batch_weights(fake_plan(setups))
     base = KEYWORD_SECONDS + VECTOR_SECONDS
 
     assert weights["t.hybrid_reranked.a"] == pytest.approx(base + 20 * PAIR_SECONDS)

@@ -99,7 +99,7 @@ def test_a_mapping_and_a_list_plan_the_same_setups_under_their_names(tmp_path):
     by_mapping = plan_run({"A": handle, "B": handle}, QUESTIONS)
     by_list = plan_run([Target(handle, name="A"), Target(handle, name="B")], QUESTIONS)
 
-    assert [s["key"] for s in by_mapping["setups"]] == [s["key"] for s in by_list["setups"]] == [
+    assert by_mapping.setup_keys == by_list.setup_keys == [
         "A.keyword.bm25", "A.dense.m", "A.hybrid.m", "B.keyword.bm25", "B.dense.m", "B.hybrid.m"]
     with pytest.raises(Exception, match="two targets share a name"):
         plan_run([handle, handle], QUESTIONS)

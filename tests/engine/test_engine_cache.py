@@ -395,6 +395,7 @@ def test_the_cache_says_what_share_of_a_runs_batch_it_holds_so_the_time_left_cou
     # cached (nothing to keep), and an empty cache file holds nothing
     from evaluation.evaluate import batch_weights
     from evaluation.run.shards import KEYWORD_SECONDS, estimated_seconds
+    from fakes import fake_plan
 
     target = EmbeddedTarget(open_index(sample_index), cache=copy_of(cold, tmp_path))
     asked = [*cold.questions, questions(4)[3]]
@@ -405,7 +406,7 @@ def test_the_cache_says_what_share_of_a_runs_batch_it_holds_so_the_time_left_cou
     empty = EmbeddedTarget(open_index(sample_index), cache=tmp_path / "empty.sqlite")
     assert empty.cached_share(reranked.ranker, reranked.models, asked) == 0
     # a batch fully held weighs a keyword search; three quarters held, a quarter of its cost and the rest as keyword
-    plan = {"setups": [reranked.to_dict()]}
+    plan = fake_plan([reranked.to_dict()])
     full = estimated_seconds(reranked.to_dict())
     assert batch_weights(plan, {reranked.key: 1.0})[reranked.key] == pytest.approx(KEYWORD_SECONDS)
     assert batch_weights(plan, {reranked.key: 0.75})[reranked.key] == pytest.approx(full / 4 + 3 * KEYWORD_SECONDS / 4)

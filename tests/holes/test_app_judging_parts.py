@@ -48,8 +48,8 @@ def world_report():
 
 def judge_in_parts(world, report, golden, settings, per=10):
     folder = MemoryFolder(golden)
-    planned = app_judging.plan_app_judging(folder, "run", "sha", report, "judge-model", texts=world.texts,
-                                           settings=settings, prices=PRICES, pairs_per_part=per)
+    judging = app_judging.AppJudgingSettings(judge="judge-model", settings=settings, prices=PRICES, pairs_per_part=per)
+    planned = app_judging.plan_app_judging(folder, "run", "sha", report, judging, texts=world.texts)
     judge, cache = ScriptedJudge(world), ReplyCache()
     for stage in ("calibration", "holes"):
         if stage == "holes" and not app_judging.app_judging_gate(folder, "run")["counted"]:

@@ -18,15 +18,12 @@ from evaluation.engine.target import EmbeddedTarget
 from evaluation.errors import UsageError
 from evaluation.run import AppPlan, join_app_run, plan_app_run, rank_setup, time_setups
 from conftest import SAMPLES
-from fakes import write_golden
+from fakes import through_json, write_golden
+from evaluation.run.plan import PlanContext
 
 KEYS = ["local.keyword.bm25", "local.dense.hash", "local.hybrid.hash"]  # plan order
 ROWS = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines()][:10]
 COLD_AT, WARM_AT = "2026-12-01T10:00:00Z", "2026-12-01T11:00:00Z"
-
-
-def through_json(value):
-    return json.loads(json.dumps(value))
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +36,8 @@ def target(tmp_path_factory):
 def planned(target, folder, rows=ROWS, *, run_id="run-warm", created_at=WARM_AT, **options) -> AppPlan:
     """``plan_app_run`` as the planning activity calls it: 3 timed questions, shards of at most 3."""
     options = {"most_questions": 3, **options}
-    return plan_app_run(target, write_golden(folder, rows), only=KEYS, timed=3, created_at=created_at,
-                        run_id=run_id, **options)
+    return plan_app_run(target, write_golden(folder, rows), only=KEYS, timed=3,
+                        context=PlanContext(run_id=run_id, created_at=created_at), **options)
 
 
 def ranked(target, app: AppPlan) -> dict[str, list[dict]]:
@@ -223,7 +220,7 @@ def test_the_save_joins_the_bytes_its_plain_steps_give(target, cold, tmp_path, m
     # what save_report does with the working files it decoded: the same bytes, nothing copied
     assert report_bytes(join_app_run(through_json(app.plan), **copy.deepcopy(kept), owned=True)) == quick
 
-    for module in (assemble, one_setup, reuse, shards):
+    for module in (assemble, one_setup, shards):  # reuse's entries start from the setup's own fresh copy
         monkeypatch.setattr(module, "copied", copy.deepcopy)
     import evaluation.run.app_run as app_run  # every entry copied again, as before
     monkeypatch.setattr(app_run, "finish_entries", lambda *args, owned: one_setup.finish_entries(*args))

@@ -10,7 +10,7 @@ import pytest
 
 from app.settings import AppSettings
 from evaluation.errors import UsageError
-from evaluation.run import AppRunSettings, plan_app_run
+from evaluation.run import AppRunSettings, PlanContext, plan_app_run
 from evaluation.settings import EvaluationSettings
 from fakes import ANSWERS, ListTarget, write_golden
 
@@ -79,7 +79,9 @@ def test_plan_app_run_still_takes_every_keyword_it_took_before_the_settings_obje
 
     before = {"targets", "golden", "newest", "retime", "retime_max_days", "shard_seconds", "most_questions", "only",
               "skip", "created_at", "run_id", "held_before", "warn", "settings", "fetcher"}
-    taken = set(inspect.signature(plan_app_run).parameters) | app_run_settings.NAMES
+    # a keyword, a field of its settings, or a field of its context (the run's id and date, warn, fetcher, held_before)
+    taken = (set(inspect.signature(plan_app_run).parameters) | app_run_settings.NAMES
+             | {f.name for f in dataclasses.fields(PlanContext)})
     assert before - taken == set() and "keywords" in taken  # and, as before, EvaluationSettings' fields:
     assert AppRunSettings.of(**dict.fromkeys(EVALUATION_NAMES & {"timed", "seed"}, 3)).evaluation.timed == 3
 
@@ -87,16 +89,16 @@ def test_plan_app_run_still_takes_every_keyword_it_took_before_the_settings_obje
 def test_plan_app_run_plans_the_same_from_the_object_as_from_its_keywords(tmp_path):
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
     golden = write_golden(tmp_path, ROWS)
-    common = {"newest": None, "created_at": "2026-12-01T10:00:00Z", "run_id": "run-1"}
+    common = {"newest": None, "context": PlanContext(created_at="2026-12-01T10:00:00Z", run_id="run-1")}
     by_keywords = plan_app_run(target, golden, only=["t.keyword.*"], timed=1, most_questions=1, **common)
     by_object = plan_app_run(target, golden, settings=AppRunSettings(only=("t.keyword.*",), most_questions=1,
                                                                      evaluation=EvaluationSettings(timed=1)), **common)
     by_evaluation = plan_app_run(target, golden, settings=EvaluationSettings(timed=1), only=["t.keyword.*"],
                                  most_questions=1, **common)
     assert by_object == by_keywords == by_evaluation
-    assert [s["key"] for s in by_object.plan["setups"]] == ["t.keyword.bm25"]
+    assert [s.key for s in by_object.plan.setups] == ["t.keyword.bm25"]
     # one question timed, the other two ranked in shards of at most one
-    timed = by_object.plan["timed_question_ids"]
+    timed = by_object.plan.timed_question_ids
     assert len(timed) == 1 and by_object.shards == {"t.keyword.bm25": [[q] for q in "abc" if q not in timed]}
 
 

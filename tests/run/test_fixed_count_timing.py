@@ -10,11 +10,12 @@ import pytest
 
 from evaluation import plan_run, run_setup
 from evaluation.run.judged import FEWEST_TIMED, batch_ids, timed_ids, untimed_ids
-from evaluation.run import (finish_entries, merge_shards, plan_shards, rank_setup, reused_timing, time_setups,
+from evaluation.run import (Plan, finish_entries, merge_shards, plan_shards, rank_setup, reused_timing, time_setups,
                             time_state)
 from evaluation.target import Setup
 
-from fakes import ANSWERS, ListTarget, write_golden
+from fakes import ANSWERS, ListTarget, through_json, write_golden
+from evaluation.run.plan import PlanContext
 
 MOMENT = datetime(2026, 12, 1, 19, 0, tzinfo=timezone.utc)
 RERANKED = "t.hybrid_reranked.m"
@@ -46,8 +47,8 @@ def steady_clock(step_ms):
 
 def planned(tmp_path, n=30, **options):
     target = RerankingTarget("t", ANSWERS, held={"alpha"})
-    plan = json.loads(json.dumps(plan_run(target, questions(tmp_path, n), created_at=MOMENT, run_id="run-1",
-                                          **{"timed": 20, **options})))
+    plan = through_json(plan_run(target, questions(tmp_path, n), context=PlanContext(run_id="run-1", created_at=MOMENT),
+                                 **{"timed": 20, **options}))
     return target, plan
 
 
@@ -68,8 +69,8 @@ def test_a_reranked_setup_times_exactly_six_searches_whatever_their_pace(tmp_pat
     assert entry["times_ms"] == [float(step_ms)] * FEWEST_TIMED
     singles, batched = singles_and_batched(target, RERANKED)
     assert len(singles) == 1 + 6 and len(batched) == 30 - 6  # the warm-up, 6 timed; the rest in one batch
-    sample = plan["timed_question_ids"]
-    timed_texts = [q["question"] for qid in sample[:6] for q in plan["questions"] if q["id"] == qid]
+    sample = list(plan.timed_question_ids)
+    timed_texts = [q.question for qid in sample[:6] for q in plan.questions if q.id == qid]
     assert singles[1:] == timed_texts  # the sample's first six, in the sample's order
     assert len(entry["ranks"]) == 30 and entry["summary"]["timed"] == 6
 
@@ -87,16 +88,16 @@ def test_a_sample_smaller_than_six_is_timed_whole(tmp_path):
 
     entry = run_setup(target, plan, RERANKED, clock=steady_clock(2000))
 
-    assert len(entry["times_ms"]) == 4 and timed_ids(plan, RERANKED) == plan["timed_question_ids"]
+    assert len(entry["times_ms"]) == 4 and timed_ids(plan, RERANKED) == list(plan.timed_question_ids)
 
 
 def test_the_reranked_batch_holds_the_untimed_questions_and_the_sample_after_its_first_six(tmp_path):
     _, plan = planned(tmp_path)
-    sample = plan["timed_question_ids"]
+    sample = list(plan.timed_question_ids)
 
     assert timed_ids(plan, RERANKED) == sample[:6] and timed_ids(plan, KEYWORD) == sample
     assert batch_ids(plan, KEYWORD) == untimed_ids(plan)
-    in_order = [q["id"] for q in plan["questions"] if q["id"] not in set(sample[:6])]
+    in_order = [q.id for q in plan.questions if q.id not in set(sample[:6])]
     assert batch_ids(plan, RERANKED) == in_order and len(in_order) == 30 - 6
 
 
@@ -127,14 +128,14 @@ def test_a_reranked_timed_pass_searches_nothing_in_a_batch(tmp_path):
 
 def test_a_reranked_setups_time_state_hangs_on_its_first_six_sampled_questions_only(tmp_path):
     _, plan = planned(tmp_path)
-    sample = plan["timed_question_ids"]
+    sample = list(plan.timed_question_ids)
 
     def edited(qid):
-        changed = json.loads(json.dumps(plan))
+        changed = plan.to_json()
         for q in changed["questions"]:
             if q["id"] == qid:
-                q["sha256"] = "0" * 64
-        return changed
+                q["question"] += " (asked otherwise)"  # its text, so its sha256, changed
+        return Plan.from_json(changed)
 
     assert time_state(edited(sample[6]), RERANKED) == time_state(plan, RERANKED)  # not timed: no new times
     assert time_state(edited(sample[5]), RERANKED) != time_state(plan, RERANKED)
@@ -143,7 +144,7 @@ def test_a_reranked_setups_time_state_hangs_on_its_first_six_sampled_questions_o
 
 def test_a_reranked_setup_is_settled_when_its_six_timed_questions_are_reused(tmp_path):
     _, plan = planned(tmp_path)
-    sample = plan["timed_question_ids"]
+    sample = list(plan.timed_question_ids)
     times = {"times_ms": [2000.0] * 6, "timed_in": "run-0", "time_state": time_state(plan, RERANKED)}
     rows = {qid: [["alpha:0", "alpha", None, 1.0]] for qid in sample[:6]}
     ranks = {"rank_state": "s", "results": rows, "ranked_in": {qid: "run-0" for qid in rows}}

@@ -16,6 +16,7 @@ from evaluation.run.shards import measured_times
 from evaluation.scoring.metrics import timing_summary
 from evaluation.run import plan_run, reusable_times
 from fakes import write_golden
+from evaluation.run.plan import PlanContext
 
 
 def edit_kept(tmp_path, report: dict, change) -> dict:
@@ -75,12 +76,13 @@ def test_times_from_a_run_dated_after_this_plan_are_not_reused(tmp_path):
     """Clock skew: the earlier run's created_at is later than this plan's. Its times would look fresh for
     as long as the clock is behind, so they are timed again."""
     ahead = run(tmp_path, ROWS, at=MOMENT + timedelta(hours=3))
-    plan = plan_run(Indexed(), write_golden(tmp_path, ROWS), created_at=MOMENT, timed=2)
+    plan = plan_run(Indexed(), write_golden(tmp_path, ROWS), timed=2, context=PlanContext(created_at=MOMENT))
     warned = []
 
     assert reusable_times(plan, ahead, max_age_days=7, warn=warned.append) == {}
     assert len(warned) == 3 and "it is dated after this run" in warned[0]
-    later = plan_run(Indexed(), write_golden(tmp_path, ROWS), created_at=MOMENT + timedelta(hours=4), timed=2)
+    later = plan_run(Indexed(), write_golden(tmp_path, ROWS), timed=2,
+                     context=PlanContext(created_at=MOMENT + timedelta(hours=4)))
     assert len(reusable_times(later, ahead, max_age_days=7)) == 3  # the same report, from a plan after it
 
 

@@ -23,6 +23,7 @@ from evaluation.run import plan_run, rank_setup, time_setups, with_times
 from evaluation.run.copying import copied
 from evaluation.scoring.picks import choose_picks, rank_setups
 from evaluation.scoring.time_pairs import told_apart
+from evaluation.run.plan import PlanContext
 
 DRAWS = 200
 MOMENT = datetime(2026, 12, 3, 9, 0, tzinfo=timezone.utc)
@@ -45,8 +46,8 @@ def issue_run(tmp_path_factory):
     path.write_text("".join(json.dumps({"id": f"q{n}", "question": q, "expected": [f"d{n}"]}) + "\n"
                             for n, q in enumerate(questions)), encoding="utf-8")
     target = SimulatedTarget(ISSUE_SETUPS, questions)
-    plan = plan_run(target, path, created_at=MOMENT, run_id="busy")
-    ranked = {s["key"]: rank_setup(target, plan, s["key"]) for s in plan["setups"]}
+    plan = plan_run(target, path, context=PlanContext(run_id="busy", created_at=MOMENT))
+    ranked = {s.key: rank_setup(target, plan, s.key) for s in plan.setups}
     return target, plan, ranked
 
 
@@ -55,14 +56,14 @@ def draw(issue_run, seed: int, *, side_by_side: bool) -> list[dict]:
     target, plan, ranked = issue_run
     rng = np.random.default_rng(seed)
     target.factors = {q: float(np.exp(rng.normal(0, 0.25))) for q in target.questions}
-    keys = [s["key"] for s in plan["setups"]]
+    keys = plan.setup_keys
     target.machine = BusyMachine(rng, run_ms=sum(base for base, _, _ in ISSUE_SETUPS.values()) * QUESTIONS * 1.5)
     clock = target.machine.clock
     if side_by_side:
         times = time_setups({"sim": target}, plan, keys, clock=clock)
     else:
         times = {key: time_setups({"sim": target}, plan, [key], clock=clock)[key] for key in keys}
-    ids = [q["id"] for q in plan["questions"]]
+    ids = [q.id for q in plan.questions]
     return [with_times(copied(ranked[key]), times[key], question_ids=ids) for key in keys]
 
 

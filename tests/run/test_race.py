@@ -92,9 +92,9 @@ def test_no_race_when_asked_for_every_setup_on_every_question_or_when_no_stop_co
 def test_the_order_is_the_timed_sample_then_the_rest_shuffled_by_the_seed_alone(tmp_path):
     plan = plan_of(tmp_path)
     order = race_order(plan)
-    assert sorted(order) == sorted(q["id"] for q in plan["questions"])  # each question once
-    assert order[:10] == plan["timed_question_ids"]  # the reranked setup's first six timed searches come first
-    assert race_order({**plan, "run_id": "another", "created_at": "2030-01-01T00:00:00Z"}) == order
+    assert sorted(order) == sorted(q.id for q in plan.questions)  # each question once
+    assert order[:10] == list(plan.timed_question_ids)  # the reranked setup's first six timed searches come first
+    assert race_order(plan.with_start("another", "2030-01-01T00:00:00Z")) == order
     other = plan_of(tmp_path, seed=1)
     assert race_order(other) != order and sorted(race_order(other)) == sorted(order)
 
@@ -152,7 +152,7 @@ def test_a_stopped_setup_is_never_ranked_or_picked_whatever_its_numbers(tmp_path
     best = next(s for s in report["setups"] if s["key"] == RERANKED)
     assert best["rank"] == 1 and report["picks"]["finds_the_most"] == RERANKED
     plan = plan_of(tmp_path)
-    plan["race"] = plan_race(plan)
+    plan = plan.with_race(plan_race(plan))
     why = Comparison(RERANKED, "t.hybrid.m", 40, 12, 20, 60, 0.001, 0.001, True)
     entries = [s for s in report["setups"] if s["key"] != RERANKED] + [stopped_entry(plan, best, 8, why)]
 

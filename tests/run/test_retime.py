@@ -10,7 +10,8 @@ from evaluation import evaluate
 from evaluation.report.html import render_html
 from evaluation.report.text import render_report
 from evaluation.run import plan_run, reusable_times, time_state
-from fakes import ANSWERS, ListTarget, write_golden
+from fakes import ANSWERS, ListTarget, through_json, write_golden
+from evaluation.run.plan import PlanContext
 
 MOMENT = datetime(2026, 11, 30, 9, 0, tzinfo=timezone.utc)
 ROWS = [{"id": f"q{n}", "question": text, "expected": [text.split()[2]]} for n, text in enumerate(
@@ -67,12 +68,13 @@ def test_another_index_state_an_old_run_retime_or_a_changed_sample_times_live(tm
     old = run(tmp_path, ROWS, at=later + timedelta(days=8), name="c.jsonl", reuse=False)
     assert all("timed_in" not in s for s in old["setups"])
 
-    plan = plan_run(Indexed(), write_golden(tmp_path, ROWS), created_at=MOMENT + timedelta(days=8), timed=2)
+    plan = plan_run(Indexed(), write_golden(tmp_path, ROWS), timed=2,
+                    context=PlanContext(created_at=MOMENT + timedelta(days=8)))
     assert reusable_times(plan, first, max_age_days=7) == {}  # 8 days old
     assert len(reusable_times(plan, first, max_age_days=9)) == 3
     sampled = next(r for r in ROWS if r["id"] in first["timed_question_ids"])
     asked_otherwise = [({**r, "question": r["question"] + " please"} if r is sampled else r) for r in ROWS]
-    plan = plan_run(Indexed(), write_golden(tmp_path, asked_otherwise), created_at=MOMENT, timed=2)
+    plan = plan_run(Indexed(), write_golden(tmp_path, asked_otherwise), timed=2, context=PlanContext(created_at=MOMENT))
     assert reusable_times(plan, first, max_age_days=7) == {}  # a sampled question changed
 
 
@@ -87,16 +89,17 @@ def test_reused_times_are_never_reused_again(tmp_path):
 
 def test_the_state_covers_the_target_the_sample_and_the_timing_settings(tmp_path):
     golden = write_golden(tmp_path, ROWS)
-    plan = plan_run(Indexed(), golden, created_at=MOMENT, timed=2)
-    key = plan["setups"][0]["key"]
+    plan = plan_run(Indexed(), golden, timed=2, context=PlanContext(created_at=MOMENT))
+    key = plan.setups[0].key
 
-    assert time_state(plan, key) == time_state(json.loads(json.dumps(plan)), key)
-    assert time_state(plan_run(Indexed("f2"), golden, created_at=MOMENT, timed=2), key) != time_state(plan, key)
-    assert time_state(plan_run(Indexed(), golden, created_at=MOMENT, timed=3), key) != time_state(plan, key)
-    assert time_state(plan_run(Indexed(), golden, created_at=MOMENT, timed=2, time_budget=5), key) != time_state(
-        plan, key
-    )
-    assert time_state(plan, plan["setups"][1]["key"]) != time_state(plan, key)
+    assert time_state(plan, key) == time_state(through_json(plan), key)
+    assert time_state(plan_run(Indexed("f2"), golden, timed=2,
+                               context=PlanContext(created_at=MOMENT)), key) != time_state(plan, key)
+    assert time_state(plan_run(Indexed(), golden, timed=3,
+                               context=PlanContext(created_at=MOMENT)), key) != time_state(plan, key)
+    budget = plan_run(Indexed(), golden, timed=2, time_budget=5, context=PlanContext(created_at=MOMENT))
+    assert time_state(budget, key) != time_state(plan, key)
+    assert time_state(plan, plan.setups[1].key) != time_state(plan, key)
 
 
 def test_the_page_and_the_text_say_where_reused_times_were_measured(tmp_path):

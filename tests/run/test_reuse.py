@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -17,18 +18,16 @@ import evaluation.run.reuse as reuse
 from evaluation.engine.target import EmbeddedTarget
 from evaluation.report.notes import ranked_in_note
 from evaluation.report.text import render_picks
-from evaluation.run import (join_app_run, merge_shards, plan_app_run, plan_run, plan_shards, rank_setup,
+from evaluation.golden import question_sha256
+from evaluation.run import (Plan, join_app_run, merge_shards, plan_app_run, plan_run, plan_shards, rank_setup,
                             rank_state, ranking_software, reusable_ranks, reusable_times, reused_timing,
                             time_setups)
 from conftest import SAMPLES
-from fakes import ANSWERS, ListTarget, write_golden
+from fakes import ANSWERS, ListTarget, through_json, write_golden
+from evaluation.run.plan import PlanContext
 
 KEYWORD = ["local.keyword.bm25", "local.keyword_documents.bm25"]
 ROWS = [json.loads(line) for line in (SAMPLES / "golden.jsonl").read_text(encoding="utf-8").splitlines()][:10]
-
-
-def through_json(value):
-    return json.loads(json.dumps(value))
 
 
 def app_run(target, folder: Path, rows, *, earlier=None, live=False, **settings):
@@ -39,7 +38,8 @@ def app_run(target, folder: Path, rows, *, earlier=None, live=False, **settings)
     golden = write_golden(folder, rows)
     planned = plan_app_run(target, golden, newest=through_json(earlier) if earlier else None,
                            retime="always" if live else "when-changed", most_questions=3, only=KEYWORD, timed=3,
-                           created_at="2026-12-01T10:00:00Z", run_id=f"run-{folder.name}", **settings)
+                           context=PlanContext(run_id=f"run-{folder.name}", created_at="2026-12-01T10:00:00Z"),
+                           **settings)
     plan = through_json(planned.plan)
     parts = {key: [through_json(rank_setup(target, plan, key, questions=ids)) for ids in found]
              for key, found in planned.shards.items()}
@@ -142,15 +142,15 @@ def test_the_same_state_reuses_every_question(cold_and_plan):
     "depth", "fingerprint", "chunking", "setup options", "software version", "engine code", "numpy"])
 def test_a_changed_ingredient_of_the_state_reuses_nothing(cold_and_plan, monkeypatch, change):
     cold, plan = cold_and_plan
-    plan = through_json(plan)
+    kept = plan.to_json()  # changed as its working file would be
     if change == "depth":
-        plan["settings"]["depth"] = 10
+        kept["settings"]["depth"] = 30
     elif change == "fingerprint":
-        plan["targets"]["local"]["fingerprint"] = "0" * 64
+        kept["targets"]["local"]["fingerprint"] = "0" * 64
     elif change == "chunking":
-        plan["targets"]["local"]["chunking"] = {**plan["targets"]["local"]["chunking"], "size": 1}
+        kept["targets"]["local"]["chunking"] = {**kept["targets"]["local"]["chunking"], "size": 1}
     elif change == "setup options":
-        for setup in plan["setups"]:
+        for setup in kept["setups"]:
             setup["options"] = {**setup["options"], "rrf_k": 61}
     else:
         software = dict(ranking_software())
@@ -159,6 +159,7 @@ def test_a_changed_ingredient_of_the_state_reuses_nothing(cold_and_plan, monkeyp
         software[name] = "changed"
         monkeypatch.setattr(reuse, "ranking_software", lambda: software)
 
+    plan = Plan.from_json(kept)
     assert reusable_ranks(plan, cold) == {}
     for entry in cold["setups"]:
         assert rank_state(plan, entry["key"]) != entry["rank_state"]
@@ -181,32 +182,33 @@ def test_the_engine_code_in_the_state_is_the_sha256_of_the_engines_source():
 
 def test_a_question_asked_in_other_words_is_not_reused_and_the_others_are(cold_and_plan):
     cold, plan = cold_and_plan
-    plan = through_json(plan)
-    plan["questions"][4]["sha256"] = "1" * 64  # its text changed
+    kept = plan.to_json()
+    kept["questions"][4]["question"] += " (asked again)"  # its text changed, so its sha256
+    plan = Plan.from_json(kept)
     found = reusable_ranks(plan, cold)
-    assert all(plan["questions"][4]["id"] not in f["results"] and len(f["results"]) == len(ROWS) - 1
+    assert all(plan.questions[4].id not in f["results"] and len(f["results"]) == len(ROWS) - 1
                for f in found.values())
 
 
 def test_questions_are_matched_by_their_text_not_their_id(cold_and_plan):
     cold, plan = cold_and_plan
-    plan = through_json(plan)
-    plan["questions"] = list(reversed(plan["questions"]))
-    for n, question in enumerate(plan["questions"]):
+    kept = plan.to_json()
+    kept["questions"] = list(reversed(kept["questions"]))
+    for n, question in enumerate(kept["questions"]):
         question["id"] = f"renumbered-{n}"  # ids given by line, after a line was inserted at the top
+    kept["timed_question_ids"] = []
+    plan = Plan.from_json(kept)
     found = reusable_ranks(plan, cold)
     by_sha = {q["sha256"]: q["id"] for q in cold["questions"]}
     for key, f in found.items():
         entry = next(s for s in cold["setups"] if s["key"] == key)
-        assert {q["id"]: f["results"][q["id"]] for q in plan["questions"]} == {
-            q["id"]: entry["results"][by_sha[q["sha256"]]] for q in plan["questions"]}
+        assert {q.id: f["results"][q.id] for q in plan.questions} == {
+            q.id: entry["results"][by_sha[question_sha256(q.question)]] for q in plan.questions}
 
 
 def test_nothing_is_reused_at_the_evidence_grain_which_reads_the_hits_text(cold_and_plan):
     cold, plan = cold_and_plan
-    plan = through_json(plan)
-    plan["settings"]["by"] = "evidence"
-    assert reusable_ranks(plan, cold) == {}
+    assert reusable_ranks(replace(plan, settings=replace(plan.settings, by="evidence")), cold) == {}
 
 
 def test_an_earlier_entry_that_failed_or_predates_the_state_is_not_reused(cold_and_plan):
@@ -222,11 +224,13 @@ def test_a_target_of_another_engine_is_always_searched_live(tmp_path):
     """An Azure AI Search index's state does not change when a document's text does."""
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
     rows = [{"id": "a", "question": "where is alpha", "expected": ["alpha"]}]
-    plan = through_json(plan_run(target, write_golden(tmp_path, rows), created_at="2026-12-01T10:00:00Z"))
-    entry = rank_setup(target, plan, plan["setups"][0]["key"])
-    assert rank_state(plan, plan["setups"][0]["key"]) is None and "rank_state" not in entry
-    report = {"id": "r0", "questions": plan["questions"],
-              "setups": [{**s, "rank_state": None, "error": None, "results": {"a": []}} for s in plan["setups"]]}
+    plan = through_json(plan_run(target, write_golden(tmp_path, rows),
+                                 context=PlanContext(created_at="2026-12-01T10:00:00Z")))
+    entry = rank_setup(target, plan, plan.setups[0].key)
+    assert rank_state(plan, plan.setups[0].key) is None and "rank_state" not in entry
+    kept = plan.to_json()
+    report = {"id": "r0", "questions": kept["questions"],
+              "setups": [{**s, "rank_state": None, "error": None, "results": {"a": []}} for s in kept["setups"]]}
     assert reusable_ranks(plan, report) == {}
 
 
@@ -235,7 +239,7 @@ def test_a_target_of_another_engine_is_always_searched_live(tmp_path):
 def test_shards_leave_out_the_reused_questions_and_a_setup_with_none_left_has_no_shard(cold_and_plan):
     cold, plan = cold_and_plan
     found = reusable_ranks(plan, cold)
-    untimed = [q["id"] for q in plan["questions"] if q["id"] not in plan["timed_question_ids"]]
+    untimed = [q.id for q in plan.questions if q.id not in plan.timed_question_ids]
     partly = {KEYWORD[0]: {**found[KEYWORD[0]], "results": {q: r for q, r in found[KEYWORD[0]]["results"].items()
                                                               if q != untimed[2]}}}
     shards = plan_shards(plan, reused={**found, **partly}, most_questions=3)
@@ -251,8 +255,8 @@ def test_a_settled_setup_needs_no_timed_pass_unless_a_sampled_question_changed(c
     timing = reused_timing(plan, key, times[key], ranks[key])
     entry = next(s for s in cold["setups"] if s["key"] == key)
     assert timing["times_ms"] == entry["times_ms"] and timing["timed_in"] == cold["id"]
-    assert timing["judged"]["results"] == {q: entry["results"][q] for q in plan["timed_question_ids"]}
-    sampled = plan["timed_question_ids"][0]
+    assert timing["judged"]["results"] == {q: entry["results"][q] for q in plan.timed_question_ids}
+    sampled = plan.timed_question_ids[0]
     without = {**ranks[key], "results": {q: r for q, r in ranks[key]["results"].items() if q != sampled}}
     assert reused_timing(plan, key, times[key], without) is None
     assert reused_timing(plan, key, None, ranks[key]) is None

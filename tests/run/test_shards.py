@@ -5,27 +5,23 @@ from __future__ import annotations
 import json
 import math
 import re
+from dataclasses import replace
 from datetime import datetime, timezone
 
 import pytest
 
 from conftest import SAMPLES
 from evaluation.errors import UsageError
-from evaluation.run import (estimated_seconds, measured_times, merge_shards, plan_run, plan_shards, rank_setup,
+from evaluation.run import (Plan, estimated_seconds, measured_times, merge_shards, plan_run, plan_shards, rank_setup,
                             untimed_ids)
-from fakes import ANSWERS, ListTarget, write_golden
+from fakes import ANSWERS, ListTarget, fake_plan, through_json, write_golden
+from evaluation.run.plan import PlanContext
 
 MOMENT = datetime(2026, 11, 30, 1, 2, 3, tzinfo=timezone.utc)
 
 
-def through_json(value):
+def entry_through_json(value):
     return json.loads(json.dumps(value))
-
-
-def fake_plan(setups, questions=100, timed=10):
-    """A plan holding what plan_shards reads: its setups, its questions and which are timed."""
-    ids = [f"q{n}" for n in range(questions)]
-    return {"setups": setups, "questions": [{"id": q} for q in ids], "timed_question_ids": ids[:timed]}
 
 
 BM25 = {"key": "local.keyword.bm25", "engine": "embedded", "models": [], "ranker": None, "options": {}}
@@ -122,20 +118,21 @@ class CountingTarget(ListTarget):
 
 def fake_run(tmp_path, broken=()):
     target = CountingTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken=broken)
-    plan = through_json(plan_run(target, write_golden(tmp_path, ROWS), created_at=MOMENT, run_id="run-1", timed=1))
+    plan = through_json(plan_run(target, write_golden(tmp_path, ROWS), timed=1,
+                                 context=PlanContext(run_id="run-1", created_at=MOMENT)))
     return target, plan
 
 
 def test_merged_shards_are_the_unsharded_entry(tmp_path):
     target, plan = fake_run(tmp_path)
-    for setup in plan["setups"]:
-        whole = through_json(rank_setup(target, plan, setup["key"]))
-        shards = plan_shards(plan, most_questions=2)[setup["key"]]
-        parts = [through_json(rank_setup(target, plan, setup["key"], questions=ids)) for ids in shards]
+    for key in plan.setup_keys:
+        whole = entry_through_json(rank_setup(target, plan, key))
+        shards = plan_shards(plan, most_questions=2)[key]
+        parts = [entry_through_json(rank_setup(target, plan, key, questions=ids)) for ids in shards]
 
-        assert len(shards) == 2 and merge_shards(plan, setup["key"], parts) == whole
+        assert len(shards) == 2 and merge_shards(plan, key, parts) == whole
         assert whole["requests"] == 4 == 2 + 2  # 5 questions, 1 timed; each shard sent 2
-        backwards = merge_shards(plan, setup["key"], parts[::-1])  # shards may finish in any order
+        backwards = merge_shards(plan, key, parts[::-1])  # shards may finish in any order
         assert backwards == whole and list(backwards["ranks"]) == list(whole["ranks"]) == untimed_ids(plan)
 
 
@@ -147,7 +144,7 @@ def test_a_failed_shard_fails_the_setup_with_its_error(tmp_path):
     merged = merge_shards(plan, key, parts)
 
     assert merged["error"] == "RuntimeError: the service said no" and merged["ranks"] == {}
-    assert merged == through_json(rank_setup(target, plan, key))  # as one activity gives it
+    assert merged == entry_through_json(rank_setup(target, plan, key))  # as one activity gives it
 
 
 def test_shards_that_miss_or_repeat_a_question_are_refused(tmp_path):
@@ -164,7 +161,7 @@ def test_shards_that_miss_or_repeat_a_question_are_refused(tmp_path):
 
 def test_a_shard_may_hold_only_untimed_questions_each_once(tmp_path):
     target, plan = fake_run(tmp_path)
-    timed = plan["timed_question_ids"][0]
+    timed = plan.timed_question_ids[0]
     with pytest.raises(UsageError, match=f"questions of t.keyword.bm25's batch, each once: {timed}"):
         rank_setup(target, plan, "t.keyword.bm25", questions=[timed])
     again = untimed_ids(plan)[0]
@@ -181,15 +178,16 @@ def test_shards_of_the_real_engine_merged_equal_one_batch_bit_for_bit(sample_ind
     def target():  # 5 candidates reranked, not 30: the rule is the same and the test 6x shorter
         return EmbeddedTarget(sample_index, cache=False, rerank_candidates=5)
 
-    plan = through_json(plan_run(target(), SAMPLES / "golden.jsonl", created_at=MOMENT, run_id="run-1", timed=2))
-    plan["questions"] = plan["questions"][:9]  # 9 questions, 2 of them timed: 7 in the batch
-    plan["timed_question_ids"] = [q["id"] for q in plan["questions"][:2]]
-    keys = [s["key"] for s in plan["setups"]]
+    plan = through_json(plan_run(target(), SAMPLES / "golden.jsonl", timed=2,
+                                 context=PlanContext(run_id="run-1", created_at=MOMENT)))
+    plan = replace(plan, questions=plan.questions[:9],  # 9 questions, 2 of them timed: 7 in the batch
+                   timed_question_ids=tuple(plan.question_ids[:2]))
+    keys = plan.setup_keys
     assert {k.split(".")[1] for k in keys} >= {"keyword", "dense", "hybrid", "hybrid_reranked"}
     for key in keys:
-        whole = through_json(rank_setup(target(), plan, key))
+        whole = entry_through_json(rank_setup(target(), plan, key))
         shards = plan_shards(plan, most_questions=3)[key]
-        parts = [through_json(rank_setup(target(), plan, key, questions=ids)) for ids in shards]
+        parts = [entry_through_json(rank_setup(target(), plan, key, questions=ids)) for ids in shards]
 
         assert [len(s) for s in shards] == [3, 2, 2] and whole["error"] is None
         assert json.dumps(merge_shards(plan, key, parts), sort_keys=True) == json.dumps(whole, sort_keys=True), key
@@ -220,7 +218,7 @@ BAD_PARTS = {  # what a damaged working file or a wrong caller gives, and the wo
 def test_merging_a_part_that_is_not_a_shards_entry_is_a_sentence_naming_the_shard(tmp_path, case):
     target, plan = fake_run(tmp_path)
     key = "t.keyword.bm25"
-    one = through_json(rank_setup(target, plan, key))
+    one = entry_through_json(rank_setup(target, plan, key))
     make, says = BAD_PARTS[case]
 
     with pytest.raises(UsageError, match=re.escape(says)):
@@ -229,12 +227,14 @@ def test_merging_a_part_that_is_not_a_shards_entry_is_a_sentence_naming_the_shar
 
 def test_merging_against_something_that_is_not_a_plan_or_a_key_is_a_sentence(tmp_path):
     target, plan = fake_run(tmp_path)
-    one = through_json(rank_setup(target, plan, "t.keyword.bm25"))
+    one = entry_through_json(rank_setup(target, plan, "t.keyword.bm25"))
+    kept = plan.to_json()  # a damaged working file is refused when read, before any step
     for bad, says in ((None, "not a plan of a run (it is null)"),
                       ({}, 'not a plan of a run ("setups" is not a list of setups'),
-                      (without(plan, "timed_question_ids"), '"timed_question_ids" is not a list of question ids')):
+                      (without(kept, "timed_question_ids"), '"timed_question_ids" is not a list of question ids'),
+                      (without(kept, "settings"), '"settings" is missing')):
         with pytest.raises(UsageError, match=re.escape(says)):
-            merge_shards(bad, "t.keyword.bm25", [one])
+            Plan.from_json(bad)
     with pytest.raises(UsageError, match="a setup key is text"):
         merge_shards(plan, None, [one])
 
@@ -243,7 +243,7 @@ def test_reused_results_that_are_not_reusable_ranks_are_a_sentence(tmp_path):
     target, plan = fake_run(tmp_path)
     key = "t.keyword.bm25"
     first, second = plan_shards(plan, most_questions=2)[key]
-    rest = through_json(rank_setup(target, plan, key, questions=second))
+    rest = entry_through_json(rank_setup(target, plan, key, questions=second))
     held = {"rank_state": "s", "results": {q: [["alpha:0", "alpha", None, 1.0]] for q in first},
             "ranked_in": {q: "run-0" for q in first}}
     assert merge_shards(plan, key, [rest], reused=held)["ranked_in"] == {q: "run-0" for q in first}  # the good one
@@ -254,8 +254,6 @@ def test_reused_results_that_are_not_reusable_ranks_are_a_sentence(tmp_path):
                          ({**held, "results": {q: [[1]] for q in first}}, "are not result rows")):
         with pytest.raises(UsageError, match=re.escape(says)):
             merge_shards(plan, key, [rest], reused=reused)
-    with pytest.raises(UsageError, match=re.escape('"settings" is missing')):
-        merge_shards(without(plan, "settings"), key, [rest], reused=held)
 
 
 @pytest.mark.parametrize("keywords, says", [
@@ -270,13 +268,16 @@ def test_planning_shards_from_inputs_that_are_not_what_they_name_is_a_sentence(k
 
 
 def test_planning_shards_of_a_plan_that_is_not_one_is_a_sentence():
+    kept = fake_plan([DENSE]).to_json()
+    fast = {**kept, "setups": [{**kept["setups"][0], "options": "fast"}]}
     for plan, says in ((None, "(it is null)"), ({"setups": [{}]}, '"setups" is not a list of setups'),
                        ({"setups": [BM25]}, '"questions" is not a list of questions'),
-                       (fake_plan([{**RERANKED, "options": {"rerank_candidates": "x"}}]),
-                        'rerank_candidates is "x", not a whole number of candidates from 1'),
-                       (fake_plan([{**DENSE, "options": "fast"}]), "its options must be an object")):
+                       (fast, "its options must be an object")):
         with pytest.raises(UsageError, match=re.escape(says)):
-            plan_shards(plan)
+            Plan.from_json(plan)  # a plan is read, and refused, where it enters the process
+    says = 'rerank_candidates is "x", not a whole number of candidates from 1'
+    with pytest.raises(UsageError, match=re.escape(says)):
+        plan_shards(fake_plan([{**RERANKED, "options": {"rerank_candidates": "x"}}]))
 
 
 def test_a_measured_time_that_is_no_measurement_sizes_shards_from_the_estimate():

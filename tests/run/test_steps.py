@@ -15,7 +15,8 @@ from evaluation.errors import UsageError
 from evaluation.run import failed_entry
 
 from evaluation.target import Hit
-from fakes import ANSWERS, ListTarget, write_golden
+from fakes import ANSWERS, ListTarget, through_json, write_golden
+from evaluation.run.plan import PlanContext
 
 MOMENT = datetime(2026, 11, 30, 1, 2, 3, 456000, tzinfo=timezone.utc)
 
@@ -26,20 +27,16 @@ def ticking_clock(step_s: float = 0.001):
     return lambda: next(ticks) * step_s
 
 
-def through_json(value):
-    return json.loads(json.dumps(value))
-
-
 def steps_report(targets, golden, **options):
     """The report made step by step, as the Function App makes it: every setup timed side by side, each
     ranked apart, joined (``finish_entries``) and assembled, every part through JSON."""
     from evaluation.run import finish_entries, rank_setup, time_setups
 
     by_name = {t.name: t for t in targets}
-    plan = through_json(plan_run(targets, golden, created_at=MOMENT, run_id="run-1", **options))
-    keys = [s["key"] for s in plan["setups"]]
+    plan = through_json(plan_run(targets, golden, context=PlanContext(run_id="run-1", created_at=MOMENT), **options))
+    keys = plan.setup_keys
     times = through_json(time_setups(by_name, plan, keys, clock=ticking_clock()))
-    ranked = {s["key"]: through_json(rank_setup(by_name[s["target"]], plan, s["key"])) for s in plan["setups"]}
+    ranked = {s.key: through_json(rank_setup(by_name[s.target], plan, s.key)) for s in plan.setups}
     return through_json(assemble_report(through_json(plan), finish_entries(plan, ranked, times)))
 
 
@@ -61,25 +58,27 @@ def test_the_steps_apart_give_the_report_evaluate_gives(golden):
 
 def test_the_plan_is_plain_json_and_names_every_chosen_setup_with_its_target(golden):
     plan = plan_run(ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, only=["keyword", "dense"],
-                    created_at=MOMENT, timed=1, seed=3)
-    assert through_json(plan) == plan
-    assert [(s["key"], s["target"]) for s in plan["setups"]] == [("t.keyword.bm25", "t"), ("t.dense.m", "t")]
-    assert plan["created_at"] == "2026-11-30T01:02:03.456000Z" and plan["run_id"].startswith("20261130T010203456Z-")
-    assert plan["golden"]["labelled"] == 3 and len(plan["timed_question_ids"]) == 1
-    assert plan["questions"][1] == {"id": "b", "question": "where is beta", "expected": ["beta"],
+                    timed=1, seed=3, context=PlanContext(created_at=MOMENT))
+    kept = plan.to_json()
+    assert json.loads(json.dumps(kept)) == kept and through_json(plan) == plan
+    assert [(s.key, s.target) for s in plan.setups] == [("t.keyword.bm25", "t"), ("t.dense.m", "t")]
+    assert plan.created_at == "2026-11-30T01:02:03.456000Z" and plan.run_id.startswith("20261130T010203456Z-")
+    assert plan.golden["labelled"] == 3 and len(plan.timed_question_ids) == 1
+    assert kept["questions"][1] == {"id": "b", "question": "where is beta", "expected": ["beta"],
                                     "evidence": ["beta lives here"],
                                     "sha256": hashlib.sha256("where is beta".encode()).hexdigest()}
 
 
 def test_a_setup_key_not_in_the_plan_is_refused_with_the_closest_key(golden):
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
-    plan = plan_run(target, golden, created_at=MOMENT)
+    plan = plan_run(target, golden, context=PlanContext(created_at=MOMENT))
     with pytest.raises(UsageError, match='Did you mean "t.hybrid.m"'):
         run_setup(target, plan, "t.hybird.m")
 
 
 def test_a_setup_the_target_no_longer_offers_is_that_setups_error(golden):
-    plan = plan_run(ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden, created_at=MOMENT)
+    plan = plan_run(ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}), golden,
+                    context=PlanContext(created_at=MOMENT))
 
     class Fewer(ListTarget):
         def setups(self):
@@ -92,8 +91,8 @@ def test_a_setup_the_target_no_longer_offers_is_that_setups_error(golden):
 
 def test_assemble_needs_one_entry_per_planned_setup_and_leaves_its_inputs_alone(golden):
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
-    plan = plan_run(target, golden, created_at=MOMENT)
-    entries = [run_setup(target, plan, s["key"]) for s in plan["setups"]]
+    plan = plan_run(target, golden, context=PlanContext(created_at=MOMENT))
+    entries = [run_setup(target, plan, s.key) for s in plan.setups]
     with pytest.raises(UsageError, match=r"missing \['t.hybrid.m'\]"):
         assemble_report(plan, entries[:2])
     with pytest.raises(UsageError, match=r"given twice \['t.keyword.bm25'\]"):
@@ -106,8 +105,8 @@ def test_assemble_needs_one_entry_per_planned_setup_and_leaves_its_inputs_alone(
 
 def test_a_failed_entry_from_the_plan_is_never_picked(golden):
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
-    plan = plan_run(target, golden, created_at=MOMENT)
-    entries = [run_setup(target, plan, s["key"]) for s in plan["setups"] if s["key"] != "t.hybrid.m"]
+    plan = plan_run(target, golden, context=PlanContext(created_at=MOMENT))
+    entries = [run_setup(target, plan, s.key) for s in plan.setups if s.key != "t.hybrid.m"]
     entries.append(failed_entry(plan, "t.hybrid.m", "ActivityFailed: retries exhausted"))
     report = assemble_report(plan, entries)
     failed = next(s for s in report["setups"] if s["key"] == "t.hybrid.m")
@@ -151,8 +150,8 @@ def test_ranks_then_times_apart_give_the_entry_run_setup_gives(golden):
     from evaluation.run import rank_setup, time_setup, with_times
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
-    plan = through_json(plan_run(target, golden, created_at=MOMENT, run_id="run-1", timed=2))
-    for key in [s["key"] for s in plan["setups"]]:
+    plan = through_json(plan_run(target, golden, timed=2, context=PlanContext(run_id="run-1", created_at=MOMENT)))
+    for key in plan.setup_keys:
         whole = run_setup(target, plan, key, clock=ticking_clock())
         ranked = through_json(rank_setup(target, plan, key))
         assert ranked["times_ms"] == [] and ranked["summary"] is None and len(ranked["ranks"]) == 1
@@ -166,18 +165,17 @@ def test_timed_passes_run_side_by_side_after_every_warm_up_in_a_rotating_order(g
     from evaluation.run import time_setups
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
-    plan = plan_run(target, golden, created_at=MOMENT, timed=3)
-    keys = [s["key"] for s in plan["setups"]]
+    plan = plan_run(target, golden, timed=3, context=PlanContext(created_at=MOMENT))
+    keys = plan.setup_keys
     k, d, h = keys  # keyword, dense, hybrid
 
     times = time_setups({"t": target}, plan, keys, clock=ticking_clock())
 
     assert {key: t["times_ms"] for key, t in times.items()} == {key: [1.0, 1.0, 1.0] for key in keys}
-    assert all(sorted(t["judged"]["ranks"]) == sorted(plan["timed_question_ids"]) for t in times.values())
+    assert all(sorted(t["judged"]["ranks"]) == sorted(plan.timed_question_ids) for t in times.values())
     assert len({t["time_pass"] for t in times.values()}) == 1  # one pass: their times compare in pairs
-    warm = plan["questions"][0]["question"]
-    first, second, third = (next(q for q in plan["questions"] if q["id"] == i)["question"]
-                            for i in plan["timed_question_ids"])
+    warm = plan.questions[0].question
+    first, second, third = (plan.question(i).question for i in plan.timed_question_ids)
     assert target.calls == [("search", k, warm), ("search", d, warm), ("search", h, warm),  # every warm-up first
                             ("search", k, first), ("search", d, first), ("search", h, first),  # A, B, C
                             ("search", d, second), ("search", h, second), ("search", k, second),  # B, C, A
@@ -199,9 +197,9 @@ def test_a_timed_pass_that_fails_is_that_setups_error_and_the_others_are_timed(g
     from evaluation.run import time_setups
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"dense"})
-    plan = plan_run(target, golden, created_at=MOMENT, timed=1)
+    plan = plan_run(target, golden, timed=1, context=PlanContext(created_at=MOMENT))
 
-    times = time_setups({"t": target}, plan, [s["key"] for s in plan["setups"]], clock=ticking_clock())
+    times = time_setups({"t": target}, plan, plan.setup_keys, clock=ticking_clock())
 
     assert times["t.dense.m"] == {"error": "RuntimeError: the service said no"}
     assert times["t.keyword.bm25"]["times_ms"] == [1.0] and times["t.hybrid.m"]["times_ms"] == [1.0]
@@ -211,7 +209,7 @@ def test_a_rank_that_fails_is_the_entrys_error_and_has_no_times_to_add(golden):
     from evaluation.run import rank_setup, with_times
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"hybrid"})
-    plan = plan_run(target, golden, created_at=MOMENT, timed=1)  # two questions left for the batch
+    plan = plan_run(target, golden, timed=1, context=PlanContext(created_at=MOMENT))  # two questions left for the batch
 
     entry = rank_setup(target, plan, "t.hybrid.m")
 
@@ -224,7 +222,7 @@ def test_finish_entries_keeps_each_setups_part_or_says_which_is_missing(golden):
     from evaluation.run import finish_entries, rank_setup, time_setup
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta", "gamma"}, broken={"hybrid"})
-    plan = plan_run(target, golden, created_at=MOMENT, timed=1)
+    plan = plan_run(target, golden, timed=1, context=PlanContext(created_at=MOMENT))
     ranked = {k: rank_setup(target, plan, k) for k in ("t.keyword.bm25", "t.dense.m", "t.hybrid.m")}
 
     def errors(times, failures, ranked=ranked):
@@ -261,8 +259,8 @@ def test_a_refused_run_is_a_report_with_no_setups_and_every_golden_error(tmp_pat
 
     target = ListTarget("t", ANSWERS, held={"alpha"})
     plan = plan_run(target, write_golden(tmp_path, [{"question": "where is alpha", "expected": ["alpha"]}]),
-                    created_at=MOMENT)
-    normal = assemble_report(plan, [run_setup(target, plan, s["key"]) for s in plan["setups"]])
+                    context=PlanContext(created_at=MOMENT))
+    normal = assemble_report(plan, [run_setup(target, plan, s.key) for s in plan.setups])
     assert set(report) == set(normal) | {"refused"}  # every key a report has, whatever the report becomes
     assert report["setups"] == [] and set(report["picks"].values()) == {None}
     assert [e["line"] for e in report["refused"]["errors"]] == [1, 2]
@@ -295,8 +293,9 @@ class CountingTarget(ListTarget):
 def test_request_counts_add_up_the_same_whether_a_setup_runs_whole_or_split(golden):
     from evaluation.run import finish_entries, rank_setup, time_setups
 
-    plan = through_json(plan_run(ListTarget("t", ANSWERS, held={"alpha"}), golden, created_at=MOMENT, timed=2))
-    keys = [s["key"] for s in plan["setups"]]
+    plan = through_json(plan_run(ListTarget("t", ANSWERS, held={"alpha"}), golden, timed=2,
+                                 context=PlanContext(created_at=MOMENT)))
+    keys = plan.setup_keys
     whole = [run_setup(CountingTarget("t", ANSWERS, held={"alpha"}), plan, k, clock=ticking_clock()) for k in keys]
     target = CountingTarget("t", ANSWERS, held={"alpha"})
     ranked = {k: rank_setup(target, plan, k) for k in keys}
@@ -316,9 +315,9 @@ def test_a_setup_that_fails_midway_keeps_the_requests_it_sent_in_every_step(gold
             super().search_batch(setup, questions, depth)  # sent, counted, then the answer is lost
             raise RuntimeError("the connection dropped")
 
-    plan = through_json(plan_run(ListTarget("t", ANSWERS, held={"alpha"}), golden, created_at=MOMENT, timed=2,
-                                 only=["keyword"]))
-    key = plan["setups"][0]["key"]
+    plan = through_json(plan_run(ListTarget("t", ANSWERS, held={"alpha"}), golden, timed=2, only=["keyword"],
+                                 context=PlanContext(created_at=MOMENT)))
+    key = plan.setups[0].key
     whole = run_setup(FailingBatch("t", ANSWERS, held={"alpha"}), plan, key, clock=ticking_clock())
     ranked = rank_setup(FailingBatch("t", ANSWERS, held={"alpha"}), plan, key)
     assert whole["error"] == ranked["error"] == "RuntimeError: the connection dropped"
@@ -366,20 +365,20 @@ class SingleDiffersTarget(ListTarget):
 
 def test_a_timed_questions_single_search_gives_its_ranks_and_the_batch_gets_only_the_others(golden):
     target = SingleDiffersTarget("t", ANSWERS, held={"alpha", "beta", "gamma"})
-    plan = plan_run(target, golden, created_at=MOMENT, only=["keyword"], timed=2)
-    timed = set(plan["timed_question_ids"])
+    plan = plan_run(target, golden, only=["keyword"], timed=2, context=PlanContext(created_at=MOMENT))
+    timed = set(plan.timed_question_ids)
 
     entry = run_setup(target, plan, "t.keyword.bm25", clock=ticking_clock())
 
     batches = [questions for kind, _, questions in target.calls if kind == "batch"]
-    untimed = [q["question"] for q in plan["questions"] if q["id"] not in timed]
+    untimed = [q.question for q in plan.questions if q.id not in timed]
     assert batches == [tuple(untimed)]
     singles = [q for kind, _, q in target.calls if kind == "search"]
     assert len(singles) == 1 + 2  # the warm-up, then each timed question once
-    for question in plan["questions"]:
-        first_doc = entry["results"][question["id"]][0][1]
-        assert first_doc == ("gamma" if question["id"] in timed else ANSWERS["keyword"][question["question"]][0]
-                             if ANSWERS["keyword"][question["question"]] else first_doc)
+    for question in plan.questions:
+        first_doc = entry["results"][question.id][0][1]
+        assert first_doc == ("gamma" if question.id in timed else ANSWERS["keyword"][question.question][0]
+                             if ANSWERS["keyword"][question.question] else first_doc)
     assert list(entry["ranks"]) == ["a", "b", "c"]  # the plan's order, whichever search gave them
 
 
@@ -390,8 +389,8 @@ def many_questions(tmp_path, n):
 
 def test_timing_stops_at_the_floor_once_the_median_is_known_within_the_margin(tmp_path):
     target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
-    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
-                    time_floor=8, time_margin=0.1)
+    plan = plan_run(target, many_questions(tmp_path, 30), only=["keyword"], timed=20, time_floor=8, time_margin=0.1,
+                    context=PlanContext(created_at=MOMENT))
 
     entry = run_setup(target, plan, "t.keyword.bm25", clock=ticking_clock())  # every search 1 ms: margin 0
 
@@ -417,8 +416,8 @@ def uneven_clock(durations_ms):
 
 def test_timing_goes_on_to_the_cap_while_the_median_is_not_known_within_the_margin(tmp_path):
     target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
-    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
-                    time_floor=8, time_margin=0.1)
+    plan = plan_run(target, many_questions(tmp_path, 30), only=["keyword"], timed=20, time_floor=8, time_margin=0.1,
+                    context=PlanContext(created_at=MOMENT))
 
     entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock([1, 3]))  # half 1 ms, half 3 ms
 
@@ -431,8 +430,8 @@ def test_timing_stops_as_soon_as_the_margin_is_reached_past_the_floor(tmp_path):
 
     durations = [10, 12, 11, 30, 10, 11, 12, 10, 11, 11, 12, 10, 11, 10, 12, 11, 10, 11, 12, 11]
     target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
-    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
-                    time_floor=6, time_margin=0.1)
+    plan = plan_run(target, many_questions(tmp_path, 30), only=["keyword"], timed=20, time_floor=6, time_margin=0.1,
+                    context=PlanContext(created_at=MOMENT))
 
     entry = run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(durations))
 
@@ -448,8 +447,8 @@ ALTERNATING_S = [1000, 3000]  # a median never known within 10%: only the budget
 def budgeted_run(tmp_path, *, floor, budget):
     """30 questions, 20 of them timed at most, searches alternately 1 and 3 s: (target, plan, entry)."""
     target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
-    plan = plan_run(target, many_questions(tmp_path, 30), created_at=MOMENT, only=["keyword"], timed=20,
-                    time_floor=floor, time_margin=0.1, time_budget=budget)
+    plan = plan_run(target, many_questions(tmp_path, 30), only=["keyword"], timed=20, time_floor=floor,
+                    time_margin=0.1, time_budget=budget, context=PlanContext(created_at=MOMENT))
     return target, plan, run_setup(target, plan, "t.keyword.bm25", clock=uneven_clock(ALTERNATING_S))
 
 
@@ -493,7 +492,7 @@ def test_a_time_budget_that_cannot_work_is_refused(golden):
     target = ListTarget("t", ANSWERS, held={"alpha"})
     for bad in (-1, float("nan"), float("inf"), True, "20"):
         with pytest.raises(UsageError, match="time budget"):
-            plan_run(target, golden, created_at=MOMENT, time_budget=bad)
+            plan_run(target, golden, time_budget=bad, context=PlanContext(created_at=MOMENT))
 
 
 @pytest.mark.parametrize("n, expected", [(5, None), (6, (1, 6)), (10, (2, 9)), (20, (6, 15)), (50, (18, 33))])
@@ -507,7 +506,7 @@ def test_a_time_margin_or_floor_that_cannot_work_is_refused(golden):
     target = ListTarget("t", ANSWERS, held={"alpha"})
     for bad in (dict(time_margin=1.0), dict(time_margin=-0.1), dict(time_margin=float("nan")), dict(time_floor=5)):
         with pytest.raises(UsageError, match="time (margin|floor)"):
-            plan_run(target, golden, created_at=MOMENT, **bad)
+            plan_run(target, golden, context=PlanContext(created_at=MOMENT), **bad)
 
 
 class ProgressTarget(ListTarget):
@@ -558,9 +557,10 @@ def test_a_side_by_side_pass_timed_in_parts_gives_what_one_pass_gives_and_warms_
     from evaluation.run import time_setups, time_setups_part
 
     target = ListTarget("t", ANSWERS, held={"alpha", "beta"})
-    plan = through_json(plan_run(target, many_questions(tmp_path, 12), created_at=MOMENT, only=["keyword", "dense"],
-                                 timed=8, time_margin=0))  # margin 0: every sampled question is timed
-    keys = [s["key"] for s in plan["setups"]]
+    plan = through_json(plan_run(target, many_questions(tmp_path, 12), only=["keyword", "dense"], timed=8,
+                                 time_margin=0,
+                                 context=PlanContext(created_at=MOMENT)))  # margin 0: every sampled question is timed
+    keys = plan.setup_keys
     whole = time_setups({"t": target}, plan, keys, clock=ticking_clock())
     whole_calls, target.calls = list(target.calls), []
 
@@ -574,9 +574,9 @@ def test_a_side_by_side_pass_timed_in_parts_gives_what_one_pass_gives_and_warms_
         assert state["round"] < 8 and not state["done"]
 
     assert parts > 1 and through_json(found) == through_json(whole)
-    first = plan["questions"][0]  # the warm-up's question; timed too when it is in the sample
-    also_timed = 2 if first["id"] in plan["timed_question_ids"] else 0
-    searched_first = [c for c in target.calls if c[0] == "search" and c[2] == first["question"]]
+    first = plan.questions[0]  # the warm-up's question; timed too when it is in the sample
+    also_timed = 2 if first.id in plan.timed_question_ids else 0
+    searched_first = [c for c in target.calls if c[0] == "search" and c[2] == first.question]
     assert len(searched_first) == parts * 2 + also_timed  # each part warms both setups up again
     assert len(target.calls) == len(whole_calls) + (parts - 1) * 2
 
@@ -585,8 +585,8 @@ def test_one_setups_timed_pass_alone_raises_its_failure_for_the_caller_to_decide
     from evaluation.run import time_setup
 
     target = ListTarget("t", ANSWERS, held={"alpha"}, broken={"dense"})
-    plan = plan_run(target, golden, created_at=MOMENT, timed=1)
+    plan = plan_run(target, golden, timed=1, context=PlanContext(created_at=MOMENT))
     with pytest.raises(RuntimeError, match="RuntimeError: the service said no"):
         time_setup(target, plan, "t.dense.m", clock=ticking_clock())
     timed = time_setup(target, plan, "t.keyword.bm25", clock=ticking_clock())
-    assert timed["times_ms"] == [1.0] and timed["time_pass"].startswith(plan["run_id"] + "/")
+    assert timed["times_ms"] == [1.0] and timed["time_pass"].startswith(plan.run_id + "/")

@@ -7,6 +7,7 @@ import itertools
 from evaluation import assemble_report, evaluate, plan_run, run_setup
 
 from fakes import ListTarget, write_golden
+from evaluation.run.plan import PlanContext
 
 
 def ticking_clock(step_s: float = 0.001):
@@ -43,8 +44,8 @@ def test_setups_timed_in_passes_of_their_own_are_not_compared_in_pairs(tmp_path)
     # run_setup times each setup alone: two such passes of one run must not pass for one, or their times
     # would be paired question by question though they were measured apart
     target = ListTarget("t", ANSWERS, held=HELD)
-    plan = plan_run(target, graded_golden(tmp_path), run_id="run-1", timed=6)
-    entries = [run_setup(target, plan, s["key"], clock=ticking_clock()) for s in plan["setups"]]
+    plan = plan_run(target, graded_golden(tmp_path), timed=6, context=PlanContext(run_id="run-1"))
+    entries = [run_setup(target, plan, s.key, clock=ticking_clock()) for s in plan.setups]
     passes = [entry["time_pass"] for entry in entries]
     assert len(set(passes)) == len(passes) and all(p.startswith("run-1/") for p in passes)
     report = assemble_report(plan, entries)

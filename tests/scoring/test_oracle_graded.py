@@ -82,8 +82,7 @@ def report_of(by, rank_among, min_grade, questions, hit_lists):
     entry = {"key": "t.keyword.bm25", "error": None, **judged(questions, hit_lists, rule)}
     entry = with_times(entry, {"times_ms": [1.0], "judged": {name: {} for name in entry if name in
                                                              ("ranks", "ndcg_10", "results", "outcomes")}})
-    add_azure_numbers([entry], [{"id": q.id, "question": q.question, "expected": list(q.expected),
-                                 "grades": dict(q.grades)} for q in questions], by, rank_among)
+    add_azure_numbers([entry], questions, by, rank_among)
     return {"by": by, "depth": 30, "question_ids": [q.id for q in questions],
             "questions": [{"id": q.id, "expected": list(q.expected), "grades": dict(q.grades)} for q in questions],
             "rules": {"rank_among": rank_among, "min_grade": min_grade}, "setups": [entry]}

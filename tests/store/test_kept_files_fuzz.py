@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from evaluation.errors import StoreError
+from evaluation.run.plan import PlanContext
 
 DEEP = "\x00deep\x00"  # stands for a value nested 50,000 deep, written into the JSON text after dumps
 NAN, INF = float("nan"), float("inf")
@@ -176,7 +177,8 @@ def test_a_damaged_run_report_is_read_as_a_sentence_by_the_store_the_commands_th
         except StoreError:
             report = None
         if report is not None:  # it reads: what reads it next must hold too
-            plan = plan_run(Indexed(), write_golden(root, ROWS), created_at=MOMENT + timedelta(hours=1), timed=2)
+            plan = plan_run(Indexed(), write_golden(root, ROWS), timed=2,
+                            context=PlanContext(created_at=MOMENT + timedelta(hours=1)))
             reusable_times(plan, report, max_age_days=7, warn=lambda sentence: None)
             measured_times(report)
             for setup in report["setups"]:

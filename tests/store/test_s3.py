@@ -21,6 +21,7 @@ from evaluation.store.sources import read_bytes
 
 from conftest import GOLDEN_RAW, closed_port, run_cli
 from fakes import ANSWERS, ListTarget, write_golden
+from evaluation.run.plan import PlanContext
 
 ROWS = [{"id": "a", "question": "where is alpha", "expected": ["alpha"]},
         {"id": "b", "question": "where is beta", "expected": ["beta"]}]
@@ -91,7 +92,7 @@ def test_a_fetcher_reads_every_address_for_every_golden_reader(tmp_path):
     assert [q.id for q in read_golden(uri, fetcher=fetcher).questions] == ["a", "b"]
     assert check_golden(uri, fetcher=fetcher).ok
     assert evaluate(target(), uri, fetcher=fetcher, timed=1)["golden"]["sha256"] == hashlib.sha256(ROWS_RAW).hexdigest()
-    assert plan_run(target(), uri, fetcher=fetcher)["golden"]["source"] == uri
+    assert plan_run(target(), uri, context=PlanContext(fetcher=fetcher)).golden["source"] == uri
     assert fetcher.asked == [uri, uri, uri, uri]
     with pytest.raises(GoldenFileError, match="no such golden file"):
         read_golden("s3://evals/other.jsonl", fetcher=fetcher)

@@ -7,7 +7,6 @@ so the picks, the ranking and every key are the ones ``evaluate`` gives.
 """
 from __future__ import annotations
 
-from dataclasses import asdict
 from datetime import datetime
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -17,7 +16,8 @@ from ...store.runs import new_run_id
 from ...store.shape import Report
 from ...target import as_targets
 from ...run.assemble import assemble_report
-from ...run.plan import PLAN_FORMAT, _question_row, utc
+from ...run.plan import utc
+from ...run.planned import Plan, PlannedSetup, planned_question
 
 
 def build_report(results: Sequence[dict[str, Any]], golden: Any, *, question_ids: Iterable[str] = (),
@@ -37,18 +37,17 @@ def build_report(results: Sequence[dict[str, Any]], golden: Any, *, question_ids
     questions = [q for q in golden.labelled if not wanted or q.id in wanted]
     moment = utc(created)
     settings = EvaluationSettings(balance=balance, time_points=time_points, by=by)
-    plan = {
-        "format": PLAN_FORMAT, "run_id": new_run_id(moment),
-        "created_at": moment.isoformat().replace("+00:00", "Z"), "settings": asdict(settings),
-        "golden": {"source": golden.source, "sha256": golden.sha256, "format": golden.format,
-                   "questions": len(golden.questions), "labelled": len(questions), "unfilled": golden.unfilled,
-                   "drafts": golden.drafts},
-        "questions": [_question_row(q) for q in questions],
-        "timed_question_ids": [q.id for q in questions],  # run_setup's own form times every question
-        "setups": [{"key": entry["key"]} for entry in results],
-        "targets": _described(targets),
-        "missing": dict(missing or {}),
-    }
+    plan = Plan(
+        run_id=new_run_id(moment), created_at=moment.isoformat().replace("+00:00", "Z"), settings=settings,
+        golden={"source": golden.source, "sha256": golden.sha256, "format": golden.format,
+                "questions": len(golden.questions), "labelled": len(questions), "unfilled": golden.unfilled,
+                "drafts": golden.drafts},
+        questions=tuple(planned_question(q) for q in questions),
+        timed_question_ids=tuple(q.id for q in questions if q.id is not None),  # run_setup's form times every one
+        setups=tuple(PlannedSetup.from_json(entry) for entry in results),  # an entry starts with its setup's fields
+        targets=_described(targets),
+        missing=dict(missing or {}),
+    )
     return assemble_report(plan, results)
 
 
