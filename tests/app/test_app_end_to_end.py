@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import time
 import json
 
 import pytest
@@ -61,6 +62,11 @@ def fixed_clock(monkeypatch):
     monkeypatch.setitem(time_setups.__kwdefaults__, "clock", ticking())  # runs planned before side by side
     monkeypatch.setitem(time_setups_part.__kwdefaults__, "clock", ticking())  # time_side_by_side's parts
     monkeypatch.setitem(evaluate.__kwdefaults__, "clock", ticking())
+    # the command line calls the core with RunHooks(progress=, warn=): its clock is the field's default
+    from evaluation.evaluate import RunHooks
+    defaults = dict(zip(["progress", "warn", "clock", "fetcher"], RunHooks.__init__.__defaults__, strict=True))
+    assert defaults["clock"] is time.perf_counter  # the order of the fields read above
+    monkeypatch.setattr(RunHooks.__init__, "__defaults__", (None, None, ticking(), None))
 
 
 def save_and_deliver(app: App, data: bytes, event_id: str) -> str:
