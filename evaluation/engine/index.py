@@ -509,8 +509,12 @@ def document_positions(chunks: Sequence[Chunk]) -> np.ndarray:
 def _build_bm25(folder: Path, texts: Sequence[str], settings: dict = BM25_SETTINGS) -> None:
     import bm25s
 
+    tokens = bm25_tokenize(texts)
+    if not any(tokens):  # bm25s cannot build over an empty vocabulary (it raises max() of an empty sequence)
+        raise CorpusError("the corpus holds no word the keyword index can read: every text is empty, stopwords "
+                          "or one-character words (such as \"x y\"); add documents with words to it")
     retriever = bm25s.BM25(method=settings["method"], k1=settings["k1"], b=settings["b"])
-    retriever.index(bm25_tokenize(texts), show_progress=False)
+    retriever.index(tokens, show_progress=False)
     retriever.save(str(folder), show_progress=False)
 
 
