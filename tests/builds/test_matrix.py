@@ -9,6 +9,7 @@ import csv
 import hashlib
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -202,6 +203,19 @@ def test_the_gate_exits_1_naming_each_threshold_missed_and_by_how_much_and_0_whe
     lines = [line for line in missed.stderr.splitlines() if line.startswith("fail-under:")]
     assert len(lines) == 2 and all("precision@5 of experiment" in line and "is 0.2, under" in line for line in lines)
     assert "under 0.3 by 0.1" in lines[0] and "under 0.45 by 0.25" in lines[1]  # 0.3 - 0.2 and 0.45 - 0.2
+
+
+def test_a_matrix_whose_every_experiment_failed_exits_1(tmp_path):
+    """Nothing measured is no pass for a CI step (issue 46's second probe pass: it exited 0)."""
+    corpus, queries = write(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "evaluation", "matrix", "--quiet", "--corpus", str(corpus),
+                           "--queries", str(queries), "--chunk-size", "300", "--methods", "dense", "--embedder",
+                           "openai:dep", "--openai-endpoint", "http://127.0.0.1:9/v1", "--openai-auth", "none",
+                           "--openai-dimensions", "8"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ))  # port 9: nothing listens, so every experiment fails
+    assert done.returncode == 1, (done.stdout, done.stderr)
+    assert "every experiment failed" in done.stderr and "this is a bug" not in done.stderr
 
 
 def test_a_threshold_at_a_k_not_in_top_k_is_refused_before_any_work(tmp_path):
