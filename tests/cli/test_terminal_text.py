@@ -270,6 +270,8 @@ CASES: list[tuple[tuple[str, ...], list[str], Reply | None]] = [
     (("chunking", "runs", "show"), ["20990104T000000000Z-000002", "--store", "{store}"], None),
     (("matrix",), ["--corpus", C, "--queries", S, "--embedder", "hash", "--methods", "keyword", "--quiet",
                    "--report-json", f"{OUT}/matrix.json", "--save-to", f"{OUT}/kept"], None),
+    (("space",), ["--corpus", C, "--golden", S, "--models", "hash", "--methods", "keyword,dense", "--quiet",
+                  "--work-dir", f"{OUT}/space-work", "--report-json", f"{OUT}/space.json"], None),
 ]
 STORES = {"hostile": (HOSTILE_STORE, HOSTILE_RUNS), "long": (LONG_STORE, LONG_RUNS)}
 
