@@ -22,7 +22,7 @@ pytestmark = [pytest.mark.azurite, pytest.mark.slow]
 
 @pytest.fixture
 def judged_app(app: App, sample_index, monkeypatch, tmp_path):
-    from activities import judging
+    from app import judging_steps
     from app import settings as app_settings
     from evaluation.engine.published import publish_index
 
@@ -37,7 +37,7 @@ def judged_app(app: App, sample_index, monkeypatch, tmp_path):
     monkeypatch.setenv("AZURE_OPENAI_ENDPOINT", server.base)
     app_settings.current_settings.cache_clear()
     # the sign-in is the chat route's (tested in tests/answers/test_chat_judge.py): here the judge needs none
-    monkeypatch.setattr(judging, "judge_of", lambda settings: grader(server))
+    monkeypatch.setattr(judging_steps, "judge_of", lambda settings: grader(server))
     yield app, path.read_bytes(), server
     server.__exit__(None, None, None)
 
