@@ -83,6 +83,23 @@ def _number(text: str, noun: str) -> float:
         raise argparse.ArgumentTypeError(f"{shown(text)} is not a {noun}") from None
 
 
+def relevant_grade(text: str) -> int:
+    """An argparse type for ``--min-grade``: a whole grade from 1 to ``MAX_GRADE``, written ``2`` or ``2.0``
+    as a golden file's and a qrels line's grades are read (``golden.records.whole_grade``), else a sentence
+    (exit 2): ``2.5`` names the two whole grades beside it."""
+    from ..golden.records import MAX_GRADE, whole_grade
+
+    value = _number(text, f"grade: give a whole number from 1 to {MAX_GRADE}, such as 2")
+    grade = whole_grade(value)
+    if grade is None and math.isfinite(value) and 1 < value < MAX_GRADE:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole grade: grades are whole numbers (2.0 is read "
+                                         f"as 2), so give {math.floor(value)} or {math.ceil(value)}")
+    _refuse_unless(grade is not None and grade >= 1,
+                   f"{shown(text)} is not a grade from 1 to {MAX_GRADE}: give a whole number, such as 2 (the grade "
+                   "from which a judged document is relevant)")
+    return int(value)
+
+
 def _refuse_unless(ok: bool, sentence: str) -> None:
     if not ok:  # every bound check is False for nan
         raise argparse.ArgumentTypeError(sentence)
@@ -389,7 +406,7 @@ def add_judging_options(parser: argparse.ArgumentParser, *, readings: bool = Tru
                              "by id; the golden file may then be topics without labels, or qid<TAB>question lines "
                              "(.tsv)")
     add_encoding_option(parser)
-    parser.add_argument("--min-grade", type=whole(1, 1000), default=DEFAULT_MIN_GRADE, metavar="GRADE",
+    parser.add_argument("--min-grade", type=relevant_grade, default=DEFAULT_MIN_GRADE, metavar="GRADE",
                         help="the grade from which a judged document is relevant for found@k, MRR and recall@k "
                              "(default 1; nDCG gains every grade, as trec_eval's does)")
     if readings:

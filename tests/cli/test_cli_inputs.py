@@ -157,3 +157,40 @@ def test_a_cut_off_below_1_is_a_sentence_wherever_a_k_is_read(capsys, tmp_path, 
     assert code == 2 and "--top-k" in err
     code, _, err = exit_code(capsys, *matrix, "--top-k", "5", "--fail-under", f"hit_rate@{k}=0.5")
     assert code == 2 and f'"hit_rate@{k}" is not a measure at a cut-off' in err
+
+
+# -- a grade on the command line, read as a file's grade is -------------------------------------------
+
+@pytest.mark.parametrize("command", [["evaluate", "--index", "idx", "--golden", "g.jsonl"],
+                                     ["score", "--golden", "g.jsonl", "--run", "r.trec"]])
+@pytest.mark.parametrize("given, read", [("2", 2), ("2.0", 2), ("1e3", 1000)])
+def test_min_grade_written_as_a_whole_valued_number_is_that_grade(command, given, read):
+    from evaluation.cli import build_parser
+
+    assert build_parser().parse_args([*command, "--min-grade", given]).min_grade == read
+
+
+@pytest.mark.parametrize("given, says", [
+    ("2.5", '"2.5" is not a whole grade: grades are whole numbers (2.0 is read as 2), so give 2 or 3'),
+    ("0", '"0" is not a grade from 1 to 1000: give a whole number, such as 2'),
+    ("1000.5", '"1000.5" is not a grade from 1 to 1000'),
+    ("nan", '"nan" is not a grade from 1 to 1000'),
+    ("two", '"two" is not a grade: give a whole number from 1 to 1000, such as 2'),
+])
+def test_min_grade_that_is_no_whole_grade_is_a_sentence(capsys, given, says):
+    code, _, err = exit_code(capsys, "score", "--golden", "g.jsonl", "--run", "r.trec", "--min-grade", given)
+    assert code == 2 and f"argument --min-grade: {says}" in err
+
+
+def test_score_at_min_grade_2_0_scores_as_at_2(capsys, tmp_path):
+    golden = tmp_path / "g.jsonl"
+    golden.write_text('{"id": "q1", "question": "where", "expected": {"a": 1, "b": 2}}\n', encoding="utf-8")
+    run = tmp_path / "r.trec"
+    run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n", encoding="utf-8")
+    scored = {}
+    for given in ("2", "2.0"):
+        code, out, err = run_cli(capsys, "score", "--golden", str(golden), "--run", str(run), "--min-grade", given,
+                                 "--json")
+        assert code == 0, err
+        scored[given] = json.loads(out)
+    assert scored["2.0"] == scored["2"] and scored["2"]["t"]["mrr"] == 1 / 2  # b, the grade-2 document, second
