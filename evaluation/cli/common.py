@@ -214,11 +214,13 @@ def index_settings(args: argparse.Namespace):
         from ..engine.model_catalog import EMBEDDER_NAMES, HASH_NAME
 
         known = (*EMBEDDER_NAMES, HASH_NAME)
+        choices = f"Bundled: {', '.join(EMBEDDER_NAMES)}; {HASH_NAME} (not a real model) for runs that must load none"
+        if not models:  # "," names nothing: never read as "no model", which would make a keyword-only run unasked
+            raise UsageError(f"--models {shown(args.models)} names no model; give one or more, comma-separated, or "
+                             f"leave --models out for every bundled one. {choices}")
         unknown = [m for m in models if m not in known]
         if unknown:
-            raise UsageError(f"unknown model(s) {', '.join(unknown)}.{did_you_mean(unknown[0], known)} "
-                             f"Bundled: {', '.join(EMBEDDER_NAMES)}; {HASH_NAME} (not a real model) for runs that "
-                             "must load none")
+            raise UsageError(f"unknown model(s) {', '.join(unknown)}.{did_you_mean(unknown[0], known)} {choices}")
     return IndexSettings(chunking=chunk_settings(args), models=models, colbert=bool(getattr(args, "colbert", False)))
 
 

@@ -194,3 +194,24 @@ def test_score_at_min_grade_2_0_scores_as_at_2(capsys, tmp_path):
         assert code == 0, err
         scored[given] = json.loads(out)
     assert scored["2.0"] == scored["2"] and scored["2"]["t"]["mrr"] == 1 / 2  # b, the grade-2 document, second
+
+
+# -- a list of models that names none ----------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["index", "{corpus}", "--out", "{out}"],
+                                     ["evaluate", "--corpus", "{corpus}", "--index-dir", "{out}", "--golden",
+                                      "{golden}", "--no-save", "--quiet"]])
+@pytest.mark.parametrize("given", [",", " , ", ",,"])
+def test_models_naming_no_model_is_refused_naming_the_flag_and_the_models_not_read_as_none(capsys, tmp_path,
+                                                                                          command, given):
+    from evaluation.engine.model_catalog import EMBEDDER_NAMES, HASH_NAME
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"id": "a", "text": "where the alpha release notes are kept"}\n', encoding="utf-8")
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"id": "q1", "question": "alpha release notes", "expected": ["a"]}\n', encoding="utf-8")
+    paths = {"corpus": str(corpus), "out": str(tmp_path / "idx"), "golden": str(golden)}
+    code, out, err = exit_code(capsys, *(word.format(**paths) for word in command), "--models", given)
+    assert code == 2 and not (tmp_path / "idx").exists() and "local.keyword" not in out
+    assert f"error: --models {json.dumps(given)} names no model;" in err
+    assert all(name in err for name in (*EMBEDDER_NAMES, HASH_NAME))
