@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..errors import UsageError, did_you_mean, named, printable, shown
+from ..errors import UsageError, capped, did_you_mean, named, printable, shown
 from ..progress import ProgressBar
 
 _BACKTICKS = re.compile(r"``?([^`]+?)``?")
@@ -220,7 +220,9 @@ def index_settings(args: argparse.Namespace):
                              f"leave --models out for every bundled one. {choices}")
         unknown = [m for m in models if m not in known]
         if unknown:
-            raise UsageError(f"unknown model(s) {', '.join(unknown)}.{did_you_mean(unknown[0], known)} {choices}")
+            first, more = capped(unknown)
+            listed = ", ".join(shown(m) for m in first) + (f" and {more:,} more" if more else "")
+            raise UsageError(f"--models: unknown model(s) {listed}.{did_you_mean(unknown[0], known)} {choices}")
     return IndexSettings(chunking=chunk_settings(args), models=models, colbert=bool(getattr(args, "colbert", False)))
 
 

@@ -215,3 +215,37 @@ def test_models_naming_no_model_is_refused_naming_the_flag_and_the_models_not_re
     assert code == 2 and not (tmp_path / "idx").exists() and "local.keyword" not in out
     assert f"error: --models {json.dumps(given)} names no model;" in err
     assert all(name in err for name in (*EMBEDDER_NAMES, HASH_NAME))
+
+
+# -- an argument of 120 KB comes back as a bounded echo ------------------------------------------------
+
+LONG_ARGUMENT = 120_000
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["runs", "list", "--" + "z" * LONG_ARGUMENT], 'error: unrecognized arguments: "--zzz'),
+    (["evaluate", "--index", "idx", "--golden", "g.jsonl", "--mode", "A" * LONG_ARGUMENT],
+     'error: argument --mode: invalid choice: "AAA'),
+    (["evaluate", "--index", "idx", "--golden", "g.jsonl", "--mode=" + "A'\\" * (LONG_ARGUMENT // 2)],
+     "error: argument --mode: invalid choice: \"A'\\\\"),  # its repr (in double quotes, backslashes doubled)
+    (["score", "--golden", "g.jsonl", "--run", "r.trec", "--min-grade", "9" * LONG_ARGUMENT],
+     'error: argument --min-grade: "999'),
+    (["index", "corpus.jsonl", "--out", "idx", "--models", "hsah," + "m" * LONG_ARGUMENT],
+     'error: --models: unknown model(s) "hsah", "mmm'),
+])
+def test_an_argument_of_120_kb_is_echoed_cut_to_its_start_and_its_length(capsys, tmp_path, monkeypatch, argv, says):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus.jsonl").write_text('{"id": "a", "text": "alpha release notes"}\n', encoding="utf-8")
+    code, out, err = exit_code(capsys, *argv)
+    assert code == 2 and says in err and "characters)" in err
+    assert len(out) + len(err) < 1_000, (len(out), len(err))
+
+
+def test_golden_check_of_a_file_name_of_120_kb_says_it_cut_on_every_line(capsys):
+    from evaluation.errors import TEXT_LIMIT
+
+    code, out, err = exit_code(capsys, "golden", "check", "A" * LONG_ARGUMENT)
+    assert code == 1 and "cannot read the golden file" in out
+    lines = (out + err).splitlines()
+    assert all(len(line) < TEXT_LIMIT + 200 for line in lines), [len(line) for line in lines]
+    assert sum("(120,000 characters)" in line for line in lines) == 2  # the summary's first line, and the error
