@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, cast
 
-from ..errors import RunNotSavedError, UsageError, did_you_mean, named
+from ..errors import RunNotSavedError, UsageError, did_you_mean, named, printable, printable_texts
 from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..engine.modes import MODES
@@ -287,6 +287,8 @@ def run(args: argparse.Namespace) -> int:
     address, why = keep_where(args)
     store = open_kept_store(address, why) if address else None  # seconds, not after the run
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
+    if baseline is not None:
+        refuse_other_reading(baseline, args)  # a run that could not be compared with it is not started
     golden = read_golden(args.golden, **golden_limit(args), qrels=args.qrels, encoding=args.encoding,
                          warn=lambda text: print(f"warning: {text}", file=sys.stderr))
     problems = run_problems(golden)  # before the index is built: a refused file costs no minutes
@@ -439,6 +441,33 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
         raise type(err)(f"--baseline {args.baseline}: {err} (read from {flag}); on the first run into a store there "
                         "is no run to compare with: leave --baseline out until the store holds one, or name a store "
                         "that does with --baseline-store") from err
+
+
+def refuse_other_reading(baseline: Mapping[str, Any], args: argparse.Namespace) -> None:
+    """A ``UsageError`` before the first search when this run would read ranks otherwise than the --baseline
+    run did (its --by, --rank-among or --min-grade): ``report.compare`` refuses to compare such runs (their
+    positions mean other things), which it could say only after the run was searched and saved. The same
+    readings as it, from the same defaults: at the chunk grain both ways of ranking are one."""
+    from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG
+
+    kept = baseline.get("rules")
+    rules: Mapping[str, Any] = kept if isinstance(kept, Mapping) else {}
+    theirs = {"--by": baseline.get("by"), "--rank-among": rules.get("rank_among") or DEFAULT_RANK_AMONG,
+              "--min-grade": rules.get("min_grade") or DEFAULT_MIN_GRADE}
+    ours = {"--by": args.by, "--rank-among": args.rank_among, "--min-grade": args.min_grade}
+    if ours["--by"] == "chunk" and theirs["--by"] == "chunk":
+        del theirs["--rank-among"], ours["--rank-among"]
+    differ = [flag for flag in ours if str(theirs[flag]) != str(ours[flag])]
+    if not differ:
+        return
+    said = printable_texts({flag: str(theirs[flag]) for flag in differ})  # read from a kept report
+    run_id = printable(str(baseline.get("id")))
+    raise UsageError(f"--baseline {printable(args.baseline)}: run {run_id} was made with "
+                     f"{', '.join(f'{flag} {said[flag]}' for flag in differ)}, and this run would be made with "
+                     f"{', '.join(f'{flag} {ours[flag]}' for flag in differ)}, so their ranks mean different things "
+                     "and cannot be compared; give "
+                     f"{' '.join(f'{flag} {said[flag]}' for flag in differ)} to compare with it, or name a baseline "
+                     "made as this run is (nothing was searched)")
 
 
 def _no_run_yet(address: str, *, own: bool) -> bool:
