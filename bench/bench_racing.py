@@ -106,8 +106,8 @@ def race_trial(plan: Plan, exhaustive: Mapping[str, Any], costs: Mapping[str, fl
     searched = {s["key"]: total for s in entries}
     stopped: dict[str, int] = {}
     race = plan.race
-    if race:
-        state = replay(plan, ranks, through=len(race["looks"]),
+    if race is not None:
+        state = replay(plan, ranks, through=len(race.looks),
                        failed={s["key"] for s in entries if s.get("error") is not None})
         for key, (look, comparison) in state.stopped.items():
             stopped[key] = look
@@ -173,8 +173,9 @@ def measure(name: str, corpus: Path, golden: Path, args: argparse.Namespace, fir
                                {s["key"]: (s.get("summary") or {}).get("median_ms") for s in exhaustive["setups"]})
     target = fresh()
     trials = [race_trial(plan_for(target, golden, seed), exhaustive, costs) for seed in range(args.trials)]
+    race = plan_for(target, golden, 0).race
     return {"name": name, "questions": len(exhaustive["question_ids"]), "exhaustive": exhaustive, "costs": costs,
-            "runs": runs, "trials": trials, "raced": (plan_for(target, golden, 0).race or {}).get("raced", [])}
+            "runs": runs, "trials": trials, "raced": list(race.raced) if race is not None else []}
 
 
 def print_collection(found: Mapping[str, Any]) -> None:
