@@ -29,7 +29,8 @@ The baseline is read from git (``git archive <commit>`` into a temporary folder)
 
 Counted over the product's modules (module bodies run at import are not the walk and are left out):
 
-- calls: function calls whose callee is a project module; rooms: the distinct project modules entered;
+- calls: function calls whose callee is a project module (a generator or coroutine counted once, when it
+  starts, not at each resumption); rooms: the distinct project modules entered;
 - climbs: calls from one top-level part to another that sits above it: ``evaluation.<part>`` (a package or a
   top module; ``evaluation.compat.aliases`` its own part, as ``tests/test_layout.py`` places it), ``app``,
   ``activities``, ``api``, ``triggers``, ``orchestrators``, ``aws``. A part is above another when it imports
@@ -44,7 +45,9 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import dis
 import hashlib
+import inspect
 import io
 import json
 import os
@@ -179,6 +182,8 @@ DEV_ACCOUNT = "devstoreaccount1"  # Azurite's published development account and 
 DEV_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
 AZURITE_START_SECONDS = 90.0  # node takes seconds to start on a busy 2-core machine; this only bounds a broken one
 TOP_LEVEL = (*PRODUCT, "function_app")
+RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
+RESUME = dis.opmap.get("RESUME")  # 3.11+: its argument is 0 where a frame starts, more where it resumes
 
 
 def module_name(path: Path, root: Path) -> str:
@@ -291,7 +296,7 @@ def trace(root: Path, run: Callable[[], Any]) -> tuple[Any, list[tuple[str | Non
         return names[filename]
 
     def profile(frame: FrameType, event: str, arg: Any) -> None:
-        if event != "call" or frame.f_code.co_name == "<module>":
+        if event != "call" or frame.f_code.co_name == "<module>" or not started(frame):
             return
         callee = module(frame.f_code.co_filename)
         if callee is None:
@@ -309,6 +314,15 @@ def trace(root: Path, run: Callable[[], Any]) -> tuple[Any, list[tuple[str | Non
         sys.setprofile(None)
         threading.setprofile(None)
     return result, [(caller, callee, n) for (caller, callee), n in sorted(counts.items(), key=str)]
+
+
+def started(frame: FrameType) -> bool:
+    """Whether a profiler's "call" is a call, not a generator or coroutine resumed (a call each resumption)."""
+    code = frame.f_code
+    if not code.co_flags & RESUMABLE or RESUME is None:
+        return True
+    at = frame.f_lasti
+    return code.co_code[at] != RESUME or code.co_code[at + 1] == 0
 
 
 def _unwrapped(decorated: Any) -> Callable[..., Any]:

@@ -19,11 +19,12 @@ BENCH = Path(bench.__file__).parent
 # through middle; side and middle do not import each other
 PACKAGE = {
     "evaluation/__init__.py": "",
-    "evaluation/low.py": "def apply(fn, x):\n    return fn(x)\n",
+    "evaluation/low.py": "def apply(fn, x):\n    return fn(x)\n\n\ndef total(items):\n    return sum(items)\n",
     "evaluation/side.py": "def call(fn):\n    return fn(1)\n",
     "evaluation/middle/__init__.py": "",
-    "evaluation/middle/step.py": ("from ..low import apply\n\n\ndef double(x):\n    return 2 * x\n\n\n"
-                                  "def run(fn):\n    return apply(double, 1) + apply(fn, 1)\n"),
+    "evaluation/middle/step.py": ("from ..low import apply, total\n\n\ndef double(x):\n    return 2 * x\n\n\n"
+                                  "def numbers():\n    yield 1\n    yield 2\n\n\n"
+                                  "def run(fn):\n    return apply(double, 1) + apply(fn, 1) + total(numbers())\n"),
     "evaluation/top.py": ("from . import side\nfrom .middle.step import double, run\n\n\n"
                           "def hook(x):\n    return x\n\n\ndef go():\n    return run(hook) + side.call(double)\n"),
     "activities/__init__.py": "",
@@ -48,7 +49,8 @@ def traced(root: Path) -> list[tuple[str | None, str, int]]:
             "print(json.dumps([result, edges]))")
     result, edges = json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                                               check=True).stdout)
-    assert result == (2 * 1 + 1) + 2 * 1 + 1  # run(hook): double(1) + hook(1); side.call(double); apply(noted, 1)
+    # run(hook): double(1) + hook(1) + (1 + 2); side.call(double); apply(noted, 1)
+    assert result == (2 * 1 + 1 + 3) + 2 * 1 + 1
     return [(caller, callee, n) for caller, callee, n in edges]
 
 
@@ -64,15 +66,17 @@ def test_the_parts_each_part_imports_are_read_from_every_import_relative_or_abso
 def test_a_walk_counts_every_call_into_the_package_and_the_calls_back_up_the_layers(tmp_path):
     walk = bench.count_walk(traced(tiny_package(tmp_path)), bench.part_imports(tmp_path))
 
-    # main and noted; go and hook; run and double twice (from low, from side); apply three times; call once
-    assert walk.entered == Counter({"activities.act": 2, "evaluation.top": 2, "evaluation.middle.step": 3,
-                                    "evaluation.low": 3, "evaluation.side": 1})
-    assert (walk.calls, walk.rooms) == (2 + 2 + 3 + 3 + 1, 5)
-    # low calls back double (middle imports low), hook (top imports low through middle) and noted (activities
-    # imports low); side calling double is no climb (neither imports the other), nor is any call down
-    assert walk.climbing == Counter({("evaluation.low", "evaluation.middle"): 1,
+    # main and noted; go and hook; run, double twice (from low, from side) and numbers once (started once,
+    # resumed three times by sum in low); apply three times and total once; call once
+    assert walk.entered == Counter({"activities.act": 2, "evaluation.top": 2, "evaluation.middle.step": 4,
+                                    "evaluation.low": 4, "evaluation.side": 1})
+    assert (walk.calls, walk.rooms) == (2 + 2 + 4 + 4 + 1, 5)
+    # low calls back double and drives numbers (middle imports low), calls hook (top imports low through
+    # middle) and noted (activities imports low); side calling double is no climb (neither imports the
+    # other), nor is any call down
+    assert walk.climbing == Counter({("evaluation.low", "evaluation.middle"): 2,
                                      ("evaluation.low", "evaluation.top"): 1, ("evaluation.low", "activities"): 1})
-    assert walk.climbs == 3
+    assert walk.climbs == 4
 
 
 def test_the_compat_aliases_leaf_is_a_part_of_its_own_as_the_layout_test_places_it():
