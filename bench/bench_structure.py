@@ -70,6 +70,9 @@ from types import FrameType
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO / "tests"))
+from import_graph import imported_modules, module_name  # noqa: E402  (one reading of imports with test_layout.py)
+
 PRODUCT = ("evaluation", "app", "activities", "api", "triggers", "orchestrators", "aws")
 APP_PARTS = ("app", "activities", "api", "triggers", "orchestrators")
 MOST_PARAMETERS = 8
@@ -86,29 +89,14 @@ def evaluation_part(path: Path, root: Path) -> str:
     return relative.parts[0] if len(relative.parts) > 1 else relative.stem
 
 
-def imported_parts(path: Path, root: Path) -> set[str]:
-    """The top-level parts of ``evaluation`` that a module of it imports, relative or absolute imports alike."""
-    package = list(path.relative_to(root / "evaluation").parent.parts)
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.level:
-            base = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
-            found.update([base[0]] if base else [alias.name for alias in node.names])
-        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "evaluation":
-            found.add(node.module.split(".")[1] if "." in node.module else node.names[0].name)
-        elif isinstance(node, ast.Import):
-            found.update(a.name.split(".")[1] for a in node.names if a.name.startswith("evaluation."))
-    return found
+def imported_parts(path: Path, root: Path, modules: set[str]) -> set[str]:
+    """The top-level parts of ``evaluation`` that a module imports, relative or absolute imports alike."""
+    return {m.split(".")[1] for m in imported_modules(path, root, modules) if m.startswith("evaluation.")}
 
 
-def app_imports(path: Path) -> set[str]:
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(a.name.split(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            found.add(node.module.split(".")[0])
-    return found & set(APP_PARTS)
+def app_imports(path: Path, root: Path, modules: set[str]) -> set[str]:
+    """The app's parts (``app``, ``activities``, ...) a module imports."""
+    return {m.split(".")[0] for m in imported_modules(path, root, modules)} & set(APP_PARTS)
 
 
 def wide_functions(path: Path) -> int:
@@ -146,11 +134,12 @@ def mypy_ignored(root: Path) -> int:
 
 def structure(root: Path) -> dict[str, int]:
     files = product_files(root)
+    modules = {module_name(p, root) for p in files}
     library = [p for p in files if p.is_relative_to(root / "evaluation")]
-    pairs = {(evaluation_part(p, root), part) for p in library for part in imported_parts(p, root)
+    pairs = {(evaluation_part(p, root), part) for p in library for part in imported_parts(p, root, modules)
              if part != evaluation_part(p, root)}
     app_pairs = {(p.relative_to(root).parts[0], part) for p in files if p.relative_to(root).parts[0] in APP_PARTS
-                 for part in app_imports(p) if part != p.relative_to(root).parts[0]}
+                 for part in app_imports(p, root, modules) if part != p.relative_to(root).parts[0]}
     notes = [c for p in files for c in comments(p)]
     return {
         "modules": len(files),
@@ -186,12 +175,6 @@ RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENER
 RESUME = dis.opmap.get("RESUME")  # 3.11+: its argument is 0 where a frame starts, more where it resumes
 
 
-def module_name(path: Path, root: Path) -> str:
-    """``evaluation.run.plan`` for ``root/evaluation/run/plan.py``; a package's ``__init__.py`` is the package."""
-    parts = list(path.relative_to(root).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
 def part_of(module: str) -> str:
     """The top-level part a module sits in: ``evaluation.<package or top module>`` (``evaluation.compat.aliases``
     apart, the leaf the core's functions wear, as tests/test_layout.py places it), else its first name."""
@@ -201,24 +184,6 @@ def part_of(module: str) -> str:
     return "evaluation.compat.aliases" if names[1:3] == ["compat", "aliases"] else ".".join(names[:2])
 
 
-def imported_modules(path: Path, root: Path, modules: set[str]) -> set[str]:
-    """The project modules ``path`` imports anywhere in it (a function's own imports too), relative imports
-    resolved; ``from m import name`` gives ``m.name`` when that is a module, else ``m``."""
-    name = module_name(path, root)
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = (package[:len(package) - (node.level - 1)] if node.level else []) + (
-                node.module.split(".") if node.module else [])
-            for alias in node.names:
-                whole = ".".join([*base, alias.name])
-                found.add(whole if whole in modules else ".".join(base))
-    return {m for m in found if m.split(".")[0] in TOP_LEVEL}
-
-
 def part_imports(root: Path) -> dict[str, set[str]]:
     """Per top-level part of the product (``part_of``), the other parts its modules import."""
     files = product_files(root)
@@ -226,7 +191,8 @@ def part_imports(root: Path) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {}
     for path in files:
         mine = part_of(module_name(path, root))
-        graph.setdefault(mine, set()).update(part_of(m) for m in imported_modules(path, root, modules))
+        graph.setdefault(mine, set()).update(part_of(m) for m in imported_modules(path, root, modules)
+                                             if m.split(".")[0] in TOP_LEVEL)
         graph[mine].discard(mine)
     return graph
 
