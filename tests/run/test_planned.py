@@ -13,9 +13,8 @@ import pytest
 import evaluation.run.planned as planned
 from evaluation.errors import UsageError
 from evaluation.golden import Question
-from evaluation.run import (Plan, PlanContext, PlannedSetup, assemble_report, plan_run, planned_setup, rank_setup,
-                            run_setup)
-from evaluation.run.planned import PlannedRace
+from evaluation.run import (Plan, PlanContext, PlannedRace, PlannedSetup, assemble_report, plan_run, planned_setup,
+                            rank_setup, run_setup)
 from evaluation.run.race import plan_race
 from fakes import ANSWERS, ListTarget, through_json, write_golden
 from test_race import FAR_BEHIND, Costly, answers, rows
