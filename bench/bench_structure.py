@@ -52,17 +52,13 @@ import io
 import json
 import os
 import re
-import shutil
-import socket
 import subprocess
 import sys
 import tarfile
 import tempfile
 import threading
-import time
 import tokenize
 import tomllib
-import uuid
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,8 +66,10 @@ from types import FrameType
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tests"))
-from import_graph import imported_modules, module_name  # noqa: E402  (one reading of imports with test_layout.py)
+sys.path.insert(0, str(REPO / "tests"))  # the tests' helpers: how imports are read (test_layout.py), the emulators
+from emulators import (AZURITE_ARGUMENTS, DEV_ACCOUNT, Azurite, find_azurite,  # noqa: E402  (tests/ on the path first)
+                       free_port, serving)
+from import_graph import imported_modules, module_name  # noqa: E402  (tests/ on the path first)
 
 PRODUCT = ("evaluation", "app", "activities", "api", "triggers", "orchestrators", "aws")
 APP_PARTS = ("app", "activities", "api", "triggers", "orchestrators")
@@ -166,10 +164,6 @@ def baseline_tree(commit: str, into: Path) -> Path:
 WALKS = {"cli": "the CLI's evaluate (sample, keyword setups, --no-save, ten timed searches)",
          "app": "the app's plan activity (sample, keyword setups, Azurite)"}
 MOST_ENTERED = 5
-AZURITE_INSTALLED = Path.home() / ".cache" / "azurite-3.37.0" / "node_modules" / ".bin" / "azurite-blob"
-DEV_ACCOUNT = "devstoreaccount1"  # Azurite's published development account and key, nothing secret
-DEV_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-AZURITE_START_SECONDS = 90.0  # node takes seconds to start on a busy 2-core machine; this only bounds a broken one
 TOP_LEVEL = (*PRODUCT, "function_app")
 RESUMABLE = inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR
 RESUME = dis.opmap.get("RESUME")  # 3.11+: its argument is 0 where a frame starts, more where it resumes
@@ -301,12 +295,11 @@ def _app_job(root: Path, index: Path, endpoint: str, scratch: Path) -> dict[str,
     published, the app's settings in the environment (keyword setups only, as the CLI's walk)."""
     from azure.storage.blob import BlobServiceClient
 
-    connection = (f"DefaultEndpointsProtocol=http;AccountName={DEV_ACCOUNT};AccountKey={DEV_KEY};"
-                  f"BlobEndpoint={endpoint};")
-    container = f"walk{uuid.uuid4().hex[:16]}"
+    emulator = Azurite(endpoint)
+    connection, container = emulator.connection_string, emulator.new_container()
     golden = (root / "samples" / "golden.jsonl").read_bytes()
     with BlobServiceClient.from_connection_string(connection) as service:
-        service.create_container(container).upload_blob("docs/golden.jsonl", golden)
+        service.get_container_client(container).upload_blob("docs/golden.jsonl", golden)
     for name in ("EVALUATION_STORAGE_ACCOUNT_URL", "EVALUATION_SKIP", "EVALUATION_TIMED", "EVALUATION_TIME_BUDGET",
                  "EVALUATION_SHARD_SECONDS", "EVALUATION_SHARD_QUESTIONS", "AZURE_SEARCH_ENDPOINT",
                  "EVALUATION_JUDGE_DEPLOYMENT", "EVALUATION_JUDGE_MAX_COST", "EVALUATION_JUDGE_PAIRS"):
@@ -366,47 +359,19 @@ def walk_child(kind: str, root: Path, out: Path, endpoint: str | None) -> int:
     return 0
 
 
-def _answers(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
 @contextlib.contextmanager
 def azurite() -> Iterator[str | None]:
     """Azurite's blob endpoint on a free port for as long as the block runs (None, said on stderr, when it
     is not installed: AZURITE_BLOB, .ci/run's folder, or azurite-blob on PATH)."""
-    binary = os.environ.get("AZURITE_BLOB") or (
-        str(AZURITE_INSTALLED) if os.access(AZURITE_INSTALLED, os.X_OK) else shutil.which("azurite-blob"))
-    if not binary:
-        print("Azurite not found (AZURITE_BLOB, or `npm install azurite@3.37.0` as .ci/run does): the app's walk "
-              "is left out", file=sys.stderr)
+    binary, why = find_azurite()
+    if binary is None:
+        print(f"{why}: the app's walk is left out", file=sys.stderr)
         yield None
         return
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    with tempfile.TemporaryDirectory() as workspace:
-        process = subprocess.Popen([binary, "--blobHost", "127.0.0.1", "--blobPort", str(port),
-                                    "--inMemoryPersistence", "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
-                                   cwd=workspace, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        try:
-            deadline = time.monotonic() + AZURITE_START_SECONDS
-            while not _answers(port):
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise SystemExit(f"Azurite ({binary}) did not answer on 127.0.0.1:{port} within "
-                                     f"{AZURITE_START_SECONDS:g} s")
-                time.sleep(0.1)
-            yield f"http://127.0.0.1:{port}/{DEV_ACCOUNT}"
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    port = free_port()
+    argv = [binary, *AZURITE_ARGUMENTS, "--blobPort", str(port)]
+    with tempfile.TemporaryDirectory() as workspace, serving("Azurite", argv, port, Path(workspace)):
+        yield f"http://127.0.0.1:{port}/{DEV_ACCOUNT}"
 
 
 def walks(root: Path, endpoint: str | None) -> dict[str, Walk]:
