@@ -2,6 +2,7 @@
 
     python3 bench/bench_structure.py --baseline 8210561            # this checkout against that commit
     python3 bench/bench_structure.py --baseline 8210561 --tree ../other-checkout
+    python3 bench/bench_structure.py --walk                        # and the walks (below), on 8210561 too
 
 Rows, each counted over the product's code (``evaluation/``, the Function App's ``app/``, ``activities/``,
 ``api/``, ``triggers/``, ``orchestrators/``, ``aws/`` and ``function_app.py``; tests and benchmarks left out):
