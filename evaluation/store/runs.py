@@ -57,6 +57,7 @@ from ..files import try_writing_in, write_whole
 from ..compat.aliases import also_named
 from ..processes import process_alive
 from .leftovers import STALE_AFTER_S, Leftover, runs_in
+from .run_report import RunReport
 from .s3 import is_s3_address
 from .shape import REPORT_FORMAT, loads_report, report_problem
 from .sources import is_blob_address
@@ -329,6 +330,12 @@ class RunStore(ABC):
         except FileNotFoundError as err:
             raise RunNotFoundError(self._unknown_run(run_id)) from err
         return checked_report(raw, self._full(path), run_id=run_id)
+
+    def report(self, run_id: str) -> RunReport:
+        """The report of ``run_id`` (or the newest run's, for ``"latest"``) as every view reads it: the
+        ``run_report.RunReport`` built once from the checked JSON ``get`` returns, older shapes read as
+        today's. ``get`` stays the JSON, for the edges that keep or serve it as it is."""
+        return RunReport.from_json(self.get(run_id))
 
     def page(self, run_id: str) -> bytes | None:
         """The ``report.html`` kept with ``run_id`` (or the newest run for ``"latest"``); None when the
