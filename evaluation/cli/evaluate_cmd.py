@@ -8,13 +8,14 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, cast
+from typing import TYPE_CHECKING, cast
 
 from ..errors import RunNotSavedError, UsageError, did_you_mean, named
 from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..engine.modes import MODES
 from ..settings import EvaluationSettings
+from ..store.run_report import RunReport
 from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_option,
                      add_golden_limit_option, chunk_settings, default_store,
                      load_env_file_option, budget_seconds, golden_limit, milliseconds, percent_below_100,
@@ -197,15 +198,15 @@ def _is_measure(name: str) -> bool:
     return True
 
 
-def missed_thresholds(report: Mapping[str, Any], rules: list[tuple[str, float]]) -> list[str]:
+def missed_thresholds(report: RunReport, rules: list[tuple[str, float]]) -> list[str]:
     """Sentences for each --fail-under rule the top setup misses (every rule, when nothing ran)."""
-    top_key = report["picks"]["finds_the_most"]
-    if top_key is None:
+    top_key = report.picks.get("finds_the_most")
+    top = report.setup(top_key)
+    if top_key is None or top is None or top.summary is None:
         return [f"{metric} >= {wanted:g}: no setup ran" for metric, wanted in rules]
-    summary = next(s for s in report["setups"] if s["key"] == top_key)["summary"]
     missed = []
     for metric, wanted in rules:
-        got = parse_measure(metric).of(summary)
+        got = parse_measure(metric).of(top.summary.values)
         if got < wanted:
             missed.append(f"{metric} of {top_key} is {got:.4g}, under {wanted:g} by {wanted - got:.4g}")
     return missed
@@ -324,28 +325,29 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
         if holes is not None:
             holes.grader.close()
+    run = RunReport.from_json(report)  # what every view below reads; the JSON is what --json prints
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(render_report(report, details=args.details, wide=args.wide or None, with_id=store is None))
+        print(render_report(run, details=args.details, wide=args.wide or None, with_id=store is None))
         if args.questions:
             from ..golden.texts import question_texts
 
             print()
-            print(render_questions(report, question_texts(golden.raw, report)))
+            print(render_questions(run, question_texts(golden.raw, report)))
         if store is not None and unsaved is None:
             print()
             # the run id and the store stay on one line (glued: wrap breaks at plain spaces only), so both
             # can be copied whole; the reason wraps after them
-            head = f"Saved as run {report['id']} in {named(store.address)}".replace(" ", "\u00a0")
+            head = f"Saved as run {run.id} in {named(store.address)}".replace(" ", "\u00a0")
             print("\n".join(wrap(head + (f" ({why})" if why else ""), rest="  ")))
-            print(saved_where(store, report["id"]))
+            print(saved_where(store, str(run.id)))
         elif args.no_save:
             print("\nNot saved (--no-save).")
     if unsaved is not None:
         print(f"error: {unsaved}", file=sys.stderr)
         return 1
-    missed = missed_thresholds(report, rules)
+    missed = missed_thresholds(run, rules)
     for sentence in missed:
         print(f"fail-under: {sentence}", file=sys.stderr)
     regressed = 0

@@ -25,6 +25,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from ..errors import printable_texts
+from ..settings import DEFAULT_BALANCE, DEFAULT_TIME_POINTS
 
 PICK_NAMES = ("finds_the_most", "best_for_balance", "best_for_time")
 _ROWS = ("results",)  # a setup's result rows: ids and scores, kept as they are by ``printable``
@@ -41,6 +42,7 @@ UPGRADES = (
     "tiers without metric, alpha or rank_level read as found@10, 0.05 and 0.95 (the only ones then)",
     "a detectable difference without power reads at 0.8 power (the only one then)",
     "a time_tests verdict whose key is not text names no setup",
+    "rules without balance_points or time_points read the defaults they had (4 and 8 points)",
 )
 
 
@@ -196,6 +198,7 @@ class Versus:
     tied: bool
     questions: int | None
     measures: Mapping[str, Compared]
+    values: Mapping[str, Any] = field(repr=False, compare=False)
 
     @classmethod
     def from_json(cls, data: Any) -> Versus | None:
@@ -204,7 +207,7 @@ class Versus:
         measures = {name: compared for name, value in data.items()
                     if (compared := Compared.from_json(value)) is not None}
         return cls(top=_text(data.get("top")), tied=bool(data.get("tied")), questions=_int(data.get("questions")),
-                   measures=MappingProxyType(measures))
+                   measures=MappingProxyType(measures), values=MappingProxyType(data))
 
     def of(self, versus_key: str) -> Compared | None:
         return self.measures.get(versus_key)
@@ -268,6 +271,7 @@ class SetupResult:
     results: Mapping[str, Any]
     times_ms: tuple[Any, ...]
     versus_top: Versus | None  # reports before the comparisons have none
+    compared: bool  # the report compared it with the top (``versus_top`` kept, null for the top itself)
     neighbours: tuple[str, ...]
     requests: int | None
     retries: int | None
@@ -275,6 +279,7 @@ class SetupResult:
     ranked_in: Mapping[str, str]
     holes: Mapping[str, tuple[str, ...]] | None
     stopped: Stopped | None
+    values: Mapping[str, Any] = field(repr=False, compare=False)  # the entry as kept: a key a newer version adds
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SetupResult:
@@ -291,14 +296,15 @@ class SetupResult:
                    ranks=MappingProxyType(dict(ranks)) if isinstance(ranks, dict) else None,
                    results=_mapping(data.get("results")),
                    times_ms=tuple(data.get("times_ms") or ()) if isinstance(data.get("times_ms"), list) else (),
-                   versus_top=Versus.from_json(data.get("versus_top")), neighbours=_texts(data.get("neighbours")),
+                   versus_top=Versus.from_json(data.get("versus_top")), compared="versus_top" in data,
+                   neighbours=_texts(data.get("neighbours")),
                    requests=_int(data.get("requests")), retries=_int(data.get("retries")),
                    timed_in=_text(data.get("timed_in")) or None,
                    ranked_in=MappingProxyType({str(q): str(run) for q, run in data["ranked_in"].items()}
                                               if isinstance(data.get("ranked_in"), dict) else {}),
                    holes=(MappingProxyType({str(q): _texts(ids) for q, ids in holes.items()})
                           if isinstance(holes, dict) else None),
-                   stopped=Stopped.from_json(data.get("stopped")))
+                   stopped=Stopped.from_json(data.get("stopped")), values=MappingProxyType(data))
 
     @property
     def ran(self) -> bool:
@@ -317,13 +323,14 @@ class Golden:
     questions: int | None
     labelled: int | None
     problems: tuple[Mapping[str, Any], ...]
+    values: Mapping[str, Any] = field(repr=False, compare=False)  # as kept: counts a view names when present
 
     @classmethod
     def from_json(cls, data: Any) -> Golden:
         data = data if isinstance(data, dict) else {}
         return cls(source=_text(data.get("source")), sha256=_text(data.get("sha256")),
                    questions=_int(data.get("questions")), labelled=_int(data.get("labelled")),
-                   problems=tuple(MappingProxyType(p) for p in _objects(data.get("problems"))))
+                   problems=tuple(MappingProxyType(p) for p in _objects(data.get("problems"))), values=_mapping(data))
 
 
 @dataclass(frozen=True)
@@ -365,7 +372,8 @@ class Rules:
         data = data if isinstance(data, dict) else {}
         floor = _number(data.get("equally_fast_ms"))
         grade = data.get("min_grade", 1)
-        return cls(balance_points=_number(data.get("balance_points")), time_points=_number(data.get("time_points")),
+        balance, time = data.get("balance_points", DEFAULT_BALANCE), data.get("time_points", DEFAULT_TIME_POINTS)
+        return cls(balance_points=_number(balance), time_points=_number(time),  # upgrade: the defaults when absent
                    rank_by=_texts(data.get("rank_by")), rank_among=_text(data.get("rank_among")),
                    min_grade=grade if _int(grade) is not None else 1,  # upgrade: before graded labels, grade 1
                    floor_ms=floor if floor is not None and floor >= 0 else None,  # upgrade: before the floor
@@ -427,7 +435,7 @@ class Significance:
     def from_json(cls, data: Any) -> Significance | None:
         if not isinstance(data, dict) or not data:
             return None
-        return cls(alpha=_number(data.get("alpha")), interval=_number(data.get("interval")))
+        return cls(alpha=_number(data.get("alpha", 0.05)), interval=_number(data.get("interval")))
 
 
 @dataclass(frozen=True)
@@ -705,6 +713,7 @@ class RunReport:
     targets: Mapping[str, TargetFacts]
     missing: Mapping[str, Missing]
     picks: Mapping[str, str | None]
+    pick_notes: Mapping[str, Mapping[str, Any]]  # what a pick kept as an object says besides its key
     picks_withheld: str | None
     picks_from: str | None
     frontier: tuple[str, ...]
@@ -756,10 +765,14 @@ class RunReport:
             collections=tuple(str(c) for c in data.get("collections") or []), depth=_int(data.get("depth")),
             by=_text(data.get("by")), question_ids=question_ids, questions=questions, questions_kept=bool(rows),
             rules=Rules.from_json(data.get("rules")),
-            targets=MappingProxyType({str(name): TargetFacts.from_json(d) for name, d in targets.items()}),
+            targets=MappingProxyType({str(name): TargetFacts.from_json(d) for name, d in targets.items()
+                                      if isinstance(d, dict)}),
             missing=MappingProxyType({str(t): Missing.from_json(g) for t, g in missing.items() if isinstance(g, dict)}),
             # upgrade: a pick kept as an object reads as the key it names
             picks=MappingProxyType({str(name): pick_key(value) for name, value in picks.items()}),
+            pick_notes=MappingProxyType({str(name): MappingProxyType({k: v for k, v in value.items()
+                                                                      if k not in ("key", "setup")})
+                                         for name, value in picks.items() if isinstance(value, dict)}),
             picks_withheld=_text(data.get("picks_withheld")) or None, picks_from=_text(data.get("picks_from")),
             frontier=_texts(data.get("frontier")), setups=setups,
             significance=Significance.from_json(data.get("significance")),
