@@ -355,7 +355,7 @@ def run(args: argparse.Namespace) -> int:
         from ..report.compare import compare_reports, render_comparison
         from .compare_cmd import gate
 
-        comparison = compare_reports(baseline, report, alpha=args.alpha, resamples=args.resamples)
+        comparison = compare_reports(baseline, run, alpha=args.alpha, resamples=args.resamples)
         print("\n" + render_comparison(comparison), file=sys.stderr if args.json else sys.stdout)
         regressed = gate(comparison, args.fail_on_regression)
     return 1 if missed or regressed else 0
@@ -410,7 +410,7 @@ def saved_where(store, run_id: str) -> str:
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def read_baseline(args: argparse.Namespace) -> dict | None:
+def read_baseline(args: argparse.Namespace) -> RunReport | None:
     """The --baseline report, from --baseline-store or else the store this run is kept in; None without
     --baseline."""
     if args.baseline is None:
@@ -434,7 +434,7 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
     from ..errors import StoreError
 
     try:
-        return open_run_store(store).get(args.baseline)
+        return open_run_store(store).report(args.baseline)
     except StoreError as err:  # RunNotFoundError too: a first run into a new store has nothing to compare with
         flag = "--baseline-store" if args.baseline_store else "the store this run is kept in"
         raise type(err)(f"--baseline {args.baseline}: {err} (read from {flag}); on the first run into a store there "

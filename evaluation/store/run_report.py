@@ -365,6 +365,7 @@ class Rules:
     rank_among: str | None
     min_grade: int
     floor_ms: float | None
+    seed: int | None  # the run's seed: every resample and comparison of it is drawn from it
     values: Mapping[str, Any] = field(repr=False, compare=False)
 
     @classmethod
@@ -377,7 +378,7 @@ class Rules:
                    rank_by=_texts(data.get("rank_by")), rank_among=_text(data.get("rank_among")),
                    min_grade=grade if _int(grade) is not None else 1,  # upgrade: before graded labels, grade 1
                    floor_ms=floor if floor is not None and floor >= 0 else None,  # upgrade: before the floor
-                   values=_mapping(data))
+                   seed=_int(data.get("seed")), values=_mapping(data))
 
 
 @dataclass(frozen=True)
