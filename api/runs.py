@@ -150,7 +150,7 @@ def runs_page(shelf: Collections, *, limit: int, offset: int, collection: str | 
     for ref in refs[offset:offset + limit]:
         row: dict[str, Any]
         try:
-            row = history_row(shelf.store(ref.collection).get(ref.run_id))
+            row = history_row(shelf.store(ref.collection).report(ref.run_id))
         except StoreError as err:  # one unreadable report does not hide the others
             row = {"id": ref.run_id, "error": str(err)}
         rows.append({"collection": ref.collection, **row, "links": links(ref)})

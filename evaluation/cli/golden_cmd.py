@@ -387,7 +387,7 @@ def _next(args: argparse.Namespace) -> int:
     check_outputs([Output(args.out, NEXT_ROWS, "--out", "the rows to fill in")], [("the golden file", args.file)],
                   force=args.force, make_folders=True)
     store = open_store(store_address(args.store), connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
-    report = store.get(args.run)
+    report = store.report(args.run)
     golden = read_golden(args.file)
     unlabelled = _unlabelled(args.questions) if args.questions else []
     if args.questions and not (args.index or args.corpus):
@@ -406,7 +406,7 @@ def _next(args: argparse.Namespace) -> int:
                           "proposal": made.proposal}, indent=2))
     if not made.rows:
         if not args.json:
-            print(f"nothing to label next for run {printable(str(report['id']))}: "
+            print(f"nothing to label next for run {printable(str(report.id))}: "
                   f"{printable(made.reason, limit=TEXT_LIMIT) if made.reason else 'no label would move the tests'}")
         return 0
     from ..files import write_whole
@@ -414,7 +414,7 @@ def _next(args: argparse.Namespace) -> int:
     write_whole(args.out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in made.rows).encode("utf-8"),
                 replace=args.force, what="the rows to fill in", error=UsageError)
     if not args.json:
-        print(next_summary(made, args, report["id"]))
+        print(next_summary(made, args, str(report.id)))
     return 0
 
 
