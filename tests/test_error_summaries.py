@@ -16,7 +16,7 @@ from evaluation.golden import check_golden
 from evaluation.engine.corpus import check_corpus, read_corpus
 from evaluation.errors import CorpusError
 from evaluation.report.notes import missing_note
-from evaluation.store.run_report import Missing
+from evaluation.store.report_parts import Missing
 
 from conftest import run_cli
 from fakes import ListTarget

@@ -141,7 +141,7 @@ def warn_missing_documents(questions: Sequence[Question], corpora: Sequence[Corp
 
     from ..errors import MissingDocumentsWarning
     from ..report.notes import missing_note
-    from ..store.run_report import Missing
+    from ..store.report_parts import Missing
 
     held = set().union(*(c.ids for c in corpora)) if corpora else set()
     absent = sorted({item.doc_id for q in questions for item in q.expected_items if item.doc_id not in held})

@@ -27,7 +27,8 @@ from ..golden.wording import plural
 from ..scoring.picks import allowed_shortfall
 from ..scoring.time_pairs import TimePair, slower_by_more
 from ..settings import DEFAULT_ALPHA
-from ..store.run_report import RunReport, SetupResult
+from ..store.run_report import RunReport
+from ..store.report_parts import SetupResult
 from .notes import found_gap_words
 from .numbers import number
 from .time_words import pace, tie_words

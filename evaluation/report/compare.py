@@ -26,7 +26,8 @@ from ..errors import UsageError, printable_texts
 from ..measures import FOUND_10, MRR
 from ..scoring.comparison import SignificanceSettings, correct_for_many, paired
 from ..settings import DEFAULT_RANK_AMONG
-from ..store.run_report import RunReport, SetupResult
+from ..store.run_report import RunReport
+from ..store.report_parts import SetupResult
 
 
 def _identities(report: RunReport) -> tuple[dict[str, dict[str, Any]], bool]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Mapping
 
-from ..store.run_report import Judged, RunReport
+from ..store.run_report import RunReport
+from ..store.report_parts import Judged
 from .numbers import TEXT_DASH, percent, score
 
 MARK = "+judged"

@@ -10,7 +10,8 @@ from typing import Iterable, Mapping, Protocol
 
 from ..golden.wording import plural
 from ..scoring.significance import MOST_QUESTIONS
-from ..store.run_report import Missing, RunReport, SetupResult
+from ..store.run_report import RunReport
+from ..store.report_parts import Missing, SetupResult
 
 
 def _listed(items: Iterable[str], limit: int | None) -> str:

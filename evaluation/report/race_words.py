@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..store.run_report import RunReport, SetupResult, Stopped
+from ..store.run_report import RunReport
+from ..store.report_parts import SetupResult, Stopped
 from .numbers import percent
 
 

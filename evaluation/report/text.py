@@ -16,7 +16,8 @@ from typing import Any, Mapping
 
 from ..errors import TEXT_LIMIT, printable
 from ..measures import FOUND, FOUND_10, MRR, NDCG_10
-from ..store.run_report import RunReport, SetupResult
+from ..store.run_report import RunReport
+from ..store.report_parts import SetupResult
 from .answer import findings, pick_answers
 from .notes import (cache_note, found_gap_words, holes_words, missing_notes, ranked_in_note, reading_words,
                     unfound_words, unreachable_notes)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ..golden.wording import plural
-from ..store.run_report import RankInterval, RunReport, Tiers
+from ..store.run_report import RunReport
+from ..store.report_parts import RankInterval, Tiers
 
 
 def rank_words(interval: RankInterval | None) -> str:

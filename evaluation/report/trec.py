@@ -46,7 +46,7 @@ from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 from ..scoring.metrics import CUTOFFS, outcome_arrays, recall_matrix, score_matrix, summarise
 from ..store.sources import Fetcher, read_bytes
 from ..target import Hit
-from ..store.run_report import SetupResult
+from ..store.report_parts import SetupResult
 from .race_words import stopped_sentence
 
 log = logging.getLogger(__name__)

@@ -23,7 +23,7 @@ from ..golden.records import known_id
 from ..golden import Golden, Question, explain_problems, golden_of, run_problems, unscorable_labels
 from ..golden.check import HasChunks, nearest_ids, nothing_findable, nothing_findable_problem, unfound_sentence
 from ..report.notes import missing_note
-from ..store.run_report import Missing
+from ..store.report_parts import Missing
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
 from ..store.sources import Fetcher

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from evaluation.store.run_report import SetupResult
+from evaluation.store.report_parts import SetupResult
 from evaluation.report.compare import compare_reports, render_comparison
 from evaluation.report.html import render_html
 from evaluation.report.race_words import stopped_sentence

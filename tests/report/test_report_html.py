@@ -10,7 +10,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from evaluation.store.run_report import Compared, RunReport
+from evaluation.store.run_report import RunReport
+from evaluation.store.report_parts import Compared
 from evaluation.golden.texts import question_texts
 from evaluation.report.html import render_html, with_banner
 from evaluation.report.notes import found_gap_words, missing_notes

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from evaluation.store.run_report import Tiers
+from evaluation.store.report_parts import Tiers
 from evaluation import evaluate
 from evaluation.report.html import render_html
 from evaluation.report.text import render_report

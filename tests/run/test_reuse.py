@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import evaluation.run.reuse as reuse
-from evaluation.store.run_report import SetupResult
+from evaluation.store.report_parts import SetupResult
 from evaluation.engine.target import EmbeddedTarget
 from evaluation.report.notes import ranked_in_note
 from evaluation.report.text import render_picks

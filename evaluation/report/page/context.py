@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from ...store.run_report import RunReport, SetupResult
+from ...store.run_report import RunReport
+from ...store.report_parts import SetupResult
 from ..trend import trend_point
 
 # Each pick's report key, its card's title, and the words its badge and the chart's ring use.

@@ -11,7 +11,8 @@ from ..race_words import found_words, searched_words, why_words
 from ..numbers import milliseconds as _ms, number as _num, percent as _pct
 from ..svg import attr, method_colour
 from .context import Page
-from ...store.run_report import RunReport, SetupResult, Summary
+from ...store.run_report import RunReport
+from ...store.report_parts import SetupResult, Summary
 from .format import esc, plain, question_cell, spaced
 
 LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463d")

@@ -10,7 +10,7 @@ import re
 from html import escape
 from typing import Any, Iterable, Mapping
 
-from ...store.run_report import SetupResult
+from ...store.report_parts import SetupResult
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from ...store.run_report import SetupResult
+from ...store.report_parts import SetupResult
 from ..svg import attr
 from .context import Page
 from .format import esc, question_cell, scroller

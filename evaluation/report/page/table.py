@@ -11,7 +11,7 @@ from ..numbers import milliseconds as _ms, percent as _pct, score as _score
 from ..race_words import cost_words, found_words, searched_words, why_words
 from ..svg import attr, method_colour
 from .context import Page
-from ...store.run_report import SetupResult
+from ...store.report_parts import SetupResult
 from .format import esc, has_recall, plain, scroller, spaced
 
 
