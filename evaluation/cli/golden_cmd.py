@@ -264,12 +264,12 @@ def _accept(args: argparse.Namespace) -> int:
                   [("the --golden file", args.golden)], error=UsageError)
     golden = read_golden(args.golden)
     store = open_read_store(args.store)
-    report = store.get(args.run_id)
+    report = store.report(args.run_id)
     questions = accepted_questions(golden, report)
     changed, added = accepted_count(golden.questions, questions)
     save_questions(questions, args.out, overwrite=False, what="the golden file with the judged grades")
     print(f"wrote {len(questions)} questions to {args.out}: {changed} of them gained {added} judged grade(s) from run "
-          f"{report['id']}, each such row a draft whose hint names them; check them, remove \"draft\", then run: "
+          f"{report.id}, each such row a draft whose hint names them; check them, remove \"draft\", then run: "
           f"{program()} golden check {args.out}")
     return 0
 

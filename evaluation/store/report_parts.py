@@ -578,6 +578,7 @@ class Judged:
     human_picks: Mapping[str, Any]  # the picks on the people's labels alone
     judged_picks: Mapping[str, Any]  # picks and ranks on human + judged labels
     flagged: tuple[str, ...]  # setups the judge is biased toward or against
+    grades: Mapping[str, Mapping[str, Any]]  # question id -> unit id -> the judge's grade
 
     @classmethod
     def from_json(cls, data: Any) -> Judged | None:
@@ -597,4 +598,7 @@ class Judged:
                                                              entry.get("holes_judged", 0), bool(entry.get("biased")))
                                             for key, entry in setups.items() if isinstance(entry, dict)}),
                    human_picks=mapping(human.get("picks")), judged_picks=mapping(data.get("judged_picks")),
-                   flagged=tuple(bias.get("flagged") or ()))
+                   flagged=tuple(bias.get("flagged") or ()),
+                   grades=MappingProxyType({str(q): mapping(units)
+                                            for q, units in plain_dict(data.get("grades")).items()
+                                            if isinstance(units, dict)}))
