@@ -334,7 +334,7 @@ def run(args: argparse.Namespace) -> int:
             from ..golden.texts import question_texts
 
             print()
-            print(render_questions(run, question_texts(golden.raw, report)))
+            print(render_questions(run, question_texts(golden.raw, run)))
         if store is not None and unsaved is None:
             print()
             # the run id and the store stay on one line (glued: wrap breaks at plain spaces only), so both

@@ -39,7 +39,7 @@ def write_report(args: argparse.Namespace) -> int:
     questions = None
     if args.with_questions:
         try:
-            questions = question_texts(store.golden(str(report.golden.sha256)), report.to_json())
+            questions = question_texts(store.golden(str(report.golden.sha256)), report)
         except StoreError as err:
             raise StoreError(f"{err} (run {report.id}); leave out --with-questions to name questions by id") from err
     page = run_page(report, store, questions=questions)

@@ -168,7 +168,7 @@ def kept_question_texts(store, report: RunReport) -> dict[str, str] | None:
     from ..golden.texts import question_texts
 
     try:
-        return question_texts(store.golden(str(report.golden.sha256)), report.to_json())
+        return question_texts(store.golden(str(report.golden.sha256)), report)
     except StoreError:
         return None
 
