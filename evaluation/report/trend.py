@@ -20,14 +20,6 @@ DEFAULT_RUNS = 12   # runs shown at most, the report's own included
 DEFAULT_SCAN = 60   # older runs read at most while looking for them (other golden files are skipped)
 
 
-def index_state(described: Any) -> str | None:
-    """The state a target's description gives (``state``, else ``fingerprint``), or None."""
-    if not isinstance(described, dict):
-        return None
-    value = described.get("state") or described.get("fingerprint")
-    return str(value) if value else None
-
-
 def trend_point(report: RunReport) -> dict[str, Any]:
     """What the history keeps of ``report``; found@10 is a share (0..1), None for a setup that failed."""
     return {
