@@ -127,8 +127,8 @@ def plan_evaluation(settings: AppSettings, folder: CollectionFolder, job: dict[s
               "missing": sum(len(found.get("documents") or ()) for found in missing.values()
                              if isinstance(found, dict))}
     race = planned.plan.race
-    if race:  # the flow times first, then runs a round of shards per look, a race_look after each
-        answer["race"] = {"looks": len(race["looks"]), "raced": list(race["raced"]), "rounds": planned.rounds}
+    if race is not None:  # the flow times first, then runs a round of shards per look, a race_look after each
+        answer["race"] = {"looks": len(race.looks), "raced": list(race.raced), "rounds": planned.rounds}
     return answer
 
 

@@ -39,15 +39,13 @@ from typing import Any, Callable, Mapping
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe_machine, load_averages
-from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections
+from _machine import load_averages
+from _trials import collection_arguments, each_collection, median_range
+from bench_shapes import CACHE as SHAPES_CACHE
 from evaluation.run.plan import PlanContext
 from evaluation.run.planned import Plan
 
-ROOT = Path(__file__).resolve().parent.parent
 OWN = SHAPES_CACHE.parent / "racing"  # this bench's collections and indexes (bench_shapes' are rewritten by others)
-SAMPLE = "sample"
-COLLECTIONS = (*SHAPES, SAMPLE)
 PICKS = ("finds_the_most", "best_for_balance", "best_for_time")
 
 
@@ -106,8 +104,8 @@ def race_trial(plan: Plan, exhaustive: Mapping[str, Any], costs: Mapping[str, fl
     searched = {s["key"]: total for s in entries}
     stopped: dict[str, int] = {}
     race = plan.race
-    if race:
-        state = replay(plan, ranks, through=len(race["looks"]),
+    if race is not None:
+        state = replay(plan, ranks, through=len(race.looks),
                        failed={s["key"] for s in entries if s.get("error") is not None})
         for key, (look, comparison) in state.stopped.items():
             stopped[key] = look
@@ -126,14 +124,6 @@ def plan_for(target: Any, golden: Path, seed: int) -> Plan:
 
     plan = plan_run(target, golden, seed=seed, context=PlanContext(warn=lambda text: None))
     return plan.with_race(plan_race(plan))
-
-
-def collection_files(names: list[str], args: argparse.Namespace) -> dict[str, tuple[Path, Path]]:
-    shapes = [n for n in names if n != SAMPLE]
-    found = build_collections(shapes, args.questions, args.documents, args.faq_documents, OWN) if shapes else {}
-    if SAMPLE in names:
-        found[SAMPLE] = (ROOT / "samples" / "corpus.jsonl", ROOT / "samples" / "golden.jsonl")
-    return {name: found[name] for name in names if name in found}
 
 
 def measure(name: str, corpus: Path, golden: Path, args: argparse.Namespace, first: str) -> dict[str, Any]:
@@ -173,8 +163,9 @@ def measure(name: str, corpus: Path, golden: Path, args: argparse.Namespace, fir
                                {s["key"]: (s.get("summary") or {}).get("median_ms") for s in exhaustive["setups"]})
     target = fresh()
     trials = [race_trial(plan_for(target, golden, seed), exhaustive, costs) for seed in range(args.trials)]
+    race = plan_for(target, golden, 0).race
     return {"name": name, "questions": len(exhaustive["question_ids"]), "exhaustive": exhaustive, "costs": costs,
-            "runs": runs, "trials": trials, "raced": (plan_for(target, golden, 0).race or {}).get("raced", [])}
+            "runs": runs, "trials": trials, "raced": list(race.raced) if race is not None else []}
 
 
 def print_collection(found: Mapping[str, Any]) -> None:
@@ -217,28 +208,17 @@ def print_collection(found: Mapping[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", nargs="*", choices=COLLECTIONS, help="these collections only")
-    parser.add_argument("--questions", type=int, default=80, help="questions per collection at most (default 80)")
-    parser.add_argument("--documents", type=int, default=500, help="documents per collection at most (default 500)")
-    parser.add_argument("--faq-documents", type=int, default=800, help="python-faq's documents at most (default 800)")
-    parser.add_argument("--trials", type=int, default=10, help="seeded question orders per collection (default 10)")
+    collection_arguments(parser)
     parser.add_argument("--no-wall", action="store_true", help="no real race run: the trials and the costs only")
     args = parser.parse_args(argv)
-    print(describe_machine())
-    print(f"load {load_averages()}; baseline: --exhaustive (every setup on every question)", flush=True)
-    files = collection_files(list(args.only or COLLECTIONS), args)
-    summary = []
-    for n, (name, (corpus, golden)) in enumerate(files.items()):
-        found = measure(name, corpus, golden, args, "exhaustive" if n % 2 == 0 else "race")
-        print_collection(found)
-        summary.append(found)
+    summary = each_collection(args, OWN, lambda name, corpus, golden, n: measure(
+        name, corpus, golden, args, "exhaustive" if n % 2 == 0 else "race"), print_collection)
     print("\n## Summary\n")
     print("| collection | questions | setups (raced) | stopped in trials | finds_the_most in top tier "
           "| all picks the same | weighted cost, median (range) | wall race / exhaustive |")
     print("|---|---|---|---|---|---|---|---|")
     for found in summary:
         trials = found["trials"]
-        shares = sorted(t["share"] for t in trials)
         top = sum(in_top_tier(found["exhaustive"], t["picks"]["finds_the_most"]) for t in trials)
         same = sum(all(t["picks"][p] == found["exhaustive"]["picks"][p] for p in PICKS) for t in trials)
         stopped = sum(bool(t["stopped"]) for t in trials)
@@ -247,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         setups = f"{len(found['exhaustive']['setups'])} ({len(found['raced'])})"
         print(f"| {found['name']} | {found['questions']} | {setups} "
               f"| {stopped} of {len(trials)} | {top} of {len(trials)} | {same} of {len(trials)} | "
-              f"{shares[len(shares) // 2]:.3f} ({shares[0]:.3f}-{shares[-1]:.3f}) | {wall} |")
+              f"{median_range(t['share'] for t in trials)} | {wall} |")
     print(f"\nload {load_averages()}")
     return 0
 

@@ -33,13 +33,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _machine import describe_machine, load_averages
-from bench_shapes import CACHE as SHAPES_CACHE, SHAPES, build_collections
+from _machine import load_averages
+from _trials import collection_arguments, each_collection, median_range
+from bench_shapes import CACHE as SHAPES_CACHE
 
-ROOT = Path(__file__).resolve().parent.parent
 OWN = SHAPES_CACHE.parent / "space"
-SAMPLE = "sample"
-COLLECTIONS = (*SHAPES, SAMPLE)
 SPACE = {"techniques": ["fixed", "sentence"], "sizes": [400, 800], "overlaps": [0, 80],
          "models": ["bge-small", "minilm-l6"], "methods": ["keyword", "dense", "hybrid"],
          "depths": [10, 20, 30, 50], "rrf_k": [1, 10, 30, 60, 100]}
@@ -133,41 +131,25 @@ def print_collection(found: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", nargs="*", choices=COLLECTIONS, help="these collections only")
-    parser.add_argument("--questions", type=int, default=80, help="questions per collection at most (default 80)")
-    parser.add_argument("--documents", type=int, default=500, help="documents per collection at most (default 500)")
-    parser.add_argument("--faq-documents", type=int, default=800, help="python-faq's documents at most (default 800)")
-    parser.add_argument("--trials", type=int, default=10, help="seeded question orders per collection (default 10)")
+    collection_arguments(parser)
     parser.add_argument("--alpha", type=float, default=0.05, help="family-wise over the space's setups (default 0.05)")
     parser.add_argument("--no-wall", dest="wall", action="store_false", help="no timed halving and exhaustive runs")
     args = parser.parse_args(argv)
-    print(describe_machine())
-    print(f"load {load_averages()}; baseline: --exhaustive (every setup on every question)", flush=True)
-    names = list(args.only or COLLECTIONS)
-    shapes = [n for n in names if n != SAMPLE]
-    files = build_collections(shapes, args.questions, args.documents, args.faq_documents, OWN) if shapes else {}
-    if SAMPLE in names:
-        files[SAMPLE] = (ROOT / "samples" / "corpus.jsonl", ROOT / "samples" / "golden.jsonl")
-    summary = []
-    for name in names:
-        if name in files:
-            found = measure(name, *files[name], args)
-            print_collection(found)
-            summary.append(found)
+    summary = each_collection(args, OWN, lambda name, corpus, golden, n: measure(name, corpus, golden, args),
+                              print_collection)
     print("\n## Summary\n")
     print("| collection | questions | setups (builds) | rounds at | pick in top tier | pick the exhaustive best "
           "| cost, median (range) | wall halving / exhaustive (vectors cached) | exhaustive, first (s) |")
     print("|---|---|---|---|---|---|---|---|---|")
     for found in summary:
         trials = found["trials"]
-        shares = sorted(t["share"] for t in trials)
         walls = found["walls"]
         wall = (f"{walls['halving']:.1f} / {walls['exhaustive']:.1f} s = {walls['halving'] / walls['exhaustive']:.2f}"
                 if walls else "not run")
         print(f"| {found['name']} | {found['questions']} | {found['setups']} ({found['builds']}) "
               f"| {', '.join(map(str, trials[0]['budgets']))} | {sum(t['in_tier'] for t in trials)} of {len(trials)} "
               f"| {sum(t['best'] for t in trials)} of {len(trials)} "
-              f"| {shares[len(shares) // 2]:.3f} ({shares[0]:.3f}-{shares[-1]:.3f}) | {wall} | {found['cold']:.0f} |")
+              f"| {median_range(t['share'] for t in trials)} | {wall} | {found['cold']:.0f} |")
     print(f"\nload {load_averages()}")
     return 0
 

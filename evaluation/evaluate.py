@@ -281,10 +281,10 @@ def plan_line(plan: Plan) -> str:
             f"each searches up to {timed} of them one at a time, side by side with the others, to time them, "
             "and the rest in one batch")
     race = plan.race
-    if race:
-        raced = len(race["raced"])
+    if race is not None:
+        raced = len(race.raced)
         line += (f"; the {raced} costly one{'s' if raced != 1 else ''} race{'' if raced != 1 else 's'} in batches, "
-                 f"each stopped once shown to find more than {race['points']:g} points fewer than a setup that "
+                 f"each stopped once shown to find more than {race.points:g} points fewer than a setup that "
                  "searches every question (--exhaustive: no race)")
     return line
 

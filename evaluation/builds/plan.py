@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from ..chunking.keys import CHILD_SIZES, MIN_SIZE, NEEDS_CHAT_TECHNIQUES, SIZES, TECHNIQUES
-from ..errors import UsageError, did_you_mean
+from ..errors import UsageError, capped, did_you_mean, shown
 
 # The names people read on the page and in the table, in the words of the tool our users come from.
 NAMES = {"markdown": "Structure-aware", "parent": "Parent-child", "recursive": "Recursive", "sentence": "Sentence",
@@ -43,6 +43,21 @@ class ChatAtHand:
 class Plan:
     keys: tuple[str, ...]
     skipped: tuple[dict, ...] = field(default_factory=tuple)  # {"what", "reason"}
+
+    def check_current(self, current: str | None) -> None:
+        """A ``UsageError`` when ``current``, the build in use, is none of the keys: it could never be compared
+        with them, and every build would be cut and embedded before anyone was told. Said with the keys, the
+        nearest of them, and why its technique or letter was left out when it was."""
+        if current is None or current in self.keys:
+            return
+        first, more = capped(self.keys)
+        listed = ", ".join(first) + (f" and {more:,} more" if more else "")
+        technique, _, rest = current.partition("-")
+        why = next((s["reason"] for s in self.skipped if s["what"] in (technique, rest.rpartition("-")[2])), None)
+        raise UsageError(f"current {shown(current)}, the build in use, is not one of the builds this run compares"
+                         f"{f' ({why})' if why else ''}, so it could not be compared with them; name one of "
+                         f"{listed}, or add its technique, size and headings to the ones compared."
+                         f"{did_you_mean(current, self.keys)}")
 
 
 def check_builds(techniques: Sequence[str] | None, sizes: Sequence[int], child_sizes: Sequence[int],

@@ -19,7 +19,8 @@ import traceback
 import warnings
 from typing import Sequence
 
-from ..errors import EvaluationError, MissingDocumentsWarning, UsageError, did_you_mean
+from ..errors import (ECHO_LIMIT, TEXT_LIMIT, EvaluationError, MissingDocumentsWarning, UsageError, did_you_mean,
+                      printable, shown)
 from .common import program
 from .terminal import printable_log, printable_output
 
@@ -50,7 +51,7 @@ class _Parser(argparse.ArgumentParser):
             typed = [a for a in getattr(self, "_given", []) if a.startswith("--") and a.split("=", 1)[0] not in known]
             if typed:
                 message += f"; {typed[0].split('=', 1)[0]} is not a flag of this command.{nearest_flag(typed[0], self)}"
-        self.exit(2, f"error: {message}\nsee: {self.prog} --help\n")
+        self.exit(2, f"error: {bounded_echoes(message, getattr(self, '_given', []))}\nsee: {self.prog} --help\n")
 
     def parse_known_args(self, args=None, namespace=None):
         """argparse's, but a flag the command does not have is that command's mistake: said by the command's
@@ -65,6 +66,18 @@ class _Parser(argparse.ArgumentParser):
             if command is not self:
                 command.error(f"unrecognized arguments: {' '.join(extras)}.{nearest_flag(unknown[0], command)}")
         return parsed, extras
+
+
+def bounded_echoes(message: str, given: Sequence[str]) -> str:
+    """argparse's ``message`` with every argument of ``given`` it repeats (as typed, as its ``repr``, or the
+    value of a ``--flag=value``) longer than ``ECHO_LIMIT`` cut as ``errors.shown`` cuts a value: argparse
+    echoes what it refuses whole ("unrecognized arguments: ...", "invalid choice: ..."), and a 120 KB argument
+    came back as 120 KB. What is still over ``TEXT_LIMIT`` after that is cut too."""
+    words = {part for word in given for part in (word, *(word.split("=", 1) if word.startswith("-") else ()))}
+    for word in sorted((w for w in words if len(w) > ECHO_LIMIT), key=len, reverse=True):
+        for form in (repr(word), word):
+            message = message.replace(form, shown(word))
+    return message if len(message) <= TEXT_LIMIT else printable(message, TEXT_LIMIT)
 
 
 # Flags of the tools people come from, and ours for the same thing (when the command has it): a near

@@ -17,7 +17,7 @@ import os
 from typing import Mapping
 
 from .chat_options import add_chat_options, chat_settings
-from .common import plain
+from .common import path_or_address, plain
 
 PREFIX = "EVALUATION_JUDGE"  # EVALUATION_JUDGE_ENDPOINT, _MODEL, _API_KEY
 KEY_VARIABLE = f"{PREFIX}_API_KEY"  # the judge's key variable, the chunking commands' default too
@@ -31,8 +31,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                                description=plain(__doc__.split("\n\n", 1)[0].split(": ", 1)[1]),
                                formatter_class=argparse.RawDescriptionHelpFormatter,
                                epilog=plain(__doc__.split("\n\n", 1)[1]))
-    score.add_argument("--golden", required=True, help="the golden file (the questions and reference answers)")
-    score.add_argument("--answers", required=True,
+    score.add_argument("--golden", required=True, type=path_or_address,
+                       help="the golden file (the questions and reference answers)")
+    score.add_argument("--answers", required=True, type=path_or_address,
                        help='JSONL rows {"id", "answer", "sources"?}, or one JSON object id -> answer')
     score.add_argument("--metrics", default="correctness,completeness,faithfulness,helpfulness",
                        help="comma-separated (default correctness,completeness,faithfulness,helpfulness; "

@@ -26,8 +26,8 @@ from typing import Any, Iterable
 
 from ..errors import named
 from .answers_cmd import PREFIX
-from .common import (add_save_option, add_store_option, local_path, open_read_store, plain, save_address,
-                     store_address, whole)
+from .common import (add_save_option, add_store_option, local_path, open_read_store, path_or_address, plain,
+                     save_address, store_address, whole)
 
 DEFAULT_CACHE = Path(".index") / "chunking.cache.sqlite"
 
@@ -80,7 +80,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         parser = actions.add_parser(name, help=helping, description=helping)
         parser.add_argument("--corpus", required=True, type=local_path,
                             help="a folder of .md/.txt files or a JSONL corpus")
-        parser.add_argument("--golden", required=True, help="the golden file (labels name documents)")
+        parser.add_argument("--golden", required=True, type=path_or_address,
+                            help="the golden file (labels name documents)")
         parser.add_argument("--techniques", type=_techniques,
                             help=f"comma-separated: {listed(TECHNIQUES)} (default: every one with what it needs; "
                                  "structure, evaluate's word for cutting at headings, is read as markdown)")

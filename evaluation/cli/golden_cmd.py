@@ -24,7 +24,8 @@ from .chat_options import add_chat_options
 from .collection import add_collection_arguments, apply_collection
 from .common import (ProgressBar, add_cutting_options, add_encoding_option, add_env_file_option,
                      add_golden_limit_option, add_store_option, add_target_options, chunk_settings, golden_limit,
-                     load_env_file_option, local_path, open_embedded_target, open_read_store, percent_0_to_100,
+                     load_env_file_option, local_path, open_embedded_target, open_read_store, path_or_address,
+                     percent_0_to_100,
                      program, store_address, whole)
 from ..golden.check import GoldenReading, HasChunks, HasDocumentIds, HoldsDocuments, LabelCheck, check_golden_file
 from ..golden.writing import settings as writing
@@ -43,7 +44,8 @@ def register(subparsers: Any) -> None:
 
     check = commands.add_parser("check", help="say what is wrong with each line of a golden file",
                                 description="Check every line of a golden file; exit 1 when there are errors.")
-    check.add_argument("file", metavar="FILE", help="the golden file (JSONL, or an Amazon Bedrock dataset)")
+    check.add_argument("file", metavar="FILE", type=path_or_address,
+                       help="the golden file (JSONL, or an Amazon Bedrock dataset)")
     check.add_argument("--json", action="store_true", help="print the result as JSON")
     against = check.add_mutually_exclusive_group()
     against.add_argument("--corpus", metavar="CORPUS", type=local_path,
@@ -55,7 +57,7 @@ def register(subparsers: Any) -> None:
                                                         "(its own chunks, so chunk ids too)")
     check.add_argument("--by", choices=GRAINS, default="doc",
                        help="the grain the run will judge at, for the warnings (default doc)")
-    check.add_argument("--qrels", metavar="FILE",
+    check.add_argument("--qrels", metavar="FILE", type=path_or_address,
                        help="a TREC qrels file labelling the questions by id (the file may then be topics: rows "
                             "without expected, or qid<TAB>question lines in a .tsv)")
     add_encoding_option(check)
@@ -76,7 +78,7 @@ def register(subparsers: Any) -> None:
     source.add_argument("--index", metavar="DIR", type=local_path,
                         help="an index built by the index command: the corpus it was built from, "
                              "else its own chunks")
-    template.add_argument("--out", metavar="FILE", required=True, help="the golden file to write")
+    template.add_argument("--out", metavar="FILE", required=True, type=path_or_address, help="the golden file to write")
     template.add_argument("-n", type=_at_least_one, default=50, help="how many rows (default 50)")
     template.add_argument("--seed", type=int, default=0, help="the sampling seed (default 0)")
     template.add_argument("--by", choices=("doc", "page"), default="doc",
@@ -88,7 +90,8 @@ def register(subparsers: Any) -> None:
                                   description="For rows with a reference answer and no expected documents (an "
                                               "Amazon Bedrock dataset), search with the reference answer and write "
                                               'every row to a new file, the proposals as "draft": true rows to check.')
-    suggest.add_argument("file", metavar="FILE", help="the golden file (JSONL, or an Amazon Bedrock dataset)")
+    suggest.add_argument("file", metavar="FILE", type=path_or_address,
+                         help="the golden file (JSONL, or an Amazon Bedrock dataset)")
     suggest.add_argument("--out", metavar="FILE", required=True, type=local_path,
                          help="the file to write (never an existing one)")
     suggest.add_argument("--setup", metavar="KEY", help="the setup to search with (default: hybrid, every model)")
@@ -153,8 +156,8 @@ def register(subparsers: Any) -> None:
     cutoff = commands.add_parser("cutoff", help="the relevance below which the top result is more likely a near miss",
                                  description="Search each question once and find the top-result score that best "
                                              "separates answers from near misses: decline to answer below it.")
-    cutoff.add_argument("file", metavar="FILE", help="the golden file")
-    cutoff.add_argument("--unanswerable", metavar="FILE",
+    cutoff.add_argument("file", metavar="FILE", type=path_or_address, help="the golden file")
+    cutoff.add_argument("--unanswerable", metavar="FILE", type=path_or_address,
                         help="questions the collection cannot answer (one a line, or JSONL with \"question\")")
     cutoff.add_argument("--setup", metavar="KEY", help="the setup whose scores to cut (default: the reranked "
                                                        "hybrid, else dense, else keyword)")
@@ -174,7 +177,7 @@ def register(subparsers: Any) -> None:
                     "write the results to judge and the questions to label that would most help separate them, "
                     "best first, as golden-file rows to fill in. The run holds ids only: the texts come from "
                     "FILE, the golden file the run read.")
-    following.add_argument("file", metavar="FILE",
+    following.add_argument("file", metavar="FILE", type=path_or_address,
                            help="the golden file the run read (its texts, drafts, template rows)")
     following.add_argument("--out", metavar="FILE", required=True, type=local_path,
                            help="the rows to write (never an existing file unless --force)")

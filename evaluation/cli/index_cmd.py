@@ -14,7 +14,7 @@ import sys
 import time
 
 from ..errors import named
-from .common import ProgressBar, add_chunking_options, index_settings, local_path
+from .common import ProgressBar, add_chunking_options, index_settings, local_path, path_or_address
 
 
 def register(subparsers) -> None:
@@ -26,7 +26,7 @@ def register(subparsers) -> None:
                                                "that tokenises and embeds), intact; replaces only a folder this "
                                                "tool wrote.")
     parser.add_argument("corpus", type=local_path, help="a JSONL file of {id, text} rows or a folder of .md/.txt files")
-    parser.add_argument("--out", required=True,
+    parser.add_argument("--out", required=True, type=path_or_address,
                         help="the index folder, or a Blob or S3 address to publish it to "
                              "(https://<account>.blob.core.windows.net/<container>/<folder>, s3://<bucket>/<folder>)")
     parser.add_argument("--index-dir", type=local_path, help="where to build an index published to Blob or S3 "

@@ -17,7 +17,7 @@ from typing import Callable
 from ..chat import AUTHS
 from ..errors import UsageError, named
 from ..files import Output, check_outputs, write_whole
-from .common import ProgressBar, add_save_option, auth_way, local_path, save_address, whole
+from .common import ProgressBar, add_save_option, auth_way, local_path, path_or_address, save_address, whole
 
 
 def _numbers(flag: str):
@@ -46,7 +46,7 @@ def register(subparsers) -> None:
                     "--top-k, each experiment named by the sha256 of its configuration.")
     parser.add_argument("--corpus", required=True, type=local_path,
                         help="corpus JSONL (id, text, source_uri?, metadata?)")
-    parser.add_argument("--queries", required=True,
+    parser.add_argument("--queries", required=True, type=path_or_address,
                         help="queries JSONL (id, query, relevant_ids, metadata?) or a golden file")
     parser.add_argument("--top-k", type=_numbers("--top-k"), help=f"cut-offs (default {listed(the.MATRIX_TOP_K)})")
     # Characters, as ElectriPy's flags count them (evaluate and index count words): the names say the unit,

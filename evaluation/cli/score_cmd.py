@@ -8,7 +8,7 @@ import sys
 
 from ..errors import TEXT_LIMIT, named, printable
 from ..measures import FOUND_10, MRR, NDCG_10
-from .common import add_judging_options, plain
+from .common import add_judging_options, path_or_address, plain
 from ..scoring.judging import GRAINS
 from ..scoring.metrics import CUTOFFS
 
@@ -16,10 +16,11 @@ from ..scoring.metrics import CUTOFFS
 def register(subparsers: argparse._SubParsersAction) -> None:
     score = subparsers.add_parser("score", help="score a TREC run against a golden file",
                                   description=plain(__doc__.split(": ", 1)[1]))
-    score.add_argument("--golden", help="the golden file (a path, s3://bucket/key or a Blob address), "
-                                        "or topics labelled by --qrels")
-    score.add_argument("--run", help="a TREC run: lines of qid Q0 docno rank score tag")
-    score.add_argument("--azure-rows", metavar="FILE",
+    score.add_argument("--golden", type=path_or_address,
+                       help="the golden file (a path, s3://bucket/key or a Blob address), or topics labelled by "
+                            "--qrels")
+    score.add_argument("--run", type=path_or_address, help="a TREC run: lines of qid Q0 docno rank score tag")
+    score.add_argument("--azure-rows", metavar="FILE", type=path_or_address,
                        help="instead of --golden and --run: JSONL rows as Azure AI Foundry's Document Retrieval "
                             "evaluator takes them (retrieval_ground_truth, retrieved_documents, as runs export "
                             "--format azure writes them, saying their reading in rank_among): its seven numbers, "

@@ -18,7 +18,7 @@ from typing import Any, Iterable, Sequence
 import logging
 from typing import Callable
 
-from ..errors import GoldenFileError, JsonLineError, WrongArgumentError, at_most
+from ..errors import GoldenFileError, JsonLineError, WrongArgumentError, at_most, named, shown
 from .qrels import Qrels, golden_rows, read_qrels, with_qrels
 from ..files import OutputKind, write_whole
 from ..jsonl import parse_line, read_lines
@@ -134,8 +134,9 @@ def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite
     With ``overwrite=False`` a file holding anything is refused (``GoldenFileError``), in the same step
     as the file is put in place, so nothing written in between is lost.
     """
+    data = questions_jsonl(_questions_given(questions, "save_questions"))
     try:
-        write_whole(path, questions_jsonl(questions), replace=overwrite, what=what, error=GoldenFileError)
+        write_whole(path, data, replace=overwrite, what=what, error=GoldenFileError)
     except FileExistsError as err:
         raise GoldenFileError(f"{path} already exists and may hold checked rows; it is never written over: "
                               "choose another file") from err
@@ -143,8 +144,28 @@ def save_questions(questions: Iterable[Question], path: str | Path, *, overwrite
 
 def questions_jsonl(questions: Iterable[Question]) -> bytes:
     """The golden-file JSONL of ``questions``, one row each, in order: what ``save_questions`` writes."""
-    text = "".join(_line(_row(question)) + "\n" for question in questions)
+    text = "".join(_line(_row(question)) + "\n" for question in _questions_given(questions, "questions_jsonl"))
     return text.encode("utf-8", "surrogatepass")
+
+
+def _questions_given(questions: Any, call: str) -> list[Question]:
+    """``questions`` as a list of ``Question``, else a ``WrongArgumentError`` saying what is taken: a
+    ``Golden`` (what ``read_golden`` gives, so the natural first try) is not its questions, and a path or a
+    list of row dicts would otherwise end in Python's bare TypeError or AttributeError."""
+    if isinstance(questions, Golden):
+        raise WrongArgumentError(f"{call} takes the questions, not the Golden read from "
+                                 f"{named(questions.source)}: give its .questions (read_golden(path).questions), a "
+                                 "list of Question objects")
+    if isinstance(questions, (str, bytes, Path)) or not isinstance(questions, Iterable):
+        raise WrongArgumentError(f"{call} takes a list of Question objects (read_golden(path).questions), not "
+                                 f"{shown(questions)}; to copy a golden file, read it first")
+    given = list(questions)
+    for place, question in enumerate(given, start=1):
+        if not isinstance(question, Question):
+            raise WrongArgumentError(f"{call} takes Question objects, and item {place} is {shown(question)}; "
+                                     'make each one Question(id=..., question=..., expected=(...)) (a row dict as '
+                                     "a golden file holds it: write it as a line of JSON, then read_golden)")
+    return given
 
 
 def numbered(questions: Iterable[Question]) -> list[Question]:

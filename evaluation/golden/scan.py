@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator, NamedTuple, Sequence
 
-from ..errors import GoldenFileError, InputTooLargeError, JsonLineError, StoreError, nearest_file
+from ..errors import GoldenFileError, InputTooLargeError, JsonLineError, StoreError, named, nearest_file
 from ..jsonl import file_wide, parse_line, read_lines
 from .bedrock import BEDROCK_EXAMPLE, bedrock_questions, looks_like_bedrock
 from .queries import QUERIES_EXAMPLE, looks_like_queries, queries_question
@@ -55,13 +55,13 @@ def missing_file_message(source: str | Path) -> str:
     if is_blob_address(source) or is_s3_address(source):
         name = str(source).rstrip("/").rsplit("/", 1)[-1] or "golden.jsonl"
         local = name if "." in name else "golden.jsonl"
-        return (f"{source}: no such golden file there; check the address (bucket or container, and the path in it), "
-                f"or start one from your corpus with `{template_command(shlex.quote(local))}`, fill in its questions, "
-                "then upload it there")
+        return (f"{named(source)}: no such golden file there; check the address (bucket or container, and the path in "
+                f"it), or start one from your corpus with `{template_command(named(shlex.quote(local)))}`, fill in its "
+                "questions, then upload it there")
     hint = nearest_file(source)
     if hint:
-        return f"{source}: no such golden file.{hint}"
-    return f"{source}: no such golden file. Start one from your corpus with: {template_command(str(source))}"
+        return f"{named(source)}: no such golden file.{hint}"
+    return f"{named(source)}: no such golden file. Start one from your corpus with: {template_command(named(source))}"
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # as in an expected item (records.parse_expected)
@@ -72,8 +72,8 @@ DEFAULT_SETTING = "max_bytes"  # what a caller names when it does not say which 
 def too_large_message(source: str | Path, max_bytes: int, setting: str = DEFAULT_SETTING) -> str:
     """The sentence for a golden file over ``max_bytes``, naming ``setting``, the knob that raises it."""
     mib = f" ({max_bytes / 2**20:g} MiB)" if max_bytes % 2**20 == 0 else ""
-    return (f"{source}: the golden file is over the limit of {max_bytes:,} bytes{mib} that {setting} sets; a golden "
-            f"file holds questions and labels, not documents, so split it, or raise {setting}")
+    return (f"{named(source)}: the golden file is over the limit of {max_bytes:,} bytes{mib} that {setting} sets; a "
+            f"golden file holds questions and labels, not documents, so split it, or raise {setting}")
 
 
 def check_size(raw: bytes, source: str | Path, max_bytes: int | None, setting: str = DEFAULT_SETTING) -> None:
@@ -94,7 +94,7 @@ def load_raw(source: str | Path, *, fetcher: Fetcher | None = None, max_bytes: i
     except FileNotFoundError as err:
         raise GoldenFileError(missing_file_message(source)) from err
     except OSError as err:
-        raise GoldenFileError(f"{source}: cannot read the golden file ({err.strerror or err}); "
+        raise GoldenFileError(f"{named(source)}: cannot read the golden file ({err.strerror or err}); "
                               "give the path of a JSONL file") from err
     except StoreError as err:  # a Blob or S3 address that cannot be read: the same kind of error as a bad path
         raise GoldenFileError(str(err)) from err

@@ -34,7 +34,8 @@ from ..errors import UsageError
 from ..golden.writing.cache import ReplyCache
 from .prices import PriceTable, read_prices
 from .settings import HoleSettings
-from .steps import JUDGED_MARK, Progress, calibration_gate, finish_judging, grade_pairs, plan_judging, with_judged
+from .steps import (JUDGED_MARK, PartSettings, Progress, calibration_gate, finish_judging, grade_pairs, plan_judging,
+                    with_judged)
 from .texts import UnitTexts
 
 
@@ -62,14 +63,15 @@ def judge_holes(report: Mapping[str, Any], questions: Any, texts: UnitTexts, gra
     replies = cache if _is_cache(cache) else ReplyCache(cache)
     total = len(plan.calibration) + len(plan.holes)
     calibrated = grade_pairs(plan, [(q, u) for q, u, _ in plan.calibration], questions, report, texts, grader, replies,
-                             budget=settings.max_cost, what="grading the calibration labels", progress=progress,
-                             total=total)
+                             PartSettings(budget=settings.max_cost, what="grading the calibration labels",
+                                          progress=progress, total=total))
     _, why_not = calibration_gate(report, plan, calibrated.grades)
     costs, stopped, hole_grades = [calibrated.cost], calibrated.stopped, []
     if why_not is None:
         left = None if settings.max_cost is None else max(0.0, settings.max_cost - calibrated.cost["cost_at_most"])
-        holes = grade_pairs(plan, plan.holes, questions, report, texts, grader, replies, budget=left,
-                            what="grading the holes", progress=progress, total=total, done=len(plan.calibration))
+        holes = grade_pairs(plan, plan.holes, questions, report, texts, grader, replies,
+                            PartSettings(budget=left, what="grading the holes", progress=progress, total=total,
+                                         done=len(plan.calibration)))
         costs.append(holes.cost)
         stopped, hole_grades = holes.stopped, holes.grades
     if progress is not None:

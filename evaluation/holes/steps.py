@@ -3,7 +3,8 @@ fan out as Function App activities: plan, grade parts, gate, finish.
 
 - ``plan_judging``: the refusals, the scale, the calibration slice, the holes in order, and each pair's
   worst-case cost (``JudgingPlan``: ids, grades and numbers only; the texts stay where they are read);
-- ``grade_pairs``: one part's pairs graded, reply cache first, under the part's own budget;
+- ``grade_pairs``: one part's pairs graded, reply cache first, under the part's own budget (``PartSettings``:
+  the budget and what the progress bar says of the part);
 - ``part_budgets``: a cap shared by parts graded at once, never passed: each part in order is given
   what its pairs can cost at worst while the cap lasts, so the best-placed holes come first, as they
   do in one process;
@@ -166,21 +167,43 @@ def part_budgets(worst: Sequence[Sequence[float]], cap: float | None) -> list[fl
     return out
 
 
+@dataclass(frozen=True)
+class PartSettings:
+    """How one part of the judging is graded (``grade_pairs``): ``budget``, what its calls may cost at most
+    (None: no cap; ``part_budgets`` shares a cap between parts); ``what``, the words the progress bar
+    shows for it; ``progress``, the bar (None: none), on which the part's pairs come after ``done`` others
+    of ``total`` (None: the part's pairs are the whole judging)."""
+
+    budget: float | None = None
+    what: str = "grading"
+    progress: Progress | None = None
+    total: int | None = None
+    done: int = 0
+
+    def __post_init__(self) -> None:
+        if self.budget is not None and not self.budget >= 0:
+            raise UsageError(f"a part's budget is {self.budget}: give 0 or more dollars, or None for no cap")
+        if self.done < 0 or (self.total is not None and self.total < self.done):
+            raise UsageError(f"a part's progress starts at {self.done} of {self.total} pairs: give done from 0 to "
+                             "total (the pairs graded before this part), total None for this part's own count")
+
+
 class _Asker:
     """The judge's calls of one part: cache first, then the part's budget, then the model; grades read back."""
 
     def __init__(self, grader: Any, cache: Any, meter: CostMeter, scale: Scale, passage_chars: int,
-                 progress: Progress | None, total: int, done: int) -> None:
+                 part: PartSettings, pairs: int) -> None:
         self.grader, self.cache, self.meter, self.scale = grader, cache, meter, scale
-        self.passage_chars, self.progress, self.total, self.done = passage_chars, progress, total, done
+        self.passage_chars, self.progress, self.what = passage_chars, part.progress, part.what
+        self.total, self.done = part.total if part.total is not None else pairs, part.done
         self.stopped = False  # the cap refused a call: no call is made after it
 
-    def grade(self, question: str, passage: str, what: str) -> int | None:
+    def grade(self, question: str, passage: str) -> int | None:
         """The judge's grade, or None when the budget stopped the judging before this call."""
         messages = grade_messages(question, passage, self.scale, passage_chars=self.passage_chars)
         key = prompt_key(str(self.grader.name), messages)
         if self.progress is not None:
-            self.progress(self.done, self.total, f"judge_holes: {what}")
+            self.progress(self.done, self.total, f"judge_holes: {self.what}")
         self.done += 1
         kept = self.cache.get(key)
         if kept is not None:
@@ -215,24 +238,22 @@ class Graded:
 
 
 def grade_pairs(plan: JudgingPlan, pairs: Sequence[Sequence[str]], questions: Any, report: Mapping[str, Any],
-                texts: UnitTexts, grader: Any, cache: Any, *, budget: float | None, what: str,
-                progress: Progress | None = None, total: int | None = None, done: int = 0) -> Graded:
-    """Grade ``pairs`` ((question id, unit), some of the plan's) with ``grader`` under ``budget``, reading
-    the texts again (``questions``: the golden file, ``texts``: units); ``cache``: anything with
+                texts: UnitTexts, grader: Any, cache: Any, part: PartSettings) -> Graded:
+    """Grade ``pairs`` ((question id, unit), some of the plan's) with ``grader`` under ``part.budget``,
+    reading the texts again (``questions``: the golden file, ``texts``: units); ``cache``: anything with
     ``get(key)`` and ``put(key, reply)`` (``ReplyCache``, ``replies.BlobReplies``)."""
     if str(getattr(grader, "name", "")) != plan.judge:
         raise UsageError(f"the plan was made for the judge {plan.judge}, not {getattr(grader, 'name', None)}")
     asked = question_texts(report, questions)
     unit_text = dict(texts({unit for _, unit in pairs}))
-    meter = plan.meter(budget)
-    asker = _Asker(grader, cache, meter, plan.scale_of, plan.settings.passage_chars, progress,
-                   total if total is not None else len(pairs), done)
+    meter = plan.meter(part.budget)
+    asker = _Asker(grader, cache, meter, plan.scale_of, plan.settings.passage_chars, part, len(pairs))
     grades: list[int | None] = []
     for qid, unit in pairs:
         if qid not in asked or unit not in unit_text:  # the golden file or the index changed since the plan
             grades.append(None)
             continue
-        grades.append(asker.grade(asked[qid], unit_text[unit], what))
+        grades.append(asker.grade(asked[qid], unit_text[unit]))
     return Graded(grades, meter.to_json(), asker.stopped)
 
 

@@ -34,7 +34,7 @@ from .one_setup import (Clock, Progress, failed_entry, finish_entries, join_time
                         run_planned_setup, run_setup,
                         setup_steps, time_setup, time_setups, time_setups_part, untimed_ids, with_times)
 from .plan import PlanContext, find_missing, plan_run, planned_setup, select_setups
-from .planned import PLAN_FORMAT, Plan, PlannedSetup
+from .planned import PLAN_FORMAT, Plan, PlannedRace, PlannedSetup
 from .retime import DEFAULT_MAX_AGE_DAYS, RETIME_CHOICES, reusable_times, time_state
 from .reuse import rank_state, ranking_software, reusable_ranks, reused_timing
 from .shards import DEFAULT_SHARD_SECONDS, estimated_seconds, measured_times, merge_shards, plan_shards
@@ -47,7 +47,7 @@ __getattr__ = lazy_attributes(__name__, _COMPAT)
 __all__ = ["AppPlan", "AppRunSettings", "Clock", "DEFAULT_MAX_AGE_DAYS", "DEFAULT_SHARD_SECONDS", "DEFAULT_TIMED",
            "DEFAULT_TIME_BUDGET",
            "DEFAULT_TIME_FLOOR", "DEFAULT_TIME_MARGIN", "EvaluationSettings", "PLAN_FORMAT", "Plan", "PlanContext",
-           "PlannedSetup", "Progress",
+           "PlannedRace", "PlannedSetup", "Progress",
            "RETIME_CHOICES", "assemble_report", "build_report", "estimated_seconds", "failed_entry", "find_missing",
            "finish_entries",
            "golden_errors_reason", "join_app_run", "join_timed", "measured_times", "merge_shards", "missing_documents",

@@ -24,8 +24,8 @@ from ..errors import StoreError, UsageError
 from ..golden import golden_from_bytes
 from ..holes.prices import PriceTable
 from ..holes.settings import HoleSettings
-from ..holes.steps import (Graded, JudgingPlan, calibration_gate, finish_judging, grade_pairs, part_budgets,
-                           plan_judging, refused_block, with_judged)
+from ..holes.steps import (Graded, JudgingPlan, PartSettings, calibration_gate, finish_judging, grade_pairs,
+                           part_budgets, plan_judging, refused_block, with_judged)
 from ..holes.texts import UnitTexts
 from ..store.collections import GOLDEN_NAME, CollectionFolder
 from ..store.shape import Report
@@ -110,8 +110,8 @@ def judge_app_part(folder: CollectionFolder, run_id: str, sha256: str, stage: st
         budgets = part_budgets(_chunks(plan.worst_holes, per), None if cap is None else max(0.0, cap - spent))
     mine = _chunks(pairs, per)[part]
     golden = golden_from_bytes(folder.kept_golden(sha256), folder.address(GOLDEN_NAME))
-    graded = grade_pairs(plan, mine, golden, report, texts, grader, cache, budget=budgets[part],
-                         what=f"grading the {stage}, part {part + 1}")
+    graded = grade_pairs(plan, mine, golden, report, texts, grader, cache,
+                         PartSettings(budget=budgets[part], what=f"grading the {stage}, part {part + 1}"))
     folder.write_work(run_id, part_name(stage, part), graded.to_json())
     return {"stage": stage, "part": part, "graded": sum(g is not None for g in graded.grades),
             "stopped": graded.stopped}

@@ -119,9 +119,9 @@ def join_app_run(plan: Plan, *, shard_entries: Mapping[str, Sequence[Mapping[str
     ranked, timed = _fully_run(plan, shard_entries, times or {}, reused_ranks, reused_times or {}, set(settled),
                                failures, owned)
     stopped: dict[str, Any] = {}
-    if plan.race:  # the costly setups, their batches merged as far as each searched
+    if plan.race is not None:  # the costly setups, their batches merged as far as each searched
         ranks, failed = _race_ranks(plan, shard_entries, reused_ranks, ranked, timed, failures)
-        state = replay(plan, ranks, through=len(plan.race["looks"]), failed=failed)
+        state = replay(plan, ranks, through=len(plan.race.looks), failed=failed)
         ranked.update(_raced_entries(plan, shard_entries, reused_ranks, failures, failed, state, owned))
         stopped = state.stopped
     # the merged entries are this call's own (merge_shards copies what it takes from the parts), so
@@ -153,7 +153,7 @@ def _fully_run(plan: Plan, shard_entries: Mapping[str, Sequence[Mapping[str, Any
                reused_times: Mapping[str, Mapping[str, Any]], settled: set[str], failures: Mapping[str, str],
                owned: bool) -> tuple[dict[str, dict[str, Any]], dict[str, Mapping[str, Any]]]:
     """(each setup's merged shards but the raced ones', every setup's times: live, or reused for a settled one)."""
-    raced = set((plan.race or {}).get("raced") or ())
+    raced = plan.raced_keys
     ranked = {key: merge_shards(plan, key, list(parts), reused_ranks.get(key), owned=owned)
               for key, parts in shard_entries.items() if key not in failures and key not in raced}
     timed: dict[str, Mapping[str, Any]] = {}
@@ -174,7 +174,7 @@ def _race_ranks(plan: Plan, shard_entries: Mapping[str, Sequence[Mapping[str, An
     """What the race replays from (``race.replay``): each setup's first relevant positions so far (its
     timed pass, its shards, a warm save's reused results judged again), and the setups that failed."""
     race = planned_race(plan)
-    keys = [key for key in race["raced"] if key in shard_entries and key not in failures]
+    keys = [key for key in race.raced if key in shard_entries and key not in failures]
     failed = set(failures) | {key for key, entry in ranked.items() if entry["error"] is not None}
     failed |= {key for key in [*ranked, *keys] if key not in timed or "times_ms" not in timed[key]}
     failed |= {key for key in keys if any(part.get("error") is not None for part in shard_entries[key])}
@@ -199,7 +199,7 @@ def _raced_entries(plan: Plan, shard_entries: Mapping[str, Sequence[Mapping[str,
     """The raced setups' merged entries: a setup the race stopped over the batches it searched (its later
     shards never ran), one that failed over what it searched (its entry or its times say why)."""
     found = {}
-    for key in planned_race(plan)["raced"]:
+    for key in planned_race(plan).raced:
         if key not in shard_entries or key in failures:
             continue
         through = raced_through(plan, key, state.stopped[key][0]) if key in state.stopped else None

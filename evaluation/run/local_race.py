@@ -46,8 +46,7 @@ def rank_planned(targets: Mapping[str, Target], plan: Plan, times: Mapping[str, 
     """One entry per planned setup, in plan order, from the timed pass's ``times`` (``time_setups``):
     each setup's batch searched (raced ones look by look, see the module docstring), joined with its
     times; a setup whose timed pass or search failed is failed; one the race stopped is ``stopped``."""
-    race = plan.race
-    raced = set(race["raced"]) if race else set()
+    raced = plan.raced_keys
     entries: dict[str, dict[str, Any]] = {}
     for planned in plan.setups:
         key = planned.key
@@ -61,7 +60,7 @@ def rank_planned(targets: Mapping[str, Target], plan: Plan, times: Mapping[str, 
                                                                                    batch_ids(plan, key), counter),
                          counter)
         entries[key] = joined(plan, key, part, timed, counter)
-    if race:
+    if plan.race is not None:
         entries.update(_race(targets, plan, times, entries, counters, work))
     return [entries[key] for key in plan.setup_keys]
 
@@ -73,7 +72,7 @@ def _race(targets: Mapping[str, Target], plan: Plan, times: Mapping[str, Mapping
     race = planned_race(plan)
     failed: dict[str, dict[str, Any]] = {}
     parts: dict[str, list[dict[str, Any]]] = {}
-    for key in race["raced"]:
+    for key in race.raced:
         if "times_ms" in times[key]:
             parts[key] = []
         else:
@@ -83,12 +82,12 @@ def _race(targets: Mapping[str, Target], plan: Plan, times: Mapping[str, Mapping
     for key in parts:
         ranks[key] = dict(times[key]["judged"]["ranks"])
     state = replay(plan, ranks, through=0, failed=broken | set(failed))
-    for look in range(1, len(race["looks"]) + 1):
+    for look in range(1, len(race.looks) + 1):
         for key in state.running:
             if key in failed:
                 continue
             target, counter = targets[plan.setup(key).target], counters[key]
-            stage = f"racing: batch {look} of at most {len(race['looks'])}"
+            stage = f"racing: batch {look} of at most {len(race.looks)}"
             part = _kept(work, look_name(key, look),
                          lambda target=target, key=key, counter=counter, look=look, stage=stage: rank_part(
                              target, plan, key, look_questions(plan, key, look), counter, stage), counter)

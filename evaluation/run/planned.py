@@ -1,5 +1,6 @@
 """The run's plan as a typed record: ``Plan`` (``plan_run`` makes it), its setups (``PlannedSetup``), its
-questions (``golden.Question``), its settings (``EvaluationSettings``) and the judging rule they give.
+questions (``golden.Question``), its settings (``EvaluationSettings``), the judging rule they give and its race
+(``PlannedRace``).
 
 Every step takes the ``Plan``; its JSON (``to_json`` / ``from_json``) is read and written only where a plan
 leaves the process: a Durable run's working files (``work_files``) and a local run's kept steps
@@ -18,6 +19,7 @@ from typing import Any, Iterable, Mapping
 from ..errors import UsageError, did_you_mean, shown
 from ..golden import Question, question_sha256
 from ..scoring.judging import Rule
+from ..scoring.racing import RaceRule
 from ..settings import EvaluationSettings
 from ..target import Setup
 
@@ -73,6 +75,69 @@ class PlannedSetup:
 
 
 @dataclass(frozen=True)
+class PlannedRace:
+    """The plan's race (``race.plan_race`` argues each choice): ``order``, every question id in the order the
+    raced setups search them; ``looks``, how many of that order are drawn at each look; ``raced``, the costly
+    setups' keys, and ``fully_run``, the others', which search every question; ``points``, the picks' largest
+    allowance and ``margin`` the same in whole questions; ``alpha`` and ``family``, the family-wise error and
+    the comparisons it is split over; ``seconds``, each setup's estimated seconds a question, against
+    ``threshold_seconds``; ``seed``, the run's; ``earliest``, the fewest questions a stop can be made on.
+
+    Its JSON (``to_json``) is the ``race`` object plans have always been kept with, key for key and each
+    number as it was written (a whole ``points`` stays whole), so a kept plan writes out the same bytes."""
+
+    order: tuple[str, ...]
+    looks: tuple[int, ...]
+    raced: tuple[str, ...]
+    fully_run: tuple[str, ...]
+    points: float
+    margin: int
+    alpha: float
+    family: int
+    seconds: Mapping[str, float]
+    threshold_seconds: float
+    seed: int
+    earliest: int
+
+    @property
+    def rule(self) -> RaceRule:
+        """How the race decides: the questions it draws from, the margin, alpha and the family."""
+        return RaceRule(population=len(self.order), margin=self.margin, alpha=self.alpha, family=self.family)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"order": list(self.order), "looks": list(self.looks), "raced": list(self.raced),
+                "fully_run": list(self.fully_run), "points": self.points, "margin": self.margin, "alpha": self.alpha,
+                "family": self.family, "seconds": dict(self.seconds), "threshold_seconds": self.threshold_seconds,
+                "seed": self.seed, "earliest": self.earliest}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> PlannedRace:
+        """From ``to_json``'s shape; a ``UsageError`` naming the field that is missing or of the wrong kind."""
+        def refuse(name: str, kind: str) -> UsageError:
+            return UsageError(f'not a plan of a run (its race\'s "{name}" is {shown(data.get(name))}, not {kind}); '
+                              f"{_READ_BACK}")
+
+        for name in ("order", "raced", "fully_run"):
+            if not _listed(data.get(name), lambda item: isinstance(item, str)):
+                raise refuse(name, "a list of ids")
+        if not _listed(data.get("looks"), _whole):
+            raise refuse("looks", "a list of question counts")
+        for name in ("margin", "family", "seed", "earliest"):
+            if not _whole(data.get(name)):
+                raise refuse(name, "a whole number")
+        for name in ("points", "alpha", "threshold_seconds"):
+            if not _number(data.get(name)):
+                raise refuse(name, "a number")
+        seconds = data.get("seconds")
+        if not isinstance(seconds, Mapping) or not all(isinstance(k, str) and _number(v) for k, v in seconds.items()):
+            raise refuse("seconds", "an object of setup key -> seconds")
+        return cls(order=tuple(data["order"]), looks=tuple(data["looks"]), raced=tuple(data["raced"]),
+                   fully_run=tuple(data["fully_run"]), points=data["points"], margin=data["margin"],
+                   alpha=data["alpha"], family=data["family"], seconds=dict(seconds),
+                   threshold_seconds=data["threshold_seconds"], seed=data["seed"], earliest=data["earliest"])
+
+
+@dataclass(frozen=True)
 class Plan:
     """Everything a run needs before its first search (``plan.plan_run``), and all the later steps read.
 
@@ -80,8 +145,8 @@ class Plan:
     labelled questions in plan order, each with its text, expected ids, grades and quotes (only what a
     search and its judging need). ``timed_question_ids``: the seeded timed sample, in timing order.
     ``targets``: each target's ``describe()``. ``missing``, ``unfound``: what ``plan.find_missing`` and
-    ``plan.found_nowhere`` found. ``race``: ``race.plan_race``'s, None when the run races nothing (or the
-    race is not planned yet)."""
+    ``plan.found_nowhere`` found. ``race``: ``race.plan_race``'s ``PlannedRace``, None when the run races
+    nothing (or the race is not planned yet)."""
 
     run_id: str
     created_at: str
@@ -93,7 +158,7 @@ class Plan:
     targets: Mapping[str, Mapping[str, Any]]
     missing: Mapping[str, Mapping[str, Any]]
     unfound: Mapping[str, Any] | None = None
-    race: Mapping[str, Any] | None = None
+    race: PlannedRace | None = None
     format: int = PLAN_FORMAT
 
     @property
@@ -108,6 +173,11 @@ class Plan:
     @property
     def question_ids(self) -> list[str]:
         return [q.id for q in self.questions if q.id is not None]
+
+    @property
+    def raced_keys(self) -> frozenset[str]:
+        """The setups the race races; none without a race."""
+        return frozenset(self.race.raced) if self.race is not None else frozenset()
 
     @cached_property
     def _setups_by_key(self) -> dict[str, PlannedSetup]:
@@ -139,7 +209,7 @@ class Plan:
         wanted = set(only)
         return [q for q in self.questions if q.id in wanted]
 
-    def with_race(self, race: Mapping[str, Any] | None) -> Plan:
+    def with_race(self, race: PlannedRace | None) -> Plan:
         return replace(self, race=race)
 
     def with_start(self, run_id: str, created_at: str) -> Plan:
@@ -156,7 +226,7 @@ class Plan:
                 "targets": copy.deepcopy({name: dict(d) for name, d in self.targets.items()}),
                 "missing": copy.deepcopy({name: dict(m) for name, m in self.missing.items()}),
                 **({"unfound": copy.deepcopy(dict(self.unfound))} if self.unfound else {}),
-                "race": copy.deepcopy(dict(self.race)) if self.race is not None else None}
+                "race": self.race.to_json() if self.race is not None else None}
 
     @classmethod
     def from_json(cls, data: Any) -> Plan:
@@ -195,7 +265,7 @@ class Plan:
                    setups=tuple(PlannedSetup.from_json(s) for s in data["setups"]),
                    targets=copy.deepcopy(dict(data["targets"])), missing=copy.deepcopy(dict(data["missing"])),
                    unfound=copy.deepcopy(dict(data["unfound"])) if data.get("unfound") else None,
-                   race=copy.deepcopy(dict(data["race"])) if data.get("race") is not None else None,
+                   race=PlannedRace.from_json(data["race"]) if data.get("race") is not None else None,
                    format=int(data.get("format", PLAN_FORMAT)))
 
 
@@ -229,3 +299,11 @@ def _question_shaped(row: Any) -> bool:
 
 def _listed(value: Any, each: Any) -> bool:
     return isinstance(value, list) and all(each(item) for item in value)
+
+
+def _whole(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

@@ -1,6 +1,7 @@
 """A race on a plan (``scoring.racing`` holds the test and argues it): which setups race, the order
 their questions are searched in, the looks, what each look decided, and the report's entry of a
-setup the race stopped. Plain JSON in and out, so the command line (``evaluate``) and the Function
+setup the race stopped. The race is the plan's ``PlannedRace`` (typed; JSON only where the plan is kept),
+so the command line (``evaluate``) and the Function
 App (a round of shards per look) run the same race and decide the same: a decision depends only on
 the plan and the results, never on when or where a look was taken.
 
@@ -32,23 +33,20 @@ from typing import Any, Iterable, Mapping, Sequence
 from ..errors import UsageError
 from ..scoring.comparison import TIE_METRIC, question_values
 from ..scoring.picks import allowed_shortfall
-from ..scoring.racing import (Comparison, RaceRule, earliest_stop, family_size, race_look, race_looks, race_pairs,
+from ..scoring.racing import (Comparison, earliest_stop, family_size, race_look, race_looks, race_pairs,
                               seeded_shuffle)
 from .copying import copied
 from .judged import batch_ids
-from .planned import Plan
+from .planned import Plan, PlannedRace
 from .shards import estimated_seconds
 
 RACE_SECONDS = 0.1  # a setup whose question costs this much or more (estimated) races; the rest run every question
 
 
-def plan_race(plan: Plan) -> dict[str, Any] | None:
-    """The plan's ``race`` (see the module docstring), or None when the run searches every setup on every
-    question: ``exhaustive``, no costly setup, or no look before the last could stop one.
-
-    ``{"order": [question ids], "looks": [questions drawn at each look], "raced": [keys], "fully_run":
-    [keys], "points", "margin", "alpha", "family", "seconds": {key: estimated seconds a question},
-    "threshold_seconds", "seed", "earliest"}``."""
+def plan_race(plan: Plan) -> PlannedRace | None:
+    """The plan's ``race`` (see the module docstring; ``PlannedRace`` names its fields), or None when the
+    run searches every setup on every question: ``exhaustive``, no costly setup, or no look before the last
+    could stop one."""
     settings = plan.settings
     if settings.exhaustive or not plan.questions:
         return None
@@ -65,9 +63,9 @@ def plan_race(plan: Plan) -> dict[str, Any] | None:
     earliest = earliest_stop(population=population, margin=margin, alpha=settings.alpha, family=family)
     if earliest is None or not any(earliest <= look < population for look in looks):
         return None
-    return {"order": race_order(plan), "looks": looks, "raced": raced, "fully_run": fully_run,
-            "points": points, "margin": margin, "alpha": settings.alpha, "family": family, "seconds": seconds,
-            "threshold_seconds": RACE_SECONDS, "seed": settings.seed, "earliest": earliest}
+    return PlannedRace(order=tuple(race_order(plan)), looks=tuple(looks), raced=tuple(raced),
+                       fully_run=tuple(fully_run), points=points, margin=margin, alpha=settings.alpha, family=family,
+                       seconds=seconds, threshold_seconds=RACE_SECONDS, seed=settings.seed, earliest=earliest)
 
 
 def race_order(plan: Plan) -> list[str]:
@@ -77,22 +75,17 @@ def race_order(plan: Plan) -> list[str]:
     return sample + seeded_shuffle([qid for qid in plan.question_ids if qid not in taken], plan.settings.seed)
 
 
-def planned_race(plan: Plan) -> Mapping[str, Any]:
+def planned_race(plan: Plan) -> PlannedRace:
     """The plan's race; a ``UsageError`` for a plan that races nothing (a step of a race given another plan)."""
     if plan.race is None:
         raise UsageError(f"the plan of run {plan.run_id} races no setup (plan_race found none worth racing)")
     return plan.race
 
 
-def race_rule(race: Mapping[str, Any]) -> RaceRule:
-    return RaceRule(population=len(race["order"]), margin=int(race["margin"]), alpha=float(race["alpha"]),
-                    family=int(race["family"]))
-
-
 def raced_through(plan: Plan, setup_key: str, look: int) -> list[str]:
     """The questions of ``setup_key``'s batch it has searched once the batches up to look ``look`` ran."""
     race = planned_race(plan)
-    wanted = set(race["order"][:race["looks"][look - 1]]) if look else set()
+    wanted = set(race.order[:race.looks[look - 1]]) if look else set()
     return [qid for qid in batch_ids(plan, setup_key) if qid in wanted]
 
 
@@ -100,7 +93,7 @@ class RaceState:
     """What a race decided up to a look: the setups still running, and per stopped setup the look it
     stopped at and the comparison that stopped it (``scoring.racing.Comparison``)."""
 
-    def __init__(self, race: Mapping[str, Any], looked: int, running: list[str],
+    def __init__(self, race: PlannedRace, looked: int, running: list[str],
                  stopped: dict[str, tuple[int, Comparison]]) -> None:
         self.race, self.looked, self.running, self.stopped = race, looked, running, stopped
 
@@ -118,14 +111,14 @@ def replay(plan: Plan, ranks: Mapping[str, Mapping[str, Any]], *, through: int,
     look while it runs. ``failed``: setups whose search failed, in no comparison. Deterministic: the
     same ranks give the same decisions, however often and wherever replayed."""
     race = planned_race(plan)
-    rule = race_rule(race)
-    order, looks = race["order"], race["looks"]
+    rule = race.rule
+    order, looks = race.order, race.looks
     broken = set(failed)
     question_count = len(order)
     found = {key: _found(ranks[key], order) for key in ranks if key not in broken}
     full = {key: sum(values) for key, values in found.items()
-            if key in race["fully_run"] and len(values) == question_count}
-    raced = [key for key in race["raced"] if key not in broken]
+            if key in race.fully_run and len(values) == question_count}
+    raced = [key for key in race.raced if key not in broken]
     comparators = race_pairs(raced, full)
     running = [key for key in raced if key in found]
     stopped: dict[str, tuple[int, Comparison]] = {}
@@ -169,17 +162,17 @@ def stopped_entry(plan: Plan, entry: dict[str, Any], look: int, comparison: Comp
     race = planned_race(plan)
     done = copied(entry)
     summary = done.get("summary")
-    order_position = {qid: n for n, qid in enumerate(race["order"])}
+    order_position = {qid: n for n, qid in enumerate(race.order)}
     searched = sorted(done.get("ranks") or {}, key=lambda qid: order_position.get(qid, len(order_position)))
     done["summary"] = None
     done["rank"] = None
     done["versus_top"] = None
-    done["stopped"] = {"look": look, "drawn": comparison.questions, "of": len(race["order"]),
+    done["stopped"] = {"look": look, "drawn": comparison.questions, "of": len(race.order),
                        "questions": searched, "comparator": comparison.comparator,
                        "difference": comparison.difference, "interval": [comparison.low, comparison.high],
-                       "margin": race["margin"], "points": race["points"], "p": comparison.to_dict()["p"],
-                       "adjusted_p": comparison.to_dict()["adjusted_p"], "alpha": race["alpha"],
-                       "family": race["family"], "summary": summary}
+                       "margin": race.margin, "points": race.points, "p": comparison.to_dict()["p"],
+                       "adjusted_p": comparison.to_dict()["adjusted_p"], "alpha": race.alpha,
+                       "family": race.family, "summary": summary}
     return done
 
 
@@ -188,21 +181,21 @@ def race_report(plan: Plan, entries: Sequence[Mapping[str, Any]]) -> dict[str, A
     order they stopped) and what the race cost against searching every setup on every question, in
     searches weighted by each setup's estimated seconds a question. ``{}`` without a race."""
     race = plan.race
-    if not race:
+    if race is None:
         return {}
-    total = len(race["order"])
+    total = len(race.order)
     searched = {}
     for entry in entries:
         stopped = entry.get("stopped")
         searched[entry["key"]] = len(stopped["questions"]) if stopped else total
     stopped_keys = sorted((e["key"] for e in entries if e.get("stopped")),
                           key=lambda key: (next(e["stopped"]["look"] for e in entries if e["key"] == key), key))
-    weights = race["seconds"]
+    weights = race.seconds
     spent = sum(weights.get(key, 0.0) * n for key, n in searched.items())
     every = sum(weights.get(key, 0.0) * total for key in searched)
-    return {"race": {**race_rule(race).describe(), "points": race["points"], "seed": race["seed"],
-                     "threshold_seconds": race["threshold_seconds"], "order": list(race["order"]),
-                     "looks": list(race["looks"]), "raced": list(race["raced"]), "fully_run": list(race["fully_run"]),
+    return {"race": {**race.rule.describe(), "points": race.points, "seed": race.seed,
+                     "threshold_seconds": race.threshold_seconds, "order": list(race.order),
+                     "looks": list(race.looks), "raced": list(race.raced), "fully_run": list(race.fully_run),
                      "stopped": stopped_keys, "searched": searched,
                      "cost": {"searches": sum(searched.values()), "exhaustive_searches": total * len(searched),
                               "seconds": round(spent, 3), "exhaustive_seconds": round(every, 3),

@@ -103,8 +103,7 @@ def plan_shards(plan: Plan, *, measured_ms: Mapping[str, float | None] | None = 
         if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise UsageError(f"measured_ms[{shown(key)}] is {shown(value)}: a setup's median search in ms is a "
                              "number (or None: not measured)")
-    race = plan.race or {}
-    raced = set(race.get("raced") or ())
+    looks = len(plan.race.looks) if plan.race is not None else 0
     shards: dict[str, list[list[str]]] = {}
     for setup in plan.setups:
         key = setup.key
@@ -113,8 +112,8 @@ def plan_shards(plan: Plan, *, measured_ms: Mapping[str, float | None] | None = 
         measured = (measured_ms or {}).get(key)
         seconds = (measured / 1000 if isinstance(measured, (int, float)) and math.isfinite(measured) and measured > 0
                    else estimated_seconds(setup))  # a time that is no measurement (0, inf, NaN): the estimate
-        if key in raced:
-            shards[key] = [shard for look in range(1, len(race["looks"]) + 1)
+        if key in plan.raced_keys:
+            shards[key] = [shard for look in range(1, looks + 1)
                            for shard in _cut([qid for qid in look_questions(plan, key, look) if qid not in taken],
                                              seconds, shard_seconds, most_questions) if shard]
             continue
@@ -142,18 +141,17 @@ def look_questions(plan: Plan, setup_key: str, look: int) -> list[str]:
     race = plan.race
     if race is None:
         raise UsageError(f"the plan of run {plan.run_id} races no setup, so it has no looks")
-    start = race["looks"][look - 2] if look > 1 else 0
-    wanted = set(race["order"][start:race["looks"][look - 1]])
+    start = race.looks[look - 2] if look > 1 else 0
+    wanted = set(race.order[start:race.looks[look - 1]])
     return [qid for qid in batch_ids(plan, setup_key) if qid in wanted]
 
 
 def shard_rounds(plan: Plan, shards: Mapping[str, Sequence[Sequence[str]]]) -> dict[str, list[int]]:
     """Per setup key, the round (from 1) each of its shards is searched in: a raced setup's shard in the
     round of the race's look its questions are drawn by, every other shard in round 1."""
-    race = plan.race or {}
-    raced = set(race.get("raced") or ())
-    looks = race.get("looks") or []
-    position = {qid: n for n, qid in enumerate(race.get("order") or [])}
+    raced = plan.raced_keys
+    looks = plan.race.looks if plan.race is not None else ()
+    position = {qid: n for n, qid in enumerate(plan.race.order if plan.race is not None else ())}
     rounds = {}
     for key, parts in shards.items():
         if key not in raced:

@@ -101,7 +101,7 @@ def run_parts(folder: CollectionFolder, run_id: str, *, failures: dict[str, str]
     the shards of the rounds it ran (the race stopped it before the rest)."""
     plan = read_plan(folder, run_id)
     shards = folder.read_work(run_id, SHARDS)
-    raced = set((plan.race or {}).get("raced") or ())  # a raced setup's later shards never ran once it stopped
+    raced = plan.raced_keys  # a raced setup's later shards never ran once it stopped
     return {"plan": plan, "failures": failures, "settled": settled,
             "shard_entries": {key: [entry for entry in (
                 (_optional(folder, run_id, shard_name(key, n)) if key in raced else

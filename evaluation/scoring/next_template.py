@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from ..errors import UsageError
+from ..errors import UsageError, named, printable
 from ..golden import Golden, Question
 from ..golden.records import question_sha256
 from ..settings import DEFAULT_RANK_AMONG
@@ -73,6 +73,7 @@ def next_template(report: RunReport, golden: Golden, *, target: Target | None = 
     the run read, for its texts, drafts and template rows) and ``unlabelled`` questions; template rows
     and ``unlabelled`` are searched on ``target`` (without one they are left out). At most ``n`` of
     each kind (results to judge, questions to label)."""
+    refuse_another_file(report, golden)
     groups = report.tiers.groups if report.tiers is not None else ()
     if not groups:
         return NextTemplate([], None, "the run has no tiers (a report made before them, or nothing ran)")
@@ -103,6 +104,28 @@ def next_template(report: RunReport, golden: Golden, *, target: Target | None = 
         proposal.questions[:n], {**asked, **{str(q.id): q for q in golden.unfilled_rows},
                                  **{str(q.id): q for q in unlabelled}}, tied)
     return NextTemplate(_merged(rows), proposal.to_dict(n), left_out=left_out)
+
+
+def refuse_another_file(report: RunReport, golden: Golden) -> None:
+    """``UsageError`` when ``golden`` is not the file ``report``'s run read (another sha256) and holds none of
+    the run's questions as the run asked them: its rows cannot name what the run's results are, so nothing
+    in it could be proposed. A file edited since the run (a question reworded, rows added) still shares
+    questions with it, and only the changed ones are left out."""
+    kept = report.golden.sha256
+    if not kept or kept == golden.sha256:
+        return
+    asked = {str(q.id): q for q in golden.questions}
+    run_questions = report.questions if report.questions_kept else ()
+    if any(q.id in asked and q.sha256 in (None, question_sha256(asked[q.id].question)) for q in run_questions):
+        return
+    run_id = printable(str(report.id))
+    read = report.golden.source
+    raise UsageError(f"{named(golden.source)} is not the golden file run {run_id} read: its sha256 is "
+                     f"{golden.sha256[:12]}, the run's {printable(str(kept))[:12]}, and none of the run's "
+                     f"{len(run_questions)} questions is in it as the run asked it, so nothing in it can separate "
+                     "the run's tied setups; give the golden file the run read"
+                     f"{f' ({named(read)})' if read else ''}, or evaluate with this file "
+                     "first and ask golden next of that run")
 
 
 def _drafts(entries: Sequence[Mapping[str, Any]], golden: Golden, kept: Mapping[str, Any], left_out: Sequence[str],

@@ -83,3 +83,25 @@ def test_compare_and_sweep_without_the_chunking_extra_say_so_before_the_first_bu
     code, out, err = chunking(capsys, "compare", corpus, golden, "--techniques", "fixed", "--sizes", "1000",
                               "--headings", "no", "--no-late")
     assert "needs the semantic_text_splitter package" not in err and "AssertionError: built" in err
+
+
+def test_compare_with_a_current_build_it_does_not_make_is_refused_before_the_first_build(capsys, tmp_path,
+                                                                                         monkeypatch):
+    import evaluation.builds.compare as compare
+
+    monkeypatch.chdir(tmp_path)
+    corpus, golden = small_sample(tmp_path, questions=2, others=0)
+    monkeypatch.setattr(compare, "run_builds", lambda *a, **k: (_ for _ in ()).throw(AssertionError("built")))
+    code, out, err = chunking(capsys, "compare", corpus, golden, "--current", "fixed-200-h", "--techniques", "fixed",
+                              "--sizes", "1000,2000", "--headings", "yes", "--no-late", "--quiet")
+    assert code == 2 and out == "" and "built" not in err
+    assert err.startswith('error: current "fixed-200-h", the build in use, is not one of the builds this run compares, '
+                          "so it could not be compared with them; name one of fixed-1000-h, fixed-2000-h, or add its "
+                          'technique, size and headings to the ones compared. Did you mean "fixed-2000-h"?')
+    code, _, err = chunking(capsys, "compare", corpus, golden, "--current", "llm-1000-h", "--sizes", "1000",
+                            "--headings", "yes", "--no-late", "--quiet")
+    assert code == 2 and "(LLM-based needs a chat model to say where each topic starts, and none was given)" in err
+    # one of the builds compared is taken: the run gets as far as its builds (the stand-in above says "built")
+    code, _, err = chunking(capsys, "compare", corpus, golden, "--current", "fixed-1000-h", "--techniques", "fixed",
+                            "--sizes", "1000,2000", "--headings", "yes", "--no-late", "--quiet")
+    assert "AssertionError: built" in err

@@ -157,3 +157,95 @@ def test_a_cut_off_below_1_is_a_sentence_wherever_a_k_is_read(capsys, tmp_path, 
     assert code == 2 and "--top-k" in err
     code, _, err = exit_code(capsys, *matrix, "--top-k", "5", "--fail-under", f"hit_rate@{k}=0.5")
     assert code == 2 and f'"hit_rate@{k}" is not a measure at a cut-off' in err
+
+
+# -- a grade on the command line, read as a file's grade is -------------------------------------------
+
+@pytest.mark.parametrize("command", [["evaluate", "--index", "idx", "--golden", "g.jsonl"],
+                                     ["score", "--golden", "g.jsonl", "--run", "r.trec"]])
+@pytest.mark.parametrize("given, read", [("2", 2), ("2.0", 2), ("1e3", 1000)])
+def test_min_grade_written_as_a_whole_valued_number_is_that_grade(command, given, read):
+    from evaluation.cli import build_parser
+
+    assert build_parser().parse_args([*command, "--min-grade", given]).min_grade == read
+
+
+@pytest.mark.parametrize("given, says", [
+    ("2.5", '"2.5" is not a whole grade: grades are whole numbers (2.0 is read as 2), so give 2 or 3'),
+    ("0", '"0" is not a grade from 1 to 1000: give a whole number, such as 2'),
+    ("1000.5", '"1000.5" is not a grade from 1 to 1000'),
+    ("nan", '"nan" is not a grade from 1 to 1000'),
+    ("two", '"two" is not a grade: give a whole number from 1 to 1000, such as 2'),
+])
+def test_min_grade_that_is_no_whole_grade_is_a_sentence(capsys, given, says):
+    code, _, err = exit_code(capsys, "score", "--golden", "g.jsonl", "--run", "r.trec", "--min-grade", given)
+    assert code == 2 and f"argument --min-grade: {says}" in err
+
+
+def test_score_at_min_grade_2_0_scores_as_at_2(capsys, tmp_path):
+    golden = tmp_path / "g.jsonl"
+    golden.write_text('{"id": "q1", "question": "where", "expected": {"a": 1, "b": 2}}\n', encoding="utf-8")
+    run = tmp_path / "r.trec"
+    run.write_text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n", encoding="utf-8")
+    scored = {}
+    for given in ("2", "2.0"):
+        code, out, err = run_cli(capsys, "score", "--golden", str(golden), "--run", str(run), "--min-grade", given,
+                                 "--json")
+        assert code == 0, err
+        scored[given] = json.loads(out)
+    assert scored["2.0"] == scored["2"] and scored["2"]["t"]["mrr"] == 1 / 2  # b, the grade-2 document, second
+
+
+# -- a list of models that names none ----------------------------------------------------------------
+
+@pytest.mark.parametrize("command", [["index", "{corpus}", "--out", "{out}"],
+                                     ["evaluate", "--corpus", "{corpus}", "--index-dir", "{out}", "--golden",
+                                      "{golden}", "--no-save", "--quiet"]])
+@pytest.mark.parametrize("given", [",", " , ", ",,"])
+def test_models_naming_no_model_is_refused_naming_the_flag_and_the_models_not_read_as_none(capsys, tmp_path,
+                                                                                          command, given):
+    from evaluation.engine.model_catalog import EMBEDDER_NAMES, HASH_NAME
+
+    corpus = tmp_path / "corpus.jsonl"
+    corpus.write_text('{"id": "a", "text": "where the alpha release notes are kept"}\n', encoding="utf-8")
+    golden = tmp_path / "golden.jsonl"
+    golden.write_text('{"id": "q1", "question": "alpha release notes", "expected": ["a"]}\n', encoding="utf-8")
+    paths = {"corpus": str(corpus), "out": str(tmp_path / "idx"), "golden": str(golden)}
+    code, out, err = exit_code(capsys, *(word.format(**paths) for word in command), "--models", given)
+    assert code == 2 and not (tmp_path / "idx").exists() and "local.keyword" not in out
+    assert f"error: --models {json.dumps(given)} names no model;" in err
+    assert all(name in err for name in (*EMBEDDER_NAMES, HASH_NAME))
+
+
+# -- an argument of 120 KB comes back as a bounded echo ------------------------------------------------
+
+LONG_ARGUMENT = 120_000
+
+
+@pytest.mark.parametrize("argv, says", [
+    (["runs", "list", "--" + "z" * LONG_ARGUMENT], 'error: unrecognized arguments: "--zzz'),
+    (["evaluate", "--index", "idx", "--golden", "g.jsonl", "--mode", "A" * LONG_ARGUMENT],
+     'error: argument --mode: invalid choice: "AAA'),
+    (["evaluate", "--index", "idx", "--golden", "g.jsonl", "--mode=" + "A'\\" * (LONG_ARGUMENT // 2)],
+     "error: argument --mode: invalid choice: \"A'\\\\"),  # its repr (in double quotes, backslashes doubled)
+    (["score", "--golden", "g.jsonl", "--run", "r.trec", "--min-grade", "9" * LONG_ARGUMENT],
+     'error: argument --min-grade: "999'),
+    (["index", "corpus.jsonl", "--out", "idx", "--models", "hsah," + "m" * LONG_ARGUMENT],
+     'error: --models: unknown model(s) "hsah", "mmm'),
+])
+def test_an_argument_of_120_kb_is_echoed_cut_to_its_start_and_its_length(capsys, tmp_path, monkeypatch, argv, says):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "corpus.jsonl").write_text('{"id": "a", "text": "alpha release notes"}\n', encoding="utf-8")
+    code, out, err = exit_code(capsys, *argv)
+    assert code == 2 and says in err and "characters)" in err
+    assert len(out) + len(err) < 1_000, (len(out), len(err))
+
+
+def test_golden_check_of_a_file_name_of_120_kb_says_it_cut_on_every_line(capsys):
+    from evaluation.errors import TEXT_LIMIT
+
+    code, out, err = exit_code(capsys, "golden", "check", "A" * LONG_ARGUMENT)
+    assert code == 1 and "cannot read the golden file" in out
+    lines = (out + err).splitlines()
+    assert all(len(line) < TEXT_LIMIT + 200 for line in lines), [len(line) for line in lines]
+    assert sum("(120,000 characters)" in line for line in lines) == 2  # the summary's first line, and the error

@@ -115,3 +115,31 @@ def test_questions_to_label_need_the_index_to_search_them_with(kept, capsys, tmp
     code, _, err = run_cli(capsys, "golden", "next", str(golden), "--store", store, "--out", str(tmp_path / "o.jsonl"),
                            "--questions", str(asked))
     assert code != 0 and "--index DIR or --corpus CORPUS" in err
+
+
+@pytest.mark.parametrize("other", ["other ids", "every question reworded"])
+def test_a_golden_file_the_run_never_read_is_refused_naming_the_file_it_read(kept, capsys, tmp_path, other):
+    report, golden, store = kept
+    if other == "other ids":
+        changed = [{"id": "z1", "question": "Totally other question?", "expected": ["d1"]}]
+    else:
+        changed = [{**row, "question": row["question"] + " now"} for row in rows(tmp_path)]
+    (tmp_path / "other").mkdir()
+    wrong = write_golden(tmp_path / "other", changed)
+    out = tmp_path / "next.jsonl"
+    code, said, err = run_cli(capsys, "golden", "next", str(wrong), "--store", store, "--out", str(out))
+    assert code == 2 and not out.exists() and "nothing to label" not in said
+    assert (f"{wrong} is not the golden file run {report['id']} read: its sha256 is "
+            f"{read_golden(wrong).sha256[:12]}, the run's {report['golden']['sha256'][:12]}") in err
+    assert f"give the golden file the run read ({golden})" in err
+
+
+def test_a_golden_file_edited_since_the_run_is_still_read_for_the_questions_it_shares(kept, capsys, tmp_path):
+    report, _, store = kept
+    changed = rows(tmp_path) + [{"id": "added", "question": "where is the new one", "expected": ["d1"]}]
+    (tmp_path / "edited").mkdir()
+    edited = write_golden(tmp_path / "edited", changed)
+    assert read_golden(edited).sha256 != report["golden"]["sha256"]
+    code, said, err = run_cli(capsys, "golden", "next", str(edited), "--store", store, "--out",
+                              str(tmp_path / "next.jsonl"))
+    assert code == 0 and "wrote 7 rows" in said, err

@@ -152,6 +152,27 @@ def test_bedrock_questions_saved_as_jsonl_ask_for_their_expected_documents(tmp_p
                      '"reference": "Every 90 days."}')
 
 
+@pytest.mark.parametrize("given, says", [
+    ("golden", "save_questions takes the questions, not the Golden read from {source}: give its .questions "
+               "(read_golden(path).questions), a list of Question objects"),
+    ("path", 'save_questions takes a list of Question objects (read_golden(path).questions), not "{source}"; to '
+             "copy a golden file, read it first"),
+    ("rows", "save_questions takes Question objects, and item 2 is an object of 2 keys; make each one "
+             "Question(id=..., question=..., expected=(...))"),
+])
+def test_save_questions_given_what_it_does_not_take_says_what_it_takes(tmp_path, given, says):
+    from evaluation.errors import WrongArgumentError
+
+    golden = read_golden(FIXTURES / "valid.jsonl")
+    argument = {"golden": golden, "path": str(golden.source),
+                "rows": [golden.questions[0], {"question": "Where?", "expected": ["a.md"]}]}[given]
+    path = tmp_path / "saved.jsonl"
+    with pytest.raises(WrongArgumentError) as refused:
+        save_questions(argument, path)
+    assert str(refused.value).startswith(says.format(source=golden.source))
+    assert isinstance(refused.value, TypeError) and not path.exists()  # a TypeError still, as Python's own are
+
+
 texts = st.text(max_size=20)
 names = st.text(min_size=1, max_size=20).filter(str.strip)
 items = st.builds(lambda doc, ext, page: f"{doc}.{ext}" + (f"#page={page}" if page else ""),

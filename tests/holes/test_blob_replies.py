@@ -14,7 +14,7 @@ from evaluation.golden.writing.cache import prompt_key
 from evaluation.holes import judge_holes
 from evaluation.holes.replies import BlobReplies
 from evaluation.holes.settings import HoleSettings
-from evaluation.holes.steps import grade_pairs, plan_judging
+from evaluation.holes.steps import PartSettings, grade_pairs, plan_judging
 
 PREFIX = "docs/judge-replies"
 
@@ -54,7 +54,7 @@ def test_parts_graded_at_once_keep_every_reply_once(container, small):
 
     def grade(n: int) -> None:
         results[n] = grade_pairs(plan, parts[n], questions, report, world.texts, ScriptedJudge(world),
-                                 BlobReplies(container, PREFIX), budget=None, what="grading the holes")
+                                 BlobReplies(container, PREFIX), PartSettings(what="grading the holes"))
 
     threads = [threading.Thread(target=grade, args=(n,)) for n in range(3)]
     for thread in threads:

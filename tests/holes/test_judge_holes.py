@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pytest
 from chat_server import ChatServer, Reply, completion
@@ -292,6 +293,20 @@ def test_parts_graded_at_once_share_the_cap_in_order_and_never_pass_it():
     assert part_budgets(worst, 1.0) == pytest.approx([0.6, 0.4, 0.0])  # 0.6 whole, then what is left, then nothing
     assert part_budgets(worst, 5.0) == pytest.approx([0.6, 0.5, 0.8])
     assert part_budgets(worst, None) == [None, None, None]
+
+
+@pytest.mark.parametrize("part, says", [
+    (dict(budget=-0.5), "a part's budget is -0.5: give 0 or more dollars, or None for no cap"),
+    (dict(budget=float("nan")), "a part's budget is nan"),
+    (dict(total=10, done=11), "a part's progress starts at 11 of 10 pairs"),
+    (dict(done=-1), "a part's progress starts at -1 of None pairs"),
+], ids=["a budget below nothing", "a budget of no number", "done past total", "done below nothing"])
+def test_a_parts_settings_are_refused_with_the_fix_when_no_part_could_be_graded_so(part, says):
+    from evaluation.holes.steps import PartSettings
+
+    with pytest.raises(UsageError, match=re.escape(says)):
+        PartSettings(**part)
+    assert PartSettings(budget=0.0, total=10, done=10).budget == 0.0  # the edges themselves are allowed
 
 
 def test_the_plan_is_plain_json_and_reads_back_the_same(binary):

@@ -13,12 +13,16 @@ import pytest
 import evaluation.run.planned as planned
 from evaluation.errors import UsageError
 from evaluation.golden import Question
-from evaluation.run import (Plan, PlanContext, PlannedSetup, assemble_report, plan_run, planned_setup, rank_setup,
-                            run_setup)
+from evaluation.run import (Plan, PlanContext, PlannedRace, PlannedSetup, assemble_report, plan_run, planned_setup,
+                            rank_setup, run_setup)
 from evaluation.run.race import plan_race
 from fakes import ANSWERS, ListTarget, through_json, write_golden
+from test_race import FAR_BEHIND, Costly, answers, rows
 
 KEPT = Path(__file__).resolve().parent.parent / "fixtures" / "plan" / "kept_plan.json"
+# kept_plan_raced.json: written by plan_run and plan_race as they were while the race was a dict, on twelve
+# questions (the fewest on which a stop can come before the last look): three cheap setups, one reranked
+KEPT_RACED = KEPT.with_name("kept_plan_raced.json")
 GRADED = [{"id": "a", "question": "where is alpha", "expected": {"alpha": 2, "beta": 0}},
           {"id": "b", "question": "where is beta", "expected": ["beta"], "evidence": ["beta lives here"]},
           {"id": "c", "question": "where is gamma", "expected": {"gamma": 1, "delta": 3}}]
@@ -68,8 +72,46 @@ def test_a_plan_with_a_race_keeps_its_race_through_json(tmp_path):
                     context=PlanContext(run_id="run-1", created_at="2026-11-30T01:02:03Z"))
     raced = plan.with_race(plan_race(plan))
 
-    assert raced.race is not None and raced.race["raced"]  # every ListTarget setup is a remote one: costly
+    assert raced.race is not None and raced.race.raced  # every ListTarget setup is a remote one: costly
     assert through_json(raced) == raced and through_json(raced).race == raced.race
+
+
+def test_a_plan_with_a_race_kept_while_the_race_was_a_dict_reads_back_typed_and_writes_the_same_bytes():
+    raw = KEPT_RACED.read_text(encoding="utf-8")
+    plan = Plan.from_json(json.loads(raw))
+
+    assert kept_bytes(plan.to_json()) == raw  # "points": 8 stays whole, "alpha": 0.05 a float, key order kept
+    race = plan.race
+    assert isinstance(race, PlannedRace) and race.raced == ("t.hybrid_reranked.m",)
+    assert race.fully_run == ("t.keyword.bm25", "t.dense.m", "t.hybrid.m") and race.looks == (5, 10, 12)
+    assert race.order[:4] == plan.timed_question_ids  # the timed sample is drawn first
+    assert (race.rule.population, race.rule.margin, race.rule.family) == (12, 0, 1)
+    assert plan.raced_keys == {"t.hybrid_reranked.m"}
+
+
+def test_a_plan_with_a_race_made_now_is_kept_in_the_shape_the_dict_was_kept_in(tmp_path):
+    n = 12
+    target = Costly("t", answers(FAR_BEHIND, n), held={f"d{i}" for i in range(n)})
+    plan = plan_run(target, write_golden(tmp_path, rows(n)), timed=4, seed=3,
+                    context=PlanContext(run_id="run-raced", created_at="2026-12-01T00:00:00Z"))
+    made = plan.with_race(plan_race(plan)).to_json()
+    made["golden"]["source"] = "golden.jsonl"  # the fixture was made in another folder
+
+    assert kept_bytes(made) == KEPT_RACED.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("damage, says", [
+    (lambda race: {**race, "order": "q3"}, "its race's \"order\" is \"q3\", not a list of ids"),
+    (lambda race: {**race, "looks": [5, 10.5]}, "its race's \"looks\" is a list of 2 items, not a list of question"),
+    (lambda race: {**race, "margin": "0"}, "its race's \"margin\" is \"0\", not a whole number"),
+    (lambda race: {k: v for k, v in race.items() if k != "alpha"}, "its race's \"alpha\" is null, not a number"),
+    (lambda race: {**race, "seconds": {"t.dense.m": "fast"}}, "its race's \"seconds\" is"),
+], ids=["order as text", "a look of half a question", "margin as text", "no alpha", "seconds as text"])
+def test_a_damaged_race_is_refused_when_the_plan_is_read_with_the_field_named(damage, says):
+    kept = json.loads(KEPT_RACED.read_text(encoding="utf-8"))
+    with pytest.raises(UsageError, match=re.escape(says)):
+        Plan.from_json({**kept, "race": damage(kept["race"])})
+    assert Plan.from_json(kept).race is not None  # the undamaged one reads
 
 
 def test_graded_labels_stay_question_objects_from_the_plan_to_the_report(tmp_path, monkeypatch):

@@ -71,17 +71,17 @@ def plan_of(tmp_path, n=N, **settings):
 
 def test_only_the_costly_setup_races_and_the_cheap_ones_are_its_comparators(tmp_path):
     race = plan_race(plan_of(tmp_path))
-    assert race["raced"] == [RERANKED]
-    assert race["fully_run"] == ["t.keyword.bm25", "t.dense.m", "t.hybrid.m"]
-    assert race["family"] == 1  # one comparison: against the fully-run setup that finds the most
+    assert race.raced == (RERANKED,)
+    assert race.fully_run == ("t.keyword.bm25", "t.dense.m", "t.hybrid.m")
+    assert race.family == 1  # one comparison: against the fully-run setup that finds the most
 
 
 def test_the_margin_is_the_largest_allowance_of_the_picks_in_whole_questions(tmp_path):
     # best_for_time may pick a setup 8 points behind if it is the fastest there: only more than that rules
     # a setup out of every pick. 8 points of 200 questions are 16; balance's 4 would be 8
-    assert plan_race(plan_of(tmp_path))["margin"] == allowed_shortfall(8, N) == 16
-    assert plan_race(plan_of(tmp_path, balance=10, time_points=8))["margin"] == 20  # the larger of the two
-    assert plan_race(plan_of(tmp_path, balance=2.5, time_points=3))["margin"] == 6  # floor(3 / 100 * 200)
+    assert plan_race(plan_of(tmp_path)).margin == allowed_shortfall(8, N) == 16
+    assert plan_race(plan_of(tmp_path, balance=10, time_points=8)).margin == 20  # the larger of the two
+    assert plan_race(plan_of(tmp_path, balance=2.5, time_points=3)).margin == 6  # floor(3 / 100 * 200)
 
 
 def test_no_race_when_asked_for_every_setup_on_every_question_or_when_no_stop_could_save_a_search(tmp_path):

@@ -3,6 +3,7 @@ picks (a target that could not be reached, expected documents an index does not 
 """
 from __future__ import annotations
 
+from ...errors import named  # a kept name is anyone's to write in a shared store: bounded as every view names it
 from ..notes import missing_note, reading_words, unfound_words, unreachable_notes
 from ..svg import attr
 from .context import Page
@@ -21,7 +22,7 @@ def header(page: Page) -> str:
              if isinstance(golden.values.get(name), int) and golden.values[name]]
     sha = golden.sha256 or ""
     line = (f'Golden data: <strong>{esc(counted)}</strong>{(" (" + esc(", ".join(extra)) + ")") if extra else ""} '
-            f'from <code>{esc(golden.source or "?")}</code>, sha256 <code '
+            f'from <code>{esc(named(golden.source or "?"))}</code>, sha256 <code '
             f'title="{attr(sha)}">{esc(sha[:12])}…</code>'
             f' · collection <strong>{esc(collection)}</strong>')
     when = report.created_at
