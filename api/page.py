@@ -20,6 +20,7 @@ from evaluation.report.style import standalone_page
 from evaluation.store.builds import latest_views
 from evaluation.store import LATEST
 from evaluation.store.collections import Collections, RunRef
+from evaluation.store.run_report import RunReport
 
 from .principal import Caller
 from .runs import all_runs, find_run, kept_page, links, read_report
@@ -64,11 +65,12 @@ def evaluate_page(shelf: Collections, caller: Caller, admin_role: str, *, run: s
     store = shelf.store(shown.collection)
     allowed, _reason = caller.may_download_golden(admin_role)
     golden_kept = False
-    report = read_report(shelf, shown)  # kept but unreadable: 404 naming the file; a store not answering: 503
+    # kept but unreadable: 404 naming the file; a store not answering: 503
+    report = RunReport.from_json(read_report(shelf, shown))
     views = latest_views(store)  # the collection's latest chunking and matrix runs: the Chunking tab
     if allowed:
         try:
-            raw = store.golden(str((report.get("golden") or {}).get("sha256") or ""))
+            raw = store.golden(report.golden.sha256 or "")
             golden_kept = True
         except StoreError:
             raw = None

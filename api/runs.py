@@ -17,6 +17,7 @@ from urllib.parse import urlencode
 from app.http import Refusal
 from evaluation.errors import DamagedFileError, RunNotFoundError, StoreError, shown
 from evaluation.report.notes import missing_notes
+from evaluation.store.run_report import RunReport
 from evaluation.store import LATEST, check_run_id
 from evaluation.store.collections import Collections, RunRef, latest_run, newest_runs
 from evaluation.store.runs import RunStore, history_row
@@ -149,7 +150,7 @@ def runs_page(shelf: Collections, *, limit: int, offset: int, collection: str | 
     for ref in refs[offset:offset + limit]:
         row: dict[str, Any]
         try:
-            row = history_row(shelf.store(ref.collection).get(ref.run_id))
+            row = history_row(shelf.store(ref.collection).report(ref.run_id))
         except StoreError as err:  # one unreadable report does not hide the others
             row = {"id": ref.run_id, "error": str(err)}
         rows.append({"collection": ref.collection, **row, "links": links(ref)})
@@ -171,7 +172,8 @@ def run_document(shelf: Collections, ref: RunRef, caller: Caller, admin_role: st
     """One run as the routes give it: the report (no question text), its collection, the missing
     documents in words, whether this caller may download its golden file, and links."""
     report = without_question_text(read_report(shelf, ref))
-    return {**report, "collection": ref.collection, "missing_notes": missing_notes(report, limit=None),
+    notes = missing_notes(RunReport.from_json(report), limit=None)
+    return {**report, "collection": ref.collection, "missing_notes": notes,
             "golden_download": golden_download(caller, admin_role, ref), "links": links(ref)}
 
 

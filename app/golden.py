@@ -87,10 +87,10 @@ def newest_report_sha256(folder: CollectionFolder) -> str | None:
     """The sha256 of the golden file the collection's newest report was made from; None without one (what
     both flows' triggers ask before starting a run again under a name that already ran)."""
     try:
-        report = folder.store.get(LATEST)
+        report = folder.store.report(LATEST)
     except StoreError:  # no run yet, or one that cannot be read: nothing says these bytes were reported
         return None
-    return (report.get("golden") or {}).get("sha256")
+    return report.golden.sha256
 
 
 def report_name(folder: CollectionFolder, run_id: str) -> str:

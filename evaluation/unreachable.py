@@ -12,7 +12,7 @@ had: reported with its error, never picked.
 from __future__ import annotations
 
 import logging
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from .errors import EvaluationError
 from .target import Hit, Setup, Target
@@ -67,11 +67,3 @@ def reachable_or_reported(targets: Sequence[Target], warn: Callable[[str], None]
             warn(f"target {target.name} could not be reached, so its setups are reported failed and the run goes on "
                  f"with the others: {target.reason}")
     return checked
-
-
-def unreachable_notes(report: Mapping[str, Any]) -> list[str]:
-    """One sentence per target of ``report`` that could not be reached, for the top of every view."""
-    return [f"Target {name} could not be reached; its setups are reported failed and never picked, and the other "
-            f"targets ran: {described['unreachable']}"
-            for name, described in sorted((report.get("targets") or {}).items())
-            if isinstance(described, dict) and described.get("unreachable")]

@@ -16,6 +16,7 @@ from evaluation.golden import check_golden
 from evaluation.engine.corpus import check_corpus, read_corpus
 from evaluation.errors import CorpusError
 from evaluation.report.notes import missing_note
+from evaluation.store.report_parts import Missing
 
 from conftest import run_cli
 from fakes import ListTarget
@@ -169,7 +170,7 @@ def test_an_id_never_held_does_not_hold_and_one_an_earlier_run_found_no_longer_h
 
 
 def test_a_note_without_was_held_says_does_not_hold():
-    assert missing_note("t", {"documents": ["x"], "questions": ["q"]}) == (
+    assert missing_note("t", Missing.from_json({"documents": ["x"], "questions": ["q"]})) == (
         "t does not hold 1 expected document: x; questions that cannot be found there: q")
 
 

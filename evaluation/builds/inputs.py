@@ -141,6 +141,7 @@ def warn_missing_documents(questions: Sequence[Question], corpora: Sequence[Corp
 
     from ..errors import MissingDocumentsWarning
     from ..report.notes import missing_note
+    from ..store.report_parts import Missing
 
     held = set().union(*(c.ids for c in corpora)) if corpora else set()
     absent = sorted({item.doc_id for q in questions for item in q.expected_items if item.doc_id not in held})
@@ -149,7 +150,8 @@ def warn_missing_documents(questions: Sequence[Question], corpora: Sequence[Corp
     nearest = {doc: sorted(h for h in held if Path(h).stem == doc) or difflib.get_close_matches(doc, sorted(held), n=2)
                for doc in absent}
     lost = [q.id for q in questions if all(item.doc_id not in held for item in q.expected_items)]
-    note = missing_note("the corpus given", {"documents": absent, "questions": lost, "nearest": nearest})
+    note = missing_note("the corpus given", Missing.from_json({"documents": absent, "questions": lost,
+                                                               "nearest": nearest}))
     if any(Path(h).suffix and Path(h).stem == doc for doc in absent for h in nearest[doc]):
         note += ("; a list of paths names each document by its file name, extension included: write that id in "
                  "the golden file, or give {doc_id: path}")

@@ -33,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
 
     load_env_file_option(args)
     store = open_read_store(args.store)
-    comparison = compare_reports(store.get(args.baseline), store.get(args.current), alpha=args.alpha,
+    comparison = compare_reports(store.report(args.baseline), store.report(args.current), alpha=args.alpha,
                                  resamples=args.resamples)
     print(json.dumps(comparison, indent=2) if args.json else render_comparison(comparison))
     return gate(comparison, args.fail_on_regression)

@@ -8,13 +8,14 @@ import re
 import sys
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Mapping, cast
+from typing import TYPE_CHECKING, cast
 
 from ..errors import RunNotSavedError, UsageError, did_you_mean, named, printable, printable_texts
 from ..scoring.judging import GRAINS
 from ..measures import MEASURES, parse_measure
 from ..engine.modes import MODES
 from ..settings import EvaluationSettings
+from ..store.run_report import RunReport
 from .common import (INDEX_HELP, ProgressBar, STORE_DEFAULT_HELP, add_env_file_option,
                      add_golden_limit_option, chunk_settings, default_store,
                      load_env_file_option, budget_seconds, golden_limit, milliseconds, percent_below_100,
@@ -198,15 +199,15 @@ def _is_measure(name: str) -> bool:
     return True
 
 
-def missed_thresholds(report: Mapping[str, Any], rules: list[tuple[str, float]]) -> list[str]:
+def missed_thresholds(report: RunReport, rules: list[tuple[str, float]]) -> list[str]:
     """Sentences for each --fail-under rule the top setup misses (every rule, when nothing ran)."""
-    top_key = report["picks"]["finds_the_most"]
-    if top_key is None:
+    top_key = report.picks.get("finds_the_most")
+    top = report.setup(top_key)
+    if top_key is None or top is None or top.summary is None:
         return [f"{metric} >= {wanted:g}: no setup ran" for metric, wanted in rules]
-    summary = next(s for s in report["setups"] if s["key"] == top_key)["summary"]
     missed = []
     for metric, wanted in rules:
-        got = parse_measure(metric).of(summary)
+        got = parse_measure(metric).of(top.summary.values)
         if got < wanted:
             missed.append(f"{metric} of {top_key} is {got:.4g}, under {wanted:g} by {wanted - got:.4g}")
     return missed
@@ -327,28 +328,29 @@ def run(args: argparse.Namespace) -> int:
         bar.close()
         if holes is not None:
             holes.grader.close()
+    run = RunReport.from_json(report)  # what every view below reads; the JSON is what --json prints
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        print(render_report(report, details=args.details, wide=args.wide or None, with_id=store is None))
+        print(render_report(run, details=args.details, wide=args.wide or None, with_id=store is None))
         if args.questions:
             from ..golden.texts import question_texts
 
             print()
-            print(render_questions(report, question_texts(golden.raw, report)))
+            print(render_questions(run, question_texts(golden.raw, run)))
         if store is not None and unsaved is None:
             print()
             # the run id and the store stay on one line (glued: wrap breaks at plain spaces only), so both
             # can be copied whole; the reason wraps after them
-            head = f"Saved as run {report['id']} in {named(store.address)}".replace(" ", "\u00a0")
+            head = f"Saved as run {run.id} in {named(store.address)}".replace(" ", "\u00a0")
             print("\n".join(wrap(head + (f" ({why})" if why else ""), rest="  ")))
-            print(saved_where(store, report["id"]))
+            print(saved_where(store, str(run.id)))
         elif args.no_save:
             print("\nNot saved (--no-save).")
     if unsaved is not None:
         print(f"error: {unsaved}", file=sys.stderr)
         return 1
-    missed = missed_thresholds(report, rules)
+    missed = missed_thresholds(run, rules)
     for sentence in missed:
         print(f"fail-under: {sentence}", file=sys.stderr)
     regressed = 0
@@ -356,7 +358,7 @@ def run(args: argparse.Namespace) -> int:
         from ..report.compare import compare_reports, render_comparison
         from .compare_cmd import gate
 
-        comparison = compare_reports(baseline, report, alpha=args.alpha, resamples=args.resamples)
+        comparison = compare_reports(baseline, run, alpha=args.alpha, resamples=args.resamples)
         print("\n" + render_comparison(comparison), file=sys.stderr if args.json else sys.stdout)
         regressed = gate(comparison, args.fail_on_regression)
     return 1 if missed or regressed else 0
@@ -411,7 +413,7 @@ def saved_where(store, run_id: str) -> str:
 _SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
-def read_baseline(args: argparse.Namespace) -> dict | None:
+def read_baseline(args: argparse.Namespace) -> RunReport | None:
     """The --baseline report, from --baseline-store or else the store this run is kept in; None without
     --baseline."""
     if args.baseline is None:
@@ -435,7 +437,7 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
     from ..errors import StoreError
 
     try:
-        return open_run_store(store).get(args.baseline)
+        return open_run_store(store).report(args.baseline)
     except StoreError as err:  # RunNotFoundError too: a first run into a new store has nothing to compare with
         flag = "--baseline-store" if args.baseline_store else "the store this run is kept in"
         raise type(err)(f"--baseline {args.baseline}: {err} (read from {flag}); on the first run into a store there "
@@ -443,17 +445,15 @@ def read_baseline(args: argparse.Namespace) -> dict | None:
                         "that does with --baseline-store") from err
 
 
-def refuse_other_reading(baseline: Mapping[str, Any], args: argparse.Namespace) -> None:
+def refuse_other_reading(baseline: RunReport, args: argparse.Namespace) -> None:
     """A ``UsageError`` before the first search when this run would read ranks otherwise than the --baseline
     run did (its --by, --rank-among or --min-grade): ``report.compare`` refuses to compare such runs (their
     positions mean other things), which it could say only after the run was searched and saved. The same
     readings as it, from the same defaults: at the chunk grain both ways of ranking are one."""
     from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG
 
-    kept = baseline.get("rules")
-    rules: Mapping[str, Any] = kept if isinstance(kept, Mapping) else {}
-    theirs = {"--by": baseline.get("by"), "--rank-among": rules.get("rank_among") or DEFAULT_RANK_AMONG,
-              "--min-grade": rules.get("min_grade") or DEFAULT_MIN_GRADE}
+    theirs = {"--by": baseline.by, "--rank-among": baseline.rules.rank_among or DEFAULT_RANK_AMONG,
+              "--min-grade": baseline.rules.min_grade or DEFAULT_MIN_GRADE}
     ours = {"--by": args.by, "--rank-among": args.rank_among, "--min-grade": args.min_grade}
     if ours["--by"] == "chunk" and theirs["--by"] == "chunk":
         del theirs["--rank-among"], ours["--rank-among"]
@@ -461,7 +461,7 @@ def refuse_other_reading(baseline: Mapping[str, Any], args: argparse.Namespace) 
     if not differ:
         return
     said = printable_texts({flag: str(theirs[flag]) for flag in differ})  # read from a kept report
-    run_id = printable(str(baseline.get("id")))
+    run_id = printable(str(baseline.id))
     raise UsageError(f"--baseline {printable(args.baseline)}: run {run_id} was made with "
                      f"{', '.join(f'{flag} {said[flag]}' for flag in differ)}, and this run would be made with "
                      f"{', '.join(f'{flag} {ours[flag]}' for flag in differ)}, so their ranks mean different things "

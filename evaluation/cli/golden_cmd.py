@@ -267,12 +267,12 @@ def _accept(args: argparse.Namespace) -> int:
                   [("the --golden file", args.golden)], error=UsageError)
     golden = read_golden(args.golden)
     store = open_read_store(args.store)
-    report = store.get(args.run_id)
+    report = store.report(args.run_id)
     questions = accepted_questions(golden, report)
     changed, added = accepted_count(golden.questions, questions)
     save_questions(questions, args.out, overwrite=False, what="the golden file with the judged grades")
     print(f"wrote {len(questions)} questions to {args.out}: {changed} of them gained {added} judged grade(s) from run "
-          f"{report['id']}, each such row a draft whose hint names them; check them, remove \"draft\", then run: "
+          f"{report.id}, each such row a draft whose hint names them; check them, remove \"draft\", then run: "
           f"{program()} golden check {args.out}")
     return 0
 
@@ -390,7 +390,7 @@ def _next(args: argparse.Namespace) -> int:
     check_outputs([Output(args.out, NEXT_ROWS, "--out", "the rows to fill in")], [("the golden file", args.file)],
                   force=args.force, make_folders=True)
     store = open_store(store_address(args.store), connection_string=os.environ.get(CONNECTION_STRING_VARIABLE) or None)
-    report = store.get(args.run)
+    report = store.report(args.run)
     golden = read_golden(args.file)
     unlabelled = _unlabelled(args.questions) if args.questions else []
     if args.questions and not (args.index or args.corpus):
@@ -409,7 +409,7 @@ def _next(args: argparse.Namespace) -> int:
                           "proposal": made.proposal}, indent=2))
     if not made.rows:
         if not args.json:
-            print(f"nothing to label next for run {printable(str(report['id']))}: "
+            print(f"nothing to label next for run {printable(str(report.id))}: "
                   f"{printable(made.reason, limit=TEXT_LIMIT) if made.reason else 'no label would move the tests'}")
         return 0
     from ..files import write_whole
@@ -417,7 +417,7 @@ def _next(args: argparse.Namespace) -> int:
     write_whole(args.out, "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in made.rows).encode("utf-8"),
                 replace=args.force, what="the rows to fill in", error=UsageError)
     if not args.json:
-        print(next_summary(made, args, report["id"]))
+        print(next_summary(made, args, str(report.id)))
     return 0
 
 

@@ -35,14 +35,13 @@ def write_report(args: argparse.Namespace) -> int:
     from ..report.html import run_page
 
     store = _open(args)
-    report = store.get(args.run_id)
+    report = store.report(args.run_id)
     questions = None
     if args.with_questions:
-        sha = (report.get("golden") or {}).get("sha256")
         try:
-            questions = question_texts(store.golden(sha), report)
+            questions = question_texts(store.golden(str(report.golden.sha256)), report)
         except StoreError as err:
-            raise StoreError(f"{err} (run {report['id']}); leave out --with-questions to name questions by id") from err
+            raise StoreError(f"{err} (run {report.id}); leave out --with-questions to name questions by id") from err
     page = run_page(report, store, questions=questions)
     if args.out == "-":
         sys.stdout.write(page)
@@ -50,7 +49,7 @@ def write_report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     _refuse_to_replace_an_input(out, args.store)
     write_whole(out, page, what="the page")
-    print(f"Wrote run {report['id']} to {named(out)}")
+    print(f"Wrote run {report.id} to {named(out)}")
     return 0
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ..errors import EvaluationError, named, printable_texts, shown
 from ..settings import DEFAULT_MIN_GRADE, RANK_AMONG
+from ..store.run_report import RunReport
 from .common import (add_env_file_option, add_store_option, load_env_file_option, local_path, open_read_store, plain,
                      store_address)
 
@@ -148,9 +149,9 @@ def _found(count: Any, golden: dict[str, Any]) -> str:
 
 def show_run(args: argparse.Namespace) -> int:
     store = _existing(args)
-    report = store.get(args.run_id)
+    report = store.report(args.run_id)
     if args.json:
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
         return 0
     from ..report.text import render_questions, render_report
 
@@ -161,13 +162,13 @@ def show_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def kept_question_texts(store, report: dict) -> dict[str, str] | None:
+def kept_question_texts(store, report: RunReport) -> dict[str, str] | None:
     """The question texts of the golden file a report was made from, when the store keeps it."""
     from ..errors import StoreError
     from ..golden.texts import question_texts
 
     try:
-        return question_texts(store.golden(report["golden"]["sha256"]), report)
+        return question_texts(store.golden(str(report.golden.sha256)), report)
     except StoreError:
         return None
 
@@ -236,8 +237,9 @@ def export_run(args: argparse.Namespace) -> int:
               file=sys.stderr)
     from ..report.race_words import searched_words, stopped_setups
 
-    for entry in stopped_setups(report):  # its files hold fewer questions than the others': said, never silent
-        print(f"{entry['key']} was {searched_words(entry)}: its lines, rows and evaluator rows cover those "
+    # a stopped setup's files hold fewer questions than the others': said, never silent
+    for entry in stopped_setups(RunReport.from_json(report)):
+        print(f"{entry.key} was {searched_words(entry)}: its lines, rows and evaluator rows cover those "
               "questions only (the setups table's stopped column says why)", file=sys.stderr)
     for path in written:
         print(named(path))

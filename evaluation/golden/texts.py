@@ -11,22 +11,22 @@ from __future__ import annotations
 import hashlib
 from typing import Any, Mapping
 
+from ..store.run_report import RunReport
 from .scan import scan_golden
 
 
-def question_texts(golden_raw: bytes, report: Mapping[str, Any]) -> dict[str, str]:
+def question_texts(golden_raw: bytes, report: RunReport | Mapping[str, Any]) -> dict[str, str]:
     """Question id -> text, read from the golden file ``golden_raw`` the run was made from.
 
     Only ids the report scored are kept; when the report records a question's ``sha256`` (of its text
     as UTF-8), a text that does not hash to it is left out. Bytes that are not the run's golden file
-    (another sha256) give nothing.
+    (another sha256) give nothing. ``report``: the model, or a report's JSON read into it once.
     """
-    if hashlib.sha256(golden_raw).hexdigest() != (report.get("golden") or {}).get("sha256"):
+    report = RunReport.of(report)
+    if hashlib.sha256(golden_raw).hexdigest() != report.golden.sha256:
         return {}
-    wanted = {}
-    for row in report.get("questions") or []:
-        if isinstance(row, dict) and "id" in row:
-            wanted[str(row["id"])] = row.get("sha256")
+    # a report that kept no question rows scored none by text: nothing is shown for ids alone
+    wanted = {row.id: row.sha256 for row in report.questions} if report.questions_kept else {}
     texts = {}
     for question in scan_golden(golden_raw).questions:
         if question.id not in wanted:

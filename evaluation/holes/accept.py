@@ -15,22 +15,26 @@ from typing import Any, Mapping, Sequence
 
 from ..errors import UsageError
 from ..golden import Golden, Question
+from ..store.report_parts import Judged
+from ..store.run_report import RunReport
 
 
-def accepted_questions(golden: Golden, report: Mapping[str, Any]) -> list[Question]:
-    """The golden file's questions with the run's judged grades added as drafts (the module docstring)."""
-    block = report.get("judged")
-    if not isinstance(block, Mapping):
-        raise UsageError(f"run {report.get('id')} judged no holes: evaluate with --judge-holes first")
-    if not block.get("counted"):
-        raise UsageError(f"run {report.get('id')}: the judge's grades did not count ({block.get('why_not_counted')}), "
+def accepted_questions(golden: Golden, report: RunReport | Mapping[str, Any]) -> list[Question]:
+    """The golden file's questions with the run's judged grades added as drafts (the module docstring); ``report``
+    the model, or a report's JSON read into it once."""
+    report = RunReport.of(report)
+    block = report.judged
+    if block is None:
+        raise UsageError(f"run {report.id} judged no holes: evaluate with --judge-holes first")
+    if not block.counted:
+        raise UsageError(f"run {report.id}: the judge's grades did not count ({block.why_not_counted}), "
                          "so there is nothing to accept")
-    sha = (report.get("golden") or {}).get("sha256")
+    sha = report.golden.sha256
     if sha and golden.sha256 != sha:
-        raise UsageError(f"{golden.source} is not the golden file run {report.get('id')} judged (its sha256 is "
-                         f"{golden.sha256[:12]}, the run's {str(sha)[:12]}): give that very file, so each grade "
+        raise UsageError(f"{golden.source} is not the golden file run {report.id} judged (its sha256 is "
+                         f"{golden.sha256[:12]}, the run's {sha[:12]}): give that very file, so each grade "
                          "lands on the question it was given for")
-    grades: Mapping[str, Mapping[str, int]] = block.get("grades") or {}
+    grades = block.grades
     words = _words(block, report)
     out = []
     for question in golden.questions:
@@ -49,11 +53,11 @@ def _with_grades(question: Question, added: Mapping[str, int], words: str) -> Qu
                    hint=f"{question.hint}. {hint}" if question.hint else hint)
 
 
-def _words(block: Mapping[str, Any], report: Mapping[str, Any]) -> str:
-    calibration = block.get("calibration") or {}
+def _words(block: Judged, report: RunReport) -> str:
+    calibration = block.calibration
     kappa = calibration.get("weighted_kappa") or calibration.get("kappa") or {}
     agreement = f", kappa {kappa['value']:.2f} on {kappa['pairs']} labels" if kappa.get("value") is not None else ""
-    return f"the judge {(block.get('judge') or {}).get('model')} in run {report.get('id')}{agreement}"
+    return f"the judge {block.judge.get('model')} in run {report.id}{agreement}"
 
 
 def accepted_count(before: Sequence[Question], after: Sequence[Question]) -> tuple[int, int]:

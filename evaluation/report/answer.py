@@ -15,7 +15,7 @@ reports back against their numbers):
   under the report's "equally fast" floor two setups are said to be as fast, in every sentence alike;
 - the balance and time allowances are ``scoring.picks.allowed_shortfall``'s whole questions, the same
   number the picks were chosen with.
-A report of any age reads; a field that is absent says less.
+A report of any age reads (``store.run_report`` reads older shapes as today's); a field that is absent says less.
 """
 from __future__ import annotations
 
@@ -27,9 +27,11 @@ from ..golden.wording import plural
 from ..scoring.picks import allowed_shortfall
 from ..scoring.time_pairs import TimePair, slower_by_more
 from ..settings import DEFAULT_ALPHA
+from ..store.run_report import RunReport
+from ..store.report_parts import SetupResult
 from .notes import found_gap_words
-from .numbers import found_count, number
-from .time_words import floor_ms, pace, pair_between, tie_words
+from .numbers import number
+from .time_words import pace, tie_words
 
 PICK_LABELS = (("finds_the_most", "Finds the most"), ("best_for_balance", "Best for balance"),
                ("best_for_time", "Best for time"))
@@ -53,36 +55,20 @@ class PickAnswer:
     paired: str | None = None
 
 
-def pick_key(value: Any) -> str | None:
-    """A pick is a setup key, or (in newer reports) an object naming one under ``key`` or ``setup``."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, dict):
-        key = value.get("key") or value.get("setup")
-        return key if isinstance(key, str) else None
-    return None
+def _count(setup: SetupResult, k: int = 10) -> int | None:
+    return setup.summary.count(k) if setup.summary is not None else None
 
 
-def _count(setup: Mapping[str, Any], k: int = 10) -> int | None:
-    return found_count(setup.get("summary") or {}, k)
+def _questions(setup: SetupResult) -> int | None:
+    return setup.summary.questions if setup.summary is not None else None
 
 
-def _questions(setup: Mapping[str, Any]) -> int | None:
-    questions = (setup.get("summary") or {}).get("questions")
-    return questions if isinstance(questions, int) and not isinstance(questions, bool) else None
+def _median(setup: SetupResult) -> float | None:
+    return number(setup.summary.median_ms) if setup.summary is not None else None
 
 
-def _median(setup: Mapping[str, Any]) -> float | None:
-    return number((setup.get("summary") or {}).get("median_ms"))
-
-
-def _ran(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [s for s in report.get("setups") or [] if isinstance(s, Mapping) and isinstance(s.get("key"), str)
-            and s.get("summary") and not s.get("error")]
-
-
-def _pace(report: Mapping[str, Any], a: Mapping[str, Any], b: Mapping[str, Any]) -> str | None:
-    return pace(report, a["key"], b["key"], _median(a), _median(b))
+def _pace(report: RunReport, a: SetupResult, b: SetupResult) -> str | None:
+    return pace(report, a.key, b.key, _median(a), _median(b))
 
 
 def count_gap(mine: int, theirs: int, other: str, questions: int | None, where: str = "") -> str:
@@ -96,15 +82,14 @@ def count_gap(mine: int, theirs: int, other: str, questions: int | None, where: 
     return f"{plural(abs(mine - theirs), 'question')} {word}{where} than {other} ({mine} against {theirs}{of})"
 
 
-def pick_answers(report: Mapping[str, Any]) -> list[PickAnswer]:
+def pick_answers(report: RunReport) -> list[PickAnswer]:
     """The three picks in order, each with its reasons (module docstring)."""
-    by_key = {s["key"]: s for s in _ran(report)}
-    picks = report.get("picks") or {}
-    rules = report.get("rules") or {}
-    top = pick_key(picks.get("finds_the_most"))
+    by_key = {s.key: s for s in report.ran}
+    rules = report.rules
+    top = report.picks.get("finds_the_most")
     answers: list[PickAnswer] = []
     for name, label in PICK_LABELS:
-        key = pick_key(picks.get(name))
+        key = report.picks.get(name)
         if key is None or key not in by_key:
             answers.append(PickAnswer(name, label, None, None, "no setup ran"))
             continue
@@ -112,13 +97,13 @@ def pick_answers(report: Mapping[str, Any]) -> list[PickAnswer]:
         if name == "finds_the_most" or top not in by_key:
             why, tied = _most_why(report, key, by_key)
         else:
-            points = number(rules.get("balance_points" if name == "best_for_balance" else "time_points"))
+            points = number(rules.balance_points if name == "best_for_balance" else rules.time_points)
             why, tied = _time_pick_why(report, name, key, by_key[str(top)], by_key, points)
         answers.append(PickAnswer(name, label, key, earlier, why, tied, paired_words(report, name)))
     return answers
 
 
-def _most_why(report: Mapping[str, Any], key: str, by_key: Mapping[str, Mapping[str, Any]]) -> tuple[str, tuple]:
+def _most_why(report: RunReport, key: str, by_key: Mapping[str, SetupResult]) -> tuple[str, tuple]:
     """Why the top ranks first: the most found in the top 10, and against each setup that finds as many,
     the first thing that put it ahead (found@1, its time tier, or its key when nothing else differs)."""
     top = by_key[key]
@@ -127,38 +112,37 @@ def _most_why(report: Mapping[str, Any], key: str, by_key: Mapping[str, Mapping[
         return "it ranks first", ()
     why = f"it finds the most questions in its top 10 ({found}{f' of {questions}' if questions else ''})"
     level = sorted((s for k, s in by_key.items() if k != key and _count(s) == found),
-                   key=lambda s: (s.get("rank") or math.inf, s["key"]))
+                   key=lambda s: (s.rank or math.inf, s.key))
     if not level:
         return why, ()
     tier = _tier(report, "finds_the_most")
     reasons = [_rank_edge(report, top, rival, tier) for rival in level[:MOST_RIVALS]]
-    rest = [s["key"] for s in level[MOST_RIVALS:]]
+    rest = [s.key for s in level[MOST_RIVALS:]]
     more = f"; and {plural(len(rest), 'more setup')} finding as many ({', '.join(rest)})" if rest else ""
     lead = f"{plural(len(level), 'other setup')} {'finds' if len(level) == 1 else 'find'} as many"
     return f"{why}; {lead}: {'; '.join(reasons)}{more}", ()
 
 
-def _rank_edge(report: Mapping[str, Any], top: Mapping[str, Any], rival: Mapping[str, Any], tier: list[str]) -> str:
+def _rank_edge(report: RunReport, top: SetupResult, rival: SetupResult, tier: list[str]) -> str:
     """What put ``top`` ahead of ``rival``, which finds as many in its top 10 (the ranking's next keys)."""
     mine, theirs = _count(top, 1), _count(rival, 1)
-    name = rival["key"]
+    name = rival.key
     if mine is not None and theirs is not None and mine != theirs:
         return f"{name} finds {count_gap(theirs, mine, 'it', None, ' at found@1')}"
     if tier and name not in tier:
         words = _pace(report, rival, top)
         return f"{name} finds as many first and is in a slower time tier" + (f" ({words})" if words else "")
-    why = tie_words(report, "finds_the_most", top["key"], name, _medians(top, rival))
+    why = tie_words(report, "finds_the_most", top.key, name, _medians(top, rival))
     return f"{name} finds as many first, is tied with it on time ({why}) and comes after it by name"
 
 
-def _tier(report: Mapping[str, Any], name: str) -> list[str]:
+def _tier(report: RunReport, name: str) -> list[str]:
     """The keys of the tier the pick ``name`` was chosen from (``ties_on_time``), [] when the report has none."""
-    tier = (report.get("ties_on_time") or {}).get(name)
-    return [k for k in tier if isinstance(k, str)] if isinstance(tier, list) else []
+    return list(report.ties_on_time.get(name, ()))
 
 
-def _medians(*setups: Mapping[str, Any]) -> dict[str, Any]:
-    return {s["key"]: (s.get("summary") or {}).get("median_ms") for s in setups}
+def _medians(*setups: SetupResult) -> dict[str, Any]:
+    return {s.key: s.summary.median_ms if s.summary is not None else None for s in setups}
 
 
 def _within(points: float | None, questions: int | None) -> tuple[str, int | None]:
@@ -172,8 +156,8 @@ def _within(points: float | None, questions: int | None) -> tuple[str, int | Non
     return f"within {points:g} points ({plural(allowed, 'question')}) of the most", allowed
 
 
-def _time_pick_why(report: Mapping[str, Any], name: str, key: str, top: Mapping[str, Any],
-                   by_key: Mapping[str, Mapping[str, Any]], points: float | None) -> tuple[str, tuple]:
+def _time_pick_why(report: RunReport, name: str, key: str, top: SetupResult,
+                   by_key: Mapping[str, SetupResult], points: float | None) -> tuple[str, tuple]:
     """Why the balance or time pick is the setup it is: against the fastest setup within its points (the
     anchor of the tier it was chosen from), then against the top; and a sentence per other setup of that
     tier with the reason it lost."""
@@ -181,37 +165,37 @@ def _time_pick_why(report: Mapping[str, Any], name: str, key: str, top: Mapping[
     questions = _questions(top)
     within, _ = _within(points, questions)
     tier = [k for k in _tier(report, name) if k in by_key]
-    tests = (report.get("time_tests") or {}).get(name)
-    anchor = tests.get("anchor") if isinstance(tests, Mapping) else None
+    tests = report.time_tests.get(name)
+    anchor = tests.anchor if tests is not None else None
     if anchor not in by_key:
         anchor = min(tier, key=lambda k: (_median(by_key[k]) or math.inf, k)) if tier else key
     fastest = by_key[str(anchor)]
     mine, most = _count(pick), _count(top)
     if anchor == key:
-        first = f"the fastest {within}" if key != top["key"] else f"nothing {within} is faster"
+        first = f"the fastest {within}" if key != top.key else f"nothing {within} is faster"
     else:
         first = (f"{anchor}, the fastest {within}, is tied with it on time "
                  f"({tie_words(report, name, key, str(anchor), _medians(pick, fastest))}) "
                  f"and {_tier_edge(report, pick, fastest, tier, by_key, 'it')}")
-    if key == top["key"]:
+    if key == top.key:
         why = first
     else:
-        against = [count_gap(mine, most, top["key"], questions) if mine is not None and most is not None else None,
+        against = [count_gap(mine, most, top.key, questions) if mine is not None and most is not None else None,
                    _pace(report, pick, top)]
         said = [f"finds {against[0]}" if against[0] else None, f"is {against[1]}" if against[1] else None]
         why = f"{first}; it " + ", and ".join(s for s in said if s) if any(said) else first
     others = [by_key[k] for k in tier if k not in (key, anchor)]
-    tied = tuple(f"{s['key']} is tied on time with {anchor} "
-                 f"({tie_words(report, name, str(anchor), s['key'], _medians(fastest, s))}) "
-                 f"and {_tier_edge(report, pick, s, tier, by_key, pick['key'])}" for s in others[:MOST_RIVALS])
-    rest = [s["key"] for s in others[MOST_RIVALS:]]
+    tied = tuple(f"{s.key} is tied on time with {anchor} "
+                 f"({tie_words(report, name, str(anchor), s.key, _medians(fastest, s))}) "
+                 f"and {_tier_edge(report, pick, s, tier, by_key, pick.key)}" for s in others[:MOST_RIVALS])
+    rest = [s.key for s in others[MOST_RIVALS:]]
     if rest:
         tied += (f"{plural(len(rest), 'more setup')} tied on time with {anchor} ({', '.join(rest)})",)
     return why, tied
 
 
-def _tier_edge(report: Mapping[str, Any], pick: Mapping[str, Any], other: Mapping[str, Any],
-               tier: Sequence[str], by_key: Mapping[str, Mapping[str, Any]], called: str) -> str:
+def _tier_edge(report: RunReport, pick: SetupResult, other: SetupResult,
+               tier: Sequence[str], by_key: Mapping[str, SetupResult], called: str) -> str:
     """Why ``pick`` was chosen over ``other`` of its tier, in the order the rule looks (``scoring.picks.
     _time_pick``): the most found in the top 10; then not shown slower than the fastest of those by more
     than the floor; then found@1; then the key. Worded with ``other`` as the subject and the pick
@@ -221,79 +205,79 @@ def _tier_edge(report: Mapping[str, Any], pick: Mapping[str, Any], other: Mappin
     if mine is not None and theirs is not None and mine != theirs:
         return f"finds {count_gap(theirs, mine, called, questions)}"
     best = [by_key[k] for k in tier if k in by_key and _count(by_key[k]) == mine] or [pick]
-    fastest = min(best, key=lambda s: (_median(s) or math.inf, s["key"]))
+    fastest = min(best, key=lambda s: (_median(s) or math.inf, s.key))
     if other is not fastest and _shown_slower(report, fastest, other):
-        return (f"finds as many but is shown slower than {called if fastest is pick else fastest['key']} by more than "
-                f"{floor_ms(report) or 0:g} ms ({_pace(report, other, fastest)})")
+        return (f"finds as many but is shown slower than {called if fastest is pick else fastest.key} by more than "
+                f"{report.rules.floor_ms or 0:g} ms ({_pace(report, other, fastest)})")
     first, theirs_first = _count(pick, 1), _count(other, 1)
     if first is not None and theirs_first is not None and first != theirs_first:
         return f"finds as many but {count_gap(theirs_first, first, called, None, ' at found@1')}"
-    floor = floor_ms(report)
+    floor = report.rules.floor_ms
     by_more = f" by more than {floor:g} ms" if floor is not None else ""
     return f"finds as many and as many first, is not shown slower{by_more}, and comes after {called} by name"
 
 
-def _shown_slower(report: Mapping[str, Any], fast: Mapping[str, Any], slow: Mapping[str, Any]) -> bool:
+def _shown_slower(report: RunReport, fast: SetupResult, slow: SetupResult) -> bool:
     """Whether the report's pair shows ``slow`` slower than ``fast`` by more than the floor (one pair at a
     time, as ``scoring.picks._time_pick`` asks); False when the report holds no such pair."""
-    row = pair_between(report, fast["key"], slow["key"])
-    if row is None or row.get("faster") != fast["key"]:
+    row = report.pair_between(fast.key, slow.key)
+    if row is None or row.faster != fast.key:
         return False
     try:
-        fields: dict[str, Any] = {field: row.get(field) for field in TimePair.__dataclass_fields__}
+        fields: dict[str, Any] = {field: row.values.get(field) for field in TimePair.__dataclass_fields__}
         pair = TimePair(**fields)  # a kept row of another shape is a TypeError: no such pair
     except TypeError:
         return False
-    alpha = number((report.get("significance") or {}).get("alpha")) or DEFAULT_ALPHA
+    alpha = (number(report.significance.alpha) if report.significance is not None else None) or DEFAULT_ALPHA
     return bool(isinstance(pair.over_floor, bool) and slower_by_more(pair, alpha))
 
 
-def paired_words(report: Mapping[str, Any], name: str) -> str | None:
+def paired_words(report: RunReport, name: str) -> str | None:
     """What the paired test on found@10 says of the fastest faster setup it cannot tell from pick ``name``
     (``report["ties"][name]``), with that setup's pace against the pick (``time_words.pace``: under the
     floor it is as fast, never "faster"); that every faster one finds significantly fewer; or that none
     is faster. None for reports without the test."""
-    tie = (report.get("ties") or {}).get(name)
-    if not isinstance(tie, Mapping):
+    tie = report.ties.get(name)
+    if tie is None:
         return None
-    pick = tie.get("pick")
-    rows = [r for r in tie.get("faster") or [] if isinstance(r, Mapping) and isinstance(r.get("key"), str)]
-    alpha = (report.get("significance") or {}).get("alpha", 0.05)
+    pick = tie.pick
+    rows = tie.faster
+    alpha = report.significance.alpha if report.significance is not None else 0.05
     if not rows:
         return f"no setup is faster than {pick}"
-    if not tie.get("tied") or not tie.get("with"):
-        each = (f"the one faster setup, {rows[0]['key']}," if len(rows) == 1
+    if not tie.tied or not tie.with_:
+        each = (f"the one faster setup, {rows[0].key}," if len(rows) == 1
                 else f"each of the {len(rows)} faster setups")
-        at = f" (paired test at {alpha:g})" if isinstance(alpha, (int, float)) else ""
+        at = f" (paired test at {alpha:g})" if alpha is not None else ""
         return f"{each} finds significantly fewer than {pick}{at}"
-    row = next((r for r in rows if r["key"] == tie["with"]), None)
+    row = next((r for r in rows if r.key == tie.with_), None)
     if row is None:
         return None
-    questions = len(report.get("question_ids") or []) or None
-    speed = pace(report, row["key"], str(pick), row.get("median_ms"), tie.get("median_ms"))
-    others = [r["key"] for r in rows if r.get("tied") and r["key"] != tie["with"]]
-    return (f"{row['key']} is {speed or f'faster than {pick}'} and {found_gap_words(row, questions)}"
+    questions = len(report.question_ids) or None
+    speed = pace(report, row.key, str(pick), row.median_ms, tie.median_ms)
+    others = [r.key for r in rows if r.tied and r.key != tie.with_]
+    return (f"{row.key} is {speed or f'faster than {pick}'} and {found_gap_words(row, questions)}"
             + (f"; the test cannot tell {', '.join(others)} from {pick} either" if others else ""))
 
 
-def _best(setups: Sequence[Mapping[str, Any]]) -> Mapping[str, Any] | None:
+def _best(setups: Sequence[SetupResult]) -> SetupResult | None:
     """The setup that finds the most in its top 10 (then the faster, then by key)."""
     if not setups:
         return None
-    return min(setups, key=lambda s: (-(_count(s) or 0), _median(s) or math.inf, s["key"]))
+    return min(setups, key=lambda s: (-(_count(s) or 0), _median(s) or math.inf, s.key))
 
 
-def findings(report: Mapping[str, Any]) -> list[str]:
+def findings(report: RunReport) -> list[str]:
     """What the run found that a team should know, a sentence each (at most two): whether reranking by a
     model pays against the best search of the same kind without it, and whether plain keyword search
     finds as many as the best search with vectors. Each names both setups it compares."""
-    ran = _ran(report)
+    ran = report.ran
     out = []
     for ranker, words, kind in (("cross-encoder", "Reranking with the cross-encoder", "hybrid search"),
                                 ("semantic", "Azure's semantic ranker", "search")):
-        reranked = _best([s for s in ran if s.get("ranker") == ranker])
-        plain = _best([s for s in ran if not s.get("ranker") and s.get("retrieval") in ("hybrid", "keyword")
-                       and (ranker != "cross-encoder" or s.get("retrieval") == "hybrid")])
+        reranked = _best([s for s in ran if s.ranker == ranker])
+        plain = _best([s for s in ran if not s.ranker and s.retrieval in ("hybrid", "keyword")
+                       and (ranker != "cross-encoder" or s.retrieval == "hybrid")])
         if reranked is None or plain is None:
             continue
         r, p, n = _count(reranked), _count(plain), _questions(reranked)
@@ -301,16 +285,16 @@ def findings(report: Mapping[str, Any]) -> list[str]:
             continue
         speed = _pace(report, reranked, plain)
         cost = f", and is {speed}" if speed else ""
-        gap = count_gap(r, p, f"{plain['key']}, the best {kind} without it", n, " in the top 10")
+        gap = count_gap(r, p, f"{plain.key}, the best {kind} without it", n, " in the top 10")
         verdict = ": it does not pay on this collection" if r < p else ""
-        out.append(f"{words} ({reranked['key']}) finds {gap}{cost}{verdict}.")
-    keyword = _best([s for s in ran if s.get("retrieval") in ("keyword", "keyword_documents") and not s.get("ranker")])
-    vectors = _best([s for s in ran if s.get("models") and s.get("retrieval") not in ("keyword", "keyword_documents")])
+        out.append(f"{words} ({reranked.key}) finds {gap}{cost}{verdict}.")
+    keyword = _best([s for s in ran if s.retrieval in ("keyword", "keyword_documents") and not s.ranker])
+    vectors = _best([s for s in ran if s.models and s.retrieval not in ("keyword", "keyword_documents")])
     if keyword is not None and vectors is not None:
         k, v, n = _count(keyword), _count(vectors), _questions(keyword)
         if k is not None and v is not None and k >= v:
             speed = _pace(report, keyword, vectors)
-            gap = count_gap(k, v, f"{vectors['key']}, the best setup with vectors", n, " in the top 10")
-            out.append(f"Keyword search alone ({keyword['key']}) finds {gap}" + (f", and is {speed}" if speed else "")
+            gap = count_gap(k, v, f"{vectors.key}, the best setup with vectors", n, " in the top 10")
+            out.append(f"Keyword search alone ({keyword.key}) finds {gap}" + (f", and is {speed}" if speed else "")
                        + ".")
     return out[:2]

@@ -2,9 +2,9 @@
 
 ``compare_reports(baseline, current)`` pairs the runs on the questions they share and each setup with
 the same key in both. A question is shared when its id and the sha256 of its text are the same in
-both reports (so a question reworded under the same id is a new question). Reports that kept the
-question's text rather than its hash are hashed here; reports with neither are matched by id only,
-and the comparison says so. A shared question whose ``expected`` changed is still compared, and
+both reports (so a question reworded under the same id is a new question). A report that kept the
+question's text rather than its hash reads with its hash (``store.run_report``); reports with neither are
+matched by id only, and the comparison says so. A shared question whose ``expected`` changed is still compared, and
 listed under ``relabelled``: its differences may be the labels', not the setup's.
 
 Per setup: found@10 before and after, the paired difference with its interval and exact p-value,
@@ -20,29 +20,23 @@ reading a rank another way (among results, among documents) or counting relevanc
 """
 from __future__ import annotations
 
-import hashlib
 from typing import Any, Mapping
 
 from ..errors import UsageError, printable_texts
 from ..measures import FOUND_10, MRR
 from ..scoring.comparison import SignificanceSettings, correct_for_many, paired
-from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG
+from ..settings import DEFAULT_RANK_AMONG
+from ..store.run_report import RunReport
+from ..store.report_parts import SetupResult
 
 
-def _identities(report: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], bool]:
+def _identities(report: RunReport) -> tuple[dict[str, dict[str, Any]], bool]:
     """Question id -> {sha256, expected}, and whether every question has a text hash."""
-    rows = report.get("questions") or [{"id": q} for q in report.get("question_ids") or []]
-    found, hashed = {}, True
-    for row in rows:
-        digest = row.get("sha256")
-        if digest is None and isinstance(row.get("question"), str):
-            digest = hashlib.sha256(row["question"].encode("utf-8", "surrogatepass")).hexdigest()
-        hashed = hashed and digest is not None
-        found[row["id"]] = {"sha256": digest, "expected": list(row.get("expected") or [])}
-    return found, hashed
+    found = {row.id: {"sha256": row.sha256, "expected": list(row.expected)} for row in report.questions}
+    return found, all(row.sha256 is not None for row in report.questions)
 
 
-def shared_questions(baseline: Mapping[str, Any], current: Mapping[str, Any]) -> dict[str, Any]:
+def shared_questions(baseline: RunReport, current: RunReport) -> dict[str, Any]:
     """The questions two reports share, in the current run's order, and how they were matched."""
     before, before_hashed = _identities(baseline)
     after, after_hashed = _identities(current)
@@ -59,26 +53,28 @@ def shared_questions(baseline: Mapping[str, Any], current: Mapping[str, Any]) ->
     }
 
 
-def compare_reports(baseline: Mapping[str, Any], current: Mapping[str, Any], *, alpha: float = 0.05,
-                    resamples: int = 10_000, seed: int | None = None) -> dict[str, Any]:
-    """``current`` against ``baseline``, setup by setup, on their shared questions (see the module docstring).
+def compare_reports(baseline: RunReport | Mapping[str, Any], current: RunReport | Mapping[str, Any], *,
+                    alpha: float = 0.05, resamples: int = 10_000, seed: int | None = None) -> dict[str, Any]:
+    """``current`` against ``baseline``, setup by setup, on their shared questions (see the module docstring);
+    each the model, or a report's JSON read into it once (``RunReport.of``).
 
     ``seed`` defaults to the current run's. Raises ``UsageError`` when the runs judged at different
     grains, read ranks differently or count relevance from different grades (``refuse_other_rules``):
     their positions do not mean the same thing.
     """
-    if baseline.get("by") != current.get("by"):
-        raise UsageError(f"run {baseline.get('id')} was judged by {baseline.get('by')} and run {current.get('id')} "
-                         f"by {current.get('by')}; positions at different grains cannot be compared: "
+    baseline, current = RunReport.of(baseline), RunReport.of(current)
+    if baseline.by != current.by:
+        raise UsageError(f"run {baseline.id} was judged by {baseline.by} and run {current.id} "
+                         f"by {current.by}; positions at different grains cannot be compared: "
                          "compare runs made with the same --by")
     refuse_other_rules(baseline, current)
     if seed is None:
-        seed = int((current.get("rules") or {}).get("seed") or 0)
+        seed = current.rules.seed or 0
     settings = SignificanceSettings(alpha=alpha, resamples=resamples, seed=seed)
     questions = shared_questions(baseline, current)
     ids = questions["ids"]
-    before = {s["key"]: s for s in baseline.get("setups") or []}
-    after = {s["key"]: s for s in current.get("setups") or []}
+    before = {s.key: s for s in baseline.setups}
+    after = {s.key: s for s in current.setups}
     not_compared: dict[str, str] = {}
     results: dict[str, dict[str, Any]] = {}
     compared: dict[str, list[str]] = {}
@@ -88,7 +84,7 @@ def compare_reports(baseline: Mapping[str, Any], current: Mapping[str, Any], *, 
             not_compared[key] = reason
             continue
         compared[key] = _searched_in_both(before[key], after[key], ids)
-        results[key] = paired(before[key], after[key], compared[key], settings)
+        results[key] = paired(before[key].values, after[key].values, compared[key], settings)  # the entries as kept
     correct_for_many(results, settings)
     setups = {}
     for key, result in results.items():
@@ -99,16 +95,16 @@ def compare_reports(baseline: Mapping[str, Any], current: Mapping[str, Any], *, 
             "baseline": _counts(before[key], mine), "current": _counts(after[key], mine), **result,
             "regressed": significant and found["worse"] > found["better"],
             "improved": significant and found["better"] > found["worse"],
-            **_moves(before[key]["ranks"], after[key]["ranks"], mine),
+            **_moves(before[key].ranks or {}, after[key].ranks or {}, mine),
             # a setup the race stopped in either run is compared on the shared questions it searched in both
             **({"stopped_in": [name for name, s in (("baseline", before[key]), ("current", after[key]))
-                               if isinstance(s.get("stopped"), Mapping)]}
+                               if s.stopped is not None]}
                if len(mine) < len(ids) else {}),
         }
     return {
         "baseline": _identity(baseline), "current": _identity(current),
         # `compare latest latest`, or one id twice: every difference is 0 by construction, so say so
-        "same_run": baseline.get("id") is not None and baseline.get("id") == current.get("id"),
+        "same_run": baseline.id is not None and baseline.id == current.id,
         "questions": {**questions, "shared": len(ids)},
         "significance": settings.describe(),
         "setups": setups,
@@ -116,23 +112,22 @@ def compare_reports(baseline: Mapping[str, Any], current: Mapping[str, Any], *, 
     }
 
 
-def refuse_other_rules(baseline: Mapping[str, Any], current: Mapping[str, Any]) -> None:
+def refuse_other_rules(baseline: RunReport, current: RunReport) -> None:
     """``UsageError`` when the runs read a rank differently (among results, among documents: a document's
     later chunks take places in one and not the other, so every setup would seem to move) or count
     relevance from another grade (found@10 counts other documents). At the chunk grain both readings
-    are the same. A report from before either rule read among results, from grade 1."""
-    before, after = baseline.get("rules") or {}, current.get("rules") or {}
-    names = f"run {baseline.get('id')} and run {current.get('id')}"
-    reading = (before.get("rank_among") or DEFAULT_RANK_AMONG, after.get("rank_among") or DEFAULT_RANK_AMONG)
-    if reading[0] != reading[1] and current.get("by") != "chunk":
+    are the same. A report from before the reading read among results (the grade: ``Rules.min_grade``)."""
+    names = f"run {baseline.id} and run {current.id}"
+    reading = (baseline.rules.rank_among or DEFAULT_RANK_AMONG, current.rules.rank_among or DEFAULT_RANK_AMONG)
+    if reading[0] != reading[1] and current.by != "chunk":
         raise UsageError(f"{names} read ranks differently (among {reading[0]}, among {reading[1]}): a document's "
                          "later chunks take up places in one and not in the other, so every setup would seem to "
-                         f"move; run {current.get('id')}'s golden file again with --rank-among {reading[0]}, then "
+                         f"move; run {current.id}'s golden file again with --rank-among {reading[0]}, then "
                          "compare")
-    grade = (before.get("min_grade") or DEFAULT_MIN_GRADE, after.get("min_grade") or DEFAULT_MIN_GRADE)
+    grade = (baseline.rules.min_grade, current.rules.min_grade)
     if grade[0] != grade[1]:
         raise UsageError(f"{names} count relevance from different grades ({grade[0]} and {grade[1]}), so found@10 "
-                         f"counts other documents in each; run {current.get('id')}'s golden file again with "
+                         f"counts other documents in each; run {current.id}'s golden file again with "
                          f"--min-grade {grade[0]}, then compare")
 
 
@@ -149,21 +144,20 @@ def regressions(comparison: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def _identity(report: Mapping[str, Any]) -> dict[str, Any]:
-    return {"id": report.get("id"), "created_at": report.get("created_at"),
-            "golden_sha256": (report.get("golden") or {}).get("sha256")}
+def _identity(report: RunReport) -> dict[str, Any]:
+    return {"id": report.id, "created_at": report.created_at, "golden_sha256": report.golden.sha256}
 
 
-def _why_not(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, ids: list[str]) -> str | None:
+def _why_not(before: SetupResult | None, after: SetupResult | None, ids: list[str]) -> str | None:
     if before is None:
         return "only in the current run"
     if after is None:
         return "only in the baseline run"
     failed = [name for name, s in (("baseline", before), ("current", after))
-              if s.get("error") or not (s.get("summary") or isinstance(s.get("stopped"), Mapping))]
+              if s.error or not (s.summary is not None or s.stopped is not None)]
     if failed:
         return f"failed in the {' and '.join(failed)} run"
-    unranked = [name for name, s in (("baseline", before), ("current", after)) if not isinstance(s.get("ranks"), dict)]
+    unranked = [name for name, s in (("baseline", before), ("current", after)) if s.ranks is None]
     if unranked:  # a report older than per-question ranks, or edited: nothing to pair question by question
         return f"the {' and '.join(unranked)} run kept no per-question ranks"
     if not ids:
@@ -171,22 +165,21 @@ def _why_not(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, 
     return None
 
 
-def _searched_in_both(before: Mapping[str, Any] | None, after: Mapping[str, Any] | None, ids: list[str]) -> list[str]:
+def _searched_in_both(before: SetupResult | None, after: SetupResult | None, ids: list[str]) -> list[str]:
     """The shared questions both entries searched: all of them, but for a setup the race stopped (its
     ``stopped`` names the questions it searched before it stopped)."""
     kept = ids
     for entry in (before, after):
-        stopped = (entry or {}).get("stopped")
-        if isinstance(stopped, Mapping):
-            searched = set(stopped.get("questions") or ())
+        if entry is not None and entry.stopped is not None:
+            searched = set(entry.stopped.questions)
             kept = [q for q in kept if q in searched]
     return kept
 
 
-def _counts(entry: Mapping[str, Any], ids: list[str]) -> dict[str, Any]:
-    ranks = entry.get("ranks") or {}
-    return {FOUND_10.versus_key: sum(1 for q in ids if (ranks.get(q) or 0) and ranks[q] <= 10),
-            MRR.versus_key: round(sum(1 / ranks[q] for q in ids if ranks.get(q)) / len(ids), 4) if ids else 0.0}
+def _counts(entry: SetupResult, ids: list[str]) -> dict[str, Any]:
+    places = [place for q in ids if (place := (entry.ranks or {}).get(q))]
+    return {FOUND_10.versus_key: sum(1 for place in places if place <= 10),
+            MRR.versus_key: round(sum(1 / place for place in places) / len(ids), 4) if ids else 0.0}
 
 
 def _moves(before: Mapping[str, int | None], after: Mapping[str, int | None], ids: list[str]) -> dict[str, list]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ..golden.texts import question_texts  # the page's callers import it from here
+from ..store.run_report import RunReport
 from .page.context import Page, page_of
 from .page.format import esc
 from .page.tabs import TABS, Tab, page_parts, shown_tabs
@@ -34,11 +35,11 @@ from .style import CSS, tabs_css, whole_page
 __all__ = ["Page", "TABS", "Tab", "question_texts", "render_html", "run_page", "with_banner"]
 
 
-def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | None = None,
+def render_html(report: RunReport | Mapping[str, Any], *, history: Sequence[dict[str, Any]] | None = None,
                 questions: Mapping[str, str] | None = None, chunking: dict[str, Any] | None = None,
                 matrix: dict[str, Any] | None = None, sweep: dict[str, Any] | None = None,
                 tabs: Sequence[Tab] = TABS) -> str:
-    """The whole page for ``report``.
+    """The whole page for ``report`` (the model, or a report's JSON read into it once: ``RunReport.of``).
 
     ``history``: trend points of the runs on the same golden file, oldest first, this run last (see
     ``trend.collect_trend``); without it the page has this run alone. ``questions``: id -> text, for a
@@ -48,14 +49,15 @@ def render_html(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | N
     the page it was before them. ``tabs``:
     the page's tabs (``page.tabs.TABS`` unless a caller or a test passes its own).
     """
+    report = RunReport.of(report)
     page = page_of(report, history=history, questions=questions, chunking=chunking, matrix=matrix, sweep=sweep)
     shown = shown_tabs(page, tabs)
     css = CSS + tabs_css([tab.name for tab in shown]) if len(shown) > 1 else CSS
-    title = f"Retrieval evaluation · {page.collection} · {report.get('id', '')}"
+    title = f"Retrieval evaluation · {page.collection} · {report.id or ''}"
     return utf8_text(whole_page(esc(title), "\n".join(p for p in page_parts(page, tabs) if p), css))
 
 
-def run_page(report: dict[str, Any], store: Any, *, questions: Mapping[str, str] | None = None,
+def run_page(report: RunReport | Mapping[str, Any], store: Any, *, questions: Mapping[str, str] | None = None,
              views: Mapping[str, dict[str, Any]] | None = None) -> str:
     """The page of ``report`` as kept in ``store`` (a ``RunStore``): its history on the same golden file
     (``trend.collect_trend``) and the store's latest chunking, sweep and matrix runs in the Chunking tab
@@ -65,6 +67,7 @@ def run_page(report: dict[str, Any], store: Any, *, questions: Mapping[str, str]
     from .trend import collect_trend
 
     views = latest_views(store) if views is None else views
+    report = RunReport.of(report)
     return render_html(report, history=collect_trend(store, report), questions=questions,
                        chunking=views.get("chunking"), sweep=views.get("sweep"), matrix=views.get("matrix"))
 

@@ -8,16 +8,14 @@ conflict of model family, or a judge biased toward a pick, is printed on that pi
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Mapping
 
+from ..store.run_report import RunReport
+from ..store.report_parts import Judged
 from .numbers import TEXT_DASH, percent, score
 
 MARK = "+judged"
-
-
-def judged_block(report: Mapping[str, Any]) -> Mapping[str, Any] | None:
-    block = report.get("judged")
-    return block if isinstance(block, Mapping) else None
 
 
 def marked(measure: str, mark: str = MARK) -> str:
@@ -35,17 +33,17 @@ def kappa_words(kappa: Mapping[str, Any] | None, name: str = "kappa") -> str:
     return (f"{name} {kappa['value']:.2f} (95% interval {low:.2f} to {high:.2f}) on {kappa['pairs']} labels")
 
 
-def agreement_words(block: Mapping[str, Any]) -> str:
+def agreement_words(block: Judged) -> str:
     """Kappa, and on a graded scale weighted kappa too."""
-    calibration = block.get("calibration") or {}
+    calibration = block.calibration
     words = kappa_words(calibration.get("kappa"))
     if calibration.get("weighted_kappa"):
         words += "; " + kappa_words(calibration["weighted_kappa"], "weighted kappa (quadratic)")
     return words
 
 
-def tau_words(block: Mapping[str, Any]) -> str | None:
-    ranking = block.get("ranking")
+def tau_words(block: Judged) -> str | None:
+    ranking = block.ranking
     if not ranking or ranking.get("tau") is None:
         return None
     interval = ranking.get("interval")
@@ -54,8 +52,8 @@ def tau_words(block: Mapping[str, Any]) -> str | None:
             f"with the judge's grades, over {ranking['setups']} setups")
 
 
-def cost_words(block: Mapping[str, Any]) -> str:
-    cost = block.get("cost") or {}
+def cost_words(block: Judged) -> str:
+    cost = block.cost
     calls, cached = cost.get("calls", 0), cost.get("cached", 0)
     tokens = (f"{cost.get('prompt_tokens', 0):,} prompt + {cost.get('completion_tokens', 0):,} reply tokens"
               + (f" ({cost['estimated_calls']} call(s) without the service's count: estimated at 4 characters a token)"
@@ -65,12 +63,12 @@ def cost_words(block: Mapping[str, Any]) -> str:
              + (f", at most {cost['cost_at_most']:.4f}" if cost.get("cost_at_most") != cost.get("cost") else ""))
     cap = f"; cap {cost['cap']:g}" if cost.get("cap") is not None else ""
     stopped = (f"; the cap stopped the judging: {cost.get('refused_by_cap', 0)} call(s) not made"
-               if block.get("stopped_by_cap") else "")
+               if block.stopped_by_cap else "")
     return f"{calls} call(s), {cached} from the reply cache; {tokens}; {money}{cap}{stopped}"
 
 
-def holes_words(block: Mapping[str, Any]) -> str:
-    holes = block.get("holes") or {}
+def holes_words(block: Judged) -> str:
+    holes = block.holes
     extra = []
     if holes.get("no_text"):
         extra.append(f"{holes['no_text']} without text at hand")
@@ -80,8 +78,8 @@ def holes_words(block: Mapping[str, Any]) -> str:
             + (f" ({', '.join(extra)})" if extra else ""))
 
 
-def bias_lines(block: Mapping[str, Any]) -> list[str]:
-    bias = (block.get("calibration") or {}).get("bias") or {}
+def bias_lines(block: Judged) -> list[str]:
+    bias = block.calibration.get("bias") or {}
     rows = {row["setup"]: row for row in bias.get("setups") or []}
     out = []
     for key in bias.get("flagged") or []:
@@ -93,94 +91,92 @@ def bias_lines(block: Mapping[str, Any]) -> list[str]:
     return out
 
 
-def conflict_lines(block: Mapping[str, Any]) -> list[str]:
-    judge = (block.get("judge") or {}).get("model", "the judge")
+def conflict_lines(block: Judged) -> list[str]:
+    judge = block.judge.get("model", "the judge")
     return [f"FAMILY CONFLICT: the judge {judge} is of the {c['family']} family, as {c['model']} under test in "
-            f"{c['setup']} (judged anyway, as asked)" for c in block.get("conflicts") or []]
+            f"{c['setup']} (judged anyway, as asked)" for c in block.conflicts]
 
 
-def picks_source_words(report: Mapping[str, Any]) -> str | None:
+def picks_source_words(report: RunReport) -> str | None:
     """A sentence to put beside the picks when they come from human + judged labels; None otherwise."""
-    if report.get("picks_from") != "human+judged":
+    if report.picks_from != "human+judged":
         return None
-    human = ((judged_block(report) or {}).get("human_picks") or {}).get("picks") or {}
-    differs = [f"{name} {key}" for name, key in human.items() if key != (report.get("picks") or {}).get(name)]
+    human = report.judged.human_picks if report.judged is not None else {}
+    differs = [f"{name} {key}" for name, key in human.items() if key != report.picks.get(name)]
     return ("These picks are named from the people's labels WITH the judge's grades (" + MARK + ", --picks-from "
             "judged)" + (f"; on the people's labels alone: {', '.join(differs)}" if differs else
                          "; the people's labels alone name the same") + ".")
 
 
-def pick_warnings(report: Mapping[str, Any], key: str | None) -> list[str]:
+def pick_warnings(report: RunReport, key: str | None) -> list[str]:
     """What a pick must carry when a judge was used: a family conflict on it, or a judge biased toward it."""
-    block = judged_block(report)
+    block = report.judged
     if block is None or key is None:
         return []
     out = [line for line in conflict_lines(block) if f" in {key} " in line + " "]
-    flagged = ((block.get("calibration") or {}).get("bias") or {}).get("flagged") or []
-    if key in flagged:
+    if key in block.flagged:
         out.append(f"the judge is biased toward {key} (its {marked('numbers')} are suspect)")
     return out
 
 
-def picks_view(report: Mapping[str, Any]) -> Mapping[str, Any]:
+def picks_view(report: RunReport) -> RunReport:
     """The report as the picks' reasons must read it: itself, or, when the picks were named from human +
-    judged labels, a copy whose setups hold their judged summaries and ranks, so a reason never cites a
+    judged labels, one whose setups hold their judged summaries and ranks, so a reason never cites a
     people's number for a pick those numbers did not name (``why_mark`` then marks the reason)."""
-    block = judged_block(report)
-    if report.get("picks_from") != "human+judged" or block is None:
+    block = report.judged
+    if report.picks_from != "human+judged" or block is None:
         return report
-    judged = block.get("setups") or {}
-    ranks = (block.get("judged_picks") or {}).get("ranks") or {}
-    setups = [{**s, "summary": judged[s["key"]]["summary"], "rank": ranks.get(s["key"], s.get("rank"))}
-              if s.get("key") in judged else s for s in report.get("setups") or []]
-    return {**report, "setups": setups}
+    ranks = block.judged_picks.get("ranks") or {}
+    setups = tuple(replace(s, summary=block.setups[s.key].summary, rank=ranks.get(s.key, s.rank))
+                   if s.key in block.setups else s for s in report.setups)
+    return replace(report, setups=setups)  # read by the picks' reasons alone: never kept, never served
 
 
-def why_mark(report: Mapping[str, Any]) -> str:
+def why_mark(report: RunReport) -> str:
     """What a pick's reason carries when it cites judged numbers (" (+judged numbers)"), else ""."""
-    return f" ({MARK} numbers)" if report.get("picks_from") == "human+judged" and judged_block(report) else ""
+    return f" ({MARK} numbers)" if report.picks_from == "human+judged" and report.judged is not None else ""
 
 
-def pick_judged_numbers(report: Mapping[str, Any], key: str | None) -> str | None:
+def pick_judged_numbers(report: RunReport, key: str | None) -> str | None:
     """With picks named from judged grades, the pick's judged found@10 to show beside its own (marked)."""
-    block = judged_block(report)
-    if report.get("picks_from") != "human+judged" or block is None or key is None:
+    block = report.judged
+    if report.picks_from != "human+judged" or block is None or key is None:
         return None
-    summary = ((block.get("setups") or {}).get(key) or {}).get("summary")
-    if not summary:
+    entry = block.setups.get(key)
+    summary = entry.summary if entry is not None else None
+    if summary is None:
         return None
-    return (f"{marked('found@10')} {summary['counts']['10']} of {summary['questions']} "
-            f"({percent(summary['found']['10'], dash=TEXT_DASH)}): the number this pick was named by")
+    return (f"{marked('found@10')} {summary.count(10)} of {summary.questions} "
+            f"({percent(summary.share(10), dash=TEXT_DASH)}): the number this pick was named by")
 
 
-def judged_rows(report: Mapping[str, Any]) -> list[dict[str, Any]]:
+def judged_rows(report: RunReport) -> list[dict[str, Any]]:
     """Per ranked setup, in the report's order: its human found@10 beside its judged numbers."""
-    block = judged_block(report) or {}
-    setups = block.get("setups") or {}
+    setups = report.judged.setups if report.judged is not None else {}
     rows = []
-    for setup in report.get("setups") or []:
-        entry = setups.get(setup.get("key"))
-        if not entry or not setup.get("summary"):
+    for setup in report.setups:
+        entry = setups.get(setup.key)
+        if entry is None or entry.summary is None or setup.summary is None:
             continue
-        judged = entry["summary"]
-        rows.append({"key": setup["key"], "found10": setup["summary"]["found"]["10"],
-                     "found10_judged": judged["found"]["10"], "mrr_judged": judged.get("mrr"),
-                     "ndcg_judged": judged.get("ndcg_10"), "holes_judged": entry.get("holes_judged", 0),
-                     "biased": bool(entry.get("biased"))})
+        judged = entry.summary
+        rows.append({"key": setup.key, "found10": setup.summary.share(10),
+                     "found10_judged": judged.share(10), "mrr_judged": judged.mrr,
+                     "ndcg_judged": judged.ndcg_10, "holes_judged": entry.holes_judged,
+                     "biased": entry.biased})
     return rows
 
 
-def render_judged(report: Mapping[str, Any]) -> str:
+def render_judged(report: RunReport) -> str:
     """The text section (``render_report`` prints it before the picks); "" without a judged block."""
-    block = judged_block(report)
+    block = report.judged
     if block is None:
         return ""
-    judge = block.get("judge") or {}
-    if block.get("refused"):
-        return (f"Holes not judged by {judge.get('model')}: {block['refused']}. Every number is the people's labels "
+    judge = block.judge
+    if block.refused:
+        return (f"Holes not judged by {judge.get('model')}: {block.refused}. Every number is the people's labels "
                 "only.")
-    scale = block.get("scale") or {}
-    calibration = block.get("calibration") or {}
+    scale = block.scale
+    calibration = block.calibration
     grades = scale.get("grades") or [0, 1]
     out = [f"Holes judged by {judge.get('model')} ({scale.get('kind')} scale {grades[0]}-{grades[-1]}): numbers "
            f"named {MARK} use its grades; every other number is the people's labels only.",
@@ -192,8 +188,8 @@ def render_judged(report: Mapping[str, Any]) -> str:
                    + "; ".join(f"{g}: " + " ".join(str(c) for c in row)
                                for g, row in zip(confusion["grades"], confusion["counts"], strict=True)))
     out += [f"  {line}" for line in conflict_lines(block) + bias_lines(block)]
-    if not block.get("counted"):
-        out.append(f"  The judge's grades do not count: {block.get('why_not_counted')}")
+    if not block.counted:
+        out.append(f"  The judge's grades do not count: {block.why_not_counted}")
         out.append(f"  Cost: {cost_words(block)}")
         return "\n".join(out)
     out.append(f"  Holes: {holes_words(block)}")
@@ -210,8 +206,8 @@ def render_judged(report: Mapping[str, Any]) -> str:
         for line in [header, ["-" * w for w in widths], *cells]:
             out.append("  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
                                         for i, (c, w) in enumerate(zip(line, widths, strict=True))).rstrip())
-    choice = (block.get("judged_picks") or {}).get("picks") or {}
-    if choice and report.get("picks_from") != "human+judged":
+    choice = block.judged_picks.get("picks") or {}
+    if choice and report.picks_from != "human+judged":
         out.append(f"  Picks the {MARK} numbers would name (not the report's: --picks-from judged names them): "
                    + ", ".join(f"{name} {key}" for name, key in choice.items()))
     out.append(f"  Cost: {cost_words(block)}")

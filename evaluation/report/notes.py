@@ -1,26 +1,17 @@
 """Sentences about a report that every view shares: the expected documents a target no longer holds.
 
 The words are the ones ``evaluate`` warns with before it searches, so the terminal, the HTML page and
-the runs routes say the same thing. Older and newer reports are both read: ``missing[target]`` holds
-``documents`` and ``questions`` (question id -> the documents it lost, or a list of ids), and may hold
-``partly`` (questions that lost some but not all of their expected documents), and ``unit``
-("document", or "chunk" when a run judged by chunk looked expected chunk ids up).
+the runs routes say the same thing. Each reads the report's model (``store.run_report``), where a target's
+lost questions are ids whichever shape the report kept them in.
 """
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping, Protocol
 
 from ..golden.wording import plural
 from ..scoring.significance import MOST_QUESTIONS
-
-
-def _ids(value: Any) -> list[str]:
-    """Question ids from a mapping (id -> documents) or a list of ids; anything else gives none."""
-    if isinstance(value, dict):
-        return [str(k) for k in value]
-    if isinstance(value, (list, tuple)):
-        return [str(v) for v in value]
-    return []
+from ..store.run_report import RunReport
+from ..store.report_parts import Missing, SetupResult
 
 
 def _listed(items: Iterable[str], limit: int | None) -> str:
@@ -30,19 +21,16 @@ def _listed(items: Iterable[str], limit: int | None) -> str:
     return f"{', '.join(items[:limit])} ... and {len(items) - limit} more"
 
 
-def missing_note(target: str, gone: dict[str, Any], *, limit: int | None = 10) -> str:
+def missing_note(target: str, gone: Missing, *, limit: int | None = 10) -> str:
     """One sentence: what ``target`` does not hold (or no longer holds) and which questions it costs.
 
     "no longer holds" only for ids the report knows were held before (``was_held``: an earlier run
     of the same store searched them there); any other absent id "does not hold", with the nearest
     ids the target does hold (``nearest``) when it could list them: a typo was never held.
     """
-    documents = [str(d) for d in gone.get("documents") or []]
-    lost, partly = _ids(gone.get("questions")), _ids(gone.get("partly"))
-    unit = "chunk" if gone.get("unit") == "chunk" else "document"  # at --by chunk, expected chunk ids
-    was_held = {str(d) for d in gone.get("was_held") or []}
-    nearest_given = gone.get("nearest")
-    nearest = nearest_given if isinstance(nearest_given, dict) else {}
+    documents, lost, partly = gone.documents, gone.questions, gone.partly
+    unit = gone.unit  # at --by chunk, expected chunk ids
+    was_held, nearest = gone.was_held, gone.nearest
     never = [d for d in documents if d not in was_held]
     parts = []
     if never:
@@ -60,11 +48,17 @@ def missing_note(target: str, gone: dict[str, Any], *, limit: int | None = 10) -
     return sentence
 
 
-def missing_notes(report: Mapping[str, Any], *, limit: int | None = 10) -> list[str]:
+def missing_notes(report: RunReport, *, limit: int | None = 10) -> list[str]:
     """``missing_note`` for every target of ``report`` that lost expected documents, by target name."""
-    missing = report.get("missing") or {}
-    return [missing_note(target, gone, limit=limit) for target, gone in sorted(missing.items())
-            if isinstance(gone, dict)]
+    return [missing_note(target, gone, limit=limit) for target, gone in sorted(report.missing.items())]
+
+
+def unreachable_notes(report: RunReport) -> list[str]:
+    """One sentence per target of ``report`` that could not be reached (``unreachable.UnreachableTarget``), for the
+    top of every view."""
+    return [f"Target {name} could not be reached; its setups are reported failed and never picked, and the other "
+            f"targets ran: {facts.values['unreachable']}"
+            for name, facts in sorted(report.targets.items()) if facts.values.get("unreachable")]
 
 
 def cache_note(cache: Mapping[str, int]) -> str:
@@ -80,14 +74,25 @@ def cache_note(cache: Mapping[str, int]) -> str:
             f"{share('vectors', 'query vectors')}; timed searches never use it.")
 
 
-def found_gap_words(found: Mapping[str, Any], questions: int | None) -> str:
+class Gap(Protocol):
+    """A found@10 comparison of two setups: the questions each found alone, and how many would tell them apart."""
+
+    @property
+    def better(self) -> int | None: ...
+    @property
+    def worse(self) -> int | None: ...
+    @property
+    def questions_to_tell(self) -> int | None: ...
+
+
+def found_gap_words(found: Gap, questions: int | None) -> str:
     """What a found@10 comparison that is not significant says, in words every view shares: never
     that nothing is lost, but that the questions are too few to tell, and how many would do (the
     ``questions_to_tell`` the exact test gave; reports made before it say only the first part).
 
-    ``found``: ``{"better", "worse", "questions_to_tell"?}`` of the setup against the one it is
-    compared with; ``questions``: how many questions were compared."""
-    better, worse = int(found.get("better") or 0), int(found.get("worse") or 0)
+    ``found``: the setup against the one it is compared with (``store.run_report.Compared`` or
+    ``FasterRow``); ``questions``: how many questions were compared."""
+    better, worse = found.better or 0, found.worse or 0
     if better == worse:
         same = "the same questions" if better == 0 else "as many questions"
         return f"finds {same} in the top 10"
@@ -96,21 +101,21 @@ def found_gap_words(found: Mapping[str, Any], questions: int | None) -> str:
     said += (f", and {plural(questions, 'question') if questions else 'the questions'} are too few to tell whether "
              f"that "
              f"is luck")
-    needed = found.get("questions_to_tell")
-    if isinstance(needed, int) and not isinstance(needed, bool):
+    needed = found.questions_to_tell
+    if needed is not None:
         amount = f"more than {MOST_QUESTIONS:,}" if needed >= MOST_QUESTIONS else f"about {needed:,}"
         said += f" (telling a gap this size would take {amount} questions)"
     return said
 
 
-def ranked_in_note(setup: Mapping[str, Any]) -> str | None:
+def ranked_in_note(setup: SetupResult) -> str | None:
     """Where a setup's reused results were searched (``run.reuse``), for every view: "ranked in run
     <id>, same index state: 900 of 1000 questions (the rest searched in this run)"; None when every
     result was searched in this run (or the report is older than reuse)."""
-    ranked_in = setup.get("ranked_in")
-    if not isinstance(ranked_in, Mapping) or not ranked_in:
+    ranked_in = setup.ranked_in
+    if not ranked_in:
         return None
-    questions = len(setup.get("ranks") or {}) or len(ranked_in)
+    questions = len(setup.ranks or {}) or len(ranked_in)
     runs: dict[str, int] = {}
     for run in ranked_in.values():
         runs[str(run)] = runs.get(str(run), 0) + 1
@@ -131,31 +136,29 @@ READINGS = {
 }
 
 
-def reading_words(report: Mapping[str, Any]) -> str | None:
+def reading_words(report: RunReport) -> str | None:
     """``"ranked among results"`` (and the relevant grade when it is not 1), or None for a report made
     before ranks were read two ways."""
-    rules = report.get("rules") or {}
-    among = rules.get("rank_among")
+    among, grade = report.rules.rank_among, report.rules.min_grade
     if among not in READINGS:
         return None
-    grade = rules.get("min_grade", 1)
-    return f"ranked {READINGS[among][0]}" + (f", relevant from grade {grade}" if grade not in (None, 1) else "")
+    return f"ranked {READINGS[among][0]}" + (f", relevant from grade {grade}" if grade != 1 else "")
 
 
-def unfound_words(report: Mapping[str, Any]) -> str | None:
+def unfound_words(report: RunReport) -> str | None:
     """The loud sentence of a run in which more than its share of questions name nothing any target holds."""
-    unfound = report.get("unfound")
-    if not isinstance(unfound, Mapping) or not unfound.get("sentence"):
+    unfound = report.unfound
+    if unfound is None:
         return None
-    ids = [str(i) for i in unfound.get("ids") or []]
+    ids = unfound.ids
     listed = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
-    return f"{unfound['sentence']}" + (f" Questions: {listed}." if listed else "")
+    return unfound.sentence + (f" Questions: {listed}." if listed else "")
 
 
-def holes_words(setup: Mapping[str, Any]) -> str | None:
+def holes_words(setup: SetupResult) -> str | None:
     """``judged@10 34%, 6.6 unjudged documents a question in the top 10`` for a setup whose summary counts them."""
-    summary = setup.get("summary") or {}
-    judged, holes = summary.get("judged_10"), summary.get("holes_10")
-    if not isinstance(judged, (int, float)) or not isinstance(holes, (int, float)):
+    summary = setup.summary
+    judged, holes = (summary.judged_10, summary.holes_10) if summary is not None else (None, None)
+    if judged is None or holes is None:
         return None
     return f"judged@10 {judged:.0%}, {holes:.1f} unjudged a question in the top 10"

@@ -7,7 +7,7 @@ A value a report does not hold (None, a bool, NaN, a string from an edited file)
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 from ..measures import finite, percent_text, score_text
 
@@ -45,14 +45,3 @@ def milliseconds(value: Any, *, dash: str = PAGE_DASH, style: str = "page") -> s
 def score(value: Any, *, dash: str = PAGE_DASH) -> str:
     """An MRR or nDCG (0 to 1) to three places (``measures.score_text``)."""
     return score_text(value, dash=dash)
-
-
-def found_share(summary: Mapping[str, Any], k: int | str) -> float | None:
-    """A summary's found@k, the share of its questions (None when it holds none)."""
-    return number((summary.get("found") or {}).get(str(k)))
-
-
-def found_count(summary: Mapping[str, Any], k: int | str) -> int | None:
-    """How many questions a summary found at k (None when it holds no count)."""
-    value = (summary.get("counts") or {}).get(str(k))
-    return value if isinstance(value, int) else None

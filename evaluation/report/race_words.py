@@ -5,48 +5,55 @@ the race cost. A stopped setup's numbers are always said to be over the question
 shown as if it had searched them all (``run.race``; the test is ``scoring.racing``'s)."""
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
+from ..store.run_report import RunReport
+from ..store.report_parts import SetupResult, Stopped
 from .numbers import percent
 
 
-def stopped_setups(report: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def stopped_setups(report: RunReport) -> list[SetupResult]:
     """The report's entries the race stopped, in the order they stopped (look, then key)."""
-    found = [s for s in report.get("setups") or [] if isinstance(s, Mapping) and isinstance(s.get("stopped"), Mapping)]
-    return sorted(found, key=lambda s: (s["stopped"].get("look") or 0, s["key"]))
+    found = [s for s in report.setups if s.stopped is not None]
+    return sorted(found, key=lambda s: (_stopped(s).look or 0, s.key))
 
 
-def searched_words(entry: Mapping[str, Any]) -> str:
+def _stopped(entry: SetupResult) -> Stopped:
+    if entry.stopped is None:
+        raise ValueError(f"{entry.key} was not stopped by the race")
+    return entry.stopped
+
+
+def searched_words(entry: SetupResult) -> str:
     """``stopped by the race after searching 30 of 200 questions``."""
-    stopped = entry["stopped"]
-    return f"stopped by the race after searching {len(stopped.get('questions') or [])} of {stopped.get('of')} questions"
+    stopped = _stopped(entry)
+    return f"stopped by the race after searching {len(stopped.questions)} of {stopped.of} questions"
 
 
-def found_words(entry: Mapping[str, Any]) -> str:
+def found_words(entry: SetupResult) -> str:
     """``found@10 9 of those 30 (30%)``: its number over the questions it searched, said so."""
-    summary = entry["stopped"].get("summary") or {}
-    n = summary.get("questions") or 0
-    count = (summary.get("counts") or {}).get("10")
-    if count is None or not n:
+    summary = _stopped(entry).summary
+    n = (summary.questions or 0) if summary is not None else 0
+    count = summary.count(10) if summary is not None else None
+    if summary is None or count is None or not n:
         return "no question scored"
-    return f"found@10 {count} of those {n} ({percent((summary.get('found') or {}).get('10'), dash='-')})"
+    return f"found@10 {count} of those {n} ({percent(summary.share(10), dash='-')})"
 
 
-def why_words(entry: Mapping[str, Any], *, level: bool = True) -> str:
+def why_words(entry: SetupResult, *, level: bool = True) -> str:
     """Why it stopped: ``over the first 30 of the race's order local.hybrid.m found 16 more; over all 200
     questions it would find 21 to 186 fewer than local.hybrid.m (each end at 98.3% over every look), more
     than the 16 (8 points) any pick allows: adjusted p 0.035``."""
-    stopped = entry["stopped"]
-    low, high = (stopped.get("interval") or [None, None])[:2]
-    other, of = stopped.get("comparator"), stopped.get("of")
-    family, alpha = stopped.get("family") or 1, stopped.get("alpha")
-    held = (f" (each end at {_level(1 - alpha / family)} over every look)"
-            if level and isinstance(alpha, (int, float)) else "")
-    difference = stopped.get("difference") or 0
-    return (f"over the first {stopped.get('drawn')} questions of the race's order {other} found {abs(difference)} "
+    stopped = _stopped(entry)
+    low, high = stopped.interval
+    other, of = stopped.comparator, stopped.of
+    family, alpha = stopped.family or 1, stopped.alpha
+    held = f" (each end at {_level(1 - alpha / family)} over every look)" if level and alpha is not None else ""
+    difference = stopped.difference or 0
+    return (f"over the first {stopped.drawn} questions of the race's order {other} found {abs(difference)} "
             f"{'more' if difference >= 0 else 'fewer'}; over all {of} questions it would find {low} to {high} fewer "
-            f"than {other}{held}, more than the {stopped.get('margin')} ({stopped.get('points'):g} points) any pick "
-            f"allows: adjusted p {_p(stopped.get('adjusted_p'))}")
+            f"than {other}{held}, more than the {stopped.margin} ({stopped.points:g} points) any pick "
+            f"allows: adjusted p {_p(stopped.adjusted_p)}")
 
 
 def _level(share: float) -> str:
@@ -60,37 +67,37 @@ def _p(value: Any) -> str:
     return f"{value:.2f}" if value >= 0.1 else f"{value:.3g}" if value >= 0.001 else f"{value:.0e}"
 
 
-def stopped_sentence(entry: Mapping[str, Any]) -> str:
+def stopped_sentence(entry: SetupResult) -> str:
     """What the race did with one stopped setup, in one sentence (the setups table's ``stopped`` cell)."""
     return f"{searched_words(entry)}; {found_words(entry)}; {why_words(entry)}"
 
 
-def stopped_line(entry: Mapping[str, Any]) -> str:
+def stopped_line(entry: SetupResult) -> str:
     """One stopped setup in one line, its key first (the terminal's; the page splits it)."""
-    return f"{entry['key']}: {stopped_sentence(entry)}"
+    return f"{entry.key}: {stopped_sentence(entry)}"
 
 
-def cost_words(report: Mapping[str, Any]) -> str:
+def cost_words(report: RunReport) -> str:
     """``the race made 430 of the 600 searches (setup x question) an exhaustive run makes, 72% of its
     estimated seconds; --exhaustive makes them all`` ("" without a race)."""
-    race = report.get("race")
-    if not isinstance(race, Mapping) or not isinstance(race.get("cost"), Mapping):
+    race = report.race
+    if race is None or race.cost is None:
         return ""
-    cost = race["cost"]
-    return (f"the race made {cost.get('searches')} of the {cost.get('exhaustive_searches')} searches (setup x "
-            f"question) an exhaustive run makes, {percent(cost.get('share'), dash='-')} of its estimated seconds; "
+    cost = race.cost
+    return (f"the race made {cost.searches} of the {cost.exhaustive_searches} searches (setup x "
+            f"question) an exhaustive run makes, {percent(cost.share, dash='-')} of its estimated seconds; "
             "--exhaustive makes them all")
 
 
-def race_rule_words(report: Mapping[str, Any]) -> str:
+def race_rule_words(report: RunReport) -> str:
     """The rule in one sentence, for the page's "how the run was made" and ``--details``."""
-    race = report.get("race")
-    if not isinstance(race, Mapping):
+    race = report.race
+    if race is None:
         return ""
-    raced = race.get("raced") or []
-    return (f"{len(raced)} costly setup{'s' if len(raced) != 1 else ''} (about {race.get('threshold_seconds'):g} s a "
-            f"question or more) raced: searched in batches in a seeded order (seed {race.get('seed')}), each stopped "
-            f"once shown to find more than {race.get('margin')} questions ({race.get('points'):g} points, the picks' "
-            f"largest allowance) fewer than a setup that searches every question, by {race.get('test')}, "
-            f"family-wise alpha {race.get('alpha'):g} over {race.get('family')} comparison"
-            f"{'s' if race.get('family') != 1 else ''} ({race.get('correction')})")
+    raced = race.raced
+    return (f"{len(raced)} costly setup{'s' if len(raced) != 1 else ''} (about {race.threshold_seconds:g} s a "
+            f"question or more) raced: searched in batches in a seeded order (seed {race.seed}), each stopped "
+            f"once shown to find more than {race.margin} questions ({race.points:g} points, the picks' "
+            f"largest allowance) fewer than a setup that searches every question, by {race.test}, "
+            f"family-wise alpha {race.alpha:g} over {race.family} comparison"
+            f"{'s' if race.family != 1 else ''} ({race.correction})")

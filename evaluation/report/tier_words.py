@@ -10,66 +10,60 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from ..golden.wording import plural
-from .numbers import number
+from ..store.run_report import RunReport
+from ..store.report_parts import RankInterval, Tiers
 
 
-def rank_words(interval: Mapping[str, Any] | None) -> str:
+def rank_words(interval: RankInterval | None) -> str:
     """``rank 1`` or ``ranks 1-3`` from a rank interval; "" without one."""
-    if not isinstance(interval, Mapping) or not isinstance(interval.get("low"), int):
+    if interval is None:
         return ""
-    low, high = interval["low"], interval.get("high", interval["low"])
+    low, high = interval.low, interval.high
     return f"rank {low}" if low == high else f"ranks {low}-{high}"
 
 
-def procedure_words(tiers: Mapping[str, Any]) -> str:
+def procedure_words(tiers: Tiers) -> str:
     """How the tiers were made, in one clause."""
-    pairs = len(tiers.get("pairs") or [])
-    return (f"{tiers.get('metric', 'found@10')}, an exact paired test per pair, Holm over "
-            f"{'the one pair' if pairs == 1 else f'all {pairs} pairs'}, alpha {number(tiers.get('alpha')) or 0.05:g}")
+    pairs = tiers.pairs
+    return (f"{tiers.metric}, an exact paired test per pair, Holm over "
+            f"{'the one pair' if pairs == 1 else f'all {pairs} pairs'}, alpha {tiers.alpha:g}")
 
 
-def group_words(tiers: Mapping[str, Any], group: Sequence[str], *, short: bool = False) -> str:
+def group_words(tiers: Tiers, group: Sequence[str], *, short: bool = False) -> str:
     """A tier's setups, each with its rank interval (and, unless ``short``, its share of first places)."""
-    ranks = tiers.get("ranks") or {}
     named = []
     for key in group:
-        interval = ranks.get(key)
+        interval = tiers.ranks.get(key)
         said = rank_words(interval)
-        share = number((interval or {}).get("first_share")) if isinstance(interval, Mapping) else None
+        share = interval.first_share if interval is not None else None
         if said and share and not short:
             said += f", first in {share:.0%} of resamples"
         named.append(f"{key} ({said})" if said else key)
     return ", ".join(named)
 
 
-def detectable_words(tiers: Mapping[str, Any]) -> str:
+def detectable_words(tiers: Tiers) -> str:
     """The smallest difference the questions detect, in points and questions, or ""."""
-    found = tiers.get("detectable")
-    if not isinstance(found, Mapping) or number(found.get("points")) is None:
+    found = tiers.detectable
+    if found is None:
         return ""
-    questions = number(found.get("questions"))
-    if questions is None:
-        return ""
-    one = found.get("one_pair")
-    one_points = number(one.get("points")) if isinstance(one, Mapping) else None
-    one_questions = number(one.get("questions")) if isinstance(one, Mapping) else None
-    pairs = number(found.get("pairs")) or 1
-    alone = (f"; for two setups alone, {one_points:.0f} points ({one_questions:.1f} questions)"
-             if pairs > 1 and one_points is not None and one_questions is not None else "")
-    run = number(found.get("questions_run")) or number(tiers.get("questions")) or 0
-    return (f"With {plural(int(run), 'question')}, a found@10 difference under {number(found['points']):.0f} "
-            f"points ({questions:.1f} questions) can go unseen by the tiers at "
-            f"{number(found.get('power')) or 0.8:.0%} power{alone}.")
+    pairs = found.pairs or 1
+    alone = (f"; for two setups alone, {found.one_pair[0]:.0f} points ({found.one_pair[1]:.1f} questions)"
+             if pairs > 1 and found.one_pair is not None else "")
+    run = found.questions_run or tiers.questions or 0
+    return (f"With {plural(int(run), 'question')}, a found@10 difference under {found.points:.0f} "
+            f"points ({found.questions:.1f} questions) can go unseen by the tiers at "
+            f"{found.power:.0%} power{alone}.")
 
 
-def tier_lines(report: Mapping[str, Any]) -> list[str]:
+def tier_lines(report: RunReport) -> list[str]:
     """The tiers for a person: what they are, one line per tier, the detectable difference; [] without."""
-    tiers = report.get("tiers")
-    if not isinstance(tiers, Mapping) or not tiers.get("groups"):
+    tiers = report.tiers
+    if tiers is None or not tiers.groups:
         return []
-    groups = tiers["groups"]
+    groups = tiers.groups
     lines = [f"Tiers: setups the paired tests cannot separate ({procedure_words(tiers)}; "
-             f"{number(tiers.get('rank_level')) or 0.95:.0%} bootstrap rank intervals):"]
+             f"{tiers.rank_level:.0%} bootstrap rank intervals):"]
     lines += [f"  tier {n}: {group_words(tiers, group)}" for n, group in enumerate(groups, start=1)]
     if len(groups) == 1 and len(groups[0]) > 1:
         lines.append("  The tests separate none of them: the ranking is not decided by these questions.")
@@ -79,30 +73,29 @@ def tier_lines(report: Mapping[str, Any]) -> list[str]:
     return lines
 
 
-def pick_tier_words(report: Mapping[str, Any], name: str) -> str:
+def pick_tier_words(report: RunReport, name: str) -> str:
     """``in tier 1 with A, B: the paired tests cannot separate them`` for a pick that shares its tier; ""."""
-    tiers = report.get("tiers")
-    if not isinstance(tiers, Mapping):
+    tiers = report.tiers
+    if tiers is None:
         return ""
-    mates = (tiers.get("picks") or {}).get(name) or []
-    key = (report.get("picks") or {}).get(name)
-    tier = next((n for n, group in enumerate(tiers.get("groups") or [], start=1) if key in group), None)
+    mates = tiers.picks.get(name) or ()
+    key = report.picks.get(name)
+    tier = next((n for n, group in enumerate(tiers.groups, start=1) if key in group), None)
     if not mates or tier is None:
         return ""
     return f"in tier {tier} with {', '.join(mates)}: the paired tests cannot separate them"
 
 
-def label_next_lines(report: Mapping[str, Any], limit: int = 5) -> list[str]:
+def label_next_lines(report: RunReport, limit: int = 5) -> list[str]:
     """The first results to judge (and questions to label, when the report holds some) that would most
     help separate the top tier; [] when the report proposes none."""
-    proposal = report.get("label_next")
-    if not isinstance(proposal, Mapping):
+    proposal = report.label_next
+    if proposal is None:
         return []
-    results = [r for r in proposal.get("results") or [] if isinstance(r, Mapping)]
-    questions = [r for r in proposal.get("questions") or [] if isinstance(r, Mapping)]
+    results, questions = proposal.results, proposal.questions
     if not results and not questions:
         return []
-    tied = ", ".join(str(k) for k in proposal.get("tied") or [])
+    tied = ", ".join(proposal.tied)
     lines = [f"Label next, to separate tier 1 ({tied}): `golden next` writes these as a template to fill in"]
     if results:
         lines.append("  results to judge (question: result): " + "; ".join(
@@ -114,15 +107,15 @@ def label_next_lines(report: Mapping[str, Any], limit: int = 5) -> list[str]:
     return lines
 
 
-
 def builds_tier_lines(tiers: Mapping[str, Any] | None, pick: str | None, *, what: str = "technique",
                       name: Any = str) -> list[str]:
     """A builds run's tiers (chunking techniques, matrix experiments) in two sentences: the tiers, and
     whether the pick shares its tier; ``name`` shortens a key for reading. [] without tiers."""
-    if not isinstance(tiers, Mapping) or not tiers.get("groups"):
+    parsed = Tiers.from_json(dict(tiers)) if isinstance(tiers, Mapping) else None
+    if tiers is None or parsed is None or not tiers.get("groups"):
         return []
     groups = tiers["groups"]
-    lines = [f"Tiers ({procedure_words(tiers)}): "
+    lines = [f"Tiers ({procedure_words(parsed)}): "
              + " | ".join(f"{n}: {', '.join(name(k) for k in group)}" for n, group in enumerate(groups, start=1))
              + "."]
     mates = next(([k for k in group if k != pick] for group in groups if pick in group), [])

@@ -5,30 +5,16 @@ Read from the report's ``time_pairs`` (every pair's ratio and interval, ``scorin
 ``time_tests`` (per pick, how each setup of its tier compared with the tier's fastest) and ``rules``
 (``equally_fast_ms``). Reports from before side-by-side timing have none of these: the words fall
 back to the medians and to "their medians' 99% intervals overlap", which is what decided then.
-Any field may be missing or of the wrong kind (a report is read back from a store anyone may edit):
-each helper then says less, never raises.
+The report's model (``store.run_report``) reads a field missing or of the wrong kind (a report is read back
+from a store anyone may edit) as absent: each helper then says less, never raises.
 """
 from __future__ import annotations
 
 import math
 from typing import Any, Mapping
 
+from ..store.run_report import RunReport
 from .numbers import number
-
-
-def floor_ms(report: Mapping[str, Any]) -> float | None:
-    """The report's floor: differences under it never decided a pick (None in reports before it)."""
-    rules = report.get("rules")
-    value = number(rules.get("equally_fast_ms")) if isinstance(rules, Mapping) else None
-    return value if value is not None and value >= 0 else None
-
-
-def pair_between(report: Mapping[str, Any], a: str, b: str) -> Mapping[str, Any] | None:
-    """The ``time_pairs`` row of ``a`` and ``b`` (either order), or None."""
-    for row in report.get("time_pairs") or []:
-        if isinstance(row, Mapping) and {row.get("faster"), row.get("slower")} == {a, b}:
-            return row
-    return None
 
 
 def times_text(value: float) -> str:
@@ -56,7 +42,7 @@ def equal_words(floor: float, a_ms: Any, b_ms: Any) -> str:
     return f"{floor:g} ms or less apart"
 
 
-def pace(report: Mapping[str, Any], a: str, b: str, a_ms: Any, b_ms: Any) -> str | None:
+def pace(report: RunReport, a: str, b: str, a_ms: Any, b_ms: Any) -> str | None:
     """How ``a`` compares with ``b`` in time, naming ``b``: every sentence that compares two setups' speed
     says it with these words, so two cards or a card and the terminal cannot disagree.
 
@@ -68,23 +54,23 @@ def pace(report: Mapping[str, Any], a: str, b: str, a_ms: Any, b_ms: Any) -> str
     - "between 2x and 3x faster than B": the band of their medians' ratio when they were not (``BANDS``);
     - "about as fast as B": under 1.05x; None when neither a pair nor both medians say.
     """
-    row = pair_between(report, a, b)
-    floor = floor_ms(report)
+    row = report.pair_between(a, b)
+    floor = report.rules.floor_ms
     a_med, b_med = number(a_ms), number(b_ms)
     if floor is not None:
-        if row is not None and isinstance(row.get("over_floor"), bool):
-            equal = not row["over_floor"]
+        if row is not None and row.over_floor is not None:
+            equal = not row.over_floor
         else:
             equal = a_med is not None and b_med is not None and abs(a_med - b_med) <= floor
         if equal:
             return f"as fast as {b} (equally fast: {equal_words(floor, a_ms, b_ms)})"
-    ratio = number(row.get("ratio")) if row is not None else None
+    ratio = row.ratio if row is not None else None
     if row is not None and ratio is not None:
         if ratio < 1.05:
             return f"about as fast as {b}"
-        low, high = number(row.get("low")), number(row.get("high"))
+        low, high = row.low, row.high
         spread = f" ({times_text(low)}x to {times_text(high)}x)" if low is not None and high is not None else ""
-        return f"{times_text(ratio)}x {'faster' if row.get('faster') == a else 'slower'} than {b}{spread}"
+        return f"{times_text(ratio)}x {'faster' if row.faster == a else 'slower'} than {b}{spread}"
     if not a_med or not b_med or a_med < 0 or b_med < 0:
         return None
     ratio = max(a_med, b_med) / min(a_med, b_med)
@@ -99,19 +85,15 @@ def pace(report: Mapping[str, Any], a: str, b: str, a_ms: Any, b_ms: Any) -> str
     return f"between {low_edge:g}x and {high_edge:g}x {word} than {b}"
 
 
-def tie_words(report: Mapping[str, Any], pick: str, key: str, other: str, medians: Mapping[str, Any]) -> str:
+def tie_words(report: RunReport, pick: str, key: str, other: str, medians: Mapping[str, Any]) -> str:
     """Why ``other`` is tied on time with ``key``, the setup chosen for ``pick`` (``time_tests``): "equally
     fast (both under 5 ms)", "equally fast (5 ms or less apart)", "the paired test cannot tell them
     apart", or "their medians' 99% intervals overlap" (the fallback, and every report before the floor)."""
-    tests = report.get("time_tests")
-    test = tests.get(pick) if isinstance(tests, Mapping) else None
-    anchor = test.get("anchor") if isinstance(test, Mapping) else None
-    tied = test.get("tied") if isinstance(test, Mapping) else None
-    verdicts = {v["key"]: v for v in (tied if isinstance(tied, list) else [])  # a kept report may be damaged
-                if isinstance(v, Mapping) and isinstance(v.get("key"), str)}  # a damaged key names no setup
-    verdict = verdicts.get(key if other == anchor else other)  # verdicts are against the tier's fastest
-    why = verdict.get("why") if isinstance(verdict, Mapping) else None
-    floor = floor_ms(report)
+    test = report.time_tests.get(pick)
+    anchor = test.anchor if test is not None else None
+    verdicts = test.verdicts if test is not None else {}
+    why = verdicts.get(key if other == anchor else other)  # verdicts are against the tier's fastest
+    floor = report.rules.floor_ms
     if why == "equally fast" and floor is not None:
         return f"equally fast: {equal_words(floor, medians.get(key), medians.get(other))}"
     if why == "cannot tell":

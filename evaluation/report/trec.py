@@ -46,6 +46,7 @@ from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 from ..scoring.metrics import CUTOFFS, outcome_arrays, recall_matrix, score_matrix, summarise
 from ..store.sources import Fetcher, read_bytes
 from ..target import Hit
+from ..store.report_parts import SetupResult
 from .race_words import stopped_sentence
 
 log = logging.getLogger(__name__)
@@ -100,7 +101,7 @@ def export_csv(report: Mapping[str, Any], path: str | Path) -> Path:
                      *[found.get(str(k)) for k in CUTOFFS], *[recall.get(str(k)) for k in CUTOFFS],
                      MRR.of(summary), NDCG_10.of(summary), summary.get("median_ms"), summary.get("p95_ms"),
                      summary.get("timed"), setup.get("error"),
-                     stopped_sentence(setup) if stopped else None])
+                     stopped_sentence(SetupResult.from_json(setup)) if stopped else None])
     return _write_csv(path, header, rows)
 
 

@@ -13,41 +13,25 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..store.run_report import RunReport
 from ..store.runs import RunStore
 
 DEFAULT_RUNS = 12   # runs shown at most, the report's own included
 DEFAULT_SCAN = 60   # older runs read at most while looking for them (other golden files are skipped)
 
 
-def index_state(described: Any) -> str | None:
-    """The state a target's description gives (``state``, else ``fingerprint``), or None."""
-    if not isinstance(described, dict):
-        return None
-    value = described.get("state") or described.get("fingerprint")
-    return str(value) if value else None
-
-
-def trend_point(report: dict[str, Any]) -> dict[str, Any]:
+def trend_point(report: RunReport) -> dict[str, Any]:
     """What the history keeps of ``report``; found@10 is a share (0..1), None for a setup that failed."""
-    found = {}
-    for setup in report.get("setups") or []:
-        summary = setup.get("summary") if isinstance(setup, dict) else None
-        share = None
-        if isinstance(summary, dict):
-            share = (summary.get("found") or {}).get("10")
-        if isinstance(setup, dict) and "key" in setup:
-            found[str(setup["key"])] = share if isinstance(share, (int, float)) else None
     return {
-        "id": report.get("id"),
-        "created_at": report.get("created_at"),
-        "golden_sha256": (report.get("golden") or {}).get("sha256"),
-        "index_state": {str(name): index_state(described)
-                        for name, described in (report.get("targets") or {}).items()},
-        "found_10": found,
+        "id": report.id,
+        "created_at": report.created_at,
+        "golden_sha256": report.golden.sha256,
+        "index_state": {name: facts.index_state for name, facts in report.targets.items()},
+        "found_10": {s.key: s.summary.share(10) if s.summary is not None else None for s in report.setups},
     }
 
 
-def collect_trend(store: RunStore, report: dict[str, Any], *, runs: int = DEFAULT_RUNS,
+def collect_trend(store: RunStore, report: RunReport, *, runs: int = DEFAULT_RUNS,
                   scan: int = DEFAULT_SCAN) -> list[dict[str, Any]]:
     """The points of the runs in ``store`` older than ``report`` on the same golden file, oldest first,
     then ``report``'s own point: at most ``runs`` in all, reading at most ``scan`` older reports.
@@ -62,12 +46,12 @@ def collect_trend(store: RunStore, report: dict[str, Any], *, runs: int = DEFAUL
         ids = store.ids()
     except StoreError:  # a folder store not made yet: the first run saved there creates it
         ids = []
-    candidates = [run_id for run_id in ids if run_id < str(report.get("id"))][:scan]
+    candidates = [run_id for run_id in ids if run_id < str(report.id)][:scan]
     for run_id in candidates:
         if len(older) >= runs - 1:
             break
         try:
-            point = trend_point(store.get(run_id))
+            point = trend_point(store.report(run_id))
         except StoreError:
             continue
         if point["golden_sha256"] == mine["golden_sha256"]:

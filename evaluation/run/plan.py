@@ -23,6 +23,7 @@ from ..golden.records import known_id
 from ..golden import Golden, Question, explain_problems, golden_of, run_problems, unscorable_labels
 from ..golden.check import HasChunks, nearest_ids, nothing_findable, nothing_findable_problem, unfound_sentence
 from ..report.notes import missing_note
+from ..store.report_parts import Missing
 from ..settings import EvaluationSettings
 from ..store.runs import new_run_id
 from ..store.sources import Fetcher
@@ -236,7 +237,7 @@ def say_missing(missing: Mapping[str, Mapping[str, Any]], warn: Callable[[str], 
     and to ``warn`` when given (the command line prints it, and ignores the warning); without ``warn``
     the log has it at INFO only, so a script's stderr shows it once."""
     for target_name, gone in missing.items():
-        note = missing_note(target_name, dict(gone))
+        note = missing_note(target_name, Missing.from_json(dict(gone)))
         (warn or log.info)(note)
         warnings.warn(note, MissingDocumentsWarning, stacklevel=3)
 

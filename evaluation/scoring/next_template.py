@@ -24,6 +24,8 @@ from typing import Any, Mapping, Sequence
 from ..errors import UsageError, named, printable
 from ..golden import Golden, Question
 from ..golden.records import question_sha256
+from ..settings import DEFAULT_RANK_AMONG
+from ..store.run_report import RunReport
 from ..target import Target
 from .judging import Rule, ranked_units, result_units, row_units
 from .label_next import Candidate, labelled_of, propose
@@ -41,11 +43,10 @@ class NextTemplate:
     left_out: list[str] = field(default_factory=list)  # ids whose text changed since the run
 
 
-def run_rule(report: Mapping[str, Any]) -> Rule:
+def run_rule(report: RunReport) -> Rule:
     """How the run judged: its grain, its reading of a rank and its relevant grade."""
-    rules = report.get("rules") or {}
-    return Rule(by=report.get("by", "doc"), rank_among=rules.get("rank_among", "results"),
-                min_grade=rules.get("min_grade", 1))
+    return Rule(by=report.by or "doc", rank_among=report.rules.rank_among or DEFAULT_RANK_AMONG,
+                min_grade=report.rules.min_grade)
 
 
 def searched(target: Target, keys: Sequence[str], questions: Sequence[Question], rule: Rule,
@@ -66,14 +67,14 @@ def searched(target: Target, keys: Sequence[str], questions: Sequence[Question],
     return out
 
 
-def next_template(report: Mapping[str, Any], golden: Golden, *, target: Target | None = None,
+def next_template(report: RunReport, golden: Golden, *, target: Target | None = None,
                   unlabelled: Sequence[Question] = (), n: int = 20) -> NextTemplate:
     """The rows proposing what to label next for ``report``'s tied top tier, from ``golden`` (the file
     the run read, for its texts, drafts and template rows) and ``unlabelled`` questions; template rows
     and ``unlabelled`` are searched on ``target`` (without one they are left out). At most ``n`` of
     each kind (results to judge, questions to label)."""
     refuse_another_file(report, golden)
-    groups = (report.get("tiers") or {}).get("groups") or []
+    groups = report.tiers.groups if report.tiers is not None else ()
     if not groups:
         return NextTemplate([], None, "the run has no tiers (a report made before them, or nothing ran)")
     if len(groups[0]) < 2:
@@ -82,13 +83,13 @@ def next_template(report: Mapping[str, Any], golden: Golden, *, target: Target |
     if rule.by == "evidence":
         return NextTemplate([], None, "the run judged by evidence, which reads the results' text a run does not keep")
     tied = list(groups[0])
-    kept = {str(q["id"]): q for q in report.get("questions") or []}
+    kept = {q.id: q for q in report.questions}
     asked = {str(q.id): q for q in golden.questions}
     left_out = sorted(qid for qid, q in asked.items() if qid in kept and q.labelled
-                      and kept[qid].get("sha256") not in (None, question_sha256(q.question)))
-    run_questions = [Question(id=qid, question="", expected=tuple(q["expected"]),
-                              grades=tuple((q.get("grades") or {}).items())) for qid, q in kept.items()]
-    entries = [e for e in report.get("setups") or [] if e.get("key") in tied]
+                      and kept[qid].sha256 not in (None, question_sha256(q.question)))
+    run_questions = [Question(id=qid, question="", expected=q.expected, grades=tuple(q.grades.items()))
+                     for qid, q in kept.items()]
+    entries = [e.values for e in report.setups if e.key in tied]  # their result rows, as kept
     labelled = [q for q in labelled_of(entries, run_questions, rule) if q.id not in left_out]
     candidates = _drafts(entries, golden, kept, left_out, rule)
     if target is not None:
@@ -105,26 +106,25 @@ def next_template(report: Mapping[str, Any], golden: Golden, *, target: Target |
     return NextTemplate(_merged(rows), proposal.to_dict(n), left_out=left_out)
 
 
-def refuse_another_file(report: Mapping[str, Any], golden: Golden) -> None:
+def refuse_another_file(report: RunReport, golden: Golden) -> None:
     """``UsageError`` when ``golden`` is not the file ``report``'s run read (another sha256) and holds none of
     the run's questions as the run asked them: its rows cannot name what the run's results are, so nothing
     in it could be proposed. A file edited since the run (a question reworded, rows added) still shares
     questions with it, and only the changed ones are left out."""
-    kept = (report.get("golden") or {}).get("sha256")
+    kept = report.golden.sha256
     if not kept or kept == golden.sha256:
         return
     asked = {str(q.id): q for q in golden.questions}
-    run_questions = [q for q in report.get("questions") or [] if isinstance(q, Mapping)]
-    if any(str(q.get("id")) in asked and q.get("sha256") in (None, question_sha256(asked[str(q.get("id"))].question))
-           for q in run_questions):
+    run_questions = report.questions if report.questions_kept else ()
+    if any(q.id in asked and q.sha256 in (None, question_sha256(asked[q.id].question)) for q in run_questions):
         return
-    run_id = printable(str(report.get("id")))
-    read = (report.get("golden") or {}).get("source")
+    run_id = printable(str(report.id))
+    read = report.golden.source
     raise UsageError(f"{named(golden.source)} is not the golden file run {run_id} read: its sha256 is "
                      f"{golden.sha256[:12]}, the run's {printable(str(kept))[:12]}, and none of the run's "
                      f"{len(run_questions)} questions is in it as the run asked it, so nothing in it can separate "
                      "the run's tied setups; give the golden file the run read"
-                     f"{f' ({named(read)})' if isinstance(read, str) and read else ''}, or evaluate with this file "
+                     f"{f' ({named(read)})' if read else ''}, or evaluate with this file "
                      "first and ask golden next of that run")
 
 

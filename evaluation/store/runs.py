@@ -57,6 +57,7 @@ from ..files import try_writing_in, write_whole
 from ..compat.aliases import also_named
 from ..processes import process_alive
 from .leftovers import STALE_AFTER_S, Leftover, runs_in
+from .run_report import RunReport
 from .s3 import is_s3_address
 from .shape import REPORT_FORMAT, loads_report, report_problem
 from .sources import is_blob_address
@@ -330,6 +331,12 @@ class RunStore(ABC):
             raise RunNotFoundError(self._unknown_run(run_id)) from err
         return checked_report(raw, self._full(path), run_id=run_id)
 
+    def report(self, run_id: str) -> RunReport:
+        """The report of ``run_id`` (or the newest run's, for ``"latest"``) as every view reads it: the
+        ``run_report.RunReport`` built once from the checked JSON ``get`` returns, older shapes read as
+        today's. ``get`` stays the JSON, for the edges that keep or serve it as it is."""
+        return RunReport.from_json(self.get(run_id))
+
     def page(self, run_id: str) -> bytes | None:
         """The ``report.html`` kept with ``run_id`` (or the newest run for ``"latest"``); None when the
         run was saved without one. An unknown run is a ``StoreError``, as in ``get``."""
@@ -357,7 +364,7 @@ class RunStore(ABC):
         rows = []
         for run_id in self.ids()[offset:offset + limit]:
             try:
-                rows.append(history_row(self.get(run_id)))
+                rows.append(history_row(self.report(run_id)))
             except StoreError as err:
                 on_skip(run_id, str(err))
         return rows
@@ -428,19 +435,18 @@ def _golden_paths(sha256: str) -> tuple[str, str]:
     return f"{GOLDEN_DIR}/{sha256}.jsonl", f"{LEGACY_GOLDEN_DIR}/{sha256}.jsonl"
 
 
-def history_row(report: dict[str, Any]) -> dict[str, Any]:
-    """What a list of runs shows of ``report`` (see ``RunStore.history``)."""
-    golden = report.get("golden") or {}
+def history_row(report: RunReport) -> dict[str, Any]:
+    """What a list of runs shows of ``report`` (see ``RunStore.history``): plain JSON, for the API and ``runs list``."""
+    golden = report.golden
     return {
-        "id": report.get("id"),
-        "created_at": report.get("created_at"),
-        "golden": {"sha256": golden.get("sha256"), "source": golden.get("source"),
-                   "questions": golden.get("questions"), "labelled": golden.get("labelled")},
-        "collections": list(report.get("collections") or []),
-        "found_10": {s["key"]: (s["summary"]["counts"].get("10") if s.get("summary") else None)
-                     for s in report.get("setups") or []},
-        "picks": dict(report.get("picks") or {}),
-        "refused": (report.get("refused") or {}).get("reason"),
+        "id": report.id,
+        "created_at": report.created_at,
+        "golden": {"sha256": golden.sha256, "source": golden.source, "questions": golden.questions,
+                   "labelled": golden.labelled},
+        "collections": list(report.collections),
+        "found_10": {s.key: s.summary.count(10) if s.summary is not None else None for s in report.setups},
+        "picks": dict(report.picks),
+        "refused": report.refused.reason if report.refused is not None else None,
     }
 
 

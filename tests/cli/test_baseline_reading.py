@@ -70,11 +70,12 @@ def test_at_the_chunk_grain_both_ways_of_ranking_are_one_as_the_comparison_reads
 
     from evaluation.cli.evaluate_cmd import refuse_other_reading
     from evaluation.errors import UsageError
+    from evaluation.store.run_report import RunReport
 
-    baseline = {"id": "r1", "by": "chunk", "rules": {"rank_among": "documents", "min_grade": 1}}
+    baseline = RunReport.from_json({"id": "r1", "by": "chunk", "rules": {"rank_among": "documents", "min_grade": 1}})
     refuse_other_reading(baseline, Namespace(baseline="r1", by="chunk", rank_among="results", min_grade=1))
     with pytest.raises(UsageError, match="was made with --by chunk, --rank-among documents, and this run would be "
                                          "made with --by doc, --rank-among results"):
         refuse_other_reading(baseline, Namespace(baseline="r1", by="doc", rank_among="results", min_grade=1))
-    old = {"id": "r0", "by": "doc"}  # from before the rules were kept: among results, from grade 1
+    old = RunReport.from_json({"id": "r0", "by": "doc"})  # from before the rules were kept: among results, grade 1
     refuse_other_reading(old, Namespace(baseline="r0", by="doc", rank_among="results", min_grade=1))

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from evaluation.store.run_report import RunReport
 from evaluation import evaluate
 from evaluation.golden import Question, read_golden
 from evaluation.golden import check_golden
@@ -71,7 +72,8 @@ def test_questions_without_labels_and_template_rows_are_searched_by_the_tied_set
     template.write_text(golden.read_text(encoding="utf-8")
                         + json.dumps({"id": "t1", "question": "", "expected": ["d29"], "hint": "about 29"}) + "\n",
                         encoding="utf-8")
-    made = next_template(report, read_golden(template), target=ThreeSetups(), unlabelled=unlabelled, n=20)
+    made = next_template(RunReport.from_json(report), read_golden(template), target=ThreeSetups(),
+                         unlabelled=unlabelled, n=20)
     proposed = {r["question"]: r for r in made.proposal["questions"]}
     # 25 and 5: both find it, nothing to learn; 31: both miss, each returns its own unjudged document;
     # t1 (the hint "about 29" searched): hybrid finds d29, dense does not: one alone, for sure; q33, the
@@ -89,7 +91,7 @@ def test_a_question_whose_text_changed_since_the_run_is_left_out(kept, tmp_path)
     changed[29]["question"] = "where is 29 now"
     (tmp_path / "edited").mkdir()
     edited = write_golden(tmp_path / "edited", changed)
-    made = next_template(report, read_golden(edited))
+    made = next_template(RunReport.from_json(report), read_golden(edited))
     assert made.left_out == ["q29"] and "q29" not in {row["id"] for row in made.rows}
 
 

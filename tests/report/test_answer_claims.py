@@ -22,6 +22,7 @@ from fractions import Fraction
 
 from hypothesis import HealthCheck, Phase, example, given, settings, strategies as st
 
+from evaluation.store.run_report import RunReport
 from evaluation import evaluate
 from evaluation.report.answer import findings, pick_answers
 from evaluation.report.html import render_html
@@ -377,8 +378,8 @@ class Claims:
 
 def sentences(report: dict) -> list[tuple[str, str, str | None]]:
     """(sentence, the setup "it" is, pick name) for every sentence the answer writes."""
-    out = [(s, "(no pick)", None) for s in findings(report)]
-    for answer in pick_answers(report):
+    out = [(s, "(no pick)", None) for s in findings(RunReport.from_json(report))]
+    for answer in pick_answers(RunReport.from_json(report)):
         if answer.key is None:
             continue
         out.append((answer.why, answer.key, answer.name))
@@ -400,14 +401,14 @@ def problems(report: dict) -> list[str]:
     said_paired = set()
     for sentence, _, name in sentences(report):
         for where, words in (("terminal", text), ("page", page)):
-            if where == "terminal" and sentence == next((a.paired for a in pick_answers(report) if a.name == name),
-                                                        None):
+            if where == "terminal" and sentence == next((a.paired for a in pick_answers(RunReport.from_json(report))
+                                                         if a.name == name), None):
                 continue  # the paired test's sentence is behind --details at the terminal
             if sentence not in words:
                 wrong.append(f"the {where} does not say: {sentence!r}")
         said_paired.add(sentence)
     details = " ".join(render_report(report, details=True).split())
-    for answer in pick_answers(report):
+    for answer in pick_answers(RunReport.from_json(report)):
         if answer.paired and answer.paired not in details:
             wrong.append(f"the terminal's --details does not say: {answer.paired!r}")
     return wrong
@@ -437,7 +438,7 @@ def test_the_allowance_is_the_picks_whole_questions_not_a_float_one(tmp_path):
     # 5.6 points of 125 questions: 5.6 x 125 / 100 = 7 exactly; in floats 5.6 / 100 * 125 = 6.999... (6)
     report = drawn_report(tmp_path, 7, 125, [0, 2, 5, 8], [0.5, 9.0, 10.0, 900.0], [0.9, 0.85, 0.9, 0.95],
                           balance=5.6, time_points=11.2)
-    balance = next(a for a in pick_answers(report) if a.name == "best_for_balance")
+    balance = next(a for a in pick_answers(RunReport.from_json(report)) if a.name == "best_for_balance")
     assert "within 5.6 points (7 questions) of the most" in balance.why
     assert problems(report) == []
 

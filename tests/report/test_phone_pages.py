@@ -15,6 +15,7 @@ from test_chunking_page import report as chunking_report
 from test_matrix import matrix
 from test_report_browser import ARTIFACTS, _open, browser  # noqa: F401  (browser: the fixture)
 
+from evaluation.store.run_report import RunReport
 from evaluation.report.builds.compare_page import render_chunking_html
 from evaluation.report.builds.matrix_page import best_experiment, render_matrix_html
 from evaluation.report.html import render_html
@@ -50,7 +51,7 @@ TABLES = """() => [...document.querySelectorAll('table')].filter(t => t.getClien
 
 def _history(report: dict, runs: int) -> list[dict]:
     """``runs`` trend points of the report's golden file, a day apart, the report's own last."""
-    mine = trend_point(report)
+    mine = trend_point(RunReport.from_json(report))
     older = []
     for day in range(1, runs):
         point = copy.deepcopy(mine)

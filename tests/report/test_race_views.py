@@ -11,6 +11,7 @@ import re
 
 import pytest
 
+from evaluation.store.report_parts import SetupResult
 from evaluation.report.compare import compare_reports, render_comparison
 from evaluation.report.html import render_html
 from evaluation.report.race_words import stopped_sentence
@@ -42,7 +43,7 @@ def test_the_terminal_lists_it_apart_with_its_questions_and_why_never_in_the_tab
     assert RERANKED not in table  # no row of the ranked table, whose numbers are over every question
     assert "\nStopped by the race (never picked; each one's numbers are over the questions it searched):\n  " in lines
     assert (f"Stopped by the race (never picked; each one's numbers are over the questions it searched): "
-            f"{RERANKED}: {' '.join(stopped_sentence(entry).split())}") in text
+            f"{RERANKED}: {' '.join(stopped_sentence(SetupResult.from_json(entry)).split())}") in text
     assert f"stopped by the race after searching {searched} of {N} questions" in text
     assert f"found@10 {entry['stopped']['summary']['counts']['10']} of those {searched} (" in text
     assert "more than the 16 (8 points) any pick allows: adjusted p" in text
@@ -59,7 +60,7 @@ def test_the_page_says_the_same_in_its_table_and_the_setup_s_detail(raced):
     assert f'<tr class="ranked" data-key="{RERANKED}"' not in page
     row = re.search(rf'<tr class="stopped" data-key="{re.escape(RERANKED)}">.*?</tr>', page).group(0)
     cell = html.unescape(re.sub(r"<[^>]+>", "", row))
-    sentence = stopped_sentence(entry)
+    sentence = stopped_sentence(SetupResult.from_json(entry))
     searched, found, why = sentence.split("; ", 2)
     assert f"{searched}, never picked: {found}; {why}" in cell  # the terminal's sentence, word for word
     detail = re.search(rf'<details class="setup" id="setup-{re.escape(RERANKED)}".*?</details>', page).group(0)
@@ -90,7 +91,7 @@ def test_the_exports_hold_only_the_questions_it_searched_and_say_so(raced, tmp_p
         setups = {row["key"]: row for row in csv.DictReader(handle)}
     row = setups[RERANKED]
     assert row["questions"] == str(len(searched)) and row["found@10"] == "" and row["rank"] == ""
-    assert row["stopped"] == stopped_sentence(entry) and setups["t.hybrid.m"]["stopped"] == ""
+    assert row["stopped"] == stopped_sentence(SetupResult.from_json(entry)) and setups["t.hybrid.m"]["stopped"] == ""
     with open(out / f"{raced['id']}.questions.csv", encoding="utf-8") as handle:
         rows = [r for r in csv.DictReader(handle) if r["key"] == RERANKED]
     assert {r["question_id"] for r in rows} == searched  # no row for a question it never searched

@@ -10,6 +10,7 @@ from typing import Callable
 
 import pytest
 
+from evaluation.store.run_report import RunReport
 from evaluation.report.html import render_html
 from evaluation.report.trend import trend_point
 
@@ -80,7 +81,8 @@ def pages(name: Callable[[int], str]) -> list[str]:
                              created_at="2026-11-30T00:00:00Z")
     refused["refused"]["errors"] = [{"line": 3, "message": name(82)}, {"line": None, "message": name(83)}]
     return [render_html(report), render_html(report, questions=texts),
-            render_html(report, history=[trend_point(older), trend_point(report)], questions=texts),
+            render_html(report, history=[trend_point(RunReport.from_json(r)) for r in (older, report)],
+                        questions=texts),
             render_html(refused)]
 
 

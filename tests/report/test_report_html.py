@@ -10,6 +10,8 @@ from html.parser import HTMLParser
 
 import pytest
 
+from evaluation.store.run_report import RunReport
+from evaluation.store.report_parts import Compared
 from evaluation.golden.texts import question_texts
 from evaluation.report.html import render_html, with_banner
 from evaluation.report.notes import found_gap_words, missing_notes
@@ -267,7 +269,7 @@ def test_missing_documents_are_named_in_the_words_evaluate_warns_with(make_repor
     report["missing"] = {"local": {"documents": ["doc-c", "doc-d"], "questions": {"q3": ["doc-c"]},
                                    "partly": {"q2": ["doc-d"]}}}
 
-    notes = missing_notes(report)
+    notes = missing_notes(RunReport.from_json(report))
     text = Elements(render_html(report)).text
 
     assert notes == ["local does not hold 2 expected documents: doc-c, doc-d; questions that cannot be "
@@ -278,9 +280,10 @@ def test_missing_documents_are_named_in_the_words_evaluate_warns_with(make_repor
 def test_missing_notes_read_question_lists_and_cut_long_lists():
     report = {"missing": {"search": {"documents": [f"d{n}" for n in range(12)], "questions": ["q1"]}}}
 
-    assert missing_notes(report) == ["search does not hold 12 expected documents: d0, d1, d2, d3, d4, d5, d6, d7, "
-                                     "d8, d9 ... and 2 more; questions that cannot be found there: q1"]
-    assert missing_notes({"missing": {}}) == [] and missing_notes({}) == []
+    assert missing_notes(RunReport.from_json(report)) == [
+        "search does not hold 12 expected documents: d0, d1, d2, d3, d4, d5, d6, d7, "
+        "d8, d9 ... and 2 more; questions that cannot be found there: q1"]
+    assert missing_notes(RunReport.from_json({"missing": {}})) == [] == missing_notes(RunReport.from_json({}))
 
 
 def test_the_page_explains_each_number_with_the_names_other_tools_use(make_report):
@@ -369,7 +372,7 @@ def test_the_history_is_the_runs_on_the_same_golden_file_oldest_first_with_index
     third = _saved(store, make_report, "20261104T000000000Z-000004", state="b" * 64)
     _saved(store, make_report, "20261105T000000000Z-000005")  # newer than the run shown: not its history
 
-    points = collect_trend(store, third)
+    points = collect_trend(store, RunReport.from_json(third))
 
     assert [p["id"] for p in points] == [first["id"], second["id"], third["id"]]
     assert index_changes(points) == [[], [], ["local"]]
@@ -388,14 +391,16 @@ def test_the_history_keeps_the_newest_runs_and_reads_a_bounded_number(tmp_path, 
     store = LocalStore(tmp_path)
     reports = [_saved(store, make_report, f"202611{day:02d}T000000000Z-0000{day:02d}") for day in range(1, 7)]
 
-    assert [p["id"] for p in collect_trend(store, reports[-1], runs=3)] == [r["id"] for r in reports[3:]]
-    assert [p["id"] for p in collect_trend(store, reports[-1], scan=2)] == [r["id"] for r in reports[3:]]
+    last = RunReport.from_json(reports[-1])
+    assert [p["id"] for p in collect_trend(store, last, runs=3)] == [r["id"] for r in reports[3:]]
+    assert [p["id"] for p in collect_trend(store, last, scan=2)] == [r["id"] for r in reports[3:]]
 
 
 def test_a_run_alone_says_so_and_a_store_not_made_yet_has_no_history(tmp_path, make_report):
     report = make_report()
 
-    assert collect_trend(LocalStore(tmp_path / "not-yet"), report) == [trend_point(report)]
+    model = RunReport.from_json(report)
+    assert collect_trend(LocalStore(tmp_path / "not-yet"), model) == [trend_point(model)]
     assert "This is the only run on this golden file in the store." in Elements(render_html(report)).text
 
 
@@ -468,9 +473,10 @@ def test_a_gap_no_100000_questions_would_tell_is_said_to_need_more_than_100000_n
     needed = questions_to_tell(450, 451, 1000, 0.05)
     assert needed == MOST_QUESTIONS == 100_000
 
-    said = found_gap_words({"better": 450, "worse": 451, "questions_to_tell": needed}, 1000)
+    said = found_gap_words(Compared(None, None, None, None, better=450, worse=451, questions_to_tell=needed), 1000)
     assert said.endswith("(telling a gap this size would take more than 100,000 questions)")
-    assert "about 99,999 questions" in found_gap_words({"better": 0, "worse": 1, "questions_to_tell": 99_999}, 1000)
+    gap = Compared(None, None, None, None, better=0, worse=1, questions_to_tell=99_999)
+    assert "about 99,999 questions" in found_gap_words(gap, 1000)
 
 
 def test_the_page_never_says_a_tie_loses_nothing_and_its_glossary_says_too_few_to_tell(make_report):

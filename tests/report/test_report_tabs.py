@@ -21,7 +21,7 @@ def _chunking_section(page: Page) -> str:
     return f'<section id="chunking-sizes"><h2>Chunk sizes</h2><p>{len(page.setups)} setups</p></section>'
 
 
-CHUNKING = Tab("chunking", "Chunking", (_chunking_section,), shows=lambda page: "chunking" in page.report)
+CHUNKING = Tab("chunking", "Chunking", (_chunking_section,), shows=lambda page: "chunking" in page.report.source)
 
 
 def test_the_page_has_retrieval_then_chunking():

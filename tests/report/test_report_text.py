@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import pytest
 
+from evaluation.store.run_report import RunReport
 from evaluation.report.text import render_report, render_table, render_ties
 from evaluation.scoring.comparison import SignificanceSettings, compare_with_top, pick_ties
 
@@ -106,7 +107,8 @@ def test_a_damaged_tie_verdict_whose_key_is_not_a_name_is_passed_over_not_a_cras
     report = {"time_tests": {"best_for_time": {"anchor": "a", "tied": [{"key": [], "why": "equally fast"},
                                                                          {"key": "b", "why": "cannot tell"}]}},
               "rules": {}}
-    assert tie_words(report, "best_for_time", "a", "b", {"a": 1, "b": 2}) == "the paired test cannot tell them apart"
+    assert tie_words(RunReport.from_json(report), "best_for_time", "a", "b", {"a": 1, "b": 2}) == \
+        "the paired test cannot tell them apart"
 
 
 @pytest.mark.parametrize("tied", [True, 1, "b", {"key": "b"}, None])
@@ -116,7 +118,8 @@ def test_a_damaged_tie_verdict_list_that_is_no_list_is_the_fallback_not_a_crash(
     from evaluation.report.time_words import tie_words
 
     report = {"time_tests": {"best_for_time": {"anchor": "a", "tied": tied}}, "rules": {}}
-    assert tie_words(report, "best_for_time", "a", "b", {"a": 1, "b": 2}) == "their medians' 99% intervals overlap"
+    assert tie_words(RunReport.from_json(report), "best_for_time", "a", "b", {"a": 1, "b": 2}) == \
+        "their medians' 99% intervals overlap"
 
 
 def test_the_text_fits_100_columns_and_wide_restores_every_column():

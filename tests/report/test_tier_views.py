@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from evaluation.store.report_parts import Tiers
 from evaluation import evaluate
 from evaluation.report.html import render_html
 from evaluation.report.text import render_report
@@ -113,7 +114,7 @@ def test_a_pick_sharing_its_tier_says_so_in_the_terminal_and_on_the_page(kept):
 def test_the_detectable_difference_is_said_with_its_numbers(kept):
     report, _ = kept
     detect = report["tiers"]["detectable"]
-    said = detectable_words(report["tiers"])
+    said = detectable_words(Tiers.from_json(report["tiers"]))
     assert f"under {detect['points']:.0f} points ({detect['questions']:.1f} questions)" in said
     assert said in " ".join(render_report(report).split()) and said in render_html(report)
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import evaluation.run.reuse as reuse
+from evaluation.store.report_parts import SetupResult
 from evaluation.engine.target import EmbeddedTarget
 from evaluation.report.notes import ranked_in_note
 from evaluation.report.text import render_picks
@@ -279,12 +280,13 @@ def test_the_report_text_and_page_say_where_the_results_were_ranked(target, tmp_
     from evaluation.report.html import render_html
 
     said = f"ranked in run {cold['id']}, same index state: 9 of 10 questions (the other 1 searched in this run)"
-    assert all(ranked_in_note(s) == said for s in warm["setups"])
+    assert all(ranked_in_note(SetupResult.from_json(s)) == said for s in warm["setups"])
     assert said in " ".join(render_picks(warm).split()) and said in render_html(warm)  # the text wraps at 100
-    assert ranked_in_note(cold["setups"][0]) is None
+    assert ranked_in_note(SetupResult.from_json(cold["setups"][0])) is None
 
 
 def test_the_note_counts_each_run_when_results_come_from_several():
-    setup = {"ranks": dict.fromkeys("abcd", 1), "ranked_in": {"a": "r1", "b": "r1", "c": "r2"}}
+    setup = SetupResult.from_json({"key": "s", "ranks": dict.fromkeys("abcd", 1),
+                                   "ranked_in": {"a": "r1", "b": "r1", "c": "r2"}})
     assert ranked_in_note(setup) == ("ranked in run r1 (2 of 4), run r2 (1 of 4), same index state: 3 of 4 "
                                      "questions (the other 1 searched in this run)")

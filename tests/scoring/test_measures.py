@@ -55,13 +55,14 @@ def test_the_comparison_keeps_its_report_keys():
 
 def test_fail_under_reads_every_measure_by_name_and_checks_the_summary_key_it_names():
     from evaluation.cli.evaluate_cmd import missed_thresholds, parse_fail_under
+    from evaluation.store.run_report import RunReport
 
     rules = parse_fail_under(["hit_rate@5=0.7", "MRR=0.5", "nDCG@10=0.9", "found@1=0.3"])
     assert rules == [("hit_rate@5", 0.7), ("mrr", 0.5), ("ndcg@10", 0.9), ("found@1", 0.3)]
     summary = {"found": {"1": 1 / 3, "5": 2 / 3}, "mrr": 0.5, "ndcg_10": 0.85}
     report = {"picks": {"finds_the_most": "t.keyword.bm25"}, "setups": [{"key": "t.keyword.bm25", "summary": summary}]}
     # 2/3 < 0.7 and 0.85 < 0.9 miss; 0.5 >= 0.5 and 1/3 >= 0.3 are met
-    assert missed_thresholds(report, rules) == [
+    assert missed_thresholds(RunReport.from_json(report), rules) == [
         "hit_rate@5 of t.keyword.bm25 is 0.6667, under 0.7 by 0.03333",  # 0.7 - 2/3
         "ndcg@10 of t.keyword.bm25 is 0.85, under 0.9 by 0.05",
     ]
@@ -137,9 +138,11 @@ def test_found_at_k_counts_its_questions_and_no_other_measure_is_counted():
 
 def test_evaluate_fail_under_reads_recall_at_k_from_the_summary_as_every_other_measure():
     from evaluation.cli.evaluate_cmd import missed_thresholds, parse_fail_under
+    from evaluation.store.run_report import RunReport
 
     rules = parse_fail_under(["recall@5=0.75", "Recall@20=0.5"])
     summary = {"recall": {"5": 2 / 3, "20": 0.5}}
     report = {"picks": {"finds_the_most": "t.keyword.bm25"}, "setups": [{"key": "t.keyword.bm25", "summary": summary}]}
     # 2/3 < 0.75 misses by 0.75 - 2/3; 0.5 >= 0.5 is met
-    assert missed_thresholds(report, rules) == ["recall@5 of t.keyword.bm25 is 0.6667, under 0.75 by 0.08333"]
+    assert missed_thresholds(RunReport.from_json(report), rules) == [
+        "recall@5 of t.keyword.bm25 is 0.6667, under 0.75 by 0.08333"]

@@ -53,6 +53,19 @@ def test_a_report_comes_back_exactly_as_it_was_saved(store, make_report):
     assert read_bytes(path) == report_bytes(report)  # the address is readable where it says
 
 
+def test_a_kept_report_comes_back_as_the_model_the_views_read(store, make_report):
+    from evaluation.store.run_report import RunReport
+
+    oldest, newest = run_ids(2)
+    for run_id in (oldest, newest):
+        store.save(make_report(run_id))
+
+    model = store.report(oldest)
+    assert isinstance(model, RunReport) and model.id == oldest
+    assert model.to_json() == store.get(oldest) and model == RunReport.from_json(store.get(oldest))
+    assert store.report("latest").id == newest
+
+
 def test_a_report_with_unicode_and_floats_round_trips(store, make_report):
     report = make_report()
     report["questions"][0]["expected"] = ["Où est l’index ? 指数.md"]

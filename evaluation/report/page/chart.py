@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..numbers import milliseconds as _ms, number as _num, percent as _pct
 from ..svg import METHOD_COLOURS, NARROW, WIDE, ChartPoint, attr, method_colour, scatter
 from .context import Page
-from .format import esc, found_share, summary_of, wrappable_key
+from .format import esc, wrappable_key
 
 METHOD_NAMES = {"keyword": "keyword (BM25)", "keyword_documents": "keyword (BM25, fused with the document's)",
                 "keyword_semantic": "keyword + semantic ranker",
@@ -23,20 +23,20 @@ def chart(page: Page) -> str:
     report, ran, picks = page.report, page.ran, page.picks
     points, undrawn = [], []
     for setup in ran:
-        summary = summary_of(setup)
+        summary = setup.summary
         assert summary is not None, "the setups that ran are those with a summary (context.page_of)"
-        found, time_ms = found_share(summary, 10), _num(summary.get("median_ms"))
-        if found is None or time_ms is None or time_ms <= 0 or not isinstance(setup.get("rank"), int):
-            undrawn.append(setup["key"])
+        found, time_ms = _num(summary.share(10)), _num(summary.median_ms)
+        if found is None or time_ms is None or time_ms <= 0 or setup.rank is None:
+            undrawn.append(setup.key)
             continue
-        points.append(ChartPoint(key=setup["key"], rank=setup["rank"], found_10=found, median_ms=time_ms,
-                                 method=setup.get("method"), picks=tuple(picks.get(setup["key"], ()))))
+        points.append(ChartPoint(key=setup.key, rank=setup.rank, found_10=found, median_ms=time_ms,
+                                 method=setup.method, picks=tuple(picks.get(setup.key, ()))))
     note = (f'<p class="muted small">Not drawn (no timed search): {", ".join(esc(k) for k in undrawn)}.</p>'
             if undrawn else "")
     if not points:
         return ('<section id="chart"><h2>Found against time</h2><p class="muted">No setup has both found@10 and a '
                 f"timed search, so there is nothing to draw.</p>{note}</section>")
-    frontier = [k for k in report.get("frontier") or [] if isinstance(k, str)]
+    frontier = list(report.frontier)
     methods = sorted({p.method for p in points if p.method}, key=lambda m: list(METHOD_COLOURS).index(m)
                      if m in METHOD_COLOURS else 99)
     legend = "".join(f'<li><span class="swatch" style="background:{method_colour(m)}"></span>'

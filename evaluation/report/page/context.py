@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from ...store.run_report import RunReport
+from ...store.report_parts import SetupResult
 from ..trend import trend_point
-from .format import pick_key, summary_of
 
 # Each pick's report key, its card's title, and the words its badge and the chart's ring use.
 PICKS = (("finds_the_most", "Finds the most", "finds the most"),
@@ -24,10 +25,10 @@ PICKS = (("finds_the_most", "Finds the most", "finds the most"),
 class Page:
     """One report as the sections read it. ``ran`` is in rank order (unranked last, then by key)."""
 
-    report: dict[str, Any]
-    setups: list[dict[str, Any]]
-    ran: list[dict[str, Any]]
-    failed: list[dict[str, Any]]
+    report: RunReport
+    setups: list[SetupResult]
+    ran: list[SetupResult]
+    failed: list[SetupResult]
     picks: dict[str, list[str]]
     collection: str
     points: list[dict[str, Any]]
@@ -35,38 +36,37 @@ class Page:
     chunking: dict[str, Any] | None = None  # the collection's latest chunking run (kind "chunking"), for its tab
     matrix: dict[str, Any] | None = None  # its latest matrix run (kind "matrix"), shown in the same tab
     sweep: dict[str, Any] | None = None  # its latest sweep (kind "sweep"), shown in the same tab
-    stopped: list[dict[str, Any]] | None = None  # setups the race stopped (``stopped``): never ranked, said so
+    stopped: list[SetupResult] | None = None  # setups the race stopped (``stopped``): never ranked, said so
 
     @property
     def refused(self) -> bool:
-        """The run never started (``report["refused"]``): the page says why, and nothing else."""
-        return isinstance(self.report.get("refused"), dict)
+        """The run never started (``report.refused``): the page says why, and nothing else."""
+        return self.report.refused is not None
 
 
-def page_of(report: dict[str, Any], *, history: Sequence[dict[str, Any]] | None = None,
+def page_of(report: RunReport, *, history: Sequence[dict[str, Any]] | None = None,
             questions: Mapping[str, str] | None = None, chunking: dict[str, Any] | None = None,
             matrix: dict[str, Any] | None = None, sweep: dict[str, Any] | None = None) -> Page:
     """The facts of ``report`` every section reads (``history``, ``questions``, ``chunking``, ``matrix`` and
     ``sweep`` as ``render_html`` takes them)."""
-    setups = [s for s in report.get("setups") or [] if isinstance(s, dict) and "key" in s]
-    ran = sorted((s for s in setups if summary_of(s) is not None),
-                 key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["key"]))
-    stopped = [s for s in setups if summary_of(s) is None and isinstance(s.get("stopped"), dict)]
-    failed = [s for s in setups if summary_of(s) is None and s not in stopped]
+    setups = list(report.setups)
+    ran = sorted((s for s in setups if s.summary is not None), key=lambda s: (s.rank is None, s.rank or 0, s.key))
+    stopped = [s for s in setups if s.summary is None and s.stopped is not None]
+    failed = [s for s in setups if s.summary is None and s.stopped is None]
     return Page(report=report, setups=setups, ran=ran, failed=failed, picks=picks_by_key(report),
                 collection=collection_name(report), points=list(history) if history else [trend_point(report)],
                 questions=questions, chunking=chunking, matrix=matrix, sweep=sweep, stopped=stopped)
 
 
-def collection_name(report: dict[str, Any]) -> str:
-    names = [str(c) for c in report.get("collections") or []]
+def collection_name(report: RunReport) -> str:
+    names = report.collections
     return ", ".join(names) if names else "this collection"
 
 
-def picks_by_key(report: dict[str, Any]) -> dict[str, list[str]]:
+def picks_by_key(report: RunReport) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for name, _label, words in PICKS:
-        key = pick_key((report.get("picks") or {}).get(name))
+        key = report.picks.get(name)
         if key:
             found.setdefault(key, []).append(words)
     return found

@@ -11,7 +11,9 @@ from ..race_words import found_words, searched_words, why_words
 from ..numbers import milliseconds as _ms, number as _num, percent as _pct
 from ..svg import attr, method_colour
 from .context import Page
-from .format import esc, found_count, found_share, plain, question_cell, spaced, summary_of
+from ...store.run_report import RunReport
+from ...store.report_parts import SetupResult, Summary
+from .format import esc, plain, question_cell, spaced
 
 LANDED_COLOURS = ("#0b7a4b", "#4fa67a", "#9ccc9c", "#e2c04f", "#e08a3c", "#c9463d")
 # Setup keys the page reads itself; any other key a newer report adds is shown in the setup's detail.
@@ -26,32 +28,32 @@ _KNOWN_SUMMARY_KEYS = {"questions", "timed", "counts", "landed", "median_ms", "p
 def setup_details(page: Page) -> str:
     """The ``#setups`` section: one closed ``<details>`` per setup, in rank order, failed ones last."""
     report, setups, questions = page.report, page.setups, page.questions
-    by_key = {s["key"]: s for s in setups}
-    ordered = sorted(setups, key=lambda s: (s.get("rank") is None, s.get("rank") or 0, s["key"]))
+    by_key = {s.key: s for s in setups}
+    ordered = sorted(setups, key=lambda s: (s.rank is None, s.rank or 0, s.key))
     blocks = [_detail(setup, by_key, report, questions) for setup in ordered]
     return ('<section id="setups"><h2>Each setup in detail</h2><p class="muted">Open a setup to see where its '
             "answers landed, its times, and the setups one change away from it.</p>" + "".join(blocks) + "</section>")
 
 
-def _detail(setup: dict[str, Any], by_key: dict[str, dict[str, Any]], report: dict[str, Any],
+def _detail(setup: SetupResult, by_key: dict[str, SetupResult], report: RunReport,
             questions: Mapping[str, str] | None) -> str:
-    key = setup["key"]
-    summary = summary_of(setup)
-    head = (f'<summary><span class="dot" style="background:{method_colour(setup.get("method"))}"></span>'
-            + (f'#{esc(setup["rank"])} ' if setup.get("rank") else "")
-            + f'<span class="key">{esc(key)}</span> · {esc(setup.get("method_label", ""))}'
-            + (f' · found@10 {_pct(found_share(summary, 10), summary.get("questions"))}, median '
-               f'{_ms(summary.get("median_ms"))} ms'
-               if summary else " · stopped by the race" if isinstance(setup.get("stopped"), dict) else " · failed")
+    key = setup.key
+    summary = setup.summary
+    head = (f'<summary><span class="dot" style="background:{method_colour(setup.method)}"></span>'
+            + (f'#{esc(setup.rank)} ' if setup.rank else "")
+            + f'<span class="key">{esc(key)}</span> · {esc(setup.method_label or "")}'
+            + (f' · found@10 {_pct(summary.share(10), summary.questions)}, median '
+               f'{_ms(summary.median_ms)} ms'
+               if summary else " · stopped by the race" if setup.stopped is not None else " · failed")
             + "</summary>")
     columns = []
-    if summary is None and isinstance(setup.get("stopped"), dict):
+    if summary is None and setup.stopped is not None:
         columns.append(f'<div><h3>Stopped by the race</h3><p>{esc(searched_words(setup))}: '
                        f'{esc(found_words(setup))}.</p><p>{esc(why_words(setup))}.</p>'
                        "<p class=\"muted\">A stopped setup is never picked, and its numbers are over the questions it "
                        "searched only; --exhaustive searches every setup on every question.</p></div>")
     elif summary is None:
-        columns.append(f'<div><h3>Failed</h3><p>{esc(setup.get("error") or "no result")}</p>'
+        columns.append(f'<div><h3>Failed</h3><p>{esc(setup.error or "no result")}</p>'
                        "<p class=\"muted\">A failed setup is reported and never picked.</p></div>")
     else:
         columns.append(_average_place(setup, summary, report))
@@ -60,10 +62,12 @@ def _detail(setup: dict[str, Any], by_key: dict[str, dict[str, Any]], report: di
         columns.append(_neighbours(setup, summary, by_key))
         columns.append(_missed(setup, report, questions))
     columns.append(_described(setup))
-    extra = {k: v for k, v in setup.items() if k not in _KNOWN_SETUP_KEYS}
-    extra.update({f"summary.{k}": v for k, v in (summary or {}).items() if k not in _KNOWN_SUMMARY_KEYS})
-    if summary and isinstance(summary.get("recall"), dict):
-        extra["recall"] = ", ".join(f"@{k} {_pct(v)}" for k, v in summary["recall"].items())
+    # a key a newer version added, shown as kept
+    extra = {k: v for k, v in setup.values.items() if k not in _KNOWN_SETUP_KEYS}
+    extra.update({f"summary.{k}": v for k, v in (summary.values if summary else {}).items()
+                  if k not in _KNOWN_SUMMARY_KEYS})
+    if summary and summary.recall is not None:
+        extra["recall"] = ", ".join(f"@{k} {_pct(v)}" for k, v in summary.recall.items())
     if extra:
         columns.append("<div><h3>More</h3><dl class=\"facts\">" + "".join(
             f"<dt>{esc(spaced(k))}</dt><dd>{esc(plain(v))}</dd>" for k, v in extra.items()) + "</dl></div>")
@@ -78,14 +82,14 @@ def average_place(ranks: Mapping[str, Any]) -> tuple[float | None, int]:
     return (sum(places) / len(places) if places else None), len(places)
 
 
-def _average_place(setup: dict[str, Any], summary: dict[str, Any], report: dict[str, Any]) -> str:
+def _average_place(setup: SetupResult, summary: Summary, report: RunReport) -> str:
     """What a setup's view leads with: where its answers landed on average, MRR explained on hover."""
-    ranks = setup.get("ranks")
-    if not isinstance(ranks, dict) or not ranks:
+    ranks = setup.ranks
+    if not ranks:
         return ""
     mean, found = average_place(ranks)
-    depth = report.get("depth", 20)
-    mrr = _num(MRR.of(summary))
+    depth = report.depth if report.depth is not None else 20
+    mrr = _num(MRR.of(summary.values))
     why = (f"MRR {mrr:.3f}: the mean over every question of 1 / the place of its first right result, a question "
            f"not found in the top {depth} counting 0; 1.0 is every answer first" if mrr is not None else
            "MRR: the mean of 1 / the place of the first right result")
@@ -97,8 +101,8 @@ def _average_place(setup: dict[str, Any], summary: dict[str, Any], report: dict[
             "</div>")  # the title says it at length; the line says it too, as a touch screen shows no title
 
 
-def _landed(summary: dict[str, Any]) -> str:
-    landed = summary.get("landed") or {}
+def _landed(summary: Summary) -> str:
+    landed = summary.landed
     total = sum(v for v in landed.values() if isinstance(v, int)) or 1
     bars, keys = [], []
     for name, colour in zip(LANDED, LANDED_COLOURS, strict=True):
@@ -117,42 +121,42 @@ def _margin(value: Any) -> str:
     return "" if number is None else f" (&plusmn;{number * 100:.0f}%, 95% interval)"
 
 
-def _times(setup: dict[str, Any], summary: dict[str, Any]) -> str:
-    times = [t for t in (setup.get("times_ms") or []) if _num(t) is not None]
-    facts = [("timed searches", str(summary.get("timed", len(times)))),
-             ("median", f"{_ms(summary.get('median_ms'))} ms" + _margin(summary.get("median_margin"))),
-             ("p95", f"{_ms(summary.get('p95_ms'))} ms")]
+def _times(setup: SetupResult, summary: Summary) -> str:
+    times = [t for t in setup.times_ms if _num(t) is not None]
+    facts = [("timed searches", str(summary.timed if summary.timed is not None else len(times))),
+             ("median", f"{_ms(summary.median_ms)} ms" + _margin(summary.median_margin)),
+             ("p95", f"{_ms(summary.p95_ms)} ms")]
     if times:
         facts += [("fastest", f"{_ms(min(times))} ms"), ("slowest", f"{_ms(max(times))} ms")]
-    if setup.get("timed_in"):  # reused, not measured in this run (evaluation.run.retime)
-        facts.insert(0, ("timed in", f"run {esc(setup['timed_in'])}, same index state"))
+    if setup.timed_in:  # reused, not measured in this run (evaluation.run.retime)
+        facts.insert(0, ("timed in", f"run {esc(setup.timed_in)}, same index state"))
     reused = ranked_in_note(setup)  # results reused, not searched in this run (evaluation.run.reuse)
     if reused:
         facts.insert(0, ("results", esc(reused)))
-    if isinstance(setup.get("requests"), int):
-        facts.append(("requests", str(setup["requests"])))
-    if isinstance(setup.get("retries"), int):  # throttled requests sent again; the times include the waits
-        facts.append(("retried after throttling", f"{setup['retries']} (the times include the waits)"
-                      if setup["retries"] else "0"))
+    if setup.requests is not None:
+        facts.append(("requests", str(setup.requests)))
+    if setup.retries is not None:  # throttled requests sent again; the times include the waits
+        facts.append(("retried after throttling", f"{setup.retries} (the times include the waits)"
+                      if setup.retries else "0"))
     return ("<div><h3>Times</h3><dl class=\"facts\">"
             + "".join(f"<dt>{esc(a)}</dt><dd>{b}</dd>" for a, b in facts) + "</dl></div>")
 
 
-def _neighbours(setup: dict[str, Any], summary: dict[str, Any], by_key: dict[str, dict[str, Any]]) -> str:
+def _neighbours(setup: SetupResult, summary: Summary, by_key: dict[str, SetupResult]) -> str:
     rows = []
-    for other_key in setup.get("neighbours") or []:
+    for other_key in setup.neighbours:
         other = by_key.get(other_key)
-        other_summary = summary_of(other) if other else None
+        other_summary = other.summary if other else None
         if other_summary is None:
             rows.append(f"<li><span class=\"key\">{esc(other_key)}</span>: failed</li>")
             continue
-        mine, theirs = found_count(summary, 10), found_count(other_summary, 10)
+        mine, theirs = summary.count(10), other_summary.count(10)
         diff = ""
         if mine is not None and theirs is not None:
             delta = theirs - mine
             diff = ("same found@10" if delta == 0 else
                     f"{abs(delta)} question{'s' if abs(delta) != 1 else ''} {'more' if delta > 0 else 'fewer'} found")
-        t_mine, t_theirs = _num(summary.get("median_ms")), _num(other_summary.get("median_ms"))
+        t_mine, t_theirs = _num(summary.median_ms), _num(other_summary.median_ms)
         speed = ""
         if t_mine and t_theirs:
             ratio = t_theirs / t_mine
@@ -169,29 +173,27 @@ def _neighbours(setup: dict[str, Any], summary: dict[str, Any], by_key: dict[str
     return ("<div><h3>Neighbours (one change away)</h3>" + body + "</div>")
 
 
-def _missed(setup: dict[str, Any], report: dict[str, Any], questions: Mapping[str, str] | None) -> str:
-    ranks = setup.get("ranks") or {}
-    if not isinstance(ranks, dict) or not ranks:
+def _missed(setup: SetupResult, report: RunReport, questions: Mapping[str, str] | None) -> str:
+    ranks = setup.ranks or {}
+    if not ranks:
         return ""
+    depth = report.depth if report.depth is not None else 20
     missed = [(qid, r) for qid, r in ranks.items() if not isinstance(r, int) or r > 10]
     if not missed:
         return "<div><h3>Questions not found in the top 10</h3><p class=\"muted\">None: every question was.</p></div>"
     missed.sort(key=lambda item: (item[1] is None, item[1] or 0, item[0]))
     items = "".join(
         f"<li>{question_cell(qid, questions)} — "
-        f"{'not in the top ' + esc(report.get('depth', 20)) if not isinstance(r, int) else 'first at ' + str(r)}</li>"
+        f"{'not in the top ' + esc(depth) if not isinstance(r, int) else 'first at ' + str(r)}</li>"
         for qid, r in missed
     )
     return f"<div><h3>Questions not found in the top 10 ({len(missed)})</h3><ul class=\"plain\">{items}</ul></div>"
 
 
-def _described(setup: dict[str, Any]) -> str:
-    facts = [("target", setup.get("target")), ("engine", setup.get("engine")), ("method", setup.get("method")),
-             ("models", ", ".join(str(m) for m in setup.get("models") or []) or None),
-             ("ranker", setup.get("ranker"))]
-    options = setup.get("options") or {}
-    if isinstance(options, dict):
-        facts += [(spaced(str(k)), plain(v)) for k, v in options.items()]
+def _described(setup: SetupResult) -> str:
+    facts = [("target", setup.target), ("engine", setup.engine), ("method", setup.method),
+             ("models", ", ".join(setup.models) or None), ("ranker", setup.ranker)]
+    facts += [(spaced(str(k)), plain(v)) for k, v in setup.options.items()]
     return ("<div><h3>What it is</h3><dl class=\"facts\">"
             + "".join(f"<dt>{esc(a)}</dt><dd>{esc(b)}</dd>" for a, b in facts if b not in (None, ""))
             + "</dl></div>")

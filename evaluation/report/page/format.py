@@ -10,8 +10,7 @@ import re
 from html import escape
 from typing import Any, Iterable, Mapping
 
-from ..answer import pick_key  # noqa: F401  (the page reads picks as the answer does)
-from ..numbers import found_count, found_share  # noqa: F401  (the page's helpers, one copy)
+from ...store.report_parts import SetupResult
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -19,11 +18,6 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 def esc(value: Any) -> str:
     """Text for the page: escaped, and a lone surrogate (from a JSON escape) shown as U+FFFD."""
     return escape(_SURROGATE.sub("\ufffd", str(value)), quote=True)
-
-
-def summary_of(setup: dict[str, Any]) -> dict[str, Any] | None:
-    summary = setup.get("summary")
-    return summary if isinstance(summary, dict) and not setup.get("error") else None
 
 
 def plain(value: Any, limit: int = 160) -> str:
@@ -62,8 +56,8 @@ def question_cell(qid: str, questions: Mapping[str, str] | None) -> str:
     return f'<code>{esc(qid)}</code>' + (f' <span class="qtext">“{esc(text)}”</span>' if text else "")
 
 
-def has_recall(ran: Iterable[dict[str, Any]]) -> bool:
-    return any(isinstance((summary_of(s) or {}).get("recall"), dict) for s in ran)
+def has_recall(ran: Iterable[SetupResult]) -> bool:
+    return any(s.summary is not None and s.summary.recall is not None for s in ran)
 
 
 def scroller(table: str) -> str:

@@ -5,7 +5,6 @@ from ...measures import MRR, NDCG_10
 from ..notes import READINGS
 from .context import Page
 from .format import esc, has_recall
-from ..time_words import floor_ms
 
 
 # What "tied on time" meant in reports from before side-by-side timing and the floor (their pages say it still).
@@ -33,10 +32,10 @@ def _time_entries(floor: float) -> list[tuple[str, str]]:
 def glossary(page: Page) -> str:
     """The ``#words`` section; recall@k only when a setup's summary holds it."""
     report, ran = page.report, page.ran
-    floor = floor_ms(report)
-    by = report.get("by", "doc")
-    graded = "rank_among" in (report.get("rules") or {})  # reports made before graded judgements keep their words
-    depth = report.get("depth", 20)
+    floor = report.rules.floor_ms
+    by = report.by or "doc"
+    graded = report.rules.rank_among is not None  # a report before graded judgements keeps its words
+    depth = report.depth if report.depth is not None else 20
     entries = [
         ("found@k", "The share of questions with at least one expected result in the first k results. Other "
                     "tools call it hit rate@k or success@k, and recall@k when each question expects one document."
@@ -66,15 +65,13 @@ def glossary(page: Page) -> str:
         ("neighbours", "Setups one change away: another ranker, one model more or fewer, or the same search "
                        "on another engine."),
     ]
-    rules = report.get("rules") or {}
-    among = rules.get("rank_among")
+    among, grade = report.rules.rank_among, report.rules.min_grade
     if among in READINGS:
-        grade = rules.get("min_grade", 1)
         entries.insert(0, ("position", f"This run read ranks {READINGS[among][0]}: {READINGS[among][1]}. "
                                        f"A document graded {grade} or more counts as expected for found@k, MRR and "
                                        "recall@k; the exported TREC files read ranks the same way, so trec_eval, ranx "
                                        "and ir_measures give these numbers on them."))
-    if any(isinstance((s.get("summary") or {}).get("judged_10"), (int, float)) for s in ran):
+    if any(s.summary is not None and s.summary.judged_10 is not None for s in ran):
         entries.append(("judged@10 / holes", "The share of a setup's top 10 results the golden file judges "
                                              "(any grade, 0 included), and the documents there it does not judge: "
                                              "those score as not relevant, so a setup finding them may be better "

@@ -20,7 +20,7 @@ def run_by_run(page: Page) -> str:
                 "more, each setup's found@10 is shown here run by run, with a mark where an index changed."
                 "</p></section>")
     changes = index_changes(points)
-    keys = [s["key"] for s in ran]
+    keys = [s.key for s in ran]
     for point in points:
         keys += [k for k in point.get("found_10") or {} if k not in keys]
     # the setup, the trend, the runs oldest first: the setup and this run (last) stay on screen while the

@@ -3,8 +3,8 @@ numbers on human + judged labels, each column named with the mark (``found@10+ju
 of every other table of the page. "" for a report without a judged block."""
 from __future__ import annotations
 
-from ..judged import (MARK, agreement_words, bias_lines, conflict_lines, cost_words, holes_words, judged_block,
-                      judged_rows, marked, tau_words)
+from ..judged import (MARK, agreement_words, bias_lines, conflict_lines, cost_words, holes_words, judged_rows,
+                      marked, tau_words)
 from ..numbers import percent, score
 from ..svg import attr
 from .context import Page
@@ -13,17 +13,17 @@ from .format import esc, scroller, wrappable_key
 
 def judged_holes(page: Page) -> str:
     report = page.report
-    block = judged_block(report)
+    block = report.judged
     if block is None:
         return ""
-    judge = block.get("judge") or {}
-    if block.get("refused"):
+    judge = block.judge
+    if block.refused:
         return (f'<section id="judged"><h2>Holes judged by a model ({esc(MARK)})</h2><div class="note warn">'
-                f"<strong>Not judged by {esc(judge.get('model'))}:</strong> {esc(block['refused'])}. Every number on "
+                f"<strong>Not judged by {esc(judge.get('model'))}:</strong> {esc(block.refused)}. Every number on "
                 "this page is the people's labels only.</div></section>")
-    scale = block.get("scale") or {}
+    scale = block.scale
     grades = scale.get("grades") or [0, 1]
-    calibration = block.get("calibration") or {}
+    calibration = block.calibration
     parts = [f'<p class="muted">Results no one labelled, graded by <strong>{esc(judge.get("model"))}</strong> on the '
              f"golden file's {esc(scale.get('kind'))} scale ({grades[0]}-{grades[-1]}). Numbers named "
              f"<strong>{esc(MARK)}</strong> use its grades; every other number on this page is the people's labels "
@@ -38,9 +38,9 @@ def judged_holes(page: Page) -> str:
         parts.append(scroller(f'<table class="confusion"><thead><tr><th></th>{head}</tr></thead>'
                               f"<tbody>{body}</tbody></table>"))
     parts += [f'<div class="note warn">{esc(line)}</div>' for line in conflict_lines(block) + bias_lines(block)]
-    if not block.get("counted"):
+    if not block.counted:
         parts.append(f'<div class="note warn"><strong>The judge\'s grades do not count:</strong> '
-                     f"{esc(block.get('why_not_counted'))}</div>")
+                     f"{esc(block.why_not_counted)}</div>")
     else:
         parts.append(f"<p>{esc(holes_words(block))}.</p>")
         tau = tau_words(block)
@@ -60,8 +60,8 @@ def judged_holes(page: Page) -> str:
                 f'<th class="num">{esc(marked("found@10"))}</th><th class="num">{esc(marked("MRR"))}</th>'
                 f'<th class="num">{esc(marked("nDCG@10"))}</th><th class="num">holes graded</th></tr></thead>'
                 f"<tbody>{body}</tbody></table>"))
-        choice = (block.get("judged_picks") or {}).get("picks") or {}
-        if choice and report.get("picks_from") != "human+judged":
+        choice = block.judged_picks.get("picks") or {}
+        if choice and report.picks_from != "human+judged":
             parts.append(f'<p class="muted">The picks the {esc(MARK)} numbers would name (not this report\'s; '
                          "<code>--picks-from judged</code> names them): "
                          + esc(", ".join(f"{name.replace('_', ' ')} {key}" for name, key in choice.items())) + ".</p>")

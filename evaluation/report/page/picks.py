@@ -9,39 +9,38 @@ from ..answer import findings, pick_answers
 from ..judged import pick_judged_numbers, pick_warnings, picks_source_words, picks_view, why_mark
 from ..numbers import milliseconds as _ms, percent as _pct
 from ..svg import attr
-from ..time_words import floor_ms
 from .context import PICKS, Page
-from .format import esc, found_count, found_share, pick_key, plain, spaced, summary_of
+from .format import esc, plain, spaced
 from .tiers import pick_tier_note
 
 
 def pick_cards(page: Page) -> str:
     """The ``#picks`` section: a card per pick, "none" for a pick no setup ran for."""
     report, setups = page.report, page.setups
-    if report.get("picks_withheld"):
+    if report.picks_withheld:
         return ('<section id="picks"><h2>The picks</h2><div class="note warn"><strong>No pick.</strong> '
-                f'{esc(str(report["picks_withheld"]))}</div></section>')
-    by_key = {s["key"]: s for s in setups}
-    rules = report.get("rules") or {}
-    floor = floor_ms(report)
+                f'{esc(report.picks_withheld)}</div></section>')
+    by_key = {s.key: s for s in setups}
+    rules = report.rules
+    floor = rules.floor_ms
+    balance, time = rules.balance_points, rules.time_points
     equal = (f"setups tied on time count as equally fast, and so do setups under {plain(floor)} ms of each other"
              if floor is not None else "setups tied on time count as equally fast")
     rule_words = {
         "finds_the_most": "The setup with the most questions found in the top 10 (then found@1, then time).",
-        "best_for_balance": f"The fastest setup within {plain(rules.get('balance_points', 4))} points of the most "
+        "best_for_balance": f"The fastest setup within {plain(balance)} points of the most "
                             f"found "
                             f"({equal}).",
-        "best_for_time": f"The fastest setup within {plain(rules.get('time_points', 8))} points of the most found "
+        "best_for_time": f"The fastest setup within {plain(time)} points of the most found "
                          f"({equal}).",
     }
     answers = {a.name: a for a in pick_answers(picks_view(report))}  # the same words as the terminal's
     said: set[str] = set()  # a paired test's sentence said on an earlier card of the same setup is not repeated
     cards = []
     for name, label, _words in PICKS:
-        value = (report.get("picks") or {}).get(name)
-        key = pick_key(value)
+        key = report.picks.get(name)
         setup = by_key.get(key) if key else None
-        summary = summary_of(setup) if setup else None
+        summary = setup.summary if setup else None
         if key is None or setup is None or summary is None:
             cards.append(f'<article class="pick" data-pick="{name}"><h3>{label}</h3>'
                          '<div class="setup">none</div><p class="rule">No setup ran.</p></article>')
@@ -53,22 +52,19 @@ def pick_cards(page: Page) -> str:
                          f'(<span class="key">{esc(key)}</span>): {esc(answer.why)}.</p>{_reasons(answer, said)}'
                          '</article>')
             continue
-        questions = summary.get("questions")
-        count = found_count(summary, 10)
-        extra = ""
-        if isinstance(value, dict):
-            notes = {k: v for k, v in value.items() if k not in ("key", "setup")}
-            extra = "".join(f'<p class="extra"><strong>{esc(spaced(k))}:</strong> {esc(plain(v))}</p>'
-                            for k, v in notes.items())
+        questions = summary.questions
+        count = summary.count(10)
+        extra = "".join(f'<p class="extra"><strong>{esc(spaced(k))}:</strong> {esc(plain(v))}</p>'
+                        for k, v in report.pick_notes.get(name, {}).items())
         why = f'<p class="why">Why: {esc(answer.why + why_mark(report))}.</p>' if answer is not None else ""
         why += pick_tier_note(report, name)
         cards.append(
             f'<article class="pick" data-pick="{name}" data-key="{attr(key)}"><h3>{label}</h3>'
-            f'<div class="setup key">{esc(key)}</div><div class="label">{esc(setup.get("method_label", ""))}</div>'
+            f'<div class="setup key">{esc(key)}</div><div class="label">{esc(setup.method_label or "")}</div>'
             '<div class="numbers">'
-            f'<div class="number"><b>{_pct(found_share(summary, 10), questions)}</b><span>found@10'
+            f'<div class="number"><b>{_pct(summary.share(10), questions)}</b><span>found@10'
             + (f" · {count} of {questions}" if count is not None and questions else "") + "</span></div>"
-            f'<div class="number"><b>{_ms(summary.get("median_ms"))}<small> ms</small></b><span>median search '
+            f'<div class="number"><b>{_ms(summary.median_ms)}<small> ms</small></b><span>median search '
             f'time</span></div>'
             f'</div>{why}{_reasons(answer, said)}<p class="rule">{rule_words[name]}</p>{extra}'
             + "".join(f'<p class="judged">{esc(line)}</p>' for line in [pick_judged_numbers(report, key)] if line)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ...store.report_parts import SetupResult
 from ..svg import attr
 from .context import Page
 from .format import esc, question_cell, scroller
@@ -13,13 +14,11 @@ def hard_questions(page: Page) -> str:
     report, ran, questions = page.report, page.ran, page.questions
     if not ran:
         return ""
-    ids = [str(q) for q in report.get("question_ids") or []] or sorted(
-        {qid for s in ran for qid in (s.get("ranks") or {})})
-    expected = {str(row.get("id")): row.get("expected") or [] for row in report.get("questions") or []
-                if isinstance(row, dict)}
+    ids = list(report.question_ids) or sorted({qid for s in ran for qid in (s.ranks or {})})
+    expected = {row.id: row.expected for row in report.questions}
     rows = []
     for qid in ids:
-        firsts = [(s.get("ranks") or {}).get(qid) for s in ran]
+        firsts = [(s.ranks or {}).get(qid) for s in ran]
         found = sum(1 for r in firsts if isinstance(r, int) and r <= 10)
         if found == len(ran):
             continue
@@ -46,7 +45,7 @@ def hard_questions(page: Page) -> str:
             f"hardest first. {note}</p>{most_part}{some_part}</section>")
 
 
-def _question_table(rows: list[tuple[int, str, int | None]], ran: list[dict[str, Any]],
+def _question_table(rows: list[tuple[int, str, int | None]], ran: list[SetupResult],
                     expected: Mapping[str, Any], questions: Mapping[str, str] | None) -> str:
     body = "".join(
         f'<tr data-question="{attr(qid)}"><td>{question_cell(qid, questions)}</td>'
@@ -63,13 +62,12 @@ def labels_needed(page: Page) -> str:
     setups that ran (each setup's ``holes``), so a team knows which rows of the golden file to label next.
     Only for a graded golden file (one that judges beyond its answers); "" otherwise."""
     report, ran, questions = page.report, page.ran, page.questions
-    graded = any(isinstance(q, dict) and q.get("grades") for q in report.get("questions") or [])
-    if not ran or not graded or not any(isinstance(s.get("holes"), dict) for s in ran):
+    if not ran or not report.graded or not any(s.holes is not None for s in ran):
         return ""
     unjudged: dict[str, dict[str, int]] = {}
     for setup in ran:
-        for qid, ids in (setup.get("holes") or {}).items():
-            for doc in ids if isinstance(ids, list) else []:
+        for qid, ids in (setup.holes or {}).items():
+            for doc in ids:
                 seen = unjudged.setdefault(str(qid), {})
                 seen[str(doc)] = seen.get(str(doc), 0) + 1
     if not unjudged:

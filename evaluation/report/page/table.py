@@ -6,14 +6,13 @@ so the pages are radio buttons and CSS (``pager``): every row stays in the file 
 reader without CSS sees them all), and a page's button shows its rows only."""
 from __future__ import annotations
 
-from typing import Any
-
 from ...measures import CUTOFFS, FOUND, FOUND_10, MRR, NDCG_10
-from ..numbers import milliseconds as _ms, number as _num, percent as _pct, score as _score
+from ..numbers import milliseconds as _ms, percent as _pct, score as _score
 from ..race_words import cost_words, found_words, searched_words, why_words
 from ..svg import attr, method_colour
 from .context import Page
-from .format import esc, found_count, found_share, has_recall, plain, scroller, spaced, summary_of
+from ...store.report_parts import SetupResult
+from .format import esc, has_recall, plain, scroller, spaced
 
 
 PAGE_SIZE = 7
@@ -49,9 +48,9 @@ def pager(name: str, rows: int) -> tuple[str, str]:
 def ranked_table(page: Page) -> str:
     """The ``#ranked`` section: the setups that ran in rank order, then the failed ones."""
     report, ran, failed, picks = page.report, page.ran, page.failed, page.picks
-    frontier = set(k for k in report.get("frontier") or [] if isinstance(k, str))
+    frontier = set(report.frontier)
     recall = has_recall(ran)
-    versus = any("versus_top" in s for s in ran)
+    versus = any(s.compared for s in ran)
     others = [k for k in CUTOFFS if k != 10]
     # found@10 (the ranking key) and the times first: what a pick is chosen on reads without scrolling
     head = (f"<tr><th class=\"num rank\">#</th><th class=\"setup\">setup</th><th class=\"num main\">{FOUND_10}</th>"
@@ -62,51 +61,52 @@ def ranked_table(page: Page) -> str:
     rows = []
     paged = len(ran) > PAGE_SIZE
     for index, setup in enumerate(ran):
-        summary = summary_of(setup)
+        summary = setup.summary
         assert summary is not None, "the setups that ran are those with a summary (context.page_of)"
-        n = summary.get("questions")
-        share, count = found_share(summary, 10), found_count(summary, 10)
+        n = summary.questions
+        share, count = summary.share(10), summary.count(10)
         of = f'<span class="count">{count} of {n}</span>' if count is not None and n else ""
         cells = [f'<td class="num main">{_pct(share, n)}{of}{_versus_top(setup) if versus else ""}</td>',
-                 f'<td class="num">{_ms(summary.get("median_ms"))}</td><td '
-                 f'class="num">{_ms(summary.get("p95_ms"))}</td>']
+                 f'<td class="num">{_ms(summary.median_ms)}</td><td '
+                 f'class="num">{_ms(summary.p95_ms)}</td>']
         for k in others:
-            share, count = found_share(summary, k), found_count(summary, k)
+            share, count = summary.share(k), summary.count(k)
             title = f' title="{count} of {n} questions"' if count is not None and n else ""
             cells.append(f'<td class="num"{title}>{_pct(share, n)}</td>')
         if recall:
-            cells.append(f'<td class="num">{_pct(((summary.get("recall") or {}) or {}).get("10"), n)}</td>')
-        badges = "".join(f'<span class="badge">{esc(p)}</span>' for p in picks.get(setup["key"], []))
-        if setup["key"] in frontier:
+            cells.append(f'<td class="num">{_pct((summary.recall or {}).get("10"), n)}</td>')
+        badges = "".join(f'<span class="badge">{esc(p)}</span>' for p in picks.get(setup.key, []))
+        if setup.key in frontier:
             badges += '<span class="badge frontier">frontier</span>'
         rows.append(
-            f'<tr class="ranked" data-key="{attr(setup["key"])}" data-rank="{attr(setup.get("rank"))}"'
+            f'<tr class="ranked" data-key="{attr(setup.key)}" data-rank="{attr(setup.rank)}"'
             + (f' data-page="{page_of(index)}"' if paged else "") + ">"
-            f'<td class="num rank">{esc(setup.get("rank", ""))}</td>'
-            f'<td class="setup"><span class="dot" style="background:{method_colour(setup.get("method"))}"></span>'
-            f'<a class="key" href="#setup-{attr(setup["key"])}">{esc(setup["key"])}</a>'
-            f'<span class="label">{esc(setup.get("method_label", ""))}</span>'
+            f'<td class="num rank">{esc(setup.rank)}</td>'
+            f'<td class="setup"><span class="dot" style="background:{method_colour(setup.method)}"></span>'
+            f'<a class="key" href="#setup-{attr(setup.key)}">{esc(setup.key)}</a>'
+            f'<span class="label">{esc(setup.method_label or "")}</span>'
             + (f'<span class="badges">{badges}</span>' if badges else "") + "</td>"
             + "".join(cells)
-            + f'<td class="num">{_score(MRR.of(summary))}</td><td class="num">{_score(NDCG_10.of(summary))}</td></tr>')
+            + f'<td class="num">{_score(MRR.of(summary.values))}</td>'
+            f'<td class="num">{_score(NDCG_10.of(summary.values))}</td></tr>')
     span = 2 + len(CUTOFFS) + (1 if recall else 0) + 4
     for setup in failed:
         rows.append(
-            f'<tr class="failed" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
-            f'<td class="setup"><span class="key">{esc(setup["key"])}</span>'
-            f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
-            f'<td colspan="{span - 2}">failed, never picked: {esc(setup.get("error") or "no result")}</td></tr>'
+            f'<tr class="failed" data-key="{attr(setup.key)}"><td class="num rank">–</td>'
+            f'<td class="setup"><span class="key">{esc(setup.key)}</span>'
+            f'<span class="label">{esc(setup.method_label or "")}</span></td>'
+            f'<td colspan="{span - 2}">failed, never picked: {esc(setup.error or "no result")}</td></tr>'
         )
     for setup in page.stopped or []:  # never ranked: numbers over the questions it searched, said so
         rows.append(
-            f'<tr class="stopped" data-key="{attr(setup["key"])}"><td class="num rank">–</td>'
-            f'<td class="setup"><a class="key" href="#setup-{attr(setup["key"])}">{esc(setup["key"])}</a>'
-            f'<span class="label">{esc(setup.get("method_label", ""))}</span></td>'
+            f'<tr class="stopped" data-key="{attr(setup.key)}"><td class="num rank">–</td>'
+            f'<td class="setup"><a class="key" href="#setup-{attr(setup.key)}">{esc(setup.key)}</a>'
+            f'<span class="label">{esc(setup.method_label or "")}</span></td>'
             f'<td colspan="{span - 2}">{esc(searched_words(setup))}, never picked: '
             f'{esc(found_words(setup))}; {esc(why_words(setup))}</td></tr>'
         )
     cost = cost_words(report)
-    rank_by = (report.get("rules") or {}).get("rank_by") or ["found@10", "found@1", "median_ms", "key"]
+    rank_by = report.rules.rank_by or ("found@10", "found@1", "median_ms", "key")
     buttons, css = pager("ranked-page", len(ran))
     return ('<section id="ranked"><h2>Every setup, ranked</h2>' + css +
             f'<p class="muted">Ranked by {esc(", then ".join(spaced(str(r)) for r in rank_by))}. '
@@ -119,21 +119,21 @@ def ranked_table(page: Page) -> str:
             + "</section>")
 
 
-def _versus_top(setup: dict[str, Any]) -> str:
+def _versus_top(setup: SetupResult) -> str:
     """Under a setup's found@10: the difference to the top in questions, the Holm-corrected p of the
-    paired test, and whether it is real or too few questions to tell (``setup["versus_top"]``); "" when
+    paired test, and whether it is real or too few questions to tell (``setup.versus_top``); "" when
     not compared."""
-    versus = setup.get("versus_top")
-    if setup.get("rank") == 1:
+    versus = setup.versus_top
+    if setup.rank == 1:
         return '<span class="vs top">the top</span>'
-    found = versus.get("found@10") if isinstance(versus, dict) else None
-    if not isinstance(versus, dict) or not isinstance(found, dict):
+    found = versus.of(FOUND_10.versus_key) if versus is not None else None
+    if versus is None or found is None:
         return ""
-    delta = (found.get("better") or 0) - (found.get("worse") or 0)
-    p = _num(found.get("p_holm", found.get("p")))
-    title = "; ".join(f"{name} {plain(v.get('difference'))} [{', '.join(plain(x) for x in v.get('interval') or [])}]"
-                      for name, v in versus.items() if isinstance(v, dict) and "difference" in v)
-    noise = bool(versus.get("tied"))
+    delta = (found.better or 0) - (found.worse or 0)
+    p = found.p_holm if found.p_holm is not None else found.p
+    title = "; ".join(f"{name} {plain(v.difference)} [{', '.join(plain(x) for x in v.interval or ())}]"
+                      for name, v in versus.measures.items() if v.difference is not None)
+    noise = versus.tied
     words = f"{delta:+d} q" + (f", p {p:.2f}" if p is not None else "")
     return (
         f'<span class="vs {"noise" if noise else "real"}" title="{attr(title)}">{esc(words)}'
