@@ -12,6 +12,7 @@ import hashlib
 from typing import Any, Mapping
 
 from ..store.run_report import RunReport
+from .records import question_sha256
 from .scan import scan_golden
 
 
@@ -32,7 +33,7 @@ def question_texts(golden_raw: bytes, report: RunReport | Mapping[str, Any]) -> 
         if question.id not in wanted:
             continue
         digest = wanted[question.id]
-        if digest and hashlib.sha256(question.question.encode("utf-8", "surrogatepass")).hexdigest() != digest:
+        if digest and question_sha256(question.question) != digest:
             continue
         texts[question.id] = question.question
     return texts

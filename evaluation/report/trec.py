@@ -44,9 +44,9 @@ from ..measures import MRR, NDCG_10
 from ..scoring.judging import Rule, judge, ranked_units, row_units
 from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG, RANK_AMONG
 from ..scoring.metrics import CUTOFFS, outcome_arrays, recall_matrix, score_matrix, summarise
+from ..store.report_parts import SetupResult
 from ..store.sources import Fetcher, read_bytes
 from ..target import Hit
-from ..store.report_parts import SetupResult
 from .race_words import stopped_sentence
 
 log = logging.getLogger(__name__)
