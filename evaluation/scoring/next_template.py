@@ -25,6 +25,7 @@ from ..errors import UsageError, named, printable
 from ..golden import Golden, Question
 from ..golden.records import question_sha256
 from ..settings import DEFAULT_RANK_AMONG
+from ..store.report_parts import QuestionRow
 from ..store.run_report import RunReport
 from ..target import Target
 from .judging import Rule, ranked_units, result_units, row_units
@@ -85,8 +86,7 @@ def next_template(report: RunReport, golden: Golden, *, target: Target | None = 
     tied = list(groups[0])
     kept = {q.id: q for q in report.questions}
     asked = {str(q.id): q for q in golden.questions}
-    left_out = sorted(qid for qid, q in asked.items() if qid in kept and q.labelled
-                      and kept[qid].sha256 not in (None, question_sha256(q.question)))
+    left_out = sorted(qid for qid, q in asked.items() if qid in kept and q.labelled and not asked_as_run(kept[qid], q))
     run_questions = [Question(id=qid, question="", expected=q.expected, grades=tuple(q.grades.items()))
                      for qid, q in kept.items()]
     entries = [e.values for e in report.setups if e.key in tied]  # their result rows, as kept
@@ -106,6 +106,12 @@ def next_template(report: RunReport, golden: Golden, *, target: Target | None = 
     return NextTemplate(_merged(rows), proposal.to_dict(n), left_out=left_out)
 
 
+def asked_as_run(row: QuestionRow, question: Question) -> bool:
+    """Whether ``question`` is the one the run kept as ``row``: the same text (its sha256), or a row that kept
+    no hash (a report made before it), which cannot tell."""
+    return row.sha256 in (None, question_sha256(question.question))
+
+
 def refuse_another_file(report: RunReport, golden: Golden) -> None:
     """``UsageError`` when ``golden`` is not the file ``report``'s run read (another sha256) and holds none of
     the run's questions as the run asked them: its rows cannot name what the run's results are, so nothing
@@ -115,8 +121,9 @@ def refuse_another_file(report: RunReport, golden: Golden) -> None:
     if not kept or kept == golden.sha256:
         return
     asked = {str(q.id): q for q in golden.questions}
-    run_questions = report.questions if report.questions_kept else ()
-    if any(q.id in asked and q.sha256 in (None, question_sha256(asked[q.id].question)) for q in run_questions):
+    # a report that kept no question rows has a row per id (RunReport's upgrade): shared ids are all it can tell
+    run_questions = report.questions
+    if any(q.id in asked and asked_as_run(q, asked[q.id]) for q in run_questions):
         return
     run_id = printable(str(report.id))
     read = report.golden.source

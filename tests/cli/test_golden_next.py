@@ -143,3 +143,16 @@ def test_a_golden_file_edited_since_the_run_is_still_read_for_the_questions_it_s
     code, said, err = run_cli(capsys, "golden", "next", str(edited), "--store", store, "--out",
                               str(tmp_path / "next.jsonl"))
     assert code == 0 and "wrote 7 rows" in said, err
+
+
+def test_a_run_that_kept_no_question_rows_is_read_for_the_ids_it_shares(kept, tmp_path):
+    """A report made before question rows keeps ids alone: a golden file sharing them is the run's as far as
+    the report can tell, never refused as another file."""
+    report, _, _ = kept
+    old = {k: v for k, v in report.items() if k != "questions"}
+    changed = rows(tmp_path) + [{"id": "added", "question": "where is the new one", "expected": ["d1"]}]
+    (tmp_path / "edited").mkdir()
+    edited = read_golden(write_golden(tmp_path / "edited", changed))
+    assert edited.sha256 != report["golden"]["sha256"]
+    template = next_template(RunReport.from_json(old), edited)
+    assert template.rows
