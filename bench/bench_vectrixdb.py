@@ -375,8 +375,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.quick:
         args.docs, args.questions, args.timed = QUICK["docs"], QUICK["questions"], args.timed or QUICK["timed"]
         max_words = QUICK["max_words"]
-    if not (args.html / "faq").is_dir():
-        print(f"{args.html} holds no Python HTML docs: apt-get install python3.11-doc", file=sys.stderr)
+    if missing := python_docs.missing_docs(args.html):
+        print(missing, file=sys.stderr)
         return 1
     if not args.vectrixdb_python.exists():
         print(f"no VectrixDB Python at {args.vectrixdb_python}: pass --vectrixdb-python", file=sys.stderr)

@@ -225,6 +225,18 @@ def write_jsonl(path: Path, rows) -> None:
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
 
 
+def missing_docs(root: Path, *, fail: bool = False) -> str | None:
+    """The sentence saying ``root`` holds no Python HTML docs (None when it does); with ``fail``, raised as
+    FileNotFoundError. ``build`` calls it first: without it a missing package gave empty files, which the
+    engine then refused as an empty corpus, far from the cause."""
+    if (root / "faq").is_dir():
+        return None
+    said = f"{root} holds no Python HTML docs: apt-get install python3.11-doc, or pass --html"
+    if fail:
+        raise FileNotFoundError(said)
+    return said
+
+
 def build(out: Path, *, root: Path = HTML, n_docs: int | None = None, n_questions: int | None = None,
           max_words: int | None = None, folders: tuple[str, ...] = CORPUS_FOLDERS) -> tuple[Path, Path]:
     """Write ``corpus.jsonl`` and ``golden.jsonl`` under ``out``; returns their paths.
@@ -232,6 +244,7 @@ def build(out: Path, *, root: Path = HTML, n_docs: int | None = None, n_question
     ``max_words`` leaves out longer sections (and so the questions expecting them): a smoke run's
     corpus then stays small whichever questions it draws.
     """
+    missing_docs(root, fail=True)
     docs, pages = corpus_rows(root, folders)
     if max_words is not None:
         docs = [d for d in docs if len(d["text"].split()) <= max_words]
@@ -252,8 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--html", type=Path, default=HTML, help=f"the HTML docs (default {HTML})")
     parser.add_argument("--out", type=Path, help=f"folder (default {DEFAULT_OUT}/python-docs-D-Q)")
     args = parser.parse_args(argv)
-    if not (args.html / "faq").is_dir():
-        print(f"{args.html} holds no Python HTML docs: apt-get install python3.11-doc", file=sys.stderr)
+    if missing := missing_docs(args.html):
+        print(missing, file=sys.stderr)
         return 1
     out = args.out or DEFAULT_OUT / f"python-docs-{args.docs}-{args.questions}"
     corpus, golden = build(out, root=args.html, n_docs=args.docs, n_questions=args.questions,

@@ -15,13 +15,13 @@ import python_docs
 
 HTML = python_docs.HTML
 LIBRARY_PAGES = ("shutil", "threading", "_thread", "queue", "pickle", "shelve", "random")
-pytestmark = pytest.mark.skipif(not (HTML / "faq" / "library.html").is_file(),
-                                reason=f"python3.11-doc is not installed ({HTML})")
 
 
 @pytest.fixture(scope="module")
 def html_slice(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The library FAQ and seven library pages its answers link to: a root that parses in a second."""
+    if not (HTML / "faq" / "library.html").is_file():
+        pytest.skip(f"python3.11-doc is not installed ({HTML})")
     root = tmp_path_factory.mktemp("html")
     for folder in ("faq", "library"):
         (root / folder).mkdir()
@@ -78,3 +78,13 @@ def test_a_smaller_corpus_still_holds_every_chosen_question_s_expected_documents
     assert len(questions) == 2
     assert needed <= held and len(held) == max(3, len(needed))
     assert check_golden(golden, read_corpus(corpus)).warnings == ()
+
+
+def test_a_folder_without_the_docs_is_refused_before_any_file_is_written(tmp_path):
+    """Without python3.11-doc, build wrote two empty files and the engine later refused "the corpus holds no
+    documents", naming neither the package nor the folder."""
+    out = tmp_path / "out"
+    with pytest.raises(FileNotFoundError, match=r"holds no Python HTML docs: apt-get install python3\.11-doc"):
+        python_docs.build(out, root=tmp_path / "nothing-here")
+    assert not out.exists()
+    assert python_docs.missing_docs(tmp_path) is not None
