@@ -448,26 +448,24 @@ def read_baseline(args: argparse.Namespace) -> RunReport | None:
 def refuse_other_reading(baseline: RunReport, args: argparse.Namespace) -> None:
     """A ``UsageError`` before the first search when this run would read ranks otherwise than the --baseline
     run did (its --by, --rank-among or --min-grade): ``report.compare`` refuses to compare such runs (their
-    positions mean other things), which it could say only after the run was searched and saved. The same
-    readings as it, from the same defaults: at the chunk grain both ways of ranking are one."""
-    from ..settings import DEFAULT_MIN_GRADE, DEFAULT_RANK_AMONG
+    positions mean other things, ``differing_readings``), which it could say only after the run was searched
+    and saved."""
+    from ..report.compare import Reading, differing_readings
 
-    theirs = {"--by": baseline.by, "--rank-among": baseline.rules.rank_among or DEFAULT_RANK_AMONG,
-              "--min-grade": baseline.rules.min_grade or DEFAULT_MIN_GRADE}
-    ours = {"--by": args.by, "--rank-among": args.rank_among, "--min-grade": args.min_grade}
-    if ours["--by"] == "chunk" and theirs["--by"] == "chunk":
-        del theirs["--rank-among"], ours["--rank-among"]
-    differ = [flag for flag in ours if str(theirs[flag]) != str(ours[flag])]
+    theirs = Reading.of(baseline)
+    ours = Reading(by=args.by, rank_among=args.rank_among, min_grade=args.min_grade)
+    differ = differing_readings(theirs, ours)
     if not differ:
         return
-    said = printable_texts({flag: str(theirs[flag]) for flag in differ})  # read from a kept report
+    flags = {name: "--" + name.replace("_", "-") for name in differ}
+    said = printable_texts({name: str(getattr(theirs, name)) for name in differ})  # read from a kept report
     run_id = printable(str(baseline.id))
     raise UsageError(f"--baseline {printable(args.baseline)}: run {run_id} was made with "
-                     f"{', '.join(f'{flag} {said[flag]}' for flag in differ)}, and this run would be made with "
-                     f"{', '.join(f'{flag} {ours[flag]}' for flag in differ)}, so their ranks mean different things "
-                     "and cannot be compared; give "
-                     f"{' '.join(f'{flag} {said[flag]}' for flag in differ)} to compare with it, or name a baseline "
-                     "made as this run is (nothing was searched)")
+                     f"{', '.join(f'{flags[name]} {said[name]}' for name in differ)}, and this run would be made "
+                     f"with {', '.join(f'{flags[name]} {getattr(ours, name)}' for name in differ)}, so their ranks "
+                     "mean different things and cannot be compared; give "
+                     f"{' '.join(f'{flags[name]} {said[name]}' for name in differ)} to compare with it, or name a "
+                     "baseline made as this run is (nothing was searched)")
 
 
 def _no_run_yet(address: str, *, own: bool) -> bool:

@@ -20,6 +20,7 @@ reading a rank another way (among results, among documents) or counting relevanc
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..errors import UsageError, printable_texts
@@ -28,6 +29,34 @@ from ..scoring.comparison import SignificanceSettings, correct_for_many, paired
 from ..settings import DEFAULT_RANK_AMONG
 from ..store.run_report import RunReport
 from ..store.report_parts import SetupResult
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a run's positions mean: the grain they are judged at (``by``), what a rank counts among
+    (``rank_among``: results, or documents) and the grade from which a unit is relevant (``min_grade``).
+    Two runs are compared only when their readings agree (``differing_readings``)."""
+
+    by: str | None  # None: a kept report that did not say (compared only with another that did not)
+    rank_among: str
+    min_grade: int
+
+    @classmethod
+    def of(cls, report: RunReport) -> Reading:
+        """A kept run's reading; one made before ranks were read two ways read among results."""
+        return cls(by=report.by, rank_among=report.rules.rank_among or DEFAULT_RANK_AMONG,
+                   min_grade=report.rules.min_grade)
+
+
+def differing_readings(before: Reading, after: Reading) -> list[str]:
+    """The fields of ``Reading`` (in its order) in which two runs differ so that their positions cannot be
+    compared. At the chunk grain both ways of ranking are one, so ``rank_among`` counts only when either
+    run judged documents. The one statement of the rule: ``compare_reports`` refuses such runs, and
+    ``evaluate --baseline`` refuses to start a run that would be one."""
+    differ = [name for name in ("by", "rank_among", "min_grade") if getattr(before, name) != getattr(after, name)]
+    if before.by == after.by == "chunk" and "rank_among" in differ:
+        differ.remove("rank_among")
+    return differ
 
 
 def _identities(report: RunReport) -> tuple[dict[str, dict[str, Any]], bool]:
@@ -63,10 +92,6 @@ def compare_reports(baseline: RunReport | Mapping[str, Any], current: RunReport 
     their positions do not mean the same thing.
     """
     baseline, current = RunReport.of(baseline), RunReport.of(current)
-    if baseline.by != current.by:
-        raise UsageError(f"run {baseline.id} was judged by {baseline.by} and run {current.id} "
-                         f"by {current.by}; positions at different grains cannot be compared: "
-                         "compare runs made with the same --by")
     refuse_other_rules(baseline, current)
     if seed is None:
         seed = current.rules.seed or 0
@@ -113,22 +138,26 @@ def compare_reports(baseline: RunReport | Mapping[str, Any], current: RunReport 
 
 
 def refuse_other_rules(baseline: RunReport, current: RunReport) -> None:
-    """``UsageError`` when the runs read a rank differently (among results, among documents: a document's
-    later chunks take places in one and not the other, so every setup would seem to move) or count
-    relevance from another grade (found@10 counts other documents). At the chunk grain both readings
-    are the same. A report from before the reading read among results (the grade: ``Rules.min_grade``)."""
+    """``UsageError`` when the runs' positions mean different things (``differing_readings``): judged at
+    different grains, reading a rank differently (among results, among documents: a document's later chunks
+    take places in one and not the other, so every setup would seem to move) or counting relevance from
+    another grade (found@10 counts other documents)."""
+    before, after = Reading.of(baseline), Reading.of(current)
+    differ = differing_readings(before, after)
     names = f"run {baseline.id} and run {current.id}"
-    reading = (baseline.rules.rank_among or DEFAULT_RANK_AMONG, current.rules.rank_among or DEFAULT_RANK_AMONG)
-    if reading[0] != reading[1] and current.by != "chunk":
-        raise UsageError(f"{names} read ranks differently (among {reading[0]}, among {reading[1]}): a document's "
-                         "later chunks take up places in one and not in the other, so every setup would seem to "
-                         f"move; run {current.id}'s golden file again with --rank-among {reading[0]}, then "
-                         "compare")
-    grade = (baseline.rules.min_grade, current.rules.min_grade)
-    if grade[0] != grade[1]:
-        raise UsageError(f"{names} count relevance from different grades ({grade[0]} and {grade[1]}), so found@10 "
-                         f"counts other documents in each; run {current.id}'s golden file again with "
-                         f"--min-grade {grade[0]}, then compare")
+    if "by" in differ:
+        raise UsageError(f"run {baseline.id} was judged by {before.by} and run {current.id} "
+                         f"by {after.by}; positions at different grains cannot be compared: "
+                         "compare runs made with the same --by")
+    if "rank_among" in differ:
+        raise UsageError(f"{names} read ranks differently (among {before.rank_among}, among {after.rank_among}): "
+                         "a document's later chunks take up places in one and not in the other, so every setup "
+                         f"would seem to move; run {current.id}'s golden file again with --rank-among "
+                         f"{before.rank_among}, then compare")
+    if "min_grade" in differ:
+        raise UsageError(f"{names} count relevance from different grades ({before.min_grade} and "
+                         f"{after.min_grade}), so found@10 counts other documents in each; run {current.id}'s "
+                         f"golden file again with --min-grade {before.min_grade}, then compare")
 
 
 def regressions(comparison: Mapping[str, Any]) -> list[str]:

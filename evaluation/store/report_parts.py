@@ -508,38 +508,50 @@ class Unfound:
 
 @dataclass(frozen=True)
 class RaceCost:
-    searches: Any
-    exhaustive_searches: Any
-    share: Any
+    """What the race spent: setup x question searches, against the exhaustive run's, and its share of the
+    exhaustive run's estimated seconds. None where a kept report holds no such number."""
+
+    searches: int | None
+    exhaustive_searches: int | None
+    share: float | None
+
+    @classmethod
+    def from_json(cls, data: Any) -> RaceCost | None:
+        if not isinstance(data, dict):
+            return None
+        return cls(searches=integer(data.get("searches")), exhaustive_searches=integer(data.get("exhaustive_searches")),
+                   share=number(data.get("share")))
 
 
 @dataclass(frozen=True)
 class Race:
-    """What the race did (``run.race``): the setups raced and stopped, its rule and what it cost."""
+    """What the race did (``run.race``): the setups raced and stopped, its rule (``scoring.racing``: the margin
+    in questions, the points it stands for, the family-wise alpha over ``family`` comparisons, the test and
+    its correction, the seed of the question order, the seconds a question from which a setup is raced) and
+    what it cost. ``shape.report_problem`` checks the numbers of a kept report; None where one is absent."""
 
     raced: tuple[str, ...]
     stopped: tuple[str, ...]
-    margin: Any
-    family: Any
-    alpha: Any
-    points: Any
-    threshold_seconds: Any
-    seed: Any
-    test: Any
-    correction: Any
+    margin: int | None
+    family: int | None
+    alpha: float | None
+    points: float | None
+    threshold_seconds: float | None
+    seed: int | None
+    test: str | None
+    correction: str | None
     cost: RaceCost | None
 
     @classmethod
     def from_json(cls, data: Any) -> Race | None:
         if not isinstance(data, dict):
             return None
-        cost = data.get("cost")
-        return cls(raced=tuple(data.get("raced") or ()), stopped=texts(data.get("stopped")),
-                   margin=data.get("margin"), family=data.get("family"), alpha=data.get("alpha"),
-                   points=data.get("points"), threshold_seconds=data.get("threshold_seconds"), seed=data.get("seed"),
-                   test=data.get("test"), correction=data.get("correction"),
-                   cost=RaceCost(cost.get("searches"), cost.get("exhaustive_searches"), cost.get("share"))
-                   if isinstance(cost, dict) else None)
+        return cls(raced=texts(data.get("raced")), stopped=texts(data.get("stopped")),
+                   margin=integer(data.get("margin")), family=integer(data.get("family")),
+                   alpha=number(data.get("alpha")), points=number(data.get("points")),
+                   threshold_seconds=number(data.get("threshold_seconds")), seed=integer(data.get("seed")),
+                   test=text(data.get("test")), correction=text(data.get("correction")),
+                   cost=RaceCost.from_json(data.get("cost")))
 
 
 @dataclass(frozen=True)

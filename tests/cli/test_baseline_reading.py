@@ -79,3 +79,43 @@ def test_at_the_chunk_grain_both_ways_of_ranking_are_one_as_the_comparison_reads
         refuse_other_reading(baseline, Namespace(baseline="r1", by="doc", rank_among="results", min_grade=1))
     old = RunReport.from_json({"id": "r0", "by": "doc"})  # from before the rules were kept: among results, grade 1
     refuse_other_reading(old, Namespace(baseline="r0", by="doc", rank_among="results", min_grade=1))
+
+
+READINGS = [(by, among, grade) for by in ("doc", "chunk", "page") for among in ("results", "documents")
+            for grade in (1, 2)]
+
+
+@pytest.mark.parametrize("before", READINGS)
+def test_evaluate_refuses_before_the_run_exactly_the_baselines_the_comparison_refuses_after_it(before):
+    """One rule (``report.compare.differing_readings``), read by both: a run evaluate --baseline lets start is
+    one the comparison then takes, and one it refuses is one the comparison would refuse, over every pair of
+    grains, rank readings and grades."""
+    from argparse import Namespace
+
+    from evaluation.cli.evaluate_cmd import refuse_other_reading
+    from evaluation.errors import UsageError
+    from evaluation.report.compare import refuse_other_rules
+    from evaluation.store.run_report import RunReport
+
+    def report(run_id: str, reading: tuple[str, str, int]) -> RunReport:
+        by, among, grade = reading
+        return RunReport.from_json({"id": run_id, "by": by, "rules": {"rank_among": among, "min_grade": grade}})
+
+    def refused(call, *args) -> bool:
+        try:
+            call(*args)
+        except UsageError:
+            return True
+        return False
+
+    baseline = report("r1", before)
+    for after in READINGS:
+        by, among, grade = after
+        at_start = refused(refuse_other_reading, baseline,
+                           Namespace(baseline="r1", by=by, rank_among=among, min_grade=grade))
+        after_run = refused(refuse_other_rules, baseline, report("r2", after))
+        assert at_start == after_run, (before, after)
+        # the rule itself: the same reading always compares; another grain or grade never does; the rank
+        # reading counts except when both runs judged chunks
+        assert after_run == (before[0] != by or before[2] != grade
+                             or (before[1] != among and not before[0] == by == "chunk")), (before, after)

@@ -127,3 +127,29 @@ def test_a_kept_report_whose_race_fields_were_damaged_is_a_sentence_naming_the_f
     damaged = json.loads(json.dumps(raced))
     damaged["race"]["cost"] = None
     assert report_problem(damaged).startswith("race.cost is ")
+
+
+def test_the_race_s_rule_reads_as_typed_numbers_and_a_part_a_report_lacks_is_left_out_never_printed_none(raced):
+    """``store.report_parts.Race`` types each field (a count, a number, a name, or None); the sentence a report
+    read past the shape check (a library caller's dict) is missing a part of leaves that part out."""
+    from evaluation.report.race_words import cost_words, race_rule_words
+    from evaluation.store.run_report import RunReport
+
+    race = RunReport.from_json(raced).race
+    assert race is not None and race.cost is not None
+    assert isinstance(race.margin, int) and isinstance(race.family, int) and isinstance(race.seed, int)
+    assert isinstance(race.alpha, float) and isinstance(race.points, (int, float)) and isinstance(race.test, str)
+    assert isinstance(race.cost.searches, int) and isinstance(race.cost.share, (int, float))
+    whole = race_rule_words(RunReport.from_json(raced))
+    assert f"(seed {race.seed})" in whole and f"more than {race.margin} questions ({race.points:g} points" in whole
+    damaged = json.loads(json.dumps(raced))
+    for name in ("seed", "threshold_seconds", "points", "margin", "alpha", "test"):
+        damaged["race"][name] = "?" if name != "test" else 7  # not the kind the field holds
+    damaged["race"]["cost"]["searches"] = "many"
+    report = RunReport.from_json(damaged)
+    assert report.race is not None and report.race.seed is None and report.race.test is None
+    said = race_rule_words(report)
+    assert "None" not in said and "?" not in said
+    assert said.startswith("1 costly setup raced: searched in batches in a seeded order, each stopped once shown "
+                           "to find more questions fewer than a setup that searches every question")
+    assert cost_words(report) == ""  # no "the race made None of ..."
