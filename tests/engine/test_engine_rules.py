@@ -193,3 +193,27 @@ def test_a_batch_told_to_report_progress_gives_the_same_results_and_steps_within
             assert len(steps) > 1, setup.key
         else:
             assert steps == [len(questions)], setup.key
+
+
+@pytest.mark.parametrize("candidates", [5, 10])
+def test_a_reranker_over_ten_candidates_or_fewer_leaves_every_question_s_top_10_the_hybrid_s(bm25_only, stand_ins,
+                                                                                             candidates):
+    """What bench/README.md's ceiling for issue 49 rests on: reranking only reorders the first
+    ``rerank_candidates`` results and deeper ones keep their hybrid places, so at a depth of 10 or fewer the
+    set of the first 10 results, and so found@10 on any labels, is the unreranked hybrid's, question by
+    question; from 11 on the reranker can bring a candidate into the 10."""
+    n = TIED + OTHERS
+    index = with_vectors(bm25_only, vectors(n, {i: 0.9 - i / 1000 for i in range(60, 100)}, 0.5))
+    questions = ["beta", "gamma delta", "alpha", "alpha beta n070"]
+    hybrid_key, reranked_key = "local.hybrid.bge-small", "local.hybrid_reranked.bge-small"
+    for depth, same in ((candidates, True), (20, False)):
+        target = EmbeddedTarget(index, rerank_candidates=depth, cache=False)
+        plain = target.search_batch(setup_by_key(target, hybrid_key), questions, 10)
+        reranked = target.search_batch(setup_by_key(target, reranked_key), questions, 10)
+        top_sets = [(set(keys(a)), set(keys(b))) for a, b in zip(plain, reranked, strict=True)]
+        assert all(len(a) == 10 for a, _ in top_sets)
+        if same:
+            assert all(a == b for a, b in top_sets), depth
+            assert any(keys(a) != keys(b) for a, b in zip(plain, reranked, strict=True))  # it did reorder
+        else:  # the stand-in reranker brings deeper candidates up: the sets differ where the depth allows it
+            assert any(a != b for a, b in top_sets)
