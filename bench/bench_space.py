@@ -132,7 +132,8 @@ def print_collection(found: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     collection_arguments(parser)
-    parser.add_argument("--alpha", type=float, default=0.05, help="family-wise over the space's setups (default 0.05)")
+    parser.add_argument("--alpha", type=float, default=0.05,
+                        help="the chance the exhaustive best is stopped, at most (default 0.05)")
     parser.add_argument("--no-wall", dest="wall", action="store_false", help="no timed halving and exhaustive runs")
     args = parser.parse_args(argv)
     summary = each_collection(args, OWN, lambda name, corpus, golden, n: measure(name, corpus, golden, args),

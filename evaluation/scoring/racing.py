@@ -73,7 +73,7 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 LOW, HIGH = -1.0, 1.0  # a found@10 difference: -1, 0 or 1
 BET_CAP = 0.5  # c: at most this share of the largest safe bet (the paper's 1/2: a draw at the worst end loses half)
@@ -194,15 +194,21 @@ def count_bounds(values: Sequence[float], *, population: int, tuned_at: float, l
 
 
 def _least_kept(drawn: list[float], population: int, tuned_at: float, bar: float) -> int:
-    """The least whole total whose test's peak capital stays under ``bar`` (capital falls as the null
-    total rises, so the kept totals are one run up to ``population``; found by halving)."""
+    """The least whole total whose test's peak capital stays under ``bar``."""
     bets = _bets(drawn, population, tuned_at)
+    return _least_under(lambda total: _peak(drawn, population, total, bets), population, bar)
+
+
+def _least_under(peak_at: Callable[[float], float], population: int, bar: float) -> int:
+    """The least whole null total from ``-population`` to ``population`` whose peak capital (``peak_at``)
+    stays under ``bar``: capital falls as the null total rises, so the kept totals are one run up to
+    ``population``, found by halving (``population`` itself when every total is rejected)."""
     low, high = -population - 1, population  # rejected below low + 1 ... kept at high (never rejected)
-    if _peak(drawn, population, float(high), bets) >= bar:
+    if peak_at(float(high)) >= bar:
         return high
     while high - low > 1:
         middle = (low + high) // 2
-        if _peak(drawn, population, float(middle), bets) >= bar:
+        if peak_at(float(middle)) >= bar:
             low = middle
         else:
             high = middle
@@ -330,3 +336,143 @@ def family_size(raced: int, fully_run: int) -> int:
     """How many comparisons a race with ``raced`` raced setups makes (``race_pairs``): one each against
     the best fully-run setup, or each against every other when none runs fully; at least 1."""
     return max(1, raced if fully_run else raced * (raced - 1))
+
+
+@dataclass(frozen=True)
+class AgainstTheBest:
+    """One setup's test of ``H0: it finds at most `margin` questions fewer than the best setup over every
+    question`` (``against_the_best``), after ``questions`` drawn: the setup that led before its last draw
+    (``comparator``) and how many more it found over those draws (``difference``), ``low`` (the least
+    shortfall from the best, in questions over every question, that the test has not rejected: the
+    one-sided confidence sequence's lower end at ``1 - alpha``), the anytime-valid ``p`` and whether it
+    stops the setup (``p <= alpha``, no adjustment: see ``against_the_best``)."""
+
+    setup: str
+    comparator: str | None
+    questions: int
+    difference: int
+    low: int
+    p: float
+    stops: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"setup": self.setup, "comparator": self.comparator, "questions": self.questions,
+                "difference": self.difference, "least_shortfall": self.low, "p": _rounded(self.p),
+                "stops": self.stops}
+
+
+@dataclass(frozen=True)
+class Leaders:
+    """Per draw of a race's order, the two setups that found the most over the *earlier* draws (then
+    ``preference`` order), among the setups with a value at that draw (those running there), and each
+    setup's total over the draws before each of its own: what ``against_the_best`` compares with, made
+    once for every setup of a look."""
+
+    first: tuple[str, ...]
+    second: tuple[str | None, ...]
+    before: Mapping[str, Sequence[float]]
+
+    @classmethod
+    def of(cls, values: Mapping[str, Sequence[float]], preference: Sequence[str]) -> "Leaders":
+        rank = {key: i for i, key in enumerate(preference)}
+        totals = {key: 0.0 for key in preference}
+        before: dict[str, list[float]] = {key: [] for key in preference}
+        first: list[str] = []
+        second: list[str | None] = []
+        for i in range(max((len(values[key]) for key in preference), default=0)):
+            present = sorted((key for key in preference if len(values[key]) > i),
+                             key=lambda key: (-totals[key], rank[key]))[:2]
+            first.append(present[0])
+            second.append(present[1] if len(present) > 1 else None)
+            for key in preference:
+                if len(values[key]) > i:
+                    before[key].append(totals[key])
+                    totals[key] += float(values[key][i])
+        return cls(tuple(first), tuple(second), before)
+
+    def comparator(self, setup: str, draw: int) -> str | None:
+        return self.second[draw] if self.first[draw] == setup else self.first[draw]
+
+
+def _switching_draws(setup: str, values: Mapping[str, Sequence[float]],
+                     leaders: Leaders) -> tuple[list[str], list[float], list[float]]:
+    """For each draw of ``setup``: its comparator (``Leaders.comparator``), the paired difference at the
+    draw (comparator minus setup) and the pair's total over the earlier draws."""
+    comparators: list[str] = []
+    differences: list[float] = []
+    before: list[float] = []
+    for i in range(len(values[setup])):
+        leader = leaders.comparator(setup, i)
+        if leader is None:
+            break
+        comparators.append(leader)
+        before.append(leaders.before[leader][i] - leaders.before[setup][i])
+        differences.append(float(values[leader][i]) - float(values[setup][i]))
+    return comparators, differences, before
+
+
+def _switching_bets(differences: Sequence[float], before: Sequence[float], population: int,
+                    threshold: float) -> list[float]:
+    """aGRAPA's bet before each draw at the null total ``threshold``: the mean is the current pair's over
+    the earlier draws (shrunk towards 0 by one pseudo-draw), the variance the earlier bet-on differences'."""
+    bets = []
+    variance, own_total = PRIOR_VARIANCE, 0.0
+    for t, (value, pair_total) in enumerate(zip(differences, before, strict=True), start=1):
+        left = population - t + 1
+        bets.append(_bet(pair_total / t, variance, (threshold - pair_total) / left) if left > 0 else 0.0)
+        own_total += value
+        own_mean = own_total / (t + 1)
+        variance = (variance * t + (value - own_mean) * (value - own_mean)) / (t + 1)
+    return bets
+
+
+def _switching_peak(differences: Sequence[float], before: Sequence[float], population: int, null_total: float,
+                    bets: Sequence[float]) -> float:
+    """The most capital reached at the null total; inf once the draws make it impossible for a comparator
+    (its pair's values left would have to average under their least)."""
+    capital, peak = 1.0, 1.0
+    for t, (value, pair_total, bet) in enumerate(zip(differences, before, bets, strict=True), start=1):
+        null_mean = (null_total - pair_total) / (population - t + 1)
+        if null_mean < LOW:
+            return float("inf")
+        capital *= 1.0 + min(bet, _cap(null_mean)) * (value - null_mean)
+        peak = max(peak, capital)
+    if differences:
+        left = population - len(differences)
+        pair_total = before[-1] + differences[-1]
+        if (left == 0 and pair_total > null_total) or (left > 0 and (null_total - pair_total) / left < LOW):
+            return float("inf")
+    return peak
+
+
+def against_the_best(setup: str, values: Mapping[str, Sequence[float]], leaders: Leaders, *, population: int,
+                     margin: int, alpha: float, bounds: bool = True) -> AgainstTheBest:
+    """Whether ``setup`` is shown to find more than ``margin`` questions fewer than the best setup over
+    every question: one capital process whose comparator, at each draw, is the setup that led over the
+    earlier draws (``values``: per setup, found@10 per question in the race's order, as far as it has
+    searched; a setup with a value at a draw was running there; ``leaders``: ``Leaders.of(values, ...)``).
+
+    **Why no correction.** Under ``H0`` every other setup ``L`` has ``D(L, setup) <= margin`` over every
+    question, so whichever ``L`` is chosen from the earlier draws, the next draw's difference has mean at
+    most the null's ``m_t`` for that pair (the draw is uniform over the questions left, whose values are
+    fixed) and, with the bet also fixed before the draw, every factor has expectation at most 1: one
+    non-negative supermartingale, and Ville's inequality holds its chance of ever reaching ``1 / alpha``
+    to ``alpha``, however often it is looked at. The exhaustive run's best setup satisfies ``H0``, so it is
+    stopped with chance at most ``alpha`` whatever the space's size. Choosing the comparator *after* seeing a
+    draw (the round's leader over the round's own questions) would not be a supermartingale: a leader picked
+    for its luck on the draws already counted looks better than it is (``tests/space/test_halving.py``
+    measures that bias). Each stopped setup's claim holds at ``alpha``; the setups within the margin of
+    the best are not held jointly (several may be, each at most ``alpha``)."""
+    comparators, differences, before = _switching_draws(setup, values, leaders)
+    bets = _switching_bets(differences, before, population, float(margin))
+    peak = _switching_peak(differences, before, population, float(margin), bets)
+    p = 1.0 if peak <= 1.0 else 1.0 / peak
+    low = -population
+    if bounds and differences:
+        low = _least_under(lambda total: _switching_peak(differences, before, population, total, bets), population,
+                           1.0 / alpha)
+    comparator = comparators[-1] if comparators else None
+    drawn = len(differences)
+    difference = round(sum(float(values[comparator][i]) - float(values[setup][i]) for i in range(drawn))) \
+        if comparator else 0
+    return AgainstTheBest(setup, comparator, len(differences), difference, low, p, peak >= 1.0 / alpha)

@@ -11,23 +11,25 @@ without replacement), and a setup stops once the test shows it finds more than `
 fewer than the leader over the whole golden file. Survivors of every round run every question; the
 pick is the survivor that finds the most (then the space's order), and a stopped setup is never it.
 
-**What is guaranteed.** Bonferroni over the ``family`` = every setup in the space, fixed at plan time:
-each stop needs capital ``family / alpha``. Take the exhaustive run's best setup ``B`` (the most found@10
-over every question, then the space's order). Whichever setup ``L`` leads a round, the difference
-``L - B`` over every question is at most 0 <= margin, so the test of ``(L, B)`` is a test of a true null;
-its capital process is the same function of the order whether or not ``L`` leads, so stopping ``B`` needs
-one of the ``family - 1`` processes ``(L, B)`` to reach ``family / alpha`` at some look, which Ville's
-inequality and the union bound hold to ``(family - 1) / family * alpha < alpha``. So with probability
-at least ``1 - alpha`` over the seeded order, ``B`` runs every question and is the pick: the pick is the
-exhaustive run's. The same holds for any one setup within ``margin`` of ``B`` (it is never stopped), not
-for all of them at once. Testing against the leader, not one fixed comparator, is what the family of
-every setup pays for: the leader is chosen by the draws.
+**What is guaranteed.** Each setup has one test (``racing.against_the_best``): of ``H0: it finds at most
+``margin`` questions fewer than the best setup over every question``, by one capital process whose
+comparator at each draw is the running setup that led over the *earlier* draws. Take the exhaustive run's
+best setup ``B`` (the most found@10 over every question, then the space's order): its ``H0`` is true, and
+whichever setup the earlier draws make its comparator, the next draw cannot favour that comparator on
+average by more than the null allows, so its capital is a supermartingale and Ville's inequality holds its
+chance of ever reaching ``1 / alpha`` to ``alpha``, at every look of every round. So with probability at
+least ``1 - alpha`` over the seeded order, ``B`` runs every question and is the pick: the pick is the
+exhaustive run's, **whatever the space's size** (no share of ``alpha`` per setup: only the best's test
+can be wrong in a way that moves the pick). The same holds for any one setup within ``margin`` of ``B``,
+not for all of them at once. The round's leader over the round's own questions is *not* the comparator
+of those questions: chosen for its luck on them, it would make a test of a true null look false (the
+tests measure that bias).
 
 **Cost.** A stopped setup has run the budgets up to its stop; the report counts setup x question
 searches against ``len(setups) x questions`` (``--exhaustive``). A setup is stopped at round 1 at the
-earliest, so a space can cost no less than ``b / questions`` of the exhaustive run: with 300 setups at
-alpha 0.05, ``b`` is about 22 questions whatever the golden file's size, so under 20% needs 110 questions or
-more, and then only if most setups are far below the best. Setups within a few questions of the best
+earliest, so a space can cost no less than ``b / questions`` of the exhaustive run: at alpha 0.05, ``b`` is
+about 9 questions whatever the golden file's or the space's size, so under 20% needs 45 questions or more,
+and then only if most setups are far below the best. Setups within a few questions of the best
 (a hybrid at k 30 beside the same hybrid at k 60) run every question: no valid test tells them apart sooner.
 
 **Resuming.** Each round is kept (its values and its stops) by whoever runs it (``space.work``); a run
@@ -40,17 +42,23 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import UsageError
-from ..scoring.racing import Comparison, RaceRule, compare, earliest_stop, seeded_shuffle
+from ..scoring.racing import AgainstTheBest, Leaders, RaceRule, against_the_best, earliest_stop, seeded_shuffle
 from ..scoring.significance import exact_binary_p, holm
 
 ALPHA = 0.05
+HALVING_TEST = ("betting test of each setup's found@10 shortfall from the best over the golden file's questions, "
+                "sampled without replacement in a seeded order, against whichever running setup led before each "
+                "question (Waudby-Smith and Ramdas: aGRAPA bets), anytime-valid over every look")
+HALVING_CORRECTION = ("none: one test per setup, of whether it is within the margin of the best over every "
+                      "question, against whichever running setup led before each question; the exhaustive best is "
+                      "stopped with chance at most alpha, whatever the space's size")
 Search = Callable[[list[str], list[int]], Mapping[str, Sequence[float]]]  # (keys, question indices) -> found@10
 
 
 @dataclass(frozen=True)
 class HalvingPlan:
     """What decides a run before any question is searched: the setups' keys in the space's order, the
-    questions' seeded order, the budgets of the rounds and the stop rule (its family every setup)."""
+    questions' seeded order, the budgets of the rounds and the stop rule (one test per setup)."""
 
     keys: tuple[str, ...]
     population: int
@@ -65,7 +73,8 @@ class HalvingPlan:
 
     def to_dict(self) -> dict[str, Any]:
         return {"setups": len(self.keys), "questions": self.population, "seed": self.seed,
-                "budgets": list(self.budgets), "exhaustive": self.exhaustive, **self.rule.describe()}
+                "budgets": list(self.budgets), "exhaustive": self.exhaustive, **self.rule.describe(),
+                "test": HALVING_TEST, "correction": HALVING_CORRECTION}
 
 
 def plan_halving(keys: Sequence[str], population: int, *, seed: int = 0, alpha: float = ALPHA, margin: int = 0,
@@ -76,7 +85,7 @@ def plan_halving(keys: Sequence[str], population: int, *, seed: int = 0, alpha: 
         raise ValueError("a space names each setup once")
     if isinstance(margin, bool) or not isinstance(margin, int) or margin < 0:
         raise ValueError(f"margin is a whole number of questions, 0 or more, not {margin!r}")
-    rule = RaceRule(population=population, margin=margin, alpha=alpha, family=max(1, len(keys)))
+    rule = RaceRule(population=population, margin=margin, alpha=alpha, family=1)
     first = None if exhaustive or len(keys) < 2 else earliest_stop(population=population, margin=margin,
                                                                    alpha=alpha, family=rule.family)
     budgets = []
@@ -89,17 +98,20 @@ def plan_halving(keys: Sequence[str], population: int, *, seed: int = 0, alpha: 
 
 @dataclass(frozen=True)
 class Stop:
-    """Why a setup stopped: after ``round`` (``questions`` of the order searched), against ``leader``."""
+    """Why a setup stopped: after ``round`` (``questions`` of the order searched), by its test against the best."""
 
     round: int
     questions: int
-    comparison: Comparison
+    test: AgainstTheBest
 
     def to_dict(self) -> dict[str, Any]:
-        c = self.comparison.to_dict()
-        return {"round": self.round, "questions": self.questions, "leader": c["comparator"],
-                "difference": c["difference"], "interval": c["interval"], "p": c["p"],
-                "adjusted_p": c["adjusted_p"]}
+        """``interval``: the shortfall from the best over every question, in questions, that the test has
+        not rejected: at least its lower end; no upper end is claimed (None). ``adjusted_p`` is ``p``: one
+        test per setup needs no adjustment (module docstring)."""
+        t = self.test
+        return {"round": self.round, "questions": self.questions, "leader": t.comparator,
+                "difference": t.difference, "interval": [t.low, None], "p": float(f"{t.p:.6g}"),
+                "adjusted_p": float(f"{t.p:.6g}")}
 
 
 @dataclass
@@ -148,15 +160,15 @@ class Halving:
             return None, []  # a look at every question saves nothing: the last round only ranks
         totals = {key: sum(self.values[key][:budget]) for key in running}
         leader = min(running, key=lambda key: (-totals[key], self.plan.keys.index(key)))
-        theirs = self.values[leader][:budget]
+        leaders = Leaders.of(self.values, self.plan.keys)
+        rule = self.plan.rule
         stopped = []
         for key in running:
-            if key == leader:
-                continue
-            decided = compare(key, leader, self.values[key][:budget], theirs, self.plan.rule, bounds=False)
-            if decided.stops:
-                self.stops[key] = Stop(number, budget, compare(key, leader, self.values[key][:budget], theirs,
-                                                               self.plan.rule))
+            test = against_the_best(key, self.values, leaders, population=rule.population, margin=rule.margin,
+                                    alpha=rule.alpha, bounds=False)
+            if test.stops:
+                self.stops[key] = Stop(number, budget, against_the_best(
+                    key, self.values, leaders, population=rule.population, margin=rule.margin, alpha=rule.alpha))
                 stopped.append(key)
         return leader, stopped
 

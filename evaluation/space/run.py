@@ -27,7 +27,7 @@ from ..golden import Golden, explain_problems, read_golden, run_problems
 from .declared import Space
 from .halving import ALPHA, Halving, plan_halving, run_halving, top_tier
 
-SPACE_FORMAT = 1
+SPACE_FORMAT = 2  # 2: a stop holds its shortfall from the best (interval [low, None]), one test per setup
 PLAN_FILE, VECTORS_FILE = "plan.json", "vectors.sqlite"
 Progress = Callable[[int, int, str], None]  # (done, total, what is being done, in words)
 
