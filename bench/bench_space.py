@@ -19,13 +19,20 @@ Per collection, in one process, the load printed beside every time:
 3. Ten seeded orders (``--trials``): successive halving replayed on the exhaustive per-question values
    (the engine gives a question the same results whatever the order, as bench_racing does), each trial
    the run that order would have made: its cost (setup x question searches over 344 x questions), its
-   pick, whether the pick is in the exhaustive run's top tier, whether it is the exhaustive best.
+   pick, whether the pick is in the exhaustive run's top tier, whether it is the exhaustive best. The
+   same ten orders replayed by the named baseline, the rule before 87e6701 (``bonferroni_trial``: each
+   running setup's own paired test against the round's leader, Bonferroni over every setup of the space),
+   on the same values: the cost of both rules in the same run.
+
+The exhaustive per-question values are kept beside the cache (``exhaustive.json``: keys and found@10 in
+question order; scores and ids only, no text) for a later look at them.
 
     python bench/bench_space.py [--only NAME ...] [--questions 80] [--trials 10] [--alpha 0.05]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
@@ -81,6 +88,37 @@ def trial(keys: list[str], columns: dict[str, list[float]], seed: int, alpha: fl
                        lambda asked, indices: {key: [columns[key][i] for i in indices] for key in asked})
 
 
+def bonferroni_trial(keys: list[str], columns: dict[str, list[float]], seed: int, alpha: float) -> dict[str, Any]:
+    """The baseline: successive halving as it was before 87e6701, replayed on ``columns``. Budgets doubling
+    from the first look at which capital ``len(keys) / alpha`` can be reached; after each round but the
+    last, each running setup's own pair process against the round's leader (``racing.compare``, family
+    every setup). Gives the share of setup x question searches, the pick and how many stopped."""
+    from evaluation.scoring.racing import RaceRule, compare, earliest_stop, seeded_shuffle
+
+    n = len(next(iter(columns.values())))
+    rule = RaceRule(population=n, margin=0, alpha=alpha, family=len(keys))
+    first = earliest_stop(population=n, margin=0, alpha=alpha, family=rule.family)
+    budgets = []
+    while first is not None and first < n:
+        budgets.append(first)
+        first *= 2
+    budgets.append(n)
+    order = seeded_shuffle(range(n), seed)
+    drawn = {key: [columns[key][i] for i in order] for key in keys}
+    running, ran = list(keys), {key: n for key in keys}
+    for budget in budgets[:-1]:
+        totals = {key: sum(drawn[key][:budget]) for key in running}
+        leader = min(running, key=lambda key: (-totals[key], keys.index(key)))
+        for key in list(running):
+            if key != leader and compare(key, leader, drawn[key][:budget], drawn[leader][:budget], rule,
+                                         bounds=False).stops:
+                running.remove(key)
+                ran[key] = budget
+    pick = min(running, key=lambda key: (-sum(drawn[key]), keys.index(key)))
+    return {"share": sum(ran.values()) / (len(keys) * n), "pick": pick, "stopped": len(keys) - len(running),
+            "budgets": tuple(budgets)}
+
+
 def measure(name: str, corpus_path: Path, golden_path: Path, args: argparse.Namespace) -> dict[str, Any]:
     from evaluation.engine.corpus import read_corpus
     from evaluation.golden import read_golden
@@ -97,6 +135,7 @@ def measure(name: str, corpus_path: Path, golden_path: Path, args: argparse.Name
     print(f"exhaustive, first: {cold:.0f} s, {searches:,} engine searches (load {before} -> {load_averages()})",
           flush=True)
     columns = by_question(exhaustive)
+    (cache.parent / "exhaustive.json").write_text(json.dumps({"keys": keys, "found": columns}), encoding="utf-8")
     best = exhaustive.pick()
     tier = top_tier(columns, best, alpha=args.alpha)
     walls: dict[str, float] = {}
@@ -110,9 +149,11 @@ def measure(name: str, corpus_path: Path, golden_path: Path, args: argparse.Name
     for seed in range(args.trials):
         state = trial(keys, columns, seed, args.alpha)
         searched = sum(len(v) for v in state.values.values())
+        before = bonferroni_trial(keys, columns, seed, args.alpha)
         trials.append({"seed": seed, "pick": state.pick(), "share": searched / (len(keys) * len(questions)),
                        "stopped": len(state.stops), "in_tier": state.pick() in tier, "best": state.pick() == best,
-                       "budgets": state.plan.budgets})
+                       "budgets": state.plan.budgets,
+                       "before": {**before, "in_tier": before["pick"] in tier, "best": before["pick"] == best}})
     return {"name": name, "questions": len(questions), "setups": len(keys), "builds": len(space.builds()),
             "best": best, "best_found": int(sum(columns[best])), "tier": len(tier), "cold": cold, "walls": walls,
             "trials": trials}
@@ -120,13 +161,23 @@ def measure(name: str, corpus_path: Path, golden_path: Path, args: argparse.Name
 
 def print_collection(found: dict[str, Any]) -> None:
     rounds = ", ".join(map(str, found["trials"][0]["budgets"]))
+    before = ", ".join(map(str, found["trials"][0]["before"]["budgets"]))
     print(f"\nexhaustive best {found['best']} (found@10 {found['best_found']} of {found['questions']}); its top "
-          f"tier {found['tier']} of {found['setups']} setups; rounds at {rounds}")
-    print("\n| seed | stopped | cost (setup x question) | pick | in top tier | the exhaustive best |")
-    print("|---|---|---|---|---|---|")
+          f"tier {found['tier']} of {found['setups']} setups; rounds at {rounds} (Bonferroni before: {before})")
+    print("\n| seed | stopped | cost (setup x question) | pick | in top tier | the exhaustive best "
+          "| Bonferroni before: stopped | cost | pick in top tier |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for t in found["trials"]:
+        b = t["before"]
         print(f"| {t['seed']} | {t['stopped']} | {t['share']:.3f} | {t['pick']} | {'yes' if t['in_tier'] else 'NO'} "
-              f"| {'yes' if t['best'] else 'no'} |")
+              f"| {'yes' if t['best'] else 'no'} | {b['stopped']} | {b['share']:.3f} "
+              f"| {'yes' if b['in_tier'] else 'NO'} |")
+
+
+def _ratio(trials: list[dict[str, Any]]) -> str:
+    """The median over the trials of each order's cost now over its cost under the baseline."""
+    ratios = sorted(t["share"] / t["before"]["share"] for t in trials)
+    return f"{ratios[len(ratios) // 2]:.3f}" if ratios else "-"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -140,8 +191,9 @@ def main(argv: list[str] | None = None) -> int:
                               print_collection)
     print("\n## Summary\n")
     print("| collection | questions | setups (builds) | rounds at | pick in top tier | pick the exhaustive best "
-          "| cost, median (range) | wall halving / exhaustive (vectors cached) | exhaustive, first (s) |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          "| cost, median (range) | Bonferroni before: cost, median (range) | cost ratio, now / before "
+          "| wall halving / exhaustive (vectors cached) | exhaustive, first (s) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for found in summary:
         trials = found["trials"]
         walls = found["walls"]
@@ -150,7 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"| {found['name']} | {found['questions']} | {found['setups']} ({found['builds']}) "
               f"| {', '.join(map(str, trials[0]['budgets']))} | {sum(t['in_tier'] for t in trials)} of {len(trials)} "
               f"| {sum(t['best'] for t in trials)} of {len(trials)} "
-              f"| {median_range(t['share'] for t in trials)} | {wall} | {found['cold']:.0f} |")
+              f"| {median_range(t['share'] for t in trials)} | {median_range(t['before']['share'] for t in trials)} "
+              f"| {_ratio(trials)} | {wall} | {found['cold']:.0f} |")
     print(f"\nload {load_averages()}")
     return 0
 

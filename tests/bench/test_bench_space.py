@@ -35,3 +35,23 @@ def test_a_trial_replayed_on_the_exhaustive_values_is_the_halving_a_real_run_mak
             real = run_halving(plan_halving(keys, len(questions), seed=seed), searcher)
             replayed = bench.trial(keys, columns, seed, 0.05)
             assert replayed.rounds == real.rounds and replayed.pick() == real.pick()
+
+
+def test_the_baseline_is_the_rule_before_one_test_per_setup():
+    """``bonferroni_trial`` gives what 2983c15's ``run_halving`` (Bonferroni over the space, each setup's own
+    pair process against the round's leader) gave on these columns, seeds 0-4 (its cost, pick and stops,
+    taken from that commit); and on the same values, one test per setup costs no more in any order."""
+    import random
+
+    rng = random.Random(11)
+    n, keys = 120, [f"s{i}" for i in range(60)]
+    ease = [rng.random() for _ in range(n)]
+    columns = {k: [1.0 if (e + rng.gauss(0, 0.15)) < 0.2 + 0.6 * rng.random() ** 0.3 else 0.0 for e in ease]
+               for k in keys}
+    before = [bench.bonferroni_trial(keys, columns, seed, 0.05) for seed in range(5)]
+    assert [(round(b["share"], 6), b["pick"], b["stopped"]) for b in before] == [
+        (0.985556, "s6", 2), (0.992778, "s6", 1), (1.0, "s6", 0), (1.0, "s6", 0), (1.0, "s6", 0)]
+    for seed, b in enumerate(before):
+        now = bench.trial(keys, columns, seed, 0.05)
+        assert sum(len(v) for v in now.values.values()) / (len(keys) * n) <= b["share"]
+        assert now.plan.budgets[0] < b["budgets"][0]
