@@ -47,7 +47,7 @@ def register(subparsers) -> None:
                       "halving with a valid stop rule",
         description="Declare a space of setups in a TOML or JSON file (--space) or with the axis flags; every index "
                     "a chunking x model needs is built once and shared; the setups are searched in rounds of a "
-                    "seeded question order, the budget doubling each round, and a setup stops once its "
+                    "seeded question order, each after the first a batch of more questions, and a setup stops once its "
                     "anytime-valid paired test (one per setup, against whichever setup led before each question) "
                     "shows it finds fewer than the best over the whole golden file.")
     parser.add_argument("--space", type=local_path, metavar="FILE", help="the space: a .toml or .json file of axes")

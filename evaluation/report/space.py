@@ -24,7 +24,7 @@ def space_text(report: Mapping[str, Any]) -> str:
     cost = report["cost"]
     lines = [f"Space: {plan['setups']} setups over {report['builds']} builds; "
              + ("every setup on every question (--exhaustive)" if plan["exhaustive"] or len(plan["budgets"]) == 1
-                else f"successive halving over {plan['questions']} questions in seed {plan['seed']}'s order, "
+                else f"rounds over {plan['questions']} questions in seed {plan['seed']}'s order, "
                      f"rounds at {', '.join(map(str, plan['budgets']))} questions")
              + f"; a setup stops once shown to find more than {plan['margin']} questions fewer than the best over "
                f"every question ({_rule_words(plan)})"]

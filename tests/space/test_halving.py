@@ -8,7 +8,7 @@ import pytest
 from evaluation.errors import UsageError
 from evaluation.scoring.racing import earliest_stop
 from evaluation.space import plan_halving, run_halving, top_tier
-from evaluation.space.halving import Halving
+from evaluation.space.halving import Halving, round_batch
 
 N = 200
 
@@ -28,22 +28,25 @@ def _searcher(columns: dict[str, list[float]], asked: list[tuple[str, int]] | No
     return search
 
 
-def test_budgets_double_from_the_first_look_that_could_stop_and_end_at_every_question():
+def test_rounds_start_at_the_first_look_that_could_stop_then_add_a_batch_and_end_at_every_question():
     plan = plan_halving([f"s{i}" for i in range(300)], N)
     first = earliest_stop(population=N, margin=0, alpha=0.05, family=1)
-    assert first is not None
-    assert plan.budgets == tuple(first * 2 ** r for r in range(5)) + (N,)
+    assert first is not None and round_batch(N) == 10  # a twentieth of 200
+    assert plan.budgets == tuple(range(first, N, 10)) + (N,)
     assert plan.rule.family == 1  # one test per setup: no share of alpha per setup of the space
     assert plan_halving(["a", "b"], N).budgets == plan.budgets  # the space's size does not move the rounds
+    first_of_80 = earliest_stop(population=80, margin=0, alpha=0.05, family=1)
+    assert first_of_80 is not None and round_batch(80) == 4
+    assert plan_halving(["a", "b"], 80).budgets == tuple(range(first_of_80, 80, 4)) + (80,)
     assert plan_halving(["a", "b"], N, exhaustive=True).budgets == (N,)
 
 
 def test_a_setup_far_below_stops_the_best_runs_everything_and_is_the_pick():
     columns = _columns({"best": 0.8, "near": 0.78, "far": 0.2, "farther": 0.1})
     state = run_halving(plan_halving(list(columns), N), _searcher(columns))
-    assert set(state.stops) == {"far", "farther"}
+    assert {"far", "farther"} <= set(state.stops) and "best" not in state.stops  # near (4 of 200 fewer) may stop late
     assert all(stop.test.comparator == "best" for stop in state.stops.values())
-    assert len(state.values["best"]) == len(state.values["near"]) == N
+    assert len(state.values["best"]) == N
     assert len(state.values["far"]) == state.stops["far"].questions < N
     assert state.pick() == "best"
     far = state.stops["far"].to_dict()
@@ -104,9 +107,9 @@ def _tied(setups: int, n: int, seed: int) -> dict[str, list[float]]:
 
 def test_a_leader_chosen_by_the_draws_it_is_compared_on_does_not_stop_the_best():
     """Thirty setups, all tied over every question: the best (``s0``) is stopped in at most alpha of 200
-    seeded orders (measured 0.10 at alpha 0.2). The bias this guards against, measured on the same columns:
+    seeded orders (measured 0.11 at alpha 0.2). The bias this guards against, measured on the same columns:
     comparing with the round's leader over the round's own questions, one pair's process each and no
-    correction, stopped it in 0.41; a comparator chosen with the draw it is compared on, in 0.76."""
+    correction, stopped it in 0.53; a comparator chosen with the draw it is compared on, in 0.78."""
     columns = _tied(30, 60, seed=1)
     stopped = sum("s0" in run_halving(plan_halving(list(columns), 60, seed=seed, alpha=0.2), _searcher(columns)).stops
                   for seed in range(200))
