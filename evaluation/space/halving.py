@@ -7,7 +7,7 @@ searches the setups still running on the next batch of questions (``round_batch`
 the golden file when that is more), the last at every question. Successive halving's own rounds double
 the budget; with a test that is valid however often it is looked at, a look per batch stops a setup as
 soon as it is shown, and on every collection of bench/ it cost less for the same picks (bench/README.md,
-bench_space.py: 0.65-0.91 of the exhaustive run's searches against 0.81-0.98 with doubling rounds, the
+bench_space.py: 0.67-0.91 of the exhaustive run's searches against 0.81-0.98 with doubling rounds, the
 sample's 36 questions 1.00 either way). After every round but the last, every running setup's test
 (below) is looked at, and a setup stops once it shows the setup finds more than ``margin`` questions
 fewer than the best over the whole golden file. The round's leader (the running setup that found the
