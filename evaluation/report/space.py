@@ -66,9 +66,11 @@ def _state(entry: Mapping[str, Any], pick: str | None) -> str:
     low, high = stop["interval"]
     shortfall = (f"over every question at least {low} fewer than the best" if high is None
                  else f"over every question {low} to {high} fewer than {stop['leader']}")
+    p = stop["adjusted_p"]
+    shown = ("adjusted p 0: certain, the questions left cannot close the gap" if p == 0
+             else f"adjusted p {p:.3g}")
     return (f"stopped in round {stop['round']} after {stop['questions']} questions (found {entry['found']} of them): "
-            f"{stop['leader']} found {stop['difference']} more of them; {shortfall}; "
-            f"adjusted p {stop['adjusted_p']:.3g}; never the pick")
+            f"{stop['leader']} found {stop['difference']} more of them; {shortfall}; {shown}; never the pick")
 
 
 def _rule_words(plan: Mapping[str, Any]) -> str:

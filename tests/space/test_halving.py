@@ -189,3 +189,23 @@ def test_the_report_says_each_stop_as_its_test_holds_it():
     assert "one test per setup against whichever setup led before each question" in text.splitlines()[0]
     assert "Bonferroni" not in text
     assert report["format"] == 2
+
+
+def test_a_stop_the_questions_left_cannot_undo_is_said_to_be_certain():
+    """24 questions: ``b`` finds 6 fewer than ``a``, all among the last drawn; at 23 of 24 drawn, 4 behind
+    with 1 question left, its p is 0, and the line says why rather than "adjusted p 0"."""
+    from evaluation.report.space import space_text
+    from evaluation.space import space_of
+    from evaluation.space.run import space_report
+
+    space = space_of({"sizes": [300], "overlaps": [0], "models": ["hash"], "methods": ["keyword", "dense", "hybrid"],
+                      "depths": [10], "rrf_k": [60]})
+    keys = [s.key for s in space.setups()]
+    n = 24
+    columns = {keys[0]: [1.0] * n, keys[1]: [1.0] * (n - 6) + [0.0] * 6, keys[2]: [0.0] * n}
+    state = run_halving(plan_halving(keys, n), _searcher(columns))
+    assert state.stops[keys[1]].test.p == 0.0 and state.stops[keys[2]].test.p > 0
+    text = space_text(space_report(state, space, {s.key: s.to_dict() for s in space.setups()}))
+    certain = next(line for line in text.splitlines() if line.startswith(keys[1]))
+    assert certain.endswith("adjusted p 0: certain, the questions left cannot close the gap; never the pick")
+    assert "certain" not in next(line for line in text.splitlines() if line.startswith(keys[2]))
