@@ -355,11 +355,6 @@ class AgainstTheBest:
     p: float
     stops: bool
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"setup": self.setup, "comparator": self.comparator, "questions": self.questions,
-                "difference": self.difference, "least_shortfall": self.low, "p": _rounded(self.p),
-                "stops": self.stops}
-
 
 @dataclass(frozen=True)
 class Leaders:
