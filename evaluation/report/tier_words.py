@@ -107,14 +107,23 @@ def label_next_lines(report: RunReport, limit: int = 5) -> list[str]:
     return lines
 
 
+def builds_tiers_pick(tiers: Any, field: str | None = None) -> str | None:
+    """The key a builds run's ``tiers`` names as its pick (``tiers["pick"]``, or its ``field``); None when
+    a damaged kept file gives something else there."""
+    pick = tiers.get("pick") if isinstance(tiers, Mapping) else None
+    if field is not None:
+        pick = pick.get(field) if isinstance(pick, Mapping) else None
+    return pick if isinstance(pick, str) else None
+
+
 def builds_tier_lines(tiers: Mapping[str, Any] | None, pick: str | None, *, what: str = "technique",
                       name: Any = str) -> list[str]:
     """A builds run's tiers (chunking techniques, matrix experiments) in two sentences: the tiers, and
     whether the pick shares its tier; ``name`` shortens a key for reading. [] without tiers."""
     parsed = Tiers.from_json(dict(tiers)) if isinstance(tiers, Mapping) else None
-    if tiers is None or parsed is None or not tiers.get("groups"):
+    if parsed is None or not parsed.groups:
         return []
-    groups = tiers["groups"]
+    groups = parsed.groups  # typed: a damaged kept file's group that is not a list of keys is left out
     lines = [f"Tiers ({procedure_words(parsed)}): "
              + " | ".join(f"{n}: {', '.join(name(k) for k in group)}" for n, group in enumerate(groups, start=1))
              + "."]

@@ -454,11 +454,14 @@ class Tiers:
             if low is not None:
                 high = integer(interval.get("high", low))
                 ranks[key] = RankInterval(low, low if high is None else high, number(interval.get("first_share")))
-        groups = tuple(texts(group) for group in data.get("groups") or [] if isinstance(group, list))
+        listed = data.get("groups")
+        groups = tuple(texts(group) for group in (listed if isinstance(listed, list) else [])
+                       if isinstance(group, list))
         picks = data.get("picks")
         return cls(metric=str(data.get("metric", "found@10")),  # upgrade: tiers were on found@10 alone
                    alpha=number(data.get("alpha")) or 0.05, rank_level=number(data.get("rank_level")) or 0.95,
-                   groups=groups, pairs=len(data.get("pairs") or []), ranks=MappingProxyType(ranks),
+                   groups=groups, pairs=len(data["pairs"]) if isinstance(data.get("pairs"), list) else 0,
+                   ranks=MappingProxyType(ranks),
                    detectable=_detectable(data.get("detectable")),
                    picks=MappingProxyType({str(name): texts(keys) for name, keys in picks.items()}
                                           if isinstance(picks, dict) else {}),

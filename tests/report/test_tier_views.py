@@ -143,3 +143,23 @@ def test_a_report_from_before_tiers_renders_without_them(kept):
     old = {k: v for k, v in report.items() if k not in ("tiers", "label_next")}
     assert "Tiers:" not in render_report(old)
     assert 'id="tiers"' not in render_html(old) and 'id="label-next"' not in render_html(old)
+
+
+@pytest.mark.parametrize("damage", [
+    {"groups": [["markdown", "fixed"], None]},  # a group that is not a list of keys (found by the kept-files fuzz)
+    {"pairs": True},  # pairs that are not a list (found by the kept-files fuzz)
+    {"groups": "markdown"}, {"groups": True}, {"pick": None}, {"pick": ["markdown"]}, {"pick": {"technique": 3}},
+])
+def test_a_damaged_builds_tiers_block_is_read_as_far_as_it_holds_and_never_raises(damage):
+    from evaluation.report.tier_words import builds_tier_lines, builds_tiers_pick
+
+    tiers = {"metric": "right", "alpha": 0.05, "groups": [["markdown", "fixed"], ["sentence"]],
+             "pairs": [{"a": "markdown", "b": "fixed"}], "pick": {"technique": "markdown"}, **damage}
+    pick = builds_tiers_pick(tiers, "technique")
+    lines = builds_tier_lines(tiers, pick)
+    assert pick in ("markdown", None)
+    if isinstance(tiers["groups"], list):
+        assert lines[0].startswith("Tiers (right") and "1: markdown, fixed" in lines[0]
+    else:
+        assert lines == []
+    assert builds_tiers_pick([1, 2]) is None and builds_tier_lines([1, 2], None) == []

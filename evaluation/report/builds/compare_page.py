@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..page.format import esc, scroller
-from ..tier_words import builds_tier_lines
+from ..tier_words import builds_tier_lines, builds_tiers_pick
 from .pick import named_pick, pick_badge
 from ..style import standalone_page
 
@@ -29,9 +29,9 @@ def chunking_section(report: dict[str, Any]) -> str:
                         aside="a switch from the build in use" if pick.get("switch") else ""),
              f'<p class="muted">{esc(report.get("scored_note", ""))}. Tied with the best: '
              + (", ".join(esc(t) for t in ties) if ties else "none") + ".</p>"]
-    tiers = report.get("tiers") or {}
-    parts += [f'<p class="tiers">{esc(line)}</p>' for line in builds_tier_lines(tiers, (tiers.get("pick") or {}).get(
-        "technique"))]
+    tiers = report.get("tiers")
+    parts += [f'<p class="tiers">{esc(line)}</p>'
+              for line in builds_tier_lines(tiers, builds_tiers_pick(tiers, "technique"))]
     rows = []
     for t in report.get("techniques", []):
         against = t.get("against_best") or {}

@@ -13,7 +13,7 @@ from ...measures import NDCG_10, at_k
 from ..page.format import esc, scroller
 from ..style import standalone_page
 from .pick import named_pick, pick_badge
-from ..tier_words import builds_tier_lines
+from ..tier_words import builds_tier_lines, builds_tiers_pick
 
 
 def _rows(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -99,7 +99,7 @@ def matrix_section(report: dict[str, Any]) -> str:
     return "\n".join([
         '<section class="matrix" id="matrix"><h2>Experiment matrix</h2>', _pick_line(report),
         *(f'<p class="tiers">{esc(line)}</p>' for line in builds_tier_lines(
-            report.get("tiers"), (report.get("tiers") or {}).get("pick"), what="experiment",
+            report.get("tiers"), builds_tiers_pick(report.get("tiers")), what="experiment",
             name=lambda k: str(k)[:12])),
         f'<p class="lead">{len(report["experiments"])} experiments on {report["queries"]["questions"]} queries, '
         f'judged by {esc(report["by"])}. {esc(report["labels"]["said"])}.</p>',

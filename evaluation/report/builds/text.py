@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from ...errors import printable_texts
 from ...measures import FOUND_10, MRR, NDCG_10, RECALL_10, at_k
-from ..tier_words import builds_tier_lines
+from ..tier_words import builds_tier_lines, builds_tiers_pick
 
 
 def table(head: Sequence[str], rows: Sequence[Sequence[str]], *, markdown: bool,
@@ -54,7 +54,7 @@ def compare_text(report: dict[str, Any], *, markdown: bool = False) -> str:
               f"Pick: {code(pick.get('pick'))}" + (" (switch)" if pick.get("switch") else "")
               + f". {pick.get('why', '')}.",
               "Tied with the best: " + (", ".join(ties) if ties else "none") + "."]
-    lines += builds_tier_lines(report.get("tiers"), (report.get("tiers") or {}).get("pick", {}).get("technique"))
+    lines += builds_tier_lines(report.get("tiers"), builds_tiers_pick(report.get("tiers"), "technique"))
     for skipped in report.get("skipped") or []:
         lines.append(f"Left out: {skipped['what']}: {skipped['reason']}.")
     for failed in report.get("failed") or []:
@@ -154,7 +154,7 @@ def matrix_text(report: dict[str, Any]) -> str:
             continue
         cells = "  ".join(" ".join(f"{m} {m.shown(m.at_k_of(x['metrics']))}" for m in at_k(k)) for k in report["top_k"])
         lines.append(f"{what} {cells}")
-    lines += builds_tier_lines(report.get("tiers"), (report.get("tiers") or {}).get("pick"), what="experiment",
+    lines += builds_tier_lines(report.get("tiers"), builds_tiers_pick(report.get("tiers")), what="experiment",
                                name=lambda key: str(key)[:12])
     gate = report["gate"]
     if gate["thresholds"]:
