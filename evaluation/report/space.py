@@ -27,7 +27,9 @@ def space_text(report: Mapping[str, Any]) -> str:
                 else f"rounds over {plan['questions']} questions in seed {plan['seed']}'s order, "
                      f"rounds at {', '.join(map(str, plan['budgets']))} questions")
              + f"; a setup stops once shown to find more than {plan['margin']} questions fewer than the best over "
-               f"every question ({_rule_words(plan)})"]
+               f"every question (alpha {plan['alpha']:g}, one test per setup against whichever setup led before "
+               f"each question: the exhaustive best is stopped with chance at most {plan['alpha']:g}, whatever the "
+               f"space's size)"]
     entries = {e["key"]: e for e in report["setups"]}
     pick = report["pick"]
     if pick is None:
@@ -63,20 +65,10 @@ def _state(entry: Mapping[str, Any], pick: str | None) -> str:
     if stop is None:
         where = "the pick" if entry["key"] == pick else ("top tier" if entry["top_tier"] else "below the top tier")
         return f"found@10 {entry['found']} of {entry['questions']}: {where}"
-    low, high = stop["interval"]
-    shortfall = (f"over every question at least {low} fewer than the best" if high is None
-                 else f"over every question {low} to {high} fewer than {stop['leader']}")
+    low = stop["interval"][0]
     p = stop["adjusted_p"]
     shown = ("adjusted p 0: certain, the questions left cannot close the gap" if p == 0
              else f"adjusted p {p:.3g}")
     return (f"stopped in round {stop['round']} after {stop['questions']} questions (found {entry['found']} of them): "
-            f"{stop['leader']} found {stop['difference']} more of them; {shortfall}; {shown}; never the pick")
-
-
-def _rule_words(plan: Mapping[str, Any]) -> str:
-    """How the stops hold: one test per setup (no share of alpha), or Bonferroni over the family in a report
-    made before that rule."""
-    if plan["family"] == 1:
-        return (f"alpha {plan['alpha']:g}, one test per setup against whichever setup led before each question: "
-                f"the exhaustive best is stopped with chance at most {plan['alpha']:g}, whatever the space's size")
-    return f"alpha {plan['alpha']:g} over all {plan['family']} setups, Bonferroni, against the round's leader"
+            f"{stop['leader']} found {stop['difference']} more of them; over every question at least {low} fewer "
+            f"than the best; {shown}; never the pick")

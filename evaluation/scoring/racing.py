@@ -122,36 +122,48 @@ def _cap(null_mean: float) -> float:
     return BET_CAP / room if room > 0 else float("inf")
 
 
-def _bets(values: Sequence[float], population: int, threshold: float) -> list[float]:
+def _totals_before(values: Sequence[float]) -> list[float]:
+    """Per draw, the total of the draws before it: what the null's mean of the next draw is made from when
+    one pair is bet on throughout (``against_the_best`` gives each draw its own comparator's)."""
+    before, total = [], 0.0
+    for value in values:
+        before.append(total)
+        total += value
+    return before
+
+
+def _bets(values: Sequence[float], before: Sequence[float], population: int, threshold: float) -> list[float]:
     """The bets made before each draw at the null total ``threshold`` (``lambda_i`` of the module
-    docstring), from the earlier draws only."""
+    docstring), from the earlier draws only: the mean is the bet-on pair's over the earlier draws
+    (``before``, shrunk towards ``PRIOR_MEAN`` by one pseudo-draw), the variance the earlier bet-on values'."""
     bets = []
     total = 0.0
-    mean, variance = PRIOR_MEAN, PRIOR_VARIANCE
-    for t, value in enumerate(values, start=1):
+    variance = PRIOR_VARIANCE
+    for t, (value, pair_total) in enumerate(zip(values, before, strict=True), start=1):
         left = population - t + 1
-        bets.append(_bet(mean, variance, (threshold - total) / left) if left > 0 else 0.0)
+        pair_mean = (pair_total + PRIOR_MEAN) / t  # the earlier draws and one pseudo-draw at PRIOR_MEAN
+        bets.append(_bet(pair_mean, variance, (threshold - pair_total) / left) if left > 0 else 0.0)
         total += value
-        mean = total / (t + 1)  # shrunk towards PRIOR_MEAN (0) by one pseudo-draw
+        mean = total / (t + 1)  # the bet-on values' mean, shrunk the same way, for their variance
         variance = (variance * t + (value - mean) * (value - mean)) / (t + 1)
     return bets
 
 
-def _peak(values: Sequence[float], population: int, null_total: float, bets: Sequence[float]) -> float:
-    """The most capital ``K_s(null_total)`` reached over the draws; inf once the draws make the null
-    impossible (the values left would have to average under their least)."""
-    capital, peak, total = 1.0, 1.0, 0.0
-    for t, (value, bet) in enumerate(zip(values, bets, strict=True), start=1):
-        left = population - t + 1
-        null_mean = (null_total - total) / left
-        total += value
+def _peak(values: Sequence[float], before: Sequence[float], population: int, null_total: float,
+          bets: Sequence[float]) -> float:
+    """The most capital ``K_s(null_total)`` reached over the draws (``before``: the bet-on pair's total over
+    the draws before each); inf once the draws make the null impossible (the pair's values left would
+    have to average under their least)."""
+    capital, peak = 1.0, 1.0
+    for t, (value, pair_total, bet) in enumerate(zip(values, before, bets, strict=True), start=1):
+        null_mean = (null_total - pair_total) / (population - t + 1)
         if null_mean < LOW:
             return float("inf")
-        stake = min(bet, _cap(null_mean))
-        capital *= 1.0 + stake * (value - null_mean)
+        capital *= 1.0 + min(bet, _cap(null_mean)) * (value - null_mean)
         if capital > peak:
             peak = capital
     left = population - len(values)
+    total = before[-1] + values[-1] if values else 0.0
     if (left == 0 and total > null_total) or (left > 0 and (null_total - total) / left < LOW):
         return float("inf")  # what is left cannot bring the total down to the null's: it is false
     return peak
@@ -171,7 +183,8 @@ def peak_capital(values: Sequence[float], *, population: int, threshold: float) 
     drawn so far, in draw order, each in [-1, 1]; the population's total over ``population`` values).
     ``1 / peak_capital`` is the anytime-valid p-value (capped at 1)."""
     drawn = _checked(values, population)
-    return _peak(drawn, population, threshold, _bets(drawn, population, threshold))
+    before = _totals_before(drawn)
+    return _peak(drawn, before, population, threshold, _bets(drawn, before, population, threshold))
 
 
 def anytime_p(values: Sequence[float], *, population: int, threshold: float) -> float:
@@ -195,8 +208,9 @@ def count_bounds(values: Sequence[float], *, population: int, tuned_at: float, l
 
 def _least_kept(drawn: list[float], population: int, tuned_at: float, bar: float) -> int:
     """The least whole total whose test's peak capital stays under ``bar``."""
-    bets = _bets(drawn, population, tuned_at)
-    return _least_under(lambda total: _peak(drawn, population, total, bets), population, bar)
+    before = _totals_before(drawn)
+    bets = _bets(drawn, before, population, tuned_at)
+    return _least_under(lambda total: _peak(drawn, before, population, total, bets), population, bar)
 
 
 def _least_under(peak_at: Callable[[float], float], population: int, bar: float) -> int:
@@ -292,8 +306,9 @@ def compare(setup: str, comparator: str, mine: Sequence[float], theirs: Sequence
     capital alone, and the bounds cost a dozen passes over the draws."""
     drawn = min(len(mine), len(theirs))
     differences = [float(theirs[i]) - float(mine[i]) for i in range(drawn)]
-    bets = _bets(differences, rule.population, float(rule.margin))
-    peak = _peak(differences, rule.population, float(rule.margin), bets)
+    before = _totals_before(differences)
+    bets = _bets(differences, before, rule.population, float(rule.margin))
+    peak = _peak(differences, before, rule.population, float(rule.margin), bets)
     p = 1.0 if peak <= 1.0 else 1.0 / peak
     low, high = -rule.population, rule.population
     if bounds and drawn:
@@ -406,40 +421,6 @@ def _switching_draws(setup: str, values: Mapping[str, Sequence[float]],
     return comparators, differences, before
 
 
-def _switching_bets(differences: Sequence[float], before: Sequence[float], population: int,
-                    threshold: float) -> list[float]:
-    """aGRAPA's bet before each draw at the null total ``threshold``: the mean is the current pair's over
-    the earlier draws (shrunk towards 0 by one pseudo-draw), the variance the earlier bet-on differences'."""
-    bets = []
-    variance, own_total = PRIOR_VARIANCE, 0.0
-    for t, (value, pair_total) in enumerate(zip(differences, before, strict=True), start=1):
-        left = population - t + 1
-        bets.append(_bet(pair_total / t, variance, (threshold - pair_total) / left) if left > 0 else 0.0)
-        own_total += value
-        own_mean = own_total / (t + 1)
-        variance = (variance * t + (value - own_mean) * (value - own_mean)) / (t + 1)
-    return bets
-
-
-def _switching_peak(differences: Sequence[float], before: Sequence[float], population: int, null_total: float,
-                    bets: Sequence[float]) -> float:
-    """The most capital reached at the null total; inf once the draws make it impossible for a comparator
-    (its pair's values left would have to average under their least)."""
-    capital, peak = 1.0, 1.0
-    for t, (value, pair_total, bet) in enumerate(zip(differences, before, bets, strict=True), start=1):
-        null_mean = (null_total - pair_total) / (population - t + 1)
-        if null_mean < LOW:
-            return float("inf")
-        capital *= 1.0 + min(bet, _cap(null_mean)) * (value - null_mean)
-        peak = max(peak, capital)
-    if differences:
-        left = population - len(differences)
-        pair_total = before[-1] + differences[-1]
-        if (left == 0 and pair_total > null_total) or (left > 0 and (null_total - pair_total) / left < LOW):
-            return float("inf")
-    return peak
-
-
 def against_the_best(setup: str, values: Mapping[str, Sequence[float]], leaders: Leaders, *, population: int,
                      margin: int, alpha: float, bounds: bool = True) -> AgainstTheBest:
     """Whether ``setup`` is shown to find more than ``margin`` questions fewer than the best setup over
@@ -459,12 +440,12 @@ def against_the_best(setup: str, values: Mapping[str, Sequence[float]], leaders:
     measures that bias). Each stopped setup's claim holds at ``alpha``; the setups within the margin of
     the best are not held jointly (several may be, each at most ``alpha``)."""
     comparators, differences, before = _switching_draws(setup, values, leaders)
-    bets = _switching_bets(differences, before, population, float(margin))
-    peak = _switching_peak(differences, before, population, float(margin), bets)
+    bets = _bets(differences, before, population, float(margin))
+    peak = _peak(differences, before, population, float(margin), bets)
     p = 1.0 if peak <= 1.0 else 1.0 / peak
     low = -population
     if bounds and differences:
-        low = _least_under(lambda total: _switching_peak(differences, before, population, total, bets), population,
+        low = _least_under(lambda total: _peak(differences, before, population, total, bets), population,
                            1.0 / alpha)
     comparator = comparators[-1] if comparators else None
     drawn = len(differences)

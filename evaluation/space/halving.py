@@ -118,9 +118,9 @@ class Stop:
         not rejected: at least its lower end; no upper end is claimed (None). ``adjusted_p`` is ``p``: one
         test per setup needs no adjustment (module docstring)."""
         t = self.test
+        p = float(f"{t.p:.6g}")
         return {"round": self.round, "questions": self.questions, "leader": t.comparator,
-                "difference": t.difference, "interval": [t.low, None], "p": float(f"{t.p:.6g}"),
-                "adjusted_p": float(f"{t.p:.6g}")}
+                "difference": t.difference, "interval": [t.low, None], "p": p, "adjusted_p": p}
 
 
 @dataclass
