@@ -8,6 +8,7 @@ import re
 from typing import Any, Mapping
 
 from ..files import OutputKind
+from .text import WIDTH, wrap
 
 _JSON_START = re.compile(rb'\{\s*"kind": "space",')  # how ``space_json`` starts every report
 SPACE_JSON = OutputKind("space JSON report", own=lambda head: _JSON_START.match(head) is not None,
@@ -20,6 +21,7 @@ def space_json(report: Mapping[str, Any]) -> str:
 
 
 def space_text(report: Mapping[str, Any]) -> str:
+    """The report in lines of at most ``WIDTH`` (100) columns, as the run's own report is."""
     plan = report["plan"]
     cost = report["cost"]
     lines = [f"Space: {plan['setups']} setups over {report['builds']} builds; "
@@ -55,9 +57,11 @@ def space_text(report: Mapping[str, Any]) -> str:
     ranked = sorted(report["setups"], key=lambda e: (e["stopped"] is not None, -e["found"] / max(1, e["questions"]),
                                                      e["key"]))
     width = max((len(e["key"]) for e in ranked), default=0)
+    wrapped = [part for line in lines for part in (wrap(line, rest="  ") if line else [""])]
+    rest = " " * (width + 2) if width + 2 <= WIDTH // 2 else "    "  # a long key leaves its state room to wrap in
     for e in ranked:
-        lines.append(f"{e['key']:<{width}}  {_state(e, pick)}")
-    return "\n".join(lines)
+        wrapped += wrap(_state(e, pick), first=f"{e['key']:<{width}}  ", rest=rest)
+    return "\n".join(wrapped)
 
 
 def _state(entry: Mapping[str, Any], pick: str | None) -> str:

@@ -162,6 +162,14 @@ def test_top_tier_is_the_sign_test_with_holm():
     assert tier["one"] == {"better": 0, "worse": 1, "p_holm": 1.0}
 
 
+def _said(text: str, key: str) -> str:
+    """A setup's entry in the report's text, its wrapped lines joined again."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(key + " "))
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith(" ")), len(lines))
+    return " ".join(line.strip() for line in lines[start:end])
+
+
 def test_the_report_says_each_stop_as_its_test_holds_it():
     """The text of a stopped setup gives what its test showed (at least ``low`` fewer than the best over every
     question, the p it stopped at, the questions it ran) and the header the rule (one test per setup)."""
@@ -181,12 +189,14 @@ def test_the_report_says_each_stop_as_its_test_holds_it():
     stop = far["stopped"]
     low, high = stop["interval"]
     assert high is None and low > report["plan"]["margin"] and stop["adjusted_p"] <= report["plan"]["alpha"]
-    line = next(line for line in text.splitlines() if line.startswith(keys[1]))
+    assert max(len(line) for line in text.splitlines()) <= 100
+    line = _said(text, keys[1])
     assert (f"stopped in round {stop['round']} after {stop['questions']} questions (found {far['found']} of them): "
             f"{keys[0]} found {stop['difference']} more of them; over every question at least {low} fewer than the "
             f"best; adjusted p {stop['adjusted_p']:.3g}; never the pick") in line
     assert far["questions"] == stop["questions"] < N and far["found"] == sum(state.values[keys[1]])
-    assert "one test per setup against whichever setup led before each question" in text.splitlines()[0]
+    header = " ".join(text.split("\nPick: ")[0].split())
+    assert "one test per setup against whichever setup led before each question" in header
     assert "Bonferroni" not in text
     assert report["format"] == 2
 
@@ -206,6 +216,7 @@ def test_a_stop_the_questions_left_cannot_undo_is_said_to_be_certain():
     state = run_halving(plan_halving(keys, n), _searcher(columns))
     assert state.stops[keys[1]].test.p == 0.0 and state.stops[keys[2]].test.p > 0
     text = space_text(space_report(state, space, {s.key: s.to_dict() for s in space.setups()}))
-    certain = next(line for line in text.splitlines() if line.startswith(keys[1]))
-    assert certain.endswith("adjusted p 0: certain, the questions left cannot close the gap; never the pick")
-    assert "certain" not in next(line for line in text.splitlines() if line.startswith(keys[2]))
+    certain = "adjusted p 0: certain, the questions left cannot close the gap; never the pick"
+    assert _said(text, keys[1]).endswith(certain)
+    assert "certain" not in _said(text, keys[2])
+    assert max(len(line) for line in text.splitlines()) <= 100
